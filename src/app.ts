@@ -1,0 +1,49 @@
+import { OpenAPIHono } from "@hono/zod-openapi";
+import { requestId } from "hono/request-id";
+import type { AppEnv } from "./env";
+import { createDb } from "./db";
+import { corsPolicy } from "./middleware/cors";
+import { limitBody } from "./middleware/body-limit";
+import { handleError, handleNotFound } from "./middleware/error-handler";
+import { validationHook } from "./routes/router";
+import { metaRoutes } from "./routes/meta";
+import { toolsRoutes } from "./routes/tools";
+import { apiKeyRoutes } from "./routes/apikeys";
+import pkg from "../package.json";
+
+export const API_BASE = "/api/v1";
+
+export function createApp() {
+  // strict: false → every path matches with or without a trailing slash (the widget posts to /leads/).
+  const app = new OpenAPIHono<AppEnv>({ strict: false, defaultHook: validationHook });
+
+  app.use("*", requestId({ headerName: "X-Request-Id" }));
+  app.use("*", corsPolicy);
+  app.use("*", limitBody);
+  app.use("*", async (c, next) => {
+    c.set("db", createDb(c.env.DB));
+    await next();
+  });
+
+  const api = new OpenAPIHono<AppEnv>({ strict: false, defaultHook: validationHook });
+  api.route("/", metaRoutes);
+  api.route("/tools", toolsRoutes);
+  api.route("/apikey", apiKeyRoutes);
+
+  api.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {
+    type: "http",
+    scheme: "bearer",
+    bearerFormat: "JWT",
+    description: "An API key (from POST /apikey or ADMIN_API_KEY) or an HS256 JWT signed with JWT_SECRET",
+  });
+  api.doc31("/openapi.json", {
+    openapi: "3.1.0",
+    info: { title: "edgeflow API", version: pkg.version, description: "Flowise-compatible workflow builder API on Cloudflare Workers" },
+    servers: [{ url: API_BASE }],
+  });
+
+  app.route(API_BASE, api);
+  app.notFound(handleNotFound);
+  app.onError(handleError);
+  return app;
+}

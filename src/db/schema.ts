@@ -1,0 +1,160 @@
+import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+
+// Timestamps are ISO 8601 UTC strings with milliseconds: they sort lexicographically,
+// so range filters and ORDER BY work on the text column directly.
+const createdDate = () => text("createdDate").notNull();
+const updatedDate = () => text("updatedDate").notNull();
+
+export const tool = sqliteTable("tool", {
+  id: text("id").primaryKey(),
+  name: text("name").notNull(),
+  description: text("description"),
+  color: text("color"),
+  iconSrc: text("iconSrc"),
+  schema: text("schema"),
+  func: text("func"),
+  createdDate: createdDate(),
+  updatedDate: updatedDate(),
+}, (t) => [index("idx_tool_created").on(t.createdDate)]);
+
+export const chatFlow = sqliteTable("chat_flow", {
+  id: text("id").primaryKey(),
+  name: text("name").notNull(),
+  flowData: text("flowData").notNull(),
+  deployed: integer("deployed", { mode: "boolean" }).notNull().default(false),
+  isPublic: integer("isPublic", { mode: "boolean" }).notNull().default(false),
+  apikeyid: text("apikeyid"),
+  chatbotConfig: text("chatbotConfig"),
+  apiConfig: text("apiConfig"),
+  analytic: text("analytic"),
+  speechToText: text("speechToText"),
+  textToSpeech: text("textToSpeech"),
+  followUpPrompts: text("followUpPrompts"),
+  category: text("category"),
+  type: text("type").notNull().default("CHATFLOW"),
+  createdDate: createdDate(),
+  updatedDate: updatedDate(),
+}, (t) => [
+  index("idx_chat_flow_created").on(t.createdDate),
+  index("idx_chat_flow_apikey").on(t.apikeyid),
+  index("idx_chat_flow_type").on(t.type, t.createdDate),
+]);
+
+export const assistant = sqliteTable("assistant", {
+  id: text("id").primaryKey(),
+  details: text("details").notNull(),
+  credential: text("credential"),
+  iconSrc: text("iconSrc"),
+  type: text("type").notNull().default("CUSTOM"),
+  createdDate: createdDate(),
+  updatedDate: updatedDate(),
+}, (t) => [index("idx_assistant_created").on(t.createdDate)]);
+
+export const lead = sqliteTable("lead", {
+  id: text("id").primaryKey(),
+  name: text("name"),
+  email: text("email"),
+  phone: text("phone"),
+  chatflowid: text("chatflowid").notNull(),
+  chatId: text("chatId").notNull(),
+  createdDate: createdDate(),
+}, (t) => [index("idx_lead_flow_created").on(t.chatflowid, t.createdDate)]);
+
+export const chatMessage = sqliteTable("chat_message", {
+  id: text("id").primaryKey(),
+  role: text("role").notNull(),
+  chatflowid: text("chatflowid").notNull(),
+  content: text("content").notNull(),
+  sourceDocuments: text("sourceDocuments"),
+  usedTools: text("usedTools"),
+  fileAnnotations: text("fileAnnotations"),
+  agentReasoning: text("agentReasoning"),
+  fileUploads: text("fileUploads"),
+  artifacts: text("artifacts"),
+  action: text("action"),
+  followUpPrompts: text("followUpPrompts"),
+  chatType: text("chatType").notNull(),
+  chatId: text("chatId").notNull(),
+  memoryType: text("memoryType"),
+  sessionId: text("sessionId"),
+  leadEmail: text("leadEmail"),
+  createdDate: createdDate(),
+}, (t) => [
+  index("idx_chat_message_flow_created").on(t.chatflowid, t.createdDate),
+  index("idx_chat_message_chat").on(t.chatId, t.createdDate),
+  index("idx_chat_message_session").on(t.sessionId, t.createdDate),
+]);
+
+export const chatMessageFeedback = sqliteTable("chat_message_feedback", {
+  id: text("id").primaryKey(),
+  chatflowid: text("chatflowid").notNull(),
+  chatId: text("chatId").notNull(),
+  messageId: text("messageId").notNull(),
+  rating: text("rating").notNull(),
+  content: text("content"),
+  createdDate: createdDate(),
+}, (t) => [
+  uniqueIndex("uq_feedback_message").on(t.messageId),
+  index("idx_feedback_flow_created").on(t.chatflowid, t.createdDate),
+]);
+
+export const documentStore = sqliteTable("document_store", {
+  id: text("id").primaryKey(),
+  name: text("name").notNull(),
+  description: text("description"),
+  loaders: text("loaders").notNull().default("[]"),
+  whereUsed: text("whereUsed").notNull().default("[]"),
+  status: text("status").notNull().default("EMPTY"),
+  vectorStoreConfig: text("vectorStoreConfig"),
+  embeddingConfig: text("embeddingConfig"),
+  recordManagerConfig: text("recordManagerConfig"),
+  createdDate: createdDate(),
+  updatedDate: updatedDate(),
+}, (t) => [index("idx_document_store_created").on(t.createdDate)]);
+
+export const documentStoreFileChunk = sqliteTable("document_store_file_chunk", {
+  id: text("id").primaryKey(),
+  docId: text("docId").notNull(),
+  storeId: text("storeId").notNull(),
+  chunkNo: integer("chunkNo").notNull(),
+  pageContent: text("pageContent").notNull(),
+  metadata: text("metadata").notNull().default("{}"),
+}, (t) => [index("idx_chunk_store_doc_no").on(t.storeId, t.docId, t.chunkNo)]);
+
+export const variable = sqliteTable("variable", {
+  id: text("id").primaryKey(),
+  name: text("name").notNull(),
+  value: text("value"),
+  type: text("type").notNull().default("static"),
+  createdDate: createdDate(),
+  updatedDate: updatedDate(),
+}, (t) => [uniqueIndex("uq_variable_name").on(t.name)]);
+
+export const apiKey = sqliteTable("apikey", {
+  id: text("id").primaryKey(),
+  keyName: text("keyName").notNull(),
+  // SHA-256 of the key, hex. The key itself is shown once at creation and never stored.
+  keyHash: text("keyHash").notNull(),
+  // "abcd…wxyz": enough for a person to recognise the key in a list.
+  keyMask: text("keyMask").notNull(),
+  createdDate: createdDate(),
+  updatedDate: updatedDate(),
+}, (t) => [uniqueIndex("uq_apikey_hash").on(t.keyHash)]);
+
+export const credential = sqliteTable("credential", {
+  id: text("id").primaryKey(),
+  name: text("name").notNull(),
+  credentialName: text("credentialName").notNull(),
+  // AES-GCM ciphertext of the JSON plainDataObj: base64(iv || ciphertext).
+  encryptedData: text("encryptedData").notNull(),
+  createdDate: createdDate(),
+  updatedDate: updatedDate(),
+}, (t) => [index("idx_credential_name").on(t.credentialName)]);
+
+export const upsertHistory = sqliteTable("upsert_history", {
+  id: text("id").primaryKey(),
+  chatflowid: text("chatflowid").notNull(),
+  result: text("result").notNull(),
+  flowData: text("flowData").notNull(),
+  date: text("date").notNull(),
+}, (t) => [index("idx_upsert_history_flow_date").on(t.chatflowid, t.date)]);

@@ -1,0 +1,52 @@
+import type { DrizzleD1Database } from "drizzle-orm/d1";
+import type * as schema from "./db/schema";
+
+/** Worker bindings, vars and secrets. AI and VECTORIZE are optional: absent locally. */
+export interface Env {
+  DB: D1Database;
+  FILES: R2Bucket;
+  AI?: Ai;
+  VECTORIZE?: VectorizeIndex;
+  ENVIRONMENT?: string;
+  ADMIN_API_KEY?: string;
+  JWT_SECRET?: string;
+  CREDENTIAL_ENCRYPTION_KEY?: string;
+  MAX_BODY_MB?: string;
+  CORS_ORIGINS?: string;
+  OUTBOUND_ALLOW?: string;
+  OPENAI_BASE_URL?: string;
+  OPENAI_API_KEY?: string;
+  [runtimeVariable: string]: unknown;
+}
+
+export type Db = DrizzleD1Database<typeof schema>;
+
+/** Who made the request, once the bearer token checked out. */
+export type Principal =
+  | { kind: "admin" }
+  | { kind: "apikey"; keyId: string }
+  | { kind: "jwt"; subject: string | null };
+
+export type AppEnv = {
+  Bindings: Env;
+  Variables: {
+    requestId: string;
+    db: Db;
+    principal: Principal | null;
+    /** 422 on the endpoints whose contract names a validation exception; else 400. */
+    validationStatus: 400 | 422;
+  };
+};
+
+export function isDevelopment(env: Env): boolean {
+  return env.ENVIRONMENT === "development";
+}
+
+export function maxBodyBytes(env: Env): number {
+  const mb = Number(env.MAX_BODY_MB);
+  return (Number.isFinite(mb) && mb > 0 ? mb : 5) * 1024 * 1024;
+}
+
+export function listVar(value: string | undefined): string[] {
+  return (value ?? "").split(",").map((s) => s.trim()).filter(Boolean);
+}

@@ -1,0 +1,4 @@
+import { createApp } from "./app";
+
+// The Worker entry. Queue and scheduled handlers join here when the document store issue adds them.
+export default createApp();

@@ -1,0 +1,16 @@
+import { bodyLimit } from "hono/body-limit";
+import type { MiddlewareHandler } from "hono";
+import type { AppEnv } from "../env";
+import { maxBodyBytes } from "../env";
+import { payloadTooLarge } from "../errors";
+
+/** 413 for any body over MAX_BODY_MB, checked on Content-Length and while streaming. */
+export const limitBody: MiddlewareHandler<AppEnv> = (c, next) => {
+  const maxSize = maxBodyBytes(c.env);
+  return bodyLimit({
+    maxSize,
+    onError: () => {
+      throw payloadTooLarge(`Request body is larger than the limit of ${Math.round(maxSize / 1024 / 1024)} MB`);
+    },
+  })(c, next);
+};

@@ -1,0 +1,29 @@
+import type { Context } from "hono";
+import { HTTPException } from "hono/http-exception";
+import type { AppEnv } from "../env";
+import { isDevelopment } from "../env";
+import { ApiError, ValidationError, errorBody } from "../errors";
+import { isTooBig, isUniqueViolation } from "../db/errors";
+
+function classify(err: unknown, c: Context<AppEnv>): { status: number; message: string } {
+  if (err instanceof ValidationError) return { status: c.get("validationStatus") ?? 400, message: err.message };
+  if (err instanceof ApiError) return { status: err.status, message: err.message };
+  if (err instanceof HTTPException) return { status: err.status, message: err.message || "Request failed" };
+  if (isTooBig(err)) return { status: 413, message: "A value in the request is too large to store" };
+  if (isUniqueViolation(err, "")) return { status: 409, message: "A record with the same unique value already exists" };
+  return { status: 500, message: `Internal server error while handling ${c.req.method} ${c.req.path}` };
+}
+
+/** The single place an error becomes a response: always the JSON error body. */
+export function handleError(err: unknown, c: Context<AppEnv>): Response {
+  const { status, message } = classify(err, c);
+  if (status >= 500) {
+    console.error(`[${c.get("requestId")}] ${c.req.method} ${c.req.path}:`, err);
+  }
+  const stack = isDevelopment(c.env) && err instanceof Error ? err.stack : undefined;
+  return c.json(errorBody(status, message, stack), status as 400);
+}
+
+export function handleNotFound(c: Context<AppEnv>): Response {
+  return c.json(errorBody(404, `Route ${c.req.method} ${c.req.path} not found`), 404);
+}

@@ -1,0 +1,76 @@
+import { OpenAPIHono, type RouteConfig, createRoute, z } from "@hono/zod-openapi";
+import type { Context, MiddlewareHandler } from "hono";
+import type { AppEnv } from "../env";
+import { ApiError } from "../errors";
+import { requireAuth } from "../auth/bearer";
+import { ErrorResponse } from "../schemas/common";
+
+/** A validation failure of a request body on an endpoint whose contract says 422. */
+export const VALIDATION_422: MiddlewareHandler<AppEnv> = async (c, next) => {
+  c.set("validationStatus", 422);
+  await next();
+};
+
+type Issue = { path: PropertyKey[]; message: string };
+
+export function describeIssues(issues: readonly Issue[]): string {
+  return issues
+    .slice(0, 5)
+    .map((i) => (i.path.length ? `${i.path.map(String).join(".")}: ${i.message}` : i.message))
+    .join("; ");
+}
+
+/**
+ * Turns a failed zod validation into the API's error. Path and query problems are 400; a body
+ * that is missing or not an object is 400; a body failing its schema is 400, or 422 where the
+ * route says so.
+ */
+export function validationHook(
+  result: { success: boolean; target: string; error?: { issues: readonly Issue[] } },
+  c: Context<AppEnv>,
+): void {
+  if (result.success || !result.error) return;
+  const issues = result.error.issues;
+  const where = result.target === "json" ? "body" : result.target === "param" ? "path" : result.target;
+  let status = 400;
+  if (result.target === "json") {
+    if (!c.req.header("content-type")) throw new ApiError(400, "Request body is required (application/json)");
+    const rootProblem = issues.some((i) => i.path.length === 0);
+    if (!rootProblem) status = c.get("validationStatus") ?? 400;
+  }
+  throw new ApiError(status, `Invalid request ${where}: ${describeIssues(issues)}`);
+}
+
+export const createRouter = () => new OpenAPIHono<AppEnv>({ strict: false, defaultHook: validationHook });
+
+const errorResponses = Object.fromEntries(
+  [400, 401, 404, 409, 413, 415, 422].map((status) => [
+    status,
+    { description: "Error", content: { "application/json": { schema: ErrorResponse } } },
+  ]),
+);
+
+/** A route that needs a bearer token, with the shared error responses documented. */
+export function protectedRoute<R extends RouteConfig>(config: R) {
+  const middleware = [requireAuth, ...(config.middleware ? [config.middleware].flat() : [])];
+  return createRoute({
+    ...config,
+    middleware,
+    security: [{ bearerAuth: [] }],
+    responses: { ...errorResponses, ...config.responses },
+  } as R);
+}
+
+/** A route open without a token (the handler may still check a chatflow's `isPublic`). */
+export function publicRoute<R extends RouteConfig>(config: R) {
+  return createRoute({ ...config, responses: { ...errorResponses, ...config.responses } } as R);
+}
+
+export const jsonBody = <T extends z.ZodType>(schema: T) => ({
+  required: true,
+  content: { "application/json": { schema } },
+});
+
+export const jsonResponse = <T extends z.ZodType>(schema: T, description = "OK") => ({
+  200: { description, content: { "application/json": { schema } } },
+});
