@@ -9,6 +9,14 @@ import { validationHook } from "./routes/router";
 import { metaRoutes } from "./routes/meta";
 import { toolsRoutes } from "./routes/tools";
 import { apiKeyRoutes } from "./routes/apikeys";
+import { chatflowRoutes } from "./routes/chatflows";
+import { assistantRoutes } from "./routes/assistants";
+import { leadRoutes } from "./routes/leads";
+import { chatMessageRoutes } from "./routes/chatmessages";
+import { feedbackRoutes } from "./routes/feedback";
+import { variableRoutes } from "./routes/variables";
+import { credentialRoutes } from "./routes/credentials";
+import { upsertHistoryRoutes } from "./routes/upsert-history";
 import pkg from "../package.json";
 
 export const API_BASE = "/api/v1";
@@ -29,6 +37,14 @@ export function createApp() {
   api.route("/", metaRoutes);
   api.route("/tools", toolsRoutes);
   api.route("/apikey", apiKeyRoutes);
+  api.route("/chatflows", chatflowRoutes);
+  api.route("/assistants", assistantRoutes);
+  api.route("/leads", leadRoutes);
+  api.route("/chatmessage", chatMessageRoutes);
+  api.route("/feedback", feedbackRoutes);
+  api.route("/variables", variableRoutes);
+  api.route("/credentials", credentialRoutes);
+  api.route("/upsert-history", upsertHistoryRoutes);
 
   api.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {
     type: "http",

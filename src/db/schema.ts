@@ -1,4 +1,5 @@
 import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import type { AssistantType, ChatType, ChatflowType, DocumentStoreStatus, FeedbackRating, MessageRole, VariableType } from "./enums";
 
 // Timestamps are ISO 8601 UTC strings with milliseconds: they sort lexicographically,
 // so range filters and ORDER BY work on the text column directly.
@@ -31,7 +32,7 @@ export const chatFlow = sqliteTable("chat_flow", {
   textToSpeech: text("textToSpeech"),
   followUpPrompts: text("followUpPrompts"),
   category: text("category"),
-  type: text("type").notNull().default("CHATFLOW"),
+  type: text("type").$type<ChatflowType>().notNull().default("CHATFLOW"),
   createdDate: createdDate(),
   updatedDate: updatedDate(),
 }, (t) => [
@@ -45,7 +46,7 @@ export const assistant = sqliteTable("assistant", {
   details: text("details").notNull(),
   credential: text("credential"),
   iconSrc: text("iconSrc"),
-  type: text("type").notNull().default("CUSTOM"),
+  type: text("type").$type<AssistantType>().notNull().default("CUSTOM"),
   createdDate: createdDate(),
   updatedDate: updatedDate(),
 }, (t) => [index("idx_assistant_created").on(t.createdDate)]);
@@ -62,7 +63,7 @@ export const lead = sqliteTable("lead", {
 
 export const chatMessage = sqliteTable("chat_message", {
   id: text("id").primaryKey(),
-  role: text("role").notNull(),
+  role: text("role").$type<MessageRole>().notNull(),
   chatflowid: text("chatflowid").notNull(),
   content: text("content").notNull(),
   sourceDocuments: text("sourceDocuments"),
@@ -73,7 +74,7 @@ export const chatMessage = sqliteTable("chat_message", {
   artifacts: text("artifacts"),
   action: text("action"),
   followUpPrompts: text("followUpPrompts"),
-  chatType: text("chatType").notNull(),
+  chatType: text("chatType").$type<ChatType>().notNull(),
   chatId: text("chatId").notNull(),
   memoryType: text("memoryType"),
   sessionId: text("sessionId"),
@@ -90,7 +91,7 @@ export const chatMessageFeedback = sqliteTable("chat_message_feedback", {
   chatflowid: text("chatflowid").notNull(),
   chatId: text("chatId").notNull(),
   messageId: text("messageId").notNull(),
-  rating: text("rating").notNull(),
+  rating: text("rating").$type<FeedbackRating>().notNull(),
   content: text("content"),
   createdDate: createdDate(),
 }, (t) => [
@@ -104,7 +105,7 @@ export const documentStore = sqliteTable("document_store", {
   description: text("description"),
   loaders: text("loaders").notNull().default("[]"),
   whereUsed: text("whereUsed").notNull().default("[]"),
-  status: text("status").notNull().default("EMPTY"),
+  status: text("status").$type<DocumentStoreStatus>().notNull().default("EMPTY"),
   vectorStoreConfig: text("vectorStoreConfig"),
   embeddingConfig: text("embeddingConfig"),
   recordManagerConfig: text("recordManagerConfig"),
@@ -125,7 +126,7 @@ export const variable = sqliteTable("variable", {
   id: text("id").primaryKey(),
   name: text("name").notNull(),
   value: text("value"),
-  type: text("type").notNull().default("static"),
+  type: text("type").$type<VariableType>().notNull().default("static"),
   createdDate: createdDate(),
   updatedDate: updatedDate(),
 }, (t) => [uniqueIndex("uq_variable_name").on(t.name)]);

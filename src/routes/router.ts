@@ -74,3 +74,6 @@ export const jsonBody = <T extends z.ZodType>(schema: T) => ({
 export const jsonResponse = <T extends z.ZodType>(schema: T, description = "OK") => ({
   200: { description, content: { "application/json": { schema } } },
 });
+
+/** OpenAPI security for widget routes: anonymous (public chatflows) or a bearer token. */
+export const OPTIONAL_BEARER: Record<string, string[]>[] = [{}, { bearerAuth: [] }];

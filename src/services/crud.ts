@@ -49,12 +49,10 @@ export async function updateRecord<T extends Table>(
   id: string,
   patch: Partial<T["$inferInsert"]>,
 ): Promise<Row<T>> {
-  const changes = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined));
-  const updated = await db
-    .update(res.table)
-    .set({ ...changes, id: undefined, createdDate: undefined, updatedDate: nowIso() } as never)
-    .where(eq(res.table.id, id))
-    .returning();
+  const changes: Record<string, unknown> = Object.fromEntries(Object.entries(patch).filter(([k, v]) => v !== undefined && k !== "id" && k !== "createdDate"));
+  if ("updatedDate" in res.table) changes.updatedDate = nowIso();
+  else if (!Object.keys(changes).length) return findRecord(db, res, id);
+  const updated = await db.update(res.table).set(changes as never).where(eq(res.table.id, id)).returning();
   if (!updated.length) throw notFound(`${res.label} ${id} not found`);
   return updated[0] as Row<T>;
 }

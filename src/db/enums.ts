@@ -1,0 +1,16 @@
+// Closed value sets shared by the table definitions and the request/response schemas.
+export const CHATFLOW_TYPES = ["CHATFLOW", "AGENTFLOW", "MULTIAGENT", "ASSISTANT"] as const;
+export const ASSISTANT_TYPES = ["CUSTOM", "OPENAI", "AZURE"] as const;
+export const MESSAGE_ROLES = ["userMessage", "apiMessage"] as const;
+export const CHAT_TYPES = ["INTERNAL", "EXTERNAL"] as const;
+export const FEEDBACK_RATINGS = ["THUMBS_UP", "THUMBS_DOWN"] as const;
+export const VARIABLE_TYPES = ["static", "runtime"] as const;
+export const DOCUMENT_STORE_STATUSES = ["EMPTY", "SYNC", "SYNCING", "STALE", "NEW", "UPSERTING", "UPSERTED"] as const;
+
+export type ChatflowType = (typeof CHATFLOW_TYPES)[number];
+export type AssistantType = (typeof ASSISTANT_TYPES)[number];
+export type MessageRole = (typeof MESSAGE_ROLES)[number];
+export type ChatType = (typeof CHAT_TYPES)[number];
+export type FeedbackRating = (typeof FEEDBACK_RATINGS)[number];
+export type VariableType = (typeof VARIABLE_TYPES)[number];
+export type DocumentStoreStatus = (typeof DOCUMENT_STORE_STATUSES)[number];

@@ -1,0 +1,38 @@
+import { z } from "@hono/zod-openapi";
+import { ChatflowIdParam, DeletedResponse } from "../schemas/common";
+import { ChatMessage, ChatMessageDeleteQuery, ChatMessageQuery } from "../schemas/chatmessages";
+import { findConversationOwner } from "../services/chatflows";
+import * as service from "../services/chatmessages";
+import { createRouter, jsonResponse, protectedRoute } from "./router";
+
+const tags = ["chatmessage"];
+export const chatMessageRoutes = createRouter()
+  .openapi(
+    protectedRoute({
+      method: "get", path: "/{chatflowid}", tags, summary: "Chat messages of a chatflow, filtered",
+      request: { params: ChatflowIdParam, query: ChatMessageQuery }, responses: jsonResponse(z.array(ChatMessage)),
+    }),
+    async (c) => {
+      const { chatflowid } = c.req.valid("param");
+      const { order, feedback, feedbackType, ...filter } = c.req.valid("query");
+      await findConversationOwner(c.var.db, chatflowid);
+      const messages = await service.listChatMessages(c.var.db, { ...filter, chatflowid }, { order, feedback, feedbackType });
+      return c.json(messages as z.infer<typeof ChatMessage>[], 200);
+    },
+  )
+  .openapi(
+    protectedRoute({
+      method: "delete", path: "/{chatflowid}", tags,
+      summary: "Delete chat messages of a chatflow, filtered, with their feedback and uploaded files",
+      request: { params: ChatflowIdParam, query: ChatMessageDeleteQuery }, responses: jsonResponse(DeletedResponse),
+    }),
+    async (c) => {
+      const { chatflowid } = c.req.valid("param");
+      // hardDelete would also clear an external memory store; edgeflow's memories read this table,
+      // so deleting the rows is the whole job either way.
+      const { hardDelete: _hardDelete, feedbackType, ...filter } = c.req.valid("query");
+      await findConversationOwner(c.var.db, chatflowid);
+      const deleted = await service.deleteChatMessages(c.var.db, c.env.FILES, { ...filter, chatflowid }, feedbackType);
+      return c.json({ deleted }, 200);
+    },
+  );

@@ -1,0 +1,70 @@
+import { z } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import type { AppEnv } from "../env";
+import { optionalAuth } from "../auth/bearer";
+import { assertChatflowAccess } from "../auth/chatflow-access";
+import { badRequest } from "../errors";
+import { ChatflowIdParam, IdParam } from "../schemas/common";
+import { Feedback } from "../schemas/chatmessages";
+import { FeedbackCreate, FeedbackQuery, FeedbackUpdate } from "../schemas/feedback";
+import { findConversationOwner } from "../services/chatflows";
+import * as service from "../services/feedback";
+import { OPTIONAL_BEARER, createRouter, jsonBody, jsonResponse, protectedRoute, publicRoute } from "./router";
+
+const tags = ["feedback"];
+
+async function create(c: Context<AppEnv>, input: z.infer<typeof FeedbackCreate>) {
+  const message = await service.findRatedMessage(c.var.db, input);
+  await assertChatflowAccess(c, await findConversationOwner(c.var.db, message.chatflowid));
+  return c.json(await service.createFeedback(c.var.db, message, input), 200);
+}
+
+export const feedbackRoutes = createRouter()
+  .openapi(
+    publicRoute({
+      method: "post", path: "/", tags, middleware: [optionalAuth], security: OPTIONAL_BEARER,
+      summary: "Rate an API message (open for public chatflows)",
+      request: { body: jsonBody(FeedbackCreate) }, responses: jsonResponse(Feedback),
+    }),
+    async (c) => create(c, c.req.valid("json")),
+  )
+  .openapi(
+    publicRoute({
+      method: "post", path: "/{chatflowid}", tags, middleware: [optionalAuth], security: OPTIONAL_BEARER,
+      summary: "Rate an API message, chatflow id in the path (as Flowise's chat widget posts it)",
+      request: { params: ChatflowIdParam, body: jsonBody(FeedbackCreate) }, responses: jsonResponse(Feedback),
+    }),
+    async (c) => {
+      const { chatflowid } = c.req.valid("param");
+      const input = c.req.valid("json");
+      if (input.chatflowid !== undefined && input.chatflowid !== chatflowid) {
+        throw badRequest("chatflowid in the body does not match the path");
+      }
+      return create(c, { ...input, chatflowid });
+    },
+  )
+  .openapi(
+    protectedRoute({
+      method: "get", path: "/{chatflowid}", tags, summary: "Feedback of a chatflow",
+      request: { params: ChatflowIdParam, query: FeedbackQuery }, responses: jsonResponse(z.array(Feedback)),
+    }),
+    async (c) => {
+      const { chatflowid } = c.req.valid("param");
+      const { sortOrder, order, ...q } = c.req.valid("query");
+      await findConversationOwner(c.var.db, chatflowid);
+      return c.json(await service.listFeedback(c.var.db, chatflowid, { ...q, order: sortOrder ?? order ?? "asc" }), 200);
+    },
+  )
+  .openapi(
+    publicRoute({
+      method: "put", path: "/{id}", tags, middleware: [optionalAuth], security: OPTIONAL_BEARER,
+      summary: "Update a feedback (open for public chatflows); answers the updated record",
+      request: { params: IdParam, body: jsonBody(FeedbackUpdate) }, responses: jsonResponse(Feedback),
+    }),
+    async (c) => {
+      const { id } = c.req.valid("param");
+      const current = await service.getFeedback(c.var.db, id);
+      await assertChatflowAccess(c, await findConversationOwner(c.var.db, current.chatflowid));
+      return c.json(await service.updateFeedback(c.var.db, id, c.req.valid("json")), 200);
+    },
+  );

@@ -1,0 +1,32 @@
+import { z } from "@hono/zod-openapi";
+import { optionalAuth } from "../auth/bearer";
+import { assertChatflowAccess } from "../auth/chatflow-access";
+import { ChatflowIdParam } from "../schemas/common";
+import { Lead, LeadCreate } from "../schemas/leads";
+import { findConversationOwner } from "../services/chatflows";
+import * as service from "../services/leads";
+import { OPTIONAL_BEARER, createRouter, jsonBody, jsonResponse, protectedRoute, publicRoute } from "./router";
+
+const tags = ["leads"];
+export const leadRoutes = createRouter()
+  .openapi(
+    publicRoute({
+      method: "post", path: "/", tags, middleware: [optionalAuth],
+      summary: "Record a lead (open for public chatflows, as the chat widget posts it)",
+      security: OPTIONAL_BEARER,
+      request: { body: jsonBody(LeadCreate) }, responses: jsonResponse(Lead),
+    }),
+    async (c) => {
+      const input = c.req.valid("json");
+      await assertChatflowAccess(c, await findConversationOwner(c.var.db, input.chatflowid));
+      return c.json(await service.createLead(c.var.db, input), 200);
+    },
+  )
+  .openapi(
+    protectedRoute({ method: "get", path: "/{chatflowid}", tags, summary: "Leads of a chatflow (oldest first)", request: { params: ChatflowIdParam }, responses: jsonResponse(z.array(Lead)) }),
+    async (c) => {
+      const { chatflowid } = c.req.valid("param");
+      await findConversationOwner(c.var.db, chatflowid);
+      return c.json(await service.listLeads(c.var.db, chatflowid), 200);
+    },
+  );

@@ -1,0 +1,27 @@
+import { z } from "@hono/zod-openapi";
+import { ChatflowIdParam, DeletedResponse } from "../schemas/common";
+import { UpsertHistory, UpsertHistoryDelete, UpsertHistoryQuery } from "../schemas/upsert-history";
+import { getChatflow } from "../services/chatflows";
+import * as service from "../services/upsert-history";
+import { createRouter, jsonBody, jsonResponse, protectedRoute } from "./router";
+
+const tags = ["upsert-history"];
+export const upsertHistoryRoutes = createRouter()
+  .openapi(
+    protectedRoute({
+      method: "get", path: "/{chatflowid}", tags, summary: "Vector upserts of a chatflow",
+      request: { params: ChatflowIdParam, query: UpsertHistoryQuery }, responses: jsonResponse(z.array(UpsertHistory)),
+    }),
+    async (c) => {
+      const { chatflowid } = c.req.valid("param");
+      await getChatflow(c.var.db, chatflowid);
+      return c.json(await service.listUpsertHistory(c.var.db, chatflowid, c.req.valid("query")), 200);
+    },
+  )
+  .openapi(
+    protectedRoute({
+      method: "patch", path: "/", tags, summary: "Delete upsert history records by id",
+      request: { body: jsonBody(UpsertHistoryDelete) }, responses: jsonResponse(DeletedResponse),
+    }),
+    async (c) => c.json({ deleted: await service.deleteUpsertHistory(c.var.db, c.req.valid("json").ids) }, 200),
+  );

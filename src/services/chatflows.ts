@@ -1,0 +1,69 @@
+import type { z } from "@hono/zod-openapi";
+import { and, eq } from "drizzle-orm";
+import type { Db } from "../env";
+import { invalid, notFound, unauthorized } from "../errors";
+import { apiKey, assistant, chatFlow, chatMessage, chatMessageFeedback, lead, upsertHistory } from "../db/schema";
+import type { ChatflowCreate, ChatflowUpdate } from "../schemas/chatflows";
+import type { ChatflowType } from "../db/enums";
+import type { PageQueryInput } from "../schemas/common";
+import { type Resource, findRecord, insertRecord, listRecords, updateRecord } from "./crud";
+import { findApiKeyIdByToken } from "./apikeys";
+import { deleteFilesUnder } from "./files";
+
+const chatflows: Resource<typeof chatFlow> = { table: chatFlow, label: "Chatflow", sqlName: "chat_flow" };
+
+export type ChatflowRow = typeof chatFlow.$inferSelect;
+
+async function assertApiKeyExists(db: Db, apikeyid: string | null | undefined): Promise<void> {
+  if (!apikeyid) return;
+  const found = await db.select({ id: apiKey.id }).from(apiKey).where(eq(apiKey.id, apikeyid)).get();
+  if (!found) throw invalid(`apikeyid: API key ${apikeyid} not found`);
+}
+
+export async function createChatflow(db: Db, input: z.infer<typeof ChatflowCreate>) {
+  await assertApiKeyExists(db, input.apikeyid);
+  return insertRecord(db, chatflows, input);
+}
+
+export async function updateChatflow(db: Db, id: string, patch: z.infer<typeof ChatflowUpdate>) {
+  await assertApiKeyExists(db, patch.apikeyid);
+  return updateRecord(db, chatflows, id, patch);
+}
+
+export const getChatflow = (db: Db, id: string) => findRecord(db, chatflows, id);
+
+export const listChatflows = (db: Db, page: PageQueryInput, type?: ChatflowType) =>
+  listRecords(db, chatflows, page, { where: type ? eq(chatFlow.type, type) : undefined });
+
+/** Deletes the chatflow with everything recorded under it: messages, feedback, leads, history, files. */
+export async function deleteChatflow(db: Db, files: R2Bucket, id: string) {
+  await getChatflow(db, id);
+  await db.batch([
+    db.delete(chatMessageFeedback).where(eq(chatMessageFeedback.chatflowid, id)),
+    db.delete(chatMessage).where(eq(chatMessage.chatflowid, id)),
+    db.delete(lead).where(eq(lead.chatflowid, id)),
+    db.delete(upsertHistory).where(eq(upsertHistory.chatflowid, id)),
+    db.delete(chatFlow).where(eq(chatFlow.id, id)),
+  ]);
+  await deleteFilesUnder(files, `${id}/`);
+  return { deleted: 1 };
+}
+
+/** The chatflows bound to the API key whose value is `key`; 401 when no such key exists. */
+export async function listChatflowsByApiKey(db: Db, key: string) {
+  const keyId = await findApiKeyIdByToken(db, key);
+  if (!keyId) throw unauthorized("Unauthorized: unknown API key");
+  return db.select().from(chatFlow).where(and(eq(chatFlow.apikeyid, keyId))).orderBy(chatFlow.createdDate).all();
+}
+
+/**
+ * What messages, feedback and leads hang off: a chatflow, or an assistant (predictions on an
+ * assistant are recorded under its id). Assistants are never public.
+ */
+export async function findConversationOwner(db: Db, id: string): Promise<{ id: string; isPublic: boolean; kind: "chatflow" | "assistant" }> {
+  const flow = await db.select({ id: chatFlow.id, isPublic: chatFlow.isPublic }).from(chatFlow).where(eq(chatFlow.id, id)).get();
+  if (flow) return { ...flow, kind: "chatflow" };
+  const asst = await db.select({ id: assistant.id }).from(assistant).where(eq(assistant.id, id)).get();
+  if (asst) return { id: asst.id, isPublic: false, kind: "assistant" };
+  throw notFound(`Chatflow ${id} not found`);
+}
