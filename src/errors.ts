@@ -40,3 +40,8 @@ export class ValidationError extends ApiError {
   }
 }
 export const invalid = (message: string) => new ValidationError(message);
+
+/** A model or embedding provider failed (502) or did not answer in time (504). */
+export const badGateway = (message: string) => new ApiError(502, message);
+export const gatewayTimeout = (message: string) => new ApiError(504, message);
+export const tooManyRequests = (message: string) => new ApiError(429, message);

@@ -1,0 +1,122 @@
+// The engine's seams. The engine knows nodes and providers, never Hono: routes call runFlow()
+// (src/engine/run.ts) with a RunContext and read a RunResult, or pass a StreamSink for tokens.
+import type { Document } from "@langchain/core/documents";
+import type { Db, Env } from "../env";
+
+/** A node of a Flowise flowData graph, as exported. */
+export interface FlowNode {
+  id: string;
+  type?: string; // "customNode" | "stickyNote"
+  position?: { x: number; y: number };
+  data: {
+    id: string;
+    label: string;
+    name: string;
+    category: string;
+    inputs?: Record<string, unknown>;
+    outputs?: Record<string, unknown>;
+    credential?: string;
+    inputParams?: Array<{ name: string; type?: string; acceptVariable?: boolean; optional?: boolean }>;
+    inputAnchors?: Array<{ name: string; type?: string; list?: boolean; optional?: boolean }>;
+    outputAnchors?: unknown[];
+    [key: string]: unknown;
+  };
+}
+
+export interface FlowEdge {
+  id?: string;
+  source: string;
+  target: string;
+  sourceHandle?: string;
+  targetHandle?: string;
+}
+
+export interface FlowGraph {
+  nodes: FlowNode[];
+  edges: FlowEdge[];
+}
+
+/** One turn of conversation, in Flowise's roles. */
+export interface ChatTurn {
+  role: "userMessage" | "apiMessage";
+  content: string;
+}
+
+export interface UsedTool {
+  tool: string;
+  toolInput: Record<string, unknown>;
+  toolOutput: string;
+}
+
+/** What a run needs from the outside world; built by the prediction service. */
+export interface RunContext {
+  env: Env;
+  db: Db;
+  chatflowid: string;
+  chatId: string;
+  sessionId: string;
+  question: string;
+  /** `history` from the request, placed before the stored messages. */
+  history: ChatTurn[];
+  /** overrideConfig already gated by apiConfig.overrideConfig: label → param → value. */
+  nodeOverrides: Record<string, Record<string, unknown>>;
+  /** `{{$vars.x}}` values (static values, runtime ones from env), overrides applied. */
+  vars: Record<string, string>;
+  /** Aborted when the client disconnects or PUT /chatmessage/abort is called. */
+  signal: AbortSignal;
+  /** Decrypted credential values by credential id (404-like error when missing). */
+  getCredential(id: string): Promise<Record<string, unknown>>;
+  /** Stored messages of (chatflowid, sessionId), oldest first, with `history` prepended. */
+  loadMemory(limit?: number): Promise<ChatTurn[]>;
+}
+
+/** Receives streamed output as it exists. Every method must be cheap and non-blocking. */
+export interface StreamSink {
+  token(text: string): void;
+  sourceDocuments(docs: SourceDocument[]): void;
+  usedTools(tools: UsedTool[]): void;
+}
+
+export interface SourceDocument {
+  pageContent: string;
+  metadata: Record<string, unknown>;
+}
+
+export interface RunResult {
+  text: string;
+  json?: unknown;
+  sourceDocuments?: SourceDocument[];
+  usedTools?: UsedTool[];
+  /** Label of the memory node, or null. */
+  memoryType: string | null;
+}
+
+export interface BuildArgs {
+  node: FlowNode;
+  /** The node's inputs with every reference resolved ({{x.data.instance}}, {{question}}, $vars, $flow). */
+  inputs: Record<string, unknown>;
+  ctx: RunContext;
+  /** The node's chosen output name (data.outputs.output), when it has several. */
+  output?: string;
+}
+
+export interface EndingRun {
+  ctx: RunContext;
+  /** Present when the caller streams; the node pushes tokens as the model makes them. */
+  sink?: StreamSink;
+}
+
+/** One registry entry per Flowise node `name`. */
+export interface NodeDefinition {
+  name: string;
+  /** Builds the node's `data.instance` from its resolved inputs. */
+  build(args: BuildArgs): Promise<unknown>;
+  /** Ending nodes (chains, agents) only: answer the question. */
+  run?(instance: unknown, run: EndingRun): Promise<Omit<RunResult, "memoryType">>;
+  /** Whether this ending node can stream tokens, given its node (model's `streaming` input etc.). */
+  canStream?(node: FlowNode, graph: FlowGraph): boolean;
+  /** Skipped on prediction (document loaders feeding a vector store run on upsert only). */
+  upsertOnly?: boolean;
+}
+
+export type { Document };
