@@ -7,6 +7,7 @@ export interface Env {
   FILES: R2Bucket;
   AI?: Ai;
   VECTORIZE?: VectorizeIndex;
+  RATE_LIMITER?: DurableObjectNamespace;
   ENVIRONMENT?: string;
   ADMIN_API_KEY?: string;
   JWT_SECRET?: string;

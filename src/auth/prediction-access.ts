@@ -1,0 +1,56 @@
+import type { Context } from "hono";
+import type { AppEnv } from "../env";
+import { forbidden, unauthorized } from "../errors";
+import { resolvePrincipal } from "./bearer";
+
+/**
+ * Who may run a chatflow: one bound to an API key needs that key (or the admin key); otherwise a
+ * public chatflow is open and a private one needs any valid bearer.
+ */
+export async function assertMayRun(c: Context<AppEnv>, flow: { isPublic: boolean; apikeyid: string | null }): Promise<void> {
+  const principal = await resolvePrincipal(c);
+  if (flow.apikeyid) {
+    if (principal?.kind === "admin") return;
+    if (principal?.kind === "apikey" && principal.keyId === flow.apikeyid) return;
+    throw unauthorized("Unauthorized: this chatflow requires its API key");
+  }
+  if (flow.isPublic || principal) return;
+  throw unauthorized("Unauthorized: this chatflow is not public; a bearer token is required");
+}
+
+interface ChatbotConfig {
+  allowedOrigins?: unknown;
+  allowedOriginsError?: unknown;
+}
+
+const originOf = (url: string): string | null => {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return null;
+  }
+};
+
+/**
+ * `chatbotConfig.allowedOrigins` (empty = all) against the Origin header. A request without an
+ * Origin (a server, curl) is not a browser page and is let through; browsers always send one on
+ * the widget's cross-origin POST.
+ */
+export function assertOriginAllowed(chatbotConfig: string | null, origin: string | undefined): void {
+  if (!chatbotConfig || !origin) return;
+  let config: ChatbotConfig;
+  try {
+    config = JSON.parse(chatbotConfig) as ChatbotConfig;
+  } catch {
+    return;
+  }
+  const allowed = Array.isArray(config?.allowedOrigins)
+    ? config.allowedOrigins.filter((o): o is string => typeof o === "string" && o.trim() !== "").map((o) => originOf(o.trim()) ?? o.trim())
+    : [];
+  if (!allowed.length || allowed.includes("*")) return;
+  if (allowed.includes(originOf(origin) ?? origin)) return;
+  const message = typeof config.allowedOriginsError === "string" && config.allowedOriginsError
+    ? config.allowedOriginsError
+    : "This site is not allowed to access this chatbot";
+  throw forbidden(message);
+}
