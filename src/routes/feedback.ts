@@ -16,6 +16,7 @@ const tags = ["feedback"];
 async function create(c: Context<AppEnv>, input: z.infer<typeof FeedbackCreate>) {
   const message = await service.findRatedMessage(c.var.db, input);
   await assertChatflowAccess(c, await findConversationOwner(c.var.db, message.chatflowid));
+  service.assertMatchesMessage(message, input);
   return c.json(await service.createFeedback(c.var.db, message, input), 200);
 }
 

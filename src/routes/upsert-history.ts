@@ -1,7 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { ChatflowIdParam, DeletedResponse } from "../schemas/common";
 import { UpsertHistory, UpsertHistoryDelete, UpsertHistoryQuery } from "../schemas/upsert-history";
-import { getChatflow } from "../services/chatflows";
 import * as service from "../services/upsert-history";
 import { createRouter, jsonBody, jsonResponse, protectedRoute } from "./router";
 
@@ -9,12 +8,12 @@ const tags = ["upsert-history"];
 export const upsertHistoryRoutes = createRouter()
   .openapi(
     protectedRoute({
-      method: "get", path: "/{chatflowid}", tags, summary: "Vector upserts of a chatflow",
+      method: "get", path: "/{chatflowid}", tags, summary: "Vector upserts of a chatflow (or document store)",
       request: { params: ChatflowIdParam, query: UpsertHistoryQuery }, responses: jsonResponse(z.array(UpsertHistory)),
     }),
     async (c) => {
       const { chatflowid } = c.req.valid("param");
-      await getChatflow(c.var.db, chatflowid);
+      await service.assertHistoryOwner(c.var.db, chatflowid);
       return c.json(await service.listUpsertHistory(c.var.db, chatflowid, c.req.valid("query")), 200);
     },
   )
@@ -24,4 +23,16 @@ export const upsertHistoryRoutes = createRouter()
       request: { body: jsonBody(UpsertHistoryDelete) }, responses: jsonResponse(DeletedResponse),
     }),
     async (c) => c.json({ deleted: await service.deleteUpsertHistory(c.var.db, c.req.valid("json").ids) }, 200),
+  )
+  .openapi(
+    // The service document lists the PATCH under /upsert-history/{id}: the records of that chatflow.
+    protectedRoute({
+      method: "patch", path: "/{chatflowid}", tags, summary: "Delete upsert history records of a chatflow by id",
+      request: { params: ChatflowIdParam, body: jsonBody(UpsertHistoryDelete) }, responses: jsonResponse(DeletedResponse),
+    }),
+    async (c) => {
+      const { chatflowid } = c.req.valid("param");
+      await service.assertHistoryOwner(c.var.db, chatflowid);
+      return c.json({ deleted: await service.deleteUpsertHistory(c.var.db, c.req.valid("json").ids, chatflowid) }, 200);
+    },
   );

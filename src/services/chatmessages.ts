@@ -38,8 +38,7 @@ export function presentMessage(row: MessageRow, feedback?: FeedbackRow | null) {
   return out;
 }
 
-function conditions(f: MessageFilter): SQL[] {
-  const m = chatMessage;
+function conditions(f: MessageFilter, m: typeof chatMessage = chatMessage): SQL[] {
   const where: (SQL | undefined)[] = [
     eq(m.chatflowid, f.chatflowid),
     f.chatType && eq(m.chatType, f.chatType),
@@ -54,19 +53,24 @@ function conditions(f: MessageFilter): SQL[] {
 
 /**
  * Ids of the rated API messages matching the filter, and of the user message just before each
- * (same chat, latest user message not after it) — all in SQL, one statement.
+ * (same chat, latest user message not after it, itself within the filter: a date range bounds
+ * every message answered or deleted) — all in SQL, one statement.
  */
 function ratedWithQuestions(f: MessageFilter, rating?: FeedbackRating): SQL {
   const m = chatMessage;
   const fb = chatMessageFeedback;
   const u = alias(chatMessage, "u");
   const rated = and(...conditions(f), eq(m.role, "apiMessage"), rating ? eq(fb.rating, rating) : undefined);
+  const question = and(
+    ...conditions(f, u as unknown as typeof chatMessage),
+    sql`${u.chatId} = ${m.chatId}`,
+    eq(u.role, "userMessage"),
+    sql`${u.createdDate} <= ${m.createdDate}`,
+  );
   return sql`${m.id} IN (
     SELECT ${m.id} FROM ${m} INNER JOIN ${fb} ON ${fb.messageId} = ${m.id} WHERE ${rated}
     UNION
-    SELECT (SELECT ${u.id} FROM ${chatMessage} AS ${u}
-              WHERE ${u.chatflowid} = ${m.chatflowid} AND ${u.chatId} = ${m.chatId}
-                AND ${u.role} = 'userMessage' AND ${u.createdDate} <= ${m.createdDate}
+    SELECT (SELECT ${u.id} FROM ${chatMessage} AS ${u} WHERE ${question}
               ORDER BY ${u.createdDate} DESC LIMIT 1)
       FROM ${m} INNER JOIN ${fb} ON ${fb.messageId} = ${m.id} WHERE ${rated}
   )`;
@@ -109,16 +113,16 @@ export async function deleteChatMessages(db: Db, files: R2Bucket, f: MessageFilt
     .from(chatMessage)
     .where(selection(f, !!feedbackType, feedbackType))
     .all();
-  if (!targets.length) return 0;
+  const wholeFlow = Object.keys(f).every((k) => k === "chatflowid" || f[k as keyof MessageFilter] === undefined) && !feedbackType;
 
   const ids = targets.map((t) => t.id);
   const statements = chunk(ids, D1_MAX_PARAMS - 1).flatMap((part) => [
     db.delete(chatMessageFeedback).where(inArray(chatMessageFeedback.messageId, part)),
     db.delete(chatMessage).where(inArray(chatMessage.id, part)),
   ]);
-  await db.batch(statements as [typeof statements[number], ...typeof statements]);
+  if (statements.length) await db.batch(statements as [typeof statements[number], ...typeof statements]);
 
-  const wholeFlow = Object.keys(f).every((k) => k === "chatflowid" || f[k as keyof MessageFilter] === undefined) && !feedbackType;
+  // Unfiltered, the whole prefix goes: files of runs that stored no message (a failed run) too.
   if (wholeFlow) {
     await deleteFilesUnder(files, `${f.chatflowid}/`);
   } else {

@@ -11,10 +11,7 @@ const feedbacks: Resource<typeof chatMessageFeedback> = { table: chatMessageFeed
 
 type FeedbackInput = z.infer<typeof FeedbackCreate>;
 
-/**
- * The API message a new feedback is about. Its chatflow and chat are the message's; when the
- * request names them too they must agree.
- */
+/** The API message a new feedback is about (404 for an unknown id or a user message). */
 export async function findRatedMessage(db: Db, input: FeedbackInput) {
   const message = await db
     .select({ id: chatMessage.id, role: chatMessage.role, chatflowid: chatMessage.chatflowid, chatId: chatMessage.chatId })
@@ -22,13 +19,21 @@ export async function findRatedMessage(db: Db, input: FeedbackInput) {
     .where(eq(chatMessage.id, input.messageId))
     .get();
   if (!message || message.role !== "apiMessage") throw notFound(`Message ${input.messageId} not found`);
+  return message;
+}
+
+/**
+ * A feedback's chatflow and chat are its message's; when the request names them too they must
+ * agree. Checked after the access check, so an anonymous caller gets 401 from a private chatflow
+ * whatever chatflowid/chatId it claims.
+ */
+export function assertMatchesMessage(message: { id: string; chatflowid: string; chatId: string }, input: FeedbackInput): void {
   if (input.chatflowid !== undefined && input.chatflowid !== message.chatflowid) {
     throw badRequest(`chatflowid ${input.chatflowid} does not match message ${message.id}'s chatflow`);
   }
   if (input.chatId !== undefined && input.chatId !== message.chatId) {
     throw badRequest(`chatId ${input.chatId} does not match message ${message.id}'s chat`);
   }
-  return message;
 }
 
 /** One feedback per message: a second is a 409. */
