@@ -50,9 +50,25 @@ const errorResponses = Object.fromEntries(
   ]),
 );
 
+/**
+ * A required JSON body that is absent altogether (no content type, no bytes) is a 400: without
+ * this, the validator would see `{}` and an all-optional PUT would answer 200 having done nothing.
+ * A body sent without a content type is left to the media-type check (415).
+ */
+const requireBody: MiddlewareHandler<AppEnv> = async (c, next) => {
+  if (!c.req.header("content-type") && c.req.raw.body === null) throw new ApiError(400, "Request body is required (application/json)");
+  await next();
+};
+
+const routeMiddleware = (config: RouteConfig, first: MiddlewareHandler<AppEnv>[]) => [
+  ...first,
+  ...(config.middleware ? [config.middleware].flat() : []),
+  ...(config.request?.body?.required ? [requireBody] : []),
+];
+
 /** A route that needs a bearer token, with the shared error responses documented. */
 export function protectedRoute<R extends RouteConfig>(config: R) {
-  const middleware = [requireAuth, ...(config.middleware ? [config.middleware].flat() : [])];
+  const middleware = routeMiddleware(config, [requireAuth]);
   return createRoute({
     ...config,
     middleware,
@@ -63,7 +79,8 @@ export function protectedRoute<R extends RouteConfig>(config: R) {
 
 /** A route open without a token (the handler may still check a chatflow's `isPublic`). */
 export function publicRoute<R extends RouteConfig>(config: R) {
-  return createRoute({ ...config, responses: { ...errorResponses, ...config.responses } } as R);
+  const middleware = routeMiddleware(config, []);
+  return createRoute({ ...config, ...(middleware.length ? { middleware } : {}), responses: { ...errorResponses, ...config.responses } } as R);
 }
 
 export const jsonBody = <T extends z.ZodType>(schema: T) => ({
