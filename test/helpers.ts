@@ -42,3 +42,18 @@ export async function expectError(res: Response, status: number): Promise<{ stat
 }
 
 export const uuid = () => crypto.randomUUID();
+
+/** Waits so that the next write gets a later millisecond timestamp (workerd's clock moves on I/O and timers). */
+export const sleep = (ms = 5) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** Asserts a 4xx answer (never 5xx) carrying the API's one error body shape; returns it. */
+export async function expectClientError(res: Response, label = ""): Promise<{ statusCode: number; success: false; message: string; stack: unknown }> {
+  const text = await res.text();
+  if (res.status < 400 || res.status > 499) throw new Error(`${label}: expected a 4xx, got ${res.status}: ${text.slice(0, 300)}`);
+  if (!res.headers.get("content-type")?.includes("application/json")) throw new Error(`${label}: error is not JSON: ${res.headers.get("content-type")}: ${text.slice(0, 300)}`);
+  const body = JSON.parse(text);
+  if (body.statusCode !== res.status || body.success !== false || typeof body.message !== "string" || !body.message || !("stack" in body)) {
+    throw new Error(`${label}: not the error body shape: ${text.slice(0, 300)}`);
+  }
+  return body;
+}
