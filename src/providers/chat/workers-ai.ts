@@ -1,0 +1,142 @@
+// A chat model over the Workers AI binding (`env.AI.run`), with streaming: with `stream: true` the
+// binding answers a ReadableStream of server-sent events (`data: {"response":"…"}` … `data: [DONE]`).
+// (@langchain/cloudflare's chat model calls the REST API, not the binding.)
+import { BaseChatModel, type BaseChatModelCallOptions, type BaseChatModelParams } from "@langchain/core/language_models/chat_models";
+import type { CallbackManagerForLLMRun } from "@langchain/core/callbacks/manager";
+import { AIMessage, AIMessageChunk, type BaseMessage } from "@langchain/core/messages";
+import { ChatGenerationChunk, type ChatResult } from "@langchain/core/outputs";
+import { ApiError, badGateway } from "../../errors";
+import { DEFAULT_TIMEOUT_MS, Deadline, sseData } from "./http";
+import { toWireMessages } from "./messages";
+
+/** The slice of the `Ai` binding this model uses. */
+export interface AiRunner {
+  run(model: string, inputs: Record<string, unknown>, options?: Record<string, unknown>): Promise<unknown>;
+}
+
+export const WORKERS_AI_MISSING = "Workers AI binding AI is not configured";
+
+export interface WorkersAIChatFields extends BaseChatModelParams {
+  ai: AiRunner | undefined;
+  model: string;
+  temperature?: number;
+  maxTokens?: number;
+  topP?: number;
+  timeoutMs?: number;
+  signal?: AbortSignal;
+}
+
+const PROVIDER = "Workers AI";
+
+export class WorkersAIChatModel extends BaseChatModel {
+  readonly model: string;
+  temperature?: number;
+  maxTokens?: number;
+  topP?: number;
+  timeoutMs: number;
+  private readonly ai: AiRunner | undefined;
+  private readonly defaultSignal?: AbortSignal;
+
+  static lc_name() {
+    return "WorkersAIChatModel";
+  }
+
+  constructor(fields: WorkersAIChatFields) {
+    super({ ...fields, maxRetries: 0 });
+    this.ai = fields.ai;
+    this.model = fields.model;
+    this.temperature = fields.temperature;
+    this.maxTokens = fields.maxTokens;
+    this.topP = fields.topP;
+    this.timeoutMs = fields.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.defaultSignal = fields.signal;
+  }
+
+  _llmType(): string {
+    return "workers-ai";
+  }
+
+  private binding(): AiRunner {
+    if (!this.ai || typeof this.ai.run !== "function") throw new ApiError(400, WORKERS_AI_MISSING);
+    return this.ai;
+  }
+
+  override invocationParams(options?: this["ParsedCallOptions"]): Record<string, unknown> {
+    const params: Record<string, unknown> = {};
+    if (this.temperature !== undefined) params.temperature = this.temperature;
+    if (this.maxTokens !== undefined) params.max_tokens = this.maxTokens;
+    if (this.topP !== undefined) params.top_p = this.topP;
+    if (options?.stop?.length) params.stop = options.stop;
+    return params;
+  }
+
+  private async call(messages: BaseMessage[], options: this["ParsedCallOptions"], stream: boolean, deadline: Deadline): Promise<unknown> {
+    const ai = this.binding();
+    try {
+      return await deadline.race(ai.run(this.model, { ...this.invocationParams(options), messages: toWireMessages(messages, true), stream }));
+    } catch (err) {
+      if (deadline.timedOut || deadline.aborted) throw deadline.failure(err, PROVIDER);
+      throw badGateway(`${PROVIDER} (${this.model}) failed: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+
+  async _generate(messages: BaseMessage[], options: this["ParsedCallOptions"]): Promise<ChatResult> {
+    const deadline = new Deadline(this.timeoutMs, options.signal ?? this.defaultSignal);
+    try {
+      const out = await this.call(messages, options, false, deadline);
+      const text = textOf(out);
+      if (text === undefined) throw badGateway(`${PROVIDER} (${this.model}) answered without text`);
+      return { generations: [{ text, message: new AIMessage(text) }] };
+    } finally {
+      deadline.done();
+    }
+  }
+
+  async *_streamResponseChunks(messages: BaseMessage[], options: this["ParsedCallOptions"], runManager?: CallbackManagerForLLMRun): AsyncGenerator<ChatGenerationChunk> {
+    const deadline = new Deadline(this.timeoutMs, options.signal ?? this.defaultSignal);
+    try {
+      const out = await this.call(messages, options, true, deadline);
+      if (!(out instanceof ReadableStream)) {
+        const text = textOf(out) ?? "";
+        yield new ChatGenerationChunk({ text, message: new AIMessageChunk(text) });
+        if (text) await runManager?.handleLLMNewToken(text);
+        return;
+      }
+      try {
+        for await (const data of sseData(out as ReadableStream<Uint8Array>, () => deadline.touch())) {
+          if (deadline.signal.aborted) throw deadline.signal.reason;
+          if (data.trim() === "[DONE]") break;
+          let event: unknown;
+          try {
+            event = JSON.parse(data);
+          } catch {
+            continue;
+          }
+          const text = textOf(event, true);
+          if (!text) continue;
+          yield new ChatGenerationChunk({ text, message: new AIMessageChunk(text) });
+          await runManager?.handleLLMNewToken(text);
+        }
+      } catch (err) {
+        if (err instanceof ApiError) throw err;
+        throw deadline.timedOut || deadline.aborted ? deadline.failure(err, PROVIDER) : badGateway(`${PROVIDER} stream failed: ${err instanceof Error ? err.message : String(err)}`);
+      }
+    } finally {
+      deadline.done();
+    }
+  }
+}
+
+/** `{response}` (classic models) or OpenAI-style `choices` (newer ones), whole or as a stream delta. */
+function textOf(out: unknown, delta = false): string | undefined {
+  if (typeof out === "string") return out;
+  if (!out || typeof out !== "object") return undefined;
+  const o = out as Record<string, unknown>;
+  if (typeof o.response === "string") return o.response;
+  if (o.response && typeof o.response === "object") return JSON.stringify(o.response);
+  const choice = (o.choices as Array<Record<string, unknown>> | undefined)?.[0];
+  const msg = (delta ? choice?.delta : choice?.message) as { content?: unknown } | undefined;
+  if (typeof msg?.content === "string") return msg.content;
+  if (delta && typeof choice?.text === "string") return choice.text;
+  return undefined;
+}
