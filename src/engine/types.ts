@@ -98,6 +98,8 @@ export interface BuildArgs {
   ctx: RunContext;
   /** The node's chosen output name (data.outputs.output), when it has several. */
   output?: string;
+  /** True for the ending node: it is built, then run with the question (so it must not answer at build time). */
+  ending?: boolean;
 }
 
 export interface EndingRun {
@@ -109,6 +111,8 @@ export interface EndingRun {
 /** One registry entry per Flowise node `name`. */
 export interface NodeDefinition {
   name: string;
+  /** Flowise category (`Chains`, `Chat Models`, …): used when a node's data.category is missing. */
+  category?: string;
   /** Builds the node's `data.instance` from its resolved inputs. */
   build(args: BuildArgs): Promise<unknown>;
   /** Ending nodes (chains, agents) only: answer the question. */

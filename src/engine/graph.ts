@@ -1,0 +1,196 @@
+// flowData → graph; which node answers (the ending node) and which nodes to build first.
+import { badRequest } from "../errors";
+import { registry } from "./registry";
+import type { FlowEdge, FlowGraph, FlowNode } from "./types";
+
+export const ENDING_CATEGORIES = new Set(["Chains", "Agents", "Engine"]);
+export const NO_ENDING_NODE = "Ending node must be either a Chain or Agent or Engine";
+
+const REF = /\{\{\s*([^{}\s.]+)\.data\.instance\s*\}\}/g;
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+export const isStickyNote = (node: FlowNode): boolean => node.type === "stickyNote" || node.data.name === "stickyNote";
+
+/** A node's category: its own data.category, else the registry's. */
+export const categoryOf = (node: FlowNode): string | undefined => node.data.category || registry.get(node.data.name)?.category;
+
+/** Parses and checks the shape the engine relies on. Throws ApiError 400 saying what is wrong. */
+export function parseFlowData(flowData: string): FlowGraph {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(flowData);
+  } catch (err) {
+    throw badRequest(`flowData is not valid JSON: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  if (!isObject(parsed)) throw badRequest("flowData must be a JSON object with a nodes array");
+  if (!Array.isArray(parsed.nodes)) throw badRequest("flowData has no nodes array");
+  if (parsed.edges !== undefined && parsed.edges !== null && !Array.isArray(parsed.edges)) throw badRequest("flowData edges must be an array");
+
+  const ids = new Set<string>();
+  const nodes: FlowNode[] = parsed.nodes.map((raw: unknown, i: number) => {
+    if (!isObject(raw)) throw badRequest(`flowData node #${i + 1} is not an object`);
+    const data = raw.data;
+    const id = typeof raw.id === "string" && raw.id ? raw.id : isObject(data) && typeof data.id === "string" ? data.id : "";
+    if (!id) throw badRequest(`flowData node #${i + 1} has no id`);
+    if (!isObject(data) || typeof data.name !== "string" || !data.name) throw badRequest(`flowData node ${id} has no data.name`);
+    if (ids.has(id)) throw badRequest(`flowData has two nodes with id ${id}`);
+    ids.add(id);
+    if (data.inputs !== undefined && data.inputs !== null && !isObject(data.inputs)) throw badRequest(`flowData node ${id} has inputs that are not an object`);
+    return {
+      ...(raw as object),
+      id,
+      data: {
+        ...data,
+        id,
+        name: data.name,
+        label: typeof data.label === "string" && data.label ? data.label : data.name,
+        category: typeof data.category === "string" ? data.category : "",
+      },
+    } as FlowNode;
+  });
+
+  const edges: FlowEdge[] = ((parsed.edges as unknown[] | undefined) ?? []).map((raw, i) => {
+    if (!isObject(raw) || typeof raw.source !== "string" || typeof raw.target !== "string") {
+      throw badRequest(`flowData edge #${i + 1} needs a source and a target`);
+    }
+    for (const end of [raw.source, raw.target]) {
+      if (!ids.has(end)) throw badRequest(`flowData edge #${i + 1} refers to a node that does not exist: ${end}`);
+    }
+    return raw as unknown as FlowEdge;
+  });
+  return { nodes, edges };
+}
+
+/** Ids of the nodes a node's inputs refer to with {{<id>.data.instance}} (strings, arrays, nested). */
+export function referencedIds(node: FlowNode): string[] {
+  const found = new Set<string>();
+  const visit = (v: unknown): void => {
+    if (typeof v === "string") for (const m of v.matchAll(REF)) found.add(m[1]);
+    else if (Array.isArray(v)) v.forEach(visit);
+    else if (isObject(v)) Object.values(v).forEach(visit);
+  };
+  visit(node.data.inputs ?? {});
+  return [...found];
+}
+
+export interface RunPlan {
+  ending: FlowNode;
+  /** Nodes to build, dependencies first, the ending node last. */
+  order: FlowNode[];
+  /** Nodes the run does not build (upsert-only loaders and what only they use). */
+  skipped: Set<string>;
+}
+
+/** Upstream node ids of every node: edges plus {{x.data.instance}} references (either suffices). */
+function upstreamMap(graph: FlowGraph, live: Map<string, FlowNode>): Map<string, string[]> {
+  const up = new Map<string, Set<string>>();
+  for (const id of live.keys()) up.set(id, new Set());
+  for (const e of graph.edges) if (live.has(e.source) && live.has(e.target)) up.get(e.target)!.add(e.source);
+  for (const node of live.values()) for (const ref of referencedIds(node)) if (live.has(ref) && ref !== node.id) up.get(node.id)!.add(ref);
+  return new Map([...up].map(([k, v]) => [k, [...v]]));
+}
+
+/** Nodes on a cycle (Kahn's algorithm leaves them with unmet dependencies), in graph order. */
+function cycleNodes(nodes: FlowNode[], up: Map<string, string[]>): FlowNode[] {
+  const pending = new Map(nodes.map((n) => [n.id, up.get(n.id)!.length]));
+  const down = new Map<string, string[]>(nodes.map((n) => [n.id, []]));
+  for (const [id, sources] of up) for (const s of sources) down.get(s)!.push(id);
+  const queue = nodes.filter((n) => pending.get(n.id) === 0).map((n) => n.id);
+  while (queue.length) {
+    const id = queue.shift()!;
+    pending.delete(id);
+    for (const d of down.get(id)!) {
+      const left = pending.get(d)! - 1;
+      pending.set(d, left);
+      if (left === 0) queue.push(d);
+    }
+  }
+  // What is left is on a cycle or downstream of one; keep those that can reach themselves.
+  const left = new Set(pending.keys());
+  const onCycle = (start: string): boolean => {
+    const seen = new Set<string>();
+    const stack = [...(up.get(start) ?? [])];
+    while (stack.length) {
+      const id = stack.pop()!;
+      if (id === start) return true;
+      if (seen.has(id) || !left.has(id)) continue;
+      seen.add(id);
+      stack.push(...(up.get(id) ?? []));
+    }
+    return false;
+  };
+  return nodes.filter((n) => left.has(n.id) && onCycle(n.id));
+}
+
+/**
+ * The ending node (no outgoing edge, at least one incoming one or the only node, category Chains,
+ * Agents or Engine) and the build order of its ancestors. Sticky notes are never part of it.
+ * Throws ApiError 400 on a cycle or when no node can end the flow.
+ */
+export function planRun(graph: FlowGraph): RunPlan {
+  const nodes = graph.nodes.filter((n) => !isStickyNote(n));
+  const live = new Map(nodes.map((n) => [n.id, n]));
+  const up = upstreamMap(graph, live);
+
+  const cyclic = cycleNodes(nodes, up);
+  if (cyclic.length) throw badRequest(`flowData has a cycle through nodes: ${cyclic.map((n) => n.id).join(", ")}`);
+
+  const hasOutgoing = new Set<string>();
+  const hasIncoming = new Set<string>();
+  for (const [id, sources] of up) {
+    if (sources.length) hasIncoming.add(id);
+    for (const s of sources) hasOutgoing.add(s);
+  }
+  const endings = nodes.filter(
+    (n) => !hasOutgoing.has(n.id) && (hasIncoming.has(n.id) || nodes.length === 1) && ENDING_CATEGORIES.has(categoryOf(n) ?? ""),
+  );
+  // Several candidates: the last one in the graph answers, as Flowise does.
+  const ending = endings[endings.length - 1];
+  if (!ending) throw badRequest(NO_ENDING_NODE);
+
+  // Ancestors of the ending node. An upsert-only node (a loader feeding a vector store) is not
+  // built on prediction, nor is anything that only it needs.
+  const skipped = new Set<string>();
+  const needed = new Set<string>([ending.id]);
+  const stack = [ending.id];
+  while (stack.length) {
+    const id = stack.pop()!;
+    for (const s of up.get(id) ?? []) {
+      if (needed.has(s) || skipped.has(s)) continue;
+      if (registry.get(live.get(s)!.data.name)?.upsertOnly) {
+        skipped.add(s);
+        continue;
+      }
+      needed.add(s);
+      stack.push(s);
+    }
+  }
+
+  // Topological order of the needed nodes, stable in graph order.
+  const order: FlowNode[] = [];
+  const done = new Set<string>();
+  const remaining = nodes.filter((n) => needed.has(n.id));
+  while (remaining.length) {
+    const i = remaining.findIndex((n) => (up.get(n.id) ?? []).every((s) => done.has(s) || !needed.has(s)));
+    const [next] = remaining.splice(i, 1); // no cycles, so i >= 0
+    order.push(next);
+    done.add(next.id);
+  }
+  return { ending, order, skipped };
+}
+
+/** Names of nodes (sticky notes aside) that no registry entry builds, sorted, each once. */
+export function unsupportedNodes(graph: FlowGraph): string[] {
+  const names = new Set<string>();
+  for (const node of graph.nodes) if (!isStickyNote(node) && !registry.has(node.data.name)) names.add(node.data.name);
+  return [...names].sort();
+}
+
+/** The first Memory node connected to something: its label is the run's memoryType. */
+export function memoryNode(graph: FlowGraph): FlowNode | undefined {
+  const connected = new Set<string>();
+  for (const e of graph.edges) connected.add(e.source);
+  for (const n of graph.nodes) for (const ref of referencedIds(n)) connected.add(ref);
+  return graph.nodes.find((n) => categoryOf(n) === "Memory" && connected.has(n.id));
+}

@@ -1,0 +1,34 @@
+// One registry entry per Flowise node `name`, assembled from the node families in ./nodes.
+// Adding a node is adding one entry to its family's list; adding a family is one line here.
+import type { NodeDefinition } from "./types";
+import { chainNodes } from "./nodes/chains";
+import { chatModelNodes } from "./nodes/chat-models";
+import { memoryNodes } from "./nodes/memory";
+import { moderationNodes } from "./nodes/moderation";
+import { outputParserNodes } from "./nodes/output-parsers";
+import { promptNodes } from "./nodes/prompts";
+import { utilityNodes } from "./nodes/utilities";
+
+const families: NodeDefinition[][] = [
+  chatModelNodes,
+  promptNodes,
+  chainNodes,
+  memoryNodes,
+  outputParserNodes,
+  moderationNodes,
+  utilityNodes,
+];
+
+function assemble(lists: NodeDefinition[][]): Map<string, NodeDefinition> {
+  const map = new Map<string, NodeDefinition>();
+  for (const def of lists.flat()) {
+    if (map.has(def.name)) throw new Error(`Node ${def.name} is registered twice`);
+    map.set(def.name, def);
+  }
+  return map;
+}
+
+export const registry: Map<string, NodeDefinition> = assemble(families);
+
+/** Node names the engine can build, sorted (for messages and the chatflow save warning). */
+export const supportedNodeNames = (): string[] => [...registry.keys()].sort();
