@@ -22,6 +22,8 @@ export default defineConfig(async () => {
     ],
     test: {
       setupFiles: ["./test/setup.ts"],
+      // Node-side: starts the OpenAI-compatible stand-in the engine tests call (inject("standinUrl")).
+      globalSetup: ["./test/standin/global-setup.mjs"],
       include: ["test/**/*.test.ts"],
     },
   };

@@ -1,0 +1,10 @@
+// Values the vitest globalSetup (test/standin/global-setup.mjs) provides to the engine tests.
+declare module "vitest" {
+  export interface ProvidedContext {
+    /** Base URL of the OpenAI-compatible stand-in, e.g. http://127.0.0.1:40123 (append /v1). */
+    standinUrl: string;
+    /** A URL on 127.0.0.1 where nothing listens. */
+    closedUrl: string;
+  }
+}
+export {};

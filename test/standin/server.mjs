@@ -1,0 +1,124 @@
+// An OpenAI-compatible chat completions stand-in for the engine tests. Runs in Node (vitest
+// globalSetup), never in the worker. Deterministic: the answer is derived from the last user message.
+//
+// Phrases in the last user message choose a behaviour:
+//   [fail]       500 with an OpenAI-style error body
+//   [fail-once]  500 the first time a given message is seen, then a normal answer
+//   [slow]       streaming: every token after the first waits 300 ms; JSON: the answer waits 1 s
+//   [hang]       never answers (until the client gives up)
+//   [csv]        "a, b, c"
+//   [fixjson]    a valid JSON movie list (what an autofix request gets)
+//   [badjson]    text that is not JSON (and mentions [fixjson], so an autofix request can succeed)
+//   [json]       a fenced JSON movie list
+//   otherwise    "echo: <last user message>"
+// GET /requests?contains=<marker> lists recorded requests (body contains marker); DELETE /requests clears.
+import { createServer } from "node:http";
+
+const MOVIES = [
+  { title: "Echo Park", yearOfRelease: 2014, genres: ["Drama"], shortDescription: "A story of echoes." },
+  { title: "Stand In", yearOfRelease: 1937, genres: ["Comedy", "Romance"], shortDescription: "A classic." },
+];
+
+function textOf(content) {
+  if (typeof content === "string") return content;
+  if (Array.isArray(content)) return content.map((p) => (typeof p === "string" ? p : p?.text ?? "")).join("");
+  return "";
+}
+
+function answerFor(last, seen) {
+  if (last.includes("[fixjson]")) return JSON.stringify(MOVIES);
+  if (last.includes("[badjson]")) return "Sorry, no JSON today [fixjson]";
+  if (last.includes("[json]")) return "Here you go:\n```json\n" + JSON.stringify(MOVIES, null, 2) + "\n```";
+  if (last.includes("[csv]")) return "a, b, c";
+  return "echo: " + last;
+}
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+export function startStandin() {
+  const requests = [];
+  const failures = new Map();
+  const server = createServer(async (req, res) => {
+    const url = new URL(req.url ?? "/", "http://standin");
+    const chunks = [];
+    for await (const c of req) chunks.push(c);
+    const raw = Buffer.concat(chunks).toString("utf8");
+
+    if (url.pathname === "/requests") {
+      if (req.method === "DELETE") requests.length = 0;
+      const marker = url.searchParams.get("contains");
+      const list = marker ? requests.filter((r) => r.raw.includes(marker)) : requests;
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(JSON.stringify(list.map(({ raw: _raw, ...r }) => r)));
+      return;
+    }
+    if (req.method !== "POST" || !url.pathname.endsWith("/chat/completions")) {
+      res.writeHead(404, { "content-type": "application/json" });
+      res.end(JSON.stringify({ error: { message: `no route ${req.method} ${url.pathname}` } }));
+      return;
+    }
+    let body;
+    try {
+      body = JSON.parse(raw);
+    } catch {
+      res.writeHead(400, { "content-type": "application/json" });
+      res.end(JSON.stringify({ error: { message: "body is not JSON" } }));
+      return;
+    }
+    requests.push({
+      path: url.pathname + url.search,
+      headers: { authorization: req.headers.authorization ?? null, "api-key": req.headers["api-key"] ?? null },
+      body,
+      raw,
+    });
+    const messages = Array.isArray(body.messages) ? body.messages : [];
+    const lastUser = [...messages].reverse().find((m) => m.role === "user");
+    const last = textOf(lastUser?.content);
+
+    if (last.includes("[fail]") || (last.includes("[fail-once]") && !failures.has(last))) {
+      failures.set(last, true);
+      res.writeHead(500, { "content-type": "application/json" });
+      res.end(JSON.stringify({ error: { message: "stand-in failure", type: "server_error" } }));
+      return;
+    }
+    if (last.includes("[hang]")) {
+      await sleep(30_000);
+      res.destroy();
+      return;
+    }
+    const answer = answerFor(last);
+    const slow = last.includes("[slow]");
+    const id = "chatcmpl-standin";
+    const model = body.model ?? "standin";
+    if (!body.stream) {
+      if (slow) await sleep(1000);
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(JSON.stringify({
+        id, object: "chat.completion", created: 0, model,
+        choices: [{ index: 0, message: { role: "assistant", content: answer }, finish_reason: "stop" }],
+        usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+      }));
+      return;
+    }
+    res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+    const frame = (delta, finish = null) =>
+      `data: ${JSON.stringify({ id, object: "chat.completion.chunk", created: 0, model, choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+    res.write(frame({ role: "assistant", content: "" }));
+    const tokens = answer.split(/(?<=\s)/);
+    let first = true;
+    for (const token of tokens) {
+      if (!first && slow) await sleep(300);
+      first = false;
+      if (res.destroyed) return;
+      res.write(frame({ content: token }));
+    }
+    res.write(frame({}, "stop"));
+    res.end("data: [DONE]\n\n");
+  });
+  return new Promise((resolve) => {
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address();
+      resolve({ url: `http://127.0.0.1:${port}`, close: () => new Promise((r) => { server.closeAllConnections?.(); server.close(() => r()); }) });
+    });
+  });
+}
