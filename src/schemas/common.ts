@@ -49,7 +49,9 @@ export const dateQuery = (bound: "start" | "end") =>
     const time = ISO_DATE.test(value)
       ? Date.parse(`${value}T${bound === "start" ? "00:00:00.000" : "23:59:59.999"}Z`)
       : /^\d{4}-\d{2}-\d{2}T/.test(value) ? Date.parse(value) : NaN;
-    if (Number.isNaN(time)) {
+    // Date.parse rolls impossible days over (2026-02-30 → March 2): refuse those instead.
+    const rolledOver = !Number.isNaN(time) && !/[+-]\d{2}:?\d{2}$/.test(value) && new Date(time).toISOString().slice(0, 10) !== value.slice(0, 10);
+    if (Number.isNaN(time) || rolledOver) {
       ctx.addIssue({ code: "custom", message: "must be an ISO 8601 date or date-time" });
       return z.NEVER;
     }

@@ -471,3 +471,13 @@ describe("DELETE /chatmessage/{chatflowid}", () => {
     expect(await left(s.flow.id)).toEqual(contents(s.all));
   });
 });
+
+describe("impossible dates", () => {
+  it("refuses a day that does not exist instead of rolling it over", async () => {
+    const { call, expectError } = await import("../helpers");
+    const flow = await (await call("POST", "/chatflows", { body: { name: "d", flowData: "{}" } })).json<{ id: string }>();
+    await expectError(await call("GET", `/chatmessage/${flow.id}?startDate=2026-02-30`), 400);
+    await expectError(await call("GET", `/chatmessage/${flow.id}?endDate=2026-13-01T00:00:00.000Z`), 400);
+    expect((await call("GET", `/chatmessage/${flow.id}?startDate=2026-02-28&endDate=2026-03-01T10:00:00%2B02:00`)).status).toBe(200);
+  });
+});
