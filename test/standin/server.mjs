@@ -6,6 +6,7 @@
 //   [fail-once]  500 the first time a given message is seen, then a normal answer
 //   [slow]       streaming: every token after the first waits 300 ms; JSON: the answer waits 1 s
 //   [hang]       never answers (until the client gives up)
+//   [bad-request] 400 with an OpenAI-style error body
 //   [csv]        "a, b, c"
 //   [fixjson]    a valid JSON movie list (what an autofix request gets)
 //   [badjson]    text that is not JSON (and mentions [fixjson], so an autofix request can succeed)
@@ -81,8 +82,21 @@ export function startStandin() {
       res.end(JSON.stringify({ error: { message: "stand-in failure", type: "server_error" } }));
       return;
     }
+    if (last.includes("[bad-request]")) {
+      res.writeHead(400, { "content-type": "application/json" });
+      res.end(JSON.stringify({ error: { message: "stand-in refuses this request", type: "invalid_request_error" } }));
+      return;
+    }
     if (last.includes("[hang]")) {
-      await sleep(30_000);
+      // Until the client gives up (or 30 s); the timer must not keep vitest's process alive.
+      await new Promise((resolve) => {
+        const timer = setTimeout(resolve, 30_000);
+        timer.unref();
+        res.on("close", () => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
       res.destroy();
       return;
     }
