@@ -7,6 +7,7 @@
 //   [slow]       streaming: every token after the first waits 300 ms; JSON: the answer waits 1 s
 //   [hang]       never answers (until the client gives up)
 //   [bad-request] 400 with an OpenAI-style error body
+//   [tool]       when the request offers tools: a call to the first one with {"input":"2+2"}
 //   [csv]        "a, b, c"
 //   [fixjson]    a valid JSON movie list (what an autofix request gets)
 //   [badjson]    text that is not JSON (and mentions [fixjson], so an autofix request can succeed)
@@ -98,6 +99,24 @@ export function startStandin() {
         });
       });
       res.destroy();
+      return;
+    }
+    if (last.includes("[tool]") && Array.isArray(body.tools) && body.tools.length) {
+      // A tool call to the first tool offered, with {"input": "2+2"}.
+      const call = { id: "call_standin", type: "function", function: { name: body.tools[0].function?.name ?? "tool", arguments: '{"input":"2+2"}' } };
+      if (!body.stream) {
+        res.writeHead(200, { "content-type": "application/json" });
+        res.end(JSON.stringify({ id: "chatcmpl-standin", object: "chat.completion", created: 0, model: body.model,
+          choices: [{ index: 0, message: { role: "assistant", content: null, tool_calls: [call] }, finish_reason: "tool_calls" }] }));
+        return;
+      }
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      const chunk = (delta, finish = null) => `data: ${JSON.stringify({ id: "chatcmpl-standin", object: "chat.completion.chunk", model: body.model, choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+      res.write(chunk({ role: "assistant", tool_calls: [{ index: 0, id: call.id, type: "function", function: { name: call.function.name, arguments: "" } }] }));
+      res.write(chunk({ tool_calls: [{ index: 0, function: { arguments: '{"input":' } }] }));
+      res.write(chunk({ tool_calls: [{ index: 0, function: { arguments: '"2+2"}' } }] }));
+      res.write(chunk({}, "tool_calls"));
+      res.end("data: [DONE]\n\n");
       return;
     }
     const answer = answerFor(last);
