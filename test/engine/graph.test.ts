@@ -250,6 +250,32 @@ describe("moderation and window memory", () => {
   });
 });
 
+describe("conversationSummaryMemory", () => {
+  it("summarises the stored conversation with its model and sends the summary as a system message", async () => {
+    const m = marker();
+    const text = flowDataOf(
+      {
+        nodes: [
+          { id: "m", data: { id: "m", name: "chatOpenAI", label: "Model", category: "Chat Models", inputs: {} } },
+          { id: "mem", data: { id: "mem", name: "conversationSummaryMemory", label: "Summary Memory", category: "Memory", inputs: { model: "{{m.data.instance}}" } } },
+          { id: "c", data: { id: "c", name: "conversationChain", label: "Chain", category: "Chains", inputs: { model: "{{m.data.instance}}", memory: "{{mem.data.instance}}" } } },
+        ],
+        edges: [{ source: "m", target: "mem" }, { source: "m", target: "c" }, { source: "mem", target: "c" }],
+      } as unknown as Fixture,
+      (n) => pointAtStandin(n.get("m")!),
+    );
+    const ctx = makeCtx(`and now? ${m}`);
+    await storeTurns(ctx.chatflowid, ctx.sessionId, [{ role: "userMessage", content: `I am Ada ${m}` }, { role: "apiMessage", content: "Hello Ada" }]);
+    const result = await runFlow(text, ctx);
+    expect(result.memoryType).toBe("Summary Memory");
+    const [summary, chat] = await requestsWith(m);
+    expect(summary.body.messages[0].content).toContain(`Human: I am Ada ${m}\nAssistant: Hello Ada`);
+    expect(chat.body.messages[1].role).toBe("system");
+    expect(chat.body.messages[1].content).toContain("Summary of the conversation so far:\necho: Summarise the conversation");
+    expect(chat.body.messages.at(-1)).toEqual({ role: "user", content: `and now? ${m}` });
+  });
+});
+
 describe("zod code reader (advancedStructuredOutputParser)", () => {
   it("reads the fixture's schema and validates with it", () => {
     const code = (advancedParser.nodes.find((n) => n.data.name === "advancedStructuredOutputParser")!.data.inputs as { exampleJson: string }).exampleJson;

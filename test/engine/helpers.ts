@@ -86,7 +86,7 @@ export function makeCtx(question: string, over: Partial<RunContext> = {}): RunCo
 
 export interface Recorded {
   path: string;
-  headers: { authorization: string | null; "api-key": string | null };
+  headers: { authorization: string | null; "api-key": string | null; [name: string]: string | null };
   body: { model?: string; stream?: boolean; temperature?: number; max_tokens?: number; messages: Array<{ role: string; content: string }> };
 }
 

@@ -166,6 +166,23 @@ describe("chat model nodes", () => {
     expect((await requestsWith(m))[0]).toMatchObject({ path: "/v1/chat/completions", body: { model: "llama3.2" } });
   });
 
+  it("chatOpenAICustom: baseOptions are default headers; chatLocalAI: basePath and localAIApiKey", async () => {
+    const m = marker();
+    await runFlow(conversationWith("chatOpenAICustom", { baseOptions: '{"X-Team":"edge"}' }, `${standinUrl()}/v1`), makeCtx(`hi ${m}`));
+    expect((await requestsWith(m))[0].headers["x-team"]).toBe("edge");
+
+    const cred = await credential("localAIApi", { localAIApiKey: "local-key" });
+    const m2 = marker();
+    const flow = flowDataOf(conversationChain as Fixture, (n) => {
+      const model = n.get("chatOpenAI_0")!;
+      model.data.name = "chatLocalAI";
+      model.data.inputs = { basePath: `${standinUrl()}/v1`, modelName: "ggml" };
+      model.data.credential = cred;
+    });
+    expect((await runFlow(flow, makeCtx(`hi ${m2}`))).text).toBe(`echo: hi ${m2}`);
+    expect((await requestsWith(m2))[0]).toMatchObject({ headers: { authorization: "Bearer local-key" }, body: { model: "ggml" } });
+  });
+
   it("endpoint builders", () => {
     const env = {} as RunContext["env"];
     expect(openAIEndpoint({}, {}, env).url).toBe("https://api.openai.com/v1/chat/completions");

@@ -69,7 +69,7 @@ export function startStandin() {
     }
     requests.push({
       path: url.pathname + url.search,
-      headers: { authorization: req.headers.authorization ?? null, "api-key": req.headers["api-key"] ?? null },
+      headers: { ...req.headers, authorization: req.headers.authorization ?? null, "api-key": req.headers["api-key"] ?? null },
       body,
       raw,
     });

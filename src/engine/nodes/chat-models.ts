@@ -1,12 +1,13 @@
 // Chat model nodes. Each builds a LangChain BaseChatModel; a modelName starting with "@cf/" goes to
 // Workers AI through the AI binding whatever the node.
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
-import { ApiError } from "../../errors";
+import { ApiError, badRequest } from "../../errors";
 import { timeoutOf } from "../../providers/chat/http";
 import {
   type ChatEndpoint,
   OpenAICompatibleChatModel,
   azureEndpoint,
+  bearerEndpoint,
   mistralEndpoint,
   ollamaEndpoint,
   openAIEndpoint,
@@ -36,10 +37,17 @@ export function workersAIModel({ inputs, ctx }: BuildArgs, model: string): Worke
   return new WorkersAIChatModel({ ai, model, temperature, maxTokens, topP, timeoutMs, signal: ctx.signal });
 }
 
+/** baseOptions (JSON): default headers for every request, as Flowise passes them (or under `headers`). */
+function headersOf(value: unknown): Record<string, string> {
+  const base = jsonObject(value);
+  if (!base) return {};
+  const source = base.headers && typeof base.headers === "object" ? (base.headers as Record<string, unknown>) : base;
+  return Object.fromEntries(Object.entries(source).filter(([, v]) => typeof v === "string" || typeof v === "number").map(([k, v]) => [k, String(v)]));
+}
+
 function openAICompatible(args: BuildArgs, endpoint: ChatEndpoint, model: string, extraBody?: Record<string, unknown>): OpenAICompatibleChatModel {
   const { inputs, ctx } = args;
-  const base = jsonObject(inputs.baseOptions);
-  const headers = base && typeof base.headers === "object" && base.headers ? (base.headers as Record<string, string>) : {};
+  const headers = headersOf(inputs.baseOptions);
   return new OpenAICompatibleChatModel({
     endpoint: { ...endpoint, headers: { ...headers, ...endpoint.headers } },
     model,
@@ -69,6 +77,14 @@ const compact = (o: Record<string, unknown>) => Object.fromEntries(Object.entrie
 
 export const chatModelNodes: NodeDefinition[] = [
   chatModelNode("chatOpenAI", "gpt-4o-mini", ({ inputs, ctx }, credential) => openAIEndpoint(inputs, credential, ctx.env)),
+  chatModelNode("chatOpenAICustom", "gpt-4o-mini", ({ inputs, ctx }, credential) => openAIEndpoint(inputs, credential, ctx.env)),
+  chatModelNode("chatLocalAI", "gpt-4", ({ inputs }, credential) => {
+    if (!str(inputs.basePath)) throw badRequest("chatLocalAI needs its basePath input (e.g. http://localhost:8080/v1)");
+    return bearerEndpoint(String(inputs.basePath).trim(), str(credential.localAIApiKey), "LocalAI", "chatLocalAI basePath");
+  }),
+  chatModelNode("groqChat", "llama-3.3-70b-versatile", ({ inputs }, credential) => {
+    return bearerEndpoint(str(inputs.basepath) ?? "https://api.groq.com/openai/v1", str(credential.groqApiKey), "Groq", "groqChat basepath");
+  }),
   chatModelNode("azureChatOpenAI", "gpt-4o-mini", ({ inputs }, credential) => azureEndpoint(inputs, credential)),
   chatModelNode("chatMistralAI", "mistral-small-latest", ({ inputs }, credential) => mistralEndpoint(inputs, credential), (inputs) =>
     compact({

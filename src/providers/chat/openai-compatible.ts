@@ -288,6 +288,11 @@ function withV1(base: string): string {
   return base;
 }
 
+/** Any OpenAI-compatible base URL with an optional bearer key. */
+export function bearerEndpoint(base: string, key: string | undefined, provider: string, what: string): ChatEndpoint {
+  return { url: joinUrl(base, "chat/completions", what), headers: key ? { Authorization: `Bearer ${key}` } : {}, provider };
+}
+
 /** chatOpenAI: `basepath` input, else the credential's basePath, else OPENAI_BASE_URL, else OpenAI. */
 export function openAIEndpoint(inputs: Record<string, unknown>, credential: Record<string, unknown>, env: Env): ChatEndpoint {
   const base = str(inputs.basepath) ?? str(credential.basePath) ?? str(env.OPENAI_BASE_URL) ?? "https://api.openai.com/v1";
