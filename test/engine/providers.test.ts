@@ -254,6 +254,23 @@ describe("Workers AI", () => {
     expect(calls[0].model).toBe("@cf/mistral/mistral-7b-instruct-v0.1");
   });
 
+  it("a Workers AI stream that stalls past the node's timeout → 504", async () => {
+    const enc = new TextEncoder();
+    const stalled = {
+      async run() {
+        return new ReadableStream<Uint8Array>({
+          start(controller) {
+            controller.enqueue(enc.encode(`data: ${JSON.stringify({ response: "first " })}\n\n`));
+          },
+        });
+      },
+    };
+    const rec = recordingSink();
+    const err = await runFlow(openAIFlow({ modelName: "@cf/meta/llama-3.1-8b-instruct", timeout: 100 }), ctxWithAi("hi", stalled), rec.sink).catch((e) => e);
+    expect(err).toMatchObject({ status: 504, message: "Workers AI did not answer within 100 ms" });
+    expect(rec.text()).toBe("first ");
+  });
+
   it("a binding failure is a 502 with its message", async () => {
     const err = await runFlow(openAIFlow({ modelName: "@cf/meta/llama-3.1-8b-instruct" }), ctxWithAi("[fail]", fakeAi([]))).catch((e) => e);
     expect(err).toMatchObject({ status: 502 });

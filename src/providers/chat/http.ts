@@ -130,15 +130,27 @@ export async function providerErrorMessage(res: Response): Promise<string> {
   return detail || res.statusText || "no details";
 }
 
-/** Splits a byte stream of server-sent events into the `data` payload of each event. */
-export async function* sseData(body: ReadableStream<Uint8Array>, onProgress?: () => void): AsyncGenerator<string> {
+/**
+ * Splits a byte stream of server-sent events into the `data` payload of each event. `signal`
+ * (a Deadline's) ends a read that waits too long, for streams that no fetch signal governs.
+ */
+export async function* sseData(body: ReadableStream<Uint8Array>, onProgress?: () => void, signal?: AbortSignal): AsyncGenerator<string> {
   const reader = body.getReader();
+  let stop: Promise<never> | undefined;
+  if (signal) {
+    stop = new Promise<never>((_, reject) => {
+      if (signal.aborted) reject(signal.reason);
+      else signal.addEventListener("abort", () => reject(signal.reason), { once: true });
+    });
+    stop.catch(() => {}); // observed through the race below
+  }
+  const read = () => (stop ? Promise.race([reader.read(), stop]) : reader.read());
   const decoder = new TextDecoder();
   let buffer = "";
   let data: string[] = [];
   try {
     for (;;) {
-      const { done, value } = await reader.read();
+      const { done, value } = await read();
       if (done) break;
       onProgress?.();
       buffer += decoder.decode(value, { stream: true });

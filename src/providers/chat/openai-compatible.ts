@@ -196,7 +196,7 @@ export class OpenAICompatibleChatModel extends BaseChatModel<OpenAICompatibleCal
           if (text) await runManager?.handleLLMNewToken(text);
           return;
         }
-        for await (const data of sseData(res.body, () => deadline.touch())) {
+        for await (const data of sseData(res.body, () => deadline.touch(), deadline.signal)) {
           if (data.trim() === "[DONE]") break;
           let event: Record<string, unknown>;
           try {

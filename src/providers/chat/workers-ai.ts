@@ -103,7 +103,7 @@ export class WorkersAIChatModel extends BaseChatModel {
         return;
       }
       try {
-        for await (const data of sseData(out as ReadableStream<Uint8Array>, () => deadline.touch())) {
+        for await (const data of sseData(out as ReadableStream<Uint8Array>, () => deadline.touch(), deadline.signal)) {
           if (deadline.signal.aborted) throw deadline.signal.reason;
           if (data.trim() === "[DONE]") break;
           let event: unknown;
