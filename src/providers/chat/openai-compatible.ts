@@ -12,7 +12,7 @@ import type { BaseLanguageModelInput } from "@langchain/core/language_models/bas
 import { badGateway, badRequest } from "../../errors";
 import type { Env } from "../../env";
 import { DEFAULT_TIMEOUT_MS, Deadline, RetryableProviderError, providerErrorMessage, sseData } from "./http";
-import { toWireMessages } from "./messages";
+import { contentText, toWireMessages } from "./messages";
 
 /** Where a call goes: the full chat completions URL, the headers (auth), a name for error messages. */
 export interface ChatEndpoint {
@@ -154,7 +154,7 @@ export class OpenAICompatibleChatModel extends BaseChatModel<OpenAICompatibleCal
     const choice = (json.choices as Array<Record<string, unknown>> | undefined)?.[0];
     const message = choice?.message as { content?: unknown; tool_calls?: WireToolCall[] } | undefined;
     if (!message) throw badGateway(`${this.endpoint.provider} answered without a message`);
-    const text = typeof message.content === "string" ? message.content : "";
+    const text = contentText(message.content);
     const usage = json.usage as Usage | undefined;
     const toolCalls = (message.tool_calls ?? []).map((c) => ({
       id: c.id,
