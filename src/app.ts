@@ -17,6 +17,8 @@ import { feedbackRoutes } from "./routes/feedback";
 import { variableRoutes } from "./routes/variables";
 import { credentialRoutes } from "./routes/credentials";
 import { upsertHistoryRoutes } from "./routes/upsert-history";
+import { predictionRoutes } from "./routes/prediction";
+import { widgetRoutes } from "./routes/widget";
 import pkg from "../package.json";
 
 export const API_BASE = "/api/v1";
@@ -45,6 +47,8 @@ export function createApp() {
   api.route("/variables", variableRoutes);
   api.route("/credentials", credentialRoutes);
   api.route("/upsert-history", upsertHistoryRoutes);
+  api.route("/prediction", predictionRoutes);
+  api.route("/", widgetRoutes);
 
   api.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {
     type: "http",

@@ -1,0 +1,74 @@
+import { z } from "@hono/zod-openapi";
+import { optionalAuth } from "../auth/bearer";
+import { assertChatflowAccess } from "../auth/chatflow-access";
+import { text, uuid } from "../schemas/common";
+import { IdParam } from "../schemas/common";
+import { canStreamFlow } from "../engine/run";
+import { getChatflow } from "../services/chatflows";
+import { abortRun } from "../services/prediction/runs";
+import { OPTIONAL_BEARER, createRouter, jsonResponse, publicRoute } from "./router";
+
+const tags = ["widget"];
+
+function parseConfig(chatbotConfig: string | null): Record<string, unknown> {
+  if (!chatbotConfig) return {};
+  try {
+    const value = JSON.parse(chatbotConfig);
+    return typeof value === "object" && value !== null && !Array.isArray(value) ? value : {};
+  } catch {
+    return {};
+  }
+}
+
+/** What a chat widget asks before its first message, and its stop button. */
+export const widgetRoutes = createRouter()
+  .openapi(
+    publicRoute({
+      method: "get", path: "/chatflows-streaming/{id}", tags,
+      summary: "Whether a chatflow streams (open for any chatflow; reveals nothing else)",
+      request: { params: IdParam }, responses: jsonResponse(z.object({ isStreaming: z.boolean() })),
+    }),
+    async (c) => {
+      const flow = await getChatflow(c.var.db, c.req.valid("param").id);
+      let isStreaming = false;
+      try {
+        isStreaming = canStreamFlow(flow.flowData);
+      } catch {
+        isStreaming = false; // a graph that cannot run cannot stream; prediction reports why
+      }
+      return c.json({ isStreaming }, 200);
+    },
+  )
+  .openapi(
+    publicRoute({
+      method: "get", path: "/public-chatbotConfig/{id}", tags, middleware: [optionalAuth], security: OPTIONAL_BEARER,
+      summary: "A chatflow's chatbotConfig and upload capabilities, for its widget",
+      request: { params: IdParam }, responses: jsonResponse(z.record(z.string(), z.unknown())),
+    }),
+    async (c) => {
+      const flow = await getChatflow(c.var.db, c.req.valid("param").id);
+      await assertChatflowAccess(c, flow);
+      // Capabilities are reported true only where the endpoint they make the widget call is served.
+      const uploads = {
+        isSpeechToTextEnabled: false,
+        isImageUploadAllowed: false,
+        isRAGFileUploadAllowed: false,
+        imgUploadSizeAndTypes: [],
+        fileUploadSizeAndTypes: [],
+      };
+      return c.json({ ...parseConfig(flow.chatbotConfig), uploads }, 200);
+    },
+  )
+  .openapi(
+    publicRoute({
+      method: "put", path: "/chatmessage/abort/{chatflowid}/{chatId}", tags,
+      summary: "Stop a chat's run in progress",
+      request: { params: z.object({ chatflowid: uuid(), chatId: text(1000) }) },
+      responses: jsonResponse(z.object({ aborted: z.boolean() })),
+    }),
+    async (c) => {
+      const { chatflowid, chatId } = c.req.valid("param");
+      await getChatflow(c.var.db, chatflowid);
+      return c.json({ aborted: abortRun(chatflowid, chatId) }, 200);
+    },
+  );

@@ -1,0 +1,39 @@
+import { z } from "@hono/zod-openapi";
+import { text } from "./common";
+
+const role = z.string().transform((r) => (r === "user" || r === "human" ? "userMessage" : r === "assistant" || r === "ai" ? "apiMessage" : r))
+  .pipe(z.enum(["userMessage", "apiMessage"]));
+
+export const PredictionRequest = z.object({
+  question: z.string().optional(),
+  streaming: z.boolean().optional(),
+  chatId: text(1000).pipe(z.string().min(1)).optional(),
+  overrideConfig: z.record(z.string(), z.unknown()).optional(),
+  history: z.array(z.object({ role, content: z.string() })).max(10_000).optional(),
+  uploads: z.array(z.object({
+    type: z.string().max(50),
+    name: text(1000),
+    data: z.string().optional(),
+    mime: text(200).optional(),
+  })).max(50).optional(),
+  form: z.record(z.string(), z.unknown()).optional(),
+  humanInput: z.record(z.string(), z.unknown()).optional(),
+  leadEmail: text(1000).optional(),
+}).refine((b) => b.question !== undefined || b.form !== undefined || b.humanInput !== undefined, {
+  message: "question is required", path: ["question"],
+}).openapi("PredictionRequest");
+
+export type PredictionInput = z.infer<typeof PredictionRequest>;
+
+export const PredictionResponse = z.object({
+  text: z.string(),
+  json: z.unknown().nullable(),
+  question: z.string(),
+  chatId: z.string(),
+  chatMessageId: z.string(),
+  sessionId: z.string(),
+  memoryType: z.string().nullable(),
+  sourceDocuments: z.array(z.unknown()),
+  usedTools: z.array(z.unknown()),
+  isStreamValid: z.boolean(),
+}).openapi("PredictionResponse");

@@ -1,0 +1,120 @@
+import { eq } from "drizzle-orm";
+import type { Db, Env } from "../../env";
+import { ApiError, badRequest, notFound } from "../../errors";
+import { assistant, chatFlow } from "../../db/schema";
+import { parseFlowData, unsupportedNodes } from "../../engine/graph";
+import { canStreamFlow, runFlow } from "../../engine/run";
+import type { RunContext, RunResult, StreamSink } from "../../engine/types";
+import { newId } from "../../lib/ids";
+import { nowIso } from "../../lib/time";
+import type { PredictionInput } from "../../schemas/prediction";
+import { getCredentialData } from "../credentials";
+import { loadSessionMemory, storeExchange } from "./memory";
+import { gateNodeOverrides, gateVarOverrides } from "./overrides";
+import { trackRun } from "./runs";
+import { type UploadInput, storeUploads } from "./uploads";
+import { loadVariables } from "./vars";
+
+export type RunnableFlow = typeof chatFlow.$inferSelect;
+
+/** The chatflow to run; 404 when the id names nothing. */
+export async function findRunnable(db: Db, id: string): Promise<RunnableFlow> {
+  const flow = await db.select().from(chatFlow).where(eq(chatFlow.id, id)).get();
+  if (flow) return flow;
+  const asst = await db.select({ id: assistant.id }).from(assistant).where(eq(assistant.id, id)).get();
+  if (asst) throw new ApiError(501, "Running assistants through /prediction is not available yet");
+  throw notFound(`Chatflow ${id} not found`);
+}
+
+export interface PreparedRun {
+  flow: RunnableFlow;
+  ctx: RunContext;
+  controller: AbortController;
+  streamable: boolean;
+  uploads: UploadInput[];
+  startedAt: string;
+  input: PredictionInput;
+  release: () => void;
+}
+
+/**
+ * Everything before the model is called: graph checks (400s), ids, gated overrides, variables.
+ * chatId = body chatId, else overrideConfig.sessionId, else new; sessionId = overrideConfig.sessionId, else chatId.
+ */
+export async function prepareRun(db: Db, env: Env, flow: RunnableFlow, input: PredictionInput, uploads: UploadInput[]): Promise<PreparedRun> {
+  const graph = parseFlowData(flow.flowData);
+  const unknown = unsupportedNodes(graph);
+  if (unknown.length) throw badRequest(`This chatflow uses nodes edgeflow does not support: ${unknown.join(", ")}`);
+
+  const overrideConfig = input.overrideConfig ?? {};
+  const overrideSession = typeof overrideConfig.sessionId === "string" && overrideConfig.sessionId ? overrideConfig.sessionId : undefined;
+  const chatId = input.chatId ?? overrideSession ?? newId();
+  const sessionId = overrideSession ?? chatId;
+  const history = input.history ?? [];
+  const vars = await loadVariables(db, env, gateVarOverrides(flow.apiConfig, overrideConfig));
+  const controller = new AbortController();
+
+  const ctx: RunContext = {
+    env, db, chatId, sessionId, history, vars,
+    chatflowid: flow.id,
+    question: input.question ?? "",
+    nodeOverrides: gateNodeOverrides(graph, flow.apiConfig, overrideConfig),
+    signal: controller.signal,
+    getCredential: (id) => getCredentialData(db, env.CREDENTIAL_ENCRYPTION_KEY, id),
+    loadMemory: (limit) => loadSessionMemory(db, flow.id, sessionId, history, limit),
+  };
+  return {
+    flow, ctx, controller, uploads, input,
+    streamable: canStreamFlow(flow.flowData),
+    startedAt: nowIso(),
+    release: trackRun(flow.id, chatId, controller),
+  };
+}
+
+export interface Completed {
+  result: RunResult;
+  chatMessageId: string;
+}
+
+/** Runs the flow; only after it succeeded are uploads and the two messages stored. */
+export async function executeRun(run: PreparedRun, files: R2Bucket, sink?: StreamSink): Promise<Completed> {
+  try {
+    const result = await runFlow(run.flow.flowData, run.ctx, sink);
+    if (run.controller.signal.aborted) throw new ApiError(499, "The run was aborted");
+    const fileUploads = run.uploads.length ? await storeUploads(files, run.flow.id, run.ctx.chatId, run.uploads) : undefined;
+    const chatMessageId = await storeExchange(run.ctx.db, {
+      chatflowid: run.flow.id,
+      chatId: run.ctx.chatId,
+      sessionId: run.ctx.sessionId,
+      memoryType: result.memoryType,
+      question: run.ctx.question,
+      answer: result.text,
+      startedAt: run.startedAt,
+      fileUploads,
+      leadEmail: run.input.leadEmail,
+      sourceDocuments: result.sourceDocuments,
+      usedTools: result.usedTools,
+      form: run.input.form,
+      humanInput: run.input.humanInput,
+    });
+    return { result, chatMessageId };
+  } finally {
+    run.release();
+  }
+}
+
+/** The JSON answer of a prediction. */
+export function predictionAnswer(run: PreparedRun, done: Completed) {
+  return {
+    text: done.result.text,
+    json: done.result.json ?? null,
+    question: run.ctx.question,
+    chatId: run.ctx.chatId,
+    chatMessageId: done.chatMessageId,
+    sessionId: run.ctx.sessionId,
+    memoryType: done.result.memoryType,
+    sourceDocuments: done.result.sourceDocuments ?? [],
+    usedTools: done.result.usedTools ?? [],
+    isStreamValid: run.streamable,
+  };
+}

@@ -1,0 +1,53 @@
+import { badRequest } from "../../errors";
+
+export interface UploadInput {
+  type: string;
+  name: string;
+  data?: string;
+  mime?: string;
+  /** Multipart files arrive as bytes rather than a data: URI. */
+  bytes?: Uint8Array;
+}
+
+export interface StoredUpload {
+  type: string;
+  name: string;
+  mime: string;
+  url?: string;
+}
+
+const DATA_URI = /^data:([^;,]*)(;base64)?,(.*)$/s;
+const safeName = (name: string) => name.replace(/[^\w.\- ]+/g, "_").slice(0, 200) || "file";
+
+/**
+ * Data-URI uploads go to R2 under `<chatflowid>/<chatId>/<name>` and are recorded without their
+ * data (type `stored-file`); `url` uploads pass through as they are.
+ */
+export async function storeUploads(files: R2Bucket, chatflowid: string, chatId: string, uploads: UploadInput[]): Promise<StoredUpload[]> {
+  const out: StoredUpload[] = [];
+  for (const upload of uploads) {
+    if (upload.type === "url") {
+      out.push({ type: "url", name: upload.name, mime: upload.mime ?? "", url: upload.data });
+      continue;
+    }
+    const { bytes, mime } = upload.bytes ? { bytes: upload.bytes, mime: upload.mime ?? "" } : decodeDataUri(upload);
+    const name = safeName(upload.name);
+    const type = upload.mime || mime || "application/octet-stream";
+    await files.put(`${chatflowid}/${chatId}/${name}`, bytes, { httpMetadata: { contentType: type } });
+    out.push({ type: "stored-file", name, mime: type });
+  }
+  return out;
+}
+
+/** Bytes and media type of a data: URI upload; 400 when it is not one. */
+export function decodeDataUri(upload: UploadInput): { bytes: Uint8Array; mime: string } {
+  const match = upload.data ? DATA_URI.exec(upload.data) : null;
+  if (!match) throw badRequest(`uploads: ${upload.name} must carry its data as a data: URI`);
+  const [, mime, base64, payload] = match;
+  try {
+    const bytes = base64 ? Uint8Array.from(atob(payload), (ch) => ch.charCodeAt(0)) : new TextEncoder().encode(decodeURIComponent(payload));
+    return { bytes, mime };
+  } catch {
+    throw badRequest(`uploads: ${upload.name} has malformed data`);
+  }
+}
