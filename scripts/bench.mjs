@@ -136,6 +136,12 @@ const RANGE = { startDate: "2026-11-04T00:00:00.000Z", endDate: "2026-11-14T00:0
 
 const SCENARIOS = [
   {
+    // The floor: wrangler dev's own request path (its proxy into workerd) with no D1 and no auth.
+    // What an endpoint costs edgeflow is its figure minus this one.
+    name: "GET /ping (floor: no auth, no D1)",
+    request: () => ({ method: "GET", path: "/ping" }),
+  },
+  {
     name: "GET /chatflows (200 stored)",
     async setup(ctx) {
       const probe = await ctx.api("GET", "/chatflows");
