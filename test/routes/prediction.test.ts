@@ -287,3 +287,15 @@ describe("widget endpoints", () => {
     expect(await json("PUT", `/chatmessage/abort/${id}/nothing-running`, { token: null })).toEqual({ aborted: false });
   });
 });
+
+describe("abort of a JSON (non-streaming) run", () => {
+  it("answers a clear 499 error, and stores nothing", async () => {
+    const id = await saveFlow(llmChain);
+    const pending = call("POST", `/prediction/${id}`, { body: { question: "[slow] json answer", chatId: "abort-json" } });
+    await new Promise((r) => setTimeout(r, 150));
+    expect(await json("PUT", `/chatmessage/abort/${id}/abort-json`, { token: null })).toEqual({ aborted: true });
+    const err = await expectError(await pending, 499);
+    expect(err.message).toBe("The run was aborted");
+    expect(await messagesOf(id)).toEqual([]);
+  });
+});

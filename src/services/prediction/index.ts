@@ -71,6 +71,9 @@ export async function prepareRun(db: Db, env: Env, flow: RunnableFlow, input: Pr
   };
 }
 
+// 499 (client closed request): the run was stopped by its caller, by abort or by disconnecting.
+const aborted = () => new ApiError(499, "The run was aborted");
+
 export interface Completed {
   result: RunResult;
   chatMessageId: string;
@@ -79,8 +82,10 @@ export interface Completed {
 /** Runs the flow; only after it succeeded are uploads and the two messages stored. */
 export async function executeRun(run: PreparedRun, files: R2Bucket, sink?: StreamSink): Promise<Completed> {
   try {
-    const result = await runFlow(run.flow.flowData, run.ctx, sink);
-    if (run.controller.signal.aborted) throw new ApiError(499, "The run was aborted");
+    const result = await runFlow(run.flow.flowData, run.ctx, sink).catch((err: unknown) => {
+      throw run.controller.signal.aborted ? aborted() : err;
+    });
+    if (run.controller.signal.aborted) throw aborted();
     const fileUploads = run.uploads.length ? await storeUploads(files, run.flow.id, run.ctx.chatId, run.uploads) : undefined;
     const chatMessageId = await storeExchange(run.ctx.db, {
       chatflowid: run.flow.id,
