@@ -1,0 +1,137 @@
+// End to end with Flowise's real chat widget: Debian's Chromium, driven by playwright-core, loads
+// flowise-embed's web.js from a page on another origin and chats with a public chatflow served
+// by `npm run dev` (local D1/R2), its model the OpenAI-compatible stand-in. Ends with the
+// `N passed, N failed` line; exit code 1 on any failure.
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { chromium } from "playwright-core";
+import { startStandin } from "../standin/server.mjs";
+import { root, startEdgeflow, startPageServer, widgetPage } from "./servers.mjs";
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+// Flags for a closed network: without the background-networking ones Chromium keeps dialling out.
+const CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
+
+const results = [];
+async function step(name, fn) {
+  const t0 = Date.now();
+  try {
+    await fn();
+    results.push({ name, ok: true });
+    console.log(`  ✓ ${name} (${Date.now() - t0} ms)`);
+  } catch (err) {
+    results.push({ name, ok: false });
+    console.log(`  ✗ ${name}\n    ${String(err?.stack ?? err).split("\n").slice(0, 6).join("\n    ")}`);
+  }
+}
+
+function assert(condition, message) {
+  if (!condition) throw new Error(message);
+}
+
+if (!existsSync(CHROMIUM)) {
+  console.log(`Chromium not found at ${CHROMIUM} (install Debian's chromium, or set CHROMIUM_PATH)`);
+  console.log("0 passed, 1 failed");
+  process.exit(1);
+}
+
+const standin = await startStandin();
+const edgeflow = await startEdgeflow();
+const apiHost = edgeflow.url.replace(/\/api\/v1$/, "");
+const headers = { Authorization: `Bearer ${edgeflow.adminKey}`, "content-type": "application/json" };
+async function api(method, path, body) {
+  const res = await fetch(edgeflow.url + path, { method, headers, body: body && JSON.stringify(body) });
+  const json = await res.json();
+  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
+  return json;
+}
+
+// A public llm-chain chatflow (the marketplace template) with feedback and lead capture switched on.
+const credential = await api("POST", "/credentials", { name: "stand-in", credentialName: "openAIApi", plainDataObj: { openAIApiKey: "sk-e2e" } });
+const template = JSON.parse(readFileSync(join(root, "test/engine/fixtures/llm-chain.json"), "utf8"));
+for (const node of template.nodes) {
+  if (node.data.category === "Chat Models") {
+    node.data.inputs.basepath = `${standin.url}/v1`;
+    node.data.credential = credential.id;
+  }
+}
+const flowData = JSON.stringify({ nodes: template.nodes, edges: template.edges });
+const leads = { status: true, title: "Who are you?", name: true, email: true, phone: false, successMessage: "Thanks!" };
+const open = await api("POST", "/chatflows", { name: "widget e2e", isPublic: true, flowData, chatbotConfig: JSON.stringify({ chatFeedback: { status: true }, leads }) });
+const guarded = await api("POST", "/chatflows", {
+  name: "widget e2e (origins)", isPublic: true, flowData,
+  chatbotConfig: JSON.stringify({ allowedOrigins: ["https://only-this-site.example"], allowedOriginsError: "This chatbot is not available on this site" }),
+});
+
+const pages = await startPageServer({ "/": widgetPage(open.id, apiHost), "/guarded": widgetPage(guarded.id, apiHost) });
+const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+console.log(`widget e2e: page ${pages.origin}, API ${apiHost}, Chromium ${browser.version()}`);
+
+try {
+  const page = await browser.newPage();
+  const botBubbles = page.locator('[data-testid="host-bubble"]');
+  await page.goto(`${pages.origin}/`);
+
+  await step("the lead form is shown and its lead is stored", async () => {
+    await page.locator('input[name="name"]').fill("Ada Lovelace");
+    await page.locator('input[name="email"]').fill("ada@example.com");
+    await page.locator('form button[type="submit"]').click();
+    await page.getByText("Thanks!").waitFor({ timeout: 10_000 });
+    const stored = await api("GET", `/leads/${open.id}`);
+    assert(stored.length === 1 && stored[0].name === "Ada Lovelace" && stored[0].email === "ada@example.com", `leads: ${JSON.stringify(stored)}`);
+  });
+
+  let finalText = "";
+  await step("a question gets its answer streamed in, token by token", async () => {
+    const input = page.locator("textarea");
+    await input.waitFor({ state: "visible" });
+    await page.waitForFunction(() => !document.querySelector("flowise-fullchatbot")?.shadowRoot?.querySelector("textarea")?.disabled, null, { timeout: 10_000 });
+    await input.fill("[slow] bright socks");
+    await input.press("Enter");
+    const answer = botBubbles.filter({ hasText: "company that makes" }).last();
+    await answer.waitFor({ timeout: 15_000 });
+    // The stand-in sends a token every 300 ms: a partial answer must be visible before the whole.
+    const partial = await answer.innerText();
+    await botBubbles.filter({ hasText: "bright socks?" }).last().waitFor({ timeout: 15_000 });
+    finalText = await answer.innerText();
+    assert(finalText.includes("echo: What is a good name for a company that makes [slow] bright socks?"), `answer: ${finalText}`);
+    assert(partial.length < finalText.length, `no partial answer seen (partial ${JSON.stringify(partial)})`);
+    const messages = await api("GET", `/chatmessage/${open.id}`);
+    assert(messages.length === 2 && messages[1].content === finalText.trim(), `stored: ${JSON.stringify(messages.map((m) => m.content))}`);
+  });
+
+  await step("thumbs-up on the answer stores the feedback", async () => {
+    const thumbsUp = page.locator('button[title="Thumbs Up"]').last();
+    await thumbsUp.waitFor({ timeout: 10_000 });
+    await thumbsUp.click();
+    let feedback = [];
+    for (let i = 0; i < 40 && !feedback.length; i++) {
+      await new Promise((r) => setTimeout(r, 250));
+      feedback = await api("GET", `/feedback/${open.id}`);
+    }
+    const [answerMessage] = (await api("GET", `/chatmessage/${open.id}`)).filter((m) => m.role === "apiMessage");
+    assert(feedback.length === 1 && feedback[0].rating === "THUMBS_UP" && feedback[0].messageId === answerMessage.id, `feedback: ${JSON.stringify(feedback)}`);
+  });
+
+  await step("a page whose origin is not allowed sees the allowedOriginsError message", async () => {
+    const other = await browser.newPage();
+    await other.goto(`${pages.origin}/guarded`);
+    const input = other.locator("textarea");
+    await input.waitFor({ state: "visible" });
+    await input.fill("hello?");
+    await input.press("Enter");
+    await other.locator('[data-testid="host-bubble"]').filter({ hasText: "This chatbot is not available on this site" }).waitFor({ timeout: 10_000 });
+    const messages = await api("GET", `/chatmessage/${guarded.id}`);
+    assert(messages.length === 0, "nothing may be stored for a refused origin");
+  });
+} finally {
+  await browser.close();
+  await pages.close();
+  edgeflow.stop();
+  await standin.close();
+}
+
+const passed = results.filter((r) => r.ok).length;
+const failed = results.length - passed;
+console.log(`${passed} passed, ${failed} failed`);
+process.exit(failed ? 1 : 0);
