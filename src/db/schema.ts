@@ -1,4 +1,4 @@
-import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import type { AssistantType, ChatType, ChatflowType, DocumentStoreStatus, FeedbackRating, MessageRole, VariableType } from "./enums";
 
 // Timestamps are ISO 8601 UTC strings with milliseconds: they sort lexicographically,
@@ -121,6 +121,52 @@ export const documentStoreFileChunk = sqliteTable("document_store_file_chunk", {
   pageContent: text("pageContent").notNull(),
   metadata: text("metadata").notNull().default("{}"),
 }, (t) => [index("idx_chunk_store_doc_no").on(t.storeId, t.docId, t.chunkNo)]);
+
+/**
+ * The documents a vector store holds, per provider and namespace (a document store's id unless
+ * configured): the text stays in D1 for every provider, so Vectorize metadata carries only ids.
+ * `id` is the vector id (the record manager's content hash, or a fresh UUID without one).
+ */
+export const vectorDocument = sqliteTable("vector_document", {
+  provider: text("provider").notNull(),
+  namespace: text("namespace").notNull(),
+  id: text("id").notNull(),
+  docId: text("docId"),
+  pageContent: text("pageContent").notNull(),
+  metadata: text("metadata").notNull().default("{}"),
+}, (t) => [
+  primaryKey({ columns: [t.provider, t.namespace, t.id] }),
+  index("idx_vector_document_doc").on(t.provider, t.namespace, t.docId),
+]);
+
+/**
+ * The local vector store's embeddings, apart from the text so a query scans only compact rows:
+ * each vector normalised, quantised to int8 (`scale` restores it) and base64-encoded.
+ */
+export const localEmbedding = sqliteTable("local_embedding", {
+  namespace: text("namespace").notNull(),
+  id: text("id").notNull(),
+  dims: integer("dims").notNull(),
+  scale: real("scale").notNull(),
+  vector: text("vector").notNull(),
+}, (t) => [primaryKey({ columns: [t.namespace, t.id] })]);
+
+/**
+ * The record manager (LangChain indexing): one row per indexed chunk hash. `groupId` is the
+ * chunk's source (sourceIdKey), `docId` its loader; `updatedAt` is a millisecond clock.
+ */
+export const recordManager = sqliteTable("record_manager", {
+  namespace: text("namespace").notNull(),
+  key: text("key").notNull(),
+  groupId: text("groupId"),
+  docId: text("docId"),
+  updatedAt: real("updatedAt").notNull(),
+}, (t) => [
+  primaryKey({ columns: [t.namespace, t.key] }),
+  index("idx_record_manager_time").on(t.namespace, t.updatedAt),
+  index("idx_record_manager_group").on(t.namespace, t.groupId),
+  index("idx_record_manager_doc").on(t.namespace, t.docId),
+]);
 
 export const variable = sqliteTable("variable", {
   id: text("id").primaryKey(),
