@@ -1,7 +1,8 @@
 import { eq } from "drizzle-orm";
 import type { Db, Env } from "../../env";
 import { ApiError, badRequest, notFound } from "../../errors";
-import { assistant, chatFlow } from "../../db/schema";
+import { chatFlow } from "../../db/schema";
+import { assistantFlowData } from "../assistant-flow";
 import { parseFlowData, unsupportedNodes } from "../../engine/graph";
 import { canStreamFlow, runFlow } from "../../engine/run";
 import type { RunContext, RunResult, StreamSink } from "../../engine/types";
@@ -21,8 +22,16 @@ export type RunnableFlow = typeof chatFlow.$inferSelect;
 export async function findRunnable(db: Db, id: string): Promise<RunnableFlow> {
   const flow = await db.select().from(chatFlow).where(eq(chatFlow.id, id)).get();
   if (flow) return flow;
-  const asst = await db.select({ id: assistant.id }).from(assistant).where(eq(assistant.id, id)).get();
-  if (asst) throw new ApiError(501, "Running assistants through /prediction is not available yet");
+  // An assistant runs as a graph made from its details; it is never public and has no key or origins.
+  const flowData = await assistantFlowData(db, id);
+  if (flowData) {
+    const now = nowIso();
+    return {
+      id, flowData, name: "assistant", type: "ASSISTANT", deployed: true, isPublic: false, apikeyid: null,
+      chatbotConfig: null, apiConfig: null, analytic: null, speechToText: null, textToSpeech: null,
+      followUpPrompts: null, category: null, createdDate: now, updatedDate: now,
+    };
+  }
   throw notFound(`Chatflow ${id} not found`);
 }
 
