@@ -1,13 +1,13 @@
 import { z } from "@hono/zod-openapi";
 import { DeletedResponse, IdParam, PageQuery, listOf } from "../schemas/common";
-import { ApiKeyParam, Chatflow, ChatflowCreate, ChatflowListQuery, ChatflowUpdate } from "../schemas/chatflows";
+import { ApiKeyParam, Chatflow, ChatflowCreate, ChatflowListQuery, ChatflowSaved, ChatflowUpdate } from "../schemas/chatflows";
 import * as service from "../services/chatflows";
 import { VALIDATION_422, createRouter, jsonBody, jsonResponse, protectedRoute } from "./router";
 
 const tags = ["chatflows"];
 export const chatflowRoutes = createRouter()
   .openapi(
-    protectedRoute({ method: "post", path: "/", tags, summary: "Create a chatflow", middleware: [VALIDATION_422], request: { body: jsonBody(ChatflowCreate) }, responses: jsonResponse(Chatflow) }),
+    protectedRoute({ method: "post", path: "/", tags, summary: "Create a chatflow", middleware: [VALIDATION_422], request: { body: jsonBody(ChatflowCreate) }, responses: jsonResponse(ChatflowSaved) }),
     async (c) => c.json(await service.createChatflow(c.var.db, c.req.valid("json")), 200),
   )
   .openapi(
@@ -26,7 +26,7 @@ export const chatflowRoutes = createRouter()
     async (c) => c.json(await service.getChatflow(c.var.db, c.req.valid("param").id), 200),
   )
   .openapi(
-    protectedRoute({ method: "put", path: "/{id}", tags, summary: "Update a chatflow (partial)", request: { params: IdParam, body: jsonBody(ChatflowUpdate) }, responses: jsonResponse(Chatflow) }),
+    protectedRoute({ method: "put", path: "/{id}", tags, summary: "Update a chatflow (partial)", request: { params: IdParam, body: jsonBody(ChatflowUpdate) }, responses: jsonResponse(ChatflowSaved) }),
     async (c) => c.json(await service.updateChatflow(c.var.db, c.req.valid("param").id, c.req.valid("json")), 200),
   )
   .openapi(

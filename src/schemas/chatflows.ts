@@ -57,4 +57,15 @@ export const Chatflow = z.object({
   updatedDate: z.string(),
 }).openapi("Chatflow");
 
+/** What POST and PUT answer: the record as stored, plus a warning that is never stored. */
+export const ChatflowSaved = Chatflow.extend({
+  warning: z.string().optional().openapi({
+    description:
+      "Present only when the flowData just saved cannot run as it is: it names the nodes edgeflow does not support " +
+      "(\"Unsupported nodes: faiss, serpAPI\", sorted), or says why the graph cannot be read (\"flowData cannot be run: …\"). " +
+      "The chatflow is saved either way; a prediction on it answers 400 with the same reason.",
+    example: "Unsupported nodes: faiss, serpAPI",
+  }),
+}).openapi("ChatflowSaved");
+
 export const ApiKeyParam = z.object({ apikey: text(256) });

@@ -1,7 +1,7 @@
 import type { z } from "@hono/zod-openapi";
 import { and, eq } from "drizzle-orm";
 import type { Db } from "../env";
-import { invalid, notFound, unauthorized } from "../errors";
+import { ApiError, invalid, notFound, unauthorized } from "../errors";
 import { apiKey, assistant, chatFlow, chatMessage, chatMessageFeedback, lead, upsertHistory } from "../db/schema";
 import type { ChatflowCreate, ChatflowUpdate } from "../schemas/chatflows";
 import type { ChatflowType } from "../db/enums";
@@ -9,6 +9,7 @@ import type { PageQueryInput } from "../schemas/common";
 import { type Resource, findRecord, insertRecord, listRecords, updateRecord } from "./crud";
 import { findApiKeyIdByToken } from "./apikeys";
 import { deleteFilesUnder } from "./files";
+import { parseFlowData, unsupportedNodes } from "../engine/graph";
 
 const chatflows: Resource<typeof chatFlow> = { table: chatFlow, label: "Chatflow", sqlName: "chat_flow" };
 
@@ -20,14 +21,35 @@ async function assertApiKeyExists(db: Db, apikeyid: string | null | undefined): 
   if (!found) throw invalid(`apikeyid: API key ${apikeyid} not found`);
 }
 
+/**
+ * Why a prediction on this flowData would answer 400, said at save time: nodes the engine does not
+ * build, or a graph it cannot read. Undefined when neither. (Graph checks that depend on the
+ * wiring — an ending node, cycles — are left to prediction: drafts are saved half-built.)
+ */
+export function flowDataWarning(flowData: string): string | undefined {
+  try {
+    const unknown = unsupportedNodes(parseFlowData(flowData));
+    return unknown.length ? `Unsupported nodes: ${unknown.join(", ")}` : undefined;
+  } catch (err) {
+    if (err instanceof ApiError) return `flowData cannot be run: ${err.message}`;
+    throw err;
+  }
+}
+
+/** The saved record as stored, plus `warning` only when the flowData just saved has one. */
+function withWarning<T extends ChatflowRow>(row: T, flowData: string | undefined): T & { warning?: string } {
+  const warning = flowData === undefined ? undefined : flowDataWarning(flowData);
+  return warning ? { ...row, warning } : row;
+}
+
 export async function createChatflow(db: Db, input: z.infer<typeof ChatflowCreate>) {
   await assertApiKeyExists(db, input.apikeyid);
-  return insertRecord(db, chatflows, input);
+  return withWarning(await insertRecord(db, chatflows, input), input.flowData);
 }
 
 export async function updateChatflow(db: Db, id: string, patch: z.infer<typeof ChatflowUpdate>) {
   await assertApiKeyExists(db, patch.apikeyid);
-  return updateRecord(db, chatflows, id, patch);
+  return withWarning(await updateRecord(db, chatflows, id, patch), patch.flowData);
 }
 
 export const getChatflow = (db: Db, id: string) => findRecord(db, chatflows, id);

@@ -54,8 +54,11 @@ describe("chatflows: create and read", () => {
     };
     const created = await json("POST", "/chatflows", { body });
     const { id: _id, ...rest } = body;
-    expect(created).toEqual({ id, ...rest, createdDate: expect.stringMatching(ISO), updatedDate: expect.stringMatching(ISO) });
-    expect(await json("GET", `/chatflows/${id}`)).toEqual(created);
+    // The answer adds a warning (this graph cannot run); the stored record is the rest of it.
+    const { warning, ...record } = created;
+    expect(warning).toBe("flowData cannot be run: flowData node a has no data.name");
+    expect(record).toEqual({ id, ...rest, createdDate: expect.stringMatching(ISO), updatedDate: expect.stringMatching(ISO) });
+    expect(await json("GET", `/chatflows/${id}`)).toEqual(record);
   });
 
   it("accepts each chatflow type and refuses others with 422", async () => {
@@ -119,7 +122,10 @@ describe("chatflows: update", () => {
 
     await sleep();
     const second = await json("PUT", `/chatflows/${flow.id}`, { body: { flowData: '{"nodes":[{"id":"n"}], "edges":[]}', type: "MULTIAGENT", isPublic: true } });
-    expect(second).toEqual({ ...updated, flowData: '{"nodes":[{"id":"n"}], "edges":[]}', type: "MULTIAGENT", isPublic: true, updatedDate: expect.stringMatching(ISO) });
+    expect(second).toEqual({
+      ...updated, flowData: '{"nodes":[{"id":"n"}], "edges":[]}', type: "MULTIAGENT", isPublic: true, updatedDate: expect.stringMatching(ISO),
+      warning: "flowData cannot be run: flowData node n has no data.name",
+    });
     expect(second.updatedDate > updated.updatedDate).toBe(true);
   });
 
