@@ -1,0 +1,82 @@
+// Embeddings providers by Flowise node name. The engine's embedding nodes and the document store
+// service both build through here, so adding a provider is adding one entry.
+import type { Embeddings } from "@langchain/core/embeddings";
+import type { Env } from "../../env";
+import { badRequest } from "../../errors";
+import { LOCAL_HASH_DIMS, LocalHashEmbeddings } from "./local-hash";
+import { OpenAICompatibleEmbeddings } from "./openai";
+import type { EmbeddingsDefinition, ProviderDeps } from "./types";
+import { WORKERS_AI_EMBEDDING_MODEL, WorkersAIEmbeddings, isAiBound } from "./workers-ai";
+
+const str = (v: unknown): string | undefined => (typeof v === "string" && v.trim() ? v.trim() : undefined);
+const num = (v: unknown): number | undefined => {
+  const n = typeof v === "number" ? v : typeof v === "string" && v.trim() ? Number(v) : NaN;
+  return Number.isFinite(n) ? n : undefined;
+};
+
+async function credentialOf(config: Record<string, unknown>, deps: ProviderDeps): Promise<Record<string, unknown>> {
+  const id = str(config.credential) ?? str(config.FLOWISE_CREDENTIAL_ID);
+  return id ? deps.getCredential(id) : {};
+}
+
+export const LOCAL_EMBEDDINGS = "localHashEmbeddings";
+export const WORKERS_AI_EMBEDDINGS = "cloudflareWorkersAIEmbeddings";
+
+const definitions: EmbeddingsDefinition[] = [
+  {
+    name: LOCAL_EMBEDDINGS,
+    build: (config) => {
+      const dims = num(config.dimensions) ?? LOCAL_HASH_DIMS;
+      if (!Number.isInteger(dims) || dims < 8 || dims > 4096) throw badRequest("localHashEmbeddings dimensions must be a whole number from 8 to 4096");
+      return new LocalHashEmbeddings({ dims });
+    },
+  },
+  {
+    name: WORKERS_AI_EMBEDDINGS,
+    aliases: ["workersAIEmbeddings"],
+    build: (config, { env }) =>
+      new WorkersAIEmbeddings({
+        ai: env.AI as never,
+        model: str(config.modelName) ?? str(config.model) ?? WORKERS_AI_EMBEDDING_MODEL,
+        batchSize: num(config.batchSize),
+        timeoutMs: num(config.timeout),
+      }),
+  },
+  {
+    name: "openAIEmbeddings",
+    aliases: ["openAIEmbeddingsCustom"],
+    async build(config, deps) {
+      const credential = await credentialOf(config, deps);
+      const model = str(config.modelName) ?? str(config.model) ?? "text-embedding-3-small";
+      // A model name starting @cf/ goes to Workers AI, as for chat models.
+      if (model.startsWith("@cf/")) return new WorkersAIEmbeddings({ ai: deps.env.AI as never, model, batchSize: num(config.batchSize) });
+      return new OpenAICompatibleEmbeddings({
+        baseUrl: str(config.basepath) ?? str(credential.basePath) ?? str(deps.env.OPENAI_BASE_URL) ?? "https://api.openai.com/v1",
+        apiKey: str(credential.openAIApiKey) ?? str(deps.env.OPENAI_API_KEY),
+        model,
+        dimensions: num(config.dimensions),
+        batchSize: num(config.batchSize),
+        stripNewLines: config.stripNewLines === false || config.stripNewLines === "false" ? false : undefined,
+        timeoutMs: num(config.timeout),
+      });
+    },
+  },
+];
+
+const byName = new Map<string, EmbeddingsDefinition>();
+for (const def of definitions) for (const n of [def.name, ...(def.aliases ?? [])]) byName.set(n, def);
+
+export const supportedEmbeddings = (): string[] => [...byName.keys()].sort();
+
+/** The deployment's default: Workers AI when the AI binding is there, else the local embedder. */
+export const defaultEmbeddingsName = (env: Env): string => (isAiBound(env.AI) ? WORKERS_AI_EMBEDDINGS : LOCAL_EMBEDDINGS);
+
+export function embeddingsDefinition(name: string): EmbeddingsDefinition {
+  const def = byName.get(name);
+  if (!def) throw badRequest(`Unknown embedding "${name}". Supported: ${supportedEmbeddings().join(", ")}`);
+  return def;
+}
+
+export async function buildEmbeddings(name: string, config: Record<string, unknown>, deps: ProviderDeps): Promise<Embeddings> {
+  return embeddingsDefinition(name).build(config, deps);
+}

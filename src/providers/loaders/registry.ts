@@ -1,0 +1,65 @@
+// Document loaders by Flowise node name. Each reads its files or URL into Documents; the shared
+// step here merges the request's metadata and drops omitted keys, as Flowise's loaders do.
+import { Document } from "@langchain/core/documents";
+import { badRequest } from "../../errors";
+import { docxLoader } from "./docx";
+import { fileLoaders } from "./files";
+import { pdfLoader } from "./pdf";
+import { extensionOf } from "./text-util";
+import type { LoaderDefinition, LoaderInput } from "./types";
+import { webLoader } from "./web";
+
+const plainTextLoader: LoaderDefinition = {
+  name: "plainText",
+  label: "Plain Text",
+  async load({ config }) {
+    const text = typeof config.text === "string" ? config.text : "";
+    if (!text.trim()) throw badRequest("plainText needs a non-empty `text`");
+    return [new Document({ pageContent: text, metadata: {} })];
+  },
+};
+
+const definitions: LoaderDefinition[] = [plainTextLoader, ...fileLoaders, pdfLoader, docxLoader, webLoader];
+
+const byName = new Map<string, LoaderDefinition>();
+for (const def of definitions) for (const n of [def.name, ...(def.aliases ?? [])]) byName.set(n, def);
+
+export const supportedLoaders = (): string[] => [...byName.keys()].sort();
+
+export function loaderDefinition(name: string): LoaderDefinition {
+  const def = byName.get(name);
+  if (!def) throw badRequest(`Unknown loader "${name}". Supported: ${supportedLoaders().join(", ")}`);
+  return def;
+}
+
+/** Flowise's choice of file input by extension (mapExtToInputField), then our loader for it. */
+const EXT_LOADER: Record<string, string> = { pdf: "pdfFile", json: "jsonFile", csv: "csvFile", jsonl: "jsonlinesFile", docx: "docxFile" };
+export const loaderForFile = (name: string): string => EXT_LOADER[extensionOf(name)] ?? "textFile";
+
+function metadataObject(value: unknown): Record<string, unknown> {
+  if (value === undefined || value === null || value === "") return {};
+  let v = value;
+  if (typeof v === "string") {
+    try {
+      v = JSON.parse(v);
+    } catch {
+      throw badRequest("Loader metadata must be a JSON object");
+    }
+  }
+  if (!v || typeof v !== "object" || Array.isArray(v)) throw badRequest("Loader metadata must be a JSON object");
+  return v as Record<string, unknown>;
+}
+
+/** Loads with the named loader, then applies `metadata` and `omitMetadataKeys` from its config. */
+export async function loadDocuments(name: string, input: LoaderInput): Promise<Document[]> {
+  const def = loaderDefinition(name);
+  const extra = metadataObject(input.config.metadata);
+  const omit = typeof input.config.omitMetadataKeys === "string" ? input.config.omitMetadataKeys.split(",").map((s) => s.trim()).filter(Boolean) : [];
+  const docs = await def.load(input);
+  return docs.map((d) => {
+    let metadata: Record<string, unknown> = { ...d.metadata, ...extra };
+    if (omit.includes("*")) metadata = { ...extra };
+    else for (const k of omit) delete metadata[k];
+    return new Document({ pageContent: d.pageContent, metadata });
+  });
+}

@@ -1,0 +1,31 @@
+import type { Document } from "@langchain/core/documents";
+
+/** A file a loader reads: an upload, or one kept in R2 from an earlier upsert. */
+export interface LoaderFile {
+  name: string;
+  mime: string;
+  bytes: Uint8Array;
+}
+
+export interface LoaderInput {
+  /** The loader's config (Flowise inputs), file fields already resolved into `files`. */
+  config: Record<string, unknown>;
+  files: LoaderFile[];
+  /** Hosts that URL-fetching loaders may reach despite the private-address rule (OUTBOUND_ALLOW). */
+  outboundAllow: string[];
+  /** Largest file or page accepted, in bytes. */
+  maxBytes: number;
+}
+
+export interface LoaderDefinition {
+  /** Flowise node name, e.g. `pdfFile`. */
+  name: string;
+  aliases?: string[];
+  /** Flowise's display label, stored as the loader's `loaderName`. */
+  label: string;
+  /** The config field that holds its files (`txtFile`, `pdfFile`, …); absent for non-file loaders. */
+  fileField?: string;
+  /** Whether an uploaded file is of a kind this loader reads (else 415). */
+  accepts?(file: { name: string; mime: string }): boolean;
+  load(input: LoaderInput): Promise<Document[]>;
+}

@@ -1,0 +1,114 @@
+// cheerioWebScraper: fetches one page (the URL checked by url-guard, redirects followed by hand so
+// each hop is checked too) and extracts its text with HTMLRewriter — the workers runtime's own
+// streaming HTML parser, so no DOM library is bundled. `selector` narrows the text (default body).
+import { Document } from "@langchain/core/documents";
+import { badRequest, gatewayTimeout } from "../../errors";
+import { decodeXmlEntities } from "./docx";
+import type { LoaderDefinition } from "./types";
+import { checkOutboundUrl } from "./url-guard";
+
+const FETCH_TIMEOUT_MS = 30_000;
+const MAX_REDIRECTS = 5;
+const HTML_ENTITIES: Record<string, string> = { nbsp: " ", ndash: "–", mdash: "—", hellip: "…", rsquo: "’", lsquo: "‘", rdquo: "”", ldquo: "“", copy: "©", reg: "®", trade: "™" };
+const SKIP = "script, style, noscript, template, svg, iframe, object, head";
+const BLOCK = "p, div, br, li, ul, ol, h1, h2, h3, h4, h5, h6, tr, table, section, article, header, footer, nav, aside, main, blockquote, pre, hr, dt, dd, figcaption";
+
+const decodeHtml = (s: string) => decodeXmlEntities(s.replace(/&([a-z]+);/gi, (m, e: string) => HTML_ENTITIES[e.toLowerCase()] ?? m));
+
+async function fetchChecked(raw: string, allow: string[], maxBytes: number): Promise<{ url: string; html: string; type: string }> {
+  let url = checkOutboundUrl(raw, allow);
+  const signal = AbortSignal.timeout(FETCH_TIMEOUT_MS);
+  for (let hop = 0; ; hop++) {
+    let res: Response;
+    try {
+      res = await fetch(url.toString(), { redirect: "manual", signal, headers: { accept: "text/html,application/xhtml+xml,text/plain;q=0.9,*/*;q=0.5", "user-agent": "edgeflow-document-loader" } });
+    } catch (err) {
+      if (signal.aborted) throw gatewayTimeout(`${url.origin} did not answer within ${FETCH_TIMEOUT_MS / 1000} s`);
+      throw badRequest(`Could not fetch ${url}: ${err instanceof Error ? err.message : String(err)}`);
+    }
+    if (res.status >= 300 && res.status < 400 && res.headers.get("location")) {
+      if (hop >= MAX_REDIRECTS) throw badRequest(`Too many redirects fetching ${raw}`);
+      url = checkOutboundUrl(new URL(res.headers.get("location")!, url).toString(), allow);
+      await res.body?.cancel();
+      continue;
+    }
+    if (!res.ok) throw badRequest(`Fetching ${url} answered ${res.status}`);
+    const length = Number(res.headers.get("content-length"));
+    if (Number.isFinite(length) && length > maxBytes) throw badRequest(`The page at ${url} is larger than the upload limit`);
+    const bytes = new Uint8Array(await res.arrayBuffer());
+    if (bytes.length > maxBytes) throw badRequest(`The page at ${url} is larger than the upload limit`);
+    return { url: url.toString(), html: new TextDecoder().decode(bytes), type: res.headers.get("content-type") ?? "" };
+  }
+}
+
+/** Visible text of an HTML page under `selector`, blocks on their own lines; and its title. */
+export async function htmlToText(html: string, selector = "body"): Promise<{ text: string; title?: string }> {
+  const parts: string[] = [];
+  let skipping = 0;
+  let title = "";
+  let inTitle = false;
+  const rewriter = new HTMLRewriter()
+    .on("title", {
+      element(el) {
+        inTitle = true;
+        el.onEndTag(() => {
+          inTitle = false;
+        });
+      },
+      text(t) {
+        if (inTitle) title += t.text;
+      },
+    })
+    .on(SKIP, {
+      element(el) {
+        skipping++;
+        try {
+          el.onEndTag(() => {
+            skipping--;
+          });
+        } catch {
+          skipping--; // an element without an end tag holds no text
+        }
+      },
+    })
+    .on(BLOCK, {
+      element() {
+        parts.push("\n");
+      },
+    })
+    .on(selector, {
+      text(t) {
+        if (!skipping) parts.push(t.text);
+      },
+    });
+  await rewriter.transform(new Response(html, { headers: { "content-type": "text/html" } })).arrayBuffer();
+  const text = decodeHtml(parts.join(""))
+    .split("\n")
+    .map((l) => l.replace(/[ \t\f\v\u00a0]+/g, " ").trim())
+    .join("\n")
+    .replace(/\n{3,}/g, "\n\n")
+    .trim();
+  return { text, title: decodeHtml(title).trim() || undefined };
+}
+
+export const webLoader: LoaderDefinition = {
+  name: "cheerioWebScraper",
+  label: "Cheerio Web Scraper",
+  async load({ config, outboundAllow, maxBytes }) {
+    const raw = typeof config.url === "string" ? config.url.trim() : "";
+    if (!raw) throw badRequest("cheerioWebScraper needs a url");
+    const page = await fetchChecked(raw, outboundAllow, maxBytes);
+    const selector = typeof config.selector === "string" && config.selector.trim() ? config.selector.trim() : "body";
+    let extracted: { text: string; title?: string };
+    if (/text\/plain/i.test(page.type)) extracted = { text: page.html.trim() };
+    else {
+      try {
+        extracted = await htmlToText(page.html, selector);
+      } catch (err) {
+        throw badRequest(`Could not read the page at ${page.url} with selector "${selector}": ${err instanceof Error ? err.message : String(err)}`);
+      }
+    }
+    if (!extracted.text) throw badRequest(`No text found at ${page.url}${selector !== "body" ? ` under "${selector}"` : ""}`);
+    return [new Document({ pageContent: extracted.text, metadata: { source: page.url, ...(extracted.title ? { title: extracted.title } : {}) } })];
+  },
+};

@@ -1,0 +1,38 @@
+// Record managers by Flowise node name. Flowise's SQL record managers all map to the D1 one.
+import type { Db } from "../../env";
+import { badRequest } from "../../errors";
+import { D1RecordManager } from "./d1";
+import type { Cleanup } from "./indexing";
+
+export interface RecordManagerSettings {
+  recordManager: D1RecordManager;
+  cleanup: Cleanup;
+  sourceIdKey: string;
+  forceUpdate: boolean;
+}
+
+const NAMES = ["SQLiteRecordManager", "postgresRecordManager", "mySQLRecordManager", "d1RecordManager"];
+const CLEANUPS: Cleanup[] = ["none", "incremental", "full"];
+
+export const supportedRecordManagers = (): string[] => [...NAMES].sort();
+
+export function assertRecordManagerName(name: string): void {
+  if (!NAMES.includes(name)) throw badRequest(`Unknown record manager "${name}". Supported: ${supportedRecordManagers().join(", ")}`);
+}
+
+const str = (v: unknown): string | undefined => (typeof v === "string" && v.trim() ? v.trim() : undefined);
+
+/** Builds the record manager; `defaultNamespace` is the document store's id (as Flowise's chatflowid). */
+export function buildRecordManager(name: string, config: Record<string, unknown>, db: Db, defaultNamespace: string): RecordManagerSettings {
+  assertRecordManagerName(name);
+  const cleanup = (str(config.cleanup) ?? "none") as Cleanup;
+  if (!CLEANUPS.includes(cleanup)) throw badRequest(`Record manager cleanup must be one of ${CLEANUPS.join(", ")}; got "${cleanup}"`);
+  const namespace = str(config.namespace) ?? defaultNamespace;
+  if (namespace.length > 200) throw badRequest("Record manager namespace must be at most 200 characters");
+  return {
+    recordManager: new D1RecordManager(db, namespace),
+    cleanup,
+    sourceIdKey: str(config.sourceIdKey) ?? "source",
+    forceUpdate: config.forceUpdate === true || config.forceUpdate === "true",
+  };
+}

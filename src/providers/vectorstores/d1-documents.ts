@@ -1,0 +1,129 @@
+// The part every vector store here shares: documents (text and metadata) in D1's vector_document
+// table, keyed by provider, namespace and vector id. Subclasses keep the vectors.
+import { Document, type DocumentInterface } from "@langchain/core/documents";
+import type { Embeddings } from "@langchain/core/embeddings";
+import { VectorStore } from "@langchain/core/vectorstores";
+import { and, count, eq, inArray, sql } from "drizzle-orm";
+import type { Db } from "../../env";
+import { vectorDocument } from "../../db/schema";
+import { D1_MAX_PARAMS, chunk } from "../../lib/chunk";
+import { newId } from "../../lib/ids";
+import type { DocVectorStore } from "./types";
+import { jsonBatches, jsonColumns } from "./d1-json";
+
+export interface StoredDoc {
+  id: string;
+  docId: string | null;
+  pageContent: string;
+  metadata: Record<string, unknown>;
+}
+
+export type BatchItem = Parameters<Db["batch"]>[0][number];
+
+const parseMetadata = (s: string): Record<string, unknown> => {
+  try {
+    const v = JSON.parse(s);
+    return v && typeof v === "object" && !Array.isArray(v) ? v : {};
+  } catch {
+    return {};
+  }
+};
+
+export abstract class D1DocumentsStore extends VectorStore implements DocVectorStore {
+  declare FilterType: object;
+  abstract readonly provider: string;
+  abstract readonly maxTopK: number;
+
+  constructor(
+    embeddings: Embeddings,
+    protected readonly db: Db,
+    readonly namespace: string,
+  ) {
+    super(embeddings, {});
+  }
+
+  async addDocuments(documents: DocumentInterface[], options?: { ids?: string[] }): Promise<string[]> {
+    const vectors = await this.embeddings.embedDocuments(documents.map((d) => d.pageContent));
+    return this.addVectors(vectors, documents, options);
+  }
+
+  abstract addVectors(vectors: number[][], documents: DocumentInterface[], options?: { ids?: string[] }): Promise<string[]>;
+
+  protected idsFor(documents: DocumentInterface[], options?: { ids?: string[] }): string[] {
+    const ids = options?.ids ?? documents.map((d) => d.id ?? newId());
+    if (ids.length !== documents.length) throw new Error("one id per document is needed");
+    return ids;
+  }
+
+  /** Statements writing the documents' text rows (insert or replace). */
+  protected documentWrites(ids: string[], documents: DocumentInterface[]): BatchItem[] {
+    const rows = documents.map((d, i) => {
+      const docId = typeof d.metadata?.docId === "string" ? d.metadata.docId : null;
+      return [ids[i], docId, d.pageContent, JSON.stringify(d.metadata ?? {})];
+    });
+    return jsonBatches(rows).map((json) =>
+      this.db.run(sql`INSERT OR REPLACE INTO vector_document (provider, namespace, id, docId, pageContent, metadata)
+        SELECT ${this.provider}, ${this.namespace}, ${sql.raw(jsonColumns(4))} FROM json_each(${json})`),
+    );
+  }
+
+  protected documentDeletes(ids: string[]): BatchItem[] {
+    return chunk(ids, D1_MAX_PARAMS - 2).map((part) =>
+      this.db.delete(vectorDocument).where(and(eq(vectorDocument.provider, this.provider), eq(vectorDocument.namespace, this.namespace), inArray(vectorDocument.id, part))),
+    );
+  }
+
+  async has(ids: string[]): Promise<Set<string>> {
+    const found = new Set<string>();
+    for (const part of chunk([...new Set(ids)], D1_MAX_PARAMS - 2)) {
+      const rows = await this.db.select({ id: vectorDocument.id }).from(vectorDocument)
+        .where(and(eq(vectorDocument.provider, this.provider), eq(vectorDocument.namespace, this.namespace), inArray(vectorDocument.id, part))).all();
+      for (const r of rows) found.add(r.id);
+    }
+    return found;
+  }
+
+  async idsOfDoc(docId: string): Promise<string[]> {
+    const rows = await this.db.select({ id: vectorDocument.id }).from(vectorDocument)
+      .where(and(eq(vectorDocument.provider, this.provider), eq(vectorDocument.namespace, this.namespace), eq(vectorDocument.docId, docId))).all();
+    return rows.map((r) => r.id);
+  }
+
+  protected async allIds(): Promise<string[]> {
+    const rows = await this.db.select({ id: vectorDocument.id }).from(vectorDocument)
+      .where(and(eq(vectorDocument.provider, this.provider), eq(vectorDocument.namespace, this.namespace))).all();
+    return rows.map((r) => r.id);
+  }
+
+  async size(): Promise<number> {
+    const [row] = await this.db.select({ n: count() }).from(vectorDocument)
+      .where(and(eq(vectorDocument.provider, this.provider), eq(vectorDocument.namespace, this.namespace)));
+    return row?.n ?? 0;
+  }
+
+  /** The stored documents of `ids`, in the order of `ids` (missing ones left out). */
+  protected async documentsOf(ids: string[]): Promise<Map<string, StoredDoc>> {
+    const out = new Map<string, StoredDoc>();
+    for (const part of chunk(ids, D1_MAX_PARAMS - 2)) {
+      const rows = await this.db.select().from(vectorDocument)
+        .where(and(eq(vectorDocument.provider, this.provider), eq(vectorDocument.namespace, this.namespace), inArray(vectorDocument.id, part))).all();
+      for (const r of rows) out.set(r.id, { id: r.id, docId: r.docId, pageContent: r.pageContent, metadata: parseMetadata(r.metadata) });
+    }
+    return out;
+  }
+
+  protected async hitsToDocuments(hits: Array<{ id: string; score: number }>): Promise<[Document, number][]> {
+    const docs = await this.documentsOf(hits.map((h) => h.id));
+    return hits.flatMap((h) => {
+      const d = docs.get(h.id);
+      return d ? [[new Document({ id: d.id, pageContent: d.pageContent, metadata: d.metadata }), h.score] as [Document, number]] : [];
+    });
+  }
+
+  _vectorstoreType(): string {
+    return this.provider;
+  }
+
+  abstract delete(params?: { ids?: string[] }): Promise<void>;
+  abstract clear(): Promise<number>;
+}

@@ -1,0 +1,41 @@
+// Vector stores by Flowise node name. Flowise's in-process stores (faiss, memoryVectorStore, …)
+// map to the local D1 store, so their exports run unchanged; vectorize is Cloudflare's.
+import type { Env } from "../../env";
+import { badRequest } from "../../errors";
+import { LocalD1VectorStore } from "./local";
+import type { DocVectorStore, VectorStoreContext, VectorStoreDefinition } from "./types";
+import { VectorizeStore, isVectorizeBound } from "./vectorize";
+
+export const LOCAL_VECTOR_STORE = "localVectorStore";
+export const VECTORIZE_VECTOR_STORE = "vectorize";
+
+const definitions: VectorStoreDefinition[] = [
+  {
+    name: LOCAL_VECTOR_STORE,
+    aliases: ["faiss", "memoryVectorStore", "inMemoryVectorStore", "simpleStore", "hnswlib", "d1VectorStore"],
+    build: (_config, ctx) => new LocalD1VectorStore(ctx.embeddings, ctx.db, ctx.namespace),
+  },
+  {
+    name: VECTORIZE_VECTOR_STORE,
+    aliases: ["cloudflareVectorize"],
+    build: (_config, ctx) => VectorizeStore.create(ctx.env.VECTORIZE, ctx.embeddings, ctx.db, ctx.namespace),
+  },
+];
+
+const byName = new Map<string, VectorStoreDefinition>();
+for (const def of definitions) for (const n of [def.name, ...(def.aliases ?? [])]) byName.set(n, def);
+
+export const supportedVectorStores = (): string[] => [...byName.keys()].sort();
+
+/** The deployment's default: Vectorize when bound, else the local D1 store. */
+export const defaultVectorStoreName = (env: Env): string => (isVectorizeBound(env.VECTORIZE) ? VECTORIZE_VECTOR_STORE : LOCAL_VECTOR_STORE);
+
+export function vectorStoreDefinition(name: string): VectorStoreDefinition {
+  const def = byName.get(name);
+  if (!def) throw badRequest(`Unknown vector store "${name}". Supported: ${supportedVectorStores().join(", ")}`);
+  return def;
+}
+
+export function buildVectorStore(name: string, config: Record<string, unknown>, ctx: VectorStoreContext): DocVectorStore {
+  return vectorStoreDefinition(name).build(config, ctx);
+}

@@ -1,0 +1,33 @@
+import type { Embeddings } from "@langchain/core/embeddings";
+import type { VectorStore } from "@langchain/core/vectorstores";
+import type { Db, Env } from "../../env";
+
+/** A vector store over D1-held documents: the text of every vector stays in `vector_document`. */
+export interface DocVectorStore extends VectorStore {
+  /** Provider key in vector_document (`local`, `vectorize`). */
+  readonly provider: string;
+  readonly namespace: string;
+  /** The ids of `ids` this store holds. */
+  has(ids: string[]): Promise<Set<string>>;
+  /** Vector ids recorded for a loader (document store loader id). */
+  idsOfDoc(docId: string): Promise<string[]>;
+  /** Removes every vector of the namespace; answers how many there were. */
+  clear(): Promise<number>;
+  /** Largest topK this store answers in one query. */
+  readonly maxTopK: number;
+}
+
+export interface VectorStoreContext {
+  env: Env;
+  db: Db;
+  embeddings: Embeddings;
+  /** The namespace: a document store's id unless the config names one. */
+  namespace: string;
+}
+
+export interface VectorStoreDefinition {
+  name: string;
+  aliases?: string[];
+  /** Fails (400) early when the store cannot work here, e.g. its binding is missing. */
+  build(config: Record<string, unknown>, ctx: VectorStoreContext): DocVectorStore;
+}
