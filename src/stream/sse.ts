@@ -26,11 +26,12 @@ export class SseWriter {
   private closed = false;
   private readonly heartbeat: ReturnType<typeof setInterval>;
 
-  constructor(private readonly onGone: () => void) {
+  /** `heartbeatMs`: how often the `:heartbeat` comment goes out (tests shorten it). */
+  constructor(private readonly onGone: () => void, heartbeatMs: number = HEARTBEAT_MS) {
     const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
     this.readable = readable;
     this.writer = writable.getWriter();
-    this.heartbeat = setInterval(() => this.write(":heartbeat\n\n"), HEARTBEAT_MS);
+    this.heartbeat = setInterval(() => this.write(":heartbeat\n\n"), heartbeatMs);
   }
 
   private write(text: string): void {

@@ -12,8 +12,13 @@
 //   [fixjson]    a valid JSON movie list (what an autofix request gets)
 //   [badjson]    text that is not JSON (and mentions [fixjson], so an autofix request can succeed)
 //   [json]       a fenced JSON movie list
+//   [bench:N:D]  N tokens "tok1 " … "tokN " (default [bench] = 20 tokens), each one (the first too)
+//                sent D ms after the previous one (default 5); JSON: the answer after N×D ms.
+//                Deterministic timing and numbered tokens, for `npm run bench` (drops, order).
 //   otherwise    "echo: <last user message>"
 // GET /requests?contains=<marker> lists recorded requests (body contains marker); DELETE /requests clears.
+// A streamed answer's record carries `stream: {tokens, sent, finished, closedEarly}`: how many
+// tokens it had, how many went out, and whether the client hung up before the end.
 import { createServer } from "node:http";
 
 const MOVIES = [
@@ -36,6 +41,18 @@ function answerFor(last, seen) {
 }
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+const BENCH = /\[bench(?::(\d+))?(?::(\d+))?\]/;
+
+/** `[bench:N:D]` in the message → {count, delayMs}; undefined without the phrase. */
+export function benchSpec(last) {
+  const m = BENCH.exec(last);
+  if (!m) return undefined;
+  return { count: Math.min(Number(m[1] ?? 20), 10_000), delayMs: Math.min(Number(m[2] ?? 5), 10_000) };
+}
+
+/** The tokens of a [bench] answer, in order. */
+export const benchTokens = (count) => Array.from({ length: count }, (_, i) => `tok${i + 1} `);
 
 export function startStandin() {
   const requests = [];
@@ -67,12 +84,13 @@ export function startStandin() {
       res.end(JSON.stringify({ error: { message: "body is not JSON" } }));
       return;
     }
-    requests.push({
+    const record = {
       path: url.pathname + url.search,
       headers: { ...req.headers, authorization: req.headers.authorization ?? null, "api-key": req.headers["api-key"] ?? null },
       body,
       raw,
-    });
+    };
+    requests.push(record);
     const messages = Array.isArray(body.messages) ? body.messages : [];
     const lastUser = [...messages].reverse().find((m) => m.role === "user");
     const last = textOf(lastUser?.content);
@@ -119,12 +137,14 @@ export function startStandin() {
       res.end("data: [DONE]\n\n");
       return;
     }
-    const answer = answerFor(last);
+    const bench = benchSpec(last);
+    const answer = bench ? benchTokens(bench.count).join("") : answerFor(last);
     const slow = last.includes("[slow]");
     const id = "chatcmpl-standin";
     const model = body.model ?? "standin";
     if (!body.stream) {
       if (slow) await sleep(1000);
+      if (bench) await sleep(bench.count * bench.delayMs);
       res.writeHead(200, { "content-type": "application/json" });
       res.end(JSON.stringify({
         id, object: "chat.completion", created: 0, model,
@@ -137,15 +157,23 @@ export function startStandin() {
     const frame = (delta, finish = null) =>
       `data: ${JSON.stringify({ id, object: "chat.completion.chunk", created: 0, model, choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
     res.write(frame({ role: "assistant", content: "" }));
-    const tokens = answer.split(/(?<=\s)/);
+    const tokens = bench ? benchTokens(bench.count) : answer.split(/(?<=\s)/);
+    const progress = { tokens: tokens.length, sent: 0, finished: false, closedEarly: false };
+    record.stream = progress;
+    res.on("close", () => {
+      if (!progress.finished) progress.closedEarly = true;
+    });
     let first = true;
     for (const token of tokens) {
       if (!first && slow) await sleep(300);
+      if (bench) await sleep(bench.delayMs);
       first = false;
       if (res.destroyed) return;
       res.write(frame({ content: token }));
+      progress.sent++;
     }
     res.write(frame({}, "stop"));
+    progress.finished = true;
     res.end("data: [DONE]\n\n");
   });
   return new Promise((resolve) => {
