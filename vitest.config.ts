@@ -17,6 +17,21 @@ export default defineConfig(async () => {
             CREDENTIAL_ENCRYPTION_KEY: "test-credential-key",
             ENVIRONMENT: "test",
           },
+          // Workers AI and Vectorize have no local simulation: stand-ins (test/providers/
+          // standin-worker.mjs) provide them as JS RPC service bindings, so the Cloudflare code
+          // paths run in tests. (A config-declared ai binding would call out to the network.)
+          serviceBindings: {
+            AI: { name: "cloudflare-standins", entrypoint: "AiStandin" },
+            VECTORIZE: { name: "cloudflare-standins", entrypoint: "VectorizeStandin" },
+          },
+          workers: [
+            {
+              name: "cloudflare-standins",
+              modules: true,
+              scriptPath: "./test/providers/standin-worker.mjs",
+              compatibilityDate: "2026-11-01",
+            },
+          ],
         },
       }),
     ],

@@ -19,6 +19,7 @@ import { credentialRoutes } from "./routes/credentials";
 import { upsertHistoryRoutes } from "./routes/upsert-history";
 import { predictionRoutes } from "./routes/prediction";
 import { widgetRoutes } from "./routes/widget";
+import { documentStoreRoutes, isDocumentStoreUpload, limitUpload } from "./routes/document-store";
 import pkg from "../package.json";
 
 export const API_BASE = "/api/v1";
@@ -29,7 +30,8 @@ export function createApp() {
 
   app.use("*", requestId({ headerName: "X-Request-Id" }));
   app.use("*", corsPolicy);
-  app.use("*", limitBody);
+  // Document store upserts carry files: their own, larger limit (MAX_UPLOAD_MB).
+  app.use("*", (c, next) => (isDocumentStoreUpload(c.req.method, c.req.path) ? limitUpload(c, next) : limitBody(c, next)));
   app.use("*", async (c, next) => {
     c.set("db", createDb(c.env.DB));
     await next();
@@ -49,6 +51,7 @@ export function createApp() {
   api.route("/upsert-history", upsertHistoryRoutes);
   api.route("/prediction", predictionRoutes);
   api.route("/", widgetRoutes);
+  api.route("/document-store", documentStoreRoutes);
 
   api.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {
     type: "http",

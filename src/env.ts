@@ -13,6 +13,10 @@ export interface Env {
   JWT_SECRET?: string;
   CREDENTIAL_ENCRYPTION_KEY?: string;
   MAX_BODY_MB?: string;
+  /** Upload limit of document store upserts, in MB (default 20). */
+  MAX_UPLOAD_MB?: string;
+  /** Queue of asynchronous document store upserts (producer; this worker is also its consumer). */
+  UPSERT_QUEUE?: Queue;
   CORS_ORIGINS?: string;
   OUTBOUND_ALLOW?: string;
   OPENAI_BASE_URL?: string;

@@ -1,6 +1,13 @@
 import { createApp } from "./app";
+import type { Env } from "./env";
+import { queue } from "./queue/upsert-consumer";
 
 export { RateLimiter } from "./rate-limit/limiter";
 
-// The Worker entry. Queue and scheduled handlers join here when the document store issue adds them.
-export default createApp();
+const app = createApp();
+
+// The Worker entry: HTTP through Hono, and the upsert queue's consumer.
+export default {
+  fetch: app.fetch,
+  queue: (batch: MessageBatch<unknown>, env: Env) => queue(batch, env),
+} satisfies ExportedHandler<Env>;

@@ -4,7 +4,7 @@
 import { RecordManager, type ListKeyOptions, type UpdateOptions } from "@langchain/core/indexing";
 import { sql } from "drizzle-orm";
 import type { Db } from "../../env";
-import { jsonBatches, jsonColumns } from "../vectorstores/d1-json";
+import { type Stmt, jsonInsert, runBatch } from "../vectorstores/d1-json";
 
 export interface D1UpdateOptions extends UpdateOptions {
   /** The loader (document store docId) of each key, so a loader's vectors can be found. */
@@ -42,13 +42,8 @@ export class D1RecordManager extends RecordManager {
     if (groupIds && groupIds.length !== keys.length) throw new Error("groupIds must match keys");
     const time = Math.max(await this.getTime(), timeAtLeast ?? 0);
     const rows = keys.map((k, i) => [k, groupIds?.[i] ?? null, docIds?.[i] ?? null, time]);
-    const statements = jsonBatches(rows).map((json) =>
-      this.db.run(sql`INSERT INTO record_manager (namespace, key, groupId, docId, updatedAt)
-        SELECT ${this.namespace}, ${sql.raw(jsonColumns(4))} FROM json_each(${json}) WHERE true
-        ON CONFLICT (namespace, key) DO UPDATE SET updatedAt = excluded.updatedAt, groupId = excluded.groupId,
-          docId = COALESCE(excluded.docId, record_manager.docId)`),
-    );
-    await this.db.batch(statements as never);
+    await runBatch(this.db, jsonInsert("INSERT INTO record_manager (namespace, key, groupId, docId, updatedAt)", [this.namespace], rows,
+      "ON CONFLICT (namespace, key) DO UPDATE SET updatedAt = excluded.updatedAt, groupId = excluded.groupId, docId = COALESCE(excluded.docId, record_manager.docId)"));
   }
 
   async exists(keys: string[]): Promise<boolean[]> {
@@ -74,12 +69,11 @@ export class D1RecordManager extends RecordManager {
 
   async deleteKeys(keys: string[]): Promise<void> {
     if (!keys.length) return;
-    const statements = [];
+    const statements: Stmt[] = [];
     for (let i = 0; i < keys.length; i += KEYS_PER_QUERY) {
-      const json = JSON.stringify(keys.slice(i, i + KEYS_PER_QUERY));
-      statements.push(this.db.run(sql`DELETE FROM record_manager WHERE namespace = ${this.namespace} AND key IN (SELECT value FROM json_each(${json}))`));
+      statements.push({ sql: "DELETE FROM record_manager WHERE namespace = ? AND key IN (SELECT value FROM json_each(?))", params: [this.namespace, JSON.stringify(keys.slice(i, i + KEYS_PER_QUERY))] });
     }
-    await this.db.batch(statements as never);
+    await runBatch(this.db, statements);
   }
 
   /** Every key of the namespace is gone (the store or its vector store was deleted). */

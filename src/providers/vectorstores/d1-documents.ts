@@ -3,13 +3,13 @@
 import { Document, type DocumentInterface } from "@langchain/core/documents";
 import type { Embeddings } from "@langchain/core/embeddings";
 import { VectorStore } from "@langchain/core/vectorstores";
-import { and, count, eq, inArray, sql } from "drizzle-orm";
+import { and, count, eq, inArray } from "drizzle-orm";
 import type { Db } from "../../env";
 import { vectorDocument } from "../../db/schema";
 import { D1_MAX_PARAMS, chunk } from "../../lib/chunk";
 import { newId } from "../../lib/ids";
 import type { DocVectorStore } from "./types";
-import { jsonBatches, jsonColumns } from "./d1-json";
+import { type Stmt, jsonInsert, stmt } from "./d1-json";
 
 export interface StoredDoc {
   id: string;
@@ -17,8 +17,6 @@ export interface StoredDoc {
   pageContent: string;
   metadata: Record<string, unknown>;
 }
-
-export type BatchItem = Parameters<Db["batch"]>[0][number];
 
 const parseMetadata = (s: string): Record<string, unknown> => {
   try {
@@ -56,20 +54,17 @@ export abstract class D1DocumentsStore extends VectorStore implements DocVectorS
   }
 
   /** Statements writing the documents' text rows (insert or replace). */
-  protected documentWrites(ids: string[], documents: DocumentInterface[]): BatchItem[] {
+  protected documentWrites(ids: string[], documents: DocumentInterface[]): Stmt[] {
     const rows = documents.map((d, i) => {
       const docId = typeof d.metadata?.docId === "string" ? d.metadata.docId : null;
       return [ids[i], docId, d.pageContent, JSON.stringify(d.metadata ?? {})];
     });
-    return jsonBatches(rows).map((json) =>
-      this.db.run(sql`INSERT OR REPLACE INTO vector_document (provider, namespace, id, docId, pageContent, metadata)
-        SELECT ${this.provider}, ${this.namespace}, ${sql.raw(jsonColumns(4))} FROM json_each(${json})`),
-    );
+    return jsonInsert("INSERT OR REPLACE INTO vector_document (provider, namespace, id, docId, pageContent, metadata)", [this.provider, this.namespace], rows);
   }
 
-  protected documentDeletes(ids: string[]): BatchItem[] {
+  protected documentDeletes(ids: string[]): Stmt[] {
     return chunk(ids, D1_MAX_PARAMS - 2).map((part) =>
-      this.db.delete(vectorDocument).where(and(eq(vectorDocument.provider, this.provider), eq(vectorDocument.namespace, this.namespace), inArray(vectorDocument.id, part))),
+      stmt(this.db.delete(vectorDocument).where(and(eq(vectorDocument.provider, this.provider), eq(vectorDocument.namespace, this.namespace), inArray(vectorDocument.id, part)))),
     );
   }
 

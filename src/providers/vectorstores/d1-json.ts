@@ -30,3 +30,36 @@ export function jsonBatches(rows: unknown[][], maxBytes = JSON_BATCH_BYTES): str
 /** `json_extract(value, '$[i]')` for each column: the SELECT list that unpacks one row. */
 export const jsonColumns = (count: number): string =>
   Array.from({ length: count }, (_, i) => `json_extract(value, '$[${i}]')`).join(", ");
+
+/** One SQL statement with its parameters, ready for D1. */
+export interface Stmt {
+  sql: string;
+  params: unknown[];
+}
+
+/** A Drizzle query as a statement (Drizzle's own batch cannot hold raw SQL with parameters). */
+export const stmt = (query: { toSQL(): { sql: string; params: unknown[] } }): Stmt => query.toSQL();
+
+/**
+ * Runs statements as one D1 batch: D1 executes a batch as a single transaction, so either all of
+ * them take effect or none does.
+ */
+export async function runBatch(db: object, statements: Stmt[]): Promise<D1Result[]> {
+  if (!statements.length) return [];
+  // drizzle(d1) keeps the D1 binding as $client (its type leaves it out).
+  const client = (db as { $client: D1Database }).$client;
+  return client.batch(statements.map((s) => client.prepare(s.sql).bind(...s.params)));
+}
+
+/**
+ * Multi-row INSERT statements: `fixed` values lead every row, then the row's own columns unpacked
+ * from one JSON parameter. `suffix` may add e.g. an ON CONFLICT clause.
+ */
+export function jsonInsert(head: string, fixed: unknown[], rows: unknown[][], suffix = ""): Stmt[] {
+  const width = rows[0]?.length ?? 0;
+  const lead = fixed.map(() => "?").join(", ");
+  return jsonBatches(rows).map((json) => ({
+    sql: `${head} SELECT ${lead}${lead ? ", " : ""}${jsonColumns(width)} FROM json_each(?)${suffix ? ` WHERE true ${suffix}` : ""}`,
+    params: [...fixed, json],
+  }));
+}

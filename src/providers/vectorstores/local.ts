@@ -3,12 +3,12 @@
 // query reads only compact rows of its own namespace and scores them in one pass.
 import type { DocumentInterface } from "@langchain/core/documents";
 import type { Document } from "@langchain/core/documents";
-import { and, eq, inArray, sql } from "drizzle-orm";
+import { and, eq, inArray } from "drizzle-orm";
 import { localEmbedding, vectorDocument } from "../../db/schema";
 import { badRequest } from "../../errors";
 import { D1_MAX_PARAMS, chunk } from "../../lib/chunk";
 import { D1DocumentsStore } from "./d1-documents";
-import { jsonBatches, jsonColumns } from "./d1-json";
+import { jsonInsert, runBatch, stmt } from "./d1-json";
 
 export const LOCAL_PROVIDER = "local";
 
@@ -66,24 +66,20 @@ export class LocalD1VectorStore extends D1DocumentsStore {
       return [ids[i], v.length, scale, toBase64(codes)];
     });
     // Text and vectors in one batch: D1 runs a batch as a transaction, so neither exists alone.
-    await this.db.batch([
+    await runBatch(this.db, [
       ...this.documentWrites(ids, documents),
-      ...jsonBatches(rows).map((json) =>
-        this.db.run(sql`INSERT OR REPLACE INTO local_embedding (namespace, id, dims, scale, vector)
-          SELECT ${this.namespace}, ${sql.raw(jsonColumns(4))} FROM json_each(${json})`),
-      ),
-    ] as never);
+      ...jsonInsert("INSERT OR REPLACE INTO local_embedding (namespace, id, dims, scale, vector)", [this.namespace], rows),
+    ]);
     return ids;
   }
 
   async delete(params?: { ids?: string[] }): Promise<void> {
     const ids = [...new Set(params?.ids ?? [])];
     if (!ids.length) return;
-    const statements = [
+    await runBatch(this.db, [
       ...this.documentDeletes(ids),
-      ...chunk(ids, D1_MAX_PARAMS - 1).map((part) => this.db.delete(localEmbedding).where(and(eq(localEmbedding.namespace, this.namespace), inArray(localEmbedding.id, part)))),
-    ];
-    await this.db.batch(statements as never);
+      ...chunk(ids, D1_MAX_PARAMS - 1).map((part) => stmt(this.db.delete(localEmbedding).where(and(eq(localEmbedding.namespace, this.namespace), inArray(localEmbedding.id, part))))),
+    ]);
   }
 
   async clear(): Promise<number> {

@@ -4,6 +4,7 @@
 import type { Document, DocumentInterface } from "@langchain/core/documents";
 import { ApiError, badGateway, badRequest } from "../../errors";
 import { D1DocumentsStore } from "./d1-documents";
+import { runBatch } from "./d1-json";
 
 export const VECTORIZE_PROVIDER = "vectorize";
 export const VECTORIZE_MAX_UPSERT = 1000;
@@ -45,7 +46,7 @@ export class VectorizeStore extends D1DocumentsStore {
     const ids = this.idsFor(documents, options);
     if (!ids.length) return ids;
     // Text first: a vector Vectorize holds must always find its text. Undone when Vectorize fails.
-    await this.db.batch(this.documentWrites(ids, documents) as never);
+    await runBatch(this.db, this.documentWrites(ids, documents));
     try {
       for (let i = 0; i < ids.length; i += VECTORIZE_MAX_UPSERT) {
         const part = ids.slice(i, i + VECTORIZE_MAX_UPSERT).map((id, j) => {
@@ -60,7 +61,7 @@ export class VectorizeStore extends D1DocumentsStore {
         await provider("upsert", () => this.index.upsert(part));
       }
     } catch (err) {
-      await this.db.batch(this.documentDeletes(ids) as never).catch(() => {});
+      await runBatch(this.db, this.documentDeletes(ids)).catch(() => {});
       throw err;
     }
     return ids;
@@ -71,7 +72,7 @@ export class VectorizeStore extends D1DocumentsStore {
     for (let i = 0; i < ids.length; i += VECTORIZE_MAX_UPSERT) {
       const part = ids.slice(i, i + VECTORIZE_MAX_UPSERT);
       await provider("delete", () => this.index.deleteByIds(part));
-      await this.db.batch(this.documentDeletes(part) as never);
+      await runBatch(this.db, this.documentDeletes(part));
     }
   }
 

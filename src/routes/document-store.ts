@@ -1,0 +1,197 @@
+import { z } from "@hono/zod-openapi";
+import type { Context, MiddlewareHandler } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import type { AppEnv } from "../env";
+import { requireAuth } from "../auth/bearer";
+import { badRequest, payloadTooLarge, unsupportedMediaType } from "../errors";
+import { DeletedResponse, ErrorResponse, IdParam, PageQuery, listOf } from "../schemas/common";
+import {
+  ChunkEdit,
+  ChunkPageParams,
+  ChunkParams,
+  DocumentStore,
+  DocumentStoreCreate,
+  DocumentStoreFileChunkPagedResponse,
+  DocumentStoreUpdate,
+  LoaderParams,
+  QueryBody,
+  QueryResponse,
+  RefreshBody,
+  UpsertAccepted,
+  UpsertBody,
+  type UpsertInput,
+  VectorDeleteQuery,
+  VectorUpsertResponse,
+} from "../schemas/document-store";
+import { getCredentialData } from "../services/credentials";
+import * as chunks from "../services/document-store/chunks";
+import { maxUploadBytes } from "../services/document-store/pipeline";
+import * as stores from "../services/document-store/stores";
+import type { DocStoreDeps } from "../services/document-store/types";
+import { refreshDocStore, upsertDocStore } from "../services/document-store/upsert";
+import { deleteStoreVectors, queryStore } from "../services/document-store/vectors";
+import type { LoaderFile } from "../providers/loaders/types";
+import { createRouter, describeIssues, jsonBody, jsonResponse, protectedRoute, validationHook } from "./router";
+
+const tags = ["document-store"];
+
+const depsOf = (c: Context<AppEnv>): DocStoreDeps => ({
+  db: c.var.db,
+  env: c.env,
+  getCredential: (id) => getCredentialData(c.var.db, c.env.CREDENTIAL_ENCRYPTION_KEY, id),
+});
+
+/** Upserts carry files: their body limit is MAX_UPLOAD_MB (plus room for the form fields). */
+export const isDocumentStoreUpload = (method: string, path: string) => method === "POST" && /\/document-store\/upsert(\/|$)/.test(path);
+export const limitUpload: MiddlewareHandler<AppEnv> = (c, next) => {
+  const max = maxUploadBytes(c.env);
+  return bodyLimit({
+    maxSize: max + 256 * 1024,
+    onError: () => {
+      throw payloadTooLarge(`Upload is larger than the limit of ${Math.round(max / 1024 / 1024)} MB (MAX_UPLOAD_MB)`);
+    },
+  })(c, next);
+};
+
+/** The upsert body: JSON, or multipart with `files` and the same fields (objects as JSON strings). */
+async function readUpsertBody(c: Context<AppEnv>): Promise<{ input: UpsertInput; files: LoaderFile[] }> {
+  const type = (c.req.header("content-type") ?? "").split(";")[0].trim().toLowerCase();
+  let raw: unknown;
+  const files: LoaderFile[] = [];
+  if (type === "application/json" || type.endsWith("+json")) {
+    try {
+      raw = await c.req.json();
+    } catch {
+      throw badRequest("Malformed JSON in request body");
+    }
+  } else if (type === "multipart/form-data") {
+    let form: Record<string, string | File | (string | File)[]>;
+    try {
+      form = await c.req.parseBody({ all: true });
+    } catch {
+      throw badRequest("Malformed multipart/form-data body");
+    }
+    const fields: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(form)) {
+      const values = Array.isArray(value) ? value : [value];
+      if (key === "files" || key === "files[]") {
+        for (const f of values) if (f instanceof File) files.push({ name: f.name, mime: f.type, bytes: new Uint8Array(await f.arrayBuffer()) });
+      } else if (typeof values[0] === "string") fields[key] = values[0];
+    }
+    raw = fields;
+  } else if (!type) {
+    throw badRequest("Request body is required (application/json or multipart/form-data)");
+  } else {
+    throw unsupportedMediaType(`Content type ${type} is not accepted: send application/json or multipart/form-data`);
+  }
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) throw badRequest("Request body must be a JSON object");
+  const parsed = UpsertBody.safeParse(raw);
+  if (!parsed.success) throw badRequest(`Invalid request body: ${describeIssues(parsed.error.issues)}`);
+  return { input: parsed.data, files };
+}
+
+const errors = (statuses: number[]) => Object.fromEntries(statuses.map((s) => [s, { description: "Error", content: { "application/json": { schema: ErrorResponse } } }]));
+
+export const documentStoreRoutes = createRouter()
+  .openapi(
+    protectedRoute({ method: "post", path: "/store", tags, summary: "Create a document store", request: { body: jsonBody(DocumentStoreCreate) }, responses: jsonResponse(DocumentStore) }),
+    async (c) => c.json(await stores.createStore(c.var.db, c.req.valid("json")), 200),
+  )
+  .openapi(
+    protectedRoute({ method: "get", path: "/store", tags, summary: "List document stores", request: { query: PageQuery }, responses: jsonResponse(listOf(DocumentStore)) }),
+    async (c) => c.json(await stores.listStores(c.var.db, c.req.valid("query")), 200),
+  )
+  .openapi(
+    protectedRoute({ method: "get", path: "/store/{id}", tags, summary: "Get a document store", request: { params: IdParam }, responses: jsonResponse(DocumentStore) }),
+    async (c) => c.json(await stores.getStore(c.var.db, c.req.valid("param").id), 200),
+  )
+  .openapi(
+    protectedRoute({ method: "put", path: "/store/{id}", tags, summary: "Update a document store", request: { params: IdParam, body: jsonBody(DocumentStoreUpdate) }, responses: jsonResponse(DocumentStore) }),
+    async (c) => c.json(await stores.updateStore(c.var.db, c.req.valid("param").id, c.req.valid("json")), 200),
+  )
+  .openapi(
+    protectedRoute({ method: "delete", path: "/store/{id}", tags, summary: "Delete a document store with its chunks, vectors, records and files", request: { params: IdParam }, responses: jsonResponse(DeletedResponse) }),
+    async (c) => c.json(await stores.deleteStore(c.var.db, c.env, c.env.FILES, c.req.valid("param").id), 200),
+  )
+  .openapi(
+    protectedRoute({ method: "get", path: "/chunks/{storeId}/{loaderId}/{pageNo}", tags, summary: "A page of 50 chunks of a loader (or `all`)", request: { params: ChunkPageParams }, responses: jsonResponse(DocumentStoreFileChunkPagedResponse) }),
+    async (c) => {
+      const { storeId, loaderId, pageNo } = c.req.valid("param");
+      return c.json(await chunks.chunkPage(c.var.db, storeId, loaderId, pageNo), 200);
+    },
+  )
+  .openapi(
+    protectedRoute({ method: "put", path: "/chunks/{storeId}/{loaderId}/{chunkId}", tags, summary: "Edit a chunk; answers the page it is on", request: { params: ChunkParams, body: jsonBody(ChunkEdit) }, responses: jsonResponse(DocumentStoreFileChunkPagedResponse) }),
+    async (c) => {
+      const { storeId, loaderId, chunkId } = c.req.valid("param");
+      return c.json(await chunks.editChunk(c.var.db, storeId, loaderId, chunkId, c.req.valid("json")), 200);
+    },
+  )
+  .openapi(
+    protectedRoute({ method: "delete", path: "/chunks/{storeId}/{loaderId}/{chunkId}", tags, summary: "Delete a chunk", request: { params: ChunkParams }, responses: jsonResponse(DeletedResponse) }),
+    async (c) => {
+      const { storeId, loaderId, chunkId } = c.req.valid("param");
+      return c.json(await chunks.deleteChunk(c.var.db, storeId, loaderId, chunkId), 200);
+    },
+  )
+  .openapi(
+    protectedRoute({ method: "delete", path: "/loader/{storeId}/{loaderId}", tags, summary: "Delete a loader and its chunks (not its vectors)", request: { params: LoaderParams }, responses: jsonResponse(DeletedResponse) }),
+    async (c) => {
+      const { storeId, loaderId } = c.req.valid("param");
+      return c.json(await chunks.deleteLoader(c.var.db, c.env.FILES, storeId, loaderId), 200);
+    },
+  )
+  .openapi(
+    protectedRoute({
+      method: "post",
+      path: "/refresh/{id}",
+      tags,
+      summary: "Process the store's loaders again and upsert them",
+      request: { params: IdParam, body: { required: false, content: { "application/json": { schema: RefreshBody } } } },
+      responses: { ...jsonResponse(z.array(VectorUpsertResponse)), 202: { description: "Accepted (async)", content: { "application/json": { schema: z.array(UpsertAccepted) } } }, ...errors([502, 504]) },
+    }),
+    async (c) => {
+      const body = (c.req.valid("json") ?? {}) as z.infer<typeof RefreshBody>;
+      const result = await refreshDocStore(depsOf(c), c.env.FILES, c.req.valid("param").id, body);
+      return c.json(result as never, body.async ? 202 : 200);
+    },
+  )
+  .openapi(
+    protectedRoute({ method: "post", path: "/vectorstore/query", tags, summary: "Query a store's vector store", request: { body: jsonBody(QueryBody) }, responses: { ...jsonResponse(QueryResponse), ...errors([502, 504]) } }),
+    async (c) => c.json(await queryStore(depsOf(c), c.req.valid("json")), 200),
+  )
+  .openapi(
+    protectedRoute({ method: "delete", path: "/vectorstore/{id}", tags, summary: "Delete the vectors a record manager recorded (optionally of one loader: ?docId=)", request: { params: IdParam, query: VectorDeleteQuery }, responses: { ...jsonResponse(DeletedResponse), ...errors([502, 504]) } }),
+    async (c) => c.json(await deleteStoreVectors(depsOf(c), c.req.valid("param").id, c.req.valid("query").docId), 200),
+  );
+
+documentStoreRoutes.openAPIRegistry.registerPath({
+  method: "post",
+  path: "/upsert/{id}",
+  tags,
+  summary: "Load, split and upsert into the store's vector store (JSON, or multipart with files)",
+  security: [{ bearerAuth: [] }],
+  request: {
+    params: IdParam,
+    body: {
+      required: true,
+      content: {
+        "application/json": { schema: UpsertBody },
+        "multipart/form-data": { schema: z.object({ files: z.array(z.string().openapi({ format: "binary" })).optional(), docId: z.string().optional(), loader: z.string().optional(), splitter: z.string().optional(), embedding: z.string().optional(), vectorStore: z.string().optional(), recordManager: z.string().optional(), metadata: z.string().optional(), replaceExisting: z.string().optional(), createNewDocStore: z.string().optional(), docStore: z.string().optional(), async: z.string().optional() }) },
+      },
+    },
+  },
+  responses: {
+    200: { description: "The upsert's counts", content: { "application/json": { schema: VectorUpsertResponse } } },
+    202: { description: "Accepted: continues in the queue (`async: true`)", content: { "application/json": { schema: UpsertAccepted } } },
+    ...errors([400, 401, 404, 413, 415, 502, 504]),
+  },
+});
+
+documentStoreRoutes.post("/upsert/:id", requireAuth, async (c) => {
+  const params = IdParam.safeParse({ id: c.req.param("id") });
+  if (!params.success) validationHook({ success: false, target: "param", error: params.error }, c);
+  const { input, files } = await readUpsertBody(c);
+  const result = await upsertDocStore(depsOf(c), c.env.FILES, params.data!.id, input, files);
+  return c.json(result, input.async ? 202 : 200);
+});

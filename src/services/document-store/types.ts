@@ -1,0 +1,42 @@
+import type { DocumentStoreStatus } from "../../db/enums";
+import type { Db, Env } from "../../env";
+
+/** A file kept for a loader (in R2 under its loader's prefix), as Flowise lists it. */
+export interface LoaderFileEntry {
+  id: string;
+  name: string;
+  mimePrefix: string;
+  size: number;
+  status: DocumentStoreStatus;
+  uploaded: string;
+}
+
+/** One entry of a store's `loaders` (Flowise's IDocumentStoreLoader). */
+export interface LoaderEntry {
+  id: string;
+  loaderId: string;
+  loaderName: string;
+  loaderConfig: Record<string, unknown>;
+  splitterId?: string;
+  splitterName?: string;
+  splitterConfig?: Record<string, unknown>;
+  totalChunks: number;
+  totalChars: number;
+  status: DocumentStoreStatus;
+  files: LoaderFileEntry[];
+  /** Why the last processing failed (async upserts), until it succeeds. */
+  error?: string;
+}
+
+/** `{name, config}`: how Flowise stores a store's embedding / vector store / record manager. */
+export interface ComponentConfig {
+  name: string;
+  config: Record<string, unknown>;
+}
+
+/** What the document store services need from outside; no HTTP in here. */
+export interface DocStoreDeps {
+  db: Db;
+  env: Env;
+  getCredential(id: string): Promise<Record<string, unknown>>;
+}

@@ -1,0 +1,80 @@
+// Stand-ins for the Cloudflare bindings that have no local simulation (Workers AI, Vectorize),
+// bound to the worker under test as service bindings (JS RPC) by vitest.config.ts. They keep
+// their state in memory and record their calls, so tests can run and inspect the Cloudflare path.
+import { WorkerEntrypoint } from "cloudflare:workers";
+
+const DIMS = 768;
+const aiCalls = [];
+const vectors = new Map(); // id → {id, values, namespace, metadata}
+const vectorizeCalls = [];
+
+/** A bag-of-words embedding unlike the worker's own local one: hashed words only, 768 dims. */
+function embed(text) {
+  const v = new Array(DIMS).fill(0);
+  for (const word of text.toLowerCase().match(/[a-z0-9]+/g) ?? []) {
+    let h = 2166136261;
+    for (let i = 0; i < word.length; i++) h = Math.imul(h ^ word.charCodeAt(i), 16777619);
+    v[(h >>> 0) % DIMS] += 1;
+  }
+  const norm = Math.sqrt(v.reduce((a, x) => a + x * x, 0)) || 1;
+  return v.map((x) => x / norm);
+}
+
+export class AiStandin extends WorkerEntrypoint {
+  async run(model, inputs) {
+    aiCalls.push({ model, count: Array.isArray(inputs?.text) ? inputs.text.length : 1 });
+    const texts = Array.isArray(inputs?.text) ? inputs.text : [inputs?.text ?? ""];
+    if (texts.length > 100) throw new Error(`batch of ${texts.length} texts is over Workers AI's 100`);
+    if (texts.some((t) => String(t).includes("[fail-embed]"))) throw new Error("stand-in: model unavailable");
+    return { shape: [texts.length, DIMS], data: texts.map((t) => embed(String(t))) };
+  }
+  calls() {
+    return aiCalls.slice();
+  }
+}
+
+export class VectorizeStandin extends WorkerEntrypoint {
+  async upsert(list) {
+    if (list.length > 1000) throw new Error(`upsert of ${list.length} vectors is over Vectorize's 1000`);
+    vectorizeCalls.push({ op: "upsert", count: list.length });
+    for (const v of list) {
+      if (JSON.stringify(v.metadata ?? {}).length > 10240) throw new Error("metadata over 10 KiB");
+      if (v.values.length !== DIMS) throw new Error(`VECTOR_DIMENSION_MISMATCH: expected ${DIMS}, got ${v.values.length}`);
+      vectors.set(v.id, { id: v.id, values: v.values, namespace: v.namespace, metadata: v.metadata });
+    }
+    return { mutationId: crypto.randomUUID() };
+  }
+  async query(vector, options) {
+    vectorizeCalls.push({ op: "query", topK: options?.topK, namespace: options?.namespace });
+    if ((options?.topK ?? 5) > 20 && options?.returnMetadata && options.returnMetadata !== "none") throw new Error("topK over 20 with metadata");
+    const scored = [...vectors.values()]
+      .filter((v) => options?.namespace === undefined || v.namespace === options.namespace)
+      .map((v) => ({ id: v.id, score: v.values.reduce((a, x, i) => a + x * vector[i], 0) }))
+      .sort((a, b) => b.score - a.score)
+      .slice(0, options?.topK ?? 5);
+    return { count: scored.length, matches: scored };
+  }
+  async deleteByIds(ids) {
+    vectorizeCalls.push({ op: "delete", count: ids.length });
+    for (const id of ids) vectors.delete(id);
+    return { mutationId: crypto.randomUUID() };
+  }
+  async getByIds(ids) {
+    return ids.map((id) => vectors.get(id)).filter(Boolean);
+  }
+  ids(namespace) {
+    return [...vectors.values()].filter((v) => v.namespace === namespace).map((v) => v.id);
+  }
+  metadataOf(id) {
+    return vectors.get(id)?.metadata ?? null;
+  }
+  calls() {
+    return vectorizeCalls.slice();
+  }
+}
+
+export default {
+  async fetch() {
+    return new Response("cloudflare binding stand-ins", { status: 200 });
+  },
+};
