@@ -19,6 +19,7 @@
 // GET /requests?contains=<marker> lists recorded requests (body contains marker); DELETE /requests clears.
 // A streamed answer's record carries `stream: {tokens, sent, finished, closedEarly}`: how many
 // tokens it had, how many went out, and whether the client hung up before the end.
+// startStandin() answers {url, requests, close}: `requests` is that same record list, live.
 import { createServer } from "node:http";
 
 const MOVIES = [
@@ -85,6 +86,7 @@ export function startStandin() {
       return;
     }
     const record = {
+      receivedAt: performance.now(), // this process's clock: a bench running the stand-in in-process compares it with its own
       path: url.pathname + url.search,
       headers: { ...req.headers, authorization: req.headers.authorization ?? null, "api-key": req.headers["api-key"] ?? null },
       body,
@@ -179,7 +181,7 @@ export function startStandin() {
   return new Promise((resolve) => {
     server.listen(0, "127.0.0.1", () => {
       const { port } = server.address();
-      resolve({ url: `http://127.0.0.1:${port}`, close: () => new Promise((r) => { server.closeAllConnections?.(); server.close(() => r()); }) });
+      resolve({ url: `http://127.0.0.1:${port}`, requests, close: () => new Promise((r) => { server.closeAllConnections?.(); server.close(() => r()); }) });
     });
   });
 }
