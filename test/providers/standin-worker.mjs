@@ -14,6 +14,9 @@ function embed(text) {
   for (const word of text.toLowerCase().match(/[a-z0-9]+/g) ?? []) {
     let h = 2166136261;
     for (let i = 0; i < word.length; i++) h = Math.imul(h ^ word.charCodeAt(i), 16777619);
+    h ^= h >>> 15;
+    h = Math.imul(h, 0x2c1b3c6d);
+    h ^= h >>> 12;
     v[(h >>> 0) % DIMS] += 1;
   }
   const norm = Math.sqrt(v.reduce((a, x) => a + x * x, 0)) || 1;

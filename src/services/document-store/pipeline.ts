@@ -248,10 +248,20 @@ async function indexChunks(built: BuiltComponents, docId: string, chunks: Docume
   return { numAdded: docs.length, numUpdated: 0, numSkipped: 0, numDeleted: old.length, addedDocs: docs };
 }
 
+/** Incremental cleanup groups chunks by their source: refuse before anything is written, not after. */
+function assertIndexable(built: BuiltComponents, chunks: Document[]): void {
+  const rm = built.recordManager;
+  if (rm?.cleanup !== "incremental" || rm.sourceIdKey === "docId") return;
+  if (chunks.some((c) => c.metadata?.[rm.sourceIdKey] === undefined || c.metadata?.[rm.sourceIdKey] === null)) {
+    throw badRequest(`Incremental cleanup needs every chunk's metadata to have "${rm.sourceIdKey}" (the record manager's sourceIdKey): add it with \`metadata\`, or use the docId key`);
+  }
+}
+
 /** Runs a plan: chunks committed, then indexed. Statuses move as Flowise's do. */
 export async function executePlan(deps: DocStoreDeps, bucket: R2Bucket, plan: Plan, control: IndexControl = {}): Promise<UpsertResult> {
   const { files, chunks } = await chunksOf(deps, bucket, plan, plan.storeId);
   const built = await buildComponents(deps, plan.storeId, plan.components);
+  assertIndexable(built, chunks);
   if (plan.newStore) await createStore(deps.db, { id: plan.storeId, name: plan.newStore.name, description: plan.newStore.description ?? null });
   const fileEntries = (await storeFiles(bucket, plan, files)).map((f) => ({ ...f, status: "SYNC" as const }));
   const entry = entryFor(plan, fileEntries, chunks, "SYNC");
