@@ -57,6 +57,8 @@ export interface SandboxEnv extends OutboundEnv {
 export interface SandboxRun {
   /** Each becomes a `$<name>` variable. */
   args?: Record<string, unknown>;
+  /** Argument names that exist even when not given (as undefined rather than a ReferenceError). */
+  declared?: string[];
   vars?: Record<string, unknown>;
   flow?: Record<string, unknown>;
   env: SandboxEnv;
@@ -85,6 +87,7 @@ const PRELUDE = String.raw`(() => {
   const hostTimer = globalThis.__hostTimer;
   delete globalThis.__hostFetch;
   delete globalThis.__hostTimer;
+  for (const name of input.declared) globalThis["$" + name] = undefined;
   for (const [name, value] of Object.entries(input.args)) globalThis["$" + name] = value;
   globalThis.$vars = input.vars;
   globalThis.$flow = input.flow;
@@ -357,7 +360,7 @@ export async function runSandboxed(body: string, run: SandboxRun): Promise<strin
       const delay = Math.max(0, Math.min(vm.getNumber(ms) || 0, timeoutMs + 1000));
       start(vm.getNumber(id), () => new Promise((resolve) => timers.add(setTimeout(() => resolve(""), delay))));
     });
-    const input = vm.newString(JSON.stringify({ args: run.args ?? {}, vars: run.vars ?? {}, flow: run.flow ?? {} }));
+    const input = vm.newString(JSON.stringify({ args: run.args ?? {}, declared: run.declared ?? [], vars: run.vars ?? {}, flow: run.flow ?? {} }));
     vm.setProp(vm.global, "__input", input);
     input.dispose();
     check(vm.evalCode(PRELUDE, "prelude.js"), vm).dispose();
