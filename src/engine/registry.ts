@@ -1,12 +1,14 @@
 // One registry entry per Flowise node `name`, assembled from the node families in ./nodes.
 // Adding a node is adding one entry to its family's list; adding a family is one line here.
 import type { NodeDefinition } from "./types";
+import { agentNodes } from "./nodes/agents";
 import { chainNodes } from "./nodes/chains";
 import { chatModelNodes } from "./nodes/chat-models";
 import { memoryNodes } from "./nodes/memory";
 import { moderationNodes } from "./nodes/moderation";
 import { outputParserNodes } from "./nodes/output-parsers";
 import { promptNodes } from "./nodes/prompts";
+import { toolNodes } from "./nodes/tools";
 import { utilityNodes } from "./nodes/utilities";
 
 const families: NodeDefinition[][] = [
@@ -17,6 +19,8 @@ const families: NodeDefinition[][] = [
   outputParserNodes,
   moderationNodes,
   utilityNodes,
+  toolNodes,
+  agentNodes,
 ];
 
 function assemble(lists: NodeDefinition[][]): Map<string, NodeDefinition> {
