@@ -1,5 +1,7 @@
 import type { z } from "@hono/zod-openapi";
 import type { Db } from "../env";
+import { invalid } from "../errors";
+import { toolDefinitionProblem } from "../engine/nodes/tools";
 import { tool } from "../db/schema";
 import type { ToolCreate, ToolUpdate } from "../schemas/tools";
 import type { PageQueryInput } from "../schemas/common";
@@ -7,8 +9,20 @@ import { type Resource, deleteRecord, findRecord, insertRecord, listRecords, upd
 
 const tools: Resource<typeof tool> = { table: tool, label: "Tool", sqlName: "tool" };
 
-export const createTool = (db: Db, input: z.infer<typeof ToolCreate>) => insertRecord(db, tools, input);
+/** A schema that is not a list of arguments, or a func that does not parse, is refused (400) before it is stored. */
+async function assertUsable(input: { name?: string; schema?: string | null; func?: string | null }): Promise<void> {
+  const problem = await toolDefinitionProblem(input.schema, input.func);
+  if (problem) throw invalid(`Tool${input.name ? ` ${input.name}` : ""}: ${problem}`);
+}
+
+export const createTool = async (db: Db, input: z.infer<typeof ToolCreate>) => {
+  await assertUsable(input);
+  return insertRecord(db, tools, input);
+};
 export const listTools = (db: Db, page: PageQueryInput) => listRecords(db, tools, page);
 export const getTool = (db: Db, id: string) => findRecord(db, tools, id);
-export const updateTool = (db: Db, id: string, patch: z.infer<typeof ToolUpdate>) => updateRecord(db, tools, id, patch);
+export const updateTool = async (db: Db, id: string, patch: z.infer<typeof ToolUpdate>) => {
+  await assertUsable(patch);
+  return updateRecord(db, tools, id, patch);
+};
 export const deleteTool = (db: Db, id: string) => deleteRecord(db, tools, id);
