@@ -8,6 +8,11 @@
 //   [hang]       never answers (until the client gives up)
 //   [bad-request] 400 with an OpenAI-style error body
 //   [tool]       when the request offers tools: a call to the first one with {"input":"2+2"}
+//                (every time: an agent that keeps asking, for maxIterations)
+//   [call NAME {json}]  (one or more) when the request offers tools: the calls in order, one per
+//                turn, counting the tool results after the last user message; with [parallel] all
+//                remaining calls in one turn; with [chatty] a tool-call turn also says "Calling NAME.";
+//                once every call has its result: "tools said: <result> | <result> …"
 //   [csv]        "a, b, c"
 //   [fixjson]    a valid JSON movie list (what an autofix request gets)
 //   [badjson]    text that is not JSON (and mentions [fixjson], so an autofix request can succeed)
@@ -121,6 +126,39 @@ export function startStandin() {
       res.destroy();
       return;
     }
+    // [call NAME {json}]: planned tool calls, answered one turn at a time (see the header).
+    const planned = [...last.matchAll(/\[call (\S+?) (\{.*?\})\]/g)].map((m) => ({ name: m[1], arguments: m[2] }));
+    let toolsSaid;
+    if (planned.length && Array.isArray(body.tools) && body.tools.length) {
+      const lastUser = messages.map((m) => m.role).lastIndexOf("user");
+      const results = messages.slice(lastUser + 1).filter((m) => m.role === "tool").map((m) => textOf(m.content));
+      if (results.length < planned.length) {
+        const batch = (last.includes("[parallel]") ? planned.slice(results.length) : [planned[results.length]])
+          .map((c, i) => ({ id: `call_${results.length + i}`, type: "function", function: c }));
+        const content = last.includes("[chatty]") ? `Calling ${batch.map((c) => c.function.name).join(" and ")}.` : null;
+        if (!body.stream) {
+          res.writeHead(200, { "content-type": "application/json" });
+          res.end(JSON.stringify({ id: "chatcmpl-standin", object: "chat.completion", created: 0, model: body.model,
+            choices: [{ index: 0, message: { role: "assistant", content, tool_calls: batch }, finish_reason: "tool_calls" }] }));
+          return;
+        }
+        res.writeHead(200, { "content-type": "text/event-stream" });
+        const chunk = (delta, finish = null) => `data: ${JSON.stringify({ id: "chatcmpl-standin", object: "chat.completion.chunk", model: body.model, choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+        res.write(chunk({ role: "assistant", content: "" }));
+        if (content) for (const word of content.split(/(?<=\s)/)) res.write(chunk({ content: word }));
+        for (const [index, call] of batch.entries()) {
+          const args = call.function.arguments;
+          const half = Math.floor(args.length / 2);
+          res.write(chunk({ tool_calls: [{ index, id: call.id, type: "function", function: { name: call.function.name, arguments: "" } }] }));
+          res.write(chunk({ tool_calls: [{ index, function: { arguments: args.slice(0, half) } }] }));
+          res.write(chunk({ tool_calls: [{ index, function: { arguments: args.slice(half) } }] }));
+        }
+        res.write(chunk({}, "tool_calls"));
+        res.end("data: [DONE]\n\n");
+        return;
+      }
+      toolsSaid = `tools said: ${results.join(" | ")}`;
+    }
     if (last.includes("[tool]") && Array.isArray(body.tools) && body.tools.length) {
       // A tool call to the first tool offered, with {"input": "2+2"}.
       const call = { id: "call_standin", type: "function", function: { name: body.tools[0].function?.name ?? "tool", arguments: '{"input":"2+2"}' } };
@@ -140,7 +178,7 @@ export function startStandin() {
       return;
     }
     const bench = benchSpec(last);
-    const answer = bench ? benchTokens(bench.count).join("") : answerFor(last);
+    const answer = toolsSaid ?? (bench ? benchTokens(bench.count).join("") : answerFor(last));
     const slow = last.includes("[slow]");
     const id = "chatcmpl-standin";
     const model = body.model ?? "standin";
