@@ -84,6 +84,16 @@ describe("failures", () => {
     expect((await failure(run(`for (;;) { try { while (true) {} } catch (e) {} }`, { timeoutMs: 300 }))).reason).toBe("timeout");
   });
 
+  it("where the clock does not move while code runs (Workers), an instruction budget stops the loop", async () => {
+    const frozen = Date.now();
+    vi.spyOn(Date, "now").mockReturnValue(frozen);
+    const err = await failure(run(`while (true) {}`, { timeoutMs: 100 }));
+    expect(err).toMatchObject({
+      reason: "timeout",
+      message: "The function computed for longer than its time limit of 100 ms allows (its instruction budget) and was stopped",
+    });
+  });
+
   it("time spent awaiting counts: a timer longer than the limit is stopped", async () => {
     const err = await failure(run(`await new Promise((r) => setTimeout(r, 10000)); return "late"`, { timeoutMs: 200 }));
     expect(err.reason).toBe("timeout");
