@@ -137,6 +137,13 @@ describe("custom tools in the agent", () => {
     expect(result.usedTools![1].toolOutput).toMatch(/^Error: Received tool input did not match expected schema/);
   });
 
+  it("streamed arguments that are not JSON: the model is told so", async () => {
+    const s = sink();
+    const result = await runFlow(toolAgentFlow({ credential: await openAI() }), makeCtx(`[call calculator {"input":}] ${marker()}`), s.sink);
+    expect(result.usedTools).toEqual([{ tool: "calculator", toolInput: {}, toolOutput: 'Error: the arguments for calculator are not valid JSON: {"input":}' }]);
+    expect(s.text()).toBe(result.text);
+  });
+
   it("text the model writes alongside tool calls is part of the answer, streamed or not", async () => {
     const flow = toolAgentFlow({ credential: await openAI() });
     const q = `[chatty] ${callOf("calculator", { input: "7*6" })}`;

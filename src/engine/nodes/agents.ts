@@ -161,7 +161,9 @@ export async function runAgent(agent: AgentInstance, ctx: RunContext, sink?: Str
     const reply = await modelTurn(model, messages, ctx, onToken);
     const text = contentText(reply.content);
     if (text) texts.push(text);
-    const calls = reply.tool_calls ?? [];
+    // Calls whose arguments did not parse (a streamed call cut short) still get an answer the model can read.
+    const broken = (reply.invalid_tool_calls ?? []).map((c) => ({ id: c.id, name: c.name ?? "", args: {} as Record<string, unknown>, unreadable: c.args ?? "" }));
+    const calls: Array<{ id?: string; name: string; args: Record<string, unknown>; unreadable?: string }> = [...(reply.tool_calls ?? []), ...broken];
     if (!calls.length) return answer();
     if (round >= agent.maxIterations) {
       turnWrote = false;
@@ -170,12 +172,14 @@ export async function runAgent(agent: AgentInstance, ctx: RunContext, sink?: Str
     }
 
     const ids = calls.map((c, i) => c.id || `call_${round}_${i}`);
-    messages.push(new AIMessage({ content: text, tool_calls: calls.map((c, i) => ({ ...c, id: ids[i] })) }));
+    messages.push(new AIMessage({ content: text, tool_calls: calls.map((c, i) => ({ name: c.name, args: c.args, id: ids[i], type: "tool_call" as const })) }));
     for (const [i, call] of calls.entries()) {
       if (ctx.signal?.aborted) throw new RunAborted();
       const tool = byName.get(call.name);
-      const args = (call.args ?? {}) as Record<string, unknown>;
-      const output = await callTool(tool, call.name, args, known, ctx);
+      const args = call.args ?? {};
+      const output = call.unreadable !== undefined
+        ? `Error: the arguments for ${call.name || "the tool"} are not valid JSON: ${call.unreadable.slice(0, 500)}`
+        : await callTool(tool, call.name, args, known, ctx);
       used.push({ tool: call.name, toolInput: args, toolOutput: output });
       sink?.usedTools(used.slice());
       messages.push(new ToolMessage({ content: output, tool_call_id: ids[i], name: call.name }));
