@@ -28,6 +28,8 @@ export const MEMORY_LIMIT_BYTES = 32 * 1024 * 1024;
 export const STACK_LIMIT_BYTES = 256 * 1024;
 export const MAX_FETCHES = 20;
 export const MAX_RESPONSE_BYTES = 2 * 1024 * 1024;
+/** Timers pending at once (each is a host timer). */
+export const MAX_TIMERS = 1_000;
 /**
  * Workers freeze Date.now() while JavaScript runs without I/O (a Spectre mitigation), so on
  * Cloudflare a busy loop cannot be timed by the clock: there the interrupt handler also counts its
@@ -366,8 +368,15 @@ export async function runSandboxed(body: string, run: SandboxRun): Promise<strin
   try {
     define("__hostFetch", (id, url, init) => start(vm.getNumber(id), () => doFetch(vm.getString(url), vm.getString(init))));
     define("__hostTimer", (id, ms) => {
+      if (timers.size >= MAX_TIMERS) throw new Error(`a function may have at most ${MAX_TIMERS} timers pending`);
       const delay = Math.max(0, Math.min(vm.getNumber(ms) || 0, timeoutMs + 1000));
-      start(vm.getNumber(id), () => new Promise((resolve) => timers.add(setTimeout(() => resolve(""), delay))));
+      start(vm.getNumber(id), () => new Promise((resolve) => {
+        const timer = setTimeout(() => {
+          timers.delete(timer);
+          resolve("");
+        }, delay);
+        timers.add(timer);
+      }));
     });
     const input = vm.newString(JSON.stringify({ args: run.args ?? {}, declared: run.declared ?? [], vars: run.vars ?? {}, flow: run.flow ?? {} }));
     vm.setProp(vm.global, "__input", input);

@@ -122,6 +122,12 @@ describe("failures", () => {
     expect(await run(`return "fine again"`)).toBe("fine again");
   });
 
+  it("at most 1000 timers pending at once", async () => {
+    const err = await failure(run(`for (let i = 0; i < 2000; i++) setTimeout(() => {}, 10); return "ok"`));
+    expect(err.message).toBe("a function may have at most 1000 timers pending");
+    expect(await run(`for (let i = 0; i < 3; i++) await new Promise((r) => setTimeout(r, 1)); return "ok"`)).toBe("ok");
+  });
+
   it("a promise that can never settle is reported, not waited for", async () => {
     const err = await failure(run(`await new Promise(() => {}); return "never"`));
     expect(err.reason).toBe("stalled");
