@@ -137,6 +137,12 @@ describe("custom tools in the agent", () => {
     expect(result.usedTools![1].toolOutput).toMatch(/^Error: Received tool input did not match expected schema/);
   });
 
+  it("a very long tool output is cut for the model (and for the stored message)", async () => {
+    const big = await tool("big", `return "x".repeat(60000)`);
+    const result = await runFlow(toolAgentFlow({ credential: await openAI(), nodes: [customToolNode("customTool_0", big.id)] }), makeCtx(`${callOf("big", {})} ${marker()}`));
+    expect(result.usedTools![0].toolOutput).toBe(`${"x".repeat(50000)}… [10000 more characters cut]`);
+  });
+
   it("streamed arguments that are not JSON: the model is told so", async () => {
     const s = sink();
     const result = await runFlow(toolAgentFlow({ credential: await openAI() }), makeCtx(`[call calculator {"input":}] ${marker()}`), s.sink);

@@ -114,6 +114,12 @@ async function modelTurn(model: Model, messages: BaseMessage[], ctx: RunContext,
   }
 }
 
+/** Longer tool outputs are cut (the model could not use more, and the message is stored with them). */
+export const MAX_TOOL_OUTPUT_CHARS = 50_000;
+
+const capped = (text: string) =>
+  text.length > MAX_TOOL_OUTPUT_CHARS ? `${text.slice(0, MAX_TOOL_OUTPUT_CHARS)}… [${text.length - MAX_TOOL_OUTPUT_CHARS} more characters cut]` : text;
+
 /** A tool's output for the model; failures become "Error: …" (aborts stop the run). */
 async function callTool(tool: StructuredToolInterface | undefined, name: string, args: Record<string, unknown>, known: string[], ctx: RunContext): Promise<string> {
   if (!tool) return `Error: there is no tool named "${name}". The tools are: ${known.join(", ") || "(none)"}.`;
@@ -179,7 +185,7 @@ export async function runAgent(agent: AgentInstance, ctx: RunContext, sink?: Str
       const args = call.args ?? {};
       const output = call.unreadable !== undefined
         ? `Error: the arguments for ${call.name || "the tool"} are not valid JSON: ${call.unreadable.slice(0, 500)}`
-        : await callTool(tool, call.name, args, known, ctx);
+        : capped(await callTool(tool, call.name, args, known, ctx));
       used.push({ tool: call.name, toolInput: args, toolOutput: output });
       sink?.usedTools(used.slice());
       messages.push(new ToolMessage({ content: output, tool_call_id: ids[i], name: call.name }));
