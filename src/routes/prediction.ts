@@ -20,20 +20,24 @@ function streamRun(c: Context<AppEnv>, run: PreparedRun): Response {
   c.req.raw.signal?.addEventListener("abort", () => run.controller.abort(new Error("Client disconnected")));
   const work = (async () => {
     let tokens = 0;
+    let toolsSent = 0; // how many used tools the run already streamed (agents send them as they complete)
     const sink = {
       token: (t: string) => {
         tokens++;
         sse.token(t);
       },
       sourceDocuments: (d: Parameters<SseWriter["sourceDocuments"]>[0]) => sse.sourceDocuments(d),
-      usedTools: (t: Parameters<SseWriter["usedTools"]>[0]) => sse.usedTools(t),
+      usedTools: (t: Parameters<SseWriter["usedTools"]>[0]) => {
+        toolsSent = t.length;
+        sse.usedTools(t);
+      },
     };
     try {
       const done = await executeRun(run, c.env.FILES, sink);
       const answer = predictionAnswer(run, done);
       if (!tokens && answer.text) sse.token(answer.text); // a node that could not stream still answers
       if (answer.sourceDocuments.length) sse.sourceDocuments(answer.sourceDocuments);
-      if (answer.usedTools.length) sse.usedTools(answer.usedTools);
+      if (answer.usedTools.length && answer.usedTools.length !== toolsSent) sse.usedTools(answer.usedTools);
       sse.event("metadata", {
         chatId: answer.chatId,
         chatMessageId: answer.chatMessageId,
