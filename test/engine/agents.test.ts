@@ -224,6 +224,24 @@ describe("memory, system message, other agent nodes", () => {
     }
   });
 
+  it("a chatPromptTemplate replaces the system message; input moderation refuses before any model call", async () => {
+    const cred = await openAI();
+    const prompt = { id: "chatPromptTemplate_9", name: "chatPromptTemplate", category: "Prompts", inputs: { systemMessagePrompt: "You are Zed, terse.", humanMessagePrompt: "Q: {input}" } };
+    const m = marker();
+    await runFlow(toolAgentFlow({ credential: cred, nodes: [prompt], agent: { chatPromptTemplate: "{{chatPromptTemplate_9.data.instance}}" } }), makeCtx(`hello ${m}`));
+    const [req] = await requestsWith(m);
+    expect(wire(req)).toEqual([{ role: "system", content: "You are Zed, terse." }, { role: "user", content: `Q: hello ${m}` }]);
+
+    const moderation = { id: "inputModerationSimple_9", name: "inputModerationSimple", category: "Moderation", inputs: { denyList: "forbidden", moderationErrorMessage: "Not here." } };
+    const flow = toolAgentFlow({ credential: cred, nodes: [moderation], agent: { inputModeration: ["{{inputModerationSimple_9.data.instance}}"] } });
+    const m2 = marker();
+    const s = sink();
+    const refused = await runFlow(flow, makeCtx(`something forbidden ${m2}`), s.sink);
+    expect(refused.text).toBe("Not here.");
+    expect(s.text()).toBe("Not here.");
+    expect(await requestsWith(m2)).toHaveLength(0);
+  });
+
   it("chainTool: an llmChain answers the tool's input", async () => {
     const cred = await openAI();
     const flow = toolAgentFlow({
