@@ -9,7 +9,11 @@ export const PredictionRequest = z.object({
   streaming: z.boolean().optional(),
   chatId: text(1000).pipe(z.string().min(1)).optional(),
   overrideConfig: z.record(z.string(), z.unknown()).optional(),
-  history: z.array(z.object({ role, content: z.string() })).max(10_000).optional(),
+  // Flowise's SDK types history entries as {type, message}; the service document as {role, content}.
+  history: z.array(z.preprocess(
+    (h) => (h && typeof h === "object" && "message" in h && !("content" in h) ? { role: (h as { type?: unknown }).type, content: (h as { message?: unknown }).message } : h),
+    z.object({ role, content: z.string() }),
+  )).max(10_000).optional(),
   uploads: z.array(z.object({
     type: z.string().max(50),
     name: text(1000),

@@ -299,3 +299,14 @@ describe("abort of a JSON (non-streaming) run", () => {
     expect(await messagesOf(id)).toEqual([]);
   });
 });
+
+describe("history in the flowise-sdk shape", () => {
+  it("accepts {type, message} entries as well as {role, content}", async () => {
+    const id = await saveFlow(conversationChain);
+    const marker = crypto.randomUUID();
+    await json("POST", `/prediction/${id}`, { body: { question: `hi ${marker}`, history: [{ type: "apiMessage", message: "sdk-shaped history" }] } });
+    const sent = JSON.stringify((await (await fetch(`${standinUrl()}/requests?contains=${marker}`)).json<any[]>()).at(-1));
+    expect(sent).toContain("sdk-shaped history");
+    await expectError(await call("POST", `/prediction/${id}`, { body: { question: "q", history: [{ type: "robot", message: "x" }] } }), 400);
+  });
+});

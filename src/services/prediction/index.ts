@@ -14,7 +14,6 @@ import { loadSessionMemory, storeExchange } from "./memory";
 import { gateNodeOverrides, gateVarOverrides } from "./overrides";
 import { trackRun } from "./runs";
 import { type UploadInput, storeUploads } from "./uploads";
-import { loadVariables } from "./vars";
 
 export type RunnableFlow = typeof chatFlow.$inferSelect;
 
@@ -50,7 +49,7 @@ export interface PreparedRun {
  * Everything before the model is called: graph checks (400s), ids, gated overrides, variables.
  * chatId = body chatId, else overrideConfig.sessionId, else new; sessionId = overrideConfig.sessionId, else chatId.
  */
-export async function prepareRun(db: Db, env: Env, flow: RunnableFlow, input: PredictionInput, uploads: UploadInput[]): Promise<PreparedRun> {
+export async function prepareRun(db: Db, env: Env, flow: RunnableFlow, input: PredictionInput, uploads: UploadInput[], storedVars: Record<string, string>): Promise<PreparedRun> {
   const graph = parseFlowData(flow.flowData);
   const unknown = unsupportedNodes(graph);
   if (unknown.length) throw badRequest(`This chatflow uses nodes edgeflow does not support: ${unknown.join(", ")}`);
@@ -60,7 +59,7 @@ export async function prepareRun(db: Db, env: Env, flow: RunnableFlow, input: Pr
   const chatId = input.chatId ?? overrideSession ?? newId();
   const sessionId = overrideSession ?? chatId;
   const history = input.history ?? [];
-  const vars = await loadVariables(db, env, gateVarOverrides(flow.apiConfig, overrideConfig));
+  const vars = { ...storedVars, ...gateVarOverrides(flow.apiConfig, overrideConfig) };
   const controller = new AbortController();
 
   const ctx: RunContext = {

@@ -2,12 +2,12 @@ import type { Db, Env } from "../../env";
 import { variable } from "../../db/schema";
 
 /** `{{$vars.x}}` values: static ones as stored, runtime ones from the worker's environment. */
-export async function loadVariables(db: Db, env: Env, overrides: Record<string, string>): Promise<Record<string, string>> {
+export async function loadVariables(db: Db, env: Env): Promise<Record<string, string>> {
   const rows = await db.select({ name: variable.name, value: variable.value, type: variable.type }).from(variable).all();
   const vars: Record<string, string> = {};
   for (const row of rows) {
     const value = row.type === "runtime" ? env[row.name] : row.value;
     if (typeof value === "string") vars[row.name] = value;
   }
-  return { ...vars, ...overrides };
+  return vars;
 }
