@@ -134,6 +134,9 @@ export const vectorDocument = sqliteTable("vector_document", {
   docId: text("docId"),
   pageContent: text("pageContent").notNull(),
   metadata: text("metadata").notNull().default("{}"),
+  // The chunk (of loader docId) this vector was last indexed from: a hint for matching query hits
+  // to chunks without comparing texts (checked against the text, which wins when they differ).
+  chunkNo: integer("chunkNo"),
 }, (t) => [
   primaryKey({ columns: [t.provider, t.namespace, t.id] }),
   index("idx_vector_document_doc").on(t.provider, t.namespace, t.docId),

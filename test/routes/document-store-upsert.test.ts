@@ -225,6 +225,21 @@ describe("vector store query", () => {
     expect((await expectError(await call("POST", "/document-store/vectorstore/query", { body: { storeId: empty.id, query: "x" } }), 400)).message).toMatch(/upsert it first/);
   });
 
+  it("matches hits to the current chunk after chunks move (re-process) or change (edit)", async () => {
+    const store = await newStore();
+    const lines = ["Comets have icy tails that glow.", "Asteroids are rocky and dry bodies.", "Meteors burn up high in the sky."];
+    const first = await upsert(store.id, { ...LOCAL, recordManager: RM("incremental"), metadata: { source: "space" }, loader: { name: "plainText", config: { text: text(lines) } }, splitter: SPLIT_PARAGRAPHS });
+    // A paragraph inserted first: the others keep their vectors (skipped) but move down one.
+    const moved = await upsert(store.id, { docId: first.docId, replaceExisting: true, loader: { name: "plainText", config: { text: text(["Nebulae are vast clouds of gas.", ...lines]) } } });
+    expect(moved).toMatchObject({ numAdded: 1, numSkipped: 3 });
+    const hit = (await query(store.id, "rocky asteroids", { topK: 1 })).docs[0];
+    const chunks = await chunksOf(store.id, first.docId);
+    expect(hit).toMatchObject({ pageContent: lines[1], chunkNo: 3, id: chunks[2].id });
+    // An edited chunk no longer has the vector's text: Flowise's answer, chunkNo -1.
+    await json("PUT", `/document-store/chunks/${store.id}/${first.docId}/${chunks[2].id}`, { body: { pageContent: "Asteroids, edited." } });
+    expect((await query(store.id, "rocky asteroids", { topK: 1 })).docs[0]).toMatchObject({ pageContent: lines[1], chunkNo: -1 });
+  });
+
   it("only scores its own store's vectors", async () => {
     const a = await newStore("a");
     const b = await newStore("b");

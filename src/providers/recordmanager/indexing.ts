@@ -31,6 +31,8 @@ export interface IndexResult {
   numSkipped: number;
   numDeleted: number;
   addedDocs: DocumentInterface[];
+  /** The vector id of each input document, in input order (duplicates share one). */
+  uids: string[];
 }
 
 /** The hash id LangChain gives a chunk (what the record manager and the vector store key on). */
@@ -38,9 +40,10 @@ export function chunkUid(doc: DocumentInterface): string {
   return _HashedDocument.fromDocument(doc).uid as string;
 }
 
-function hashed(docs: DocumentInterface[]): Array<{ uid: string; doc: DocumentInterface }> {
+function hashed(docs: DocumentInterface[]): { unique: Array<{ uid: string; doc: DocumentInterface }>; uids: string[] } {
   const seen = new Set<string>();
-  const out: Array<{ uid: string; doc: DocumentInterface }> = [];
+  const unique: Array<{ uid: string; doc: DocumentInterface }> = [];
+  const uids: string[] = [];
   for (const doc of docs) {
     let uid: string;
     try {
@@ -48,18 +51,19 @@ function hashed(docs: DocumentInterface[]): Array<{ uid: string; doc: DocumentIn
     } catch (err) {
       throw badRequest(err instanceof Error ? err.message : String(err));
     }
+    uids.push(uid);
     if (seen.has(uid)) continue; // identical chunks are indexed once, as LangChain does
     seen.add(uid);
-    out.push({ uid, doc });
+    unique.push({ uid, doc });
   }
-  return out;
+  return { unique, uids };
 }
 
 export async function indexDocuments(docs: DocumentInterface[], recordManager: D1RecordManager, store: DocVectorStore, options: IndexOptions): Promise<IndexResult> {
   const { cleanup, sourceIdKey } = options;
   const start = await recordManager.getTime();
-  const result: IndexResult = { numAdded: 0, numUpdated: 0, numSkipped: 0, numDeleted: 0, addedDocs: [] };
-  const all = hashed(docs);
+  const { unique: all, uids: inputUids } = hashed(docs);
+  const result: IndexResult = { numAdded: 0, numUpdated: 0, numSkipped: 0, numDeleted: 0, addedDocs: [], uids: inputUids };
   const sourceOf = (d: DocumentInterface): string | null => {
     const v = d.metadata?.[sourceIdKey];
     return v === undefined || v === null ? null : String(v);

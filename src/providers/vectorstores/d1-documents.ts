@@ -9,7 +9,7 @@ import { vectorDocument } from "../../db/schema";
 import { D1_MAX_PARAMS, chunk } from "../../lib/chunk";
 import { newId } from "../../lib/ids";
 import type { DocVectorStore } from "./types";
-import { type Stmt, jsonInsert, stmt } from "./d1-json";
+import { type Stmt, jsonBatches, jsonInsert, runBatch, stmt } from "./d1-json";
 
 export interface StoredDoc {
   id: string;
@@ -66,6 +66,31 @@ export abstract class D1DocumentsStore extends VectorStore implements DocVectorS
     return chunk(ids, D1_MAX_PARAMS - 2).map((part) =>
       stmt(this.db.delete(vectorDocument).where(and(eq(vectorDocument.provider, this.provider), eq(vectorDocument.namespace, this.namespace), inArray(vectorDocument.id, part)))),
     );
+  }
+
+  /** Records which chunk (number) each vector was indexed from: [vector id, chunkNo] pairs. */
+  async linkChunks(pairs: Array<[string, number]>): Promise<void> {
+    if (!pairs.length) return;
+    // An upsert driven by the pairs (each a primary-key probe); UPDATE … FROM json_each would
+    // scan the table once per pair. Only rows that exist are touched.
+    await runBatch(this.db, jsonBatches(pairs).map((json) => ({
+      sql: `INSERT INTO vector_document (provider, namespace, id, chunkNo, pageContent, metadata)
+        SELECT ?1, ?2, json_extract(j.value, '$[0]'), json_extract(j.value, '$[1]'), '', '{}' FROM json_each(?3) j
+        WHERE EXISTS (SELECT 1 FROM vector_document v WHERE v.provider = ?1 AND v.namespace = ?2 AND v.id = json_extract(j.value, '$[0]'))
+        ON CONFLICT (provider, namespace, id) DO UPDATE SET chunkNo = excluded.chunkNo`,
+      params: [this.provider, this.namespace, json],
+    })));
+  }
+
+  /** Loader and chunk number each vector was last indexed from (see linkChunks). */
+  async chunkHints(ids: string[]): Promise<Map<string, { docId: string | null; chunkNo: number | null }>> {
+    const out = new Map<string, { docId: string | null; chunkNo: number | null }>();
+    for (const part of chunk([...new Set(ids)], D1_MAX_PARAMS - 2)) {
+      const rows = await this.db.select({ id: vectorDocument.id, docId: vectorDocument.docId, chunkNo: vectorDocument.chunkNo }).from(vectorDocument)
+        .where(and(eq(vectorDocument.provider, this.provider), eq(vectorDocument.namespace, this.namespace), inArray(vectorDocument.id, part))).all();
+      for (const r of rows) out.set(r.id, { docId: r.docId, chunkNo: r.chunkNo });
+    }
+    return out;
   }
 
   async has(ids: string[]): Promise<Set<string>> {

@@ -3,7 +3,7 @@
 // query reads only compact rows of its own namespace and scores them in one pass.
 import type { DocumentInterface } from "@langchain/core/documents";
 import type { Document } from "@langchain/core/documents";
-import { and, eq, inArray } from "drizzle-orm";
+import { and, eq, inArray, sql } from "drizzle-orm";
 import { localEmbedding, vectorDocument } from "../../db/schema";
 import { badRequest } from "../../errors";
 import { D1_MAX_PARAMS, chunk } from "../../lib/chunk";
@@ -95,29 +95,37 @@ export class LocalD1VectorStore extends D1DocumentsStore {
     return this.hitsToDocuments(hits);
   }
 
-  /** One pass over the namespace's vectors: decode and dot in the same loop, keep the top k. */
+  /**
+   * One pass over the namespace's vectors: SQLite concatenates them in groups (one result row per
+   * group instead of one per vector: D1 results cost per row and per byte, and base64 text travels
+   * far cheaper than blobs), and each group is decoded and dotted in the same loop, top k kept.
+   */
   async search(query: number[], k: number): Promise<Hit[]> {
     let norm = 0;
     for (const x of query) norm += x * x;
     norm = Math.sqrt(norm) || 1;
     const q = Float64Array.from(query, (x) => x / norm);
     const dims = q.length;
-    const rows = await this.db.select({ id: localEmbedding.id, dims: localEmbedding.dims, scale: localEmbedding.scale, vector: localEmbedding.vector })
-      .from(localEmbedding).where(eq(localEmbedding.namespace, this.namespace)).all();
+    const width = 4 * Math.ceil(dims / 3); // base64 characters per vector
+    // Keep each concatenated value well under D1's 2 MB value limit.
+    const perGroup = Math.max(1, Math.floor(1_500_000 / (width + 40)));
+    const groups = await this.db.all<{ n: number; ids: string; scales: string; vectors: string }>(sql`
+      SELECT COUNT(*) AS n, group_concat(id, ',') AS ids, group_concat(scale, ',') AS scales, group_concat(vector, '') AS vectors
+      FROM local_embedding WHERE namespace = ${this.namespace} AND dims = ${dims} GROUP BY rowid / ${perGroup}`);
     const top = new TopK(Math.max(1, k));
-    let mismatched = 0;
-    for (const row of rows) {
-      if (row.dims !== dims) {
-        mismatched++;
-        continue;
+    for (const g of groups) {
+      const ids = g.ids.split(",");
+      const scales = g.scales.split(",");
+      for (let v = 0; v < g.n; v++) {
+        const bin = atob(g.vectors.slice(v * width, (v + 1) * width));
+        let dot = 0;
+        for (let i = 0; i < dims; i++) dot += ((bin.charCodeAt(i) << 24) >> 24) * q[i];
+        top.offer(ids[v], dot * Number(scales[v]));
       }
-      const bin = atob(row.vector);
-      let dot = 0;
-      for (let i = 0; i < dims; i++) dot += ((bin.charCodeAt(i) << 24) >> 24) * q[i];
-      top.offer(row.id, dot * row.scale);
     }
-    if (rows.length && mismatched === rows.length) {
-      throw badRequest(`The stored vectors have ${rows[0].dims} dimensions but the embedding gives ${dims}: re-upsert with the same embedding, or delete the vector store first`);
+    if (!groups.length) {
+      const other = await this.db.get<{ dims: number }>(sql`SELECT dims FROM local_embedding WHERE namespace = ${this.namespace} LIMIT 1`);
+      if (other) throw badRequest(`The stored vectors have ${other.dims} dimensions but the embedding gives ${dims}: re-upsert with the same embedding, or delete the vector store first`);
     }
     return top.hits;
   }

@@ -13,6 +13,10 @@ export interface DocVectorStore extends VectorStore {
   idsOfDoc(docId: string): Promise<string[]>;
   /** Removes every vector of the namespace; answers how many there were. */
   clear(): Promise<number>;
+  /** Records which chunk (number) each vector was indexed from: [vector id, chunkNo] pairs. */
+  linkChunks(pairs: Array<[string, number]>): Promise<void>;
+  /** Loader and chunk number each vector was last indexed from. */
+  chunkHints(ids: string[]): Promise<Map<string, { docId: string | null; chunkNo: number | null }>>;
   /** Largest topK this store answers in one query. */
   readonly maxTopK: number;
 }

@@ -236,16 +236,22 @@ export interface IndexControl {
 /** Chunks → vector store, through the record manager when the store has one. */
 async function indexChunks(built: BuiltComponents, docId: string, chunks: Document[], control: IndexControl): Promise<IndexResult> {
   const docs = chunks.map((c) => new Document({ pageContent: c.pageContent, metadata: { ...c.metadata, docId } }));
+  const store: DocVectorStore = built.store;
+  let result: IndexResult;
   if (built.recordManager) {
     const { recordManager, cleanup, sourceIdKey, forceUpdate } = built.recordManager;
-    return indexDocuments(docs, recordManager, built.store, { cleanup, sourceIdKey, forceUpdate, ...control });
+    result = await indexDocuments(docs, recordManager, store, { cleanup, sourceIdKey, forceUpdate, ...control });
+  } else {
+    // Without a record manager the loader's previous vectors are replaced (not piled up).
+    const old = await store.idsOfDoc(docId);
+    if (old.length) await store.delete({ ids: old });
+    const ids = docs.map(() => newId());
+    for (let i = 0; i < docs.length; i += 1000) await store.addDocuments(docs.slice(i, i + 1000), { ids: ids.slice(i, i + 1000) });
+    result = { numAdded: docs.length, numUpdated: 0, numSkipped: 0, numDeleted: old.length, addedDocs: docs, uids: ids };
   }
-  // Without a record manager the loader's previous vectors are replaced (not piled up).
-  const store: DocVectorStore = built.store;
-  const old = await store.idsOfDoc(docId);
-  if (old.length) await store.delete({ ids: old });
-  for (let i = 0; i < docs.length; i += 1000) await store.addDocuments(docs.slice(i, i + 1000));
-  return { numAdded: docs.length, numUpdated: 0, numSkipped: 0, numDeleted: old.length, addedDocs: docs };
+  // Chunk numbers of this commit, so query hits find their chunk by index rather than by text.
+  await store.linkChunks(result.uids.map((uid, i) => [uid, i + 1]));
+  return result;
 }
 
 /** Incremental cleanup groups chunks by their source: refuse before anything is written, not after. */
@@ -279,7 +285,7 @@ export async function executePlan(deps: DocStoreDeps, bucket: R2Bucket, plan: Pl
   }
   const loaders = parseLoaders(await getStoreRow(deps.db, plan.storeId));
   await setStatus(deps.db, plan.storeId, loaders.every((l) => l.status === "SYNC") ? "UPSERTED" : "STALE");
-  const { addedDocs, ...counts } = indexed;
+  const { addedDocs, uids: _uids, ...counts } = indexed;
   await recordUpsert(deps.db, plan.storeId, counts, JSON.stringify({
     loader: { name: plan.loaderNode, config: entry.loaderConfig },
     splitter: plan.splitter,

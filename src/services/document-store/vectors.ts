@@ -33,17 +33,29 @@ export async function queryStore(deps: DocStoreDeps, input: { storeId: string; q
   const hits = await built.store.similaritySearch(input.query, k);
   const timeTaken = Date.now() - started;
 
-  // Match each hit to its chunk (same loader, same text) for the chunk's id and number.
-  const wanted = JSON.stringify(hits.map((h) => [typeof h.metadata?.docId === "string" ? h.metadata.docId : "", h.pageContent]));
-  const found = hits.length
-    ? await deps.db.all<{ id: string; chunkNo: number; docId: string; pageContent: string }>(sql`
-        SELECT c.id, c.chunkNo, c.docId, c.pageContent FROM document_store_file_chunk c
-        JOIN json_each(${wanted}) w ON c.docId = json_extract(w.value, '$[0]') AND c.pageContent = json_extract(w.value, '$[1]')
-        WHERE c.storeId = ${row.id}`)
+  // Match each hit to its chunk for the chunk's id and number: by the chunk number the vector was
+  // indexed from (an index lookup), confirmed by the text; by the text alone when that fails
+  // (the chunk was edited or re-processed since).
+  const hints = await built.store.chunkHints(hits.map((h) => h.id ?? ""));
+  type Found = { id: string; chunkNo: number; docId: string; pageContent: string };
+  const docIdOf = (h: (typeof hits)[number]) => (typeof h.metadata?.docId === "string" ? h.metadata.docId : "");
+  const byHint = hits.length
+    ? await deps.db.all<Found>(sql`
+        SELECT c.id, c.chunkNo, c.docId, c.pageContent FROM json_each(${JSON.stringify(hits.map((h) => [docIdOf(h), hints.get(h.id ?? "")?.chunkNo ?? -1]))}) w
+        JOIN document_store_file_chunk c ON c.storeId = ${row.id} AND c.docId = json_extract(w.value, '$[0]') AND c.chunkNo = json_extract(w.value, '$[1]')`)
     : [];
-  const byKey = new Map(found.map((c) => [`${c.docId}\u0000${c.pageContent}`, c]));
+  const key = (docId: string, text: string) => `${docId}\u0000${text}`;
+  const byKey = new Map(byHint.map((c) => [key(c.docId, c.pageContent), c]));
+  const missing = hits.filter((h) => !byKey.has(key(docIdOf(h), h.pageContent)));
+  if (missing.length) {
+    const found = await deps.db.all<Found>(sql`
+      SELECT c.id, c.chunkNo, c.docId, c.pageContent FROM document_store_file_chunk c
+      JOIN json_each(${JSON.stringify(missing.map((h) => [docIdOf(h), h.pageContent]))}) w ON c.docId = json_extract(w.value, '$[0]') AND c.pageContent = json_extract(w.value, '$[1]')
+      WHERE c.storeId = ${row.id}`);
+    for (const c of found) byKey.set(key(c.docId, c.pageContent), c);
+  }
   const docs = hits.map((h) => {
-    const chunk = byKey.get(`${typeof h.metadata?.docId === "string" ? h.metadata.docId : ""}\u0000${h.pageContent}`);
+    const chunk = byKey.get(key(docIdOf(h), h.pageContent));
     // A vector whose chunk was edited or deleted since: Flowise's answer, chunkNo -1.
     return { pageContent: h.pageContent, metadata: h.metadata, id: chunk?.id ?? newId(), chunkNo: chunk?.chunkNo ?? -1 };
   });

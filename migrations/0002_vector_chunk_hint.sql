@@ -1,0 +1,1 @@
+ALTER TABLE `vector_document` ADD `chunkNo` integer;
