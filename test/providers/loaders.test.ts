@@ -6,7 +6,7 @@ import { htmlToText } from "../../src/providers/loaders/web";
 import { DOCX_MIME, makeDocx, makePdf } from "./docs";
 
 const enc = new TextEncoder();
-const input = (config: Record<string, unknown>, files: Array<{ name: string; mime: string; bytes: Uint8Array }> = []) => ({ config, files, outboundAllow: [], maxBytes: 1 << 20 });
+const input = (config: Record<string, unknown>, files: Array<{ name: string; mime: string; bytes: Uint8Array }> = []) => ({ config, files, outbound: {}, maxBytes: 1 << 20 });
 const file = (name: string, text: string, mime = "text/plain") => ({ name, mime, bytes: enc.encode(text) });
 
 describe("loaders", () => {

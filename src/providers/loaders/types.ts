@@ -11,8 +11,8 @@ export interface LoaderInput {
   /** The loader's config (Flowise inputs), file fields already resolved into `files`. */
   config: Record<string, unknown>;
   files: LoaderFile[];
-  /** Hosts that URL-fetching loaders may reach despite the private-address rule (OUTBOUND_ALLOW). */
-  outboundAllow: string[];
+  /** The outbound URL policy's settings (OUTBOUND_ALLOW) for loaders that fetch URLs. */
+  outbound: { OUTBOUND_ALLOW?: string };
   /** Largest file or page accepted, in bytes. */
   maxBytes: number;
 }

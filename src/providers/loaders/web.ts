@@ -1,44 +1,36 @@
-// cheerioWebScraper: fetches one page (the URL checked by url-guard, redirects followed by hand so
-// each hop is checked too) and extracts its text with HTMLRewriter — the workers runtime's own
-// streaming HTML parser, so no DOM library is bundled. `selector` narrows the text (default body).
+// cheerioWebScraper: fetches one page under the outbound URL policy (src/lib/outbound.ts: the URL
+// and every redirect hop checked) and extracts its text with HTMLRewriter — the workers runtime's
+// own streaming HTML parser, so no DOM library is bundled. `selector` narrows the text (default body).
 import { Document } from "@langchain/core/documents";
-import { badRequest, gatewayTimeout } from "../../errors";
+import { ApiError, badRequest, gatewayTimeout } from "../../errors";
 import { decodeXmlEntities } from "./docx";
 import type { LoaderDefinition } from "./types";
-import { checkOutboundUrl } from "./url-guard";
+import { type OutboundEnv, outboundFetch } from "../../lib/outbound";
 
 const FETCH_TIMEOUT_MS = 30_000;
-const MAX_REDIRECTS = 5;
 const HTML_ENTITIES: Record<string, string> = { nbsp: " ", ndash: "–", mdash: "—", hellip: "…", rsquo: "’", lsquo: "‘", rdquo: "”", ldquo: "“", copy: "©", reg: "®", trade: "™" };
 const SKIP = "script, style, noscript, template, svg, iframe, object, head";
 const BLOCK = "p, div, br, li, ul, ol, h1, h2, h3, h4, h5, h6, tr, table, section, article, header, footer, nav, aside, main, blockquote, pre, hr, dt, dd, figcaption";
 
 const decodeHtml = (s: string) => decodeXmlEntities(s.replace(/&([a-z]+);/gi, (m, e: string) => HTML_ENTITIES[e.toLowerCase()] ?? m));
 
-async function fetchChecked(raw: string, allow: string[], maxBytes: number): Promise<{ url: string; html: string; type: string }> {
-  let url = checkOutboundUrl(raw, allow);
+async function fetchPage(raw: string, outbound: OutboundEnv, maxBytes: number): Promise<{ url: string; html: string; type: string }> {
   const signal = AbortSignal.timeout(FETCH_TIMEOUT_MS);
-  for (let hop = 0; ; hop++) {
-    let res: Response;
-    try {
-      res = await fetch(url.toString(), { redirect: "manual", signal, headers: { accept: "text/html,application/xhtml+xml,text/plain;q=0.9,*/*;q=0.5", "user-agent": "edgeflow-document-loader" } });
-    } catch (err) {
-      if (signal.aborted) throw gatewayTimeout(`${url.origin} did not answer within ${FETCH_TIMEOUT_MS / 1000} s`);
-      throw badRequest(`Could not fetch ${url}: ${err instanceof Error ? err.message : String(err)}`);
-    }
-    if (res.status >= 300 && res.status < 400 && res.headers.get("location")) {
-      if (hop >= MAX_REDIRECTS) throw badRequest(`Too many redirects fetching ${raw}`);
-      url = checkOutboundUrl(new URL(res.headers.get("location")!, url).toString(), allow);
-      await res.body?.cancel();
-      continue;
-    }
-    if (!res.ok) throw badRequest(`Fetching ${url} answered ${res.status}`);
-    const length = Number(res.headers.get("content-length"));
-    if (Number.isFinite(length) && length > maxBytes) throw badRequest(`The page at ${url} is larger than the upload limit`);
-    const bytes = new Uint8Array(await res.arrayBuffer());
-    if (bytes.length > maxBytes) throw badRequest(`The page at ${url} is larger than the upload limit`);
-    return { url: url.toString(), html: new TextDecoder().decode(bytes), type: res.headers.get("content-type") ?? "" };
+  let res: Response;
+  try {
+    res = await outboundFetch(raw, { signal, headers: { accept: "text/html,application/xhtml+xml,text/plain;q=0.9,*/*;q=0.5", "user-agent": "edgeflow-document-loader" } }, outbound);
+  } catch (err) {
+    if (err instanceof ApiError) throw err;
+    if (signal.aborted) throw gatewayTimeout(`${raw} did not answer within ${FETCH_TIMEOUT_MS / 1000} s`);
+    throw badRequest(`Could not fetch ${raw}: ${err instanceof Error ? err.message : String(err)}`);
   }
+  const url = res.url || raw;
+  if (!res.ok) throw badRequest(`Fetching ${url} answered ${res.status}`);
+  const length = Number(res.headers.get("content-length"));
+  if (Number.isFinite(length) && length > maxBytes) throw badRequest(`The page at ${url} is larger than the upload limit`);
+  const bytes = new Uint8Array(await res.arrayBuffer());
+  if (bytes.length > maxBytes) throw badRequest(`The page at ${url} is larger than the upload limit`);
+  return { url, html: new TextDecoder().decode(bytes), type: res.headers.get("content-type") ?? "" };
 }
 
 /** Visible text of an HTML page under `selector`, blocks on their own lines; and its title. */
@@ -94,10 +86,10 @@ export async function htmlToText(html: string, selector = "body"): Promise<{ tex
 export const webLoader: LoaderDefinition = {
   name: "cheerioWebScraper",
   label: "Cheerio Web Scraper",
-  async load({ config, outboundAllow, maxBytes }) {
+  async load({ config, outbound, maxBytes }) {
     const raw = typeof config.url === "string" ? config.url.trim() : "";
     if (!raw) throw badRequest("cheerioWebScraper needs a url");
-    const page = await fetchChecked(raw, outboundAllow, maxBytes);
+    const page = await fetchPage(raw, outbound, maxBytes);
     const selector = typeof config.selector === "string" && config.selector.trim() ? config.selector.trim() : "body";
     let extracted: { text: string; title?: string };
     if (/text\/plain/i.test(page.type)) extracted = { text: page.html.trim() };

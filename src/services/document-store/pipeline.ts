@@ -15,7 +15,6 @@ import { indexDocuments, type IndexResult } from "../../providers/recordmanager/
 import { DEFAULT_SPLITTER, buildSplitter } from "../../providers/splitters/registry";
 import { jsonInsert, runBatch, stmt } from "../../providers/vectorstores/d1-json";
 import type { DocVectorStore } from "../../providers/vectorstores/types";
-import { listVar } from "../../env";
 import type { UpsertInput } from "../../schemas/document-store";
 import { recordUpsert } from "../upsert-history";
 import { type BuiltComponents, type VectorComponents, buildComponents, resolveComponents } from "./components";
@@ -151,7 +150,7 @@ async function chunksOf(deps: DocStoreDeps, bucket: R2Bucket, plan: Plan, storeI
   const docs = await loadDocuments(plan.loaderNode, {
     config: plan.loaderConfig,
     files,
-    outboundAllow: listVar(deps.env.OUTBOUND_ALLOW),
+    outbound: { OUTBOUND_ALLOW: deps.env.OUTBOUND_ALLOW },
     maxBytes: maxUploadBytes(deps.env),
   });
   const splitter: TextSplitter = buildSplitter(plan.splitter.name, plan.splitter.config);
