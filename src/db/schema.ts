@@ -155,6 +155,15 @@ export const localEmbedding = sqliteTable("local_embedding", {
 }, (t) => [primaryKey({ columns: [t.namespace, t.id] })]);
 
 /**
+ * A random token per local vector namespace, replaced by every write to its vectors (in the same
+ * batch), so an isolate can tell whether the vectors it decoded earlier are still current.
+ */
+export const localEmbeddingVersion = sqliteTable("local_embedding_version", {
+  namespace: text("namespace").primaryKey(),
+  version: text("version").notNull(),
+});
+
+/**
  * The record manager (LangChain indexing): one row per indexed chunk hash. `groupId` is the
  * chunk's source (sourceIdKey), `docId` its loader; `updatedAt` is a millisecond clock.
  */

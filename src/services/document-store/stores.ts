@@ -3,7 +3,7 @@
 import type { z } from "@hono/zod-openapi";
 import { eq, sql } from "drizzle-orm";
 import type { Db, Env } from "../../env";
-import { documentStore, documentStoreFileChunk, localEmbedding, recordManager, upsertHistory, vectorDocument } from "../../db/schema";
+import { documentStore, documentStoreFileChunk, localEmbedding, localEmbeddingVersion, recordManager, upsertHistory, vectorDocument } from "../../db/schema";
 import type { DocumentStoreStatus } from "../../db/enums";
 import { notFound } from "../../errors";
 import type { DocumentStoreCreate, DocumentStoreUpdate } from "../../schemas/document-store";
@@ -89,9 +89,10 @@ export async function deleteStore(db: Db, env: Env, files: R2Bucket, id: string)
   }
   await deleteStoreFiles(files, id);
   const rmNamespace = (parseComponent(row.recordManagerConfig)?.config.namespace as string | undefined) || id;
-  const [, , , , , gone] = await db.batch([
+  const [, , , , , , gone] = await db.batch([
     db.delete(documentStoreFileChunk).where(eq(documentStoreFileChunk.storeId, id)),
     db.delete(localEmbedding).where(eq(localEmbedding.namespace, id)),
+    db.delete(localEmbeddingVersion).where(eq(localEmbeddingVersion.namespace, id)),
     db.delete(vectorDocument).where(eq(vectorDocument.namespace, id)),
     db.delete(recordManager).where(sql`${recordManager.namespace} IN (${id}, ${rmNamespace})`),
     db.delete(upsertHistory).where(eq(upsertHistory.chatflowid, id)),
