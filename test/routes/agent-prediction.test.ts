@@ -116,8 +116,10 @@ describe("custom tools that misbehave", () => {
     const t0 = Date.now();
     const answer = await predict(id, callOf("spin", {}));
     expect(Date.now() - t0).toBeLessThan(15_000);
-    expect(answer.usedTools).toEqual([{ tool: "spin", toolInput: {}, toolOutput: "Error: The function ran longer than its time limit of 5 s and was stopped" }]);
-    expect(answer.text).toBe("tools said: Error: The function ran longer than its time limit of 5 s and was stopped");
+    // Stopped by the wall clock or, on a loaded machine, by the instruction budget that backs it up.
+    const stopped = /^Error: The function (ran|computed for) longer than its time limit of 5 s .*stopped$/;
+    expect(answer.usedTools).toEqual([{ tool: "spin", toolInput: {}, toolOutput: expect.stringMatching(stopped) }]);
+    expect(answer.text).toBe(`tools said: ${answer.usedTools[0].toolOutput}`);
     const next = await predict(id, callOf("calculator", { input: "1+2" }));
     expect(next.text).toBe("tools said: 3");
     expect(await messagesOf(id)).toHaveLength(4);
