@@ -74,6 +74,12 @@ export function referencedIds(node: FlowNode): string[] {
   return [...found];
 }
 
+/** Whether prediction skips this node: a loader feeding a vector store (its def decides). */
+function isUpsertOnly(node: FlowNode, graph: FlowGraph): boolean {
+  const flag = registry.get(node.data.name)?.upsertOnly;
+  return typeof flag === "function" ? flag(node, graph) : !!flag;
+}
+
 export interface RunPlan {
   ending: FlowNode;
   /** Nodes to build, dependencies first, the ending node last. */
@@ -83,7 +89,7 @@ export interface RunPlan {
 }
 
 /** Upstream node ids of every node: edges plus {{x.data.instance}} references (either suffices). */
-function upstreamMap(graph: FlowGraph, live: Map<string, FlowNode>): Map<string, string[]> {
+export function upstreamMap(graph: FlowGraph, live: Map<string, FlowNode>): Map<string, string[]> {
   const up = new Map<string, Set<string>>();
   for (const id of live.keys()) up.set(id, new Set());
   for (const e of graph.edges) if (live.has(e.source) && live.has(e.target)) up.get(e.target)!.add(e.source);
@@ -158,7 +164,7 @@ export function planRun(graph: FlowGraph): RunPlan {
     const id = stack.pop()!;
     for (const s of up.get(id) ?? []) {
       if (needed.has(s) || skipped.has(s)) continue;
-      if (registry.get(live.get(s)!.data.name)?.upsertOnly) {
+      if (isUpsertOnly(live.get(s)!, graph)) {
         skipped.add(s);
         continue;
       }

@@ -6,7 +6,7 @@ import { RunAborted } from "../providers/chat/http";
 import { isStickyNote, memoryNode, parseFlowData, planRun, unsupportedNodes } from "./graph";
 import { registry } from "./registry";
 import { resolveInputs } from "./resolve";
-import type { FlowGraph, FlowNode, RunContext, RunResult, StreamSink } from "./types";
+import type { FlowGraph, FlowNode, RunContext, RunResult, SourceDocument, StreamSink } from "./types";
 
 export { RunAborted };
 
@@ -52,6 +52,10 @@ export async function runFlow(flowData: string, ctx: RunContext, sink?: StreamSi
     throw badRequest(`This chatflow uses nodes that are not supported yet: ${unsupported.join(", ")}`);
   }
 
+  // Documents that nodes find along the way (a retriever tool returning its sources).
+  const found: SourceDocument[] = [];
+  ctx = { ...ctx, addSourceDocuments: (docs) => void found.push(...docs) };
+
   const built = new Map<string, unknown>();
   const state = { graph, built, skipped: plan.skipped };
   for (const node of plan.order) {
@@ -77,11 +81,23 @@ export async function runFlow(flowData: string, ctx: RunContext, sink?: StreamSi
   } catch (err) {
     throw ctx.signal?.aborted ? new RunAborted() : asApiError(err, plan.ending);
   }
-  return { ...answer, text: answer.text ?? "", memoryType: memoryNode(graph)?.data.label ?? null };
+  const sourceDocuments = answer.sourceDocuments ?? (found.length ? distinct(found) : undefined);
+  return { ...answer, ...(sourceDocuments ? { sourceDocuments } : {}), text: answer.text ?? "", memoryType: memoryNode(graph)?.data.label ?? null };
+}
+
+/** Each document once (a tool called twice may find the same passage), in the order found. */
+function distinct(docs: SourceDocument[]): SourceDocument[] {
+  const seen = new Set<string>();
+  return docs.filter((d) => {
+    const key = `${d.pageContent}\u0000${JSON.stringify(d.metadata ?? {})}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
 }
 
 /** Keeps ApiErrors and aborts; anything else is a fault of the node, reported with its label. */
-function asApiError(err: unknown, node: FlowNode): Error {
+export function asApiError(err: unknown, node: FlowNode): Error {
   if (err instanceof ApiError || err instanceof RunAborted) return err;
   const message = err instanceof Error ? err.message : String(err);
   return new ApiError(500, `${node.data.label} (${node.data.name}) failed: ${message}`);

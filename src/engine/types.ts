@@ -2,6 +2,7 @@
 // (src/engine/run.ts) with a RunContext and read a RunResult, or pass a StreamSink for tokens.
 import type { Document } from "@langchain/core/documents";
 import type { Db, Env } from "../env";
+import type { LoaderFile } from "../providers/loaders/types";
 
 /** A node of a Flowise flowData graph, as exported. */
 export interface FlowNode {
@@ -68,6 +69,16 @@ export interface RunContext {
   getCredential(id: string): Promise<Record<string, unknown>>;
   /** Stored messages of (chatflowid, sessionId), oldest first, with `history` prepended. */
   loadMemory(limit?: number): Promise<ChatTurn[]>;
+  /**
+   * Files sent with POST /vector/upsert, by the loader input they go to (`txtFile`, `pdfFile`, …,
+   * chosen by extension): they replace that input of the chatflow's loaders for this run.
+   */
+  files?: Record<string, LoaderFile[]>;
+  /**
+   * Set by runFlow: nodes that find documents during the run (a retriever tool that returns its
+   * sources) report them here; they become the run's sourceDocuments unless the ending node gives its own.
+   */
+  addSourceDocuments?(docs: SourceDocument[]): void;
 }
 
 /** Receives streamed output as it exists. Every method must be cheap and non-blocking. */
@@ -89,6 +100,15 @@ export interface RunResult {
   usedTools?: UsedTool[];
   /** Label of the memory node, or null. */
   memoryType: string | null;
+}
+
+/** What a vector store upsert did (LangChain's indexing counts). */
+export interface UpsertCounts {
+  numAdded: number;
+  numUpdated: number;
+  numSkipped: number;
+  numDeleted: number;
+  addedDocs: SourceDocument[];
 }
 
 export interface BuildArgs {
@@ -119,8 +139,13 @@ export interface NodeDefinition {
   run?(instance: unknown, run: EndingRun): Promise<Omit<RunResult, "memoryType">>;
   /** Whether this ending node can stream tokens, given its node (model's `streaming` input etc.). */
   canStream?(node: FlowNode, graph: FlowGraph): boolean;
-  /** Skipped on prediction (document loaders feeding a vector store run on upsert only). */
-  upsertOnly?: boolean;
+  /**
+   * Skipped on prediction (document loaders feeding a vector store run on upsert only): always, or
+   * as the function decides for this node of this graph.
+   */
+  upsertOnly?: boolean | ((node: FlowNode, graph: FlowGraph) => boolean);
+  /** Vector store nodes only: index what their loaders give (POST /vector/upsert), instead of build. */
+  upsert?(args: BuildArgs): Promise<UpsertCounts>;
 }
 
 export type { Document };
