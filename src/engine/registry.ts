@@ -4,12 +4,17 @@ import type { NodeDefinition } from "./types";
 import { agentNodes } from "./nodes/agents";
 import { chainNodes } from "./nodes/chains";
 import { chatModelNodes } from "./nodes/chat-models";
+import { documentLoaderNodes } from "./nodes/document-loaders";
+import { embeddingsNodes } from "./nodes/embeddings";
 import { memoryNodes } from "./nodes/memory";
 import { moderationNodes } from "./nodes/moderation";
 import { outputParserNodes } from "./nodes/output-parsers";
 import { promptNodes } from "./nodes/prompts";
+import { retrievalNodes } from "./nodes/retrieval";
+import { textSplitterNodes } from "./nodes/text-splitters";
 import { toolNodes } from "./nodes/tools";
 import { utilityNodes } from "./nodes/utilities";
+import { vectorStoreNodes } from "./nodes/vector-stores";
 
 const families: NodeDefinition[][] = [
   chatModelNodes,
@@ -21,6 +26,11 @@ const families: NodeDefinition[][] = [
   utilityNodes,
   toolNodes,
   agentNodes,
+  documentLoaderNodes,
+  textSplitterNodes,
+  embeddingsNodes,
+  vectorStoreNodes,
+  retrievalNodes,
 ];
 
 function assemble(lists: NodeDefinition[][]): Map<string, NodeDefinition> {

@@ -4,7 +4,7 @@
 //   customTool  a stored Tool (/tools): `schema` declares the arguments, `func` runs in the QuickJS
 //               sandbox with them as `$name` variables, plus `$vars` and `$flow`
 //   chainTool   a chain (llmChain, conversationChain, …) answering the tool's `input`
-// retrieverTool waits for the document stores.
+// retrieverTool lives with the retrieval nodes (./retrieval.ts).
 import { DynamicStructuredTool } from "@langchain/core/tools";
 import { eq } from "drizzle-orm";
 import { z } from "zod";

@@ -10,7 +10,7 @@ import type { DocStoreDeps } from "./types";
 
 export const DEFAULT_TOP_K = 4;
 
-function savedComponents(row: Awaited<ReturnType<typeof getStoreRow>>): VectorComponents {
+export function savedComponents(row: Awaited<ReturnType<typeof getStoreRow>>): VectorComponents {
   const embedding = parseComponent(row.embeddingConfig);
   const vectorStore = parseComponent(row.vectorStoreConfig);
   if (!embedding || !vectorStore) throw badRequest(`Document store ${row.id} has no embedding and vector store configured yet: upsert it first`);
