@@ -21,6 +21,9 @@
 //                sent D ms after the previous one (default 5); JSON: the answer after N×D ms.
 //                Deterministic timing and numbered tokens, for `npm run bench` (drops, order).
 //   otherwise    "echo: <last user message>"
+// POST …/embeddings (OpenAI's embeddings API): a deterministic bag-of-words vector per input
+// (lower-cased words, common English words left out, each hashed to one of 4096 dimensions — or
+// `dimensions` — then normalised), so texts sharing words are near; [fail-embed] in an input → 500.
 // GET /requests?contains=<marker> lists recorded requests (body contains marker); DELETE /requests clears.
 // A streamed answer's record carries `stream: {tokens, sent, finished, closedEarly}`: how many
 // tokens it had, how many went out, and whether the client hung up before the end.
@@ -47,6 +50,24 @@ function answerFor(last, seen) {
 }
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+const STOPWORDS = new Set("a an and are as at be by for from has have i in is it its of on or that the this to was we what when where which who will with you your does do".split(" "));
+
+/** The stand-in's embedding of a text: hashed content words, normalised (see the header). */
+export function standinEmbedding(text, dims = 4096) {
+  const v = new Array(dims).fill(0);
+  for (const word of String(text).toLowerCase().match(/[a-z0-9]+/g) ?? []) {
+    if (STOPWORDS.has(word)) continue;
+    let h = 2166136261;
+    for (let i = 0; i < word.length; i++) h = Math.imul(h ^ word.charCodeAt(i), 16777619);
+    h ^= h >>> 15;
+    h = Math.imul(h, 0x2c1b3c6d);
+    h ^= h >>> 12;
+    v[(h >>> 0) % dims] += 1;
+  }
+  const norm = Math.sqrt(v.reduce((a, x) => a + x * x, 0)) || 1;
+  return v.map((x) => x / norm);
+}
 
 const BENCH = /\[bench(?::(\d+))?(?::(\d+))?\]/;
 
@@ -75,6 +96,32 @@ export function startStandin() {
       const list = marker ? requests.filter((r) => r.raw.includes(marker)) : requests;
       res.writeHead(200, { "content-type": "application/json" });
       res.end(JSON.stringify(list.map(({ raw: _raw, ...r }) => r)));
+      return;
+    }
+    if (req.method === "POST" && url.pathname.endsWith("/embeddings")) {
+      let body;
+      try {
+        body = JSON.parse(raw);
+      } catch {
+        res.writeHead(400, { "content-type": "application/json" });
+        res.end(JSON.stringify({ error: { message: "body is not JSON" } }));
+        return;
+      }
+      requests.push({ receivedAt: performance.now(), path: url.pathname + url.search, headers: { ...req.headers, authorization: req.headers.authorization ?? null, "api-key": req.headers["api-key"] ?? null }, body, raw });
+      const inputs = Array.isArray(body.input) ? body.input : [body.input ?? ""];
+      if (inputs.some((t) => String(t).includes("[fail-embed]"))) {
+        res.writeHead(500, { "content-type": "application/json" });
+        res.end(JSON.stringify({ error: { message: "stand-in embeddings failure", type: "server_error" } }));
+        return;
+      }
+      const dims = Number.isInteger(body.dimensions) && body.dimensions > 0 ? body.dimensions : 4096;
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(JSON.stringify({
+        object: "list",
+        model: body.model ?? "standin-embedding",
+        data: inputs.map((t, index) => ({ object: "embedding", index, embedding: standinEmbedding(t, dims) })),
+        usage: { prompt_tokens: inputs.length, total_tokens: inputs.length },
+      }));
       return;
     }
     if (req.method !== "POST" || !url.pathname.endsWith("/chat/completions")) {
