@@ -110,15 +110,17 @@ describe("runFlow refuses flows it cannot run (400, naming what is wrong)", () =
     expect(await err400(runFlow(flow([["p", "promptTemplate", "Prompts"]]), makeCtx("q")))).toBe("Ending node must be either a Chain or Agent or Engine");
   });
 
-  it("tool-agent.json and conversational-retrieval-qa-chain.json name their unsupported nodes", async () => {
+  it("tool-agent.json names its unsupported node; conversational-retrieval-qa-chain.json has none left", async () => {
     const tool = JSON.stringify(toolAgent);
     expect(unsupportedNodes(parseFlowData(tool))).toEqual(["serpAPI"]); // web search needs an external API key: not faked
     expect(await err400(runFlow(tool, makeCtx("q")))).toBe("This chatflow uses nodes that are not supported yet: serpAPI");
-    const qa = JSON.stringify(retrievalQa);
-    expect(unsupportedNodes(parseFlowData(qa))).toEqual([
-      "conversationalRetrievalQAChain", "documentStore", "faiss", "openAIEmbeddings", "recursiveCharacterTextSplitter", "textFile",
-    ]);
-    expect(await err400(runFlow(qa, makeCtx("q")))).toMatch(/not supported yet: .*conversationalRetrievalQAChain/);
+    expect(unsupportedNodes(parseFlowData(JSON.stringify(retrievalQa)))).toEqual([]);
+  });
+
+  it("loaders feeding a vector store are skipped on prediction (with what only they use), not the vector store", () => {
+    const { order, skipped } = planRun(parseFlowData(JSON.stringify(retrievalQa)));
+    expect([...skipped].sort()).toEqual(["documentStore_0", "textFile_0"]);
+    expect(order.map((n) => n.id)).toEqual(["openAIEmbeddings_0", "faiss_0", "chatMistralAI_0", "conversationalRetrievalQAChain_0"]);
   });
 
   it("supported fixtures have no unsupported nodes (sticky notes are ignored)", () => {
