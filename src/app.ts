@@ -20,6 +20,7 @@ import { upsertHistoryRoutes } from "./routes/upsert-history";
 import { predictionRoutes } from "./routes/prediction";
 import { widgetRoutes } from "./routes/widget";
 import { documentStoreRoutes, isDocumentStoreUpload, limitUpload } from "./routes/document-store";
+import { isVectorUpsert, vectorUpsertRoutes } from "./routes/vector-upsert";
 import pkg from "../package.json";
 
 export const API_BASE = "/api/v1";
@@ -30,8 +31,8 @@ export function createApp() {
 
   app.use("*", requestId({ headerName: "X-Request-Id" }));
   app.use("*", corsPolicy);
-  // Document store upserts carry files: their own, larger limit (MAX_UPLOAD_MB).
-  app.use("*", (c, next) => (isDocumentStoreUpload(c.req.method, c.req.path) ? limitUpload(c, next) : limitBody(c, next)));
+  // Document store and chatflow vector upserts carry files: their own, larger limit (MAX_UPLOAD_MB).
+  app.use("*", (c, next) => (isDocumentStoreUpload(c.req.method, c.req.path) || isVectorUpsert(c.req.method, c.req.path) ? limitUpload(c, next) : limitBody(c, next)));
   app.use("*", async (c, next) => {
     c.set("db", createDb(c.env.DB));
     await next();
@@ -52,6 +53,7 @@ export function createApp() {
   api.route("/prediction", predictionRoutes);
   api.route("/", widgetRoutes);
   api.route("/document-store", documentStoreRoutes);
+  api.route("/vector", vectorUpsertRoutes);
 
   api.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {
     type: "http",

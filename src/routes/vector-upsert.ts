@@ -1,0 +1,145 @@
+// POST /vector/upsert/{chatflowid}: JSON {stopNodeId?, overrideConfig?}, or multipart with `files`
+// (each to the loader input its extension names) and the same fields — other form fields are
+// overrideConfig entries, as Flowise reads them. A bearer token is always needed (Flowise 3.0.13
+// stopped letting anyone upsert); a chatflow bound to an API key needs that key or the admin key.
+import { z } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import type { AppEnv } from "../env";
+import { resolvePrincipal } from "../auth/bearer";
+import { assertMayRun } from "../auth/prediction-access";
+import { badRequest, unauthorized, unsupportedMediaType } from "../errors";
+import type { LoaderFile } from "../providers/loaders/types";
+import { clientIpOf, enforceRateLimit } from "../rate-limit/check";
+import { ErrorResponse, IdParam } from "../schemas/common";
+import { getCredentialData } from "../services/credentials";
+import { loadVariables } from "../services/prediction/vars";
+import { type VectorUpsertRequest, findChatflow, upsertChatflowVectors } from "../services/vector-upsert";
+import { createRouter, describeIssues, validationHook } from "./router";
+
+const tags = ["vector"];
+
+/** Vector upserts carry files: they get the upload limit (MAX_UPLOAD_MB), as document store upserts do. */
+export const isVectorUpsert = (method: string, path: string) => method === "POST" && /\/vector\/upsert(\/|$)/.test(path);
+
+export const VectorUpsertBody = z
+  .object({
+    stopNodeId: z.string().trim().min(1).max(200).optional().openapi({ description: "The vector store node to upsert into, when the chatflow has several" }),
+    overrideConfig: z.record(z.string(), z.unknown()).optional().openapi({ description: "Node parameters, as for prediction (gated by apiConfig.overrideConfig)" }),
+  })
+  .openapi("VectorUpsertRequest");
+
+export const VectorUpsertResult = z
+  .object({
+    numAdded: z.number().int(),
+    numUpdated: z.number().int(),
+    numSkipped: z.number().int(),
+    numDeleted: z.number().int(),
+    addedDocs: z.array(z.object({ pageContent: z.string(), metadata: z.record(z.string(), z.unknown()) })),
+  })
+  .openapi("VectorUpsertResult");
+
+/** JSON (or no body at all), or multipart: `files`, `stopNodeId`, `overrideConfig` (JSON), other fields as overrides. */
+async function readBody(c: Context<AppEnv>): Promise<{ request: VectorUpsertRequest; files: LoaderFile[] }> {
+  const type = (c.req.header("content-type") ?? "").split(";")[0].trim().toLowerCase();
+  const files: LoaderFile[] = [];
+  let raw: unknown;
+  if (type === "multipart/form-data") {
+    let form: Record<string, string | File | (string | File)[]>;
+    try {
+      form = await c.req.parseBody({ all: true });
+    } catch {
+      throw badRequest("Malformed multipart/form-data body");
+    }
+    const fields: Record<string, unknown> = {};
+    const overrides: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(form)) {
+      const values = Array.isArray(value) ? value : [value];
+      if (key === "files" || key === "files[]") {
+        for (const f of values) if (f instanceof File) files.push({ name: f.name, mime: f.type, bytes: new Uint8Array(await f.arrayBuffer()) });
+        continue;
+      }
+      const text = values.find((v): v is string => typeof v === "string");
+      if (text === undefined) continue;
+      if (key === "stopNodeId") fields.stopNodeId = text;
+      else if (key === "overrideConfig") {
+        try {
+          fields.overrideConfig = JSON.parse(text);
+        } catch {
+          throw badRequest("overrideConfig must be JSON in a multipart body");
+        }
+      } else overrides[key] = text;
+    }
+    if (Object.keys(overrides).length) fields.overrideConfig = { ...overrides, ...((fields.overrideConfig as object) ?? {}) };
+    raw = fields;
+  } else {
+    const text = await c.req.text();
+    if (!text.trim()) raw = {};
+    else if (type && type !== "application/json" && !type.endsWith("+json")) {
+      throw unsupportedMediaType(`Content type ${type} is not accepted: send application/json or multipart/form-data`);
+    } else {
+      try {
+        raw = JSON.parse(text);
+      } catch {
+        throw badRequest("Malformed JSON in request body");
+      }
+    }
+  }
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) throw badRequest("Request body must be a JSON object");
+  const parsed = VectorUpsertBody.safeParse(raw);
+  if (!parsed.success) throw badRequest(`Invalid request body: ${describeIssues(parsed.error.issues)}`);
+  return { request: parsed.data, files };
+}
+
+export const vectorUpsertRoutes = createRouter();
+
+vectorUpsertRoutes.openAPIRegistry.registerPath({
+  method: "post",
+  path: "/upsert/{id}",
+  tags,
+  summary: "Run the chatflow's loader → splitter → embeddings → vector store branch (JSON, or multipart with files)",
+  security: [{ bearerAuth: [] }],
+  request: {
+    params: IdParam,
+    body: {
+      required: false,
+      content: {
+        "application/json": { schema: VectorUpsertBody },
+        "multipart/form-data": {
+          schema: z.object({
+            files: z.array(z.string().openapi({ format: "binary" })).optional(),
+            stopNodeId: z.string().optional(),
+            overrideConfig: z.string().optional().openapi({ description: "JSON; other form fields are overrideConfig entries too" }),
+          }),
+        },
+      },
+    },
+  },
+  responses: {
+    200: { description: "The upsert's counts", content: { "application/json": { schema: VectorUpsertResult } } },
+    ...Object.fromEntries([400, 401, 404, 413, 415, 429, 502, 504].map((s) => [s, { description: "Error", content: { "application/json": { schema: ErrorResponse } } }])),
+  },
+});
+
+vectorUpsertRoutes.post("/upsert/:id", async (c) => {
+  const params = IdParam.safeParse({ id: c.req.param("id") });
+  if (!params.success) validationHook({ success: false, target: "param", error: params.error }, c);
+  const id = params.data!.id;
+  if (!(await resolvePrincipal(c))) throw unauthorized("Unauthorized: a bearer token is required to upsert");
+  const flow = await findChatflow(c.var.db, id);
+  // Never public, whatever isPublic says; a chatflow bound to a key takes only that key (or the admin key).
+  await assertMayRun(c, { isPublic: false, apikeyid: flow.apikeyid });
+  await enforceRateLimit(c.env, flow.id, flow.apiConfig, clientIpOf(c.req.raw.headers));
+  const { request, files } = await readBody(c);
+
+  const controller = new AbortController();
+  c.req.raw.signal?.addEventListener("abort", () => controller.abort(new Error("Client disconnected")));
+  const deps = {
+    db: c.var.db,
+    env: c.env,
+    files: c.env.FILES,
+    getCredential: (credentialId: string) => getCredentialData(c.var.db, c.env.CREDENTIAL_ENCRYPTION_KEY, credentialId),
+    signal: controller.signal,
+  };
+  const result = await upsertChatflowVectors(deps, flow, request, files, await loadVariables(c.var.db, c.env));
+  return c.json(result, 200);
+});
