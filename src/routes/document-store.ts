@@ -3,8 +3,8 @@ import type { Context, MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { AppEnv } from "../env";
 import { requireAuth } from "../auth/bearer";
-import { badRequest, payloadTooLarge, unsupportedMediaType } from "../errors";
-import { DeletedResponse, ErrorResponse, IdParam, PageQuery, listOf } from "../schemas/common";
+import { badRequest, payloadTooLarge } from "../errors";
+import { DeletedResponse, IdParam, PageQuery, listOf } from "../schemas/common";
 import {
   ChunkEdit,
   ChunkPageParams,
@@ -31,7 +31,8 @@ import type { DocStoreDeps } from "../services/document-store/types";
 import { refreshDocStore, upsertDocStore } from "../services/document-store/upsert";
 import { deleteStoreVectors, queryStore } from "../services/document-store/vectors";
 import type { LoaderFile } from "../providers/loaders/types";
-import { createRouter, describeIssues, jsonBody, jsonResponse, protectedRoute, validationHook } from "./router";
+import { readJsonOrForm } from "./request-body";
+import { createRouter, describeIssues, errorResponsesFor, jsonBody, jsonResponse, protectedRoute, validationHook } from "./router";
 
 const tags = ["document-store"];
 
@@ -55,42 +56,18 @@ export const limitUpload: MiddlewareHandler<AppEnv> = (c, next) => {
 
 /** The upsert body: JSON, or multipart with `files` and the same fields (objects as JSON strings). */
 async function readUpsertBody(c: Context<AppEnv>): Promise<{ input: UpsertInput; files: LoaderFile[] }> {
-  const type = (c.req.header("content-type") ?? "").split(";")[0].trim().toLowerCase();
-  let raw: unknown;
+  const body = await readJsonOrForm(c);
+  const raw = body.kind === "json" ? body.body : body.fields;
   const files: LoaderFile[] = [];
-  if (type === "application/json" || type.endsWith("+json")) {
-    try {
-      raw = await c.req.json();
-    } catch {
-      throw badRequest("Malformed JSON in request body");
-    }
-  } else if (type === "multipart/form-data") {
-    let form: Record<string, string | File | (string | File)[]>;
-    try {
-      form = await c.req.parseBody({ all: true });
-    } catch {
-      throw badRequest("Malformed multipart/form-data body");
-    }
-    const fields: Record<string, unknown> = {};
-    for (const [key, value] of Object.entries(form)) {
-      const values = Array.isArray(value) ? value : [value];
-      if (key === "files" || key === "files[]") {
-        for (const f of values) if (f instanceof File) files.push({ name: f.name, mime: f.type, bytes: new Uint8Array(await f.arrayBuffer()) });
-      } else if (typeof values[0] === "string") fields[key] = values[0];
-    }
-    raw = fields;
-  } else if (!type) {
-    throw badRequest("Request body is required (application/json or multipart/form-data)");
-  } else {
-    throw unsupportedMediaType(`Content type ${type} is not accepted: send application/json or multipart/form-data`);
+  if (body.kind === "form") {
+    for (const f of body.files) files.push({ name: f.name, mime: f.type, bytes: new Uint8Array(await f.arrayBuffer()) });
   }
-  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) throw badRequest("Request body must be a JSON object");
   const parsed = UpsertBody.safeParse(raw);
   if (!parsed.success) throw badRequest(`Invalid request body: ${describeIssues(parsed.error.issues)}`);
   return { input: parsed.data, files };
 }
 
-const errors = (statuses: number[]) => Object.fromEntries(statuses.map((s) => [s, { description: "Error", content: { "application/json": { schema: ErrorResponse } } }]));
+
 
 export const documentStoreRoutes = createRouter()
   .openapi(
@@ -148,7 +125,7 @@ export const documentStoreRoutes = createRouter()
       tags,
       summary: "Process the store's loaders again and upsert them",
       request: { params: IdParam, body: { required: false, content: { "application/json": { schema: RefreshBody } } } },
-      responses: { ...jsonResponse(z.array(VectorUpsertResponse)), 202: { description: "Accepted (async)", content: { "application/json": { schema: z.array(UpsertAccepted) } } }, ...errors([502, 504]) },
+      responses: { ...jsonResponse(z.array(VectorUpsertResponse)), 202: { description: "Accepted (async)", content: { "application/json": { schema: z.array(UpsertAccepted) } } }, ...errorResponsesFor([502, 504]) },
     }),
     async (c) => {
       const body = (c.req.valid("json") ?? {}) as z.infer<typeof RefreshBody>;
@@ -157,11 +134,11 @@ export const documentStoreRoutes = createRouter()
     },
   )
   .openapi(
-    protectedRoute({ method: "post", path: "/vectorstore/query", tags, summary: "Query a store's vector store", request: { body: jsonBody(QueryBody) }, responses: { ...jsonResponse(QueryResponse), ...errors([502, 504]) } }),
+    protectedRoute({ method: "post", path: "/vectorstore/query", tags, summary: "Query a store's vector store", request: { body: jsonBody(QueryBody) }, responses: { ...jsonResponse(QueryResponse), ...errorResponsesFor([502, 504]) } }),
     async (c) => c.json(await queryStore(depsOf(c), c.req.valid("json")), 200),
   )
   .openapi(
-    protectedRoute({ method: "delete", path: "/vectorstore/{id}", tags, summary: "Delete the vectors a record manager recorded (optionally of one loader: ?docId=)", request: { params: IdParam, query: VectorDeleteQuery }, responses: { ...jsonResponse(DeletedResponse), ...errors([502, 504]) } }),
+    protectedRoute({ method: "delete", path: "/vectorstore/{id}", tags, summary: "Delete the vectors a record manager recorded (optionally of one loader: ?docId=)", request: { params: IdParam, query: VectorDeleteQuery }, responses: { ...jsonResponse(DeletedResponse), ...errorResponsesFor([502, 504]) } }),
     async (c) => c.json(await deleteStoreVectors(depsOf(c), c.req.valid("param").id, c.req.valid("query").docId), 200),
   );
 
@@ -184,7 +161,7 @@ documentStoreRoutes.openAPIRegistry.registerPath({
   responses: {
     200: { description: "The upsert's counts", content: { "application/json": { schema: VectorUpsertResponse } } },
     202: { description: "Accepted: continues in the queue (`async: true`)", content: { "application/json": { schema: UpsertAccepted } } },
-    ...errors([400, 401, 404, 413, 415, 502, 504]),
+    ...errorResponsesFor([400, 401, 404, 413, 415, 502, 504]),
   },
 });
 

@@ -5,13 +5,13 @@ import { ApiError } from "../errors";
 import { resolvePrincipal } from "../auth/bearer";
 import { assertMayRun, assertOriginAllowed } from "../auth/prediction-access";
 import { clientIpOf, enforceRateLimit } from "../rate-limit/check";
-import { ErrorResponse, IdParam } from "../schemas/common";
+import { IdParam } from "../schemas/common";
 import { PredictionRequest, PredictionResponse } from "../schemas/prediction";
 import { executeRun, findRunnable, predictionAnswer, prepareRun, type PreparedRun } from "../services/prediction";
 import { SSE_HEADERS, SseWriter } from "../stream/sse";
 import { loadVariables } from "../services/prediction/vars";
 import { readPredictionBody } from "./prediction-body";
-import { OPTIONAL_BEARER, createRouter, validationHook } from "./router";
+import { OPTIONAL_BEARER, createRouter, errorResponsesFor, validationHook } from "./router";
 
 // The widget shows a 401/403/429 body to the person chatting as it is, so on a streaming request
 // those three answer the bare message as text/plain (API.md, "Streaming").
@@ -86,7 +86,7 @@ predictionRoutes.openAPIRegistry.registerPath({
       description: "The answer (JSON), or text/event-stream frames when streaming",
       content: { "application/json": { schema: PredictionResponse }, "text/event-stream": { schema: z.string() } },
     },
-    ...Object.fromEntries([400, 401, 403, 404, 413, 415, 429, 502, 504].map((s) => [s, { description: "Error", content: { "application/json": { schema: ErrorResponse } } }])),
+    ...errorResponsesFor([400, 401, 403, 404, 413, 415, 429, 499, 502, 504]),
   },
 });
 

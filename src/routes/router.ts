@@ -43,12 +43,11 @@ export function validationHook(
 
 export const createRouter = () => new OpenAPIHono<AppEnv>({ strict: false, defaultHook: validationHook });
 
-const errorResponses = Object.fromEntries(
-  [400, 401, 404, 409, 413, 415, 422].map((status) => [
-    status,
-    { description: "Error", content: { "application/json": { schema: ErrorResponse } } },
-  ]),
-);
+/** OpenAPI responses for these error statuses, each the API's one error body. */
+export const errorResponsesFor = (statuses: number[]) =>
+  Object.fromEntries(statuses.map((status) => [status, { description: "Error", content: { "application/json": { schema: ErrorResponse } } }]));
+
+const errorResponses = errorResponsesFor([400, 401, 404, 409, 413, 415, 422]);
 
 /**
  * A required JSON body that is absent altogether (no content type, no bytes) is a 400: without
