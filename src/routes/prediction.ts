@@ -10,6 +10,7 @@ import { PredictionRequest, PredictionResponse } from "../schemas/prediction";
 import { executeRun, findRunnable, predictionAnswer, prepareRun, type PreparedRun } from "../services/prediction";
 import { SSE_HEADERS, SseWriter } from "../stream/sse";
 import { loadVariables } from "../services/prediction/vars";
+import { prefetchCredentials } from "../services/prediction/credentials";
 import { readPredictionBody } from "./prediction-body";
 import { OPTIONAL_BEARER, createRouter, errorResponsesFor, validationHook } from "./router";
 
@@ -98,7 +99,10 @@ predictionRoutes.post("/:id", async (c) => {
 
   // The lookups a run needs do not depend on each other: one wait instead of three in a row.
   // Variables are loaded even for a request refused below; the query is small.
-  const [found, principal, storedVars] = await Promise.allSettled([findRunnable(c.var.db, id), resolvePrincipal(c), loadVariables(c.var.db, c.env)]);
+  const [found, principal, storedVars, credentials] = await Promise.allSettled([
+    findRunnable(c.var.db, id), resolvePrincipal(c), loadVariables(c.var.db, c.env),
+    prefetchCredentials(c.var.db, c.env.CREDENTIAL_ENCRYPTION_KEY, id),
+  ]);
   let flow;
   try {
     flow = settled(found); // 404 before 401, as when they ran one by one
@@ -113,7 +117,7 @@ predictionRoutes.post("/:id", async (c) => {
     throw err;
   }
 
-  const run = await prepareRun(c.var.db, c.env, flow, input, uploads, settled(storedVars));
+  const run = await prepareRun(c.var.db, c.env, flow, input, uploads, { vars: settled(storedVars), getCredential: settled(credentials) });
   if (input.streaming && run.streamable) return streamRun(c, run);
   c.req.raw.signal?.addEventListener("abort", () => run.controller.abort(new Error("Client disconnected")));
   return c.json(predictionAnswer(run, await executeRun(run, c.env.FILES)), 200);

@@ -310,3 +310,22 @@ describe("history in the flowise-sdk shape", () => {
     await expectError(await call("POST", `/prediction/${id}`, { body: { question: "q", history: [{ type: "robot", message: "x" }] } }), 400);
   });
 });
+
+describe("credentials read beside the chatflow", () => {
+  it("the model gets the node's credential, and odd graphs still answer their proper 400", async () => {
+    const cred = await json("POST", "/credentials", { body: { name: "k", credentialName: "openAIApi", plainDataObj: { openAIApiKey: "sk-prefetched-key" } } });
+    const flowData = flowDataOf(conversationChain as unknown as Fixture, (nodes) => {
+      for (const node of nodes.values()) if (node.data.category === "Chat Models") pointAtStandin(node, cred.id);
+    });
+    const { id } = await json("POST", "/chatflows", { body: { name: "cred", flowData } });
+    const marker = crypto.randomUUID();
+    await json("POST", `/prediction/${id}`, { body: { question: marker } });
+    const [sent] = await (await fetch(`${standinUrl()}/requests?contains=${marker}`)).json<any[]>();
+    expect(sent.headers.authorization).toBe("Bearer sk-prefetched-key");
+
+    for (const odd of ['{"nodes":"nope"}', '{"nodes":[1,"x",null]}', '{"nodes":[{"data":{"credential":42}}]}']) {
+      const flow = await json("POST", "/chatflows", { body: { name: "odd", flowData: odd } });
+      await expectError(await call("POST", `/prediction/${flow.id}`, { body: { question: "q" } }), 400);
+    }
+  });
+});

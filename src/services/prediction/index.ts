@@ -9,7 +9,7 @@ import type { RunContext, RunResult, StreamSink } from "../../engine/types";
 import { newId } from "../../lib/ids";
 import { nowIso } from "../../lib/time";
 import type { PredictionInput } from "../../schemas/prediction";
-import { getCredentialData } from "../credentials";
+import type { CredentialReader } from "./credentials";
 import { loadSessionMemory, storeExchange } from "./memory";
 import { gateNodeOverrides, gateVarOverrides } from "./overrides";
 import { trackRun } from "./runs";
@@ -49,7 +49,13 @@ export interface PreparedRun {
  * Everything before the model is called: graph checks (400s), ids, gated overrides, variables.
  * chatId = body chatId, else overrideConfig.sessionId, else new; sessionId = overrideConfig.sessionId, else chatId.
  */
-export async function prepareRun(db: Db, env: Env, flow: RunnableFlow, input: PredictionInput, uploads: UploadInput[], storedVars: Record<string, string>): Promise<PreparedRun> {
+/** What the route looked up beside the chatflow: stored variables, and a credential reader. */
+export interface Prefetched {
+  vars: Record<string, string>;
+  getCredential: CredentialReader;
+}
+
+export async function prepareRun(db: Db, env: Env, flow: RunnableFlow, input: PredictionInput, uploads: UploadInput[], prefetched: Prefetched): Promise<PreparedRun> {
   const graph = parseFlowData(flow.flowData);
   const unknown = unsupportedNodes(graph);
   if (unknown.length) throw badRequest(`This chatflow uses nodes edgeflow does not support: ${unknown.join(", ")}`);
@@ -59,7 +65,7 @@ export async function prepareRun(db: Db, env: Env, flow: RunnableFlow, input: Pr
   const chatId = input.chatId ?? overrideSession ?? newId();
   const sessionId = overrideSession ?? chatId;
   const history = input.history ?? [];
-  const vars = { ...storedVars, ...gateVarOverrides(flow.apiConfig, overrideConfig) };
+  const vars = { ...prefetched.vars, ...gateVarOverrides(flow.apiConfig, overrideConfig) };
   const controller = new AbortController();
 
   const ctx: RunContext = {
@@ -68,7 +74,7 @@ export async function prepareRun(db: Db, env: Env, flow: RunnableFlow, input: Pr
     question: input.question ?? "",
     nodeOverrides: gateNodeOverrides(graph, flow.apiConfig, overrideConfig),
     signal: controller.signal,
-    getCredential: (id) => getCredentialData(db, env.CREDENTIAL_ENCRYPTION_KEY, id),
+    getCredential: prefetched.getCredential,
     loadMemory: (limit) => loadSessionMemory(db, flow.id, sessionId, history, limit),
   };
   return {
