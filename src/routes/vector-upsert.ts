@@ -7,14 +7,15 @@ import type { Context } from "hono";
 import type { AppEnv } from "../env";
 import { resolvePrincipal } from "../auth/bearer";
 import { assertMayRun } from "../auth/prediction-access";
-import { badRequest, unauthorized, unsupportedMediaType } from "../errors";
+import { badRequest, unauthorized } from "../errors";
 import type { LoaderFile } from "../providers/loaders/types";
 import { clientIpOf, enforceRateLimit } from "../rate-limit/check";
-import { ErrorResponse, IdParam } from "../schemas/common";
+import { IdParam } from "../schemas/common";
 import { getCredentialData } from "../services/credentials";
 import { loadVariables } from "../services/prediction/vars";
 import { type VectorUpsertRequest, findChatflow, upsertChatflowVectors } from "../services/vector-upsert";
-import { createRouter, describeIssues, validationHook } from "./router";
+import { readJsonOrForm } from "./request-body";
+import { createRouter, describeIssues, errorResponsesFor, validationHook } from "./router";
 
 const tags = ["vector"];
 
@@ -40,51 +41,25 @@ export const VectorUpsertResult = z
 
 /** JSON (or no body at all), or multipart: `files`, `stopNodeId`, `overrideConfig` (JSON), other fields as overrides. */
 async function readBody(c: Context<AppEnv>): Promise<{ request: VectorUpsertRequest; files: LoaderFile[] }> {
-  const type = (c.req.header("content-type") ?? "").split(";")[0].trim().toLowerCase();
+  // Every field is optional: a POST without any body upserts the chatflow as saved.
+  if (!c.req.header("content-type") && !(await c.req.raw.clone().text()).trim()) return { request: {}, files: [] };
+  const body = await readJsonOrForm(c);
   const files: LoaderFile[] = [];
-  let raw: unknown;
-  if (type === "multipart/form-data") {
-    let form: Record<string, string | File | (string | File)[]>;
-    try {
-      form = await c.req.parseBody({ all: true });
-    } catch {
-      throw badRequest("Malformed multipart/form-data body");
-    }
-    const fields: Record<string, unknown> = {};
-    const overrides: Record<string, unknown> = {};
-    for (const [key, value] of Object.entries(form)) {
-      const values = Array.isArray(value) ? value : [value];
-      if (key === "files" || key === "files[]") {
-        for (const f of values) if (f instanceof File) files.push({ name: f.name, mime: f.type, bytes: new Uint8Array(await f.arrayBuffer()) });
-        continue;
-      }
-      const text = values.find((v): v is string => typeof v === "string");
-      if (text === undefined) continue;
-      if (key === "stopNodeId") fields.stopNodeId = text;
-      else if (key === "overrideConfig") {
-        try {
-          fields.overrideConfig = JSON.parse(text);
-        } catch {
-          throw badRequest("overrideConfig must be JSON in a multipart body");
-        }
-      } else overrides[key] = text;
-    }
-    if (Object.keys(overrides).length) fields.overrideConfig = { ...overrides, ...((fields.overrideConfig as object) ?? {}) };
-    raw = fields;
-  } else {
-    const text = await c.req.text();
-    if (!text.trim()) raw = {};
-    else if (type && type !== "application/json" && !type.endsWith("+json")) {
-      throw unsupportedMediaType(`Content type ${type} is not accepted: send application/json or multipart/form-data`);
-    } else {
+  let raw: Record<string, unknown>;
+  if (body.kind === "json") raw = body.body;
+  else {
+    for (const f of body.files) files.push({ name: f.name, mime: f.type, bytes: new Uint8Array(await f.arrayBuffer()) });
+    const { stopNodeId, overrideConfig, ...overrides } = body.fields;
+    let given: unknown;
+    if (overrideConfig !== undefined) {
       try {
-        raw = JSON.parse(text);
+        given = JSON.parse(overrideConfig);
       } catch {
-        throw badRequest("Malformed JSON in request body");
+        throw badRequest("overrideConfig must be JSON in a multipart body");
       }
     }
+    raw = { stopNodeId, overrideConfig: Object.keys(overrides).length ? { ...overrides, ...(given as object) } : given };
   }
-  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) throw badRequest("Request body must be a JSON object");
   const parsed = VectorUpsertBody.safeParse(raw);
   if (!parsed.success) throw badRequest(`Invalid request body: ${describeIssues(parsed.error.issues)}`);
   return { request: parsed.data, files };
@@ -116,7 +91,7 @@ vectorUpsertRoutes.openAPIRegistry.registerPath({
   },
   responses: {
     200: { description: "The upsert's counts", content: { "application/json": { schema: VectorUpsertResult } } },
-    ...Object.fromEntries([400, 401, 404, 413, 415, 429, 502, 504].map((s) => [s, { description: "Error", content: { "application/json": { schema: ErrorResponse } } }])),
+    ...errorResponsesFor([400, 401, 404, 413, 415, 429, 502, 504]),
   },
 });
 
