@@ -31,5 +31,5 @@ export const chatflowRoutes = createRouter()
   )
   .openapi(
     protectedRoute({ method: "delete", path: "/{id}", tags, summary: "Delete a chatflow with its messages, feedback, leads and files", request: { params: IdParam }, responses: jsonResponse(DeletedResponse) }),
-    async (c) => c.json(await service.deleteChatflow(c.var.db, c.env.FILES, c.req.valid("param").id), 200),
+    async (c) => c.json(await service.deleteChatflow(c.var.db, c.env, c.req.valid("param").id), 200),
   );

@@ -1,8 +1,10 @@
 import type { z } from "@hono/zod-openapi";
-import { and, eq } from "drizzle-orm";
-import type { Db } from "../env";
+import { and, eq, gte, lt } from "drizzle-orm";
+import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
+import { VECTORIZE_PROVIDER, deleteVectorizeIds } from "../providers/vectorstores/vectorize";
+import type { Db, Env } from "../env";
 import { ApiError, invalid, notFound, unauthorized } from "../errors";
-import { apiKey, assistant, chatFlow, chatMessage, chatMessageFeedback, lead, upsertHistory } from "../db/schema";
+import { apiKey, assistant, chatFlow, chatMessage, chatMessageFeedback, lead, localEmbedding, localEmbeddingVersion, recordManager, upsertHistory, vectorDocument } from "../db/schema";
 import type { ChatflowCreate, ChatflowUpdate } from "../schemas/chatflows";
 import type { ChatflowType } from "../db/enums";
 import type { PageQueryInput } from "../schemas/common";
@@ -57,17 +59,30 @@ export const getChatflow = (db: Db, id: string) => findRecord(db, chatflows, id)
 export const listChatflows = (db: Db, page: PageQueryInput, type?: ChatflowType) =>
   listRecords(db, chatflows, page, { where: type ? eq(chatFlow.type, type) : undefined });
 
-/** Deletes the chatflow with everything recorded under it: messages, feedback, leads, history, files. */
-export async function deleteChatflow(db: Db, files: R2Bucket, id: string) {
+/**
+ * Deletes the chatflow with everything recorded under it: messages, feedback, leads, history,
+ * files, and the vectors of its in-flow vector stores (every namespace `<chatflowid>_<node>`), so
+ * a chatflow later created with the same id starts empty.
+ */
+export async function deleteChatflow(db: Db, env: Env, id: string) {
   await getChatflow(db, id);
+  // Namespaces beginning `<id>_`: a range on the indexed column ('`' sorts right after '_').
+  const underFlow = (column: SQLiteColumn) => and(gte(column, `${id}_`), lt(column, `${id}\``));
+  const vectorizeIds = await db.select({ id: vectorDocument.id }).from(vectorDocument)
+    .where(and(eq(vectorDocument.provider, VECTORIZE_PROVIDER), underFlow(vectorDocument.namespace))).all();
+  await deleteVectorizeIds(env.VECTORIZE, vectorizeIds.map((r) => r.id));
   await db.batch([
     db.delete(chatMessageFeedback).where(eq(chatMessageFeedback.chatflowid, id)),
     db.delete(chatMessage).where(eq(chatMessage.chatflowid, id)),
     db.delete(lead).where(eq(lead.chatflowid, id)),
     db.delete(upsertHistory).where(eq(upsertHistory.chatflowid, id)),
+    db.delete(localEmbedding).where(underFlow(localEmbedding.namespace)),
+    db.delete(localEmbeddingVersion).where(underFlow(localEmbeddingVersion.namespace)),
+    db.delete(vectorDocument).where(underFlow(vectorDocument.namespace)),
+    db.delete(recordManager).where(underFlow(recordManager.namespace)),
     db.delete(chatFlow).where(eq(chatFlow.id, id)),
   ]);
-  await deleteFilesUnder(files, `${id}/`);
+  await deleteFilesUnder(env.FILES, `${id}/`);
   return { deleted: 1 };
 }
 

@@ -176,3 +176,27 @@ describe("OpenAPI", () => {
   });
 });
 
+
+describe("deleting a chatflow deletes the vectors of its in-flow stores", () => {
+  it("clears every table for its namespaces, and a chatflow recreated with the same id starts empty", async () => {
+    const id = await saveRetrievalFlow();
+    const other = await saveRetrievalFlow();
+    for (const flowId of [id, other]) expect((await upsertForm(flowId, filesForm([town()]))).status).toBe(200);
+    const rows = async (table: string, namespace: string) =>
+      (await env.DB.prepare(`SELECT COUNT(*) AS n FROM ${table} WHERE namespace = ?`).bind(namespace).first<{ n: number }>())?.n ?? 0;
+    for (const table of ["vector_document", "local_embedding", "record_manager", "local_embedding_version"]) {
+      expect(await rows(table, `${id}_faiss_0`)).toBeGreaterThan(0);
+    }
+
+    expect(await json("DELETE", `/chatflows/${id}`)).toEqual({ deleted: 1 });
+    for (const table of ["vector_document", "local_embedding", "record_manager", "local_embedding_version"]) {
+      expect(await rows(table, `${id}_faiss_0`)).toBe(0);
+      expect(await rows(table, `${other}_faiss_0`)).toBeGreaterThan(0); // another chatflow keeps its own
+    }
+
+    // Same id again (as a Flowise migration does): the first upsert adds everything anew.
+    const flowData = (await json("GET", `/chatflows/${other}`)).flowData;
+    await json("POST", "/chatflows", { body: { id, name: "again", flowData } });
+    expect(await (await upsertForm(id, filesForm([town()]))).json()).toMatchObject({ numAdded: 3, numSkipped: 0 });
+  });
+});

@@ -30,6 +30,12 @@ async function provider<T>(what: string, call: () => Promise<T>): Promise<T> {
   }
 }
 
+/** Deletes Vectorize vectors by id, a batch at a time; nothing to do where the binding is absent. */
+export async function deleteVectorizeIds(binding: unknown, ids: string[]): Promise<void> {
+  if (!ids.length || !isVectorizeBound(binding)) return;
+  for (let i = 0; i < ids.length; i += VECTORIZE_MAX_UPSERT) await binding.deleteByIds(ids.slice(i, i + VECTORIZE_MAX_UPSERT));
+}
+
 export class VectorizeStore extends D1DocumentsStore {
   readonly provider = VECTORIZE_PROVIDER;
   readonly maxTopK = VECTORIZE_MAX_TOP_K;

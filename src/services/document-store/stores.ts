@@ -10,7 +10,7 @@ import type { DocumentStoreCreate, DocumentStoreUpdate } from "../../schemas/doc
 import type { PageQueryInput } from "../../schemas/common";
 import { nowIso } from "../../lib/time";
 import { type Resource, findRecord, insertRecord, listRecords, updateRecord } from "../crud";
-import { isVectorizeBound } from "../../providers/vectorstores/vectorize";
+import { deleteVectorizeIds } from "../../providers/vectorstores/vectorize";
 import type { ComponentConfig, LoaderEntry } from "./types";
 import { deleteStoreFiles } from "./files";
 
@@ -83,10 +83,7 @@ export async function setStatus(db: Db, id: string, status: DocumentStoreStatus)
 export async function deleteStore(db: Db, env: Env, files: R2Bucket, id: string): Promise<{ deleted: number }> {
   const row = await getStoreRow(db, id);
   const vectorizeIds = await db.select({ id: vectorDocument.id }).from(vectorDocument).where(sql`${vectorDocument.provider} = 'vectorize' AND ${vectorDocument.namespace} = ${id}`).all();
-  if (vectorizeIds.length && isVectorizeBound(env.VECTORIZE)) {
-    const index = env.VECTORIZE as unknown as { deleteByIds(ids: string[]): Promise<unknown> };
-    for (let i = 0; i < vectorizeIds.length; i += 1000) await index.deleteByIds(vectorizeIds.slice(i, i + 1000).map((r) => r.id));
-  }
+  await deleteVectorizeIds(env.VECTORIZE, vectorizeIds.map((r) => r.id));
   await deleteStoreFiles(files, id);
   const rmNamespace = (parseComponent(row.recordManagerConfig)?.config.namespace as string | undefined) || id;
   const [, , , , , , gone] = await db.batch([
