@@ -33,6 +33,8 @@ export async function queryStore(deps: DocStoreDeps, input: { storeId: string; q
   const hits = await built.store.similaritySearch(input.query, k);
   const timeTaken = Date.now() - started;
 
+  // (CROSS JOIN keeps the few hits as the outer loop, each an index lookup: left to itself SQLite
+  // may walk the store's every chunk instead.)
   // Match each hit to its chunk for the chunk's id and number: by the chunk number the vector was
   // indexed from (an index lookup), confirmed by the text; by the text alone when that fails
   // (the chunk was edited or re-processed since).
@@ -42,16 +44,15 @@ export async function queryStore(deps: DocStoreDeps, input: { storeId: string; q
   const byHint = hits.length
     ? await deps.db.all<Found>(sql`
         SELECT c.id, c.chunkNo, c.docId, c.pageContent FROM json_each(${JSON.stringify(hits.map((h) => [docIdOf(h), hints.get(h.id ?? "")?.chunkNo ?? -1]))}) w
-        JOIN document_store_file_chunk c ON c.storeId = ${row.id} AND c.docId = json_extract(w.value, '$[0]') AND c.chunkNo = json_extract(w.value, '$[1]')`)
+        CROSS JOIN document_store_file_chunk c ON c.storeId = ${row.id} AND c.docId = json_extract(w.value, '$[0]') AND c.chunkNo = json_extract(w.value, '$[1]')`)
     : [];
   const key = (docId: string, text: string) => `${docId}\u0000${text}`;
   const byKey = new Map(byHint.map((c) => [key(c.docId, c.pageContent), c]));
   const missing = hits.filter((h) => !byKey.has(key(docIdOf(h), h.pageContent)));
   if (missing.length) {
     const found = await deps.db.all<Found>(sql`
-      SELECT c.id, c.chunkNo, c.docId, c.pageContent FROM document_store_file_chunk c
-      JOIN json_each(${JSON.stringify(missing.map((h) => [docIdOf(h), h.pageContent]))}) w ON c.docId = json_extract(w.value, '$[0]') AND c.pageContent = json_extract(w.value, '$[1]')
-      WHERE c.storeId = ${row.id}`);
+      SELECT c.id, c.chunkNo, c.docId, c.pageContent FROM json_each(${JSON.stringify(missing.map((h) => [docIdOf(h), h.pageContent]))}) w
+      CROSS JOIN document_store_file_chunk c ON c.storeId = ${row.id} AND c.docId = json_extract(w.value, '$[0]') AND c.pageContent = json_extract(w.value, '$[1]')`);
     for (const c of found) byKey.set(key(c.docId, c.pageContent), c);
   }
   const docs = hits.map((h) => {
