@@ -173,17 +173,26 @@ export function planRun(graph: FlowGraph): RunPlan {
     }
   }
 
-  // Topological order of the needed nodes, stable in graph order.
+  const order = dependencyOrder(nodes, up, needed);
+  return { ending, order, skipped };
+}
+
+/**
+ * The `needed` nodes, dependencies first and otherwise in graph order. An upstream node outside
+ * `needed` (skipped) counts as done; nodes that can never be ordered form a cycle: 400 naming them.
+ */
+export function dependencyOrder(nodes: FlowNode[], up: Map<string, string[]>, needed: Set<string>): FlowNode[] {
   const order: FlowNode[] = [];
   const done = new Set<string>();
   const remaining = nodes.filter((n) => needed.has(n.id));
   while (remaining.length) {
     const i = remaining.findIndex((n) => (up.get(n.id) ?? []).every((s) => done.has(s) || !needed.has(s)));
-    const [next] = remaining.splice(i, 1); // no cycles, so i >= 0
+    if (i < 0) throw badRequest(`flowData has a cycle through nodes: ${remaining.map((n) => n.id).join(", ")}`);
+    const [next] = remaining.splice(i, 1);
     order.push(next);
     done.add(next.id);
   }
-  return { ending, order, skipped };
+  return order;
 }
 
 /** Names of nodes (sticky notes aside) that no registry entry builds, sorted, each once. */

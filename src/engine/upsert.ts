@@ -2,7 +2,7 @@
 // store node — its loaders, their splitters, its embeddings, its record manager — is built (the
 // loaders run, unlike on prediction), then the vector store indexes what its loaders gave.
 import { badRequest } from "../errors";
-import { isStickyNote, parseFlowData, unsupportedNodes, upstreamMap } from "./graph";
+import { dependencyOrder, isStickyNote, parseFlowData, unsupportedNodes, upstreamMap } from "./graph";
 import { isConnected } from "./refs";
 import { registry } from "./registry";
 import { resolveInputs } from "./resolve";
@@ -60,17 +60,7 @@ export function planUpsert(graph: FlowGraph, stopNodeId?: string): UpsertPlan {
     }
   }
 
-  // Dependencies first, in graph order; a branch that cannot be ordered has a cycle.
-  const order: FlowNode[] = [];
-  const done = new Set<string>();
-  const remaining = nodes.filter((n) => needed.has(n.id));
-  while (remaining.length) {
-    const i = remaining.findIndex((n) => (up.get(n.id) ?? []).every((s) => done.has(s)));
-    if (i < 0) throw badRequest(`flowData has a cycle through nodes: ${remaining.map((n) => n.id).join(", ")}`);
-    const [next] = remaining.splice(i, 1);
-    order.push(next);
-    done.add(next.id);
-  }
+  const order = dependencyOrder(nodes, up, needed);
   return { target, order };
 }
 
