@@ -26,7 +26,15 @@ function endingCanStream(ending: FlowNode, graph: FlowGraph): boolean {
  */
 export function canStreamFlow(flowData: string): boolean {
   try {
-    const graph = parseFlowData(flowData);
+    return canStreamGraph(parseFlowData(flowData));
+  } catch {
+    return false;
+  }
+}
+
+/** canStreamFlow for a graph already parsed. */
+export function canStreamGraph(graph: FlowGraph): boolean {
+  try {
     return endingCanStream(planRun(graph).ending, graph);
   } catch {
     return false;
@@ -45,7 +53,11 @@ function checkAborted(ctx: RunContext): void {
  * RunAborted (name "AbortError") when ctx.signal aborts.
  */
 export async function runFlow(flowData: string, ctx: RunContext, sink?: StreamSink): Promise<RunResult> {
-  const graph = parseFlowData(flowData);
+  return runGraph(parseFlowData(flowData), ctx, sink);
+}
+
+/** runFlow for a graph already parsed (the prediction service parses it once, up front). */
+export async function runGraph(graph: FlowGraph, ctx: RunContext, sink?: StreamSink): Promise<RunResult> {
   const plan = planRun(graph);
   const unsupported = unsupportedNodes({ nodes: plan.order, edges: [] });
   if (unsupported.length) {

@@ -4,8 +4,8 @@ import { ApiError, badRequest, notFound } from "../../errors";
 import { chatFlow } from "../../db/schema";
 import { assistantFlowData } from "../assistant-flow";
 import { parseFlowData, unsupportedNodes } from "../../engine/graph";
-import { canStreamFlow, runFlow } from "../../engine/run";
-import type { RunContext, RunResult, StreamSink } from "../../engine/types";
+import { canStreamGraph, runGraph } from "../../engine/run";
+import type { FlowGraph, RunContext, RunResult, StreamSink } from "../../engine/types";
 import { newId } from "../../lib/ids";
 import { nowIso } from "../../lib/time";
 import type { PredictionInput } from "../../schemas/prediction";
@@ -36,6 +36,8 @@ export async function findRunnable(db: Db, id: string): Promise<RunnableFlow> {
 
 export interface PreparedRun {
   flow: RunnableFlow;
+  /** flowData parsed once; checks, the streaming decision and the run all use it. */
+  graph: FlowGraph;
   ctx: RunContext;
   controller: AbortController;
   streamable: boolean;
@@ -79,7 +81,8 @@ export async function prepareRun(db: Db, env: Env, flow: RunnableFlow, input: Pr
   };
   return {
     flow, ctx, controller, uploads, input,
-    streamable: canStreamFlow(flow.flowData),
+    graph,
+    streamable: canStreamGraph(graph),
     startedAt: nowIso(),
     release: trackRun(flow.id, chatId, controller),
   };
@@ -96,7 +99,7 @@ export interface Completed {
 /** Runs the flow; only after it succeeded are uploads and the two messages stored. */
 export async function executeRun(run: PreparedRun, files: R2Bucket, sink?: StreamSink): Promise<Completed> {
   try {
-    const result = await runFlow(run.flow.flowData, run.ctx, sink).catch((err: unknown) => {
+    const result = await runGraph(run.graph, run.ctx, sink).catch((err: unknown) => {
       throw run.controller.signal.aborted ? aborted() : err;
     });
     if (run.controller.signal.aborted) throw aborted();
