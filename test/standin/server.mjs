@@ -84,6 +84,26 @@ export const benchTokens = (count) => Array.from({ length: count }, (_, i) => `t
 export function startStandin() {
   const requests = [];
   const failures = new Map();
+  /** The JSON body, recorded for GET /requests; a 400 answered (and undefined) when it is not JSON. */
+  function parseAndRecord(req, res, url, raw) {
+    let body;
+    try {
+      body = JSON.parse(raw);
+    } catch {
+      res.writeHead(400, { "content-type": "application/json" });
+      res.end(JSON.stringify({ error: { message: "body is not JSON" } }));
+      return undefined;
+    }
+    requests.push({
+      receivedAt: performance.now(), // this process's clock: a bench running the stand-in in-process compares it with its own
+      path: url.pathname + url.search,
+      headers: { ...req.headers, authorization: req.headers.authorization ?? null, "api-key": req.headers["api-key"] ?? null },
+      body,
+      raw,
+    });
+    return body;
+  }
+
   const server = createServer(async (req, res) => {
     const url = new URL(req.url ?? "/", "http://standin");
     const chunks = [];
@@ -99,15 +119,8 @@ export function startStandin() {
       return;
     }
     if (req.method === "POST" && url.pathname.endsWith("/embeddings")) {
-      let body;
-      try {
-        body = JSON.parse(raw);
-      } catch {
-        res.writeHead(400, { "content-type": "application/json" });
-        res.end(JSON.stringify({ error: { message: "body is not JSON" } }));
-        return;
-      }
-      requests.push({ receivedAt: performance.now(), path: url.pathname + url.search, headers: { ...req.headers, authorization: req.headers.authorization ?? null, "api-key": req.headers["api-key"] ?? null }, body, raw });
+      const body = parseAndRecord(req, res, url, raw);
+      if (!body) return;
       const inputs = Array.isArray(body.input) ? body.input : [body.input ?? ""];
       if (inputs.some((t) => String(t).includes("[fail-embed]"))) {
         res.writeHead(500, { "content-type": "application/json" });
@@ -129,22 +142,9 @@ export function startStandin() {
       res.end(JSON.stringify({ error: { message: `no route ${req.method} ${url.pathname}` } }));
       return;
     }
-    let body;
-    try {
-      body = JSON.parse(raw);
-    } catch {
-      res.writeHead(400, { "content-type": "application/json" });
-      res.end(JSON.stringify({ error: { message: "body is not JSON" } }));
-      return;
-    }
-    const record = {
-      receivedAt: performance.now(), // this process's clock: a bench running the stand-in in-process compares it with its own
-      path: url.pathname + url.search,
-      headers: { ...req.headers, authorization: req.headers.authorization ?? null, "api-key": req.headers["api-key"] ?? null },
-      body,
-      raw,
-    };
-    requests.push(record);
+    const body = parseAndRecord(req, res, url, raw);
+    if (!body) return;
+    const record = requests.at(-1);
     const messages = Array.isArray(body.messages) ? body.messages : [];
     const lastUser = [...messages].reverse().find((m) => m.role === "user");
     const last = textOf(lastUser?.content);
