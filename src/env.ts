@@ -21,6 +21,8 @@ export interface Env {
   OUTBOUND_ALLOW?: string;
   OPENAI_BASE_URL?: string;
   OPENAI_API_KEY?: string;
+  /** Comma-separated environment names that runtime variables may read (never the secrets above). */
+  RUNTIME_VARS?: string;
   [runtimeVariable: string]: unknown;
 }
 

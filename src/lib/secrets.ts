@@ -1,0 +1,25 @@
+// The worker's own secrets: what no runtime variable may read and what no error may carry out.
+import { listVar } from "../env";
+
+/**
+ * Environment names holding the worker's credentials. Never readable as runtime variables, even
+ * when RUNTIME_VARS lists them: each one is a master key (admin access, minting tokens, decrypting
+ * every stored credential, the deployment's model key).
+ */
+export const WORKER_SECRET_NAMES: ReadonlySet<string> = new Set(["ADMIN_API_KEY", "JWT_SECRET", "CREDENTIAL_ENCRYPTION_KEY", "OPENAI_API_KEY"]);
+
+/** The values of the worker's secrets that are set (for scrubbing error messages). */
+export function workerSecretValues(env: Record<string, unknown>): string[] {
+  return [...WORKER_SECRET_NAMES].map((name) => env[name]).filter((v): v is string => typeof v === "string" && v.length > 0);
+}
+
+/**
+ * The value a runtime variable `name` reads from the environment: only a string variable the
+ * deployment lists in RUNTIME_VARS, never one of the worker's secrets, never a binding.
+ */
+export function readableEnvVar(env: Record<string, unknown>, name: string): string | undefined {
+  if (WORKER_SECRET_NAMES.has(name)) return undefined;
+  if (!listVar(typeof env.RUNTIME_VARS === "string" ? env.RUNTIME_VARS : undefined).includes(name)) return undefined;
+  const value = env[name];
+  return typeof value === "string" ? value : undefined;
+}
