@@ -99,23 +99,42 @@ function ipv6Groups(text: string): number[] | undefined {
   return groups.length === 8 && groups.every((g) => Number.isFinite(g)) ? groups : undefined;
 }
 
-/** Why an IPv6 address is not a public unicast address, or undefined when it is one. */
+/**
+ * Why an IPv6 address is not a public unicast address, or undefined when it is one. Every form that
+ * carries an IPv4 address (mapped, translated, compatible, NAT64, 6to4, ISATAP) answers for that
+ * address; Teredo and the other IETF protocol ranges are refused whole; beyond those only global
+ * unicast (2000::/3) is public, so reserved and future ranges are refused too.
+ */
 export function nonPublicIPv6(groups: number[]): string | undefined {
-  const embedded = (hi: number, lo: number) => nonPublicIPv4([hi >> 8, hi & 255, lo >> 8, lo & 255]);
+  const v4 = (hi: number, lo: number) => [hi >> 8, hi & 255, lo >> 8, lo & 255];
+  const embedded = (hi: number, lo: number, form: string) => {
+    const why = nonPublicIPv4(v4(hi, lo));
+    return why ? `${form} of ${v4(hi, lo).join(".")}, ${why}` : undefined;
+  };
   const zeroUpTo = (n: number) => groups.slice(0, n).every((g) => g === 0);
+  const [first, second] = groups;
   if (zeroUpTo(8)) return "the unspecified address (::)";
   if (zeroUpTo(7) && groups[7] === 1) return "a loopback address (::1)";
-  if (zeroUpTo(5) && groups[5] === 0xffff) return embedded(groups[6], groups[7]) ?? undefined; // IPv4-mapped
-  if (zeroUpTo(6)) return embedded(groups[6], groups[7]) ?? "an IPv4-compatible address (deprecated)";
-  if (groups[0] === 0x64 && groups[1] === 0xff9b) return embedded(groups[6], groups[7]); // NAT64
-  if (groups[0] === 0x2002) return embedded(groups[1], groups[2]); // 6to4
-  const first = groups[0];
+  if (zeroUpTo(5) && groups[5] === 0xffff) return embedded(groups[6], groups[7], "an IPv4-mapped form (::ffff:0:0/96)");
+  if (zeroUpTo(4) && groups[4] === 0xffff && groups[5] === 0) return embedded(groups[6], groups[7], "an IPv4-translated form (::ffff:0:0:0/96)");
+  if (zeroUpTo(6)) return embedded(groups[6], groups[7], "an IPv4-compatible form (::/96)") ?? "an IPv4-compatible address (::/96, deprecated)";
+  if (first === 0x64 && second === 0xff9b && groups.slice(2, 6).every((g) => g === 0)) return embedded(groups[6], groups[7], "a NAT64 form (64:ff9b::/96)");
+  if (first === 0x64 && second === 0xff9b && groups[2] === 1) return "a local-use NAT64 address (64:ff9b:1::/48)";
+  if (first === 0x2002) return embedded(groups[1], groups[2], "a 6to4 form (2002::/16)");
+  // ISATAP interface identifiers (…:0:5efe:a.b.c.d, …:200:5efe:a.b.c.d) name an IPv4 tunnel end.
+  if ((groups[4] === 0 || groups[4] === 0x200) && groups[5] === 0x5efe) {
+    const why = embedded(groups[6], groups[7], "an ISATAP form");
+    if (why) return why;
+  }
+  if (first === 0x2001 && second < 0x200) return "an IETF protocol address (2001::/23, Teredo tunnels included)";
+  if (first === 0x2001 && second === 0x0db8) return "a documentation address (2001:db8::/32)";
+  if ((first & 0xfff0) === 0x3ff0) return "a documentation address (3fff::/20)";
   if ((first & 0xfe00) === 0xfc00) return "a unique local (private) address (fc00::/7)";
   if ((first & 0xffc0) === 0xfe80) return "a link-local address (fe80::/10)";
   if ((first & 0xffc0) === 0xfec0) return "a site-local address (fec0::/10)";
   if ((first & 0xff00) === 0xff00) return "a multicast address (ff00::/8)";
-  if (first === 0x2001 && groups[1] === 0x0db8) return "a documentation address (2001:db8::/32)";
   if (first === 0x0100 && zeroUpTo(4)) return "a discard-only address (100::/64)";
+  if ((first & 0xe000) !== 0x2000) return "a reserved address (outside global unicast 2000::/3)";
   return undefined;
 }
 
