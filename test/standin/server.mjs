@@ -20,6 +20,11 @@
 //   [bench:N:D]  N tokens "tok1 " … "tokN " (default [bench] = 20 tokens), each one (the first too)
 //                sent D ms after the previous one (default 5); JSON: the answer after N×D ms.
 //                Deterministic timing and numbered tokens, for `npm run bench` (drops, order).
+//   [echo-auth]  401 whose error message repeats the credential it was sent (the Authorization
+//                header whole, then the bare key), as a careless proxy does; also for embeddings
+//   [malformed]  streaming: a few tokens, a frame that is not JSON, more tokens, then a proper end
+//   [cutoff]     streaming: a few tokens, then the connection ends (no finish_reason, no [DONE])
+//   [trickle]    one token a second, forever (until the client hangs up); JSON: a byte a second
 //   otherwise    "echo: <last user message>"
 // POST …/embeddings (OpenAI's embeddings API): a deterministic bag-of-words vector per input
 // (lower-cased words, common English words left out, each hashed to one of 4096 dimensions — or
@@ -81,6 +86,22 @@ export function benchSpec(last) {
 /** The tokens of a [bench] answer, in order. */
 export const benchTokens = (count) => Array.from({ length: count }, (_, i) => `tok${i + 1} `);
 
+/** The [echo-auth] answer: a 401 that quotes the credential the request carried. */
+function echoAuth(req, res) {
+  const header = req.headers.authorization ?? "";
+  const key = req.headers["api-key"] ?? header.replace(/^Bearer\s+/i, "");
+  res.writeHead(401, { "content-type": "application/json" });
+  res.end(JSON.stringify({ error: { message: `Invalid credentials: the request carried "Authorization: ${header}" (key ${key})`, type: "invalid_request_error" } }));
+}
+
+/** [trickle]: a token (or, for JSON, a space) every second until the client hangs up. */
+function trickle(res, stream, frame) {
+  res.writeHead(200, { "content-type": stream ? "text/event-stream" : "application/json" });
+  const timer = setInterval(() => res.write(stream ? frame({ content: "drip " }) : " "), 1000);
+  timer.unref();
+  res.on("close", () => clearInterval(timer));
+}
+
 export function startStandin() {
   const requests = [];
   const failures = new Map();
@@ -122,6 +143,7 @@ export function startStandin() {
       const body = parseAndRecord(req, res, url, raw);
       if (!body) return;
       const inputs = Array.isArray(body.input) ? body.input : [body.input ?? ""];
+      if (inputs.some((t) => String(t).includes("[echo-auth]"))) return echoAuth(req, res);
       if (inputs.some((t) => String(t).includes("[fail-embed]"))) {
         res.writeHead(500, { "content-type": "application/json" });
         res.end(JSON.stringify({ error: { message: "stand-in embeddings failure", type: "server_error" } }));
@@ -155,6 +177,7 @@ export function startStandin() {
       res.end(JSON.stringify({ error: { message: "stand-in failure", type: "server_error" } }));
       return;
     }
+    if (last.includes("[echo-auth]")) return echoAuth(req, res);
     if (last.includes("[bad-request]")) {
       res.writeHead(400, { "content-type": "application/json" });
       res.end(JSON.stringify({ error: { message: "stand-in refuses this request", type: "invalid_request_error" } }));
@@ -224,6 +247,7 @@ export function startStandin() {
       res.end("data: [DONE]\n\n");
       return;
     }
+    if (last.includes("[trickle]")) return trickle(res, body.stream, (delta) => `data: ${JSON.stringify({ choices: [{ index: 0, delta, finish_reason: null }] })}\n\n`);
     const bench = benchSpec(last);
     const answer = toolsSaid ?? (bench ? benchTokens(bench.count).join("") : answerFor(last));
     const slow = last.includes("[slow]");
@@ -250,6 +274,16 @@ export function startStandin() {
     res.on("close", () => {
       if (!progress.finished) progress.closedEarly = true;
     });
+    if (last.includes("[malformed]") || last.includes("[cutoff]")) {
+      // A broken stream: half the answer, then a frame that is not JSON or the end of the connection.
+      const half = tokens.slice(0, Math.max(1, Math.floor(tokens.length / 2)));
+      for (const token of half) res.write(frame({ content: token }));
+      if (last.includes("[cutoff]")) return res.end();
+      res.write('data: {"choices":[{"delta":{"content":"lost\n\n');
+      for (const token of tokens.slice(half.length)) res.write(frame({ content: token }));
+      res.write(frame({}, "stop"));
+      return res.end("data: [DONE]\n\n");
+    }
     let first = true;
     for (const token of tokens) {
       if (!first && slow) await sleep(300);
