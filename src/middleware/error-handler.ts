@@ -4,6 +4,8 @@ import type { AppEnv } from "../env";
 import { isDevelopment } from "../env";
 import { ApiError, ValidationError, errorBody } from "../errors";
 import { isTooBig, isUniqueViolation } from "../db/errors";
+import { errorText, redact } from "../lib/redact";
+import { workerSecretValues } from "../lib/secrets";
 
 function classify(err: unknown, c: Context<AppEnv>): { status: number; message: string } {
   if (err instanceof ValidationError) return { status: c.get("validationStatus") ?? 400, message: err.message };
@@ -14,15 +16,21 @@ function classify(err: unknown, c: Context<AppEnv>): { status: number; message: 
   return { status: 500, message: `Internal server error while handling ${c.req.method} ${c.req.path}` };
 }
 
-/** The single place an error becomes a response: always the JSON error body. */
+/**
+ * The single place an error becomes a response: always the JSON error body, its message (and the
+ * log line) scrubbed of the worker's secrets and of anything shaped like a credential — the last
+ * line behind the scrubbing where provider errors are made.
+ */
 export function handleError(err: unknown, c: Context<AppEnv>): Response {
   const { status, message } = classify(err, c);
+  const secrets = workerSecretValues(c.env);
   if (status >= 500) {
-    console.error(`[${c.get("requestId")}] ${c.req.method} ${c.req.path}:`, err);
+    console.error(`[${c.get("requestId")}] ${c.req.method} ${c.req.path}: ${redact(errorText(err), secrets)}`);
   }
-  const stack = isDevelopment(c.env) && err instanceof Error ? err.stack : undefined;
-  return c.json(errorBody(status, message, stack), status as 400);
+  const stack = isDevelopment(c.env) && err instanceof Error && err.stack ? redact(err.stack, secrets) : undefined;
+  return c.json(errorBody(status, redact(message, secrets), stack), status as 400);
 }
+
 
 export function handleNotFound(c: Context<AppEnv>): Response {
   return c.json(errorBody(404, `Route ${c.req.method} ${c.req.path} not found`), 404);

@@ -4,6 +4,8 @@
 import { createDb } from "../db";
 import type { Env } from "../env";
 import { getCredentialData } from "../services/credentials";
+import { errorText, redact } from "../lib/redact";
+import { workerSecretValues } from "../lib/secrets";
 import type { DocStoreDeps } from "../services/document-store/types";
 import { type UpsertJob, runUpsertJob } from "../services/document-store/upsert";
 
@@ -25,7 +27,7 @@ export async function queue(batch: MessageBatch<unknown>, env: Env): Promise<voi
       await runUpsertJob(deps, env.FILES, message.body);
       message.ack();
     } catch (err) {
-      console.error(`upsert queue: job for store ${message.body.storeId} failed (attempt ${message.attempts}):`, err);
+      console.error(`upsert queue: job for store ${message.body.storeId} failed (attempt ${message.attempts}): ${redact(errorText(err), workerSecretValues(env))}`);
       if (message.attempts < MAX_ATTEMPTS) message.retry({ delaySeconds: 2 * message.attempts });
       else message.ack();
     }

@@ -12,6 +12,7 @@ import { SSE_HEADERS, SseWriter } from "../stream/sse";
 import { loadVariables } from "../services/prediction/vars";
 import { prefetchCredentials } from "../services/prediction/credentials";
 import { readPredictionBody } from "./prediction-body";
+import { errorText } from "../lib/redact";
 import { OPTIONAL_BEARER, createRouter, errorResponsesFor, validationHook } from "./router";
 
 // The widget shows a 401/403/429 body to the person chatting as it is, so on a streaming request
@@ -54,7 +55,7 @@ function streamRun(c: Context<AppEnv>, run: PreparedRun): Response {
         memoryType: answer.memoryType,
       });
     } catch (err) {
-      if (!(err instanceof ApiError)) console.error(`[${c.get("requestId")}] prediction stream failed:`, err);
+      if (!(err instanceof ApiError)) console.error(`[${c.get("requestId")}] prediction stream failed: ${errorText(err)}`); // executeRun scrubbed it
       sse.error(err instanceof ApiError ? err.message : "The chatflow failed while answering");
     } finally {
       await sse.end();

@@ -1,4 +1,5 @@
 import type { SourceDocument, UsedTool } from "../engine/types";
+import { redact } from "../lib/redact";
 
 const encoder = new TextEncoder();
 export const HEARTBEAT_MS = 30_000;
@@ -71,8 +72,9 @@ export class SseWriter {
     this.write(frame(event, data));
   }
 
+  /** The message scrubbed of anything shaped like a credential (the run scrubbed its known values). */
   error(message: string): void {
-    this.write(frame("error", message));
+    this.write(frame("error", redact(message)));
   }
 
   /** Sends `end` and closes the stream. */

@@ -12,11 +12,16 @@ export async function openAICredential(key: string): Promise<string> {
 
 /**
  * The llm-chain template (Flowise's marketplace export) with its prompt replaced by `template`
- * ({product} is the question) and its model at the stand-in with the credential; answers the id.
+ * ({product} is the question) and its model (azureChatOpenAI, or `model`) at the stand-in with the
+ * credential; answers the id.
  */
-export async function saveChain(options: { template?: string; credential?: string; base?: string; extra?: Record<string, unknown> } = {}): Promise<string> {
+export async function saveChain(options: { template?: string; credential?: string; base?: string; model?: string; extra?: Record<string, unknown> } = {}): Promise<string> {
   const flowData = flowDataOf(llmChain as unknown as Fixture, (nodes) => {
-    for (const node of nodes.values()) if (node.data.category === "Chat Models") pointAtStandin(node, options.credential, options.base);
+    for (const node of nodes.values()) {
+      if (node.data.category !== "Chat Models") continue;
+      if (options.model) node.data.name = options.model; // the fixture's azureChatOpenAI, or another OpenAI-compatible node
+      pointAtStandin(node, options.credential, options.base);
+    }
     const prompt = nodes.get("promptTemplate_0")!;
     prompt.data.inputs = { ...prompt.data.inputs, template: options.template ?? "{product}" };
   });

@@ -1,6 +1,7 @@
 // Shared plumbing for chat providers: one deadline per call (reset while a stream makes progress),
 // the caller's abort signal, at most one retry, and provider failures as ApiError 502 / 504.
 import { ApiError, badGateway, gatewayTimeout } from "../../errors";
+import { redact } from "../../lib/redact";
 
 export const DEFAULT_TIMEOUT_MS = 60_000;
 
@@ -111,23 +112,29 @@ export async function withOneRetry<T>(attempt: () => Promise<T>, produced: () =>
   }
 }
 
-/** The provider's own error message from a non-2xx answer (OpenAI, Azure, Mistral, Ollama shapes). */
+/**
+ * The provider's own error message from a non-2xx answer (OpenAI, Azure, Mistral, Ollama shapes):
+ * the JSON body's message, else a short plain-text body's first line, else the status text — never
+ * the body whole (a proxy may echo the request's headers), and scrubbed of anything shaped like a
+ * credential. The caller scrubs the values it sent (redactError with its headers).
+ */
 export async function providerErrorMessage(res: Response): Promise<string> {
   const text = await res.text().catch(() => "");
-  let detail = text.trim().slice(0, 500);
+  let detail: string | undefined;
   try {
     const body = JSON.parse(text) as Record<string, unknown>;
     const error = body.error as Record<string, unknown> | string | undefined;
-    const found =
+    detail =
       (typeof error === "object" && error && typeof error.message === "string" && error.message) ||
       (typeof error === "string" && error) ||
       (typeof body.message === "string" && body.message) ||
-      (typeof body.detail === "string" && body.detail);
-    if (found) detail = found;
+      (typeof body.detail === "string" && body.detail) ||
+      undefined;
   } catch {
-    // not JSON: keep the text
+    // not JSON: a plain-text message is quoted, an HTML page is not
+    if (!/html/i.test(res.headers.get("content-type") ?? "") && !/^\s*</.test(text)) detail = text.trim().split(/\r?\n/)[0];
   }
-  return detail || res.statusText || "no details";
+  return redact((detail ?? "").slice(0, 300) || res.statusText || "no details");
 }
 
 /**
@@ -174,3 +181,4 @@ export async function* sseData(body: ReadableStream<Uint8Array>, onProgress?: ()
     reader.cancel().catch(() => {});
   }
 }
+

@@ -13,6 +13,7 @@ import { badGateway, badRequest } from "../../errors";
 import type { Env } from "../../env";
 import { DEFAULT_TIMEOUT_MS, Deadline, RetryableProviderError, providerErrorMessage, sseData } from "./http";
 import { contentText, toWireMessages } from "./messages";
+import { headerSecrets, redactError } from "../../lib/redact";
 
 /** Where a call goes: the full chat completions URL, the headers (auth), a name for error messages. */
 export interface ChatEndpoint {
@@ -142,7 +143,7 @@ export class OpenAICompatibleChatModel extends BaseChatModel<OpenAICompatibleCal
       } catch (err) {
         const failure = deadline.failure(err, this.endpoint.provider);
         if (failure instanceof RetryableProviderError && attempt === 0 && !signal?.aborted) continue;
-        throw failure;
+        throw redactError(failure, headerSecrets(this.endpoint.headers)); // a provider may echo the key it was sent
       } finally {
         deadline.done();
       }
@@ -236,7 +237,7 @@ export class OpenAICompatibleChatModel extends BaseChatModel<OpenAICompatibleCal
       } catch (err) {
         const failure = deadline.failure(err, this.endpoint.provider);
         if (failure instanceof RetryableProviderError && attempt === 0 && !produced && !signal?.aborted) continue;
-        throw failure;
+        throw redactError(failure, headerSecrets(this.endpoint.headers)); // a provider may echo the key it was sent
       } finally {
         deadline.done();
       }

@@ -3,6 +3,7 @@
 // Batched, a deadline per call, one retry on a network failure or 5xx; failures 502, timeouts 504.
 import { Embeddings } from "@langchain/core/embeddings";
 import { ApiError, badGateway, badRequest } from "../../errors";
+import { redactError } from "../../lib/redact";
 import { DEFAULT_TIMEOUT_MS, Deadline, RetryableProviderError, providerErrorMessage, withOneRetry } from "../chat/http";
 
 const PROVIDER = "OpenAI-compatible embeddings endpoint";
@@ -87,8 +88,8 @@ export class OpenAICompatibleEmbeddings extends Embeddings {
       }
       return [...data].sort((a, b) => (a.index ?? 0) - (b.index ?? 0)).map((d) => d.embedding as number[]);
     } catch (err) {
-      if (err instanceof ApiError) throw err;
-      throw deadline.failure(err, PROVIDER);
+      // A provider may echo the key it was sent: the error carries the message without it.
+      throw redactError(err instanceof ApiError ? err : deadline.failure(err, PROVIDER), this.fields.apiKey ? [this.fields.apiKey] : []);
     } finally {
       deadline.done();
     }

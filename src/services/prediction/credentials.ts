@@ -2,6 +2,7 @@ import { sql } from "drizzle-orm";
 import type { Db } from "../../env";
 import { getCredentialData } from "../credentials";
 import { decryptText } from "../../lib/encryption";
+import { credentialSecrets } from "../../lib/redact";
 
 export type CredentialReader = (id: string) => Promise<Record<string, unknown>>;
 
@@ -31,4 +32,13 @@ export async function prefetchCredentials(db: Db, secret: string | undefined, ch
   for (const row of rows) found.set(row.id, decryptText(secret, row.encryptedData).then((text) => JSON.parse(text) as Record<string, unknown>));
   // A failed decrypt is reported by the direct read, with its clear message.
   return (id) => (found.get(id) ?? Promise.reject(new Error("not prefetched"))).catch(() => direct(id));
+}
+
+/** The reader, noting the secret values of every credential it reads (errors are scrubbed of them). */
+export function notingSecrets(read: CredentialReader, secrets: Set<string>): CredentialReader {
+  return async (id) => {
+    const data = await read(id);
+    for (const value of credentialSecrets(data)) secrets.add(value);
+    return data;
+  };
 }

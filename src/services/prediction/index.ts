@@ -9,7 +9,9 @@ import type { FlowGraph, RunContext, RunResult, StreamSink } from "../../engine/
 import { newId } from "../../lib/ids";
 import { nowIso } from "../../lib/time";
 import type { PredictionInput } from "../../schemas/prediction";
-import type { CredentialReader } from "./credentials";
+import { type CredentialReader, notingSecrets } from "./credentials";
+import { redactError } from "../../lib/redact";
+import { workerSecretValues } from "../../lib/secrets";
 import { loadSessionMemory, storeExchange } from "./memory";
 import { gateNodeOverrides, gateVarOverrides } from "./overrides";
 import { trackRun } from "./runs";
@@ -44,6 +46,8 @@ export interface PreparedRun {
   uploads: UploadInput[];
   startedAt: string;
   input: PredictionInput;
+  /** Secret values this run knows (the worker's, its credentials'): its errors are scrubbed of them. */
+  secrets: Set<string>;
   release: () => void;
 }
 
@@ -69,6 +73,7 @@ export async function prepareRun(db: Db, env: Env, flow: RunnableFlow, input: Pr
   const history = input.history ?? [];
   const vars = { ...prefetched.vars, ...gateVarOverrides(flow.apiConfig, overrideConfig) };
   const controller = new AbortController();
+  const secrets = new Set(workerSecretValues(env));
 
   const ctx: RunContext = {
     env, db, chatId, sessionId, history, vars,
@@ -76,11 +81,11 @@ export async function prepareRun(db: Db, env: Env, flow: RunnableFlow, input: Pr
     question: input.question ?? "",
     nodeOverrides: gateNodeOverrides(graph, flow.apiConfig, overrideConfig),
     signal: controller.signal,
-    getCredential: prefetched.getCredential,
+    getCredential: notingSecrets(prefetched.getCredential, secrets),
     loadMemory: (limit) => loadSessionMemory(db, flow.id, sessionId, history, limit),
   };
   return {
-    flow, ctx, controller, uploads, input,
+    flow, ctx, controller, uploads, input, secrets,
     graph,
     streamable: canStreamGraph(graph),
     startedAt: nowIso(),
@@ -120,6 +125,8 @@ export async function executeRun(run: PreparedRun, files: R2Bucket, sink?: Strea
       humanInput: run.input.humanInput,
     });
     return { result, chatMessageId };
+  } catch (err) {
+    throw redactError(err, run.secrets); // the last scrub before an error leaves (JSON body or stream frame)
   } finally {
     run.release();
   }
