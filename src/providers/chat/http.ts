@@ -182,3 +182,23 @@ export async function* sseData(body: ReadableStream<Uint8Array>, onProgress?: ()
   }
 }
 
+/**
+ * One stream frame's JSON object. A frame that is not one is a broken stream (502), not noise to
+ * skip: skipping would store an answer with a hole in it as if it were whole.
+ */
+export function streamEvent(data: string, provider: string): Record<string, unknown> {
+  let event: unknown;
+  try {
+    event = JSON.parse(data);
+  } catch {
+    event = undefined;
+  }
+  if (!event || typeof event !== "object" || Array.isArray(event)) {
+    throw badGateway(`${provider} sent a malformed stream frame: ${redact(data.slice(0, 80))}`);
+  }
+  return event as Record<string, unknown>;
+}
+
+/** A stream that ended without saying it was done ([DONE], a finish_reason): cut short, so a failure. */
+export const streamCutShort = (provider: string) =>
+  badGateway(`${provider}'s answer stream ended before the answer was complete (no [DONE] or finish_reason)`);

@@ -11,7 +11,7 @@ import type { Runnable } from "@langchain/core/runnables";
 import type { BaseLanguageModelInput } from "@langchain/core/language_models/base";
 import { badGateway, badRequest } from "../../errors";
 import type { Env } from "../../env";
-import { DEFAULT_TIMEOUT_MS, Deadline, RetryableProviderError, providerErrorMessage, sseData } from "./http";
+import { DEFAULT_TIMEOUT_MS, Deadline, RetryableProviderError, providerErrorMessage, sseData, streamCutShort, streamEvent } from "./http";
 import { contentText, toWireMessages } from "./messages";
 import { headerSecrets, redactError } from "../../lib/redact";
 
@@ -197,14 +197,14 @@ export class OpenAICompatibleChatModel extends BaseChatModel<OpenAICompatibleCal
           if (text) await runManager?.handleLLMNewToken(text);
           return;
         }
+        let complete = false; // [DONE] or a finish_reason seen: anything less is a cut-off answer
         for await (const data of sseData(res.body, () => deadline.touch(), deadline.signal)) {
-          if (data.trim() === "[DONE]") break;
-          let event: Record<string, unknown>;
-          try {
-            event = JSON.parse(data) as Record<string, unknown>;
-          } catch {
-            continue; // keep-alive noise
+          if (data.trim() === "[DONE]") {
+            complete = true;
+            break;
           }
+          if (!data.trim()) continue; // an empty keep-alive event
+          const event = streamEvent(data, this.endpoint.provider);
           if (event.error) throw badGateway(`${this.endpoint.provider}: ${messageOf(event.error)}`);
           const choice = (event.choices as Array<Record<string, unknown>> | undefined)?.[0];
           const delta = choice?.delta as { content?: unknown; tool_calls?: WireToolCall[] } | undefined;
@@ -217,6 +217,7 @@ export class OpenAICompatibleChatModel extends BaseChatModel<OpenAICompatibleCal
             type: "tool_call_chunk" as const,
           }));
           const usage = event.usage as Usage | undefined;
+          if (choice?.finish_reason) complete = true;
           if (!text && !toolCallChunks.length && !usage && !choice?.finish_reason) continue;
           produced = true;
           yield new ChatGenerationChunk({
@@ -233,6 +234,7 @@ export class OpenAICompatibleChatModel extends BaseChatModel<OpenAICompatibleCal
           });
           if (text) await runManager?.handleLLMNewToken(text);
         }
+        if (!complete) throw streamCutShort(this.endpoint.provider);
         return;
       } catch (err) {
         const failure = deadline.failure(err, this.endpoint.provider);

@@ -6,7 +6,7 @@ import type { CallbackManagerForLLMRun } from "@langchain/core/callbacks/manager
 import { AIMessage, AIMessageChunk, type BaseMessage } from "@langchain/core/messages";
 import { ChatGenerationChunk, type ChatResult } from "@langchain/core/outputs";
 import { ApiError, badGateway } from "../../errors";
-import { DEFAULT_TIMEOUT_MS, Deadline, sseData } from "./http";
+import { DEFAULT_TIMEOUT_MS, Deadline, sseData, streamCutShort, streamEvent } from "./http";
 import { toWireMessages } from "./messages";
 
 /** The slice of the `Ai` binding this model uses. */
@@ -103,20 +103,23 @@ export class WorkersAIChatModel extends BaseChatModel {
         return;
       }
       try {
+        let complete = false; // Workers AI ends every stream with [DONE]: without it the answer was cut off
         for await (const data of sseData(out as ReadableStream<Uint8Array>, () => deadline.touch(), deadline.signal)) {
           if (deadline.signal.aborted) throw deadline.signal.reason;
-          if (data.trim() === "[DONE]") break;
-          let event: unknown;
-          try {
-            event = JSON.parse(data);
-          } catch {
-            continue;
+          if (data.trim() === "[DONE]") {
+            complete = true;
+            break;
           }
+          if (!data.trim()) continue;
+          const event = streamEvent(data, PROVIDER);
+          const finish = (event.choices as Array<{ finish_reason?: unknown }> | undefined)?.[0]?.finish_reason;
+          if (finish) complete = true;
           const text = textOf(event, true);
           if (!text) continue;
           yield new ChatGenerationChunk({ text, message: new AIMessageChunk(text) });
           await runManager?.handleLLMNewToken(text);
         }
+        if (!complete) throw streamCutShort(PROVIDER);
       } catch (err) {
         if (err instanceof ApiError) throw err;
         throw deadline.timedOut || deadline.aborted ? deadline.failure(err, PROVIDER) : badGateway(`${PROVIDER} stream failed: ${err instanceof Error ? err.message : String(err)}`);
