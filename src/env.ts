@@ -23,6 +23,8 @@ export interface Env {
   OPENAI_API_KEY?: string;
   /** Comma-separated environment names that runtime variables may read (never the secrets above). */
   RUNTIME_VARS?: string;
+  /** Time limit of a whole prediction run, in ms (default 120000). */
+  RUN_TIMEOUT_MS?: string;
   [runtimeVariable: string]: unknown;
 }
 

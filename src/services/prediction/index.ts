@@ -12,6 +12,7 @@ import type { PredictionInput } from "../../schemas/prediction";
 import { type CredentialReader, notingSecrets } from "./credentials";
 import { redactError } from "../../lib/redact";
 import { workerSecretValues } from "../../lib/secrets";
+import { limitRunTime, stoppedRunError, untilAborted } from "./time-limit";
 import { loadSessionMemory, storeExchange } from "./memory";
 import { gateNodeOverrides, gateVarOverrides } from "./overrides";
 import { trackRun } from "./runs";
@@ -84,17 +85,19 @@ export async function prepareRun(db: Db, env: Env, flow: RunnableFlow, input: Pr
     getCredential: notingSecrets(prefetched.getCredential, secrets),
     loadMemory: (limit) => loadSessionMemory(db, flow.id, sessionId, history, limit),
   };
+  const untrack = trackRun(flow.id, chatId, controller);
+  const stopClock = limitRunTime(env, controller);
   return {
     flow, ctx, controller, uploads, input, secrets,
     graph,
     streamable: canStreamGraph(graph),
     startedAt: nowIso(),
-    release: trackRun(flow.id, chatId, controller),
+    release: () => {
+      stopClock();
+      untrack();
+    },
   };
 }
-
-// 499 (client closed request): the run was stopped by its caller, by abort or by disconnecting.
-const aborted = () => new ApiError(499, "The run was aborted");
 
 export interface Completed {
   result: RunResult;
@@ -104,10 +107,11 @@ export interface Completed {
 /** Runs the flow; only after it succeeded are uploads and the two messages stored. */
 export async function executeRun(run: PreparedRun, files: R2Bucket, sink?: StreamSink): Promise<Completed> {
   try {
-    const result = await runGraph(run.graph, run.ctx, sink).catch((err: unknown) => {
-      throw run.controller.signal.aborted ? aborted() : err;
+    const signal = run.controller.signal;
+    const result = await untilAborted(runGraph(run.graph, run.ctx, sink), signal).catch((err: unknown) => {
+      throw signal.aborted ? stoppedRunError(signal) : err;
     });
-    if (run.controller.signal.aborted) throw aborted();
+    if (signal.aborted) throw stoppedRunError(signal);
     const fileUploads = run.uploads.length ? await storeUploads(files, run.flow.id, run.ctx.chatId, run.uploads) : undefined;
     const chatMessageId = await storeExchange(run.ctx.db, {
       chatflowid: run.flow.id,
