@@ -1,6 +1,7 @@
 import type { Context } from "hono";
 import type { AppEnv } from "../env";
 import { badRequest, unsupportedMediaType } from "../errors";
+import { jsonTooDeep, tooDeepMessage } from "../lib/json-depth";
 
 export type JsonOrForm =
   | { kind: "json"; body: Record<string, unknown> }
@@ -21,6 +22,7 @@ export async function readJsonOrForm(c: Context<AppEnv>): Promise<JsonOrForm> {
       throw badRequest("Malformed JSON in request body");
     }
     if (typeof body !== "object" || body === null || Array.isArray(body)) throw badRequest("Request body must be a JSON object");
+    if (jsonTooDeep(body)) throw badRequest(tooDeepMessage("The request body"));
     return { kind: "json", body: body as Record<string, unknown> };
   }
   if (type === "multipart/form-data") {

@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { MAX_JSON_DEPTH, jsonTooDeep } from "../lib/json-depth";
 
 const UUID_PATTERN = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 const utf8 = new TextEncoder();
@@ -16,19 +17,26 @@ export const text = (maxBytes: number) =>
 
 export const name = () => text(1000).pipe(z.string().trim().min(1, "must not be empty"));
 
-function parsesAsJson(s: string, objectOnly: boolean): boolean {
+/** The parsed value, or `invalid` when the string is not JSON (or not an object when one is required). */
+function parsedJson(s: string, objectOnly: boolean): unknown {
   try {
     const value = JSON.parse(s);
-    return objectOnly ? typeof value === "object" && value !== null && !Array.isArray(value) : true;
+    return !objectOnly || (typeof value === "object" && value !== null && !Array.isArray(value)) ? value : invalid;
   } catch {
-    return false;
+    return invalid;
   }
 }
+const invalid = Symbol("invalid");
 
-/** A field typed "JSON serialized as a string": stored and returned as the string itself. */
+/**
+ * A field typed "JSON serialized as a string": stored and returned as the string itself. Nested at
+ * most MAX_JSON_DEPTH levels, so what reads it later (the engine, over flowData) cannot overflow.
+ */
 export const jsonString = (maxBytes = 200_000, objectOnly = false) =>
-  text(maxBytes).refine((s) => parsesAsJson(s, objectOnly), {
-    message: objectOnly ? "must be a JSON object serialized as a string" : "must be JSON serialized as a string",
+  text(maxBytes).superRefine((s, ctx) => {
+    const value = parsedJson(s, objectOnly);
+    if (value === invalid) ctx.addIssue({ code: "custom", message: objectOnly ? "must be a JSON object serialized as a string" : "must be JSON serialized as a string" });
+    else if (jsonTooDeep(value)) ctx.addIssue({ code: "custom", message: `must not nest deeper than ${MAX_JSON_DEPTH} levels` });
   }).openapi({ type: "string", example: "{}" });
 
 export const IdParam = z.object({ id: uuid() });

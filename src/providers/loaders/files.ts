@@ -2,6 +2,7 @@
 // (source = file name; line for rows and records), so record-manager cleanup can group by source.
 import { Document } from "@langchain/core/documents";
 import { badRequest } from "../../errors";
+import { jsonTooDeep, tooDeepMessage } from "../../lib/json-depth";
 import { assertHasText, decodeText, extensionOf } from "./text-util";
 import type { LoaderDefinition, LoaderFile } from "./types";
 
@@ -78,11 +79,14 @@ const listOf = (v: unknown): string[] =>
 
 function parseJson(file: LoaderFile): unknown {
   const text = decodeText(file);
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch (err) {
     throw badRequest(`File ${file.name} is not valid JSON: ${err instanceof Error ? err.message : String(err)}`);
   }
+  if (jsonTooDeep(value)) throw badRequest(tooDeepMessage(`File ${file.name}`)); // the walks below recurse
+  return value;
 }
 
 export const fileLoaders: LoaderDefinition[] = [
@@ -173,6 +177,7 @@ export const fileLoaders: LoaderDefinition[] = [
             } catch {
               throw badRequest(`File ${f.name} line ${i + 1} is not valid JSON`);
             }
+            if (jsonTooDeep(value)) throw badRequest(tooDeepMessage(`File ${f.name} line ${i + 1}`));
             const picked = pointer ? (value && typeof value === "object" ? (value as Record<string, unknown>)[pointer] : undefined) : value;
             if (picked === undefined || picked === null) return;
             const pageContent = typeof picked === "string" ? picked : JSON.stringify(picked);
