@@ -410,6 +410,9 @@ export async function runSandboxed(body: string, run: SandboxRun): Promise<strin
           return typeof value === "string" ? value : JSON.stringify(value) ?? "";
         }
         if (state.type === "rejected") throw failureOf(state.error.consume((e) => vm.dump(e)), stop, timeoutMs);
+        // A chain of promises that never ends (each job queueing the next) is cut by the interrupt
+        // handler and then looks stalled: it ran out of time, and says so.
+        if (stop) throw failureOf(undefined, stop, timeoutMs);
         if (!ops.size) {
           throw new SandboxError("The function awaits something that can never happen (its promise can no longer settle)", "stalled");
         }

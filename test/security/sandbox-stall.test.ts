@@ -1,0 +1,41 @@
+// Issue 8, point 7: a custom tool whose promise chain never settles (each job queueing the next)
+// was reported as something other than what stopped it. The interrupt that cuts it is its time
+// limit, and the tool's error now says so; a promise that truly can never settle still says that.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runSandboxed } from "../../src/sandbox";
+import { callOf, customToolNode, toolAgentFlow } from "../engine/agents-flows";
+import { json } from "../helpers";
+import { openAICredential, setVars } from "./helpers";
+
+const TIME_LIMIT = /^The function (ran|computed for) longer than its time limit of 1 s/;
+
+let restore: () => void;
+beforeAll(() => {
+  restore = setVars({ TOOL_TIMEOUT_MS: "1000" });
+});
+afterAll(() => restore());
+
+describe("a promise chain that never settles is a time limit", () => {
+  it("in the sandbox: endless .then chains and async loops report the time limit", async () => {
+    for (const body of [
+      "const loop = () => Promise.resolve().then(loop); return await loop()",
+      "const f = () => Promise.resolve().then(() => null).then(f); return await f()",
+      "async function* g() { for (;;) yield 1 } for await (const x of g()) {}",
+      "const f = async () => { for (;;) await null }; return await f()",
+    ]) {
+      const err = await runSandboxed(body, { env: { TOOL_TIMEOUT_MS: "1000" } }).catch((e) => e);
+      expect(err.message, body).toMatch(TIME_LIMIT);
+    }
+    const stalled = await runSandboxed("return await new Promise(() => {})", { env: {} }).catch((e) => e);
+    expect(stalled.message).toBe("The function awaits something that can never happen (its promise can no longer settle)");
+  }, 30_000);
+
+  it("through a prediction: the tool answers the model with the time limit, and the run goes on", async () => {
+    const tool = await json("POST", "/tools", { body: { name: "spin", description: "never settles", func: "const loop = () => Promise.resolve().then(loop); return await loop()" } });
+    const flowData = toolAgentFlow({ credential: await openAICredential("sk-test"), nodes: [customToolNode("customTool_0", tool.id)] });
+    const { id } = await json("POST", "/chatflows", { body: { name: "agent", flowData } });
+    const answer = await json("POST", `/prediction/${id}`, { body: { question: callOf("spin", {}) } });
+    expect(answer.usedTools[0].toolOutput).toMatch(/^Error: The function (ran|computed for) longer than its time limit of 1 s/);
+    expect(answer.text).toMatch(/^tools said: Error: The function/);
+  }, 30_000);
+});
