@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { call, expectError, json } from "../helpers";
 import { redact } from "../../src/lib/redact";
 import { credential, standinUrl } from "../engine/helpers";
+import { registry } from "../../src/engine/registry";
 import { framesOf, openAICredential, saveChain } from "./helpers";
 
 afterEach(() => {
@@ -89,6 +90,38 @@ describe("the last scrub where errors leave", () => {
     expect(out).toContain("ok=1");
     // Prose about tokens is left alone.
     expect(redact("Invalid authorization header: expected 'Bearer <token>'")).toBe("Invalid authorization header: expected 'Bearer <token>'");
+  });
+});
+
+describe("the run's own scrub, behind the providers'", () => {
+  it("an error quoting the run's credential or a worker secret, from code that did not scrub it, leaves without them", async () => {
+    // A node standing for a future provider that forgets to scrub: it quotes its key and the admin key.
+    registry.set("leakyUpstream", {
+      name: "leakyUpstream",
+      category: "Chains",
+      build: async ({ node, ctx }) => ({ key: String((await ctx.getCredential(String(node.data.credential))).openAIApiKey), admin: String(ctx.env.ADMIN_API_KEY) }),
+      run: async (instance) => {
+        const { key, admin } = instance as { key: string; admin: string };
+        throw new Error(`upstream refused ${key} (and ${admin})`);
+      },
+      canStream: () => true,
+    });
+    try {
+      const cred = await openAICredential(PLAIN_KEY);
+      const node = { id: "leaky_0", type: "customNode", position: { x: 0, y: 0 }, data: { id: "leaky_0", name: "leakyUpstream", label: "Leaky", category: "Chains", credential: cred, inputs: {} } };
+      const { id } = await json("POST", "/chatflows", { body: { name: "leaky", flowData: JSON.stringify({ nodes: [node], edges: [] }), isPublic: true } });
+
+      const res = await call("POST", `/prediction/${id}`, { token: null, body: { question: "hi" } });
+      expect(res.status).toBe(500);
+      const body = await res.text();
+      expect(JSON.parse(body).message).toBe("Leaky (leakyUpstream) failed: upstream refused [redacted] (and [redacted])");
+      for (const secret of [PLAIN_KEY, "test-admin-key"]) expect(body).not.toContain(secret);
+
+      const frames = await framesOf(await call("POST", `/prediction/${id}`, { token: null, body: { question: "hi", streaming: true } }));
+      expect(frames).toEqual([{ event: "error", data: "Leaky (leakyUpstream) failed: upstream refused [redacted] (and [redacted])" }, { event: "end", data: "[DONE]" }]);
+    } finally {
+      registry.delete("leakyUpstream");
+    }
   });
 });
 
