@@ -3,7 +3,7 @@
 // so the loader's totalChunks/totalChars move by exactly what changed, even against concurrent
 // edits or an upsert replacing the loader's chunks (then the edit finds nothing: 404).
 // Chunk edits do not touch vectors, as in Flowise: a refresh re-indexes.
-import { and, asc, count, eq, lte, ne, sql } from "drizzle-orm";
+import { and, asc, count, eq, ne, sql } from "drizzle-orm";
 import type { Db } from "../../env";
 import { documentStore, documentStoreFileChunk, documentStoreLoader } from "../../db/schema";
 import { conflict, notFound } from "../../errors";
@@ -68,20 +68,20 @@ async function withChunk<T>(db: Db, storeId: string, loaderId: string, chunkId: 
 /** Edits a chunk's text (and metadata); answers the page the chunk is on. */
 export async function editChunk(db: Db, storeId: string, loaderId: string, chunkId: string, edit: { pageContent: string; metadata?: Record<string, unknown> | string }) {
   loaderOf(await getStoreState(db, storeId), loaderId);
-  const chunkNo = await withChunk(db, storeId, loaderId, chunkId, async (chunk) => {
+  const position = await withChunk(db, storeId, loaderId, chunkId, async (chunk) => {
     const was = [chunkId, storeId, loaderId, chunk.pageContent];
     const metadata = edit.metadata === undefined ? chunk.metadata : typeof edit.metadata === "string" ? edit.metadata : JSON.stringify(edit.metadata);
-    const [, changed] = await runBatch(db, [
+    const [, changed, before] = await runBatch(db, [
       {
         sql: `UPDATE document_store_loader SET totalChars = totalChars + ?, updatedDate = ? WHERE id = ? AND storeId = ? AND EXISTS (SELECT 1 FROM document_store_file_chunk WHERE ${UNCHANGED})`,
         params: [edit.pageContent.length - chunk.pageContent.length, nowIso(), loaderId, storeId, ...was],
       },
       { sql: `UPDATE document_store_file_chunk SET pageContent = ?, metadata = ? WHERE ${UNCHANGED}`, params: [edit.pageContent, metadata, ...was] },
+      // Where the chunk is in its loader: the page to answer.
+      { sql: "SELECT COUNT(*) AS n FROM document_store_file_chunk WHERE storeId = ? AND docId = ? AND chunkNo <= ?", params: [storeId, loaderId, chunk.chunkNo] },
     ]);
-    return changed.meta.changes ? chunk.chunkNo : undefined;
+    return changed.meta.changes ? Math.max(1, (before.results[0] as { n: number } | undefined)?.n ?? 1) : undefined;
   });
-  const [before] = await db.select({ n: count() }).from(chunks).where(and(eq(chunks.storeId, storeId), eq(chunks.docId, loaderId), lte(chunks.chunkNo, chunkNo))).all();
-  const position = Math.max(1, before?.n ?? 1);
   return chunkPage(db, storeId, loaderId, Math.ceil(position / CHUNK_PAGE_SIZE));
 }
 
