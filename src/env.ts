@@ -15,6 +15,11 @@ export interface Env {
   MAX_BODY_MB?: string;
   /** Upload limit of document store upserts, in MB (default 20). */
   MAX_UPLOAD_MB?: string;
+  /**
+   * Seconds a document store upsert's lease lasts without a heartbeat (default 60): work whose
+   * worker stopped renewing it for that long is shown STALE. A queued upsert's lasts 5 times that.
+   */
+  UPSERT_LEASE_SECONDS?: string;
   /** Queue of asynchronous document store upserts (producer; this worker is also its consumer). */
   UPSERT_QUEUE?: Queue;
   CORS_ORIGINS?: string;
@@ -54,6 +59,12 @@ export function isDevelopment(env: Env): boolean {
 export function maxBodyBytes(env: Env): number {
   const mb = Number(env.MAX_BODY_MB);
   return (Number.isFinite(mb) && mb > 0 ? mb : 5) * 1024 * 1024;
+}
+
+/** The upload limit of document store and vector upserts: MAX_UPLOAD_MB (default 20). */
+export function maxUploadBytes(env: Env): number {
+  const mb = Number(env.MAX_UPLOAD_MB);
+  return (Number.isFinite(mb) && mb > 0 ? mb : 20) * 1024 * 1024;
 }
 
 export function listVar(value: string | undefined): string[] {

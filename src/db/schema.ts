@@ -103,7 +103,6 @@ export const documentStore = sqliteTable("document_store", {
   id: text("id").primaryKey(),
   name: text("name").notNull(),
   description: text("description"),
-  loaders: text("loaders").notNull().default("[]"),
   whereUsed: text("whereUsed").notNull().default("[]"),
   status: text("status").$type<DocumentStoreStatus>().notNull().default("EMPTY"),
   vectorStoreConfig: text("vectorStoreConfig"),
@@ -112,6 +111,35 @@ export const documentStore = sqliteTable("document_store", {
   createdDate: createdDate(),
   updatedDate: updatedDate(),
 }, (t) => [index("idx_document_store_created").on(t.createdDate)]);
+
+/**
+ * A document store's loaders (Flowise's IDocumentStoreLoader), one row each so that concurrent
+ * upserts and chunk edits each change only their own row; the store's `loaders` JSON string is
+ * built from these rows. `position` keeps the order they were added in. Work on a loader holds a
+ * lease: `leaseId` names the upsert doing it, `leaseUntil` (ms since the epoch) is when it runs out
+ * unless the worker renews it — a lease that ran out with the work unfinished means that worker
+ * died, and the loader reads STALE. `files` and the configs are JSON text, as Flowise shapes them.
+ */
+export const documentStoreLoader = sqliteTable("document_store_loader", {
+  id: text("id").primaryKey(),
+  storeId: text("storeId").notNull(),
+  position: integer("position").notNull(),
+  loaderId: text("loaderId").notNull(),
+  loaderName: text("loaderName").notNull(),
+  loaderConfig: text("loaderConfig").notNull().default("{}"),
+  splitterId: text("splitterId"),
+  splitterName: text("splitterName"),
+  splitterConfig: text("splitterConfig"),
+  totalChunks: integer("totalChunks").notNull().default(0),
+  totalChars: integer("totalChars").notNull().default(0),
+  status: text("status").$type<DocumentStoreStatus>().notNull(),
+  error: text("error"),
+  files: text("files").notNull().default("[]"),
+  leaseId: text("leaseId"),
+  leaseUntil: integer("leaseUntil"),
+  createdDate: createdDate(),
+  updatedDate: updatedDate(),
+}, (t) => [index("idx_document_store_loader_store").on(t.storeId, t.position)]);
 
 export const documentStoreFileChunk = sqliteTable("document_store_file_chunk", {
   id: text("id").primaryKey(),

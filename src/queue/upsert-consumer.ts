@@ -24,7 +24,7 @@ export async function queue(batch: MessageBatch<unknown>, env: Env): Promise<voi
       continue;
     }
     try {
-      await runUpsertJob(deps, env.FILES, message.body);
+      await runUpsertJob(deps, env.FILES, message.body, message.attempts >= MAX_ATTEMPTS);
       message.ack();
     } catch (err) {
       console.error(`upsert queue: job for store ${message.body.storeId} failed (attempt ${message.attempts}): ${redact(errorText(err), workerSecretValues(env))}`);

@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import type { Context, MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
-import type { AppEnv } from "../env";
+import { type AppEnv, maxUploadBytes } from "../env";
 import { requireAuth } from "../auth/bearer";
 import { badRequest, payloadTooLarge } from "../errors";
 import { DeletedResponse, IdParam, PageQuery, listOf } from "../schemas/common";
@@ -25,7 +25,6 @@ import {
 } from "../schemas/document-store";
 import { getCredentialData } from "../services/credentials";
 import * as chunks from "../services/document-store/chunks";
-import { maxUploadBytes } from "../services/document-store/pipeline";
 import * as stores from "../services/document-store/stores";
 import type { DocStoreDeps } from "../services/document-store/types";
 import { refreshDocStore, upsertDocStore } from "../services/document-store/upsert";

@@ -1,9 +1,9 @@
 import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { AppEnv } from "../env";
-import { optionalAuth } from "../auth/bearer";
+import { optionalAuth, resolvePrincipal } from "../auth/bearer";
 import { assertChatflowAccess } from "../auth/chatflow-access";
-import { badRequest } from "../errors";
+import { ApiError, badRequest } from "../errors";
 import { ChatflowIdParam, IdParam } from "../schemas/common";
 import { Feedback } from "../schemas/chatmessages";
 import { FeedbackCreate, FeedbackQuery, FeedbackUpdate } from "../schemas/feedback";
@@ -64,8 +64,15 @@ export const feedbackRoutes = createRouter()
     }),
     async (c) => {
       const { id } = c.req.valid("param");
-      const current = await service.getFeedback(c.var.db, id);
-      await assertChatflowAccess(c, await findConversationOwner(c.var.db, current.chatflowid));
+      // Anonymous callers get the same 401 for an unknown id as for a private chatflow's feedback,
+      // so they cannot probe which ids exist; only a bearer learns of a 404.
+      const owner = await service.getFeedback(c.var.db, id)
+        .then((current) => findConversationOwner(c.var.db, current.chatflowid))
+        .catch(async (err) => {
+          if (err instanceof ApiError && err.status === 404 && !(await resolvePrincipal(c))) return { isPublic: false };
+          throw err;
+        });
+      await assertChatflowAccess(c, owner);
       return c.json(await service.updateFeedback(c.var.db, id, c.req.valid("json")), 200);
     },
   );

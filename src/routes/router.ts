@@ -49,13 +49,29 @@ export const errorResponsesFor = (statuses: number[]) =>
 
 const errorResponses = errorResponsesFor([400, 401, 404, 409, 413, 415, 422]);
 
+/** Whether a request carries at least one byte of body (read from a clone: the body stays readable). */
+async function hasBodyBytes(req: Request): Promise<boolean> {
+  if (req.body === null) return false;
+  const reader = req.clone().body!.getReader();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return false;
+      if (value.byteLength > 0) return true;
+    }
+  } finally {
+    reader.releaseLock();
+  }
+}
+
 /**
- * A required JSON body that is absent altogether (no content type, no bytes) is a 400: without
- * this, the validator would see `{}` and an all-optional PUT would answer 200 having done nothing.
- * A body sent without a content type is left to the media-type check (415).
+ * A required JSON body that is absent altogether (no content type, no bytes — or an empty one, as
+ * `curl -X PUT` sends it) is a 400: without this, the validator would see `{}` and an all-optional
+ * PUT would answer 200 having done nothing. A body sent without a content type is left to the
+ * media-type check (415).
  */
 const requireBody: MiddlewareHandler<AppEnv> = async (c, next) => {
-  if (!c.req.header("content-type") && c.req.raw.body === null) throw new ApiError(400, "Request body is required (application/json)");
+  if (!c.req.header("content-type") && !(await hasBodyBytes(c.req.raw))) throw new ApiError(400, "Request body is required (application/json)");
   await next();
 };
 

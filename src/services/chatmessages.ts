@@ -4,7 +4,6 @@ import type { Db } from "../env";
 import { chatMessage, chatMessageFeedback } from "../db/schema";
 import type { ChatType, FeedbackRating } from "../db/enums";
 import { D1_MAX_PARAMS, chunk } from "../lib/chunk";
-import { deleteFilesUnder } from "./files";
 
 export interface MessageFilter {
   chatflowid: string;
@@ -103,9 +102,20 @@ interface StoredUpload {
   name?: string;
 }
 
+/** R2 keys of the chat uploads a message recorded (`<chatflowid>/<chatId>/<name>`). */
+function uploadKeys(chatflowid: string, m: { chatId: string; fileUploads: string | null }): string[] {
+  const uploads = parseJson(m.fileUploads);
+  if (!Array.isArray(uploads)) return [];
+  return (uploads as StoredUpload[]).filter((u) => u?.type === "stored-file" && u.name).map((u) => `${chatflowid}/${m.chatId}/${u.name}`);
+}
+
 /**
  * Deletes the matching messages, their feedback and their uploaded files. With `feedbackType`,
  * the rated answers of that type and their questions. Returns the number of messages deleted.
+ *
+ * Only the chat uploads the deleted messages recorded are removed — never the rest of the
+ * chatflow's prefix, where POST /vector/upsert keeps the files its loaders read — and not one a
+ * message that stays still names (a file sent twice in one chat is one key).
  */
 export async function deleteChatMessages(db: Db, files: R2Bucket, f: MessageFilter, feedbackType?: FeedbackRating): Promise<number> {
   const targets = await db
@@ -113,7 +123,6 @@ export async function deleteChatMessages(db: Db, files: R2Bucket, f: MessageFilt
     .from(chatMessage)
     .where(selection(f, !!feedbackType, feedbackType))
     .all();
-  const wholeFlow = Object.keys(f).every((k) => k === "chatflowid" || f[k as keyof MessageFilter] === undefined) && !feedbackType;
 
   const ids = targets.map((t) => t.id);
   const statements = chunk(ids, D1_MAX_PARAMS - 1).flatMap((part) => [
@@ -122,16 +131,18 @@ export async function deleteChatMessages(db: Db, files: R2Bucket, f: MessageFilt
   ]);
   if (statements.length) await db.batch(statements as [typeof statements[number], ...typeof statements]);
 
-  // Unfiltered, the whole prefix goes: files of runs that stored no message (a failed run) too.
-  if (wholeFlow) {
-    await deleteFilesUnder(files, `${f.chatflowid}/`);
-  } else {
-    const keys = targets.flatMap((t) => {
-      const uploads = (parseJson(t.fileUploads) as StoredUpload[] | null) ?? [];
-      return uploads.filter((u) => u.type === "stored-file" && u.name).map((u) => `${f.chatflowid}/${t.chatId}/${u.name}`);
-    });
-    for (const part of chunk(keys, 1000)) await files.delete(part);
+  const keys = new Set(targets.flatMap((t) => uploadKeys(f.chatflowid, t)));
+  if (keys.size) {
+    const chats = [...new Set(targets.filter((t) => t.fileUploads).map((t) => t.chatId))];
+    for (const part of chunk(chats, D1_MAX_PARAMS - 1)) {
+      const kept = await db
+        .select({ chatId: chatMessage.chatId, fileUploads: chatMessage.fileUploads })
+        .from(chatMessage)
+        .where(and(eq(chatMessage.chatflowid, f.chatflowid), inArray(chatMessage.chatId, part), sql`${chatMessage.fileUploads} IS NOT NULL`))
+        .all();
+      for (const m of kept) for (const key of uploadKeys(f.chatflowid, m)) keys.delete(key);
+    }
   }
+  for (const part of chunk([...keys], 1000)) await files.delete(part);
   return ids.length;
 }
-

@@ -3,7 +3,7 @@
 // loader input their extension names (as Flowise maps them: .txt → txtFile, .pdf → pdfFile, …),
 // keeps the files in R2 under <chatflowid>/, and records an upsert history row.
 import { eq } from "drizzle-orm";
-import type { Db, Env } from "../env";
+import { type Db, type Env, maxUploadBytes } from "../env";
 import { chatFlow } from "../db/schema";
 import { badRequest, notFound } from "../errors";
 import { chatflowFileKey, checkLoaderFile, loaderFileField } from "../engine/nodes/document-loaders";
@@ -14,7 +14,7 @@ import { loaderForFile } from "../providers/loaders/registry";
 import { extensionOf } from "../providers/loaders/text-util";
 import type { LoaderFile } from "../providers/loaders/types";
 import { safeFileName } from "./document-store/files";
-import { ADDED_DOCS_LIMIT, maxUploadBytes } from "./document-store/pipeline";
+import { ADDED_DOCS_LIMIT } from "./document-store/indexing";
 import { gateNodeOverrides, gateVarOverrides } from "./prediction/overrides";
 import { recordUpsert } from "./upsert-history";
 

@@ -395,25 +395,21 @@ describe("DELETE /chatmessage/{chatflowid}", () => {
     expect(await list(other.id)).toHaveLength(1);
   });
 
-  it("unfiltered, clears every file under <chatflowid>/ (orphans too) and nothing of other chatflows", async () => {
+  it("unfiltered, deletes the uploads its messages recorded: not the chatflow's vector-upsert files, nothing of other chatflows", async () => {
     const flow = await createFlow();
     const other = await createFlow();
     await putFile(`${flow.id}/c1/a.txt`);
     await putFile(`${flow.id}/c2/b.txt`);
-    await putFile(`${flow.id}/orphan/left-by-a-failed-run.txt`);
+    const upserted = await putFile(`${flow.id}/town.txt`); // where POST /vector/upsert keeps a loader's file
     const keep = await putFile(`${other.id}/c1/a.txt`);
     await seedMessages(flow.id, [
       { role: "userMessage", chatId: "c1", createdDate: "2026-04-01T00:00:00.000Z", fileUploads: [{ type: "stored-file", name: "a.txt", mime: "text/plain" }] },
-      { role: "userMessage", chatId: "c2", createdDate: "2026-04-01T00:00:00.000Z" },
+      { role: "userMessage", chatId: "c2", createdDate: "2026-04-01T00:00:00.000Z", fileUploads: [{ type: "stored-file", name: "b.txt", mime: "text/plain" }] },
+      { role: "userMessage", chatId: "c3", createdDate: "2026-04-01T00:00:00.000Z" },
     ]);
-    expect(await remove(flow.id)).toEqual({ deleted: 2 });
-    expect(await keysUnder(`${flow.id}/`)).toEqual([]);
+    expect(await remove(flow.id)).toEqual({ deleted: 3 });
+    expect(await keysUnder(`${flow.id}/`)).toEqual([upserted]);
     expect(await fileExists(keep)).toBe(true);
-
-    // A chatflow with files but no messages left: an unfiltered delete still clears them.
-    await putFile(`${flow.id}/c9/stray.txt`);
-    expect(await remove(flow.id)).toEqual({ deleted: 0 });
-    expect(await keysUnder(`${flow.id}/`)).toEqual([]);
   });
 
   it("deletes 250 messages at once (more than D1's 100 bound parameters), with their feedback and files", async () => {

@@ -25,9 +25,11 @@ export const upsertForm = (storeId: string, body: FormData) => call("POST", `/do
 export async function snapshot(storeId: string) {
   const one = async (q: string) => (await env.DB.prepare(q).bind(storeId).first<{ n: number }>())?.n ?? 0;
   const store = await env.DB.prepare("SELECT * FROM document_store WHERE id = ?").bind(storeId).first();
+  const loaders = (await env.DB.prepare("SELECT * FROM document_store_loader WHERE storeId = ? ORDER BY position").bind(storeId).all()).results;
   const files = (await env.FILES.list({ prefix: `docustore/${storeId}/` })).objects.map((o) => o.key).sort();
   return {
     store,
+    loaders,
     chunks: await one("SELECT COUNT(*) AS n FROM document_store_file_chunk WHERE storeId = ?"),
     vectors: await one("SELECT COUNT(*) AS n FROM vector_document WHERE namespace = ?"),
     embeddings: await one("SELECT COUNT(*) AS n FROM local_embedding WHERE namespace = ?"),

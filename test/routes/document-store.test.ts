@@ -138,7 +138,7 @@ describe("document stores: chunks and loaders", () => {
     const otherBefore = await snapshot(other.id);
 
     expect(await json("DELETE", `/document-store/store/${store.id}`)).toEqual({ deleted: 1 });
-    expect(await snapshot(store.id)).toEqual({ store: null, chunks: 0, vectors: 0, embeddings: 0, records: 0, history: 0, files: [] });
+    expect(await snapshot(store.id)).toEqual({ store: null, loaders: [], chunks: 0, vectors: 0, embeddings: 0, records: 0, history: 0, files: [] });
     expect(await snapshot(other.id)).toEqual(otherBefore);
   });
 });
@@ -153,13 +153,11 @@ describe("document stores: statuses", () => {
     expect(s.status).toBe("UPSERTED");
     expect(loadersOf(s)[0]).toMatchObject({ id: up.docId, status: "SYNC", totalChunks: 1, totalChars: 12, files: [] });
 
-    // A loader left SYNCING (as while processing) makes the store read STALE.
-    const loaders = loadersOf(s);
-    loaders[0].status = "SYNCING";
-    await env.DB.prepare("UPDATE document_store SET loaders = ? WHERE id = ?").bind(JSON.stringify(loaders), store.id).run();
+    // A loader not SYNC makes the store read STALE.
+    const setLoaderStatus = (status: string) => env.DB.prepare("UPDATE document_store_loader SET status = ? WHERE id = ?").bind(status, up.docId).run();
+    await setLoaderStatus("STALE");
     expect((await json("GET", `/document-store/store/${store.id}`)).status).toBe("STALE");
-    loaders[0].status = "SYNC";
-    await env.DB.prepare("UPDATE document_store SET loaders = ? WHERE id = ?").bind(JSON.stringify(loaders), store.id).run();
+    await setLoaderStatus("SYNC");
 
     expect(await json("DELETE", `/document-store/vectorstore/${store.id}`)).toEqual({ deleted: 1 });
     s = await json("GET", `/document-store/store/${store.id}`);

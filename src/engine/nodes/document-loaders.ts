@@ -9,7 +9,7 @@ import { ApiError, badRequest, payloadTooLarge, unsupportedMediaType } from "../
 import { loadDocuments, loaderDefinition, supportedLoaders } from "../../providers/loaders/registry";
 import type { LoaderFile } from "../../providers/loaders/types";
 import { decodeFlowiseDataUri, safeFileName } from "../../services/document-store/files";
-import { maxUploadBytes } from "../../services/document-store/pipeline";
+import { maxUploadBytes } from "../../env";
 import type { BuildArgs, FlowGraph, FlowNode, NodeDefinition, RunContext } from "../types";
 
 export const LOADER_CATEGORY = "Document Loaders";

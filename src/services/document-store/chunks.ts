@@ -1,28 +1,32 @@
-// Chunk pages (50 per page, by chunkNo), chunk edit and delete (keeping the loader's totals right)
-// and loader delete. Chunk edits do not touch vectors, as in Flowise: a refresh re-indexes.
-import { and, asc, count, eq, lte } from "drizzle-orm";
+// Chunk pages (50 per page, by chunkNo), chunk edit and delete, and loader delete. Each change is
+// one D1 batch whose statements are conditional on the chunk still holding the text that was read,
+// so the loader's totalChunks/totalChars move by exactly what changed, even against concurrent
+// edits or an upsert replacing the loader's chunks (then the edit finds nothing: 404).
+// Chunk edits do not touch vectors, as in Flowise: a refresh re-indexes.
+import { and, asc, count, eq, ne, sql } from "drizzle-orm";
 import type { Db } from "../../env";
-import { documentStoreFileChunk } from "../../db/schema";
-import { notFound } from "../../errors";
+import { documentStore, documentStoreFileChunk, documentStoreLoader } from "../../db/schema";
+import { conflict, notFound } from "../../errors";
+import { nowIso } from "../../lib/time";
+import { runBatch } from "../../providers/vectorstores/d1-json";
 import { deleteLoaderFiles } from "./files";
-import { type StoreRow, getStoreRow, parseLoaders, storeUpdate } from "./stores";
+import { type StoreState, getStoreState } from "./stores";
 import type { LoaderEntry } from "./types";
 
 export const CHUNK_PAGE_SIZE = 50;
 const chunks = documentStoreFileChunk;
+/** Attempts of a chunk change that keeps finding the chunk changed by someone else in between. */
+const ATTEMPTS = 5;
 
-function loaderOf(row: StoreRow, loaderId: string): { loaders: LoaderEntry[]; loader: LoaderEntry } {
-  const loaders = parseLoaders(row);
-  const loader = loaders.find((l) => l.id === loaderId);
-  if (!loader) throw notFound(`Document loader ${loaderId} not found in document store ${row.id}`);
-  return { loaders, loader };
+function loaderOf(store: StoreState, loaderId: string): LoaderEntry {
+  const loader = store.loaders.find((l) => l.id === loaderId);
+  if (!loader) throw notFound(`Document loader ${loaderId} not found in document store ${store.row.id}`);
+  return loader;
 }
 
 export async function chunkPage(db: Db, storeId: string, loaderId: string, pageNo: number) {
-  const row = await getStoreRow(db, storeId);
-  const loaders = parseLoaders(row);
-  let file: LoaderEntry | undefined;
-  if (loaderId !== "all") file = loaderOf(row, loaderId).loader;
+  const store = await getStoreState(db, storeId);
+  const file = loaderId === "all" ? undefined : loaderOf(store, loaderId);
   const where = file ? and(eq(chunks.storeId, storeId), eq(chunks.docId, loaderId)) : eq(chunks.storeId, storeId);
   const [page, totals] = await db.batch([
     db.select().from(chunks).where(where).orderBy(asc(chunks.docId), asc(chunks.chunkNo)).limit(CHUNK_PAGE_SIZE).offset((pageNo - 1) * CHUNK_PAGE_SIZE),
@@ -31,11 +35,11 @@ export async function chunkPage(db: Db, storeId: string, loaderId: string, pageN
   return {
     chunks: page,
     count: totals[0]?.n ?? 0,
-    characters: file ? file.totalChars || 0 : loaders.reduce((n, l) => n + (l.totalChars || 0), 0),
+    characters: file ? file.totalChars || 0 : store.loaders.reduce((n, l) => n + (l.totalChars || 0), 0),
     ...(file ? { file: { ...file } as Record<string, unknown> } : {}),
     currentPage: pageNo,
-    storeName: row.name,
-    description: row.description,
+    storeName: store.row.name,
+    description: store.row.description,
     docId: loaderId,
   };
 }
@@ -46,44 +50,72 @@ async function findChunk(db: Db, storeId: string, loaderId: string, chunkId: str
   return chunk;
 }
 
+// The chunk as it was read: `?` id, storeId, docId, pageContent.
+const UNCHANGED = "id = ? AND storeId = ? AND docId = ? AND pageContent = ?";
+
+/**
+ * Runs a change to a chunk against the chunk as last read: `attempt` answers whether it found the
+ * chunk unchanged (and so applied); otherwise the chunk is read again — 404 once it is gone.
+ */
+async function withChunk<T>(db: Db, storeId: string, loaderId: string, chunkId: string, attempt: (chunk: typeof chunks.$inferSelect) => Promise<T | undefined>): Promise<T> {
+  for (let i = 0; i < ATTEMPTS; i++) {
+    const done = await attempt(await findChunk(db, storeId, loaderId, chunkId));
+    if (done !== undefined) return done;
+  }
+  throw conflict(`Chunk ${chunkId} keeps changing under concurrent edits: try again`);
+}
+
 /** Edits a chunk's text (and metadata); answers the page the chunk is on. */
 export async function editChunk(db: Db, storeId: string, loaderId: string, chunkId: string, edit: { pageContent: string; metadata?: Record<string, unknown> | string }) {
-  const row = await getStoreRow(db, storeId);
-  const { loaders, loader } = loaderOf(row, loaderId);
-  const chunk = await findChunk(db, storeId, loaderId, chunkId);
-  loader.totalChars = (loader.totalChars || 0) - chunk.pageContent.length + edit.pageContent.length;
-  const metadata = edit.metadata === undefined ? chunk.metadata : typeof edit.metadata === "string" ? edit.metadata : JSON.stringify(edit.metadata);
-  const [, , before] = await db.batch([
-    db.update(chunks).set({ pageContent: edit.pageContent, metadata }).where(eq(chunks.id, chunkId)),
-    storeUpdate(db, storeId, { loaders: JSON.stringify(loaders) }),
-    db.select({ n: count() }).from(chunks).where(and(eq(chunks.storeId, storeId), eq(chunks.docId, loaderId), lte(chunks.chunkNo, chunk.chunkNo))),
-  ]);
-  const position = Math.max(1, before[0]?.n ?? 1);
+  loaderOf(await getStoreState(db, storeId), loaderId);
+  const position = await withChunk(db, storeId, loaderId, chunkId, async (chunk) => {
+    const was = [chunkId, storeId, loaderId, chunk.pageContent];
+    const metadata = edit.metadata === undefined ? chunk.metadata : typeof edit.metadata === "string" ? edit.metadata : JSON.stringify(edit.metadata);
+    const [, changed, before] = await runBatch(db, [
+      {
+        sql: `UPDATE document_store_loader SET totalChars = totalChars + ?, updatedDate = ? WHERE id = ? AND storeId = ? AND EXISTS (SELECT 1 FROM document_store_file_chunk WHERE ${UNCHANGED})`,
+        params: [edit.pageContent.length - chunk.pageContent.length, nowIso(), loaderId, storeId, ...was],
+      },
+      { sql: `UPDATE document_store_file_chunk SET pageContent = ?, metadata = ? WHERE ${UNCHANGED}`, params: [edit.pageContent, metadata, ...was] },
+      // Where the chunk is in its loader: the page to answer.
+      { sql: "SELECT COUNT(*) AS n FROM document_store_file_chunk WHERE storeId = ? AND docId = ? AND chunkNo <= ?", params: [storeId, loaderId, chunk.chunkNo] },
+    ]);
+    return changed.meta.changes ? Math.max(1, (before.results[0] as { n: number } | undefined)?.n ?? 1) : undefined;
+  });
   return chunkPage(db, storeId, loaderId, Math.ceil(position / CHUNK_PAGE_SIZE));
 }
 
 export async function deleteChunk(db: Db, storeId: string, loaderId: string, chunkId: string): Promise<{ deleted: number }> {
-  const row = await getStoreRow(db, storeId);
-  const { loaders, loader } = loaderOf(row, loaderId);
-  const chunk = await findChunk(db, storeId, loaderId, chunkId);
-  loader.totalChunks = Math.max(0, (loader.totalChunks || 0) - 1);
-  loader.totalChars = Math.max(0, (loader.totalChars || 0) - chunk.pageContent.length);
-  const [gone] = await db.batch([
-    db.delete(chunks).where(eq(chunks.id, chunkId)).returning({ id: chunks.id }),
-    storeUpdate(db, storeId, { loaders: JSON.stringify(loaders) }),
-  ]);
-  return { deleted: gone.length };
+  loaderOf(await getStoreState(db, storeId), loaderId);
+  return withChunk(db, storeId, loaderId, chunkId, async (chunk) => {
+    const was = [chunkId, storeId, loaderId, chunk.pageContent];
+    const [, gone] = await runBatch(db, [
+      {
+        sql: `UPDATE document_store_loader SET totalChunks = MAX(0, totalChunks - 1), totalChars = MAX(0, totalChars - ?), updatedDate = ? WHERE id = ? AND storeId = ? AND EXISTS (SELECT 1 FROM document_store_file_chunk WHERE ${UNCHANGED})`,
+        params: [chunk.pageContent.length, nowIso(), loaderId, storeId, ...was],
+      },
+      { sql: `DELETE FROM document_store_file_chunk WHERE ${UNCHANGED}`, params: was },
+    ]);
+    return gone.meta.changes ? { deleted: gone.meta.changes } : undefined;
+  });
 }
 
-/** Removes a loader, its chunks and its files; its vectors stay (DELETE vectorstore removes those). */
+/**
+ * Removes a loader, its chunks and its files; its vectors stay (DELETE vectorstore removes those).
+ * An upsert still working on it finds its lease gone and writes nothing more.
+ */
 export async function deleteLoader(db: Db, bucket: R2Bucket, storeId: string, loaderId: string): Promise<{ deleted: number }> {
-  const row = await getStoreRow(db, storeId);
-  const { loaders } = loaderOf(row, loaderId);
-  const rest = loaders.filter((l) => l.id !== loaderId);
-  await db.batch([
+  loaderOf(await getStoreState(db, storeId), loaderId);
+  const [, gone] = await db.batch([
     db.delete(chunks).where(and(eq(chunks.storeId, storeId), eq(chunks.docId, loaderId))),
-    storeUpdate(db, storeId, { loaders: JSON.stringify(rest), ...(rest.length === 0 && row.status !== "UPSERTED" ? { status: "EMPTY" as const } : {}) }),
+    db.delete(documentStoreLoader).where(and(eq(documentStoreLoader.id, loaderId), eq(documentStoreLoader.storeId, storeId))).returning({ id: documentStoreLoader.id }),
+    // The last loader gone: the store is EMPTY again (unless its vectors are still there).
+    db.update(documentStore).set({ status: "EMPTY", updatedDate: nowIso() }).where(and(
+      eq(documentStore.id, storeId), ne(documentStore.status, "UPSERTED"),
+      sql`NOT EXISTS (SELECT 1 FROM ${documentStoreLoader} WHERE ${documentStoreLoader.storeId} = ${storeId})`,
+    )),
   ]);
+  if (!gone.length) throw notFound(`Document loader ${loaderId} not found in document store ${storeId}`);
   await deleteLoaderFiles(bucket, storeId, loaderId);
   return { deleted: 1 };
 }

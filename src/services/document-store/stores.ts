@@ -1,9 +1,10 @@
-// Document store records: CRUD, the loaders JSON, and the status a store reports (STALE while
-// some loader is not SYNC, as Flowise reads it).
+// Document store records: CRUD, and the store as Flowise answers it — its `loaders` JSON string
+// built from the loader rows, its status (UPSERTING while some loader's work holds a live lease,
+// STALE while some loader is not SYNC, else the status the last finished upsert left), its totals.
 import type { z } from "@hono/zod-openapi";
 import { eq, sql } from "drizzle-orm";
 import type { Db, Env } from "../../env";
-import { documentStore, documentStoreFileChunk, localEmbedding, localEmbeddingVersion, recordManager, upsertHistory, vectorDocument } from "../../db/schema";
+import { documentStore, documentStoreFileChunk, documentStoreLoader, localEmbedding, localEmbeddingVersion, recordManager, upsertHistory, vectorDocument } from "../../db/schema";
 import type { DocumentStoreStatus } from "../../db/enums";
 import { notFound } from "../../errors";
 import type { DocumentStoreCreate, DocumentStoreUpdate } from "../../schemas/document-store";
@@ -13,17 +14,17 @@ import { type Resource, findRecord, insertRecord, listRecords, updateRecord } fr
 import { deleteVectorizeIds } from "../../providers/vectorstores/vectorize";
 import type { ComponentConfig, LoaderEntry } from "./types";
 import { deleteStoreFiles } from "./files";
+import { leaseState } from "./lease";
+import { type LoaderRow, entryOf, loaderRowsOf, loaderRowsQuery } from "./loader-rows";
 
 export const stores: Resource<typeof documentStore> = { table: documentStore, label: "Document store", sqlName: "document_store" };
 export type StoreRow = typeof documentStore.$inferSelect;
 
-export function parseLoaders(row: StoreRow): LoaderEntry[] {
-  try {
-    const list = JSON.parse(row.loaders);
-    return Array.isArray(list) ? list : [];
-  } catch {
-    return [];
-  }
+/** A store with its loaders, read together. */
+export interface StoreState {
+  row: StoreRow;
+  rows: LoaderRow[];
+  loaders: LoaderEntry[];
 }
 
 export function parseComponent(value: string | null): ComponentConfig | undefined {
@@ -37,48 +38,72 @@ export function parseComponent(value: string | null): ComponentConfig | undefine
   return undefined;
 }
 
-/** The status a store reports: STALE while some loader is not SYNC (unless an upsert is running). */
-export function reportedStatus(row: StoreRow, loaders = parseLoaders(row)): DocumentStoreStatus {
-  if (row.status !== "UPSERTING" && loaders.some((l) => l.status !== "SYNC")) return "STALE";
+function reportedStatus(row: StoreRow, rows: LoaderRow[], loaders: LoaderEntry[], now: number): DocumentStoreStatus {
+  if (rows.some((r) => leaseState(r, now) === "live")) return "UPSERTING";
+  if (loaders.some((l) => l.status !== "SYNC")) return "STALE";
   return row.status;
 }
 
-/** After chunks change: SYNC when every loader is, else STALE (EMPTY with no loader). */
-export const chunkStatus = (loaders: LoaderEntry[]): DocumentStoreStatus =>
-  loaders.length === 0 ? "EMPTY" : loaders.every((l) => l.status === "SYNC") ? "SYNC" : "STALE";
-
-export function present(row: StoreRow) {
-  const loaders = parseLoaders(row);
+/** The store as the API answers it (the fields in the order Flowise's entity has them). */
+export function present(row: StoreRow, rows: LoaderRow[], now = Date.now()) {
+  const loaders = rows.map((r) => entryOf(r, now));
   return {
-    ...row,
-    status: reportedStatus(row, loaders),
+    id: row.id,
+    name: row.name,
+    description: row.description,
+    loaders: JSON.stringify(loaders),
+    whereUsed: row.whereUsed,
+    status: reportedStatus(row, rows, loaders, now),
+    vectorStoreConfig: row.vectorStoreConfig,
+    embeddingConfig: row.embeddingConfig,
+    recordManagerConfig: row.recordManagerConfig,
+    createdDate: row.createdDate,
+    updatedDate: row.updatedDate,
     totalChunks: loaders.reduce((n, l) => n + (l.totalChunks || 0), 0),
     totalChars: loaders.reduce((n, l) => n + (l.totalChars || 0), 0),
   };
 }
 
+export async function getStoreState(db: Db, id: string): Promise<StoreState> {
+  const [found, rows] = await db.batch([db.select().from(documentStore).where(eq(documentStore.id, id)), loaderRowsQuery(db, id)]);
+  if (!found[0]) throw notFound(`Document store ${id} not found`);
+  const now = Date.now();
+  return { row: found[0], rows, loaders: rows.map((r) => entryOf(r, now)) };
+}
+
 export async function createStore(db: Db, input: z.infer<typeof DocumentStoreCreate>) {
-  return present(await insertRecord(db, stores, { ...input, loaders: "[]", whereUsed: input.whereUsed ?? "[]", status: "EMPTY" }));
+  return present(await insertRecord(db, stores, { ...input, whereUsed: input.whereUsed ?? "[]", status: "EMPTY" }), []);
 }
 
-export const listStores = (db: Db, page: PageQueryInput) => listRecords(db, stores, page, { map: present });
+export async function listStores(db: Db, page: PageQueryInput) {
+  const listed = await listRecords(db, stores, page);
+  const rows = Array.isArray(listed) ? listed : listed.data;
+  const loaders = await loaderRowsOf(db, rows.map((r) => r.id));
+  const data = rows.map((r) => present(r, loaders.get(r.id) ?? []));
+  return Array.isArray(listed) ? data : { data, total: listed.total };
+}
+
 export const getStoreRow = (db: Db, id: string) => findRecord(db, stores, id);
-export const getStore = async (db: Db, id: string) => present(await getStoreRow(db, id));
-export const updateStore = async (db: Db, id: string, patch: z.infer<typeof DocumentStoreUpdate>) => present(await updateRecord(db, stores, id, patch));
+export const getStore = async (db: Db, id: string) => {
+  const s = await getStoreState(db, id);
+  return present(s.row, s.rows);
+};
+export const updateStore = async (db: Db, id: string, patch: z.infer<typeof DocumentStoreUpdate>) => {
+  const row = await updateRecord(db, stores, id, patch);
+  return present(row, await loaderRowsQuery(db, id).all());
+};
 
-/** Writes a store's loaders and status in one statement (used inside batches). */
-export function storeUpdate(db: Db, id: string, changes: Partial<typeof documentStore.$inferInsert> & { loaders?: string }) {
-  return db.update(documentStore).set({ ...changes, updatedDate: nowIso() }).where(eq(documentStore.id, id));
-}
-
-export async function setStatus(db: Db, id: string, status: DocumentStoreStatus): Promise<void> {
-  await db.update(documentStore).set({ status, updatedDate: nowIso() }).where(eq(documentStore.id, id));
+/** After vectors were removed: SYNC while the store has loaders (their chunks stay), else EMPTY. */
+export async function settleStatus(db: Db, id: string): Promise<void> {
+  await db.update(documentStore)
+    .set({ status: sql`CASE WHEN EXISTS (SELECT 1 FROM ${documentStoreLoader} WHERE ${documentStoreLoader.storeId} = ${id}) THEN 'SYNC' ELSE 'EMPTY' END`, updatedDate: nowIso() })
+    .where(eq(documentStore.id, id));
 }
 
 /**
  * Deletes a store with everything it owns: its vectors (Vectorize ones first, while their ids are
- * still known), R2 files, then chunks, vector rows, record-manager rows, upsert history and the
- * record itself in one D1 batch.
+ * still known), R2 files, then loaders, chunks, vector rows, record-manager rows, upsert history
+ * and the record itself in one D1 batch.
  */
 export async function deleteStore(db: Db, env: Env, files: R2Bucket, id: string): Promise<{ deleted: number }> {
   const row = await getStoreRow(db, id);
@@ -86,7 +111,8 @@ export async function deleteStore(db: Db, env: Env, files: R2Bucket, id: string)
   await deleteVectorizeIds(env.VECTORIZE, vectorizeIds.map((r) => r.id));
   await deleteStoreFiles(files, id);
   const rmNamespace = (parseComponent(row.recordManagerConfig)?.config.namespace as string | undefined) || id;
-  const [, , , , , , gone] = await db.batch([
+  const [, , , , , , , gone] = await db.batch([
+    db.delete(documentStoreLoader).where(eq(documentStoreLoader.storeId, id)),
     db.delete(documentStoreFileChunk).where(eq(documentStoreFileChunk.storeId, id)),
     db.delete(localEmbedding).where(eq(localEmbedding.namespace, id)),
     db.delete(localEmbeddingVersion).where(eq(localEmbeddingVersion.namespace, id)),

@@ -1,18 +1,24 @@
 // Upsert and refresh: synchronous (answer the counts) or through the upsert queue (answer 202 at
-// once; the consumer runs the saved loaders in order).
+// once; the consumer runs the staged loaders in order, under the leases they were staged with).
 import { ApiError, badRequest } from "../../errors";
 import type { LoaderFile } from "../../providers/loaders/types";
 import type { UpsertInput } from "../../schemas/document-store";
 import { buildComponents } from "./components";
-import { type Plan, type UpsertResult, executePlan, markLoaderFailed, planSaved, planUpsert, stagePlan } from "./pipeline";
-import { getStoreRow, parseLoaders } from "./stores";
+import { executePlan, stagePlan } from "./execute";
+import type { UpsertResult } from "./indexing";
+import { queuedLeaseMs } from "./lease";
+import { failQueuedLoader, holdForRetry } from "./loader-rows";
+import { type Plan, planSaved, planUpsert } from "./plan";
+import { getStoreState } from "./stores";
 import type { DocStoreDeps } from "./types";
 
-/** A queued upsert: run these saved loaders of the store, in order. */
+/** A queued upsert: run these saved loaders of the store, in order, each under its staged lease. */
 export interface UpsertJob {
   kind: "document-store-upsert";
   storeId: string;
   loaderIds: string[];
+  /** The lease each loader was staged under (absent in jobs queued before leases existed). */
+  leases?: string[];
 }
 
 export interface QueueSender {
@@ -26,37 +32,52 @@ export interface Accepted {
   message: string;
 }
 
+const messageOf = (err: unknown) => (err instanceof Error ? err.message : String(err));
+const isClientError = (err: unknown) => err instanceof ApiError && err.status < 500;
+
 function queueOf(deps: DocStoreDeps): QueueSender {
   const q = (deps.env as { UPSERT_QUEUE?: QueueSender }).UPSERT_QUEUE;
   if (!q || typeof q.send !== "function") throw badRequest("Asynchronous upserts need the UPSERT_QUEUE queue binding; send without `async` to upsert now");
   return q;
 }
 
-export async function upsertDocStore(deps: DocStoreDeps, bucket: R2Bucket, storeId: string, input: UpsertInput, uploads: LoaderFile[]): Promise<UpsertResult | Accepted> {
-  const row = input.createNewDocStore ? await getStoreRow(deps.db, storeId).catch(() => undefined) : await getStoreRow(deps.db, storeId);
-  const plan = planUpsert(deps, row, input, uploads);
-  if (!input.async) return executePlan(deps, bucket, plan);
+/** Stages each plan and queues one job for what was staged (also when a later plan failed to stage). */
+async function stageAndQueue(deps: DocStoreDeps, bucket: R2Bucket, storeId: string, plans: Plan[]) {
   const queue = queueOf(deps);
-  const entry = await stagePlan(deps, bucket, plan);
-  await queue.send({ kind: "document-store-upsert", storeId: plan.storeId, loaderIds: [entry.id] });
+  const staged: Array<Awaited<ReturnType<typeof stagePlan>>> = [];
+  try {
+    for (const plan of plans) staged.push(await stagePlan(deps, bucket, plan));
+  } finally {
+    if (staged.length) {
+      try {
+        await queue.send({ kind: "document-store-upsert", storeId, loaderIds: staged.map((s) => s.entry.id), leases: staged.map((s) => s.lease) });
+      } catch (err) {
+        // Nothing will run them: say so on the loaders rather than leave them waiting for their leases to run out.
+        for (const s of staged) await failQueuedLoader(deps.db, s.entry.id, s.lease, `The upsert could not be queued: ${messageOf(err)}`);
+        throw err;
+      }
+    }
+  }
+  return staged.map((s) => s.entry);
+}
+
+export async function upsertDocStore(deps: DocStoreDeps, bucket: R2Bucket, storeId: string, input: UpsertInput, uploads: LoaderFile[]): Promise<UpsertResult | Accepted> {
+  const store = input.createNewDocStore ? await getStoreState(deps.db, storeId).catch(() => undefined) : await getStoreState(deps.db, storeId);
+  const plan = planUpsert(deps, store, input, uploads);
+  if (!input.async) return executePlan(deps, bucket, plan);
+  const [entry] = await stageAndQueue(deps, bucket, plan.storeId, [plan]);
   return { docId: entry.id, storeId: plan.storeId, status: "UPSERTING", message: "Accepted: the upsert continues in the queue; the store's status and the loader's counts show its progress" };
 }
 
 /** Runs a store's loaders (all, or the items given) again, in place; one result per item. */
 export async function refreshDocStore(deps: DocStoreDeps, bucket: R2Bucket, storeId: string, body: { items?: UpsertInput[]; async?: boolean }): Promise<UpsertResult[] | Accepted[]> {
-  const row = await getStoreRow(deps.db, storeId);
-  const items: UpsertInput[] = body.items?.length ? body.items : parseLoaders(row).map((l) => ({ docId: l.id }));
+  const store = await getStoreState(deps.db, storeId);
+  const items: UpsertInput[] = body.items?.length ? body.items : store.loaders.map((l) => ({ docId: l.id }));
   if (!items.length) throw badRequest(`Document store ${storeId} has no loaders to refresh`);
-  const plans: Plan[] = items.map((item) => planUpsert(deps, row, { ...item, createNewDocStore: false }, [], { inPlace: true }));
+  const plans: Plan[] = items.map((item) => planUpsert(deps, store, { ...item, createNewDocStore: false }, [], { inPlace: true }));
   if (body.async) {
-    const queue = queueOf(deps);
-    const accepted: Accepted[] = [];
-    for (const plan of plans) {
-      const entry = await stagePlan(deps, bucket, plan);
-      accepted.push({ docId: entry.id, storeId, status: "UPSERTING", message: "Accepted: the refresh continues in the queue" });
-    }
-    await queue.send({ kind: "document-store-upsert", storeId, loaderIds: accepted.map((a) => a.docId) });
-    return accepted;
+    const entries = await stageAndQueue(deps, bucket, storeId, plans);
+    return entries.map((e) => ({ docId: e.id, storeId, status: "UPSERTING", message: "Accepted: the refresh continues in the queue" }));
   }
   return runInOrder(deps, bucket, storeId, plans);
 }
@@ -82,30 +103,35 @@ async function runInOrder(deps: DocStoreDeps, bucket: R2Bucket, storeId: string,
   return results;
 }
 
-const messageOf = (err: unknown) => (err instanceof Error ? err.message : String(err));
-const isClientError = (err: unknown) => err instanceof ApiError && err.status < 500;
-
 /**
  * The queue consumer's work for one message. A loader that cannot be processed is marked STALE
- * with its error and the others go on; a server or provider failure is rethrown (the queue retries).
+ * with its error and the others go on; a server or provider failure is rethrown for the queue to
+ * retry (the loader's lease held until then), and on the last attempt recorded like the others.
  */
-export async function runUpsertJob(deps: DocStoreDeps, bucket: R2Bucket, job: UpsertJob): Promise<void> {
-  const row = await getStoreRow(deps.db, job.storeId);
-  const plans: Plan[] = [];
+export async function runUpsertJob(deps: DocStoreDeps, bucket: R2Bucket, job: UpsertJob, lastAttempt = false): Promise<void> {
+  const store = await getStoreState(deps.db, job.storeId).catch((err: unknown) => {
+    if (err instanceof ApiError && err.status === 404) return undefined; // the store was deleted since
+    throw err;
+  });
+  if (!store) return;
   let retry: unknown;
-  for (const loaderId of job.loaderIds) {
+  const failed = async (loaderId: string, lease: string | undefined, err: unknown) => {
+    if (isClientError(err) || lastAttempt || !lease) {
+      await failQueuedLoader(deps.db, loaderId, lease, messageOf(err));
+    } else {
+      await holdForRetry(deps.db, loaderId, lease, Date.now() + queuedLeaseMs(deps.env));
+    }
+    if (!isClientError(err)) retry ??= err;
+  };
+  const plans: Plan[] = [];
+  for (const [i, loaderId] of job.loaderIds.entries()) {
+    const lease = job.leases?.[i];
     try {
-      plans.push(planSaved(deps, row, loaderId));
+      plans.push(planSaved(deps, store, loaderId, lease));
     } catch (err) {
-      await markLoaderFailed(deps, job.storeId, loaderId, messageOf(err));
-      if (!isClientError(err)) retry ??= err;
+      await failed(loaderId, lease, err);
     }
   }
-  if (plans.length) {
-    await runInOrder(deps, bucket, job.storeId, plans, async (plan, err) => {
-      await markLoaderFailed(deps, job.storeId, plan.entryId, messageOf(err));
-      if (!isClientError(err)) retry ??= err;
-    });
-  }
+  if (plans.length) await runInOrder(deps, bucket, job.storeId, plans, (plan, err) => failed(plan.entryId, plan.lease, err));
   if (retry) throw retry;
 }

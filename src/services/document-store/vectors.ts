@@ -5,7 +5,7 @@ import { sql } from "drizzle-orm";
 import { badRequest } from "../../errors";
 import { newId } from "../../lib/ids";
 import { buildComponents, type VectorComponents } from "./components";
-import { chunkStatus, getStoreRow, parseComponent, parseLoaders, setStatus } from "./stores";
+import { getStoreRow, parseComponent, settleStatus } from "./stores";
 import type { DocStoreDeps } from "./types";
 
 export const DEFAULT_TOP_K = 4;
@@ -75,6 +75,6 @@ export async function deleteStoreVectors(deps: DocStoreDeps, storeId: string, do
     await built.store.delete({ ids: keys });
     await rm.deleteKeys(keys);
   }
-  if (!docId) await setStatus(deps.db, storeId, chunkStatus(parseLoaders(row)));
+  if (!docId) await settleStatus(deps.db, storeId);
   return { deleted: keys.length };
 }

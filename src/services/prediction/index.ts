@@ -16,7 +16,7 @@ import { limitRunTime, stoppedRunError, untilAborted } from "./time-limit";
 import { loadSessionMemory, storeExchange } from "./memory";
 import { gateNodeOverrides, gateVarOverrides } from "./overrides";
 import { trackRun } from "./runs";
-import { type UploadInput, storeUploads } from "./uploads";
+import { type UploadInput, removeUploads, storeUploads } from "./uploads";
 
 export type RunnableFlow = typeof chatFlow.$inferSelect;
 
@@ -127,6 +127,10 @@ export async function executeRun(run: PreparedRun, files: R2Bucket, sink?: Strea
       usedTools: result.usedTools,
       form: run.input.form,
       humanInput: run.input.humanInput,
+    }).catch(async (err: unknown) => {
+      // No message names the uploads (the chatflow is gone, or D1 failed): they must not linger.
+      await removeUploads(files, run.flow.id, run.ctx.chatId, fileUploads);
+      throw err;
     });
     return { result, chatMessageId };
   } catch (err) {

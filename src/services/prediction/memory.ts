@@ -1,6 +1,8 @@
 import { and, desc, eq } from "drizzle-orm";
 import type { Db } from "../../env";
 import { chatMessage } from "../../db/schema";
+import { notFound } from "../../errors";
+import { runBatch } from "../../providers/vectorstores/d1-json";
 import type { ChatTurn, SourceDocument, UsedTool } from "../../engine/types";
 import { newId } from "../../lib/ids";
 import { nowIso } from "../../lib/time";
@@ -39,21 +41,39 @@ export interface Exchange {
 
 const asJson = (value: unknown) => (value === undefined || value === null || (Array.isArray(value) && !value.length) ? null : JSON.stringify(value));
 
-/** Stores the question then the answer in one batch, after a successful run. Answers the API message id. */
+// The next free time in a chat: `t` unless the chat already has a message at or after it, then
+// 1 ms after its latest. ISO strings of one format compare as times; strftime keeps that format.
+const NEXT_TIME = (latest: string) =>
+  `CASE WHEN ${latest} IS NULL OR ?2 > ${latest} THEN ?2 ELSE strftime('%Y-%m-%dT%H:%M:%fZ', ${latest}, '+0.001 seconds') END`;
+
+// ?1 id, ?2 time, ?3 chatflowid, ?4 chatId, then the message's own columns.
+const INSERT_QUESTION = `INSERT INTO chat_message (id, createdDate, chatflowid, chatId, role, chatType, content, memoryType, sessionId, fileUploads, leadEmail, action)
+  SELECT ?1, ${NEXT_TIME("(SELECT MAX(createdDate) FROM chat_message WHERE chatflowid = ?3 AND chatId = ?4)")}, ?3, ?4, 'userMessage', 'EXTERNAL', ?5, ?6, ?7, ?8, ?9, ?10
+  WHERE EXISTS (SELECT 1 FROM chat_flow WHERE id = ?3) OR EXISTS (SELECT 1 FROM assistant WHERE id = ?3)`;
+// ?3 is the question's id here: the answer exists only with its question, and follows it.
+const INSERT_ANSWER = `INSERT INTO chat_message (id, createdDate, chatflowid, chatId, role, chatType, content, memoryType, sessionId, sourceDocuments, usedTools)
+  SELECT ?1, ${NEXT_TIME("q.createdDate")}, q.chatflowid, q.chatId, 'apiMessage', 'EXTERNAL', ?4, q.memoryType, q.sessionId, ?5, ?6
+  FROM chat_message q WHERE q.id = ?3`;
+
+/**
+ * Stores the question then the answer after a successful run: one D1 batch (one transaction), so
+ * concurrent turns of a chat cannot interleave, and conditional —
+ * - on the chatflow (or assistant) still existing: a chatflow deleted while the run was in progress
+ *   gets nothing (404), and its id, reused later, starts with an empty history;
+ * - on time: the question keeps the request's start unless the chat already has a later message
+ *   (a turn that finished first), then it follows that message; the answer follows its question.
+ *   So each question is directly followed by its own answer, timestamps strictly increasing.
+ * Answers the API message id.
+ */
 export async function storeExchange(db: Db, x: Exchange): Promise<string> {
+  const questionId = newId();
   const apiMessageId = newId();
-  const common = { chatflowid: x.chatflowid, chatId: x.chatId, sessionId: x.sessionId, memoryType: x.memoryType, chatType: "EXTERNAL" as const };
   // form / humanInput are recorded on the user message (its `action` field), so the run is auditable.
   const action = x.form !== undefined || x.humanInput !== undefined ? { form: x.form, humanInput: x.humanInput } : null;
-  await db.batch([
-    db.insert(chatMessage).values({
-      ...common, id: newId(), role: "userMessage", content: x.question, createdDate: x.startedAt,
-      fileUploads: asJson(x.fileUploads), leadEmail: x.leadEmail ?? null, action: asJson(action),
-    }),
-    db.insert(chatMessage).values({
-      ...common, id: apiMessageId, role: "apiMessage", content: x.answer, createdDate: nowIso(),
-      sourceDocuments: asJson(x.sourceDocuments), usedTools: asJson(x.usedTools),
-    }),
+  const [question] = await runBatch(db, [
+    { sql: INSERT_QUESTION, params: [questionId, x.startedAt, x.chatflowid, x.chatId, x.question, x.memoryType, x.sessionId, asJson(x.fileUploads), x.leadEmail ?? null, asJson(action)] },
+    { sql: INSERT_ANSWER, params: [apiMessageId, nowIso(), questionId, x.answer, asJson(x.sourceDocuments), asJson(x.usedTools)] },
   ]);
+  if (!question.meta.changes) throw notFound(`Chatflow ${x.chatflowid} was deleted while the run was in progress: nothing was stored`);
   return apiMessageId;
 }

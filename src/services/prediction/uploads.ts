@@ -39,6 +39,12 @@ export async function storeUploads(files: R2Bucket, chatflowid: string, chatId: 
   return out;
 }
 
+/** Removes uploads that storeUploads put (best effort: a failure here must not hide the run's own error). */
+export async function removeUploads(files: R2Bucket, chatflowid: string, chatId: string, stored: StoredUpload[] | undefined): Promise<void> {
+  const keys = (stored ?? []).filter((u) => u.type === "stored-file").map((u) => `${chatflowid}/${chatId}/${u.name}`);
+  if (keys.length) await files.delete(keys).catch(() => undefined);
+}
+
 /** Bytes and media type of a data: URI upload; 400 when it is not one. */
 export function decodeDataUri(upload: UploadInput): { bytes: Uint8Array; mime: string } {
   const match = upload.data ? DATA_URI.exec(upload.data) : null;

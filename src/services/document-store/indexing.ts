@@ -1,0 +1,56 @@
+// Chunks into the store's vector store: through its record manager (LangChain's indexing
+// semantics) when it has one, else replacing the loader's previous vectors.
+import { Document } from "@langchain/core/documents";
+import { badRequest } from "../../errors";
+import { newId } from "../../lib/ids";
+import { indexDocuments, type IndexResult } from "../../providers/recordmanager/indexing";
+import type { DocVectorStore } from "../../providers/vectorstores/types";
+import type { BuiltComponents } from "./components";
+
+/** An upsert answers at most this many of its added documents (the rest are in the store). */
+export const ADDED_DOCS_LIMIT = 1000;
+
+export interface UpsertResult {
+  numAdded: number;
+  numUpdated: number;
+  numSkipped: number;
+  numDeleted: number;
+  addedDocs: Array<{ pageContent: string; metadata: Record<string, unknown> }>;
+  docId: string;
+  storeId: string;
+}
+
+export interface IndexControl {
+  fullCleanupSince?: number;
+  skipFullCleanup?: boolean;
+}
+
+/** Chunks → vector store, through the record manager when the store has one. */
+export async function indexChunks(built: BuiltComponents, docId: string, chunks: Document[], control: IndexControl): Promise<IndexResult> {
+  const docs = chunks.map((c) => new Document({ pageContent: c.pageContent, metadata: { ...c.metadata, docId } }));
+  const store: DocVectorStore = built.store;
+  let result: IndexResult;
+  if (built.recordManager) {
+    const { recordManager, cleanup, sourceIdKey, forceUpdate } = built.recordManager;
+    result = await indexDocuments(docs, recordManager, store, { cleanup, sourceIdKey, forceUpdate, ...control });
+  } else {
+    // Without a record manager the loader's previous vectors are replaced (not piled up).
+    const old = await store.idsOfDoc(docId);
+    if (old.length) await store.delete({ ids: old });
+    const ids = docs.map(() => newId());
+    for (let i = 0; i < docs.length; i += 1000) await store.addDocuments(docs.slice(i, i + 1000), { ids: ids.slice(i, i + 1000) });
+    result = { numAdded: docs.length, numUpdated: 0, numSkipped: 0, numDeleted: old.length, addedDocs: docs, uids: ids };
+  }
+  // Chunk numbers of this commit, so query hits find their chunk by index rather than by text.
+  await store.linkChunks(result.uids.map((uid, i) => [uid, i + 1]));
+  return result;
+}
+
+/** Incremental cleanup groups chunks by their source: refuse before anything is written, not after. */
+export function assertIndexable(built: BuiltComponents, chunks: Document[]): void {
+  const rm = built.recordManager;
+  if (rm?.cleanup !== "incremental" || rm.sourceIdKey === "docId") return;
+  if (chunks.some((c) => c.metadata?.[rm.sourceIdKey] === undefined || c.metadata?.[rm.sourceIdKey] === null)) {
+    throw badRequest(`Incremental cleanup needs every chunk's metadata to have "${rm.sourceIdKey}" (the record manager's sourceIdKey): add it with \`metadata\`, or use the docId key`);
+  }
+}
