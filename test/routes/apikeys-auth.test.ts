@@ -121,8 +121,8 @@ describe("bearer authentication", () => {
     const res = await call("GET", "/tools", { token });
     expect(res.status).toBe(200);
     expect(Array.isArray(await res.json())).toBe(true);
-    // Without exp too.
-    expect((await call("GET", "/chatflows", { token: await sign({ sub: "user-2" }, JWT_SECRET, "HS256") })).status).toBe(200);
+    // Without exp a token would be valid forever: refused (test/security/jwt.test.ts).
+    await expectError(await call("GET", "/chatflows", { token: await sign({ sub: "user-2" }, JWT_SECRET, "HS256") }), 401);
     // A JWT can create things.
     expect((await json("POST", "/tools", { token, body: { name: "via-jwt" } })).name).toBe("via-jwt");
   });
