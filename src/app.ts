@@ -9,6 +9,7 @@ import { validationHook } from "./routes/router";
 import { metaRoutes } from "./routes/meta";
 import { toolsRoutes } from "./routes/tools";
 import { apiKeyRoutes } from "./routes/apikeys";
+import { authRoutes } from "./routes/auth";
 import { chatflowRoutes } from "./routes/chatflows";
 import { assistantRoutes } from "./routes/assistants";
 import { leadRoutes } from "./routes/leads";
@@ -42,6 +43,7 @@ export function createApp() {
   api.route("/", metaRoutes);
   api.route("/tools", toolsRoutes);
   api.route("/apikey", apiKeyRoutes);
+  api.route("/auth", authRoutes);
   api.route("/chatflows", chatflowRoutes);
   api.route("/assistants", assistantRoutes);
   api.route("/leads", leadRoutes);

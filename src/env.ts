@@ -38,7 +38,7 @@ export type Db = DrizzleD1Database<typeof schema>;
 /** Who made the request, once the bearer token checked out. */
 export type Principal =
   | { kind: "admin" }
-  | { kind: "apikey"; keyId: string }
+  | { kind: "apikey"; keyId: string; permissions: string[] | null; chatflows: string[] | null }
   | { kind: "jwt"; subject: string | null };
 
 export type AppEnv = {

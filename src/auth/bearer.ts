@@ -2,7 +2,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import type { AppEnv, Principal } from "../env";
 import { unauthorized } from "../errors";
 import { constantTimeEqual } from "../lib/crypto";
-import { findApiKeyIdByToken } from "../services/apikeys";
+import { findApiKeyByToken } from "../services/apikeys";
 import { looksLikeJwt, verifyJwt } from "./jwt";
 
 /**
@@ -30,8 +30,8 @@ export async function resolvePrincipal(c: Context<AppEnv>): Promise<Principal | 
     const claims = await verifyJwt(token, c.env.JWT_SECRET);
     if (claims) principal = { kind: "jwt", subject: claims.sub };
   } else {
-    const keyId = await findApiKeyIdByToken(c.get("db"), token);
-    if (keyId) principal = { kind: "apikey", keyId };
+    const key = await findApiKeyByToken(c.get("db"), token);
+    if (key) principal = { kind: "apikey", keyId: key.id, permissions: key.permissions, chatflows: key.chatflows };
   }
   if (!principal) throw unauthorized("Unauthorized: invalid API key or token");
   c.set("principal", principal);

@@ -1,21 +1,34 @@
 import type { Context } from "hono";
 import type { AppEnv } from "../env";
 import { forbidden, unauthorized } from "../errors";
+import { accessOf, flowInScope } from "./access";
 import { resolvePrincipal } from "./bearer";
+import { outOfScope } from "./guard";
+
+/** What the run rule reads of a chatflow (or assistant, which is never public and has no key). */
+export interface RunTarget {
+  id: string;
+  isPublic: boolean;
+  apikeyid: string | null;
+}
 
 /**
- * Who may run a chatflow: one bound to an API key needs that key (or the admin key); otherwise a
- * public chatflow is open and a private one needs any valid bearer.
+ * Who may run a chatflow — and so also stop its runs and write its widget records (leads,
+ * feedback): one bound to an API key needs that key (or the admin key); otherwise a public
+ * chatflow is open and a private one needs any valid bearer. A key limited to chatflows runs only
+ * those (a public, unbound chatflow stays open to it, as to anyone).
  */
-export async function assertMayRun(c: Context<AppEnv>, flow: { isPublic: boolean; apikeyid: string | null }): Promise<void> {
+export async function assertMayRun(c: Context<AppEnv>, flow: RunTarget): Promise<void> {
   const principal = await resolvePrincipal(c);
   if (flow.apikeyid) {
     if (principal?.kind === "admin") return;
-    if (principal?.kind === "apikey" && principal.keyId === flow.apikeyid) return;
-    throw unauthorized("Unauthorized: this chatflow requires its API key");
+    if (principal?.kind !== "apikey" || principal.keyId !== flow.apikeyid) throw unauthorized("Unauthorized: this chatflow requires its API key");
+  } else if (flow.isPublic) {
+    return;
+  } else if (!principal) {
+    throw unauthorized("Unauthorized: this chatflow is not public; a bearer token is required");
   }
-  if (flow.isPublic || principal) return;
-  throw unauthorized("Unauthorized: this chatflow is not public; a bearer token is required");
+  if (!flowInScope(accessOf(principal), flow.id)) throw outOfScope();
 }
 
 interface ChatbotConfig {

@@ -224,6 +224,9 @@ export const apiKey = sqliteTable("apikey", {
   keyHash: text("keyHash").notNull(),
   // "abcd…wxyz": enough for a person to recognise the key in a list.
   keyMask: text("keyMask").notNull(),
+  // JSON arrays: Flowise permission names, and the chatflow ids the key is limited to. NULL = all.
+  permissions: text("permissions"),
+  chatflows: text("chatflows"),
   createdDate: createdDate(),
   updatedDate: updatedDate(),
 }, (t) => [uniqueIndex("uq_apikey_hash").on(t.keyHash)]);

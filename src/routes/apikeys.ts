@@ -1,27 +1,29 @@
 import { DeletedResponse, IdParam, PageQuery, listOf } from "../schemas/common";
-import { ApiKey, ApiKeyWrite } from "../schemas/apikeys";
+import { ApiKey, ApiKeyCreate, ApiKeyUpdate } from "../schemas/apikeys";
 import * as service from "../services/apikeys";
+import { can } from "../auth/guard";
+import { grantCheck, onApiKey, visibleKeys } from "../auth/key-guards";
 import { createRouter, jsonBody, jsonResponse, protectedRoute } from "./router";
 
 const tags = ["apikey"];
 export const apiKeyRoutes = createRouter()
   .openapi(
-    protectedRoute({ method: "post", path: "/", tags, summary: "Create an API key (the full key is shown only here)", request: { body: jsonBody(ApiKeyWrite) }, responses: jsonResponse(ApiKey) }),
-    async (c) => c.json(await service.createApiKey(c.var.db, c.req.valid("json").keyName), 200),
+    protectedRoute({ method: "post", path: "/", permission: can("apikeys:create"), tags, summary: "Create an API key (the full key is shown only here)", request: { body: jsonBody(ApiKeyCreate) }, responses: jsonResponse(ApiKey) }),
+    async (c) => c.json(await service.createApiKey(c.var.db, c.req.valid("json"), await grantCheck(c)), 200),
   )
   .openapi(
-    protectedRoute({ method: "get", path: "/", tags, summary: "List API keys (masked)", request: { query: PageQuery }, responses: jsonResponse(listOf(ApiKey)) }),
-    async (c) => c.json(await service.listApiKeys(c.var.db, c.req.valid("query")), 200),
+    protectedRoute({ method: "get", path: "/", permission: can("apikeys:view"), tags, summary: "List API keys (masked), with their permissions", request: { query: PageQuery }, responses: jsonResponse(listOf(ApiKey)) }),
+    async (c) => c.json(await service.listApiKeys(c.var.db, c.req.valid("query"), await visibleKeys(c)), 200),
   )
   .openapi(
-    protectedRoute({ method: "get", path: "/{id}", tags, summary: "Get an API key (masked)", request: { params: IdParam }, responses: jsonResponse(ApiKey) }),
+    protectedRoute({ method: "get", path: "/{id}", permission: onApiKey("id", "apikeys:view"), tags, summary: "Get an API key (masked)", request: { params: IdParam }, responses: jsonResponse(ApiKey) }),
     async (c) => c.json(await service.getApiKey(c.var.db, c.req.valid("param").id), 200),
   )
   .openapi(
-    protectedRoute({ method: "put", path: "/{id}", tags, summary: "Rename an API key", request: { params: IdParam, body: jsonBody(ApiKeyWrite) }, responses: jsonResponse(ApiKey) }),
-    async (c) => c.json(await service.updateApiKey(c.var.db, c.req.valid("param").id, c.req.valid("json").keyName), 200),
+    protectedRoute({ method: "put", path: "/{id}", permission: onApiKey("id", "apikeys:create", "apikeys:update"), tags, summary: "Rename or re-scope an API key (partial; null resets a list to all)", request: { params: IdParam, body: jsonBody(ApiKeyUpdate) }, responses: jsonResponse(ApiKey) }),
+    async (c) => c.json(await service.updateApiKey(c.var.db, c.req.valid("param").id, c.req.valid("json"), await grantCheck(c)), 200),
   )
   .openapi(
-    protectedRoute({ method: "delete", path: "/{id}", tags, summary: "Revoke an API key", request: { params: IdParam }, responses: jsonResponse(DeletedResponse) }),
+    protectedRoute({ method: "delete", path: "/{id}", permission: onApiKey("id", "apikeys:delete"), tags, summary: "Revoke an API key", request: { params: IdParam }, responses: jsonResponse(DeletedResponse) }),
     async (c) => c.json(await service.deleteApiKey(c.var.db, c.req.valid("param").id), 200),
   );

@@ -4,12 +4,13 @@ import { ChatMessage, ChatMessageDeleteQuery, ChatMessageQuery } from "../schema
 import { findConversationOwner } from "../services/chatflows";
 import * as service from "../services/chatmessages";
 import { createRouter, jsonResponse, protectedRoute } from "./router";
+import { onPathRecord } from "../auth/record-guards";
 
 const tags = ["chatmessage"];
 export const chatMessageRoutes = createRouter()
   .openapi(
     protectedRoute({
-      method: "get", path: "/{chatflowid}", tags, summary: "Chat messages of a chatflow, filtered",
+      method: "get", path: "/{chatflowid}", permission: onPathRecord("chatflowid", "view"), tags, summary: "Chat messages of a chatflow, filtered",
       request: { params: ChatflowIdParam, query: ChatMessageQuery }, responses: jsonResponse(z.array(ChatMessage)),
     }),
     async (c) => {
@@ -22,7 +23,7 @@ export const chatMessageRoutes = createRouter()
   )
   .openapi(
     protectedRoute({
-      method: "delete", path: "/{chatflowid}", tags,
+      method: "delete", path: "/{chatflowid}", permission: onPathRecord("chatflowid", "update", "delete"), tags,
       summary: "Delete chat messages of a chatflow, filtered, with their feedback and uploaded files",
       request: { params: ChatflowIdParam, query: ChatMessageDeleteQuery }, responses: jsonResponse(DeletedResponse),
     }),

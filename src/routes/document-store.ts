@@ -32,6 +32,7 @@ import { deleteStoreVectors, queryStore } from "../services/document-store/vecto
 import type { LoaderFile } from "../providers/loaders/types";
 import { readJsonOrForm } from "./request-body";
 import { createRouter, describeIssues, errorResponsesFor, jsonBody, jsonResponse, protectedRoute, validationHook } from "./router";
+import { assertAllowed, can } from "../auth/guard";
 
 const tags = ["document-store"];
 
@@ -70,48 +71,48 @@ async function readUpsertBody(c: Context<AppEnv>): Promise<{ input: UpsertInput;
 
 export const documentStoreRoutes = createRouter()
   .openapi(
-    protectedRoute({ method: "post", path: "/store", tags, summary: "Create a document store", request: { body: jsonBody(DocumentStoreCreate) }, responses: jsonResponse(DocumentStore) }),
+    protectedRoute({ method: "post", path: "/store", permission: can("documentStores:create"), tags, summary: "Create a document store", request: { body: jsonBody(DocumentStoreCreate) }, responses: jsonResponse(DocumentStore) }),
     async (c) => c.json(await stores.createStore(c.var.db, c.req.valid("json")), 200),
   )
   .openapi(
-    protectedRoute({ method: "get", path: "/store", tags, summary: "List document stores", request: { query: PageQuery }, responses: jsonResponse(listOf(DocumentStore)) }),
+    protectedRoute({ method: "get", path: "/store", permission: can("documentStores:view"), tags, summary: "List document stores", request: { query: PageQuery }, responses: jsonResponse(listOf(DocumentStore)) }),
     async (c) => c.json(await stores.listStores(c.var.db, c.req.valid("query")), 200),
   )
   .openapi(
-    protectedRoute({ method: "get", path: "/store/{id}", tags, summary: "Get a document store", request: { params: IdParam }, responses: jsonResponse(DocumentStore) }),
+    protectedRoute({ method: "get", path: "/store/{id}", permission: can("documentStores:view", "documentStores:update", "documentStores:delete"), tags, summary: "Get a document store", request: { params: IdParam }, responses: jsonResponse(DocumentStore) }),
     async (c) => c.json(await stores.getStore(c.var.db, c.req.valid("param").id), 200),
   )
   .openapi(
-    protectedRoute({ method: "put", path: "/store/{id}", tags, summary: "Update a document store", request: { params: IdParam, body: jsonBody(DocumentStoreUpdate) }, responses: jsonResponse(DocumentStore) }),
+    protectedRoute({ method: "put", path: "/store/{id}", permission: can("documentStores:create", "documentStores:update"), tags, summary: "Update a document store", request: { params: IdParam, body: jsonBody(DocumentStoreUpdate) }, responses: jsonResponse(DocumentStore) }),
     async (c) => c.json(await stores.updateStore(c.var.db, c.req.valid("param").id, c.req.valid("json")), 200),
   )
   .openapi(
-    protectedRoute({ method: "delete", path: "/store/{id}", tags, summary: "Delete a document store with its chunks, vectors, records and files", request: { params: IdParam }, responses: jsonResponse(DeletedResponse) }),
+    protectedRoute({ method: "delete", path: "/store/{id}", permission: can("documentStores:delete"), tags, summary: "Delete a document store with its chunks, vectors, records and files", request: { params: IdParam }, responses: jsonResponse(DeletedResponse) }),
     async (c) => c.json(await stores.deleteStore(c.var.db, c.env, c.env.FILES, c.req.valid("param").id), 200),
   )
   .openapi(
-    protectedRoute({ method: "get", path: "/chunks/{storeId}/{loaderId}/{pageNo}", tags, summary: "A page of 50 chunks of a loader (or `all`)", request: { params: ChunkPageParams }, responses: jsonResponse(DocumentStoreFileChunkPagedResponse) }),
+    protectedRoute({ method: "get", path: "/chunks/{storeId}/{loaderId}/{pageNo}", permission: can("documentStores:view"), tags, summary: "A page of 50 chunks of a loader (or `all`)", request: { params: ChunkPageParams }, responses: jsonResponse(DocumentStoreFileChunkPagedResponse) }),
     async (c) => {
       const { storeId, loaderId, pageNo } = c.req.valid("param");
       return c.json(await chunks.chunkPage(c.var.db, storeId, loaderId, pageNo), 200);
     },
   )
   .openapi(
-    protectedRoute({ method: "put", path: "/chunks/{storeId}/{loaderId}/{chunkId}", tags, summary: "Edit a chunk; answers the page it is on", request: { params: ChunkParams, body: jsonBody(ChunkEdit) }, responses: jsonResponse(DocumentStoreFileChunkPagedResponse) }),
+    protectedRoute({ method: "put", path: "/chunks/{storeId}/{loaderId}/{chunkId}", permission: can("documentStores:update"), tags, summary: "Edit a chunk; answers the page it is on", request: { params: ChunkParams, body: jsonBody(ChunkEdit) }, responses: jsonResponse(DocumentStoreFileChunkPagedResponse) }),
     async (c) => {
       const { storeId, loaderId, chunkId } = c.req.valid("param");
       return c.json(await chunks.editChunk(c.var.db, storeId, loaderId, chunkId, c.req.valid("json")), 200);
     },
   )
   .openapi(
-    protectedRoute({ method: "delete", path: "/chunks/{storeId}/{loaderId}/{chunkId}", tags, summary: "Delete a chunk", request: { params: ChunkParams }, responses: jsonResponse(DeletedResponse) }),
+    protectedRoute({ method: "delete", path: "/chunks/{storeId}/{loaderId}/{chunkId}", permission: can("documentStores:update", "documentStores:delete"), tags, summary: "Delete a chunk", request: { params: ChunkParams }, responses: jsonResponse(DeletedResponse) }),
     async (c) => {
       const { storeId, loaderId, chunkId } = c.req.valid("param");
       return c.json(await chunks.deleteChunk(c.var.db, storeId, loaderId, chunkId), 200);
     },
   )
   .openapi(
-    protectedRoute({ method: "delete", path: "/loader/{storeId}/{loaderId}", tags, summary: "Delete a loader and its chunks (not its vectors)", request: { params: LoaderParams }, responses: jsonResponse(DeletedResponse) }),
+    protectedRoute({ method: "delete", path: "/loader/{storeId}/{loaderId}", permission: can("documentStores:delete-loader"), tags, summary: "Delete a loader and its chunks (not its vectors)", request: { params: LoaderParams }, responses: jsonResponse(DeletedResponse) }),
     async (c) => {
       const { storeId, loaderId } = c.req.valid("param");
       return c.json(await chunks.deleteLoader(c.var.db, c.env.FILES, storeId, loaderId), 200);
@@ -121,6 +122,7 @@ export const documentStoreRoutes = createRouter()
     protectedRoute({
       method: "post",
       path: "/refresh/{id}",
+      permission: can("documentStores:upsert-config"),
       tags,
       summary: "Process the store's loaders again and upsert them",
       request: { params: IdParam, body: { required: false, content: { "application/json": { schema: RefreshBody } } } },
@@ -133,11 +135,11 @@ export const documentStoreRoutes = createRouter()
     },
   )
   .openapi(
-    protectedRoute({ method: "post", path: "/vectorstore/query", tags, summary: "Query a store's vector store", request: { body: jsonBody(QueryBody) }, responses: { ...jsonResponse(QueryResponse), ...errorResponsesFor([502, 504]) } }),
+    protectedRoute({ method: "post", path: "/vectorstore/query", permission: can("documentStores:view"), tags, summary: "Query a store's vector store", request: { body: jsonBody(QueryBody) }, responses: { ...jsonResponse(QueryResponse), ...errorResponsesFor([502, 504]) } }),
     async (c) => c.json(await queryStore(depsOf(c), c.req.valid("json")), 200),
   )
   .openapi(
-    protectedRoute({ method: "delete", path: "/vectorstore/{id}", tags, summary: "Delete the vectors a record manager recorded (optionally of one loader: ?docId=)", request: { params: IdParam, query: VectorDeleteQuery }, responses: { ...jsonResponse(DeletedResponse), ...errorResponsesFor([502, 504]) } }),
+    protectedRoute({ method: "delete", path: "/vectorstore/{id}", permission: can("documentStores:upsert-config"), tags, summary: "Delete the vectors a record manager recorded (optionally of one loader: ?docId=)", request: { params: IdParam, query: VectorDeleteQuery }, responses: { ...jsonResponse(DeletedResponse), ...errorResponsesFor([502, 504]) } }),
     async (c) => c.json(await deleteStoreVectors(depsOf(c), c.req.valid("param").id, c.req.valid("query").docId), 200),
   );
 
@@ -146,6 +148,7 @@ documentStoreRoutes.openAPIRegistry.registerPath({
   path: "/upsert/{id}",
   tags,
   summary: "Load, split and upsert into the store's vector store (JSON, or multipart with files)",
+  description: "Needs: documentStores:upsert-config (and documentStores:create with createNewDocStore).",
   security: [{ bearerAuth: [] }],
   request: {
     params: IdParam,
@@ -160,14 +163,15 @@ documentStoreRoutes.openAPIRegistry.registerPath({
   responses: {
     200: { description: "The upsert's counts", content: { "application/json": { schema: VectorUpsertResponse } } },
     202: { description: "Accepted: continues in the queue (`async: true`)", content: { "application/json": { schema: UpsertAccepted } } },
-    ...errorResponsesFor([400, 401, 404, 413, 415, 502, 504]),
+    ...errorResponsesFor([400, 401, 403, 404, 413, 415, 502, 504]),
   },
 });
 
-documentStoreRoutes.post("/upsert/:id", requireAuth, async (c) => {
+documentStoreRoutes.post("/upsert/:id", requireAuth, can("documentStores:upsert-config"), async (c) => {
   const params = IdParam.safeParse({ id: c.req.param("id") });
   if (!params.success) validationHook({ success: false, target: "param", error: params.error }, c);
   const { input, files } = await readUpsertBody(c);
+  if (input.createNewDocStore) await assertAllowed(c, ["documentStores:create"]);
   const result = await upsertDocStore(depsOf(c), c.env.FILES, params.data!.id, input, files);
   return c.json(result, input.async ? 202 : 200);
 });

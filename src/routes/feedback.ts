@@ -9,6 +9,7 @@ import { Feedback } from "../schemas/chatmessages";
 import { FeedbackCreate, FeedbackQuery, FeedbackUpdate } from "../schemas/feedback";
 import { findConversationOwner } from "../services/chatflows";
 import * as service from "../services/feedback";
+import { onPathRecord } from "../auth/record-guards";
 import { OPTIONAL_BEARER, createRouter, jsonBody, jsonResponse, protectedRoute, publicRoute } from "./router";
 
 const tags = ["feedback"];
@@ -46,7 +47,7 @@ export const feedbackRoutes = createRouter()
   )
   .openapi(
     protectedRoute({
-      method: "get", path: "/{chatflowid}", tags, summary: "Feedback of a chatflow",
+      method: "get", path: "/{chatflowid}", permission: onPathRecord("chatflowid", "view"), tags, summary: "Feedback of a chatflow",
       request: { params: ChatflowIdParam, query: FeedbackQuery }, responses: jsonResponse(z.array(Feedback)),
     }),
     async (c) => {

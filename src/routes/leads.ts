@@ -5,6 +5,7 @@ import { ChatflowIdParam } from "../schemas/common";
 import { Lead, LeadCreate } from "../schemas/leads";
 import { findConversationOwner } from "../services/chatflows";
 import * as service from "../services/leads";
+import { onPathRecord } from "../auth/record-guards";
 import { OPTIONAL_BEARER, createRouter, jsonBody, jsonResponse, protectedRoute, publicRoute } from "./router";
 
 const tags = ["leads"];
@@ -23,7 +24,7 @@ export const leadRoutes = createRouter()
     },
   )
   .openapi(
-    protectedRoute({ method: "get", path: "/{chatflowid}", tags, summary: "Leads of a chatflow (oldest first)", request: { params: ChatflowIdParam }, responses: jsonResponse(z.array(Lead)) }),
+    protectedRoute({ method: "get", path: "/{chatflowid}", permission: onPathRecord("chatflowid", "view"), tags, summary: "Leads of a chatflow (oldest first)", request: { params: ChatflowIdParam }, responses: jsonResponse(z.array(Lead)) }),
     async (c) => {
       const { chatflowid } = c.req.valid("param");
       await findConversationOwner(c.var.db, chatflowid);

@@ -3,6 +3,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import type { AppEnv } from "../env";
 import { ApiError } from "../errors";
 import { requireAuth } from "../auth/bearer";
+import type { Guard } from "../auth/guard";
 import { ErrorResponse } from "../schemas/common";
 
 /** A validation failure of a request body on an endpoint whose contract says 422. */
@@ -48,6 +49,7 @@ export const errorResponsesFor = (statuses: number[]) =>
   Object.fromEntries(statuses.map((status) => [status, { description: "Error", content: { "application/json": { schema: ErrorResponse } } }]));
 
 const errorResponses = errorResponsesFor([400, 401, 404, 409, 413, 415, 422]);
+const guardedErrorResponses = errorResponsesFor([400, 401, 403, 404, 409, 413, 415, 422]);
 
 /** Whether a request carries at least one byte of body (read from a clone: the body stays readable). */
 async function hasBodyBytes(req: Request): Promise<boolean> {
@@ -81,15 +83,22 @@ const routeMiddleware = (config: RouteConfig, first: MiddlewareHandler<AppEnv>[]
   ...(config.request?.body?.required ? [requireBody] : []),
 ];
 
-/** A route that needs a bearer token, with the shared error responses documented. */
-export function protectedRoute<R extends RouteConfig>(config: R) {
-  const middleware = routeMiddleware(config, [requireAuth]);
+/**
+ * A route that needs a bearer token and declares the permission it needs: `permission` is the
+ * guard (auth/guard.ts, auth/record-guards.ts) — every protected route must name one.
+ */
+export function protectedRoute<R extends RouteConfig>(config: R & { permission: Guard | Guard[] }) {
+  const { permission, ...route } = config;
+  const guards = [permission].flat();
+  const middleware = routeMiddleware(route as unknown as R, [requireAuth, ...guards]);
+  const needs = `Needs: ${guards.map((g) => g.needs).join("; ")}.`;
   return createRoute({
-    ...config,
+    ...route,
+    description: route.description ? `${route.description}\n\n${needs}` : needs,
     middleware,
     security: [{ bearerAuth: [] }],
-    responses: { ...errorResponses, ...config.responses },
-  } as R);
+    responses: { ...guardedErrorResponses, ...route.responses },
+  } as unknown as R);
 }
 
 /** A route open without a token (the handler may still check a chatflow's `isPublic`). */

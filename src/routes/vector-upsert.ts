@@ -102,7 +102,7 @@ vectorUpsertRoutes.post("/upsert/:id", async (c) => {
   if (!(await resolvePrincipal(c))) throw unauthorized("Unauthorized: a bearer token is required to upsert");
   const flow = await findChatflow(c.var.db, id);
   // Never public, whatever isPublic says; a chatflow bound to a key takes only that key (or the admin key).
-  await assertMayRun(c, { isPublic: false, apikeyid: flow.apikeyid });
+  await assertMayRun(c, { id: flow.id, isPublic: false, apikeyid: flow.apikeyid });
   await enforceRateLimit(c.env, flow.id, flow.apiConfig, clientIpOf(c.req.raw.headers));
   const { request, files } = await readBody(c);
 

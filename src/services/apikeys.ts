@@ -1,37 +1,103 @@
-import { eq } from "drizzle-orm";
+import type { z } from "@hono/zod-openapi";
+import { eq, inArray } from "drizzle-orm";
 import type { Db } from "../env";
-import { apiKey } from "../db/schema";
+import { apiKey, chatFlow } from "../db/schema";
+import { invalid } from "../errors";
 import { constantTimeEqual, randomToken, sha256Hex } from "../lib/crypto";
+import { D1_MAX_PARAMS, chunk } from "../lib/chunk";
+import type { KeyScope } from "../auth/access";
+import type { ApiKeyCreate, ApiKeyUpdate } from "../schemas/apikeys";
 import type { PageQueryInput } from "../schemas/common";
 import { type Resource, deleteRecord, findRecord, insertRecord, listRecords, updateRecord } from "./crud";
 
 const keys: Resource<typeof apiKey> = { table: apiKey, label: "API key", sqlName: "apikey" };
 
 type KeyRow = typeof apiKey.$inferSelect;
-const present = ({ keyHash: _hash, keyMask, ...rest }: KeyRow) => ({ ...rest, apiKey: keyMask });
+
+const parseList = (text: string | null): string[] | null => (text === null ? null : (JSON.parse(text) as string[]));
+const storeList = (list: string[] | null | undefined): string | null | undefined =>
+  list === undefined ? undefined : list === null ? null : JSON.stringify([...new Set(list)]);
+
+export const scopeOf = (row: KeyRow): KeyScope => ({ permissions: parseList(row.permissions), chatflows: parseList(row.chatflows) });
+
+function present(row: KeyRow) {
+  const { keyHash: _hash, keyMask, permissions: _permissions, chatflows: _chatflows, ...rest } = row;
+  return { ...rest, apiKey: keyMask, ...scopeOf(row) };
+}
 
 const mask = (key: string) => `${key.slice(0, 4)}…${key.slice(-4)}`;
 
+/** A key may be limited only to chatflows that exist (a typo would otherwise lock it out silently). */
+async function assertChatflowsExist(db: Db, ids: string[] | null | undefined): Promise<void> {
+  if (!ids?.length) return;
+  const unique = [...new Set(ids)];
+  const found = new Set<string>();
+  for (const part of chunk(unique, D1_MAX_PARAMS - 1)) {
+    for (const row of await db.select({ id: chatFlow.id }).from(chatFlow).where(inArray(chatFlow.id, part)).all()) found.add(row.id);
+  }
+  const missing = unique.filter((id) => !found.has(id));
+  if (missing.length) throw invalid(`chatflows: not found: ${missing.slice(0, 10).join(", ")}`);
+}
+
+/** Refuses (throws) a scope the caller may not hand out; routes pass the caller's rule. */
+export type GrantCheck = (scope: KeyScope) => void;
+
 /** Creates a key; the only answer that ever holds the full key. */
-export async function createApiKey(db: Db, keyName: string) {
+export async function createApiKey(db: Db, input: z.infer<typeof ApiKeyCreate>, mayGrant: GrantCheck) {
+  const scope = { permissions: input.permissions ?? null, chatflows: input.chatflows ?? null };
+  mayGrant(scope);
+  await assertChatflowsExist(db, scope.chatflows);
   const key = randomToken(32);
-  const row = await insertRecord(db, keys, { keyName, keyHash: await sha256Hex(key), keyMask: mask(key) });
+  const row = await insertRecord(db, keys, {
+    keyName: input.keyName, keyHash: await sha256Hex(key), keyMask: mask(key),
+    permissions: storeList(scope.permissions), chatflows: storeList(scope.chatflows),
+  });
   return { ...present(row), apiKey: key };
 }
 
-export const listApiKeys = (db: Db, page: PageQueryInput) => listRecords(db, keys, page, { map: present });
-export const updateApiKey = async (db: Db, id: string, keyName: string) => present(await updateRecord(db, keys, id, { keyName }));
+/** Renames and/or re-scopes a key (null resets a list to "all"); `mayGrant` sees the scope it would have. */
+export async function updateApiKey(db: Db, id: string, patch: z.infer<typeof ApiKeyUpdate>, mayGrant: GrantCheck) {
+  const current = scopeOf(await findRecord(db, keys, id));
+  mayGrant({
+    permissions: patch.permissions !== undefined ? patch.permissions : current.permissions,
+    chatflows: patch.chatflows !== undefined ? patch.chatflows : current.chatflows,
+  });
+  await assertChatflowsExist(db, patch.chatflows);
+  return present(await updateRecord(db, keys, id, {
+    keyName: patch.keyName, permissions: storeList(patch.permissions), chatflows: storeList(patch.chatflows),
+  }));
+}
+
+/**
+ * Newest first. `visible` hides keys the caller may not manage; the table is small, so that
+ * filter runs here and paging after it.
+ */
+export async function listApiKeys(db: Db, page: PageQueryInput, visible?: (scope: KeyScope) => boolean) {
+  if (!visible) return listRecords(db, keys, page, { map: present });
+  const all = ((await listRecords(db, keys, {}, { map: present })) as ReturnType<typeof present>[]).filter(visible);
+  if (page.page === undefined && page.limit === undefined) return all;
+  const limit = page.limit ?? 50;
+  const offset = ((page.page ?? 1) - 1) * limit;
+  return { data: all.slice(offset, offset + limit), total: all.length };
+}
+
 export const deleteApiKey = (db: Db, id: string) => deleteRecord(db, keys, id);
 export const getApiKey = async (db: Db, id: string) => present(await findRecord(db, keys, id));
 
+/** The scope of a key by id, or null when there is no such key. */
+export async function findKeyScope(db: Db, id: string): Promise<KeyScope | null> {
+  const row = await db.select().from(apiKey).where(eq(apiKey.id, id)).get();
+  return row ? scopeOf(row) : null;
+}
+
 /**
- * The id of the key whose value is `token`, or null. Only SHA-256 hashes are stored: a fast hash
+ * The key whose value is `token`, or null. Only SHA-256 hashes are stored: a fast hash
  * is right for 256-bit random keys (no dictionary to guess from), and keeps auth off the
  * request's critical path, unlike Flowise's per-request scrypt.
  */
-export async function findApiKeyIdByToken(db: Db, token: string): Promise<string | null> {
+export async function findApiKeyByToken(db: Db, token: string): Promise<({ id: string } & KeyScope) | null> {
   if (token.length < 16 || token.length > 256) return null;
   const hash = await sha256Hex(token);
-  const row = await db.select({ id: apiKey.id, keyHash: apiKey.keyHash }).from(apiKey).where(eq(apiKey.keyHash, hash)).get();
-  return row && constantTimeEqual(row.keyHash, hash) ? row.id : null;
+  const row = await db.select().from(apiKey).where(eq(apiKey.keyHash, hash)).get();
+  return row && constantTimeEqual(row.keyHash, hash) ? { id: row.id, ...scopeOf(row) } : null;
 }

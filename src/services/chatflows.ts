@@ -1,5 +1,5 @@
 import type { z } from "@hono/zod-openapi";
-import { and, eq, gte, lt } from "drizzle-orm";
+import { and, eq, gte, inArray, lt, sql } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { VECTORIZE_PROVIDER, deleteVectorizeIds } from "../providers/vectorstores/vectorize";
 import type { Db, Env } from "../env";
@@ -9,7 +9,7 @@ import type { ChatflowCreate, ChatflowUpdate } from "../schemas/chatflows";
 import type { ChatflowType } from "../db/enums";
 import type { PageQueryInput } from "../schemas/common";
 import { type Resource, findRecord, insertRecord, listRecords, updateRecord } from "./crud";
-import { findApiKeyIdByToken } from "./apikeys";
+import { findApiKeyByToken } from "./apikeys";
 import { deleteFilesUnder } from "./files";
 import { parseFlowData, unsupportedNodes } from "../engine/graph";
 
@@ -56,8 +56,20 @@ export async function updateChatflow(db: Db, id: string, patch: z.infer<typeof C
 
 export const getChatflow = (db: Db, id: string) => findRecord(db, chatflows, id);
 
-export const listChatflows = (db: Db, page: PageQueryInput, type?: ChatflowType) =>
-  listRecords(db, chatflows, page, { where: type ? eq(chatFlow.type, type) : undefined });
+/** Which chatflow records a caller may see: types and ids, null meaning all. */
+export interface FlowVisibility {
+  types: ChatflowType[] | null;
+  ids: string[] | null;
+}
+
+// Id lists go as one JSON parameter (json_each), so a key limited to many chatflows stays within D1's parameter limit.
+const visibleWhere = (v: FlowVisibility) => and(
+  v.types ? inArray(chatFlow.type, v.types) : undefined,
+  v.ids ? sql`${chatFlow.id} IN (SELECT value FROM json_each(${JSON.stringify(v.ids)}))` : undefined,
+);
+
+export const listChatflows = (db: Db, page: PageQueryInput, type: ChatflowType | undefined, visible: FlowVisibility) =>
+  listRecords(db, chatflows, page, { where: and(type ? eq(chatFlow.type, type) : undefined, visibleWhere(visible)) });
 
 /**
  * Deletes the chatflow with everything recorded under it: messages, feedback, leads, history,
@@ -86,21 +98,32 @@ export async function deleteChatflow(db: Db, env: Env, id: string) {
   return { deleted: 1 };
 }
 
-/** The chatflows bound to the API key whose value is `key`; 401 when no such key exists. */
-export async function listChatflowsByApiKey(db: Db, key: string) {
-  const keyId = await findApiKeyIdByToken(db, key);
-  if (!keyId) throw unauthorized("Unauthorized: unknown API key");
-  return db.select().from(chatFlow).where(and(eq(chatFlow.apikeyid, keyId))).orderBy(chatFlow.createdDate).all();
+/** The chatflows (of those the caller may see) bound to the API key whose value is `key`; 401 when no such key exists. */
+export async function listChatflowsByApiKey(db: Db, key: string, visible: FlowVisibility) {
+  const found = await findApiKeyByToken(db, key);
+  if (!found) throw unauthorized("Unauthorized: unknown API key");
+  return db.select().from(chatFlow).where(and(eq(chatFlow.apikeyid, found.id), visibleWhere(visible))).orderBy(chatFlow.createdDate).all();
+}
+
+/** What messages, feedback and leads hang off, with what the run rule and rate limit read. */
+export interface ConversationOwner {
+  id: string;
+  kind: "chatflow" | "assistant";
+  isPublic: boolean;
+  apikeyid: string | null;
+  apiConfig: string | null;
+  chatbotConfig: string | null;
 }
 
 /**
- * What messages, feedback and leads hang off: a chatflow, or an assistant (predictions on an
- * assistant are recorded under its id). Assistants are never public.
+ * A chatflow, or an assistant (predictions on an assistant are recorded under its id).
+ * Assistants are never public, bound to no key and without a rate limit.
  */
-export async function findConversationOwner(db: Db, id: string): Promise<{ id: string; isPublic: boolean; kind: "chatflow" | "assistant" }> {
-  const flow = await db.select({ id: chatFlow.id, isPublic: chatFlow.isPublic }).from(chatFlow).where(eq(chatFlow.id, id)).get();
+export async function findConversationOwner(db: Db, id: string): Promise<ConversationOwner> {
+  const flow = await db.select({ id: chatFlow.id, isPublic: chatFlow.isPublic, apikeyid: chatFlow.apikeyid, apiConfig: chatFlow.apiConfig, chatbotConfig: chatFlow.chatbotConfig })
+    .from(chatFlow).where(eq(chatFlow.id, id)).get();
   if (flow) return { ...flow, kind: "chatflow" };
   const asst = await db.select({ id: assistant.id }).from(assistant).where(eq(assistant.id, id)).get();
-  if (asst) return { id: asst.id, isPublic: false, kind: "assistant" };
+  if (asst) return { id: asst.id, kind: "assistant", isPublic: false, apikeyid: null, apiConfig: null, chatbotConfig: null };
   throw notFound(`Chatflow ${id} not found`);
 }

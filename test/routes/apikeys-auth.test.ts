@@ -24,6 +24,8 @@ describe("API keys", () => {
       id: expect.stringMatching(/^[0-9a-f-]{36}$/),
       keyName: "my app",
       apiKey: expect.stringMatching(/^[A-Za-z0-9_-]{43,}$/),
+      permissions: null,
+      chatflows: null,
       createdDate: expect.stringMatching(ISO),
       updatedDate: expect.stringMatching(ISO),
     });
@@ -64,7 +66,7 @@ describe("API keys", () => {
     expect((await json("GET", `/apikey/${created.id}`)).keyName).toBe("ci-renamed");
     expect((await call("GET", "/tools", { token: created.apiKey })).status).toBe(200);
 
-    // A key can manage keys too (it is a full bearer token).
+    // A key created without permissions can manage keys too (it has full access).
     const made = await json("POST", "/apikey", { token: created.apiKey, body: { keyName: "made by key" } });
     expect(made.keyName).toBe("made by key");
 

@@ -1,0 +1,2 @@
+ALTER TABLE `apikey` ADD `permissions` text;--> statement-breakpoint
+ALTER TABLE `apikey` ADD `chatflows` text;

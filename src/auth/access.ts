@@ -1,0 +1,66 @@
+// What a caller may do, as plain data and rules (no HTTP): guard.ts applies them to requests.
+import type { ChatflowType } from "../db/enums";
+import { CHATFLOW_TYPES } from "../db/enums";
+import type { Principal } from "../env";
+import type { RecordAction, RecordCategory } from "./permissions";
+
+/**
+ * `permissions` null = every permission; `chatflows` null = every chatflow. The admin key, JWTs
+ * and API keys created without `permissions` have both null (full access).
+ */
+export interface Access {
+  permissions: ReadonlySet<string> | null;
+  chatflows: ReadonlySet<string> | null;
+}
+
+/** What a key stores and what it may be given: the same two lists, null meaning "all". */
+export interface KeyScope {
+  permissions: string[] | null;
+  chatflows: string[] | null;
+}
+
+const FULL: Access = { permissions: null, chatflows: null };
+
+export function accessOf(principal: Principal): Access {
+  if (principal.kind !== "apikey") return FULL;
+  return {
+    permissions: principal.permissions ? new Set(principal.permissions) : null,
+    chatflows: principal.chatflows ? new Set(principal.chatflows) : null,
+  };
+}
+
+export const isFull = (a: Access): boolean => a.permissions === null && a.chatflows === null;
+
+export const allowsAny = (a: Access, names: readonly string[]): boolean =>
+  a.permissions === null || names.some((n) => a.permissions!.has(n));
+
+export const flowInScope = (a: Access, id: string): boolean => a.chatflows === null || a.chatflows.has(id.toLowerCase());
+
+/** Agentflows (V2 `AGENTFLOW`, V1 `MULTIAGENT`) and assistants have their own permissions, as in Flowise. */
+export function categoryOfFlowType(type: ChatflowType): RecordCategory {
+  if (type === "AGENTFLOW" || type === "MULTIAGENT") return "agentflows";
+  if (type === "ASSISTANT") return "assistants";
+  return "chatflows";
+}
+
+export const namesFor = (category: RecordCategory, actions: readonly RecordAction[]): string[] =>
+  actions.map((action) => `${category}:${action}`);
+
+/**
+ * The chatflow records a list may show the caller: the types whose category it holds one of
+ * `actions` for (null = all types), and the ids it is limited to (null = all).
+ */
+export function visibleFlows(a: Access, actions: readonly RecordAction[]): { types: ChatflowType[] | null; ids: string[] | null } {
+  const types = a.permissions === null ? null : CHATFLOW_TYPES.filter((t) => allowsAny(a, namesFor(categoryOfFlowType(t), actions)));
+  return { types, ids: a.chatflows ? [...a.chatflows] : null };
+}
+
+/**
+ * Whether a caller may hand out (or manage) a key of this scope: never more than it holds itself,
+ * so a limited key cannot mint a key of wider reach (Flowise's rule for non-admin users).
+ */
+export function covers(a: Access, scope: KeyScope): boolean {
+  if (a.permissions !== null && (scope.permissions === null || scope.permissions.some((p) => !a.permissions!.has(p)))) return false;
+  if (a.chatflows !== null && (scope.chatflows === null || scope.chatflows.some((id) => !a.chatflows!.has(id)))) return false;
+  return true;
+}

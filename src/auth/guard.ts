@@ -1,0 +1,67 @@
+// The guard factory: each protected route declares the permission it needs (router.ts's
+// `protectedRoute({ permission })`), and the guard refuses with a 403 naming it. Guards run after
+// the bearer check and before validation; callers with full access pass without a lookup.
+import type { Context, MiddlewareHandler } from "hono";
+import type { AppEnv } from "../env";
+import { type ApiError, forbidden, unauthorized } from "../errors";
+import { type Access, accessOf, allowsAny, flowInScope, isFull } from "./access";
+import { resolvePrincipal } from "./bearer";
+
+/** A route's access rule, with a line saying what it needs (for the API reference). */
+export type Guard = MiddlewareHandler<AppEnv> & { needs: string };
+
+/** The caller's access; 401 without a valid bearer token. */
+export async function accessFrom(c: Context<AppEnv>): Promise<Access> {
+  const principal = await resolvePrincipal(c);
+  if (!principal) throw unauthorized("Unauthorized: missing bearer token");
+  return accessOf(principal);
+}
+
+export function lacking(names: readonly string[]): ApiError {
+  return forbidden(`Forbidden: this API key lacks the permission ${names.map((n) => `"${n}"`).join(" or ")}`);
+}
+
+export const outOfScope = (): ApiError => forbidden("Forbidden: this API key is limited to other chatflows");
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** A record id from the path, lower-cased; undefined when malformed (validation then answers 400). */
+export function pathId(c: Context<AppEnv>, param: string): string | undefined {
+  const id = c.req.param(param)?.toLowerCase();
+  return id && UUID.test(id) ? id : undefined;
+}
+
+/** A guard from a check that only limited callers need to pass. */
+export function guard(needs: string, check: (c: Context<AppEnv>, access: Access) => Promise<void> | void): Guard {
+  const middleware: MiddlewareHandler<AppEnv> = async (c, next) => {
+    const access = await accessFrom(c);
+    if (!isFull(access)) await check(c, access);
+    await next();
+  };
+  return Object.assign(middleware, { needs });
+}
+
+/** Needs one of these permissions (Flowise's checkAnyPermission). */
+export const can = (...names: string[]): Guard =>
+  guard(names.join(" or "), (_c, access) => {
+    if (!allowsAny(access, names)) throw lacking(names);
+  });
+
+/** Any valid bearer token will do (e.g. the permission list itself). */
+export const AUTHENTICATED: Guard = guard("any valid bearer token", () => {});
+
+/** 403 unless the caller holds one of `names`: for checks that depend on the validated body. */
+export async function assertAllowed(c: Context<AppEnv>, names: readonly string[]): Promise<void> {
+  if (!allowsAny(await accessFrom(c), names)) throw lacking(names);
+}
+
+/** 403 when the caller's key is limited to chatflows and `id` is not one of them (e.g. an execution's agentflow). */
+export async function assertFlowInScope(c: Context<AppEnv>, id: string): Promise<void> {
+  if (!flowInScope(await accessFrom(c), id)) throw outOfScope();
+}
+
+/** The chatflow ids the caller is limited to, or null for all: for list queries (e.g. executions). */
+export async function flowScopeOf(c: Context<AppEnv>): Promise<string[] | null> {
+  const { chatflows } = await accessFrom(c);
+  return chatflows ? [...chatflows] : null;
+}
