@@ -2,21 +2,26 @@ import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { AppEnv } from "../env";
 import { optionalAuth, resolvePrincipal } from "../auth/bearer";
-import { assertChatflowAccess } from "../auth/chatflow-access";
-import { ApiError, badRequest } from "../errors";
+import { assertMayRun } from "../auth/prediction-access";
+import { ApiError, badRequest, unauthorized } from "../errors";
 import { ChatflowIdParam, IdParam } from "../schemas/common";
 import { Feedback } from "../schemas/chatmessages";
 import { FeedbackCreate, FeedbackQuery, FeedbackUpdate } from "../schemas/feedback";
-import { findConversationOwner } from "../services/chatflows";
+import { type ConversationOwner, findConversationOwner } from "../services/chatflows";
 import * as service from "../services/feedback";
 import { onPathRecord } from "../auth/record-guards";
 import { OPTIONAL_BEARER, createRouter, jsonBody, jsonResponse, protectedRoute, publicRoute } from "./router";
 
 const tags = ["feedback"];
 
+/** The widget's rule for writing feedback: whoever may run the chatflow. */
+async function assertMayRate(c: Context<AppEnv>, owner: ConversationOwner): Promise<void> {
+  await assertMayRun(c, owner);
+}
+
 async function create(c: Context<AppEnv>, input: z.infer<typeof FeedbackCreate>) {
   const message = await service.findRatedMessage(c.var.db, input);
-  await assertChatflowAccess(c, await findConversationOwner(c.var.db, message.chatflowid));
+  await assertMayRate(c, await findConversationOwner(c.var.db, message.chatflowid));
   service.assertMatchesMessage(message, input);
   return c.json(await service.createFeedback(c.var.db, message, input), 200);
 }
@@ -70,10 +75,12 @@ export const feedbackRoutes = createRouter()
       const owner = await service.getFeedback(c.var.db, id)
         .then((current) => findConversationOwner(c.var.db, current.chatflowid))
         .catch(async (err) => {
-          if (err instanceof ApiError && err.status === 404 && !(await resolvePrincipal(c))) return { isPublic: false };
+          if (err instanceof ApiError && err.status === 404 && !(await resolvePrincipal(c))) {
+            throw unauthorized("Unauthorized: this chatflow is not public; a bearer token is required");
+          }
           throw err;
         });
-      await assertChatflowAccess(c, owner);
+      await assertMayRate(c, owner);
       return c.json(await service.updateFeedback(c.var.db, id, c.req.valid("json")), 200);
     },
   );

@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { optionalAuth } from "../auth/bearer";
-import { assertChatflowAccess } from "../auth/chatflow-access";
+import { assertMayRun } from "../auth/prediction-access";
 import { ChatflowIdParam } from "../schemas/common";
 import { Lead, LeadCreate } from "../schemas/leads";
 import { findConversationOwner } from "../services/chatflows";
@@ -19,7 +19,8 @@ export const leadRoutes = createRouter()
     }),
     async (c) => {
       const input = c.req.valid("json");
-      await assertChatflowAccess(c, await findConversationOwner(c.var.db, input.chatflowid));
+      const owner = await findConversationOwner(c.var.db, input.chatflowid);
+      await assertMayRun(c, owner);
       return c.json(await service.createLead(c.var.db, input), 200);
     },
   )

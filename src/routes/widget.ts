@@ -1,10 +1,10 @@
 import { z } from "@hono/zod-openapi";
 import { optionalAuth } from "../auth/bearer";
-import { assertChatflowAccess } from "../auth/chatflow-access";
+import { assertMayRun, assertOriginAllowed } from "../auth/prediction-access";
 import { text, uuid } from "../schemas/common";
 import { IdParam } from "../schemas/common";
 import { canStreamFlow } from "../engine/run";
-import { getChatflow } from "../services/chatflows";
+import { findConversationOwner, getChatflow } from "../services/chatflows";
 import { abortRun } from "../services/prediction/runs";
 import { OPTIONAL_BEARER, createRouter, jsonResponse, publicRoute } from "./router";
 
@@ -47,7 +47,7 @@ export const widgetRoutes = createRouter()
     }),
     async (c) => {
       const flow = await getChatflow(c.var.db, c.req.valid("param").id);
-      await assertChatflowAccess(c, flow);
+      await assertMayRun(c, flow);
       // Capabilities are reported true only where the endpoint they make the widget call is served.
       const uploads = {
         isSpeechToTextEnabled: false,
@@ -61,14 +61,17 @@ export const widgetRoutes = createRouter()
   )
   .openapi(
     publicRoute({
-      method: "put", path: "/chatmessage/abort/{chatflowid}/{chatId}", tags,
-      summary: "Stop a chat's run in progress",
+      method: "put", path: "/chatmessage/abort/{chatflowid}/{chatId}", tags, middleware: [optionalAuth], security: OPTIONAL_BEARER,
+      summary: "Stop a chat's run in progress (whoever may run the chatflow: anyone for a public one, else its bearer)",
       request: { params: z.object({ chatflowid: uuid(), chatId: text(1000) }) },
       responses: jsonResponse(z.object({ aborted: z.boolean() })),
     }),
     async (c) => {
       const { chatflowid, chatId } = c.req.valid("param");
-      await getChatflow(c.var.db, chatflowid);
+      // The same rule as running it: otherwise anyone could end a private chatflow's runs.
+      const owner = await findConversationOwner(c.var.db, chatflowid);
+      await assertMayRun(c, owner);
+      assertOriginAllowed(owner.chatbotConfig, c.req.header("origin"));
       return c.json({ aborted: abortRun(chatflowid, chatId) }, 200);
     },
   );

@@ -279,12 +279,12 @@ describe("widget endpoints", () => {
     const stream = await res;
     const reading = readStream(stream);
     await new Promise((r) => setTimeout(r, 150));
-    expect(await json("PUT", `/chatmessage/abort/${id}/abort-me`, { token: null })).toEqual({ aborted: true });
+    expect(await json("PUT", `/chatmessage/abort/${id}/abort-me`)).toEqual({ aborted: true });
     const { frames } = await reading;
     expect(frames.at(-1)!.event).toBe("end");
     expect(frames.some((f) => f.event === "error")).toBe(true);
     expect(await messagesOf(id)).toEqual([]);
-    expect(await json("PUT", `/chatmessage/abort/${id}/nothing-running`, { token: null })).toEqual({ aborted: false });
+    expect(await json("PUT", `/chatmessage/abort/${id}/nothing-running`)).toEqual({ aborted: false });
   });
 });
 
@@ -293,7 +293,7 @@ describe("abort of a JSON (non-streaming) run", () => {
     const id = await saveFlow(llmChain);
     const pending = call("POST", `/prediction/${id}`, { body: { question: "[slow] json answer", chatId: "abort-json" } });
     await new Promise((r) => setTimeout(r, 150));
-    expect(await json("PUT", `/chatmessage/abort/${id}/abort-json`, { token: null })).toEqual({ aborted: true });
+    expect(await json("PUT", `/chatmessage/abort/${id}/abort-json`)).toEqual({ aborted: true });
     const err = await expectError(await pending, 499);
     expect(err.message).toBe("The run was aborted");
     expect(await messagesOf(id)).toEqual([]);
