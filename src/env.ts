@@ -30,6 +30,8 @@ export interface Env {
   RUNTIME_VARS?: string;
   /** Time limit of a whole prediction run, in ms (default 120000). */
   RUN_TIMEOUT_MS?: string;
+  /** "true" when the worker runs behind Cloudflare's edge, which sets CF-Connecting-IP (rate limits key on it). */
+  TRUST_CF_CONNECTING_IP?: string;
   [runtimeVariable: string]: unknown;
 }
 

@@ -1,15 +1,12 @@
-import { exports } from "cloudflare:workers";
+import { createExecutionContext } from "cloudflare:test";
+import { env, exports } from "cloudflare:workers";
 
 export const ADMIN_KEY = "test-admin-key";
 export const BASE = "http://edgeflow.test/api/v1";
 
 type Init = Omit<RequestInit, "body"> & { body?: unknown; token?: string | null; raw?: BodyInit };
 
-/**
- * Calls the Worker's real fetch handler. `body` is sent as JSON; `raw` as given;
- * `token` defaults to the admin key, `null` sends no Authorization header.
- */
-export async function call(method: string, path: string, init: Init = {}): Promise<Response> {
+function requestOf(method: string, path: string, init: Init): Request {
   const headers = new Headers(init.headers);
   const token = init.token === undefined ? ADMIN_KEY : init.token;
   if (token) headers.set("Authorization", `Bearer ${token}`);
@@ -18,7 +15,24 @@ export async function call(method: string, path: string, init: Init = {}): Promi
     body = JSON.stringify(init.body);
     if (!headers.has("content-type")) headers.set("content-type", "application/json");
   }
-  return (exports as unknown as { default: Fetcher }).default.fetch(`${BASE}${path}`, { ...init, method, headers, body });
+  return new Request(`${BASE}${path}`, { ...init, method, headers, body });
+}
+
+/**
+ * Calls the Worker's real fetch handler. `body` is sent as JSON; `raw` as given;
+ * `token` defaults to the admin key, `null` sends no Authorization header.
+ */
+export async function call(method: string, path: string, init: Init = {}): Promise<Response> {
+  return (exports as unknown as { default: Fetcher }).default.fetch(requestOf(method, path, init));
+}
+
+/**
+ * Like call(), through the Worker's fetch handler with some vars changed (e.g. a deployment's
+ * TRUST_CF_CONNECTING_IP, which the tests' wrangler-dev configuration leaves off).
+ */
+export async function callWithEnv(vars: Record<string, string | undefined>, method: string, path: string, init: Init = {}): Promise<Response> {
+  const { default: worker } = await import("../src/index"); // loaded only by the tests that use it
+  return worker.fetch(requestOf(method, path, init), { ...env, ...vars }, createExecutionContext());
 }
 
 /** Calls and parses the JSON answer, failing loudly on a status other than `expected`. */

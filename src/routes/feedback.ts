@@ -4,6 +4,7 @@ import type { AppEnv } from "../env";
 import { optionalAuth, resolvePrincipal } from "../auth/bearer";
 import { assertMayRun } from "../auth/prediction-access";
 import { ApiError, badRequest, unauthorized } from "../errors";
+import { clientIpOf, enforceRateLimit } from "../rate-limit/check";
 import { ChatflowIdParam, IdParam } from "../schemas/common";
 import { Feedback } from "../schemas/chatmessages";
 import { FeedbackCreate, FeedbackQuery, FeedbackUpdate } from "../schemas/feedback";
@@ -14,9 +15,10 @@ import { OPTIONAL_BEARER, createRouter, jsonBody, jsonResponse, protectedRoute, 
 
 const tags = ["feedback"];
 
-/** The widget's rule for writing feedback: whoever may run the chatflow. */
+/** The widget's rule for writing feedback: whoever may run the chatflow, within its rate limit. */
 async function assertMayRate(c: Context<AppEnv>, owner: ConversationOwner): Promise<void> {
   await assertMayRun(c, owner);
+  await enforceRateLimit(c.env, owner.id, owner.apiConfig, clientIpOf(c.req.raw.headers, c.env), "feedback");
 }
 
 async function create(c: Context<AppEnv>, input: z.infer<typeof FeedbackCreate>) {

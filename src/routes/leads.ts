@@ -1,6 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { optionalAuth } from "../auth/bearer";
 import { assertMayRun } from "../auth/prediction-access";
+import { clientIpOf, enforceRateLimit } from "../rate-limit/check";
 import { ChatflowIdParam } from "../schemas/common";
 import { Lead, LeadCreate } from "../schemas/leads";
 import { findConversationOwner } from "../services/chatflows";
@@ -21,6 +22,7 @@ export const leadRoutes = createRouter()
       const input = c.req.valid("json");
       const owner = await findConversationOwner(c.var.db, input.chatflowid);
       await assertMayRun(c, owner);
+      await enforceRateLimit(c.env, owner.id, owner.apiConfig, clientIpOf(c.req.raw.headers, c.env), "leads");
       return c.json(await service.createLead(c.var.db, input), 200);
     },
   )

@@ -110,7 +110,7 @@ predictionRoutes.post("/:id", async (c) => {
     settled(principal);
     await assertMayRun(c, flow);
     assertOriginAllowed(flow.chatbotConfig, c.req.header("origin"));
-    await enforceRateLimit(c.env, flow.id, flow.apiConfig, clientIpOf(c.req.raw.headers));
+    await enforceRateLimit(c.env, flow.id, flow.apiConfig, clientIpOf(c.req.raw.headers, c.env));
   } catch (err) {
     if (input.streaming && err instanceof ApiError && PLAIN_ON_STREAM.has(err.status)) {
       return c.text(err.message, err.status as 401);

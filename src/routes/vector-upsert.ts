@@ -103,7 +103,7 @@ vectorUpsertRoutes.post("/upsert/:id", async (c) => {
   const flow = await findChatflow(c.var.db, id);
   // Never public, whatever isPublic says; a chatflow bound to a key takes only that key (or the admin key).
   await assertMayRun(c, { id: flow.id, isPublic: false, apikeyid: flow.apikeyid });
-  await enforceRateLimit(c.env, flow.id, flow.apiConfig, clientIpOf(c.req.raw.headers));
+  await enforceRateLimit(c.env, flow.id, flow.apiConfig, clientIpOf(c.req.raw.headers, c.env));
   const { request, files } = await readBody(c);
 
   const controller = new AbortController();
