@@ -6,6 +6,7 @@ import type { AppEnv } from "../env";
 import { type ApiError, forbidden, unauthorized } from "../errors";
 import { type Access, accessOf, allowsAny, flowInScope, isFull } from "./access";
 import { resolvePrincipal } from "./bearer";
+import { isPermissionName } from "./permissions";
 
 /** A route's access rule, with a line saying what it needs (for the API reference). */
 export type Guard = MiddlewareHandler<AppEnv> & { needs: string };
@@ -41,11 +42,14 @@ export function guard(needs: string, check: (c: Context<AppEnv>, access: Access)
   return Object.assign(middleware, { needs });
 }
 
-/** Needs one of these permissions (Flowise's checkAnyPermission). */
-export const can = (...names: string[]): Guard =>
-  guard(names.join(" or "), (_c, access) => {
+/** Needs one of these permissions (Flowise's checkAnyPermission). A misspelt name fails at startup, not as a 403 forever. */
+export function can(...names: string[]): Guard {
+  const unknown = names.filter((n) => !isPermissionName(n));
+  if (unknown.length) throw new Error(`Unknown permission name in a route guard: ${unknown.join(", ")}`);
+  return guard(names.join(" or "), (_c, access) => {
     if (!allowsAny(access, names)) throw lacking(names);
   });
+}
 
 /** Any valid bearer token will do (e.g. the permission list itself). */
 export const AUTHENTICATED: Guard = guard("any valid bearer token", () => {});

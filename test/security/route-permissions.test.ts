@@ -1,6 +1,7 @@
 // Every endpoint checks the permission it needs (issue 8, point 4): a key holding no permission is
 // refused with a 403 naming it, and a key holding just that permission gets past the check.
 import { beforeAll, describe, expect, it } from "vitest";
+import { can } from "../../src/auth/guard";
 import { call, expectError, json, uuid } from "../helpers";
 import { type MadeKey, flowOf, keyWith } from "./keys";
 
@@ -98,6 +99,11 @@ describe("route → permission", () => {
     }
     expect(undocumented).toEqual([]);
     expect(spec.paths["/chatflows/{id}"].get.description).toContain("agentflows");
+  });
+
+  it("a route cannot declare a permission Flowise does not have (a typo would refuse everyone)", () => {
+    expect(() => can("chatflows:veiw")).toThrow(/chatflows:veiw/);
+    expect(can("executions:view").needs).toBe("executions:view");
   });
 
   it("an unknown id is still refused without the permission (no probing around the check)", async () => {
