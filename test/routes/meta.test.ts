@@ -78,6 +78,23 @@ describe("meta endpoints", () => {
     expect(html).toMatch(/<html/i);
     expect(html).toContain("openapi.json");
   });
+
+  it("GET /docs loads nothing from another host: Scalar's script is served here", async () => {
+    for (const path of ["/docs", "/docs/"]) {
+      const html = await (await call("GET", path, { token: null })).text();
+      // Every script and document the page names is on this server, under the API base.
+      expect(html, path).not.toMatch(/(src|href|url)\s*[=:]\s*["']?(https?:)?\/\//i);
+      expect(html, path).toContain('src="/api/v1/docs/scalar.js"');
+      expect(html, path).toContain('url: "/api/v1/openapi.json"');
+      expect(html, path).toContain("withDefaultFonts: false");
+    }
+    const script = await call("GET", "/docs/scalar.js", { token: null });
+    expect(script.status).toBe(200);
+    expect(script.headers.get("content-type")).toMatch(/^text\/javascript/);
+    const body = await script.text();
+    expect(body.length).toBeGreaterThan(1_000_000); // the standalone build, not a stub
+    expect(body).toContain("createApiReference");
+  });
 });
 
 describe("unknown routes", () => {
