@@ -2,6 +2,7 @@ import { OpenAPIHono } from "@hono/zod-openapi";
 import { requestId } from "hono/request-id";
 import type { AppEnv } from "./env";
 import { createDb } from "./db";
+import { checkBindings } from "./middleware/bindings";
 import { corsPolicy } from "./middleware/cors";
 import { limitBody } from "./middleware/body-limit";
 import { handleError, handleNotFound } from "./middleware/error-handler";
@@ -31,6 +32,7 @@ export function createApp() {
 
   app.use("*", requestId({ headerName: "X-Request-Id" }));
   app.use("*", corsPolicy);
+  app.use("*", checkBindings);
   // Document store and chatflow vector upserts carry files: their own, larger limit (MAX_UPLOAD_MB).
   app.use("*", (c, next) => (isDocumentStoreUpload(c.req.method, c.req.path) || isVectorUpsert(c.req.method, c.req.path) ? limitUpload(c, next) : limitBody(c, next)));
   app.use("*", async (c, next) => {
