@@ -22,7 +22,7 @@ import { predictionRoutes } from "./routes/prediction";
 import { widgetRoutes } from "./routes/widget";
 import { documentStoreRoutes, isDocumentStoreUpload, limitUpload } from "./routes/document-store";
 import { isVectorUpsert, vectorUpsertRoutes } from "./routes/vector-upsert";
-import pkg from "../package.json";
+import { serveOpenApiDocument } from "./routes/openapi";
 
 export const API_BASE = "/api/v1";
 
@@ -57,17 +57,7 @@ export function createApp() {
   api.route("/document-store", documentStoreRoutes);
   api.route("/vector", vectorUpsertRoutes);
 
-  api.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {
-    type: "http",
-    scheme: "bearer",
-    bearerFormat: "JWT",
-    description: "An API key (from POST /apikey or ADMIN_API_KEY) or an HS256 JWT signed with JWT_SECRET",
-  });
-  api.doc31("/openapi.json", {
-    openapi: "3.1.0",
-    info: { title: "edgeflow API", version: pkg.version, description: "Flowise-compatible workflow builder API on Cloudflare Workers" },
-    servers: [{ url: API_BASE }],
-  });
+  serveOpenApiDocument(api, API_BASE);
 
   app.route(API_BASE, api);
   app.notFound(handleNotFound);

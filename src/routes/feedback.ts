@@ -4,7 +4,7 @@ import type { AppEnv } from "../env";
 import { optionalAuth, resolvePrincipal } from "../auth/bearer";
 import { assertChatflowAccess } from "../auth/chatflow-access";
 import { ApiError, badRequest } from "../errors";
-import { ChatflowIdParam, IdParam } from "../schemas/common";
+import { uuid } from "../schemas/common";
 import { Feedback } from "../schemas/chatmessages";
 import { FeedbackCreate, FeedbackQuery, FeedbackUpdate } from "../schemas/feedback";
 import { findConversationOwner } from "../services/chatflows";
@@ -12,6 +12,11 @@ import * as service from "../services/feedback";
 import { OPTIONAL_BEARER, createRouter, jsonBody, jsonResponse, protectedRoute, publicRoute } from "./router";
 
 const tags = ["feedback"];
+
+// `/feedback/{id}` is one path to OpenAPI, so every method names its segment `id`, as Flowise's
+// own API description does: a chatflow id for GET and POST, a feedback id for PUT.
+const ChatflowIdSegment = z.object({ id: uuid().openapi({ description: "The chatflow id" }) });
+const FeedbackIdSegment = z.object({ id: uuid().openapi({ description: "The feedback id" }) });
 
 async function create(c: Context<AppEnv>, input: z.infer<typeof FeedbackCreate>) {
   const message = await service.findRatedMessage(c.var.db, input);
@@ -31,12 +36,12 @@ export const feedbackRoutes = createRouter()
   )
   .openapi(
     publicRoute({
-      method: "post", path: "/{chatflowid}", tags, middleware: [optionalAuth], security: OPTIONAL_BEARER,
+      method: "post", path: "/{id}", tags, middleware: [optionalAuth], security: OPTIONAL_BEARER,
       summary: "Rate an API message, chatflow id in the path (as Flowise's chat widget posts it)",
-      request: { params: ChatflowIdParam, body: jsonBody(FeedbackCreate) }, responses: jsonResponse(Feedback),
+      request: { params: ChatflowIdSegment, body: jsonBody(FeedbackCreate) }, responses: jsonResponse(Feedback),
     }),
     async (c) => {
-      const { chatflowid } = c.req.valid("param");
+      const { id: chatflowid } = c.req.valid("param");
       const input = c.req.valid("json");
       if (input.chatflowid !== undefined && input.chatflowid !== chatflowid) {
         throw badRequest("chatflowid in the body does not match the path");
@@ -46,11 +51,11 @@ export const feedbackRoutes = createRouter()
   )
   .openapi(
     protectedRoute({
-      method: "get", path: "/{chatflowid}", tags, summary: "Feedback of a chatflow",
-      request: { params: ChatflowIdParam, query: FeedbackQuery }, responses: jsonResponse(z.array(Feedback)),
+      method: "get", path: "/{id}", tags, summary: "Feedback of a chatflow",
+      request: { params: ChatflowIdSegment, query: FeedbackQuery }, responses: jsonResponse(z.array(Feedback)),
     }),
     async (c) => {
-      const { chatflowid } = c.req.valid("param");
+      const { id: chatflowid } = c.req.valid("param");
       const { sortOrder, order, ...q } = c.req.valid("query");
       await findConversationOwner(c.var.db, chatflowid);
       return c.json(await service.listFeedback(c.var.db, chatflowid, { ...q, order: sortOrder ?? order ?? "asc" }), 200);
@@ -60,7 +65,7 @@ export const feedbackRoutes = createRouter()
     publicRoute({
       method: "put", path: "/{id}", tags, middleware: [optionalAuth], security: OPTIONAL_BEARER,
       summary: "Update a feedback (open for public chatflows); answers the updated record",
-      request: { params: IdParam, body: jsonBody(FeedbackUpdate) }, responses: jsonResponse(Feedback),
+      request: { params: FeedbackIdSegment, body: jsonBody(FeedbackUpdate) }, responses: jsonResponse(Feedback),
     }),
     async (c) => {
       const { id } = c.req.valid("param");

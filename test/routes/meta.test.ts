@@ -45,8 +45,7 @@ describe("meta endpoints", () => {
       "/leads/{chatflowid}": ["get"],
       "/chatmessage/{chatflowid}": ["get", "delete"],
       "/feedback": ["post"],
-      "/feedback/{chatflowid}": ["get", "post"],
-      "/feedback/{id}": ["put"],
+      "/feedback/{id}": ["get", "post", "put"],
       "/variables": ["get", "post"],
       "/variables/{id}": ["put", "delete"],
       "/credentials": ["get", "post"],
@@ -68,6 +67,33 @@ describe("meta endpoints", () => {
     const schema = create.$ref ? spec.components.schemas[create.$ref.split("/").pop()] : create;
     expect(schema.required).toEqual(expect.arrayContaining(["name", "flowData"]));
     expect(spec.components.schemas.Error).toBeDefined();
+  });
+
+  it("GET /openapi.json: every operation has a unique operationId and declares its security; no path differs from another only by parameter names", async () => {
+    const spec: any = await (await call("GET", "/openapi.json", { token: null })).json();
+    const ids: string[] = [];
+    const shapes = new Map<string, string>();
+    for (const [path, item] of Object.entries<any>(spec.paths)) {
+      const shape = path.replace(/\{[^}]+\}/g, "{}");
+      expect(shapes.get(shape), `${path} vs ${shapes.get(shape)}`).toBeUndefined();
+      shapes.set(shape, path);
+      for (const [method, op] of Object.entries<any>(item)) {
+        expect(op.operationId, `${method} ${path}`).toMatch(/^[a-z][A-Za-z0-9]+$/);
+        ids.push(op.operationId);
+        expect(Array.isArray(op.security) && op.security.length > 0, `${method} ${path} security`).toBe(true);
+      }
+    }
+    expect(ids.length).toBeGreaterThan(55);
+    expect(new Set(ids).size).toBe(ids.length);
+    // Flowise's names where Flowise has the operation; anonymous access as the empty requirement.
+    expect(spec.paths["/chatflows/{id}"].get.operationId).toBe("getChatflowById");
+    expect(spec.paths["/prediction/{id}"].post.operationId).toBe("createPrediction");
+    expect(spec.paths["/ping"].get.security).toEqual([{}]);
+    expect(spec.paths["/feedback/{id}"].put.security).toEqual([{}, { bearerAuth: [] }]);
+    // The renamed path segments still take the same URLs (the chunk and feedback suites call them).
+    const params = (path: string, method: string) => spec.paths[path][method].parameters.filter((p: any) => p.in === "path").map((p: any) => p.name);
+    expect(params("/document-store/chunks/{storeId}/{loaderId}/{pageNoOrChunkId}", "get")).toEqual(["storeId", "loaderId", "pageNoOrChunkId"]);
+    expect(params("/feedback/{id}", "get")).toEqual(["id"]);
   });
 
   it("GET /docs answers an HTML page without a token", async () => {
