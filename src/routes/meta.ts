@@ -24,7 +24,9 @@ export const metaRoutes = createRouter()
 
 // Scalar's reference page. Its script is one of the worker's static assets (scripts/lib/assets.mjs),
 // served from here, and it is told not to load fonts from Scalar's servers: the page works with no
-// network, in local development too. URLs are absolute because /docs and /docs/ both serve it.
+// network, in local development too. URLs are absolute because /docs and /docs/ both serve it. (No
+// element may have the id "api-reference": the script would mount a second, default-configured
+// reference there, fonts and all.)
 const docsHtml = (base: string) => `<!doctype html>
 <html>
   <head>
@@ -33,10 +35,10 @@ const docsHtml = (base: string) => `<!doctype html>
     <meta name="viewport" content="width=device-width, initial-scale=1" />
   </head>
   <body>
-    <div id="api-reference"></div>
+    <div id="reference"></div>
     <script src="${base}/docs/scalar.js"></script>
     <script>
-      Scalar.createApiReference("#api-reference", {
+      Scalar.createApiReference("#reference", {
         url: "${base}/openapi.json",
         withDefaultFonts: false,
         telemetry: false,

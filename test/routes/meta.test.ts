@@ -113,6 +113,7 @@ describe("meta endpoints", () => {
       expect(html, path).toContain('src="/api/v1/docs/scalar.js"');
       expect(html, path).toContain('url: "/api/v1/openapi.json"');
       expect(html, path).toContain("withDefaultFonts: false");
+      expect(html, path).not.toContain('id="api-reference"'); // Scalar would mount a default-configured copy there
     }
     const script = await call("GET", "/docs/scalar.js", { token: null });
     expect(script.status).toBe(200);
