@@ -1,8 +1,11 @@
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
+import { buildAssets } from "./scripts/lib/assets.mjs";
 
 export default defineConfig(async () => {
   const migrations = await readD1Migrations("./migrations");
+  await buildAssets(); // wrangler.toml's [assets] directory: the worker reads files from it
+
   return {
     plugins: [
       cloudflareTest({

@@ -2,6 +2,7 @@ import { OpenAPIHono } from "@hono/zod-openapi";
 import { requestId } from "hono/request-id";
 import type { AppEnv } from "./env";
 import { createDb } from "./db";
+import { checkBindings } from "./middleware/bindings";
 import { corsPolicy } from "./middleware/cors";
 import { limitBody } from "./middleware/body-limit";
 import { handleError, handleNotFound } from "./middleware/error-handler";
@@ -22,7 +23,7 @@ import { predictionRoutes } from "./routes/prediction";
 import { widgetRoutes } from "./routes/widget";
 import { documentStoreRoutes, isDocumentStoreUpload, limitUpload } from "./routes/document-store";
 import { isVectorUpsert, vectorUpsertRoutes } from "./routes/vector-upsert";
-import pkg from "../package.json";
+import { serveOpenApiDocument } from "./routes/openapi";
 
 export const API_BASE = "/api/v1";
 
@@ -32,6 +33,7 @@ export function createApp() {
 
   app.use("*", requestId({ headerName: "X-Request-Id" }));
   app.use("*", corsPolicy);
+  app.use("*", checkBindings);
   // Document store and chatflow vector upserts carry files: their own, larger limit (MAX_UPLOAD_MB).
   app.use("*", (c, next) => (isDocumentStoreUpload(c.req.method, c.req.path) || isVectorUpsert(c.req.method, c.req.path) ? limitUpload(c, next) : limitBody(c, next)));
   app.use("*", async (c, next) => {
@@ -57,17 +59,7 @@ export function createApp() {
   api.route("/document-store", documentStoreRoutes);
   api.route("/vector", vectorUpsertRoutes);
 
-  api.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {
-    type: "http",
-    scheme: "bearer",
-    bearerFormat: "JWT",
-    description: "An API key (from POST /apikey or ADMIN_API_KEY) or an HS256 JWT signed with JWT_SECRET",
-  });
-  api.doc31("/openapi.json", {
-    openapi: "3.1.0",
-    info: { title: "edgeflow API", version: pkg.version, description: "Flowise-compatible workflow builder API on Cloudflare Workers" },
-    servers: [{ url: API_BASE }],
-  });
+  serveOpenApiDocument(api, API_BASE);
 
   app.route(API_BASE, api);
   app.notFound(handleNotFound);

@@ -1,38 +1,27 @@
 import type { DrizzleD1Database } from "drizzle-orm/d1";
 import type * as schema from "./db/schema";
 
-/** Worker bindings, vars and secrets. AI and VECTORIZE are optional: absent locally. */
-export interface Env {
-  DB: D1Database;
-  FILES: R2Bucket;
-  AI?: Ai;
-  VECTORIZE?: VectorizeIndex;
-  RATE_LIMITER?: DurableObjectNamespace;
-  ENVIRONMENT?: string;
+/**
+ * The worker's environment: the bindings and vars wrangler.toml declares, as `wrangler types`
+ * generates them (worker-configuration.d.ts, `npm run cf-typegen`; AI and VECTORIZE are optional
+ * because the local environment does not declare them), plus what wrangler.toml does not list:
+ * secrets (`wrangler secret put`, .dev.vars) and optional vars.
+ */
+export interface Env extends CloudflareBindings, OptionalConfig {}
+
+export interface OptionalConfig {
   ADMIN_API_KEY?: string;
   JWT_SECRET?: string;
   CREDENTIAL_ENCRYPTION_KEY?: string;
-  MAX_BODY_MB?: string;
-  /** Upload limit of document store upserts, in MB (default 20). */
-  MAX_UPLOAD_MB?: string;
   /**
    * Seconds a document store upsert's lease lasts without a heartbeat (default 60): work whose
    * worker stopped renewing it for that long is shown STALE. A queued upsert's lasts 5 times that.
    */
   UPSERT_LEASE_SECONDS?: string;
-  /** Queue of asynchronous document store upserts (producer; this worker is also its consumer). */
-  UPSERT_QUEUE?: Queue;
-  CORS_ORIGINS?: string;
-  OUTBOUND_ALLOW?: string;
   OPENAI_BASE_URL?: string;
   OPENAI_API_KEY?: string;
-  /** Comma-separated environment names that runtime variables may read (never the secrets above). */
-  RUNTIME_VARS?: string;
-  /** Time limit of a whole prediction run, in ms (default 120000). */
-  RUN_TIMEOUT_MS?: string;
-  /** "true" when the worker runs behind Cloudflare's edge, which sets CF-Connecting-IP (rate limits key on it). */
-  TRUST_CF_CONNECTING_IP?: string;
-  [runtimeVariable: string]: unknown;
+  /** Custom tool time limit in ms (default 5000, at most 60000). */
+  TOOL_TIMEOUT_MS?: string;
 }
 
 export type Db = DrizzleD1Database<typeof schema>;

@@ -9,17 +9,19 @@ import { listVar } from "../env";
 export const WORKER_SECRET_NAMES: ReadonlySet<string> = new Set(["ADMIN_API_KEY", "JWT_SECRET", "CREDENTIAL_ENCRYPTION_KEY", "OPENAI_API_KEY"]);
 
 /** The values of the worker's secrets that are set (for scrubbing error messages). */
-export function workerSecretValues(env: Record<string, unknown>): string[] {
-  return [...WORKER_SECRET_NAMES].map((name) => env[name]).filter((v): v is string => typeof v === "string" && v.length > 0);
+export function workerSecretValues(env: object): string[] {
+  const vars = env as Record<string, unknown>; // the worker's Env names no index signature
+  return [...WORKER_SECRET_NAMES].map((name) => vars[name]).filter((v): v is string => typeof v === "string" && v.length > 0);
 }
 
 /**
  * The value a runtime variable `name` reads from the environment: only a string variable the
  * deployment lists in RUNTIME_VARS, never one of the worker's secrets, never a binding.
  */
-export function readableEnvVar(env: Record<string, unknown>, name: string): string | undefined {
+export function readableEnvVar(env: object, name: string): string | undefined {
+  const vars = env as Record<string, unknown>; // the worker's Env names no index signature: names are known at run time
   if (WORKER_SECRET_NAMES.has(name)) return undefined;
-  if (!listVar(typeof env.RUNTIME_VARS === "string" ? env.RUNTIME_VARS : undefined).includes(name)) return undefined;
-  const value = env[name];
+  if (!listVar(typeof vars.RUNTIME_VARS === "string" ? vars.RUNTIME_VARS : undefined).includes(name)) return undefined;
+  const value = vars[name];
   return typeof value === "string" ? value : undefined;
 }

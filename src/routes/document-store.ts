@@ -91,23 +91,23 @@ export const documentStoreRoutes = createRouter()
     async (c) => c.json(await stores.deleteStore(c.var.db, c.env, c.env.FILES, c.req.valid("param").id), 200),
   )
   .openapi(
-    protectedRoute({ method: "get", path: "/chunks/{storeId}/{loaderId}/{pageNo}", permission: can("documentStores:view"), tags, summary: "A page of 50 chunks of a loader (or `all`)", request: { params: ChunkPageParams }, responses: jsonResponse(DocumentStoreFileChunkPagedResponse) }),
+    protectedRoute({ method: "get", path: "/chunks/{storeId}/{loaderId}/{pageNoOrChunkId}", permission: can("documentStores:view"), tags, summary: "A page of 50 chunks of a loader (or `all`)", request: { params: ChunkPageParams }, responses: jsonResponse(DocumentStoreFileChunkPagedResponse) }),
     async (c) => {
-      const { storeId, loaderId, pageNo } = c.req.valid("param");
+      const { storeId, loaderId, pageNoOrChunkId: pageNo } = c.req.valid("param");
       return c.json(await chunks.chunkPage(c.var.db, storeId, loaderId, pageNo), 200);
     },
   )
   .openapi(
-    protectedRoute({ method: "put", path: "/chunks/{storeId}/{loaderId}/{chunkId}", permission: can("documentStores:update"), tags, summary: "Edit a chunk; answers the page it is on", request: { params: ChunkParams, body: jsonBody(ChunkEdit) }, responses: jsonResponse(DocumentStoreFileChunkPagedResponse) }),
+    protectedRoute({ method: "put", path: "/chunks/{storeId}/{loaderId}/{pageNoOrChunkId}", permission: can("documentStores:update"), tags, summary: "Edit a chunk; answers the page it is on", request: { params: ChunkParams, body: jsonBody(ChunkEdit) }, responses: jsonResponse(DocumentStoreFileChunkPagedResponse) }),
     async (c) => {
-      const { storeId, loaderId, chunkId } = c.req.valid("param");
+      const { storeId, loaderId, pageNoOrChunkId: chunkId } = c.req.valid("param");
       return c.json(await chunks.editChunk(c.var.db, storeId, loaderId, chunkId, c.req.valid("json")), 200);
     },
   )
   .openapi(
-    protectedRoute({ method: "delete", path: "/chunks/{storeId}/{loaderId}/{chunkId}", permission: can("documentStores:update", "documentStores:delete"), tags, summary: "Delete a chunk", request: { params: ChunkParams }, responses: jsonResponse(DeletedResponse) }),
+    protectedRoute({ method: "delete", path: "/chunks/{storeId}/{loaderId}/{pageNoOrChunkId}", permission: can("documentStores:update", "documentStores:delete"), tags, summary: "Delete a chunk", request: { params: ChunkParams }, responses: jsonResponse(DeletedResponse) }),
     async (c) => {
-      const { storeId, loaderId, chunkId } = c.req.valid("param");
+      const { storeId, loaderId, pageNoOrChunkId: chunkId } = c.req.valid("param");
       return c.json(await chunks.deleteChunk(c.var.db, storeId, loaderId, chunkId), 200);
     },
   )

@@ -5,7 +5,7 @@ import { optionalAuth, resolvePrincipal } from "../auth/bearer";
 import { assertMayRun } from "../auth/prediction-access";
 import { ApiError, badRequest, unauthorized } from "../errors";
 import { clientIpOf, enforceRateLimit } from "../rate-limit/check";
-import { ChatflowIdParam, IdParam } from "../schemas/common";
+import { uuid } from "../schemas/common";
 import { Feedback } from "../schemas/chatmessages";
 import { FeedbackCreate, FeedbackQuery, FeedbackUpdate } from "../schemas/feedback";
 import { type ConversationOwner, findConversationOwner } from "../services/chatflows";
@@ -20,6 +20,11 @@ async function assertMayRate(c: Context<AppEnv>, owner: ConversationOwner): Prom
   await assertMayRun(c, owner);
   await enforceRateLimit(c.env, owner.id, owner.apiConfig, clientIpOf(c.req.raw.headers, c.env), "feedback");
 }
+
+// `/feedback/{id}` is one path to OpenAPI, so every method names its segment `id`, as Flowise's
+// own API description does: a chatflow id for GET and POST, a feedback id for PUT.
+const ChatflowIdSegment = z.object({ id: uuid().openapi({ description: "The chatflow id" }) });
+const FeedbackIdSegment = z.object({ id: uuid().openapi({ description: "The feedback id" }) });
 
 async function create(c: Context<AppEnv>, input: z.infer<typeof FeedbackCreate>) {
   const message = await service.findRatedMessage(c.var.db, input);
@@ -39,12 +44,12 @@ export const feedbackRoutes = createRouter()
   )
   .openapi(
     publicRoute({
-      method: "post", path: "/{chatflowid}", tags, middleware: [optionalAuth], security: OPTIONAL_BEARER,
+      method: "post", path: "/{id}", tags, middleware: [optionalAuth], security: OPTIONAL_BEARER,
       summary: "Rate an API message, chatflow id in the path (as Flowise's chat widget posts it)",
-      request: { params: ChatflowIdParam, body: jsonBody(FeedbackCreate) }, responses: jsonResponse(Feedback),
+      request: { params: ChatflowIdSegment, body: jsonBody(FeedbackCreate) }, responses: jsonResponse(Feedback),
     }),
     async (c) => {
-      const { chatflowid } = c.req.valid("param");
+      const { id: chatflowid } = c.req.valid("param");
       const input = c.req.valid("json");
       if (input.chatflowid !== undefined && input.chatflowid !== chatflowid) {
         throw badRequest("chatflowid in the body does not match the path");
@@ -54,11 +59,11 @@ export const feedbackRoutes = createRouter()
   )
   .openapi(
     protectedRoute({
-      method: "get", path: "/{chatflowid}", permission: onPathRecord("chatflowid", "view"), tags, summary: "Feedback of a chatflow",
-      request: { params: ChatflowIdParam, query: FeedbackQuery }, responses: jsonResponse(z.array(Feedback)),
+      method: "get", path: "/{id}", permission: onPathRecord("id", "view"), tags, summary: "Feedback of a chatflow",
+      request: { params: ChatflowIdSegment, query: FeedbackQuery }, responses: jsonResponse(z.array(Feedback)),
     }),
     async (c) => {
-      const { chatflowid } = c.req.valid("param");
+      const { id: chatflowid } = c.req.valid("param");
       const { sortOrder, order, ...q } = c.req.valid("query");
       await findConversationOwner(c.var.db, chatflowid);
       return c.json(await service.listFeedback(c.var.db, chatflowid, { ...q, order: sortOrder ?? order ?? "asc" }), 200);
@@ -68,7 +73,7 @@ export const feedbackRoutes = createRouter()
     publicRoute({
       method: "put", path: "/{id}", tags, middleware: [optionalAuth], security: OPTIONAL_BEARER,
       summary: "Update a feedback (open for public chatflows); answers the updated record",
-      request: { params: IdParam, body: jsonBody(FeedbackUpdate) }, responses: jsonResponse(Feedback),
+      request: { params: FeedbackIdSegment, body: jsonBody(FeedbackUpdate) }, responses: jsonResponse(Feedback),
     }),
     async (c) => {
       const { id } = c.req.valid("param");

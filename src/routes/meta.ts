@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import pkg from "../../package.json";
+import { readAsset } from "../lib/assets";
 import { createRouter, publicRoute } from "./router";
 
 const tags = ["ping"];
@@ -21,8 +22,12 @@ export const metaRoutes = createRouter()
     (c) => c.json({ version: pkg.version }, 200),
   );
 
-// Scalar's reference page, loaded from its CDN by the reader's browser: nothing to bundle.
-const DOCS_HTML = `<!doctype html>
+// Scalar's reference page. Its script is one of the worker's static assets (scripts/lib/assets.mjs),
+// served from here, and it is told not to load fonts from Scalar's servers: the page works with no
+// network, in local development too. URLs are absolute because /docs and /docs/ both serve it. (No
+// element may have the id "api-reference": the script would mount a second, default-configured
+// reference there, fonts and all.)
+const docsHtml = (base: string) => `<!doctype html>
 <html>
   <head>
     <title>edgeflow API reference</title>
@@ -30,9 +35,27 @@ const DOCS_HTML = `<!doctype html>
     <meta name="viewport" content="width=device-width, initial-scale=1" />
   </head>
   <body>
-    <script id="api-reference" data-url="./openapi.json"></script>
-    <script src="https://cdn.jsdelivr.net/npm/@scalar/api-reference"></script>
+    <div id="reference"></div>
+    <script src="${base}/docs/scalar.js"></script>
+    <script>
+      Scalar.createApiReference("#reference", {
+        url: "${base}/openapi.json",
+        withDefaultFonts: false,
+        telemetry: false,
+        hideClientButton: true,
+      });
+    </script>
   </body>
 </html>`;
 
-metaRoutes.get("/docs", (c) => c.html(DOCS_HTML));
+/** The API base the page was asked under: its path without the trailing `/docs` (or `/docs/`). */
+const basePath = (path: string) => path.replace(/\/docs\/?$/, "");
+
+metaRoutes.get("/docs", (c) => c.html(docsHtml(basePath(c.req.path))));
+metaRoutes.get("/docs/scalar.js", async (c) => {
+  const asset = await readAsset("api-reference/scalar.js");
+  const headers = new Headers({ "content-type": "text/javascript; charset=utf-8", "cache-control": "public, max-age=3600" });
+  const etag = asset.headers.get("etag");
+  if (etag) headers.set("etag", etag);
+  return new Response(asset.body, { headers });
+});

@@ -101,10 +101,18 @@ export function protectedRoute<R extends RouteConfig>(config: R & { permission: 
   } as unknown as R);
 }
 
-/** A route open without a token (the handler may still check a chatflow's `isPublic`). */
+/**
+ * A route open without a token (the handler may still check a chatflow's `isPublic`). Its OpenAPI
+ * security is the empty requirement (anonymous) unless the route names its own.
+ */
 export function publicRoute<R extends RouteConfig>(config: R) {
   const middleware = routeMiddleware(config, []);
-  return createRoute({ ...config, ...(middleware.length ? { middleware } : {}), responses: { ...errorResponses, ...config.responses } } as R);
+  return createRoute({
+    ...config,
+    ...(middleware.length ? { middleware } : {}),
+    security: config.security ?? [{}],
+    responses: { ...errorResponses, ...config.responses },
+  } as R);
 }
 
 export const jsonBody = <T extends z.ZodType>(schema: T) => ({

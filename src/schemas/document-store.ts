@@ -42,11 +42,18 @@ export const DocumentStore = z.object({
 
 export const StoreIdParam = z.object({ storeId: uuid() });
 export const LoaderParams = z.object({ storeId: uuid(), loaderId: uuid() });
-export const ChunkParams = z.object({ storeId: uuid(), loaderId: uuid(), chunkId: uuid() });
+// `/chunks/{storeId}/{loaderId}/…` is one path to OpenAPI, so the last segment has one name for
+// every method: a page number for GET, a chunk id for PUT and DELETE (the URLs are Flowise's).
+export const ChunkParams = z.object({ storeId: uuid(), loaderId: uuid(), pageNoOrChunkId: uuid().openapi({ description: "The chunk id" }) });
 export const ChunkPageParams = z.object({
   storeId: uuid(),
   loaderId: z.union([z.literal("all"), uuid()]).openapi({ description: "A loader id, or `all`" }),
-  pageNo: z.string().regex(/^\d+$/, "must be a positive integer").transform(Number).pipe(z.number().int().min(1).max(1_000_000)),
+  pageNoOrChunkId: z
+    .string()
+    .regex(/^\d+$/, "must be a positive integer")
+    .transform(Number)
+    .pipe(z.number().int().min(1).max(1_000_000))
+    .openapi({ type: "string", description: "The page number, from 1 (50 chunks a page)" }),
 });
 
 export const DocumentStoreFileChunk = z.object({

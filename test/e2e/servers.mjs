@@ -42,7 +42,8 @@ export async function startEdgeflow() {
     rmSync(state, { recursive: true, force: true });
   };
   const url = `http://127.0.0.1:${port}/api/v1`;
-  for (let i = 0; i < 120; i++) {
+  // Up to 3 minutes: on a machine shared with other builds, wrangler dev's first answer is slow.
+  for (let i = 0; i < 360; i++) {
     try {
       if ((await fetch(`${url}/ping`)).ok) break;
     } catch {}

@@ -6,6 +6,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { chromium } from "playwright-core";
 import { startStandin } from "../standin/server.mjs";
+import { checkDocsOffline } from "./docs.e2e.mjs";
 import { root, startEdgeflow, startPageServer, widgetPage } from "./servers.mjs";
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
@@ -124,6 +125,8 @@ try {
     const messages = await api("GET", `/chatmessage/${guarded.id}`);
     assert(messages.length === 0, "nothing may be stored for a refused origin");
   });
+
+  await checkDocsOffline(browser, edgeflow.url, step);
 } finally {
   await browser.close();
   await pages.close();

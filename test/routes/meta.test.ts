@@ -45,8 +45,7 @@ describe("meta endpoints", () => {
       "/leads/{chatflowid}": ["get"],
       "/chatmessage/{chatflowid}": ["get", "delete"],
       "/feedback": ["post"],
-      "/feedback/{chatflowid}": ["get", "post"],
-      "/feedback/{id}": ["put"],
+      "/feedback/{id}": ["get", "post", "put"],
       "/variables": ["get", "post"],
       "/variables/{id}": ["put", "delete"],
       "/credentials": ["get", "post"],
@@ -70,6 +69,33 @@ describe("meta endpoints", () => {
     expect(spec.components.schemas.Error).toBeDefined();
   });
 
+  it("GET /openapi.json: every operation has a unique operationId and declares its security; no path differs from another only by parameter names", async () => {
+    const spec: any = await (await call("GET", "/openapi.json", { token: null })).json();
+    const ids: string[] = [];
+    const shapes = new Map<string, string>();
+    for (const [path, item] of Object.entries<any>(spec.paths)) {
+      const shape = path.replace(/\{[^}]+\}/g, "{}");
+      expect(shapes.get(shape), `${path} vs ${shapes.get(shape)}`).toBeUndefined();
+      shapes.set(shape, path);
+      for (const [method, op] of Object.entries<any>(item)) {
+        expect(op.operationId, `${method} ${path}`).toMatch(/^[a-z][A-Za-z0-9]+$/);
+        ids.push(op.operationId);
+        expect(Array.isArray(op.security) && op.security.length > 0, `${method} ${path} security`).toBe(true);
+      }
+    }
+    expect(ids.length).toBeGreaterThan(55);
+    expect(new Set(ids).size).toBe(ids.length);
+    // Flowise's names where Flowise has the operation; anonymous access as the empty requirement.
+    expect(spec.paths["/chatflows/{id}"].get.operationId).toBe("getChatflowById");
+    expect(spec.paths["/prediction/{id}"].post.operationId).toBe("createPrediction");
+    expect(spec.paths["/ping"].get.security).toEqual([{}]);
+    expect(spec.paths["/feedback/{id}"].put.security).toEqual([{}, { bearerAuth: [] }]);
+    // The renamed path segments still take the same URLs (the chunk and feedback suites call them).
+    const params = (path: string, method: string) => spec.paths[path][method].parameters.filter((p: any) => p.in === "path").map((p: any) => p.name);
+    expect(params("/document-store/chunks/{storeId}/{loaderId}/{pageNoOrChunkId}", "get")).toEqual(["storeId", "loaderId", "pageNoOrChunkId"]);
+    expect(params("/feedback/{id}", "get")).toEqual(["id"]);
+  });
+
   it("GET /docs answers an HTML page without a token", async () => {
     const res = await call("GET", "/docs", { token: null });
     expect(res.status).toBe(200);
@@ -77,6 +103,24 @@ describe("meta endpoints", () => {
     const html = await res.text();
     expect(html).toMatch(/<html/i);
     expect(html).toContain("openapi.json");
+  });
+
+  it("GET /docs loads nothing from another host: Scalar's script is served here", async () => {
+    for (const path of ["/docs", "/docs/"]) {
+      const html = await (await call("GET", path, { token: null })).text();
+      // Every script and document the page names is on this server, under the API base.
+      expect(html, path).not.toMatch(/(src|href|url)\s*[=:]\s*["']?(https?:)?\/\//i);
+      expect(html, path).toContain('src="/api/v1/docs/scalar.js"');
+      expect(html, path).toContain('url: "/api/v1/openapi.json"');
+      expect(html, path).toContain("withDefaultFonts: false");
+      expect(html, path).not.toContain('id="api-reference"'); // Scalar would mount a default-configured copy there
+    }
+    const script = await call("GET", "/docs/scalar.js", { token: null });
+    expect(script.status).toBe(200);
+    expect(script.headers.get("content-type")).toMatch(/^text\/javascript/);
+    const body = await script.text();
+    expect(body.length).toBeGreaterThan(1_000_000); // the standalone build, not a stub
+    expect(body).toContain("createApiReference");
   });
 });
 

@@ -1,26 +1,28 @@
 // LangChain's TokenTextSplitter fetches its BPE ranks from the network at first use; workerd runs
-// here offline. This one loads the ranks js-tiktoken ships (behind a dynamic import: they are
-// large and only this splitter needs them) and splits the same way.
+// here offline. This one reads the ranks js-tiktoken ships, from the worker's static assets (they
+// are ~735 KB gzip, two fifths of what the bundle would otherwise weigh; scripts/lib/assets.mjs
+// writes them), once per isolate, and splits the same way.
 import { TextSplitter, type TextSplitterParams } from "@langchain/textsplitters";
 import type { Tiktoken } from "js-tiktoken/lite";
 import { badRequest } from "../../errors";
+import { readAsset } from "../../lib/assets";
 
-const RANKS: Record<string, () => Promise<{ default: unknown }>> = {
-  gpt2: () => import("js-tiktoken/ranks/gpt2"),
-  cl100k_base: () => import("js-tiktoken/ranks/cl100k_base"),
-};
+/** The encodings whose ranks scripts/lib/assets.mjs ships (TIKTOKEN_ENCODINGS there). */
+const ENCODINGS = new Set(["gpt2", "cl100k_base"]);
 
-export const supportedEncodings = (): string[] => Object.keys(RANKS);
+export const supportedEncodings = (): string[] => [...ENCODINGS];
 
 const cache = new Map<string, Promise<Tiktoken>>();
 
 async function tokenizer(encoding: string): Promise<Tiktoken> {
-  const load = RANKS[encoding];
-  if (!load) throw badRequest(`tokenTextSplitter encodingName "${encoding}" is not available here. Supported: ${supportedEncodings().join(", ")}`);
+  if (!ENCODINGS.has(encoding)) throw badRequest(`tokenTextSplitter encodingName "${encoding}" is not available here. Supported: ${supportedEncodings().join(", ")}`);
   let found = cache.get(encoding);
   if (!found) {
-    found = Promise.all([load(), import("js-tiktoken/lite")]).then(([ranks, lite]) => new lite.Tiktoken(ranks.default as never));
+    found = Promise.all([readAsset(`tiktoken/${encoding}.json`).then((res) => res.json()), import("js-tiktoken/lite")]).then(
+      ([ranks, lite]) => new lite.Tiktoken(ranks as never),
+    );
     cache.set(encoding, found);
+    found.catch(() => cache.delete(encoding)); // a failed read is tried again next time
   }
   return found;
 }
@@ -35,7 +37,7 @@ export class LocalTokenTextSplitter extends TextSplitter {
   constructor(fields: Partial<TextSplitterParams> & { encodingName?: string }) {
     super(fields);
     this.encodingName = fields.encodingName ?? "gpt2";
-    if (!RANKS[this.encodingName]) throw badRequest(`tokenTextSplitter encodingName "${this.encodingName}" is not available here. Supported: ${supportedEncodings().join(", ")}`);
+    if (!ENCODINGS.has(this.encodingName)) throw badRequest(`tokenTextSplitter encodingName "${this.encodingName}" is not available here. Supported: ${supportedEncodings().join(", ")}`);
   }
 
   async splitText(text: string): Promise<string[]> {
