@@ -3,6 +3,7 @@ import { requestId } from "hono/request-id";
 import type { AppEnv } from "./env";
 import { createDb } from "./db";
 import { checkBindings } from "./middleware/bindings";
+import { createRuntime } from "./services/runtime";
 import { corsPolicy } from "./middleware/cors";
 import { limitBody } from "./middleware/body-limit";
 import { handleError, handleNotFound } from "./middleware/error-handler";
@@ -36,8 +37,11 @@ export function createApp() {
   app.use("*", checkBindings);
   // Document store and chatflow vector upserts carry files: their own, larger limit (MAX_UPLOAD_MB).
   app.use("*", (c, next) => (isDocumentStoreUpload(c.req.method, c.req.path) || isVectorUpsert(c.req.method, c.req.path) ? limitUpload(c, next) : limitBody(c, next)));
+  // init: the database client and the engine's ports, built once per request.
   app.use("*", async (c, next) => {
-    c.set("db", createDb(c.env.DB));
+    const db = createDb(c.env.DB);
+    c.set("db", db);
+    c.set("runtime", createRuntime(c.env, db));
     await next();
   });
 

@@ -3,10 +3,10 @@
 // server or provider failure is retried (up to the queue's max_retries), then recorded and acked.
 import { createDb } from "../db";
 import type { Env } from "../env";
-import { getCredentialData } from "../services/credentials";
 import { errorText, redact } from "../lib/redact";
 import { workerSecretValues } from "../lib/secrets";
 import type { DocStoreDeps } from "../services/document-store/types";
+import { createRuntime } from "../services/runtime";
 import { type UpsertJob, runUpsertJob } from "../services/document-store/upsert";
 
 export const MAX_ATTEMPTS = 3;
@@ -16,7 +16,9 @@ const isJob = (body: unknown): body is UpsertJob =>
 
 export async function queue(batch: MessageBatch<unknown>, env: Env): Promise<void> {
   const db = createDb(env.DB);
-  const deps: DocStoreDeps = { db, env, getCredential: (id) => getCredentialData(db, env.CREDENTIAL_ENCRYPTION_KEY, id) };
+  // The same ports as a request's: the consumer reads credentials the way a run does.
+  const runtime = createRuntime(env, db);
+  const deps: DocStoreDeps = { db, env, getCredential: runtime.credentials };
   for (const message of batch.messages) {
     if (!isJob(message.body)) {
       console.error(`upsert queue: dropping a message that is not a document store job (${message.id})`);

@@ -126,3 +126,31 @@ export const jsonResponse = <T extends z.ZodType>(schema: T, description = "OK")
 
 /** OpenAPI security for widget routes: anonymous (public chatflows) or a bearer token. */
 export const OPTIONAL_BEARER: Record<string, string[]>[] = [{}, { bearerAuth: [] }];
+
+type OpenAPIRouter = ReturnType<typeof createRouter>;
+
+/**
+ * A body the handler reads itself (JSON or multipart through readJsonOrForm, with its own limits,
+ * checks and messages), so the router must not validate it: documented only. The JSON schema is
+ * registered as a component and referenced; the multipart one is plain OpenAPI (binary `files`).
+ */
+export function bodyReadByHandler(router: OpenAPIRouter, json: { name: string; schema: z.ZodType }, multipart: Record<string, unknown>, required = true) {
+  router.openAPIRegistry.register(json.name, json.schema);
+  return {
+    required,
+    content: {
+      "application/json": { schema: { $ref: `#/components/schemas/${json.name}` } },
+      "multipart/form-data": { schema: multipart },
+    },
+  } as unknown as NonNullable<RouteConfig["request"]>["body"];
+}
+
+/** OpenAPI for a multipart body: `files` (binary, repeated) and these text fields. */
+export const multipartWithFiles = (fields: Record<string, { description?: string }>, required: string[] = []) => ({
+  type: "object",
+  properties: {
+    files: { type: "array", items: { type: "string", format: "binary" } },
+    ...Object.fromEntries(Object.entries(fields).map(([name, f]) => [name, { type: "string", ...f }])),
+  },
+  ...(required.length ? { required } : {}),
+});

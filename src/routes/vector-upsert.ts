@@ -2,20 +2,17 @@
 // (each to the loader input its extension names) and the same fields — other form fields are
 // overrideConfig entries, as Flowise reads them. A bearer token is always needed (Flowise 3.0.13
 // stopped letting anyone upsert); a chatflow bound to an API key needs that key or the admin key.
-import { z } from "@hono/zod-openapi";
+import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { AppEnv } from "../env";
-import { resolvePrincipal } from "../auth/bearer";
-import { assertMayRun } from "../auth/prediction-access";
-import { badRequest, unauthorized } from "../errors";
+import { badRequest } from "../errors";
 import type { LoaderFile } from "../providers/loaders/types";
-import { clientIpOf, enforceRateLimit } from "../rate-limit/check";
 import { IdParam } from "../schemas/common";
-import { getCredentialData } from "../services/credentials";
 import { loadVariables } from "../services/prediction/vars";
 import { type VectorUpsertRequest, findChatflow, upsertChatflowVectors } from "../services/vector-upsert";
 import { readJsonOrForm } from "./request-body";
-import { createRouter, describeIssues, errorResponsesFor, validationHook } from "./router";
+import { bodyReadByHandler, createRouter, describeIssues, errorResponsesFor, multipartWithFiles } from "./router";
+import { abortOnDisconnect, runnableFlow } from "./runnable";
 
 const tags = ["vector"];
 
@@ -67,7 +64,7 @@ async function readBody(c: Context<AppEnv>): Promise<{ request: VectorUpsertRequ
 
 export const vectorUpsertRoutes = createRouter();
 
-vectorUpsertRoutes.openAPIRegistry.registerPath({
+const route = createRoute({
   method: "post",
   path: "/upsert/{id}",
   tags,
@@ -75,19 +72,12 @@ vectorUpsertRoutes.openAPIRegistry.registerPath({
   security: [{ bearerAuth: [] }],
   request: {
     params: IdParam,
-    body: {
-      required: false,
-      content: {
-        "application/json": { schema: VectorUpsertBody },
-        "multipart/form-data": {
-          schema: z.object({
-            files: z.array(z.string().openapi({ format: "binary" })).optional(),
-            stopNodeId: z.string().optional(),
-            overrideConfig: z.string().optional().openapi({ description: "JSON; other form fields are overrideConfig entries too" }),
-          }),
-        },
-      },
-    },
+    body: bodyReadByHandler(
+      vectorUpsertRoutes,
+      { name: "VectorUpsertRequest", schema: VectorUpsertBody },
+      multipartWithFiles({ stopNodeId: {}, overrideConfig: { description: "JSON; other form fields are overrideConfig entries too" } }),
+      false,
+    ),
   },
   responses: {
     200: { description: "The upsert's counts", content: { "application/json": { schema: VectorUpsertResult } } },
@@ -95,26 +85,13 @@ vectorUpsertRoutes.openAPIRegistry.registerPath({
   },
 });
 
-vectorUpsertRoutes.post("/upsert/:id", async (c) => {
-  const params = IdParam.safeParse({ id: c.req.param("id") });
-  if (!params.success) validationHook({ success: false, target: "param", error: params.error }, c);
-  const id = params.data!.id;
-  if (!(await resolvePrincipal(c))) throw unauthorized("Unauthorized: a bearer token is required to upsert");
-  const flow = await findChatflow(c.var.db, id);
-  // Never public, whatever isPublic says; a chatflow bound to a key takes only that key (or the admin key).
-  await assertMayRun(c, { id: flow.id, isPublic: false, apikeyid: flow.apikeyid });
-  await enforceRateLimit(c.env, flow.id, flow.apiConfig, clientIpOf(c.req.raw.headers, c.env));
+vectorUpsertRoutes.openapi(route, async (c) => {
+  const { id } = c.req.valid("param");
+  const flow = await runnableFlow(c, findChatflow(c.var.db, id), { bearerRequired: "Unauthorized: a bearer token is required to upsert" });
   const { request, files } = await readBody(c);
 
   const controller = new AbortController();
-  c.req.raw.signal?.addEventListener("abort", () => controller.abort(new Error("Client disconnected")));
-  const deps = {
-    db: c.var.db,
-    env: c.env,
-    files: c.env.FILES,
-    getCredential: (credentialId: string) => getCredentialData(c.var.db, c.env.CREDENTIAL_ENCRYPTION_KEY, credentialId),
-    signal: controller.signal,
-  };
-  const result = await upsertChatflowVectors(deps, flow, request, files, await loadVariables(c.var.db, c.env));
+  abortOnDisconnect(c, controller);
+  const result = await upsertChatflowVectors({ db: c.var.db, runtime: c.var.runtime, signal: controller.signal }, flow, request, files, await loadVariables(c.var.db, c.env));
   return c.json(result, 200);
 });

@@ -3,7 +3,7 @@ import { optionalAuth } from "../auth/bearer";
 import { assertMayRun, assertOriginAllowed } from "../auth/prediction-access";
 import { text, uuid } from "../schemas/common";
 import { IdParam } from "../schemas/common";
-import { canStreamFlow } from "../engine/run";
+import { canStreamFlow } from "../engine";
 import { findConversationOwner, getChatflow } from "../services/chatflows";
 import { abortRun } from "../services/prediction/runs";
 import { OPTIONAL_BEARER, createRouter, jsonResponse, publicRoute } from "./router";
@@ -30,13 +30,8 @@ export const widgetRoutes = createRouter()
     }),
     async (c) => {
       const flow = await getChatflow(c.var.db, c.req.valid("param").id);
-      let isStreaming = false;
-      try {
-        isStreaming = canStreamFlow(flow.flowData);
-      } catch {
-        isStreaming = false; // a graph that cannot run cannot stream; prediction reports why
-      }
-      return c.json({ isStreaming }, 200);
+      // A graph that cannot run cannot stream (false); prediction reports why.
+      return c.json({ isStreaming: canStreamFlow(flow.type, flow.flowData) }, 200);
     },
   )
   .openapi(

@@ -2,8 +2,7 @@ import { eq, inArray } from "drizzle-orm";
 import type { Db } from "../env";
 import { badRequest } from "../errors";
 import { assistant, credential, tool } from "../db/schema";
-import { registry } from "../engine/registry";
-import type { FlowEdge, FlowNode } from "../engine/types";
+import { type FlowEdge, type FlowNode, chatflowNodes } from "../engine";
 
 // An assistant runs as a Flowise graph built on the fly, so it gets the engine, memory,
 // persistence and streaming of chatflows unchanged:
@@ -36,7 +35,7 @@ const ids = (value: unknown, key: string): string[] | undefined => {
 };
 
 function node(id: string, name: string, label: string, inputs: Record<string, unknown>, extra: Partial<FlowNode["data"]> = {}): FlowNode {
-  const category = registry.get(name)?.category ?? "";
+  const category = chatflowNodes.get(name)?.category ?? "";
   return { id, type: "customNode", data: { id, name, label, category, inputs, ...extra } };
 }
 
@@ -81,7 +80,7 @@ export async function assistantFlowData(db: Db, assistantId: string): Promise<st
     const fs = details.tool_resources?.file_search;
     const stores = ids(fs, "document_store_ids") ?? ids(fs, "vector_store_ids") ?? [];
     if (!stores.length) throw badRequest("file_search needs tool_resources.file_search.document_store_ids");
-    if (!registry.has("documentStore") || !registry.has("retrieverTool")) {
+    if (!chatflowNodes.has("documentStore") || !chatflowNodes.has("retrieverTool")) {
       throw badRequest("file_search is not available: this deployment has no document store retrieval");
     }
     stores.forEach((storeId, i) => {
@@ -99,7 +98,7 @@ export async function assistantFlowData(db: Db, assistantId: string): Promise<st
   const instructions = details.instructions ?? "You are a helpful assistant.";
   let ending: FlowNode;
   if (tools.length) {
-    if (!registry.has("toolAgent")) throw badRequest("This assistant uses tools, and tool-calling agents are not available");
+    if (!chatflowNodes.has("toolAgent")) throw badRequest("This assistant uses tools, and tool-calling agents are not available");
     nodes.push(...tools);
     ending = node("toolAgent_0", "toolAgent", "Assistant", {
       model: ref(model.id), memory: ref(memory.id), tools: tools.map((t) => ref(t.id)), systemMessage: instructions,

@@ -11,7 +11,7 @@ import type { PageQueryInput } from "../schemas/common";
 import { type Resource, findRecord, insertRecord, listRecords, updateRecord } from "./crud";
 import { findApiKeyByToken } from "./apikeys";
 import { deleteFilesUnder } from "./files";
-import { parseFlowData, unsupportedNodes } from "../engine/graph";
+import { parseFlowData, unsupportedNodes } from "../engine";
 
 const chatflows: Resource<typeof chatFlow> = { table: chatFlow, label: "Chatflow", sqlName: "chat_flow" };
 

@@ -1,7 +1,7 @@
 import type { z } from "@hono/zod-openapi";
 import type { Db } from "../env";
 import { invalid } from "../errors";
-import { toolDefinitionProblem } from "../engine/nodes/tools";
+import { toolDefinitionProblem } from "../engine";
 import { tool } from "../db/schema";
 import type { ToolCreate, ToolUpdate } from "../schemas/tools";
 import type { PageQueryInput } from "../schemas/common";

@@ -3,12 +3,21 @@
 // loader input their extension names (as Flowise maps them: .txt → txtFile, .pdf → pdfFile, …),
 // keeps the files in R2 under <chatflowid>/, and records an upsert history row.
 import { eq } from "drizzle-orm";
-import { type Db, type Env, maxUploadBytes } from "../env";
+import type { Db } from "../env";
 import { chatFlow } from "../db/schema";
 import { badRequest, notFound } from "../errors";
-import { chatflowFileKey, checkLoaderFile, loaderFileField } from "../engine/nodes/document-loaders";
-import type { RunContext, UpsertCounts } from "../engine/types";
-import { type UpsertPlan, assertUpsertSupported, planFlowUpsert, runUpsert } from "../engine/upsert";
+import {
+  type Runtime,
+  type UpsertCounts,
+  type UpsertPlan,
+  assertUpsertSupported,
+  chatflowFileKey,
+  checkLoaderFile,
+  createRunContext,
+  loaderFileField,
+  planFlowUpsert,
+  runUpsert,
+} from "../engine";
 import { newId } from "../lib/ids";
 import { loaderForFile } from "../providers/loaders/registry";
 import { extensionOf } from "../providers/loaders/text-util";
@@ -22,9 +31,7 @@ export type ChatflowRow = typeof chatFlow.$inferSelect;
 
 export interface VectorUpsertDeps {
   db: Db;
-  env: Env;
-  files: R2Bucket;
-  getCredential(id: string): Promise<Record<string, unknown>>;
+  runtime: Runtime;
   /** Aborted when the caller goes away. */
   signal?: AbortSignal;
 }
@@ -89,29 +96,22 @@ export async function upsertChatflowVectors(
 ): Promise<VectorUpsertResult> {
   const { graph, plan } = planFlowUpsert(flow.flowData, request.stopNodeId);
   assertUpsertSupported(plan);
-  const files = filesByInput(plan, uploads, maxUploadBytes(deps.env));
+  const files = filesByInput(plan, uploads, deps.runtime.maxUploadBytes);
   const overrideConfig = request.overrideConfig ?? {};
   const runId = newId();
-  const ctx: RunContext = {
-    env: deps.env,
-    db: deps.db,
+  const ctx = createRunContext(deps.runtime, {
     chatflowid: flow.id,
     chatId: runId,
-    sessionId: runId,
-    question: "",
-    history: [],
     nodeOverrides: gateNodeOverrides(graph, flow.apiConfig, overrideConfig),
     vars: { ...storedVars, ...gateVarOverrides(flow.apiConfig, overrideConfig) },
-    signal: deps.signal ?? new AbortController().signal,
-    getCredential: deps.getCredential,
-    loadMemory: async () => [],
+    ...(deps.signal ? { signal: deps.signal } : {}),
     files,
-  };
+  });
   const counts = await runUpsert(graph, plan, ctx);
 
   // Kept once the upsert worked: a FILE-STORAGE::[name] input of this chatflow can then name them.
   for (const list of Object.values(files)) {
-    for (const f of list) await deps.files.put(chatflowFileKey(flow.id, f.name), f.bytes, { httpMetadata: { contentType: f.mime || "application/octet-stream" } });
+    for (const f of list) await deps.runtime.files.write(chatflowFileKey(flow.id, f.name), f);
   }
   const { addedDocs, ...numbers } = counts;
   await recordUpsert(deps.db, flow.id, numbers, branchFlowData(plan, files));

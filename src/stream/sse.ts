@@ -1,4 +1,4 @@
-import type { SourceDocument, UsedTool } from "../engine/types";
+import type { SourceDocument, UsedTool } from "../engine";
 import { redact } from "../lib/redact";
 
 const encoder = new TextEncoder();

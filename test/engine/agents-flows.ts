@@ -4,7 +4,7 @@
 // the agent's `tools` input, and keeps everything else as exported (calculator, buffer memory,
 // chatOpenAI, the agent). The chat model points at the stand-in; extra tools are added as nodes
 // connected to the agent the way Flowise's editor connects them.
-import type { FlowNode } from "../../src/engine/types";
+import type { FlowNode } from "../../src/engine";
 import toolAgent from "./fixtures/tool-agent.json";
 import { pointAtStandin } from "./helpers";
 

@@ -3,14 +3,13 @@
 // calls; [tool] asks for a tool every turn).
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { iterationLimitMessage } from "../../src/engine/nodes/agents";
-import { registry } from "../../src/engine/registry";
-import { canStreamFlow, runFlow } from "../../src/engine/run";
-import type { FlowNode, RunContext, StreamSink, UsedTool } from "../../src/engine/types";
+import { iterationLimitMessage } from "../../src/engine/chatflow/nodes/agents";
+import { registry } from "../../src/engine/chatflow/registry";
+import type { FlowNode, StreamSink, UsedTool } from "../../src/engine";
 import { RunAborted } from "../../src/providers/chat/http";
 import { createTool } from "../../src/services/tools";
 import { callOf, customToolNode, toolAgentFlow } from "./agents-flows";
-import { credential, db, makeCtx, marker, requestsWith, storeTurns } from "./helpers";
+import { canStreamFlow, credential, db, makeCtx, marker, requestsWith, runFlow, runtimeWith, storeTurns } from "./helpers";
 
 const openAI = () => credential("openAIApi", { openAIApiKey: "sk-agent-test" });
 
@@ -18,7 +17,7 @@ const openAI = () => credential("openAIApi", { openAIApiKey: "sk-agent-test" });
 function sink() {
   const tokens: string[] = [];
   const usedTools: UsedTool[][] = [];
-  const s: StreamSink = { token: (t) => tokens.push(t), sourceDocuments: () => {}, usedTools: (u) => usedTools.push(structuredClone(u)) };
+  const s: StreamSink = { token: (t) => tokens.push(t), event: (name, data) => void (name === "usedTools" && usedTools.push(structuredClone(data as UsedTool[]))) };
   return { sink: s, tokens, usedTools, text: () => tokens.join("") };
 }
 
@@ -104,7 +103,7 @@ describe("custom tools in the agent", () => {
       nodes: [customToolNode("customTool_0", thrower.id), customToolNode("customTool_1", looper.id), customToolNode("customTool_2", fetcher.id)],
     });
     const ctx = makeCtx(`${callOf("thrower", {})} ${callOf("looper", {})} ${callOf("fetcher", {})} ${marker()}`, {
-      env: { ...(env as unknown as RunContext["env"]), TOOL_TIMEOUT_MS: "300" },
+      runtime: runtimeWith({ TOOL_TIMEOUT_MS: "300" }),
     });
     const result = await runFlow(flow, ctx);
     const outputs = result.usedTools!.map((u) => u.toolOutput);

@@ -2,13 +2,12 @@
 // input points at the stand-in, and it names a credential. (tool-agent and
 // conversational-retrieval-qa-chain need nodes from other issues: see graph.test.ts.)
 import { describe, expect, it } from "vitest";
-import { runFlow, canStreamFlow } from "../../src/engine/run";
 import advancedParser from "./fixtures/advanced-structured-output-parser.json";
 import conversationChain from "./fixtures/conversation-chain.json";
 import listParser from "./fixtures/list-output-parser.json";
 import llmChain from "./fixtures/llm-chain.json";
 import promptChaining from "./fixtures/prompt-chaining.json";
-import { type Fixture, credential, flowDataOf, makeCtx, marker, pointAtStandin, recordingSink, requestsWith, storeTurns } from "./helpers";
+import { type Fixture, canStreamFlow, credential, flowDataOf, makeCtx, marker, pointAtStandin, recordingSink, requestsWith, runFlow, storeTurns } from "./helpers";
 
 const openAI = () => credential("openAIApi", { openAIApiKey: "sk-test-openai" });
 

@@ -1,12 +1,12 @@
 // The planner (ending node, build order, cycles), flowData checks, unsupported nodes, the resolver
 // ({{…}} variables, overrides), moderation, window memory and the zod-code reader.
 import { describe, expect, it } from "vitest";
-import { parseFlowData, planRun, unsupportedNodes } from "../../src/engine/graph";
-import { registry } from "../../src/engine/registry";
-import { resolveInputs } from "../../src/engine/resolve";
-import { canStreamFlow, runFlow } from "../../src/engine/run";
-import { parseZodDsl } from "../../src/engine/zod-dsl";
-import type { FlowNode } from "../../src/engine/types";
+import { parseFlowData } from "../../src/engine/core/flow-data";
+import { planRun, unsupportedNodes } from "../../src/engine/chatflow/graph";
+import { registry } from "../../src/engine/chatflow/registry";
+import { resolveInputs } from "../../src/engine/core/resolve";
+import { parseZodDsl } from "../../src/engine/core/zod-dsl";
+import type { FlowNode } from "../../src/engine";
 import advancedParser from "./fixtures/advanced-structured-output-parser.json";
 import conversationChain from "./fixtures/conversation-chain.json";
 import retrievalQa from "./fixtures/conversational-retrieval-qa-chain.json";
@@ -14,7 +14,7 @@ import listParser from "./fixtures/list-output-parser.json";
 import llmChain from "./fixtures/llm-chain.json";
 import promptChaining from "./fixtures/prompt-chaining.json";
 import toolAgent from "./fixtures/tool-agent.json";
-import { type Fixture, flowDataOf, makeCtx, marker, pointAtStandin, requestsWith, storeTurns } from "./helpers";
+import { type Fixture, canStreamFlow, flowDataOf, makeCtx, marker, pointAtStandin, requestsWith, runFlow, storeTurns } from "./helpers";
 
 const all = { advancedParser, conversationChain, retrievalQa, listParser, llmChain, promptChaining, toolAgent } as unknown as Record<string, Fixture>;
 
@@ -113,7 +113,7 @@ describe("runFlow refuses flows it cannot run (400, naming what is wrong)", () =
   it("tool-agent.json names its unsupported node; conversational-retrieval-qa-chain.json has none left", async () => {
     const tool = JSON.stringify(toolAgent);
     expect(unsupportedNodes(parseFlowData(tool))).toEqual(["serpAPI"]); // web search needs an external API key: not faked
-    expect(await err400(runFlow(tool, makeCtx("q")))).toBe("This chatflow uses nodes that are not supported yet: serpAPI");
+    expect(await err400(runFlow(tool, makeCtx("q")))).toBe("This chatflow uses nodes edgeflow does not support: serpAPI");
     expect(unsupportedNodes(parseFlowData(JSON.stringify(retrievalQa)))).toEqual([]);
   });
 

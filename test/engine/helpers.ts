@@ -1,11 +1,12 @@
 // Shared by the engine tests: fixtures as flowData, a RunContext on the test D1, the stand-in.
 import { env } from "cloudflare:workers";
 import { inject } from "vitest";
-import { and, asc, eq } from "drizzle-orm";
 import { createDb } from "../../src/db";
 import { chatMessage } from "../../src/db/schema";
-import { createCredential, getCredentialData } from "../../src/services/credentials";
-import type { ChatTurn, FlowNode, RunContext, StreamSink } from "../../src/engine/types";
+import { type ChatTurn, type FlowNode, type RunContext, type RunResult, type Runtime, type StreamSink, canStreamFlow as canStream, createRunContext, prepareFlow } from "../../src/engine";
+import type { Env } from "../../src/env";
+import { createCredential } from "../../src/services/credentials";
+import { createRuntime } from "../../src/services/runtime";
 
 export const standinUrl = () => inject("standinUrl");
 export const closedUrl = () => inject("closedUrl");
@@ -53,36 +54,20 @@ export async function storeTurns(chatflowid: string, sessionId: string, turns: C
   }
 }
 
+/** The ports a request gets (src/services/runtime) on the test D1, with `env` patched. */
+export const runtimeWith = (patch: Partial<Env> = {}): Runtime => createRuntime({ ...(env as unknown as Env), ...patch }, db());
+
+/** A run's context as the prediction service makes it, on the real ports. */
 export function makeCtx(question: string, over: Partial<RunContext> = {}): RunContext {
-  const chatflowid = over.chatflowid ?? crypto.randomUUID();
-  const sessionId = over.sessionId ?? crypto.randomUUID();
-  const history = over.history ?? [];
-  const d = db();
-  return {
-    env: env as unknown as RunContext["env"],
-    db: d,
-    chatflowid,
-    chatId: sessionId,
-    sessionId,
-    question,
-    history,
-    nodeOverrides: {},
-    vars: {},
-    signal: new AbortController().signal,
-    getCredential: (id) => getCredentialData(d, env.CREDENTIAL_ENCRYPTION_KEY, id),
-    async loadMemory(limit) {
-      const rows = await d
-        .select({ role: chatMessage.role, content: chatMessage.content })
-        .from(chatMessage)
-        .where(and(eq(chatMessage.chatflowid, chatflowid), eq(chatMessage.sessionId, sessionId)))
-        .orderBy(asc(chatMessage.createdDate))
-        .all();
-      const turns = [...history, ...(rows as ChatTurn[])];
-      return limit ? turns.slice(-limit) : turns;
-    },
-    ...over,
-  };
+  const { runtime = runtimeWith(), ...init } = over;
+  return createRunContext(runtime, { chatflowid: crypto.randomUUID(), sessionId: crypto.randomUUID(), question, ...init });
 }
+
+/** A chatflow's flowData prepared and run, as POST /prediction does it. */
+export const runFlow = async (flowData: string, ctx: RunContext, sink?: StreamSink): Promise<RunResult> => prepareFlow("CHATFLOW", flowData).run(ctx, sink);
+
+/** Whether a chatflow streams, as GET /chatflows-streaming answers it. */
+export const canStreamFlow = (flowData: string): boolean => canStream("CHATFLOW", flowData);
 
 export interface Recorded {
   path: string;
@@ -101,8 +86,7 @@ export function recordingSink() {
   const tokens: Array<{ text: string; at: number }> = [];
   const sink: StreamSink = {
     token: (text) => tokens.push({ text, at: Date.now() }),
-    sourceDocuments: () => {},
-    usedTools: () => {},
+    event: () => {},
   };
   return { sink, tokens, text: () => tokens.map((t) => t.text).join("") };
 }

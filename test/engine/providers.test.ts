@@ -1,12 +1,11 @@
 // Chat providers through runFlow: real streaming, failures (502), deadlines (504), the one retry,
 // aborts, endpoints of each chat model node, and Workers AI through a stand-in AI binding.
 import { describe, expect, it } from "vitest";
-import { runFlow } from "../../src/engine/run";
-import { azureEndpoint, mistralEndpoint, ollamaEndpoint, openAIEndpoint } from "../../src/providers/chat/openai-compatible";
-import type { FlowNode, RunContext } from "../../src/engine/types";
+import { azureEndpoint, mistralEndpoint, ollamaEndpoint, openAIEndpoint } from "../../src/providers/chat/endpoints";
+import type { FlowNode } from "../../src/engine";
 import llmChain from "./fixtures/llm-chain.json";
 import conversationChain from "./fixtures/conversation-chain.json";
-import { type Fixture, closedUrl, credential, flowDataOf, makeCtx, marker, pointAtStandin, recordingSink, requestsWith, standinUrl } from "./helpers";
+import { type Fixture, closedUrl, credential, flowDataOf, makeCtx, marker, pointAtStandin, recordingSink, requestsWith, runFlow, runtimeWith, standinUrl } from "./helpers";
 
 /** conversation-chain.json with its model node replaced by `name` (+ inputs), pointed at `base`. */
 function conversationWith(name: string, inputs: Record<string, unknown> = {}, base?: string, credentialId?: string): string {
@@ -140,7 +139,7 @@ describe("chat model nodes", () => {
 
     const m2 = marker();
     const ctx = makeCtx(`hi ${m2}`);
-    ctx.env = { ...ctx.env, OPENAI_BASE_URL: `${standinUrl()}/v1`, OPENAI_API_KEY: "sk-env" };
+    ctx.runtime = runtimeWith({ OPENAI_BASE_URL: `${standinUrl()}/v1`, OPENAI_API_KEY: "sk-env" });
     await runFlow(conversationWith("chatOpenAI"), ctx);
     expect((await requestsWith(m2))[0].headers.authorization).toBe("Bearer sk-env");
   });
@@ -182,7 +181,7 @@ describe("chat model nodes", () => {
   });
 
   it("endpoint builders", () => {
-    const env = {} as RunContext["env"];
+    const env = {};
     expect(openAIEndpoint({}, {}, env).url).toBe("https://api.openai.com/v1/chat/completions");
     expect(openAIEndpoint({ basepath: "http://h:1/v1/" }, { openAIApiKey: "k" }, env)).toMatchObject({ url: "http://h:1/v1/chat/completions", headers: { Authorization: "Bearer k" } });
     expect(azureEndpoint({ modelName: "gpt" }, { azureOpenAIApiKey: "k", azureOpenAIApiInstanceName: "inst", azureOpenAIApiDeploymentName: "dep", azureOpenAIApiVersion: "2024-02-01" })).toEqual({
@@ -227,7 +226,7 @@ describe("Workers AI", () => {
 
   const ctxWithAi = (question: string, ai: unknown) => {
     const ctx = makeCtx(question);
-    ctx.env = { ...ctx.env, AI: ai as RunContext["env"]["AI"] };
+    ctx.runtime = runtimeWith({ AI: ai as Ai });
     return ctx;
   };
 

@@ -1,6 +1,6 @@
 // Shared by the retrieval tests: a text about three places (one paragraph each, so a 1000-character
 // splitter makes three chunks), small hand-written retrieval flows, and the fixture pointed at the stand-in.
-import type { FlowNode } from "../../src/engine/types";
+import type { FlowNode } from "../../src/engine";
 import retrievalQa from "./fixtures/conversational-retrieval-qa-chain.json";
 import { type Fixture, flowDataOf, pointAtStandin, standinUrl } from "./helpers";
 

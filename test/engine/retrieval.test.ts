@@ -3,12 +3,12 @@
 // node both ways, record managers, loaders on prediction, retrieverTool, and the upsert plan's 400s.
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { planRun, parseFlowData } from "../../src/engine/graph";
-import { registry, supportedNodeNames } from "../../src/engine/registry";
-import { canStreamFlow, runFlow } from "../../src/engine/run";
-import { planFlowUpsert, runUpsert } from "../../src/engine/upsert";
+import { parseFlowData } from "../../src/engine/core/flow-data";
+import { planRun } from "../../src/engine/chatflow/graph";
+import { registry, supportedNodeNames } from "../../src/engine/chatflow/registry";
+import { planFlowUpsert, runUpsert } from "../../src/engine/chatflow/upsert";
 import { LOCAL, newStore, upsert as storeUpsert } from "../routes/document-store-helpers";
-import { credential, makeCtx, marker, recordingSink, requestsWith, standinUrl, storeTurns } from "./helpers";
+import { canStreamFlow, credential, makeCtx, marker, recordingSink, requestsWith, runFlow, standinUrl, storeTurns } from "./helpers";
 import { BAKERY, LIBRARY, STATION, TOWN_TEXT, flow, ref, retrievalFixtureFlow, standinModel, textFile } from "./retrieval-flows";
 
 const upsertFlow = async (flowData: string, over: Parameters<typeof makeCtx>[1] = {}, stopNodeId?: string) => {

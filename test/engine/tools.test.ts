@@ -3,9 +3,11 @@
 import { describe, expect, it } from "vitest";
 import { convertToOpenAITool } from "@langchain/core/utils/function_calling";
 import type { StructuredToolInterface } from "@langchain/core/tools";
-import { ArithmeticError, calculate, evaluateArithmetic, toolName } from "../../src/engine/nodes/tools";
-import { registry } from "../../src/engine/registry";
-import type { FlowNode, RunContext } from "../../src/engine/types";
+import { ArithmeticError, evaluateArithmetic } from "../../src/engine/tools/arithmetic";
+import { calculate } from "../../src/engine/tools/calculator";
+import { toolName } from "../../src/engine/tools/names";
+import { registry } from "../../src/engine/chatflow/registry";
+import type { FlowNode, RunContext } from "../../src/engine";
 import { tool as toolTable } from "../../src/db/schema";
 import { createTool } from "../../src/services/tools";
 import { db, makeCtx } from "./helpers";

@@ -1,7 +1,7 @@
 // POST/PUT /chatflows answer a `warning` when the flowData just saved cannot run as it is:
 // nodes the engine does not build, or a graph it cannot read. The record is saved unchanged.
 import { describe, expect, it } from "vitest";
-import { supportedNodeNames } from "../../src/engine/registry";
+import { supportedNodeNames } from "../../src/engine/chatflow/registry";
 import conversationalRetrieval from "../engine/fixtures/conversational-retrieval-qa-chain.json";
 import llmChain from "../engine/fixtures/llm-chain.json";
 import toolAgent from "../engine/fixtures/tool-agent.json";

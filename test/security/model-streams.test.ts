@@ -4,10 +4,8 @@
 // Now both broken streams are an `error` frame (nothing stored), and a whole run stops at
 // RUN_TIMEOUT_MS: `error` + `end` when streaming, 504 JSON otherwise.
 import { describe, expect, it } from "vitest";
-import { runFlow } from "../../src/engine/run";
 import { DEFAULT_RUN_TIMEOUT_MS, runTimeoutMs } from "../../src/services/prediction/time-limit";
-import type { RunContext } from "../../src/engine/types";
-import { makeCtx, recordingSink } from "../engine/helpers";
+import { makeCtx, recordingSink, runFlow, runtimeWith } from "../engine/helpers";
 import conversationChain from "../engine/fixtures/conversation-chain.json";
 import { type Fixture, flowDataOf } from "../engine/helpers";
 import { call, expectError, json } from "../helpers";
@@ -64,7 +62,7 @@ describe("a broken model stream is an error, not an answer", () => {
     });
     const run = (frames: string[]) => {
       const ctx = makeCtx("hi");
-      ctx.env = { ...ctx.env, AI: ai(frames) as unknown as RunContext["env"]["AI"] };
+      ctx.runtime = runtimeWith({ AI: ai(frames) as unknown as Ai });
       return runFlow(flow, ctx, recordingSink().sink).catch((e) => e);
     };
     const ok = `data: ${JSON.stringify({ response: "half " })}\n\n`;

@@ -3,11 +3,12 @@
 // public chatflow. Errors now quote the provider's status and message with every credential value
 // and authorization header taken out: where provider errors are made (the key that call sent), and
 // again where errors leave (the run's credentials, the worker's secrets, credential-shaped text).
+import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { call, expectError, json } from "../helpers";
 import { redact } from "../../src/lib/redact";
 import { credential, standinUrl } from "../engine/helpers";
-import { registry } from "../../src/engine/registry";
+import { registry } from "../../src/engine/chatflow/registry";
 import { framesOf, openAICredential, saveChain } from "./helpers";
 
 afterEach(() => {
@@ -99,7 +100,7 @@ describe("the run's own scrub, behind the providers'", () => {
     registry.set("leakyUpstream", {
       name: "leakyUpstream",
       category: "Chains",
-      build: async ({ node, ctx }) => ({ key: String((await ctx.getCredential(String(node.data.credential))).openAIApiKey), admin: String(ctx.env.ADMIN_API_KEY) }),
+      build: async ({ node, ctx }) => ({ key: String((await ctx.getCredential(String(node.data.credential))).openAIApiKey), admin: String(env.ADMIN_API_KEY) }), // nodes have no env: it quotes the secret it was handed
       run: async (instance) => {
         const { key, admin } = instance as { key: string; admin: string };
         throw new Error(`upstream refused ${key} (and ${admin})`);

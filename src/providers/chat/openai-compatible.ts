@@ -2,80 +2,51 @@
 // Ollama (its /v1 API), LM Studio, vLLM, … Streaming (server-sent events), tool calls, a deadline
 // per call (504), provider failures as 502 with the provider's message, at most one retry on a
 // network failure or 5xx before any token was produced, and the caller's abort signal honoured.
-import { BaseChatModel, type BaseChatModelCallOptions, type BaseChatModelParams, type BindToolsInput } from "@langchain/core/language_models/chat_models";
+import type { BaseChatModelCallOptions, BindToolsInput } from "@langchain/core/language_models/chat_models";
 import type { CallbackManagerForLLMRun } from "@langchain/core/callbacks/manager";
 import { AIMessage, AIMessageChunk, type BaseMessage } from "@langchain/core/messages";
 import { ChatGenerationChunk, type ChatResult } from "@langchain/core/outputs";
 import { convertToOpenAITool } from "@langchain/core/utils/function_calling";
 import type { Runnable } from "@langchain/core/runnables";
 import type { BaseLanguageModelInput } from "@langchain/core/language_models/base";
-import { badGateway, badRequest } from "../../errors";
-import type { Env } from "../../env";
-import { DEFAULT_TIMEOUT_MS, Deadline, RetryableProviderError, providerErrorMessage, sseData, streamCutShort, streamEvent } from "./http";
-import { contentText, toWireMessages } from "./messages";
+import { badGateway } from "../../errors";
 import { headerSecrets, redactError } from "../../lib/redact";
-
-/** Where a call goes: the full chat completions URL, the headers (auth), a name for error messages. */
-export interface ChatEndpoint {
-  url: string;
-  headers: Record<string, string>;
-  provider: string;
-}
+import { type ChatModelFields, ChatModelBase } from "./base";
+import type { ChatEndpoint } from "./endpoints";
+import { Deadline, RetryableProviderError, providerErrorMessage, sseData, streamCutShort, streamEvent } from "./http";
+import { contentText } from "./messages";
 
 export interface OpenAICompatibleCallOptions extends BaseChatModelCallOptions {
   tools?: Array<Record<string, unknown>>;
 }
 
-export interface OpenAICompatibleFields extends BaseChatModelParams {
+export interface OpenAICompatibleFields extends ChatModelFields {
   endpoint: ChatEndpoint;
-  model: string;
-  temperature?: number;
-  maxTokens?: number;
-  topP?: number;
   frequencyPenalty?: number;
   presencePenalty?: number;
-  stop?: string[];
   /** Provider-specific body fields (e.g. Mistral's random_seed). */
   extraBody?: Record<string, unknown>;
-  /** Per call; a stream's clock restarts with every chunk. Default 60 s. */
-  timeoutMs?: number;
-  /** Used when a call brings no signal of its own (the run's ctx.signal). */
-  signal?: AbortSignal;
 }
 
 type Usage = { prompt_tokens?: number; completion_tokens?: number; total_tokens?: number };
 type WireToolCall = { index?: number; id?: string; type?: string; function?: { name?: string; arguments?: string } };
 
-export class OpenAICompatibleChatModel extends BaseChatModel<OpenAICompatibleCallOptions> {
+export class OpenAICompatibleChatModel extends ChatModelBase<OpenAICompatibleCallOptions> {
   readonly endpoint: ChatEndpoint;
-  readonly model: string;
-  temperature?: number;
-  maxTokens?: number;
-  topP?: number;
   frequencyPenalty?: number;
   presencePenalty?: number;
-  stop?: string[];
   extraBody?: Record<string, unknown>;
-  timeoutMs: number;
-  private readonly defaultSignal?: AbortSignal;
 
   static lc_name() {
     return "OpenAICompatibleChatModel";
   }
 
   constructor(fields: OpenAICompatibleFields) {
-    super({ ...fields, maxRetries: 0 });
+    super(fields);
     this.endpoint = fields.endpoint;
-    this.model = fields.model;
-    this.temperature = fields.temperature;
-    this.maxTokens = fields.maxTokens;
-    this.topP = fields.topP;
     this.frequencyPenalty = fields.frequencyPenalty;
     this.presencePenalty = fields.presencePenalty;
-    this.stop = fields.stop;
     this.extraBody = fields.extraBody;
-    this.timeoutMs = fields.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-    this.defaultSignal = fields.signal;
   }
 
   _llmType(): string {
@@ -87,21 +58,16 @@ export class OpenAICompatibleChatModel extends BaseChatModel<OpenAICompatibleCal
   }
 
   override invocationParams(options?: this["ParsedCallOptions"]): Record<string, unknown> {
-    const params: Record<string, unknown> = { model: this.model };
-    if (this.temperature !== undefined) params.temperature = this.temperature;
-    if (this.maxTokens !== undefined) params.max_tokens = this.maxTokens;
-    if (this.topP !== undefined) params.top_p = this.topP;
+    const params: Record<string, unknown> = { model: this.model, ...this.samplingParams(options) };
     if (this.frequencyPenalty !== undefined) params.frequency_penalty = this.frequencyPenalty;
     if (this.presencePenalty !== undefined) params.presence_penalty = this.presencePenalty;
-    const stop = options?.stop ?? this.stop;
-    if (stop?.length) params.stop = stop;
     if (options?.tools?.length) params.tools = options.tools;
     if (options?.tool_choice !== undefined) params.tool_choice = options.tool_choice;
     return { ...params, ...this.extraBody };
   }
 
   private body(messages: BaseMessage[], options: this["ParsedCallOptions"], stream: boolean): string {
-    return JSON.stringify({ ...this.invocationParams(options), messages: toWireMessages(messages), stream });
+    return JSON.stringify(this.requestBody(messages, options, stream));
   }
 
   /** One POST; non-2xx → 502 (retryable when 5xx), network failure → retryable 502. */
@@ -127,7 +93,7 @@ export class OpenAICompatibleChatModel extends BaseChatModel<OpenAICompatibleCal
 
   async _generate(messages: BaseMessage[], options: this["ParsedCallOptions"], _runManager?: CallbackManagerForLLMRun): Promise<ChatResult> {
     const body = this.body(messages, options, false);
-    const signal = options.signal ?? this.defaultSignal;
+    const signal = this.signalOf(options);
     for (let attempt = 0; ; attempt++) {
       const deadline = new Deadline(this.timeoutMs, signal);
       try {
@@ -181,7 +147,7 @@ export class OpenAICompatibleChatModel extends BaseChatModel<OpenAICompatibleCal
 
   async *_streamResponseChunks(messages: BaseMessage[], options: this["ParsedCallOptions"], runManager?: CallbackManagerForLLMRun): AsyncGenerator<ChatGenerationChunk> {
     const body = this.body(messages, options, true);
-    const signal = options.signal ?? this.defaultSignal;
+    const signal = this.signalOf(options);
     let produced = false;
     for (let attempt = 0; ; attempt++) {
       const deadline = new Deadline(this.timeoutMs, signal);
@@ -261,87 +227,4 @@ function parseArgs(args: string | undefined): Record<string, unknown> {
   } catch {
     return { input: args };
   }
-}
-
-// ---- endpoints of the Flowise chat model nodes -------------------------------------------------
-
-const str = (v: unknown): string | undefined => (typeof v === "string" && v.trim() ? v.trim() : undefined);
-
-/** Checks a configured base URL and joins a path to it. */
-function joinUrl(base: string, path: string, what: string): string {
-  let url: URL;
-  try {
-    url = new URL(base);
-  } catch {
-    throw badRequest(`${what} is not a valid URL: ${base}`);
-  }
-  if (url.protocol !== "http:" && url.protocol !== "https:") throw badRequest(`${what} must be an http(s) URL: ${base}`);
-  const trimmed = base.replace(/\/+$/, "");
-  return /\/chat\/completions$/.test(url.pathname) ? trimmed : `${trimmed}/${path}`;
-}
-
-/** A bare host (no path) gets `/v1`: how Mistral's and Ollama's base URLs are usually written. */
-function withV1(base: string): string {
-  try {
-    const url = new URL(base);
-    if (url.pathname === "/" || url.pathname === "") return `${base.replace(/\/+$/, "")}/v1`;
-  } catch {
-    // joinUrl reports it
-  }
-  return base;
-}
-
-/** Any OpenAI-compatible base URL with an optional bearer key. */
-export function bearerEndpoint(base: string, key: string | undefined, provider: string, what: string): ChatEndpoint {
-  return { url: joinUrl(base, "chat/completions", what), headers: key ? { Authorization: `Bearer ${key}` } : {}, provider };
-}
-
-/** chatOpenAI: `basepath` input, else the credential's basePath, else OPENAI_BASE_URL, else OpenAI. */
-export function openAIEndpoint(inputs: Record<string, unknown>, credential: Record<string, unknown>, env: Env): ChatEndpoint {
-  const base = str(inputs.basepath) ?? str(credential.basePath) ?? str(env.OPENAI_BASE_URL) ?? "https://api.openai.com/v1";
-  const key = str(credential.openAIApiKey) ?? str(env.OPENAI_API_KEY);
-  return {
-    url: joinUrl(base, "chat/completions", "chatOpenAI basepath"),
-    headers: key ? { Authorization: `Bearer ${key}` } : {},
-    provider: "OpenAI-compatible endpoint",
-  };
-}
-
-/**
- * azureChatOpenAI: `basepath` input (Azure's "…/openai/deployments" base, the deployment is
- * appended), else https://<instance>.openai.azure.com/openai/deployments. Key in header `api-key`.
- */
-export function azureEndpoint(inputs: Record<string, unknown>, credential: Record<string, unknown>): ChatEndpoint {
-  const deployment = str(credential.azureOpenAIApiDeploymentName) ?? str(inputs.deploymentName) ?? str(inputs.modelName);
-  const version = str(credential.azureOpenAIApiVersion) ?? str(inputs.azureOpenAIApiVersion) ?? "2024-10-21";
-  const instance = str(credential.azureOpenAIApiInstanceName);
-  const basepath = str(inputs.basepath) ?? str(credential.azureOpenAIBasePath);
-  if (!deployment) throw badRequest("azureChatOpenAI needs a deployment name (credential azureOpenAIApiDeploymentName or modelName)");
-  let base: string;
-  if (basepath) base = `${basepath.replace(/\/+$/, "")}/${encodeURIComponent(deployment)}`;
-  else if (instance) base = `https://${encodeURIComponent(instance)}.openai.azure.com/openai/deployments/${encodeURIComponent(deployment)}`;
-  else throw badRequest("azureChatOpenAI needs an azureOpenAIApi credential with azureOpenAIApiInstanceName, or a basepath input");
-  const key = str(credential.azureOpenAIApiKey);
-  return {
-    url: `${joinUrl(base, "chat/completions", "azureChatOpenAI basepath")}?api-version=${encodeURIComponent(version)}`,
-    headers: key ? { "api-key": key } : {},
-    provider: "Azure OpenAI",
-  };
-}
-
-/** chatMistralAI: `overrideEndpoint` input, else https://api.mistral.ai/v1. */
-export function mistralEndpoint(inputs: Record<string, unknown>, credential: Record<string, unknown>): ChatEndpoint {
-  const base = withV1(str(inputs.overrideEndpoint) ?? "https://api.mistral.ai/v1");
-  const key = str(credential.mistralAIAPIKey);
-  return {
-    url: joinUrl(base, "chat/completions", "chatMistralAI overrideEndpoint"),
-    headers: key ? { Authorization: `Bearer ${key}` } : {},
-    provider: "Mistral AI",
-  };
-}
-
-/** chatOllama: `baseUrl` input (default http://127.0.0.1:11434), through Ollama's OpenAI-compatible /v1 API. */
-export function ollamaEndpoint(inputs: Record<string, unknown>): ChatEndpoint {
-  const base = withV1(str(inputs.baseUrl) ?? "http://127.0.0.1:11434");
-  return { url: joinUrl(base, "chat/completions", "chatOllama baseUrl"), headers: {}, provider: "Ollama" };
 }

@@ -1,13 +1,12 @@
 // A chat model over the Workers AI binding (`env.AI.run`), with streaming: with `stream: true` the
 // binding answers a ReadableStream of server-sent events (`data: {"response":"…"}` … `data: [DONE]`).
 // (@langchain/cloudflare's chat model calls the REST API, not the binding.)
-import { BaseChatModel, type BaseChatModelCallOptions, type BaseChatModelParams } from "@langchain/core/language_models/chat_models";
 import type { CallbackManagerForLLMRun } from "@langchain/core/callbacks/manager";
 import { AIMessage, AIMessageChunk, type BaseMessage } from "@langchain/core/messages";
 import { ChatGenerationChunk, type ChatResult } from "@langchain/core/outputs";
 import { ApiError, badGateway } from "../../errors";
-import { DEFAULT_TIMEOUT_MS, Deadline, sseData, streamCutShort, streamEvent } from "./http";
-import { toWireMessages } from "./messages";
+import { type ChatModelFields, ChatModelBase } from "./base";
+import { Deadline, sseData, streamCutShort, streamEvent } from "./http";
 
 /** The slice of the `Ai` binding this model uses. */
 export interface AiRunner {
@@ -16,40 +15,22 @@ export interface AiRunner {
 
 export const WORKERS_AI_MISSING = "Workers AI binding AI is not configured";
 
-export interface WorkersAIChatFields extends BaseChatModelParams {
+export interface WorkersAIChatFields extends ChatModelFields {
   ai: AiRunner | undefined;
-  model: string;
-  temperature?: number;
-  maxTokens?: number;
-  topP?: number;
-  timeoutMs?: number;
-  signal?: AbortSignal;
 }
 
 const PROVIDER = "Workers AI";
 
-export class WorkersAIChatModel extends BaseChatModel {
-  readonly model: string;
-  temperature?: number;
-  maxTokens?: number;
-  topP?: number;
-  timeoutMs: number;
+export class WorkersAIChatModel extends ChatModelBase {
   private readonly ai: AiRunner | undefined;
-  private readonly defaultSignal?: AbortSignal;
 
   static lc_name() {
     return "WorkersAIChatModel";
   }
 
   constructor(fields: WorkersAIChatFields) {
-    super({ ...fields, maxRetries: 0 });
+    super(fields);
     this.ai = fields.ai;
-    this.model = fields.model;
-    this.temperature = fields.temperature;
-    this.maxTokens = fields.maxTokens;
-    this.topP = fields.topP;
-    this.timeoutMs = fields.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-    this.defaultSignal = fields.signal;
   }
 
   _llmType(): string {
@@ -62,18 +43,13 @@ export class WorkersAIChatModel extends BaseChatModel {
   }
 
   override invocationParams(options?: this["ParsedCallOptions"]): Record<string, unknown> {
-    const params: Record<string, unknown> = {};
-    if (this.temperature !== undefined) params.temperature = this.temperature;
-    if (this.maxTokens !== undefined) params.max_tokens = this.maxTokens;
-    if (this.topP !== undefined) params.top_p = this.topP;
-    if (options?.stop?.length) params.stop = options.stop;
-    return params;
+    return this.samplingParams(options);
   }
 
   private async call(messages: BaseMessage[], options: this["ParsedCallOptions"], stream: boolean, deadline: Deadline): Promise<unknown> {
     const ai = this.binding();
     try {
-      return await deadline.race(ai.run(this.model, { ...this.invocationParams(options), messages: toWireMessages(messages, true), stream }));
+      return await deadline.race(ai.run(this.model, this.requestBody(messages, options, stream, true)));
     } catch (err) {
       if (deadline.timedOut || deadline.aborted) throw deadline.failure(err, PROVIDER);
       throw badGateway(`${PROVIDER} (${this.model}) failed: ${err instanceof Error ? err.message : String(err)}`);
@@ -81,7 +57,7 @@ export class WorkersAIChatModel extends BaseChatModel {
   }
 
   async _generate(messages: BaseMessage[], options: this["ParsedCallOptions"]): Promise<ChatResult> {
-    const deadline = new Deadline(this.timeoutMs, options.signal ?? this.defaultSignal);
+    const deadline = new Deadline(this.timeoutMs, this.signalOf(options));
     try {
       const out = await this.call(messages, options, false, deadline);
       const text = textOf(out);
@@ -93,7 +69,7 @@ export class WorkersAIChatModel extends BaseChatModel {
   }
 
   async *_streamResponseChunks(messages: BaseMessage[], options: this["ParsedCallOptions"], runManager?: CallbackManagerForLLMRun): AsyncGenerator<ChatGenerationChunk> {
-    const deadline = new Deadline(this.timeoutMs, options.signal ?? this.defaultSignal);
+    const deadline = new Deadline(this.timeoutMs, this.signalOf(options));
     try {
       const out = await this.call(messages, options, true, deadline);
       if (!(out instanceof ReadableStream)) {

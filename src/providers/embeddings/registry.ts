@@ -3,21 +3,12 @@
 import type { Embeddings } from "@langchain/core/embeddings";
 import type { Env } from "../../env";
 import { badRequest } from "../../errors";
+import { num, str } from "../../lib/inputs";
+import { credentialOf } from "../config";
 import { LOCAL_HASH_DIMS, LocalHashEmbeddings } from "./local-hash";
 import { OpenAICompatibleEmbeddings } from "./openai";
 import type { EmbeddingsDefinition, ProviderDeps } from "./types";
 import { WORKERS_AI_EMBEDDING_MODEL, WorkersAIEmbeddings, isAiBound } from "./workers-ai";
-
-const str = (v: unknown): string | undefined => (typeof v === "string" && v.trim() ? v.trim() : undefined);
-const num = (v: unknown): number | undefined => {
-  const n = typeof v === "number" ? v : typeof v === "string" && v.trim() ? Number(v) : NaN;
-  return Number.isFinite(n) ? n : undefined;
-};
-
-async function credentialOf(config: Record<string, unknown>, deps: ProviderDeps): Promise<Record<string, unknown>> {
-  const id = str(config.credential) ?? str(config.FLOWISE_CREDENTIAL_ID);
-  return id ? deps.getCredential(id) : {};
-}
 
 export const LOCAL_EMBEDDINGS = "localHashEmbeddings";
 export const WORKERS_AI_EMBEDDINGS = "cloudflareWorkersAIEmbeddings";

@@ -1,20 +1,18 @@
 // Files of document store loaders in R2, under docustore/<storeId>/<loaderId>/<name> (Flowise's
 // folder name), so a loader's or a store's files go with one prefix delete.
 import { badRequest } from "../../errors";
+import { safeFileName } from "../../providers/loaders/data-uri";
 import type { LoaderFile } from "../../providers/loaders/types";
 import { nowIso } from "../../lib/time";
 import { newId } from "../../lib/ids";
 import type { LoaderFileEntry } from "./types";
 
+// Shared with the chatflow loader nodes, so they live with the loaders.
+export { decodeFlowiseDataUri, safeFileName } from "../../providers/loaders/data-uri";
+
 const ROOT = "docustore";
 
 export const fileKey = (storeId: string, loaderId: string, name: string) => `${ROOT}/${storeId}/${loaderId}/${name}`;
-
-/** A file name safe as the last part of a key: no path, no control characters. */
-export function safeFileName(name: string): string {
-  const base = name.split(/[\\/]/).pop()?.replace(/[\u0000-\u001f\u007f]/g, "").trim() ?? "";
-  return base && base !== "." && base !== ".." ? base.slice(0, 200) : "file";
-}
 
 export async function putLoaderFiles(bucket: R2Bucket, storeId: string, loaderId: string, files: LoaderFile[]): Promise<LoaderFileEntry[]> {
   const entries: LoaderFileEntry[] = [];
@@ -46,18 +44,3 @@ async function deletePrefix(bucket: R2Bucket, prefix: string): Promise<void> {
 
 export const deleteLoaderFiles = (bucket: R2Bucket, storeId: string, loaderId: string) => deletePrefix(bucket, `${ROOT}/${storeId}/${loaderId}/`);
 export const deleteStoreFiles = (bucket: R2Bucket, storeId: string) => deletePrefix(bucket, `${ROOT}/${storeId}/`);
-
-/** `data:<mime>;base64,<data>,filename:<name>` (Flowise's file inputs in JSON) → a file. */
-export function decodeFlowiseDataUri(value: string): LoaderFile {
-  const m = value.match(/^data:([^;,]*)(?:;[^,]*)?;base64,([A-Za-z0-9+/=\s]*)(?:,filename:(.+))?$/);
-  if (!m) throw badRequest("A file input must be a data URI: data:<mime>;base64,<data>,filename:<name>");
-  let binary: string;
-  try {
-    binary = atob(m[2].replace(/\s/g, ""));
-  } catch {
-    throw badRequest("A file input's base64 data is malformed");
-  }
-  const bytes = new Uint8Array(binary.length);
-  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
-  return { name: safeFileName(m[3] ?? "file"), mime: m[1] || "application/octet-stream", bytes };
-}

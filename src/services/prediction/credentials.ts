@@ -3,8 +3,9 @@ import type { Db } from "../../env";
 import { getCredentialData } from "../credentials";
 import { decryptText } from "../../lib/encryption";
 import { credentialSecrets } from "../../lib/redact";
+import type { CredentialReader } from "../../engine";
 
-export type CredentialReader = (id: string) => Promise<Record<string, unknown>>;
+export type { CredentialReader };
 
 /**
  * The credentials a chatflow's nodes name, read in one query straight from its stored flowData

@@ -1,11 +1,9 @@
 import { eq } from "drizzle-orm";
 import type { Db, Env } from "../../env";
-import { ApiError, badRequest, notFound } from "../../errors";
+import { notFound } from "../../errors";
 import { chatFlow } from "../../db/schema";
 import { assistantFlowData } from "../assistant-flow";
-import { parseFlowData, unsupportedNodes } from "../../engine/graph";
-import { canStreamGraph, runGraph } from "../../engine/run";
-import type { FlowGraph, RunContext, RunResult, StreamSink } from "../../engine/types";
+import { type PreparedFlow, type RunContext, type RunResult, type Runtime, type StreamSink, createRunContext, prepareFlow } from "../../engine";
 import { newId } from "../../lib/ids";
 import { nowIso } from "../../lib/time";
 import type { PredictionInput } from "../../schemas/prediction";
@@ -13,7 +11,7 @@ import { type CredentialReader, notingSecrets } from "./credentials";
 import { redactError } from "../../lib/redact";
 import { workerSecretValues } from "../../lib/secrets";
 import { limitRunTime, stoppedRunError, untilAborted } from "./time-limit";
-import { loadSessionMemory, storeExchange } from "./memory";
+import { storeExchange } from "./memory";
 import { gateNodeOverrides, gateVarOverrides } from "./overrides";
 import { trackRun } from "./runs";
 import { type UploadInput, removeUploads, storeUploads } from "./uploads";
@@ -39,9 +37,11 @@ export async function findRunnable(db: Db, id: string): Promise<RunnableFlow> {
 
 export interface PreparedRun {
   flow: RunnableFlow;
-  /** flowData parsed once; checks, the streaming decision and the run all use it. */
-  graph: FlowGraph;
+  /** flowData parsed and planned once; checks, the streaming decision and the run all use it. */
+  prepared: PreparedFlow;
   ctx: RunContext;
+  /** Where the exchange is stored once the run succeeded. */
+  db: Db;
   controller: AbortController;
   streamable: boolean;
   uploads: UploadInput[];
@@ -62,10 +62,9 @@ export interface Prefetched {
   getCredential: CredentialReader;
 }
 
-export async function prepareRun(db: Db, env: Env, flow: RunnableFlow, input: PredictionInput, uploads: UploadInput[], prefetched: Prefetched): Promise<PreparedRun> {
-  const graph = parseFlowData(flow.flowData);
-  const unknown = unsupportedNodes(graph);
-  if (unknown.length) throw badRequest(`This chatflow uses nodes edgeflow does not support: ${unknown.join(", ")}`);
+export async function prepareRun(db: Db, env: Env, runtime: Runtime, flow: RunnableFlow, input: PredictionInput, uploads: UploadInput[], prefetched: Prefetched): Promise<PreparedRun> {
+  const prepared = prepareFlow(flow.type, flow.flowData);
+  const graph = prepared.graph;
 
   const overrideConfig = input.overrideConfig ?? {};
   const overrideSession = typeof overrideConfig.sessionId === "string" && overrideConfig.sessionId ? overrideConfig.sessionId : undefined;
@@ -76,21 +75,19 @@ export async function prepareRun(db: Db, env: Env, flow: RunnableFlow, input: Pr
   const controller = new AbortController();
   const secrets = new Set(workerSecretValues(env));
 
-  const ctx: RunContext = {
-    env, db, chatId, sessionId, history, vars,
+  const ctx = createRunContext(runtime, {
+    chatId, sessionId, history, vars,
     chatflowid: flow.id,
     question: input.question ?? "",
     nodeOverrides: gateNodeOverrides(graph, flow.apiConfig, overrideConfig),
     signal: controller.signal,
     getCredential: notingSecrets(prefetched.getCredential, secrets),
-    loadMemory: (limit) => loadSessionMemory(db, flow.id, sessionId, history, limit),
-  };
+  });
   const untrack = trackRun(flow.id, chatId, controller);
   const stopClock = limitRunTime(env, controller);
   return {
-    flow, ctx, controller, uploads, input, secrets,
-    graph,
-    streamable: canStreamGraph(graph),
+    flow, ctx, controller, uploads, input, secrets, prepared, db,
+    streamable: prepared.streamable,
     startedAt: nowIso(),
     release: () => {
       stopClock();
@@ -108,12 +105,12 @@ export interface Completed {
 export async function executeRun(run: PreparedRun, files: R2Bucket, sink?: StreamSink): Promise<Completed> {
   try {
     const signal = run.controller.signal;
-    const result = await untilAborted(runGraph(run.graph, run.ctx, sink), signal).catch((err: unknown) => {
+    const result = await untilAborted(run.prepared.run(run.ctx, sink), signal).catch((err: unknown) => {
       throw signal.aborted ? stoppedRunError(signal) : err;
     });
     if (signal.aborted) throw stoppedRunError(signal);
     const fileUploads = run.uploads.length ? await storeUploads(files, run.flow.id, run.ctx.chatId, run.uploads) : undefined;
-    const chatMessageId = await storeExchange(run.ctx.db, {
+    const chatMessageId = await storeExchange(run.db, {
       chatflowid: run.flow.id,
       chatId: run.ctx.chatId,
       sessionId: run.ctx.sessionId,

@@ -3,7 +3,7 @@ import type { Db } from "../../env";
 import { chatMessage } from "../../db/schema";
 import { notFound } from "../../errors";
 import { runBatch } from "../../providers/vectorstores/d1-json";
-import type { ChatTurn, SourceDocument, UsedTool } from "../../engine/types";
+import type { ChatTurn, SourceDocument, UsedTool } from "../../engine";
 import { newId } from "../../lib/ids";
 import { nowIso } from "../../lib/time";
 

@@ -1,4 +1,4 @@
-import type { FlowGraph } from "../../engine/types";
+import type { FlowGraph } from "../../engine";
 
 interface OverrideSettings {
   status?: boolean;

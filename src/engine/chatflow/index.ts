@@ -1,0 +1,12 @@
+// The chatflow runtime (Flowise's classic chatflows, and assistants made into one): plan once, run.
+import type { FlowRuntime } from "../core/flow-runtime";
+import { canStreamGraph, planChatflow } from "./plan";
+import { runChatflow } from "./run";
+
+export const chatflowRuntime: FlowRuntime = {
+  prepare(graph) {
+    const plan = planChatflow(graph);
+    return { graph, streamable: plan.streamable, run: (ctx, sink) => runChatflow(plan, ctx, sink) };
+  },
+  canStream: canStreamGraph,
+};

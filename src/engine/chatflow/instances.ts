@@ -1,0 +1,71 @@
+// What the built nodes of each family are, so that families can use each other's instances
+// (a chain takes a prompt, a memory, an output parser, moderations, a chat model).
+import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
+import type { BaseMessage } from "@langchain/core/messages";
+import { badRequest } from "../../errors";
+import type { PromptTemplates } from "../core/prompting";
+import type { ChatTurn } from "../core/types";
+
+export { turnsToMessages, turnsToText } from "../core/turns";
+
+export interface PromptInstance extends PromptTemplates {
+  kind: "prompt";
+}
+
+export interface MemoryInstance {
+  kind: "memory";
+  /** The memory node's label: the run's memoryType. */
+  label: string;
+  memoryKey: string;
+  /** Earlier turns of this session, oldest first (request history first). */
+  load(): Promise<ChatTurn[]>;
+  messages(): Promise<BaseMessage[]>;
+}
+
+export interface ParsedOutput {
+  json: unknown;
+}
+
+export interface OutputParserInstance {
+  kind: "outputParser";
+  label: string;
+  /** Ask the model once more to correct an answer that does not parse. */
+  autofix: boolean;
+  formatInstructions(): string;
+  /** Throws OutputParseError when the text does not fit. */
+  parse(text: string): ParsedOutput;
+}
+
+export interface ModerationInstance {
+  kind: "moderation";
+  /** The (possibly rewritten) input; throws ModerationRejected to refuse it. */
+  check(input: string): Promise<string>;
+}
+
+export class OutputParseError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "OutputParseError";
+  }
+}
+
+export class ModerationRejected extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "ModerationRejected";
+  }
+}
+
+const kindOf = (v: unknown): unknown => (v && typeof v === "object" ? (v as { kind?: unknown }).kind : undefined);
+export const isPrompt = (v: unknown): v is PromptInstance => kindOf(v) === "prompt";
+export const isMemory = (v: unknown): v is MemoryInstance => kindOf(v) === "memory";
+export const isOutputParser = (v: unknown): v is OutputParserInstance => kindOf(v) === "outputParser";
+export const isModeration = (v: unknown): v is ModerationInstance => kindOf(v) === "moderation";
+export const isChatModel = (v: unknown): v is BaseChatModel =>
+  !!v && typeof v === "object" && typeof (v as BaseChatModel).invoke === "function" && typeof (v as BaseChatModel).stream === "function";
+
+/** The chat model an input must hold, or a 400 naming the node and input. */
+export function requireChatModel(value: unknown, label: string, input = "model"): BaseChatModel {
+  if (!isChatModel(value)) throw badRequest(`${label} needs a chat model connected to its ${input} input`);
+  return value;
+}

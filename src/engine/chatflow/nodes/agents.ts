@@ -1,0 +1,222 @@
+// Agent nodes: a chat model that calls tools with its native tool calling (bindTools), in a loop:
+// the model answers or asks for tools; the tools run and their results go back to it; until it
+// answers, or has used up maxIterations rounds of tools (then a clear answer says so, no hang).
+//   toolAgent            Flowise's Tool Agent: systemMessage, memory, chatPromptTemplate, moderation
+//   conversationalAgent  the same loop with the conversational agent's default system message
+//   openAIToolAgent, openAIFunctionAgent  older Flowise names of the same agent
+//
+// Every tool call is recorded in usedTools ({tool, toolInput, toolOutput}); when streaming, the
+// sink gets the list so far as each tool completes, and the tokens of the text the model writes.
+// The answer is the text the model wrote to the user: the final turn's, after any text it wrote
+// alongside tool calls (turns with text are joined by a blank line, in JSON and streaming alike).
+// A tool that fails (throws, times out, is refused a fetch, gets arguments that do not fit its
+// schema, does not exist) answers "Error: …" to the model, which can recover; the run goes on.
+import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
+import { AIMessage, type AIMessageChunk, type BaseMessage, HumanMessage, SystemMessage, ToolMessage } from "@langchain/core/messages";
+import type { Runnable } from "@langchain/core/runnables";
+import { type StructuredToolInterface, isStructuredTool } from "@langchain/core/tools";
+import { badRequest } from "../../../errors";
+import { contentText } from "../../../providers/chat/messages";
+import { type MemoryInstance, type ModerationInstance, type PromptInstance, isMemory, isPrompt, requireChatModel } from "../instances";
+import { RunAborted, modelFailure } from "../../core/errors";
+import { promptMessages } from "../../core/prompting";
+import type { BuildArgs, NodeDefinition } from "../types";
+import type { RunResult, StreamSink, UsedTool } from "../../core/types";
+import type { RunContext } from "../../core/ports";
+import { chainCanStream, moderate, moderationsOf } from "./chains";
+import { asList, num, str } from "../../core/inputs";
+
+const CATEGORY = "Agents";
+
+export const DEFAULT_MAX_ITERATIONS = 10;
+const MAX_MAX_ITERATIONS = 100;
+
+export const DEFAULT_TOOL_AGENT_SYSTEM = "You are a helpful AI assistant.";
+export const DEFAULT_CONVERSATIONAL_SYSTEM =
+  "You are an assistant that holds a natural conversation on any topic: answer questions, explain, discuss and help with tasks. " +
+  "When one of your tools can give a more accurate or current answer than you could alone (a calculation, a lookup), use it, then answer in your own words.";
+
+export interface AgentInstance {
+  kind: "agent";
+  label: string;
+  model: BaseChatModel;
+  tools: StructuredToolInterface[];
+  memory?: MemoryInstance;
+  systemMessage: string;
+  prompt?: PromptInstance;
+  maxIterations: number;
+  moderations: ModerationInstance[];
+}
+
+type Answer = Omit<RunResult, "memoryType">;
+
+const isAgent = (v: unknown): v is AgentInstance => !!v && typeof v === "object" && (v as { kind?: unknown }).kind === "agent";
+
+export const iterationLimitMessage = (n: number) =>
+  `Agent stopped: it used tools ${n} time${n === 1 ? "" : "s"} (its maxIterations) without reaching a final answer.`;
+
+function buildAgent(defaultSystem: string) {
+  return async ({ node, inputs }: BuildArgs): Promise<AgentInstance> => {
+    const label = node.data.label;
+    const model = requireChatModel(inputs.model, label);
+    const tools = asList(inputs.tools);
+    for (const t of tools) {
+      if (!isStructuredTool(t as StructuredToolInterface)) throw badRequest(`${label}: its tools input holds something that is not a tool`);
+    }
+    const list = tools as StructuredToolInterface[];
+    const names = new Set<string>();
+    for (const t of list) {
+      if (names.has(t.name)) throw badRequest(`${label}: two of its tools are named ${t.name}; tool names must differ`);
+      names.add(t.name);
+    }
+    if (list.length && typeof model.bindTools !== "function") {
+      throw badRequest(`${label}: its chat model (${model._llmType()}) cannot call tools; use a model with tool calling (an OpenAI-compatible endpoint)`);
+    }
+    const iterations = num(inputs.maxIterations);
+    return {
+      kind: "agent",
+      label,
+      model,
+      tools: list,
+      memory: isMemory(inputs.memory) ? inputs.memory : undefined,
+      systemMessage: str(inputs.systemMessage) ?? str(inputs.systemMessagePrompt) ?? defaultSystem,
+      prompt: isPrompt(inputs.chatPromptTemplate) ? inputs.chatPromptTemplate : undefined,
+      maxIterations: iterations === undefined ? DEFAULT_MAX_ITERATIONS : Math.min(Math.max(1, Math.floor(iterations)), MAX_MAX_ITERATIONS),
+      moderations: moderationsOf(inputs.inputModeration),
+    };
+  };
+}
+
+/** The conversation the model starts from: system message (or prompt), history, question. */
+async function firstMessages(agent: AgentInstance, question: string): Promise<BaseMessage[]> {
+  const history = agent.memory ? await agent.memory.messages() : [];
+  if (agent.prompt) {
+    const formatted = await promptMessages(agent.prompt, question);
+    return [...formatted.filter((m) => m.getType() === "system"), ...history, ...formatted.filter((m) => m.getType() !== "system")];
+  }
+  return [new SystemMessage(agent.systemMessage), ...history, new HumanMessage(question)];
+}
+
+type Model = Runnable<BaseMessage[], AIMessageChunk>;
+
+/** One model turn: streamed (text tokens to onToken as they come) or not. */
+async function modelTurn(model: Model, messages: BaseMessage[], ctx: RunContext, onToken?: (t: string) => void): Promise<AIMessageChunk | AIMessage> {
+  try {
+    if (!onToken) return await model.invoke(messages, { signal: ctx.signal });
+    let whole: AIMessageChunk | undefined;
+    for await (const chunk of await model.stream(messages, { signal: ctx.signal })) {
+      whole = whole ? whole.concat(chunk) : chunk;
+      const text = contentText(chunk.content);
+      if (text) onToken(text);
+    }
+    return whole ?? new AIMessage("");
+  } catch (err) {
+    throw modelFailure(err, ctx);
+  }
+}
+
+/** Longer tool outputs are cut (the model could not use more, and the message is stored with them). */
+export const MAX_TOOL_OUTPUT_CHARS = 50_000;
+
+const capped = (text: string) =>
+  text.length > MAX_TOOL_OUTPUT_CHARS ? `${text.slice(0, MAX_TOOL_OUTPUT_CHARS)}… [${text.length - MAX_TOOL_OUTPUT_CHARS} more characters cut]` : text;
+
+/** A tool's output for the model; failures become "Error: …" (aborts stop the run). */
+async function callTool(tool: StructuredToolInterface | undefined, name: string, args: Record<string, unknown>, known: string[], ctx: RunContext): Promise<string> {
+  if (!tool) return `Error: there is no tool named "${name}". The tools are: ${known.join(", ") || "(none)"}.`;
+  try {
+    const out: unknown = await tool.invoke(args, { signal: ctx.signal });
+    if (typeof out === "string") return out;
+    if (out && typeof out === "object" && "content" in out) return contentText((out as { content: unknown }).content);
+    return out === undefined ? "" : JSON.stringify(out);
+  } catch (err) {
+    if (ctx.signal?.aborted || err instanceof RunAborted) throw new RunAborted();
+    return `Error: ${err instanceof Error ? err.message : String(err)}`;
+  }
+}
+
+export async function runAgent(agent: AgentInstance, ctx: RunContext, sink?: StreamSink): Promise<Answer> {
+  const checked = await moderate(ctx.question, agent.moderations);
+  if ("refusal" in checked) {
+    sink?.token(checked.refusal);
+    return { text: checked.refusal };
+  }
+  const messages = await firstMessages(agent, checked.question);
+  const model = (agent.tools.length ? agent.model.bindTools!(agent.tools) : agent.model) as Model;
+  const byName = new Map(agent.tools.map((t) => [t.name, t]));
+  const known = [...byName.keys()];
+  const used: UsedTool[] = [];
+  const texts: string[] = [];
+
+  // Streaming: a turn's text goes out as it comes, after a blank line when an earlier turn wrote text.
+  let turnWrote = false;
+  const onToken = sink
+    ? (t: string) => {
+        if (!turnWrote && texts.length) sink.token("\n\n");
+        turnWrote = true;
+        sink.token(t);
+      }
+    : undefined;
+  const say = (text: string) => {
+    onToken?.(text);
+    texts.push(text);
+  };
+  const answer = (): Answer => ({ text: texts.join("\n\n"), ...(used.length ? { usedTools: used } : {}) });
+
+  for (let round = 0; ; round++) {
+    turnWrote = false;
+    const reply = await modelTurn(model, messages, ctx, onToken);
+    const text = contentText(reply.content);
+    if (text) texts.push(text);
+    // Calls whose arguments did not parse (a streamed call cut short) still get an answer the model can read.
+    const broken = (reply.invalid_tool_calls ?? []).map((c) => ({ id: c.id, name: c.name ?? "", args: {} as Record<string, unknown>, unreadable: c.args ?? "" }));
+    const calls: Array<{ id?: string; name: string; args: Record<string, unknown>; unreadable?: string }> = [...(reply.tool_calls ?? []), ...broken];
+    if (!calls.length) return answer();
+    if (round >= agent.maxIterations) {
+      turnWrote = false;
+      say(iterationLimitMessage(agent.maxIterations));
+      return answer();
+    }
+
+    const ids = calls.map((c, i) => c.id || `call_${round}_${i}`);
+    messages.push(new AIMessage({ content: text, tool_calls: calls.map((c, i) => ({ name: c.name, args: c.args, id: ids[i], type: "tool_call" as const })) }));
+    for (const [i, call] of calls.entries()) {
+      if (ctx.signal?.aborted) throw new RunAborted();
+      const tool = byName.get(call.name);
+      const args = call.args ?? {};
+      const output = call.unreadable !== undefined
+        ? `Error: the arguments for ${call.name || "the tool"} are not valid JSON: ${call.unreadable.slice(0, 500)}`
+        : capped(await callTool(tool, call.name, args, known, ctx));
+      used.push({ tool: call.name, toolInput: args, toolOutput: output });
+      sink?.event("usedTools", used.slice());
+      messages.push(new ToolMessage({ content: output, tool_call_id: ids[i], name: call.name }));
+      if (tool?.returnDirect) {
+        // The tool's output is the answer (LangChain's returnDirect).
+        turnWrote = false;
+        say(output);
+        return answer();
+      }
+    }
+  }
+}
+
+function agentNode(name: string, defaultSystem: string): NodeDefinition {
+  return {
+    name,
+    category: CATEGORY,
+    build: buildAgent(defaultSystem),
+    async run(instance, { ctx, sink }) {
+      if (isAgent(instance)) return runAgent(instance, ctx, sink);
+      throw badRequest(`${name} was not built`);
+    },
+    // Streams when its chat model's `streaming` input is not false (FLOWISE-NOTES point 7).
+    canStream: chainCanStream,
+  };
+}
+
+export const agentNodes: NodeDefinition[] = [
+  agentNode("toolAgent", DEFAULT_TOOL_AGENT_SYSTEM),
+  agentNode("conversationalAgent", DEFAULT_CONVERSATIONAL_SYSTEM),
+  agentNode("openAIToolAgent", DEFAULT_TOOL_AGENT_SYSTEM),
+  agentNode("openAIFunctionAgent", DEFAULT_TOOL_AGENT_SYSTEM),
+];

@@ -1,0 +1,91 @@
+// The engine's only way out. A Runtime is built once per request (the `init` middleware in
+// src/app.ts) or per queue batch, by src/services/runtime; a RunContext is one run on top of it.
+// Nodes use these ports and nothing else: no database handle, no Worker env, no service import.
+import type { Document } from "@langchain/core/documents";
+import type { Embeddings } from "@langchain/core/embeddings";
+import type { OutboundEnv } from "../../lib/outbound";
+import type { LoaderFile } from "../../providers/loaders/types";
+import type { RecordManagerSettings } from "../../providers/recordmanager/registry";
+import type { DocVectorStore } from "../../providers/vectorstores/types";
+import type { ProviderDeps, ProviderEnv } from "../../providers/types";
+import type { SandboxRun } from "../../sandbox";
+import type { ChatTurn, SourceDocument } from "./types";
+
+export type CredentialReader = (id: string) => Promise<Record<string, unknown>>;
+
+/** A Tool saved with /tools. */
+export interface StoredTool {
+  name: string;
+  description: string | null;
+  schema: string | null;
+  func: string | null;
+}
+
+export interface Runtime {
+  /** Bindings (AI, VECTORIZE) and defaults (OPENAI_*) that provider registries read. */
+  providers: ProviderEnv;
+  /** Hosts that request-supplied URLs may reach (OUTBOUND_ALLOW), for loaders that fetch. */
+  outbound: OutboundEnv;
+  /** Largest file a loader takes (MAX_UPLOAD_MB). */
+  maxUploadBytes: number;
+  /** Decrypted credential values by id; 404 when missing. */
+  credentials: CredentialReader;
+  /** Files kept for flows (R2). */
+  files: {
+    read(key: string): Promise<{ mime: string; bytes: Uint8Array } | undefined>;
+    write(key: string, file: LoaderFile): Promise<void>;
+  };
+  /** Document stores (/document-store): undefined when the id names none. */
+  documentStores: {
+    /** Its chunks as documents, in loader and chunk order. */
+    chunks(storeId: string): Promise<Document[] | undefined>;
+    /** Its vector store, over its saved embedding and vector store configuration. */
+    vectorStore(storeId: string): Promise<DocVectorStore | undefined>;
+  };
+  /** Vector stores and record managers by Flowise name, in a namespace of the caller's choosing. */
+  vectorStores: {
+    open(name: string, config: Record<string, unknown>, embeddings: Embeddings, namespace: string): DocVectorStore;
+    recordManager(name: string, config: Record<string, unknown>, namespace: string): RecordManagerSettings;
+  };
+  /** Tools saved with /tools; undefined when the id names none. */
+  tools: { get(id: string): Promise<StoredTool | undefined> };
+  /** Stored messages of a chatflow's session, oldest first (`limit`: only the most recent). */
+  memory: { load(chatflowid: string, sessionId: string, limit?: number): Promise<ChatTurn[]> };
+  /** Runs user code (custom tools, functions) in the QuickJS sandbox; answers its result as text. */
+  code: { run(func: string, run: Omit<SandboxRun, "env">): Promise<string> };
+  clock: { now(): string };
+}
+
+/** One run: who asks what, in which session, with which overrides, and the way out (runtime). */
+export interface RunContext {
+  runtime: Runtime;
+  chatflowid: string;
+  chatId: string;
+  sessionId: string;
+  question: string;
+  /** `history` from the request, placed before the stored messages. */
+  history: ChatTurn[];
+  /** overrideConfig already gated by apiConfig.overrideConfig: label → param → value. */
+  nodeOverrides: Record<string, Record<string, unknown>>;
+  /** `{{$vars.x}}` values (static values, runtime ones from env), overrides applied. */
+  vars: Record<string, string>;
+  /** Aborted when the client disconnects or PUT /chatmessage/abort is called. */
+  signal: AbortSignal;
+  /** Decrypted credential values by credential id (the runtime's, or a prefetched reader). */
+  getCredential: CredentialReader;
+  /** Stored messages of (chatflowid, sessionId), oldest first, with `history` prepended. */
+  loadMemory(limit?: number): Promise<ChatTurn[]>;
+  /**
+   * Files sent with POST /vector/upsert, by the loader input they go to (`txtFile`, `pdfFile`, …,
+   * chosen by extension): they replace that input of the chatflow's loaders for this run.
+   */
+  files?: Record<string, LoaderFile[]>;
+  /**
+   * Set by the runtime: nodes that find documents during the run (a retriever tool that returns its
+   * sources) report them here; they become the run's sourceDocuments unless the ending node gives its own.
+   */
+  addSourceDocuments?(docs: SourceDocument[]): void;
+}
+
+/** What a provider registry needs for this run: bindings, the run's credentials and signal. */
+export const providerDeps = (ctx: RunContext): ProviderDeps => ({ env: ctx.runtime.providers, getCredential: ctx.getCredential, signal: ctx.signal });

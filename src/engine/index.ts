@@ -1,0 +1,57 @@
+// The engine's door. Services call it; nothing in here knows HTTP, the database or a service:
+// everything from outside comes through the RunContext's ports (./core/ports.ts).
+//
+// One runtime per flow `type`. The Agentflow runtime plugs in by replacing its line in `runtimes`.
+import { badRequest } from "../errors";
+import { chatflowRuntime } from "./chatflow";
+import { parseFlowData } from "./core/flow-data";
+import type { FlowRuntime, PreparedFlow } from "./core/flow-runtime";
+
+const notSupportedYet = (what: string): FlowRuntime => ({
+  prepare() {
+    throw badRequest(`${what} are not supported yet: edgeflow runs chatflows (type CHATFLOW) and assistants`);
+  },
+  canStream: () => false,
+});
+
+const runtimes: Record<string, FlowRuntime> = {
+  CHATFLOW: chatflowRuntime,
+  ASSISTANT: chatflowRuntime,
+  AGENTFLOW: notSupportedYet("Agentflows (type AGENTFLOW)"),
+  MULTIAGENT: notSupportedYet("Multi-agent flows (type MULTIAGENT)"),
+};
+
+/** The runtime of a flow type; a flow saved without one is a chatflow. */
+export function runtimeFor(type: string | null | undefined): FlowRuntime {
+  const runtime = runtimes[type || "CHATFLOW"];
+  if (!runtime) throw badRequest(`Flows of type ${type} cannot run`);
+  return runtime;
+}
+
+/** Parses flowData and prepares it with its type's runtime (400 saying why it cannot run). */
+export function prepareFlow(type: string | null | undefined, flowData: string): PreparedFlow {
+  const runtime = runtimeFor(type);
+  return runtime.prepare(parseFlowData(flowData));
+}
+
+/** Whether a flow streams its answer; false for one that cannot run (prediction says why). */
+export function canStreamFlow(type: string | null | undefined, flowData: string): boolean {
+  try {
+    return runtimeFor(type).canStream(parseFlowData(flowData));
+  } catch {
+    return false;
+  }
+}
+
+export type { FlowRuntime, PreparedFlow } from "./core/flow-runtime";
+export type { CredentialReader, RunContext, Runtime, StoredTool } from "./core/ports";
+export type { ChatTurn, FlowEdge, FlowGraph, FlowNode, RunResult, SourceDocument, StreamSink, UpsertCounts, UsedTool } from "./core/types";
+export { createRunContext } from "./core/context";
+export { RunAborted } from "./core/errors";
+export { parseFlowData } from "./core/flow-data";
+// Chatflow specifics the services use: the save-time warning, assistants' graphs, vector upsert.
+export { unsupportedNodes } from "./chatflow/graph";
+export { registry as chatflowNodes, supportedNodeNames } from "./chatflow/registry";
+export { chatflowFileKey, checkLoaderFile, loaderFileField } from "./chatflow/nodes/document-loaders";
+export { type UpsertPlan, assertUpsertSupported, planFlowUpsert, runUpsert } from "./chatflow/upsert";
+export { toolDefinitionProblem } from "./tools/custom";

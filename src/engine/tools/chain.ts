@@ -1,0 +1,29 @@
+// chainTool: a chain (llmChain, conversationChain, …) answering the tool's `input`.
+import { DynamicStructuredTool } from "@langchain/core/tools";
+import { z } from "zod";
+import { badRequest } from "../../errors";
+import { bool, str } from "../core/inputs";
+import { toolName } from "./names";
+import type { ToolDeps } from "./types";
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+export async function chainTool(inputs: Record<string, unknown>, { ctx, label, answer }: ToolDeps): Promise<DynamicStructuredTool> {
+  const chain = inputs.baseChain;
+  const kind = isObject(chain) && typeof chain.kind === "string" ? chain.kind : undefined;
+  if (!kind) throw badRequest(`${label} needs a chain connected to its baseChain input`);
+  const name = str(inputs.name);
+  const description = str(inputs.description);
+  if (!name) throw badRequest(`${label} needs a name`);
+  if (!description) throw badRequest(`${label} needs a description (the model reads it to decide when to use the tool)`);
+  return new DynamicStructuredTool({
+    name: toolName(name),
+    description,
+    returnDirect: bool(inputs.returnDirect),
+    schema: z.object({ input: z.string().describe("what to ask the chain") }),
+    func: async ({ input }) => {
+      if (!answer) throw new Error(`${label}: a ${kind} cannot answer as a tool here`);
+      return answer(chain, { ...ctx, question: input });
+    },
+  });
+}

@@ -1,0 +1,26 @@
+// The shared tool registry: a tool by Flowise name and inputs, for chatflow tool nodes today and
+// Agentflow's Agent/Tool nodes next. Adding a tool is a module here and one line in `definitions`.
+import type { StructuredToolInterface } from "@langchain/core/tools";
+import { badRequest } from "../../errors";
+import { calculatorTool } from "./calculator";
+import { chainTool } from "./chain";
+import { customTool } from "./custom";
+import { retrieverTool } from "./retriever";
+import type { ToolDefinition, ToolDeps } from "./types";
+
+const definitions: ToolDefinition[] = [
+  { name: "calculator", build: async () => calculatorTool() },
+  { name: "customTool", build: customTool },
+  { name: "chainTool", build: chainTool },
+  { name: "retrieverTool", build: retrieverTool },
+];
+
+const byName = new Map(definitions.map((d) => [d.name, d]));
+
+export const supportedTools = (): string[] => [...byName.keys()].sort();
+
+export async function buildTool(name: string, inputs: Record<string, unknown>, deps: ToolDeps): Promise<StructuredToolInterface> {
+  const def = byName.get(name);
+  if (!def) throw badRequest(`Unknown tool "${name}". Supported: ${supportedTools().join(", ")}`);
+  return def.build(inputs, deps);
+}

@@ -1,0 +1,50 @@
+// From a provider config (Flowise's input names) to a model instance: the inputs every chat model
+// node shares (sampling, limits, deadline, stop words, headers), and the two model classes we have.
+import { ApiError } from "../../errors";
+import { jsonObject, num, str } from "../../lib/inputs";
+import type { ProviderDeps } from "../types";
+import type { ChatEndpoint } from "./endpoints";
+import { timeoutOf } from "./http";
+import { OpenAICompatibleChatModel } from "./openai-compatible";
+import { type AiRunner, WORKERS_AI_MISSING, WorkersAIChatModel } from "./workers-ai";
+
+export function sampling(config: Record<string, unknown>) {
+  const stop = str(config.stopSequence) ?? str(config.stop);
+  return {
+    temperature: num(config.temperature),
+    maxTokens: num(config.maxTokens) ?? num(config.maxOutputTokens) ?? num(config.numPredict),
+    topP: num(config.topP),
+    timeoutMs: timeoutOf(config.timeout),
+    stop: stop ? stop.split(",").map((s) => s.trim()).filter(Boolean) : undefined,
+  };
+}
+
+/** baseOptions (JSON): default headers for every request, as Flowise passes them (or under `headers`). */
+export function headersOf(value: unknown): Record<string, string> {
+  const base = jsonObject(value);
+  if (!base) return {};
+  const source = base.headers && typeof base.headers === "object" ? (base.headers as Record<string, unknown>) : base;
+  return Object.fromEntries(Object.entries(source).filter(([, v]) => typeof v === "string" || typeof v === "number").map(([k, v]) => [k, String(v)]));
+}
+
+export function openAICompatibleModel(config: Record<string, unknown>, endpoint: ChatEndpoint, model: string, deps: ProviderDeps, extraBody?: Record<string, unknown>): OpenAICompatibleChatModel {
+  return new OpenAICompatibleChatModel({
+    endpoint: { ...endpoint, headers: { ...headersOf(config.baseOptions), ...endpoint.headers } },
+    model,
+    ...sampling(config),
+    frequencyPenalty: num(config.frequencyPenalty),
+    presencePenalty: num(config.presencePenalty),
+    extraBody,
+    signal: deps.signal,
+  });
+}
+
+export const isAiRunner = (v: unknown): v is AiRunner => !!v && typeof (v as AiRunner).run === "function";
+
+/** A Workers AI model over the binding; 400 when it is not bound. */
+export function workersAIModel(config: Record<string, unknown>, model: string, deps: ProviderDeps): WorkersAIChatModel {
+  const ai: unknown = deps.env.AI;
+  if (!isAiRunner(ai)) throw new ApiError(400, `${WORKERS_AI_MISSING} (model ${model})`);
+  const { temperature, maxTokens, topP, timeoutMs } = sampling(config);
+  return new WorkersAIChatModel({ ai, model, temperature, maxTokens, topP, timeoutMs, signal: deps.signal });
+}

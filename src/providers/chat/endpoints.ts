@@ -1,0 +1,91 @@
+// Where the OpenAI-compatible chat model nodes send their calls: the URL (checked), the auth
+// header and a provider name for error messages, from Flowise's inputs and credential fields.
+import { badRequest } from "../../errors";
+import { str } from "../../lib/inputs";
+import type { ProviderEnv } from "../types";
+
+/** Where a call goes: the full chat completions URL, the headers (auth), a name for error messages. */
+export interface ChatEndpoint {
+  url: string;
+  headers: Record<string, string>;
+  provider: string;
+}
+
+/** Checks a configured base URL and joins a path to it. */
+function joinUrl(base: string, path: string, what: string): string {
+  let url: URL;
+  try {
+    url = new URL(base);
+  } catch {
+    throw badRequest(`${what} is not a valid URL: ${base}`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") throw badRequest(`${what} must be an http(s) URL: ${base}`);
+  const trimmed = base.replace(/\/+$/, "");
+  return /\/chat\/completions$/.test(url.pathname) ? trimmed : `${trimmed}/${path}`;
+}
+
+/** A bare host (no path) gets `/v1`: how Mistral's and Ollama's base URLs are usually written. */
+function withV1(base: string): string {
+  try {
+    const url = new URL(base);
+    if (url.pathname === "/" || url.pathname === "") return `${base.replace(/\/+$/, "")}/v1`;
+  } catch {
+    // joinUrl reports it
+  }
+  return base;
+}
+
+/** Any OpenAI-compatible base URL with an optional bearer key. */
+export function bearerEndpoint(base: string, key: string | undefined, provider: string, what: string): ChatEndpoint {
+  return { url: joinUrl(base, "chat/completions", what), headers: key ? { Authorization: `Bearer ${key}` } : {}, provider };
+}
+
+/** chatOpenAI: `basepath` input, else the credential's basePath, else OPENAI_BASE_URL, else OpenAI. */
+export function openAIEndpoint(inputs: Record<string, unknown>, credential: Record<string, unknown>, env: ProviderEnv): ChatEndpoint {
+  const base = str(inputs.basepath) ?? str(credential.basePath) ?? str(env.OPENAI_BASE_URL) ?? "https://api.openai.com/v1";
+  const key = str(credential.openAIApiKey) ?? str(env.OPENAI_API_KEY);
+  return {
+    url: joinUrl(base, "chat/completions", "chatOpenAI basepath"),
+    headers: key ? { Authorization: `Bearer ${key}` } : {},
+    provider: "OpenAI-compatible endpoint",
+  };
+}
+
+/**
+ * azureChatOpenAI: `basepath` input (Azure's "…/openai/deployments" base, the deployment is
+ * appended), else https://<instance>.openai.azure.com/openai/deployments. Key in header `api-key`.
+ */
+export function azureEndpoint(inputs: Record<string, unknown>, credential: Record<string, unknown>): ChatEndpoint {
+  const deployment = str(credential.azureOpenAIApiDeploymentName) ?? str(inputs.deploymentName) ?? str(inputs.modelName);
+  const version = str(credential.azureOpenAIApiVersion) ?? str(inputs.azureOpenAIApiVersion) ?? "2024-10-21";
+  const instance = str(credential.azureOpenAIApiInstanceName);
+  const basepath = str(inputs.basepath) ?? str(credential.azureOpenAIBasePath);
+  if (!deployment) throw badRequest("azureChatOpenAI needs a deployment name (credential azureOpenAIApiDeploymentName or modelName)");
+  let base: string;
+  if (basepath) base = `${basepath.replace(/\/+$/, "")}/${encodeURIComponent(deployment)}`;
+  else if (instance) base = `https://${encodeURIComponent(instance)}.openai.azure.com/openai/deployments/${encodeURIComponent(deployment)}`;
+  else throw badRequest("azureChatOpenAI needs an azureOpenAIApi credential with azureOpenAIApiInstanceName, or a basepath input");
+  const key = str(credential.azureOpenAIApiKey);
+  return {
+    url: `${joinUrl(base, "chat/completions", "azureChatOpenAI basepath")}?api-version=${encodeURIComponent(version)}`,
+    headers: key ? { "api-key": key } : {},
+    provider: "Azure OpenAI",
+  };
+}
+
+/** chatMistralAI: `overrideEndpoint` input, else https://api.mistral.ai/v1. */
+export function mistralEndpoint(inputs: Record<string, unknown>, credential: Record<string, unknown>): ChatEndpoint {
+  const base = withV1(str(inputs.overrideEndpoint) ?? "https://api.mistral.ai/v1");
+  const key = str(credential.mistralAIAPIKey);
+  return {
+    url: joinUrl(base, "chat/completions", "chatMistralAI overrideEndpoint"),
+    headers: key ? { Authorization: `Bearer ${key}` } : {},
+    provider: "Mistral AI",
+  };
+}
+
+/** chatOllama: `baseUrl` input (default http://127.0.0.1:11434), through Ollama's OpenAI-compatible /v1 API. */
+export function ollamaEndpoint(inputs: Record<string, unknown>): ChatEndpoint {
+  const base = withV1(str(inputs.baseUrl) ?? "http://127.0.0.1:11434");
+  return { url: joinUrl(base, "chat/completions", "chatOllama baseUrl"), headers: {}, provider: "Ollama" };
+}

@@ -1,0 +1,19 @@
+// What building a provider (chat model, embeddings) may need from outside: the bindings and
+// defaults it reads, stored credentials, the run's abort signal. Narrower than the Worker's Env,
+// so the engine hands providers a port rather than the environment.
+
+/** The bindings and vars providers read. The Worker's Env has them all. */
+export interface ProviderEnv {
+  AI?: Ai;
+  VECTORIZE?: VectorizeIndex;
+  OPENAI_BASE_URL?: string;
+  OPENAI_API_KEY?: string;
+}
+
+export interface ProviderDeps {
+  env: ProviderEnv;
+  /** Decrypted credential values by credential id (404 when missing). */
+  getCredential(id: string): Promise<Record<string, unknown>>;
+  /** Used by a model when a call brings no signal of its own (the run's). */
+  signal?: AbortSignal;
+}

@@ -1,0 +1,55 @@
+// A prediction as Flowise's event stream: the run's tokens and events as they happen, then what
+// the run gave that was not streamed (the text of a node that could not stream, its sources, its
+// tools), the metadata frame the widget needs (chatMessageId for feedback), and end. A failure is
+// an error frame then end; the client going away aborts the run.
+import type { StreamSink } from "../../engine";
+import { ApiError } from "../../errors";
+import { errorText } from "../../lib/redact";
+import { SseWriter } from "../../stream/sse";
+import { type PreparedRun, executeRun, predictionAnswer } from "./index";
+
+export interface StreamDeps {
+  files: R2Bucket;
+  requestId: string;
+  /** Keeps the Worker alive until the stream is done (executionCtx.waitUntil). */
+  waitUntil(work: Promise<unknown>): void;
+}
+
+/** Starts the run and answers the event stream's body at once. */
+export function streamRun(run: PreparedRun, deps: StreamDeps): ReadableStream<Uint8Array> {
+  const sse = new SseWriter(() => run.controller.abort(new Error("Client disconnected")));
+  let tokens = 0;
+  let toolsSent = 0; // how many used tools the run already streamed (agents send them as they complete)
+  const sink: StreamSink = {
+    token: (t) => {
+      tokens++;
+      sse.token(t);
+    },
+    event: (name, data) => {
+      if (name === "usedTools" && Array.isArray(data)) toolsSent = data.length;
+      sse.event(name, data);
+    },
+  };
+  const work = (async () => {
+    try {
+      const answer = predictionAnswer(run, await executeRun(run, deps.files, sink));
+      if (!tokens && answer.text) sse.token(answer.text); // a node that could not stream still answers
+      if (answer.sourceDocuments.length) sse.sourceDocuments(answer.sourceDocuments);
+      if (answer.usedTools.length && answer.usedTools.length !== toolsSent) sse.usedTools(answer.usedTools);
+      sse.event("metadata", {
+        chatId: answer.chatId,
+        chatMessageId: answer.chatMessageId,
+        question: answer.question,
+        sessionId: answer.sessionId,
+        memoryType: answer.memoryType,
+      });
+    } catch (err) {
+      if (!(err instanceof ApiError)) console.error(`[${deps.requestId}] prediction stream failed: ${errorText(err)}`); // executeRun scrubbed it
+      sse.error(err instanceof ApiError ? err.message : "The chatflow failed while answering");
+    } finally {
+      await sse.end();
+    }
+  })();
+  deps.waitUntil(work);
+  return sse.readable;
+}

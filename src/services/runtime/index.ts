@@ -1,0 +1,52 @@
+// The engine's ports, built once per request (the `init` middleware in src/app.ts) and per queue
+// batch: every way out of a run — D1, R2, the AI and Vectorize bindings, credentials, the sandbox —
+// as a narrow function, so the engine never holds the database or the Worker's env.
+import { eq } from "drizzle-orm";
+import { tool } from "../../db/schema";
+import type { Runtime } from "../../engine";
+import { nowIso } from "../../lib/time";
+import { buildRecordManager } from "../../providers/recordmanager/registry";
+import { buildVectorStore } from "../../providers/vectorstores/registry";
+import { runSandboxed } from "../../sandbox";
+import { getCredentialData } from "../credentials";
+import { type Db, type Env, maxUploadBytes } from "../../env";
+import { loadSessionMemory } from "../prediction/memory";
+import { documentStorePort } from "./document-stores";
+
+// c.var.runtime: set by the init middleware in src/app.ts (declared here, so env.ts, which
+// everything imports, does not import the engine).
+declare module "hono" {
+  interface ContextVariableMap {
+    runtime: Runtime;
+  }
+}
+
+export function createRuntime(env: Env, db: Db): Runtime {
+  const credentials = (id: string) => getCredentialData(db, env.CREDENTIAL_ENCRYPTION_KEY, id);
+  return {
+    providers: { AI: env.AI, VECTORIZE: env.VECTORIZE, OPENAI_BASE_URL: env.OPENAI_BASE_URL, OPENAI_API_KEY: env.OPENAI_API_KEY },
+    outbound: { OUTBOUND_ALLOW: env.OUTBOUND_ALLOW },
+    maxUploadBytes: maxUploadBytes(env),
+    credentials,
+    files: {
+      async read(key) {
+        const obj = await env.FILES.get(key);
+        return obj ? { mime: obj.httpMetadata?.contentType ?? "", bytes: new Uint8Array(await obj.arrayBuffer()) } : undefined;
+      },
+      async write(key, file) {
+        await env.FILES.put(key, file.bytes, { httpMetadata: { contentType: file.mime || "application/octet-stream" } });
+      },
+    },
+    documentStores: documentStorePort({ db, env, getCredential: credentials }),
+    vectorStores: {
+      open: (name, config, embeddings, namespace) => buildVectorStore(name, config, { env, db, embeddings, namespace }),
+      recordManager: (name, config, namespace) => buildRecordManager(name, config, db, namespace),
+    },
+    tools: {
+      get: (id) => db.select({ name: tool.name, description: tool.description, schema: tool.schema, func: tool.func }).from(tool).where(eq(tool.id, id)).get(),
+    },
+    memory: { load: (chatflowid, sessionId, limit) => loadSessionMemory(db, chatflowid, sessionId, [], limit) },
+    code: { run: (func, run) => runSandboxed(func, { ...run, env }) },
+    clock: { now: nowIso },
+  };
+}
