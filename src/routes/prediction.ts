@@ -64,7 +64,7 @@ predictionRoutes.openapi(route, async (c) => {
   abortOnDisconnect(c, run.controller);
   if (input.streaming && run.streamable) {
     const body = streamRun(run, { files: c.env.FILES, requestId: c.get("requestId"), waitUntil: (p) => c.executionCtx.waitUntil(p) });
-    return new Response(body, { status: 200, headers: SSE_HEADERS }) as never;
+    return c.body(body, 200, SSE_HEADERS);
   }
   return c.json(predictionAnswer(run, await executeRun(run, c.env.FILES)), 200);
 });

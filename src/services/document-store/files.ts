@@ -1,7 +1,6 @@
 // Files of document store loaders in R2, under docustore/<storeId>/<loaderId>/<name> (Flowise's
 // folder name), so a loader's or a store's files go with one prefix delete.
 import { badRequest } from "../../errors";
-import { safeFileName } from "../../providers/loaders/data-uri";
 import type { LoaderFile } from "../../providers/loaders/types";
 import { nowIso } from "../../lib/time";
 import { newId } from "../../lib/ids";

@@ -17,7 +17,7 @@ import { asSources, requireRetriever, retrieve } from "../../core/retrievers";
 import { type MemoryInstance, type ModerationInstance, isMemory, requireChatModel, turnsToMessages } from "../instances";
 import { callModel } from "../../core/llm";
 import type { BuildArgs, NodeDefinition } from "../types";
-import type { ChatTurn, FlowNode, RunResult, SourceDocument, StreamSink } from "../../core/types";
+import type { ChatTurn, FlowNode, RunResult, StreamSink } from "../../core/types";
 import type { RunContext } from "../../core/ports";
 import { chainCanStream, moderate, moderationsOf } from "./chains";
 import { LOADER_CATEGORY, loaderOutput, upsertOnlyWhenFeedingVectorStore } from "./document-loaders";
