@@ -20,6 +20,13 @@ export interface OptionalConfig {
   UPSERT_LEASE_SECONDS?: string;
   OPENAI_BASE_URL?: string;
   OPENAI_API_KEY?: string;
+  /** Tool services' base URLs (tests point them at loopback stand-ins); README "Configuration". */
+  SERPAPI_BASE_URL?: string;
+  SERPER_BASE_URL?: string;
+  GOOGLE_CUSTOM_SEARCH_BASE_URL?: string;
+  BRAVE_SEARCH_BASE_URL?: string;
+  TAVILY_BASE_URL?: string;
+  ARXIV_BASE_URL?: string;
   /** Custom tool time limit in ms (default 5000, at most 60000). */
   TOOL_TIMEOUT_MS?: string;
 }

@@ -8,6 +8,13 @@ export interface ProviderEnv {
   VECTORIZE?: VectorizeIndex;
   OPENAI_BASE_URL?: string;
   OPENAI_API_KEY?: string;
+  /** Base URLs of the search and paper services tools call (default: the public service). */
+  SERPAPI_BASE_URL?: string;
+  SERPER_BASE_URL?: string;
+  GOOGLE_CUSTOM_SEARCH_BASE_URL?: string;
+  BRAVE_SEARCH_BASE_URL?: string;
+  TAVILY_BASE_URL?: string;
+  ARXIV_BASE_URL?: string;
 }
 
 export interface ProviderDeps {

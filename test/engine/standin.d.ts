@@ -5,6 +5,8 @@ declare module "vitest" {
     standinUrl: string;
     /** A URL on 127.0.0.1 where nothing listens. */
     closedUrl: string;
+    /** Base URL of the tool services' stand-in (test/standin/services.mjs). */
+    servicesUrl: string;
   }
 }
 export {};

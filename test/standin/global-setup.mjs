@@ -1,6 +1,7 @@
 // vitest globalSetup (runs in Node): starts the OpenAI-compatible stand-in and a port that refuses
 // connections, and hands their URLs to the tests (`inject("standinUrl")`, `inject("closedUrl")`).
 import { createServer } from "node:net";
+import { startServices } from "./services.mjs";
 import { startStandin } from "./server.mjs";
 
 async function closedPort() {
@@ -16,5 +17,11 @@ export default async function setup(project) {
   const standin = await startStandin();
   project.provide("standinUrl", standin.url);
   project.provide("closedUrl", await closedPort());
-  return () => standin.close();
+  // Search APIs, arXiv, web pages and an echo for the tools (services.mjs).
+  const services = await startServices();
+  project.provide("servicesUrl", services.url);
+  return async () => {
+    await services.close();
+    await standin.close();
+  };
 }

@@ -6,6 +6,11 @@ import { calculatorTool } from "./calculator";
 import { chainTool } from "./chain";
 import { customTool } from "./custom";
 import { retrieverTool } from "./retriever";
+import { braveSearchTool } from "./search/brave";
+import { googleCustomSearchTool } from "./search/google";
+import { serpApiTool } from "./search/serpapi";
+import { serperTool } from "./search/serper";
+import { tavilyTool } from "./search/tavily";
 import type { ToolDefinition, ToolDeps } from "./types";
 
 const definitions: ToolDefinition[] = [
@@ -13,6 +18,11 @@ const definitions: ToolDefinition[] = [
   { name: "customTool", build: customTool },
   { name: "chainTool", build: chainTool },
   { name: "retrieverTool", build: retrieverTool },
+  { name: "serpAPI", build: serpApiTool },
+  { name: "serper", build: serperTool },
+  { name: "googleCustomSearch", build: googleCustomSearchTool },
+  { name: "braveSearchAPI", build: braveSearchTool },
+  { name: "tavilyAPI", build: tavilyTool },
 ];
 
 const byName = new Map(definitions.map((d) => [d.name, d]));

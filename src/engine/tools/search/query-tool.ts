@@ -1,0 +1,30 @@
+// A tool taking one text argument (`input`, as LangChain's string tools take it): the search tools,
+// arXiv, the web scraper. The node's credential is read when the model calls the tool, so a flow
+// whose question never needs the tool runs without the service being configured.
+import { DynamicStructuredTool } from "@langchain/core/tools";
+import { z } from "zod";
+import { bool } from "../../core/inputs";
+
+export interface QueryToolSpec {
+  name: string;
+  description: string;
+  argument?: string;
+  inputs: Record<string, unknown>;
+  run(input: string): Promise<string>;
+}
+
+export const queryTool = ({ name, description, argument = "the search query", inputs, run }: QueryToolSpec) =>
+  new DynamicStructuredTool({
+    name,
+    description,
+    schema: z.object({ input: z.string().describe(argument) }),
+    returnDirect: bool(inputs.returnDirect),
+    func: async ({ input }) => run(input),
+  });
+
+export const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+export const list = (v: unknown): Record<string, unknown>[] => (Array.isArray(v) ? v.filter(isObject) : []);
+export const text = (v: unknown): string | undefined => (typeof v === "string" && v.trim() ? v : undefined);
+
+export const SEARCH_DESCRIPTION = "a search engine. useful for when you need to answer questions about current events. input should be a search query.";
+export const NO_RESULT = "No good search result found";
