@@ -5,7 +5,10 @@ import { badRequest } from "../../errors";
 import { calculatorTool } from "./calculator";
 import { chainTool } from "./chain";
 import { customTool } from "./custom";
+import { requestsTools } from "./requests/requests";
 import { retrieverTool } from "./retriever";
+import { arxivTool } from "./web/arxiv";
+import { webScraperTool } from "./web/scraper";
 import { braveSearchTool } from "./search/brave";
 import { googleCustomSearchTool } from "./search/google";
 import { serpApiTool } from "./search/serpapi";
@@ -23,6 +26,9 @@ const definitions: ToolDefinition[] = [
   { name: "googleCustomSearch", build: googleCustomSearchTool },
   { name: "braveSearchAPI", build: braveSearchTool },
   { name: "tavilyAPI", build: tavilyTool },
+  ...requestsTools,
+  { name: "webScraperTool", build: webScraperTool },
+  { name: "arxiv", build: arxivTool },
 ];
 
 const byName = new Map(definitions.map((d) => [d.name, d]));
