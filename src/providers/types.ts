@@ -8,6 +8,11 @@ export interface ProviderEnv {
   VECTORIZE?: VectorizeIndex;
   OPENAI_BASE_URL?: string;
   OPENAI_API_KEY?: string;
+  /** Default base URLs of the native chat APIs (tests point them at loopback stand-ins). */
+  ANTHROPIC_BASE_URL?: string;
+  GOOGLE_GENERATIVE_AI_BASE_URL?: string;
+  HUGGINGFACE_BASE_URL?: string;
+  REPLICATE_BASE_URL?: string;
 }
 
 export interface ProviderDeps {

@@ -21,7 +21,10 @@ describe("buildChatModel", () => {
     const chatNodes = [...registry.values()].filter((d) => d.category === "Chat Models").map((d) => d.name).sort();
     expect(supportedChatModels()).toEqual(chatNodes);
     expect(supportedChatModels()).toEqual(
-      ["azureChatOpenAI", "chatCloudflareWorkersAI", "chatLocalAI", "chatMistralAI", "chatOllama", "chatOpenAI", "chatOpenAICustom", "groqChat"].sort(),
+      [
+        "azureChatOpenAI", "chatCloudflareWorkersAI", "chatLocalAI", "chatMistralAI", "chatOllama", "chatOpenAI", "chatOpenAICustom", "groqChat",
+        "chatAnthropic", "chatAnthropic_LlamaIndex", "chatGoogleGenerativeAI",
+      ].sort(),
     );
   });
 
@@ -58,6 +61,6 @@ describe("buildChatModel", () => {
   });
 
   it("an unknown name is a 400 listing the supported ones", async () => {
-    await expect(buildChatModel("chatAnthropic", {}, deps())).rejects.toMatchObject({ status: 400, message: expect.stringContaining("Supported: azureChatOpenAI") });
+    await expect(buildChatModel("chatNoSuchModel", {}, deps())).rejects.toMatchObject({ status: 400, message: expect.stringContaining("Supported: azureChatOpenAI") });
   });
 });

@@ -5,6 +5,10 @@ declare module "vitest" {
     standinUrl: string;
     /** A URL on 127.0.0.1 where nothing listens. */
     closedUrl: string;
+    /** Anthropic Messages API stand-in (test/standin/anthropic.mjs), e.g. http://127.0.0.1:40124. */
+    anthropicUrl: string;
+    /** Gemini API stand-in (test/standin/gemini.mjs). */
+    geminiUrl: string;
   }
 }
 export {};

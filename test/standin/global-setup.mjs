@@ -1,6 +1,8 @@
 // vitest globalSetup (runs in Node): starts the OpenAI-compatible stand-in and a port that refuses
 // connections, and hands their URLs to the tests (`inject("standinUrl")`, `inject("closedUrl")`).
 import { createServer } from "node:net";
+import { startAnthropicStandin } from "./anthropic.mjs";
+import { startGeminiStandin } from "./gemini.mjs";
 import { startStandin } from "./server.mjs";
 
 async function closedPort() {
@@ -16,5 +18,11 @@ export default async function setup(project) {
   const standin = await startStandin();
   project.provide("standinUrl", standin.url);
   project.provide("closedUrl", await closedPort());
-  return () => standin.close();
+  // One small stand-in per native service (test/standin/<service>.mjs).
+  const services = { anthropicUrl: await startAnthropicStandin(), geminiUrl: await startGeminiStandin() };
+  for (const [key, s] of Object.entries(services)) project.provide(key, s.url);
+  return async () => {
+    await standin.close();
+    for (const s of Object.values(services)) await s.close();
+  };
 }

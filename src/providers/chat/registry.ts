@@ -5,12 +5,14 @@ import type { BaseChatModel } from "@langchain/core/language_models/chat_models"
 import { badRequest } from "../../errors";
 import type { ProviderDeps } from "../types";
 import { chatCloudflareWorkersAI } from "./cloudflare";
+import { nativeChatModels } from "./native-family";
 import { openAIFamilyModels } from "./openai-family";
 import type { ChatModelDefinition } from "./types";
 
 const definitions: ChatModelDefinition[] = [
   ...openAIFamilyModels,
   chatCloudflareWorkersAI,
+  ...nativeChatModels,
 ];
 
 const byName = new Map<string, ChatModelDefinition>();

@@ -21,10 +21,22 @@ declare module "hono" {
   }
 }
 
+/** The bindings and vars provider registries read (src/providers/types.ts ProviderEnv). */
+const providerEnv = (env: Env) => ({
+  AI: env.AI,
+  VECTORIZE: env.VECTORIZE,
+  OPENAI_BASE_URL: env.OPENAI_BASE_URL,
+  OPENAI_API_KEY: env.OPENAI_API_KEY,
+  ANTHROPIC_BASE_URL: env.ANTHROPIC_BASE_URL,
+  GOOGLE_GENERATIVE_AI_BASE_URL: env.GOOGLE_GENERATIVE_AI_BASE_URL,
+  HUGGINGFACE_BASE_URL: env.HUGGINGFACE_BASE_URL,
+  REPLICATE_BASE_URL: env.REPLICATE_BASE_URL,
+});
+
 export function createRuntime(env: Env, db: Db): Runtime {
   const credentials = (id: string) => getCredentialData(db, env.CREDENTIAL_ENCRYPTION_KEY, id);
   return {
-    providers: { AI: env.AI, VECTORIZE: env.VECTORIZE, OPENAI_BASE_URL: env.OPENAI_BASE_URL, OPENAI_API_KEY: env.OPENAI_API_KEY },
+    providers: providerEnv(env),
     outbound: { OUTBOUND_ALLOW: env.OUTBOUND_ALLOW },
     maxUploadBytes: maxUploadBytes(env),
     credentials,
