@@ -18,12 +18,13 @@ const deps = (over: Partial<ProviderDeps["env"]> = {}): ProviderDeps => ({
 
 describe("buildChatModel", () => {
   it("has every chat model the chatflow runtime offers, and only those", () => {
-    const chatNodes = [...registry.values()].filter((d) => d.category === "Chat Models").map((d) => d.name).sort();
+    const chatNodes = [...registry.values()].filter((d) => d.category === "Chat Models" || d.category === "LLMs").map((d) => d.name).sort();
     expect(supportedChatModels()).toEqual(chatNodes);
     expect(supportedChatModels()).toEqual(
       [
         "azureChatOpenAI", "chatCloudflareWorkersAI", "chatLocalAI", "chatMistralAI", "chatOllama", "chatOpenAI", "chatOpenAICustom", "groqChat",
-        "chatAnthropic", "chatAnthropic_LlamaIndex", "chatGoogleGenerativeAI",
+        "chatAnthropic", "chatAnthropic_LlamaIndex", "chatGoogleGenerativeAI", "chatOpenAI_LlamaIndex", "azureChatOpenAI_LlamaIndex",
+        "huggingFaceInference_LLMs", "replicate",
       ].sort(),
     );
   });

@@ -9,6 +9,10 @@ declare module "vitest" {
     anthropicUrl: string;
     /** Gemini API stand-in (test/standin/gemini.mjs). */
     geminiUrl: string;
+    /** Hugging Face Inference stand-in (test/standin/huggingface.mjs). */
+    huggingFaceUrl: string;
+    /** Replicate predictions stand-in (test/standin/replicate.mjs). */
+    replicateUrl: string;
   }
 }
 export {};

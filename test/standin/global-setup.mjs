@@ -3,6 +3,8 @@
 import { createServer } from "node:net";
 import { startAnthropicStandin } from "./anthropic.mjs";
 import { startGeminiStandin } from "./gemini.mjs";
+import { startHuggingFaceStandin } from "./huggingface.mjs";
+import { startReplicateStandin } from "./replicate.mjs";
 import { startStandin } from "./server.mjs";
 
 async function closedPort() {
@@ -19,7 +21,12 @@ export default async function setup(project) {
   project.provide("standinUrl", standin.url);
   project.provide("closedUrl", await closedPort());
   // One small stand-in per native service (test/standin/<service>.mjs).
-  const services = { anthropicUrl: await startAnthropicStandin(), geminiUrl: await startGeminiStandin() };
+  const services = {
+    anthropicUrl: await startAnthropicStandin(),
+    geminiUrl: await startGeminiStandin(),
+    huggingFaceUrl: await startHuggingFaceStandin(),
+    replicateUrl: await startReplicateStandin(),
+  };
   for (const [key, s] of Object.entries(services)) project.provide(key, s.url);
   return async () => {
     await standin.close();

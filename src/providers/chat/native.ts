@@ -33,32 +33,9 @@ export abstract class NativeChatModel<O extends NativeCallOptions = NativeCallOp
    */
   protected abstract chunks(event: Record<string, unknown>, state: Record<string, unknown>): ChatGenerationChunk[];
 
-  private async post(req: WireRequest, deadline: Deadline): Promise<Response> {
-    let res: Response;
-    try {
-      res = await fetch(req.url, {
-        method: "POST",
-        headers: { "content-type": "application/json", ...req.headers },
-        body: JSON.stringify(req.body),
-        signal: deadline.signal,
-      });
-    } catch (err) {
-      throw deadline.failure(err, this.provider);
-    }
-    if (!res.ok) {
-      const message = `${this.provider} answered ${res.status}: ${await deadline.race(providerErrorMessage(res)).catch(() => res.statusText)}`;
-      throw res.status >= 500 ? new RetryableProviderError(message) : badGateway(message);
-    }
-    return res;
-  }
-
-  private async json(res: Response, deadline: Deadline): Promise<Record<string, unknown>> {
-    try {
-      return (await deadline.race(res.json())) as Record<string, unknown>;
-    } catch (err) {
-      if (deadline.timedOut || deadline.aborted) throw err;
-      throw badGateway(`${this.provider} answered with a body that is not JSON`);
-    }
+  private post(req: WireRequest, deadline: Deadline): Promise<Response> {
+    const init = { method: "POST", headers: { "content-type": "application/json", ...req.headers }, body: JSON.stringify(req.body) };
+    return providerFetch(req.url, init, deadline, this.provider);
   }
 
   async _generate(messages: BaseMessage[], options: this["ParsedCallOptions"], _runManager?: CallbackManagerForLLMRun): Promise<ChatResult> {
@@ -67,7 +44,7 @@ export abstract class NativeChatModel<O extends NativeCallOptions = NativeCallOp
     for (let attempt = 0; ; attempt++) {
       const deadline = new Deadline(this.timeoutMs, signal);
       try {
-        return this.result(await this.json(await this.post(req, deadline), deadline));
+        return this.result(await readJson(await this.post(req, deadline), deadline, this.provider));
       } catch (err) {
         const failure = deadline.failure(err, this.provider);
         if (failure instanceof RetryableProviderError && attempt === 0 && !signal?.aborted) continue;
@@ -113,6 +90,31 @@ export abstract class NativeChatModel<O extends NativeCallOptions = NativeCallOp
   }
 }
 
+/** One request under `deadline`: non-2xx → 502 naming the provider (retryable when 5xx), network failure → retryable 502. */
+export async function providerFetch(url: string, init: RequestInit, deadline: Deadline, provider: string): Promise<Response> {
+  let res: Response;
+  try {
+    res = await fetch(url, { ...init, signal: deadline.signal });
+  } catch (err) {
+    throw deadline.failure(err, provider);
+  }
+  if (!res.ok) {
+    const message = `${provider} answered ${res.status}: ${await deadline.race(providerErrorMessage(res)).catch(() => res.statusText)}`;
+    throw res.status >= 500 ? new RetryableProviderError(message) : badGateway(message);
+  }
+  return res;
+}
+
+/** The JSON body of a 2xx answer; a body that is not JSON → 502. */
+export async function readJson<T = Record<string, unknown>>(res: Response, deadline: Deadline, provider: string): Promise<T> {
+  try {
+    return (await deadline.race(res.json())) as T;
+  } catch (err) {
+    if (deadline.timedOut || deadline.aborted) throw err;
+    throw badGateway(`${provider} answered with a body that is not JSON`);
+  }
+}
+
 /** `data:` URLs → {mime, base64}; undefined for anything else. */
 export function dataUrl(url: string): { mime: string; data: string } | undefined {
   const m = /^data:([^;,]+)?(;base64)?,(.*)$/s.exec(url);
@@ -134,11 +136,8 @@ export function messageOf(error: unknown): string {
   return JSON.stringify(error);
 }
 
-/**
- * `base` (checked: http(s)) + `version/rest`, or + `rest` when the base already ends with the
- * version ("https://api.anthropic.com" and "https://api.anthropic.com/v1" both work).
- */
-export function apiUrl(base: string, version: string, rest: string, what: string): string {
+/** A configured base URL, checked (http(s) only, 400 otherwise), without trailing slashes. */
+export function httpUrl(base: string, what: string): string {
   let url: URL;
   try {
     url = new URL(base);
@@ -146,6 +145,15 @@ export function apiUrl(base: string, version: string, rest: string, what: string
     throw badRequest(`${what} is not a valid URL: ${base}`);
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") throw badRequest(`${what} must be an http(s) URL: ${base}`);
-  const trimmed = base.replace(/\/+$/, "");
-  return url.pathname.replace(/\/+$/, "").endsWith(`/${version}`) ? `${trimmed}/${rest}` : `${trimmed}/${version}/${rest}`;
+  return base.replace(/\/+$/, "");
+}
+
+/**
+ * `base` (checked) + `version/rest`, or + `rest` when the base already ends with the version
+ * ("https://api.anthropic.com" and "https://api.anthropic.com/v1" both work).
+ */
+export function apiUrl(base: string, version: string, rest: string, what: string): string {
+  const trimmed = httpUrl(base, what);
+  const joined = new URL(trimmed).pathname.replace(/\/+$/, "").endsWith(`/${version}`) ? trimmed : `${trimmed}/${version}`;
+  return rest ? `${joined}/${rest}` : joined;
 }
