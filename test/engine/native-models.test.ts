@@ -11,7 +11,8 @@ import { buildChatModel } from "../../src/providers/chat/registry";
 import type { ProviderDeps } from "../../src/providers/types";
 import { getCredentialData } from "../../src/services/credentials";
 import { callOf, toolAgentFlow } from "./agents-flows";
-import { closedUrl, credential, db, makeCtx, marker, runFlow, runtimeWith } from "./helpers";
+import { buildEmbeddings } from "../../src/providers/embeddings/registry";
+import { closedUrl, credential, db, makeCtx, marker, recordingSink, requestsWith, runFlow, runtimeWith, standinUrl } from "./helpers";
 
 const anthropicUrl = () => inject("anthropicUrl");
 const geminiUrl = () => inject("geminiUrl");
@@ -162,6 +163,13 @@ describe.each(providers)("$name", (p) => {
     const result = await runFlow(JSON.stringify(flow), makeCtx(`6 times 7? ${callOf("calculator", { input: "6*7" })} ${m}`, { runtime }));
     expect(result.text).toBe("tools said: 42");
     expect(result.usedTools).toEqual([expect.objectContaining({ tool: "calculator", toolInput: { input: "6*7" }, toolOutput: "42" })]);
+
+    // Streamed: the final answer arrives token by token through the run's sink.
+    const rec = recordingSink();
+    const streamed = await runFlow(JSON.stringify(flow), makeCtx(`6 times 8? ${callOf("calculator", { input: "6*8" })} ${marker()}`, { runtime }), rec.sink);
+    expect(streamed.text).toBe("tools said: 48");
+    expect(rec.tokens.length).toBeGreaterThan(1);
+    expect(rec.text()).toBe("tools said: 48");
   });
 });
 
@@ -173,6 +181,31 @@ describe("registry names", () => {
     expect((await model.invoke([new HumanMessage(m)])).content).toBe(`echo: ${m}`);
     const [req] = await received(anthropicUrl(), m);
     expect(req.body.model).toBe("claude-3-haiku");
+  });
+
+  it("chatOpenAI_LlamaIndex and azureChatOpenAI_LlamaIndex are their LangChain twins (inputs, credentials)", async () => {
+    const m = marker();
+    const openai = await buildChatModel("chatOpenAI_LlamaIndex", { modelName: "gpt-4o", temperature: 0.1, credential: await credential("openAIApi", { openAIApiKey: "sk-li" }) }, deps({ OPENAI_BASE_URL: `${standinUrl()}/v1` }));
+    expect((await openai.invoke([new HumanMessage(m)])).content).toBe(`echo: ${m}`);
+    const azureCred = await credential("azureOpenAIApi", { azureOpenAIApiKey: "az-li", azureOpenAIApiDeploymentName: "dep-li", azureOpenAIBasePath: `${standinUrl()}/v1` });
+    const azure = await buildChatModel("azureChatOpenAI_LlamaIndex", { modelName: "gpt-4", credential: azureCred }, deps());
+    await azure.invoke([new HumanMessage(`${m} azure`)]);
+    const [a, b] = await requestsWith(m);
+    expect(a).toMatchObject({ path: "/v1/chat/completions", headers: { authorization: "Bearer sk-li" }, body: { model: "gpt-4o", temperature: 0.1 } });
+    expect(b).toMatchObject({ path: expect.stringMatching(/^\/v1\/dep-li\/chat\/completions\?api-version=/), headers: { "api-key": "az-li" } });
+  });
+
+  it("localAIEmbeddings (basePath, localAIApi key) and openAIEmbedding_LlamaIndex embed through the OpenAI-compatible API", async () => {
+    const m = marker();
+    const local = await buildEmbeddings("localAIEmbeddings", { basePath: `${standinUrl()}/v1`, modelName: "bert-embeddings", credential: await credential("localAIApi", { localAIApiKey: "la-key" }) }, deps());
+    const [v] = await local.embedDocuments([`local ${m}`]);
+    expect(v.length).toBe(4096);
+    const li = await buildEmbeddings("openAIEmbedding_LlamaIndex", { modelName: "text-embedding-3-small", credential: await credential("openAIApi", { openAIApiKey: "sk-emb" }) }, deps({ OPENAI_BASE_URL: `${standinUrl()}/v1` }));
+    expect(await li.embedQuery(`li ${m}`)).toHaveLength(4096);
+    const [a, b] = await requestsWith(m);
+    expect(a).toMatchObject({ path: "/v1/embeddings", headers: { authorization: "Bearer la-key" }, body: { model: "bert-embeddings" } });
+    expect(b).toMatchObject({ path: "/v1/embeddings", headers: { authorization: "Bearer sk-emb" }, body: { model: "text-embedding-3-small" } });
+    await expect(buildEmbeddings("localAIEmbeddings", {}, deps())).rejects.toMatchObject({ status: 400, message: expect.stringContaining("basePath") });
   });
 
   it("Gemini harm categories pair with thresholds; unequal lists are a 400", async () => {
