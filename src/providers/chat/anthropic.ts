@@ -60,7 +60,7 @@ export function toAnthropicMessages(messages: BaseMessage[]): { system?: string;
       const text = contentText(m.content);
       if (text) blocks.push({ type: "text", text });
       for (const [i, c] of ((m as AIMessage).tool_calls ?? []).entries()) blocks.push({ type: "tool_use", id: c.id ?? `toolu_${i}`, name: c.name, input: c.args ?? {} });
-      push("assistant", blocks.length ? blocks : [{ type: "text", text: "" }]);
+      if (blocks.length) push("assistant", blocks); // Anthropic refuses empty text blocks: an empty turn is left out
     } else if (type === "tool") {
       const id = (m as unknown as { tool_call_id?: string }).tool_call_id;
       push("user", [{ type: "tool_result", tool_use_id: id, content: contentText(m.content) }]);

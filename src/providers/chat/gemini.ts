@@ -100,7 +100,7 @@ export function toGeminiContents(messages: BaseMessage[]): { system?: string; co
         if (c.id) names.set(c.id, c.name);
         parts.push({ functionCall: { name: c.name, args: c.args ?? {} } });
       }
-      push("model", parts.length ? parts : [{ text: "" }]);
+      if (parts.length) push("model", parts);
     } else if (type === "tool") {
       const t = m as unknown as { tool_call_id?: string; name?: string };
       const name = (t.tool_call_id && names.get(t.tool_call_id)) ?? t.name ?? "tool";
