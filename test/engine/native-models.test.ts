@@ -208,6 +208,20 @@ describe("registry names", () => {
     await expect(buildEmbeddings("localAIEmbeddings", {}, deps())).rejects.toMatchObject({ status: 400, message: expect.stringContaining("basePath") });
   });
 
+  it.each([
+    // Exactly as Flowise's agentflow templates hold them (llmModelConfig), the credential by FLOWISE_CREDENTIAL_ID.
+    ["chatAnthropic", { modelName: "claude-sonnet-4-0", temperature: 0.9, streaming: true, maxTokensToSample: "", topP: "", topK: "", extendedThinking: "", budgetTokens: 1024, allowImageUploads: "", llmModel: "chatAnthropic" }, "anthropicApi", { anthropicApiKey: "k1" }],
+    ["chatGoogleGenerativeAI", { contextCache: "", modelName: "gemini-2.0-flash", customModelName: "", temperature: 0.9, streaming: true, maxOutputTokens: "", topP: "", topK: "", harmCategory: "", harmBlockThreshold: "", baseUrl: "", allowImageUploads: "", llmModel: "chatGoogleGenerativeAI" }, "googleGenerativeAI", { googleGenerativeAPIKey: "k2" }],
+  ])("agentflow's llmModelConfig for %s builds a working model", async (name, config, credName, data) => {
+    const model = await buildChatModel(name, { ...config, FLOWISE_CREDENTIAL_ID: await credential(credName, data) }, deps());
+    const m = marker();
+    expect((await model.invoke([new HumanMessage(m)])).content).toBe(`echo: ${m}`);
+    const [req] = await received(name === "chatAnthropic" ? anthropicUrl() : geminiUrl(), m);
+    if (name === "chatAnthropic") expect(req.body).toMatchObject({ model: "claude-sonnet-4-0", temperature: 0.9, max_tokens: 2048 });
+    else expect(req).toMatchObject({ path: "/v1beta/models/gemini-2.0-flash:generateContent", body: { generationConfig: { temperature: 0.9 } } });
+    expect(req.body).not.toHaveProperty("safetySettings");
+  });
+
   it("Gemini harm categories pair with thresholds; unequal lists are a 400", async () => {
     const cred = await credential("googleGenerativeAI", { googleGenerativeAPIKey: "AIza-x" });
     const model = await buildChatModel("chatGoogleGenerativeAI", {
