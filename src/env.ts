@@ -29,6 +29,10 @@ export interface OptionalConfig {
   ARXIV_BASE_URL?: string;
   /** Custom tool time limit in ms (default 5000, at most 60000). */
   TOOL_TIMEOUT_MS?: string;
+  ANTHROPIC_BASE_URL?: string;
+  GOOGLE_GENERATIVE_AI_BASE_URL?: string;
+  HUGGINGFACE_BASE_URL?: string;
+  REPLICATE_BASE_URL?: string;
 }
 
 export type Db = DrizzleD1Database<typeof schema>;

@@ -15,6 +15,11 @@ export interface ProviderEnv {
   BRAVE_SEARCH_BASE_URL?: string;
   TAVILY_BASE_URL?: string;
   ARXIV_BASE_URL?: string;
+  /** Default base URLs of the native chat APIs (tests point them at loopback stand-ins). */
+  ANTHROPIC_BASE_URL?: string;
+  GOOGLE_GENERATIVE_AI_BASE_URL?: string;
+  HUGGINGFACE_BASE_URL?: string;
+  REPLICATE_BASE_URL?: string;
 }
 
 export interface ProviderDeps {

@@ -18,10 +18,14 @@ const deps = (over: Partial<ProviderDeps["env"]> = {}): ProviderDeps => ({
 
 describe("buildChatModel", () => {
   it("has every chat model the chatflow runtime offers, and only those", () => {
-    const chatNodes = [...registry.values()].filter((d) => d.category === "Chat Models").map((d) => d.name).sort();
+    const chatNodes = [...registry.values()].filter((d) => d.category === "Chat Models" || d.category === "LLMs").map((d) => d.name).sort();
     expect(supportedChatModels()).toEqual(chatNodes);
     expect(supportedChatModels()).toEqual(
-      ["azureChatOpenAI", "chatCloudflareWorkersAI", "chatLocalAI", "chatMistralAI", "chatOllama", "chatOpenAI", "chatOpenAICustom", "groqChat"].sort(),
+      [
+        "azureChatOpenAI", "chatCloudflareWorkersAI", "chatLocalAI", "chatMistralAI", "chatOllama", "chatOpenAI", "chatOpenAICustom", "groqChat",
+        "chatAnthropic", "chatAnthropic_LlamaIndex", "chatGoogleGenerativeAI", "chatOpenAI_LlamaIndex", "azureChatOpenAI_LlamaIndex",
+        "huggingFaceInference_LLMs", "replicate",
+      ].sort(),
     );
   });
 
@@ -58,6 +62,6 @@ describe("buildChatModel", () => {
   });
 
   it("an unknown name is a 400 listing the supported ones", async () => {
-    await expect(buildChatModel("chatAnthropic", {}, deps())).rejects.toMatchObject({ status: 400, message: expect.stringContaining("Supported: azureChatOpenAI") });
+    await expect(buildChatModel("chatNoSuchModel", {}, deps())).rejects.toMatchObject({ status: 400, message: expect.stringContaining("Supported: azureChatOpenAI") });
   });
 });

@@ -7,6 +7,14 @@ declare module "vitest" {
     closedUrl: string;
     /** Base URL of the tool services' stand-in (test/standin/services.mjs). */
     servicesUrl: string;
+    /** Anthropic Messages API stand-in (test/standin/anthropic.mjs), e.g. http://127.0.0.1:40124. */
+    anthropicUrl: string;
+    /** Gemini API stand-in (test/standin/gemini.mjs). */
+    geminiUrl: string;
+    /** Hugging Face Inference stand-in (test/standin/huggingface.mjs). */
+    huggingFaceUrl: string;
+    /** Replicate predictions stand-in (test/standin/replicate.mjs). */
+    replicateUrl: string;
   }
 }
 export {};

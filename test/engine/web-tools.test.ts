@@ -104,15 +104,15 @@ describe("arxiv", () => {
     expect(out).toBe(
       [1, 2].map((n) => `Published: 2024-01-0${n}\nTitle: Paper ${n} about graph ${m}\nAuthors: Author ${n}\nSummary: Summary ${n}: we study graph ${m} & more.`).join("\n\n"),
     );
-    const [req] = await (await fetch(`${services()}/requests?service=arxiv&contains=${m}`)).json();
+    const [req] = (await (await fetch(`${services()}/requests?service=arxiv&contains=${m}`)).json()) as { query: unknown }[];
     expect(req.query).toEqual({ search_query: `all:graph ${m}`, max_results: "2", sortBy: "relevance", sortOrder: "descending" });
   });
 
   it("ids go to id_list; arXiv down is a readable tool error", async () => {
     const tool = await build("arxiv", {});
     await tool.invoke({ query: "2401.00001 2401.00002" });
-    const reqs = await (await fetch(`${services()}/requests?service=arxiv&contains=2401.00001`)).json();
-    expect(reqs.at(-1).query).toEqual({ id_list: "2401.00001,2401.00002", max_results: "3" });
+    const reqs = (await (await fetch(`${services()}/requests?service=arxiv&contains=2401.00001`)).json()) as { query: unknown }[];
+    expect(reqs.at(-1)?.query).toEqual({ id_list: "2401.00001,2401.00002", max_results: "3" });
     const down = await build("arxiv", {}, makeCtx("q", { runtime: runtimeWith({ ARXIV_BASE_URL: closedUrl() }) }));
     expect(await failure(down.invoke({ query: "x" }))).toMatch(/^arXiv is unreachable/);
   });

@@ -1,6 +1,10 @@
 // vitest globalSetup (runs in Node): starts the OpenAI-compatible stand-in and a port that refuses
 // connections, and hands their URLs to the tests (`inject("standinUrl")`, `inject("closedUrl")`).
 import { createServer } from "node:net";
+import { startAnthropicStandin } from "./anthropic.mjs";
+import { startGeminiStandin } from "./gemini.mjs";
+import { startHuggingFaceStandin } from "./huggingface.mjs";
+import { startReplicateStandin } from "./replicate.mjs";
 import { startServices } from "./services.mjs";
 import { startStandin } from "./server.mjs";
 
@@ -18,10 +22,19 @@ export default async function setup(project) {
   project.provide("standinUrl", standin.url);
   project.provide("closedUrl", await closedPort());
   // Search APIs, arXiv, web pages and an echo for the tools (services.mjs).
-  const services = await startServices();
-  project.provide("servicesUrl", services.url);
+  const toolServices = await startServices();
+  project.provide("servicesUrl", toolServices.url);
+  // One small stand-in per native service (test/standin/<service>.mjs).
+  const services = {
+    anthropicUrl: await startAnthropicStandin(),
+    geminiUrl: await startGeminiStandin(),
+    huggingFaceUrl: await startHuggingFaceStandin(),
+    replicateUrl: await startReplicateStandin(),
+  };
+  for (const [key, s] of Object.entries(services)) project.provide(key, s.url);
   return async () => {
-    await services.close();
+    await toolServices.close();
     await standin.close();
+    for (const s of Object.values(services)) await s.close();
   };
 }

@@ -11,9 +11,16 @@ import type { ChatModelDefinition } from "./types";
 
 type EndpointOf = (config: Record<string, unknown>, credential: Record<string, unknown>, deps: ProviderDeps) => ChatEndpoint;
 
-function openAIFamily(name: string, defaultModel: string, endpointOf: EndpointOf, extraBody?: (config: Record<string, unknown>) => Record<string, unknown>): ChatModelDefinition {
+function openAIFamily(
+  name: string,
+  defaultModel: string,
+  endpointOf: EndpointOf,
+  extraBody?: (config: Record<string, unknown>) => Record<string, unknown>,
+  aliases?: string[],
+): ChatModelDefinition {
   return {
     name,
+    aliases,
     async build(config, deps) {
       const model = modelNameOf(config, defaultModel);
       if (model.startsWith("@cf/")) return workersAIModel(config, model, deps);
@@ -26,7 +33,8 @@ function openAIFamily(name: string, defaultModel: string, endpointOf: EndpointOf
 const compact = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
 
 export const openAIFamilyModels: ChatModelDefinition[] = [
-  openAIFamily("chatOpenAI", "gpt-4o-mini", (config, credential, deps) => openAIEndpoint(config, credential, deps.env)),
+  // The LlamaIndex nodes take the same inputs and credentials as their LangChain twins.
+  openAIFamily("chatOpenAI", "gpt-4o-mini", (config, credential, deps) => openAIEndpoint(config, credential, deps.env), undefined, ["chatOpenAI_LlamaIndex"]),
   openAIFamily("chatOpenAICustom", "gpt-4o-mini", (config, credential, deps) => openAIEndpoint(config, credential, deps.env)),
   openAIFamily("chatLocalAI", "gpt-4", (config, credential) => {
     if (!str(config.basePath)) throw badRequest("chatLocalAI needs its basePath input (e.g. http://localhost:8080/v1)");
@@ -35,7 +43,7 @@ export const openAIFamilyModels: ChatModelDefinition[] = [
   openAIFamily("groqChat", "llama-3.3-70b-versatile", (config, credential) =>
     bearerEndpoint(str(config.basepath) ?? "https://api.groq.com/openai/v1", str(credential.groqApiKey), "Groq", "groqChat basepath"),
   ),
-  openAIFamily("azureChatOpenAI", "gpt-4o-mini", (config, credential) => azureEndpoint(config, credential)),
+  openAIFamily("azureChatOpenAI", "gpt-4o-mini", (config, credential) => azureEndpoint(config, credential), undefined, ["azureChatOpenAI_LlamaIndex"]),
   openAIFamily("chatMistralAI", "mistral-small-latest", (config, credential) => mistralEndpoint(config, credential), (config) =>
     compact({
       random_seed: num(config.randomSeed),

@@ -5,12 +5,16 @@ import type { BaseChatModel } from "@langchain/core/language_models/chat_models"
 import { badRequest } from "../../errors";
 import type { ProviderDeps } from "../types";
 import { chatCloudflareWorkersAI } from "./cloudflare";
+import { textLLMModels } from "./llm-family";
+import { nativeChatModels } from "./native-family";
 import { openAIFamilyModels } from "./openai-family";
 import type { ChatModelDefinition } from "./types";
 
 const definitions: ChatModelDefinition[] = [
   ...openAIFamilyModels,
   chatCloudflareWorkersAI,
+  ...nativeChatModels,
+  ...textLLMModels,
 ];
 
 const byName = new Map<string, ChatModelDefinition>();
@@ -23,6 +27,9 @@ for (const def of definitions) {
 
 /** Every chat model name (and alias), sorted. */
 export const supportedChatModels = (): string[] => [...byName.keys()].sort();
+
+/** The node's Flowise category ("Chat Models" or "LLMs"). */
+export const chatModelCategory = (name: string): string => byName.get(name)?.category ?? "Chat Models";
 
 export const isChatModelName = (name: string): boolean => byName.has(name);
 

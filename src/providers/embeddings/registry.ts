@@ -35,7 +35,7 @@ const definitions: EmbeddingsDefinition[] = [
   },
   {
     name: "openAIEmbeddings",
-    aliases: ["openAIEmbeddingsCustom"],
+    aliases: ["openAIEmbeddingsCustom", "openAIEmbedding_LlamaIndex"],
     async build(config, deps) {
       const credential = await credentialOf(config, deps);
       const model = str(config.modelName) ?? str(config.model) ?? "text-embedding-3-small";
@@ -48,6 +48,21 @@ const definitions: EmbeddingsDefinition[] = [
         dimensions: num(config.dimensions),
         batchSize: num(config.batchSize),
         stripNewLines: config.stripNewLines === false || config.stripNewLines === "false" ? false : undefined,
+        timeoutMs: num(config.timeout),
+      });
+    },
+  },
+  {
+    // LocalAI's OpenAI-compatible /embeddings; basePath as Flowise writes it (…/v1).
+    name: "localAIEmbeddings",
+    async build(config, deps) {
+      const baseUrl = str(config.basePath);
+      if (!baseUrl) throw badRequest("localAIEmbeddings needs its basePath input (e.g. http://localhost:8080/v1)");
+      const credential = await credentialOf(config, deps);
+      return new OpenAICompatibleEmbeddings({
+        baseUrl,
+        apiKey: str(credential.localAIApiKey),
+        model: str(config.modelName) ?? "text-embedding-ada-002",
         timeoutMs: num(config.timeout),
       });
     },

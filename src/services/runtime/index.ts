@@ -21,21 +21,28 @@ declare module "hono" {
   }
 }
 
+/** The bindings and vars provider registries read (src/providers/types.ts ProviderEnv). */
+const providerEnv = (env: Env) => ({
+  AI: env.AI,
+  VECTORIZE: env.VECTORIZE,
+  OPENAI_BASE_URL: env.OPENAI_BASE_URL,
+  OPENAI_API_KEY: env.OPENAI_API_KEY,
+  ANTHROPIC_BASE_URL: env.ANTHROPIC_BASE_URL,
+  GOOGLE_GENERATIVE_AI_BASE_URL: env.GOOGLE_GENERATIVE_AI_BASE_URL,
+  HUGGINGFACE_BASE_URL: env.HUGGINGFACE_BASE_URL,
+  REPLICATE_BASE_URL: env.REPLICATE_BASE_URL,
+  SERPAPI_BASE_URL: env.SERPAPI_BASE_URL,
+  SERPER_BASE_URL: env.SERPER_BASE_URL,
+  GOOGLE_CUSTOM_SEARCH_BASE_URL: env.GOOGLE_CUSTOM_SEARCH_BASE_URL,
+  BRAVE_SEARCH_BASE_URL: env.BRAVE_SEARCH_BASE_URL,
+  TAVILY_BASE_URL: env.TAVILY_BASE_URL,
+  ARXIV_BASE_URL: env.ARXIV_BASE_URL,
+});
+
 export function createRuntime(env: Env, db: Db): Runtime {
   const credentials = (id: string) => getCredentialData(db, env.CREDENTIAL_ENCRYPTION_KEY, id);
   return {
-    providers: {
-      AI: env.AI,
-      VECTORIZE: env.VECTORIZE,
-      OPENAI_BASE_URL: env.OPENAI_BASE_URL,
-      OPENAI_API_KEY: env.OPENAI_API_KEY,
-      SERPAPI_BASE_URL: env.SERPAPI_BASE_URL,
-      SERPER_BASE_URL: env.SERPER_BASE_URL,
-      GOOGLE_CUSTOM_SEARCH_BASE_URL: env.GOOGLE_CUSTOM_SEARCH_BASE_URL,
-      BRAVE_SEARCH_BASE_URL: env.BRAVE_SEARCH_BASE_URL,
-      TAVILY_BASE_URL: env.TAVILY_BASE_URL,
-      ARXIV_BASE_URL: env.ARXIV_BASE_URL,
-    },
+    providers: providerEnv(env),
     outbound: { OUTBOUND_ALLOW: env.OUTBOUND_ALLOW },
     maxUploadBytes: maxUploadBytes(env),
     credentials,

@@ -1,0 +1,60 @@
+// huggingFaceInference_LLMs: text generation on Hugging Face's Inference API
+// (POST <base>/models/<model>, {inputs, parameters}) or on the node's own Inference Endpoint URL
+// (`endpoint` input). Answers [{generated_text}]; only the new text is asked for (return_full_text: false).
+import { badGateway } from "../../errors";
+import type { ChatModelFields } from "./base";
+import type { Deadline } from "./http";
+import { messageOf, providerFetch, readJson } from "./native";
+import { TextLLM } from "./text-llm";
+
+export interface HuggingFaceFields extends ChatModelFields {
+  /** Where the POST goes: …/models/<model>, or the user's endpoint. */
+  url: string;
+  apiKey?: string;
+  topK?: number;
+  repetitionPenalty?: number;
+}
+
+export class HuggingFaceInferenceModel extends TextLLM {
+  readonly provider = "Hugging Face Inference";
+  readonly url: string;
+  topK?: number;
+  repetitionPenalty?: number;
+  private readonly apiKey?: string;
+
+  static lc_name() {
+    return "HuggingFaceInferenceModel";
+  }
+
+  constructor(fields: HuggingFaceFields) {
+    super(fields);
+    this.url = fields.url;
+    this.apiKey = fields.apiKey;
+    this.topK = fields.topK;
+    this.repetitionPenalty = fields.repetitionPenalty;
+  }
+
+  _llmType(): string {
+    return "huggingface-inference";
+  }
+
+  protected async complete(prompt: string, deadline: Deadline, options: this["ParsedCallOptions"]): Promise<string> {
+    const parameters: Record<string, unknown> = { return_full_text: false };
+    if (this.temperature !== undefined) parameters.temperature = this.temperature;
+    if (this.maxTokens !== undefined) parameters.max_new_tokens = this.maxTokens;
+    if (this.topP !== undefined) parameters.top_p = this.topP;
+    if (this.topK !== undefined) parameters.top_k = this.topK;
+    if (this.repetitionPenalty !== undefined) parameters.repetition_penalty = this.repetitionPenalty;
+    const stop = options.stop ?? this.stop;
+    if (stop?.length) parameters.stop = stop;
+    const headers: Record<string, string> = { "content-type": "application/json" };
+    if (this.apiKey) headers.authorization = `Bearer ${this.apiKey}`;
+    const res = await providerFetch(this.url, { method: "POST", headers, body: JSON.stringify({ inputs: prompt, parameters }) }, deadline, this.provider);
+    const json = await readJson<unknown>(res, deadline, this.provider);
+    const first = Array.isArray(json) ? json[0] : json;
+    if (first && typeof first === "object" && "error" in first) throw badGateway(`${this.provider}: ${messageOf((first as { error: unknown }).error)}`);
+    const text = first && typeof first === "object" ? (first as { generated_text?: unknown }).generated_text : undefined;
+    if (typeof text !== "string") throw badGateway(`${this.provider} answered without generated_text`);
+    return text;
+  }
+}

@@ -1,0 +1,65 @@
+// Flowise's text LLM nodes (category "LLMs") as chat models: huggingFaceInference_LLMs and
+// replicate, their inputs and credentials as Flowise names them. Base URLs: HUGGINGFACE_BASE_URL
+// (Hugging Face's serverless inference) unless the node names its own endpoint; REPLICATE_BASE_URL.
+import { badRequest } from "../../errors";
+import { jsonObject, num, str } from "../../lib/inputs";
+import { credentialOf } from "../config";
+import { sampling } from "./build";
+import { HuggingFaceInferenceModel } from "./huggingface";
+import { apiUrl, httpUrl } from "./native";
+import { ReplicateModel } from "./replicate";
+import type { ChatModelDefinition } from "./types";
+
+const compact = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
+
+export const huggingFaceInference: ChatModelDefinition = {
+  name: "huggingFaceInference_LLMs",
+  category: "LLMs",
+  async build(config, deps) {
+    const credential = await credentialOf(config, deps);
+    const endpoint = str(config.endpoint);
+    const model = str(config.model);
+    if (!endpoint && !model) throw badRequest("huggingFaceInference_LLMs needs its model input (or an endpoint)");
+    const base = str(deps.env.HUGGINGFACE_BASE_URL) ?? "https://router.huggingface.co/hf-inference";
+    const url = endpoint ? httpUrl(endpoint, "huggingFaceInference_LLMs endpoint") : apiUrl(base, "models", model!.split("/").map(encodeURIComponent).join("/"), "HUGGINGFACE_BASE_URL");
+    return new HuggingFaceInferenceModel({
+      url,
+      apiKey: str(credential.huggingFaceApiKey),
+      model: model ?? endpoint!,
+      ...sampling(config),
+      topK: num(config.hfTopK),
+      repetitionPenalty: num(config.frequencyPenalty),
+      signal: deps.signal,
+    });
+  },
+};
+
+export const replicate: ChatModelDefinition = {
+  name: "replicate",
+  category: "LLMs",
+  async build(config, deps) {
+    const credential = await credentialOf(config, deps);
+    const model = str(config.model);
+    if (!model || !/^[\w.-]+\/[\w.-]+(:[\w]+)?$/.test(model)) throw badRequest("replicate needs its model input as owner/name or owner/name:version");
+    const additional = config.additionalInputs === undefined || config.additionalInputs === "" ? {} : jsonObject(config.additionalInputs);
+    if (!additional) throw badRequest("replicate additionalInputs must be a JSON object");
+    const { timeoutMs } = sampling(config);
+    return new ReplicateModel({
+      baseUrl: apiUrl(str(deps.env.REPLICATE_BASE_URL) ?? "https://api.replicate.com", "v1", "", "REPLICATE_BASE_URL"),
+      apiKey: str(credential.replicateApiKey),
+      model,
+      modelRef: model,
+      input: compact({
+        temperature: num(config.temperature),
+        max_length: num(config.maxTokens),
+        top_p: num(config.topP),
+        repetition_penalty: num(config.repetitionPenalty),
+        ...additional,
+      }),
+      timeoutMs,
+      signal: deps.signal,
+    });
+  },
+};
+
+export const textLLMModels: ChatModelDefinition[] = [huggingFaceInference, replicate];

@@ -1,0 +1,51 @@
+// The chat model nodes with a native (non-OpenAI-shaped) API: their Flowise inputs and credential
+// fields → a model. Base URLs: the node's input when Flowise has one, else a var per service
+// (ANTHROPIC_BASE_URL, GOOGLE_GENERATIVE_AI_BASE_URL), else the provider's public API.
+import { num, str } from "../../lib/inputs";
+import { credentialOf, modelNameOf } from "../config";
+import { AnthropicChatModel } from "./anthropic";
+import { headersOf, sampling } from "./build";
+import { GeminiChatModel, safetySettingsOf } from "./gemini";
+import { apiUrl } from "./native";
+import type { ChatModelDefinition } from "./types";
+
+export const chatAnthropic: ChatModelDefinition = {
+  name: "chatAnthropic",
+  // LlamaIndex's node takes the same inputs and credential.
+  aliases: ["chatAnthropic_LlamaIndex"],
+  async build(config, deps) {
+    const credential = await credentialOf(config, deps);
+    const base = str(config.baseUrl) ?? str(deps.env.ANTHROPIC_BASE_URL) ?? "https://api.anthropic.com";
+    const s = sampling(config);
+    return new AnthropicChatModel({
+      url: apiUrl(base, "v1", "messages", "chatAnthropic base URL"),
+      apiKey: str(credential.anthropicApiKey),
+      model: modelNameOf(config, "claude-3-5-haiku-latest"),
+      ...s,
+      maxTokens: num(config.maxTokensToSample) ?? s.maxTokens,
+      topK: num(config.topK),
+      headers: headersOf(config.baseOptions),
+      signal: deps.signal,
+    });
+  },
+};
+
+export const chatGoogleGenerativeAI: ChatModelDefinition = {
+  name: "chatGoogleGenerativeAI",
+  async build(config, deps) {
+    const credential = await credentialOf(config, deps);
+    const base = str(config.baseUrl) ?? str(deps.env.GOOGLE_GENERATIVE_AI_BASE_URL) ?? "https://generativelanguage.googleapis.com";
+    const model = str(config.customModelName) ?? modelNameOf(config, "gemini-1.5-flash-latest");
+    return new GeminiChatModel({
+      baseUrl: apiUrl(base, "v1beta", "models", "chatGoogleGenerativeAI baseUrl"),
+      apiKey: str(credential.googleGenerativeAPIKey),
+      model,
+      ...sampling(config),
+      topK: num(config.topK),
+      safetySettings: safetySettingsOf(config.harmCategory, config.harmBlockThreshold),
+      signal: deps.signal,
+    });
+  },
+};
+
+export const nativeChatModels: ChatModelDefinition[] = [chatAnthropic, chatGoogleGenerativeAI];

@@ -1,0 +1,87 @@
+// replicate: a prediction on Replicate's HTTP API — POST <base>/v1/predictions {version, input}
+// (or /v1/models/<owner>/<name>/predictions without a version) with `Prefer: wait`, then polling
+// GET <base>/v1/predictions/<id> (the URL built from our base, not taken from the answer) until it
+// succeeds, fails or is canceled. The output as LangChain's Replicate gives it: a string as is, a
+// list (tokens, image URLs) joined.
+import { badGateway, gatewayTimeout } from "../../errors";
+import type { ChatModelFields } from "./base";
+import type { Deadline } from "./http";
+import { messageOf, providerFetch, readJson } from "./native";
+import { TextLLM } from "./text-llm";
+
+export interface ReplicateFields extends ChatModelFields {
+  /** …/v1 */
+  baseUrl: string;
+  apiKey?: string;
+  /** owner/name or owner/name:version */
+  modelRef: string;
+  /** Model inputs besides the prompt (temperature, max_length, … and additionalInputs). */
+  input: Record<string, unknown>;
+  pollMs?: number;
+  /** Longest wait for a prediction, polling included (default 5 min). */
+  maxWaitMs?: number;
+}
+
+type Prediction = { id?: string; status?: string; output?: unknown; error?: unknown };
+const sleep = (ms: number, signal: AbortSignal) =>
+  new Promise<void>((resolve, reject) => {
+    const t = setTimeout(resolve, ms);
+    signal.addEventListener("abort", () => (clearTimeout(t), reject(signal.reason)), { once: true });
+  });
+
+export class ReplicateModel extends TextLLM {
+  readonly provider = "Replicate";
+  readonly baseUrl: string;
+  readonly modelRef: string;
+  readonly input: Record<string, unknown>;
+  private readonly apiKey?: string;
+  private readonly pollMs: number;
+  private readonly maxWaitMs: number;
+
+  static lc_name() {
+    return "ReplicateModel";
+  }
+
+  constructor(fields: ReplicateFields) {
+    super(fields);
+    this.baseUrl = fields.baseUrl;
+    this.modelRef = fields.modelRef;
+    this.input = fields.input;
+    this.apiKey = fields.apiKey;
+    this.pollMs = fields.pollMs ?? 1000;
+    this.maxWaitMs = fields.maxWaitMs ?? 300_000;
+  }
+
+  _llmType(): string {
+    return "replicate";
+  }
+
+  private headers(): Record<string, string> {
+    const h: Record<string, string> = { "content-type": "application/json", prefer: "wait" };
+    if (this.apiKey) h.authorization = `Bearer ${this.apiKey}`;
+    return h;
+  }
+
+  protected async complete(prompt: string, deadline: Deadline): Promise<string> {
+    const [name, version] = this.modelRef.split(":");
+    const input = { ...this.input, prompt };
+    const [url, body] = version
+      ? [`${this.baseUrl}/predictions`, { version, input }]
+      : [`${this.baseUrl}/models/${name.split("/").map(encodeURIComponent).join("/")}/predictions`, { input }];
+    let p = await readJson<Prediction>(await providerFetch(url, { method: "POST", headers: this.headers(), body: JSON.stringify(body) }, deadline, this.provider), deadline, this.provider);
+    const started = Date.now();
+    while (p.status !== "succeeded") {
+      if (p.status === "failed" || p.status === "canceled") throw badGateway(`Replicate prediction ${p.status}: ${p.error ? messageOf(p.error) : "no details"}`);
+      if (!p.id) throw badGateway("Replicate answered without a prediction id");
+      if (Date.now() - started > this.maxWaitMs) throw gatewayTimeout(`Replicate prediction ${p.id} did not finish within ${this.maxWaitMs} ms`);
+      await sleep(this.pollMs, deadline.signal);
+      deadline.touch(); // polling is progress; each request keeps its own deadline
+      const res = await providerFetch(`${this.baseUrl}/predictions/${encodeURIComponent(p.id)}`, { headers: this.headers() }, deadline, this.provider);
+      p = await readJson<Prediction>(res, deadline, this.provider);
+    }
+    const out = p.output;
+    if (typeof out === "string") return out;
+    if (Array.isArray(out)) return out.map(String).join("");
+    return out == null ? "" : JSON.stringify(out);
+  }
+}
