@@ -9,9 +9,11 @@ import type { TextSplitter } from "@langchain/textsplitters";
 import { ApiError, badRequest, conflict, notFound } from "../../errors";
 import { maxUploadBytes } from "../../env";
 import { newId } from "../../lib/ids";
+import { workLimits } from "../../lib/limits";
 import { nowIso } from "../../lib/time";
 import { loadDocuments, loaderDefinition } from "../../providers/loaders/registry";
 import type { LoaderFile } from "../../providers/loaders/types";
+import { splitWithin } from "../../providers/splitters/paced";
 import { buildSplitter } from "../../providers/splitters/registry";
 import { type Stmt, jsonBatches, jsonColumns, runBatch } from "../../providers/vectorstores/d1-json";
 import { recordUpsert } from "../upsert-history";
@@ -37,16 +39,18 @@ const planFiles = async (bucket: R2Bucket, plan: Plan): Promise<LoaderFile[]> =>
 /** Reads, loads and splits: the chunks of a plan, in memory. 400 for files without text. */
 async function chunksOf(deps: DocStoreDeps, bucket: R2Bucket, plan: Plan): Promise<{ files: LoaderFile[]; chunks: Document[] }> {
   const files = await planFiles(bucket, plan);
+  const limits = workLimits(deps.env);
   const docs = await loadDocuments(plan.loaderNode, {
     config: plan.loaderConfig,
     files,
     outbound: { OUTBOUND_ALLOW: deps.env.OUTBOUND_ALLOW },
     maxBytes: maxUploadBytes(deps.env),
+    limits,
   });
   const splitter: TextSplitter = buildSplitter(plan.splitter.name, plan.splitter.config);
   let chunks: Document[];
   try {
-    chunks = await splitter.splitDocuments(docs);
+    chunks = await splitWithin(splitter, docs, limits, `This upsert (loader ${plan.loaderNode})`);
   } catch (err) {
     if (err instanceof ApiError) throw err;
     throw badRequest(`Splitting failed: ${err instanceof Error ? err.message : String(err)}`);
