@@ -122,11 +122,20 @@ async function lostLoader(lease: LoaderLease, existing: boolean): Promise<ApiErr
   return conflict(`Document loader ${lease.loaderId} was taken over by another upsert while this one ran`);
 }
 
+/** The plan is too large for a request (UPSERT_QUEUE_CHUNKS): it belongs in the upsert queue. */
+export class QueueInstead extends Error {
+  constructor(readonly chunks: number) {
+    super(`${chunks} chunks: more than one request should process`);
+    this.name = "QueueInstead";
+  }
+}
+
 /** Runs a plan: chunks committed, then indexed. Statuses move as Flowise's do. */
 export async function executePlan(deps: DocStoreDeps, bucket: R2Bucket, plan: Plan, control: IndexControl = {}): Promise<UpsertResult> {
   const { files, chunks } = await chunksOf(deps, bucket, plan);
   const built = await buildComponents(deps, plan.storeId, plan.components);
   assertIndexable(built, chunks);
+  if (control.queueAbove !== undefined && chunks.length > control.queueAbove) throw new QueueInstead(chunks.length);
   if (plan.newStore) await createStore(deps.db, { id: plan.storeId, name: plan.newStore.name, description: plan.newStore.description ?? null });
 
   const lease = new LoaderLease(deps.db, plan.storeId, plan.entryId, leaseMs(deps.env), plan.lease);
