@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { call, json } from "../helpers";
 import { LOCAL, form, loadersOf, newStore, snapshot, waitForStatus } from "../routes/document-store-helpers";
-import { multipart, slowest, whilePinging } from "./helpers";
+import { multipart, slowest, whilePinging } from "./pinging";
 
 const PARAGRAPHS = 6_000; // over UPSERT_QUEUE_CHUNKS (5,000), under MAX_CHUNKS_PER_UPSERT (20,000)
 const text = Array.from({ length: PARAGRAPHS }, (_, i) => `Paragraph ${i + 1} tells of harbour ${i % 97}, its boats, nets and weather on day ${i}.`).join("\n\n");

@@ -4,11 +4,13 @@
 import { env } from "cloudflare:workers";
 import { strToU8 } from "fflate";
 import { describe, expect, it } from "vitest";
+import { MAX_JSON_DEPTH } from "../../src/lib/json-depth";
 import { flow, ref, standinModel } from "../engine/retrieval-flows";
 import { call, expectError, json } from "../helpers";
 import { makePdf } from "../providers/docs";
 import { LOCAL, form, newStore, snapshot, upsertForm } from "../routes/document-store-helpers";
-import { manyEntriesDocx, multipart, slowest, whilePinging, zipBombDocx } from "./helpers";
+import { manyEntriesDocx, zipBombDocx } from "./hostile-files";
+import { multipart, slowest, whilePinging } from "./pinging";
 
 const DOCX = "application/vnd.openxmlformats-officedocument.wordprocessingml.document";
 
@@ -58,12 +60,12 @@ describe("document loaders: each limit refuses its attack", () => {
     expect(tall.message).toBe("CSV file tall.csv: more than 20000 rows (CSV_MAX_ROWS)");
   }, 60_000);
 
-  it("JSON nested 100,000 deep is a 400 naming JSON_MAX_DEPTH (jsonFile, and a jsonlinesFile line)", async () => {
+  it("JSON nested 100,000 deep is a 400 (jsonFile, and a jsonlinesFile line)", async () => {
     const deep = "[".repeat(100_000) + '"x"' + "]".repeat(100_000);
     const file = await refused({ name: "deep.json", type: "application/json", data: deep }, 400);
-    expect(file.message).toBe("File deep.json: more than 256 levels of nesting (JSON_MAX_DEPTH)");
+    expect(file.message).toBe(`File deep.json nests deeper than ${MAX_JSON_DEPTH} levels`);
     const lines = await refused({ name: "deep.jsonl", type: "application/jsonl", data: `{"text":"fine"}\n{"a":${deep}}\n` }, 400);
-    expect(lines.message).toBe("File deep.jsonl line 2: more than 256 levels of nesting (JSON_MAX_DEPTH)");
+    expect(lines.message).toBe(`File deep.jsonl line 2 nests deeper than ${MAX_JSON_DEPTH} levels`);
   }, 60_000);
 
   it("a JSON-lines file of 500,000 lines stops at MAX_CHUNKS_PER_UPSERT", async () => {
@@ -103,7 +105,7 @@ describe("the same limits on a chatflow's upsert (POST /vector/upsert)", () => {
       return error.message;
     };
     const deep = "{\"a\":".repeat(100_000) + "1" + "}".repeat(100_000);
-    expect(await refusedOnChatflow("jsonFile", { name: "deep.json", type: "application/json", data: deep }, 400)).toContain("more than 256 levels of nesting (JSON_MAX_DEPTH)");
+    expect(await refusedOnChatflow("jsonFile", { name: "deep.json", type: "application/json", data: deep }, 400)).toContain(`nests deeper than ${MAX_JSON_DEPTH} levels`);
     expect(await refusedOnChatflow("docxFile", { name: "bomb.docx", type: DOCX, data: zipBombDocx(300, 4096) }, 413)).toContain("more than 50 MB unzipped (DOCX_MAX_UNZIPPED_MB)");
   }, 60_000);
 

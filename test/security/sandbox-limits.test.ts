@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { callOf, customToolNode, toolAgentFlow } from "../engine/agents-flows";
 import { json } from "../helpers";
 import { SandboxError, runSandboxed } from "../../src/sandbox";
-import { slowest, whilePinging } from "./helpers";
+import { slowest, whilePinging } from "./pinging";
 
 afterEach(() => {
   vi.restoreAllMocks();
