@@ -27,7 +27,7 @@ import { getCredentialData } from "../services/credentials";
 import * as chunks from "../services/document-store/chunks";
 import * as stores from "../services/document-store/stores";
 import type { DocStoreDeps } from "../services/document-store/types";
-import { refreshDocStore, upsertDocStore } from "../services/document-store/upsert";
+import { isAccepted, refreshDocStore, upsertDocStore } from "../services/document-store/upsert";
 import { deleteStoreVectors, queryStore } from "../services/document-store/vectors";
 import type { LoaderFile } from "../providers/loaders/types";
 import { readJsonOrForm } from "./request-body";
@@ -162,7 +162,7 @@ documentStoreRoutes.openAPIRegistry.registerPath({
   },
   responses: {
     200: { description: "The upsert's counts", content: { "application/json": { schema: VectorUpsertResponse } } },
-    202: { description: "Accepted: continues in the queue (`async: true`)", content: { "application/json": { schema: UpsertAccepted } } },
+    202: { description: "Accepted: continues in the queue (`async: true`, or more than UPSERT_QUEUE_CHUNKS chunks)", content: { "application/json": { schema: UpsertAccepted } } },
     ...errorResponsesFor([400, 401, 403, 404, 413, 415, 502, 504]),
   },
 });
@@ -173,5 +173,5 @@ documentStoreRoutes.post("/upsert/:id", requireAuth, can("documentStores:upsert-
   const { input, files } = await readUpsertBody(c);
   if (input.createNewDocStore) await assertAllowed(c, ["documentStores:create"]);
   const result = await upsertDocStore(depsOf(c), c.env.FILES, params.data!.id, input, files);
-  return c.json(result, input.async ? 202 : 200);
+  return c.json(result, isAccepted(result) ? 202 : 200);
 });

@@ -116,7 +116,7 @@ export const UpsertBody = z.object({
   embedding: componentField(),
   vectorStore: componentField(),
   recordManager: componentField(),
-  async: boolField().openapi({ description: "Answer 202 at once and finish in the upsert queue" }),
+  async: boolField().openapi({ description: "true: answer 202 at once and finish in the upsert queue; false: run now even when larger than UPSERT_QUEUE_CHUNKS chunks (absent: the queue takes those)" }),
 }).openapi("DocumentStoreLoaderForUpsert");
 export type UpsertInput = z.infer<typeof UpsertBody>;
 

@@ -107,7 +107,8 @@ describe("failures", () => {
   });
 
   it("memory limit", async () => {
-    const memory = await failure(run(`const a = []; for (;;) a.push({ i: a.length, s: "x" + a.length });`, { timeoutMs: 20_000 }));
+    // Filling 32 MB takes seconds of computing: the slice limit would stop it first.
+    const memory = await failure(run(`const a = []; for (;;) a.push({ i: a.length, s: "x" + a.length });`, { timeoutMs: 20_000, sliceMs: 20_000 }));
     expect(memory).toMatchObject({ reason: "memory", message: "The function used more than its memory limit of 32 MB" });
     expect(await run(`return "still fine"`)).toBe("still fine");
   }, 30_000);

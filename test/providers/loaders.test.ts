@@ -1,12 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { loadDocuments, loaderForFile, supportedLoaders } from "../../src/providers/loaders/registry";
 import { docxXmlToText } from "../../src/providers/loaders/docx";
-import { parseCsv } from "../../src/providers/loaders/files";
+import { parseCsv } from "../../src/providers/loaders/csv";
+import { workLimits } from "../../src/lib/limits";
 import { htmlToText } from "../../src/providers/loaders/web";
 import { DOCX_MIME, makeDocx, makePdf } from "./docs";
 
 const enc = new TextEncoder();
-const input = (config: Record<string, unknown>, files: Array<{ name: string; mime: string; bytes: Uint8Array }> = []) => ({ config, files, outbound: {}, maxBytes: 1 << 20 });
+const input = (config: Record<string, unknown>, files: Array<{ name: string; mime: string; bytes: Uint8Array }> = []) => ({ config, files, outbound: {}, maxBytes: 1 << 20, limits: workLimits({}) });
 const file = (name: string, text: string, mime = "text/plain") => ({ name, mime, bytes: enc.encode(text) });
 
 describe("loaders", () => {
@@ -37,7 +38,7 @@ describe("loaders", () => {
     expect(docs[1].metadata).toEqual({ source: "p.csv", line: 2 });
     const only = await loadDocuments("csvFile", input({ columnName: "notes" }, [file("p.csv", csv, "text/csv")]));
     expect(only[0].pageContent).toBe('likes "math", and tea');
-    expect(parseCsv("a,b\r\n1,2\r\n")).toEqual([["a", "b"], ["1", "2"]]);
+    expect(await parseCsv("a,b\r\n1,2\r\n")).toEqual([["a", "b"], ["1", "2"]]);
   });
 
   it("jsonFile: string values, pointers, separateByObject; jsonlinesFile: pointer per line", async () => {
@@ -69,7 +70,7 @@ describe("loaders", () => {
   it("docxFile: paragraphs from word/document.xml; a non-zip is 400", async () => {
     const docs = await loadDocuments("docxFile", input({}, [{ name: "memo.docx", mime: DOCX_MIME, bytes: makeDocx(["Quarterly memo", "Revenue grew & costs fell <a lot>."]) }]));
     expect(docs[0].pageContent).toBe("Quarterly memo\nRevenue grew & costs fell <a lot>.");
-    expect(docxXmlSafe()).toBe(true);
+    expect(await docxXmlSafe()).toBe(true);
     await expect(loadDocuments("docxFile", input({}, [{ name: "x.docx", mime: DOCX_MIME, bytes: enc.encode("plain text") }]))).rejects.toMatchObject({ status: 400 });
   });
 
@@ -82,6 +83,6 @@ describe("loaders", () => {
   });
 });
 
-function docxXmlSafe(): boolean {
-  return docxXmlToText('<w:body><w:p><w:r><w:t>a</w:t></w:r><w:r><w:tab/><w:t>b&#233;</w:t></w:r></w:p></w:body>') === "a\tbé";
+async function docxXmlSafe(): Promise<boolean> {
+  return (await docxXmlToText('<w:body><w:p><w:r><w:t>a</w:t></w:r><w:r><w:tab/><w:t>b&#233;</w:t></w:r></w:p></w:body>')) === "a\tbé";
 }

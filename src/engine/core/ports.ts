@@ -3,6 +3,7 @@
 // Nodes use these ports and nothing else: no database handle, no Worker env, no service import.
 import type { Document } from "@langchain/core/documents";
 import type { Embeddings } from "@langchain/core/embeddings";
+import type { WorkLimits } from "../../lib/limits";
 import type { OutboundEnv } from "../../lib/outbound";
 import type { LoaderFile } from "../../providers/loaders/types";
 import type { RecordManagerSettings } from "../../providers/recordmanager/registry";
@@ -28,6 +29,8 @@ export interface Runtime {
   outbound: OutboundEnv;
   /** Largest file a loader takes (MAX_UPLOAD_MB). */
   maxUploadBytes: number;
+  /** Bounds on the work one upsert may cause (src/lib/limits.ts: pages, rows, chunks, …). */
+  limits: WorkLimits;
   /** Decrypted credential values by id; 404 when missing. */
   credentials: CredentialReader;
   /** Files kept for flows (R2). */

@@ -3,6 +3,7 @@
 // (a lexical embedding, not a semantic one): good enough for local development, tests and
 // benchmarks; deployments use Workers AI.
 import { Embeddings } from "@langchain/core/embeddings";
+import { Pacer } from "../../lib/pace";
 
 export const LOCAL_HASH_DIMS = 256;
 
@@ -80,7 +81,14 @@ export class LocalHashEmbeddings extends Embeddings {
   }
 
   async embedDocuments(texts: string[]): Promise<number[][]> {
-    return texts.map((t) => hashEmbed(t, this.dims));
+    // Yields now and then: a thousand long chunks take a noticeable while.
+    const pacer = new Pacer(100);
+    const out: number[][] = [];
+    for (const t of texts) {
+      out.push(hashEmbed(t, this.dims));
+      await pacer.tick();
+    }
+    return out;
   }
 
   async embedQuery(text: string): Promise<number[]> {

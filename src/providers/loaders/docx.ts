@@ -1,10 +1,14 @@
-// DOCX: a zip whose word/document.xml holds the text in <w:t> runs inside <w:p> paragraphs.
-// fflate unzips it; the XML is read with a few patterns (no DOM in workers, none needed).
+// DOCX: a zip whose word/document.xml holds the text in <w:t> runs inside <w:p> paragraphs. The
+// part is read within limits (zip.ts: entries, unzipped size); the XML is scanned with indexOf
+// (no DOM in workers, none needed; no backtracking patterns over attacker-sized input), yielding
+// as it goes.
 import { Document } from "@langchain/core/documents";
-import { unzipSync } from "fflate";
-import { badRequest } from "../../errors";
+import { ApiError, badRequest } from "../../errors";
+import { megabytes, overLimit } from "../../lib/limits";
+import { Pacer } from "../../lib/pace";
 import { assertHasText, assertNotEmpty, extensionOf } from "./text-util";
 import type { LoaderDefinition } from "./types";
+import { readZipText } from "./zip";
 
 const ENTITIES: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: '"', apos: "'" };
 
@@ -12,21 +16,60 @@ export const decodeXmlEntities = (s: string): string =>
   s.replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (m, e: string) => {
     if (e[0] === "#") {
       const code = e[1] === "x" || e[1] === "X" ? parseInt(e.slice(2), 16) : parseInt(e.slice(1), 10);
-      return Number.isFinite(code) ? String.fromCodePoint(code) : m;
+      return Number.isFinite(code) && code <= 0x10ffff ? String.fromCodePoint(code) : m;
     }
     return ENTITIES[e.toLowerCase()] ?? m;
   });
 
-/** Paragraph text of a WordprocessingML body: runs joined, tabs and breaks kept. */
-export function docxXmlToText(xml: string): string {
-  const paragraphs: string[] = [];
-  for (const p of xml.match(/<w:p[\s>][\s\S]*?<\/w:p>|<w:p\/>/g) ?? []) {
-    let text = "";
-    for (const m of p.matchAll(/<w:t(?:\s[^>]*)?>([\s\S]*?)<\/w:t>|<w:tab\/>|<w:br\/>|<w:cr\/>/g)) {
-      if (m[1] !== undefined) text += decodeXmlEntities(m[1]);
-      else text += m[0] === "<w:tab/>" ? "\t" : "\n";
+const BREAKS: Record<string, string> = { "<w:tab/>": "\t", "<w:br/>": "\n", "<w:cr/>": "\n" };
+
+/** The text of one paragraph's XML: its <w:t> runs joined, tabs and breaks kept. */
+function paragraphText(p: string): string {
+  let text = "";
+  for (let at = p.indexOf("<w:"); at >= 0; at = p.indexOf("<w:", at + 3)) {
+    const next = p[at + 4];
+    if (p[at + 3] === "t" && (next === ">" || next === " " || next === "\t" || next === "\n" || next === "\r")) {
+      const open = p.indexOf(">", at);
+      const close = open < 0 ? -1 : p.indexOf("</w:t>", open);
+      if (close < 0) break;
+      text += decodeXmlEntities(p.slice(open + 1, close));
+      at = close;
+      continue;
     }
-    paragraphs.push(text);
+    for (const [tag, value] of Object.entries(BREAKS)) {
+      if (p.startsWith(tag, at)) {
+        text += value;
+        break;
+      }
+    }
+  }
+  return text;
+}
+
+/** Start of the next <w:p> or <w:p ...> or <w:p/> tag at or after `from` (not <w:pPr> and the like). */
+function nextParagraph(xml: string, from: number): number {
+  for (let at = xml.indexOf("<w:p", from); at >= 0; at = xml.indexOf("<w:p", at + 4)) {
+    const c = xml[at + 4];
+    if (c === ">" || c === "/" || c === " " || c === "\t" || c === "\n" || c === "\r") return at;
+  }
+  return -1;
+}
+
+/** Paragraph text of a WordprocessingML body: runs joined, tabs and breaks kept. */
+export async function docxXmlToText(xml: string): Promise<string> {
+  const paragraphs: string[] = [];
+  const pacer = new Pacer();
+  for (let at = nextParagraph(xml, 0); at >= 0; ) {
+    if (xml.startsWith("<w:p/>", at)) {
+      paragraphs.push("");
+      at = nextParagraph(xml, at + 6);
+    } else {
+      const end = xml.indexOf("</w:p>", at);
+      if (end < 0) break;
+      paragraphs.push(paragraphText(xml.slice(at, end)));
+      at = nextParagraph(xml, end + 6);
+    }
+    await pacer.tick();
   }
   return paragraphs.join("\n").replace(/\n{3,}/g, "\n\n").trim();
 }
@@ -36,19 +79,25 @@ export const docxLoader: LoaderDefinition = {
   label: "Docx File",
   fileField: "docxFile",
   accepts: (f) => extensionOf(f.name) === "docx" || f.mime.toLowerCase() === "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
-  async load({ files }) {
+  async load({ files, limits }) {
     if (!files.length) throw badRequest("docxFile needs a file: upload one in `files` or give it in the loader config");
     const docs: Document[] = [];
     for (const f of files) {
       assertNotEmpty(f);
-      let xml: Uint8Array | undefined;
+      let xml: string | undefined;
       try {
-        xml = unzipSync(f.bytes, { filter: (entry) => entry.name === "word/document.xml" })["word/document.xml"];
+        xml = await readZipText(f.bytes, "word/document.xml", {
+          maxEntries: limits.docxEntries,
+          maxBytes: megabytes(limits.docxUnzippedMb),
+          tooManyEntries: (count) => overLimit(limits, "docxEntries", `DOCX ${f.name}`, count),
+          tooLarge: (declared) => overLimit(limits, "docxUnzippedMb", `DOCX ${f.name}`, declared === undefined ? undefined : Math.ceil(declared / 1024 / 1024)),
+        });
       } catch (err) {
+        if (err instanceof ApiError && err.status !== 400) throw err;
         throw badRequest(`File ${f.name} is not a readable DOCX (zip): ${err instanceof Error ? err.message : String(err)}`);
       }
-      if (!xml) throw badRequest(`File ${f.name} is not a DOCX: word/document.xml is missing`);
-      const text = docxXmlToText(new TextDecoder().decode(xml));
+      if (xml === undefined) throw badRequest(`File ${f.name} is not a DOCX: word/document.xml is missing`);
+      const text = await docxXmlToText(xml);
       assertHasText([text], `DOCX ${f.name}`);
       docs.push(new Document({ pageContent: text, metadata: { source: f.name } }));
     }

@@ -2,6 +2,7 @@
 // step here merges the request's metadata and drops omitted keys, as Flowise's loaders do.
 import { Document } from "@langchain/core/documents";
 import { badRequest } from "../../errors";
+import { megabytes, overLimit } from "../../lib/limits";
 import { docxLoader } from "./docx";
 import { fileLoaders } from "./files";
 import { pdfLoader } from "./pdf";
@@ -50,12 +51,20 @@ function metadataObject(value: unknown): Record<string, unknown> {
   return v as Record<string, unknown>;
 }
 
-/** Loads with the named loader, then applies `metadata` and `omitMetadataKeys` from its config. */
+/**
+ * Loads with the named loader, then applies `metadata` and `omitMetadataKeys` from its config.
+ * What all loaders read together is held to the text limit (MAX_TEXT_MB) and, as each document
+ * becomes at least one chunk, the chunk limit (MAX_CHUNKS_PER_UPSERT).
+ */
 export async function loadDocuments(name: string, input: LoaderInput): Promise<Document[]> {
   const def = loaderDefinition(name);
   const extra = metadataObject(input.config.metadata);
   const omit = typeof input.config.omitMetadataKeys === "string" ? input.config.omitMetadataKeys.split(",").map((s) => s.trim()).filter(Boolean) : [];
   const docs = await def.load(input);
+  const { limits } = input;
+  const chars = docs.reduce((n, d) => n + d.pageContent.length, 0);
+  if (chars > megabytes(limits.textMb)) throw overLimit(limits, "textMb", `What loader ${name} read`, Math.ceil(chars / 1024 / 1024));
+  if (docs.length > limits.chunks) throw overLimit(limits, "chunks", `What loader ${name} read`, docs.length);
   return docs.map((d) => {
     let metadata: Record<string, unknown> = { ...d.metadata, ...extra };
     if (omit.includes("*")) metadata = { ...extra };

@@ -1,4 +1,7 @@
+// Shared by the file loaders: names, decoding, kinds of file, and the limit checks they share.
 import { badRequest } from "../../errors";
+import { type WorkLimits, megabytes, overLimit } from "../../lib/limits";
+import { yieldToEventLoop } from "../../lib/pace";
 import type { LoaderFile } from "./types";
 
 export const extensionOf = (name: string): string => {
@@ -10,16 +13,53 @@ export function assertNotEmpty(file: LoaderFile): void {
   if (file.bytes.length === 0) throw badRequest(`File ${file.name} is empty`);
 }
 
+/** Bytes decoded between yields: decoding megabytes at once holds the isolate for a noticeable while. */
+const DECODE_STEP = 1024 * 1024;
+
 /** UTF-8 text of a file (a BOM dropped); a file that is plainly binary is refused. */
-export function decodeText(file: LoaderFile): string {
+export async function decodeText(file: LoaderFile): Promise<string> {
   assertNotEmpty(file);
   const sample = file.bytes.subarray(0, 8192);
   let nul = 0;
   for (const b of sample) if (b === 0) nul++;
   if (nul > 0) throw badRequest(`File ${file.name} is not a text file`);
-  return new TextDecoder("utf-8").decode(file.bytes).replace(/^\uFEFF/, "");
+  const decoder = new TextDecoder("utf-8");
+  const parts: string[] = [];
+  for (let at = 0; at < file.bytes.length; at += DECODE_STEP) {
+    parts.push(decoder.decode(file.bytes.subarray(at, at + DECODE_STEP), { stream: true }));
+    if (at + DECODE_STEP < file.bytes.length) await yieldToEventLoop();
+  }
+  parts.push(decoder.decode());
+  const text = parts.join("");
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
 }
 
 export function assertHasText(texts: string[], what: string): void {
   if (!texts.some((t) => t.trim().length > 0)) throw badRequest(`No text found in ${what}`);
+}
+
+export function needFiles(files: LoaderFile[], loader: string): void {
+  if (!files.length) throw badRequest(`${loader} needs a file: upload one in \`files\` or give it in the loader config`);
+}
+
+const BINARY_MIME = /^(image|audio|video|font)\/|^application\/(pdf|zip|x-zip|gzip|x-tar|octet-stream|msword|vnd\.)/;
+const BINARY_EXT = new Set(["pdf", "docx", "doc", "xlsx", "xls", "pptx", "ppt", "zip", "gz", "tar", "png", "jpg", "jpeg", "gif", "webp", "mp3", "mp4", "wav", "exe", "bin"]);
+
+/** A file a text loader can read: not a known binary kind by extension or MIME type. */
+export const isTextLike = (f: { name: string; mime: string }): boolean => !BINARY_EXT.has(extensionOf(f.name)) && !BINARY_MIME.test(f.mime.toLowerCase());
+
+export const byExtOrMime = (exts: string[], mimes: string[]) => (f: { name: string; mime: string }) =>
+  exts.includes(extensionOf(f.name)) || mimes.some((m) => f.mime.toLowerCase().startsWith(m)) || (isTextLike(f) && !extensionOf(f.name));
+
+/** decodeText, after refusing a file larger than the text limit (before any of it is decoded). */
+export function decodeTextWithin(file: LoaderFile, limits: WorkLimits): Promise<string> {
+  if (file.bytes.length > megabytes(limits.textMb)) {
+    throw overLimit(limits, "textMb", `File ${file.name}`, Math.ceil(file.bytes.length / 1024 / 1024));
+  }
+  return decodeText(file);
+}
+
+/** Refuses a file that would give more documents than an upsert may have chunks (each document is at least one). */
+export function assertDocumentCount(count: number, limits: WorkLimits, subject: string): void {
+  if (count > limits.chunks) throw overLimit(limits, "chunks", subject);
 }

@@ -1,4 +1,5 @@
 import type { Document } from "@langchain/core/documents";
+import type { WorkLimits } from "../../lib/limits";
 
 /** A file a loader reads: an upload, or one kept in R2 from an earlier upsert. */
 export interface LoaderFile {
@@ -15,6 +16,8 @@ export interface LoaderInput {
   outbound: { OUTBOUND_ALLOW?: string };
   /** Largest file or page accepted, in bytes. */
   maxBytes: number;
+  /** Bounds on the work a file may cause (pages, rows, columns, unzipped size, text, documents). */
+  limits: WorkLimits;
 }
 
 export interface LoaderDefinition {

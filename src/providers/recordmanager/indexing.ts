@@ -5,6 +5,7 @@
 import type { DocumentInterface } from "@langchain/core/documents";
 import { _HashedDocument } from "@langchain/core/indexing";
 import { badRequest } from "../../errors";
+import { Pacer } from "../../lib/pace";
 import type { DocVectorStore } from "../vectorstores/types";
 import type { D1RecordManager } from "./d1";
 
@@ -40,11 +41,14 @@ export function chunkUid(doc: DocumentInterface): string {
   return _HashedDocument.fromDocument(doc).uid as string;
 }
 
-function hashed(docs: DocumentInterface[]): { unique: Array<{ uid: string; doc: DocumentInterface }>; uids: string[] } {
+/** Hashes every document (yielding between batches: tens of thousands of hashes add up). */
+async function hashed(docs: DocumentInterface[]): Promise<{ unique: Array<{ uid: string; doc: DocumentInterface }>; uids: string[] }> {
   const seen = new Set<string>();
   const unique: Array<{ uid: string; doc: DocumentInterface }> = [];
   const uids: string[] = [];
+  const pacer = new Pacer(500);
   for (const doc of docs) {
+    await pacer.tick();
     let uid: string;
     try {
       uid = chunkUid(doc);
@@ -62,7 +66,7 @@ function hashed(docs: DocumentInterface[]): { unique: Array<{ uid: string; doc: 
 export async function indexDocuments(docs: DocumentInterface[], recordManager: D1RecordManager, store: DocVectorStore, options: IndexOptions): Promise<IndexResult> {
   const { cleanup, sourceIdKey } = options;
   const start = await recordManager.getTime();
-  const { unique: all, uids: inputUids } = hashed(docs);
+  const { unique: all, uids: inputUids } = await hashed(docs);
   const result: IndexResult = { numAdded: 0, numUpdated: 0, numSkipped: 0, numDeleted: 0, addedDocs: [], uids: inputUids };
   const sourceOf = (d: DocumentInterface): string | null => {
     const v = d.metadata?.[sourceIdKey];

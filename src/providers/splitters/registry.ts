@@ -2,6 +2,7 @@
 // separators / separator, encodingName). Invalid settings are a 400, not a failed run.
 import { CharacterTextSplitter, MarkdownTextSplitter, RecursiveCharacterTextSplitter, type TextSplitter } from "@langchain/textsplitters";
 import { badRequest } from "../../errors";
+import { pacedLength } from "./paced";
 import { LocalTokenTextSplitter } from "./token";
 
 export interface SplitterDefinition {
@@ -47,16 +48,17 @@ const unescape = (s: string): string => s.replace(/\\n/g, "\n").replace(/\\t/g, 
 const definitions: SplitterDefinition[] = [
   {
     name: "recursiveCharacterTextSplitter",
-    build: (config) => new RecursiveCharacterTextSplitter({ ...sizes(config), ...(separators(config.separators) ? { separators: separators(config.separators) } : {}) }),
+    build: (config) =>
+      new RecursiveCharacterTextSplitter({ ...sizes(config), lengthFunction: pacedLength(), ...(separators(config.separators) ? { separators: separators(config.separators) } : {}) }),
   },
   {
     name: "characterTextSplitter",
     build: (config) => {
       const separator = typeof config.separator === "string" && config.separator !== "" ? unescape(config.separator) : undefined;
-      return new CharacterTextSplitter({ ...sizes(config), ...(separator !== undefined ? { separator } : {}) });
+      return new CharacterTextSplitter({ ...sizes(config), lengthFunction: pacedLength(), ...(separator !== undefined ? { separator } : {}) });
     },
   },
-  { name: "markdownTextSplitter", build: (config) => new MarkdownTextSplitter(sizes(config)) },
+  { name: "markdownTextSplitter", build: (config) => new MarkdownTextSplitter({ ...sizes(config), lengthFunction: pacedLength() }) },
   {
     name: "tokenTextSplitter",
     build: (config) =>

@@ -6,6 +6,7 @@ import { TextSplitter, type TextSplitterParams } from "@langchain/textsplitters"
 import type { Tiktoken } from "js-tiktoken/lite";
 import { badRequest } from "../../errors";
 import { readAsset } from "../../lib/assets";
+import { Pacer, yieldToEventLoop } from "../../lib/pace";
 
 /** The encodings whose ranks scripts/lib/assets.mjs ships (TIKTOKEN_ENCODINGS there). */
 const ENCODINGS = new Set(["gpt2", "cl100k_base"]);
@@ -42,7 +43,13 @@ export class LocalTokenTextSplitter extends TextSplitter {
 
   async splitText(text: string): Promise<string[]> {
     const tk = await tokenizer(this.encodingName);
-    const ids = tk.encode(text, [], []);
+    // Encoded a segment at a time, yielding between: one encode of megabytes would hold the isolate.
+    const ids: number[] = [];
+    for (const segment of segments(text)) {
+      for (const id of tk.encode(segment, [], [])) ids.push(id);
+      await yieldToEventLoop();
+    }
+    const pacer = new Pacer(200);
     const splits: string[] = [];
     let start = 0;
     while (start < ids.length) {
@@ -50,7 +57,34 @@ export class LocalTokenTextSplitter extends TextSplitter {
       const end = Math.min(start + this.chunkSize, ids.length);
       splits.push(tk.decode(ids.slice(start, end)));
       start = end;
+      await pacer.tick();
     }
     return splits;
   }
+}
+
+const SEGMENT = 64 * 1024;
+const isSpace = (c: string | undefined) => c === undefined || /\s/.test(c);
+
+/**
+ * The text in pieces of about SEGMENT characters, each cut just before a space that starts a word
+ * (" word"): both encodings' pre-tokenizers end a token there, so the pieces encode to exactly the
+ * tokens of the whole. Text with no such space in the second half of a piece is cut where it is.
+ */
+export function segments(text: string): string[] {
+  const out: string[] = [];
+  let from = 0;
+  while (text.length - from > SEGMENT) {
+    let cut = from + SEGMENT;
+    while (cut > from + SEGMENT / 2 && !(text[cut] === " " && !isSpace(text[cut - 1]) && !isSpace(text[cut + 1]))) cut--;
+    if (cut <= from + SEGMENT / 2) {
+      cut = from + SEGMENT;
+      const c = text.charCodeAt(cut);
+      if (c >= 0xdc00 && c <= 0xdfff) cut--; // never between the halves of a surrogate pair
+    }
+    out.push(text.slice(from, cut));
+    from = cut;
+  }
+  out.push(text.slice(from));
+  return out;
 }

@@ -6,6 +6,7 @@ import type { Document } from "@langchain/core/documents";
 import { and, eq, inArray, sql } from "drizzle-orm";
 import { localEmbedding, localEmbeddingVersion, vectorDocument } from "../../db/schema";
 import { badRequest } from "../../errors";
+import { Pacer } from "../../lib/pace";
 import { D1_MAX_PARAMS, chunk } from "../../lib/chunk";
 import { D1DocumentsStore } from "./d1-documents";
 import { type Stmt, jsonInsert, runBatch, stmt } from "./d1-json";
@@ -165,10 +166,13 @@ export class LocalD1VectorStore extends D1DocumentsStore {
 
     const top = new TopK(Math.max(1, k));
     const { ids, scales, codes } = loaded;
+    const pacer = new Pacer(20_000); // a store of many vectors is scored between yields
     for (let v = 0, offset = 0; v < ids.length; v++, offset += dims) {
       let dot = 0;
       for (let i = 0; i < dims; i++) dot += codes[offset + i] * q[i];
       top.offer(ids[v], dot * scales[v]);
+      const wait = pacer.tick();
+      if (wait) await wait;
     }
     return top.hits;
   }
@@ -205,7 +209,9 @@ export class LocalD1VectorStore extends D1DocumentsStore {
     const scales = new Float64Array(total);
     const codes = new Int8Array(total * dims);
     let v = 0;
+    const pacer = new Pacer();
     for (const g of groups) {
+      await pacer.tick();
       const groupIds = g.ids.split(",");
       const groupScales = g.scales.split(",");
       for (let j = 0; j < g.n; j++, v++) {

@@ -9,9 +9,11 @@ import type { TextSplitter } from "@langchain/textsplitters";
 import { ApiError, badRequest, conflict, notFound } from "../../errors";
 import { maxUploadBytes } from "../../env";
 import { newId } from "../../lib/ids";
+import { workLimits } from "../../lib/limits";
 import { nowIso } from "../../lib/time";
 import { loadDocuments, loaderDefinition } from "../../providers/loaders/registry";
 import type { LoaderFile } from "../../providers/loaders/types";
+import { splitWithin } from "../../providers/splitters/paced";
 import { buildSplitter } from "../../providers/splitters/registry";
 import { type Stmt, jsonBatches, jsonColumns, runBatch } from "../../providers/vectorstores/d1-json";
 import { recordUpsert } from "../upsert-history";
@@ -37,16 +39,18 @@ const planFiles = async (bucket: R2Bucket, plan: Plan): Promise<LoaderFile[]> =>
 /** Reads, loads and splits: the chunks of a plan, in memory. 400 for files without text. */
 async function chunksOf(deps: DocStoreDeps, bucket: R2Bucket, plan: Plan): Promise<{ files: LoaderFile[]; chunks: Document[] }> {
   const files = await planFiles(bucket, plan);
+  const limits = workLimits(deps.env);
   const docs = await loadDocuments(plan.loaderNode, {
     config: plan.loaderConfig,
     files,
     outbound: { OUTBOUND_ALLOW: deps.env.OUTBOUND_ALLOW },
     maxBytes: maxUploadBytes(deps.env),
+    limits,
   });
   const splitter: TextSplitter = buildSplitter(plan.splitter.name, plan.splitter.config);
   let chunks: Document[];
   try {
-    chunks = await splitter.splitDocuments(docs);
+    chunks = await splitWithin(splitter, docs, limits, `This upsert (loader ${plan.loaderNode})`);
   } catch (err) {
     if (err instanceof ApiError) throw err;
     throw badRequest(`Splitting failed: ${err instanceof Error ? err.message : String(err)}`);
@@ -118,11 +122,20 @@ async function lostLoader(lease: LoaderLease, existing: boolean): Promise<ApiErr
   return conflict(`Document loader ${lease.loaderId} was taken over by another upsert while this one ran`);
 }
 
+/** The plan is too large for a request (UPSERT_QUEUE_CHUNKS): it belongs in the upsert queue. */
+export class QueueInstead extends Error {
+  constructor(readonly chunks: number) {
+    super(`${chunks} chunks: more than one request should process`);
+    this.name = "QueueInstead";
+  }
+}
+
 /** Runs a plan: chunks committed, then indexed. Statuses move as Flowise's do. */
 export async function executePlan(deps: DocStoreDeps, bucket: R2Bucket, plan: Plan, control: IndexControl = {}): Promise<UpsertResult> {
   const { files, chunks } = await chunksOf(deps, bucket, plan);
   const built = await buildComponents(deps, plan.storeId, plan.components);
   assertIndexable(built, chunks);
+  if (control.queueAbove !== undefined && chunks.length > control.queueAbove) throw new QueueInstead(chunks.length);
   if (plan.newStore) await createStore(deps.db, { id: plan.storeId, name: plan.newStore.name, description: plan.newStore.description ?? null });
 
   const lease = new LoaderLease(deps.db, plan.storeId, plan.entryId, leaseMs(deps.env), plan.lease);

@@ -23,6 +23,8 @@ export interface UpsertResult {
 export interface IndexControl {
   fullCleanupSince?: number;
   skipFullCleanup?: boolean;
+  /** A plan with more chunks than this is not run here: executePlan throws QueueInstead before writing anything. */
+  queueAbove?: number;
 }
 
 /** Chunks → vector store, through the record manager when the store has one. */

@@ -4,7 +4,8 @@ import { ApiError, badRequest } from "../../errors";
 import type { LoaderFile } from "../../providers/loaders/types";
 import type { UpsertInput } from "../../schemas/document-store";
 import { buildComponents } from "./components";
-import { executePlan, stagePlan } from "./execute";
+import { workLimits } from "../../lib/limits";
+import { QueueInstead, executePlan, stagePlan } from "./execute";
 import type { UpsertResult } from "./indexing";
 import { queuedLeaseMs } from "./lease";
 import { failQueuedLoader, holdForRetry } from "./loader-rows";
@@ -61,12 +62,31 @@ async function stageAndQueue(deps: DocStoreDeps, bucket: R2Bucket, storeId: stri
   return staged.map((s) => s.entry);
 }
 
+export const isAccepted = (result: UpsertResult | Accepted): result is Accepted => "status" in result && result.status === "UPSERTING";
+
+const hasQueue = (deps: DocStoreDeps): boolean => typeof (deps.env as { UPSERT_QUEUE?: QueueSender }).UPSERT_QUEUE?.send === "function";
+
+/**
+ * Runs an upsert now, or through the queue: when asked (`async: true`), and when it splits into
+ * more than UPSERT_QUEUE_CHUNKS chunks and the queue is bound (unless the caller said
+ * `async: false`) — the queue consumer has the CPU time a request lacks. The chunks are counted
+ * (and every limit checked) before anything is written, so a refused upsert stores nothing.
+ */
 export async function upsertDocStore(deps: DocStoreDeps, bucket: R2Bucket, storeId: string, input: UpsertInput, uploads: LoaderFile[]): Promise<UpsertResult | Accepted> {
   const store = input.createNewDocStore ? await getStoreState(deps.db, storeId).catch(() => undefined) : await getStoreState(deps.db, storeId);
   const plan = planUpsert(deps, store, input, uploads);
-  if (!input.async) return executePlan(deps, bucket, plan);
+  let why = "the upsert continues in the queue";
+  if (!input.async) {
+    const queueAbove = input.async === undefined && hasQueue(deps) ? workLimits(deps.env).queueChunks : undefined;
+    try {
+      return await executePlan(deps, bucket, plan, { queueAbove });
+    } catch (err) {
+      if (!(err instanceof QueueInstead)) throw err;
+      why = `its ${err.chunks} chunks are more than one request processes (UPSERT_QUEUE_CHUNKS ${queueAbove}), so the upsert continues in the queue`;
+    }
+  }
   const [entry] = await stageAndQueue(deps, bucket, plan.storeId, [plan]);
-  return { docId: entry.id, storeId: plan.storeId, status: "UPSERTING", message: "Accepted: the upsert continues in the queue; the store's status and the loader's counts show its progress" };
+  return { docId: entry.id, storeId: plan.storeId, status: "UPSERTING", message: `Accepted: ${why}; the store's status and the loader's counts show its progress` };
 }
 
 /** Runs a store's loaders (all, or the items given) again, in place; one result per item. */

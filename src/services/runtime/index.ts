@@ -4,6 +4,7 @@
 import { eq } from "drizzle-orm";
 import { tool } from "../../db/schema";
 import type { Runtime } from "../../engine";
+import { workLimits } from "../../lib/limits";
 import { nowIso } from "../../lib/time";
 import { buildRecordManager } from "../../providers/recordmanager/registry";
 import { buildVectorStore } from "../../providers/vectorstores/registry";
@@ -45,6 +46,7 @@ export function createRuntime(env: Env, db: Db): Runtime {
     providers: providerEnv(env),
     outbound: { OUTBOUND_ALLOW: env.OUTBOUND_ALLOW },
     maxUploadBytes: maxUploadBytes(env),
+    limits: workLimits(env),
     credentials,
     files: {
       async read(key) {

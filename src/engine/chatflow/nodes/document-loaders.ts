@@ -7,6 +7,7 @@ import { Document } from "@langchain/core/documents";
 import type { TextSplitter } from "@langchain/textsplitters";
 import { ApiError, badRequest, payloadTooLarge, unsupportedMediaType } from "../../../errors";
 import { loadDocuments, loaderDefinition, supportedLoaders } from "../../../providers/loaders/registry";
+import { splitWithin } from "../../../providers/splitters/paced";
 import type { LoaderFile } from "../../../providers/loaders/types";
 import { decodeFlowiseDataUri, safeFileName } from "../../../providers/loaders/data-uri";
 import { referencedIds } from "../../core/flow-data";
@@ -106,12 +107,13 @@ export async function loadNodeDocuments({ node, inputs, ctx }: BuildArgs): Promi
     if (!files.length) throw badRequest(`${where} has no file: upload one with POST /vector/upsert (multipart \`files\`), or set its ${def.fileField} input`);
     for (const f of files) checkLoaderFile(name, f, maxBytes);
   }
-  let docs = await loadDocuments(name, { config, files, outbound: ctx.runtime.outbound, maxBytes });
+  const { limits } = ctx.runtime;
+  let docs = await loadDocuments(name, { config, files, outbound: ctx.runtime.outbound, maxBytes, limits });
   const splitter = inputs.textSplitter;
   if (splitter !== undefined && splitter !== null && splitter !== "") {
     if (!isTextSplitter(splitter)) throw badRequest(`${where}: its textSplitter input is not a text splitter`);
     try {
-      docs = await splitter.splitDocuments(docs);
+      docs = await splitWithin(splitter, docs, limits, where);
     } catch (err) {
       if (err instanceof ApiError) throw err;
       throw badRequest(`${where}: splitting failed: ${err instanceof Error ? err.message : String(err)}`);

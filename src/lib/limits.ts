@@ -1,0 +1,55 @@
+// Work limits: what one request may make the worker do, each a deployment var with a default. One
+// table, so the code, its error messages and the README name the same vars. Exceeding a limit is a
+// 413 naming it, raised before anything is stored. (JSON nested too deeply is malformed input
+// rather than too much of it: a 400, src/lib/json-depth.ts.)
+import { ApiError, payloadTooLarge } from "../errors";
+
+interface LimitSpec {
+  /** The var that sets it. */
+  env: string;
+  fallback: number;
+  /** What it counts, as the error message says it. */
+  unit: string;
+}
+
+export const WORK_LIMITS = {
+  /** Bytes unzipped from a DOCX (its text part, word/document.xml), in MB. */
+  docxUnzippedMb: { env: "DOCX_MAX_UNZIPPED_MB", fallback: 50, unit: "MB unzipped" },
+  /** Entries in a DOCX (zip) archive. */
+  docxEntries: { env: "DOCX_MAX_ENTRIES", fallback: 5_000, unit: "zip entries" },
+  pdfPages: { env: "PDF_MAX_PAGES", fallback: 1_000, unit: "pages" },
+  csvColumns: { env: "CSV_MAX_COLUMNS", fallback: 2_000, unit: "columns" },
+  csvRows: { env: "CSV_MAX_ROWS", fallback: 20_000, unit: "rows" },
+  /** Text one upsert's loaders read (text, CSV, JSON and JSON Lines files; text out of PDF and DOCX), in MB. */
+  textMb: { env: "MAX_TEXT_MB", fallback: 10, unit: "MB of text" },
+  chunks: { env: "MAX_CHUNKS_PER_UPSERT", fallback: 20_000, unit: "chunks" },
+  /** A document store upsert with more chunks than this runs through the upsert queue. */
+  queueChunks: { env: "UPSERT_QUEUE_CHUNKS", fallback: 5_000, unit: "chunks" },
+} satisfies Record<string, LimitSpec>;
+
+export type LimitName = keyof typeof WORK_LIMITS;
+export type WorkLimits = Record<LimitName, number>;
+
+/** Every limit, from its var when that is a positive number, else its default. */
+export function workLimits(env: object): WorkLimits {
+  const vars = env as Record<string, unknown>;
+  const out = {} as WorkLimits;
+  for (const [name, spec] of Object.entries(WORK_LIMITS) as Array<[LimitName, LimitSpec]>) {
+    const raw = vars[spec.env];
+    const n = typeof raw === "number" ? raw : typeof raw === "string" && raw.trim() ? Number(raw) : NaN;
+    out[name] = Number.isFinite(n) && n > 0 ? n : spec.fallback;
+  }
+  return out;
+}
+
+/** MB limits in bytes. */
+export const megabytes = (mb: number): number => Math.floor(mb * 1024 * 1024);
+
+/**
+ * The error for `subject` going over a limit, e.g. "PDF big.pdf: more than 1000 pages (PDF_MAX_PAGES);
+ * it has 5000". `actual` when it is known (work may stop as soon as the limit is passed).
+ */
+export function overLimit(limits: WorkLimits, name: LimitName, subject: string, actual?: number): ApiError {
+  const spec = WORK_LIMITS[name];
+  return payloadTooLarge(`${subject}: more than ${limits[name]} ${spec.unit} (${spec.env})${actual !== undefined ? `; it has ${actual}` : ""}`);
+}

@@ -1,0 +1,55 @@
+// The sandbox's limits: time (the whole call, and each stretch of computing without returning to
+// the host's event loop), memory, stack, requests and timers.
+export const DEFAULT_TIMEOUT_MS = 5_000;
+export const MAX_TIMEOUT_MS = 60_000;
+/**
+ * Longest stretch a function may compute without awaiting host work (a timer or a request). The
+ * worker's isolate serves other requests only between such stretches, so one function computing
+ * forever must not hold it: past this the function is stopped, even inside its time limit.
+ */
+export const DEFAULT_SLICE_MS = 500;
+export const MEMORY_LIMIT_BYTES = 32 * 1024 * 1024;
+/**
+ * QuickJS's own stack check. Deep recursion inside native code (JSON of deeply nested values) can
+ * still exhaust the worker's stack first: that surfaces as a host RangeError, reported as a stack
+ * failure, and the engine instance is replaced (its state cannot be trusted after it).
+ */
+export const STACK_LIMIT_BYTES = 256 * 1024;
+export const MAX_FETCHES = 20;
+export const MAX_RESPONSE_BYTES = 2 * 1024 * 1024;
+/** Timers pending at once (each is a host timer). */
+export const MAX_TIMERS = 1_000;
+/**
+ * Workers freeze Date.now() while JavaScript runs without I/O (a Spectre mitigation), so on
+ * Cloudflare a busy loop cannot be timed by the clock: there the interrupt handler also counts its
+ * calls. QuickJS calls it every 10,000 loop iterations or function calls, which is 300 to 26,000
+ * times a second depending on the loop's body (measured on a dev machine): the budget below lets
+ * the fastest loops run about as long as the time limit, heavier ones longer (bound them with the
+ * worker's CPU limit). Where the clock moves (wrangler dev, tests, and across every await), the
+ * time limit itself stops the function first.
+ */
+export const INTERRUPTS_PER_SECOND = 30_000;
+
+export interface SandboxLimitsEnv {
+  TOOL_TIMEOUT_MS?: unknown;
+  TOOL_SLICE_MS?: unknown;
+}
+
+const positive = (value: unknown): number | undefined => {
+  const n = Number(value);
+  return value !== undefined && value !== "" && Number.isFinite(n) && n > 0 ? Math.floor(n) : undefined;
+};
+
+/** The time limit from TOOL_TIMEOUT_MS (milliseconds, 1 to 60000), else 5 s. */
+export function toolTimeoutMs(env: SandboxLimitsEnv): number {
+  const n = positive(env.TOOL_TIMEOUT_MS);
+  return n ? Math.min(n, MAX_TIMEOUT_MS) : DEFAULT_TIMEOUT_MS;
+}
+
+/** The longest computing stretch from TOOL_SLICE_MS (milliseconds, at most 60000), else 500 ms. */
+export function toolSliceMs(env: SandboxLimitsEnv): number {
+  const n = positive(env.TOOL_SLICE_MS);
+  return n ? Math.min(n, MAX_TIMEOUT_MS) : DEFAULT_SLICE_MS;
+}
+
+export const seconds = (ms: number) => (ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`);
