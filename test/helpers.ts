@@ -1,5 +1,4 @@
-import { createExecutionContext } from "cloudflare:test";
-import { env, exports } from "cloudflare:workers";
+import { exports } from "cloudflare:workers";
 
 export const ADMIN_KEY = "test-admin-key";
 export const BASE = "http://edgeflow.test/api/v1";
@@ -24,15 +23,6 @@ function requestOf(method: string, path: string, init: Init): Request {
  */
 export async function call(method: string, path: string, init: Init = {}): Promise<Response> {
   return (exports as unknown as { default: Fetcher }).default.fetch(requestOf(method, path, init));
-}
-
-/**
- * Like call(), through the Worker's fetch handler with some vars changed (e.g. a deployment's
- * TRUST_CF_CONNECTING_IP, which the tests' wrangler-dev configuration leaves off).
- */
-export async function callWithEnv(vars: Record<string, string | undefined>, method: string, path: string, init: Init = {}): Promise<Response> {
-  const { default: worker } = await import("../src/index"); // loaded only by the tests that use it
-  return worker.fetch(requestOf(method, path, init), { ...env, ...vars }, createExecutionContext());
 }
 
 /** Calls and parses the JSON answer, failing loudly on a status other than `expected`. */

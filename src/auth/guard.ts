@@ -26,10 +26,15 @@ export const outOfScope = (): ApiError => forbidden("Forbidden: this API key is 
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-/** A record id from the path, lower-cased; undefined when malformed (validation then answers 400). */
+/**
+ * A record id from the path, lower-cased; undefined when malformed (validation then answers 400).
+ * A guard naming a parameter its route lacks would check nothing: that is a bug, so it throws.
+ */
 export function pathId(c: Context<AppEnv>, param: string): string | undefined {
-  const id = c.req.param(param)?.toLowerCase();
-  return id && UUID.test(id) ? id : undefined;
+  const raw = c.req.param(param);
+  if (raw === undefined) throw new Error(`Route guard reads path parameter "${param}", which ${c.req.routePath} does not have`);
+  const id = raw.toLowerCase();
+  return UUID.test(id) ? id : undefined;
 }
 
 /** A guard from a check that only limited callers need to pass. */

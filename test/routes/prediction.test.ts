@@ -5,7 +5,8 @@ import llmChain from "../engine/fixtures/llm-chain.json";
 import listParser from "../engine/fixtures/list-output-parser.json";
 import toolAgent from "../engine/fixtures/tool-agent.json";
 import { type Fixture, closedUrl, flowDataOf, pointAtStandin, standinUrl } from "../engine/helpers";
-import { call, callWithEnv, expectError, json } from "../helpers";
+import { call, expectError, json } from "../helpers";
+import { setVars } from "../security/helpers";
 
 async function openAICredential(): Promise<string> {
   return (await json("POST", "/credentials", { body: { name: "openai", credentialName: "openAIApi", plainDataObj: { openAIApiKey: "sk-test" } } })).id;
@@ -202,13 +203,17 @@ describe("access: public, per-chatflow key, allowed origins, rate limit", () => 
     const apiConfig = JSON.stringify({ rateLimit: { status: true, limitMax: 2, limitDuration: 60, limitMsg: "Slow down" } });
     const id = await saveFlow(llmChain, { apiConfig });
     // As deployed: Cloudflare's edge sets CF-Connecting-IP (test/security/rate-limit.test.ts: untrusted otherwise).
-    const deployed = (init: Parameters<typeof call>[2]) => callWithEnv({ TRUST_CF_CONNECTING_IP: "true" }, "POST", `/prediction/${id}`, init);
-    const ip = { "cf-connecting-ip": "203.0.113.7" };
-    for (let i = 0; i < 2; i++) expect((await deployed({ headers: ip, body: { question: "q" } })).status).toBe(200);
-    expect((await expectError(await deployed({ headers: ip, body: { question: "q" } }), 429)).message).toBe("Slow down");
-    const streamed = await deployed({ headers: ip, body: { question: "q", streaming: true } });
-    expect([streamed.status, await streamed.text()]).toEqual([429, "Slow down"]);
-    expect((await deployed({ headers: { "cf-connecting-ip": "203.0.113.8" }, body: { question: "q" } })).status).toBe(200);
+    const restore = setVars({ TRUST_CF_CONNECTING_IP: "true" });
+    try {
+      const ip = { "cf-connecting-ip": "203.0.113.7" };
+      for (let i = 0; i < 2; i++) expect((await call("POST", `/prediction/${id}`, { headers: ip, body: { question: "q" } })).status).toBe(200);
+      expect((await expectError(await call("POST", `/prediction/${id}`, { headers: ip, body: { question: "q" } }), 429)).message).toBe("Slow down");
+      const streamed = await call("POST", `/prediction/${id}`, { headers: ip, body: { question: "q", streaming: true } });
+      expect([streamed.status, await streamed.text()]).toEqual([429, "Slow down"]);
+      expect((await call("POST", `/prediction/${id}`, { headers: { "cf-connecting-ip": "203.0.113.8" }, body: { question: "q" } })).status).toBe(200);
+    } finally {
+      restore();
+    }
   });
 });
 

@@ -1,24 +1,12 @@
 // Issue 8, point 2: PUT /chatmessage/abort/{chatflowid}/{chatId} without a token stopped the runs
 // of private and key-bound chatflows. Abort now follows the rule for running that chatflow.
 import { describe, expect, it } from "vitest";
-import llmChain from "../engine/fixtures/llm-chain.json";
-import { type Fixture, flowDataOf, pointAtStandin } from "../engine/helpers";
 import { call, expectError, json } from "../helpers";
+import { framesOf, openAICredential, saveChain } from "./helpers";
 import { keyWith } from "./keys";
 
-async function saveFlow(extra: Record<string, unknown> = {}): Promise<string> {
-  const cred = (await json("POST", "/credentials", { body: { name: "openai", credentialName: "openAIApi", plainDataObj: { openAIApiKey: "sk-test" } } })).id;
-  const flowData = flowDataOf(llmChain as unknown as Fixture, (nodes) => {
-    for (const node of nodes.values()) if (node.data.category === "Chat Models") pointAtStandin(node, cred);
-  });
-  return (await json("POST", "/chatflows", { body: { name: "victim", flowData, ...extra } })).id;
-}
-
-/** The events of a stream, read to its end. */
-async function eventsOf(res: Response): Promise<string[]> {
-  const text = await res.text();
-  return [...text.matchAll(/^data:(.*)$/gm)].map((m) => JSON.parse(m[1]).event);
-}
+const saveFlow = async (extra: Record<string, unknown> = {}) => saveChain({ model: "chatOpenAI", credential: await openAICredential("sk-test"), extra });
+const eventsOf = async (res: Response) => (await framesOf(res)).map((f) => f.event);
 
 /** Starts a slow streaming run (each token after the first waits 300 ms) and waits until it is under way. */
 async function startRun(flowId: string, chatId: string, token?: string): Promise<Response> {

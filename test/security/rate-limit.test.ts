@@ -1,9 +1,10 @@
 // Issue 8, point 7 (rate limits): under wrangler dev a client-supplied CF-Connecting-IP reset the
 // count; leads and feedback had no limit at all. The tests run wrangler.toml's `local` vars
-// (TRUST_CF_CONNECTING_IP off); callWithEnv plays a deployment behind Cloudflare.
+// (TRUST_CF_CONNECTING_IP "false"); setVars plays a deployment behind Cloudflare.
 import { describe, expect, it } from "vitest";
-import { call, callWithEnv, expectError, json } from "../helpers";
+import { call, expectError, json } from "../helpers";
 import { rowsOf, seedMessages } from "../seed";
+import { setVars } from "./helpers";
 
 const LIMIT = { status: true, limitMax: 2, limitDuration: 60, limitMsg: "Easy there" };
 
@@ -26,11 +27,15 @@ describe("client IP for rate limits", () => {
 
   it("behind Cloudflare (TRUST_CF_CONNECTING_IP=true) each client IP has its own count", async () => {
     const id = await limitedFlow();
-    const deployed = (ip: string) => callWithEnv({ TRUST_CF_CONNECTING_IP: "true" }, "POST", `/prediction/${id}`, { token: null, headers: { "cf-connecting-ip": ip }, body: { question: "q" } });
-    expect((await deployed("203.0.113.1")).status).toBe(400);
-    expect((await deployed("203.0.113.1")).status).toBe(400);
-    await expectError(await deployed("203.0.113.1"), 429);
-    expect((await deployed("203.0.113.2")).status).toBe(400);
+    const restore = setVars({ TRUST_CF_CONNECTING_IP: "true" });
+    try {
+      expect((await predict(id, { "cf-connecting-ip": "203.0.113.1" })).status).toBe(400);
+      expect((await predict(id, { "cf-connecting-ip": "203.0.113.1" })).status).toBe(400);
+      await expectError(await predict(id, { "cf-connecting-ip": "203.0.113.1" }), 429);
+      expect((await predict(id, { "cf-connecting-ip": "203.0.113.2" })).status).toBe(400);
+    } finally {
+      restore();
+    }
   });
 });
 
