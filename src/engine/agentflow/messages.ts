@@ -1,0 +1,45 @@
+// Agentflow messages ({role, content, …}, what executed data stores) ↔ LangChain messages (what
+// chat models take), and stored chat turns → agentflow messages.
+import { AIMessage, type BaseMessage, HumanMessage, SystemMessage, ToolMessage } from "@langchain/core/messages";
+import { contentText } from "../../providers/chat/messages";
+import type { ChatTurn } from "../types";
+import type { AgentflowMessage } from "./types";
+
+export function toLangChain(messages: AgentflowMessage[]): BaseMessage[] {
+  return messages.map((m) => {
+    switch (m.role) {
+      case "system":
+      case "developer":
+        return new SystemMessage(m.content);
+      case "assistant":
+        return new AIMessage({
+          content: m.content,
+          tool_calls: (m.tool_calls ?? []).map((c) => ({ id: c.id, name: c.name, args: c.args, type: "tool_call" as const })),
+        });
+      case "tool":
+        return new ToolMessage({ content: m.content, tool_call_id: m.tool_call_id ?? "", name: m.name });
+      default:
+        return new HumanMessage(m.content);
+    }
+  });
+}
+
+/** An assistant reply as an agentflow message (tool calls kept, so a paused Agent can resume them). */
+export function fromReply(reply: BaseMessage): AgentflowMessage {
+  const calls = (reply as AIMessage).tool_calls ?? [];
+  const out: AgentflowMessage = { role: "assistant", content: contentText(reply.content) };
+  if (calls.length) out.tool_calls = calls.map((c, i) => ({ id: c.id ?? `call_${i}`, name: c.name, args: (c.args ?? {}) as Record<string, unknown> }));
+  return out;
+}
+
+/** Stored messages (userMessage/apiMessage) as the memory nodes read them. */
+export const fromTurns = (turns: ChatTurn[]): AgentflowMessage[] =>
+  turns.map((t) => ({ role: t.role === "apiMessage" ? "assistant" : "user", content: t.content }));
+
+/** `{{ chat_history }}`: one `Human: …` / `Assistant: …` line per non-empty message. */
+export function historyText(messages: AgentflowMessage[]): string {
+  return messages
+    .filter((m) => m.content && m.content.trim())
+    .map((m) => (m.role === "assistant" ? `Assistant: ${m.content}` : m.role === "user" ? `Human: ${m.content}` : m.content))
+    .join("\n");
+}

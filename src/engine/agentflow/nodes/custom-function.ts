@@ -1,0 +1,56 @@
+// Custom Function: JavaScript in the QuickJS sandbox (the custom tools' time, memory and fetch
+// limits; fetch only under the outbound URL policy). It sees `$input` (the user input), `$vars`,
+// `$flow` {input, state, chatflowId, sessionId, chatId, …} and `$<name>` per input variable, and
+// returns a string or a value (objects become pretty JSON). A throw, a timeout or a syntax error
+// fails the node with the sandbox's message.
+import { ApiError } from "../../../errors";
+import { RunAborted } from "../../../providers/chat/http";
+import { runSandboxed } from "../../../sandbox";
+import type { AgentflowNodeDef, NodeRuntime } from "../node-types";
+import { isObject, listOf } from "../util";
+import { ownerOf, stateAfter, streamsAnswer } from "./common";
+
+// Runs the body as an inner function so an object result can be pretty-printed (and told apart from
+// a string that happens to be JSON). The prefix stays on the body's first line: line numbers hold.
+const wrapBody = (code: string) =>
+  `const __value = await (async function () {${code}\n})(); return __value !== null && typeof __value === "object" ? { __pretty: JSON.stringify(__value, null, 2) } : __value;`;
+
+export async function runFunction(code: string, input: string | undefined, variables: Record<string, unknown>, rt: NodeRuntime, extraFlow: Record<string, unknown> = {}): Promise<string> {
+  const flow = { input: input ?? "", state: rt.state, chatflowId: rt.request.chatflowId, sessionId: rt.request.sessionId, chatId: rt.request.chatId, ...extraFlow };
+  const raw = await runSandboxed(wrapBody(code), { args: { input: input ?? "", ...variables }, vars: rt.request.vars, flow, env: rt.ctx.env, signal: rt.signal });
+  try {
+    const parsed = JSON.parse(raw);
+    if (isObject(parsed) && typeof parsed.__pretty === "string" && Object.keys(parsed).length === 1) return parsed.__pretty;
+  } catch {
+    // a plain string result
+  }
+  return raw;
+}
+
+export const customFunctionNode: AgentflowNodeDef = {
+  name: "customFunctionAgentflow",
+  variableParams: ["customFunctionInputVariables", "customFunctionUpdateState"],
+  async run(args) {
+    const { node, inputs, input, rt } = args;
+    const code = typeof inputs.customFunctionJavascriptFunction === "string" ? inputs.customFunctionJavascriptFunction : "";
+    if (!code.trim()) throw new ApiError(400, `${ownerOf(node)} has no JavaScript function (customFunctionJavascriptFunction)`);
+    const rows = listOf<{ variableName?: unknown; variableValue?: unknown }>(inputs.customFunctionInputVariables);
+    const variables: Record<string, unknown> = {};
+    for (const r of rows) if (typeof r.variableName === "string" && r.variableName) variables[r.variableName] = r.variableValue;
+    let content: string;
+    try {
+      content = await runFunction(code, input, variables, rt);
+    } catch (err) {
+      if (err instanceof RunAborted || err instanceof ApiError) throw err;
+      throw new ApiError(400, `${ownerOf(node)}: ${err instanceof Error ? err.message : String(err)}`);
+    }
+    if (streamsAnswer(args)) rt.emit.token(content);
+    return {
+      id: node.id,
+      name: node.data.name,
+      input: { inputVariables: rows, code },
+      output: { content },
+      state: stateAfter(rt.state, inputs.customFunctionUpdateState, content),
+    };
+  },
+};

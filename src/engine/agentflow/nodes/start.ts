@@ -1,0 +1,53 @@
+// Start: the first node. Chat input (the question) or form input (the request's `form`, else the
+// form of the session's previous execution); the initial flow state (`startState` rows, or an
+// object), overlaid with the previous execution's state when Persist State is on; Ephemeral
+// Memory makes the run ignore the stored conversation.
+import { badRequest } from "../../../errors";
+import type { AgentflowNodeDef } from "../node-types";
+import { bool, isObject } from "../util";
+import { ownerOf } from "./common";
+
+function declaredState(raw: unknown, owner: string): Record<string, unknown> {
+  let value = raw;
+  if (typeof value === "string") {
+    if (!value.trim()) return {};
+    try {
+      value = JSON.parse(value);
+    } catch {
+      throw badRequest(`${owner}: its flow state (startState) is not valid JSON`);
+    }
+  }
+  if (isObject(value)) return { ...value }; // an object is accepted too (Flowise crashes on it, #4686)
+  if (!Array.isArray(value)) return {};
+  const state: Record<string, unknown> = {};
+  for (const row of value) if (isObject(row) && typeof row.key === "string" && row.key) state[row.key] = row.value ?? "";
+  return state;
+}
+
+export const startNode: AgentflowNodeDef = {
+  name: "startAgentflow",
+  variableParams: [],
+  async run({ node, inputs, input, rt }) {
+    const owner = ownerOf(node);
+    const type = typeof inputs.startInputType === "string" && inputs.startInputType ? inputs.startInputType : "chatInput";
+    if (type === "webhookTrigger" || type === "scheduleInput") {
+      throw badRequest(`${owner}: this agentflow starts from a ${type === "webhookTrigger" ? "webhook" : "schedule"}, which edgeflow does not offer; use chat or form input`);
+    }
+    const state = declaredState(inputs.startState, owner);
+    const persist = bool(inputs.startPersistState);
+    if (persist) Object.assign(state, rt.state);
+
+    const inputData: Record<string, unknown> = {};
+    const outputData: Record<string, unknown> = {};
+    if (type === "formInput") {
+      inputData.form = { title: inputs.formTitle, description: inputs.formDescription, inputs: inputs.formInputTypes };
+      outputData.form = rt.form;
+    } else if (input !== undefined) {
+      inputData.question = input;
+      outputData.question = input;
+    }
+    if (bool(inputs.startEphemeralMemory)) outputData.ephemeralMemory = true;
+    if (persist) outputData.persistState = true;
+    return { id: node.id, name: node.data.name, input: inputData, output: outputData, state };
+  },
+};

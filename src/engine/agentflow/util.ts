@@ -1,0 +1,75 @@
+// Small readers shared by the agentflow runtime and its nodes.
+import { ApiError } from "../../errors";
+import { RunAborted } from "../../providers/chat/http";
+
+export const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** A list input as Flowise saves it: an array, a JSON array string, or "" / null / missing (empty). */
+export function listOf<T = Record<string, unknown>>(v: unknown): T[] {
+  if (Array.isArray(v)) return v as T[];
+  if (typeof v === "string" && v.trim().startsWith("[")) {
+    try {
+      const parsed = JSON.parse(v);
+      if (Array.isArray(parsed)) return parsed as T[];
+    } catch {
+      // not JSON: no items
+    }
+  }
+  return [];
+}
+
+/** lodash-style `get`: "a.b[0].c" or "a.b.0.c". */
+export function getPath(value: unknown, path: string): unknown {
+  let cur: unknown = value;
+  for (const key of path.replace(/\[(\w+)\]/g, ".$1").split(".").filter(Boolean)) {
+    if (cur === null || cur === undefined || typeof cur !== "object") return undefined;
+    cur = (cur as Record<string, unknown>)[key];
+  }
+  return cur;
+}
+
+/** Text of a value placed into a string: objects and arrays as JSON. */
+export function textOf(value: unknown): string {
+  if (typeof value === "string") return value;
+  if (value === undefined || value === null) return "";
+  if (typeof value === "object") {
+    try {
+      return JSON.stringify(value);
+    } catch {
+      return String(value);
+    }
+  }
+  return String(value);
+}
+
+/** Flowise's chat-history `name` of a node: its label, lower-cased, spaces as underscores. */
+export const historyName = (label: string | undefined, id: string): string => (label ? label.toLowerCase().replace(/\s/g, "_").trim() : id);
+
+export const errorMessage = (err: unknown): string => (err instanceof Error ? err.message : String(err));
+
+/** True for whatever an aborted run throws. */
+export const isAbort = (err: unknown, signal?: AbortSignal): boolean =>
+  signal?.aborted === true || err instanceof RunAborted || (err instanceof Error && (err.name === "AbortError" || err.message === "Aborted"));
+
+/** The HTTP status an error deserves (ApiError keeps its own; anything else is the flow's fault at run time: 500 is never right). */
+export const statusOf = (err: unknown): number => (err instanceof ApiError ? err.status : 400);
+
+/** An error that keeps an ApiError's status while prefixing the message (`Error in LLM node: …`). */
+export function prefixed(prefix: string, err: unknown): Error {
+  if (err instanceof RunAborted) return err;
+  const message = `${prefix}${errorMessage(err)}`;
+  return err instanceof ApiError ? new ApiError(err.status, message) : new ApiError(400, message);
+}
+
+export const bool = (v: unknown, fallback = false): boolean => (typeof v === "boolean" ? v : v === "true" ? true : v === "false" ? false : fallback);
+
+export function num(v: unknown): number | undefined {
+  if (typeof v === "number") return Number.isFinite(v) ? v : undefined;
+  if (typeof v === "string" && v.trim()) {
+    const n = Number(v);
+    return Number.isFinite(n) ? n : undefined;
+  }
+  return undefined;
+}
+
+export const str = (v: unknown): string | undefined => (typeof v === "string" && v.trim() ? v : undefined);
