@@ -25,7 +25,15 @@
 //   [malformed]  streaming: a few tokens, a frame that is not JSON, more tokens, then a proper end
 //   [cutoff]     streaming: a few tokens, then the connection ends (no finish_reason, no [DONE])
 //   [trickle]    one token a second, forever (until the client hangs up); JSON: a byte a second
+//   a request forcing a function (tool_choice {type: "function"}, structured output): a call to it
+//                with the arguments of `[so {json}]` in the last user message (verbatim, even when
+//                not JSON), else arguments made up from its JSON schema (strings "echo: …", the
+//                first enum value, 1, true, one-item arrays)
+//   a last user message that is a Condition Agent request (JSON with a `scenarios` list): a fenced
+//                {"output": <scenario>}, the scenario `[pick N]` (1-based) in its input names, else
+//                the first; `[pick none]` answers text that is not JSON
 //   otherwise    "echo: <last user message>"
+// ANY /echo…: 200 JSON {method, path, query, headers, body} (?status=N answers N), for HTTP nodes.
 // POST …/embeddings (OpenAI's embeddings API): a deterministic bag-of-words vector per input
 // (lower-cased words, common English words left out, each hashed to one of 4096 dimensions — or
 // `dimensions` — then normalised), so texts sharing words are near; [fail-embed] in an input → 500.
@@ -52,6 +60,40 @@ function answerFor(last, seen) {
   if (last.includes("[json]")) return "Here you go:\n```json\n" + JSON.stringify(MOVIES, null, 2) + "\n```";
   if (last.includes("[csv]")) return "a, b, c";
   return "echo: " + last;
+}
+
+/** Arguments made up from a JSON schema (see the header). */
+function fromSchema(schema, last) {
+  if (!schema || typeof schema !== "object") return null;
+  if (Array.isArray(schema.enum) && schema.enum.length) return schema.enum[0];
+  switch (schema.type) {
+    case "object":
+      return Object.fromEntries(Object.entries(schema.properties ?? {}).map(([k, v]) => [k, fromSchema(v, last)]));
+    case "array":
+      return [fromSchema(schema.items ?? { type: "string" }, last)];
+    case "number":
+    case "integer":
+      return 1;
+    case "boolean":
+      return true;
+    default:
+      return "echo: " + last.slice(0, 60);
+  }
+}
+
+/** The Condition Agent's answer for a request naming scenarios, or undefined. */
+function scenarioAnswer(last) {
+  let request;
+  try {
+    request = JSON.parse(last);
+  } catch {
+    return undefined;
+  }
+  if (!request || !Array.isArray(request.scenarios)) return undefined;
+  const input = String(request.input ?? "");
+  if (input.includes("[pick none]")) return "I cannot decide.";
+  const n = Number(/\[pick (\d+)\]/.exec(input)?.[1] ?? 1);
+  return "```json\n" + JSON.stringify({ output: request.scenarios[n - 1] ?? request.scenarios[0] }) + "\n```";
 }
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -159,6 +201,11 @@ export function startStandin() {
       }));
       return;
     }
+    if (url.pathname.startsWith("/echo")) {
+      res.writeHead(Number(url.searchParams.get("status") ?? 200), { "content-type": "application/json" });
+      res.end(JSON.stringify({ method: req.method, path: url.pathname, query: Object.fromEntries(url.searchParams), headers: req.headers, body: raw }));
+      return;
+    }
     if (req.method !== "POST" || !url.pathname.endsWith("/chat/completions")) {
       res.writeHead(404, { "content-type": "application/json" });
       res.end(JSON.stringify({ error: { message: `no route ${req.method} ${url.pathname}` } }));
@@ -248,8 +295,19 @@ export function startStandin() {
       return;
     }
     if (last.includes("[trickle]")) return trickle(res, body.stream, (delta) => `data: ${JSON.stringify({ choices: [{ index: 0, delta, finish_reason: null }] })}\n\n`);
+    const forced = body.tool_choice?.type === "function" && body.tool_choice.function?.name;
+    if (forced && !toolsSaid) {
+      const tool = (body.tools ?? []).find((t) => t.function?.name === forced);
+      const given = /\[so (\{.*\})\]/s.exec(last)?.[1];
+      const args = given ?? JSON.stringify(fromSchema(tool?.function?.parameters, last));
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(JSON.stringify({ id: "chatcmpl-standin", object: "chat.completion", created: 0, model: body.model,
+        choices: [{ index: 0, message: { role: "assistant", content: null, tool_calls: [{ id: "call_so", type: "function", function: { name: forced, arguments: args } }] }, finish_reason: "tool_calls" }],
+        usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } }));
+      return;
+    }
     const bench = benchSpec(last);
-    const answer = toolsSaid ?? (bench ? benchTokens(bench.count).join("") : answerFor(last));
+    const answer = toolsSaid ?? scenarioAnswer(last) ?? (bench ? benchTokens(bench.count).join("") : answerFor(last));
     const slow = last.includes("[slow]");
     const id = "chatcmpl-standin";
     const model = body.model ?? "standin";
