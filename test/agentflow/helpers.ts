@@ -54,6 +54,8 @@ export interface PortOptions {
   runFlow?: (flowId: string, call: FlowCall) => Promise<FlowCallResult>;
   checkpoint?: (data: ExecutedData[], state: ExecutionState) => Promise<void>;
   now?: () => number;
+  /** Keep only each checkpoint's state and length (long runs: copying every checkpoint is quadratic). */
+  lightCheckpoints?: boolean;
 }
 
 export function recorder(options: PortOptions = {}): Recorder {
@@ -72,7 +74,7 @@ export function recorder(options: PortOptions = {}): Recorder {
       ctx,
       pastChatHistory: async () => options.history ?? [],
       async checkpoint(data, state) {
-        checkpoints.push({ state, data: structuredClone(data) });
+        checkpoints.push({ state, data: options.lightCheckpoints ? new Array(data.length) : structuredClone(data) });
         await options.checkpoint?.(data, state);
       },
       events: {
