@@ -111,8 +111,12 @@ export async function conversation(rt: NodeRuntime, own: AgentflowMessage[], inp
   const first = !rt.runtimeChatHistory.length;
   if (settings.enabled) {
     const past = [...rt.pastChatHistory, ...rt.runtimeChatHistory];
-    if (first && input) past.push({ role: "user", content: input });
-    await appendMemory(messages, past, settings, model, rt.signal);
+    // Flowise folds the question into a conversation summary; it is kept as the last turn instead.
+    const asked = first && input ? [{ role: "user" as const, content: input }] : [];
+    if (settings.type === "conversationSummary") {
+      await appendMemory(messages, past, settings, model, rt.signal);
+      messages.push(...asked);
+    } else await appendMemory(messages, [...past, ...asked], settings, model, rt.signal);
     if (userMessage) messages.push({ role: "user", content: userMessage });
   } else if (first && input && !own.some((m) => m.role === "user")) {
     messages.push({ role: "user", content: input });
