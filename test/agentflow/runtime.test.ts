@@ -157,6 +157,16 @@ describe("branches and joins", () => {
   });
 });
 
+describe("post-processing", () => {
+  it("the chatbot's function rewrites the final text with $flow.rawOutput; a failing one keeps the text", async () => {
+    const g = graph([start(), directReply("directReplyAgentflow_0", "raw answer")], [edge("startAgentflow_0", "directReplyAgentflow_0")]);
+    const out = await run(g, { question: "q", postProcessing: "return $flow.rawOutput.toUpperCase() + ' (' + $flow.chatHistory.length + ')'" });
+    expect(out.text).toBe("RAW ANSWER (0)");
+    expect(out.executedData.at(-1)!.data.output!.content).toBe("raw answer");
+    expect((await run(g, { question: "q", postProcessing: "throw new Error('x')" })).text).toBe("raw answer");
+  });
+});
+
 describe("graphs that cannot run (400 before any checkpoint)", () => {
   const cases: Array<[string, ReturnType<typeof graph>, RegExp]> = [
     ["no Start", graph([directReply("directReplyAgentflow_0", "x")], []), /needs a Start node/],

@@ -1,6 +1,7 @@
 // The end of a run: the execution's final state, the last checkpoint, the closing frames, and
 // what the caller answers and stores (AGENTFLOW.md §4.9, §9).
 import { RunAborted } from "../../providers/chat/http";
+import { runSandboxed } from "../../sandbox";
 import type { SourceDocument, UsedTool } from "../types";
 import type { NodeFailure, AgentflowRun } from "./run";
 import type { AgentflowOutcome, ExecutedData, ExecutionState, HumanInputAction } from "./types";
@@ -33,7 +34,25 @@ export async function finished(run: AgentflowRun): Promise<AgentflowOutcome> {
   const state = finalState(run.executedData);
   await run.shared.ports.checkpoint(run.executedData, state);
   run.shared.events.flow(state);
-  return outcomeOf(run, state);
+  const outcome = outcomeOf(run, state);
+  return run.shared.request.postProcessing ? { ...outcome, text: await postProcessed(run, outcome) } : outcome;
+}
+
+/** The chatbot's post-processing function over the final text; its failure keeps the text (as Flowise). */
+async function postProcessed(run: AgentflowRun, outcome: AgentflowOutcome): Promise<string> {
+  const { request, ports, input } = run.shared;
+  const output = run.executedData.at(-1)?.data?.output ?? {};
+  const flow = {
+    input: input ?? "", state: run.state, chatflowId: request.chatflowId, sessionId: request.sessionId, chatId: request.chatId,
+    rawOutput: outcome.text, chatHistory: [...run.pastChatHistory, ...run.runtimeChatHistory],
+    sourceDocuments: output.sourceDocuments, usedTools: output.usedTools, artifacts: output.artifacts, fileAnnotations: output.fileAnnotations,
+  };
+  try {
+    const text = await runSandboxed(request.postProcessing!, { args: { input: input ?? "" }, vars: request.vars, flow, env: ports.ctx.env, signal: ports.ctx.signal });
+    return text;
+  } catch {
+    return outcome.text;
+  }
 }
 
 /** A node failed or the run was stopped: an ERROR / TERMINATED entry for it, stored and streamed. */

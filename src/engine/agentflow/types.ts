@@ -121,6 +121,12 @@ export interface AgentflowRequest {
    * The runtime refuses a call to a flow already on it (a cycle) or to itself.
    */
   callStack?: string[];
+  /**
+   * chatbotConfig.postProcessing.customFunction when enabled: JavaScript that rewrites the final text
+   * (sandboxed; `$flow.rawOutput`, `$flow.chatHistory`, `$flow.sourceDocuments`, `$flow.usedTools`…).
+   * Flowise also answers JSON (no stream) when it is on: that is the caller's choice.
+   */
+  postProcessing?: string;
 }
 
 // ---- ports ----------------------------------------------------------------------------------------
