@@ -1,7 +1,7 @@
 // The nodes without a chat model: Start, Condition, Loop, Iteration, Custom Function, HTTP,
 // Execute Flow, Direct Reply — hand-built flows, run in the engine.
 import { describe, expect, it } from "vitest";
-import { directReply, edge, graph, llm, loopbackEnv, marker, node, outputOf, requestsWith, run, standinUrl, start } from "./helpers";
+import { agent, directReply, edge, graph, llm, loopbackEnv, marker, node, outputOf, requestsWith, run, standinUrl, start } from "./helpers";
 
 const cf = (id: string, code: string, inputs: Record<string, unknown> = {}) => node(id, { customFunctionJavascriptFunction: code, ...inputs });
 
@@ -172,6 +172,25 @@ describe("Iteration", () => {
     const out = await run(iterationFlow('\\[{"item":"ok"},{"item":"bad"}\\]', "if ($item === 'bad') throw new Error('no ' + $item); return $item"), { question: "q" });
     expect(out.state).toBe("FINISHED");
     expect(outputOf(out.executedData, "iterationAgentflow_0")!.iterationResults).toEqual(["ok", "Error in iteration 2: customFunctionAgentflow_0 (customFunctionAgentflow_0): no bad"]);
+  });
+
+  it("frames of nodes inside the block (an agent's calledTools) reach the stream, between the Iteration's own", async () => {
+    const g = graph(
+      [start(), node("iterationAgentflow_0", { iterationInput: "[1, 2]" }, { label: "Each" }),
+        { ...agent("agentAgentflow_0", { agentUserMessage: '[call calculator {"input":"{{ $iteration }}+1"}] go', agentTools: [{ agentSelectedTool: "calculator", agentSelectedToolConfig: {} }] }), parentNode: "iterationAgentflow_0", extent: "parent" }],
+      [edge("startAgentflow_0", "iterationAgentflow_0")],
+    );
+    const out = await run(g, { question: "q", streaming: true });
+    expect(outputOf(out.executedData, "iterationAgentflow_0")!.iterationResults).toEqual(["tools said: 2", "tools said: 3"]);
+    const events = out.rec.frames.map((f) => (f.event === "nextAgentFlow" ? `${(f.data as { nodeId: string }).nodeId}:${(f.data as { status: string }).status}` : f.event));
+    const from = events.indexOf("iterationAgentflow_0:INPROGRESS");
+    expect(events.slice(from)).toEqual([
+      "iterationAgentflow_0:INPROGRESS",
+      "agentAgentflow_0:INPROGRESS", "calledTools", "agentAgentflow_0:FINISHED",
+      "agentAgentflow_0:INPROGRESS", "calledTools", "agentAgentflow_0:FINISHED",
+      "iterationAgentflow_0:FINISHED", "agentFlowExecutedData", "agentFlowEvent",
+    ]);
+    expect(out.rec.frames.some((f) => f.event === "token")).toBe(false); // nothing inside an iteration answers the client
   });
 
   it("an input that is not an array is a clear error", async () => {

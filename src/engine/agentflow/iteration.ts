@@ -5,10 +5,11 @@
 // "Error in iteration N: …" and the next item runs.
 import { FlowMap } from "./graph";
 import { AgentflowRun } from "./run"; // circular, used only when an iteration runs
+import type { NodeEmitter } from "./node-types";
 import type { AgentflowNode, ExecutedData, NodeResultData } from "./types";
 import { errorMessage, isObject } from "./util";
 
-export async function iterate(parent: AgentflowRun, node: AgentflowNode, result: NodeResultData): Promise<NodeResultData> {
+export async function iterate(parent: AgentflowRun, node: AgentflowNode, result: NodeResultData, channel: NodeEmitter): Promise<NodeResultData> {
   const items = Array.isArray(result.input?.iterationInput) ? (result.input.iterationInput as unknown[]) : [];
   const block = FlowMap.block(parent.shared.graph, node.id);
   if (!block.nodes.size) return result;
@@ -23,6 +24,7 @@ export async function iterate(parent: AgentflowRun, node: AgentflowNode, result:
       form: parent.form,
       iteration,
       parent,
+      channel,
       onEntry: async (entry: ExecutedData) => {
         parent.executedData.push({ ...entry, data: { ...entry.data, iterationIndex: index, iterationContext: iteration, parentNodeId: node.id } });
         await parent.checkpoint();

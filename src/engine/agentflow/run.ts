@@ -58,6 +58,8 @@ export interface RunInit {
   parent?: AgentflowRun;
   /** Called with each entry this run commits (an iteration passes its children's up). */
   onEntry?: (entry: ExecutedData) => Promise<void>;
+  /** An iteration's sub-run writes its frames into the Iteration node's channel. */
+  channel?: NodeEmitter;
 }
 
 export class AgentflowRun {
@@ -129,7 +131,8 @@ export class AgentflowRun {
 
   private launch(nodeId: string): Running {
     const node = this.map.nodes.get(nodeId)!;
-    const channel = this.shared.events.open();
+    const outer = this.init.channel;
+    const channel = outer ? { token: outer.token, event: outer.event, close: () => undefined } : this.shared.events.open();
     this.shared.events.node(node.id, node.data.label, "INPROGRESS");
     const promise = this.execute(node, channel);
     promise.catch((err) => {
@@ -180,7 +183,7 @@ export class AgentflowRun {
         now: this.shared.now,
       },
     });
-    const finished = node.data.name === "iterationAgentflow" ? await iterate(this, node, result) : result;
+    const finished = node.data.name === "iterationAgentflow" ? await iterate(this, node, result, emit) : result;
     const pause = (node.data.name === "humanInputAgentflow" && !humanInput) || (node.data.name === "agentAgentflow" && finished.output?.isWaitingForHumanInput === true);
     return { result: finished, pause, startState };
   }
