@@ -4,7 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { createTool } from "../../src/services/tools";
 import { LOCAL, newStore, upsert as storeUpsert } from "../routes/document-store-helpers";
-import { db } from "../engine/helpers";
+import { credential, db } from "../engine/helpers";
 import { LIBRARY, TOWN_TEXT } from "../engine/retrieval-flows";
 import { agent, directReply, edge, graph, llm, marker, modelConfig, node, outputOf, requestsWith, run, start } from "./helpers";
 
@@ -90,6 +90,18 @@ describe("LLM messages and memory (§5)", () => {
     const out = await run(g, { question: `one token ${m}`, streaming: true });
     expect(out.rec.frames.filter((f) => f.event === "token")).toEqual([{ event: "token", data: `echo: one token ${m}` }]);
     expect((await chat(m))[0].body.stream).toBe(false);
+  });
+
+  it("the model's credential comes from FLOWISE_CREDENTIAL_ID (or credential) in its config", async () => {
+    for (const key of ["FLOWISE_CREDENTIAL_ID", "credential"]) {
+      const m = marker();
+      const id = await credential("openAIApi", { openAIApiKey: `sk-${key}` });
+      const g = graph([start(), llm("llmAgentflow_0", { llmModelConfig: modelConfig({ [key]: id, modelName: "gpt-x" }) })], [edge("startAgentflow_0", "llmAgentflow_0")]);
+      await run(g, { question: m });
+      const [req] = await chat(m);
+      expect(req.headers.authorization).toBe(`Bearer sk-${key}`);
+      expect(req.body.model).toBe("gpt-x");
+    }
   });
 
   it("an unknown chat model is a clear 400 listing the available ones", async () => {

@@ -1,6 +1,7 @@
 // The nodes without a chat model: Start, Condition, Loop, Iteration, Custom Function, HTTP,
 // Execute Flow, Direct Reply — hand-built flows, run in the engine.
 import { describe, expect, it } from "vitest";
+import { credential } from "../engine/helpers";
 import { agent, directReply, edge, graph, llm, loopbackEnv, marker, node, outputOf, requestsWith, run, standinUrl, start } from "./helpers";
 
 const cf = (id: string, code: string, inputs: Record<string, unknown> = {}) => node(id, { customFunctionJavascriptFunction: code, ...inputs });
@@ -266,7 +267,21 @@ describe("HTTP", () => {
     expect(data.body).toMatch(/name="field"\r\n\r\nv1/);
   });
 
-  it("text and base64 response types; a bearer credential", async () => {
+  it("credentials: bearer token, basic auth, an API key header", async () => {
+    const cases: Array<[string, Record<string, unknown>, string, string]> = [
+      ["httpBearerToken", { token: "tok-1" }, "authorization", "Bearer tok-1"],
+      ["httpBasicAuth", { basicAuthUsername: "ada", basicAuthPassword: "pw" }, "authorization", `Basic ${btoa("ada:pw")}`],
+      ["httpApiKey", { key: "X-Api-Key", value: "k-9" }, "x-api-key", "k-9"],
+    ];
+    for (const [name, data, header, value] of cases) {
+      const id = await credential(name, data);
+      const g = graph([start(), node("httpAgentflow_0", { url: `${standinUrl()}/echo` }, { credential: id })].map((n) => (n.id === "httpAgentflow_0" ? { ...n, data: { ...n.data, credential: id } } : n)), [edge("startAgentflow_0", "httpAgentflow_0")]);
+      const out = await run(g, { question: "q" }, opts());
+      expect(outputOf(out.executedData, "httpAgentflow_0")!.http.data.headers[header]).toBe(value);
+    }
+  });
+
+  it("text and base64 response types", async () => {
     const out = await run(graph([start(), node("httpAgentflow_0", { url: `${standinUrl()}/echo`, responseType: "base64" })], [edge("startAgentflow_0", "httpAgentflow_0")]), { question: "q" }, opts());
     const b64 = outputOf(out.executedData, "httpAgentflow_0")!.http.data as string;
     expect(JSON.parse(atob(b64)).method).toBe("GET");

@@ -4,7 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { runAgentflow } from "../../src/engine/agentflow";
 import { frame } from "../../src/stream/sse";
-import { directReply, edge, graph, llm, marker, node, outputOf, recorder, rejection, request, run, start } from "./helpers";
+import { directReply, edge, graph, llm, marker, node, outputOf, recorder, rejection, request, requestsWith, run, start } from "./helpers";
 
 describe("Start → LLM", () => {
   it("answers the model's text; executed data and checkpoints as Flowise stores them", async () => {
@@ -154,6 +154,19 @@ describe("branches and joins", () => {
     const out = await run(g, { question: "q" });
     expect(out.text).toBe(" ");
     expect(outputOf(out.executedData, "conditionAgentflow_0")).toEqual({ conditions: [{ type: "string", value1: "", operation: "equal", value2: "", isFulfilled: true }] });
+  });
+});
+
+describe("the checkpoint port", () => {
+  it("a checkpoint that fails (the execution row was lost) stops the run: the error comes out, no later node runs", async () => {
+    const m = marker();
+    const g = graph([start(), directReply("directReplyAgentflow_0", "one"), llm("llmAgentflow_0")], [edge("startAgentflow_0", "directReplyAgentflow_0"), edge("directReplyAgentflow_0", "llmAgentflow_0")]);
+    let n = 0;
+    const rec = recorder({ checkpoint: async () => { if (++n === 2) throw new Error("execution row is gone"); } });
+    const err = await rejection(runAgentflow(g, request({ question: m }), rec.ports));
+    expect(err.message).toBe("execution row is gone");
+    expect(rec.checkpoints.map((c) => c.data.at(-1)!.nodeId)).toEqual(["startAgentflow_0", "directReplyAgentflow_0"]);
+    expect(await requestsWith(m)).toEqual([]);
   });
 });
 
