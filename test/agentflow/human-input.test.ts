@@ -133,7 +133,7 @@ describe("Human Input", () => {
       [edge("startAgentflow_0", "iterationAgentflow_0")],
     );
     const err = await rejection(runAgentflow(g, request({ question: "q" }), recorder().ports));
-    expect(err.message).toMatch(/a Human Input inside an Iteration cannot pause the run/);
+    expect(err.message).toMatch(/a humanInputAgentflow node cannot be inside an Iteration \(its pause could not be resumed\)/);
   });
 });
 

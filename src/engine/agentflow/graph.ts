@@ -2,9 +2,12 @@
 // source → targets and target → sources maps, the starting node, Iteration children, and the
 // decision node each input of a join hangs from.
 import type { FlowEdge } from "../types";
+import { agentflowNodes } from "./nodes/registry";
 import type { AgentflowGraph, AgentflowNode } from "./types";
 
-export const DECISION_NODES = new Set(["conditionAgentflow", "conditionAgentAgentflow", "humanInputAgentflow"]);
+/** A node whose branches are chosen by its output (Condition, Condition Agent, Human Input). */
+export const isDecision = (node: AgentflowNode): boolean => agentflowNodes.get(node.data.name)?.branches !== undefined;
+
 export const STICKY_NOTES = new Set(["stickyNoteAgentflow", "stickyNote"]);
 
 export const isStickyNote = (node: AgentflowNode): boolean => STICKY_NOTES.has(node.data.name) || node.type === "stickyNote";
@@ -64,7 +67,7 @@ export class FlowMap {
     for (;;) {
       const node = this.nodes.get(current);
       if (!node) return undefined;
-      if (DECISION_NODES.has(node.data.name)) return node.id;
+      if (isDecision(node)) return node.id;
       if (seen.has(current)) return undefined;
       seen.add(current);
       const parent = this.parentsOf(current)[0];
@@ -82,7 +85,3 @@ function push(map: Map<string, string[]>, key: string, value: string) {
 
 /** Edge handle of branch `i` of a decision node. */
 export const branchHandle = (nodeId: string, index: number): string => `${nodeId}-output-${index}`;
-
-/** The target id of `loopBackToNode` ("<nodeId>-<label>"): node ids never contain "-". */
-export const loopTarget = (value: unknown): string | undefined =>
-  typeof value === "string" && value.trim() ? value.trim().split("-")[0] : undefined;

@@ -3,6 +3,7 @@
 import { badRequest } from "../../errors";
 import { EventStream } from "./events";
 import { FlowMap } from "./graph";
+import { agentflowNodes } from "./nodes/registry";
 import { fromTurns } from "./messages";
 import { failed, finished } from "./outcome";
 import { startPoint, userInput } from "./prepare";
@@ -22,7 +23,7 @@ export async function runAgentflow(graph: AgentflowGraph, request: AgentflowRequ
   if (request.question && isObject(request.form) && Object.keys(request.form).length) throw badRequest("Question and form cannot be provided at the same time");
 
   const map = FlowMap.top(graph);
-  const start = [...map.nodes.values()].find((n) => n.data.name === "startAgentflow")!;
+  const start = [...map.nodes.values()].find((n) => agentflowNodes.get(n.data.name)?.start)!;
   const point = startPoint(map, start, request);
   const events = new EventStream(request.streaming ? ports.events : undefined);
   const run = new AgentflowRun(

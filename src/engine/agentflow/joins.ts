@@ -3,7 +3,7 @@
 // decision node form a group where one arrival is enough; every other input is required.
 // Better than Flowise: a target reached by a fulfilled branch is never skipped, even when an
 // unfulfilled branch of the same decision also points at it.
-import { DECISION_NODES, type FlowMap, branchHandle } from "./graph";
+import { type FlowMap, branchHandle, isDecision } from "./graph";
 import type { NodeResultData } from "./types";
 
 interface Waiting {
@@ -18,8 +18,9 @@ export class Joins {
   constructor(private readonly map: FlowMap) {}
 
   /** Children of `nodeId` that become ready now that it finished with `result`. */
-  arrive(nodeId: string, name: string, result: NodeResultData): string[] {
-    const skipped = DECISION_NODES.has(name) ? this.skippedBy(nodeId, result) : new Set<string>();
+  arrive(nodeId: string, result: NodeResultData): string[] {
+    const node = this.map.nodes.get(nodeId);
+    const skipped = node && isDecision(node) ? this.skippedBy(nodeId, result) : new Set<string>();
     const ready: string[] = [];
     for (const child of new Set(this.map.childrenOf(nodeId))) {
       if (skipped.has(child)) continue;

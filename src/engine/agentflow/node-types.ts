@@ -58,7 +58,20 @@ export interface AgentflowNodeDef {
   name: string;
   /** Inputs whose strings are resolved (Flowise's `acceptVariable` params), besides any the node's inputParams flag. */
   variableParams: string[];
-  /** Condition, Condition Agent, Human Input: `output.conditions[i].isFulfilled` selects the `-output-i` branch. */
-  decision?: boolean;
+  /** The flow's entry: exactly one, outside Iteration blocks. */
+  start?: true;
+  /**
+   * Decision nodes (Condition, Condition Agent, Human Input): how many branches the node has; its
+   * `output.conditions[i].isFulfilled` selects the edges leaving from handle `<id>-output-<i>`.
+   */
+  branches?(inputs: Record<string, unknown>): number;
+  /** Whether this run pauses the flow for a human (`resumed`: it was given the answer). Before the run, `result` is undefined. */
+  pauses?(result: NodeResultData | undefined, resumed: boolean): boolean;
+  /** Runs the nodes of its block once per item of its input (Iteration). */
+  runsBlock?: true;
+  /** Goes back to `output.nodeID` until its count is used up (Loop). */
+  loopsBack?: true;
+  /** May not be inside an Iteration block. */
+  topLevelOnly?: true;
   run(args: NodeRunArgs): Promise<NodeResultData>;
 }

@@ -3,6 +3,7 @@
 // paused node of a stored execution, with that execution's data, state and form.
 import { badRequest } from "../../errors";
 import type { FlowMap } from "./graph";
+import { agentflowNodes } from "./nodes/registry";
 import type { FlowState } from "./state";
 import type { AgentflowNode, AgentflowRequest, ExecutedData, HumanInput } from "./types";
 import { bool, isObject } from "./util";
@@ -27,7 +28,7 @@ function formOf(value: unknown): Record<string, unknown> {
   return form;
 }
 
-const startForm = (data: ExecutedData[] | undefined) => formOf(data?.find((e) => e.data?.name === "startAgentflow")?.data?.output?.form);
+const startForm = (data: ExecutedData[] | undefined) => formOf(data?.find((e) => agentflowNodes.get(e.data?.name)?.start)?.data?.output?.form);
 
 /** The state of the last entry that has one (an empty object counts). */
 const lastState = (data: ExecutedData[]): FlowState => {

@@ -176,16 +176,15 @@ export class AgentflowRun {
         form: this.form,
         emit,
         streaming: request.streaming,
-        isLastNode: !this.recursive && (!children.length || (node.data.name === "humanInputAgentflow" && !humanInput)),
+        isLastNode: !this.recursive && (!children.length || def.pauses?.(undefined, humanInput !== undefined) === true),
         humanInput,
         humanInputAction,
         iteration: this.init.iteration,
         now: this.shared.now,
       },
     });
-    const finished = node.data.name === "iterationAgentflow" ? await iterate(this, node, result, emit) : result;
-    const pause = (node.data.name === "humanInputAgentflow" && !humanInput) || (node.data.name === "agentAgentflow" && finished.output?.isWaitingForHumanInput === true);
-    return { result: finished, pause, startState };
+    const finished = def.runsBlock ? await iterate(this, node, result, emit) : result;
+    return { result: finished, pause: def.pauses?.(finished, humanInput !== undefined) === true, startState };
   }
 
   private scope(state: FlowState): ResolveScope {
@@ -215,14 +214,14 @@ export class AgentflowRun {
   }
 
   private lastLoopCount(): number {
-    const loop = [...this.executedData].reverse().find((e) => e.data?.name === "loopAgentflow");
+    const loop = [...this.executedData].reverse().find((e) => agentflowNodes.get(e.data?.name)?.loopsBack);
     return loop ? (this.loopCounts.get(loop.nodeId) ?? 0) : 0;
   }
 
   private async commit(head: Running, result: NodeResultData, startState: FlowState): Promise<string[]> {
     const { node, channel } = head;
     const next: string[] = [];
-    if (node.data.name === "loopAgentflow" && typeof result.output?.nodeID === "string") {
+    if (agentflowNodes.get(node.data.name)?.loopsBack && typeof result.output?.nodeID === "string") {
       const count = (this.loopCounts.get(node.id) ?? 0) + 1;
       const max = Number(result.output.maxLoopCount) || FALLBACK_MAX_LOOP_COUNT;
       if (count < max) {
@@ -246,7 +245,7 @@ export class AgentflowRun {
     if (result.output?.ephemeralMemory === true) this.pastChatHistory = [];
     if (this.init.onEntry) await this.init.onEntry(entry);
     else await this.checkpoint();
-    return [...this.joins.arrive(node.id, node.data.name, result), ...next];
+    return [...this.joins.arrive(node.id, result), ...next];
   }
 
   private pause(head: Running, result: NodeResultData): void {

@@ -32,6 +32,7 @@ function builtInTools(inputs: Record<string, unknown>): string[] {
 export const agentNode: AgentflowNodeDef = {
   name: "agentAgentflow",
   variableParams: ["agentMessages", "agentUserMessage", "agentStructuredOutput", "agentUpdateState"],
+  pauses: (result) => result?.output?.isWaitingForHumanInput === true,
   async run(args) {
     const { node, inputs, input, rt } = args;
     try {

@@ -49,7 +49,7 @@ function chosen(text: string): string {
 export const conditionAgentNode: AgentflowNodeDef = {
   name: "conditionAgentAgentflow",
   variableParams: ["conditionAgentInstructions", "conditionAgentInput", "conditionAgentSystemPrompt"],
-  decision: true,
+  branches: (inputs) => listOf(inputs.conditionAgentScenarios).length, // no Else: the last scenario is the fallback
   async run({ node, inputs, input, rt }) {
     try {
       const owner = ownerOf(node);

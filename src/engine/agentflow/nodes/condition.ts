@@ -61,7 +61,7 @@ function operands(type: unknown, v1: unknown, v2: unknown): [Value, Value] {
 export const conditionNode: AgentflowNodeDef = {
   name: "conditionAgentflow",
   variableParams: ["conditions"],
-  decision: true,
+  branches: (inputs) => listOf(inputs.conditions).filter(isObject).length + 1, // the rows, then Else
   async run({ node, inputs, rt }) {
     const rows = listOf(inputs.conditions).filter(isObject);
     const initial = rows.map((r) => ({ ...r }));

@@ -20,7 +20,9 @@ Answer in three parts, as plain text:
 export const humanInputNode: AgentflowNodeDef = {
   name: "humanInputAgentflow",
   variableParams: ["humanInputDescription", "humanInputModelPrompt"],
-  decision: true,
+  branches: () => 2, // proceed, reject
+  pauses: (_result, resumed) => !resumed,
+  topLevelOnly: true,
   async run({ node, inputs, rt }) {
     const feedbackOn = bool(inputs.humanInputEnableFeedback, true);
     const past = [...rt.pastChatHistory, ...rt.runtimeChatHistory];

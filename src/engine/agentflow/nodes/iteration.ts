@@ -20,6 +20,7 @@ function parseItems(raw: unknown): unknown {
 export const iterationNode: AgentflowNodeDef = {
   name: "iterationAgentflow",
   variableParams: ["iterationInput"],
+  runsBlock: true,
   async run({ node, inputs, rt }) {
     const items = parseItems(inputs.iterationInput);
     if (!Array.isArray(items)) {

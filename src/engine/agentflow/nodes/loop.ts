@@ -1,7 +1,6 @@
 // Loop: jumps back to `loopBackToNode` ("<nodeId>-<label>") until it has looped maxLoopCount − 1
 // times (default 5); the executor does the jump and, at the limit, answers the fallback message.
 import { badRequest } from "../../../errors";
-import { loopTarget } from "../graph";
 import type { AgentflowNodeDef } from "../node-types";
 import { updateFlowState } from "../state";
 import { num } from "../util";
@@ -9,9 +8,14 @@ import { ownerOf } from "./common";
 
 export const DEFAULT_MAX_LOOP_COUNT = 5;
 
+/** The target id of `loopBackToNode` ("<nodeId>-<label>"): node ids never contain "-". */
+export const loopTarget = (value: unknown): string | undefined =>
+  typeof value === "string" && value.trim() ? value.trim().split("-")[0] : undefined;
+
 export const loopNode: AgentflowNodeDef = {
   name: "loopAgentflow",
   variableParams: ["fallbackMessage", "loopUpdateState"],
+  loopsBack: true,
   async run({ node, inputs, rt }) {
     const target = loopTarget(inputs.loopBackToNode);
     if (!target) throw badRequest(`${ownerOf(node)} needs a node to loop back to (loopBackToNode)`);

@@ -27,6 +27,8 @@ function declaredState(raw: unknown, owner: string): Record<string, unknown> {
 export const startNode: AgentflowNodeDef = {
   name: "startAgentflow",
   variableParams: [],
+  start: true,
+  topLevelOnly: true,
   async run({ node, inputs, input, rt }) {
     const owner = ownerOf(node);
     const type = typeof inputs.startInputType === "string" && inputs.startInputType ? inputs.startInputType : "chatInput";
