@@ -1,15 +1,16 @@
 // The engine's door. Services call it; nothing in here knows HTTP, the database or a service:
 // everything from outside comes through the RunContext's ports (./core/ports.ts).
 //
-// One runtime per flow `type`. The Agentflow runtime plugs in by replacing its line in `runtimes`.
+// One runtime per flow `type`: chatflows (and assistants) and Agentflow V2.
 import { badRequest } from "../errors";
+import { agentflowRuntime } from "./agentflow/door";
 import { chatflowRuntime } from "./chatflow";
 import { parseFlowData } from "./core/flow-data";
 import type { FlowRuntime, PreparedFlow } from "./core/flow-runtime";
 
 const notSupportedYet = (what: string): FlowRuntime => ({
   prepare() {
-    throw badRequest(`${what} are not supported yet: edgeflow runs chatflows (type CHATFLOW) and assistants`);
+    throw badRequest(`${what} are not supported yet: edgeflow runs chatflows (type CHATFLOW), agentflows (type AGENTFLOW) and assistants`);
   },
   canStream: () => false,
 });
@@ -17,7 +18,7 @@ const notSupportedYet = (what: string): FlowRuntime => ({
 const runtimes: Record<string, FlowRuntime> = {
   CHATFLOW: chatflowRuntime,
   ASSISTANT: chatflowRuntime,
-  AGENTFLOW: notSupportedYet("Agentflows (type AGENTFLOW)"),
+  AGENTFLOW: agentflowRuntime,
   MULTIAGENT: notSupportedYet("Multi-agent flows (type MULTIAGENT)"),
 };
 

@@ -1,11 +1,10 @@
 // Shared by the agentflow runtime tests: hand-built agentflows the way Flowise 3 saves them, ports
 // that record checkpoints and stream frames, and the stand-in as the chat model.
-import { env } from "cloudflare:workers";
 import { runAgentflow } from "../../src/engine/agentflow";
 import type { AgentflowGraph, AgentflowOutcome, AgentflowPorts, AgentflowRequest, ExecutedData, ExecutionState, FlowCall, FlowCallResult } from "../../src/engine/agentflow/types";
-import type { ChatTurn, RunContext } from "../../src/engine/types";
+import type { ChatTurn, RunContext, Runtime } from "../../src/engine";
 import { frame } from "../../src/stream/sse";
-import { makeCtx, standinUrl } from "../engine/helpers";
+import { makeCtx, runtimeWith, standinUrl } from "../engine/helpers";
 
 export { marker, requestsWith, standinUrl } from "../engine/helpers";
 
@@ -117,5 +116,5 @@ export async function rejection(p: Promise<unknown>): Promise<{ status?: number;
 /** A node's output in the executed data (its latest entry). */
 export const outputOf = (data: ExecutedData[], nodeId: string) => [...data].reverse().find((e) => e.nodeId === nodeId)?.data.output as Record<string, any> | undefined;
 
-/** An env letting the HTTP node and sandbox fetch reach the stand-in on loopback. */
-export const loopbackEnv = () => ({ ...(env as unknown as RunContext["env"]), OUTBOUND_ALLOW: "127.0.0.1" });
+/** Ports letting the HTTP node and the sandbox's fetch reach the stand-in on loopback. */
+export const loopbackRuntime = (): Runtime => runtimeWith({ OUTBOUND_ALLOW: "127.0.0.1" });

@@ -2,7 +2,7 @@
 // Execute Flow, Direct Reply — hand-built flows, run in the engine.
 import { describe, expect, it } from "vitest";
 import { credential } from "../engine/helpers";
-import { agent, directReply, edge, graph, llm, loopbackEnv, marker, node, outputOf, requestsWith, run, standinUrl, start } from "./helpers";
+import { agent, directReply, edge, graph, llm, loopbackRuntime, marker, node, outputOf, requestsWith, run, standinUrl, start } from "./helpers";
 
 const cf = (id: string, code: string, inputs: Record<string, unknown> = {}) => node(id, { customFunctionJavascriptFunction: code, ...inputs });
 
@@ -227,13 +227,13 @@ describe("Custom Function", () => {
     const g = graph([start(), cf("customFunctionAgentflow_0", code)], [edge("startAgentflow_0", "customFunctionAgentflow_0")]);
     const refused = await run(g, { question: "q" });
     expect(refused.error).toMatch(/Outbound request refused: .*loopback/);
-    expect((await run(g, { question: "q" }, { ctx: { env: loopbackEnv() } })).text).toBe("200");
+    expect((await run(g, { question: "q" }, { ctx: { runtime: loopbackRuntime() } })).text).toBe("200");
   });
 });
 
 describe("HTTP", () => {
   const http = (inputs: Record<string, unknown>) => graph([start(), node("httpAgentflow_0", inputs), directReply("directReplyAgentflow_0", "{{ httpAgentflow_0.output.http.data.method }} {{ httpAgentflow_0.output.http.data.body }}")], [edge("startAgentflow_0", "httpAgentflow_0"), edge("httpAgentflow_0", "directReplyAgentflow_0")]);
-  const opts = () => ({ ctx: { env: loopbackEnv() } });
+  const opts = () => ({ ctx: { runtime: loopbackRuntime() } });
 
   it("GET with headers and query params; the output is {http: {data, status, statusText, headers}}, no content", async () => {
     const g = graph([start(), node("httpAgentflow_0", { method: "GET", url: `${standinUrl()}/echo/items`, headers: [{ key: "X-Who", value: "{{ question }}" }], queryParams: [{ key: "q", value: "a b" }] })], [edge("startAgentflow_0", "httpAgentflow_0")]);

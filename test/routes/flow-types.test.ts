@@ -1,8 +1,9 @@
-// The engine chooses the runtime by the flow's `type`: chatflows run, flow types that have no
-// runtime yet answer a clear 400 (JSON, also when streaming is asked for) and store nothing.
+// The engine chooses the runtime by the flow's `type`: chatflows and agentflows run, a flow type
+// that has no runtime yet (or a graph its runtime cannot run) answers a clear 400 (JSON, also when
+// streaming is asked for) and stores nothing.
 import { describe, expect, it } from "vitest";
 import llmChain from "../engine/fixtures/llm-chain.json";
-import { type Fixture, flowDataOf, pointAtStandin } from "../engine/helpers";
+import { type Fixture, flowDataOf, pointAtStandin, standinUrl } from "../engine/helpers";
 import { call, expectError, json } from "../helpers";
 
 async function save(type: string): Promise<string> {
@@ -18,17 +19,33 @@ describe("prediction by flow type", () => {
     expect((await json("POST", `/prediction/${id}`, { body: { question: "socks" } })).text).toContain("socks");
   });
 
-  for (const type of ["AGENTFLOW", "MULTIAGENT"]) {
-    it(`${type} answers 400 "not supported yet", stores nothing, and does not stream`, async () => {
+  const refused: Array<[string, RegExp]> = [
+    ["AGENTFLOW", /^This agentflow cannot run: Unknown agentflow nodes: .*llmChain \(llmChain_0\)/],
+    ["MULTIAGENT", /not supported yet/],
+  ];
+  for (const [type, message] of refused) {
+    it(`${type} with a chatflow's graph answers 400 (${message}), stores nothing, and does not stream`, async () => {
       const id = await save(type);
       for (const streaming of [false, true]) {
         const err = await expectError(await call("POST", `/prediction/${id}`, { body: { question: "hi", streaming } }), 400);
-        expect(err.message).toMatch(/not supported yet/);
+        expect(err.message).toMatch(message);
       }
       expect(await json("GET", `/chatmessage/${id}`)).toEqual([]);
       expect(await json("GET", `/chatflows-streaming/${id}`, { token: null })).toEqual({ isStreaming: false });
     });
   }
+
+  it("AGENTFLOW runs on the agentflow runtime", async () => {
+    const start = { id: "startAgentflow_0", data: { id: "startAgentflow_0", name: "startAgentflow", label: "Start", inputs: { startInputType: "chatInput" } } };
+    const llm = { id: "llmAgentflow_0", data: { id: "llmAgentflow_0", name: "llmAgentflow", label: "LLM 0", inputs: { llmModel: "chatOpenAI", llmModelConfig: { modelName: "m", basepath: `${standinUrl()}/v1` } } } };
+    const edge = { source: "startAgentflow_0", sourceHandle: "startAgentflow_0-output-startAgentflow", target: "llmAgentflow_0" };
+    const saved = await json("POST", "/chatflows", { body: { name: "af", type: "AGENTFLOW", flowData: JSON.stringify({ nodes: [start, llm], edges: [edge] }) } });
+    expect((await json("POST", `/prediction/${saved.id}`, { body: { question: "agent hi" } })).text).toBe("echo: agent hi");
+    expect(await json("GET", `/chatflows-streaming/${saved.id}`, { token: null })).toEqual({ isStreaming: true });
+    const loose = await json("POST", "/chatflows", { body: { name: "af2", type: "AGENTFLOW", flowData: JSON.stringify({ nodes: [start, llm], edges: [] }) } });
+    const err = await expectError(await call("POST", `/prediction/${loose.id}`, { body: { question: "hi" } }), 400);
+    expect(err.message).toBe("This agentflow cannot run: Only the Start node may have no incoming edge: LLM 0 (llmAgentflow_0) has none");
+  });
 });
 
 describe("the runnable-flow routes in the OpenAPI document", () => {

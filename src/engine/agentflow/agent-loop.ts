@@ -9,7 +9,7 @@ import { AIMessageChunk } from "@langchain/core/messages";
 import type { StructuredToolInterface } from "@langchain/core/tools";
 import { RunAborted } from "../../providers/chat/http";
 import { contentText } from "../../providers/chat/messages";
-import type { UsedTool } from "../types";
+import type { UsedTool } from "../core/types";
 import { fromReply, toLangChain } from "./messages";
 import { callChat } from "./model-call";
 import type { NodeRuntime } from "./node-types";

@@ -1,58 +1,45 @@
-// Components an agentflow node picks by name (`llmModel: "chatOpenAI"` + `llmModelConfig`, a tool,
-// a document store, embeddings, a vector store) built through the engine's node registry, the one
-// place that knows how to make them. The config object is the component's inputs; its credential
-// id is `FLOWISE_CREDENTIAL_ID` (or `credential`).
-//
-// TODO(core): switch chat models to src/providers/chat/registry.ts buildChatModel when it lands.
+// Components an agentflow node picks by name (`llmModel: "chatOpenAI"` + `llmModelConfig`, a tool
+// + its config, a document store, embeddings + a vector store), built through the shared registries
+// and the run's ports. The config object is the component's inputs; its credential id is
+// `FLOWISE_CREDENTIAL_ID` (or `credential`).
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
+import type { BaseRetrieverInterface } from "@langchain/core/retrievers";
+import type { StructuredToolInterface } from "@langchain/core/tools";
 import { badRequest } from "../../errors";
-import { isChatModel } from "../instances";
-import { registry } from "../registry";
-import type { FlowNode, RunContext } from "../types";
-import { isObject, str } from "./util";
+import { buildChatModel, isChatModelName, supportedChatModels } from "../../providers/chat/registry";
+import { buildEmbeddings, supportedEmbeddings } from "../../providers/embeddings/registry";
+import { DEFAULT_TOP_K, flowNamespace } from "../chatflow/nodes/vector-stores";
+import { type RunContext, providerDeps } from "../core/ports";
+import { buildTool, supportedTools } from "../tools/registry";
+import { isObject } from "./util";
 
-export interface ComponentRequest {
-  /** Component name (`chatOpenAI`, `customTool`, `documentStoreVS`, …). */
-  name: string;
-  /** Its inputs (the `<param>Config` object), plus anything the caller adds (e.g. `embeddings`). */
-  config?: unknown;
-  /** Who asks, for messages: `LLM 0 (llmAgentflow_0)`. */
-  owner: string;
-  /** The registry family it must belong to (`Chat Models`, `Tools`, …). */
-  category: string;
-  /** The node output to build (`retriever`, `vectorStore`). */
-  output?: string;
-}
-
-/** Names of a family, for "choose one of" messages. */
-export const componentNames = (category: string): string[] =>
-  [...registry.values()].filter((d) => d.category === category).map((d) => d.name).sort();
-
-export async function buildComponent(ctx: RunContext, req: ComponentRequest): Promise<unknown> {
-  const def = registry.get(req.name);
-  if (!def || def.category !== req.category) {
-    const kind = req.category.toLowerCase().replace(/s$/, "");
-    throw badRequest(`${req.owner}: ${kind} ${req.name} is not available in edgeflow (available: ${componentNames(req.category).join(", ") || "none"})`);
-  }
-  const inputs: Record<string, unknown> = isObject(req.config) ? { ...req.config } : {};
-  const node: FlowNode = {
-    id: `${req.name}_agentflow`,
-    data: {
-      id: `${req.name}_agentflow`,
-      label: `${req.owner} ${req.name}`,
-      name: req.name,
-      category: req.category,
-      inputs,
-      credential: str(inputs.FLOWISE_CREDENTIAL_ID) ?? str(inputs.credential),
-    },
-  };
-  return def.build({ node, inputs, ctx, output: req.output });
-}
+const configOf = (config: unknown): Record<string, unknown> => (isObject(config) ? { ...config } : {});
 
 /** The chat model a node names; 400 when it names none or one edgeflow does not have. */
 export async function chatModel(ctx: RunContext, name: unknown, config: unknown, owner: string, param: string): Promise<BaseChatModel> {
   if (typeof name !== "string" || !name.trim()) throw badRequest(`${owner} needs a chat model: choose one in ${param}`);
-  const model = await buildComponent(ctx, { name: name.trim(), config, owner, category: "Chat Models" });
-  if (!isChatModel(model)) throw badRequest(`${owner}: ${name} did not build a chat model`);
-  return model;
+  if (!isChatModelName(name.trim())) throw badRequest(`${owner}: chat model ${name} is not available in edgeflow (available: ${supportedChatModels().join(", ")})`);
+  return buildChatModel(name.trim(), configOf(config), providerDeps(ctx));
+}
+
+/** A tool by name and config (the shared tool registry); 400 naming it when edgeflow has none such. */
+export async function tool(ctx: RunContext, name: string, config: unknown, owner: string, available: () => string[]): Promise<StructuredToolInterface> {
+  if (!supportedTools().includes(name)) throw badRequest(`${owner}: tool ${name} is not available in edgeflow (available: ${available().join(", ")})`);
+  return buildTool(name, configOf(config), { ctx, label: owner });
+}
+
+/** The retriever of one of our document stores (its saved embedding and vector store). */
+export async function documentStoreRetriever(ctx: RunContext, storeId: string, owner: string): Promise<BaseRetrieverInterface> {
+  const store = await ctx.runtime.documentStores.vectorStore(storeId);
+  if (!store) throw badRequest(`${owner}: document store ${storeId} does not exist`);
+  return store.asRetriever({ k: Math.min(DEFAULT_TOP_K, store.maxTopK) });
+}
+
+/** A vector store + embeddings of the node's own (Agent knowledge), namespaced per agentflow and node. */
+export async function vectorStoreRetriever(ctx: RunContext, row: Record<string, unknown>, nodeId: string, owner: string): Promise<BaseRetrieverInterface> {
+  const embeddingName = String(row.embeddingModel ?? "");
+  if (!supportedEmbeddings().includes(embeddingName)) throw badRequest(`${owner}: embeddings ${embeddingName || "(none)"} are not available in edgeflow (available: ${supportedEmbeddings().join(", ")})`);
+  const embeddings = await buildEmbeddings(embeddingName, configOf(row.embeddingModelConfig), providerDeps(ctx));
+  const store = ctx.runtime.vectorStores.open(String(row.vectorStore ?? ""), configOf(row.vectorStoreConfig), embeddings, await flowNamespace(ctx.chatflowid, nodeId));
+  return store.asRetriever({ k: Math.min(DEFAULT_TOP_K, store.maxTopK) });
 }

@@ -1,7 +1,7 @@
 // The agentflow graph as the runtime walks it (AGENTFLOW.md §1, §4.5): sticky notes dropped,
 // source → targets and target → sources maps, the starting node, Iteration children, and the
 // decision node each input of a join hangs from.
-import type { FlowEdge } from "../types";
+import type { FlowEdge } from "../core/types";
 import { agentflowNodes } from "./nodes/registry";
 import type { AgentflowGraph, AgentflowNode } from "./types";
 

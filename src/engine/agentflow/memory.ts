@@ -3,7 +3,7 @@
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { HumanMessage } from "@langchain/core/messages";
 import { contentText } from "../../providers/chat/messages";
-import { modelFailure } from "../llm";
+import { modelFailure } from "../core/errors";
 import type { NodeRuntime } from "./node-types";
 import type { AgentflowMessage } from "./types";
 import { listOf, num } from "./util";

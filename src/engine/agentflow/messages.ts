@@ -2,7 +2,7 @@
 // chat models take), and stored chat turns → agentflow messages.
 import { AIMessage, type BaseMessage, HumanMessage, SystemMessage, ToolMessage } from "@langchain/core/messages";
 import { contentText } from "../../providers/chat/messages";
-import type { ChatTurn } from "../types";
+import type { ChatTurn } from "../core/types";
 import type { AgentflowMessage } from "./types";
 
 export function toLangChain(messages: AgentflowMessage[]): BaseMessage[] {

@@ -4,7 +4,7 @@
 import { type AIMessage, AIMessageChunk, type BaseMessage } from "@langchain/core/messages";
 import type { Runnable } from "@langchain/core/runnables";
 import { contentText } from "../../providers/chat/messages";
-import { modelFailure } from "../llm";
+import { modelFailure } from "../core/errors";
 
 type Model = Pick<Runnable<BaseMessage[], BaseMessage>, "invoke" | "stream">;
 

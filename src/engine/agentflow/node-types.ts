@@ -1,6 +1,6 @@
 // What a node of the agentflow runtime is given and must return. One definition per Flowise
 // component name (nodes/registry.ts); the executor knows nothing node-specific beyond these flags.
-import type { RunContext } from "../types";
+import type { RunContext } from "../core/ports";
 import type { FlowState } from "./state";
 import type { AgentflowMessage, AgentflowNode, AgentflowPorts, AgentflowRequest, HumanInput, HumanInputAction, NodeResultData } from "./types";
 

@@ -1,8 +1,7 @@
 // The end of a run: the execution's final state, the last checkpoint, the closing frames, and
 // what the caller answers and stores (AGENTFLOW.md §4.9, §9).
 import { RunAborted } from "../../providers/chat/http";
-import { runSandboxed } from "../../sandbox";
-import type { SourceDocument, UsedTool } from "../types";
+import type { SourceDocument, UsedTool } from "../core/types";
 import type { NodeFailure, AgentflowRun } from "./run";
 import type { AgentflowOutcome, ExecutedData, ExecutionState, HumanInputAction } from "./types";
 import { errorMessage, isObject, statusOf } from "./util";
@@ -48,7 +47,7 @@ async function postProcessed(run: AgentflowRun, outcome: AgentflowOutcome): Prom
     sourceDocuments: output.sourceDocuments, usedTools: output.usedTools, artifacts: output.artifacts, fileAnnotations: output.fileAnnotations,
   };
   try {
-    const text = await runSandboxed(request.postProcessing!, { args: { input: input ?? "" }, vars: request.vars, flow, env: ports.ctx.env, signal: ports.ctx.signal });
+    const text = await ports.ctx.runtime.code.run(request.postProcessing!, { args: { input: input ?? "" }, vars: request.vars, flow, signal: ports.ctx.signal });
     return text;
   } catch {
     return outcome.text;

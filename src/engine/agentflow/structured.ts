@@ -8,8 +8,8 @@ import { type AIMessage, type BaseMessage, SystemMessage } from "@langchain/core
 import { z } from "zod";
 import { badGateway, badRequest } from "../../errors";
 import { contentText } from "../../providers/chat/messages";
-import { modelFailure } from "../llm";
-import { jsonSchemaOf } from "../zod-dsl";
+import { modelFailure } from "../core/errors";
+import { jsonSchemaOf } from "../core/zod-dsl";
 import { isObject, listOf } from "./util";
 
 export const STRUCTURED_TOOL = "structured_output";

@@ -3,20 +3,22 @@
 // (`"<storeId>:<name>"`) or a vector store + embeddings, each a tool named after the knowledge.
 import type { StructuredToolInterface } from "@langchain/core/tools";
 import { badRequest } from "../../errors";
-import type { RunContext, SourceDocument } from "../types";
-import { buildComponent, componentNames } from "./components";
+import type { RunContext } from "../core/ports";
+import type { SourceDocument } from "../core/types";
+import { supportedTools } from "../tools/registry";
+import { documentStoreRetriever, tool, vectorStoreRetriever } from "./components";
 import { bool, isObject, listOf, str } from "./util";
 
 /** Tools an agentflow cannot use (Flowise leaves them out of the Agent's list too). */
 const NOT_AGENTFLOW_TOOLS = new Set(["chainTool", "retrieverTool", "webBrowser"]);
 
-export const agentflowToolNames = (): string[] => componentNames("Tools").filter((n) => !NOT_AGENTFLOW_TOOLS.has(n));
+export const agentflowToolNames = (): string[] => supportedTools().filter((n) => !NOT_AGENTFLOW_TOOLS.has(n));
 
 /** The tool(s) a component builds (a toolkit builds several). */
 export async function selectedTools(ctx: RunContext, name: unknown, config: unknown, owner: string): Promise<StructuredToolInterface[]> {
   if (typeof name !== "string" || !name.trim()) throw badRequest(`${owner} needs a tool: choose one`);
   if (NOT_AGENTFLOW_TOOLS.has(name)) throw badRequest(`${owner}: ${name} cannot be used in an agentflow (available: ${agentflowToolNames().join(", ")})`);
-  const built = await buildComponent(ctx, { name, config, owner, category: "Tools" });
+  const built: unknown = await tool(ctx, name, config, owner, agentflowToolNames);
   const list = (Array.isArray(built) ? built : [built]) as StructuredToolInterface[];
   if (!list.every((t) => t && typeof t.invoke === "function" && typeof t.name === "string")) throw badRequest(`${owner}: ${name} did not build a tool`);
   return list;
@@ -26,25 +28,24 @@ export async function selectedTools(ctx: RunContext, name: unknown, config: unkn
 export const knowledgeToolName = (name: string): string =>
   name.toLowerCase().replace(/\s+/g, "_").replace(/[^a-z0-9_-]/g, "").slice(0, 64) || "knowledge";
 
-async function retrieverTool(ctx: RunContext, retriever: unknown, name: string, description: unknown, returnSources: boolean, owner: string): Promise<StructuredToolInterface> {
+function retrieverTool(ctx: RunContext, retriever: unknown, name: string, description: unknown, returnSources: boolean, owner: string): Promise<StructuredToolInterface> {
   const config = { name: knowledgeToolName(name), description: str(description) ?? `Searches ${name}`, retriever, returnSourceDocuments: returnSources };
-  return (await buildComponent(ctx, { name: "retrieverTool", config, owner, category: "Tools" })) as StructuredToolInterface;
+  return tool(ctx, "retrieverTool", config, owner, agentflowToolNames);
 }
 
-/** The retriever of a document store of ours (`"<storeId>:<name>"`). */
+/** The retriever of a document store reference (`"<storeId>:<name>"`), and the store's name. */
 export async function storeRetriever(ctx: RunContext, ref: unknown, owner: string): Promise<{ retriever: unknown; name: string }> {
   const text = typeof ref === "string" ? ref : "";
   const [storeId, ...rest] = text.split(":");
   if (!storeId?.trim()) throw badRequest(`${owner} needs a document store (documentStore "<id>:<name>")`);
-  const retriever = await buildComponent(ctx, { name: "documentStoreVS", config: { selectedStore: storeId.trim() }, owner, category: "Vector Stores", output: "retriever" });
-  return { retriever, name: rest.join(":") || storeId };
+  return { retriever: await documentStoreRetriever(ctx, storeId.trim(), owner), name: rest.join(":") || storeId };
 }
 
 /**
  * Retriever tools for `agentKnowledgeDocumentStores` and `agentKnowledgeVSEmbeddings`. Documents a
  * tool finds go to `collect` when its row asks to return source documents.
  */
-export async function knowledgeTools(base: RunContext, inputs: Record<string, unknown>, owner: string, collect: (docs: SourceDocument[]) => void): Promise<StructuredToolInterface[]> {
+export async function knowledgeTools(base: RunContext, inputs: Record<string, unknown>, nodeId: string, owner: string, collect: (docs: SourceDocument[]) => void): Promise<StructuredToolInterface[]> {
   const ctx: RunContext = { ...base, addSourceDocuments: collect };
   const tools: StructuredToolInterface[] = [];
   for (const row of listOf(inputs.agentKnowledgeDocumentStores).filter(isObject)) {
@@ -52,9 +53,7 @@ export async function knowledgeTools(base: RunContext, inputs: Record<string, un
     tools.push(await retrieverTool(ctx, retriever, name, row.docStoreDescription, bool(row.returnSourceDocuments), owner));
   }
   for (const row of listOf(inputs.agentKnowledgeVSEmbeddings).filter(isObject)) {
-    const embeddings = await buildComponent(ctx, { name: String(row.embeddingModel ?? ""), config: row.embeddingModelConfig, owner, category: "Embeddings" });
-    const config = { ...(isObject(row.vectorStoreConfig) ? row.vectorStoreConfig : {}), embeddings };
-    const retriever = await buildComponent(ctx, { name: String(row.vectorStore ?? ""), config, owner, category: "Vector Stores", output: "retriever" });
+    const retriever = await vectorStoreRetriever(ctx, row, nodeId, owner);
     const name = str(row.knowledgeName) ?? String(row.vectorStore);
     tools.push(await retrieverTool(ctx, retriever, name, row.knowledgeDescription, bool(row.returnSourceDocuments), owner));
   }

@@ -11,7 +11,8 @@
 //   validateAgentflow(graph): AgentflowValidation      save-time check (errors → warning text)
 //   agentflowNodeNames(): string[]                      node names the runtime runs
 //   stripCredentialIds(executedData): ExecutedData[]    copy without FLOWISE_CREDENTIAL_ID keys
-import type { ChatTurn, FlowEdge, FlowNode, RunContext, SourceDocument, UsedTool } from "../types";
+import type { RunContext } from "../core/ports";
+import type { ChatTurn, FlowEdge, FlowNode, SourceDocument, UsedTool } from "../core/types";
 
 // ---- graph ----------------------------------------------------------------------------------------
 

@@ -4,8 +4,8 @@
 // optional structured output (the final answer converted, as a fenced JSON block). Tools marked
 // "requires human input" pause the run before they are called. Errors: "Error in Agent node: …".
 import { badRequest } from "../../../errors";
-import { jsonSchemaOf } from "../../zod-dsl";
-import type { SourceDocument } from "../../types";
+import { jsonSchemaOf } from "../../core/zod-dsl";
+import type { SourceDocument } from "../../core/types";
 import { type AgentTool, DEFAULT_MAX_ITERATIONS, MAX_MAX_ITERATIONS, runToolLoop } from "../agent-loop";
 import { chatModel } from "../components";
 import { conversation, inputHistory, memorySettings, ownMessages } from "../memory";
@@ -51,7 +51,7 @@ export const agentNode: AgentflowNodeDef = {
           tools.push({ tool, requiresHumanInput: bool(row.agentSelectedToolRequiresHumanInput), component: name });
         }
       }
-      for (const tool of await knowledgeTools(toolCtx, inputs, owner, (docs) => sourceDocuments.push(...docs))) {
+      for (const tool of await knowledgeTools(toolCtx, inputs, node.id, owner, (docs) => sourceDocuments.push(...docs))) {
         tools.push({ tool, requiresHumanInput: false, component: `knowledge:${tool.name}` });
       }
       const availableTools = tools.map(({ tool, component }) => ({

@@ -5,7 +5,6 @@
 // fails the node with the sandbox's message.
 import { ApiError } from "../../../errors";
 import { RunAborted } from "../../../providers/chat/http";
-import { runSandboxed } from "../../../sandbox";
 import type { AgentflowNodeDef, NodeRuntime } from "../node-types";
 import { isObject, listOf } from "../util";
 import { ownerOf, stateAfter, streamsAnswer } from "./common";
@@ -17,7 +16,7 @@ const wrapBody = (code: string) =>
 
 export async function runFunction(code: string, input: string | undefined, variables: Record<string, unknown>, rt: NodeRuntime, extraFlow: Record<string, unknown> = {}): Promise<string> {
   const flow = { input: input ?? "", state: rt.state, chatflowId: rt.request.chatflowId, sessionId: rt.request.sessionId, chatId: rt.request.chatId, ...extraFlow };
-  const raw = await runSandboxed(wrapBody(code), { args: { input: input ?? "", ...variables }, vars: rt.request.vars, flow, env: rt.ctx.env, signal: rt.signal });
+  const raw = await rt.ctx.runtime.code.run(wrapBody(code), { args: { input: input ?? "", ...variables }, vars: rt.request.vars, flow, signal: rt.signal });
   try {
     const parsed = JSON.parse(raw);
     if (isObject(parsed) && typeof parsed.__pretty === "string" && Object.keys(parsed).length === 1) return parsed.__pretty;

@@ -98,7 +98,7 @@ export const httpNode: AgentflowNodeDef = {
     const deadline = AbortSignal.timeout(HTTP_TIMEOUT_MS);
     let res: Response;
     try {
-      res = await outboundFetch(finalUrl, { method, headers, body: payload, signal: AbortSignal.any([rt.signal, deadline]) }, rt.ctx.env);
+      res = await outboundFetch(finalUrl, { method, headers, body: payload, signal: AbortSignal.any([rt.signal, deadline]) }, rt.ctx.runtime.outbound);
     } catch (err) {
       if (err instanceof ApiError || rt.signal.aborted) throw err;
       if (deadline.aborted) throw gatewayTimeout(`${owner}: ${method} ${finalUrl.slice(0, 200)} did not answer within ${HTTP_TIMEOUT_MS / 1000} s`);

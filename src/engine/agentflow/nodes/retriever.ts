@@ -3,7 +3,7 @@
 // documents of every store are kept, not only the last store's.
 import type { DocumentInterface } from "@langchain/core/documents";
 import type { BaseRetrieverInterface } from "@langchain/core/retrievers";
-import { asSources, retrieve } from "../../nodes/retrieval";
+import { asSources, retrieve } from "../../core/retrievers";
 import type { AgentflowNodeDef } from "../node-types";
 import { storeRetriever } from "../tools";
 import { isObject, listOf } from "../util";
