@@ -5,6 +5,7 @@ export const MESSAGE_ROLES = ["userMessage", "apiMessage"] as const;
 export const CHAT_TYPES = ["INTERNAL", "EXTERNAL"] as const;
 export const FEEDBACK_RATINGS = ["THUMBS_UP", "THUMBS_DOWN"] as const;
 export const VARIABLE_TYPES = ["static", "runtime"] as const;
+export const EXECUTION_STATES = ["INPROGRESS", "FINISHED", "ERROR", "TERMINATED", "TIMEOUT", "STOPPED"] as const;
 export const DOCUMENT_STORE_STATUSES = ["EMPTY", "SYNC", "SYNCING", "STALE", "NEW", "UPSERTING", "UPSERTED"] as const;
 
 export type ChatflowType = (typeof CHATFLOW_TYPES)[number];
@@ -13,4 +14,5 @@ export type MessageRole = (typeof MESSAGE_ROLES)[number];
 export type ChatType = (typeof CHAT_TYPES)[number];
 export type FeedbackRating = (typeof FEEDBACK_RATINGS)[number];
 export type VariableType = (typeof VARIABLE_TYPES)[number];
+export type ExecutionState = (typeof EXECUTION_STATES)[number];
 export type DocumentStoreStatus = (typeof DOCUMENT_STORE_STATUSES)[number];

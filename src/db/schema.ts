@@ -1,5 +1,5 @@
 import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
-import type { AssistantType, ChatType, ChatflowType, DocumentStoreStatus, FeedbackRating, MessageRole, VariableType } from "./enums";
+import type { AssistantType, ChatType, ChatflowType, DocumentStoreStatus, ExecutionState, FeedbackRating, MessageRole, VariableType } from "./enums";
 
 // Timestamps are ISO 8601 UTC strings with milliseconds: they sort lexicographically,
 // so range filters and ORDER BY work on the text column directly.
@@ -79,11 +79,37 @@ export const chatMessage = sqliteTable("chat_message", {
   memoryType: text("memoryType"),
   sessionId: text("sessionId"),
   leadEmail: text("leadEmail"),
+  // The agentflow execution this message belongs to (Flowise's chat_message.executionId).
+  executionId: text("executionId"),
   createdDate: createdDate(),
 }, (t) => [
   index("idx_chat_message_flow_created").on(t.chatflowid, t.createdDate),
   index("idx_chat_message_chat").on(t.chatId, t.createdDate),
   index("idx_chat_message_session").on(t.sessionId, t.createdDate),
+  index("idx_chat_message_execution").on(t.executionId),
+]);
+
+/**
+ * One run of an agentflow (Flowise's `execution`): `executionData` is the JSON of the executed
+ * nodes so far, rewritten after every node, so a paused or interrupted run is never lost.
+ * `updatedDate` doubles as the run's lease: an INPROGRESS row not touched for a while is TIMEOUT.
+ */
+export const execution = sqliteTable("execution", {
+  id: text("id").primaryKey(),
+  executionData: text("executionData").notNull().default("[]"),
+  state: text("state").$type<ExecutionState>().notNull(),
+  agentflowId: text("agentflowId").notNull(),
+  sessionId: text("sessionId").notNull(),
+  // The pending human-input action (JSON) while STOPPED.
+  action: text("action"),
+  isPublic: integer("isPublic", { mode: "boolean" }).notNull().default(false),
+  createdDate: createdDate(),
+  updatedDate: updatedDate(),
+  stoppedDate: text("stoppedDate"),
+}, (t) => [
+  index("idx_execution_flow_session").on(t.agentflowId, t.sessionId, t.createdDate),
+  index("idx_execution_updated").on(t.updatedDate),
+  index("idx_execution_state_updated").on(t.state, t.updatedDate),
 ]);
 
 export const chatMessageFeedback = sqliteTable("chat_message_feedback", {
