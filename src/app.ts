@@ -25,6 +25,7 @@ import { widgetRoutes } from "./routes/widget";
 import { documentStoreRoutes, isDocumentStoreUpload, limitUpload } from "./routes/document-store";
 import { isVectorUpsert, vectorUpsertRoutes } from "./routes/vector-upsert";
 import { serveOpenApiDocument } from "./routes/openapi";
+import { executionRoutes, publicExecutionRoutes } from "./routes/executions";
 
 export const API_BASE = "/api/v1";
 
@@ -62,6 +63,8 @@ export function createApp() {
   api.route("/", widgetRoutes);
   api.route("/document-store", documentStoreRoutes);
   api.route("/vector", vectorUpsertRoutes);
+  api.route("/executions", executionRoutes);
+  api.route("/public-executions", publicExecutionRoutes);
 
   serveOpenApiDocument(api, API_BASE);
 

@@ -33,6 +33,8 @@ export interface OptionalConfig {
   GOOGLE_GENERATIVE_AI_BASE_URL?: string;
   HUGGINGFACE_BASE_URL?: string;
   REPLICATE_BASE_URL?: string;
+  /** Seconds an agentflow execution may go without a sign of life before it is TIMEOUT (default 120). */
+  EXECUTION_LEASE_SECONDS?: string;
 }
 
 export type Db = DrizzleD1Database<typeof schema>;

@@ -1,0 +1,26 @@
+import { and, eq, inArray, lt } from "drizzle-orm";
+import type { Db, Env } from "../env";
+import { execution } from "../db/schema";
+
+/**
+ * A running execution renews its lease (the row's updatedDate) after every node and on a timer;
+ * an INPROGRESS row older than the lease belongs to a run that died with its isolate. Its state is
+ * then fixed to TIMEOUT by a conditional update, so a run that was only slow cannot be overwritten
+ * by the sweep's decision, nor overwrite it afterwards (its checkpoints need state INPROGRESS).
+ */
+const DEFAULT_LEASE_SECONDS = 120;
+
+export function leaseMs(env: Env): number {
+  const seconds = Number(env.EXECUTION_LEASE_SECONDS);
+  return (Number.isFinite(seconds) && seconds > 0 ? seconds : DEFAULT_LEASE_SECONDS) * 1000;
+}
+
+/** How often a live run renews its lease: well inside the lease, so one late timer is harmless. */
+export const renewEveryMs = (env: Env): number => Math.max(250, Math.floor(leaseMs(env) / 4));
+
+/** Marks stale INPROGRESS rows TIMEOUT; `ids` narrows the sweep to the rows about to be read. */
+export async function expireStaleRuns(db: Db, env: Env, ids?: string[]): Promise<void> {
+  const cutoff = new Date(Date.now() - leaseMs(env)).toISOString();
+  const stale = and(eq(execution.state, "INPROGRESS"), lt(execution.updatedDate, cutoff), ids ? inArray(execution.id, ids) : undefined);
+  await db.update(execution).set({ state: "TIMEOUT" }).where(stale);
+}

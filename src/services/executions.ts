@@ -1,0 +1,91 @@
+// The executions API (Flowise's /executions and /public-executions): read, share, delete the
+// recorded runs of agentflows. Runs themselves are written by execution-runs.ts.
+import { type SQL, and, count, desc, eq, gte, inArray, lte } from "drizzle-orm";
+import type { Db, Env } from "../env";
+import { badRequest, notFound } from "../errors";
+import { chatFlow, chatMessage, execution } from "../db/schema";
+import type { ExecutionListInput } from "../schemas/executions";
+import { D1_MAX_PARAMS, chunk } from "../lib/chunk";
+import { expireStaleRuns } from "./execution-lease";
+
+export type ExecutionRow = typeof execution.$inferSelect;
+
+const CREDENTIAL_KEYS = new Set(["FLOWISE_CREDENTIAL_ID", "credential"]);
+
+/** A deep copy without credential ids (what anyone but the owner sees of a run). */
+export function stripCredentialIds<T>(value: T): T {
+  if (Array.isArray(value)) return value.map(stripCredentialIds) as T;
+  if (value && typeof value === "object") {
+    return Object.fromEntries(Object.entries(value).filter(([k]) => !CREDENTIAL_KEYS.has(k)).map(([k, v]) => [k, stripCredentialIds(v)])) as T;
+  }
+  return value;
+}
+
+export async function listExecutions(db: Db, env: Env, q: ExecutionListInput) {
+  await expireStaleRuns(db, env);
+  const where = and(...([
+    q.agentflowId ? eq(execution.agentflowId, q.agentflowId) : undefined,
+    q.sessionId !== undefined ? eq(execution.sessionId, q.sessionId) : undefined,
+    q.state ? eq(execution.state, q.state) : undefined,
+    q.startDate ? gte(execution.createdDate, q.startDate) : undefined,
+    q.endDate ? lte(execution.createdDate, q.endDate) : undefined,
+  ].filter(Boolean) as SQL[]));
+  // Flowise's defaults: page 1, 12 per page, most recently updated first.
+  const limit = q.limit ?? 12;
+  const offset = ((q.page ?? 1) - 1) * limit;
+  const [rows, totals] = await db.batch([
+    db.select({ row: execution, flowName: chatFlow.name }).from(execution)
+      .leftJoin(chatFlow, eq(chatFlow.id, execution.agentflowId))
+      .where(where).orderBy(desc(execution.updatedDate), desc(execution.id)).limit(limit).offset(offset),
+    db.select({ total: count() }).from(execution).where(where),
+  ]);
+  return {
+    data: rows.map((r) => ({ ...r.row, agentflow: r.flowName === null ? null : { id: r.row.agentflowId, name: r.flowName } })),
+    total: totals[0]?.total ?? 0,
+  };
+}
+
+export async function getExecution(db: Db, env: Env, id: string): Promise<ExecutionRow> {
+  await expireStaleRuns(db, env, [id]);
+  const row = await db.select().from(execution).where(eq(execution.id, id)).get();
+  if (!row) throw notFound(`Execution ${id} not found`);
+  return row;
+}
+
+export async function updateExecution(db: Db, env: Env, id: string, patch: { isPublic: boolean }): Promise<ExecutionRow> {
+  await expireStaleRuns(db, env, [id]);
+  // updatedDate is left alone: it is the run's lease and its last sign of life, not the share flag's.
+  const [row] = await db.update(execution).set({ isPublic: patch.isPublic }).where(eq(execution.id, id)).returning();
+  if (!row) throw notFound(`Execution ${id} not found`);
+  return row;
+}
+
+/** Deletes executions; their messages stay, no longer pointing at them (as Flowise does). */
+export async function deleteExecutions(db: Db, ids: string[]): Promise<{ deleted: number }> {
+  if (!ids.length) throw badRequest("No execution IDs provided");
+  const statements = chunk([...new Set(ids)], D1_MAX_PARAMS - 1).flatMap((part) => [
+    db.update(chatMessage).set({ executionId: null }).where(inArray(chatMessage.executionId, part)),
+    db.delete(execution).where(inArray(execution.id, part)).returning({ id: execution.id }),
+  ]);
+  const results = await db.batch(statements as [typeof statements[number], ...typeof statements]);
+  return { deleted: results.filter((_, i) => i % 2 === 1).reduce((n, r) => n + (r as unknown[]).length, 0) };
+}
+
+export async function deleteExecution(db: Db, id: string): Promise<{ deleted: number }> {
+  const done = await deleteExecutions(db, [id]);
+  if (!done.deleted) throw notFound(`Execution ${id} not found`);
+  return done;
+}
+
+/** A shared run, for anyone with its id: 404 unless made public; credential ids removed. */
+export async function getPublicExecution(db: Db, env: Env, id: string): Promise<ExecutionRow> {
+  const row = await getExecution(db, env, id).catch(() => undefined);
+  if (!row?.isPublic) throw notFound(`Execution ${id} not found`);
+  let data: unknown;
+  try {
+    data = JSON.parse(row.executionData);
+  } catch {
+    data = [];
+  }
+  return { ...row, executionData: JSON.stringify(stripCredentialIds(data)) };
+}
