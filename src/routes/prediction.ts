@@ -8,6 +8,7 @@ import { streamRun } from "../services/prediction/stream";
 import { loadVariables } from "../services/prediction/vars";
 import { SSE_HEADERS } from "../stream/sse";
 import { readPredictionBody } from "./prediction-body";
+import { respondAgentflow } from "./prediction-agentflow";
 import { OPTIONAL_BEARER, bodyReadByHandler, createRouter, errorResponsesFor, multipartWithFiles } from "./router";
 import { abortOnDisconnect, runnableFlow } from "./runnable";
 
@@ -60,7 +61,9 @@ predictionRoutes.openapi(route, async (c) => {
     throw err;
   }
 
-  const run = await prepareRun(c.var.db, c.env, c.var.runtime, flow, input, uploads, { vars: await storedVars, getCredential: await credentials });
+  const prefetched = { vars: await storedVars, getCredential: await credentials };
+  if (flow.type === "AGENTFLOW") return respondAgentflow(c, flow, input, uploads, prefetched);
+  const run = await prepareRun(c.var.db, c.env, c.var.runtime, flow, input, uploads, prefetched);
   abortOnDisconnect(c, run.controller);
   if (input.streaming && run.streamable) {
     const body = streamRun(run, { files: c.env.FILES, requestId: c.get("requestId"), waitUntil: (p) => c.executionCtx.waitUntil(p) });

@@ -12,6 +12,8 @@ import { type Resource, findRecord, insertRecord, listRecords, updateRecord } fr
 import { findApiKeyByToken } from "./apikeys";
 import { deleteFilesUnder } from "./files";
 import { parseFlowData, unsupportedNodes } from "../engine";
+import type { AgentflowGraph } from "../engine/agentflow/types";
+import { agentflowFault } from "./prediction/agentflow-check";
 
 const chatflows: Resource<typeof chatFlow> = { table: chatFlow, label: "Chatflow", sqlName: "chat_flow" };
 
@@ -28,8 +30,9 @@ async function assertApiKeyExists(db: Db, apikeyid: string | null | undefined): 
  * build, or a graph it cannot read. Undefined when neither. (Graph checks that depend on the
  * wiring — an ending node, cycles — are left to prediction: drafts are saved half-built.)
  */
-export function flowDataWarning(flowData: string): string | undefined {
+export function flowDataWarning(flowData: string, type?: ChatflowType): string | undefined {
   try {
+    if (type === "AGENTFLOW") return agentflowFault(parseFlowData(flowData) as AgentflowGraph);
     const unknown = unsupportedNodes(parseFlowData(flowData));
     return unknown.length ? `Unsupported nodes: ${unknown.join(", ")}` : undefined;
   } catch (err) {
@@ -40,7 +43,7 @@ export function flowDataWarning(flowData: string): string | undefined {
 
 /** The saved record as stored, plus `warning` only when the flowData just saved has one. */
 function withWarning<T extends ChatflowRow>(row: T, flowData: string | undefined): T & { warning?: string } {
-  const warning = flowData === undefined ? undefined : flowDataWarning(flowData);
+  const warning = flowData === undefined ? undefined : flowDataWarning(flowData, row.type);
   return warning ? { ...row, warning } : row;
 }
 
@@ -51,7 +54,9 @@ export async function createChatflow(db: Db, input: z.infer<typeof ChatflowCreat
 
 export async function updateChatflow(db: Db, id: string, patch: z.infer<typeof ChatflowUpdate>) {
   await assertApiKeyExists(db, patch.apikeyid);
-  return withWarning(await updateRecord(db, chatflows, id, patch), patch.flowData);
+  const row = await updateRecord(db, chatflows, id, patch);
+  // A new type reads the same graph differently (an agentflow's nodes are not a chatflow's).
+  return withWarning(row, patch.flowData ?? (patch.type ? row.flowData : undefined));
 }
 
 export const getChatflow = (db: Db, id: string) => findRecord(db, chatflows, id);

@@ -1,0 +1,34 @@
+// Execute Flow's port: another chatflow or agentflow of this deployment, run in-process as a JSON
+// prediction with the caller's chatId (Flowise makes an HTTP call to its own API instead). The
+// owner wired the call into the flow, so the callee's API-key binding is not asked for.
+import type { Db, Env } from "../../env";
+import type { FlowCall, FlowCallResult } from "../../engine/agentflow/types";
+import type { PredictionInput } from "../../schemas/prediction";
+import { agentflowAnswer, executeAgentflow } from "./agentflow";
+import { prepareAgentflowRun } from "./agentflow-prepare";
+import { prefetchCredentials } from "./credentials";
+import { executeRun, findRunnable, prepareRun } from "./index";
+import { loadVariables } from "./vars";
+
+/** The callee stops when the caller does. */
+function follow(signal: AbortSignal, controller: AbortController): void {
+  if (signal.aborted) controller.abort(signal.reason);
+  else signal.addEventListener("abort", () => controller.abort(signal.reason), { once: true });
+}
+
+export async function callFlow(db: Db, env: Env, flowId: string, call: FlowCall, signal: AbortSignal): Promise<FlowCallResult> {
+  const [flow, vars, getCredential] = await Promise.all([
+    findRunnable(db, flowId), loadVariables(db, env), prefetchCredentials(db, env.CREDENTIAL_ENCRYPTION_KEY, flowId),
+  ]);
+  const input: PredictionInput = { question: call.question, chatId: call.chatId, overrideConfig: call.overrideConfig, streaming: false };
+  if (flow.type === "AGENTFLOW") {
+    const run = await prepareAgentflowRun(db, env, flow, input, [], { vars, getCredential }, call.callStack);
+    follow(signal, run.controller);
+    const answer = agentflowAnswer(run, await executeAgentflow(run));
+    return { text: answer.text, sourceDocuments: answer.sourceDocuments, usedTools: answer.usedTools };
+  }
+  const run = await prepareRun(db, env, flow, input, [], { vars, getCredential });
+  follow(signal, run.controller);
+  const { result } = await executeRun(run, env.FILES);
+  return { text: result.text, json: result.json, sourceDocuments: result.sourceDocuments, usedTools: result.usedTools };
+}

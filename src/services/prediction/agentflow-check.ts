@@ -1,0 +1,20 @@
+// Whether an agentflow graph can run, said the same way at save time (the chatflow's `warning`)
+// and at run time (a 400 before anything is stored).
+import { badRequest } from "../../errors";
+import { parseFlowData } from "../../engine/graph";
+import { validateAgentflow } from "../../engine/agentflow";
+import type { AgentflowGraph } from "../../engine/agentflow/types";
+
+/** What keeps the graph from running (one Start, known nodes, handles and Loop targets that exist), or undefined. */
+export function agentflowFault(graph: AgentflowGraph): string | undefined {
+  const { errors } = validateAgentflow(graph);
+  return errors.length ? `This agentflow cannot run: ${errors.join("; ")}` : undefined;
+}
+
+/** The parsed graph; a graph that cannot run is a 400 naming why. */
+export function agentflowGraph(flowData: string): AgentflowGraph {
+  const graph = parseFlowData(flowData) as AgentflowGraph;
+  const fault = agentflowFault(graph);
+  if (fault) throw badRequest(fault);
+  return graph;
+}

@@ -1,0 +1,145 @@
+// Everything before an agentflow's first node: request checks (400s), ids, the execution to resume
+// (found and claimed) or a new one, and the runtime's request. HTTP-free.
+import { z } from "@hono/zod-openapi";
+import { and, desc, eq } from "drizzle-orm";
+import type { Db, Env } from "../../env";
+import { badRequest } from "../../errors";
+import { execution } from "../../db/schema";
+import type { AgentflowGraph, AgentflowRequest, AgentflowUpload, ExecutedData, HumanInput } from "../../engine/agentflow/types";
+import type { RunContext } from "../../engine/types";
+import { newId } from "../../lib/ids";
+import { nowIso } from "../../lib/time";
+import { uuid } from "../../schemas/common";
+import type { PredictionInput } from "../../schemas/prediction";
+import { ExecutionRecorder } from "../execution-runs";
+import { claimForResume, findResumeTarget } from "../execution-resume";
+import type { Prefetched, RunnableFlow } from "./index";
+import { agentflowGraph } from "./agentflow-check";
+import { loadSessionMemory } from "./memory";
+import { gateNodeOverrides, gateVarOverrides } from "./overrides";
+import { trackRun } from "./runs";
+import type { UploadInput } from "./uploads";
+
+const HumanInputBody = z.object({
+  type: z.enum(["proceed", "reject"]),
+  startNodeId: z.string().min(1).max(1000).optional(),
+  feedback: z.string().max(100_000).optional(),
+  executionId: uuid().optional(),
+});
+
+export interface AgentflowRun {
+  flow: RunnableFlow;
+  graph: AgentflowGraph;
+  request: AgentflowRequest;
+  ctx: RunContext;
+  recorder: ExecutionRecorder;
+  controller: AbortController;
+  input: PredictionInput;
+  uploads: UploadInput[];
+  startedAt: string;
+  apiMessageId: string;
+  /** Set on a resume: gives the pause back when the run is refused before its first node. */
+  releaseClaim?: () => Promise<void>;
+  /** Stops tracking the run for PUT /chatmessage/abort. */
+  release: () => void;
+}
+
+function humanInputOf(input: PredictionInput): (HumanInput & { executionId?: string }) | undefined {
+  if (input.humanInput === undefined) return undefined;
+  const parsed = HumanInputBody.safeParse(input.humanInput);
+  if (!parsed.success) {
+    throw badRequest(`humanInput must be {type: "proceed"|"reject", startNodeId?, feedback?, executionId?}: ${parsed.error.issues.map((i) => `${i.path.join(".") || "humanInput"}: ${i.message}`).join("; ")}`);
+  }
+  return parsed.data;
+}
+
+/** Uploads as the runtime takes them: data URIs (multipart files re-encoded) or URLs. */
+function runtimeUploads(uploads: UploadInput[]): AgentflowUpload[] {
+  return uploads.map((u) => {
+    if (u.type === "url" || !u.bytes) return { type: u.type, name: u.name, mime: u.mime ?? "", data: u.data };
+    let binary = "";
+    for (let i = 0; i < u.bytes.length; i += 0x8000) binary += String.fromCharCode(...u.bytes.subarray(i, i + 0x8000));
+    return { type: u.type, name: u.name, mime: u.mime ?? "", data: `data:${u.mime || "application/octet-stream"};base64,${btoa(binary)}` };
+  });
+}
+
+async function previousExecutionData(db: Db, agentflowId: string, sessionId: string): Promise<ExecutedData[] | undefined> {
+  const row = await db.select({ executionData: execution.executionData }).from(execution)
+    .where(and(eq(execution.agentflowId, agentflowId), eq(execution.sessionId, sessionId)))
+    .orderBy(desc(execution.createdDate), desc(execution.id)).limit(1).get();
+  if (!row) return undefined;
+  try {
+    const data = JSON.parse(row.executionData);
+    return Array.isArray(data) ? data : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * chatId = body chatId, else overrideConfig.sessionId, else (a resume) the paused run's session,
+ * else new; sessionId = overrideConfig.sessionId, else chatId.
+ */
+export async function prepareAgentflowRun(
+  db: Db, env: Env, flow: RunnableFlow, input: PredictionInput, uploads: UploadInput[], prefetched: Prefetched, callStack: string[] = [],
+): Promise<AgentflowRun> {
+  const graph = agentflowGraph(flow.flowData);
+  const humanInput = humanInputOf(input);
+  if (input.question && input.form && Object.keys(input.form).length) throw badRequest("Send either question or form, not both");
+
+  const overrideConfig = input.overrideConfig ?? {};
+  const overrideSession = typeof overrideConfig.sessionId === "string" && overrideConfig.sessionId ? overrideConfig.sessionId : undefined;
+  const askedSession = overrideSession ?? input.chatId;
+
+  let executionId = newId();
+  let resume: AgentflowRequest["resume"];
+  let previousExecution: ExecutedData[] | undefined;
+  let claimed: { executionData: string } | undefined;
+  let releaseClaim: (() => Promise<void>) | undefined;
+  let sessionId: string;
+  if (humanInput) {
+    const target = await findResumeTarget(db, env, flow.id, askedSession, humanInput.executionId);
+    const { executionId: _named, ...human } = humanInput;
+    if (human.startNodeId && !target.executedData.some((e) => e.nodeId === human.startNodeId)) {
+      throw badRequest(`humanInput.startNodeId ${human.startNodeId} is not a node of execution ${target.row.id}`);
+    }
+    ({ release: releaseClaim } = await claimForResume(db, target));
+    executionId = target.row.id;
+    sessionId = target.row.sessionId;
+    resume = { executionId, executedData: target.executedData, humanInput: human };
+    claimed = { executionData: JSON.stringify(target.executedData) };
+  } else {
+    sessionId = askedSession ?? newId();
+    previousExecution = await previousExecutionData(db, flow.id, sessionId);
+  }
+  const chatId = input.chatId ?? overrideSession ?? sessionId;
+  const history = input.history ?? [];
+  const vars = { ...prefetched.vars, ...gateVarOverrides(flow.apiConfig, overrideConfig) };
+  const nodeOverrides = gateNodeOverrides(graph, flow.apiConfig, overrideConfig);
+  const controller = new AbortController();
+  const apiMessageId = newId();
+
+  const ctx: RunContext = {
+    env, db, chatId, sessionId, history, vars, nodeOverrides,
+    chatflowid: flow.id,
+    question: input.question ?? "",
+    signal: controller.signal,
+    getCredential: prefetched.getCredential,
+    loadMemory: (limit) => loadSessionMemory(db, flow.id, sessionId, history, limit),
+  };
+  const request: AgentflowRequest = {
+    chatflowId: flow.id, chatId, sessionId, apiMessageId,
+    question: input.question,
+    form: input.form,
+    history,
+    uploads: uploads.length ? runtimeUploads(uploads) : undefined,
+    streaming: !!input.streaming,
+    nodeOverrides, vars, previousExecution, resume, callStack,
+  };
+  return {
+    flow, graph, request, ctx, controller, input, uploads, apiMessageId, releaseClaim,
+    recorder: new ExecutionRecorder(db, { id: executionId, agentflowId: flow.id, sessionId }, claimed),
+    startedAt: nowIso(),
+    release: trackRun(flow.id, chatId, controller),
+  };
+}

@@ -1,0 +1,45 @@
+// An agentflow's event stream in Flowise's frames (AGENTFLOW.md §8): the runtime's events as they
+// happen (no `start`), then `metadata`, or `error`, and `end`. The stream opens with the run's
+// first event; a run refused before it (a 400, a 409 resume) answers an ordinary error instead.
+import { ApiError } from "../../errors";
+import { SseWriter } from "../../stream/sse";
+import { executeAgentflow } from "./agentflow";
+import type { AgentflowRun } from "./agentflow-prepare";
+
+export interface AgentflowStream {
+  readable: ReadableStream<Uint8Array>;
+  /** Settles when the run is over and `end` is written. */
+  work: Promise<void>;
+}
+
+/** `onFault` hears failures that are not the API's own errors (logging). */
+export function startAgentflowStream(run: AgentflowRun, onFault: (err: unknown) => void = () => undefined): Promise<AgentflowStream> {
+  const abort = () => run.controller.abort(new Error("Client disconnected"));
+  let ended!: () => void;
+  const work = new Promise<void>((r) => (ended = r));
+  let sse: SseWriter | undefined;
+  return new Promise((resolve, reject) => {
+    const open = (): SseWriter => {
+      if (!sse) {
+        sse = new SseWriter(abort);
+        resolve({ readable: sse.readable, work });
+      }
+      return sse;
+    };
+    executeAgentflow(run, { event: (name, data) => open().event(name, data) }).then((done) => {
+      const { outcome } = done;
+      const form = run.input.form && Object.keys(run.input.form).length;
+      open().event("metadata", {
+        chatId: run.ctx.chatId,
+        chatMessageId: done.chatMessageId,
+        ...(form ? {} : { question: run.input.question ?? "" }),
+        sessionId: run.ctx.sessionId,
+        ...(outcome.state === "STOPPED" && outcome.action ? { action: outcome.action } : {}),
+      });
+    }, (err: unknown) => {
+      if (!sse) return reject(err);
+      if (!(err instanceof ApiError)) onFault(err);
+      sse.error(err instanceof ApiError ? err.message : "The agentflow failed while answering");
+    }).then(() => sse?.end()).finally(ended);
+  });
+}

@@ -1,0 +1,103 @@
+// Runs a prepared agentflow (agentflow-prepare.ts) through the runtime, checkpointing every node
+// into its execution row, and stores the outcome: on success or pause the final state and the two
+// messages in one batch; on failure only the execution (ERROR/TERMINATED), no messages. HTTP-free.
+import { ApiError } from "../../errors";
+import { runAgentflow, stripCredentialIds } from "../../engine/agentflow";
+import type { AgentflowEvents, AgentflowOutcome, AgentflowPorts } from "../../engine/agentflow/types";
+import { callFlow } from "./agentflow-calls";
+import { exchangeStatements } from "./agentflow-messages";
+import type { AgentflowRun } from "./agentflow-prepare";
+import { loadSessionMemory } from "./memory";
+import { storeUploads } from "./uploads";
+
+export const NO_EVENTS: AgentflowEvents = { event: () => undefined };
+
+export interface AgentflowDone {
+  outcome: AgentflowOutcome;
+  chatMessageId: string;
+}
+
+// 499 (client closed request): the run was stopped by its caller, by abort or by disconnecting.
+const aborted = () => new ApiError(499, "The run was aborted");
+
+/** What the user sent, as the stored user message says it. */
+function userContent(run: AgentflowRun): string {
+  const { input } = run;
+  if (input.form && Object.keys(input.form).length) {
+    return Object.entries(input.form).map(([k, v]) => `${k}: ${typeof v === "string" ? v : JSON.stringify(v)}`).join("\n");
+  }
+  return input.question || run.request.resume?.humanInput.feedback || " ";
+}
+
+function portsOf(run: AgentflowRun, events: AgentflowEvents): AgentflowPorts {
+  const { ctx } = run;
+  return {
+    ctx,
+    pastChatHistory: () => loadSessionMemory(ctx.db, run.flow.id, ctx.sessionId, []),
+    checkpoint: (data, state) => run.recorder.checkpoint(data, state),
+    events,
+    runFlow: (flowId, call) => callFlow(ctx.db, ctx.env, flowId, call, ctx.signal),
+  };
+}
+
+/** The error a failed outcome answers: the lost row first (409), then an abort (499), then the runtime's own. */
+function failure(run: AgentflowRun, outcome: AgentflowOutcome): ApiError {
+  if (run.recorder.lost) return new ApiError(409, run.recorder.lost);
+  if (outcome.state === "TERMINATED" || run.controller.signal.aborted) return aborted();
+  return new ApiError(outcome.errorStatus ?? 500, outcome.error ?? `The agentflow ended ${outcome.state}`);
+}
+
+export async function executeAgentflow(run: AgentflowRun, events: AgentflowEvents = NO_EVENTS): Promise<AgentflowDone> {
+  const { recorder, ctx } = run;
+  const stopLease = recorder.keepAlive(ctx.env, (reason) => run.controller.abort(new Error(reason)));
+  try {
+    let outcome: AgentflowOutcome;
+    try {
+      outcome = await runAgentflow(run.graph, run.request, portsOf(run, events));
+    } catch (err) {
+      // Refused before its first node: a claimed pause is given back untouched.
+      if (!recorder.started) await run.releaseClaim?.();
+      else await recorder.abandon();
+      throw err;
+    }
+    await recorder.settled();
+    if (outcome.state !== "FINISHED" && outcome.state !== "STOPPED") throw failure(run, outcome);
+    try {
+      const fileUploads = run.uploads.length ? await storeUploads(ctx.env.FILES, run.flow.id, ctx.chatId, run.uploads) : undefined;
+      const { statement, guard } = recorder.finish(outcome.executedData, outcome.state, outcome.action);
+      const [written] = await ctx.db.batch([statement, ...exchangeStatements(ctx.db, {
+        chatflowid: run.flow.id, chatId: ctx.chatId, sessionId: ctx.sessionId, executionId: recorder.run.id,
+        userContent: userContent(run), startedAt: run.startedAt, answer: outcome.text, fileUploads,
+        leadEmail: run.input.leadEmail, sourceDocuments: outcome.sourceDocuments, usedTools: outcome.usedTools,
+        artifacts: outcome.artifacts, action: outcome.state === "STOPPED" ? outcome.action : undefined,
+        resumed: !!run.request.resume,
+      }, run.apiMessageId, guard)]);
+      await recorder.confirm(written as unknown[]);
+    } catch (err) {
+      await recorder.abandon();
+      throw err;
+    }
+    return { outcome, chatMessageId: run.apiMessageId };
+  } finally {
+    stopLease();
+    run.release();
+  }
+}
+
+/** The JSON answer (AGENTFLOW.md §9, plus sourceDocuments and usedTools as API.md lists them). */
+export function agentflowAnswer(run: AgentflowRun, done: AgentflowDone) {
+  const { outcome } = done;
+  const form = run.input.form && Object.keys(run.input.form).length ? run.input.form : undefined;
+  return {
+    text: outcome.text,
+    ...(form ? { form } : { question: run.input.question ?? "" }),
+    chatId: run.ctx.chatId,
+    chatMessageId: done.chatMessageId,
+    executionId: run.recorder.run.id,
+    agentFlowExecutedData: stripCredentialIds(outcome.executedData),
+    ...(outcome.state === "STOPPED" && outcome.action ? { action: outcome.action } : {}),
+    sessionId: run.ctx.sessionId,
+    sourceDocuments: outcome.sourceDocuments ?? [],
+    usedTools: outcome.usedTools ?? [],
+  };
+}
