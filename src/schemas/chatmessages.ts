@@ -55,6 +55,7 @@ export const ChatMessage = z.object({
   memoryType: z.string().nullable(),
   sessionId: z.string().nullable(),
   leadEmail: z.string().nullable(),
+  executionId: z.string().nullable().openapi({ description: "The agentflow execution this message belongs to" }),
   createdDate: z.string(),
   feedback: Feedback.optional(),
 }).openapi("ChatMessage");

@@ -4,7 +4,7 @@ import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { VECTORIZE_PROVIDER, deleteVectorizeIds } from "../providers/vectorstores/vectorize";
 import type { Db, Env } from "../env";
 import { ApiError, invalid, notFound, unauthorized } from "../errors";
-import { apiKey, assistant, chatFlow, chatMessage, chatMessageFeedback, lead, localEmbedding, localEmbeddingVersion, recordManager, upsertHistory, vectorDocument } from "../db/schema";
+import { apiKey, assistant, chatFlow, chatMessage, chatMessageFeedback, execution, lead, localEmbedding, localEmbeddingVersion, recordManager, upsertHistory, vectorDocument } from "../db/schema";
 import type { ChatflowCreate, ChatflowUpdate } from "../schemas/chatflows";
 import type { ChatflowType } from "../db/enums";
 import type { PageQueryInput } from "../schemas/common";
@@ -77,7 +77,7 @@ export const listChatflows = (db: Db, page: PageQueryInput, type: ChatflowType |
   listRecords(db, chatflows, page, { where: and(type ? eq(chatFlow.type, type) : undefined, visibleWhere(visible)) });
 
 /**
- * Deletes the chatflow with everything recorded under it: messages, feedback, leads, history,
+ * Deletes the chatflow with everything recorded under it: messages, feedback, leads, executions, history,
  * files, and the vectors of its in-flow vector stores (every namespace `<chatflowid>_<node>`), so
  * a chatflow later created with the same id starts empty.
  */
@@ -91,6 +91,7 @@ export async function deleteChatflow(db: Db, env: Env, id: string) {
   await db.batch([
     db.delete(chatMessageFeedback).where(eq(chatMessageFeedback.chatflowid, id)),
     db.delete(chatMessage).where(eq(chatMessage.chatflowid, id)),
+    db.delete(execution).where(eq(execution.agentflowId, id)),
     db.delete(lead).where(eq(lead.chatflowid, id)),
     db.delete(upsertHistory).where(eq(upsertHistory.chatflowid, id)),
     db.delete(localEmbedding).where(underFlow(localEmbedding.namespace)),

@@ -97,6 +97,18 @@ describe("GET/PUT/DELETE /executions/{id}", () => {
   });
 });
 
+describe("deleting the agentflow", () => {
+  it("deletes its executions, not other flows'", async () => {
+    const flow = await saveAgentflow();
+    const other = await saveAgentflow();
+    const gone = await seedExecution({ agentflowId: flow });
+    const kept = await seedExecution({ agentflowId: other });
+    await json("DELETE", `/chatflows/${flow}`);
+    await expectError(await call("GET", `/executions/${gone}`), 404);
+    expect((await json("GET", `/executions/${kept}`)).id).toBe(kept);
+  });
+});
+
 describe("GET /public-executions/{id}", () => {
   it("anonymous, only while public, without credential ids", async () => {
     const flow = await saveAgentflow();
