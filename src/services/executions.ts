@@ -6,20 +6,11 @@ import { badRequest, notFound } from "../errors";
 import { chatFlow, chatMessage, execution } from "../db/schema";
 import type { ExecutionListInput } from "../schemas/executions";
 import { D1_MAX_PARAMS, chunk } from "../lib/chunk";
+import { stripCredentialIds } from "../engine/agentflow";
+import type { ExecutedData } from "../engine/agentflow/types";
 import { expireStaleRuns } from "./execution-lease";
 
 export type ExecutionRow = typeof execution.$inferSelect;
-
-const CREDENTIAL_KEYS = new Set(["FLOWISE_CREDENTIAL_ID", "credential"]);
-
-/** A deep copy without credential ids (what anyone but the owner sees of a run). */
-export function stripCredentialIds<T>(value: T): T {
-  if (Array.isArray(value)) return value.map(stripCredentialIds) as T;
-  if (value && typeof value === "object") {
-    return Object.fromEntries(Object.entries(value).filter(([k]) => !CREDENTIAL_KEYS.has(k)).map(([k, v]) => [k, stripCredentialIds(v)])) as T;
-  }
-  return value;
-}
 
 export async function listExecutions(db: Db, env: Env, q: ExecutionListInput) {
   await expireStaleRuns(db, env);
@@ -81,9 +72,10 @@ export async function deleteExecution(db: Db, id: string): Promise<{ deleted: nu
 export async function getPublicExecution(db: Db, env: Env, id: string): Promise<ExecutionRow> {
   const row = await getExecution(db, env, id).catch(() => undefined);
   if (!row?.isPublic) throw notFound(`Execution ${id} not found`);
-  let data: unknown;
+  let data: ExecutedData[];
   try {
-    data = JSON.parse(row.executionData);
+    const parsed = JSON.parse(row.executionData);
+    data = Array.isArray(parsed) ? parsed : [];
   } catch {
     data = [];
   }
