@@ -4,7 +4,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { call, expectError, json } from "../helpers";
-import { approvalFlow, eventsOf, executionsOf, messagesOf, readStream, saveAgentflowOf } from "./flows";
+import { afEdge, afNode, approvalFlow, eventsOf, executionsOf, messagesOf, modelConfig, openAICredential, readStream, saveAgentflowOf, start } from "./flows";
 
 async function pausedRun(description = "Send the reply?") {
   const flow = approvalFlow(description);
@@ -154,5 +154,29 @@ describe("pause and resume streaming", () => {
     const { id } = await pausedRun();
     const res = await call("POST", `/prediction/${id}`, { body: { chatId: "nobody", streaming: true, humanInput: { type: "proceed" } } });
     await expectError(res, 404);
+  });
+});
+
+describe("tool approval", () => {
+  it("an Agent tool that needs approval pauses before the call; proceed runs it and the agent answers with its result", async () => {
+    const cred = await openAICredential();
+    const tool = await json("POST", "/tools", { body: {
+      name: "refund", description: "Refunds an order",
+      schema: JSON.stringify([{ property: "order", type: "string", description: "order id", required: true }]),
+      func: "return `refunded ${$order}`;",
+    } });
+    const agent = afNode("agentAgentflow_0", "Agent 0", {
+      agentModel: "chatOpenAI", agentModelConfig: modelConfig(cred), agentMessages: [], agentEnableMemory: true,
+      agentTools: [{ agentSelectedTool: "customTool", agentSelectedToolConfig: { selectedTool: tool.id }, agentSelectedToolRequiresHumanInput: true }],
+    });
+    const { id } = await saveAgentflowOf([start(), agent], [afEdge("startAgentflow_0", "agentAgentflow_0")]);
+    const paused = await json("POST", `/prediction/${id}`, { body: { question: 'refund it [call refund {"order":"A-7"}]' } });
+    expect(paused.action?.data.nodeId).toBe("agentAgentflow_0");
+    expect((await json("GET", `/executions/${paused.executionId}`)).state).toBe("STOPPED");
+
+    const done = await json("POST", `/prediction/${id}`, { body: { question: "Proceed", chatId: paused.chatId, humanInput: { type: "proceed" } } });
+    expect(done.text).toContain("refunded A-7");
+    expect(done.executionId).toBe(paused.executionId);
+    expect((await json("GET", `/executions/${paused.executionId}`)).state).toBe("FINISHED");
   });
 });
