@@ -64,7 +64,37 @@ const guarded = await api("POST", "/chatflows", {
   chatbotConfig: JSON.stringify({ allowedOrigins: ["https://only-this-site.example"], allowedOriginsError: "This chatbot is not available on this site" }),
 });
 
-const pages = await startPageServer({ "/": widgetPage(open.id, apiHost), "/guarded": widgetPage(guarded.id, apiHost) });
+// Two public agentflows: Start → LLM, and Start → Human Input → Proceed: Direct Reply / Reject: Direct Reply.
+const afNode = (id, label, inputs) => ({ id, type: "agentFlow", position: { x: 0, y: 0 }, data: { id, name: id.replace(/_\d+$/, ""), label, category: "Agent Flows", inputs } });
+const afEdge = (source, target, branch) => ({ id: `${source}-${target}`, source, target, targetHandle: target, type: "agentFlow",
+  sourceHandle: branch === undefined ? `${source}-output-${source.replace(/_\d+$/, "")}` : `${source}-output-${branch}` });
+const startNode = afNode("startAgentflow_0", "Start", { startInputType: "chatInput" });
+const llmNode = afNode("llmAgentflow_0", "LLM 0", {
+  llmModel: "chatOpenAI", llmMessages: [], llmEnableMemory: true,
+  llmModelConfig: { modelName: "gpt-standin", basepath: `${standin.url}/v1`, streaming: true, FLOWISE_CREDENTIAL_ID: credential.id },
+});
+const agentflow = await api("POST", "/chatflows", {
+  name: "widget e2e (agentflow)", type: "AGENTFLOW", isPublic: true,
+  flowData: JSON.stringify({ nodes: [startNode, llmNode], edges: [afEdge("startAgentflow_0", "llmAgentflow_0")] }),
+});
+const approval = await api("POST", "/chatflows", {
+  name: "widget e2e (human input)", type: "AGENTFLOW", isPublic: true,
+  flowData: JSON.stringify({
+    nodes: [
+      startNode,
+      afNode("humanInputAgentflow_0", "Human Input 0", { humanInputDescriptionType: "fixed", humanInputDescription: "Ship the order?", humanInputEnableFeedback: false }),
+      afNode("directReplyAgentflow_0", "Shipped", { directReplyMessage: "The order is on its way." }),
+      afNode("directReplyAgentflow_1", "Held", { directReplyMessage: "The order is on hold." }),
+    ],
+    edges: [afEdge("startAgentflow_0", "humanInputAgentflow_0"), afEdge("humanInputAgentflow_0", "directReplyAgentflow_0", 0), afEdge("humanInputAgentflow_0", "directReplyAgentflow_1", 1)],
+  }),
+});
+for (const flow of [agentflow, approval]) assert(!flow.warning, `agentflow saved with a warning: ${flow.warning}`);
+
+const pages = await startPageServer({
+  "/": widgetPage(open.id, apiHost), "/guarded": widgetPage(guarded.id, apiHost),
+  "/agentflow": widgetPage(agentflow.id, apiHost), "/approval": widgetPage(approval.id, apiHost),
+});
 const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
 console.log(`widget e2e: page ${pages.origin}, API ${apiHost}, Chromium ${browser.version()}`);
 
@@ -124,6 +154,45 @@ try {
     await other.locator('[data-testid="host-bubble"]').filter({ hasText: "This chatbot is not available on this site" }).waitFor({ timeout: 10_000 });
     const messages = await api("GET", `/chatmessage/${guarded.id}`);
     assert(messages.length === 0, "nothing may be stored for a refused origin");
+  });
+
+  await step("an agentflow's answer is streamed in, token by token", async () => {
+    const af = await browser.newPage();
+    await af.goto(`${pages.origin}/agentflow`);
+    const input = af.locator("textarea");
+    await input.waitFor({ state: "visible" });
+    await input.fill("[slow] agent socks in many bright colours for every season");
+    await input.press("Enter");
+    const bubbles = af.locator('[data-testid="host-bubble"]');
+    const answer = bubbles.filter({ hasText: "echo:" }).last();
+    await answer.waitFor({ timeout: 15_000 });
+    const partial = await answer.innerText();
+    await bubbles.filter({ hasText: "every season" }).last().waitFor({ timeout: 15_000 });
+    const full = (await answer.innerText()).trim();
+    assert(full.includes("echo: [slow] agent socks in many bright colours for every season"), `answer: ${full}`);
+    assert(partial.length < full.length, `no partial answer seen (partial ${JSON.stringify(partial)})`);
+    const executions = await api("GET", `/executions?agentflowId=${agentflow.id}`);
+    assert(executions.total === 1 && executions.data[0].state === "FINISHED", `executions: ${JSON.stringify(executions.data.map((e) => e.state))}`);
+  });
+
+  await step("a paused agentflow shows Proceed/Reject; Proceed resumes it and the answer appears", async () => {
+    const af = await browser.newPage();
+    await af.goto(`${pages.origin}/approval`);
+    const input = af.locator("textarea");
+    await input.waitFor({ state: "visible" });
+    await input.fill("order 42 is packed");
+    await input.press("Enter");
+    const proceed = af.getByRole("button", { name: "Proceed" });
+    await proceed.waitFor({ timeout: 15_000 });
+    await af.getByRole("button", { name: "Reject" }).waitFor({ timeout: 1_000 });
+    const paused = await api("GET", `/executions?agentflowId=${approval.id}`);
+    assert(paused.data[0]?.state === "STOPPED", `execution before Proceed: ${paused.data[0]?.state}`);
+    await proceed.click();
+    await af.locator('[data-testid="host-bubble"]').filter({ hasText: "The order is on its way." }).waitFor({ timeout: 15_000 });
+    const done = await api("GET", `/executions?agentflowId=${approval.id}`);
+    assert(done.total === 1 && done.data[0].state === "FINISHED", `execution after Proceed: ${JSON.stringify(done.data.map((e) => e.state))}`);
+    const messages = await api("GET", `/chatmessage/${approval.id}`);
+    assert(messages.length === 4 && messages[3].content === "The order is on its way." && !messages[1].action, `stored: ${JSON.stringify(messages.map((m) => [m.content, !!m.action]))}`);
   });
 
   await checkDocsOffline(browser, edgeflow.url, step);
