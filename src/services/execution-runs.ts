@@ -26,28 +26,22 @@ export class ExecutionRecorder {
   private exists: boolean;
   private writes: Promise<void> = Promise.resolve();
   private pending?: { json: string; state: ExecutionState };
+  /** The first write that failed: every later checkpoint, and `settled`, answer it. */
+  private failure?: unknown;
   private lostReason?: string;
-  /** The last executionData written (or adopted on resume): what a failed write falls back to. */
-  private lastJson: string;
+  /** The newest executionData known: written, queued, or held for `finish` (what `abandon` keeps). */
+  private latestJson: string;
   private checkpoints = 0;
 
   /** `claimed`: the row exists already (a resume claimed it); otherwise the first checkpoint inserts it. */
   constructor(private readonly db: Db, readonly run: RunIdentity, claimed?: { executionData: string }) {
     this.exists = !!claimed;
-    this.lastJson = claimed?.executionData ?? "[]";
+    this.latestJson = claimed?.executionData ?? "[]";
   }
 
   /** Whether the runtime has checkpointed yet (a run refused before its first node has not). */
   get started(): boolean {
     return this.checkpoints > 0;
-  }
-
-  /** Marks a run that broke off outside the runtime's own error handling ERROR, keeping its data. */
-  async abandon(): Promise<void> {
-    await this.writes;
-    if (!this.exists || this.lostReason) return;
-    await this.db.update(execution).set({ state: "ERROR", updatedDate: nowIso() })
-      .where(and(eq(execution.id, this.run.id), eq(execution.state, "INPROGRESS"))).catch(() => undefined);
   }
 
   /** Why the run lost its row (TIMEOUT by a sweep, deleted), once a write found it gone. */
@@ -56,30 +50,45 @@ export class ExecutionRecorder {
   }
 
   /**
-   * The checkpoint port. Writes are serialised (branches may finish together) and coalesced: a
-   * write waiting its turn stores the newest snapshot. FINISHED/STOPPED keep the row INPROGRESS
-   * here; `finish` flips them together with the messages.
+   * The checkpoint port. The write goes out beside the next node instead of before it (one D1
+   * round trip less per node): writes are serialised (branches may finish together) and coalesced
+   * (a write waiting its turn stores the newest snapshot); a failed write fails the run's next
+   * checkpoint, and `settled`. FINISHED/STOPPED are not written here: `finish` stores them with
+   * the messages, in one batch.
    */
   checkpoint(executedData: unknown[], state: ExecutionState): Promise<void> {
+    if (this.failure) return Promise.reject(this.failure);
     this.checkpoints++;
-    this.pending = { json: JSON.stringify(executedData), state };
-    const turn = this.writes.then(() => this.flush());
-    this.writes = turn.catch(() => undefined);
-    return turn;
+    this.latestJson = JSON.stringify(executedData);
+    if (WITH_MESSAGES.has(state)) return Promise.resolve();
+    this.pending = { json: this.latestJson, state };
+    this.enqueue(() => this.flush());
+    return Promise.resolve();
+  }
+
+  private enqueue(work: () => Promise<void>): void {
+    this.writes = this.writes.then(async () => {
+      if (this.failure) return;
+      try {
+        await work();
+      } catch (err) {
+        this.failure = err;
+      }
+    });
   }
 
   private async flush(): Promise<void> {
     const next = this.pending;
     if (!next) return; // a later call's write already stored this snapshot
     this.pending = undefined;
-    if (this.lostReason) throw conflict(this.lostReason);
-    const state = WITH_MESSAGES.has(next.state) ? "INPROGRESS" : next.state;
     if (utf8.encode(next.json).length > MAX_EXECUTION_DATA_BYTES) {
-      await this.write(this.lastJson, "ERROR");
+      if (this.exists) {
+        await this.db.update(execution).set({ state: "ERROR", updatedDate: nowIso() })
+          .where(and(eq(execution.id, this.run.id), eq(execution.state, "INPROGRESS")));
+      }
       throw new ApiError(413, `The execution's data grew past ${MAX_EXECUTION_DATA_BYTES} bytes (a D1 row's limit); the run was stopped`);
     }
-    await this.write(next.json, state);
-    this.lastJson = next.json;
+    await this.write(next.json, next.state);
   }
 
   private async write(json: string, state: ExecutionState): Promise<void> {
@@ -103,25 +112,51 @@ export class ExecutionRecorder {
   }
 
   /**
+   * Ready for `finish`: the row is inserted (when this run inserts it) and no write failed. A write
+   * still in flight need not land first: it is conditional on INPROGRESS, so after `finish` it
+   * changes nothing, and before it `finish` overwrites it.
+   */
+  async ready(): Promise<void> {
+    if (!this.exists) await this.writes;
+    if (this.failure) throw this.failure;
+  }
+
+  /** Waits for the writes in flight, whatever they did. */
+  async drain(): Promise<void> {
+    await this.writes;
+  }
+
+  /** Waits for the writes in flight; throws what failed (the row lost: 409; too large: 413). */
+  async settled(): Promise<void> {
+    await this.writes;
+    if (this.failure) throw this.failure;
+  }
+
+  /** Marks a run that broke off outside the runtime's own error handling ERROR, keeping its newest data. */
+  async abandon(): Promise<void> {
+    await this.writes;
+    if (!this.exists || this.lostReason) return;
+    await this.db.update(execution).set({ state: "ERROR", updatedDate: nowIso(), executionData: this.latestJson })
+      .where(and(eq(execution.id, this.run.id), eq(execution.state, "INPROGRESS"))).catch(() => undefined);
+  }
+
+  /**
    * Renews the lease (updatedDate) while a node runs; calls `onLost` once when the row is no
    * longer this run's. Answers the function that stops the timer.
    */
   keepAlive(env: Env, onLost: (reason: string) => void): () => void {
     const timer = setInterval(() => {
-      if (!this.exists || this.lostReason) return;
-      this.writes = this.writes.then(async () => {
+      if (!this.exists || this.failure) return;
+      this.enqueue(async () => {
         const done = await this.db.update(execution).set({ updatedDate: nowIso() })
           .where(and(eq(execution.id, this.run.id), eq(execution.state, "INPROGRESS"))).returning({ id: execution.id });
-        if (!done.length) await this.markLost().catch(() => onLost(this.lostReason!));
-      }).catch(() => undefined);
+        if (!done.length) await this.markLost().catch((err) => {
+          onLost(this.lostReason!);
+          throw err;
+        });
+      });
     }, renewEveryMs(env));
     return () => clearInterval(timer);
-  }
-
-  /** Waits for the writes in flight; throws when the run lost its row. */
-  async settled(): Promise<void> {
-    await this.writes;
-    if (this.lostReason) throw conflict(this.lostReason);
   }
 
   /**
@@ -130,6 +165,7 @@ export class ExecutionRecorder {
    * happened — for the batch's other statements.
    */
   finish(executedData: unknown[], state: "FINISHED" | "STOPPED", action: unknown) {
+    this.pending = undefined; // a checkpoint still waiting its turn is superseded by this write
     const now = nowIso();
     const json = JSON.stringify(executedData);
     if (utf8.encode(json).length > MAX_EXECUTION_DATA_BYTES) {

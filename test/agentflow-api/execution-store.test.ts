@@ -28,6 +28,7 @@ describe("checkpoints", () => {
     const r = recorder();
     expect(await rowOf(r.run.id)).toBeNull();
     await r.checkpoint([entry("start")], "INPROGRESS");
+    await r.settled();
     const first = await rowOf(r.run.id);
     expect(first).toMatchObject({ state: "INPROGRESS", sessionId: "s-1", agentflowId: r.run.agentflowId });
     expect(JSON.parse(first.executionData)).toEqual([entry("start")]);
@@ -39,17 +40,23 @@ describe("checkpoints", () => {
       return r.checkpoint([...data], "INPROGRESS");
     });
     await Promise.all(calls);
+    await r.settled();
     expect(JSON.parse((await rowOf(r.run.id)).executionData).map((e: any) => e.nodeId)).toEqual(["start", "a", "b", "c"]);
   });
 
   it("ERROR is written at once; FINISHED waits for the batch that stores the messages", async () => {
     const failed = recorder();
     await failed.checkpoint([entry("start"), entry("llm", "ERROR")], "ERROR");
+    await failed.settled();
     expect((await rowOf(failed.run.id)).state).toBe("ERROR");
 
     const ok = recorder();
+    await ok.checkpoint([entry("start")], "INPROGRESS");
     await ok.checkpoint([entry("start"), entry("llm")], "FINISHED");
-    expect((await rowOf(ok.run.id)).state).toBe("INPROGRESS");
+    await ok.settled();
+    const held = await rowOf(ok.run.id);
+    expect(held.state).toBe("INPROGRESS");
+    expect(JSON.parse(held.executionData)).toEqual([entry("start")]);
     const { statement, guard } = ok.finish([entry("start"), entry("llm")], "FINISHED", undefined);
     const messageId = crypto.randomUUID();
     const [written] = await db.batch([statement, ...exchangeStatements(db, exchange(ok), messageId, guard)]);
@@ -64,6 +71,7 @@ describe("checkpoints", () => {
   it("STOPPED stores the action on the row and the API message, with stoppedDate", async () => {
     const r = recorder();
     await r.checkpoint([entry("start")], "INPROGRESS");
+    await r.settled();
     const action = { id: "a1", mapping: { approve: "Proceed", reject: "Reject" }, elements: [], data: { nodeId: "hi", nodeLabel: "HI", input: {} } };
     const { statement, guard } = r.finish([entry("start"), entry("hi", "STOPPED")], "STOPPED", action);
     const [written] = await db.batch([statement, ...exchangeStatements(db, exchange(r, { action }), crypto.randomUUID(), guard)]);
@@ -77,9 +85,13 @@ describe("checkpoints", () => {
   it("a run whose row was timed out meanwhile stores no messages and learns it lost the row (409)", async () => {
     const r = recorder();
     await r.checkpoint([entry("start")], "INPROGRESS");
+    await r.settled();
     await env.DB.prepare("UPDATE execution SET state = 'TIMEOUT' WHERE id = ?").bind(r.run.id).run();
 
-    await expect(r.checkpoint([entry("start"), entry("llm")], "INPROGRESS")).rejects.toMatchObject({ status: 409 });
+    // The write goes out beside the next node: its failure surfaces at the next checkpoint and in settled().
+    await r.checkpoint([entry("start"), entry("llm")], "INPROGRESS");
+    await expect(r.settled()).rejects.toMatchObject({ status: 409 });
+    await expect(r.checkpoint([entry("start"), entry("llm"), entry("next")], "INPROGRESS")).rejects.toMatchObject({ status: 409 });
     expect(r.lost).toContain("TIMEOUT");
     const { statement, guard } = r.finish([entry("start"), entry("llm")], "FINISHED", undefined);
     const [written] = await db.batch([statement, ...exchangeStatements(db, exchange(r), crypto.randomUUID(), guard)]);
@@ -94,7 +106,8 @@ describe("checkpoints", () => {
     const r = recorder();
     await r.checkpoint([entry("start")], "INPROGRESS");
     const huge = { ...entry("llm"), data: { id: "llm", name: "x", output: { content: "x".repeat(MAX_EXECUTION_DATA_BYTES) } } };
-    await expect(r.checkpoint([entry("start"), huge], "INPROGRESS")).rejects.toMatchObject({ status: 413 });
+    await r.checkpoint([entry("start"), huge], "INPROGRESS");
+    await expect(r.settled()).rejects.toMatchObject({ status: 413 });
     const row = await rowOf(r.run.id);
     expect(row.state).toBe("ERROR");
     expect(JSON.parse(row.executionData)).toEqual([entry("start")]);
@@ -103,6 +116,7 @@ describe("checkpoints", () => {
   it("keepAlive renews the lease while a node runs, and reports a row that is gone", async () => {
     const r = recorder();
     await r.checkpoint([entry("start")], "INPROGRESS");
+    await r.settled();
     const before = (await rowOf(r.run.id)).updatedDate;
     let lostReason = "";
     const stop = r.keepAlive({ ...env, EXECUTION_LEASE_SECONDS: "1" }, (reason) => (lostReason = reason));

@@ -6,7 +6,7 @@ import type { Db, Env } from "../../env";
 import { badRequest } from "../../errors";
 import { execution } from "../../db/schema";
 import type { AgentflowGraph, AgentflowRequest, AgentflowUpload, ExecutedData, HumanInput } from "../../engine/agentflow/types";
-import type { RunContext } from "../../engine/types";
+import type { ChatTurn, RunContext } from "../../engine/types";
 import { newId } from "../../lib/ids";
 import { nowIso } from "../../lib/time";
 import { uuid } from "../../schemas/common";
@@ -38,6 +38,8 @@ export interface AgentflowRun {
   uploads: UploadInput[];
   startedAt: string;
   apiMessageId: string;
+  /** Stored messages of (agentflow, session), oldest first: read beside the other look-ups. */
+  pastHistory: ChatTurn[];
   /** Set on a resume: gives the pause back when the run is refused before its first node. */
   releaseClaim?: () => Promise<void>;
   /** Stops tracking the run for PUT /chatmessage/abort. */
@@ -97,20 +99,23 @@ export async function prepareAgentflowRun(
   let claimed: { executionData: string } | undefined;
   let releaseClaim: (() => Promise<void>) | undefined;
   let sessionId: string;
+  let pastHistory: ChatTurn[];
   if (humanInput) {
     const target = await findResumeTarget(db, env, flow.id, askedSession, humanInput.executionId);
     const { executionId: _named, ...human } = humanInput;
     if (human.startNodeId && !target.executedData.some((e) => e.nodeId === human.startNodeId)) {
       throw badRequest(`humanInput.startNodeId ${human.startNodeId} is not a node of execution ${target.row.id}`);
     }
-    ({ release: releaseClaim } = await claimForResume(db, target));
-    executionId = target.row.id;
     sessionId = target.row.sessionId;
+    let claim;
+    [claim, pastHistory] = await Promise.all([claimForResume(db, target), loadSessionMemory(db, flow.id, sessionId, [])]);
+    releaseClaim = claim.release;
+    executionId = target.row.id;
     resume = { executionId, executedData: target.executedData, humanInput: human };
     claimed = { executionData: JSON.stringify(target.executedData) };
   } else {
     sessionId = askedSession ?? newId();
-    previousExecution = await previousExecutionData(db, flow.id, sessionId);
+    [previousExecution, pastHistory] = await Promise.all([previousExecutionData(db, flow.id, sessionId), loadSessionMemory(db, flow.id, sessionId, [])]);
   }
   const chatId = input.chatId ?? overrideSession ?? sessionId;
   const history = input.history ?? [];
@@ -137,7 +142,7 @@ export async function prepareAgentflowRun(
     nodeOverrides, vars, previousExecution, resume, callStack,
   };
   return {
-    flow, graph, request, ctx, controller, input, uploads, apiMessageId, releaseClaim,
+    flow, graph, request, ctx, controller, input, uploads, apiMessageId, releaseClaim, pastHistory,
     recorder: new ExecutionRecorder(db, { id: executionId, agentflowId: flow.id, sessionId }, claimed),
     startedAt: nowIso(),
     release: trackRun(flow.id, chatId, controller),

@@ -7,7 +7,6 @@ import type { AgentflowEvents, AgentflowOutcome, AgentflowPorts } from "../../en
 import { callFlow } from "./agentflow-calls";
 import { exchangeStatements } from "./agentflow-messages";
 import type { AgentflowRun } from "./agentflow-prepare";
-import { loadSessionMemory } from "./memory";
 import { storeUploads } from "./uploads";
 
 export const NO_EVENTS: AgentflowEvents = { event: () => undefined };
@@ -33,7 +32,7 @@ function portsOf(run: AgentflowRun, events: AgentflowEvents): AgentflowPorts {
   const { ctx } = run;
   return {
     ctx,
-    pastChatHistory: () => loadSessionMemory(ctx.db, run.flow.id, ctx.sessionId, []),
+    pastChatHistory: async () => run.pastHistory,
     checkpoint: (data, state) => run.recorder.checkpoint(data, state),
     events,
     runFlow: (flowId, call) => callFlow(ctx.db, ctx.env, flowId, call, ctx.signal),
@@ -60,18 +59,21 @@ export async function executeAgentflow(run: AgentflowRun, events: AgentflowEvent
       else await recorder.abandon();
       throw err;
     }
-    await recorder.settled();
-    if (outcome.state !== "FINISHED" && outcome.state !== "STOPPED") throw failure(run, outcome);
+    if (outcome.state !== "FINISHED" && outcome.state !== "STOPPED") {
+      await recorder.settled();
+      throw failure(run, outcome);
+    }
+    await recorder.ready();
     try {
       const fileUploads = run.uploads.length ? await storeUploads(ctx.env.FILES, run.flow.id, ctx.chatId, run.uploads) : undefined;
       const { statement, guard } = recorder.finish(outcome.executedData, outcome.state, outcome.action);
-      const [written] = await ctx.db.batch([statement, ...exchangeStatements(ctx.db, {
+      const [[written]] = await Promise.all([ctx.db.batch([statement, ...exchangeStatements(ctx.db, {
         chatflowid: run.flow.id, chatId: ctx.chatId, sessionId: ctx.sessionId, executionId: recorder.run.id,
         userContent: userContent(run), startedAt: run.startedAt, answer: outcome.text, fileUploads,
         leadEmail: run.input.leadEmail, sourceDocuments: outcome.sourceDocuments, usedTools: outcome.usedTools,
         artifacts: outcome.artifacts, action: outcome.state === "STOPPED" ? outcome.action : undefined,
         resumed: !!run.request.resume,
-      }, run.apiMessageId, guard)]);
+      }, run.apiMessageId, guard)]), recorder.drain()]);
       await recorder.confirm(written as unknown[]);
     } catch (err) {
       await recorder.abandon();
