@@ -12,7 +12,7 @@ import { SSE_HEADERS } from "../stream/sse";
 export async function respondAgentflow(c: Context<AppEnv>, flow: RunnableFlow, input: PredictionInput, uploads: UploadInput[], prefetched: Prefetched): Promise<Response> {
   const run = await prepareAgentflowRun(c.var.db, c.env, flow, input, uploads, prefetched);
   c.req.raw.signal?.addEventListener("abort", () => run.controller.abort(new Error("Client disconnected")));
-  if (input.streaming) {
+  if (run.request.streaming) {
     const stream = await startAgentflowStream(run, (err) => console.error(`[${c.get("requestId")}] agentflow stream failed:`, err));
     c.executionCtx.waitUntil(stream.work);
     return new Response(stream.readable, { status: 200, headers: SSE_HEADERS });

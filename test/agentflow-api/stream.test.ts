@@ -63,4 +63,16 @@ describe("agentflow stream", () => {
     const id = await llmFlow();
     expect(await json("GET", `/chatflows-streaming/${id}`, { token: null })).toEqual({ isStreaming: true });
   });
+
+  it("with chatbot post-processing on: the rewritten text, as JSON even when streaming was asked (as Flowise)", async () => {
+    const cred = await openAICredential();
+    const chatbotConfig = JSON.stringify({ postProcessing: { enabled: true, customFunction: "return $flow.rawOutput.toUpperCase();" } });
+    const { id } = await saveAgentflowOf([start(), llm("llmAgentflow_0", cred)], [afEdge("startAgentflow_0", "llmAgentflow_0")], { chatbotConfig });
+    expect(await json("GET", `/chatflows-streaming/${id}`, { token: null })).toEqual({ isStreaming: false });
+    const res = await call("POST", `/prediction/${id}`, { body: { question: "quiet please", streaming: true } });
+    expect(res.headers.get("content-type")).toMatch(/application\/json/);
+    const answer = await res.json<any>();
+    expect(answer.text).toBe("ECHO: QUIET PLEASE");
+    expect((await messagesOf(id)).map((m) => m.content)).toEqual(["quiet please", "ECHO: QUIET PLEASE"]);
+  });
 });

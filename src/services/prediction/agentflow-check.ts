@@ -18,3 +18,18 @@ export function agentflowGraph(flowData: string): AgentflowGraph {
   if (fault) throw badRequest(fault);
   return graph;
 }
+
+/**
+ * chatbotConfig.postProcessing.customFunction when post-processing is enabled: the code that rewrites
+ * an agentflow's final text. Flowise then answers JSON even to a streaming request (and says the
+ * flow does not stream), since the text is only known at the end.
+ */
+export function postProcessingOf(chatbotConfig: string | null): string | undefined {
+  if (!chatbotConfig) return undefined;
+  try {
+    const post = (JSON.parse(chatbotConfig) as { postProcessing?: { enabled?: unknown; customFunction?: unknown } })?.postProcessing;
+    return post?.enabled === true && typeof post.customFunction === "string" && post.customFunction.trim() ? post.customFunction : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -14,7 +14,7 @@ import type { PredictionInput } from "../../schemas/prediction";
 import { ExecutionRecorder } from "../execution-runs";
 import { claimForResume, findResumeTarget } from "../execution-resume";
 import type { Prefetched, RunnableFlow } from "./index";
-import { agentflowGraph } from "./agentflow-check";
+import { agentflowGraph, postProcessingOf } from "./agentflow-check";
 import { loadSessionMemory } from "./memory";
 import { gateNodeOverrides, gateVarOverrides } from "./overrides";
 import { trackRun } from "./runs";
@@ -123,6 +123,7 @@ export async function prepareAgentflowRun(
   const nodeOverrides = gateNodeOverrides(graph, flow.apiConfig, overrideConfig);
   const controller = new AbortController();
   const apiMessageId = newId();
+  const postProcessing = postProcessingOf(flow.chatbotConfig);
 
   const ctx: RunContext = {
     env, db, chatId, sessionId, history, vars, nodeOverrides,
@@ -138,8 +139,8 @@ export async function prepareAgentflowRun(
     form: input.form,
     history,
     uploads: uploads.length ? runtimeUploads(uploads) : undefined,
-    streaming: !!input.streaming,
-    nodeOverrides, vars, previousExecution, resume, callStack,
+    streaming: !!input.streaming && !postProcessing,
+    nodeOverrides, vars, previousExecution, resume, callStack, postProcessing,
   };
   return {
     flow, graph, request, ctx, controller, input, uploads, apiMessageId, releaseClaim, pastHistory,
