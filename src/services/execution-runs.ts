@@ -132,11 +132,11 @@ export class ExecutionRecorder {
     if (this.failure) throw this.failure;
   }
 
-  /** Marks a run that broke off outside the runtime's own error handling ERROR, keeping its newest data. */
-  async abandon(): Promise<void> {
+  /** Ends a run that broke off outside the runtime's own handling (ERROR, or how it was stopped), keeping its newest data. */
+  async abandon(state: "ERROR" | "TERMINATED" | "TIMEOUT" = "ERROR"): Promise<void> {
     await this.writes;
     if (!this.exists || this.lostReason) return;
-    await this.db.update(execution).set({ state: "ERROR", updatedDate: nowIso(), executionData: this.latestJson })
+    await this.db.update(execution).set({ state, updatedDate: nowIso(), executionData: this.latestJson })
       .where(and(eq(execution.id, this.run.id), eq(execution.state, "INPROGRESS"))).catch(() => undefined);
   }
 

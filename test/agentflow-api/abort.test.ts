@@ -1,7 +1,8 @@
 // Stopping an agentflow run: PUT /chatmessage/abort (the widget's stop button) or the client going
 // away. The execution ends TERMINATED with what it had done; no messages are stored.
 import { describe, expect, it } from "vitest";
-import { call, json } from "../helpers";
+import { call, expectError, json } from "../helpers";
+import { setVars } from "../security/helpers";
 import { afEdge, executionsOf, llm, messagesOf, openAICredential, saveAgentflowOf, start } from "./flows";
 
 async function slowFlow() {
@@ -61,6 +62,22 @@ describe("stopping an agentflow run", () => {
     await stream.reader.cancel();
     const [execution] = await waitFor(() => executionsOf(id), (rows) => rows[0]?.state !== "INPROGRESS");
     expect(execution.state).toBe("TERMINATED");
+    expect(await messagesOf(id)).toEqual([]);
+  });
+
+  it("past the run's time limit (RUN_TIMEOUT_MS): 504, the execution TIMEOUT, nothing stored", async () => {
+    const id = await slowFlow();
+    const restore = setVars({ RUN_TIMEOUT_MS: "1500" });
+    try {
+      const started = Date.now();
+      const err = await expectError(await call("POST", `/prediction/${id}`, { body: { question: "[trickle] slowly" } }), 504);
+      expect(err.message).toBe("The run did not finish within its time limit (1.5 s)");
+      expect(Date.now() - started).toBeLessThan(5000);
+    } finally {
+      restore();
+    }
+    const [execution] = await executionsOf(id);
+    expect(execution.state).toBe("TIMEOUT");
     expect(await messagesOf(id)).toEqual([]);
   });
 });

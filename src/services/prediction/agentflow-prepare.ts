@@ -18,6 +18,9 @@ import { agentflowGraph, postProcessingOf } from "./agentflow-check";
 import { loadSessionMemory } from "./memory";
 import { gateNodeOverrides, gateVarOverrides } from "./overrides";
 import { trackRun } from "./runs";
+import { notingSecrets } from "./credentials";
+import { limitRunTime } from "./time-limit";
+import { workerSecretValues } from "../../lib/secrets";
 import type { UploadInput } from "./uploads";
 
 const HumanInputBody = z.object({
@@ -42,7 +45,9 @@ export interface AgentflowRun {
   pastHistory: ChatTurn[];
   /** Set on a resume: gives the pause back when the run is refused before its first node. */
   releaseClaim?: () => Promise<void>;
-  /** Stops tracking the run for PUT /chatmessage/abort. */
+  /** Secret values this run knows (the worker's, its credentials'): its errors are scrubbed of them. */
+  secrets: Set<string>;
+  /** Stops the run's clock (RUN_TIMEOUT_MS) and its tracking for PUT /chatmessage/abort. */
   release: () => void;
 }
 
@@ -122,6 +127,7 @@ export async function prepareAgentflowRun(
   const vars = { ...prefetched.vars, ...gateVarOverrides(flow.apiConfig, overrideConfig) };
   const nodeOverrides = gateNodeOverrides(graph, flow.apiConfig, overrideConfig);
   const controller = new AbortController();
+  const secrets = new Set(workerSecretValues(env));
   const apiMessageId = newId();
   const postProcessing = postProcessingOf(flow.chatbotConfig);
 
@@ -130,7 +136,7 @@ export async function prepareAgentflowRun(
     chatflowid: flow.id,
     question: input.question ?? "",
     signal: controller.signal,
-    getCredential: prefetched.getCredential,
+    getCredential: notingSecrets(prefetched.getCredential, secrets),
     loadMemory: (limit) => loadSessionMemory(db, flow.id, sessionId, history, limit),
   };
   const request: AgentflowRequest = {
@@ -142,10 +148,15 @@ export async function prepareAgentflowRun(
     streaming: !!input.streaming && !postProcessing,
     nodeOverrides, vars, previousExecution, resume, callStack, postProcessing,
   };
+  const untrack = trackRun(flow.id, chatId, controller);
+  const stopClock = limitRunTime(env, controller);
   return {
-    flow, graph, request, ctx, controller, input, uploads, apiMessageId, releaseClaim, pastHistory,
+    flow, graph, request, ctx, controller, input, uploads, apiMessageId, releaseClaim, pastHistory, secrets,
     recorder: new ExecutionRecorder(db, { id: executionId, agentflowId: flow.id, sessionId }, claimed),
     startedAt: nowIso(),
-    release: trackRun(flow.id, chatId, controller),
+    release: () => {
+      stopClock();
+      untrack();
+    },
   };
 }

@@ -1,12 +1,15 @@
 // Runs a prepared agentflow (agentflow-prepare.ts) through the runtime, checkpointing every node
 // into its execution row, and stores the outcome: on success or pause the final state and the two
-// messages in one batch; on failure only the execution (ERROR/TERMINATED), no messages. HTTP-free.
+// messages in one batch; on failure only the execution (ERROR, TERMINATED, TIMEOUT past the run's
+// time limit), no messages. HTTP-free.
 import { ApiError } from "../../errors";
+import { redactError } from "../../lib/redact";
 import { runAgentflow, stripCredentialIds } from "../../engine/agentflow";
 import type { AgentflowEvents, AgentflowOutcome, AgentflowPorts } from "../../engine/agentflow/types";
 import { callFlow } from "./agentflow-calls";
 import { exchangeStatements } from "./agentflow-messages";
 import type { AgentflowRun } from "./agentflow-prepare";
+import { stoppedRunError, untilAborted } from "./time-limit";
 import { storeUploads } from "./uploads";
 
 export const NO_EVENTS: AgentflowEvents = { event: () => undefined };
@@ -16,8 +19,8 @@ export interface AgentflowDone {
   chatMessageId: string;
 }
 
-// 499 (client closed request): the run was stopped by its caller, by abort or by disconnecting.
-const aborted = () => new ApiError(499, "The run was aborted");
+/** How a stopped run's execution ends: TIMEOUT past its time limit (RUN_TIMEOUT_MS), else TERMINATED. */
+const stoppedState = (signal: AbortSignal) => (stoppedRunError(signal).status === 504 ? "TIMEOUT" : "TERMINATED");
 
 /** What the user sent, as the stored user message says it. */
 function userContent(run: AgentflowRun): string {
@@ -33,31 +36,46 @@ function portsOf(run: AgentflowRun, events: AgentflowEvents): AgentflowPorts {
   return {
     ctx,
     pastChatHistory: async () => run.pastHistory,
-    checkpoint: (data, state) => run.recorder.checkpoint(data, state),
+    checkpoint: (data, state) => run.recorder.checkpoint(data, state === "TERMINATED" && ctx.signal.aborted ? stoppedState(ctx.signal) : state),
     events,
     runFlow: (flowId, call) => callFlow(ctx.db, ctx.env, flowId, call, ctx.signal),
   };
 }
 
-/** The error a failed outcome answers: the lost row first (409), then an abort (499), then the runtime's own. */
+/**
+ * The run's abort, a moment late: long enough for the runtime to record how the run stopped (its
+ * TERMINATED entry and frames), not so long that a node ignoring the abort holds the answer.
+ */
+function graceAfter(signal: AbortSignal, ms = 1000): AbortSignal {
+  const late = new AbortController();
+  signal.addEventListener("abort", () => setTimeout(() => late.abort(signal.reason), ms), { once: true });
+  return late.signal;
+}
+
+/** The error a failed outcome answers: the lost row first (409), then a stop (499, or 504 past the time limit), then the runtime's own. */
 function failure(run: AgentflowRun, outcome: AgentflowOutcome): ApiError {
   if (run.recorder.lost) return new ApiError(409, run.recorder.lost);
-  if (outcome.state === "TERMINATED" || run.controller.signal.aborted) return aborted();
+  const { signal } = run.controller;
+  if (outcome.state === "TERMINATED" || signal.aborted) return stoppedRunError(signal);
   return new ApiError(outcome.errorStatus ?? 500, outcome.error ?? `The agentflow ended ${outcome.state}`);
 }
 
 export async function executeAgentflow(run: AgentflowRun, events: AgentflowEvents = NO_EVENTS): Promise<AgentflowDone> {
   const { recorder, ctx } = run;
+  const { signal } = run.controller;
   const stopLease = recorder.keepAlive(ctx.env, (reason) => run.controller.abort(new Error(reason)));
   try {
     let outcome: AgentflowOutcome;
     try {
-      outcome = await runAgentflow(run.graph, run.request, portsOf(run, events));
+      // A node busy past the time limit does not hold the answer: the run is given up soon after the abort.
+      outcome = await untilAborted(runAgentflow(run.graph, run.request, portsOf(run, events)), graceAfter(signal));
     } catch (err) {
       // Refused before its first node: a claimed pause is given back untouched.
+      const stopped = signal.aborted;
       if (!recorder.started) await run.releaseClaim?.();
-      else await recorder.abandon();
-      throw err;
+      else await recorder.abandon(stopped ? stoppedState(signal) : "ERROR");
+      if (recorder.lost) throw new ApiError(409, recorder.lost);
+      throw stopped ? stoppedRunError(signal) : err;
     }
     if (outcome.state !== "FINISHED" && outcome.state !== "STOPPED") {
       await recorder.settled();
@@ -80,6 +98,8 @@ export async function executeAgentflow(run: AgentflowRun, events: AgentflowEvent
       throw err;
     }
     return { outcome, chatMessageId: run.apiMessageId };
+  } catch (err) {
+    throw redactError(err, run.secrets); // the last scrub before an error leaves (JSON body or stream frame)
   } finally {
     stopLease();
     run.release();
