@@ -24,10 +24,11 @@ export interface SeedMessage {
   artifacts?: unknown;
   action?: unknown;
   followUpPrompts?: unknown;
+  executionId?: string | null;
 }
 
 const JSON_COLUMNS = ["sourceDocuments", "usedTools", "fileAnnotations", "agentReasoning", "fileUploads", "artifacts", "action", "followUpPrompts"] as const;
-const COLUMNS = ["id", "role", "chatflowid", "content", ...JSON_COLUMNS, "chatType", "chatId", "memoryType", "sessionId", "leadEmail", "createdDate"] as const;
+const COLUMNS = ["id", "role", "chatflowid", "content", ...JSON_COLUMNS, "chatType", "chatId", "memoryType", "sessionId", "leadEmail", "executionId", "createdDate"] as const;
 
 /** A stored message, as its fields were seeded (JSON fields as values, absent ones null). */
 export interface Seeded {
@@ -48,6 +49,7 @@ export interface Seeded {
   memoryType: string | null;
   sessionId: string | null;
   leadEmail: string | null;
+  executionId: string | null;
   createdDate: string;
 }
 
@@ -71,6 +73,7 @@ export async function seedMessages(chatflowid: string, messages: SeedMessage[]):
     memoryType: m.memoryType ?? null,
     sessionId: m.sessionId === undefined ? (m.chatId ?? "chat-1") : m.sessionId,
     leadEmail: m.leadEmail ?? null,
+    executionId: m.executionId ?? null,
     createdDate: m.createdDate,
   }));
   const insert = env.DB.prepare(`INSERT INTO chat_message (${COLUMNS.join(", ")}) VALUES (${COLUMNS.map(() => "?").join(", ")})`);
