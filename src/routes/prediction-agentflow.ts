@@ -7,11 +7,12 @@ import { prepareAgentflowRun } from "../services/prediction/agentflow-prepare";
 import { startAgentflowStream } from "../services/prediction/agentflow-stream";
 import type { UploadInput } from "../services/prediction/uploads";
 import { SSE_HEADERS } from "../stream/sse";
+import { abortOnDisconnect } from "./runnable";
 
 /** POST /prediction/{id} on a `type: AGENTFLOW` chatflow, once access checks passed: JSON or Flowise's agentflow stream. */
 export async function respondAgentflow(c: Context<AppEnv>, flow: RunnableFlow, input: PredictionInput, uploads: UploadInput[], prefetched: Prefetched): Promise<Response> {
-  const run = await prepareAgentflowRun(c.var.db, c.env, flow, input, uploads, prefetched);
-  c.req.raw.signal?.addEventListener("abort", () => run.controller.abort(new Error("Client disconnected")));
+  const run = await prepareAgentflowRun(c.var.db, c.env, c.var.runtime, flow, input, uploads, prefetched);
+  abortOnDisconnect(c, run.controller);
   if (run.request.streaming) {
     const stream = await startAgentflowStream(run, (err) => console.error(`[${c.get("requestId")}] agentflow stream failed:`, err));
     c.executionCtx.waitUntil(stream.work);

@@ -1,6 +1,6 @@
 // The executions API (Flowise's /executions and /public-executions): read, share, delete the
 // recorded runs of agentflows. Runs themselves are written by execution-runs.ts.
-import { type SQL, and, count, desc, eq, gte, inArray, lte } from "drizzle-orm";
+import { type SQL, and, count, desc, eq, gte, inArray, lte, sql } from "drizzle-orm";
 import type { Db, Env } from "../env";
 import { badRequest, notFound } from "../errors";
 import { chatFlow, chatMessage, execution } from "../db/schema";
@@ -12,9 +12,14 @@ import { expireStaleRuns } from "./execution-lease";
 
 export type ExecutionRow = typeof execution.$inferSelect;
 
-export async function listExecutions(db: Db, env: Env, q: ExecutionListInput) {
+// Id lists go as one JSON parameter (json_each), so a key limited to many chatflows stays within D1's parameter limit.
+const inFlows = (flows: string[]) => sql`${execution.agentflowId} IN (SELECT value FROM json_each(${JSON.stringify(flows)}))`;
+
+/** `flows`: the agentflows the caller may see (null: all). */
+export async function listExecutions(db: Db, env: Env, q: ExecutionListInput, flows: string[] | null = null) {
   await expireStaleRuns(db, env);
   const where = and(...([
+    flows ? inFlows(flows) : undefined,
     q.agentflowId ? eq(execution.agentflowId, q.agentflowId) : undefined,
     q.sessionId !== undefined ? eq(execution.sessionId, q.sessionId) : undefined,
     q.state ? eq(execution.state, q.state) : undefined,
@@ -51,9 +56,26 @@ export async function updateExecution(db: Db, env: Env, id: string, patch: { isP
   return row;
 }
 
-/** Deletes executions; their messages stay, no longer pointing at them (as Flowise does). */
-export async function deleteExecutions(db: Db, ids: string[]): Promise<{ deleted: number }> {
+/** The agentflow an execution belongs to; undefined when the id names none. */
+export async function agentflowOf(db: Db, id: string): Promise<string | undefined> {
+  return (await db.select({ flow: execution.agentflowId }).from(execution).where(eq(execution.id, id)).get())?.flow;
+}
+
+/**
+ * Deletes executions (of the agentflows in `flows`, when given); their messages stay, no longer
+ * pointing at them (as Flowise does).
+ */
+export async function deleteExecutions(db: Db, ids: string[], flows: string[] | null = null): Promise<{ deleted: number }> {
   if (!ids.length) throw badRequest("No execution IDs provided");
+  if (flows) {
+    const kept: string[] = [];
+    for (const part of chunk([...new Set(ids)], D1_MAX_PARAMS - 2)) {
+      const rows = await db.select({ id: execution.id }).from(execution).where(and(inArray(execution.id, part), inFlows(flows))).all();
+      kept.push(...rows.map((r) => r.id));
+    }
+    if (!kept.length) return { deleted: 0 };
+    ids = kept;
+  }
   const statements = chunk([...new Set(ids)], D1_MAX_PARAMS - 1).flatMap((part) => [
     db.update(chatMessage).set({ executionId: null }).where(inArray(chatMessage.executionId, part)),
     db.delete(execution).where(inArray(execution.id, part)).returning({ id: execution.id }),

@@ -1,7 +1,7 @@
 // Whether an agentflow graph can run, said the same way at save time (the chatflow's `warning`)
 // and at run time (a 400 before anything is stored).
 import { badRequest } from "../../errors";
-import { parseFlowData } from "../../engine/graph";
+import { parseFlowData } from "../../engine";
 import { validateAgentflow } from "../../engine/agentflow";
 import type { AgentflowGraph } from "../../engine/agentflow/types";
 

@@ -6,7 +6,7 @@ import type { Db, Env } from "../../env";
 import { badRequest } from "../../errors";
 import { execution } from "../../db/schema";
 import type { AgentflowGraph, AgentflowRequest, AgentflowUpload, ExecutedData, HumanInput } from "../../engine/agentflow/types";
-import type { ChatTurn, RunContext } from "../../engine/types";
+import { type ChatTurn, type RunContext, type Runtime, createRunContext } from "../../engine";
 import { newId } from "../../lib/ids";
 import { nowIso } from "../../lib/time";
 import { uuid } from "../../schemas/common";
@@ -15,7 +15,6 @@ import { ExecutionRecorder } from "../execution-runs";
 import { claimForResume, findResumeTarget } from "../execution-resume";
 import type { Prefetched, RunnableFlow } from "./index";
 import { agentflowGraph, postProcessingOf } from "./agentflow-check";
-import { loadSessionMemory } from "./memory";
 import { gateNodeOverrides, gateVarOverrides } from "./overrides";
 import { trackRun } from "./runs";
 import { notingSecrets } from "./credentials";
@@ -32,6 +31,10 @@ const HumanInputBody = z.object({
 
 export interface AgentflowRun {
   flow: RunnableFlow;
+  /** Where the execution and the exchange are stored. */
+  db: Db;
+  /** The worker's env: the lease (EXECUTION_LEASE_SECONDS) and uploads' bucket (FILES). */
+  env: Env;
   graph: AgentflowGraph;
   request: AgentflowRequest;
   ctx: RunContext;
@@ -88,7 +91,7 @@ async function previousExecutionData(db: Db, agentflowId: string, sessionId: str
  * else new; sessionId = overrideConfig.sessionId, else chatId.
  */
 export async function prepareAgentflowRun(
-  db: Db, env: Env, flow: RunnableFlow, input: PredictionInput, uploads: UploadInput[], prefetched: Prefetched, callStack: string[] = [],
+  db: Db, env: Env, runtime: Runtime, flow: RunnableFlow, input: PredictionInput, uploads: UploadInput[], prefetched: Prefetched, callStack: string[] = [],
 ): Promise<AgentflowRun> {
   const graph = agentflowGraph(flow.flowData);
   const humanInput = humanInputOf(input);
@@ -113,14 +116,14 @@ export async function prepareAgentflowRun(
     }
     sessionId = target.row.sessionId;
     let claim;
-    [claim, pastHistory] = await Promise.all([claimForResume(db, target), loadSessionMemory(db, flow.id, sessionId, [])]);
+    [claim, pastHistory] = await Promise.all([claimForResume(db, target), runtime.memory.load(flow.id, sessionId)]);
     releaseClaim = claim.release;
     executionId = target.row.id;
     resume = { executionId, executedData: target.executedData, humanInput: human };
     claimed = { executionData: JSON.stringify(target.executedData) };
   } else {
     sessionId = askedSession ?? newId();
-    [previousExecution, pastHistory] = await Promise.all([previousExecutionData(db, flow.id, sessionId), loadSessionMemory(db, flow.id, sessionId, [])]);
+    [previousExecution, pastHistory] = await Promise.all([previousExecutionData(db, flow.id, sessionId), runtime.memory.load(flow.id, sessionId)]);
   }
   const chatId = input.chatId ?? overrideSession ?? sessionId;
   const history = input.history ?? [];
@@ -131,14 +134,13 @@ export async function prepareAgentflowRun(
   const apiMessageId = newId();
   const postProcessing = postProcessingOf(flow.chatbotConfig);
 
-  const ctx: RunContext = {
-    env, db, chatId, sessionId, history, vars, nodeOverrides,
+  const ctx = createRunContext(runtime, {
+    chatId, sessionId, history, vars, nodeOverrides,
     chatflowid: flow.id,
     question: input.question ?? "",
     signal: controller.signal,
     getCredential: notingSecrets(prefetched.getCredential, secrets),
-    loadMemory: (limit) => loadSessionMemory(db, flow.id, sessionId, history, limit),
-  };
+  });
   const request: AgentflowRequest = {
     chatflowId: flow.id, chatId, sessionId, apiMessageId,
     question: input.question,
@@ -151,7 +153,7 @@ export async function prepareAgentflowRun(
   const untrack = trackRun(flow.id, chatId, controller);
   const stopClock = limitRunTime(env, controller);
   return {
-    flow, graph, request, ctx, controller, input, uploads, apiMessageId, releaseClaim, pastHistory, secrets,
+    flow, db, env, graph, request, ctx, controller, input, uploads, apiMessageId, releaseClaim, pastHistory, secrets,
     recorder: new ExecutionRecorder(db, { id: executionId, agentflowId: flow.id, sessionId }, claimed),
     startedAt: nowIso(),
     release: () => {

@@ -10,7 +10,7 @@ import { callFlow } from "./agentflow-calls";
 import { exchangeStatements } from "./agentflow-messages";
 import type { AgentflowRun } from "./agentflow-prepare";
 import { stoppedRunError, untilAborted } from "./time-limit";
-import { storeUploads } from "./uploads";
+import { type StoredUpload, removeUploads, storeUploads } from "./uploads";
 
 export const NO_EVENTS: AgentflowEvents = { event: () => undefined };
 
@@ -38,7 +38,7 @@ function portsOf(run: AgentflowRun, events: AgentflowEvents): AgentflowPorts {
     pastChatHistory: async () => run.pastHistory,
     checkpoint: (data, state) => run.recorder.checkpoint(data, state === "TERMINATED" && ctx.signal.aborted ? stoppedState(ctx.signal) : state),
     events,
-    runFlow: (flowId, call) => callFlow(ctx.db, ctx.env, flowId, call, ctx.signal),
+    runFlow: (flowId, call) => callFlow(run.db, run.env, ctx.runtime, flowId, call, ctx.signal),
   };
 }
 
@@ -63,7 +63,7 @@ function failure(run: AgentflowRun, outcome: AgentflowOutcome): ApiError {
 export async function executeAgentflow(run: AgentflowRun, events: AgentflowEvents = NO_EVENTS): Promise<AgentflowDone> {
   const { recorder, ctx } = run;
   const { signal } = run.controller;
-  const stopLease = recorder.keepAlive(ctx.env, (reason) => run.controller.abort(new Error(reason)));
+  const stopLease = recorder.keepAlive(run.env, (reason) => run.controller.abort(new Error(reason)));
   try {
     let outcome: AgentflowOutcome;
     try {
@@ -82,10 +82,11 @@ export async function executeAgentflow(run: AgentflowRun, events: AgentflowEvent
       throw failure(run, outcome);
     }
     await recorder.ready();
+    let fileUploads: StoredUpload[] | undefined;
     try {
-      const fileUploads = run.uploads.length ? await storeUploads(ctx.env.FILES, run.flow.id, ctx.chatId, run.uploads) : undefined;
+      fileUploads = run.uploads.length ? await storeUploads(run.env.FILES, run.flow.id, ctx.chatId, run.uploads) : undefined;
       const { statement, guard } = recorder.finish(outcome.executedData, outcome.state, outcome.action);
-      const [[written]] = await Promise.all([ctx.db.batch([statement, ...exchangeStatements(ctx.db, {
+      const [[written]] = await Promise.all([run.db.batch([statement, ...exchangeStatements(run.db, {
         chatflowid: run.flow.id, chatId: ctx.chatId, sessionId: ctx.sessionId, executionId: recorder.run.id,
         userContent: userContent(run), startedAt: run.startedAt, answer: outcome.text, fileUploads,
         leadEmail: run.input.leadEmail, sourceDocuments: outcome.sourceDocuments, usedTools: outcome.usedTools,
@@ -94,7 +95,8 @@ export async function executeAgentflow(run: AgentflowRun, events: AgentflowEvent
       }, run.apiMessageId, guard)]), recorder.drain()]);
       await recorder.confirm(written as unknown[]);
     } catch (err) {
-      await recorder.abandon();
+      // Nothing names the uploads then: they must not linger.
+      await Promise.all([recorder.abandon(), removeUploads(run.env.FILES, run.flow.id, ctx.chatId, fileUploads)]);
       throw err;
     }
     return { outcome, chatMessageId: run.apiMessageId };
