@@ -97,6 +97,35 @@ describe("GET/PUT/DELETE /executions/{id}", () => {
   });
 });
 
+describe("API key permissions", () => {
+  it("executions:view|update|delete as Flowise names them; a key limited to chatflows reaches only their executions", async () => {
+    const mine = await saveAgentflow("mine");
+    const theirs = await saveAgentflow("theirs");
+    const own = await seedExecution({ agentflowId: mine });
+    const other = await seedExecution({ agentflowId: theirs });
+    const key = (permissions: string[], chatflows?: string[]) =>
+      json("POST", "/apikey", { body: { keyName: "k", permissions, ...(chatflows ? { chatflows } : {}) } }).then((k) => k.apiKey as string);
+
+    const noExecutions = await key(["chatflows:view"]);
+    const denied = await expectError(await call("GET", `/executions/${own}`, { token: noExecutions }), 403);
+    expect(denied.message).toContain("executions:view");
+    await expectError(await call("GET", "/executions", { token: noExecutions }), 403);
+
+    const viewer = await key(["executions:view"]);
+    expect((await json("GET", `/executions/${own}`, { token: viewer })).id).toBe(own);
+    await expectError(await call("PUT", `/executions/${own}`, { token: viewer, body: { isPublic: true } }), 403);
+    await expectError(await call("DELETE", `/executions/${own}`, { token: viewer }), 403);
+
+    const limited = await key(["executions:view", "executions:update", "executions:delete"], [mine]);
+    expect((await json("GET", `/executions?page=1&limit=100`, { token: limited })).data.map((e: any) => e.id)).toEqual([own]);
+    await expectError(await call("GET", `/executions/${other}`, { token: limited }), 403);
+    await expectError(await call("PUT", `/executions/${other}`, { token: limited, body: { isPublic: true } }), 403);
+    await expectError(await call("DELETE", `/executions/${other}`, { token: limited }), 403);
+    expect(await json("DELETE", "/executions", { token: limited, body: { executionIds: [own, other] } })).toEqual({ deleted: 1 });
+    expect((await json("GET", `/executions/${other}`)).id).toBe(other);
+  });
+});
+
 describe("deleting the agentflow", () => {
   it("deletes its executions, not other flows'", async () => {
     const flow = await saveAgentflow();
@@ -159,6 +188,8 @@ describe("OpenAPI", () => {
     const spec = await json("GET", "/openapi.json", { token: null });
     expect(Object.keys(spec.paths)).toEqual(expect.arrayContaining(["/executions", "/executions/{id}", "/public-executions/{id}"]));
     expect(Object.keys(spec.paths["/executions/{id}"]).sort()).toEqual(["delete", "get", "put"]);
-    expect(spec.paths["/public-executions/{id}"].get.security).toBeUndefined();
+    // Anonymous: the shared view needs no token.
+    expect(spec.paths["/public-executions/{id}"].get.security ?? [{}]).toContainEqual({});
+    expect(spec.paths["/executions"].get.security).toEqual([{ bearerAuth: [] }]);
   });
 });
