@@ -105,10 +105,10 @@ describe("LLM messages and memory (§5)", () => {
   });
 
   it("an unknown chat model is a clear 400 listing the available ones", async () => {
-    const g = graph([start(), llm("llmAgentflow_0", { llmModel: "chatAnthropic" }, "LLM 0")], [edge("startAgentflow_0", "llmAgentflow_0")]);
+    const g = graph([start(), llm("llmAgentflow_0", { llmModel: "awsChatBedrock" }, "LLM 0")], [edge("startAgentflow_0", "llmAgentflow_0")]);
     const out = await run(g, { question: "q" });
     expect(out).toMatchObject({ state: "ERROR", errorStatus: 400 });
-    expect(out.error).toMatch(/^Error in LLM node: LLM 0 \(llmAgentflow_0\): chat model chatAnthropic is not available in edgeflow \(available: .*chatOpenAI/);
+    expect(out.error).toMatch(/^Error in LLM node: LLM 0 \(llmAgentflow_0\): chat model awsChatBedrock is not available in edgeflow \(available: .*chatOpenAI/);
   });
 });
 
@@ -226,11 +226,18 @@ describe("Agent", () => {
 
   it("tools it cannot have are clear 400s naming them", async () => {
     const one = async (agentTools: unknown) => run(graph([start(), agent("agentAgentflow_0", { agentTools }, "Agent 0")], [edge("startAgentflow_0", "agentAgentflow_0")]), { question: "q" });
-    const search = await one([{ agentSelectedTool: "googleCustomSearch", agentSelectedToolConfig: {} }]);
-    expect(search).toMatchObject({ state: "ERROR", errorStatus: 400 });
-    expect(search.error).toMatch(/^Error in Agent node: Agent 0 \(agentAgentflow_0\): tool googleCustomSearch is not available in edgeflow \(available: .*calculator/);
+    const gmail = await one([{ agentSelectedTool: "gmail", agentSelectedToolConfig: {} }]);
+    expect(gmail).toMatchObject({ state: "ERROR", errorStatus: 400 });
+    expect(gmail.error).toMatch(/^Error in Agent node: Agent 0 \(agentAgentflow_0\): tool gmail is not available in edgeflow \(available: .*calculator/);
     const chain = await one([{ agentSelectedTool: "chainTool", agentSelectedToolConfig: {} }]);
     expect(chain.error).toMatch(/chainTool cannot be used in an agentflow/);
+  });
+
+  it("a service tool without its credential answers the model that it is not configured, naming the credential", async () => {
+    const g = graph([start(), agent("agentAgentflow_0", { agentTools: [{ agentSelectedTool: "braveSearchAPI", agentSelectedToolConfig: {} }] }, "Agent 0")], [edge("startAgentflow_0", "agentAgentflow_0")]);
+    const out = await run(g, { question: '[call brave-search {"input":"tea"}] q' });
+    expect(out.state).toBe("FINISHED");
+    expect(out.usedTools).toEqual([{ tool: "brave-search", toolInput: { input: "tea" }, toolOutput: "", error: expect.stringMatching(/is not configured: connect a braveSearchApi credential/) }]);
   });
 
   it("structured output converts the final answer (a fenced JSON block)", async () => {
