@@ -320,6 +320,55 @@ describe("openAIEmbeddings", () => {
   });
 });
 
+describe("openAIEmbeddings wire format", () => {
+  // A 3-dimensional vector per text: texts about cats point one way, the rest another.
+  const vectorOf = (t: string) => (t.includes("cat") ? [1, 0, 0] : [0, 1, 0]);
+  const ONE_PER_PARAGRAPH = { name: "characterTextSplitter", config: { chunkSize: 1, chunkOverlap: 0, separator: "\n\n" } };
+  const base64Of = (v: number[]) => btoa(String.fromCharCode(...new Uint8Array(new Float32Array(v).buffer)));
+
+  it("asks for base64 vectors, decodes them, and sends batches a few at a time in order", async () => {
+    const cred = await json("POST", "/credentials", { body: { name: "oa", credentialName: "openAIApi", plainDataObj: { openAIApiKey: "sk-test" } } });
+    const bodies: any[] = [];
+    let inFlight = 0;
+    let most = 0;
+    vi.spyOn(globalThis, "fetch").mockImplementation(async (input, init) => {
+      const body = await new Request(input as RequestInfo, init).json<any>();
+      bodies.push(body);
+      most = Math.max(most, ++inFlight);
+      await new Promise((r) => setTimeout(r, body.input[0].includes("cat") ? 60 : 20)); // the cat's batch answers last
+      inFlight--;
+      return Response.json({ data: body.input.map((t: string, index: number) => ({ index, embedding: base64Of(vectorOf(t)) })) });
+    });
+    const store = await newStore();
+    const texts = ["a dog runs", "the cat sleeps", "birds fly", "fish swim", "a cow eats", "rain falls", "sun shines", "wind blows"];
+    const embedding = { name: "openAIEmbeddings", config: { credential: cred.id, basepath: "https://llm.example.com/v1", modelName: "m", batchSize: 1 } };
+    const up = await upsert(store.id, { embedding, vectorStore: { name: "localVectorStore" }, loader: { name: "plainText", config: { text: text(texts) } }, splitter: ONE_PER_PARAGRAPH });
+    expect(up.numAdded).toBe(8);
+    expect(bodies.every((b) => b.encoding_format === "base64")).toBe(true);
+    expect(bodies.map((b) => b.input[0]).sort()).toEqual([...texts].sort());
+    // Each chunk got its own vector back (batches answered out of order would swap them).
+    expect((await query(store.id, "a cat", { topK: 1 })).docs.map((d: any) => d.pageContent)).toEqual(["the cat sleeps"]);
+    expect(most).toBeGreaterThan(1); // not one after another
+    expect(most).toBeLessThanOrEqual(4);
+  });
+
+  it("falls back to JSON numbers for a server that refuses encoding_format", async () => {
+    const cred = await json("POST", "/credentials", { body: { name: "oa", credentialName: "openAIApi", plainDataObj: { openAIApiKey: "sk-test" } } });
+    const formats: unknown[] = [];
+    vi.spyOn(globalThis, "fetch").mockImplementation(async (input, init) => {
+      const body = await new Request(input as RequestInfo, init).json<any>();
+      formats.push(body.encoding_format);
+      if (body.encoding_format) return Response.json({ error: { message: "unknown field encoding_format" } }, { status: 400 });
+      return Response.json({ data: body.input.map((t: string, index: number) => ({ index, embedding: vectorOf(t) })) });
+    });
+    const store = await newStore();
+    const embedding = { name: "openAIEmbeddings", config: { credential: cred.id, basepath: "https://floats.example.com/v1", modelName: "m" } };
+    const up = await upsert(store.id, { embedding, vectorStore: { name: "memoryVectorStore" }, loader: { name: "plainText", config: { text: text(["the cat sleeps", "a dog runs"]) } }, splitter: ONE_PER_PARAGRAPH });
+    expect(up.numAdded).toBe(2);
+    expect(formats).toEqual(["base64", undefined]);
+  });
+});
+
 describe("async upsert through the queue", () => {
   it("answers 202 with the store UPSERTING; the consumer finishes (loader counts, UPSERTED)", async () => {
     const store = await newStore();

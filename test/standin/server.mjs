@@ -36,7 +36,8 @@
 // ANY /echo…: 200 JSON {method, path, query, headers, body} (?status=N answers N), for HTTP nodes.
 // POST …/embeddings (OpenAI's embeddings API): a deterministic bag-of-words vector per input
 // (lower-cased words, common English words left out, each hashed to one of 4096 dimensions — or
-// `dimensions` — then normalised), so texts sharing words are near; [fail-embed] in an input → 500.
+// `dimensions` — then normalised), so texts sharing words are near; [fail-embed] in an input → 500;
+// `encoding_format: "base64"` answers each vector as base64 float32s, as OpenAI does.
 // GET /requests?contains=<marker> lists recorded requests (body contains marker); DELETE /requests clears.
 // A streamed answer's record carries `stream: {tokens, sent, finished, closedEarly}`: how many
 // tokens it had, how many went out, and whether the client hung up before the end.
@@ -114,6 +115,10 @@ export function standinEmbedding(text, dims = 4096) {
   }
   const norm = Math.sqrt(v.reduce((a, x) => a + x * x, 0)) || 1;
   return v.map((x) => x / norm);
+}
+
+function encodeEmbedding(vector, format) {
+  return format === "base64" ? Buffer.from(Float32Array.from(vector).buffer).toString("base64") : vector;
 }
 
 const BENCH = /\[bench(?::(\d+))?(?::(\d+))?\]/;
@@ -196,7 +201,8 @@ export function startStandin() {
       res.end(JSON.stringify({
         object: "list",
         model: body.model ?? "standin-embedding",
-        data: inputs.map((t, index) => ({ object: "embedding", index, embedding: standinEmbedding(t, dims) })),
+        // encoding_format "base64": each vector as base64 of its little-endian float32s (OpenAI's format).
+        data: inputs.map((t, index) => ({ object: "embedding", index, embedding: encodeEmbedding(standinEmbedding(t, dims), body.encoding_format) })),
         usage: { prompt_tokens: inputs.length, total_tokens: inputs.length },
       }));
       return;
