@@ -20,7 +20,7 @@ import type { BuildArgs, NodeDefinition } from "../types";
 import type { UpsertCounts } from "../../core/types";
 import { vectorStoreNames } from "./document-loaders";
 import { requireEmbeddings } from "./embeddings";
-import { asList, num } from "../../core/inputs";
+import { asList, num, providerConfig } from "../../core/inputs";
 
 export const VECTOR_STORE_CATEGORY = "Vector Stores";
 export const DEFAULT_TOP_K = 4;
@@ -59,7 +59,7 @@ async function storeOf({ node, inputs, ctx }: BuildArgs): Promise<DocVectorStore
   const label = `${node.data.label} (${node.id})`;
   const embeddings = requireEmbeddings(inputs.embeddings, label);
   const namespace = await flowNamespace(ctx.chatflowid, node.id);
-  return ctx.runtime.vectorStores.open(node.data.name, inputs, embeddings, namespace);
+  return ctx.runtime.vectorStores.open(node.data.name, providerConfig(node, inputs), embeddings, namespace);
 }
 
 /** The documents of a `document` input: loaders give lists of documents (a `text` output, a string). */
