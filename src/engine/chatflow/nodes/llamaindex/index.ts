@@ -4,5 +4,6 @@ import type { NodeDefinition } from "../../types";
 import { chatEngineNodes } from "./chat-engines";
 import { queryEngineNodes } from "./query-engines";
 import { synthesizerNodes } from "./synthesizers";
+import { llamaIndexStoreNodes } from "./vector-stores";
 
-export const llamaIndexNodes: NodeDefinition[] = [...chatEngineNodes, ...queryEngineNodes, ...synthesizerNodes];
+export const llamaIndexNodes: NodeDefinition[] = [...chatEngineNodes, ...queryEngineNodes, ...synthesizerNodes, ...llamaIndexStoreNodes];
