@@ -76,13 +76,18 @@ async function refine(s: SynthesizerInstance, query: string, pieces: string[], c
   return answer;
 }
 
+const totalLength = (texts: string[]) => texts.reduce((n, t) => n + t.length, 0);
+
 async function treeSummarize(s: SynthesizerInstance, query: string, chunks: string[], complete: Complete): Promise<string | undefined> {
   let texts = chunks;
   for (let round = 0; round < MAX_TREE_ROUNDS; round++) {
     const pieces = await repack(fillPrompt(s.textQAPrompt, {}), texts);
     if (!pieces.length) return undefined;
     if (pieces.length === 1) return complete(fillPrompt(s.textQAPrompt, { context: pieces[0], query }), true);
-    texts = await Promise.all(pieces.map((context) => complete(fillPrompt(s.textQAPrompt, { context, query }), false)));
+    const summaries = await Promise.all(pieces.map((context) => complete(fillPrompt(s.textQAPrompt, { context, query }), false)));
+    // Summaries no shorter than their text would only multiply the calls, round after round.
+    if (totalLength(summaries) >= totalLength(texts)) throw badGateway("TreeSummarize: the model's summaries are no shorter than the text they summarise");
+    texts = summaries;
   }
   throw badGateway(`TreeSummarize: the model's summaries still do not fit one prompt after ${MAX_TREE_ROUNDS} rounds`);
 }
