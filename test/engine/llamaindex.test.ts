@@ -315,3 +315,27 @@ describe("subQuestionQueryEngine + queryEngineToolLlamaIndex", () => {
     }
   });
 });
+
+describe("subQuestionQueryEngine's sub-questions (a scripted model and tools)", () => {
+  it("at most MAX_SUB_QUESTIONS are answered; a tool the model made up and an empty answer are left out", async () => {
+    const { FakeListChatModel } = await import("@langchain/core/utils/testing");
+    const { DynamicStructuredTool } = await import("@langchain/core/tools");
+    const { z } = await import("zod");
+    const { MAX_SUB_QUESTIONS } = await import("../../src/engine/chatflow/nodes/llamaindex/query-engines");
+    const asked: string[] = [];
+    const tool = (name: string, answer: (q: string) => string) =>
+      new DynamicStructuredTool({ name, description: name, schema: z.object({ query: z.string() }), func: async ({ query }) => (asked.push(query), answer(query)) });
+    const many = Array.from({ length: MAX_SUB_QUESTIONS + 5 }, (_, i) => ({ subQuestion: `q${i}`, toolName: i === 0 ? "made_up" : i === 1 ? "silent" : "docs" }));
+    const model = new FakeListChatModel({ responses: [JSON.stringify(many), "final"] });
+    const def = registry.get("subQuestionQueryEngine")!;
+    const node = { id: "sq_0", data: { id: "sq_0", name: "subQuestionQueryEngine", label: "Sub", category: "Engine" } };
+    const ctx = makeCtx("the question");
+    const instance = await def.build({ node, ctx, inputs: { model, queryEngineTools: [[tool("docs", (q) => `about ${q}`), tool("silent", () => "")]], returnSourceDocuments: true } });
+    const result = await def.run!(instance, { ctx });
+    expect(result.text).toBe("final");
+    expect([...asked].sort()).toEqual(many.slice(1, MAX_SUB_QUESTIONS).map((q) => q.subQuestion).sort()); // run at once: in any order
+    expect(result.sourceDocuments!.map((d) => d.pageContent)).toEqual(
+      many.slice(2, MAX_SUB_QUESTIONS).map((q) => `Sub question: ${q.subQuestion}\nResponse: about ${q.subQuestion}`),
+    );
+  });
+});

@@ -30,9 +30,10 @@ interface ChatEngine {
 
 /** The system message prompt (as a user turn), the session's turns, the question. */
 async function conversation(engine: ChatEngine, ctx: RunContext): Promise<BaseMessage[]> {
-  const turns = engine.memory ? await engine.memory.load() : await ctx.loadMemory();
+  // The memory's own view of the conversation (a window, a summary, Redis), else the session's turns.
+  const history = engine.memory ? await engine.memory.messages() : turnsToMessages(await ctx.loadMemory());
   const intro = engine.systemMessagePrompt ? [new HumanMessage(engine.systemMessagePrompt)] : [];
-  return [...intro, ...turnsToMessages(turns), new HumanMessage(ctx.question)];
+  return [...intro, ...history, new HumanMessage(ctx.question)];
 }
 
 async function runChatEngine(engine: ChatEngine, ctx: RunContext, sink?: StreamSink): Promise<Answer> {

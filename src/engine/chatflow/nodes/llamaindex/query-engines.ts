@@ -57,8 +57,14 @@ async function runQueryEngine(engine: QueryEngine, ctx: RunContext, sink?: Strea
   return answerFrom(engine.synthesizer, model, asSources(docs), ctx, sink, engine.returnSourceDocuments);
 }
 
+/**
+ * Sub-questions answered per run, at most: each costs an engine run (embedding, vector query, model
+ * call) and they run at once, within the Worker's subrequest budget. Further ones are left out.
+ */
+export const MAX_SUB_QUESTIONS = 12;
+
 async function runSubQuestionEngine(engine: SubQuestionEngine, ctx: RunContext, sink?: StreamSink): Promise<Answer> {
-  const subQuestions = await generateSubQuestions(engine.model, engine.tools, ctx.question, ctx, engine.label);
+  const subQuestions = (await generateSubQuestions(engine.model, engine.tools, ctx.question, ctx, engine.label)).slice(0, MAX_SUB_QUESTIONS);
   const byName = new Map(engine.tools.map((t) => [t.name, t]));
   const answered = await Promise.all(
     subQuestions.map(async ({ subQuestion, toolName }) => {
