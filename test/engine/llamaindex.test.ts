@@ -84,9 +84,13 @@ describe("simple-chat-engine.json (azureChatOpenAI_LlamaIndex + bufferMemory)", 
     ]);
   });
 
-  it("a model that is down: 502", async () => {
+  it("a model that is down: 502; one that does not answer within its timeout input: 504, in time", async () => {
     const e = await err(runFlow(await template(), makeCtx(`[fail] ${marker()}`)));
     expect(e.status).toBe(502);
+    const slow = flowDataOf(JSON.parse(await template()), (n) => Object.assign(n.get("azureChatOpenAI_LlamaIndex_0")!.data.inputs!, { timeout: 300 }));
+    const started = Date.now();
+    expect((await err(runFlow(slow, makeCtx(`[hang] ${marker()}`)))).status).toBe(504);
+    expect(Date.now() - started).toBeLessThan(5000);
   });
 });
 
