@@ -35,6 +35,8 @@ export interface OptionalConfig {
   REPLICATE_BASE_URL?: string;
   /** Seconds an agentflow execution may go without a sign of life before it is TIMEOUT (default 120). */
   EXECUTION_LEASE_SECONDS?: string;
+  /** Pinecone's control plane (default https://api.pinecone.io); index hosts come from describe_index. */
+  PINECONE_BASE_URL?: string;
 }
 
 export type Db = DrizzleD1Database<typeof schema>;

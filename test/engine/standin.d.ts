@@ -15,6 +15,8 @@ declare module "vitest" {
     huggingFaceUrl: string;
     /** Replicate predictions stand-in (test/standin/replicate.mjs). */
     replicateUrl: string;
+    /** Pinecone stand-in (test/standin/pinecone.mjs): control plane and data plane. */
+    pineconeUrl: string;
   }
 }
 export {};

@@ -4,6 +4,7 @@ import { createServer } from "node:net";
 import { startAnthropicStandin } from "./anthropic.mjs";
 import { startGeminiStandin } from "./gemini.mjs";
 import { startHuggingFaceStandin } from "./huggingface.mjs";
+import { startPineconeStandin } from "./pinecone.mjs";
 import { startReplicateStandin } from "./replicate.mjs";
 import { startServices } from "./services.mjs";
 import { startStandin } from "./server.mjs";
@@ -30,6 +31,7 @@ export default async function setup(project) {
     geminiUrl: await startGeminiStandin(),
     huggingFaceUrl: await startHuggingFaceStandin(),
     replicateUrl: await startReplicateStandin(),
+    pineconeUrl: await startPineconeStandin(),
   };
   for (const [key, s] of Object.entries(services)) project.provide(key, s.url);
   return async () => {

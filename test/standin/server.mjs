@@ -14,6 +14,7 @@
 //                remaining calls in one turn; with [chatty] a tool-call turn also says "Calling NAME.";
 //                once every call has its result: "tools said: <result> | <result> …"
 //   [csv]        "a, b, c"
+//   [subquestions]  in LlamaIndex's sub-question prompt: one sub-question per tool, as JSON (llamaindex.mjs)
 //   [fixjson]    a valid JSON movie list (what an autofix request gets)
 //   [badjson]    text that is not JSON (and mentions [fixjson], so an autofix request can succeed)
 //   [json]       a fenced JSON movie list
@@ -43,6 +44,7 @@
 // tokens it had, how many went out, and whether the client hung up before the end.
 // startStandin() answers {url, requests, close}: `requests` is that same record list, live.
 import { createServer } from "node:http";
+import { subQuestionsAnswer } from "./llamaindex.mjs";
 
 const MOVIES = [
   { title: "Echo Park", yearOfRelease: 2014, genres: ["Drama"], shortDescription: "A story of echoes." },
@@ -56,6 +58,8 @@ function textOf(content) {
 }
 
 function answerFor(last, seen) {
+  const subQuestions = subQuestionsAnswer(last);
+  if (subQuestions) return subQuestions;
   if (last.includes("[fixjson]")) return JSON.stringify(MOVIES);
   if (last.includes("[badjson]")) return "Sorry, no JSON today [fixjson]";
   if (last.includes("[json]")) return "Here you go:\n```json\n" + JSON.stringify(MOVIES, null, 2) + "\n```";

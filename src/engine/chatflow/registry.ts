@@ -5,6 +5,7 @@ import { agentNodes } from "./nodes/agents";
 import { chainNodes } from "./nodes/chains";
 import { chatModelNodes } from "./nodes/chat-models";
 import { documentLoaderNodes } from "./nodes/document-loaders";
+import { llamaIndexNodes } from "./nodes/llamaindex";
 import { embeddingsNodes } from "./nodes/embeddings";
 import { memoryNodes } from "./nodes/memory";
 import { moderationNodes } from "./nodes/moderation";
@@ -31,6 +32,7 @@ const families: NodeDefinition[][] = [
   embeddingsNodes,
   vectorStoreNodes,
   retrievalNodes,
+  llamaIndexNodes,
 ];
 
 function assemble(lists: NodeDefinition[][]): Map<string, NodeDefinition> {

@@ -5,6 +5,7 @@ import { badRequest } from "../../errors";
 import { calculatorTool } from "./calculator";
 import { chainTool } from "./chain";
 import { customTool } from "./custom";
+import { queryEngineTool } from "./query-engine";
 import { requestsTools } from "./requests/requests";
 import { retrieverTool } from "./retriever";
 import { arxivTool } from "./web/arxiv";
@@ -29,6 +30,7 @@ const definitions: ToolDefinition[] = [
   ...requestsTools,
   { name: "webScraperTool", build: webScraperTool },
   { name: "arxiv", build: arxivTool },
+  { name: "queryEngineToolLlamaIndex", build: queryEngineTool },
 ];
 
 const byName = new Map(definitions.map((d) => [d.name, d]));

@@ -3,6 +3,7 @@
 import type { Env } from "../../env";
 import { badRequest } from "../../errors";
 import { LocalD1VectorStore } from "./local";
+import { pineconeVectorStore } from "./pinecone";
 import type { DocVectorStore, VectorStoreContext, VectorStoreDefinition } from "./types";
 import { VectorizeStore, isVectorizeBound } from "./vectorize";
 
@@ -20,6 +21,7 @@ const definitions: VectorStoreDefinition[] = [
     aliases: ["cloudflareVectorize"],
     build: (_config, ctx) => VectorizeStore.create(ctx.env.VECTORIZE, ctx.embeddings, ctx.db, ctx.namespace),
   },
+  pineconeVectorStore,
 ];
 
 const byName = new Map<string, VectorStoreDefinition>();

@@ -27,6 +27,10 @@ export interface VectorStoreContext {
   embeddings: Embeddings;
   /** The namespace: a document store's id unless the config names one. */
   namespace: string;
+  /** Decrypted credential values by id, for stores behind a service (pinecone). */
+  getCredential?(id: string): Promise<Record<string, unknown>>;
+  /** The run's signal, for stores behind a service. */
+  signal?: AbortSignal;
 }
 
 export interface VectorStoreDefinition {

@@ -43,7 +43,7 @@ export interface BuiltComponents {
 /** Builds them for a store (its id is the vector namespace and the record manager's default). */
 export async function buildComponents(deps: DocStoreDeps, storeId: string, c: VectorComponents): Promise<BuiltComponents> {
   const embeddings = await buildEmbeddings(c.embedding.name, c.embedding.config, deps);
-  const store = buildVectorStore(c.vectorStore.name, c.vectorStore.config, { env: deps.env, db: deps.db, embeddings, namespace: storeId });
+  const store = buildVectorStore(c.vectorStore.name, c.vectorStore.config, { env: deps.env, db: deps.db, embeddings, namespace: storeId, getCredential: deps.getCredential });
   const recordManager = c.recordManager ? buildRecordManager(c.recordManager.name, c.recordManager.config, deps.db, storeId) : undefined;
   return { embeddings, store, recordManager };
 }

@@ -59,7 +59,7 @@ export function createRuntime(env: Env, db: Db): Runtime {
     },
     documentStores: documentStorePort({ db, env, getCredential: credentials }),
     vectorStores: {
-      open: (name, config, embeddings, namespace) => buildVectorStore(name, config, { env, db, embeddings, namespace }),
+      open: (name, config, embeddings, namespace) => buildVectorStore(name, config, { env, db, embeddings, namespace, getCredential: credentials }),
       recordManager: (name, config, namespace) => buildRecordManager(name, config, db, namespace),
     },
     tools: {

@@ -20,7 +20,7 @@ import type { BuildArgs, NodeDefinition } from "../types";
 import type { UpsertCounts } from "../../core/types";
 import { vectorStoreNames } from "./document-loaders";
 import { requireEmbeddings } from "./embeddings";
-import { asList, num } from "../../core/inputs";
+import { asList, num, providerConfig } from "../../core/inputs";
 
 export const VECTOR_STORE_CATEGORY = "Vector Stores";
 export const DEFAULT_TOP_K = 4;
@@ -55,11 +55,12 @@ export interface RecordManagerInstance {
 
 const isRecordManager = (v: unknown): v is RecordManagerInstance => !!v && typeof v === "object" && (v as { kind?: unknown }).kind === "recordManager";
 
-async function storeOf({ node, inputs, ctx }: BuildArgs): Promise<DocVectorStore> {
+/** The node's store: the provider named like the node, or `storeName` (a LlamaIndex twin opens its LangChain store). */
+export async function storeOf({ node, inputs, ctx }: BuildArgs, storeName = node.data.name): Promise<DocVectorStore> {
   const label = `${node.data.label} (${node.id})`;
   const embeddings = requireEmbeddings(inputs.embeddings, label);
   const namespace = await flowNamespace(ctx.chatflowid, node.id);
-  return ctx.runtime.vectorStores.open(node.data.name, inputs, embeddings, namespace);
+  return ctx.runtime.vectorStores.open(storeName, providerConfig(node, inputs), embeddings, namespace);
 }
 
 /** The documents of a `document` input: loaders give lists of documents (a `text` output, a string). */
@@ -78,12 +79,12 @@ export function documentsOf(value: unknown): DocumentInterface[] {
   return out;
 }
 
-async function upsertInto(args: BuildArgs): Promise<UpsertCounts> {
+export async function upsertInto(args: BuildArgs, storeName?: string): Promise<UpsertCounts> {
   const { node, inputs, ctx } = args;
   const label = `${node.data.label} (${node.id})`;
   const docs = documentsOf(inputs.document);
   if (!docs.length) throw badRequest(`${label}: nothing to upsert — the loaders connected to its document input gave no documents`);
-  const store = await storeOf(args);
+  const store = await storeOf(args, storeName);
   // Without a record manager node: one of its own with full cleanup (the namespace then holds what this upsert gave).
   const { name, config } = isRecordManager(inputs.recordManager) ? inputs.recordManager : { name: DEFAULT_RECORD_MANAGER, config: { cleanup: "full" } };
   const { recordManager, cleanup, sourceIdKey, forceUpdate } = ctx.runtime.vectorStores.recordManager(name, config, store.namespace);
@@ -103,7 +104,7 @@ function vectorStoreNode(name: string): NodeDefinition {
     name,
     category: VECTOR_STORE_CATEGORY,
     build: async (args) => storeOutput(await storeOf(args), args.output, args.inputs.topK),
-    upsert: upsertInto,
+    upsert: (args) => upsertInto(args),
   };
 }
 

@@ -1,0 +1,116 @@
+// Pinecone's REST API over fetch (no SDK): the control plane's describe_index gives the index
+// host, the data plane answers upsert, query, fetch and delete. Failures are 502 (504 when it does
+// not answer in time) naming Pinecone; the API key never appears in a message.
+import { ApiError, badGateway, badRequest, gatewayTimeout } from "../../../errors";
+import { redact } from "../../../lib/redact";
+import { Deadline, RetryableProviderError, RunAborted, providerErrorMessage, withOneRetry } from "../../chat/http";
+
+export const PINECONE_CONTROL_PLANE = "https://api.pinecone.io";
+export const PINECONE_API_VERSION = "2025-01";
+export const PINECONE_TIMEOUT_MS = 30_000;
+
+export interface PineconeVector {
+  id: string;
+  values: number[];
+  metadata?: Record<string, unknown>;
+}
+
+export interface PineconeMatch {
+  id: string;
+  score?: number;
+  metadata?: Record<string, unknown>;
+}
+
+export interface PineconeClientOptions {
+  apiKey: string;
+  /** Control plane base URL (PINECONE_BASE_URL; tests: a stand-in). */
+  controlPlane: string;
+  index: string;
+  /** The index host when known (an input), else asked from describe_index once per isolate. */
+  host?: string;
+  timeoutMs?: number;
+  signal?: AbortSignal;
+}
+
+// Index hosts do not change for an index's life: one describe_index per isolate, control plane and index.
+const hosts = new Map<string, string>();
+
+/** A host without a scheme takes the control plane's (https for Pinecone itself, http for a loopback stand-in). */
+function withScheme(host: string, controlPlane: string): string {
+  if (/^https?:\/\//i.test(host)) return host.replace(/\/+$/, "");
+  return `${new URL(controlPlane).protocol}//${host.replace(/\/+$/, "")}`;
+}
+
+export class PineconeClient {
+  constructor(private readonly o: PineconeClientOptions) {}
+
+  private async call<T>(what: string, url: string, init: RequestInit): Promise<T> {
+    const ms = this.o.timeoutMs ?? PINECONE_TIMEOUT_MS;
+    const attempt = async (): Promise<T> => {
+      const deadline = new Deadline(ms, this.o.signal);
+      try {
+        const headers = { "Api-Key": this.o.apiKey, "X-Pinecone-API-Version": PINECONE_API_VERSION, Accept: "application/json", ...(init.body ? { "Content-Type": "application/json" } : {}) };
+        const res = await fetch(url, { ...init, headers, signal: deadline.signal });
+        if (!res.ok) {
+          const detail = redact(await deadline.race(providerErrorMessage(res)), [this.o.apiKey]);
+          const message = `Pinecone ${what} failed (${res.status}): ${detail}`;
+          if (res.status >= 500) throw new RetryableProviderError(message);
+          if (res.status === 404) throw badRequest(`Pinecone ${what}: not found (${detail}); check the pineconeIndex input`);
+          if (res.status === 401 || res.status === 403) throw badGateway(`Pinecone ${what} was refused (${res.status}): check the pineconeApi credential`);
+          throw badGateway(message);
+        }
+        const text = await deadline.race(res.text());
+        return (text ? JSON.parse(text) : {}) as T;
+      } catch (err) {
+        if (err instanceof ApiError) throw err;
+        if (deadline.aborted) throw new RunAborted();
+        if (deadline.timedOut) throw gatewayTimeout(`Pinecone ${what} did not answer within ${Math.round(ms)} ms`);
+        throw new RetryableProviderError(`Pinecone ${what} failed: ${redact(err instanceof Error ? err.message : String(err), [this.o.apiKey])}`);
+      } finally {
+        deadline.done();
+      }
+    };
+    // Every call here is idempotent (upserts carry their ids): one more try on a network or 5xx failure.
+    try {
+      return await withOneRetry(attempt, () => false, this.o.signal);
+    } catch (err) {
+      if (err instanceof RetryableProviderError) throw badGateway(err.message);
+      throw err;
+    }
+  }
+
+  /** The data plane's base URL: the host input, else describe_index's `host`. */
+  async host(): Promise<string> {
+    if (this.o.host) return withScheme(this.o.host, this.o.controlPlane);
+    const key = `${this.o.controlPlane}|${this.o.index}`;
+    const known = hosts.get(key);
+    if (known) return known;
+    const described = await this.call<{ host?: unknown }>("describe_index", `${this.o.controlPlane}/indexes/${encodeURIComponent(this.o.index)}`, { method: "GET" });
+    if (typeof described.host !== "string" || !described.host) throw badGateway(`Pinecone describe_index gave no host for index "${this.o.index}"`);
+    const host = withScheme(described.host, this.o.controlPlane);
+    hosts.set(key, host);
+    return host;
+  }
+
+  async upsert(vectors: PineconeVector[], namespace: string): Promise<void> {
+    await this.call("upsert", `${await this.host()}/vectors/upsert`, { method: "POST", body: JSON.stringify({ vectors, namespace }) });
+  }
+
+  async query(vector: number[], topK: number, namespace: string, filter?: Record<string, unknown>): Promise<PineconeMatch[]> {
+    const body = { vector, topK, namespace, includeMetadata: true, includeValues: false, ...(filter && Object.keys(filter).length ? { filter } : {}) };
+    const res = await this.call<{ matches?: PineconeMatch[] }>("query", `${await this.host()}/query`, { method: "POST", body: JSON.stringify(body) });
+    return Array.isArray(res.matches) ? res.matches : [];
+  }
+
+  /** The ids of `ids` the namespace holds. */
+  async fetchIds(ids: string[], namespace: string): Promise<string[]> {
+    const params = new URLSearchParams(ids.map((id) => ["ids", id]));
+    params.set("namespace", namespace);
+    const res = await this.call<{ vectors?: Record<string, unknown> }>("fetch", `${await this.host()}/vectors/fetch?${params}`, { method: "GET" });
+    return Object.keys(res.vectors ?? {});
+  }
+
+  async deleteIds(ids: string[], namespace: string): Promise<void> {
+    await this.call("delete", `${await this.host()}/vectors/delete`, { method: "POST", body: JSON.stringify({ ids, namespace }) });
+  }
+}

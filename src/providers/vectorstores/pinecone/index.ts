@@ -1,0 +1,38 @@
+// The `pinecone` vector store entry: Flowise's inputs (pineconeIndex, pineconeNamespace,
+// pineconeMetadataFilter; credential pineconeApi with pineconeApiKey), plus pineconeIndexHost to
+// skip describe_index. The control plane is PINECONE_BASE_URL (default https://api.pinecone.io).
+import { badRequest } from "../../../errors";
+import { num, str } from "../../../lib/inputs";
+import { credentialOf } from "../../config";
+import type { VectorStoreDefinition } from "../types";
+import { PINECONE_CONTROL_PLANE, PineconeClient } from "./client";
+import { PineconeVectorStore, filterOf } from "./store";
+
+export const pineconeVectorStore: VectorStoreDefinition = {
+  name: "pinecone",
+  build(config, ctx) {
+    const index = str(config.pineconeIndex);
+    if (!index) throw badRequest("pinecone needs its pineconeIndex input (the name of a Pinecone index)");
+    const filter = filterOf(config.pineconeMetadataFilter);
+    let client: Promise<PineconeClient> | undefined;
+    const open = async () => {
+      const credential = ctx.getCredential ? await credentialOf(config, { getCredential: ctx.getCredential }) : {};
+      const apiKey = str(credential.pineconeApiKey);
+      if (!apiKey) throw badRequest("pinecone is not configured: connect a pineconeApi credential with pineconeApiKey");
+      return new PineconeClient({
+        apiKey,
+        controlPlane: (str(ctx.env.PINECONE_BASE_URL) ?? PINECONE_CONTROL_PLANE).replace(/\/+$/, ""),
+        index,
+        host: str(config.pineconeIndexHost),
+        timeoutMs: num(config.timeout),
+        signal: ctx.signal,
+      });
+    };
+    const lazy = () => {
+      client ??= open();
+      client.catch(() => (client = undefined)); // a failed read is tried again next time
+      return client;
+    };
+    return new PineconeVectorStore(ctx.embeddings, ctx.db, ctx.namespace, lazy, str(config.pineconeNamespace) ?? "", filter);
+  },
+};

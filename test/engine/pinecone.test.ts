@@ -1,0 +1,138 @@
+// The pinecone vector store against the Pinecone stand-in (test/standin/pinecone.mjs), which stores
+// vectors and answers by cosine with metadata filters: upsert and prediction in a chatflow, the
+// record manager (unchanged chunks skipped, asked of Pinecone), namespaces, filters, an index Flowise
+// filled, and a Pinecone that is down, slow or not configured.
+import { describe, expect, inject, it } from "vitest";
+import { planFlowUpsert, runUpsert } from "../../src/engine/chatflow/upsert";
+import { credential, makeCtx, marker, requestsWith, runFlow, runtimeWith } from "./helpers";
+import { BAKERY, LIBRARY, STATION, TOWN_TEXT, flow, ref, standinModel } from "./retrieval-flows";
+
+const pinecone = () => inject("pineconeUrl");
+const upsertFlow = async (flowData: string, over: Parameters<typeof makeCtx>[1] = {}) => {
+  const { graph, plan } = planFlowUpsert(flowData);
+  return runUpsert(graph, plan, makeCtx("", { runtime: runtimeWith({ PINECONE_BASE_URL: pinecone() }), ...over }));
+};
+const predict = (flowData: string, question: string, over: Parameters<typeof makeCtx>[1] = {}) =>
+  runFlow(flowData, makeCtx(question, { runtime: runtimeWith({ PINECONE_BASE_URL: pinecone() }), ...over }));
+const err = async (p: Promise<unknown>) => (await p.then(() => undefined, (e: unknown) => e)) as { status: number; message: string };
+
+interface PineconeRequest { method: string; path: string; headers: Record<string, string>; body: Record<string, unknown> }
+/** What the stand-in received for an index (its name is in every path), oldest first. */
+const pineconeRequests = async (index: string): Promise<PineconeRequest[]> =>
+  ((await (await fetch(`${pinecone()}/requests`)).json()) as PineconeRequest[]).filter((r) => r.path.includes(`/${index}`));
+const chatRequestsWith = async (m: string) => (await requestsWith(m)).filter((r) => r.path.endsWith("/chat/completions"));
+
+/** plainText → splitter → localHashEmbeddings → pinecone → retrievalQAChain at the chat stand-in. */
+function pineconeFlow(opts: { credential: string; index: string; namespace?: string; text?: string; metadata?: string; filter?: unknown; topK?: string; extra?: Record<string, unknown> }) {
+  return flow([
+    ["splitter_0", "recursiveCharacterTextSplitter", "Text Splitters", { chunkSize: 1000, chunkOverlap: "" }],
+    ["loader_0", "plainText", "Document Loaders", { text: opts.text ?? TOWN_TEXT, textSplitter: ref("splitter_0"), metadata: opts.metadata ?? '{"source":"town"}' }, { output: "document" }],
+    ["emb_0", "localHashEmbeddings", "Embeddings", {}],
+    ["pinecone_0", "pinecone", "Vector Stores", {
+      credential: opts.credential, document: [ref("loader_0")], embeddings: ref("emb_0"), pineconeIndex: opts.index, topK: opts.topK ?? "1",
+      ...(opts.namespace !== undefined ? { pineconeNamespace: opts.namespace } : {}),
+      ...(opts.filter !== undefined ? { pineconeMetadataFilter: opts.filter } : {}),
+      ...opts.extra,
+    }, { output: "retriever" }],
+    standinModel(),
+    ["chain_0", "retrievalQAChain", "Chains", { model: ref("model_0"), vectorStoreRetriever: ref("pinecone_0"), returnSourceDocuments: true }],
+  ] as never);
+}
+
+describe("pinecone", () => {
+  it("upserts through the REST API (text in metadata, the namespace, the Api-Key), then answers from the nearest chunk", async () => {
+    const key = `pc-key-${marker()}`;
+    const cred = await credential("pineconeApi", { pineconeApiKey: key });
+    const index = `town-${marker()}`;
+    const flowData = pineconeFlow({ credential: cred, index, namespace: "docs" });
+    const chatflowid = crypto.randomUUID();
+    expect(await upsertFlow(flowData, { chatflowid })).toMatchObject({ numAdded: 3, numSkipped: 0 });
+
+    const received = await pineconeRequests(index);
+    expect(received[0]).toMatchObject({ method: "GET", path: `/indexes/${index}` });
+    const upserts = received.filter((r) => r.path.endsWith("/vectors/upsert"));
+    expect(upserts).toHaveLength(1);
+    expect(upserts[0].headers["api-key"]).toBe(key);
+    expect(upserts[0].headers["x-pinecone-api-version"]).toBeTruthy();
+    const body = upserts[0].body as { namespace: string; vectors: Array<{ id: string; values: number[]; metadata: Record<string, unknown> }> };
+    expect(body.namespace).toBe("docs");
+    expect(body.vectors.map((v) => v.metadata.text).sort()).toEqual([BAKERY, LIBRARY, STATION].sort());
+    // Nested metadata flattened as LangChain's PineconeStore writes it.
+    expect(body.vectors[0].metadata).toMatchObject({ source: "town", "loc.lines.from": expect.any(Number) });
+
+    const m = marker();
+    const result = await predict(flowData, `Which platform do night trains leave from? ${m}`, { chatflowid });
+    expect(result.sourceDocuments).toEqual([{ pageContent: STATION, metadata: expect.objectContaining({ source: "town" }) }]);
+    const [sent] = await chatRequestsWith(m);
+    expect(sent.body.messages[0].content).toContain(STATION);
+    expect(sent.body.messages[0].content).not.toContain(BAKERY);
+    const queries = (await pineconeRequests(index)).filter((r) => r.path.endsWith("/query"));
+    expect(queries.at(-1)?.body).toMatchObject({ namespace: "docs", topK: 1, includeMetadata: true });
+  });
+
+  it("a second upsert of the same text skips every chunk (Pinecone asked which ids it holds); a changed text replaces them", async () => {
+    const cred = await credential("pineconeApi", { pineconeApiKey: "pc-key-123456" });
+    const index = `again-${marker()}`;
+    const chatflowid = crypto.randomUUID();
+    expect(await upsertFlow(pineconeFlow({ credential: cred, index }), { chatflowid })).toMatchObject({ numAdded: 3 });
+    expect(await upsertFlow(pineconeFlow({ credential: cred, index }), { chatflowid })).toMatchObject({ numAdded: 0, numSkipped: 3 });
+    expect((await pineconeRequests(index)).some((r) => r.path.includes("/vectors/fetch?"))).toBe(true);
+    expect(await upsertFlow(pineconeFlow({ credential: cred, index, text: LIBRARY }), { chatflowid })).toMatchObject({ numAdded: 0, numSkipped: 1, numDeleted: 2 });
+    const stats = (await (await fetch(`${pinecone()}/idx/${index}/describe_index_stats`, { method: "POST", headers: { "Api-Key": "x" } })).json()) as { namespaces: Record<string, { vectorCount: number }> };
+    expect(stats.namespaces[""].vectorCount).toBe(1);
+  });
+
+  it("pineconeMetadataFilter narrows the query; namespaces keep vectors apart", async () => {
+    const cred = await credential("pineconeApi", { pineconeApiKey: "pc-key-123456" });
+    const index = `filter-${marker()}`;
+    const chatflowid = crypto.randomUUID();
+    await upsertFlow(pineconeFlow({ credential: cred, index, namespace: "a", text: BAKERY, metadata: '{"kind":"shop"}' }), { chatflowid });
+    await upsertFlow(pineconeFlow({ credential: cred, index, namespace: "a", text: LIBRARY, metadata: '{"kind":"public"}' }), { chatflowid: crypto.randomUUID() });
+    await upsertFlow(pineconeFlow({ credential: cred, index, namespace: "b", text: STATION, metadata: '{"kind":"public"}' }), { chatflowid: crypto.randomUUID() });
+
+    const ask = async (flowData: string) => (await predict(flowData, "bakery croissants bread", { chatflowid })).sourceDocuments?.map((d) => d.pageContent);
+    expect(await ask(pineconeFlow({ credential: cred, index, namespace: "a", topK: "4" }))).toEqual([BAKERY, LIBRARY]);
+    expect(await ask(pineconeFlow({ credential: cred, index, namespace: "a", topK: "4", filter: '{"kind":{"$eq":"public"}}' }))).toEqual([LIBRARY]);
+    expect(await ask(pineconeFlow({ credential: cred, index, namespace: "a", topK: "4", filter: { kind: "shop" } }))).toEqual([BAKERY]);
+    expect(await ask(pineconeFlow({ credential: cred, index, namespace: "b", topK: "4" }))).toEqual([STATION]);
+    const queries = (await pineconeRequests(index)).filter((r) => r.path.endsWith("/query"));
+    expect(queries.map((q) => q.body.filter)).toContainEqual({ kind: { $eq: "public" } });
+  });
+
+  it("answers from an index filled elsewhere (Flowise's layout: text in metadata.text)", async () => {
+    const cred = await credential("pineconeApi", { pineconeApiKey: "pc-key-123456" });
+    const index = `flowise-${marker()}`;
+    const { LocalHashEmbeddings } = await import("../../src/providers/embeddings/local-hash");
+    const emb = new LocalHashEmbeddings({});
+    const vectors = await emb.embedDocuments([BAKERY, LIBRARY]);
+    const res = await fetch(`${pinecone()}/idx/${index}/vectors/upsert`, {
+      method: "POST", headers: { "Api-Key": "x", "Content-Type": "application/json" },
+      body: JSON.stringify({ namespace: "", vectors: [{ id: "a", values: vectors[0], metadata: { text: BAKERY, source: "bakery.txt" } }, { id: "b", values: vectors[1], metadata: { text: LIBRARY, source: "library.txt" } }] }),
+    });
+    expect(res.status).toBe(200);
+    const result = await predict(pineconeFlow({ credential: cred, index }), "Where can I borrow novels and atlases with a reader card?");
+    expect(result.sourceDocuments).toEqual([{ pageContent: LIBRARY, metadata: { source: "library.txt" } }]);
+  });
+
+  it("Pinecone down → 502, not answering → 504, naming Pinecone and never the key; no credential or index → 400", async () => {
+    const key = "pc-secret-key-987654";
+    const cred = await credential("pineconeApi", { pineconeApiKey: key });
+    const down = await err(predict(pineconeFlow({ credential: cred, index: "down" }), "bakery"));
+    expect(down.status).toBe(502);
+    expect(down.message).toMatch(/^Pinecone query failed \(500\): the index is having a bad day/);
+    const slow = await err(predict(pineconeFlow({ credential: cred, index: "hang", extra: { timeout: 300 } }), "bakery"));
+    expect(slow).toMatchObject({ status: 504, message: "Pinecone query did not answer within 300 ms" });
+    const missing = await err(predict(pineconeFlow({ credential: cred, index: "missing" }), "bakery"));
+    expect(missing.status).toBe(400);
+    expect(missing.message).toContain("Pinecone describe_index: not found");
+    const unreachable = await err(runFlow(pineconeFlow({ credential: cred, index: "x" }), makeCtx("bakery", { runtime: runtimeWith({ PINECONE_BASE_URL: inject("closedUrl") }) })));
+    expect(unreachable.status).toBe(502);
+    expect(unreachable.message).toMatch(/^Pinecone describe_index failed/);
+    for (const e of [down, slow, missing, unreachable]) expect(e.message).not.toContain(key);
+
+    const noCred = await err(predict(pineconeFlow({ credential: "", index: "x" }), "bakery"));
+    expect(noCred).toMatchObject({ status: 400, message: "pinecone is not configured: connect a pineconeApi credential with pineconeApiKey" });
+    const noIndex = await err(predict(pineconeFlow({ credential: cred, index: "" }), "bakery"));
+    expect(noIndex).toMatchObject({ status: 400, message: "pinecone needs its pineconeIndex input (the name of a Pinecone index)" });
+  });
+});
