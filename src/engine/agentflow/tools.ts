@@ -9,8 +9,8 @@ import { supportedTools } from "../tools/registry";
 import { documentStoreRetriever, tool, vectorStoreRetriever } from "./components";
 import { bool, isObject, listOf, str } from "./util";
 
-/** Tools an agentflow cannot use (Flowise leaves them out of the Agent's list too). */
-const NOT_AGENTFLOW_TOOLS = new Set(["chainTool", "retrieverTool", "webBrowser"]);
+/** Tools an agentflow cannot use: each needs another node wired into it (Flowise leaves them out of the Agent's list too). */
+const NOT_AGENTFLOW_TOOLS = new Set(["chainTool", "retrieverTool", "webBrowser", "queryEngineToolLlamaIndex"]);
 
 export const agentflowToolNames = (): string[] => supportedTools().filter((n) => !NOT_AGENTFLOW_TOOLS.has(n));
 
