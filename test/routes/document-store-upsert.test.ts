@@ -421,7 +421,7 @@ describe("upsert: bad input leaves the store as it was", () => {
     await bad(await call("POST", `/document-store/upsert/${store.id}`, { body: { loader: { name: "s3File" } } }), 400, /Unknown loader "s3File". Supported: .*cheerioWebScraper.*pdfFile/);
     await bad(await call("POST", `/document-store/upsert/${store.id}`, { body: { ...plain, splitter: { name: "htmlSplitter" } } }), 400, /Unknown splitter "htmlSplitter". Supported: characterTextSplitter/);
     await bad(await call("POST", `/document-store/upsert/${store.id}`, { body: { ...plain, embedding: { name: "cohereEmbeddings" } } }), 400, /Unknown embedding "cohereEmbeddings". Supported: .*localHashEmbeddings/);
-    await bad(await call("POST", `/document-store/upsert/${store.id}`, { body: { ...plain, vectorStore: { name: "pinecone" } } }), 400, /Unknown vector store "pinecone". Supported: .*faiss.*vectorize/);
+    await bad(await call("POST", `/document-store/upsert/${store.id}`, { body: { ...plain, vectorStore: { name: "milvusNoSuchStore" } } }), 400, /Unknown vector store "milvusNoSuchStore". Supported: .*faiss.*vectorize/);
     await bad(await call("POST", `/document-store/upsert/${store.id}`, { body: { ...plain, recordManager: { name: "redisRecordManager" } } }), 400, /Unknown record manager "redisRecordManager". Supported: /);
     await bad(await upsertForm(store.id, form([{ name: "broken.pdf", type: "application/pdf", data: "%PDF-1.4 garbage" }])), 400, /broken.pdf is not a readable PDF/);
     await bad(await upsertForm(store.id, form([{ name: "empty.txt", type: "text/plain", data: "" }])), 400, /empty.txt is empty/);

@@ -19,7 +19,7 @@ import { type Stmt, jsonBatches, jsonColumns, runBatch } from "../../providers/v
 import { recordUpsert } from "../upsert-history";
 import { buildComponents } from "./components";
 import { deleteLoaderFiles, putLoaderFiles, readLoaderFiles } from "./files";
-import { type IndexControl, type UpsertResult, ADDED_DOCS_LIMIT, assertIndexable, indexChunks } from "./indexing";
+import { type IndexControl, type UpsertResult, ADDED_DOCS_LIMIT, assertIndexable, embedAhead, indexChunks } from "./indexing";
 import { HOLDS_LEASE, LoaderLease, leaseMs, queuedLeaseMs } from "./lease";
 import { insertLoader, writeLoader } from "./loader-rows";
 import { FILE_STORAGE, type Plan } from "./plan";
@@ -136,6 +136,7 @@ export async function executePlan(deps: DocStoreDeps, bucket: R2Bucket, plan: Pl
   const built = await buildComponents(deps, plan.storeId, plan.components);
   assertIndexable(built, chunks);
   if (control.queueAbove !== undefined && chunks.length > control.queueAbove) throw new QueueInstead(chunks.length);
+  const ahead = embedAhead(built, chunks);
   if (plan.newStore) await createStore(deps.db, { id: plan.storeId, name: plan.newStore.name, description: plan.newStore.description ?? null });
 
   const lease = new LoaderLease(deps.db, plan.storeId, plan.entryId, leaseMs(deps.env), plan.lease);
@@ -159,7 +160,7 @@ export async function executePlan(deps: DocStoreDeps, bucket: R2Bucket, plan: Pl
 
   let indexed;
   try {
-    indexed = await indexChunks(built, entry.id, chunks, control);
+    indexed = await indexChunks(built, entry.id, chunks, control, ahead);
   } catch (err) {
     await lease.release("SYNC"); // the chunks are stored but not (all) in the vector store: say so
     throw err;

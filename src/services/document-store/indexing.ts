@@ -27,8 +27,25 @@ export interface IndexControl {
   queueAbove?: number;
 }
 
-/** Chunks → vector store, through the record manager when the store has one. */
-export async function indexChunks(built: BuiltComponents, docId: string, chunks: Document[], control: IndexControl): Promise<IndexResult> {
+/**
+ * Starts embedding the chunks at once, so the model calls overlap the file and chunk writes that
+ * come first; undefined with a record manager (it embeds only the chunks that changed).
+ */
+export function embedAhead(built: BuiltComponents, chunks: Document[]): Promise<number[][]> | undefined {
+  return built.recordManager ? undefined : embedGroup(built.store, chunks, 0);
+}
+
+/** Chunks are embedded and written this many at a time: the vectors of two groups at most are held. */
+const GROUP = 1000;
+
+function embedGroup(store: DocVectorStore, docs: Document[], from: number): Promise<number[][]> {
+  const vectors = store.embeddings.embedDocuments(docs.slice(from, from + GROUP).map((d) => d.pageContent));
+  vectors.catch(() => {}); // awaited when its group is written; an earlier step may fail first
+  return vectors;
+}
+
+/** Chunks → vector store, through the record manager when the store has one (`ahead`: embedAhead's vectors). */
+export async function indexChunks(built: BuiltComponents, docId: string, chunks: Document[], control: IndexControl, ahead?: Promise<number[][]>): Promise<IndexResult> {
   const docs = chunks.map((c) => new Document({ pageContent: c.pageContent, metadata: { ...c.metadata, docId } }));
   const store: DocVectorStore = built.store;
   let result: IndexResult;
@@ -40,7 +57,13 @@ export async function indexChunks(built: BuiltComponents, docId: string, chunks:
     const old = await store.idsOfDoc(docId);
     if (old.length) await store.delete({ ids: old });
     const ids = docs.map(() => newId());
-    for (let i = 0; i < docs.length; i += 1000) await store.addDocuments(docs.slice(i, i + 1000), { ids: ids.slice(i, i + 1000) });
+    // Group i+1 is embedded while group i is written.
+    let next: Promise<number[][]> | undefined = ahead ?? embedGroup(store, docs, 0);
+    for (let i = 0; i < docs.length; i += GROUP) {
+      const vectors = await next!;
+      next = i + GROUP < docs.length ? embedGroup(store, docs, i + GROUP) : undefined;
+      await store.addVectors(vectors, docs.slice(i, i + GROUP), { ids: ids.slice(i, i + GROUP) });
+    }
     result = { numAdded: docs.length, numUpdated: 0, numSkipped: 0, numDeleted: old.length, addedDocs: docs, uids: ids };
   }
   // Chunk numbers of this commit, so query hits find their chunk by index rather than by text.
