@@ -11,6 +11,7 @@ import { memoryNodes } from "./nodes/memory";
 import { moderationNodes } from "./nodes/moderation";
 import { outputParserNodes } from "./nodes/output-parsers";
 import { promptNodes } from "./nodes/prompts";
+import { reactAgentNodes } from "./nodes/react";
 import { retrievalNodes } from "./nodes/retrieval";
 import { textSplitterNodes } from "./nodes/text-splitters";
 import { toolNodes } from "./nodes/tools";
@@ -27,6 +28,7 @@ const families: NodeDefinition[][] = [
   utilityNodes,
   toolNodes,
   agentNodes,
+  reactAgentNodes,
   documentLoaderNodes,
   textSplitterNodes,
   embeddingsNodes,
