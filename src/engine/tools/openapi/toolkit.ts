@@ -1,8 +1,8 @@
 // openAPIToolkit: one tool per operation of an OpenAPI spec (the node's yamlFile, YAML or JSON).
 // Like Flowise's, a tool takes PathParameters, QueryParameters and RequestBody (or `input` for an
 // operation with neither parameters nor a body schema). The request goes to the spec's first server
-// (or the node's baseUrl), under the outbound policy, with the node's headers. With customCode the
-// request is made by that code in the QuickJS sandbox ($url, $options), as Flowise runs it.
+// (or the node's baseUrl), under the outbound policy, with the node's headers. With a customCode of
+// the user's own, that code makes the request in the QuickJS sandbox ($url, $options), as in Flowise.
 import { DynamicStructuredTool, type StructuredToolInterface } from "@langchain/core/tools";
 import { z } from "zod";
 import { badRequest } from "../../../errors";
@@ -13,6 +13,23 @@ import { toolName } from "../names";
 import { ToolCallError, callService } from "../service";
 import type { ToolDeps } from "../types";
 import { type Operation, type Parameter, parseSpec, specText } from "./spec";
+
+// Flowise's default customCode (fetch, answer the JSON, swallow errors as ""): edgeflow makes that
+// request itself instead, so a failure reaches the model as a readable error, without a sandbox.
+const DEFAULT_CODE = `const fetch = require('node-fetch');
+const url = $url;
+const options = $options;
+
+try {
+	const response = await fetch(url, options);
+	const resp = await response.json();
+	return JSON.stringify(resp);
+} catch (error) {
+	console.error(error);
+	return '';
+}`;
+const squeeze = (code: string) => code.replace(/\s+/g, "");
+const isDefaultCode = (code: string) => squeeze(code) === squeeze(DEFAULT_CODE);
 
 /** The most of an API's answer the model reads. */
 const MAX_OUTPUT_CHARS = 20_000;
@@ -92,7 +109,7 @@ export async function openApiToolkit(inputs: Record<string, unknown>, { ctx, lab
   if (!rawHeaders) throw badRequest(`${label}: headers must be a JSON object`);
   const headers = Object.fromEntries(Object.entries(rawHeaders).map(([k, v]) => [k, String(v)]));
   const secrets = headerSecrets(headers);
-  const code = str(inputs.customCode);
+  const code = str(inputs.customCode) && !isDefaultCode(str(inputs.customCode)!) ? str(inputs.customCode) : undefined;
   const removeNulls = bool(inputs.removeNulls);
   const returnDirect = bool(inputs.returnDirect);
 
