@@ -2,6 +2,7 @@
 // Adding a node is adding one entry to its family's list; adding a family is one line here.
 import type { NodeDefinition } from "./types";
 import { agentNodes } from "./nodes/agents";
+import { assistantNodes } from "./nodes/assistant";
 import { chainNodes } from "./nodes/chains";
 import { chatModelNodes } from "./nodes/chat-models";
 import { documentLoaderNodes } from "./nodes/document-loaders";
@@ -29,6 +30,7 @@ const families: NodeDefinition[][] = [
   toolNodes,
   agentNodes,
   reactAgentNodes,
+  assistantNodes,
   documentLoaderNodes,
   textSplitterNodes,
   embeddingsNodes,
