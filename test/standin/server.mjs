@@ -13,6 +13,7 @@
 //                turn, counting the tool results after the last user message; with [parallel] all
 //                remaining calls in one turn; with [chatty] a tool-call turn also says "Calling NAME.";
 //                once every call has its result: "tools said: <result> | <result> …"
+//   [schema]     a value conforming to the JSON Schema its format instructions give: see schema.mjs
 //   [react NAME: INPUT]  ReAct replies (Action / Final Answer in text): see react.mjs
 //   [csv]        "a, b, c"
 //   [subquestions]  in LlamaIndex's sub-question prompt: one sub-question per tool, as JSON (llamaindex.mjs)
@@ -47,6 +48,7 @@
 import { createServer } from "node:http";
 import { subQuestionsAnswer } from "./llamaindex.mjs";
 import { reactAnswer } from "./react.mjs";
+import { schemaAnswer } from "./schema.mjs";
 
 const MOVIES = [
   { title: "Echo Park", yearOfRelease: 2014, genres: ["Drama"], shortDescription: "A story of echoes." },
@@ -321,7 +323,7 @@ export function startStandin() {
       return;
     }
     const bench = benchSpec(last);
-    const answer = toolsSaid ?? scenarioAnswer(last) ?? (bench ? benchTokens(bench.count).join("") : answerFor(last));
+    const answer = toolsSaid ?? scenarioAnswer(last) ?? (bench ? benchTokens(bench.count).join("") : last.includes("[schema]") ? schemaAnswer(messages, textOf) : answerFor(last));
     const slow = last.includes("[slow]");
     const id = "chatcmpl-standin";
     const model = body.model ?? "standin";
