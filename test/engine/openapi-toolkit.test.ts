@@ -185,3 +185,14 @@ describe("OpenAPI YAML Agent template (toolAgent + chatAnthropic + openAPIToolki
     expect(result.text).toBe(`tools said: ${result.usedTools![0].toolOutput}`);
   });
 });
+
+describe("in agentflows", () => {
+  it("an Agent node's openAPIToolkit gives one tool per operation; currentDateTime one", async () => {
+    const { selectedTools } = await import("../../src/engine/agentflow/tools");
+    const ctx = allowed();
+    const tools = await selectedTools(ctx, "openAPIToolkit", { yamlFile: dataUri(specYaml()) }, "OpenAPI Agent (agentAgentflow_1)");
+    expect(tools.map((t) => t.name)).toEqual(["getPet", "createPet", "get_health"]);
+    expect(JSON.parse(await tools[2].invoke({}))).toMatchObject({ method: "GET", path: "/echo/api/health" });
+    expect((await selectedTools(ctx, "currentDateTime", {}, "Agent")).map((t) => t.name)).toEqual(["current_date_time"]);
+  });
+});
