@@ -37,6 +37,10 @@ describe("agent and parser templates over HTTP", () => {
     const answer = await json("POST", `/prediction/${id}`, { body: { question: `[react calculator: 6*7] ${crypto.randomUUID()}` } });
     expect(answer.text).toBe("observed 42");
     expect(answer.usedTools).toEqual([{ tool: "calculator", toolInput: { input: "6*7" }, toolOutput: "42" }]);
+    // The flow does not stream (the replies hold Thoughts and Actions): asked to, it answers JSON.
+    const streamed = await json("POST", `/prediction/${id}`, { body: { question: `[react calculator: 5*5] ${crypto.randomUUID()}`, streaming: true } });
+    expect(streamed.text).toBe("observed 25");
+    expect(await json("GET", `/chatflows-streaming/${id}`)).toEqual({ isStreaming: false });
   });
 
   it("OpenAI Assistant runs the assistant saved with POST /assistants", async () => {
