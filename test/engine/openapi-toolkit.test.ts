@@ -94,6 +94,10 @@ describe("openAPIToolkit", () => {
     const [put] = await toolkit({ yamlFile: json, baseUrl: `${services()}/echo/base`, removeNulls: true });
     const m = marker();
     expect(JSON.parse(await put.invoke({ RequestBody: { a: m, b: null } }))).toMatchObject({ method: "PUT", path: "/echo/base/things", body: { a: m } });
+    // Server variables take their defaults.
+    const withVars = json.replace('"servers":[{"url":"https://api.example.invalid/v1"}]', `"servers":[{"url":"${services()}/echo/{stage}","variables":{"stage":{"default":"prod"}}}]`);
+    const [put2] = await toolkit({ yamlFile: withVars });
+    expect(JSON.parse(await put2.invoke({ RequestBody: { a: m } }))).toMatchObject({ path: "/echo/prod/things" });
   });
 
   it("a customCode of the user's own makes the request in the sandbox with $url and $options", async () => {

@@ -124,7 +124,13 @@ export function parseSpec(text: string, where: string): OpenApiSpec {
   if (!isObject(raw) || !isObject(raw.paths)) throw badRequest(`${where}: its OpenAPI spec has no paths`);
   const resolve = resolver(raw, where);
   const servers = Array.isArray(raw.servers) ? raw.servers : [];
-  const server = isObject(servers[0]) && typeof servers[0].url === "string" ? servers[0].url : undefined;
+  const first = isObject(servers[0]) && typeof servers[0].url === "string" ? servers[0] : undefined;
+  // Server variables ({region}) take their defaults.
+  const vars = isObject(first?.variables) ? first.variables : {};
+  const server = first && (first.url as string).replace(/\{([^}]+)\}/g, (whole, name: string) => {
+    const v = vars[name];
+    return isObject(v) && (typeof v.default === "string" || typeof v.default === "number") ? String(v.default) : whole;
+  });
 
   const operations: Operation[] = [];
   const ids = new Set<string>();
