@@ -7,7 +7,9 @@ import { inject } from "vitest";
 import { createAssistant } from "../../src/services/assistants";
 import { flowDataWarning } from "../../src/services/chatflows";
 import { createTool } from "../../src/services/tools";
+import { LOCAL, newStore, upsert as storeUpsert } from "../routes/document-store-helpers";
 import { callOf } from "./agents-flows";
+import { TOWN_TEXT } from "./retrieval-flows";
 import assistantTemplate from "./fixtures/openai-assistant.json";
 import { type Fixture, closedUrl, credential, db, flowDataOf, makeCtx, marker, recordingSink, requestsWith, runFlow, runtimeWith, standinUrl, storeTurns } from "./helpers";
 
@@ -101,6 +103,19 @@ describe("OpenAI Assistant template (openAIAssistant over an edgeflow assistant)
     expect(result.usedTools![0].toolOutput).toMatch(/^Error: .*Serper.*unreachable/);
     expect(JSON.stringify(result)).not.toContain("serper-secret-key-42");
     expect(result.text).toBe(`tools said: ${result.usedTools![0].toolOutput}`);
+  });
+
+  it("file_search: the assistant's document store as a retriever tool; its passages are the sourceDocuments", async () => {
+    const store = await newStore("assistant docs");
+    await storeUpsert(store.id, { loader: { name: "plainText", config: { text: TOWN_TEXT } }, splitter: { name: "recursiveCharacterTextSplitter", config: { chunkSize: 1000 } }, ...LOCAL });
+    const { flow } = await setup({ tools: ["file_search"], tool_resources: { file_search: { document_store_ids: [store.id] } } });
+    const m = marker();
+    const result = await runFlow(flow, ctxFor(`${callOf("file_search_0", { input: "bakery bread" })} ${m}`));
+    expect(result.usedTools?.[0].tool).toBe("file_search_0");
+    expect(result.usedTools?.[0].toolOutput).toContain("bakery");
+    expect(result.sourceDocuments?.length).toBeGreaterThan(0);
+    const [first] = (await requestsWith(m)) as unknown as Wire[];
+    expect(offered(first)).toEqual(["file_search_0", "calculator", "search", "shout"]);
   });
 
   it("no assistant selected, or one that does not exist → 400 naming the node", async () => {
