@@ -45,7 +45,8 @@ export function canStreamFlow(type: string | null | undefined, flowData: string)
 }
 
 export type { FlowRuntime, PreparedFlow } from "./core/flow-runtime";
-export type { CredentialReader, RunContext, Runtime, StoredTool } from "./core/ports";
+export type { CredentialReader, RunContext, Runtime, StoredAssistant, StoredTool } from "./core/ports";
+export { FILE_SEARCH_DESCRIPTION } from "./chatflow/nodes/assistant";
 export type { ChatTurn, FlowEdge, FlowGraph, FlowNode, RunResult, SourceDocument, StreamSink, UpsertCounts, UsedTool } from "./core/types";
 export { createRunContext } from "./core/context";
 export { RunAborted } from "./core/errors";

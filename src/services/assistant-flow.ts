@@ -2,7 +2,7 @@ import { eq, inArray } from "drizzle-orm";
 import type { Db } from "../env";
 import { badRequest } from "../errors";
 import { assistant, credential, tool } from "../db/schema";
-import { type FlowEdge, type FlowNode, chatflowNodes } from "../engine";
+import { FILE_SEARCH_DESCRIPTION, type FlowEdge, type FlowNode, type StoredAssistant, chatflowNodes } from "../engine";
 
 // An assistant runs as a Flowise graph built on the fly, so it gets the engine, memory,
 // persistence and streaming of chatflows unchanged:
@@ -42,29 +42,25 @@ function node(id: string, name: string, label: string, inputs: Record<string, un
 const ref = (id: string) => `{{${id}.data.instance}}`;
 
 /**
- * The assistant as flowData. Its `function` tools are the stored Tools listed in
- * `tool_resources.function.tool_ids` (all stored Tools when not listed); `file_search` reads the
- * document stores in `tool_resources.file_search.document_store_ids` (or `vector_store_ids`).
+ * What an assistant is made of: its model node and inputs, instructions, the stored Tools its
+ * `function` tool uses (those in `tool_resources.function.tool_ids`, else all stored Tools) and the
+ * document stores its `file_search` reads (`tool_resources.file_search.document_store_ids`, or
+ * `vector_store_ids`). Null when no assistant has the id; 400 when it names what does not exist.
  */
-export async function assistantFlowData(db: Db, assistantId: string): Promise<string | null> {
+export async function assistantSpec(db: Db, assistantId: string): Promise<StoredAssistant | null> {
   const row = await db.select().from(assistant).where(eq(assistant.id, assistantId)).get();
   if (!row) return null;
   const details = JSON.parse(row.details) as Details;
   const wanted = new Set(details.tools ?? []);
 
-  let modelNodeName = "chatOpenAI";
+  let modelNode = "chatOpenAI";
   if (row.credential) {
     const cred = await db.select({ credentialName: credential.credentialName }).from(credential).where(eq(credential.id, row.credential)).get();
     if (!cred) throw badRequest(`Assistant ${row.id} uses credential ${row.credential}, which does not exist`);
-    modelNodeName = MODEL_NODE_BY_CREDENTIAL[cred.credentialName] ?? "chatOpenAI";
+    modelNode = MODEL_NODE_BY_CREDENTIAL[cred.credentialName] ?? "chatOpenAI";
   }
-  const model = node("assistantModel_0", modelNodeName, "Assistant Model",
-    { modelName: details.model, temperature: details.temperature, topP: details.top_p },
-    row.credential ? { credential: row.credential } : {});
-  const memory = node("bufferMemory_0", "bufferMemory", "Buffer Memory", { memoryKey: "chat_history" });
-  const nodes: FlowNode[] = [model, memory];
-  const tools: FlowNode[] = [];
 
+  let toolIds: string[] = [];
   if (wanted.has("function")) {
     const listed = ids(details.tool_resources?.function, "tool_ids");
     const query = db.select({ id: tool.id }).from(tool);
@@ -73,29 +69,56 @@ export async function assistantFlowData(db: Db, assistantId: string): Promise<st
       const missing = listed.filter((id) => !stored.some((s) => s.id === id));
       throw badRequest(`Assistant ${row.id} names tools that do not exist: ${missing.join(", ")}`);
     }
-    stored.forEach((t, i) => tools.push(node(`customTool_${i}`, "customTool", `Tool ${i}`, { selectedTool: t.id })));
+    toolIds = stored.map((t) => t.id);
   }
 
+  let documentStoreIds: string[] = [];
   if (wanted.has("file_search")) {
     const fs = details.tool_resources?.file_search;
-    const stores = ids(fs, "document_store_ids") ?? ids(fs, "vector_store_ids") ?? [];
-    if (!stores.length) throw badRequest("file_search needs tool_resources.file_search.document_store_ids");
+    documentStoreIds = ids(fs, "document_store_ids") ?? ids(fs, "vector_store_ids") ?? [];
+    if (!documentStoreIds.length) throw badRequest("file_search needs tool_resources.file_search.document_store_ids");
+  }
+
+  return {
+    id: row.id,
+    name: details.name,
+    modelNode,
+    modelInputs: { modelName: details.model, temperature: details.temperature, topP: details.top_p, ...(row.credential ? { credential: row.credential } : {}) },
+    instructions: details.instructions ?? "You are a helpful assistant.",
+    toolIds,
+    documentStoreIds,
+  };
+}
+
+/** The assistant as flowData (POST /prediction of an assistant id). */
+export async function assistantFlowData(db: Db, assistantId: string): Promise<string | null> {
+  const spec = await assistantSpec(db, assistantId);
+  if (!spec) return null;
+  const { credential: credentialId, ...modelInputs } = spec.modelInputs;
+  const model = node("assistantModel_0", spec.modelNode, "Assistant Model", modelInputs, credentialId ? { credential: credentialId as string } : {});
+  const memory = node("bufferMemory_0", "bufferMemory", "Buffer Memory", { memoryKey: "chat_history" });
+  const nodes: FlowNode[] = [model, memory];
+  const tools: FlowNode[] = [];
+
+  spec.toolIds.forEach((id, i) => tools.push(node(`customTool_${i}`, "customTool", `Tool ${i}`, { selectedTool: id })));
+
+  if (spec.documentStoreIds.length) {
     if (!chatflowNodes.has("documentStore") || !chatflowNodes.has("retrieverTool")) {
       throw badRequest("file_search is not available: this deployment has no document store retrieval");
     }
-    stores.forEach((storeId, i) => {
+    spec.documentStoreIds.forEach((storeId, i) => {
       const store = node(`documentStore_${i}`, "documentStore", `Document Store ${i}`, { selectedStore: storeId }, { outputs: { output: "retriever" } });
       nodes.push(store);
       tools.push(node(`retrieverTool_${i}`, "retrieverTool", `File search ${i}`, {
         name: `file_search_${i}`,
-        description: "Searches the assistant's documents for passages relevant to the question",
+        description: FILE_SEARCH_DESCRIPTION,
         retriever: ref(store.id),
         returnSourceDocuments: true,
       }));
     });
   }
 
-  const instructions = details.instructions ?? "You are a helpful assistant.";
+  const instructions = spec.instructions;
   let ending: FlowNode;
   if (tools.length) {
     if (!chatflowNodes.has("toolAgent")) throw badRequest("This assistant uses tools, and tool-calling agents are not available");

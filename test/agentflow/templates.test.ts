@@ -133,9 +133,9 @@ describe("templates that answer through the stand-in", () => {
 describe("templates that need a service edgeflow does not have: a clear 400 naming it", () => {
   const cases: Array<[TemplateName, Record<string, unknown>, RegExp]> = [
     ["Workplace Chat", { question: "hi" }, /tool slackMCP is not available in edgeflow|tool microsoftTeams is not available in edgeflow/],
-    ["Interacting With API", { question: "events?" }, /tool openAPIToolkit is not available in edgeflow/],
+    // The exported template's OpenAPI toolkit carries no spec file.
+    ["Interacting With API", { question: "events?" }, /OpenAPI Agent \(agentAgentflow_1\) needs an OpenAPI spec: upload one in yamlFile/],
     ["SQL Agent", { question: "how many rows?" }, /require\('typeorm'\) is not available in this sandbox/],
-    ["Human In The Loop", { form: { subject: "s", body: "b", from: "f" } }, /tool currentDateTime is not available in edgeflow/],
   ];
   for (const [name, req, message] of cases) {
     it(name, async () => {
@@ -144,6 +144,18 @@ describe("templates that need a service edgeflow does not have: a clear 400 nami
       expect(out.error).toMatch(message);
     });
   }
+
+  it("Human In The Loop: the agent has current_date_time (and a search tool that says it has no credential); proceeding reaches Gmail, a 400", async () => {
+    const m = marker();
+    const form = { subject: `Pricing ${m}`, body: "How much?", from: "bob@example.com" };
+    const paused = await run(runnable("Human In The Loop"), { form });
+    expect(paused.state).toBe("STOPPED");
+    const [first] = await chatCalls(m);
+    expect((first.body as { tools?: Array<{ function: { name: string } }> }).tools?.map((t) => t.function.name)).toEqual(["google-custom-search", "current_date_time"]);
+    const done = await run(runnable("Human In The Loop"), { question: "Proceed", resume: { executionId: "e", executedData: paused.executedData, humanInput: { type: "proceed" } } });
+    expect(done).toMatchObject({ state: "ERROR", errorStatus: 400 });
+    expect(done.error).toMatch(/tool gmail is not available in edgeflow/);
+  });
 
   it("Deep Research With Subagents: each item's failure (arXiv PDF download) is that item's result; the run goes on", async () => {
     const out = await run(runnable("Deep Research With Subagents"), { form: { query: "history of tea" } });

@@ -7,6 +7,7 @@ import conversationChain from "./fixtures/conversation-chain.json";
 import listParser from "./fixtures/list-output-parser.json";
 import llmChain from "./fixtures/llm-chain.json";
 import promptChaining from "./fixtures/prompt-chaining.json";
+import { extractJson } from "../../src/engine/chatflow/nodes/output-parsers";
 import { type Fixture, canStreamFlow, credential, flowDataOf, makeCtx, marker, pointAtStandin, recordingSink, requestsWith, runFlow, storeTurns } from "./helpers";
 
 const openAI = () => credential("openAIApi", { openAIApiKey: "sk-test-openai" });
@@ -158,6 +159,34 @@ describe("advanced-structured-output-parser.json (chatPromptTemplate + zod schem
     expect(system.content).toContain('"enum":["Action","Comedy"');
     expect(system.content).toContain('"maxItems":2');
     expect(human).toEqual({ role: "user", content: `Top 2 movies [json] ${m}` });
+  });
+
+  it("a model that answers exactly what the format instructions (LangChain's) ask for is parsed: a top-level array", async () => {
+    const cred = await openAI();
+    const flow = flowDataOf(advancedParser as Fixture, (n) => pointAtStandin(n.get("chatOpenAI_0")!, cred));
+    const m = marker();
+    const result = await runFlow(flow, makeCtx(`Top movies [schema] ${m}`));
+    const text = "text with a line\nbreak";
+    expect(result.json).toEqual([{ title: text, yearOfRelease: 1999, genres: ["Action"], shortDescription: text }]);
+    const [req, ...more] = await requestsWith(m);
+    expect(more).toHaveLength(0); // no correction call was needed
+    const system = req.body.messages[0].content;
+    expect(system).toContain('You must format your output as a JSON value that adheres to a given "JSON Schema" instance.');
+    expect(system).toContain('Here is the JSON Schema instance your output must adhere to. Include the enclosing markdown codeblock:\n```json\n{"type":"array","items":{"type":"object"');
+  });
+
+  it("reads the JSON models write: fenced or not, prose around it, line breaks inside strings, trailing commas", () => {
+    const value = [{ a: "x\ny", b: [1, 2] }];
+    const cases = [
+      '[{"a":"x\\ny","b":[1,2]}]',
+      'Here are [2] items:\n```json\n[{"a":"x\\ny","b":[1,2]}]\n```\nEnjoy [really].',
+      '```\n[{"a":"x\\ny","b":[1,2],}]\n```',
+      '```json[{"a":"x\\ny","b":[1,2]}]```',
+      '```JSON\r\n[{"a":"x\ny","b":[1,2]}]\r\n```',
+      'Sure! [{"a":"x\ny","b":[1,2]}]',
+    ];
+    for (const c of cases) expect(extractJson(c)).toEqual(value);
+    expect(() => extractJson("no JSON [here")).toThrow("the answer is not valid JSON");
   });
 
   it("autofix: an answer that is not JSON gets one correction call", async () => {

@@ -13,6 +13,8 @@
 //                turn, counting the tool results after the last user message; with [parallel] all
 //                remaining calls in one turn; with [chatty] a tool-call turn also says "Calling NAME.";
 //                once every call has its result: "tools said: <result> | <result> …"
+//   [schema]     a value conforming to the JSON Schema its format instructions give: see schema.mjs
+//   [react NAME: INPUT]  ReAct replies (Action / Final Answer in text): see react.mjs
 //   [csv]        "a, b, c"
 //   [subquestions]  in LlamaIndex's sub-question prompt: one sub-question per tool, as JSON (llamaindex.mjs)
 //   [fixjson]    a valid JSON movie list (what an autofix request gets)
@@ -45,6 +47,8 @@
 // startStandin() answers {url, requests, close}: `requests` is that same record list, live.
 import { createServer } from "node:http";
 import { subQuestionsAnswer } from "./llamaindex.mjs";
+import { reactAnswer } from "./react.mjs";
+import { schemaAnswer } from "./schema.mjs";
 
 const MOVIES = [
   { title: "Echo Park", yearOfRelease: 2014, genres: ["Drama"], shortDescription: "A story of echoes." },
@@ -60,6 +64,8 @@ function textOf(content) {
 function answerFor(last, seen) {
   const subQuestions = subQuestionsAnswer(last);
   if (subQuestions) return subQuestions;
+  const react = reactAnswer(last);
+  if (react !== undefined) return react;
   if (last.includes("[fixjson]")) return JSON.stringify(MOVIES);
   if (last.includes("[badjson]")) return "Sorry, no JSON today [fixjson]";
   if (last.includes("[json]")) return "Here you go:\n```json\n" + JSON.stringify(MOVIES, null, 2) + "\n```";
@@ -321,7 +327,7 @@ export function startStandin() {
       return;
     }
     const bench = benchSpec(last);
-    const answer = toolsSaid ?? scenarioAnswer(last) ?? (bench ? benchTokens(bench.count).join("") : answerFor(last));
+    const answer = toolsSaid ?? scenarioAnswer(last) ?? (bench ? benchTokens(bench.count).join("") : last.includes("[schema]") ? schemaAnswer(messages, textOf) : answerFor(last));
     const slow = last.includes("[slow]");
     const id = "chatcmpl-standin";
     const model = body.model ?? "standin";

@@ -4,13 +4,13 @@
 // `FLOWISE_CREDENTIAL_ID` (or `credential`).
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import type { BaseRetrieverInterface } from "@langchain/core/retrievers";
-import type { StructuredToolInterface } from "@langchain/core/tools";
 import { badRequest } from "../../errors";
 import { buildChatModel, isChatModelName, supportedChatModels } from "../../providers/chat/registry";
 import { buildEmbeddings, supportedEmbeddings } from "../../providers/embeddings/registry";
 import { DEFAULT_TOP_K, flowNamespace } from "../chatflow/nodes/vector-stores";
 import { type RunContext, providerDeps } from "../core/ports";
 import { buildTool, supportedTools } from "../tools/registry";
+import type { BuiltTool } from "../tools/types";
 import { isObject } from "./util";
 
 const configOf = (config: unknown): Record<string, unknown> => (isObject(config) ? { ...config } : {});
@@ -22,8 +22,8 @@ export async function chatModel(ctx: RunContext, name: unknown, config: unknown,
   return buildChatModel(name.trim(), configOf(config), providerDeps(ctx));
 }
 
-/** A tool by name and config (the shared tool registry); 400 naming it when edgeflow has none such. */
-export async function tool(ctx: RunContext, name: string, config: unknown, owner: string, available: () => string[]): Promise<StructuredToolInterface> {
+/** A tool (a toolkit: several) by name and config (the shared tool registry); 400 naming it when edgeflow has none such. */
+export async function tool(ctx: RunContext, name: string, config: unknown, owner: string, available: () => string[]): Promise<BuiltTool> {
   if (!supportedTools().includes(name)) throw badRequest(`${owner}: tool ${name} is not available in edgeflow (available: ${available().join(", ")})`);
   return buildTool(name, configOf(config), { ctx, label: owner });
 }

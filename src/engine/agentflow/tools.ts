@@ -28,9 +28,10 @@ export async function selectedTools(ctx: RunContext, name: unknown, config: unkn
 export const knowledgeToolName = (name: string): string =>
   name.toLowerCase().replace(/\s+/g, "_").replace(/[^a-z0-9_-]/g, "").slice(0, 64) || "knowledge";
 
-function retrieverTool(ctx: RunContext, retriever: unknown, name: string, description: unknown, returnSources: boolean, owner: string): Promise<StructuredToolInterface> {
+async function retrieverTool(ctx: RunContext, retriever: unknown, name: string, description: unknown, returnSources: boolean, owner: string): Promise<StructuredToolInterface> {
   const config = { name: knowledgeToolName(name), description: str(description) ?? `Searches ${name}`, retriever, returnSourceDocuments: returnSources };
-  return tool(ctx, "retrieverTool", config, owner, agentflowToolNames);
+  // retrieverTool builds one tool, never a list.
+  return (await tool(ctx, "retrieverTool", config, owner, agentflowToolNames)) as StructuredToolInterface;
 }
 
 /** The retriever of a document store reference (`"<storeId>:<name>"`), and the store's name. */

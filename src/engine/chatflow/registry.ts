@@ -2,6 +2,7 @@
 // Adding a node is adding one entry to its family's list; adding a family is one line here.
 import type { NodeDefinition } from "./types";
 import { agentNodes } from "./nodes/agents";
+import { assistantNodes } from "./nodes/assistant";
 import { chainNodes } from "./nodes/chains";
 import { chatModelNodes } from "./nodes/chat-models";
 import { documentLoaderNodes } from "./nodes/document-loaders";
@@ -11,6 +12,7 @@ import { memoryNodes } from "./nodes/memory";
 import { moderationNodes } from "./nodes/moderation";
 import { outputParserNodes } from "./nodes/output-parsers";
 import { promptNodes } from "./nodes/prompts";
+import { reactAgentNodes } from "./nodes/react";
 import { retrievalNodes } from "./nodes/retrieval";
 import { textSplitterNodes } from "./nodes/text-splitters";
 import { toolNodes } from "./nodes/tools";
@@ -27,6 +29,8 @@ const families: NodeDefinition[][] = [
   utilityNodes,
   toolNodes,
   agentNodes,
+  reactAgentNodes,
+  assistantNodes,
   documentLoaderNodes,
   textSplitterNodes,
   embeddingsNodes,

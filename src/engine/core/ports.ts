@@ -22,6 +22,20 @@ export interface StoredTool {
   func: string | null;
 }
 
+/** An assistant saved with /assistants, as the openAIAssistant node runs it. */
+export interface StoredAssistant {
+  id: string;
+  name?: string;
+  /** The chat model node its credential speaks to (chatOpenAI, azureChatOpenAI, …) and its inputs (credential id included). */
+  modelNode: string;
+  modelInputs: Record<string, unknown>;
+  instructions: string;
+  /** Stored Tools its `function` tool uses. */
+  toolIds: string[];
+  /** Document stores its `file_search` reads. */
+  documentStoreIds: string[];
+}
+
 export interface Runtime {
   /** Bindings (AI, VECTORIZE) and defaults (OPENAI_*) that provider registries read. */
   providers: ProviderEnv;
@@ -52,6 +66,8 @@ export interface Runtime {
   };
   /** Tools saved with /tools; undefined when the id names none. */
   tools: { get(id: string): Promise<StoredTool | undefined> };
+  /** Assistants saved with /assistants: undefined when the id names none; 400 when it names what does not exist. */
+  assistants: { get(id: string): Promise<StoredAssistant | undefined> };
   /** Stored messages of a chatflow's session, oldest first (`limit`: only the most recent). */
   memory: { load(chatflowid: string, sessionId: string, limit?: number): Promise<ChatTurn[]> };
   /** Runs user code (custom tools, functions) in the QuickJS sandbox; answers its result as text. */

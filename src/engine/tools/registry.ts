@@ -1,11 +1,12 @@
 // The shared tool registry: a tool by Flowise name and inputs, for chatflow tool nodes today and
 // Agentflow's Agent/Tool nodes next. Adding a tool is a module here and one line in `definitions`.
-import type { StructuredToolInterface } from "@langchain/core/tools";
 import { badRequest } from "../../errors";
 import { calculatorTool } from "./calculator";
 import { chainTool } from "./chain";
 import { customTool } from "./custom";
 import { queryEngineTool } from "./query-engine";
+import { currentDateTimeTool } from "./datetime";
+import { openApiToolkit } from "./openapi/toolkit";
 import { requestsTools } from "./requests/requests";
 import { retrieverTool } from "./retriever";
 import { arxivTool } from "./web/arxiv";
@@ -15,7 +16,7 @@ import { googleCustomSearchTool } from "./search/google";
 import { serpApiTool } from "./search/serpapi";
 import { serperTool } from "./search/serper";
 import { tavilyTool } from "./search/tavily";
-import type { ToolDefinition, ToolDeps } from "./types";
+import type { BuiltTool, ToolDefinition, ToolDeps } from "./types";
 
 const definitions: ToolDefinition[] = [
   { name: "calculator", build: async () => calculatorTool() },
@@ -31,13 +32,16 @@ const definitions: ToolDefinition[] = [
   { name: "webScraperTool", build: webScraperTool },
   { name: "arxiv", build: arxivTool },
   { name: "queryEngineToolLlamaIndex", build: queryEngineTool },
+  { name: "currentDateTime", build: currentDateTimeTool },
+  { name: "openAPIToolkit", build: openApiToolkit },
 ];
 
 const byName = new Map(definitions.map((d) => [d.name, d]));
 
 export const supportedTools = (): string[] => [...byName.keys()].sort();
 
-export async function buildTool(name: string, inputs: Record<string, unknown>, deps: ToolDeps): Promise<StructuredToolInterface> {
+/** A tool, or several for a toolkit (openAPIToolkit: one per operation). */
+export async function buildTool(name: string, inputs: Record<string, unknown>, deps: ToolDeps): Promise<BuiltTool> {
   const def = byName.get(name);
   if (!def) throw badRequest(`Unknown tool "${name}". Supported: ${supportedTools().join(", ")}`);
   return def.build(inputs, deps);

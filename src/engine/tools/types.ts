@@ -10,8 +10,11 @@ export interface ToolDeps {
   answer?(instance: unknown, ctx: RunContext): Promise<string>;
 }
 
+/** What a tool node builds: one tool, or a toolkit's list of them. */
+export type BuiltTool = StructuredToolInterface | StructuredToolInterface[];
+
 /** One tool per Flowise name; `inputs` are the node's (resolved) inputs, as Flowise names them. */
 export interface ToolDefinition {
   name: string;
-  build(inputs: Record<string, unknown>, deps: ToolDeps): Promise<StructuredToolInterface>;
+  build(inputs: Record<string, unknown>, deps: ToolDeps): Promise<BuiltTool>;
 }

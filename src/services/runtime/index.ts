@@ -9,6 +9,7 @@ import { nowIso } from "../../lib/time";
 import { buildRecordManager } from "../../providers/recordmanager/registry";
 import { buildVectorStore } from "../../providers/vectorstores/registry";
 import { runSandboxed } from "../../sandbox";
+import { assistantSpec } from "../assistant-flow";
 import { getCredentialData } from "../credentials";
 import { type Db, type Env, maxUploadBytes } from "../../env";
 import { loadSessionMemory } from "../prediction/memory";
@@ -65,6 +66,7 @@ export function createRuntime(env: Env, db: Db): Runtime {
     tools: {
       get: (id) => db.select({ name: tool.name, description: tool.description, schema: tool.schema, func: tool.func }).from(tool).where(eq(tool.id, id)).get(),
     },
+    assistants: { get: async (id) => (await assistantSpec(db, id)) ?? undefined },
     memory: { load: (chatflowid, sessionId, limit) => loadSessionMemory(db, chatflowid, sessionId, [], limit) },
     code: { run: (func, run) => runSandboxed(func, { ...run, env }) },
     clock: { now: nowIso },

@@ -31,6 +31,12 @@ const CATEGORY = "Agents";
 export const DEFAULT_MAX_ITERATIONS = 10;
 const MAX_MAX_ITERATIONS = 100;
 
+/** The maxIterations input: the default when unset, else within 1…100. */
+export function maxIterationsOf(value: unknown): number {
+  const n = num(value);
+  return n === undefined ? DEFAULT_MAX_ITERATIONS : Math.min(Math.max(1, Math.floor(n)), MAX_MAX_ITERATIONS);
+}
+
 export const DEFAULT_TOOL_AGENT_SYSTEM = "You are a helpful AI assistant.";
 export const DEFAULT_CONVERSATIONAL_SYSTEM =
   "You are an assistant that holds a natural conversation on any topic: answer questions, explain, discuss and help with tasks. " +
@@ -55,24 +61,29 @@ const isAgent = (v: unknown): v is AgentInstance => !!v && typeof v === "object"
 export const iterationLimitMessage = (n: number) =>
   `Agent stopped: it used tools ${n} time${n === 1 ? "" : "s"} (its maxIterations) without reaching a final answer.`;
 
+/** An agent's tools input: tools (a toolkit's list flattened in), with names that differ; else 400. */
+export function toolsInput(value: unknown, label: string): StructuredToolInterface[] {
+  const tools = asList(value).flat();
+  for (const t of tools) {
+    if (!isStructuredTool(t as StructuredToolInterface)) throw badRequest(`${label}: its tools input holds something that is not a tool`);
+  }
+  const list = tools as StructuredToolInterface[];
+  const names = new Set<string>();
+  for (const t of list) {
+    if (names.has(t.name)) throw badRequest(`${label}: two of its tools are named ${t.name}; tool names must differ`);
+    names.add(t.name);
+  }
+  return list;
+}
+
 function buildAgent(defaultSystem: string) {
   return async ({ node, inputs }: BuildArgs): Promise<AgentInstance> => {
     const label = node.data.label;
     const model = requireChatModel(inputs.model, label);
-    const tools = asList(inputs.tools);
-    for (const t of tools) {
-      if (!isStructuredTool(t as StructuredToolInterface)) throw badRequest(`${label}: its tools input holds something that is not a tool`);
-    }
-    const list = tools as StructuredToolInterface[];
-    const names = new Set<string>();
-    for (const t of list) {
-      if (names.has(t.name)) throw badRequest(`${label}: two of its tools are named ${t.name}; tool names must differ`);
-      names.add(t.name);
-    }
+    const list = toolsInput(inputs.tools, label);
     if (list.length && typeof model.bindTools !== "function") {
       throw badRequest(`${label}: its chat model (${model._llmType()}) cannot call tools; use a model with tool calling (an OpenAI-compatible endpoint)`);
     }
-    const iterations = num(inputs.maxIterations);
     return {
       kind: "agent",
       label,
@@ -81,7 +92,7 @@ function buildAgent(defaultSystem: string) {
       memory: isMemory(inputs.memory) ? inputs.memory : undefined,
       systemMessage: str(inputs.systemMessage) ?? str(inputs.systemMessagePrompt) ?? defaultSystem,
       prompt: isPrompt(inputs.chatPromptTemplate) ? inputs.chatPromptTemplate : undefined,
-      maxIterations: iterations === undefined ? DEFAULT_MAX_ITERATIONS : Math.min(Math.max(1, Math.floor(iterations)), MAX_MAX_ITERATIONS),
+      maxIterations: maxIterationsOf(inputs.maxIterations),
       moderations: moderationsOf(inputs.inputModeration),
     };
   };
@@ -118,11 +129,11 @@ async function modelTurn(model: Model, messages: BaseMessage[], ctx: RunContext,
 /** Longer tool outputs are cut (the model could not use more, and the message is stored with them). */
 export const MAX_TOOL_OUTPUT_CHARS = 50_000;
 
-const capped = (text: string) =>
+export const capped = (text: string) =>
   text.length > MAX_TOOL_OUTPUT_CHARS ? `${text.slice(0, MAX_TOOL_OUTPUT_CHARS)}… [${text.length - MAX_TOOL_OUTPUT_CHARS} more characters cut]` : text;
 
 /** A tool's output for the model; failures become "Error: …" (aborts stop the run). */
-async function callTool(tool: StructuredToolInterface | undefined, name: string, args: Record<string, unknown>, known: string[], ctx: RunContext): Promise<string> {
+export async function callTool(tool: StructuredToolInterface | undefined, name: string, args: Record<string, unknown>, known: string[], ctx: RunContext): Promise<string> {
   if (!tool) return `Error: there is no tool named "${name}". The tools are: ${known.join(", ") || "(none)"}.`;
   try {
     const out: unknown = await tool.invoke(args, { signal: ctx.signal });

@@ -9,17 +9,25 @@ import { bool, num, str } from "../../core/inputs";
 
 const CATEGORY = "Output Parsers";
 
-/** The JSON in a model's answer: a fenced block, the whole text, or the outermost [...] / {...}. */
+/** Raw line breaks inside JSON strings escaped (models write them in long texts; LangChain does the same). */
+const escapeNewlinesInStrings = (text: string) =>
+  text.replace(/"((?:[^"\\]|\\.)*)"/g, (_m, inner: string) => `"${inner.replace(/\r?\n/g, "\\n")}"`);
+
+/**
+ * The JSON in a model's answer: a ```json (or plain ```) fenced block — the first that parses —,
+ * the whole text, or the outermost [...] / {...}; each as is, with line breaks in strings
+ * escaped, and without trailing commas.
+ */
 export function extractJson(text: string): unknown {
   const candidates: string[] = [];
-  const fenced = /```(?:json|JSON)?[^\n]*\n([\s\S]*?)(?:```|$)/.exec(text);
-  if (fenced) candidates.push(fenced[1]);
+  for (const m of text.matchAll(/```[ \t]*(?:json|JSON)?[ \t]*\r?\n?([\s\S]*?)(?:```|$)/g)) candidates.push(m[1]);
   candidates.push(text.trim());
   const start = text.search(/[[{]/);
   const end = Math.max(text.lastIndexOf("]"), text.lastIndexOf("}"));
   if (start >= 0 && end > start) candidates.push(text.slice(start, end + 1));
   for (const c of candidates) {
-    for (const attempt of [c, c.replace(/,\s*([\]}])/g, "$1")]) {
+    const escaped = escapeNewlinesInStrings(c);
+    for (const attempt of [c, escaped, escaped.replace(/,\s*([\]}])/g, "$1")]) {
       try {
         return JSON.parse(attempt);
       } catch {
@@ -30,15 +38,23 @@ export function extractJson(text: string): unknown {
   throw new OutputParseError("the answer is not valid JSON");
 }
 
+/** LangChain's format instructions for a zod schema (StructuredOutputParser), arrays at the top level included. */
 function schemaInstructions(schema: z.ZodType): string {
-  return [
-    "Respond only with a JSON value inside a ```json code block. The value must conform to this JSON Schema:",
-    "```json",
-    JSON.stringify(jsonSchemaOf(schema)),
-    "```",
-    'The schema describes the value; do not repeat the schema itself. For example, for the schema {"type":"object","properties":{"foo":{"type":"array","items":{"type":"string"}}},"required":["foo"]} the value {"foo":["bar","baz"]} conforms.',
-    "Every field must match the schema exactly; no comments, no trailing commas.",
-  ].join("\n");
+  return `You must format your output as a JSON value that adheres to a given "JSON Schema" instance.
+
+"JSON Schema" is a declarative language that allows you to annotate and validate JSON documents.
+
+For example, the example "JSON Schema" instance {"properties": {"foo": {"description": "a list of test words", "type": "array", "items": {"type": "string"}}}, "required": ["foo"]}
+would match an object with one required property, "foo". The "type" property specifies "foo" must be an "array", and the "description" property semantically describes it as "a list of test words". The items within "foo" must be strings.
+Thus, the object {"foo": ["bar", "baz"]} is a well-formatted instance of this example "JSON Schema". The object {"properties": {"foo": ["bar", "baz"]}} is not well-formatted.
+
+Your output will be parsed and type-checked according to the provided schema instance, so make sure all fields in your output match the schema exactly and there are no trailing commas!
+
+Here is the JSON Schema instance your output must adhere to. Include the enclosing markdown codeblock:
+\`\`\`json
+${JSON.stringify(jsonSchemaOf(schema))}
+\`\`\`
+`;
 }
 
 function schemaParser(label: string, schema: z.ZodType, autofix: boolean): OutputParserInstance {
