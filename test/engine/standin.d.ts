@@ -17,6 +17,8 @@ declare module "vitest" {
     replicateUrl: string;
     /** Pinecone stand-in (test/standin/pinecone.mjs): control plane and data plane. */
     pineconeUrl: string;
+    /** A real Postgres (PGlite) on loopback, seeded with `albums` (test/standin/postgres.mjs): postgres://…. */
+    postgresUrl: string;
   }
 }
 export {};

@@ -33,6 +33,7 @@
 //   a last user message that is a Condition Agent request (JSON with a `scenarios` list): a fenced
 //                {"output": <scenario>}, the scenario `[pick N]` (1-based) in its input names, else
 //                the first; `[pick none]` answers text that is not JSON
+//   [sql: … :sql], [js: … :js]  the data nodes' query/code and answers (scripted.mjs)
 //   otherwise    "echo: <last user message>"
 // ANY /echo…: 200 JSON {method, path, query, headers, body} (?status=N answers N), for HTTP nodes.
 // POST …/embeddings (OpenAI's embeddings API): a deterministic bag-of-words vector per input
@@ -45,6 +46,7 @@
 // startStandin() answers {url, requests, close}: `requests` is that same record list, live.
 import { createServer } from "node:http";
 import { subQuestionsAnswer } from "./llamaindex.mjs";
+import { scriptedAnswer } from "./scripted.mjs";
 
 const MOVIES = [
   { title: "Echo Park", yearOfRelease: 2014, genres: ["Drama"], shortDescription: "A story of echoes." },
@@ -60,6 +62,8 @@ function textOf(content) {
 function answerFor(last, seen) {
   const subQuestions = subQuestionsAnswer(last);
   if (subQuestions) return subQuestions;
+  const scripted = scriptedAnswer(last);
+  if (scripted !== undefined) return scripted;
   if (last.includes("[fixjson]")) return JSON.stringify(MOVIES);
   if (last.includes("[badjson]")) return "Sorry, no JSON today [fixjson]";
   if (last.includes("[json]")) return "Here you go:\n```json\n" + JSON.stringify(MOVIES, null, 2) + "\n```";

@@ -4,6 +4,7 @@ import type { NodeDefinition } from "./types";
 import { agentNodes } from "./nodes/agents";
 import { chainNodes } from "./nodes/chains";
 import { chatModelNodes } from "./nodes/chat-models";
+import { dataNodes } from "./nodes/data";
 import { documentLoaderNodes } from "./nodes/document-loaders";
 import { llamaIndexNodes } from "./nodes/llamaindex";
 import { embeddingsNodes } from "./nodes/embeddings";
@@ -33,6 +34,7 @@ const families: NodeDefinition[][] = [
   vectorStoreNodes,
   retrievalNodes,
   llamaIndexNodes,
+  dataNodes,
 ];
 
 function assemble(lists: NodeDefinition[][]): Map<string, NodeDefinition> {
