@@ -2,7 +2,7 @@
 // same work limits, values typed per column (a column whose every value is a number holds numbers;
 // true/false columns hold booleans; empty cells are null), and the column → type map the prompt shows.
 import { badRequest } from "../../../errors";
-import type { WorkLimits } from "../../../lib/limits";
+import { type WorkLimits, overLimit } from "../../../lib/limits";
 import { parseCsv } from "../../../providers/loaders/csv";
 import { decodeTextWithin, extensionOf } from "../../../providers/loaders/text-util";
 import type { LoaderFile } from "../../../providers/loaders/types";
@@ -52,6 +52,8 @@ export async function frameOf(files: LoaderFile[], limits: WorkLimits, separator
     data.push(...rows);
   }
   if (!header || !data.length) throw badRequest("CSV Agent: the CSV file has no data rows under its header");
+  // Each file was checked alone; together they must fit too.
+  if (data.length > limits.csvRows) throw overLimit(limits, "csvRows", `CSV files ${files.map((f) => f.name).join(", ")}`, data.length);
   const cols = header;
   const types = Object.fromEntries(cols.map((c, j) => [c, typeOf(data.map((r) => r[j] ?? ""))])) as Record<string, ColumnType>;
   const rows = data.map((r) => Object.fromEntries(cols.map((c, j) => [c, cellValue(r[j], types[c])])));
