@@ -1,8 +1,8 @@
 // sqlDatabaseChain on Postgres: the SQL DB Chain template with database "postgres", against a real
 // Postgres speaking the wire protocol on loopback (PGlite, test/standin/postgres.mjs), reached over
 // the Workers TCP socket API. The connection URL is under the outbound policy; reads run read-only.
-import { inject } from "vitest";
-import { describe, expect, it } from "vitest";
+import { env as workerEnv } from "cloudflare:workers";
+import { describe, expect, inject, it } from "vitest";
 import sqlTemplate from "./fixtures/sql-db-chain.json";
 import { type Fixture, closedUrl, credential, flowDataOf, makeCtx, marker, pointAtStandin, requestsWith, runFlow, runtimeWith } from "./helpers";
 
@@ -56,6 +56,14 @@ describe("SQL DB Chain template on PostgreSQL", () => {
       status: 400,
       message: expect.stringContaining("Outbound connection refused: 127.0.0.1 is a loopback address"),
     });
+  });
+
+  it("nodejs_compat (for the driver) leaves process.env empty: no secret or var is readable there", () => {
+    const env = (globalThis as unknown as { process?: { env?: Record<string, unknown> } }).process?.env ?? {};
+    expect(env.CREDENTIAL_ENCRYPTION_KEY).toBeUndefined();
+    expect(env.ADMIN_API_KEY).toBeUndefined();
+    // (The test runner adds its own VITEST_* and mode entries; none of the worker's.)
+    expect(Object.keys(env).filter((k) => k in workerEnv)).toEqual([]);
   });
 
   it("a database that is down is a 502 naming it, without the password", async () => {
