@@ -160,6 +160,11 @@ describe("SQL DB Chain template (sqlDatabaseChain on D1)", () => {
     expect(result.text).toBe('rows: [{"id":1},{"id":2}] (cut: the statement returned more than 2 rows)');
   });
 
+  it("a query ending in a line comment still runs (the row bound is not commented out)", async () => {
+    const result = await runFlow(await template(), sqlCtx(`${marker()} [sql: SELECT count(*) AS n FROM tracks -- every track :sql]`, { SQL_MAX_ROWS: "1" }));
+    expect(result.text).toBe('rows: [{"n":4}]');
+  });
+
   it("MSSQL and MySQL are a 400 saying what is supported", async () => {
     await expect(runFlow(await template({ database: "mysql", url: "mysql://x" }), sqlCtx(`${marker()} [sql: SELECT 1 :sql]`))).rejects.toMatchObject({
       status: 400,

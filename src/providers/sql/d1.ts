@@ -10,7 +10,7 @@ WHERE m.type = 'table' AND m.name NOT LIKE 'sqlite\\_%' ESCAPE '\\' AND m.name N
 ORDER BY m.name, p.cid`;
 
 const quoteIdent = (name: string) => `"${name.replace(/"/g, '""')}"`;
-/** Reads that can be bounded by wrapping them: SELECT * FROM (…) LIMIT n. */
+/** Reads that can be bounded by wrapping them: SELECT * FROM (…\n) LIMIT n (the newline ends a trailing -- comment). */
 const WRAPPABLE = /^\s*(select|with|values)\b/i;
 
 const messageOf = (err: unknown) => (err instanceof Error ? err.message : String(err)).replace(/^D1_ERROR:\s*/, "");
@@ -39,7 +39,7 @@ export function d1Database(binding: D1Database, name: string): SqlDatabase {
     sample: (table, n) => all(`SELECT * FROM ${quoteIdent(table)} LIMIT ${Math.max(0, Math.floor(n))}`),
     async query(sql, { maxRows, allowWrites }) {
       const statement = checkStatement(sql, allowWrites);
-      const bounded = !allowWrites && WRAPPABLE.test(statement) ? `SELECT * FROM (${statement}) LIMIT ${maxRows + 1}` : statement;
+      const bounded = !allowWrites && WRAPPABLE.test(statement) ? `SELECT * FROM (${statement}\n) LIMIT ${maxRows + 1}` : statement;
       const rows = await all(bounded);
       return { rows: rows.slice(0, maxRows), truncated: rows.length > maxRows };
     },
