@@ -160,6 +160,13 @@ describe("SQL DB Chain template (sqlDatabaseChain on D1)", () => {
     expect(result.text).toBe('rows: [{"id":1},{"id":2}] (cut: the statement returned more than 2 rows)');
   });
 
+  it("a result longer than the prompt's share is cut and says so", async () => {
+    const result = await runFlow(await template(), sqlCtx(`${marker()} [sql: SELECT hex(randomblob(20000)) AS s :sql]`));
+    expect(result.text.startsWith('rows: [{"s":"')).toBe(true);
+    expect(result.text.endsWith(" (cut: the result is longer than 32000 characters)")).toBe(true);
+    expect(result.text.length).toBeLessThan(32_100);
+  });
+
   it("a query ending in a line comment still runs (the row bound is not commented out)", async () => {
     const result = await runFlow(await template(), sqlCtx(`${marker()} [sql: SELECT count(*) AS n FROM tracks -- every track :sql]`, { SQL_MAX_ROWS: "1" }));
     expect(result.text).toBe('rows: [{"n":4}]');

@@ -74,6 +74,7 @@ export function postgresDatabase(raw: string, outbound: OutboundEnv): SqlDatabas
   return {
     dialect: "postgres",
     label,
+    schema,
     tables: () =>
       run(async () => {
         const rows = await sql<Array<{ table_name: string; column_name: string; data_type: string; is_nullable: string }>>`

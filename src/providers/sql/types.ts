@@ -25,6 +25,8 @@ export interface SqlDatabase {
   dialect: SqlDialect;
   /** How errors name it: "D1 database SALES" or "PostgreSQL database at host:5432/db" (never the password). */
   label: string;
+  /** The schema tables are qualified with in the prompt (Postgres), if any. */
+  schema?: string;
   /** Tables (and their columns) the database has, in name order. */
   tables(): Promise<SqlTable[]>;
   /** The first `n` rows of a table, for the prompt's table info. */

@@ -45,15 +45,11 @@ export function cleanQuery(text: string): string {
   return q;
 }
 
-/** BigInt-safe JSON of the rows, cut at MAX_RESULT_CHARS; truncation said in words. */
+/** BigInt-safe JSON of the rows, cut at MAX_RESULT_CHARS; a cut says so in words. */
 function resultText(rows: unknown[], truncated: boolean, maxRows: number): string {
-  let json = JSON.stringify(rows, (_k, v) => (typeof v === "bigint" ? v.toString() : v));
-  let cut = truncated;
-  if (json.length > MAX_RESULT_CHARS) {
-    json = json.slice(0, MAX_RESULT_CHARS);
-    cut = true;
-  }
-  return cut ? `${json} (cut: the statement returned more than ${truncated ? `${maxRows} rows` : "fits in the prompt"})` : json;
+  const json = JSON.stringify(rows, (_k, v) => (typeof v === "bigint" ? v.toString() : v));
+  if (json.length > MAX_RESULT_CHARS) return `${json.slice(0, MAX_RESULT_CHARS)} (cut: the result is longer than ${MAX_RESULT_CHARS} characters)`;
+  return truncated ? `${json} (cut: the statement returned more than ${maxRows} rows)` : json;
 }
 
 async function promptFor(chain: SqlChainInstance, dialect: string, info: string, input: string): Promise<string> {

@@ -28,10 +28,10 @@ export function selectTables(all: SqlTable[], { includes, ignores }: TableSelect
 const cell = (v: unknown): string => (v !== null && typeof v === "object" && !(v instanceof Date) ? JSON.stringify(v) : String(v));
 
 export async function tableInfo(db: SqlDatabase, tables: SqlTable[], sampleRows: number): Promise<string> {
-  const quoted = (name: string) => (db.dialect === "postgres" ? `"public"."${name}"` : `"${name}"`);
+  const quoted = (name: string) => (db.schema ? `"${db.schema}"."${name}"` : `"${name}"`);
   let out = "";
   for (const table of tables) {
-    const create = `CREATE TABLE ${db.dialect === "postgres" ? quoted(table.name) : table.name} (\n${table.columns
+    const create = `CREATE TABLE ${db.schema ? quoted(table.name) : table.name} (\n${table.columns
       .map((c) => `${c.name} ${c.type} ${c.nullable ? "" : "NOT NULL"}`)
       .join(", ")}) \n`;
     const select = `SELECT * FROM ${quoted(table.name)} LIMIT ${sampleRows};\n`;
