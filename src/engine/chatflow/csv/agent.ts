@@ -14,7 +14,7 @@ import type { LoaderFile } from "../../../providers/loaders/types";
 import type { ModerationInstance } from "../instances";
 import { moderate } from "../nodes/chains";
 import { flowOf } from "../../tools/custom";
-import { frameOf } from "./frame";
+import { frameOf, rowChunks } from "./frame";
 import { ANSWER_PROMPT, CODE_PROMPT, fill } from "./prompts";
 
 export interface CsvAgentInstance {
@@ -28,6 +28,10 @@ export interface CsvAgentInstance {
 }
 
 export const isCsvAgent = (v: unknown): v is CsvAgentInstance => !!v && typeof v === "object" && (v as { kind?: unknown }).kind === "csvAgent";
+
+// Builds `df` from the row chunks, waiting on a timer between chunks so that no stretch of parsing
+// reaches the sandbox's slice limit (one line: the model's code keeps its line numbers + 1).
+const LOAD_DF = "const df = []; for (const part of $rows) { for (const row of JSON.parse(part)) df.push(row); await new Promise((resolve) => setTimeout(resolve, 0)); }";
 
 const DECLARATION = /^(const|let|var|if|for|while|do|switch|try|function|class|return|throw|\}|\/\/|\/\*)/;
 
@@ -63,7 +67,7 @@ export async function runCsvAgent(agent: CsvAgentInstance, ctx: RunContext, sink
 
   let result: string;
   try {
-    result = await ctx.runtime.code.run(`const df = $df;\n${codeBody(code)}`, { args: { df: frame.rows }, vars: ctx.vars, flow: flowOf(ctx), signal: ctx.signal });
+    result = await ctx.runtime.code.run(`${LOAD_DF}\n${codeBody(code)}`, { args: { rows: rowChunks(frame.rows) }, vars: ctx.vars, flow: flowOf(ctx), signal: ctx.signal });
   } catch (err) {
     if (err instanceof RunAborted || (err instanceof ApiError && err.status !== 400)) throw err;
     const why = err instanceof Error ? err.message : String(err);

@@ -59,3 +59,29 @@ export async function frameOf(files: LoaderFile[], limits: WorkLimits, separator
   const rows = data.map((r) => Object.fromEntries(cols.map((c, j) => [c, cellValue(r[j], types[c])])));
   return { rows, types };
 }
+
+/** JSON text per chunk handed to the sandbox: parsing one takes QuickJS a few tens of ms at most. */
+export const CHUNK_CHARS = 64 * 1024;
+
+/**
+ * The rows as JSON arrays of about CHUNK_CHARS each. QuickJS parses its input in one go: 20,000 rows
+ * as one value would compute past the sandbox's slice limit, so the code parses chunk by chunk and
+ * lets the host's event loop run between them (see agent.ts).
+ */
+export function rowChunks(rows: Frame["rows"]): string[] {
+  const chunks: string[] = [];
+  let part: string[] = [];
+  let size = 0;
+  for (const row of rows) {
+    const json = JSON.stringify(row);
+    part.push(json);
+    size += json.length + 1;
+    if (size >= CHUNK_CHARS) {
+      chunks.push(`[${part.join(",")}]`);
+      part = [];
+      size = 0;
+    }
+  }
+  if (part.length) chunks.push(`[${part.join(",")}]`);
+  return chunks;
+}
