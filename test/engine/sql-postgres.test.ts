@@ -40,6 +40,13 @@ describe("SQL DB Chain template on PostgreSQL", () => {
     expect(result.text).toBe('rows: [{"n":4}]');
   });
 
+  it("the url may be a variable ({{$vars.pgUrl}}), so the password stays out of flowData", async () => {
+    const flow = await template("{{$vars.pgUrl}}");
+    expect(flow).not.toContain("standin-pg-password");
+    const result = await runFlow(flow, makeCtx(`${marker()} [sql: SELECT count(*)::int AS n FROM albums :sql]`, { runtime: loopback(), vars: { pgUrl: pgUrl() } }));
+    expect(result.text).toBe('rows: [{"n":4}]');
+  });
+
   it("reads run in a read-only transaction: a write the word check lets through fails there", async () => {
     // nextval() changes the database but reads like a SELECT.
     const flow = await template(pgUrl());
