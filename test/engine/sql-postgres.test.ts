@@ -73,6 +73,18 @@ describe("SQL DB Chain template on PostgreSQL", () => {
     expect(Object.keys(env).filter((k) => k in workerEnv)).toEqual([]);
   });
 
+  it("a database that accepts and never answers is a 504 after the connect timeout", async () => {
+    const started = Date.now();
+    const err = (await runFlow(await template(inject("silentPostgresUrl")), makeCtx(`${marker()} [sql: SELECT 1 :sql]`, { runtime: loopback() })).catch((e: unknown) => e)) as {
+      status: number;
+      message: string;
+    };
+    expect(err.status).toBe(504);
+    expect(err.message).toContain("PostgreSQL database at 127.0.0.1:");
+    expect(err.message).toContain("did not answer within 10 s");
+    expect(Date.now() - started).toBeLessThan(15_000);
+  }, 20_000);
+
   it("a database that is down is a 502 naming it, without the password", async () => {
     const port = new URL(closedUrl()).port;
     const err = (await runFlow(await template(`postgres://app:hunter2-secret@127.0.0.1:${port}/shop`), makeCtx(`${marker()} [sql: SELECT 1 :sql]`, { runtime: loopback() })).catch(

@@ -19,6 +19,8 @@ declare module "vitest" {
     pineconeUrl: string;
     /** A real Postgres (PGlite) on loopback, seeded with `albums` (test/standin/postgres.mjs): postgres://…. */
     postgresUrl: string;
+    /** postgres://… on a port that accepts and never answers (a database that hangs). */
+    silentPostgresUrl: string;
   }
 }
 export {};

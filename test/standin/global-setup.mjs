@@ -5,7 +5,7 @@ import { startAnthropicStandin } from "./anthropic.mjs";
 import { startGeminiStandin } from "./gemini.mjs";
 import { startHuggingFaceStandin } from "./huggingface.mjs";
 import { startPineconeStandin } from "./pinecone.mjs";
-import { startPostgresStandin } from "./postgres.mjs";
+import { startPostgresStandin, startSilentTcp } from "./postgres.mjs";
 import { startReplicateStandin } from "./replicate.mjs";
 import { startServices } from "./services.mjs";
 import { startStandin } from "./server.mjs";
@@ -34,6 +34,7 @@ export default async function setup(project) {
     replicateUrl: await startReplicateStandin(),
     pineconeUrl: await startPineconeStandin(),
     postgresUrl: await startPostgresStandin(),
+    silentPostgresUrl: await startSilentTcp(),
   };
   for (const [key, s] of Object.entries(services)) project.provide(key, s.url);
   return async () => {

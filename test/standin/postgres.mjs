@@ -25,3 +25,22 @@ export async function startPostgresStandin() {
     },
   };
 }
+
+/** A TCP port that accepts connections and never says a word: a database that hangs. */
+export async function startSilentTcp() {
+  const { createServer } = await import("node:net");
+  const sockets = new Set();
+  const server = createServer((socket) => {
+    sockets.add(socket);
+    socket.on("close", () => sockets.delete(socket));
+    socket.on("error", () => {});
+  });
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    url: `postgres://app:pw@127.0.0.1:${server.address().port}/silent`,
+    close: () => new Promise((resolve) => {
+      for (const s of sockets) s.destroy();
+      server.close(() => resolve());
+    }),
+  };
+}
