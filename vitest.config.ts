@@ -23,6 +23,8 @@ export default defineConfig(async () => {
           // Workers AI and Vectorize have no local simulation: stand-ins (test/providers/
           // standin-worker.mjs) provide them as JS RPC service bindings, so the Cloudflare code
           // paths run in tests. (A config-declared ai binding would call out to the network.)
+          // A second D1 database, the one sqlDatabaseChain tests query (test/engine/sql-chain.test.ts).
+          d1Databases: { SQL_SAMPLE: "sql-sample" },
           serviceBindings: {
             AI: { name: "cloudflare-standins", entrypoint: "AiStandin" },
             VECTORIZE: { name: "cloudflare-standins", entrypoint: "VectorizeStandin" },

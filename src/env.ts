@@ -37,6 +37,9 @@ export interface OptionalConfig {
   EXECUTION_LEASE_SECONDS?: string;
   /** Pinecone's control plane (default https://api.pinecone.io); index hosts come from describe_index. */
   PINECONE_BASE_URL?: string;
+  /** D1 bindings sqlDatabaseChain flows may query, and those they may also write (README "SQL databases"). */
+  SQL_D1_BINDINGS?: string;
+  SQL_D1_WRITE_BINDINGS?: string;
 }
 
 export type Db = DrizzleD1Database<typeof schema>;

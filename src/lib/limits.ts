@@ -23,6 +23,8 @@ export const WORK_LIMITS = {
   /** Text one upsert's loaders read (text, CSV, JSON and JSON Lines files; text out of PDF and DOCX), in MB. */
   textMb: { env: "MAX_TEXT_MB", fallback: 10, unit: "MB of text" },
   chunks: { env: "MAX_CHUNKS_PER_UPSERT", fallback: 20_000, unit: "chunks" },
+  /** Rows of a sqlDatabaseChain query's result read and shown to the model (the rest is cut). */
+  sqlRows: { env: "SQL_MAX_ROWS", fallback: 100, unit: "rows" },
   /** A document store upsert with more chunks than this runs through the upsert queue. */
   queueChunks: { env: "UPSERT_QUEUE_CHUNKS", fallback: 5_000, unit: "chunks" },
 } satisfies Record<string, LimitSpec>;

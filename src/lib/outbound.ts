@@ -238,3 +238,21 @@ export async function outboundFetch(input: string | URL, init: RequestInit, env:
     }
   }
 }
+
+/**
+ * The same policy for a TCP connection a flow names (a database URL): its host and port, whatever
+ * the scheme. Throws OutboundRefused (400) saying why not.
+ */
+export function assertHostAllowed(host: string, port: string, env: OutboundEnv): void {
+  const bare = host.replace(/^\[|\]$/g, "");
+  let url: URL;
+  try {
+    // Parsed as an http URL, so every IPv4 notation is normalised as fetch would.
+    url = new URL(`http://${bare.includes(":") ? `[${bare}]` : bare}${port ? `:${port}` : ""}/`);
+  } catch {
+    throw new OutboundRefused(`Outbound connection refused: ${host.slice(0, 200)} is not a valid host`);
+  }
+  if (allowedByList(url, env)) return;
+  const why = refusalOf(url);
+  if (why) throw new OutboundRefused(`Outbound connection refused: ${why} (OUTBOUND_ALLOW can list hosts that may be reached)`);
+}

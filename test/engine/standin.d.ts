@@ -17,6 +17,10 @@ declare module "vitest" {
     replicateUrl: string;
     /** Pinecone stand-in (test/standin/pinecone.mjs): control plane and data plane. */
     pineconeUrl: string;
+    /** A real Postgres (PGlite) on loopback, seeded with `albums` (test/standin/postgres.mjs): postgres://…. */
+    postgresUrl: string;
+    /** postgres://… on a port that accepts and never answers (a database that hangs). */
+    silentPostgresUrl: string;
   }
 }
 export {};

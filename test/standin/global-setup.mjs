@@ -5,6 +5,7 @@ import { startAnthropicStandin } from "./anthropic.mjs";
 import { startGeminiStandin } from "./gemini.mjs";
 import { startHuggingFaceStandin } from "./huggingface.mjs";
 import { startPineconeStandin } from "./pinecone.mjs";
+import { startPostgresStandin, startSilentTcp } from "./postgres.mjs";
 import { startReplicateStandin } from "./replicate.mjs";
 import { startServices } from "./services.mjs";
 import { startStandin } from "./server.mjs";
@@ -32,6 +33,8 @@ export default async function setup(project) {
     huggingFaceUrl: await startHuggingFaceStandin(),
     replicateUrl: await startReplicateStandin(),
     pineconeUrl: await startPineconeStandin(),
+    postgresUrl: await startPostgresStandin(),
+    silentPostgresUrl: await startSilentTcp(),
   };
   for (const [key, s] of Object.entries(services)) project.provide(key, s.url);
   return async () => {

@@ -35,6 +35,7 @@
 //   a last user message that is a Condition Agent request (JSON with a `scenarios` list): a fenced
 //                {"output": <scenario>}, the scenario `[pick N]` (1-based) in its input names, else
 //                the first; `[pick none]` answers text that is not JSON
+//   [sql: … :sql], [js: … :js]  the data nodes' query/code and answers (scripted.mjs)
 //   otherwise    "echo: <last user message>"
 // ANY /echo…: 200 JSON {method, path, query, headers, body} (?status=N answers N), for HTTP nodes.
 // POST …/embeddings (OpenAI's embeddings API): a deterministic bag-of-words vector per input
@@ -49,6 +50,7 @@ import { createServer } from "node:http";
 import { subQuestionsAnswer } from "./llamaindex.mjs";
 import { reactAnswer } from "./react.mjs";
 import { schemaAnswer } from "./schema.mjs";
+import { scriptedAnswer } from "./scripted.mjs";
 
 const MOVIES = [
   { title: "Echo Park", yearOfRelease: 2014, genres: ["Drama"], shortDescription: "A story of echoes." },
@@ -66,6 +68,8 @@ function answerFor(last, seen) {
   if (subQuestions) return subQuestions;
   const react = reactAnswer(last);
   if (react !== undefined) return react;
+  const scripted = scriptedAnswer(last);
+  if (scripted !== undefined) return scripted;
   if (last.includes("[fixjson]")) return JSON.stringify(MOVIES);
   if (last.includes("[badjson]")) return "Sorry, no JSON today [fixjson]";
   if (last.includes("[json]")) return "Here you go:\n```json\n" + JSON.stringify(MOVIES, null, 2) + "\n```";

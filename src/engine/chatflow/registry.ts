@@ -5,6 +5,7 @@ import { agentNodes } from "./nodes/agents";
 import { assistantNodes } from "./nodes/assistant";
 import { chainNodes } from "./nodes/chains";
 import { chatModelNodes } from "./nodes/chat-models";
+import { dataNodes } from "./nodes/data";
 import { documentLoaderNodes } from "./nodes/document-loaders";
 import { llamaIndexNodes } from "./nodes/llamaindex";
 import { embeddingsNodes } from "./nodes/embeddings";
@@ -37,6 +38,7 @@ const families: NodeDefinition[][] = [
   vectorStoreNodes,
   retrievalNodes,
   llamaIndexNodes,
+  dataNodes,
 ];
 
 function assemble(lists: NodeDefinition[][]): Map<string, NodeDefinition> {

@@ -10,6 +10,7 @@ import type { RecordManagerSettings } from "../../providers/recordmanager/regist
 import type { DocVectorStore } from "../../providers/vectorstores/types";
 import type { ProviderDeps, ProviderEnv } from "../../providers/types";
 import type { SandboxRun } from "../../sandbox";
+import type { SqlDatabase } from "../../providers/sql/types";
 import type { ChatTurn, SourceDocument } from "./types";
 
 export type CredentialReader = (id: string) => Promise<Record<string, unknown>>;
@@ -73,6 +74,8 @@ export interface Runtime {
   /** Runs user code (custom tools, functions) in the QuickJS sandbox; answers its result as text. */
   code: { run(func: string, run: Omit<SandboxRun, "env">): Promise<string> };
   clock: { now(): string };
+  /** SQL databases a flow may query (sqlDatabaseChain): D1 bindings SQL_D1_BINDINGS lists, Postgres URLs under the outbound policy. */
+  sql: { open(database: string, url: string, allowWrites: boolean): SqlDatabase };
 }
 
 /** One run: who asks what, in which session, with which overrides, and the way out (runtime). */

@@ -7,6 +7,7 @@ import type { Runtime } from "../../engine";
 import { workLimits } from "../../lib/limits";
 import { nowIso } from "../../lib/time";
 import { buildRecordManager } from "../../providers/recordmanager/registry";
+import { openSqlDatabase, sqlDepsFrom } from "../../providers/sql/registry";
 import { buildVectorStore } from "../../providers/vectorstores/registry";
 import { runSandboxed } from "../../sandbox";
 import { assistantSpec } from "../assistant-flow";
@@ -70,5 +71,6 @@ export function createRuntime(env: Env, db: Db): Runtime {
     memory: { load: (chatflowid, sessionId, limit) => loadSessionMemory(db, chatflowid, sessionId, [], limit) },
     code: { run: (func, run) => runSandboxed(func, { ...run, env }) },
     clock: { now: nowIso },
+    sql: { open: (database, url, allowWrites) => openSqlDatabase(database, url, allowWrites, sqlDepsFrom(env)) },
   };
 }

@@ -52,7 +52,7 @@ const isTextSplitter = (v: unknown): v is TextSplitter =>
   !!v && typeof v === "object" && typeof (v as TextSplitter).splitDocuments === "function";
 
 /** Files a flow gives in a file input: data URI(s), or FILE-STORAGE::["a.txt"] kept in R2. */
-async function filesOfInput(value: unknown, ctx: RunContext, where: string): Promise<LoaderFile[]> {
+export async function filesOfInput(value: unknown, ctx: RunContext, where: string): Promise<LoaderFile[]> {
   if (typeof value !== "string" || !value.trim()) return [];
   const text = value.trim();
   if (text.startsWith(FILE_STORAGE)) {

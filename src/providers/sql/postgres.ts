@@ -1,0 +1,111 @@
+// PostgreSQL over the Workers TCP socket API, through postgres.js (its `workerd` build; our socket,
+// ./pg-socket.ts; nodejs_compat gives it node:buffer, node:events and node:stream). One
+// connection per run, closed after it. Reads run in a READ ONLY transaction with a statement
+// timeout, and only the first maxRows rows are read (a cursor), whatever the statement returns.
+import postgres from "postgres";
+import { ApiError, badGateway, badRequest, gatewayTimeout } from "../../errors";
+import { type OutboundEnv, assertHostAllowed } from "../../lib/outbound";
+import { workersSocket } from "./pg-socket";
+import { checkStatement } from "./statement";
+import { type SqlDatabase, type SqlTable, SqlQueryError } from "./types";
+
+export const PG_CONNECT_TIMEOUT_S = 10;
+export const PG_STATEMENT_TIMEOUT_MS = 30_000;
+
+/** `postgres://user:pass@host:port/db?sslmode=require`, or Flowise's placeholder form `host:port/db`. */
+export function parsePostgresUrl(raw: string): URL {
+  const text = raw.trim();
+  if (!text) throw badRequest("Sql Database Chain: a PostgreSQL database needs its connection string in the url input (postgres://user:password@host:5432/database)");
+  const withScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(text) ? text : `postgres://${text}`;
+  let url: URL;
+  try {
+    url = new URL(withScheme);
+  } catch {
+    throw badRequest("Sql Database Chain: the url input is not a PostgreSQL connection string (postgres://user:password@host:5432/database)");
+  }
+  if (url.protocol !== "postgres:" && url.protocol !== "postgresql:") throw badRequest(`Sql Database Chain: a PostgreSQL connection string starts with postgres://, not ${url.protocol}//`);
+  if (!url.hostname) throw badRequest("Sql Database Chain: the PostgreSQL connection string names no host");
+  return url;
+}
+
+const isServerError = (err: unknown): err is Error & { code: string; severity: string } =>
+  err instanceof Error && typeof (err as { severity?: unknown }).severity === "string";
+
+export function postgresDatabase(raw: string, outbound: OutboundEnv): SqlDatabase {
+  const url = parsePostgresUrl(raw);
+  const port = url.port || "5432";
+  assertHostAllowed(url.hostname, port, outbound);
+  const label = `PostgreSQL database at ${url.hostname}:${port}${url.pathname.length > 1 ? url.pathname : ""}`;
+  const schema = url.searchParams.get("schema") ?? "public";
+  // `socket` is a documented option the type definitions leave out.
+  const sql = postgres(url.toString(), {
+    max: 1,
+    connect_timeout: PG_CONNECT_TIMEOUT_S,
+    idle_timeout: 5,
+    fetch_types: false,
+    prepare: false,
+    onnotice: () => {},
+    connection: { application_name: "edgeflow" },
+    socket: workersSocket,
+  } as postgres.Options<Record<string, never>>);
+
+  /** What a failure becomes: the database's own refusal for the model, or a 502/504 naming the database. */
+  const failure = (err: unknown): Error => {
+    if (err instanceof ApiError || err instanceof SqlQueryError) return err;
+    if (isServerError(err)) {
+      // 28xxx: authentication; 3D000: no such database; 57P01-03: shutting down. Not the model's doing.
+      if (/^(28|3D|57P|08)/.test(err.code)) return badGateway(`${label}: ${err.message}`);
+      if (err.code === "57014") return gatewayTimeout(`${label}: the statement ran longer than ${PG_STATEMENT_TIMEOUT_MS / 1000} s`);
+      return new SqlQueryError(err.message);
+    }
+    const code = (err as { code?: unknown })?.code;
+    if (code === "CONNECT_TIMEOUT") return gatewayTimeout(`${label} did not answer within ${PG_CONNECT_TIMEOUT_S} s`);
+    return badGateway(`${label} cannot be reached: ${err instanceof Error ? err.message : String(err)}`);
+  };
+  const run = async <T>(work: () => Promise<T>): Promise<T> => {
+    try {
+      return await work();
+    } catch (err) {
+      throw failure(err);
+    }
+  };
+  const ident = (name: string) => `"${name.replace(/"/g, '""')}"`;
+
+  return {
+    dialect: "postgres",
+    label,
+    schema,
+    tables: () =>
+      run(async () => {
+        const rows = await sql<Array<{ table_name: string; column_name: string; data_type: string; is_nullable: string }>>`
+          SELECT c.table_name, c.column_name, c.data_type, c.is_nullable
+          FROM information_schema.columns c
+          JOIN information_schema.tables t ON t.table_schema = c.table_schema AND t.table_name = c.table_name
+          WHERE c.table_schema = ${schema}
+          ORDER BY c.table_name, c.ordinal_position`;
+        const tables: SqlTable[] = [];
+        for (const r of rows) {
+          let table = tables.at(-1);
+          if (table?.name !== r.table_name) tables.push((table = { name: r.table_name, columns: [] }));
+          table.columns.push({ name: r.column_name, type: r.data_type, nullable: r.is_nullable === "YES" });
+        }
+        return tables;
+      }),
+    sample: (table, n) =>
+      run(async () => [...(await sql.unsafe(`SELECT * FROM ${ident(schema)}.${ident(table)} LIMIT ${Math.max(0, Math.floor(n))}`))] as Record<string, unknown>[]),
+    query: (text, { maxRows, allowWrites }) =>
+      run(async () => {
+        const statement = checkStatement(text, allowWrites);
+        return (await sql.begin(allowWrites ? "read write" : "read only", async (tx) => {
+          await tx.unsafe(`SET LOCAL statement_timeout = ${PG_STATEMENT_TIMEOUT_MS}`);
+          // The extended protocol runs one statement only; the cursor reads maxRows + 1 rows at most.
+          for await (const batch of tx.unsafe(statement).cursor(maxRows + 1)) {
+            const rows = batch as Record<string, unknown>[];
+            return { rows: rows.slice(0, maxRows), truncated: rows.length > maxRows };
+          }
+          return { rows: [], truncated: false };
+        })) as { rows: Record<string, unknown>[]; truncated: boolean };
+      }),
+    close: () => sql.end({ timeout: 1 }).catch(() => undefined),
+  };
+}
