@@ -5,7 +5,7 @@ import { performance } from "node:perf_hooks";
 import { REQUEST_TIMEOUT_MS, dispatcher, expectOk, httpFetch, stats } from "../load.mjs";
 
 // Document store scenarios: sizes and runs.
-const DOC_BENCH = { ingestMb: 5, ingestRuns: 3, queryChunks: 10_000, queryRequests: 300, timeoutMs: 600_000 };
+const DOC_BENCH = { ingestMb: 5, openAIMb: 1, ingestRuns: 3, queryChunks: 10_000, queryRequests: 300, timeoutMs: 600_000 };
 
 /** Deterministic prose-like text of about `bytes` characters: pseudo-words, sentences, paragraphs. */
 function benchText(bytes, seed) {
@@ -36,6 +36,50 @@ function benchText(bytes, seed) {
   return parts.join("\n\n").slice(0, bytes);
 }
 
+/**
+ * Upserts `text` as a multipart text file into a fresh store per run, one run at a time, with the
+ * given embedding and the local vector store; chunks/s is chunks over wall time.
+ */
+async function measureIngest(ctx, { text, runs, embedding, label }) {
+  const times = [];
+  const failures = {};
+  let chunks = 0;
+  for (let run = 0; run < runs; run++) {
+    const store = expectOk(await ctx.api("POST", "/document-store/store", { name: `bench ingest ${label} ${run}` }), "POST /document-store/store");
+    // multipart/form-data written out by hand (undici's fetch and Node's FormData may differ).
+    const boundary = `----edgeflow-bench-${randomUUID()}`;
+    const part = (headers, body) => `--${boundary}\r\n${headers}\r\n\r\n${body}\r\n`;
+    const body = part('Content-Disposition: form-data; name="files"; filename="bench.txt"\r\nContent-Type: text/plain', text) +
+      part('Content-Disposition: form-data; name="embedding"', JSON.stringify(embedding)) +
+      part('Content-Disposition: form-data; name="vectorStore"', JSON.stringify({ name: "localVectorStore" })) +
+      // Measured in the request: over UPSERT_QUEUE_CHUNKS chunks an upsert would otherwise go to the queue (202).
+      part('Content-Disposition: form-data; name="async"', "false") +
+      `--${boundary}--\r\n`;
+    const t0 = performance.now();
+    const res = await httpFetch(`${ctx.baseUrl}/document-store/upsert/${store.id}`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${ctx.apiKey}`, "content-type": `multipart/form-data; boundary=${boundary}` },
+      body,
+      dispatcher,
+      signal: AbortSignal.timeout(DOC_BENCH.timeoutMs),
+    });
+    const answer = await res.json().catch(() => ({}));
+    const ms = performance.now() - t0;
+    if (res.status !== 200) {
+      failures[res.status] = (failures[res.status] ?? 0) + 1;
+      console.log(`bench:   ingestion answered ${res.status}: ${JSON.stringify(answer).slice(0, 200)}`);
+      continue;
+    }
+    chunks = answer.numAdded;
+    times.push(ms);
+    console.log(`bench:   run ${run + 1}: ${chunks} chunks in ${(ms / 1000).toFixed(2)} s → ${Math.round(chunks / (ms / 1000))} chunks/s`);
+  }
+  const seconds = times.reduce((a, b) => a + b, 0) / 1000;
+  const chunksPerSecond = seconds > 0 ? (chunks * times.length) / seconds : NaN;
+  console.log(`bench:   ingestion (${label}): ${chunks} chunks per file, ${Math.round(chunksPerSecond)} chunks/s (mean of ${times.length} runs)`);
+  return { requests: times.length, seconds, rps: times.length / seconds, ...stats(times), failures, chunksPerUpsert: chunks, chunksPerSecond };
+}
+
 export const documentScenarios = [
   {
     // A 5 MB text file through the whole local pipeline: multipart upload → R2, split (Flowise's
@@ -48,44 +92,28 @@ export const documentScenarios = [
       expectOk(probe, "GET /document-store/store");
       return `${(this.text.length / 1024 / 1024).toFixed(2)} MB, ${DOC_BENCH.ingestRuns} runs`;
     },
-    async measure(ctx) {
-      const times = [];
-      const failures = {};
-      let chunks = 0;
-      for (let run = 0; run < DOC_BENCH.ingestRuns; run++) {
-        const store = expectOk(await ctx.api("POST", "/document-store/store", { name: `bench ingest ${run}` }), "POST /document-store/store");
-        // multipart/form-data written out by hand (undici's fetch and Node's FormData may differ).
-        const boundary = `----edgeflow-bench-${randomUUID()}`;
-        const part = (headers, body) => `--${boundary}\r\n${headers}\r\n\r\n${body}\r\n`;
-        const body = part('Content-Disposition: form-data; name="files"; filename="bench.txt"\r\nContent-Type: text/plain', this.text) +
-          part('Content-Disposition: form-data; name="embedding"', JSON.stringify({ name: "localHashEmbeddings" })) +
-          part('Content-Disposition: form-data; name="vectorStore"', JSON.stringify({ name: "localVectorStore" })) +
-          // Measured in the request: over UPSERT_QUEUE_CHUNKS chunks an upsert would otherwise go to the queue (202).
-          part('Content-Disposition: form-data; name="async"', "false") +
-          `--${boundary}--\r\n`;
-        const t0 = performance.now();
-        const res = await httpFetch(`${ctx.baseUrl}/document-store/upsert/${store.id}`, {
-          method: "POST",
-          headers: { authorization: `Bearer ${ctx.apiKey}`, "content-type": `multipart/form-data; boundary=${boundary}` },
-          body,
-          dispatcher,
-          signal: AbortSignal.timeout(DOC_BENCH.timeoutMs),
-        });
-        const answer = await res.json().catch(() => ({}));
-        const ms = performance.now() - t0;
-        if (res.status !== 200) {
-          failures[res.status] = (failures[res.status] ?? 0) + 1;
-          console.log(`bench:   ingestion answered ${res.status}: ${JSON.stringify(answer).slice(0, 200)}`);
-          continue;
-        }
-        chunks = answer.numAdded;
-        times.push(ms);
-        console.log(`bench:   run ${run + 1}: ${chunks} chunks in ${(ms / 1000).toFixed(2)} s → ${Math.round(chunks / (ms / 1000))} chunks/s`);
-      }
-      const seconds = times.reduce((a, b) => a + b, 0) / 1000;
-      const chunksPerSecond = seconds > 0 ? (chunks * times.length) / seconds : NaN;
-      console.log(`bench:   ingestion: ${chunks} chunks per ${DOC_BENCH.ingestMb} MB file, ${Math.round(chunksPerSecond)} chunks/s (mean of ${times.length} runs)`);
-      return { requests: times.length, seconds, rps: times.length / seconds, ...stats(times), failures, chunksPerUpsert: chunks, chunksPerSecond };
+    measure(ctx) {
+      return measureIngest(ctx, { text: this.text, runs: DOC_BENCH.ingestRuns, embedding: { name: "localHashEmbeddings" }, label: "local" });
+    },
+  },
+  {
+    // 1 MB through the OpenAI-compatible embeddings: the stand-in of the tests, in this process,
+    // answering 1,536-dimension vectors (text-embedding-3-small's size) over loopback HTTP.
+    name: `POST /document-store/upsert (${DOC_BENCH.openAIMb} MB text file: split + OpenAI-compatible embeddings (stand-in, 1,536 dims) + local vector store)`,
+    async setup(ctx) {
+      const { startStandin } = await import("../../../test/standin/server.mjs");
+      const standin = await startStandin();
+      ctx.onCleanup(() => standin.close());
+      const cred = expectOk(
+        await ctx.api("POST", "/credentials", { name: "bench embeddings", credentialName: "openAIApi", plainDataObj: { openAIApiKey: "sk-bench" } }),
+        "POST /credentials",
+      );
+      this.embedding = { name: "openAIEmbeddings", config: { credential: cred.id, basepath: `${standin.url}/v1`, modelName: "text-embedding-3-small", dimensions: 1536 } };
+      this.text = benchText(DOC_BENCH.openAIMb * 1024 * 1024, 11);
+      return `${(this.text.length / 1024 / 1024).toFixed(2)} MB, ${DOC_BENCH.ingestRuns} runs`;
+    },
+    measure(ctx) {
+      return measureIngest(ctx, { text: this.text, runs: DOC_BENCH.ingestRuns, embedding: this.embedding, label: "OpenAI-compatible" });
     },
   },
   {

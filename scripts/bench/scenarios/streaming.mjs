@@ -18,7 +18,7 @@ const BENCH_PHRASE = `[bench:${STREAM_TOKENS}:${STREAM_DELAY_MS}]`;
 const EXPECTED_TOKENS = Array.from({ length: STREAM_TOKENS }, (_, i) => `tok${i + 1} `); // as the stand-in sends them
 
 /** One stand-in and one chatflow pointed at it, shared by the streaming scenarios. */
-const streamingSetup = {
+export const streamingSetup = {
   promise: undefined,
   async get(ctx) {
     this.promise ??= (async () => {
