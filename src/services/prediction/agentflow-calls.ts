@@ -7,9 +7,8 @@ import type { FlowCall, FlowCallResult } from "../../engine/agentflow/types";
 import type { PredictionInput } from "../../schemas/prediction";
 import { agentflowAnswer, executeAgentflow } from "./agentflow";
 import { prepareAgentflowRun } from "./agentflow-prepare";
-import { prefetchCredentials } from "./credentials";
-import { executeRun, findRunnable, prepareRun } from "./index";
-import { loadVariables } from "./vars";
+import { executeRun, prepareRun } from "./index";
+import { lookUpRun } from "./lookups";
 
 /** The callee stops when the caller does. */
 function follow(signal: AbortSignal, controller: AbortController): void {
@@ -18,9 +17,8 @@ function follow(signal: AbortSignal, controller: AbortController): void {
 }
 
 export async function callFlow(db: Db, env: Env, runtime: Runtime, flowId: string, call: FlowCall, signal: AbortSignal): Promise<FlowCallResult> {
-  const [flow, vars, getCredential] = await Promise.all([
-    findRunnable(db, flowId), loadVariables(db, env), prefetchCredentials(db, env.CREDENTIAL_ENCRYPTION_KEY, flowId),
-  ]);
+  const lookups = lookUpRun(db, env, flowId);
+  const [flow, { vars, getCredential }] = await Promise.all([lookups.flow, lookups.prefetched]);
   const input: PredictionInput = { question: call.question, chatId: call.chatId, overrideConfig: call.overrideConfig, streaming: false };
   if (flow.type === "AGENTFLOW") {
     const run = await prepareAgentflowRun(db, env, runtime, flow, input, [], { vars, getCredential }, call.callStack);

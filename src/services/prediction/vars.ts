@@ -8,7 +8,12 @@ import { readableEnvVar } from "../../lib/secrets";
  * unset one is).
  */
 export async function loadVariables(db: Db, env: Env): Promise<Record<string, string>> {
-  const rows = await db.select({ name: variable.name, value: variable.value, type: variable.type }).from(variable).all();
+  return variablesOf(await variablesQuery(db).all(), env);
+}
+
+export const variablesQuery = (db: Db) => db.select({ name: variable.name, value: variable.value, type: variable.type }).from(variable);
+
+export function variablesOf(rows: Array<{ name: string; value: string | null; type: string | null }>, env: Env): Record<string, string> {
   const vars: Record<string, string> = {};
   for (const row of rows) {
     const value = row.type === "runtime" ? readableEnvVar(env, row.name) : row.value;
