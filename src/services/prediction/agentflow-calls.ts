@@ -7,6 +7,7 @@ import type { FlowCall, FlowCallResult } from "../../engine/agentflow/types";
 import type { PredictionInput } from "../../schemas/prediction";
 import { agentflowAnswer, executeAgentflow } from "./agentflow";
 import { prepareAgentflowRun } from "./agentflow-prepare";
+import { runsOnAgentflowRuntime } from "./agentflow-check";
 import { prefetchCredentials } from "./credentials";
 import { executeRun, findRunnable, prepareRun } from "./index";
 import { loadVariables } from "./vars";
@@ -22,7 +23,7 @@ export async function callFlow(db: Db, env: Env, runtime: Runtime, flowId: strin
     findRunnable(db, flowId), loadVariables(db, env), prefetchCredentials(db, env.CREDENTIAL_ENCRYPTION_KEY, flowId),
   ]);
   const input: PredictionInput = { question: call.question, chatId: call.chatId, overrideConfig: call.overrideConfig, streaming: false };
-  if (flow.type === "AGENTFLOW") {
+  if (runsOnAgentflowRuntime(flow.type)) {
     const run = await prepareAgentflowRun(db, env, runtime, flow, input, [], { vars, getCredential }, call.callStack);
     follow(signal, run.controller);
     const answer = agentflowAnswer(run, await executeAgentflow(run));

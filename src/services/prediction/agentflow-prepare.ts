@@ -93,7 +93,7 @@ async function previousExecutionData(db: Db, agentflowId: string, sessionId: str
 export async function prepareAgentflowRun(
   db: Db, env: Env, runtime: Runtime, flow: RunnableFlow, input: PredictionInput, uploads: UploadInput[], prefetched: Prefetched, callStack: string[] = [],
 ): Promise<AgentflowRun> {
-  const graph = agentflowGraph(flow.flowData);
+  const graph = agentflowGraph(flow.flowData, flow.type);
   const humanInput = humanInputOf(input);
   if (input.question && input.form && Object.keys(input.form).length) throw badRequest("Send either question or form, not both");
 

@@ -1,0 +1,88 @@
+// Supervisor / worker teams (Flowise's multi-agent templates) over POST /prediction: the supervisor
+// routes through its model's `route` tool call, workers answer with their prompts, agentReasoning
+// lists every step in order (answer and stored message), the recursion limit stops a supervisor
+// that never says FINISH, and graphs that cannot run are 400s naming the node.
+import { describe, expect, it } from "vitest";
+import promptEngineering from "./fixtures/prompt-engineering-team.json";
+import softwareTeam from "./fixtures/software-team.json";
+import { requestsWith } from "../engine/helpers";
+import { call, expectError, json } from "../helpers";
+import { eventsOf, executionsOf, messagesOf, readStream } from "../agentflow-api/flows";
+import { marker, onStandin, saveMultiagent, steps } from "./flows";
+
+const ENGINEER = "senior_software_engineer";
+const REVIEWER = "code_reviewer";
+
+describe("Agentflow V1 supervisor and workers", () => {
+  it("Software Team: the supervisor routes engineer → reviewer → FINISH; the answer is the last worker's, with agentReasoning in order", async () => {
+    const { id, warning } = await saveMultiagent(await onStandin(softwareTeam));
+    expect(warning).toBeUndefined();
+    const m = marker();
+    const question = `build a login page ${m} [route ${ENGINEER}>${REVIEWER}>FINISH]`;
+    const answer = await json("POST", `/prediction/${id}`, { body: { question } });
+
+    expect(answer.text).toBe(`echo: echo: ${question}`);
+    expect(steps(answer.agentReasoning)).toEqual([
+      `Supervisor → ${ENGINEER}`, "Senior Software Engineer", `Supervisor → ${REVIEWER}`, "Code Reviewer", "Supervisor → FINISH",
+    ]);
+    expect(answer.agentReasoning[1]).toMatchObject({ agentName: "Senior Software Engineer", messages: [`echo: ${question}`], nodeId: "worker_0", usedTools: [], state: {} });
+    expect(answer.agentReasoning[0]).toMatchObject({ instructions: "step 1", state: { next: ENGINEER, team_members: `${ENGINEER}, ${REVIEWER}` } });
+
+    // What the model was sent: the route tool forced; the worker's prompt with promptValues and the team filled in.
+    const sent = await requestsWith(m);
+    const routes = sent.filter((r) => JSON.stringify(r.body).includes('"route"'));
+    expect(routes).toHaveLength(3);
+    expect((routes[0].body as any).tool_choice).toEqual({ type: "function", function: { name: "route" } });
+    const engineerCall = sent.find((r) => r.body.messages[0].content.startsWith("As a Senior Software Engineer at Flowise Inc"))!;
+    expect(engineerCall.body.messages[0].content).toContain(`You are one of the following team members: ${ENGINEER}, ${REVIEWER}.`);
+    expect(engineerCall.body.messages.slice(1).map((x) => x.content)).toEqual([question]);
+
+    // Stored: both messages, the API message with agentReasoning; the execution FINISHED.
+    const messages = await messagesOf(id);
+    expect(messages.map((x) => [x.role, x.content])).toEqual([["userMessage", question], ["apiMessage", answer.text]]);
+    expect(steps(messages[1].agentReasoning)).toEqual(steps(answer.agentReasoning));
+    expect((await executionsOf(id)).map((e) => e.state)).toEqual(["FINISHED"]);
+  });
+
+  it("a supervisor that never says FINISH stops at its recursionLimit with an answer saying so", async () => {
+    const t = await onStandin(promptEngineering, (nodes) => {
+      nodes.get("supervisor_0")!.data.inputs!.recursionLimit = 5;
+    });
+    const { id } = await saveMultiagent(t);
+    const workers = t.nodes.filter((n) => n.data.name === "worker").map((n) => String(n.data.inputs!.workerName).toLowerCase().replace(/\s/g, "_"));
+    const question = `loop ${marker()} [route ${workers[0]}]`;
+    const answer = await json("POST", `/prediction/${id}`, { body: { question } });
+    expect(answer.text).toMatch(/^The team stopped: it reached its recursion limit \(5 steps/);
+    expect(answer.text).toContain(`The last worker's answer:\n`);
+    // 5 steps: supervisor, worker, supervisor, worker, supervisor (which may not hand a 6th step to a worker).
+    expect(answer.agentReasoning.map((r: any) => r.next ?? "worker")).toEqual([workers[0], "worker", workers[0], "worker", "FINISH"]);
+  });
+
+  it("streams Flowise's V1 frames: agentReasoning after each step, nextAgent, the answer as a token, metadata, end", async () => {
+    const { id } = await saveMultiagent(await onStandin(softwareTeam));
+    const question = `stream ${marker()} [route ${ENGINEER}>FINISH]`;
+    const res = await call("POST", `/prediction/${id}`, { body: { question, streaming: true } });
+    expect(res.headers.get("content-type")).toContain("text/event-stream");
+    const { frames } = await readStream(res);
+    expect(eventsOf(frames)).toEqual(["agentReasoning", "nextAgent", "agentReasoning", "agentReasoning", "token", "metadata", "end"]);
+    expect(frames[1].data).toBe("Senior Software Engineer");
+    expect(steps(frames[3].data)).toEqual([`Supervisor → ${ENGINEER}`, "Senior Software Engineer", "Supervisor → FINISH"]);
+    expect(frames[4].data).toBe(`echo: ${question}`);
+    expect(frames[5].data).toMatchObject({ question });
+    const [, api] = await messagesOf(id);
+    expect(api.content).toBe(`echo: ${question}`);
+    expect(api.agentReasoning).toHaveLength(3);
+  });
+
+  it("graphs that cannot run: a 400 naming the node, the same text as the save-time warning, nothing stored", async () => {
+    const t = await onStandin(softwareTeam);
+    const lonely = { ...t, edges: t.edges.filter((e) => e.source !== "supervisor_0") };
+    const saved = await saveMultiagent(lonely);
+    expect(saved.warning).toContain("Supervisor (supervisor_0) has no workers");
+    expect(saved.warning).toContain("(worker_0) is not connected to a Supervisor");
+    const err = await expectError(await call("POST", `/prediction/${saved.id}`, { body: { question: "hi" } }), 400);
+    expect(err.message).toBe(saved.warning);
+    expect(await messagesOf(saved.id)).toEqual([]);
+    expect(await executionsOf(saved.id)).toEqual([]);
+  });
+});
