@@ -20,6 +20,8 @@ export interface V1Resolved {
   ctx: RunContext;
   /** Documents the node's tools found (retriever tools that return their sources). */
   found: SourceDocument[];
+  /** The built components by node id. */
+  built: Map<string, unknown>;
 }
 
 export const ownerOf = (node: { id: string; data: { label?: string } }): string => `${node.data.label} (${node.id})`;
@@ -59,7 +61,7 @@ export async function resolveV1(node: V1Node, rt: NodeRuntime, input: string | u
   const inputs = await resolveInputs(original, state, ctx);
   if (node.data.v1.fallbackModel && !isChatModel(inputs.model)) inputs.model = built.get(node.data.v1.fallbackModel);
   if (node.data.v1.startModel && !isChatModel(inputs.model)) inputs.model = built.get(node.data.v1.startModel);
-  return { inputs, ctx, found };
+  return { inputs, ctx, found, built };
 }
 
 /** The node's chat model (its own, else the supervisor's / seqStart's); 400 naming the node when none. */

@@ -7,6 +7,7 @@ import type { FlowEdge, FlowGraph, FlowNode } from "../core/types";
 import type { AgentflowGraph, AgentflowNode } from "../agentflow/types";
 import { refId } from "../core/refs";
 import { type TranslateScope, v1Defs } from "./nodes/registry";
+import { channelsOf } from "./nodes/seq-common";
 import type { ComponentGraph, V1Info } from "./types";
 
 /** Nodes that are neither flow nor component: their job is done by the translation (state, memory). */
@@ -44,7 +45,9 @@ function componentClosure(graph: FlowGraph, roots: string[], isComponent: (id: s
       queue.push(ref);
     }
   }
-  return { nodes: graph.nodes.filter((n) => ids.has(n.id)), edges: graph.edges.filter((e) => ids.has(e.source) && ids.has(e.target)) };
+  // Edges into the roots too: a root that is itself a component (a Tool Node's tool) is built after its own.
+  const into = new Set([...ids, ...roots]);
+  return { nodes: graph.nodes.filter((n) => ids.has(n.id)), edges: graph.edges.filter((e) => ids.has(e.source) && into.has(e.target)) };
 }
 
 export function translateV1(graph: FlowGraph): V1Translation {
@@ -60,6 +63,10 @@ export function translateV1(graph: FlowGraph): V1Translation {
   if (team && sequential) errors.push("A multi-agent flow is either sequential agents (seqStart …) or a supervisor with workers, not both");
   if (!flow.length) errors.push("A multi-agent flow needs a Start node (seqStart) or a Supervisor (supervisor) with workers; this one has neither");
   const mode = team ? "team" : "sequential";
+  if (mode === "sequential" && flow.length) {
+    if (!flow.some((n) => n.data.name === "seqStart")) errors.push("A sequential agent flow needs a Start node (seqStart)");
+    if (!flow.some((n) => n.data.name === "seqEnd" || n.data.name === "seqLoop")) errors.push("A sequential agent flow needs at least one End (seqEnd) or Loop (seqLoop) node");
+  }
 
   const flowEdges = graph.edges.filter((e) => flowIds.has(e.source) && flowIds.has(e.target));
   const scope: TranslateScope = {
@@ -81,9 +88,14 @@ export function translateV1(graph: FlowGraph): V1Translation {
       components: componentClosure(graph, [node.id], isComponent),
       skipped: refs.filter((r) => !isComponent(r)),
     };
+    if (mode === "sequential") {
+      const start = scope.ofName("seqStart")[0];
+      info.channels = channelsOf(scope.stateNode).types;
+      if (start && start.id !== node.id) info.startModel = refId(start.data.inputs?.model);
+    }
     const t = def.translate?.(node, scope) ?? {};
     Object.assign(info, t.info ?? {});
-    for (const ref of [info.fallbackModel, info.startModel]) {
+    for (const ref of [info.fallbackModel, info.startModel, ...(info.toolRefs ?? [])]) {
       if (!ref) continue;
       const extra = componentClosure(graph, [ref], isComponent);
       const have = new Set(info.components.nodes.map((n) => n.id));

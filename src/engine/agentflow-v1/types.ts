@@ -30,8 +30,10 @@ export interface V1Info {
   /** Start: the seqState channels, agentMemory on. */
   stateNode?: FlowNode;
   memory?: boolean;
-  /** seqToolNode: the node whose tool calls it runs. */
-  caller?: string;
+  /** Sequential nodes: the seqState channels (key → Replace | Append). */
+  channels?: Record<string, string>;
+  /** seqLLMNode followed by Tool Nodes: their `tools` references (the LLM binds those tools). */
+  toolRefs?: string[];
 }
 
 export type V1Node = AgentflowNode & { data: AgentflowNode["data"] & { v1: V1Info } };
