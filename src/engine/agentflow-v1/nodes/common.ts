@@ -89,7 +89,7 @@ export function openingMessages(rt: NodeRuntime, input: string | undefined, memo
 
 /** The last message a node of this run said (its reasoning's last message), for a final answer. */
 export const lastSaid = (messages: AgentflowMessage[], type?: string): AgentflowMessage | undefined =>
-  [...messages].reverse().find((m) => m.role !== "tool" && m.role !== "system" && !m.additional_kwargs?.earlier && (type === undefined || m.additional_kwargs?.type === type));
+  [...messages].reverse().find((m) => m.role !== "system" && !m.additional_kwargs?.earlier && (type === undefined || m.additional_kwargs?.type === type));
 
 /** Messages of this request (not restored from an earlier turn by agent memory). */
 export const thisTurn = (messages: AgentflowMessage[]): AgentflowMessage[] => messages.filter((m) => !m.additional_kwargs?.earlier);
