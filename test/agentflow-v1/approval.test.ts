@@ -76,10 +76,11 @@ describe("Agentflow V1 approval (interrupt) through humanInput", () => {
     await expectError(await call("POST", `/prediction/${id}`, { body: { question: "Go", chatId: paused.chatId, humanInput: { type: "proceed" } } }), 404);
   });
 
-  it("reject: the tool never runs and the agent answers without it", async () => {
+  it("reject, as a Flowise V1 client sends it (the reject button's label and the action): the tool never runs and the agent answers without it", async () => {
     const { id } = await approvalFlow("agent");
     const paused = await json("POST", `/prediction/${id}`, { body: { question: ask() } });
-    const done = await json("POST", `/prediction/${id}`, { body: { question: "Stop", chatId: paused.chatId, humanInput: { type: "reject" } } });
+    const done = await json("POST", `/prediction/${id}`, { body: { question: "Stop", chatId: paused.chatId, action: paused.action } });
+    expect(done.executionId).toBe(paused.executionId);
     expect(done.text).toMatch(/^echo: book it/);
     expect(done.usedTools).toEqual([]);
     expect((await executionsOf(id)).map((e) => e.state)).toEqual(["FINISHED"]);
