@@ -88,6 +88,43 @@ describe("Agentflow V1 sequential agents", () => {
     expect(sent.length).toBeGreaterThan(0);
   });
 
+  it("Multi Agents routing to a worker forever: each Loop goes back at most 25 times, then its answer says so", async () => {
+    const { id } = await saveMultiagent(await onStandin(multiAgents, (nodes) => {
+      // The stand-in picks an enum's first value: make the supervisor LLM always choose the engineer.
+      const llm = nodes.get("seqLLMNode_0")!;
+      llm.data.inputs!.llmStructuredOutput = String(llm.data.inputs!.llmStructuredOutput).replace("FINISH, software_engineer", "software_engineer, FINISH");
+    }));
+    const answer = await json("POST", `/prediction/${id}`, { body: { question: `forever ${marker()}` } });
+    expect(answer.text).toBe("Stopped: the loop back to Supervisor ran 25 times in this request.");
+    expect(names(answer.agentReasoning.slice(0, 4))).toEqual(["Supervisor", "Condition", "Software Engineer", "Supervisor"]);
+    expect(answer.agentReasoning.filter((r: any) => r.agentName === "Software Engineer")).toHaveLength(25);
+  });
+
+  it("Custom Function and Execute Flow: the function's answer joins the conversation; the other flow answers the question", async () => {
+    const callee = await json("POST", "/chatflows", { body: { name: "callee", type: "MULTIAGENT", flowData: JSON.stringify((await onStandin(branchOut))) } });
+    const base = await onStandin(branchOut);
+    const model = base.nodes.find((n) => n.data.category === "Chat Models")!;
+    const node = (id: string, name: string, inputs: Record<string, unknown>) => ({ id, position: { x: 0, y: 0 }, data: { id, name, label: name, category: "Sequential Agents", inputs } });
+    const nodes = [
+      model,
+      node("seqStart_0", "seqStart", { model: `{{${model.id}.data.instance}}` }),
+      node("seqCustomFunction_0", "seqCustomFunction", { functionName: "Shout", javascriptFunction: "return $input.toUpperCase() + ' ' + $extra;", functionInputVariables: '{"extra":"$flow.state.mood"}' }),
+      node("seqExecuteFlow_0", "seqExecuteFlow", { seqExecuteFlowName: "Team", selectedFlow: callee.id, seqExecuteFlowInput: "userQuestion" }),
+      node("seqEnd_0", "seqEnd", {}),
+      { id: "seqState_0", position: { x: 0, y: 0 }, data: { id: "seqState_0", name: "seqState", label: "State", category: "Sequential Agents", inputs: { stateMemoryUI: '[{"key":"mood","type":"Replace","defaultValue":"calm"}]' } } },
+    ];
+    nodes[1].data.inputs = { ...nodes[1].data.inputs, state: "{{seqState_0.data.instance}}" };
+    const e = (source: string, target: string) => ({ id: `${source}-${target}`, source, target, sourceHandle: `${source}-output-x`, targetHandle: `${target}-input-sequentialNode` });
+    const { id, warning } = await saveMultiagent({ nodes, edges: [e(model.id, "seqStart_0"), e("seqState_0", "seqStart_0"), e("seqStart_0", "seqCustomFunction_0"), e("seqCustomFunction_0", "seqExecuteFlow_0"), e("seqExecuteFlow_0", "seqEnd_0")] } as Template);
+    expect(warning).toBeUndefined();
+    const question = `hello ${marker()}`;
+    const answer = await json("POST", `/prediction/${id}`, { body: { question } });
+    expect(names(answer.agentReasoning)).toEqual(["Shout", "Team"]);
+    expect(answer.agentReasoning[0].messages).toEqual([`${question.toUpperCase()} calm`]);
+    expect(answer.text).toBe(`echo: ${question}`);
+    expect((await messagesOf(callee.id)).map((m) => m.content)).toEqual([question, answer.text]);
+  });
+
   it("Support Routing System: Frontline answers, the condition agent routes, the chosen team answers", async () => {
     const tool = await storedTool();
     const { id } = await saveMultiagent(await onStandin(supportRouting, (nodes) => {

@@ -44,6 +44,17 @@ describe("Agentflow V1 supervisor and workers", () => {
     expect((await executionsOf(id)).map((e) => e.state)).toEqual(["FINISHED"]);
   });
 
+  it("Prompt Engineering Team: creator → reviewer → FINISH, the reviewer saw the creator's answer", async () => {
+    const { id } = await saveMultiagent(await onStandin(promptEngineering));
+    const question = `a prompt for poems ${marker()} [route _prompt_creator>prompt_reviewer>FINISH]`;
+    const answer = await json("POST", `/prediction/${id}`, { body: { question } });
+    // Flowise names a worker from its label as saved (this template's has a leading space).
+    expect(steps(answer.agentReasoning)).toEqual(["Supervisor → _prompt_creator", " Prompt Creator", "Supervisor → prompt_reviewer", "Prompt Reviewer", "Supervisor → FINISH"]);
+    expect(answer.text).toBe(`echo: echo: ${question}`);
+    const reviewer = (await requestsWith(question)).find((r) => r.body.messages[0].content.includes("prompt_reviewer") && !JSON.stringify(r.body).includes('"route"') && r.body.messages.length === 3);
+    expect(reviewer?.body.messages.slice(1).map((x) => x.content)).toEqual([question, `echo: ${question}`]);
+  });
+
   it("a supervisor that never says FINISH stops at its recursionLimit with an answer saying so", async () => {
     const t = await onStandin(promptEngineering, (nodes) => {
       nodes.get("supervisor_0")!.data.inputs!.recursionLimit = 5;
