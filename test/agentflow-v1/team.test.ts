@@ -71,6 +71,7 @@ describe("Agentflow V1 supervisor and workers", () => {
 
   it("streams Flowise's V1 frames: agentReasoning after each step, nextAgent, the answer as a token, metadata, end", async () => {
     const { id } = await saveMultiagent(await onStandin(softwareTeam));
+    expect(await json("GET", `/chatflows-streaming/${id}`, { token: null })).toEqual({ isStreaming: true });
     const question = `stream ${marker()} [route ${ENGINEER}>FINISH]`;
     const res = await call("POST", `/prediction/${id}`, { body: { question, streaming: true } });
     expect(res.headers.get("content-type")).toContain("text/event-stream");
@@ -93,6 +94,7 @@ describe("Agentflow V1 supervisor and workers", () => {
     expect(saved.warning).toContain("(worker_0) is not connected to a Supervisor");
     const err = await expectError(await call("POST", `/prediction/${saved.id}`, { body: { question: "hi" } }), 400);
     expect(err.message).toBe(saved.warning);
+    expect(await json("GET", `/chatflows-streaming/${saved.id}`, { token: null })).toEqual({ isStreaming: false });
     expect(await messagesOf(saved.id)).toEqual([]);
     expect(await executionsOf(saved.id)).toEqual([]);
   });

@@ -66,7 +66,7 @@ export async function resolveV1(node: V1Node, rt: NodeRuntime, input: string | u
 
 /** The node's chat model (its own, else the supervisor's / seqStart's); 400 naming the node when none. */
 export function modelOf(node: V1Node, inputs: Record<string, unknown>): BaseChatModel {
-  if (!isChatModel(inputs.model)) throw badRequest(`${ownerOf(node)} needs a chat model: connect one to it${node.data.v1.fallbackModel !== undefined || node.data.v1.startModel !== undefined ? "" : " (or to the Start / Supervisor node)"}`);
+  if (!isChatModel(inputs.model)) throw badRequest(`${ownerOf(node)} needs a chat model: connect one to it or to the Start / Supervisor node`);
   return inputs.model;
 }
 
