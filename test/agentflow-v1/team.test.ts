@@ -5,6 +5,7 @@
 import { describe, expect, it } from "vitest";
 import promptEngineering from "./fixtures/prompt-engineering-team.json";
 import softwareTeam from "./fixtures/software-team.json";
+import textToSql from "./fixtures/text-to-sql.json";
 import { requestsWith } from "../engine/helpers";
 import { call, expectError, json } from "../helpers";
 import { eventsOf, executionsOf, messagesOf, readStream } from "../agentflow-api/flows";
@@ -53,6 +54,27 @@ describe("Agentflow V1 supervisor and workers", () => {
     expect(answer.text).toBe(`echo: echo: ${question}`);
     const reviewer = (await requestsWith(question)).find((r) => r.body.messages[0].content.includes("prompt_reviewer") && !JSON.stringify(r.body).includes('"route"') && r.body.messages.length === 3);
     expect(reviewer?.body.messages.slice(1).map((x) => x.content)).toEqual([question, `echo: ${question}`]);
+  });
+
+  it("Text to SQL: a worker with a stored custom tool calls it; its usedTools are in its step and the answer; a missing component is a 400 naming it", async () => {
+    const tool = await json("POST", "/tools", { body: {
+      name: "run_sql", description: "Runs SQL", func: "return 'rows for ' + $sql;",
+      schema: JSON.stringify([{ property: "sql", type: "string", description: "the query", required: true }]),
+    } });
+    const { id } = await saveMultiagent(await onStandin(textToSql, (nodes) => {
+      nodes.get("customTool_0")!.data.inputs!.selectedTool = tool.id;
+    }));
+    const question = `count users ${marker()} [route sql_executor>FINISH] [call run_sql {"sql":"select 1"}]`;
+    const answer = await json("POST", `/prediction/${id}`, { body: { question } });
+    expect(answer.text).toBe("tools said: rows for select 1");
+    const used = [{ tool: "run_sql", toolInput: { sql: "select 1" }, toolOutput: "rows for select 1" }];
+    expect(answer.agentReasoning[1]).toMatchObject({ agentName: "SQL Executor", usedTools: used });
+    expect(answer.usedTools).toEqual(used);
+    expect((await messagesOf(id))[1].usedTools).toEqual(used);
+
+    // The SQL Expert's schema comes from a Custom JS Function node, which edgeflow does not have (yet).
+    const err = await expectError(await call("POST", `/prediction/${id}`, { body: { question: `schema ${marker()} [route sql_expert]` } }), 400);
+    expect(err.message).toBe("SQL Expert (worker_0) uses Custom JS Function (customFunction), which is not available in edgeflow");
   });
 
   it("a supervisor that never says FINISH stops at its recursionLimit with an answer saying so", async () => {
