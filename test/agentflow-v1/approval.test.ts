@@ -89,15 +89,15 @@ describe("Agentflow V1 approval (interrupt) through humanInput", () => {
   it("streams the pause (agentReasoning, the question as a token, the action) and the resume", async () => {
     const { id } = await approvalFlow("agent");
     const first = await readStream(await call("POST", `/prediction/${id}`, { body: { question: ask(), streaming: true } }));
-    expect(eventsOf(first.frames)).toEqual(["agentReasoning", "token", "action", "usedTools", "metadata", "end"]);
-    const action = first.frames[2].data;
+    expect(eventsOf(first.frames)).toEqual(["start", "agentReasoning", "token", "action", "usedTools", "metadata", "end"]);
+    const action = first.frames[3].data;
     expect(action.elements.map((e: any) => e.type)).toEqual(["approve-button", "reject-button"]);
-    const metadata = first.frames[4].data;
+    const metadata = first.frames[5].data;
     expect(metadata.action).toEqual(action);
 
     const second = await readStream(await call("POST", `/prediction/${id}`, { body: { question: "Go", chatId: metadata.chatId, humanInput: { type: "proceed" }, streaming: true } }));
-    expect(eventsOf(second.frames)).toEqual(["agentReasoning", "token", "usedTools", "metadata", "end"]);
-    expect(second.frames[1].data).toBe("tools said: booked Blue");
+    expect(eventsOf(second.frames)).toEqual(["start", "agentReasoning", "token", "usedTools", "metadata", "end"]);
+    expect(second.frames[2].data).toBe("tools said: booked Blue");
   });
 
   it("a Tool Node with approval: the LLM's tool call waits; proceed runs it, reject answers the call as rejected", async () => {

@@ -91,18 +91,19 @@ describe("Agentflow V1 supervisor and workers", () => {
     expect(answer.agentReasoning.map((r: any) => r.next ?? "worker")).toEqual([workers[0], "worker", workers[0], "worker", "FINISH"]);
   });
 
-  it("streams Flowise's V1 frames: agentReasoning after each step, nextAgent, the answer as a token, metadata, end", async () => {
+  it("streams Flowise's V1 frames: start, agentReasoning after each step, nextAgent, the answer as a token, metadata, end", async () => {
     const { id } = await saveMultiagent(await onStandin(softwareTeam));
     expect(await json("GET", `/chatflows-streaming/${id}`, { token: null })).toEqual({ isStreaming: true });
     const question = `stream ${marker()} [route ${ENGINEER}>FINISH]`;
     const res = await call("POST", `/prediction/${id}`, { body: { question, streaming: true } });
     expect(res.headers.get("content-type")).toContain("text/event-stream");
     const { frames } = await readStream(res);
-    expect(eventsOf(frames)).toEqual(["agentReasoning", "nextAgent", "agentReasoning", "agentReasoning", "token", "metadata", "end"]);
-    expect(frames[1].data).toBe("Senior Software Engineer");
-    expect(steps(frames[3].data)).toEqual([`Supervisor → ${ENGINEER}`, "Senior Software Engineer", "Supervisor → FINISH"]);
-    expect(frames[4].data).toBe(`echo: ${question}`);
-    expect(frames[5].data).toMatchObject({ question });
+    expect(eventsOf(frames)).toEqual(["start", "agentReasoning", "nextAgent", "agentReasoning", "agentReasoning", "token", "metadata", "end"]);
+    expect(steps(frames[0].data)).toEqual([`Supervisor → ${ENGINEER}`]);
+    expect(frames[2].data).toBe("Senior Software Engineer");
+    expect(steps(frames[4].data)).toEqual([`Supervisor → ${ENGINEER}`, "Senior Software Engineer", "Supervisor → FINISH"]);
+    expect(frames[5].data).toBe(`echo: ${question}`);
+    expect(frames[6].data).toMatchObject({ question });
     const [, api] = await messagesOf(id);
     expect(api.content).toBe(`echo: ${question}`);
     expect(api.agentReasoning).toHaveLength(3);

@@ -1,7 +1,7 @@
 // What a V1 run answers besides its text, read from the executed data: Flowise's agentReasoning
 // (one entry per agent step, in run order), the used tools and source documents of every step,
-// the approval `action`; and the V1 stream: the executor's V2 frames become `agentReasoning` (the
-// whole list so far, after each step) and `nextAgent` (who acts next) frames.
+// the approval `action`; and the V1 stream: the executor's V2 frames become `start` (once),
+// `agentReasoning` (the whole list so far, after each step) and `nextAgent` (who acts next) frames.
 import type { SourceDocument, UsedTool } from "../core/types";
 import type { AgentflowEvents, ExecutedData } from "../agentflow/types";
 import { isObject } from "../agentflow/util";
@@ -61,6 +61,8 @@ export function v1Events(sink: AgentflowEvents, reader: ReasoningReader, labels:
       const all = reader.entries(data as ExecutedData[]);
       if (all.length <= sent) return;
       const fresh = all.slice(sent);
+      // Flowise opens a V1 stream with `start` (the steps so far), once.
+      if (!sent) sink.event("start", all);
       sent = all.length;
       sink.event("agentReasoning", all);
       for (const r of fresh) if (r.next && r.next !== "FINISH" && r.next !== "END") sink.event("nextAgent", labels.get(r.next) ?? r.next);
