@@ -19,7 +19,7 @@ export class ReasoningReader {
 
   entries(data: ExecutedData[]): AgentReasoning[] {
     return data
-      .filter((e) => DONE.has(e.status) && !this.earlier.has(JSON.stringify(e)))
+      .filter((e) => DONE.has(e.status) && (!this.earlier.size || !this.earlier.has(JSON.stringify(e))))
       .flatMap((e) => (Array.isArray(e.data?.output?.agentReasoning) ? (e.data.output.agentReasoning as AgentReasoning[]) : []));
   }
 }

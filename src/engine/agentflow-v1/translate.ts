@@ -20,8 +20,6 @@ export interface V1Translation {
   errors: string[];
 }
 
-export const named = (n: FlowNode): string => `${n.data.label || n.data.name} (${n.id})`;
-
 /** Ids an input value refers to (`{{id.data.instance}}`, alone or in a list). */
 export function refsOf(value: unknown): string[] {
   if (Array.isArray(value)) return value.flatMap(refsOf);
