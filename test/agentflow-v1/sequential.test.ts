@@ -125,6 +125,18 @@ describe("Agentflow V1 sequential agents", () => {
     expect((await messagesOf(callee.id)).map((m) => m.content)).toEqual([question, answer.text]);
   });
 
+  it("seqStart's input moderation: a refused question is a 400 with the moderation's message, nothing stored", async () => {
+    const t = await onStandin(branchOut, (nodes) => {
+      nodes.get("seqStart_0")!.data.inputs!.inputModeration = ["{{inputModerationSimple_0.data.instance}}"];
+    });
+    const moderation = { id: "inputModerationSimple_0", position: { x: 0, y: 0 }, data: { id: "inputModerationSimple_0", name: "inputModerationSimple", label: "Simple Moderation", category: "Moderation", inputs: { denyList: "forbidden", moderationErrorMessage: "Not allowed here." } } };
+    const { id } = await saveMultiagent({ nodes: [...t.nodes, moderation as never], edges: t.edges });
+    const err = await expectError(await call("POST", `/prediction/${id}`, { body: { question: `a forbidden trip ${marker()}` } }), 400);
+    expect(err.message).toBe("Start (seqStart_0): input moderation: Not allowed here.");
+    expect(await messagesOf(id)).toEqual([]);
+    expect((await json("POST", `/prediction/${id}`, { body: { question: `a fine trip ${marker()}` } })).agentReasoning).toHaveLength(4);
+  });
+
   it("Support Routing System: Frontline answers, the condition agent routes, the chosen team answers", async () => {
     const tool = await storedTool();
     const { id } = await saveMultiagent(await onStandin(supportRouting, (nodes) => {

@@ -5,6 +5,7 @@
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import type { StructuredToolInterface } from "@langchain/core/tools";
 import { badRequest } from "../../errors";
+import { moderate, moderationsOf } from "../chatflow/nodes/chains";
 import { asNodeStep, buildArgs } from "../chatflow/build";
 import { registry } from "../chatflow/registry";
 import { isChatModel } from "../chatflow/instances";
@@ -74,4 +75,16 @@ export function modelOf(node: V1Node, inputs: Record<string, unknown>): BaseChat
 export function toolsOf(value: unknown): StructuredToolInterface[] {
   const list = (Array.isArray(value) ? value.flat(2) : [value]).filter(Boolean);
   return list.filter((t): t is StructuredToolInterface => !!t && typeof (t as StructuredToolInterface).invoke === "function" && typeof (t as StructuredToolInterface).name === "string");
+}
+
+/**
+ * The question after the node's input moderations (seqStart, supervisor): rewritten, or refused —
+ * a 400 with the moderation's message (Flowise fails the run with it too).
+ */
+export async function moderated(node: V1Node, inputs: Record<string, unknown>, question: string | undefined): Promise<string | undefined> {
+  const moderations = moderationsOf(inputs.inputModeration);
+  if (!moderations.length || question === undefined) return question;
+  const verdict = await moderate(question, moderations);
+  if ("refusal" in verdict) throw badRequest(`${ownerOf(node)}: input moderation: ${verdict.refusal}`);
+  return verdict.question;
 }

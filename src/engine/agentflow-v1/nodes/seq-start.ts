@@ -4,6 +4,7 @@
 // previous execution left them (Flowise's checkpointer; here the execution checkpoints in D1).
 import { refId } from "../../core/refs";
 import { isObject } from "../../agentflow/util";
+import { moderated, resolveV1 } from "../components";
 import type { V1Node } from "../types";
 import { type V1NodeDef, openingMessages } from "./common";
 import { channelsOf } from "./seq-common";
@@ -22,8 +23,9 @@ export const seqStartNode: V1NodeDef = {
     if (!refId(node.data.inputs?.model)) scope.errors.push(`${node.data.label} (${node.id}) needs a chat model: connect one to its Chat Model input`);
     return { info: { memory: refId(node.data.inputs?.agentMemory) !== undefined, stateNode: scope.stateNode } };
   },
-  async run({ node, input, rt }) {
+  async run({ node, input: asked, rt }) {
     const { memory, stateNode } = (node as V1Node).data.v1;
+    const input = await moderated(node as V1Node, (await resolveV1(node as V1Node, rt, asked)).inputs, asked);
     const { defaults } = channelsOf(stateNode);
     const previous = memory ? [...(rt.request.previousExecution ?? [])].reverse().find((e) => isObject(e.data?.state))?.data.state : undefined;
     const state = { ...defaults, ...(previous ?? {}) };

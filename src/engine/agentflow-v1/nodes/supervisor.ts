@@ -8,7 +8,7 @@ import { badRequest } from "../../../errors";
 import { refId } from "../../core/refs";
 import { invokeStructured } from "../../agentflow/structured";
 import { num, str } from "../../agentflow/util";
-import { modelOf, ownerOf, resolveV1 } from "../components";
+import { moderated, modelOf, ownerOf, resolveV1 } from "../components";
 import type { V1Node } from "../types";
 import { type V1NodeDef, lastSaid, openingMessages, thisTurn, reasoning, snake, toMessages } from "./common";
 
@@ -60,7 +60,7 @@ export const supervisorNode: V1NodeDef = {
     const summarize = inputs.summarization === true || inputs.summarization === "true";
 
     const first = !rt.runtimeChatHistory.length;
-    const opening = first ? openingMessages(rt, input, refId(v1.data.v1.original.data.inputs?.agentMemory) !== undefined) : [];
+    const opening = first ? openingMessages(rt, await moderated(v1, inputs, input), refId(v1.data.v1.original.data.inputs?.agentMemory) !== undefined) : [];
     const conversation = [...rt.runtimeChatHistory, ...opening];
     const workerRuns = thisTurn(conversation).filter((m) => m.additional_kwargs?.type === "worker").length;
     const system = (str(inputs.supervisorPrompt) ?? SUPERVISOR_PROMPT).replaceAll("{team_members}", members.join(", "));
