@@ -1,25 +1,20 @@
 // The engine's door. Services call it; nothing in here knows HTTP, the database or a service:
 // everything from outside comes through the RunContext's ports (./core/ports.ts).
 //
-// One runtime per flow `type`: chatflows (and assistants) and Agentflow V2.
+// One runtime per flow `type`: chatflows (and assistants), Agentflow V2, and Agentflow V1 (MULTIAGENT,
+// translated onto the V2 runtime).
 import { badRequest } from "../errors";
 import { agentflowRuntime } from "./agentflow/door";
+import { multiagentRuntime } from "./agentflow-v1/door";
 import { chatflowRuntime } from "./chatflow";
 import { parseFlowData } from "./core/flow-data";
 import type { FlowRuntime, PreparedFlow } from "./core/flow-runtime";
-
-const notSupportedYet = (what: string): FlowRuntime => ({
-  prepare() {
-    throw badRequest(`${what} are not supported yet: edgeflow runs chatflows (type CHATFLOW), agentflows (type AGENTFLOW) and assistants`);
-  },
-  canStream: () => false,
-});
 
 const runtimes: Record<string, FlowRuntime> = {
   CHATFLOW: chatflowRuntime,
   ASSISTANT: chatflowRuntime,
   AGENTFLOW: agentflowRuntime,
-  MULTIAGENT: notSupportedYet("Multi-agent flows (type MULTIAGENT)"),
+  MULTIAGENT: multiagentRuntime,
 };
 
 /** The runtime of a flow type; a flow saved without one is a chatflow. */

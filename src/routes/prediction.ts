@@ -8,6 +8,7 @@ import { streamRun } from "../services/prediction/stream";
 import { SSE_HEADERS } from "../stream/sse";
 import { readPredictionBody } from "./prediction-body";
 import { respondAgentflow } from "./prediction-agentflow";
+import { runsOnAgentflowRuntime } from "../services/prediction/agentflow-check";
 import { OPTIONAL_BEARER, bodyReadByHandler, createRouter, errorResponsesFor, multipartWithFiles } from "./router";
 import { abortOnDisconnect, runnableFlow } from "./runnable";
 
@@ -58,7 +59,7 @@ predictionRoutes.openapi(route, async (c) => {
   }
 
   const prefetched = await lookups.prefetched;
-  if (flow.type === "AGENTFLOW") return respondAgentflow(c, flow, input, uploads, prefetched);
+  if (runsOnAgentflowRuntime(flow.type)) return respondAgentflow(c, flow, input, uploads, prefetched);
   const run = await prepareRun(c.var.db, c.env, c.var.runtime, flow, input, uploads, prefetched);
   abortOnDisconnect(c, run.controller);
   if (input.streaming && run.streamable) {

@@ -6,7 +6,7 @@ import { IdParam } from "../schemas/common";
 import { canStreamFlow } from "../engine";
 import { findConversationOwner, getChatflow } from "../services/chatflows";
 import { abortRun } from "../services/prediction/runs";
-import { postProcessingOf } from "../services/prediction/agentflow-check";
+import { postProcessingOf, runsOnAgentflowRuntime } from "../services/prediction/agentflow-check";
 import { OPTIONAL_BEARER, createRouter, jsonResponse, publicRoute } from "./router";
 
 const tags = ["widget"];
@@ -33,7 +33,7 @@ export const widgetRoutes = createRouter()
       const flow = await getChatflow(c.var.db, c.req.valid("param").id);
       // A graph that cannot run cannot stream (false); prediction reports why. An agentflow whose final
       // text post-processing rewrites answers JSON (as Flowise decides).
-      const rewritten = flow.type === "AGENTFLOW" && postProcessingOf(flow.chatbotConfig) !== undefined;
+      const rewritten = runsOnAgentflowRuntime(flow.type) && postProcessingOf(flow.chatbotConfig) !== undefined;
       return c.json({ isStreaming: !rewritten && canStreamFlow(flow.type, flow.flowData) }, 200);
     },
   )

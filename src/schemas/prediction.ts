@@ -22,6 +22,8 @@ export const PredictionRequest = z.object({
   })).max(50).optional(),
   form: z.record(z.string(), z.unknown()).optional(),
   humanInput: z.record(z.string(), z.unknown()).optional(),
+  // Agentflow V1 clients answer an approval with the button's label as question and the action shown.
+  action: z.object({ mapping: z.object({ approve: z.string().optional(), reject: z.string().optional() }).passthrough().optional() }).passthrough().optional(),
   leadEmail: text(1000).optional(),
 }).refine((b) => b.question !== undefined || b.form !== undefined || b.humanInput !== undefined, {
   message: "question is required", path: ["question"],
@@ -40,4 +42,7 @@ export const PredictionResponse = z.object({
   sourceDocuments: z.array(z.unknown()),
   usedTools: z.array(z.unknown()),
   isStreamValid: z.boolean(),
+  // Multi-agent flows (Agentflow V1): one entry per agent step, and a pending approval.
+  agentReasoning: z.array(z.unknown()).optional(),
+  action: z.unknown().optional(),
 }).openapi("PredictionResponse");

@@ -12,8 +12,7 @@ import { type Resource, findRecord, insertRecord, listRecords, updateRecord } fr
 import { findApiKeyByToken } from "./apikeys";
 import { deleteFilesUnder } from "./files";
 import { parseFlowData, unsupportedNodes } from "../engine";
-import type { AgentflowGraph } from "../engine/agentflow/types";
-import { agentflowFault } from "./prediction/agentflow-check";
+import { agentflowTypeFault, runsOnAgentflowRuntime } from "./prediction/agentflow-check";
 
 const chatflows: Resource<typeof chatFlow> = { table: chatFlow, label: "Chatflow", sqlName: "chat_flow" };
 
@@ -32,7 +31,7 @@ async function assertApiKeyExists(db: Db, apikeyid: string | null | undefined): 
  */
 export function flowDataWarning(flowData: string, type?: ChatflowType): string | undefined {
   try {
-    if (type === "AGENTFLOW") return agentflowFault(parseFlowData(flowData) as AgentflowGraph);
+    if (runsOnAgentflowRuntime(type)) return agentflowTypeFault(type!, flowData);
     const unknown = unsupportedNodes(parseFlowData(flowData));
     return unknown.length ? `Unsupported nodes: ${unknown.join(", ")}` : undefined;
   } catch (err) {

@@ -21,7 +21,7 @@ describe("prediction by flow type", () => {
 
   const refused: Array<[string, RegExp]> = [
     ["AGENTFLOW", /^This agentflow cannot run: Unknown agentflow nodes: .*llmChain \(llmChain_0\)/],
-    ["MULTIAGENT", /not supported yet/],
+    ["MULTIAGENT", /^This multi-agent flow cannot run: A multi-agent flow needs a Start node \(seqStart\) or a Supervisor/],
   ];
   for (const [type, message] of refused) {
     it(`${type} with a chatflow's graph answers 400 (${message}), stores nothing, and does not stream`, async () => {

@@ -32,6 +32,9 @@
 //                with the arguments of `[so {json}]` in the last user message (verbatim, even when
 //                not JSON), else arguments made up from its JSON schema (strings "echo: …", the
 //                first enum value, 1, true, one-item arrays)
+//   a forced `route` call (Agentflow V1 supervisor) when a message says [route A>B>…]: `next` is the
+//                plan's step k, k = the user messages before the last one minus 1 (the workers'
+//                answers so far); past the end, the last step again
 //   a last user message that is a Condition Agent request (JSON with a `scenarios` list): a fenced
 //                {"output": <scenario>}, the scenario `[pick N]` (1-based) in its input names, else
 //                the first; `[pick none]` answers text that is not JSON
@@ -94,6 +97,15 @@ function fromSchema(schema, last) {
     default:
       return "echo: " + last.slice(0, 60);
   }
+}
+
+/** A supervisor's route along the plan `[route A>B>…]` (see the header), or undefined. */
+function routePlan(messages) {
+  const plan = messages.map((m) => /\[route ([^\]]+)\]/.exec(textOf(m.content))?.[1]).find(Boolean);
+  if (!plan) return undefined;
+  const steps = plan.split(">").map((x) => x.trim());
+  const k = Math.max(0, messages.filter((m) => m.role === "user").length - 2);
+  return JSON.stringify({ reasoning: "following the plan", next: steps[Math.min(k, steps.length - 1)], instructions: `step ${k + 1}` });
 }
 
 /** The Condition Agent's answer for a request naming scenarios, or undefined. */
@@ -322,7 +334,7 @@ export function startStandin() {
     const forced = body.tool_choice?.type === "function" && body.tool_choice.function?.name;
     if (forced && !toolsSaid) {
       const tool = (body.tools ?? []).find((t) => t.function?.name === forced);
-      const given = /\[so (\{.*\})\]/s.exec(last)?.[1];
+      const given = /\[so (\{.*\})\]/s.exec(last)?.[1] ?? (forced === "route" ? routePlan(body.messages ?? []) : undefined);
       const args = given ?? JSON.stringify(fromSchema(tool?.function?.parameters, last));
       res.writeHead(200, { "content-type": "application/json" });
       res.end(JSON.stringify({ id: "chatcmpl-standin", object: "chat.completion", created: 0, model: body.model,

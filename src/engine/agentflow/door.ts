@@ -19,7 +19,8 @@ function check(graph: FlowGraph): AgentflowGraph {
   return graph as AgentflowGraph;
 }
 
-async function runStateless(graph: AgentflowGraph, ctx: RunContext, sink?: StreamSink): Promise<RunResult> {
+/** `runner` is the agentflow runtime's entry (Agentflow V1 passes its own, which wraps it). */
+export async function runStateless(graph: AgentflowGraph, ctx: RunContext, sink?: StreamSink, runner = runAgentflow): Promise<RunResult> {
   const ports: AgentflowPorts = {
     ctx,
     pastChatHistory: () => ctx.runtime.memory.load(ctx.chatflowid, ctx.sessionId),
@@ -33,7 +34,7 @@ async function runStateless(graph: AgentflowGraph, ctx: RunContext, sink?: Strea
     chatflowId: ctx.chatflowid, chatId: ctx.chatId, sessionId: ctx.sessionId, question: ctx.question,
     history: ctx.history, nodeOverrides: ctx.nodeOverrides, vars: ctx.vars, streaming: sink !== undefined,
   };
-  const outcome = await runAgentflow(graph, request, ports);
+  const outcome = await runner(graph, request, ports);
   if (outcome.state === "TERMINATED") throw new RunAborted();
   if (outcome.state === "ERROR") throw new ApiError(outcome.errorStatus ?? 400, outcome.error ?? "The agentflow failed");
   if (outcome.state === "STOPPED") throw conflict("This agentflow paused for human input, which needs its execution stored: run it through the agentflow prediction service");

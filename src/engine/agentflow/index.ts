@@ -29,7 +29,11 @@ export async function runAgentflow(graph: AgentflowGraph, request: AgentflowRequ
   const run = new AgentflowRun(
     { graph, request, ports, events, input: userInput(request, point.form), now: () => ports.now?.() ?? Date.now(), steps: { count: 0 } },
     map,
-    { state: point.state, pastChatHistory: fromTurns(await ports.pastChatHistory()), form: point.form, executedData: point.executedData, humanInput: point.humanInput },
+    {
+      state: point.state, pastChatHistory: fromTurns(await ports.pastChatHistory()), form: point.form, executedData: point.executedData, humanInput: point.humanInput,
+      // A translated (Agentflow V1) graph's nodes share one conversation, which a resume restores.
+      runtimeChatHistory: graph.translated ? point.executedData.filter((e) => e.status === "FINISHED").flatMap((e) => e.data.chatHistory ?? []) : undefined,
+    },
   );
   events.flow("INPROGRESS");
   try {

@@ -71,6 +71,8 @@ export interface AgentflowNodeDef {
   runsBlock?: true;
   /** Goes back to `output.nodeID` until its count is used up (Loop). */
   loopsBack?: true;
+  /** Only in graphs a translation made (Agentflow V1, `graph.translated`): unknown in a saved agentflow. */
+  translatedOnly?: true;
   /** May not be inside an Iteration block. */
   topLevelOnly?: true;
   run(args: NodeRunArgs): Promise<NodeResultData>;

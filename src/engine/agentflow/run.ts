@@ -60,6 +60,8 @@ export interface RunInit {
   onEntry?: (entry: ExecutedData) => Promise<void>;
   /** An iteration's sub-run writes its frames into the Iteration node's channel. */
   channel?: NodeEmitter;
+  /** Messages earlier nodes added (a resumed translated graph keeps its conversation, as LangGraph does). */
+  runtimeChatHistory?: AgentflowMessage[];
 }
 
 export class AgentflowRun {
@@ -80,6 +82,7 @@ export class AgentflowRun {
     this.executedData = init.executedData ?? [];
     this.state = init.state;
     this.pastChatHistory = init.pastChatHistory;
+    this.runtimeChatHistory = init.runtimeChatHistory ?? [];
     this.form = init.form;
     this.humanInput = init.humanInput;
     this.joins = new Joins(map);

@@ -120,13 +120,16 @@ export interface StructuredAnswer {
 }
 
 /** Asks the model for an object fitting `schema`; 502 when its answer does not parse or fit. */
-export async function invokeStructured(model: BaseChatModel, messages: BaseMessage[], schema: z.ZodObject, owner: string, signal: AbortSignal): Promise<StructuredAnswer> {
+export async function invokeStructured(
+  model: BaseChatModel, messages: BaseMessage[], schema: z.ZodObject, owner: string, signal: AbortSignal,
+  tool = { name: STRUCTURED_TOOL, description: "Give the answer in this structure." },
+): Promise<StructuredAnswer> {
   const parameters = jsonSchemaOf(schema);
   let reply: AIMessage;
   try {
     if (typeof model.bindTools === "function") {
-      const tool = { type: "function", function: { name: STRUCTURED_TOOL, description: "Give the answer in this structure.", parameters } };
-      const bound = model.bindTools([tool], { tool_choice: { type: "function", function: { name: STRUCTURED_TOOL } } } as never);
+      const fn = { type: "function", function: { name: tool.name, description: tool.description, parameters } };
+      const bound = model.bindTools([fn], { tool_choice: { type: "function", function: { name: tool.name } } } as never);
       reply = (await bound.invoke(messages, { signal })) as AIMessage;
     } else {
       const instruction = new SystemMessage(`Answer with one JSON object only, matching this JSON schema:\n${JSON.stringify(parameters)}`);
@@ -135,7 +138,7 @@ export async function invokeStructured(model: BaseChatModel, messages: BaseMessa
   } catch (err) {
     throw modelFailure(err, { signal });
   }
-  const call = (reply.tool_calls ?? []).find((c) => c.name === STRUCTURED_TOOL) ?? reply.tool_calls?.[0];
+  const call = (reply.tool_calls ?? []).find((c) => c.name === tool.name) ?? reply.tool_calls?.[0];
   let value: unknown;
   if (call) value = call.args;
   else {

@@ -23,6 +23,8 @@ export type AgentflowNode = FlowNode & { parentNode?: string; extent?: string };
 export interface AgentflowGraph {
   nodes: AgentflowNode[];
   edges: FlowEdge[];
+  /** Made by a translation (Agentflow V1, ../agentflow-v1): its nodes may be `translatedOnly` ones. */
+  translated?: boolean;
 }
 
 // ---- stored execution -----------------------------------------------------------------------------

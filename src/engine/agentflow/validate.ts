@@ -38,7 +38,7 @@ export function validateAgentflow(graph: AgentflowGraph): AgentflowValidation {
   const nodes = graph.nodes.filter((n) => !isStickyNote(n));
   const byId = new Map(nodes.map((n) => [n.id, n]));
 
-  const unknown = nodes.filter((n) => !agentflowNodes.has(n.data.name));
+  const unknown = nodes.filter((n) => !agentflowNodes.has(n.data.name) || (defOf(n)?.translatedOnly && !graph.translated));
   if (unknown.length) {
     errors.push(`Unknown agentflow nodes: ${unknown.map((n) => `${n.data.name} (${n.id})`).join(", ")}; the runtime has ${agentflowNodeNames().join(", ")}`);
   }

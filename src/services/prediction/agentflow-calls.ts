@@ -7,6 +7,7 @@ import type { FlowCall, FlowCallResult } from "../../engine/agentflow/types";
 import type { PredictionInput } from "../../schemas/prediction";
 import { agentflowAnswer, executeAgentflow } from "./agentflow";
 import { prepareAgentflowRun } from "./agentflow-prepare";
+import { runsOnAgentflowRuntime } from "./agentflow-check";
 import { executeRun, prepareRun } from "./index";
 import { lookUpRun } from "./lookups";
 
@@ -20,7 +21,7 @@ export async function callFlow(db: Db, env: Env, runtime: Runtime, flowId: strin
   const lookups = lookUpRun(db, env, flowId);
   const [flow, { vars, getCredential }] = await Promise.all([lookups.flow, lookups.prefetched]);
   const input: PredictionInput = { question: call.question, chatId: call.chatId, overrideConfig: call.overrideConfig, streaming: false };
-  if (flow.type === "AGENTFLOW") {
+  if (runsOnAgentflowRuntime(flow.type)) {
     const run = await prepareAgentflowRun(db, env, runtime, flow, input, [], { vars, getCredential }, call.callStack);
     follow(signal, run.controller);
     const answer = agentflowAnswer(run, await executeAgentflow(run));

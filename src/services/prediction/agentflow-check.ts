@@ -3,6 +3,7 @@
 import { badRequest } from "../../errors";
 import { parseFlowData } from "../../engine";
 import { validateAgentflow } from "../../engine/agentflow";
+import { loadMultiagent, multiagentFault } from "../../engine/agentflow-v1";
 import type { AgentflowGraph } from "../../engine/agentflow/types";
 
 /** What keeps the graph from running (one Start, known nodes, handles and Loop targets that exist), or undefined. */
@@ -11,8 +12,18 @@ export function agentflowFault(graph: AgentflowGraph): string | undefined {
   return errors.length ? `This agentflow cannot run: ${errors.join("; ")}` : undefined;
 }
 
-/** The parsed graph; a graph that cannot run is a 400 naming why. */
-export function agentflowGraph(flowData: string): AgentflowGraph {
+/** Flow types the agentflow runtime runs: V2 agentflows, and V1 multi-agent flows (translated). */
+export const runsOnAgentflowRuntime = (type: string | null | undefined): boolean => type === "AGENTFLOW" || type === "MULTIAGENT";
+
+/** Why a MULTIAGENT or AGENTFLOW graph cannot run, or undefined (the save-time warning). */
+export function agentflowTypeFault(type: string, flowData: string): string | undefined {
+  const graph = parseFlowData(flowData);
+  return type === "MULTIAGENT" ? multiagentFault(graph) : agentflowFault(graph as AgentflowGraph);
+}
+
+/** The parsed graph (a V1 graph translated, once, into the V2 model); a graph that cannot run is a 400 naming why. */
+export function agentflowGraph(flowData: string, type?: string | null): AgentflowGraph {
+  if (type === "MULTIAGENT") return loadMultiagent(parseFlowData(flowData));
   const graph = parseFlowData(flowData) as AgentflowGraph;
   const fault = agentflowFault(graph);
   if (fault) throw badRequest(fault);

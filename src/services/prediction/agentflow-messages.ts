@@ -24,6 +24,8 @@ export interface AgentflowExchange {
   artifacts?: unknown[];
   /** The pending action when the run paused. */
   action?: unknown;
+  /** Agentflow V1: one entry per agent step. */
+  agentReasoning?: unknown[];
   /** A resume: the paused run's message stops offering its buttons. */
   resumed: boolean;
 }
@@ -50,7 +52,7 @@ export function exchangeStatements(db: Db, x: AgentflowExchange, apiMessageId: s
     }, guard),
     guardedInsert(db, {
       ...common, id: apiMessageId, role: "apiMessage", content: x.answer, createdDate: nowIso(),
-      sourceDocuments: asJson(x.sourceDocuments), usedTools: asJson(x.usedTools), artifacts: asJson(x.artifacts),
+      sourceDocuments: asJson(x.sourceDocuments), usedTools: asJson(x.usedTools), artifacts: asJson(x.artifacts), agentReasoning: asJson(x.agentReasoning),
       action: x.action ? JSON.stringify(x.action) : null,
     }, guard),
   ];

@@ -54,8 +54,17 @@ export interface AgentflowRun {
   release: () => void;
 }
 
-function humanInputOf(input: PredictionInput): (HumanInput & { executionId?: string }) | undefined {
-  if (input.humanInput === undefined) return undefined;
+/** Flowise V1's answer to an approval: the question is the approve or reject button's label, with the action shown. */
+function v1Answer(input: PredictionInput): HumanInput | undefined {
+  const mapping = input.action?.mapping;
+  if (!mapping || input.question === undefined) return undefined;
+  if (input.question === mapping.approve) return { type: "proceed" };
+  if (input.question === mapping.reject) return { type: "reject" };
+  return undefined;
+}
+
+function humanInputOf(input: PredictionInput, type: string | null): (HumanInput & { executionId?: string }) | undefined {
+  if (input.humanInput === undefined) return type === "MULTIAGENT" ? v1Answer(input) : undefined;
   const parsed = HumanInputBody.safeParse(input.humanInput);
   if (!parsed.success) {
     throw badRequest(`humanInput must be {type: "proceed"|"reject", startNodeId?, feedback?, executionId?}: ${parsed.error.issues.map((i) => `${i.path.join(".") || "humanInput"}: ${i.message}`).join("; ")}`);
@@ -93,8 +102,8 @@ async function previousExecutionData(db: Db, agentflowId: string, sessionId: str
 export async function prepareAgentflowRun(
   db: Db, env: Env, runtime: Runtime, flow: RunnableFlow, input: PredictionInput, uploads: UploadInput[], prefetched: Prefetched, callStack: string[] = [],
 ): Promise<AgentflowRun> {
-  const graph = agentflowGraph(flow.flowData);
-  const humanInput = humanInputOf(input);
+  const graph = agentflowGraph(flow.flowData, flow.type);
+  const humanInput = humanInputOf(input, flow.type);
   if (input.question && input.form && Object.keys(input.form).length) throw badRequest("Send either question or form, not both");
 
   const overrideConfig = input.overrideConfig ?? {};

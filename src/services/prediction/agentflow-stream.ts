@@ -34,7 +34,7 @@ export function startAgentflowStream(run: AgentflowRun, onFault: (err: unknown) 
         chatMessageId: done.chatMessageId,
         ...(form ? {} : { question: run.input.question ?? "" }),
         sessionId: run.ctx.sessionId,
-        ...(outcome.state === "STOPPED" && outcome.action ? { action: outcome.action } : {}),
+        ...(outcome.state === "STOPPED" && (outcome.v1Action ?? outcome.action) ? { action: outcome.v1Action ?? outcome.action } : {}),
       });
     }, (err: unknown) => {
       if (!sse) return reject(err);

@@ -5,6 +5,7 @@
 import { ApiError } from "../../errors";
 import { redactError } from "../../lib/redact";
 import { runAgentflow, stripCredentialIds } from "../../engine/agentflow";
+import { type V1Outcome, runMultiagent } from "../../engine/agentflow-v1";
 import type { AgentflowEvents, AgentflowOutcome, AgentflowPorts } from "../../engine/agentflow/types";
 import { callFlow } from "./agentflow-calls";
 import { exchangeStatements } from "./agentflow-messages";
@@ -14,8 +15,11 @@ import { type StoredUpload, removeUploads, storeUploads } from "./uploads";
 
 export const NO_EVENTS: AgentflowEvents = { event: () => undefined };
 
+/** A V1 (MULTIAGENT) run's outcome carries agentReasoning and its V1 action too. */
+export type RunOutcome = AgentflowOutcome & Partial<Pick<V1Outcome, "agentReasoning" | "v1Action">>;
+
 export interface AgentflowDone {
-  outcome: AgentflowOutcome;
+  outcome: RunOutcome;
   chatMessageId: string;
 }
 
@@ -65,10 +69,11 @@ export async function executeAgentflow(run: AgentflowRun, events: AgentflowEvent
   const { signal } = run.controller;
   const stopLease = recorder.keepAlive(run.env, (reason) => run.controller.abort(new Error(reason)));
   try {
-    let outcome: AgentflowOutcome;
+    let outcome: RunOutcome;
+    const runner = run.flow.type === "MULTIAGENT" ? runMultiagent : runAgentflow;
     try {
       // A node busy past the time limit does not hold the answer: the run is given up soon after the abort.
-      outcome = await untilAborted(runAgentflow(run.graph, run.request, portsOf(run, events)), graceAfter(signal));
+      outcome = await untilAborted(runner(run.graph, run.request, portsOf(run, events)), graceAfter(signal));
     } catch (err) {
       // Refused before its first node: a claimed pause is given back untouched.
       const stopped = signal.aborted;
@@ -85,12 +90,13 @@ export async function executeAgentflow(run: AgentflowRun, events: AgentflowEvent
     let fileUploads: StoredUpload[] | undefined;
     try {
       fileUploads = run.uploads.length ? await storeUploads(run.env.FILES, run.flow.id, ctx.chatId, run.uploads) : undefined;
-      const { statement, guard } = recorder.finish(outcome.executedData, outcome.state, outcome.action);
+      const action = outcome.state === "STOPPED" ? (outcome.v1Action ?? outcome.action) : undefined;
+      const { statement, guard } = recorder.finish(outcome.executedData, outcome.state, action);
       const [[written]] = await Promise.all([run.db.batch([statement, ...exchangeStatements(run.db, {
         chatflowid: run.flow.id, chatId: ctx.chatId, sessionId: ctx.sessionId, executionId: recorder.run.id,
         userContent: userContent(run), startedAt: run.startedAt, answer: outcome.text, fileUploads,
         leadEmail: run.input.leadEmail, sourceDocuments: outcome.sourceDocuments, usedTools: outcome.usedTools,
-        artifacts: outcome.artifacts, action: outcome.state === "STOPPED" ? outcome.action : undefined,
+        artifacts: outcome.artifacts, action, agentReasoning: outcome.agentReasoning,
         resumed: !!run.request.resume,
       }, run.apiMessageId, guard)]), recorder.drain()]);
       await recorder.confirm(written as unknown[]);
@@ -111,6 +117,7 @@ export async function executeAgentflow(run: AgentflowRun, events: AgentflowEvent
 /** The JSON answer (AGENTFLOW.md §9, plus sourceDocuments and usedTools as API.md lists them). */
 export function agentflowAnswer(run: AgentflowRun, done: AgentflowDone) {
   const { outcome } = done;
+  if (outcome.agentReasoning) return multiagentAnswer(run, done);
   const form = run.input.form && Object.keys(run.input.form).length ? run.input.form : undefined;
   return {
     text: outcome.text,
@@ -121,6 +128,22 @@ export function agentflowAnswer(run: AgentflowRun, done: AgentflowDone) {
     agentFlowExecutedData: stripCredentialIds(outcome.executedData),
     ...(outcome.state === "STOPPED" && outcome.action ? { action: outcome.action } : {}),
     sessionId: run.ctx.sessionId,
+    sourceDocuments: outcome.sourceDocuments ?? [],
+    usedTools: outcome.usedTools ?? [],
+  };
+}
+
+/** A V1 flow's JSON answer: Flowise's V1 fields (agentReasoning, the V1 action), and the executionId a resume may name. */
+function multiagentAnswer(run: AgentflowRun, { outcome, chatMessageId }: AgentflowDone) {
+  return {
+    text: outcome.text,
+    question: run.input.question ?? "",
+    chatId: run.ctx.chatId,
+    chatMessageId,
+    executionId: run.recorder.run.id,
+    sessionId: run.ctx.sessionId,
+    agentReasoning: outcome.agentReasoning ?? [],
+    ...(outcome.state === "STOPPED" && outcome.v1Action ? { action: outcome.v1Action } : {}),
     sourceDocuments: outcome.sourceDocuments ?? [],
     usedTools: outcome.usedTools ?? [],
   };

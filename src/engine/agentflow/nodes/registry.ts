@@ -15,6 +15,7 @@ import { retrieverNode } from "./retriever";
 import { startNode } from "./start";
 import { stickyNoteNode } from "./sticky-note";
 import { toolNode } from "./tool";
+import { v1NodeList } from "../../agentflow-v1/nodes/registry";
 
 const definitions: AgentflowNodeDef[] = [
   startNode,
@@ -32,9 +33,10 @@ const definitions: AgentflowNodeDef[] = [
   executeFlowNode,
   httpNode,
   stickyNoteNode,
+  ...v1NodeList, // Agentflow V1 nodes: only translated MULTIAGENT graphs have them
 ];
 
 export const agentflowNodes: ReadonlyMap<string, AgentflowNodeDef> = new Map(definitions.map((d) => [d.name, d]));
 
 /** Node names the runtime runs, sorted (for messages and the save-time check). */
-export const agentflowNodeNames = (): string[] => [...agentflowNodes.keys()].sort();
+export const agentflowNodeNames = (): string[] => definitions.filter((d) => !d.translatedOnly).map((d) => d.name).sort();

@@ -1,0 +1,76 @@
+// seqAgent: a chat model with tools over the conversation (system prompt, history selection, human
+// prompt, promptValues), the agentflow tool loop (maxIterations). With `interrupt` (Require
+// Approval) every tool call pauses the run first: the answer is Flowise's approval question and a
+// V1 action; humanInput proceed runs the calls, reject drops them and the agent answers without.
+import { badRequest } from "../../../errors";
+import { DEFAULT_MAX_ITERATIONS, MAX_MAX_ITERATIONS, runToolLoop } from "../../agentflow/agent-loop";
+import type { AgentflowMessage, HumanInput } from "../../agentflow/types";
+import { bool, num, str } from "../../agentflow/util";
+import { modelOf, ownerOf, resolveV1, toolsOf } from "../components";
+import type { V1Node } from "../types";
+import { type V1NodeDef, reasoning } from "./common";
+import { applyState, approvalMessage, historyFor, promptMessages, promptValues, said, seqName, stateUpdates } from "./seq-common";
+
+export function resumeOf(humanInput: HumanInput | undefined, checkpoint: unknown, owner: string) {
+  if (!humanInput) return undefined;
+  if (humanInput.type !== "proceed" && humanInput.type !== "reject") throw badRequest(`${owner}: humanInput.type must be "proceed" or "reject"`);
+  return { humanInput, checkpoint: Array.isArray(checkpoint) ? (checkpoint as AgentflowMessage[]) : [] };
+}
+
+export const seqAgentNode: V1NodeDef = {
+  name: "seqAgent",
+  mode: "sequential",
+  variableParams: [],
+  pauses: (result) => result?.output?.isWaitingForHumanInput === true,
+  translate: (node) => ({ label: seqName(node.data.inputs, node.data.label) }),
+  async run({ node, input, rt }) {
+    const v1 = node as V1Node;
+    const owner = ownerOf(node);
+    const { inputs, found } = await resolveV1(v1, rt, input);
+    const model = modelOf(v1, inputs);
+    const interrupt = bool(inputs.interrupt);
+    const tools = toolsOf(inputs.tools).map((tool) => ({ tool, requiresHumanInput: interrupt, component: tool.name }));
+    const given = num(inputs.maxIterations);
+    const maxIterations = given !== undefined && given >= 1 ? Math.min(Math.floor(given), MAX_MAX_ITERATIONS) : DEFAULT_MAX_ITERATIONS;
+
+    const resume = resumeOf(rt.humanInput, rt.humanInputAction?.data?.input?.messages, owner);
+    const messages = resume ? [] : promptMessages(inputs, historyFor(rt, input, inputs.conversationHistorySelection), promptValues(v1, inputs, rt, input));
+    const loop = await runToolLoop({ model, tools, messages, maxIterations, live: false, rt }, resume);
+
+    if (loop.waitingForHumanInput) {
+      const calls = (loop.messages.at(-1)?.tool_calls ?? []).map((c) => ({ tool: c.name, toolInput: c.args, toolOutput: "" }));
+      const question = await approvalMessage(model, inputs.approvalPrompt, calls, rt.signal);
+      return {
+        id: node.id,
+        name: node.data.name,
+        input: { messages: loop.messages },
+        output: {
+          content: question,
+          isWaitingForHumanInput: true,
+          v1Action: { approve: str(inputs.approveButtonText) ?? "Yes", reject: str(inputs.rejectButtonText) ?? "No", toolCalls: loop.messages.at(-1)?.tool_calls ?? [] },
+          usedTools: calls,
+          ...reasoning({ agentName: node.data.label, messages: [question], usedTools: calls, sourceDocuments: [], state: {}, nodeName: "seqAgent", nodeId: node.id }),
+        },
+        state: rt.state,
+      };
+    }
+    const content = loop.content;
+    const updates = await stateUpdates(inputs, rt, input, { content, usedTools: loop.usedTools, sourceDocuments: found }, owner);
+    const kwargs: Record<string, unknown> = {};
+    if (loop.usedTools.length) kwargs.usedTools = loop.usedTools;
+    if (found.length) kwargs.sourceDocuments = found;
+    return {
+      id: node.id,
+      name: node.data.name,
+      input: { messages: loop.messages },
+      output: {
+        content,
+        ...(loop.usedTools.length ? { usedTools: loop.usedTools } : {}),
+        ...(found.length ? { sourceDocuments: found } : {}),
+        ...reasoning({ agentName: node.data.label, messages: [content], usedTools: loop.usedTools, sourceDocuments: found, state: updates, nodeName: "seqAgent", nodeId: node.id }),
+      },
+      state: applyState(rt.state, updates, v1.data.v1.channels),
+      chatHistory: [said(v1, content, kwargs)],
+    };
+  },
+};
