@@ -21,6 +21,8 @@ declare module "vitest" {
     postgresUrl: string;
     /** postgres://… on a port that accepts and never answers (a database that hangs). */
     silentPostgresUrl: string;
+    /** GitHub REST API stand-in (test/standin/github.mjs). */
+    githubUrl: string;
   }
 }
 export {};

@@ -4,6 +4,7 @@ import { createServer } from "node:net";
 import { startAnthropicStandin } from "./anthropic.mjs";
 import { startGeminiStandin } from "./gemini.mjs";
 import { startHuggingFaceStandin } from "./huggingface.mjs";
+import { startGithubStandin } from "./github.mjs";
 import { startPineconeStandin } from "./pinecone.mjs";
 import { startPostgresStandin, startSilentTcp } from "./postgres.mjs";
 import { startReplicateStandin } from "./replicate.mjs";
@@ -35,6 +36,7 @@ export default async function setup(project) {
     pineconeUrl: await startPineconeStandin(),
     postgresUrl: await startPostgresStandin(),
     silentPostgresUrl: await startSilentTcp(),
+    githubUrl: await startGithubStandin(),
   };
   for (const [key, s] of Object.entries(services)) project.provide(key, s.url);
   return async () => {
