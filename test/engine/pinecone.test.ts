@@ -4,7 +4,9 @@
 // filled, and a Pinecone that is down, slow or not configured.
 import { describe, expect, inject, it } from "vitest";
 import { planFlowUpsert, runUpsert } from "../../src/engine/chatflow/upsert";
-import { credential, makeCtx, marker, requestsWith, runFlow, runtimeWith } from "./helpers";
+import { flowDataWarning } from "../../src/services/chatflows";
+import multipleDocs from "./fixtures/multiple-documents-qna.json";
+import { type Fixture, credential, flowDataOf, makeCtx, marker, pointAtStandin, requestsWith, runFlow, runtimeWith, standinUrl } from "./helpers";
 import { BAKERY, LIBRARY, STATION, TOWN_TEXT, flow, ref, standinModel } from "./retrieval-flows";
 
 const pinecone = () => inject("pineconeUrl");
@@ -134,5 +136,39 @@ describe("pinecone", () => {
     expect(noCred).toMatchObject({ status: 400, message: "pinecone is not configured: connect a pineconeApi credential with pineconeApiKey" });
     const noIndex = await err(predict(pineconeFlow({ credential: cred, index: "" }), "bakery"));
     expect(noIndex).toMatchObject({ status: 400, message: "pinecone needs its pineconeIndex input (the name of a Pinecone index)" });
+  });
+});
+
+describe("Multiple Documents QnA template (toolAgent with two retrieverTools over pinecone namespaces and filters)", () => {
+  const APPLE = "Apple's net sales for 2022 were 394 billion dollars, with iPhone the largest product category.";
+  const APPLE_OTHER = "An unrelated memo stored in the Apple namespace: the cafeteria menu for Tuesday.";
+  const TESLA = "Tesla delivered 1.31 million vehicles in 2022 and its automotive revenue grew strongly.";
+
+  it("saves without a warning; each tool queries its namespace with its metadata filter; the agent answers from what they found", async () => {
+    expect(flowDataWarning(flowDataOf(multipleDocs as unknown as Fixture))).toBeUndefined();
+    const pc = await credential("pineconeApi", { pineconeApiKey: "pc-key-123456" });
+    const openai = await credential("openAIApi", { openAIApiKey: "sk-test-openai" });
+    // Fill the two namespaces the template reads (as a Flowise upsert flow would have).
+    const seed = (namespace: string, text: string, source: string) =>
+      upsertFlow(flow([
+        ["loader_0", "plainText", "Document Loaders", { text, metadata: JSON.stringify({ source }) }, { output: "document" }],
+        ["emb_0", "openAIEmbeddings", "Embeddings", { modelName: "text-embedding-ada-002", basepath: `${standinUrl()}/v1`, credential: openai }],
+        ["pc_0", "pinecone", "Vector Stores", { credential: pc, document: [ref("loader_0")], embeddings: ref("emb_0"), pineconeIndex: "newindex", pineconeNamespace: namespace }],
+      ] as never), { chatflowid: crypto.randomUUID() });
+    await seed("pinecone-form10k", APPLE, "apple");
+    await seed("pinecone-form10k", APPLE_OTHER, "memo");
+    await seed("pinecone-form10k-2", TESLA, "tesla");
+
+    const data = flowDataOf(multipleDocs as unknown as Fixture, (n) => {
+      pointAtStandin(n.get("chatOpenAI_0")!, openai);
+      for (const id of ["openAIEmbeddings_0", "openAIEmbeddings_1"]) pointAtStandin(n.get(id)!, openai);
+      for (const id of ["pinecone_0", "pinecone_1"]) n.get(id)!.data.credential = pc;
+    });
+    const m = marker();
+    const result = await predict(data, `[call search_apple {"input":"net sales 2022"}] [call search_tsla {"input":"deliveries"}] ${m}`);
+    expect(result.text).toBe(`tools said: ${APPLE} | ${TESLA}`);
+    expect(result.sourceDocuments?.map((d) => d.pageContent)).toEqual([APPLE, TESLA]);
+    const queries = (await pineconeRequests("newindex")).filter((r) => r.path.endsWith("/query")).slice(-2);
+    expect(queries.map((q) => [q.body.namespace, q.body.filter])).toEqual([["pinecone-form10k", { source: "apple" }], ["pinecone-form10k-2", { source: "tesla" }]]);
   });
 });
