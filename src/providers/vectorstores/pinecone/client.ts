@@ -2,6 +2,7 @@
 // host, the data plane answers upsert, query, fetch and delete. Failures are 502 (504 when it does
 // not answer in time) naming Pinecone; the API key never appears in a message.
 import { ApiError, badGateway, badRequest, gatewayTimeout } from "../../../errors";
+import { sha256Hex } from "../../../lib/crypto";
 import { redact } from "../../../lib/redact";
 import { Deadline, RetryableProviderError, RunAborted, providerErrorMessage, withOneRetry } from "../../chat/http";
 
@@ -32,7 +33,8 @@ export interface PineconeClientOptions {
   signal?: AbortSignal;
 }
 
-// Index hosts do not change for an index's life: one describe_index per isolate, control plane and index.
+// Index hosts do not change for an index's life: one describe_index per isolate, control plane,
+// project (two projects may each have an index of one name: keyed by a hash of the API key) and index.
 const hosts = new Map<string, string>();
 
 /** A host without a scheme takes the control plane's (https for Pinecone itself, http for a loopback stand-in). */
@@ -82,7 +84,7 @@ export class PineconeClient {
   /** The data plane's base URL: the host input, else describe_index's `host`. */
   async host(): Promise<string> {
     if (this.o.host) return withScheme(this.o.host, this.o.controlPlane);
-    const key = `${this.o.controlPlane}|${this.o.index}`;
+    const key = `${this.o.controlPlane}|${(await sha256Hex(this.o.apiKey)).slice(0, 16)}|${this.o.index}`;
     const known = hosts.get(key);
     if (known) return known;
     const described = await this.call<{ host?: unknown }>("describe_index", `${this.o.controlPlane}/indexes/${encodeURIComponent(this.o.index)}`, { method: "GET" });
