@@ -2,6 +2,7 @@
 // vectors and answers by cosine with metadata filters: upsert and prediction in a chatflow, the
 // record manager (unchanged chunks skipped, asked of Pinecone), namespaces, filters, an index Flowise
 // filled, and a Pinecone that is down, slow or not configured.
+import { env } from "cloudflare:workers";
 import { describe, expect, inject, it } from "vitest";
 import { planFlowUpsert, runUpsert } from "../../src/engine/chatflow/upsert";
 import { flowDataWarning } from "../../src/services/chatflows";
@@ -61,6 +62,10 @@ describe("pinecone", () => {
     expect(body.vectors.map((v) => v.metadata.text).sort()).toEqual([BAKERY, LIBRARY, STATION].sort());
     // Nested metadata flattened as LangChain's PineconeStore writes it.
     expect(body.vectors[0].metadata).toMatchObject({ source: "town", "loc.lines.from": expect.any(Number) });
+
+    // D1 keeps bookkeeping rows only (which loader each vector came from), not the text.
+    const rows = await env.DB.prepare("SELECT pageContent FROM vector_document WHERE provider = 'pinecone' AND namespace = ?").bind(`${chatflowid}_pinecone_0`).all<{ pageContent: string }>();
+    expect(rows.results.map((r) => r.pageContent)).toEqual(["", "", ""]);
 
     const m = marker();
     const result = await predict(flowData, `Which platform do night trains leave from? ${m}`, { chatflowid });

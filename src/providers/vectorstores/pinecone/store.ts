@@ -73,7 +73,9 @@ export class PineconeVectorStore extends D1DocumentsStore {
     if (!ids.length) return ids;
     const client = await this.client();
     const records = ids.map((id, i) => ({ id, values: vectors[i], metadata: pineconeMetadata(documents[i].metadata ?? {}, documents[i].pageContent) }));
-    await runBatch(this.db, this.documentWrites(ids, documents));
+    // D1 keeps only which loader each vector came from: the text lives in Pinecone.
+    const bookkeeping = documents.map((d) => ({ pageContent: "", metadata: typeof d.metadata?.docId === "string" ? { docId: d.metadata.docId } : {} }));
+    await runBatch(this.db, this.documentWrites(ids, bookkeeping));
     try {
       for (const part of slices(records, PINECONE_UPSERT_BATCH)) await client.upsert(part, this.pineconeNamespace);
     } catch (err) {
