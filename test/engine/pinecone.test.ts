@@ -106,6 +106,21 @@ describe("pinecone", () => {
     expect(queries.map((q) => q.body.filter)).toContainEqual({ kind: { $eq: "public" } });
   });
 
+  it("searchType mmr (fetchK, lambda) trades a near-duplicate for a different passage; similarity keeps both", async () => {
+    const cred = await credential("pineconeApi", { pineconeApiKey: "pc-key-123456" });
+    const index = `mmr-${marker()}`;
+    const twin = `${BAKERY} Fresh bread every day.`;
+    await upsertFlow(pineconeFlow({ credential: cred, index, text: [BAKERY, twin, LIBRARY].join("\n\n") }));
+    const ask = async (extra: Record<string, unknown>) =>
+      (await predict(pineconeFlow({ credential: cred, index, text: "", topK: "2", extra }), "the bakery opens at seven and sells sourdough")).sourceDocuments?.map((d) => d.pageContent);
+    expect((await ask({})).sort()).toEqual([BAKERY, twin].sort());
+    const diverse = await ask({ searchType: "mmr", fetchK: "3", lambda: "0.2" });
+    expect(diverse).toHaveLength(2);
+    expect(diverse).toContain(LIBRARY);
+    const queries = (await pineconeRequests(index)).filter((r) => r.path.endsWith("/query"));
+    expect(queries.at(-1)?.body).toMatchObject({ topK: 3, includeValues: true });
+  });
+
   it("answers from an index filled elsewhere (Flowise's layout: text in metadata.text)", async () => {
     const cred = await credential("pineconeApi", { pineconeApiKey: "pc-key-123456" });
     const index = `flowise-${marker()}`;

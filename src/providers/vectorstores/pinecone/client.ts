@@ -19,6 +19,7 @@ export interface PineconeVector {
 export interface PineconeMatch {
   id: string;
   score?: number;
+  values?: number[];
   metadata?: Record<string, unknown>;
 }
 
@@ -98,8 +99,8 @@ export class PineconeClient {
     await this.call("upsert", `${await this.host()}/vectors/upsert`, { method: "POST", body: JSON.stringify({ vectors, namespace }) });
   }
 
-  async query(vector: number[], topK: number, namespace: string, filter?: Record<string, unknown>): Promise<PineconeMatch[]> {
-    const body = { vector, topK, namespace, includeMetadata: true, includeValues: false, ...(filter && Object.keys(filter).length ? { filter } : {}) };
+  async query(vector: number[], topK: number, namespace: string, filter?: Record<string, unknown>, includeValues = false): Promise<PineconeMatch[]> {
+    const body = { vector, topK, namespace, includeMetadata: true, includeValues, ...(filter && Object.keys(filter).length ? { filter } : {}) };
     const res = await this.call<{ matches?: PineconeMatch[] }>("query", `${await this.host()}/query`, { method: "POST", body: JSON.stringify(body) });
     return Array.isArray(res.matches) ? res.matches : [];
   }
