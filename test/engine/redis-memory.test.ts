@@ -101,6 +101,17 @@ describe("RedisBackedChatMemory over TCP (redis://)", () => {
   });
 });
 
+describe("a Redis that does not answer", () => {
+  it("is a 504 naming it once its deadline passes", async () => {
+    const { RedisTcp, tcpOptionsOfUrl } = await import("../../src/providers/memory/redis/tcp");
+    const client = new RedisTcp({ ...tcpOptionsOfUrl(redisUrl()), timeoutMs: 300 });
+    const started = Date.now();
+    const e = await err(client.pipeline([["LRANGE", `hang:${marker()}`, 0, -1]]));
+    expect(e).toMatchObject({ status: 504, message: `Redis at 127.0.0.1:${new URL(redisUrl()).port} did not answer within 300 ms` });
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+});
+
 describe("Upstash REST", () => {
   it("RedisBackedChatMemory with an https:// redisUrl (token as its password) and UpstashRedisBackedChatMemory both use /pipeline with the token", async () => {
     const base = new URL(upstash());
