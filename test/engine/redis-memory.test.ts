@@ -3,8 +3,11 @@
 // exchange is written after a run in Flowise's layout and read on the next, sessions started
 // elsewhere carry over, windowSize, sessionTTL, sessionId, AUTH, and a Redis that is down.
 import { describe, expect, inject, it } from "vitest";
-import { closedUrl, credential, makeCtx, marker, requestsWith, runFlow } from "./helpers";
-import { flow, ref, standinModel } from "./retrieval-flows";
+import { planFlowUpsert, runUpsert } from "../../src/engine/chatflow/upsert";
+import { flowDataWarning } from "../../src/services/chatflows";
+import contextChatEngine from "./fixtures/context-chat-engine.json";
+import { type Fixture, closedUrl, credential, flowDataOf, makeCtx, marker, pointAtStandin, requestsWith, runFlow, runtimeWith } from "./helpers";
+import { flow, ref, standinModel, textFile } from "./retrieval-flows";
 
 const upstash = () => inject("upstashUrl");
 const redisUrl = () => inject("redisUrl");
@@ -155,5 +158,41 @@ describe("RESP reader", () => {
       expect(replies).toEqual(["OK", 42, null, ["héllo", [""]], new RespError("ERR no"), null]);
     }
     expect(new TextDecoder().decode(encodeCommand(["LPUSH", "k", "é"]))).toBe("*3\r\n$5\r\nLPUSH\r\n$1\r\nk\r\n$2\r\né\r\n");
+  });
+});
+
+describe("Context Chat Engine template with its RedisBackedChatMemory (as exported)", () => {
+  it("saves without a warning; the second turn gets the first exchange back from Redis", async () => {
+    expect(flowDataWarning(flowDataOf(contextChatEngine as unknown as Fixture))).toBeUndefined();
+    const openai = await credential("openAIApi", { openAIApiKey: "sk-ctx" });
+    const pc = await credential("pineconeApi", { pineconeApiKey: "pc-ctx-key" });
+    const redis = await urlCredential(redisUrl());
+    const index = `ctx-redis-${marker()}`;
+    const flowData = flowDataOf(contextChatEngine as unknown as Fixture, (nodes) => {
+      for (const node of nodes.values()) {
+        if (node.data.name === "chatOpenAI_LlamaIndex" || node.data.name === "openAIEmbedding_LlamaIndex") pointAtStandin(node, openai);
+        if (node.data.name === "pineconeLlamaIndex") {
+          node.data.credential = pc;
+          node.data.inputs = { ...node.data.inputs, pineconeIndex: index };
+        }
+        if (node.data.name === "RedisBackedChatMemory") node.data.credential = redis;
+      }
+    });
+    const runtime = runtimeWith({ PINECONE_BASE_URL: inject("pineconeUrl") });
+    const chatflowid = crypto.randomUUID();
+    const { graph, plan } = planFlowUpsert(flowData);
+    await runUpsert(graph, plan, makeCtx("", { chatflowid, runtime, files: { txtFile: [textFile()] } }));
+
+    const sessionId = `ctx-${marker()}`;
+    const m = marker();
+    const first = await runFlow(flowData, makeCtx(`When does the bakery open? ${m}`, { chatflowid, sessionId, runtime }));
+    await runFlow(flowData, makeCtx(`And on Sundays? ${m}-2`, { chatflowid, sessionId, runtime }));
+    const messages = (await lastChat(`${m}-2`)).body.messages.filter((x) => x.role !== "system");
+    expect(messages).toEqual([
+      { role: "user", content: `When does the bakery open? ${m}` },
+      { role: "assistant", content: first.text },
+      { role: "user", content: `And on Sundays? ${m}-2` },
+    ]);
+    expect((await stored(sessionId)).items).toHaveLength(4);
   });
 });
