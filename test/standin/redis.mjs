@@ -95,7 +95,9 @@ function startTcp() {
       buf = rest;
       for (const args of cmds) {
         commands.push({ conn: conn.id, args });
-        if (String(args[1] ?? "").startsWith("hang:")) return;
+        // A hanging server answers nothing more on this connection (replies keep their order).
+        if (String(args[1] ?? "").startsWith("hang:")) conn.hung = true;
+        if (conn.hung) continue;
         if (String(args[1] ?? "").startsWith("secret:") && !conn.authed) {
           socket.write("-NOAUTH Authentication required.\r\n");
           continue;

@@ -18,6 +18,10 @@ export function encodeCommand(args: Array<string | number>): Uint8Array {
     const bytes = encoder.encode(String(arg));
     parts.push(encoder.encode(`$${bytes.length}\r\n`), bytes, encoder.encode("\r\n"));
   }
+  return concatBytes(parts);
+}
+
+export function concatBytes(parts: Uint8Array[]): Uint8Array {
   const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
   let at = 0;
   for (const p of parts) {

@@ -4,7 +4,7 @@
 import { connect } from "cloudflare:sockets";
 import { ApiError, badGateway, gatewayTimeout } from "../../../errors";
 import { redact } from "../../../lib/redact";
-import { RespError, RespReader, type RespValue, encodeCommand } from "./resp";
+import { RespError, RespReader, type RespValue, concatBytes, encodeCommand } from "./resp";
 import { REDIS_TIMEOUT_MS, type RedisCommands } from "./types";
 
 export interface RedisTcpOptions {
@@ -52,8 +52,9 @@ export class RedisTcp implements RedisCommands {
     });
     const socket = connect({ hostname: o.hostname, port: o.port }, { secureTransport: o.tls ? "on" : "off", allowHalfOpen: false });
     const work = (async () => {
+      // Every command in one write: one round trip, whatever the pipeline's length.
       const writer = socket.writable.getWriter();
-      for (const c of all) await writer.write(encodeCommand(c));
+      await writer.write(concatBytes(all.map(encodeCommand)));
       writer.releaseLock();
       const reader = socket.readable.getReader();
       const parser = new RespReader();
