@@ -40,6 +40,8 @@ export interface OptionalConfig {
   /** D1 bindings sqlDatabaseChain flows may query, and those they may also write (README "SQL databases"). */
   SQL_D1_BINDINGS?: string;
   SQL_D1_WRITE_BINDINGS?: string;
+  /** GitHub's REST API for the github loader (default https://api.github.com). */
+  GITHUB_API_BASE_URL?: string;
 }
 
 export type Db = DrizzleD1Database<typeof schema>;

@@ -15,6 +15,8 @@ export interface ProviderEnv {
   BRAVE_SEARCH_BASE_URL?: string;
   TAVILY_BASE_URL?: string;
   ARXIV_BASE_URL?: string;
+  /** GitHub's REST API for the github loader (default https://api.github.com). */
+  GITHUB_API_BASE_URL?: string;
   /** Default base URLs of the native chat APIs (tests point them at loopback stand-ins). */
   ANTHROPIC_BASE_URL?: string;
   GOOGLE_GENERATIVE_AI_BASE_URL?: string;

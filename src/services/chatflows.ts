@@ -4,6 +4,7 @@ import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { VECTORIZE_PROVIDER, deleteVectorizeIds } from "../providers/vectorstores/vectorize";
 import type { Db, Env } from "../env";
 import { ApiError, invalid, notFound, unauthorized } from "../errors";
+import { FAISS_NAMESPACE_PREFIX } from "../providers/vectorstores/faiss-r2";
 import { apiKey, assistant, chatFlow, chatMessage, chatMessageFeedback, execution, lead, localEmbedding, localEmbeddingVersion, recordManager, upsertHistory, vectorDocument } from "../db/schema";
 import type { ChatflowCreate, ChatflowUpdate } from "../schemas/chatflows";
 import type { ChatflowType } from "../db/enums";
@@ -100,6 +101,7 @@ export async function deleteChatflow(db: Db, env: Env, id: string) {
     db.delete(chatFlow).where(eq(chatFlow.id, id)),
   ]);
   await deleteFilesUnder(env.FILES, `${id}/`);
+  await deleteFilesUnder(env.FILES, `${FAISS_NAMESPACE_PREFIX}${id}_`);
   return { deleted: 1 };
 }
 

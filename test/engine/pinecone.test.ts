@@ -2,9 +2,12 @@
 // vectors and answers by cosine with metadata filters: upsert and prediction in a chatflow, the
 // record manager (unchanged chunks skipped, asked of Pinecone), namespaces, filters, an index Flowise
 // filled, and a Pinecone that is down, slow or not configured.
+import { env } from "cloudflare:workers";
 import { describe, expect, inject, it } from "vitest";
 import { planFlowUpsert, runUpsert } from "../../src/engine/chatflow/upsert";
-import { credential, makeCtx, marker, requestsWith, runFlow, runtimeWith } from "./helpers";
+import { flowDataWarning } from "../../src/services/chatflows";
+import multipleDocs from "./fixtures/multiple-documents-qna.json";
+import { type Fixture, credential, flowDataOf, makeCtx, marker, pointAtStandin, requestsWith, runFlow, runtimeWith, standinUrl } from "./helpers";
 import { BAKERY, LIBRARY, STATION, TOWN_TEXT, flow, ref, standinModel } from "./retrieval-flows";
 
 const pinecone = () => inject("pineconeUrl");
@@ -60,6 +63,10 @@ describe("pinecone", () => {
     // Nested metadata flattened as LangChain's PineconeStore writes it.
     expect(body.vectors[0].metadata).toMatchObject({ source: "town", "loc.lines.from": expect.any(Number) });
 
+    // D1 keeps bookkeeping rows only (which loader each vector came from), not the text.
+    const rows = await env.DB.prepare("SELECT pageContent FROM vector_document WHERE provider = 'pinecone' AND namespace = ?").bind(`${chatflowid}_pinecone_0`).all<{ pageContent: string }>();
+    expect(rows.results.map((r) => r.pageContent)).toEqual(["", "", ""]);
+
     const m = marker();
     const result = await predict(flowData, `Which platform do night trains leave from? ${m}`, { chatflowid });
     expect(result.sourceDocuments).toEqual([{ pageContent: STATION, metadata: expect.objectContaining({ source: "town" }) }]);
@@ -99,6 +106,21 @@ describe("pinecone", () => {
     expect(queries.map((q) => q.body.filter)).toContainEqual({ kind: { $eq: "public" } });
   });
 
+  it("searchType mmr (fetchK, lambda) trades a near-duplicate for a different passage; similarity keeps both", async () => {
+    const cred = await credential("pineconeApi", { pineconeApiKey: "pc-key-123456" });
+    const index = `mmr-${marker()}`;
+    const twin = `${BAKERY} Fresh bread every day.`;
+    await upsertFlow(pineconeFlow({ credential: cred, index, text: [BAKERY, twin, LIBRARY].join("\n\n") }));
+    const ask = async (extra: Record<string, unknown>) =>
+      (await predict(pineconeFlow({ credential: cred, index, text: "", topK: "2", extra }), "the bakery opens at seven and sells sourdough")).sourceDocuments?.map((d) => d.pageContent);
+    expect((await ask({}))?.sort()).toEqual([BAKERY, twin].sort());
+    const diverse = await ask({ searchType: "mmr", fetchK: "3", lambda: "0.2" });
+    expect(diverse).toHaveLength(2);
+    expect(diverse).toContain(LIBRARY);
+    const queries = (await pineconeRequests(index)).filter((r) => r.path.endsWith("/query"));
+    expect(queries.at(-1)?.body).toMatchObject({ topK: 3, includeValues: true });
+  });
+
   it("answers from an index filled elsewhere (Flowise's layout: text in metadata.text)", async () => {
     const cred = await credential("pineconeApi", { pineconeApiKey: "pc-key-123456" });
     const index = `flowise-${marker()}`;
@@ -134,5 +156,39 @@ describe("pinecone", () => {
     expect(noCred).toMatchObject({ status: 400, message: "pinecone is not configured: connect a pineconeApi credential with pineconeApiKey" });
     const noIndex = await err(predict(pineconeFlow({ credential: cred, index: "" }), "bakery"));
     expect(noIndex).toMatchObject({ status: 400, message: "pinecone needs its pineconeIndex input (the name of a Pinecone index)" });
+  });
+});
+
+describe("Multiple Documents QnA template (toolAgent with two retrieverTools over pinecone namespaces and filters)", () => {
+  const APPLE = "Apple's net sales for 2022 were 394 billion dollars, with iPhone the largest product category.";
+  const APPLE_OTHER = "An unrelated memo stored in the Apple namespace: the cafeteria menu for Tuesday.";
+  const TESLA = "Tesla delivered 1.31 million vehicles in 2022 and its automotive revenue grew strongly.";
+
+  it("saves without a warning; each tool queries its namespace with its metadata filter; the agent answers from what they found", async () => {
+    expect(flowDataWarning(flowDataOf(multipleDocs as unknown as Fixture))).toBeUndefined();
+    const pc = await credential("pineconeApi", { pineconeApiKey: "pc-key-123456" });
+    const openai = await credential("openAIApi", { openAIApiKey: "sk-test-openai" });
+    // Fill the two namespaces the template reads (as a Flowise upsert flow would have).
+    const seed = (namespace: string, text: string, source: string) =>
+      upsertFlow(flow([
+        ["loader_0", "plainText", "Document Loaders", { text, metadata: JSON.stringify({ source }) }, { output: "document" }],
+        ["emb_0", "openAIEmbeddings", "Embeddings", { modelName: "text-embedding-ada-002", basepath: `${standinUrl()}/v1`, credential: openai }],
+        ["pc_0", "pinecone", "Vector Stores", { credential: pc, document: [ref("loader_0")], embeddings: ref("emb_0"), pineconeIndex: "newindex", pineconeNamespace: namespace }],
+      ] as never), { chatflowid: crypto.randomUUID() });
+    await seed("pinecone-form10k", APPLE, "apple");
+    await seed("pinecone-form10k", APPLE_OTHER, "memo");
+    await seed("pinecone-form10k-2", TESLA, "tesla");
+
+    const data = flowDataOf(multipleDocs as unknown as Fixture, (n) => {
+      pointAtStandin(n.get("chatOpenAI_0")!, openai);
+      for (const id of ["openAIEmbeddings_0", "openAIEmbeddings_1"]) pointAtStandin(n.get(id)!, openai);
+      for (const id of ["pinecone_0", "pinecone_1"]) n.get(id)!.data.credential = pc;
+    });
+    const m = marker();
+    const result = await predict(data, `[call search_apple {"input":"net sales 2022"}] [call search_tsla {"input":"deliveries"}] ${m}`);
+    expect(result.text).toBe(`tools said: ${APPLE} | ${TESLA}`);
+    expect(result.sourceDocuments?.map((d) => d.pageContent)).toEqual([APPLE, TESLA]);
+    const queries = (await pineconeRequests("newindex")).filter((r) => r.path.endsWith("/query")).slice(-2);
+    expect(queries.map((q) => [q.body.namespace, q.body.filter])).toEqual([["pinecone-form10k", { source: "apple" }], ["pinecone-form10k-2", { source: "tesla" }]]);
   });
 });

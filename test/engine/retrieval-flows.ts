@@ -1,5 +1,6 @@
 // Shared by the retrieval tests: a text about three places (one paragraph each, so a 1000-character
 // splitter makes three chunks), small hand-written retrieval flows, and the fixture pointed at the stand-in.
+import { env } from "cloudflare:workers";
 import type { FlowNode } from "../../src/engine";
 import retrievalQa from "./fixtures/conversational-retrieval-qa-chain.json";
 import { type Fixture, flowDataOf, pointAtStandin, standinUrl } from "./helpers";
@@ -54,3 +55,12 @@ export const ref = (id: string) => `{{${id}.data.instance}}`;
 
 /** A chat model node at the stand-in. */
 export const standinModel = (id = "model_0", credential?: string): Spec => [id, "chatOpenAI", "Chat Models", { modelName: "m", basepath: `${standinUrl()}/v1`, ...(credential ? { credential } : {}) }];
+
+/** How many vectors the faiss index kept in R2 for a node without basePath holds (0 when it has none). */
+export async function faissIndexSize(namespace: string): Promise<number> {
+  const obj = await env.FILES.get(`vectorstores/faiss/ns/${namespace}`);
+  if (!obj) return 0;
+  const bytes = new Uint8Array(await obj.arrayBuffer());
+  const length = new DataView(bytes.buffer).getUint32(0, true);
+  return (JSON.parse(new TextDecoder().decode(bytes.subarray(4, 4 + length))) as { entries: unknown[] }).entries.length;
+}

@@ -9,7 +9,7 @@ import { registry, supportedNodeNames } from "../../src/engine/chatflow/registry
 import { planFlowUpsert, runUpsert } from "../../src/engine/chatflow/upsert";
 import { LOCAL, newStore, upsert as storeUpsert } from "../routes/document-store-helpers";
 import { canStreamFlow, credential, makeCtx, marker, recordingSink, requestsWith, runFlow, standinUrl, storeTurns } from "./helpers";
-import { BAKERY, LIBRARY, STATION, TOWN_TEXT, flow, ref, retrievalFixtureFlow, standinModel, textFile } from "./retrieval-flows";
+import { BAKERY, LIBRARY, STATION, TOWN_TEXT, faissIndexSize, flow, ref, retrievalFixtureFlow, standinModel, textFile } from "./retrieval-flows";
 
 const upsertFlow = async (flowData: string, over: Parameters<typeof makeCtx>[1] = {}, stopNodeId?: string) => {
   const { graph, plan } = planFlowUpsert(flowData, stopNodeId);
@@ -122,9 +122,7 @@ describe("conversational-retrieval-qa-chain.json (upsert, then prediction)", () 
     expect(await upsertFlow(flowData, { chatflowid, files })).toMatchObject({ numAdded: 0, numUpdated: 0, numSkipped: 3, numDeleted: 0, addedDocs: [] });
     const other = await upsertFlow(flowData, { chatflowid, files: { txtFile: [textFile("bakery.txt", BAKERY)] } });
     expect(other).toMatchObject({ numAdded: 1, numSkipped: 0, numDeleted: 3 });
-    const ns = `${chatflowid}_faiss_0`;
-    const rows = await env.DB.prepare("SELECT COUNT(*) AS n FROM vector_document WHERE namespace = ?").bind(ns).first<{ n: number }>();
-    expect(rows?.n).toBe(1);
+    expect(await faissIndexSize(`${chatflowid}_faiss_0`)).toBe(1);
   });
 
   it("a prediction before any upsert answers from an empty context", async () => {
@@ -163,6 +161,7 @@ describe("upsert plan errors (400 saying what is wrong)", () => {
     const count = async (ns: string) => (await env.DB.prepare("SELECT COUNT(*) AS n FROM vector_document WHERE namespace = ?").bind(ns).first<{ n: number }>())?.n;
     expect(await count(`${chatflowid}_vs_b`)).toBe(1);
     expect(await count(`${chatflowid}_vs_a`)).toBe(0);
+    expect(await faissIndexSize(`${chatflowid}_vs_a`)).toBe(0);
   });
 
   it("a loader without its file, and loaders that give nothing, are 400s", async () => {

@@ -21,6 +21,12 @@ declare module "vitest" {
     postgresUrl: string;
     /** postgres://… on a port that accepts and never answers (a database that hangs). */
     silentPostgresUrl: string;
+    /** GitHub REST API stand-in (test/standin/github.mjs). */
+    githubUrl: string;
+    /** Upstash REST stand-in, also GET /commands (TCP commands received) and /keys/KEY (test/standin/redis.mjs). */
+    upstashUrl: string;
+    /** redis://127.0.0.1:PORT of the RESP stand-in. */
+    redisUrl: string;
   }
 }
 export {};

@@ -5,7 +5,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import llmChain from "../engine/fixtures/llm-chain.json";
 import { type Fixture, flowDataOf } from "../engine/helpers";
-import { BAKERY, LIBRARY, TOWN_TEXT, flow, ref, retrievalFixtureFlow, standinModel } from "../engine/retrieval-flows";
+import { BAKERY, LIBRARY, TOWN_TEXT, faissIndexSize, flow, ref, retrievalFixtureFlow, standinModel } from "../engine/retrieval-flows";
 import { call, expectError, json } from "../helpers";
 
 const credential = async (credentialName: string, plainDataObj: Record<string, unknown>) =>
@@ -31,6 +31,7 @@ const upsertForm = (id: string, form: FormData, token?: string | null) => call("
 const upsertJson = (id: string, body: unknown, token?: string | null) => call("POST", `/vector/upsert/${id}`, { body, token });
 const historyOf = (id: string) => json<Array<{ result: string; flowData: string }>>("GET", `/upsert-history/${id}`);
 const vectorsIn = async (namespace: string) => (await env.DB.prepare("SELECT COUNT(*) AS n FROM vector_document WHERE namespace = ?").bind(namespace).first<{ n: number }>())?.n ?? 0;
+const faissIn = faissIndexSize;
 
 /** plainText → memoryVectorStore (local providers): its `text` can be overridden when apiConfig enables it. */
 const plainTextFlow = (text = BAKERY) =>
@@ -51,7 +52,7 @@ describe("POST /vector/upsert/{id} (multipart)", () => {
     expect(body).toMatchObject({ numAdded: 3, numUpdated: 0, numSkipped: 0, numDeleted: 0 });
     expect(Object.keys(body).sort()).toEqual(["addedDocs", "numAdded", "numDeleted", "numSkipped", "numUpdated"]);
     expect(body.addedDocs[0]).toEqual({ pageContent: BAKERY, metadata: { source: "town.txt", loc: { lines: { from: 1, to: 1 } } } });
-    expect(await vectorsIn(`${id}_faiss_0`)).toBe(3);
+    expect(await faissIn(`${id}_faiss_0`)).toBe(3);
 
     const stored = await env.FILES.get(`${id}/town.txt`);
     expect(await stored?.text()).toBe(TOWN_TEXT);
@@ -70,7 +71,7 @@ describe("POST /vector/upsert/{id} (multipart)", () => {
     expect((await (await upsertForm(id, filesForm([town()]))).json<any>()).numAdded).toBe(3);
     const again = await (await upsertForm(id, filesForm([town()]))).json<any>();
     expect(again).toEqual({ numAdded: 0, numUpdated: 0, numSkipped: 3, numDeleted: 0, addedDocs: [] });
-    expect(await vectorsIn(`${id}_faiss_0`)).toBe(3);
+    expect(await faissIn(`${id}_faiss_0`)).toBe(3);
     expect(await historyOf(id)).toHaveLength(2);
   });
 
@@ -124,8 +125,9 @@ describe("POST /vector/upsert/{id} (JSON)", () => {
     expect((await expectError(await upsertJson(id, { stopNodeId: "nope_0" }), 400)).message).toBe("stopNodeId nope_0 is not a node of this chatflow; its vector stores are: vs_a (vs_a), vs_b (vs_b)");
     expect((await expectError(await upsertJson(id, { stopNodeId: "emb_0" }), 400)).message).toContain("is not a vector store");
     expect(await (await upsertJson(id, { stopNodeId: "vs_b" })).json<any>()).toMatchObject({ numAdded: 1 });
-    expect([await vectorsIn(`${id}_vs_a`), await vectorsIn(`${id}_vs_b`)]).toEqual([0, 1]);
+    expect([await faissIn(`${id}_vs_a`), await vectorsIn(`${id}_vs_b`)]).toEqual([0, 1]);
     expect(await (await upsertForm(id, filesForm([], { stopNodeId: "vs_a" }))).json<any>()).toMatchObject({ numAdded: 1 });
+    expect(await faissIn(`${id}_vs_a`)).toBe(1);
   });
 
   it("a chatflow without a vector store branch → 400", async () => {
@@ -184,15 +186,15 @@ describe("deleting a chatflow deletes the vectors of its in-flow stores", () => 
     for (const flowId of [id, other]) expect((await upsertForm(flowId, filesForm([town()]))).status).toBe(200);
     const rows = async (table: string, namespace: string) =>
       (await env.DB.prepare(`SELECT COUNT(*) AS n FROM ${table} WHERE namespace = ?`).bind(namespace).first<{ n: number }>())?.n ?? 0;
-    for (const table of ["vector_document", "local_embedding", "record_manager", "local_embedding_version"]) {
-      expect(await rows(table, `${id}_faiss_0`)).toBeGreaterThan(0);
-    }
+    // The fixture's faiss (no basePath) keeps its index in R2 under the node's namespace, its record manager in D1.
+    expect(await faissIn(`${id}_faiss_0`)).toBe(3);
+    expect(await rows("record_manager", `${id}_faiss_0`)).toBeGreaterThan(0);
 
     expect(await json("DELETE", `/chatflows/${id}`)).toEqual({ deleted: 1 });
-    for (const table of ["vector_document", "local_embedding", "record_manager", "local_embedding_version"]) {
-      expect(await rows(table, `${id}_faiss_0`)).toBe(0);
-      expect(await rows(table, `${other}_faiss_0`)).toBeGreaterThan(0); // another chatflow keeps its own
-    }
+    expect(await faissIn(`${id}_faiss_0`)).toBe(0);
+    expect(await rows("record_manager", `${id}_faiss_0`)).toBe(0);
+    expect(await faissIn(`${other}_faiss_0`)).toBe(3); // another chatflow keeps its own
+    expect(await rows("record_manager", `${other}_faiss_0`)).toBeGreaterThan(0);
 
     // Same id again (as a Flowise migration does): the first upsert adds everything anew.
     const flowData = (await json("GET", `/chatflows/${other}`)).flowData;

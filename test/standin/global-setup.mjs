@@ -4,8 +4,10 @@ import { createServer } from "node:net";
 import { startAnthropicStandin } from "./anthropic.mjs";
 import { startGeminiStandin } from "./gemini.mjs";
 import { startHuggingFaceStandin } from "./huggingface.mjs";
+import { startGithubStandin } from "./github.mjs";
 import { startPineconeStandin } from "./pinecone.mjs";
 import { startPostgresStandin, startSilentTcp } from "./postgres.mjs";
+import { startRedisStandins } from "./redis.mjs";
 import { startReplicateStandin } from "./replicate.mjs";
 import { startServices } from "./services.mjs";
 import { startStandin } from "./server.mjs";
@@ -35,11 +37,17 @@ export default async function setup(project) {
     pineconeUrl: await startPineconeStandin(),
     postgresUrl: await startPostgresStandin(),
     silentPostgresUrl: await startSilentTcp(),
+    githubUrl: await startGithubStandin(),
   };
   for (const [key, s] of Object.entries(services)) project.provide(key, s.url);
+  // Redis over TCP (RESP) and Upstash's REST API, one keyspace (test/standin/redis.mjs).
+  const redis = await startRedisStandins();
+  project.provide("upstashUrl", redis.url);
+  project.provide("redisUrl", redis.redisUrl);
   return async () => {
     await toolServices.close();
     await standin.close();
     for (const s of Object.values(services)) await s.close();
+    await redis.close();
   };
 }

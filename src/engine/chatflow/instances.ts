@@ -20,6 +20,8 @@ export interface MemoryInstance {
   /** Earlier turns of this session, oldest first (request history first). */
   load(): Promise<ChatTurn[]>;
   messages(): Promise<BaseMessage[]>;
+  /** Memories kept outside (Redis): store the exchange after a successful run. */
+  save?(question: string, answer: string): Promise<void>;
 }
 
 export interface ParsedOutput {

@@ -10,6 +10,7 @@ import { documentLoaderNodes } from "./nodes/document-loaders";
 import { llamaIndexNodes } from "./nodes/llamaindex";
 import { embeddingsNodes } from "./nodes/embeddings";
 import { memoryNodes } from "./nodes/memory";
+import { redisMemoryNodes } from "./nodes/redis-memory";
 import { moderationNodes } from "./nodes/moderation";
 import { outputParserNodes } from "./nodes/output-parsers";
 import { promptNodes } from "./nodes/prompts";
@@ -25,6 +26,7 @@ const families: NodeDefinition[][] = [
   promptNodes,
   chainNodes,
   memoryNodes,
+  redisMemoryNodes,
   outputParserNodes,
   moderationNodes,
   utilityNodes,

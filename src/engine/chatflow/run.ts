@@ -7,6 +7,7 @@ import type { RunContext } from "../core/ports";
 import type { RunResult, SourceDocument, StreamSink } from "../core/types";
 import { asNodeStep, buildArgs, definitionOf } from "./build";
 import { memoryNode } from "./graph";
+import { isMemory } from "./instances";
 import type { ChatflowPlan } from "./plan";
 
 /**
@@ -36,7 +37,12 @@ export async function runChatflow(plan: ChatflowPlan, ctx: RunContext, sink?: St
   const streamTo = sink && plan.streamable ? sink : undefined;
   const answer = await asNodeStep(run.ending, ctx, () => def.run!(built.get(run.ending.id), { ctx, sink: streamTo }));
   const sourceDocuments = answer.sourceDocuments ?? (found.length ? distinct(found) : undefined);
-  return { ...answer, ...(sourceDocuments ? { sourceDocuments } : {}), text: answer.text ?? "", memoryType: memoryNode(graph)?.data.label ?? null };
+  const text = answer.text ?? "";
+  const memory = memoryNode(graph);
+  const memoryInstance = memory ? built.get(memory.id) : undefined;
+  // A memory kept outside (Redis) stores the exchange now; the built-in ones read D1, which the prediction layer writes.
+  if (memory && isMemory(memoryInstance) && memoryInstance.save) await asNodeStep(memory, ctx, () => memoryInstance.save!(ctx.question, text));
+  return { ...answer, ...(sourceDocuments ? { sourceDocuments } : {}), text, memoryType: memory?.data.label ?? null };
 }
 
 /** Each document once (a tool called twice may find the same passage), in the order found. */

@@ -5,6 +5,7 @@ import { badRequest } from "../../errors";
 import { megabytes, overLimit } from "../../lib/limits";
 import { docxLoader } from "./docx";
 import { fileLoaders } from "./files";
+import { githubLoader } from "./github";
 import { pdfLoader } from "./pdf";
 import { extensionOf } from "./text-util";
 import type { LoaderDefinition, LoaderInput } from "./types";
@@ -20,7 +21,7 @@ const plainTextLoader: LoaderDefinition = {
   },
 };
 
-const definitions: LoaderDefinition[] = [plainTextLoader, ...fileLoaders, pdfLoader, docxLoader, webLoader];
+const definitions: LoaderDefinition[] = [plainTextLoader, ...fileLoaders, pdfLoader, docxLoader, webLoader, githubLoader];
 
 const byName = new Map<string, LoaderDefinition>();
 for (const def of definitions) for (const n of [def.name, ...(def.aliases ?? [])]) byName.set(n, def);

@@ -18,6 +18,10 @@ export interface LoaderInput {
   maxBytes: number;
   /** Bounds on the work a file may cause (pages, rows, columns, unzipped size, text, documents). */
   limits: WorkLimits;
+  /** Decrypted credential values by id, for loaders behind a service (github). */
+  getCredential?(id: string): Promise<Record<string, unknown>>;
+  /** Service base URLs the deployment sets (tests: stand-ins). */
+  services?: { GITHUB_API_BASE_URL?: string };
 }
 
 export interface LoaderDefinition {

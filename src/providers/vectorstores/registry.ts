@@ -1,9 +1,12 @@
-// Vector stores by Flowise node name. Flowise's in-process stores (faiss, memoryVectorStore, …)
-// map to the local D1 store, so their exports run unchanged; vectorize is Cloudflare's.
+// Vector stores by Flowise node name. Flowise's in-process stores (memoryVectorStore, …) map to the
+// local D1 store, so their exports run unchanged; faiss is an index in R2 per basePath; vectorize is
+// Cloudflare's; pinecone is Pinecone's REST API.
 import type { Env } from "../../env";
 import { badRequest } from "../../errors";
 import { LocalD1VectorStore } from "./local";
 import { pineconeVectorStore } from "./pinecone";
+import { FaissR2Store } from "./faiss-r2";
+import { str } from "../../lib/inputs";
 import type { DocVectorStore, VectorStoreContext, VectorStoreDefinition } from "./types";
 import { VectorizeStore, isVectorizeBound } from "./vectorize";
 
@@ -13,7 +16,7 @@ export const VECTORIZE_VECTOR_STORE = "vectorize";
 const definitions: VectorStoreDefinition[] = [
   {
     name: LOCAL_VECTOR_STORE,
-    aliases: ["faiss", "memoryVectorStore", "inMemoryVectorStore", "simpleStore", "hnswlib", "d1VectorStore"],
+    aliases: ["memoryVectorStore", "inMemoryVectorStore", "simpleStore", "hnswlib", "d1VectorStore"],
     build: (_config, ctx) => new LocalD1VectorStore(ctx.embeddings, ctx.db, ctx.namespace),
   },
   {
@@ -22,6 +25,11 @@ const definitions: VectorStoreDefinition[] = [
     build: (_config, ctx) => VectorizeStore.create(ctx.env.VECTORIZE, ctx.embeddings, ctx.db, ctx.namespace),
   },
   pineconeVectorStore,
+  {
+    // Flowise's faiss keeps an index on disk at basePath; here it is an R2 object per basePath (faiss-r2.ts).
+    name: "faiss",
+    build: (config, ctx) => new FaissR2Store(ctx.embeddings, ctx.env.FILES, str(config.basePath), ctx.namespace),
+  },
 ];
 
 const byName = new Map<string, VectorStoreDefinition>();

@@ -46,6 +46,8 @@ async function chunksOf(deps: DocStoreDeps, bucket: R2Bucket, plan: Plan): Promi
     outbound: { OUTBOUND_ALLOW: deps.env.OUTBOUND_ALLOW },
     maxBytes: maxUploadBytes(deps.env),
     limits,
+    getCredential: deps.getCredential,
+    services: deps.env,
   });
   const splitter: TextSplitter = buildSplitter(plan.splitter.name, plan.splitter.config);
   let chunks: Document[];

@@ -2,6 +2,7 @@
 // built from the loader rows, its status (UPSERTING while some loader's work holds a live lease,
 // STALE while some loader is not SYNC, else the status the last finished upsert left), its totals.
 import type { z } from "@hono/zod-openapi";
+import { FAISS_NAMESPACE_PREFIX } from "../../providers/vectorstores/faiss-r2";
 import { eq, sql } from "drizzle-orm";
 import type { Db, Env } from "../../env";
 import { documentStore, documentStoreFileChunk, documentStoreLoader, localEmbedding, localEmbeddingVersion, recordManager, upsertHistory, vectorDocument } from "../../db/schema";
@@ -110,6 +111,7 @@ export async function deleteStore(db: Db, env: Env, files: R2Bucket, id: string)
   const vectorizeIds = await db.select({ id: vectorDocument.id }).from(vectorDocument).where(sql`${vectorDocument.provider} = 'vectorize' AND ${vectorDocument.namespace} = ${id}`).all();
   await deleteVectorizeIds(env.VECTORIZE, vectorizeIds.map((r) => r.id));
   await deleteStoreFiles(files, id);
+  await files.delete(`${FAISS_NAMESPACE_PREFIX}${id}`); // a faiss index kept under the store's namespace
   const rmNamespace = (parseComponent(row.recordManagerConfig)?.config.namespace as string | undefined) || id;
   const [, , , , , , , gone] = await db.batch([
     db.delete(documentStoreLoader).where(eq(documentStoreLoader.storeId, id)),

@@ -40,6 +40,7 @@ const providerEnv = (env: Env) => ({
   BRAVE_SEARCH_BASE_URL: env.BRAVE_SEARCH_BASE_URL,
   TAVILY_BASE_URL: env.TAVILY_BASE_URL,
   ARXIV_BASE_URL: env.ARXIV_BASE_URL,
+  GITHUB_API_BASE_URL: env.GITHUB_API_BASE_URL,
 });
 
 export function createRuntime(env: Env, db: Db): Runtime {

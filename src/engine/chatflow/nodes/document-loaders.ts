@@ -11,6 +11,7 @@ import { splitWithin } from "../../../providers/splitters/paced";
 import type { LoaderFile } from "../../../providers/loaders/types";
 import { decodeFlowiseDataUri, safeFileName } from "../../../providers/loaders/data-uri";
 import { referencedIds } from "../../core/flow-data";
+import { providerConfig } from "../../core/inputs";
 import type { BuildArgs, NodeDefinition } from "../types";
 import type { FlowGraph, FlowNode } from "../../core/types";
 import type { RunContext } from "../../core/ports";
@@ -98,7 +99,7 @@ export async function loadNodeDocuments({ node, inputs, ctx }: BuildArgs): Promi
   const where = `${node.data.label} (${node.id})`;
   const def = loaderDefinition(name);
   const maxBytes = ctx.runtime.maxUploadBytes;
-  const config: Record<string, unknown> = { ...inputs };
+  const config: Record<string, unknown> = providerConfig(node, inputs);
   delete config.textSplitter;
   let files: LoaderFile[] = [];
   if (def.fileField) {
@@ -108,7 +109,7 @@ export async function loadNodeDocuments({ node, inputs, ctx }: BuildArgs): Promi
     for (const f of files) checkLoaderFile(name, f, maxBytes);
   }
   const { limits } = ctx.runtime;
-  let docs = await loadDocuments(name, { config, files, outbound: ctx.runtime.outbound, maxBytes, limits });
+  let docs = await loadDocuments(name, { config, files, outbound: ctx.runtime.outbound, maxBytes, limits, getCredential: ctx.getCredential, services: ctx.runtime.providers });
   const splitter = inputs.textSplitter;
   if (splitter !== undefined && splitter !== null && splitter !== "") {
     if (!isTextSplitter(splitter)) throw badRequest(`${where}: its textSplitter input is not a text splitter`);

@@ -1,6 +1,7 @@
 // Memory nodes read the conversation so far through ctx.loadMemory (stored messages of this
 // chatflow and session, the request's history first). They never write: the prediction layer
-// stores both messages after a successful run.
+// stores both messages after a successful run. (Memories kept outside — Redis, redis-memory.ts —
+// write their own store through MemoryInstance.save after the run.)
 import { HumanMessage, SystemMessage } from "@langchain/core/messages";
 import type { MemoryInstance } from "../instances";
 import { requireChatModel, turnsToMessages, turnsToText } from "../instances";

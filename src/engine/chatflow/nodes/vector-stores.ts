@@ -41,9 +41,14 @@ export function topKOf(value: unknown, max: number): number {
 }
 
 /** What a vector store node outputs: the store (`vectorStore`) or a retriever with topK. */
-export function storeOutput(store: DocVectorStore, output: string | undefined, topK: unknown) {
+export function storeOutput(store: DocVectorStore, output: string | undefined, topK: unknown, inputs: Record<string, unknown> = {}) {
   if (output === "vectorStore") return store;
-  return store.asRetriever({ k: topKOf(topK, store.maxTopK) });
+  const k = topKOf(topK, store.maxTopK);
+  // Flowise's searchType "mmr" (fetchK, lambda) where the store can diversify its results; else similarity.
+  if (inputs.searchType === "mmr" && typeof store.maxMarginalRelevanceSearch === "function") {
+    return store.asRetriever({ k, searchType: "mmr", searchKwargs: { fetchK: num(inputs.fetchK) ?? 20, lambda: num(inputs.lambda) ?? 0.5 } });
+  }
+  return store.asRetriever({ k });
 }
 
 export interface RecordManagerInstance {
@@ -103,7 +108,7 @@ function vectorStoreNode(name: string): NodeDefinition {
   return {
     name,
     category: VECTOR_STORE_CATEGORY,
-    build: async (args) => storeOutput(await storeOf(args), args.output, args.inputs.topK),
+    build: async (args) => storeOutput(await storeOf(args), args.output, args.inputs.topK, args.inputs),
     upsert: (args) => upsertInto(args),
   };
 }

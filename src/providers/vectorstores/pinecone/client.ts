@@ -2,6 +2,7 @@
 // host, the data plane answers upsert, query, fetch and delete. Failures are 502 (504 when it does
 // not answer in time) naming Pinecone; the API key never appears in a message.
 import { ApiError, badGateway, badRequest, gatewayTimeout } from "../../../errors";
+import { sha256Hex } from "../../../lib/crypto";
 import { redact } from "../../../lib/redact";
 import { Deadline, RetryableProviderError, RunAborted, providerErrorMessage, withOneRetry } from "../../chat/http";
 
@@ -18,6 +19,7 @@ export interface PineconeVector {
 export interface PineconeMatch {
   id: string;
   score?: number;
+  values?: number[];
   metadata?: Record<string, unknown>;
 }
 
@@ -32,7 +34,8 @@ export interface PineconeClientOptions {
   signal?: AbortSignal;
 }
 
-// Index hosts do not change for an index's life: one describe_index per isolate, control plane and index.
+// Index hosts do not change for an index's life: one describe_index per isolate, control plane,
+// project (two projects may each have an index of one name: keyed by a hash of the API key) and index.
 const hosts = new Map<string, string>();
 
 /** A host without a scheme takes the control plane's (https for Pinecone itself, http for a loopback stand-in). */
@@ -82,7 +85,7 @@ export class PineconeClient {
   /** The data plane's base URL: the host input, else describe_index's `host`. */
   async host(): Promise<string> {
     if (this.o.host) return withScheme(this.o.host, this.o.controlPlane);
-    const key = `${this.o.controlPlane}|${this.o.index}`;
+    const key = `${this.o.controlPlane}|${(await sha256Hex(this.o.apiKey)).slice(0, 16)}|${this.o.index}`;
     const known = hosts.get(key);
     if (known) return known;
     const described = await this.call<{ host?: unknown }>("describe_index", `${this.o.controlPlane}/indexes/${encodeURIComponent(this.o.index)}`, { method: "GET" });
@@ -96,8 +99,8 @@ export class PineconeClient {
     await this.call("upsert", `${await this.host()}/vectors/upsert`, { method: "POST", body: JSON.stringify({ vectors, namespace }) });
   }
 
-  async query(vector: number[], topK: number, namespace: string, filter?: Record<string, unknown>): Promise<PineconeMatch[]> {
-    const body = { vector, topK, namespace, includeMetadata: true, includeValues: false, ...(filter && Object.keys(filter).length ? { filter } : {}) };
+  async query(vector: number[], topK: number, namespace: string, filter?: Record<string, unknown>, includeValues = false): Promise<PineconeMatch[]> {
+    const body = { vector, topK, namespace, includeMetadata: true, includeValues, ...(filter && Object.keys(filter).length ? { filter } : {}) };
     const res = await this.call<{ matches?: PineconeMatch[] }>("query", `${await this.host()}/query`, { method: "POST", body: JSON.stringify(body) });
     return Array.isArray(res.matches) ? res.matches : [];
   }

@@ -6,7 +6,9 @@ import { Document, type DocumentInterface } from "@langchain/core/documents";
 import { badRequest } from "../../../errors";
 import { runBatch } from "../d1-json";
 import { D1DocumentsStore } from "../d1-documents";
-import type { PineconeClient } from "./client";
+import type { MaxMarginalRelevanceSearchOptions } from "@langchain/core/vectorstores";
+import { maximalMarginalRelevance } from "@langchain/core/utils/math";
+import type { PineconeClient, PineconeMatch } from "./client";
 
 export const PINECONE_PROVIDER = "pinecone";
 export const PINECONE_TEXT_KEY = "text";
@@ -73,7 +75,9 @@ export class PineconeVectorStore extends D1DocumentsStore {
     if (!ids.length) return ids;
     const client = await this.client();
     const records = ids.map((id, i) => ({ id, values: vectors[i], metadata: pineconeMetadata(documents[i].metadata ?? {}, documents[i].pageContent) }));
-    await runBatch(this.db, this.documentWrites(ids, documents));
+    // D1 keeps only which loader each vector came from: the text lives in Pinecone.
+    const bookkeeping = documents.map((d) => ({ pageContent: "", metadata: typeof d.metadata?.docId === "string" ? { docId: d.metadata.docId } : {} }));
+    await runBatch(this.db, this.documentWrites(ids, bookkeeping));
     try {
       for (const part of slices(records, PINECONE_UPSERT_BATCH)) await client.upsert(part, this.pineconeNamespace);
     } catch (err) {
@@ -111,11 +115,27 @@ export class PineconeVectorStore extends D1DocumentsStore {
 
   async similaritySearchVectorWithScore(query: number[], k: number, filter?: Record<string, unknown>): Promise<[Document, number][]> {
     const client = await this.client();
-    const topK = Math.max(1, Math.min(this.maxTopK, k));
-    const matches = await client.query(query, topK, this.pineconeNamespace, filter ?? this.defaultFilter);
-    return matches.map((m) => {
-      const { [PINECONE_TEXT_KEY]: text, ...metadata } = m.metadata ?? {};
-      return [new Document({ id: m.id, pageContent: typeof text === "string" ? text : "", metadata }), m.score ?? 0] as [Document, number];
-    });
+    const matches = await client.query(query, this.topK(k), this.pineconeNamespace, filter ?? this.defaultFilter);
+    return matches.map((m) => [documentOf(m), m.score ?? 0] as [Document, number]);
   }
+
+  /** Flowise's searchType "mmr": fetchK nearest (with their vectors), then k of them picked for relevance and variety. */
+  async maxMarginalRelevanceSearch(query: string, options: MaxMarginalRelevanceSearchOptions<Record<string, unknown>>): Promise<Document[]> {
+    const client = await this.client();
+    const vector = await this.embeddings.embedQuery(query);
+    const matches = await client.query(vector, this.topK(options.fetchK ?? 20), this.pineconeNamespace, options.filter ?? this.defaultFilter, true);
+    const withValues = matches.filter((m) => Array.isArray(m.values) && m.values.length === vector.length);
+    if (!withValues.length) return [];
+    const picked = maximalMarginalRelevance(vector, withValues.map((m) => m.values!), options.lambda ?? 0.5, options.k);
+    return picked.map((i) => documentOf(withValues[i]));
+  }
+
+  private topK(k: number): number {
+    return Math.max(1, Math.min(this.maxTopK, k));
+  }
+}
+
+function documentOf(m: PineconeMatch): Document {
+  const { [PINECONE_TEXT_KEY]: text, ...metadata } = m.metadata ?? {};
+  return new Document({ id: m.id, pageContent: typeof text === "string" ? text : "", metadata });
 }

@@ -1,0 +1,105 @@
+// The slice of GitHub's REST API the github loader uses: the git tree of a branch (one call lists
+// every path) and a file's raw contents. Each call has a deadline; network failures, 5xx and 429
+// are retried (maxRetries, backoff doubling from 250 ms); the token never appears in a message.
+import { ApiError, badGateway, badRequest, gatewayTimeout } from "../../../errors";
+import { type OutboundEnv, outboundFetch } from "../../../lib/outbound";
+import { redact } from "../../../lib/redact";
+
+export const GITHUB_API = "https://api.github.com";
+export const GITHUB_TIMEOUT_MS = 30_000;
+const BACKOFF_MS = 250;
+
+export interface TreeEntry {
+  path: string;
+  type: string;
+  size?: number;
+}
+
+export interface GithubApiOptions {
+  apiUrl: string;
+  token?: string;
+  maxRetries: number;
+  /** Set when the API URL came from the flow (githubInstanceApi): the outbound policy applies. */
+  policy?: OutboundEnv;
+  timeoutMs?: number;
+}
+
+class Retryable extends Error {}
+
+export class GithubApi {
+  constructor(private readonly o: GithubApiOptions) {}
+
+  private headers(accept: string): Record<string, string> {
+    return {
+      Accept: accept,
+      "User-Agent": "edgeflow-github-loader",
+      "X-GitHub-Api-Version": "2022-11-28",
+      ...(this.o.token ? { Authorization: `Bearer ${this.o.token}` } : {}),
+    };
+  }
+
+  private async once(path: string, accept: string, what: string): Promise<Response> {
+    const ms = this.o.timeoutMs ?? GITHUB_TIMEOUT_MS;
+    const signal = AbortSignal.timeout(ms);
+    const url = `${this.o.apiUrl}${path}`;
+    let res: Response;
+    try {
+      const init = { headers: this.headers(accept), signal };
+      res = this.o.policy ? await outboundFetch(url, init, this.o.policy) : await fetch(url, init);
+    } catch (err) {
+      if (err instanceof ApiError) throw err;
+      if (signal.aborted) throw gatewayTimeout(`GitHub did not answer within ${Math.round(ms / 1000)} s (${what})`);
+      throw new Retryable(`GitHub is unreachable (${what}): ${this.scrub(err instanceof Error ? err.message : String(err))}`);
+    }
+    if (res.ok) return res;
+    const detail = this.scrub(await messageOf(res));
+    if (res.status >= 500 || res.status === 429) throw new Retryable(`GitHub answered ${res.status} (${what}): ${detail}`);
+    if (res.status === 404) throw badRequest(`GitHub: ${what} not found${this.o.token ? "" : " (a private repository needs a githubApi credential)"}`);
+    if (res.status === 401) throw badRequest(`GitHub refused the githubApi credential (401): ${detail}`);
+    throw badGateway(`GitHub answered ${res.status} (${what}): ${detail}`);
+  }
+
+  private async call(path: string, accept: string, what: string): Promise<Response> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.once(path, accept, what);
+      } catch (err) {
+        if (!(err instanceof Retryable)) throw err;
+        if (attempt >= this.o.maxRetries) throw badGateway(err.message);
+        await new Promise((r) => setTimeout(r, Math.min(BACKOFF_MS * 2 ** attempt, 4_000)));
+      }
+    }
+  }
+
+  private scrub(text: string): string {
+    return redact(text.slice(0, 300), this.o.token ? [this.o.token] : []);
+  }
+
+  /** Every path of the branch (GET /repos/{o}/{r}/git/trees/{branch}?recursive=1). */
+  async tree(owner: string, repo: string, branch: string): Promise<{ entries: TreeEntry[]; truncated: boolean }> {
+    const res = await this.call(`/repos/${enc(owner)}/${enc(repo)}/git/trees/${enc(branch)}?recursive=1`, "application/vnd.github+json", `repository ${owner}/${repo} at branch "${branch}"`);
+    const body = (await res.json().catch(() => ({}))) as { tree?: unknown; truncated?: unknown };
+    if (!Array.isArray(body.tree)) throw badGateway(`GitHub answered a tree without entries for ${owner}/${repo}`);
+    const entries = body.tree.filter((e): e is TreeEntry => !!e && typeof e.path === "string" && typeof e.type === "string");
+    return { entries, truncated: body.truncated === true };
+  }
+
+  /** A file's bytes (GET /repos/{o}/{r}/contents/{path}?ref=… as raw). */
+  async raw(owner: string, repo: string, branch: string, path: string): Promise<Uint8Array> {
+    const res = await this.call(`/repos/${enc(owner)}/${enc(repo)}/contents/${path.split("/").map(enc).join("/")}?ref=${enc(branch)}`, "application/vnd.github.raw", `file ${path}`);
+    return new Uint8Array(await res.arrayBuffer());
+  }
+}
+
+const enc = encodeURIComponent;
+
+async function messageOf(res: Response): Promise<string> {
+  const text = await res.text().catch(() => "");
+  try {
+    const body = JSON.parse(text) as { message?: unknown };
+    if (typeof body.message === "string") return body.message;
+  } catch {
+    // not JSON
+  }
+  return text.trim().split(/\r?\n/)[0] || res.statusText;
+}
