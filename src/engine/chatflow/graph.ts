@@ -7,6 +7,9 @@ import { registry } from "./registry";
 export const ENDING_CATEGORIES = new Set(["Chains", "Agents", "Engine"]);
 export const NO_ENDING_NODE = "Ending node must be either a Chain or Agent or Engine";
 
+/** A node whose chosen output is `EndingNode` (a Custom JS Function) may answer, whatever its category. */
+const endsByOutput = (node: FlowNode): boolean => node.data.outputs?.output === "EndingNode";
+
 /** A node's category: its own data.category, else the registry's. */
 export const categoryOf = (node: FlowNode): string | undefined => node.data.category || registry.get(node.data.name)?.category;
 
@@ -67,7 +70,7 @@ function cycleNodes(nodes: FlowNode[], up: Map<string, string[]>): FlowNode[] {
 
 /**
  * The ending node (no outgoing edge, at least one incoming one or the only node, category Chains,
- * Agents or Engine) and the build order of its ancestors. Sticky notes are never part of it.
+ * Agents or Engine, or output EndingNode) and the build order of its ancestors. Sticky notes are never part of it.
  * Throws ApiError 400 on a cycle or when no node can end the flow.
  */
 export function planRun(graph: FlowGraph): RunPlan {
@@ -85,7 +88,7 @@ export function planRun(graph: FlowGraph): RunPlan {
     for (const s of sources) hasOutgoing.add(s);
   }
   const endings = nodes.filter(
-    (n) => !hasOutgoing.has(n.id) && (hasIncoming.has(n.id) || nodes.length === 1) && ENDING_CATEGORIES.has(categoryOf(n) ?? ""),
+    (n) => !hasOutgoing.has(n.id) && (hasIncoming.has(n.id) || nodes.length === 1) && (ENDING_CATEGORIES.has(categoryOf(n) ?? "") || endsByOutput(n)),
   );
   // Several candidates: the last one in the graph answers, as Flowise does.
   const ending = endings[endings.length - 1];

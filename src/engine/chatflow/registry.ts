@@ -5,6 +5,7 @@ import { agentNodes } from "./nodes/agents";
 import { assistantNodes } from "./nodes/assistant";
 import { chainNodes } from "./nodes/chains";
 import { chatModelNodes } from "./nodes/chat-models";
+import { customFunctionNodes } from "./nodes/custom-function";
 import { dataNodes } from "./nodes/data";
 import { documentLoaderNodes } from "./nodes/document-loaders";
 import { llamaIndexNodes } from "./nodes/llamaindex";
@@ -41,6 +42,7 @@ const families: NodeDefinition[][] = [
   retrievalNodes,
   llamaIndexNodes,
   dataNodes,
+  customFunctionNodes,
 ];
 
 function assemble(lists: NodeDefinition[][]): Map<string, NodeDefinition> {

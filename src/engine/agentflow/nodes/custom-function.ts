@@ -6,24 +6,13 @@
 import { ApiError } from "../../../errors";
 import { RunAborted } from "../../../providers/chat/http";
 import type { AgentflowNodeDef, NodeRuntime } from "../node-types";
-import { isObject, listOf } from "../util";
+import { runForValue, valueText } from "../../core/function-code";
+import { listOf } from "../util";
 import { ownerOf, stateAfter, streamsAnswer } from "./common";
-
-// Runs the body as an inner function so an object result can be pretty-printed (and told apart from
-// a string that happens to be JSON). The prefix stays on the body's first line: line numbers hold.
-const wrapBody = (code: string) =>
-  `const __value = await (async function () {${code}\n})(); return __value !== null && typeof __value === "object" ? { __pretty: JSON.stringify(__value, null, 2) } : __value;`;
 
 export async function runFunction(code: string, input: string | undefined, variables: Record<string, unknown>, rt: NodeRuntime, extraFlow: Record<string, unknown> = {}): Promise<string> {
   const flow = { input: input ?? "", state: rt.state, chatflowId: rt.request.chatflowId, sessionId: rt.request.sessionId, chatId: rt.request.chatId, ...extraFlow };
-  const raw = await rt.ctx.runtime.code.run(wrapBody(code), { args: { input: input ?? "", ...variables }, vars: rt.request.vars, flow, signal: rt.signal });
-  try {
-    const parsed = JSON.parse(raw);
-    if (isObject(parsed) && typeof parsed.__pretty === "string" && Object.keys(parsed).length === 1) return parsed.__pretty;
-  } catch {
-    // a plain string result
-  }
-  return raw;
+  return valueText(await runForValue(code, rt.ctx.runtime, { args: { input: input ?? "", ...variables }, vars: rt.request.vars, flow, signal: rt.signal }));
 }
 
 export const customFunctionNode: AgentflowNodeDef = {
