@@ -2,13 +2,14 @@
 // routes through its model's `route` tool call, workers answer with their prompts, agentReasoning
 // lists every step in order (answer and stored message), the recursion limit stops a supervisor
 // that never says FINISH, and graphs that cannot run are 400s naming the node.
-import { describe, expect, it } from "vitest";
+import { describe, expect, inject, it } from "vitest";
+import customerSupport from "./fixtures/customer-support-team-agents.json";
 import promptEngineering from "./fixtures/prompt-engineering-team.json";
 import softwareTeam from "./fixtures/software-team.json";
 import textToSql from "./fixtures/text-to-sql.json";
-import { requestsWith } from "../engine/helpers";
+import { credential, pointAtStandin, requestsWith } from "../engine/helpers";
 import { call, expectError, json } from "../helpers";
-import { eventsOf, executionsOf, messagesOf, readStream } from "../agentflow-api/flows";
+import { eventsOf, executionsOf, messagesOf, openAICredential, readStream } from "../agentflow-api/flows";
 import { marker, onStandin, saveMultiagent, steps } from "./flows";
 
 const ENGINEER = "senior_software_engineer";
@@ -56,7 +57,7 @@ describe("Agentflow V1 supervisor and workers", () => {
     expect(reviewer?.body.messages.slice(1).map((x) => x.content)).toEqual([question, `echo: ${question}`]);
   });
 
-  it("Text to SQL: a worker with a stored custom tool calls it; its usedTools are in its step and the answer; a missing component is a 400 naming it", async () => {
+  it("Text to SQL: a worker with a stored custom tool calls it; its usedTools are in its step and the answer; the SQL Expert's schema comes from the Custom JS Function", async () => {
     const tool = await json("POST", "/tools", { body: {
       name: "run_sql", description: "Runs SQL", func: "return 'rows for ' + $sql;",
       schema: JSON.stringify([{ property: "sql", type: "string", description: "the query", required: true }]),
@@ -72,9 +73,44 @@ describe("Agentflow V1 supervisor and workers", () => {
     expect(answer.usedTools).toEqual(used);
     expect((await messagesOf(id))[1].usedTools).toEqual(used);
 
-    // The SQL Expert's schema comes from a Custom JS Function node, which edgeflow does not have (yet).
-    const err = await expectError(await call("POST", `/prediction/${id}`, { body: { question: `schema ${marker()} [route sql_expert]` } }), 400);
-    expect(err.message).toBe("SQL Expert (worker_0) uses Custom JS Function (customFunction), which is not available in edgeflow");
+    // The SQL Expert's {schema} comes from the template's Custom JS Function (customFunction_0), run in the sandbox.
+    const m = marker();
+    const expert = await json("POST", `/prediction/${id}`, { body: { question: `schema ${m} [route sql_expert>FINISH]` } });
+    expect(steps(expert.agentReasoning)).toEqual(["Supervisor → sql_expert", "SQL Expert", "Supervisor → FINISH"]);
+    expect(expert.text).toBe(`echo: schema ${m} [route sql_expert>FINISH]`);
+    const expertCall = (await requestsWith(m)).find((r) => r.body.messages[0].content.includes("You are given the following schema:"))!;
+    expect(expertCall.body.messages[0].content).toContain("You are given the following schema:\nCREATE TABLE customers (\n  customerNumber int NOT NULL,");
+    expect(expertCall.body.messages[0].content).toContain("creditLimit decimal(10,2) DEFAULT NULL,\n)\n");
+  });
+
+  it("Customer Support Team Agents: the Support Representative's {conversation} is the Custom JS Function's array; its search_docs tool queries Pinecone", async () => {
+    const index = `support-${marker()}`;
+    const pineconeCred = await credential("pineconeApi", { pineconeApiKey: "pc-support-key" });
+    const openAI = await openAICredential();
+    const { id, warning } = await saveMultiagent(await onStandin(customerSupport, (nodes) => {
+      Object.assign(nodes.get("pinecone_0")!.data.inputs!, { pineconeIndex: index, pineconeIndexHost: `${inject("pineconeUrl")}/idx/${index}` });
+      nodes.get("pinecone_0")!.data.credential = pineconeCred;
+      pointAtStandin(nodes.get("openAIEmbeddings_0")!, openAI);
+    }));
+    expect(warning).toBeUndefined();
+    const m = marker();
+    const question = `install fails ${m} [route support_representative>FINISH] [call search_docs {"input":"install bug"}]`;
+    const answer = await json("POST", `/prediction/${id}`, { body: { question } });
+    expect(steps(answer.agentReasoning)).toEqual(["Supervisor → support_representative", "Support Representative", "Supervisor → FINISH"]);
+    expect(answer.agentReasoning[1].usedTools).toEqual([{ tool: "search_docs", toolInput: { input: "install bug" }, toolOutput: expect.any(String) }]);
+
+    const conversation = [
+      { role: "bot", content: "Hey how can I help you?" },
+      { role: "user", content: "There is a bug when installing Flowise" },
+      { role: "bot", content: "Can you tell me what was the error?" },
+    ];
+    const rep = (await requestsWith(m)).find((r) => r.body.messages[0].content.startsWith("As a representative at Flowise Inc"))!;
+    expect(rep.body.messages[0].content).toContain(`Here is your previous conversation with the customer:\n${JSON.stringify(conversation)}\n`);
+    // The retriever tool asked the Pinecone stand-in, in the template's namespace.
+    const queries = ((await (await fetch(`${inject("pineconeUrl")}/requests`)).json()) as Array<{ path: string; body: { namespace?: string } }>)
+      .filter((r) => r.path === `/idx/${index}/query`);
+    expect(queries).toHaveLength(1);
+    expect(queries[0].body.namespace).toBe("pinecone-flowise-docs");
   });
 
   it("a supervisor that never says FINISH stops at its recursionLimit with an answer saying so", async () => {
