@@ -79,6 +79,11 @@ describe("customFunction as the ending node", () => {
     expect(await failure(ending('throw new Error("the CRM is down");'), "x")).toEqual({ status: 400, message: "Custom JS Function (customFunction_0): the CRM is down" });
     expect(await failure(ending("return ((;"), "x")).toEqual({ status: 400, message: "Custom JS Function (customFunction_0): The function does not parse: SyntaxError: unexpected token in expression: ';' (line 1)" });
     expect(await failure(ending("  "), "x")).toEqual({ status: 400, message: "Custom JS Function (customFunction_0) has no JavaScript function (javascriptFunction)" });
+    // fetch goes through the outbound policy, as in custom tools: a loopback address is refused.
+    expect(await failure(ending('const r = await fetch("http://127.0.0.1:8787/api/v1/chatflows"); return r.text();'), "x")).toEqual({
+      status: 400,
+      message: "Custom JS Function (customFunction_0): TypeError: Outbound request refused: 127.0.0.1 is a loopback address (127.0.0.0/8) (OUTBOUND_ALLOW can list hosts that may be reached)",
+    });
     // Without inputParams (an API-made flow) the variables arrive as text: parsed by the node.
     const bare = fnNode("customFunction_0", "return 1;", "EndingNode", "{not json");
     bare.data.inputParams = undefined;
@@ -132,6 +137,9 @@ describe("POST /prediction with a Custom JS Function ending node", () => {
     expect(frames.filter((f) => f.event === "token").map((f) => f.data)).toEqual(["fn says again"]);
     const messages = await json<any[]>("GET", `/chatmessage/${id}`);
     expect(messages.map((x) => x.content)).toEqual([`hi ${m}`, `fn says hi ${m}`, "again", "fn says again"]);
+
+    const structured = await json("POST", "/chatflows", { body: { name: "object answer", flowData: ending("return { rows: [$input] };") } });
+    expect(await json("POST", `/prediction/${structured.id}`, { body: { question: "q1" } })).toMatchObject({ text: '{\n  "rows": [\n    "q1"\n  ]\n}', json: { rows: ["q1"] } });
 
     const broken = await json("POST", "/chatflows", { body: { name: "broken", flowData: ending("throw new Error('nope')") } });
     const err = await expectError(await call("POST", `/prediction/${broken.id}`, { body: { question: "x" } }), 400);
