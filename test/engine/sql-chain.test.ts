@@ -10,6 +10,9 @@ import { type Fixture, canStreamFlow, credential, flowDataOf, makeCtx, marker, p
 const sampleDb = () => (env as unknown as { SQL_SAMPLE: D1Database }).SQL_SAMPLE;
 
 beforeEach(async () => {
+  // The sample database holds exactly these tables (other test files share the storage).
+  const { results } = await sampleDb().prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%' AND name NOT IN ('tracks', 'invoices')").all<{ name: string }>();
+  if (results.length) await sampleDb().batch(results.map((t) => sampleDb().prepare(`DROP TABLE "${t.name}"`)));
   await sampleDb().batch([
     sampleDb().prepare("CREATE TABLE IF NOT EXISTS tracks (id INTEGER PRIMARY KEY, name TEXT NOT NULL, composer TEXT, milliseconds INTEGER NOT NULL)"),
     sampleDb().prepare("CREATE TABLE IF NOT EXISTS invoices (id INTEGER PRIMARY KEY, total REAL NOT NULL)"),

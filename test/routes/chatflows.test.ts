@@ -79,25 +79,26 @@ describe("chatflows: create and read", () => {
   });
 
   it("validates the body: 422 on POST, 400 when not a JSON object", async () => {
+    const X = `bad-${crypto.randomUUID()}`; // unique: other test files share the storage
     const post = (raw: string) => call("POST", "/chatflows", { raw, headers: { "content-type": "application/json" } });
     await expectError(await call("POST", "/chatflows", { body: { flowData: FLOW } }), 422); // name missing
     await expectError(await call("POST", "/chatflows", { body: { name: "   ", flowData: FLOW } }), 422);
-    await expectError(await call("POST", "/chatflows", { body: { name: "x" } }), 422); // flowData missing
-    await expectError(await call("POST", "/chatflows", { body: { name: "x", flowData: "{nodes" } }), 422);
-    await expectError(await call("POST", "/chatflows", { body: { name: "x", flowData: "[1,2]" } }), 422);
-    await expectError(await call("POST", "/chatflows", { body: { name: "x", flowData: '"str"' } }), 422);
-    await expectError(await call("POST", "/chatflows", { body: { name: "x", flowData: { nodes: [] } } }), 422);
-    await expectError(await call("POST", "/chatflows", { body: { name: "x", flowData: FLOW, chatbotConfig: "{oops" } }), 422);
-    await expectError(await call("POST", "/chatflows", { body: { name: "x", flowData: FLOW, deployed: "yes" } }), 422);
-    await expectError(await call("POST", "/chatflows", { body: { name: "x", flowData: FLOW, apikeyid: "not-a-uuid" } }), 422);
-    await expectError(await call("POST", "/chatflows", { body: [{ name: "x", flowData: FLOW }] }), 400);
+    await expectError(await call("POST", "/chatflows", { body: { name: X } }), 422); // flowData missing
+    await expectError(await call("POST", "/chatflows", { body: { name: X, flowData: "{nodes" } }), 422);
+    await expectError(await call("POST", "/chatflows", { body: { name: X, flowData: "[1,2]" } }), 422);
+    await expectError(await call("POST", "/chatflows", { body: { name: X, flowData: '"str"' } }), 422);
+    await expectError(await call("POST", "/chatflows", { body: { name: X, flowData: { nodes: [] } } }), 422);
+    await expectError(await call("POST", "/chatflows", { body: { name: X, flowData: FLOW, chatbotConfig: "{oops" } }), 422);
+    await expectError(await call("POST", "/chatflows", { body: { name: X, flowData: FLOW, deployed: "yes" } }), 422);
+    await expectError(await call("POST", "/chatflows", { body: { name: X, flowData: FLOW, apikeyid: "not-a-uuid" } }), 422);
+    await expectError(await call("POST", "/chatflows", { body: [{ name: X, flowData: FLOW }] }), 400);
     await expectError(await post("{name"), 400);
     await expectError(await post("null"), 400);
     await expectError(await post('"a string"'), 400);
     await expectError(await call("POST", "/chatflows"), 400);
     // Nothing was stored by any of these.
     const all = await json("GET", "/chatflows");
-    expect(all.filter((f: any) => f.name === "x")).toEqual([]);
+    expect(all.filter((f: any) => f.name === X)).toEqual([]);
   });
 
   it("refuses an apikeyid that names no API key (422 on POST, 400 on PUT)", async () => {

@@ -2,7 +2,7 @@
 // would use them: saved with POST /chatflows (no warning), answered by POST /prediction, streamed as
 // SSE frames; a database that is down is a 502 (streaming: `error`, `end`) naming it.
 import { env } from "cloudflare:workers";
-import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import csvTemplate from "../engine/fixtures/csv-agent.json";
 import sqlTemplate from "../engine/fixtures/sql-db-chain.json";
 import { type Fixture, closedUrl, flowDataOf, marker, pointAtStandin } from "../engine/helpers";
@@ -19,6 +19,7 @@ beforeAll(async () => {
     sampleDb().prepare("INSERT OR REPLACE INTO artists VALUES (1, 'AC/DC'), (2, 'Accept')"),
   ]);
 });
+afterAll(() => sampleDb().prepare("DROP TABLE IF EXISTS artists").run()); // the storage is shared with later files
 
 async function save(fixture: Fixture, node: string, inputs: Record<string, unknown>): Promise<string> {
   const cred = await openAICredential("sk-test-openai");

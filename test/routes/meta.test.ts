@@ -203,11 +203,12 @@ describe("routing details", () => {
   });
 
   it("a body over 5 MB answers 413 JSON", async () => {
-    const big = JSON.stringify({ name: "big", description: "x".repeat(6 * 1024 * 1024) });
+    const name = `big-${crypto.randomUUID()}`; // other test files share the storage
+    const big = JSON.stringify({ name, description: "x".repeat(6 * 1024 * 1024) });
     const res = await call("POST", "/tools", { raw: big, headers: { "content-type": "application/json" } });
     const err = await expectError(res, 413);
     expect(err.stack).toEqual({});
-    expect((await json("GET", "/tools")).map((t: any) => t.name)).not.toContain("big");
+    expect((await json("GET", "/tools")).map((t: any) => t.name)).not.toContain(name);
     // A bare 6 MB JSON string too, and on a public path without a token.
     await expectError(await call("POST", "/tools", { body: "y".repeat(6 * 1024 * 1024) }), 413);
     await expectError(await call("POST", "/leads", { token: null, body: { chatflowid: "x", name: "z".repeat(6 * 1024 * 1024) } }), 413);
