@@ -1,5 +1,6 @@
 import { applyD1Migrations } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 
-// Each test file gets fresh storage; bring its D1 to the current schema first.
+// Bring D1 to the current schema: the first file applies the migrations, later files (which share
+// its storage: isolate is off) find them applied.
 await applyD1Migrations(env.DB, env.TEST_MIGRATIONS);
