@@ -1,4 +1,4 @@
-// `npm start -- [--port <P>] [--ip <host>] [--persist-to <dir>] [--log-level <lvl>]`
+// `npm start -- [--port <P>] [--ip <host>] [--persist-to <dir>] [--log-level <lvl>] [--inspect <port>] [--no-minify]`
 //
 // Serves http://127.0.0.1:<P>/api/v1 from the built worker, for running rather than editing:
 // the bundle `wrangler deploy` would upload (minified, the `local` environment's bindings), served
@@ -8,6 +8,8 @@
 //   2. applies pending local D1 migrations;
 //   3. builds the worker into dist/worker (and its static assets into dist/assets);
 //   4. serves it until SIGINT/SIGTERM/SIGHUP.
+// --inspect <port> opens the V8 inspector (Chrome DevTools, or a CDP client for CPU profiles);
+// --no-minify keeps function names readable in those profiles.
 import { join } from "node:path";
 import { buildWorker } from "./lib/build.mjs";
 import { applyLocalMigrations, argReader, ensureDevVars, requireWrangler, root } from "./lib/local.mjs";
@@ -18,6 +20,8 @@ const port = Number(arg.value(["--port"]) ?? 8787);
 const host = arg.value(["--ip"]) ?? "127.0.0.1";
 const persistTo = arg.value(["--persist-to"]);
 const logLevel = arg.value(["--log-level"]) ?? "warn";
+const inspectorPort = arg.value(["--inspect"]) === undefined ? undefined : Number(arg.value(["--inspect"]));
+const minify = !process.argv.includes("--no-minify");
 if (!Number.isInteger(port) || port < 0 || port > 65535) {
   console.error(`start: --port must be a port number, got ${arg.value(["--port"])}`);
   process.exit(1);
@@ -30,9 +34,9 @@ applyLocalMigrations(["--env", "local", ...(persistTo ? ["--persist-to", persist
 let server;
 try {
   const t0 = performance.now();
-  const built = await buildWorker({ env: "local", outdir: join(root, "dist", "worker") });
+  const built = await buildWorker({ env: "local", outdir: join(root, "dist", "worker"), minify });
   console.log(`start: built ${built.modules.join(", ")} in ${((performance.now() - t0) / 1000).toFixed(1)} s (${built.sizeLine ?? "size unknown"})`);
-  server = await serveBuiltWorker({ outdir: built.outdir, host, port, persistTo, logLevel });
+  server = await serveBuiltWorker({ outdir: built.outdir, host, port, persistTo, logLevel, inspectorPort });
 } catch (err) {
   console.error(`start: ${err.message}`);
   process.exit(1);

@@ -13,7 +13,7 @@ const LOG_LEVELS = { none: "NONE", error: "ERROR", warn: "WARN", info: "INFO", l
  * Starts the built worker in `outdir` on host:port with state under `persistTo` (wrangler's
  * `--persist-to`; default .wrangler/state). Answers {url, dispose}.
  */
-export async function serveBuiltWorker({ outdir, env = "local", host = "127.0.0.1", port = 8787, persistTo, logLevel = "warn" }) {
+export async function serveBuiltWorker({ outdir, env = "local", host = "127.0.0.1", port = 8787, persistTo, logLevel = "warn", inspectorPort }) {
   const { Miniflare, Log, LogLevel, convertV4MiniflareOptions } = await import("miniflare");
   const { unstable_getMiniflareWorkerOptions } = await import("wrangler");
   const { workerOptions } = unstable_getMiniflareWorkerOptions(join(root, "wrangler.toml"), env);
@@ -29,6 +29,7 @@ export async function serveBuiltWorker({ outdir, env = "local", host = "127.0.0.
       host,
       port,
       cf: false, // no Request.cf lookup over the network
+      ...(inspectorPort ? { inspectorPort } : {}),
       log: new Log(LogLevel[LOG_LEVELS[logLevel] ?? "WARN"]),
       resourcePersistencePath: join(persistTo ?? join(root, ".wrangler", "state"), "v3"),
       workers: [
