@@ -38,7 +38,7 @@ export function createApp() {
   app.use("*", checkBindings);
   // Document store and chatflow vector upserts carry files: their own, larger limit (MAX_UPLOAD_MB).
   app.use("*", (c, next) => (isDocumentStoreUpload(c.req.method, c.req.path) || isVectorUpsert(c.req.method, c.req.path) ? limitUpload(c, next) : limitBody(c, next)));
-  // init: the database client and the engine's ports, built once per request.
+  // init: the database client (built once per D1 binding) and the engine's ports (per request).
   app.use("*", async (c, next) => {
     const db = createDb(c.env.DB);
     c.set("db", db);

@@ -2,8 +2,14 @@ import { drizzle } from "drizzle-orm/d1";
 import * as schema from "./schema";
 import type { Db } from "../env";
 
+// drizzle() walks the whole schema to build its relational config: once per D1 binding, not per
+// request (an isolate keeps the same binding object; the client holds no per-request state).
+const clients = new WeakMap<D1Database, Db>();
+
 export function createDb(d1: D1Database): Db {
-  return drizzle(d1, { schema });
+  let db = clients.get(d1);
+  if (!db) clients.set(d1, (db = drizzle(d1, { schema })));
+  return db;
 }
 
 export { schema };

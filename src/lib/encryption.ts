@@ -26,7 +26,28 @@ export async function encryptText(secret: string, plain: string): Promise<string
   return toBase64(out);
 }
 
-export async function decryptText(secret: string, sealed: string): Promise<string> {
+// Recently opened texts, keyed by secret and sealed text: a prediction opens its credentials on
+// every request, and a sealed text never changes meaning (a new value is sealed with a new IV).
+// Only what this isolate already decrypted is kept, for as long as it is in use.
+const OPENED_MAX = 256;
+const opened = new Map<string, Promise<string>>();
+
+export function decryptText(secret: string, sealed: string): Promise<string> {
+  const key = `${secret.length}:${secret}${sealed}`;
+  const hit = opened.get(key);
+  if (hit) {
+    opened.delete(key); // most recently used last
+    opened.set(key, hit);
+    return hit;
+  }
+  const plain = openSealed(secret, sealed);
+  opened.set(key, plain);
+  plain.catch(() => opened.delete(key)); // a failure is not remembered
+  if (opened.size > OPENED_MAX) opened.delete(opened.keys().next().value as string);
+  return plain;
+}
+
+async function openSealed(secret: string, sealed: string): Promise<string> {
   const bytes = fromBase64(sealed);
   const plain = await crypto.subtle.decrypt({ name: "AES-GCM", iv: bytes.slice(0, 12) }, await keyFor(secret), bytes.slice(12));
   return decoder.decode(plain);

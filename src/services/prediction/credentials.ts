@@ -1,4 +1,3 @@
-import { sql } from "drizzle-orm";
 import type { Db } from "../../env";
 import { getCredentialData } from "../credentials";
 import { decryptText } from "../../lib/encryption";
@@ -8,19 +7,18 @@ import type { CredentialReader } from "../../engine";
 export type { CredentialReader };
 
 /**
- * The credentials a chatflow's nodes name, read straight from its stored flowData (SQLite's
- * json_each), so the lookup goes in the same D1 batch as the chatflow's own: the model call starts
- * sooner. flowData is checked before json_each reads it, and only object nodes are looked into: a
+ * The credentials a chatflow's nodes name (?1: its id), read straight from its stored flowData
+ * (SQLite's json_each), so the lookup goes in the same D1 batch as the chatflow's own: the model
+ * call starts sooner. flowData is checked before json_each reads it, and only object nodes are looked into: a
  * chatflow saved with an odd graph must not fail here (prediction reports it properly).
  */
-export const flowCredentialsQuery = (db: Db, chatflowid: string) =>
-  db.all<CredentialRow>(sql`
-    SELECT c.id AS id, c.encryptedData AS encryptedData FROM credential c
-    WHERE c.id IN (
-      SELECT json_extract(n.value, '$.data.credential')
-      FROM chat_flow f, json_each(CASE WHEN json_valid(f.flowData) THEN f.flowData ELSE '{}' END, '$.nodes') n
-      WHERE f.id = ${chatflowid} AND n.type = 'object'
-    )`);
+export const FLOW_CREDENTIALS_SQL = `
+  SELECT c.id AS id, c.encryptedData AS encryptedData FROM credential c
+  WHERE c.id IN (
+    SELECT json_extract(n.value, '$.data.credential')
+    FROM chat_flow f, json_each(CASE WHEN json_valid(f.flowData) THEN f.flowData ELSE '{}' END, '$.nodes') n
+    WHERE f.id = ?1 AND n.type = 'object'
+  )`;
 
 export interface CredentialRow {
   id: string;

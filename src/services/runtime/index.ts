@@ -1,6 +1,6 @@
-// The engine's ports, built once per request (the `init` middleware in src/app.ts) and per queue
-// batch: every way out of a run — D1, R2, the AI and Vectorize bindings, credentials, the sandbox —
-// as a narrow function, so the engine never holds the database or the Worker's env.
+// The engine's ports, built for each request (the `init` middleware in src/app.ts) and queue batch:
+// every way out of a run — D1, R2, the AI and Vectorize bindings, credentials, the sandbox — as a
+// narrow function, so the engine never holds the database or the Worker's env.
 import { eq } from "drizzle-orm";
 import { tool } from "../../db/schema";
 import type { Runtime } from "../../engine";
@@ -14,6 +14,7 @@ import { assistantSpec } from "../assistant-flow";
 import { getCredentialData } from "../credentials";
 import { type Db, type Env, maxUploadBytes } from "../../env";
 import { loadSessionMemory } from "../prediction/memory";
+import { loadVariables } from "../prediction/vars";
 import { documentStorePort } from "./document-stores";
 
 // c.var.runtime: set by the init middleware in src/app.ts (declared here, so env.ts, which
@@ -70,7 +71,9 @@ export function createRuntime(env: Env, db: Db): Runtime {
     },
     assistants: { get: async (id) => (await assistantSpec(db, id)) ?? undefined },
     memory: { load: (chatflowid, sessionId, limit) => loadSessionMemory(db, chatflowid, sessionId, [], limit) },
-    code: { run: (func, run) => runSandboxed(func, { ...run, env }) },
+    // A run reads only the variables its flowData names (prediction/lookups.ts); code may name any,
+    // as in Flowise, so a code run gets every stored variable under the run's own (overrides win).
+    code: { run: async (func, run) => runSandboxed(func, { ...run, vars: { ...(await loadVariables(db, env)), ...run.vars }, env }) },
     clock: { now: nowIso },
     sql: { open: (database, url, allowWrites) => openSqlDatabase(database, url, allowWrites, sqlDepsFrom(env)) },
   };
