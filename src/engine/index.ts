@@ -9,6 +9,7 @@ import { multiagentRuntime } from "./agentflow-v1/door";
 import { chatflowRuntime } from "./chatflow";
 import { parseFlowData } from "./core/flow-data";
 import type { FlowRuntime, PreparedFlow } from "./core/flow-runtime";
+import { PreparedFlowCache } from "./core/prepared-cache";
 
 const runtimes: Record<string, FlowRuntime> = {
   CHATFLOW: chatflowRuntime,
@@ -24,10 +25,16 @@ export function runtimeFor(type: string | null | undefined): FlowRuntime {
   return runtime;
 }
 
-/** Parses flowData and prepares it with its type's runtime (400 saying why it cannot run). */
+// 128 flows or 8 M characters of flowData, whichever is reached first.
+const prepared = new PreparedFlowCache(128, 8_000_000);
+
+/**
+ * Parses flowData and prepares it with its type's runtime (400 saying why it cannot run); the same
+ * (type, flowData) again is served from this isolate's cache.
+ */
 export function prepareFlow(type: string | null | undefined, flowData: string): PreparedFlow {
   const runtime = runtimeFor(type);
-  return runtime.prepare(parseFlowData(flowData));
+  return prepared.get(type || "CHATFLOW", flowData, () => runtime.prepare(parseFlowData(flowData)));
 }
 
 /** Whether a flow streams its answer; false for one that cannot run (prediction says why). */
