@@ -85,7 +85,7 @@ export async function load(ctx, scenario, count, firstIndex, concurrency) {
       const t0 = performance.now();
       let status;
       try {
-        const res = await httpFetch(ctx.baseUrl + req.path, {
+        const res = await httpFetch(req.url ?? ctx.baseUrl + req.path, {
           method: req.method,
           headers: { authorization: `Bearer ${ctx.apiKey}`, ...(req.body !== undefined ? { "content-type": "application/json" } : {}) },
           body: req.body === undefined ? undefined : JSON.stringify(req.body),

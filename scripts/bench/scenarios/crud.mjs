@@ -4,7 +4,8 @@
 //   seedSql?(ctx)         SQL to load straight into local D1 before the server starts (optional)
 //   setup?(ctx)           runs against the live server before measuring; a 404 from the API (a
 //                         route not built yet) skips the scenario with its message
-//   request(ctx, i)       the i-th request: {method, path, body?}; i is unique within a scenario
+//   request(ctx, i)       the i-th request: {method, path, body?} (or url instead of path: another
+//                         server); i is unique within a scenario
 //                         (warm-up requests included)
 //   measure?(ctx)         instead of the request loop: measures the scenario itself and answers
 //                         {requests, failures, ...figures} (streaming and document scenarios)

@@ -2,6 +2,7 @@
 import { crudScenarios } from "./crud.mjs";
 import { documentScenarios } from "./documents.mjs";
 import { predictionJsonScenarios } from "./prediction-json.mjs";
+import { runtimeFloorScenarios } from "./runtime-floor.mjs";
 import { streamingScenarios } from "./streaming.mjs";
 
-export const SCENARIOS = [...crudScenarios, ...streamingScenarios, ...predictionJsonScenarios, ...documentScenarios];
+export const SCENARIOS = [...runtimeFloorScenarios, ...crudScenarios, ...streamingScenarios, ...predictionJsonScenarios, ...documentScenarios];
