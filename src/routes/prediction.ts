@@ -1,4 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
+import { bearerTokenOf } from "../auth/bearer";
 import { ApiError } from "../errors";
 import { IdParam } from "../schemas/common";
 import { PredictionRequest, PredictionResponse } from "../schemas/prediction";
@@ -45,12 +46,12 @@ predictionRoutes.openapi(route, async (c) => {
   const { id } = c.req.valid("param");
   const { input, uploads } = await readPredictionBody(c);
 
-  // The lookups a run needs go out at once, in one D1 batch, beside the caller's own (its key).
+  // The lookups a run needs go out at once, in one D1 batch with the caller's own (its key).
   // Variables are loaded even for a request refused below; the query is small.
-  const lookups = lookUpRun(c.var.db, c.env, id);
+  const lookups = lookUpRun(c.var.db, c.env, id, bearerTokenOf(c));
   let flow;
   try {
-    flow = await runnableFlow(c, lookups.flow, { checkOrigin: true });
+    flow = await runnableFlow(c, lookups.flow, { checkOrigin: true }, lookups.findKey);
   } catch (err) {
     if (input.streaming && err instanceof ApiError && PLAIN_ON_STREAM.has(err.status)) {
       return c.text(err.message, err.status as 401);

@@ -3,7 +3,7 @@
 // route gives the lookups it started (in parallel, so D1 is not waited on one after another) and
 // its rules; a run is tied to its request by abortOnDisconnect.
 import type { Context } from "hono";
-import { resolvePrincipal } from "../auth/bearer";
+import { type KeyFinder, resolvePrincipal } from "../auth/bearer";
 import { assertMayRun, assertOriginAllowed } from "../auth/prediction-access";
 import type { AppEnv, Principal } from "../env";
 import { unauthorized } from "../errors";
@@ -27,10 +27,13 @@ export interface RunnableRules {
   checkOrigin?: boolean;
 }
 
-/** The flow, once the caller passed every check; throws 401/403/404/429 otherwise. */
-export async function runnableFlow<F extends GuardedFlow>(c: Context<AppEnv>, lookup: Promise<F>, rules: RunnableRules = {}): Promise<F> {
+/**
+ * The flow, once the caller passed every check; throws 401/403/404/429 otherwise. `findKey`: the
+ * caller's API key as the route's own lookups found it (one D1 round trip for both).
+ */
+export async function runnableFlow<F extends GuardedFlow>(c: Context<AppEnv>, lookup: Promise<F>, rules: RunnableRules = {}, findKey?: KeyFinder): Promise<F> {
   lookup.catch(() => {}); // awaited below, maybe after another check failed first
-  const principal: Promise<Principal | null> = resolvePrincipal(c);
+  const principal: Promise<Principal | null> = resolvePrincipal(c, findKey);
   principal.catch(() => {});
   if (rules.bearerRequired && !(await principal)) throw unauthorized(rules.bearerRequired);
   const flow = await lookup;

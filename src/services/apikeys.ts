@@ -95,9 +95,21 @@ export async function findKeyScope(db: Db, id: string): Promise<KeyScope | null>
  * is right for 256-bit random keys (no dictionary to guess from), and keeps auth off the
  * request's critical path, unlike Flowise's per-request scrypt.
  */
-export async function findApiKeyByToken(db: Db, token: string): Promise<({ id: string } & KeyScope) | null> {
-  if (token.length < 16 || token.length > 256) return null;
-  const hash = await sha256Hex(token);
-  const row = await db.select().from(apiKey).where(eq(apiKey.keyHash, hash)).get();
-  return row && constantTimeEqual(row.keyHash, hash) ? { id: row.id, ...scopeOf(row) } : null;
+export async function findApiKeyByToken(db: Db, token: string): Promise<FoundKey | null> {
+  const hash = await apiKeyHashOf(token);
+  if (!hash) return null;
+  return foundKey(await db.select().from(apiKey).where(eq(apiKey.keyHash, hash)).get(), hash);
 }
+
+export type FoundKey = { id: string } & KeyScope;
+
+/** The stored hash a token would have; undefined for a token no key can be (a cheap refusal). */
+export const apiKeyHashOf = async (token: string): Promise<string | undefined> =>
+  token.length < 16 || token.length > 256 ? undefined : sha256Hex(token);
+
+/** The key a row found by `hash` is, or null. */
+export const foundKey = (row: KeyRow | undefined, hash: string): FoundKey | null =>
+  row && constantTimeEqual(row.keyHash, hash) ? { id: row.id, ...scopeOf(row) } : null;
+
+/** The lookup by hash as plain SQL (?1: the hash), for a caller that batches it with its own reads. */
+export const API_KEY_BY_HASH_SQL = "SELECT * FROM apikey WHERE keyHash = ?1";
