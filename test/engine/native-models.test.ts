@@ -152,6 +152,19 @@ describe.each(providers)("$name", (p) => {
     for (const e of [fail, refused, slow, gone]) expect(String(e.message)).not.toContain(p.secret);
   });
 
+  it("a single 500 is retried once and the call succeeds, JSON and streaming (before the first token)", async () => {
+    const model = await build();
+    const m = marker();
+    const answer = await model.invoke([new HumanMessage(`[fail-once] ${m}`)]);
+    expect(answer.content).toBe(`echo: [fail-once] ${m}`);
+    expect(await received(p.base(), m)).toHaveLength(2);
+    const m2 = marker();
+    let streamed = "";
+    for await (const chunk of await model.stream([new HumanMessage(`[fail-once] ${m2}`)])) streamed += chunk.content;
+    expect(streamed).toBe(`echo: [fail-once] ${m2}`);
+    expect(await received(p.base(), m2)).toHaveLength(2);
+  });
+
   it("runs Flowise's Tool Agent chatflow in place of chatOpenAI: calculator call, result, answer", async () => {
     const flow = JSON.parse(toolAgentFlow());
     const node = flow.nodes.find((n: { id: string }) => n.id === "chatOpenAI_0");

@@ -64,13 +64,20 @@ export async function hang(res) {
 
 /**
  * The chat stand-ins' script, from the last user text and the tool results after it:
- *   [fail] → {fail: 500}; [bad-request] → {fail: 400}; [hang] → {hang: true};
+ *   [fail] → {fail: 500}; [fail-once] → {fail: 500} the first time this exact text is asked, then as
+ *   usual; [bad-request] → {fail: 400}; [hang] → {hang: true};
  *   [call NAME {json}] (one or more, tools offered) → {calls: [{name, args}]} one per turn (all remaining
  *     with [parallel]), then {text: "tools said: r1 | r2"} once each has its result;
  *   otherwise {text: "echo: <last user text>"}.
  */
+const failedOnce = new Set();
+
 export function chatScript(last, toolResults, toolsOffered) {
   if (last.includes("[fail]")) return { fail: 500 };
+  if (last.includes("[fail-once]") && !failedOnce.has(last)) {
+    failedOnce.add(last);
+    return { fail: 500 };
+  }
   if (last.includes("[bad-request]")) return { fail: 400 };
   if (last.includes("[hang]")) return { hang: true };
   const planned = [...last.matchAll(/\[call (\S+?) (\{.*?\})\]/g)].map((m) => ({ name: m[1], args: JSON.parse(m[2]) }));

@@ -112,6 +112,52 @@ export async function withOneRetry<T>(attempt: () => Promise<T>, produced: () =>
   }
 }
 
+/** How a chat call is retried: per-attempt time limit, the caller's signal, the provider's name. */
+export interface AttemptRules {
+  timeoutMs: number;
+  signal?: AbortSignal;
+  provider: string;
+  /** Scrubs the error that leaves (a provider may echo the key it was sent). */
+  scrub?: (err: Error) => Error;
+}
+
+/** One call, each attempt under its own Deadline; a retryable failure (5xx, network) is tried once more. */
+export async function callWithRetry<T>(rules: AttemptRules, attempt: (deadline: Deadline) => Promise<T>): Promise<T> {
+  for (let n = 0; ; n++) {
+    const deadline = new Deadline(rules.timeoutMs, rules.signal);
+    try {
+      return await attempt(deadline);
+    } catch (err) {
+      const failure = deadline.failure(err, rules.provider);
+      if (failure instanceof RetryableProviderError && n === 0 && !rules.signal?.aborted) continue;
+      throw rules.scrub ? rules.scrub(failure) : failure;
+    } finally {
+      deadline.done();
+    }
+  }
+}
+
+/** A stream, each attempt under its own Deadline; retried once like callWithRetry, but only before its first item. */
+export async function* streamWithRetry<T>(rules: AttemptRules, attempt: (deadline: Deadline) => AsyncGenerator<T>): AsyncGenerator<T> {
+  let produced = false;
+  for (let n = 0; ; n++) {
+    const deadline = new Deadline(rules.timeoutMs, rules.signal);
+    try {
+      for await (const item of attempt(deadline)) {
+        produced = true;
+        yield item;
+      }
+      return;
+    } catch (err) {
+      const failure = deadline.failure(err, rules.provider);
+      if (failure instanceof RetryableProviderError && n === 0 && !produced && !rules.signal?.aborted) continue;
+      throw rules.scrub ? rules.scrub(failure) : failure;
+    } finally {
+      deadline.done();
+    }
+  }
+}
+
 /**
  * The provider's own error message from a non-2xx answer (OpenAI, Azure, Mistral, Ollama shapes):
  * the JSON body's message, else a short plain-text body's first line, else the status text — never

@@ -8,7 +8,7 @@ import type { BaseMessage } from "@langchain/core/messages";
 import type { ChatGenerationChunk, ChatResult } from "@langchain/core/outputs";
 import { badGateway, badRequest } from "../../errors";
 import { ChatModelBase } from "./base";
-import { Deadline, RetryableProviderError, providerErrorMessage, sseData } from "./http";
+import { Deadline, RetryableProviderError, callWithRetry, providerErrorMessage, sseData, streamWithRetry } from "./http";
 
 export interface WireRequest {
   url: string;
@@ -38,53 +38,34 @@ export abstract class NativeChatModel<O extends NativeCallOptions = NativeCallOp
     return providerFetch(req.url, init, deadline, this.provider);
   }
 
+  private rules(options: this["ParsedCallOptions"]) {
+    return { timeoutMs: this.timeoutMs, signal: this.signalOf(options), provider: this.provider };
+  }
+
   async _generate(messages: BaseMessage[], options: this["ParsedCallOptions"], _runManager?: CallbackManagerForLLMRun): Promise<ChatResult> {
     const req = this.request(messages, options, false);
-    const signal = this.signalOf(options);
-    for (let attempt = 0; ; attempt++) {
-      const deadline = new Deadline(this.timeoutMs, signal);
-      try {
-        return this.result(await readJson(await this.post(req, deadline), deadline, this.provider));
-      } catch (err) {
-        const failure = deadline.failure(err, this.provider);
-        if (failure instanceof RetryableProviderError && attempt === 0 && !signal?.aborted) continue;
-        throw failure;
-      } finally {
-        deadline.done();
-      }
-    }
+    return callWithRetry(this.rules(options), async (deadline) => this.result(await readJson(await this.post(req, deadline), deadline, this.provider)));
   }
 
   async *_streamResponseChunks(messages: BaseMessage[], options: this["ParsedCallOptions"], runManager?: CallbackManagerForLLMRun): AsyncGenerator<ChatGenerationChunk> {
     const req = this.request(messages, options, true);
-    const signal = this.signalOf(options);
-    let produced = false;
-    for (let attempt = 0; ; attempt++) {
-      const deadline = new Deadline(this.timeoutMs, signal);
+    yield* streamWithRetry(this.rules(options), (deadline) => this.attempt(req, deadline, runManager));
+  }
+
+  private async *attempt(req: WireRequest, deadline: Deadline, runManager?: CallbackManagerForLLMRun): AsyncGenerator<ChatGenerationChunk> {
+    const res = await this.post(req, deadline);
+    if (!res.body) throw badGateway(`${this.provider} answered without a body`);
+    const state: Record<string, unknown> = {};
+    for await (const data of sseData(res.body, () => deadline.touch(), deadline.signal)) {
+      let event: Record<string, unknown>;
       try {
-        const res = await this.post(req, deadline);
-        if (!res.body) throw badGateway(`${this.provider} answered without a body`);
-        const state: Record<string, unknown> = {};
-        for await (const data of sseData(res.body, () => deadline.touch(), deadline.signal)) {
-          let event: Record<string, unknown>;
-          try {
-            event = JSON.parse(data) as Record<string, unknown>;
-          } catch {
-            continue; // keep-alive noise
-          }
-          for (const chunk of this.chunks(event, state)) {
-            produced = true;
-            yield chunk;
-            if (chunk.text) await runManager?.handleLLMNewToken(chunk.text);
-          }
-        }
-        return;
-      } catch (err) {
-        const failure = deadline.failure(err, this.provider);
-        if (failure instanceof RetryableProviderError && attempt === 0 && !produced && !signal?.aborted) continue;
-        throw failure;
-      } finally {
-        deadline.done();
+        event = JSON.parse(data) as Record<string, unknown>;
+      } catch {
+        continue; // keep-alive noise
+      }
+      for (const chunk of this.chunks(event, state)) {
+        yield chunk;
+        if (chunk.text) await runManager?.handleLLMNewToken(chunk.text);
       }
     }
   }

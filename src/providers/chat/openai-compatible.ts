@@ -13,7 +13,8 @@ import { badGateway } from "../../errors";
 import { headerSecrets, redactError } from "../../lib/redact";
 import { type ChatModelFields, ChatModelBase } from "./base";
 import type { ChatEndpoint } from "./endpoints";
-import { Deadline, RetryableProviderError, providerErrorMessage, sseData, streamCutShort, streamEvent } from "./http";
+import { type AttemptRules, Deadline, callWithRetry, sseData, streamCutShort, streamEvent, streamWithRetry } from "./http";
+import { providerFetch, readJson } from "./native";
 import { contentText } from "./messages";
 
 export interface OpenAICompatibleCallOptions extends BaseChatModelCallOptions {
@@ -71,49 +72,21 @@ export class OpenAICompatibleChatModel extends ChatModelBase<OpenAICompatibleCal
   }
 
   /** One POST; non-2xx → 502 (retryable when 5xx), network failure → retryable 502. */
-  private async post(body: string, deadline: Deadline): Promise<Response> {
+  private post(body: string, deadline: Deadline): Promise<Response> {
     const { url, headers, provider } = this.endpoint;
-    let res: Response;
-    try {
-      res = await fetch(url, {
-        method: "POST",
-        headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers },
-        body,
-        signal: deadline.signal,
-      });
-    } catch (err) {
-      throw deadline.failure(err, provider);
-    }
-    if (!res.ok) {
-      const message = `${provider} answered ${res.status}: ${await deadline.race(providerErrorMessage(res)).catch(() => res.statusText)}`;
-      throw res.status >= 500 ? new RetryableProviderError(message) : badGateway(message);
-    }
-    return res;
+    const init = { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers }, body };
+    return providerFetch(url, init, deadline, provider);
+  }
+
+  private rules(options: this["ParsedCallOptions"]): AttemptRules {
+    const secrets = headerSecrets(this.endpoint.headers);
+    // a provider may echo the key it was sent
+    return { timeoutMs: this.timeoutMs, signal: this.signalOf(options), provider: this.endpoint.provider, scrub: (err) => redactError(err, secrets) };
   }
 
   async _generate(messages: BaseMessage[], options: this["ParsedCallOptions"], _runManager?: CallbackManagerForLLMRun): Promise<ChatResult> {
     const body = this.body(messages, options, false);
-    const signal = this.signalOf(options);
-    for (let attempt = 0; ; attempt++) {
-      const deadline = new Deadline(this.timeoutMs, signal);
-      try {
-        const res = await this.post(body, deadline);
-        let json: Record<string, unknown>;
-        try {
-          json = (await deadline.race(res.json())) as Record<string, unknown>;
-        } catch (err) {
-          if (deadline.timedOut || deadline.aborted) throw err;
-          throw badGateway(`${this.endpoint.provider} answered with a body that is not JSON`);
-        }
-        return this.result(json);
-      } catch (err) {
-        const failure = deadline.failure(err, this.endpoint.provider);
-        if (failure instanceof RetryableProviderError && attempt === 0 && !signal?.aborted) continue;
-        throw redactError(failure, headerSecrets(this.endpoint.headers)); // a provider may echo the key it was sent
-      } finally {
-        deadline.done();
-      }
-    }
+    return callWithRetry(this.rules(options), async (deadline) => this.result(await readJson(await this.post(body, deadline), deadline, this.endpoint.provider)));
   }
 
   private result(json: Record<string, unknown>): ChatResult {
@@ -147,69 +120,57 @@ export class OpenAICompatibleChatModel extends ChatModelBase<OpenAICompatibleCal
 
   async *_streamResponseChunks(messages: BaseMessage[], options: this["ParsedCallOptions"], runManager?: CallbackManagerForLLMRun): AsyncGenerator<ChatGenerationChunk> {
     const body = this.body(messages, options, true);
-    const signal = this.signalOf(options);
-    let produced = false;
-    for (let attempt = 0; ; attempt++) {
-      const deadline = new Deadline(this.timeoutMs, signal);
-      try {
-        const res = await this.post(body, deadline);
-        if (!res.body) throw badGateway(`${this.endpoint.provider} answered without a body`);
-        if (!(res.headers.get("content-type") ?? "").includes("event-stream")) {
-          // Some servers ignore `stream: true` and answer one JSON body.
-          const result = this.result((await deadline.race(res.json())) as Record<string, unknown>);
-          const text = result.generations[0].text;
-          produced = true;
-          yield new ChatGenerationChunk({ text, message: new AIMessageChunk({ content: text, tool_call_chunks: [] }) });
-          if (text) await runManager?.handleLLMNewToken(text);
-          return;
-        }
-        let complete = false; // [DONE] or a finish_reason seen: anything less is a cut-off answer
-        for await (const data of sseData(res.body, () => deadline.touch(), deadline.signal)) {
-          if (data.trim() === "[DONE]") {
-            complete = true;
-            break;
-          }
-          if (!data.trim()) continue; // an empty keep-alive event
-          const event = streamEvent(data, this.endpoint.provider);
-          if (event.error) throw badGateway(`${this.endpoint.provider}: ${messageOf(event.error)}`);
-          const choice = (event.choices as Array<Record<string, unknown>> | undefined)?.[0];
-          const delta = choice?.delta as { content?: unknown; tool_calls?: WireToolCall[] } | undefined;
-          const text = typeof delta?.content === "string" ? delta.content : "";
-          const toolCallChunks = (delta?.tool_calls ?? []).map((c) => ({
-            index: c.index,
-            id: c.id,
-            name: c.function?.name,
-            args: c.function?.arguments,
-            type: "tool_call_chunk" as const,
-          }));
-          const usage = event.usage as Usage | undefined;
-          if (choice?.finish_reason) complete = true;
-          if (!text && !toolCallChunks.length && !usage && !choice?.finish_reason) continue;
-          produced = true;
-          yield new ChatGenerationChunk({
-            text,
-            message: new AIMessageChunk({
-              content: text,
-              tool_call_chunks: toolCallChunks,
-              usage_metadata: usage
-                ? { input_tokens: usage.prompt_tokens ?? 0, output_tokens: usage.completion_tokens ?? 0, total_tokens: usage.total_tokens ?? 0 }
-                : undefined,
-              response_metadata: choice?.finish_reason ? { finish_reason: choice.finish_reason } : {},
-            }),
-            generationInfo: choice?.finish_reason ? { finish_reason: choice.finish_reason } : undefined,
-          });
-          if (text) await runManager?.handleLLMNewToken(text);
-        }
-        if (!complete) throw streamCutShort(this.endpoint.provider);
-        return;
-      } catch (err) {
-        const failure = deadline.failure(err, this.endpoint.provider);
-        if (failure instanceof RetryableProviderError && attempt === 0 && !produced && !signal?.aborted) continue;
-        throw redactError(failure, headerSecrets(this.endpoint.headers)); // a provider may echo the key it was sent
-      } finally {
-        deadline.done();
-      }
+    yield* streamWithRetry(this.rules(options), (deadline) => this.attempt(body, deadline, runManager));
+  }
+
+  private async *attempt(body: string, deadline: Deadline, runManager?: CallbackManagerForLLMRun): AsyncGenerator<ChatGenerationChunk> {
+    const res = await this.post(body, deadline);
+    if (!res.body) throw badGateway(`${this.endpoint.provider} answered without a body`);
+    if (!(res.headers.get("content-type") ?? "").includes("event-stream")) {
+      // Some servers ignore `stream: true` and answer one JSON body.
+      const result = this.result((await deadline.race(res.json())) as Record<string, unknown>);
+      const text = result.generations[0].text;
+      yield new ChatGenerationChunk({ text, message: new AIMessageChunk({ content: text, tool_call_chunks: [] }) });
+      if (text) await runManager?.handleLLMNewToken(text);
+      return;
     }
+    let complete = false; // [DONE] or a finish_reason seen: anything less is a cut-off answer
+    for await (const data of sseData(res.body, () => deadline.touch(), deadline.signal)) {
+      if (data.trim() === "[DONE]") {
+        complete = true;
+        break;
+      }
+      if (!data.trim()) continue; // an empty keep-alive event
+      const event = streamEvent(data, this.endpoint.provider);
+      if (event.error) throw badGateway(`${this.endpoint.provider}: ${messageOf(event.error)}`);
+      const choice = (event.choices as Array<Record<string, unknown>> | undefined)?.[0];
+      const delta = choice?.delta as { content?: unknown; tool_calls?: WireToolCall[] } | undefined;
+      const text = typeof delta?.content === "string" ? delta.content : "";
+      const toolCallChunks = (delta?.tool_calls ?? []).map((c) => ({
+        index: c.index,
+        id: c.id,
+        name: c.function?.name,
+        args: c.function?.arguments,
+        type: "tool_call_chunk" as const,
+      }));
+      const usage = event.usage as Usage | undefined;
+      if (choice?.finish_reason) complete = true;
+      if (!text && !toolCallChunks.length && !usage && !choice?.finish_reason) continue;
+      yield new ChatGenerationChunk({
+        text,
+        message: new AIMessageChunk({
+          content: text,
+          tool_call_chunks: toolCallChunks,
+          usage_metadata: usage
+            ? { input_tokens: usage.prompt_tokens ?? 0, output_tokens: usage.completion_tokens ?? 0, total_tokens: usage.total_tokens ?? 0 }
+            : undefined,
+          response_metadata: choice?.finish_reason ? { finish_reason: choice.finish_reason } : {},
+        }),
+        generationInfo: choice?.finish_reason ? { finish_reason: choice.finish_reason } : undefined,
+      });
+      if (text) await runManager?.handleLLMNewToken(text);
+    }
+    if (!complete) throw streamCutShort(this.endpoint.provider);
   }
 }
 
