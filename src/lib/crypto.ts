@@ -7,19 +7,26 @@ export function toHex(bytes: ArrayBuffer | Uint8Array): string {
   return out;
 }
 
+// Uint8Array.fromBase64 / toBase64 (TC39 base64, in workerd's V8) are native: ~30x faster than a
+// string built byte by byte, which matters where every embedding vector passes through here.
+// The loops remain for runtimes without them.
+const native = Uint8Array as unknown as { fromBase64?: (text: string) => Uint8Array };
+const nativeTo = (Uint8Array.prototype as unknown as { toBase64?: unknown }).toBase64 !== undefined;
+
 export function toBase64Url(bytes: Uint8Array): string {
-  let bin = "";
-  for (const b of bytes) bin += String.fromCharCode(b);
-  return btoa(bin).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  return toBase64(bytes).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
 }
 
 export function toBase64(bytes: Uint8Array): string {
+  if (nativeTo) return (bytes as unknown as { toBase64(): string }).toBase64();
   let bin = "";
   for (const b of bytes) bin += String.fromCharCode(b);
   return btoa(bin);
 }
 
+/** Throws on text that is not base64 (as atob does). */
 export function fromBase64(text: string): Uint8Array {
+  if (native.fromBase64) return native.fromBase64(text);
   const bin = atob(text);
   const out = new Uint8Array(bin.length);
   for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);

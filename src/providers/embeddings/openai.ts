@@ -51,7 +51,12 @@ export function decodeEmbedding(value: unknown): number[] | undefined {
     return undefined;
   }
   if (bytes.byteLength % 4) return undefined;
-  return Array.from(new Float32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 4));
+  // fromBase64 gives a fresh buffer (offset 0, aligned). A counted loop, not Array.from, which
+  // walks an iterator: ~4x slower over thousands of vectors.
+  const floats = new Float32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 4);
+  const out = new Array<number>(floats.length);
+  for (let i = 0; i < floats.length; i++) out[i] = floats[i];
+  return out;
 }
 
 export class OpenAICompatibleEmbeddings extends Embeddings {

@@ -1,7 +1,21 @@
 // Bulk writes for D1 that stay within its limits: at most 100 bound parameters per statement and
 // about 2 MB per value. Rows travel as one JSON array parameter and SQLite unpacks them with
 // json_each, so thousands of rows cost a handful of statements instead of hundreds.
-const utf8 = new TextEncoder();
+
+/** UTF-8 bytes of a string, counted without encoding it (rows are measured one by one). */
+export function utf8Length(s: string): number {
+  let bytes = s.length;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x80) continue;
+    if (c < 0x800) bytes += 1;
+    else if (c >= 0xd800 && c < 0xdc00 && i + 1 < s.length && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      bytes += 2; // a surrogate pair: 4 bytes for 2 UTF-16 units
+      i++;
+    } else bytes += 2;
+  }
+  return bytes;
+}
 
 /** Bytes of JSON per statement: well under D1's 2 MB value limit. */
 export const JSON_BATCH_BYTES = 900_000;
@@ -13,7 +27,7 @@ export function jsonBatches(rows: unknown[][], maxBytes = JSON_BATCH_BYTES): str
   let size = 2;
   for (const row of rows) {
     const json = JSON.stringify(row);
-    const bytes = utf8.encode(json).length + 1;
+    const bytes = utf8Length(json) + 1;
     if (bytes + 2 > maxBytes) throw new Error(`a row of ${bytes} bytes is too large for one D1 statement`);
     if (size + bytes > maxBytes && parts.length) {
       out.push(`[${parts.join(",")}]`);

@@ -6,6 +6,7 @@ import type { Document } from "@langchain/core/documents";
 import { and, eq, inArray, sql } from "drizzle-orm";
 import { localEmbedding, localEmbeddingVersion, vectorDocument } from "../../db/schema";
 import { badRequest } from "../../errors";
+import { toBase64 } from "../../lib/crypto";
 import { Pacer } from "../../lib/pace";
 import { D1_MAX_PARAMS, chunk } from "../../lib/chunk";
 import { D1DocumentsStore } from "./d1-documents";
@@ -13,25 +14,24 @@ import { type Stmt, jsonInsert, runBatch, stmt } from "./d1-json";
 
 export const LOCAL_PROVIDER = "local";
 
-/** Unit vector → int8 codes and the scale that restores them (value ≈ code × scale). */
-export function quantize(vector: number[]): { scale: number; codes: Int8Array } {
-  let norm = 0;
-  for (const x of vector) norm += x * x;
-  norm = Math.sqrt(norm);
-  const codes = new Int8Array(vector.length);
+/** Unit vector → int8 codes and the scale that restores them (value ≈ code × scale). One pass for norm and peak. */
+export function quantize(vector: ArrayLike<number>): { scale: number; codes: Int8Array } {
+  const n = vector.length;
+  let sum = 0;
+  let peak = 0;
+  for (let i = 0; i < n; i++) {
+    const x = vector[i];
+    sum += x * x;
+    if (Math.abs(x) > peak) peak = Math.abs(x);
+  }
+  const norm = Math.sqrt(sum);
+  const codes = new Int8Array(n);
   if (!(norm > 0)) return { scale: 0, codes };
-  let max = 0;
-  for (const x of vector) max = Math.max(max, Math.abs(x / norm));
-  const scale = max / 127;
-  for (let i = 0; i < vector.length; i++) codes[i] = Math.round(vector[i] / norm / scale);
+  // code = x / norm / scale with scale = (peak / norm) / 127, i.e. x × 127 / peak.
+  const scale = peak / norm / 127;
+  const factor = 127 / peak;
+  for (let i = 0; i < n; i++) codes[i] = Math.round(vector[i] * factor);
   return { scale, codes };
-}
-
-function toBase64(codes: Int8Array): string {
-  const bytes = new Uint8Array(codes.buffer, codes.byteOffset, codes.byteLength);
-  let s = "";
-  for (let i = 0; i < bytes.length; i++) s += String.fromCharCode(bytes[i]);
-  return btoa(s);
 }
 
 interface LoadedNamespace {
@@ -109,7 +109,7 @@ export class LocalD1VectorStore extends D1DocumentsStore {
     if (!ids.length) return ids;
     const rows = vectors.map((v, i) => {
       const { scale, codes } = quantize(v);
-      return [ids[i], v.length, scale, toBase64(codes)];
+      return [ids[i], v.length, scale, toBase64(new Uint8Array(codes.buffer, codes.byteOffset, codes.byteLength))];
     });
     // Text and vectors in one batch: D1 runs a batch as a transaction, so neither exists alone.
     await runBatch(this.db, [

@@ -6,6 +6,7 @@ import { newId } from "../../lib/ids";
 import { indexDocuments, type IndexResult } from "../../providers/recordmanager/indexing";
 import type { DocVectorStore } from "../../providers/vectorstores/types";
 import type { BuiltComponents } from "./components";
+import { EmbedStream } from "./embed-stream";
 
 /** An upsert answers at most this many of its added documents (the rest are in the store). */
 export const ADDED_DOCS_LIMIT = 1000;
@@ -31,21 +32,15 @@ export interface IndexControl {
  * Starts embedding the chunks at once, so the model calls overlap the file and chunk writes that
  * come first; undefined with a record manager (it embeds only the chunks that changed).
  */
-export function embedAhead(built: BuiltComponents, chunks: Document[]): Promise<number[][]> | undefined {
-  return built.recordManager ? undefined : embedGroup(built.store, chunks, 0);
+export function embedAhead(built: BuiltComponents, chunks: Document[]): EmbedStream | undefined {
+  return built.recordManager ? undefined : new EmbedStream(built.store.embeddings, chunks.map((c) => c.pageContent));
 }
 
-/** Chunks are embedded and written this many at a time: the vectors of two groups at most are held. */
-const GROUP = 1000;
-
-function embedGroup(store: DocVectorStore, docs: Document[], from: number): Promise<number[][]> {
-  const vectors = store.embeddings.embedDocuments(docs.slice(from, from + GROUP).map((d) => d.pageContent));
-  vectors.catch(() => {}); // awaited when its group is written; an earlier step may fail first
-  return vectors;
-}
+/** At most this many vectors per vector-store write (one D1 batch for the local store). */
+const WRITE_MAX = 1000;
 
 /** Chunks → vector store, through the record manager when the store has one (`ahead`: embedAhead's vectors). */
-export async function indexChunks(built: BuiltComponents, docId: string, chunks: Document[], control: IndexControl, ahead?: Promise<number[][]>): Promise<IndexResult> {
+export async function indexChunks(built: BuiltComponents, docId: string, chunks: Document[], control: IndexControl, ahead?: EmbedStream): Promise<IndexResult> {
   const docs = chunks.map((c) => new Document({ pageContent: c.pageContent, metadata: { ...c.metadata, docId } }));
   const store: DocVectorStore = built.store;
   let result: IndexResult;
@@ -57,12 +52,10 @@ export async function indexChunks(built: BuiltComponents, docId: string, chunks:
     const old = await store.idsOfDoc(docId);
     if (old.length) await store.delete({ ids: old });
     const ids = docs.map(() => newId());
-    // Group i+1 is embedded while group i is written.
-    let next: Promise<number[][]> | undefined = ahead ?? embedGroup(store, docs, 0);
-    for (let i = 0; i < docs.length; i += GROUP) {
-      const vectors = await next!;
-      next = i + GROUP < docs.length ? embedGroup(store, docs, i + GROUP) : undefined;
-      await store.addVectors(vectors, docs.slice(i, i + GROUP), { ids: ids.slice(i, i + GROUP) });
+    // Each write takes what the model has answered so far, in order, while it embeds the rest.
+    const stream = ahead ?? new EmbedStream(store.embeddings, docs.map((d) => d.pageContent));
+    for (let from = 0, vectors; (vectors = await stream.next(WRITE_MAX)); from += vectors.length) {
+      await store.addVectors(vectors, docs.slice(from, from + vectors.length), { ids: ids.slice(from, from + vectors.length) });
     }
     result = { numAdded: docs.length, numUpdated: 0, numSkipped: 0, numDeleted: old.length, addedDocs: docs, uids: ids };
   }

@@ -1,0 +1,68 @@
+// An upsert's chunks embedded as a stream of small slices, a few requested ahead of the one being
+// written: the model keeps working while vectors are decoded and stored, the first write starts
+// after one slice has come back (not a whole group), and the vectors held at once stay bounded.
+import type { EmbeddingsInterface } from "@langchain/core/embeddings";
+import { badGateway } from "../../errors";
+
+/** Texts per embedding call (a provider's own batchSize may split it further). */
+export const EMBED_SLICE = 128;
+/** Slices in flight or waiting to be written, beyond the one being taken. */
+export const EMBED_AHEAD = 6;
+
+interface Slice {
+  vectors: Promise<number[][]>;
+  settled: boolean;
+}
+
+export class EmbedStream {
+  private readonly slices: Array<Slice | undefined> = [];
+  private readonly total: number;
+  private taken = 0;
+
+  constructor(
+    private readonly embeddings: EmbeddingsInterface,
+    private readonly texts: string[],
+    private readonly slice = EMBED_SLICE,
+    private readonly ahead = EMBED_AHEAD,
+  ) {
+    this.total = Math.ceil(texts.length / slice);
+    this.request();
+  }
+
+  /** Starts slices until `ahead` are requested beyond the next one to take. */
+  private request(): void {
+    while (this.slices.length < Math.min(this.total, this.taken + 1 + this.ahead)) {
+      const texts = this.texts.slice(this.slices.length * this.slice, (this.slices.length + 1) * this.slice);
+      const vectors = this.embeddings.embedDocuments(texts).then((v) => {
+        // Vectors are matched to chunks by position: a short answer would shift every later one.
+        if (v.length !== texts.length) throw badGateway(`The embeddings answered ${v.length} vectors for ${texts.length} texts`);
+        return v;
+      });
+      const entry: Slice = { vectors, settled: false };
+      // Awaited when taken; a write may fail first, so a rejection here must not go unhandled.
+      entry.vectors.then(() => (entry.settled = true), () => (entry.settled = true));
+      this.slices.push(entry);
+    }
+  }
+
+  /**
+   * The next vectors, in order: one slice (waited for), then the slices after it that have
+   * already arrived, up to `max` vectors — writes grow when the model is ahead of them.
+   * Undefined at the end.
+   */
+  async next(max: number): Promise<number[][] | undefined> {
+    if (this.taken >= this.total) return undefined;
+    const out = await this.take();
+    while (this.taken < this.total && this.slices[this.taken]!.settled && out.length + this.slice <= max) {
+      for (const v of await this.take()) out.push(v);
+    }
+    return out;
+  }
+
+  private take(): Promise<number[][]> {
+    const entry = this.slices[this.taken]!;
+    this.slices[this.taken++] = undefined; // its vectors are the caller's now: not held here
+    this.request();
+    return entry.vectors;
+  }
+}
