@@ -8,7 +8,7 @@ import type { Db } from "../../env";
 import { vectorDocument } from "../../db/schema";
 import { D1_MAX_PARAMS, chunk } from "../../lib/chunk";
 import { newId } from "../../lib/ids";
-import type { DocVectorStore } from "./types";
+import type { AddVectorsOptions, DocVectorStore } from "./types";
 import { type Stmt, jsonBatches, jsonInsert, runBatch, stmt } from "./d1-json";
 
 export interface StoredDoc {
@@ -45,7 +45,7 @@ export abstract class D1DocumentsStore extends VectorStore implements DocVectorS
     return this.addVectors(vectors, documents, options);
   }
 
-  abstract addVectors(vectors: number[][], documents: DocumentInterface[], options?: { ids?: string[] }): Promise<string[]>;
+  abstract addVectors(vectors: number[][], documents: DocumentInterface[], options?: AddVectorsOptions): Promise<string[]>;
 
   protected idsFor(documents: DocumentInterface[], options?: { ids?: string[] }): string[] {
     const ids = options?.ids ?? documents.map((d) => d.id ?? newId());
@@ -53,13 +53,13 @@ export abstract class D1DocumentsStore extends VectorStore implements DocVectorS
     return ids;
   }
 
-  /** Statements writing the documents' text rows (insert or replace). */
-  protected documentWrites(ids: string[], documents: DocumentInterface[]): Stmt[] {
+  /** Statements writing the documents' text rows (insert or replace), with their chunk numbers when known. */
+  protected documentWrites(ids: string[], documents: DocumentInterface[], chunkNos?: number[]): Stmt[] {
     const rows = documents.map((d, i) => {
       const docId = typeof d.metadata?.docId === "string" ? d.metadata.docId : null;
-      return [ids[i], docId, d.pageContent, JSON.stringify(d.metadata ?? {})];
+      return [ids[i], docId, d.pageContent, JSON.stringify(d.metadata ?? {}), chunkNos?.[i] ?? null];
     });
-    return jsonInsert("INSERT OR REPLACE INTO vector_document (provider, namespace, id, docId, pageContent, metadata)", [this.provider, this.namespace], rows);
+    return jsonInsert("INSERT OR REPLACE INTO vector_document (provider, namespace, id, docId, pageContent, metadata, chunkNo)", [this.provider, this.namespace], rows);
   }
 
   protected documentDeletes(ids: string[]): Stmt[] {

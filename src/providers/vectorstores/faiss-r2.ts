@@ -11,7 +11,7 @@ import { sha256Hex } from "../../lib/crypto";
 import { newId } from "../../lib/ids";
 import { Pacer } from "../../lib/pace";
 import { quantize } from "./local";
-import type { DocVectorStore } from "./types";
+import type { AddVectorsOptions, DocVectorStore } from "./types";
 
 export const FAISS_PROVIDER = "faiss";
 const FORMAT = "edgeflow-faiss-1";
@@ -74,6 +74,8 @@ export class FaissR2Store extends VectorStore implements DocVectorStore {
   declare FilterType: object;
   readonly provider = FAISS_PROVIDER;
   readonly maxTopK = 100;
+  /** Each addVectors rewrites the whole index object: an upsert writes in large groups. */
+  readonly minWrite = 1000;
 
   /** The basePath input (Flowise's folder), else the caller's namespace: also the record manager's namespace. */
   readonly namespace: string;
@@ -141,7 +143,7 @@ export class FaissR2Store extends VectorStore implements DocVectorStore {
     return this.addVectors(vectors, documents, options);
   }
 
-  async addVectors(vectors: number[][], documents: DocumentInterface[], options?: { ids?: string[] }): Promise<string[]> {
+  async addVectors(vectors: number[][], documents: DocumentInterface[], options?: AddVectorsOptions): Promise<string[]> {
     const ids = options?.ids ?? documents.map((d) => d.id ?? newId());
     if (ids.length !== documents.length || vectors.length !== documents.length) throw new Error("one id and one vector per document are needed");
     if (!ids.length) return ids;
@@ -157,7 +159,7 @@ export class FaissR2Store extends VectorStore implements DocVectorStore {
       const codes = new Int8Array((keep.length + ids.length) * dims);
       keep.forEach(([, i], j) => codes.set(index.codes.subarray(i * dims, (i + 1) * dims), j * dims));
       quantized.forEach((q, j) => codes.set(q.codes, (keep.length + j) * dims));
-      const added: Entry[] = ids.map((id, j) => ({ id, pageContent: documents[j].pageContent, metadata: documents[j].metadata ?? {}, scale: quantized[j].scale }));
+      const added: Entry[] = ids.map((id, j) => ({ id, pageContent: documents[j].pageContent, metadata: documents[j].metadata ?? {}, scale: quantized[j].scale, ...(options?.chunkNos ? { chunkNo: options.chunkNos[j] } : {}) }));
       return { index: { dims, entries: [...keep.map(([e]) => e), ...added], codes }, result: ids };
     });
   }

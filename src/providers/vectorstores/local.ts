@@ -11,6 +11,7 @@ import { Pacer } from "../../lib/pace";
 import { D1_MAX_PARAMS, chunk } from "../../lib/chunk";
 import { D1DocumentsStore } from "./d1-documents";
 import { type Stmt, jsonInsert, runBatch, stmt } from "./d1-json";
+import type { AddVectorsOptions } from "./types";
 
 export const LOCAL_PROVIDER = "local";
 
@@ -104,7 +105,7 @@ export class LocalD1VectorStore extends D1DocumentsStore {
   readonly provider = LOCAL_PROVIDER;
   readonly maxTopK = 100;
 
-  async addVectors(vectors: number[][], documents: DocumentInterface[], options?: { ids?: string[] }): Promise<string[]> {
+  async addVectors(vectors: number[][], documents: DocumentInterface[], options?: AddVectorsOptions): Promise<string[]> {
     const ids = this.idsFor(documents, options);
     if (!ids.length) return ids;
     const rows = vectors.map((v, i) => {
@@ -113,7 +114,7 @@ export class LocalD1VectorStore extends D1DocumentsStore {
     });
     // Text and vectors in one batch: D1 runs a batch as a transaction, so neither exists alone.
     await runBatch(this.db, [
-      ...this.documentWrites(ids, documents),
+      ...this.documentWrites(ids, documents, options?.chunkNos),
       ...jsonInsert("INSERT OR REPLACE INTO local_embedding (namespace, id, dims, scale, vector)", [this.namespace], rows),
       this.bumpVersion(),
     ]);

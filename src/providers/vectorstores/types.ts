@@ -1,9 +1,25 @@
+import type { DocumentInterface } from "@langchain/core/documents";
 import type { Embeddings } from "@langchain/core/embeddings";
 import type { VectorStore } from "@langchain/core/vectorstores";
 import type { Db, Env } from "../../env";
 
+/**
+ * addVectors' options here: `chunkNos` (one per document) records the chunk each vector is indexed
+ * from in the same write, as linkChunks would afterwards.
+ */
+export interface AddVectorsOptions {
+  ids?: string[];
+  chunkNos?: number[];
+}
+
 /** A vector store over D1-held documents: the text of every vector stays in `vector_document`. */
 export interface DocVectorStore extends VectorStore {
+  addVectors(vectors: number[][], documents: DocumentInterface[], options?: AddVectorsOptions): Promise<string[] | void>;
+  /**
+   * Fewest vectors worth one addVectors call (an upsert writes as the model answers): a store that
+   * rewrites a whole index per call (faiss) asks for large writes; default 1.
+   */
+  readonly minWrite?: number;
   /** Provider key in vector_document (`local`, `vectorize`). */
   readonly provider: string;
   readonly namespace: string;

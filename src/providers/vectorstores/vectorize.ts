@@ -5,6 +5,7 @@ import type { Document, DocumentInterface } from "@langchain/core/documents";
 import { ApiError, badGateway, badRequest } from "../../errors";
 import { D1DocumentsStore } from "./d1-documents";
 import { runBatch } from "./d1-json";
+import type { AddVectorsOptions } from "./types";
 
 export const VECTORIZE_PROVIDER = "vectorize";
 export const VECTORIZE_MAX_UPSERT = 1000;
@@ -48,11 +49,11 @@ export class VectorizeStore extends D1DocumentsStore {
     return store;
   }
 
-  async addVectors(vectors: number[][], documents: DocumentInterface[], options?: { ids?: string[] }): Promise<string[]> {
+  async addVectors(vectors: number[][], documents: DocumentInterface[], options?: AddVectorsOptions): Promise<string[]> {
     const ids = this.idsFor(documents, options);
     if (!ids.length) return ids;
     // Text first: a vector Vectorize holds must always find its text. Undone when Vectorize fails.
-    await runBatch(this.db, this.documentWrites(ids, documents));
+    await runBatch(this.db, this.documentWrites(ids, documents, options?.chunkNos));
     try {
       for (let i = 0; i < ids.length; i += VECTORIZE_MAX_UPSERT) {
         const part = ids.slice(i, i + VECTORIZE_MAX_UPSERT).map((id, j) => {

@@ -46,14 +46,14 @@ export class EmbedStream {
   }
 
   /**
-   * The next vectors, in order: one slice (waited for), then the slices after it that have
-   * already arrived, up to `max` vectors — writes grow when the model is ahead of them.
-   * Undefined at the end.
+   * The next vectors, in order, never more than `max` (beyond one slice): slices waited for until
+   * there are `min`, then those after them that have already arrived — writes grow when the model
+   * is ahead of them. Undefined at the end.
    */
-  async next(max: number): Promise<number[][] | undefined> {
+  async next(min: number, max: number): Promise<number[][] | undefined> {
     if (this.taken >= this.total) return undefined;
     const out = await this.take();
-    while (this.taken < this.total && this.slices[this.taken]!.settled && out.length + this.slice <= max) {
+    while (this.taken < this.total && out.length + this.slice <= max && (out.length < min || this.slices[this.taken]!.settled)) {
       for (const v of await this.take()) out.push(v);
     }
     return out;

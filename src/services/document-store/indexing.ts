@@ -42,26 +42,31 @@ const WRITE_MAX = 1000;
 /** Chunks → vector store, through the record manager when the store has one (`ahead`: embedAhead's vectors). */
 export async function indexChunks(built: BuiltComponents, docId: string, chunks: Document[], control: IndexControl, ahead?: EmbedStream): Promise<IndexResult> {
   const docs = chunks.map((c) => new Document({ pageContent: c.pageContent, metadata: { ...c.metadata, docId } }));
-  const store: DocVectorStore = built.store;
-  let result: IndexResult;
-  if (built.recordManager) {
-    const { recordManager, cleanup, sourceIdKey, forceUpdate } = built.recordManager;
-    result = await indexDocuments(docs, recordManager, store, { cleanup, sourceIdKey, forceUpdate, ...control });
-  } else {
-    // Without a record manager the loader's previous vectors are replaced (not piled up).
-    const old = await store.idsOfDoc(docId);
-    if (old.length) await store.delete({ ids: old });
-    const ids = docs.map(() => newId());
-    // Each write takes what the model has answered so far, in order, while it embeds the rest.
-    const stream = ahead ?? new EmbedStream(store.embeddings, docs.map((d) => d.pageContent));
-    for (let from = 0, vectors; (vectors = await stream.next(WRITE_MAX)); from += vectors.length) {
-      await store.addVectors(vectors, docs.slice(from, from + vectors.length), { ids: ids.slice(from, from + vectors.length) });
-    }
-    result = { numAdded: docs.length, numUpdated: 0, numSkipped: 0, numDeleted: old.length, addedDocs: docs, uids: ids };
-  }
+  if (!built.recordManager) return replaceVectors(built.store, docId, docs, ahead);
+  const { recordManager, cleanup, sourceIdKey, forceUpdate } = built.recordManager;
+  const result = await indexDocuments(docs, recordManager, built.store, { cleanup, sourceIdKey, forceUpdate, ...control });
   // Chunk numbers of this commit, so query hits find their chunk by index rather than by text.
-  await store.linkChunks(result.uids.map((uid, i) => [uid, i + 1]));
+  await built.store.linkChunks(result.uids.map((uid, i) => [uid, i + 1]));
   return result;
+}
+
+/**
+ * Without a record manager the loader's previous vectors are replaced (not piled up). Each write
+ * takes what the model has answered so far, in order, while it embeds the rest; the chunk
+ * numbers go in the same write.
+ */
+async function replaceVectors(store: DocVectorStore, docId: string, docs: Document[], ahead?: EmbedStream): Promise<IndexResult> {
+  const old = await store.idsOfDoc(docId);
+  if (old.length) await store.delete({ ids: old });
+  const ids = docs.map(() => newId());
+  const stream = ahead ?? new EmbedStream(store.embeddings, docs.map((d) => d.pageContent));
+  const min = Math.min(store.minWrite ?? 1, WRITE_MAX);
+  for (let from = 0, vectors; (vectors = await stream.next(min, WRITE_MAX)); from += vectors.length) {
+    const to = from + vectors.length;
+    const chunkNos = Array.from({ length: vectors.length }, (_, j) => from + j + 1);
+    await store.addVectors(vectors, docs.slice(from, to), { ids: ids.slice(from, to), chunkNos });
+  }
+  return { numAdded: docs.length, numUpdated: 0, numSkipped: 0, numDeleted: old.length, addedDocs: docs, uids: ids };
 }
 
 /** Incremental cleanup groups chunks by their source: refuse before anything is written, not after. */

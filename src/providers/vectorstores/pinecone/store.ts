@@ -9,6 +9,7 @@ import { D1DocumentsStore } from "../d1-documents";
 import type { MaxMarginalRelevanceSearchOptions } from "@langchain/core/vectorstores";
 import { maximalMarginalRelevance } from "@langchain/core/utils/math";
 import type { PineconeClient, PineconeMatch } from "./client";
+import type { AddVectorsOptions } from "../types";
 
 export const PINECONE_PROVIDER = "pinecone";
 export const PINECONE_TEXT_KEY = "text";
@@ -70,14 +71,14 @@ export class PineconeVectorStore extends D1DocumentsStore {
     super(embeddings, db, namespace);
   }
 
-  async addVectors(vectors: number[][], documents: DocumentInterface[], options?: { ids?: string[] }): Promise<string[]> {
+  async addVectors(vectors: number[][], documents: DocumentInterface[], options?: AddVectorsOptions): Promise<string[]> {
     const ids = this.idsFor(documents, options);
     if (!ids.length) return ids;
     const client = await this.client();
     const records = ids.map((id, i) => ({ id, values: vectors[i], metadata: pineconeMetadata(documents[i].metadata ?? {}, documents[i].pageContent) }));
     // D1 keeps only which loader each vector came from: the text lives in Pinecone.
     const bookkeeping = documents.map((d) => ({ pageContent: "", metadata: typeof d.metadata?.docId === "string" ? { docId: d.metadata.docId } : {} }));
-    await runBatch(this.db, this.documentWrites(ids, bookkeeping));
+    await runBatch(this.db, this.documentWrites(ids, bookkeeping, options?.chunkNos));
     try {
       for (const part of slices(records, PINECONE_UPSERT_BATCH)) await client.upsert(part, this.pineconeNamespace);
     } catch (err) {
