@@ -6,8 +6,12 @@ import { badGateway } from "../../errors";
 
 /** Texts per embedding call (a provider's own batchSize may split it further). */
 export const EMBED_SLICE = 128;
-/** Slices in flight or waiting to be written, beyond the one being taken. */
-export const EMBED_AHEAD = 6;
+/**
+ * Slices in flight or waiting to be written, beyond the one being taken: enough that the model
+ * always has work queued while a write runs; with a write of up to 1,000 vectors, about as many
+ * vectors are held as the 2 × 1,000-chunk groups before.
+ */
+export const EMBED_AHEAD = 8;
 
 interface Slice {
   vectors: Promise<number[][]>;
