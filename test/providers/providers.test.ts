@@ -4,7 +4,8 @@ import { buildEmbeddings, defaultEmbeddingsName, supportedEmbeddings } from "../
 import { quantize } from "../../src/providers/vectorstores/local";
 import { defaultVectorStoreName, supportedVectorStores } from "../../src/providers/vectorstores/registry";
 import { buildSplitter, supportedSplitters } from "../../src/providers/splitters/registry";
-import { jsonBatches } from "../../src/providers/vectorstores/d1-json";
+import { jsonBatches, utf8Length } from "../../src/providers/vectorstores/d1-json";
+import { fromBase64, toBase64 } from "../../src/lib/crypto";
 
 const cos = (a: number[], b: number[]) => a.reduce((s, x, i) => s + x * b[i], 0);
 
@@ -78,5 +79,23 @@ describe("D1 JSON batches", () => {
     expect(parts.length).toBeGreaterThan(9);
     expect(parts.every((p) => new TextEncoder().encode(p).length <= 10_000)).toBe(true);
     expect(parts.flatMap((p) => JSON.parse(p))).toEqual(rows);
+  });
+  it("count UTF-8 bytes, not characters: multibyte text stays under the limit", () => {
+    // 300 characters but 300 × 3–4 bytes: measured in characters, 3 rows would seem to fit in 2,000.
+    const rows = Array.from({ length: 12 }, (_, i) => [i, "€".repeat(200) + "😀".repeat(50) + "é".repeat(50)]);
+    const parts = jsonBatches(rows, 2_000);
+    expect(parts.every((p) => new TextEncoder().encode(p).length <= 2_000)).toBe(true);
+    expect(parts.flatMap((p) => JSON.parse(p))).toEqual(rows);
+    for (const s of ["", "abc", "é€😀", "\ud800x"]) expect(utf8Length(s)).toBe(new TextEncoder().encode(s).length);
+  });
+});
+
+describe("base64", () => {
+  it("round-trips every byte value and refuses text that is not base64", () => {
+    const bytes = Uint8Array.from({ length: 256 * 3 }, (_, i) => i % 256);
+    const text = toBase64(bytes);
+    expect(text).toBe(btoa(String.fromCharCode(...bytes)));
+    expect(fromBase64(text)).toEqual(bytes);
+    expect(() => fromBase64("not*base64!")).toThrow();
   });
 });

@@ -7,11 +7,11 @@ import { badGateway } from "../../errors";
 /** Texts per embedding call (a provider's own batchSize may split it further). */
 export const EMBED_SLICE = 128;
 /**
- * Slices in flight or waiting to be written, beyond the one being taken: enough that the model
- * always has work queued while a write runs; with a write of up to 1,000 vectors, about as many
- * vectors are held as the 2 × 1,000-chunk groups before.
+ * Slices requested and not yet handed to a write (so at most this many calls in flight): enough
+ * that the model always has work queued while a write runs; with a write of up to 1,000 vectors,
+ * about as many vectors are held as the 2 × 1,000-chunk groups before.
  */
-export const EMBED_AHEAD = 8;
+export const EMBED_WINDOW = 9;
 
 interface Slice {
   vectors: Promise<number[][]>;
@@ -22,20 +22,21 @@ export class EmbedStream {
   private readonly slices: Array<Slice | undefined> = [];
   private readonly total: number;
   private taken = 0;
+  private delivered = 0;
 
   constructor(
     private readonly embeddings: EmbeddingsInterface,
     private readonly texts: string[],
     private readonly slice = EMBED_SLICE,
-    private readonly ahead = EMBED_AHEAD,
+    private readonly window = EMBED_WINDOW,
   ) {
     this.total = Math.ceil(texts.length / slice);
     this.request();
   }
 
-  /** Starts slices until `ahead` are requested beyond the next one to take. */
+  /** Starts slices until `window` are requested and not yet delivered. */
   private request(): void {
-    while (this.slices.length < Math.min(this.total, this.taken + 1 + this.ahead)) {
+    while (this.slices.length < Math.min(this.total, this.delivered + this.window)) {
       const texts = this.texts.slice(this.slices.length * this.slice, (this.slices.length + 1) * this.slice);
       const vectors = this.embeddings.embedDocuments(texts).then((v) => {
         // Vectors are matched to chunks by position: a short answer would shift every later one.
@@ -63,10 +64,12 @@ export class EmbedStream {
     return out;
   }
 
-  private take(): Promise<number[][]> {
+  private async take(): Promise<number[][]> {
     const entry = this.slices[this.taken]!;
     this.slices[this.taken++] = undefined; // its vectors are the caller's now: not held here
+    const vectors = await entry.vectors;
+    this.delivered++;
     this.request();
-    return entry.vectors;
+    return vectors;
   }
 }
