@@ -74,6 +74,8 @@ export function hashEmbed(text: string, dims = LOCAL_HASH_DIMS): number[] {
 
 export class LocalHashEmbeddings extends Embeddings {
   readonly dims: number;
+  /** Computed here (see inIsolate). */
+  readonly inIsolate = true;
 
   constructor(fields: { dims?: number } = {}) {
     super({});

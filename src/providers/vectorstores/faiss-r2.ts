@@ -75,7 +75,7 @@ export class FaissR2Store extends VectorStore implements DocVectorStore {
   readonly provider = FAISS_PROVIDER;
   readonly maxTopK = 100;
   /** Each addVectors rewrites the whole index object: an upsert writes in large groups. */
-  readonly minWrite = 1000;
+  readonly minWrite = 1024;
 
   /** The basePath input (Flowise's folder), else the caller's namespace: also the record manager's namespace. */
   readonly namespace: string;

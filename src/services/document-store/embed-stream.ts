@@ -8,7 +8,7 @@ import { badGateway } from "../../errors";
 export const EMBED_SLICE = 128;
 /**
  * Slices requested and not yet handed to a write (so at most this many calls in flight): enough
- * that the model always has work queued while a write runs; with a write of up to 1,000 vectors,
+ * that the model always has work queued while a write runs; with a write of up to 1,024 vectors,
  * about as many vectors are held as the 2 × 1,000-chunk groups before.
  */
 export const EMBED_WINDOW = 9;

@@ -3,6 +3,7 @@
 import { Document } from "@langchain/core/documents";
 import { badRequest } from "../../errors";
 import { newId } from "../../lib/ids";
+import { inIsolate } from "../../providers/embeddings/types";
 import { indexDocuments, type IndexResult } from "../../providers/recordmanager/indexing";
 import type { DocVectorStore } from "../../providers/vectorstores/types";
 import type { BuiltComponents } from "./components";
@@ -36,8 +37,8 @@ export function embedAhead(built: BuiltComponents, chunks: Document[]): EmbedStr
   return built.recordManager ? undefined : new EmbedStream(built.store.embeddings, chunks.map((c) => c.pageContent));
 }
 
-/** At most this many vectors per vector-store write (one D1 batch for the local store). */
-const WRITE_MAX = 1000;
+/** At most this many vectors per vector-store write (one D1 batch for the local store): 8 slices. */
+const WRITE_MAX = 1024;
 
 /** Chunks → vector store, through the record manager when the store has one (`ahead`: embedAhead's vectors). */
 export async function indexChunks(built: BuiltComponents, docId: string, chunks: Document[], control: IndexControl, ahead?: EmbedStream): Promise<IndexResult> {
@@ -60,7 +61,8 @@ async function replaceVectors(store: DocVectorStore, docId: string, docs: Docume
   if (old.length) await store.delete({ ids: old });
   const ids = docs.map(() => newId());
   const stream = ahead ?? new EmbedStream(store.embeddings, docs.map((d) => d.pageContent));
-  const min = Math.min(store.minWrite ?? 1, WRITE_MAX);
+  // A write costs a D1 batch: small ones only pay when they let a remote model's latency overlap.
+  const min = inIsolate(store.embeddings) ? WRITE_MAX : Math.min(store.minWrite ?? 1, WRITE_MAX);
   for (let from = 0, vectors; (vectors = await stream.next(min, WRITE_MAX)); from += vectors.length) {
     const to = from + vectors.length;
     const chunkNos = Array.from({ length: vectors.length }, (_, j) => from + j + 1);
