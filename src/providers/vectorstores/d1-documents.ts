@@ -8,7 +8,7 @@ import type { Db } from "../../env";
 import { vectorDocument } from "../../db/schema";
 import { D1_MAX_PARAMS, chunk } from "../../lib/chunk";
 import { newId } from "../../lib/ids";
-import type { AddVectorsOptions, DocVectorStore } from "./types";
+import type { AddVectorsOptions, DocVectorStore, LinkedHit } from "./types";
 import { type Stmt, jsonBatches, jsonInsert, runBatch, stmt } from "./d1-json";
 
 export interface StoredDoc {
@@ -16,6 +16,28 @@ export interface StoredDoc {
   docId: string | null;
   pageContent: string;
   metadata: Record<string, unknown>;
+}
+
+/** A stored document with the document-store chunk it was indexed from (null: none, or edited since). */
+export interface LinkedDoc extends StoredDoc {
+  chunk: { id: string; chunkNo: number } | null;
+}
+
+interface DocumentRow {
+  id: string;
+  docId: string | null;
+  pageContent: string;
+  metadata: string;
+  chunkId?: string | null;
+  chunkNo?: number | null;
+}
+
+/** Ranked hits with their documents, in rank order; hits whose document is gone are left out. */
+export function linkHits(hits: Array<{ id: string; score: number }>, docs: Map<string, LinkedDoc>): LinkedHit[] {
+  return hits.flatMap((h) => {
+    const d = docs.get(h.id);
+    return d ? [{ document: new Document({ id: d.id, pageContent: d.pageContent, metadata: d.metadata }), score: h.score, chunk: d.chunk }] : [];
+  });
 }
 
 const parseMetadata = (s: string): Record<string, unknown> => {
@@ -121,23 +143,41 @@ export abstract class D1DocumentsStore extends VectorStore implements DocVectorS
     return row?.n ?? 0;
   }
 
-  /** The stored documents of `ids`, in the order of `ids` (missing ones left out). */
-  protected async documentsOf(ids: string[]): Promise<Map<string, StoredDoc>> {
-    const out = new Map<string, StoredDoc>();
-    for (const part of chunk(ids, D1_MAX_PARAMS - 2)) {
-      const rows = await this.db.select().from(vectorDocument)
-        .where(and(eq(vectorDocument.provider, this.provider), eq(vectorDocument.namespace, this.namespace), inArray(vectorDocument.id, part))).all();
-      for (const r of rows) out.set(r.id, { id: r.id, docId: r.docId, pageContent: r.pageContent, metadata: parseMetadata(r.metadata) });
+  /**
+   * One statement reading the stored documents of `ids` and, given `chunkStoreId`, the document
+   * store chunk each was last indexed from (linkChunks), when that chunk still holds the same text.
+   * The ids travel as one JSON parameter and lead the join (CROSS JOIN: SQLite keeps them the outer
+   * loop, each a primary-key and an index lookup, never a scan of the store's chunks).
+   */
+  protected documentsStmt(ids: string[], chunkStoreId?: string): Stmt {
+    const link = chunkStoreId !== undefined;
+    return {
+      sql: `SELECT v.id, v.docId, v.pageContent, v.metadata${link ? ", c.id AS chunkId, c.chunkNo AS chunkNo" : ""}
+        FROM json_each(?3) w CROSS JOIN vector_document v ON v.provider = ?1 AND v.namespace = ?2 AND v.id = w.value
+        ${link ? "LEFT JOIN document_store_file_chunk c ON c.storeId = ?4 AND c.docId = v.docId AND c.chunkNo = v.chunkNo AND c.pageContent = v.pageContent" : ""}`,
+      params: [this.provider, this.namespace, JSON.stringify(ids), ...(link ? [chunkStoreId] : [])],
+    };
+  }
+
+  /** The rows of documentsStmt by vector id. */
+  protected documentsFrom(result: D1Result): Map<string, LinkedDoc> {
+    const out = new Map<string, LinkedDoc>();
+    for (const r of result.results as DocumentRow[]) {
+      const linked = typeof r.chunkId === "string" && typeof r.chunkNo === "number" ? { id: r.chunkId, chunkNo: r.chunkNo } : null;
+      out.set(r.id, { id: r.id, docId: r.docId, pageContent: r.pageContent, metadata: parseMetadata(r.metadata), chunk: linked });
     }
     return out;
   }
 
+  /** The stored documents of `ids` (missing ones left out). */
+  protected async documentsOf(ids: string[]): Promise<Map<string, LinkedDoc>> {
+    if (!ids.length) return new Map();
+    const [result] = await runBatch(this.db, [this.documentsStmt(ids)]);
+    return this.documentsFrom(result);
+  }
+
   protected async hitsToDocuments(hits: Array<{ id: string; score: number }>): Promise<[Document, number][]> {
-    const docs = await this.documentsOf(hits.map((h) => h.id));
-    return hits.flatMap((h) => {
-      const d = docs.get(h.id);
-      return d ? [[new Document({ id: d.id, pageContent: d.pageContent, metadata: d.metadata }), h.score] as [Document, number]] : [];
-    });
+    return linkHits(hits, await this.documentsOf(hits.map((h) => h.id))).map((h) => [h.document, h.score]);
   }
 
   _vectorstoreType(): string {

@@ -3,17 +3,21 @@
 // query reads only compact rows of its own namespace and scores them in one pass.
 import type { DocumentInterface } from "@langchain/core/documents";
 import type { Document } from "@langchain/core/documents";
-import { and, eq, inArray, sql } from "drizzle-orm";
+import { and, eq, inArray } from "drizzle-orm";
 import { localEmbedding, localEmbeddingVersion, vectorDocument } from "../../db/schema";
 import { badRequest } from "../../errors";
 import { toBase64 } from "../../lib/crypto";
 import { Pacer } from "../../lib/pace";
 import { D1_MAX_PARAMS, chunk } from "../../lib/chunk";
-import { D1DocumentsStore } from "./d1-documents";
+import { D1DocumentsStore, linkHits } from "./d1-documents";
+import { type LoadedNamespace, NamespaceCache, topK, unitQuery } from "./local-index";
+import type { LinkedHit } from "./types";
 import { type Stmt, jsonInsert, runBatch, stmt } from "./d1-json";
 import type { AddVectorsOptions } from "./types";
 
 export const LOCAL_PROVIDER = "local";
+/** The version token of a namespace that was never written. */
+const NO_VERSION = "none";
 
 /** Unit vector → int8 codes and the scale that restores them (value ≈ code × scale). One pass for norm and peak. */
 export function quantize(vector: ArrayLike<number>): { scale: number; codes: Int8Array } {
@@ -35,71 +39,11 @@ export function quantize(vector: ArrayLike<number>): { scale: number; codes: Int
   return { scale, codes };
 }
 
-interface LoadedNamespace {
-  dims: number;
-  ids: string[];
-  scales: Float64Array;
-  codes: Int8Array;
-}
-
-/**
- * Decoded namespaces kept by this isolate between queries, keyed by namespace and its stamp, so a
- * repeated query reads one small aggregate row from D1 instead of every vector. Bounded in bytes;
- * the least recently used namespace goes first.
- */
-class NamespaceCache {
-  private readonly entries = new Map<string, { stamp: string; data: LoadedNamespace; bytes: number }>();
-  private bytes = 0;
-  constructor(private readonly budget: number) {}
-
-  get(namespace: string, stamp: string, dims: number): LoadedNamespace | undefined {
-    const entry = this.entries.get(namespace);
-    if (!entry || entry.stamp !== stamp || entry.data.dims !== dims) return undefined;
-    this.entries.delete(namespace); // re-insert: most recently used last
-    this.entries.set(namespace, entry);
-    return entry.data;
-  }
-
-  set(namespace: string, stamp: string, data: LoadedNamespace): void {
-    this.drop(namespace);
-    const bytes = data.codes.byteLength + data.scales.byteLength + data.ids.length * 48;
-    if (bytes > this.budget) return;
-    while (this.bytes + bytes > this.budget) this.drop(this.entries.keys().next().value as string);
-    this.entries.set(namespace, { stamp, data, bytes });
-    this.bytes += bytes;
-  }
-
-  private drop(namespace: string): void {
-    const entry = this.entries.get(namespace);
-    if (!entry) return;
-    this.entries.delete(namespace);
-    this.bytes -= entry.bytes;
-  }
-}
-
 // 32 MB holds about 40,000 vectors of 768 dimensions, well inside a Worker's 128 MB.
 const namespaceCache = new NamespaceCache(32 * 1024 * 1024);
 
-interface Hit {
-  id: string;
-  score: number;
-}
-
-/** Keeps the k best hits seen so far (k is small: a sorted insert beats a heap here). */
-class TopK {
-  readonly hits: Hit[] = [];
-  constructor(private readonly k: number) {}
-  get floor(): number {
-    return this.hits.length < this.k ? -Infinity : this.hits[this.hits.length - 1].score;
-  }
-  offer(id: string, score: number): void {
-    if (score <= this.floor) return;
-    let i = this.hits.length;
-    while (i > 0 && this.hits[i - 1].score < score) i--;
-    this.hits.splice(i, 0, { id, score });
-    if (this.hits.length > this.k) this.hits.pop();
-  }
-}
+/** Rankings redone when the namespace changed under them before the answer gives a stale one. */
+const MAX_RANKINGS = 3;
 
 export class LocalD1VectorStore extends D1DocumentsStore {
   readonly provider = LOCAL_PROVIDER;
@@ -142,47 +86,35 @@ export class LocalD1VectorStore extends D1DocumentsStore {
   }
 
   async similaritySearchVectorWithScore(query: number[], k: number): Promise<[Document, number][]> {
-    const hits = await this.search(query, k);
-    return this.hitsToDocuments(hits);
+    return (await this.rankAndRead(query, k)).map((h) => [h.document, h.score]);
   }
 
-  /** Top k by cosine: from this isolate's cache when the namespace is unchanged, else from D1. */
-  async search(query: number[], k: number): Promise<Hit[]> {
-    let norm = 0;
-    for (const x of query) norm += x * x;
-    norm = Math.sqrt(norm) || 1;
-    const q = Float64Array.from(query, (x) => x / norm);
-    const dims = q.length;
-
-    const stamp = await this.stamp();
-    let loaded = namespaceCache.get(this.namespace, stamp, dims);
-    if (!loaded) {
-      loaded = await this.load(dims);
-      if (!loaded.ids.length) {
-        const other = await this.db.get<{ dims: number }>(sql`SELECT dims FROM local_embedding WHERE namespace = ${this.namespace} LIMIT 1`);
-        if (other) throw badRequest(`The stored vectors have ${other.dims} dimensions but the embedding gives ${dims}: re-upsert with the same embedding, or delete the vector store first`);
-      }
-      namespaceCache.set(this.namespace, stamp, loaded);
-    }
-
-    const top = new TopK(Math.max(1, k));
-    const { ids, scales, codes } = loaded;
-    const pacer = new Pacer(20_000); // a store of many vectors is scored between yields
-    for (let v = 0, offset = 0; v < ids.length; v++, offset += dims) {
-      let dot = 0;
-      for (let i = 0; i < dims; i++) dot += codes[offset + i] * q[i];
-      top.offer(ids[v], dot * scales[v]);
-      const wait = pacer.tick();
-      if (wait) await wait;
-    }
-    return top.hits;
+  async searchLinked(query: string, k: number, chunkStoreId: string): Promise<LinkedHit[]> {
+    return this.rankAndRead(await this.embeddings.embedQuery(query), k, chunkStoreId);
   }
 
-  /** The namespace's version token: one primary-key lookup. */
-  private async stamp(): Promise<string> {
-    const row = await this.db.select({ version: localEmbeddingVersion.version }).from(localEmbeddingVersion)
-      .where(eq(localEmbeddingVersion.namespace, this.namespace)).get();
-    return row?.version ?? "none";
+  /**
+   * Top k by cosine with their documents, in one D1 round trip when this isolate holds the
+   * namespace: it is ranked from memory first, then the hits' documents are read together with the
+   * namespace's version token. A token other than the one the vectors were loaded at means a
+   * write came in between: the vectors are loaded again and the ranking redone.
+   */
+  private async rankAndRead(query: number[], k: number, chunkStoreId?: string): Promise<LinkedHit[]> {
+    const q = unitQuery(query);
+    let loaded = namespaceCache.get(this.namespace, q.length);
+    for (let ranking = 1; ; ranking++) {
+      loaded ??= await this.load(q.length);
+      const hits = await topK(loaded, q, k);
+      const [version, documents] = await runBatch(this.db, [this.versionStmt(), this.documentsStmt(hits.map((h) => h.id), chunkStoreId)]);
+      const stamp = (version.results[0] as { version?: string } | undefined)?.version ?? NO_VERSION;
+      if (stamp === loaded.stamp || ranking === MAX_RANKINGS) return linkHits(hits, this.documentsFrom(documents));
+      namespaceCache.drop(this.namespace, loaded);
+      loaded = undefined;
+    }
+  }
+
+  private versionStmt(): Stmt {
+    return { sql: "SELECT version FROM local_embedding_version WHERE namespace = ?", params: [this.namespace] };
   }
 
   /** Replaces the namespace's version token; goes in the same batch as the write it marks. */
@@ -194,17 +126,29 @@ export class LocalD1VectorStore extends D1DocumentsStore {
   }
 
   /**
-   * Every vector of the namespace, decoded once: SQLite concatenates them in groups (one result
-   * row per group instead of one per vector: D1 results cost per row and per byte, and base64 text
-   * travels far cheaper than blobs).
+   * Every vector of the namespace, decoded once, with the version token they are at (one batch:
+   * one transaction), kept in this isolate's cache. SQLite concatenates the vectors in groups (one
+   * result row per group instead of one per vector: D1 results cost per row and per byte, and
+   * base64 text travels far cheaper than blobs).
    */
   private async load(dims: number): Promise<LoadedNamespace> {
     const width = 4 * Math.ceil(dims / 3); // base64 characters per vector
     // Keep each concatenated value well under D1's 2 MB value limit.
     const perGroup = Math.max(1, Math.floor(1_500_000 / (width + 40)));
-    const groups = await this.db.all<{ n: number; ids: string; scales: string; vectors: string }>(sql`
-      SELECT COUNT(*) AS n, group_concat(id, ',') AS ids, group_concat(scale, ',') AS scales, group_concat(vector, '') AS vectors
-      FROM local_embedding WHERE namespace = ${this.namespace} AND dims = ${dims} GROUP BY rowid / ${perGroup}`);
+    const [version, grouped, other] = await runBatch(this.db, [
+      this.versionStmt(),
+      {
+        sql: `SELECT COUNT(*) AS n, group_concat(id, ',') AS ids, group_concat(scale, ',') AS scales, group_concat(vector, '') AS vectors
+          FROM local_embedding WHERE namespace = ? AND dims = ? GROUP BY rowid / ?`,
+        params: [this.namespace, dims, perGroup],
+      },
+      { sql: "SELECT dims FROM local_embedding WHERE namespace = ? AND dims <> ? LIMIT 1", params: [this.namespace, dims] },
+    ]);
+    const groups = grouped.results as Array<{ n: number; ids: string; scales: string; vectors: string }>;
+    const otherDims = (other.results[0] as { dims: number } | undefined)?.dims;
+    if (!groups.length && otherDims !== undefined) {
+      throw badRequest(`The stored vectors have ${otherDims} dimensions but the embedding gives ${dims}: re-upsert with the same embedding, or delete the vector store first`);
+    }
     const total = groups.reduce((n, g) => n + g.n, 0);
     const ids: string[] = [];
     const scales = new Float64Array(total);
@@ -223,6 +167,9 @@ export class LocalD1VectorStore extends D1DocumentsStore {
         for (let i = 0; i < dims; i++) codes[offset + i] = (bin.charCodeAt(i) << 24) >> 24;
       }
     }
-    return { dims, ids, scales, codes };
+    const stamp = (version.results[0] as { version?: string } | undefined)?.version ?? NO_VERSION;
+    const loaded = { stamp, dims, ids, scales, codes };
+    namespaceCache.set(this.namespace, loaded);
+    return loaded;
   }
 }

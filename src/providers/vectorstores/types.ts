@@ -1,4 +1,5 @@
 import type { DocumentInterface } from "@langchain/core/documents";
+import type { Document } from "@langchain/core/documents";
 import type { Embeddings } from "@langchain/core/embeddings";
 import type { VectorStore } from "@langchain/core/vectorstores";
 import type { Db, Env } from "../../env";
@@ -10,6 +11,13 @@ import type { Db, Env } from "../../env";
 export interface AddVectorsOptions {
   ids?: string[];
   chunkNos?: number[];
+}
+
+/** A query hit with the document-store chunk it was indexed from (null: unknown, or edited since). */
+export interface LinkedHit {
+  document: Document;
+  score: number;
+  chunk: { id: string; chunkNo: number } | null;
 }
 
 /** A vector store over D1-held documents: the text of every vector stays in `vector_document`. */
@@ -33,6 +41,12 @@ export interface DocVectorStore extends VectorStore {
   linkChunks(pairs: Array<[string, number]>): Promise<void>;
   /** Loader and chunk number each vector was last indexed from. */
   chunkHints(ids: string[]): Promise<Map<string, { docId: string | null; chunkNo: number | null }>>;
+  /**
+   * Optional fast path for a document store's query: the top k for `query`, each linked to its
+   * chunk of document store `chunkStoreId`, in a single read after ranking. Without it the caller
+   * links hits itself (similaritySearch, chunkHints, then a lookup of the chunks).
+   */
+  searchLinked?(query: string, k: number, chunkStoreId: string): Promise<LinkedHit[]>;
   /** Largest topK this store answers in one query. */
   readonly maxTopK: number;
 }

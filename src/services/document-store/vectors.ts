@@ -1,7 +1,10 @@
 // Vector store query (as Flowise: a retriever over the store's saved embedding and vector store,
 // each hit matched back to its chunk for id and chunkNo) and vector store delete (only what a
 // record manager recorded, as the service document says).
+import type { Document, DocumentInterface } from "@langchain/core/documents";
 import { sql } from "drizzle-orm";
+import type { Db } from "../../env";
+import type { DocVectorStore, LinkedHit } from "../../providers/vectorstores/types";
 import { badRequest } from "../../errors";
 import { newId } from "../../lib/ids";
 import { buildComponents, type VectorComponents } from "./components";
@@ -30,37 +33,49 @@ export async function queryStore(deps: DocStoreDeps, input: { storeId: string; q
   const built = await buildComponents(deps, row.id, savedComponents(row));
   const k = topKOf(input.inputs?.topK, built.store.maxTopK);
   const started = Date.now();
-  const hits = await built.store.similaritySearch(input.query, k);
+  const hits = built.store.searchLinked
+    ? await built.store.searchLinked(input.query, k, row.id)
+    : await linkByHints(deps.db, built.store, row.id, await built.store.similaritySearchWithScore(input.query, k));
   const timeTaken = Date.now() - started;
 
-  // (CROSS JOIN keeps the few hits as the outer loop, each an index lookup: left to itself SQLite
-  // may walk the store's every chunk instead.)
-  // Match each hit to its chunk for the chunk's id and number: by the chunk number the vector was
-  // indexed from (an index lookup), confirmed by the text; by the text alone when that fails
-  // (the chunk was edited or re-processed since).
-  const hints = await built.store.chunkHints(hits.map((h) => h.id ?? ""));
+  // A hit whose chunk was edited or re-processed since it was indexed: matched by its text alone.
   type Found = { id: string; chunkNo: number; docId: string; pageContent: string };
-  const docIdOf = (h: (typeof hits)[number]) => (typeof h.metadata?.docId === "string" ? h.metadata.docId : "");
-  const byHint = hits.length
-    ? await deps.db.all<Found>(sql`
-        SELECT c.id, c.chunkNo, c.docId, c.pageContent FROM json_each(${JSON.stringify(hits.map((h) => [docIdOf(h), hints.get(h.id ?? "")?.chunkNo ?? -1]))}) w
-        CROSS JOIN document_store_file_chunk c ON c.storeId = ${row.id} AND c.docId = json_extract(w.value, '$[0]') AND c.chunkNo = json_extract(w.value, '$[1]')`)
-    : [];
   const key = (docId: string, text: string) => `${docId}\u0000${text}`;
-  const byKey = new Map(byHint.map((c) => [key(c.docId, c.pageContent), c]));
-  const missing = hits.filter((h) => !byKey.has(key(docIdOf(h), h.pageContent)));
+  const missing = hits.filter((h) => !h.chunk);
+  const byText = new Map<string, Found>();
   if (missing.length) {
     const found = await deps.db.all<Found>(sql`
-      SELECT c.id, c.chunkNo, c.docId, c.pageContent FROM json_each(${JSON.stringify(missing.map((h) => [docIdOf(h), h.pageContent]))}) w
+      SELECT c.id, c.chunkNo, c.docId, c.pageContent FROM json_each(${JSON.stringify(missing.map((h) => [docIdOf(h.document), h.document.pageContent]))}) w
       CROSS JOIN document_store_file_chunk c ON c.storeId = ${row.id} AND c.docId = json_extract(w.value, '$[0]') AND c.pageContent = json_extract(w.value, '$[1]')`);
-    for (const c of found) byKey.set(key(c.docId, c.pageContent), c);
+    for (const c of found) byText.set(key(c.docId, c.pageContent), c);
   }
-  const docs = hits.map((h) => {
-    const chunk = byKey.get(key(docIdOf(h), h.pageContent));
+  const docs = hits.map(({ document: d, chunk: linked }) => {
+    const chunk = linked ?? byText.get(key(docIdOf(d), d.pageContent));
     // A vector whose chunk was edited or deleted since: Flowise's answer, chunkNo -1.
-    return { pageContent: h.pageContent, metadata: h.metadata, id: chunk?.id ?? newId(), chunkNo: chunk?.chunkNo ?? -1 };
+    return { pageContent: d.pageContent, metadata: d.metadata, id: chunk?.id ?? newId(), chunkNo: chunk?.chunkNo ?? -1 };
   });
   return { timeTaken, docs };
+}
+
+const docIdOf = (d: DocumentInterface) => (typeof d.metadata?.docId === "string" ? d.metadata.docId : "");
+
+/**
+ * Links hits to their chunks for stores without searchLinked: by the chunk number each vector was
+ * indexed from (an index lookup), confirmed by the text. (CROSS JOIN keeps the few hits as the
+ * outer loop: left to itself SQLite may walk the store's every chunk instead.)
+ */
+async function linkByHints(db: Db, store: DocVectorStore, storeId: string, scored: Array<[DocumentInterface, number]>): Promise<LinkedHit[]> {
+  const hints = await store.chunkHints(scored.map(([d]) => d.id ?? ""));
+  const wanted = scored.map(([d]) => [docIdOf(d), hints.get(d.id ?? "")?.chunkNo ?? -1]);
+  const found = scored.length
+    ? await db.all<{ id: string; chunkNo: number; docId: string; pageContent: string }>(sql`
+        SELECT c.id, c.chunkNo, c.docId, c.pageContent FROM json_each(${JSON.stringify(wanted)}) w
+        CROSS JOIN document_store_file_chunk c ON c.storeId = ${storeId} AND c.docId = json_extract(w.value, '$[0]') AND c.chunkNo = json_extract(w.value, '$[1]')`)
+    : [];
+  return scored.map(([d, score]) => {
+    const c = found.find((f) => f.docId === docIdOf(d) && f.pageContent === d.pageContent);
+    return { document: d as Document, score, chunk: c ? { id: c.id, chunkNo: c.chunkNo } : null };
+  });
 }
 
 /** Deletes the vectors the record manager recorded (all, or one loader's); answers how many. */
