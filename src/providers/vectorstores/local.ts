@@ -11,7 +11,7 @@ import { Pacer } from "../../lib/pace";
 import { D1_MAX_PARAMS, chunk } from "../../lib/chunk";
 import { D1DocumentsStore, linkHits } from "./d1-documents";
 import { type LoadedNamespace, NamespaceCache, topK, unitQuery } from "./local-index";
-import type { LinkedHit } from "./types";
+import type { LinkedSearch } from "./types";
 import { type Stmt, jsonInsert, runBatch, stmt } from "./d1-json";
 import type { AddVectorsOptions } from "./types";
 
@@ -86,11 +86,11 @@ export class LocalD1VectorStore extends D1DocumentsStore {
   }
 
   async similaritySearchVectorWithScore(query: number[], k: number): Promise<[Document, number][]> {
-    return (await this.rankAndRead(query, k)).map((h) => [h.document, h.score]);
+    return (await this.rankAndRead(query, k)).hits.map((h) => [h.document, h.score]);
   }
 
-  async searchLinked(query: string, k: number, chunkStoreId: string): Promise<LinkedHit[]> {
-    return this.rankAndRead(await this.embeddings.embedQuery(query), k, chunkStoreId);
+  async searchLinked(query: string, k: number, link: { chunkStoreId: string; also?: Stmt }): Promise<LinkedSearch> {
+    return this.rankAndRead(await this.embeddings.embedQuery(query), k, link.chunkStoreId, link.also);
   }
 
   /**
@@ -99,15 +99,17 @@ export class LocalD1VectorStore extends D1DocumentsStore {
    * namespace's version token. A token other than the one the vectors were loaded at means a
    * write came in between: the vectors are loaded again and the ranking redone.
    */
-  private async rankAndRead(query: number[], k: number, chunkStoreId?: string): Promise<LinkedHit[]> {
+  private async rankAndRead(query: number[], k: number, chunkStoreId?: string, also?: Stmt): Promise<LinkedSearch> {
     const q = unitQuery(query);
     let loaded = namespaceCache.get(this.namespace, q.length);
     for (let ranking = 1; ; ranking++) {
       loaded ??= await this.load(q.length);
       const hits = await topK(loaded, q, k);
-      const [version, documents] = await runBatch(this.db, [this.versionStmt(), this.documentsStmt(hits.map((h) => h.id), chunkStoreId)]);
+      const [version, documents, extra] = await runBatch(this.db, [this.versionStmt(), this.documentsStmt(hits.map((h) => h.id), chunkStoreId), ...(also ? [also] : [])]);
       const stamp = (version.results[0] as { version?: string } | undefined)?.version ?? NO_VERSION;
-      if (stamp === loaded.stamp || ranking === MAX_RANKINGS) return linkHits(hits, this.documentsFrom(documents));
+      if (stamp === loaded.stamp || ranking === MAX_RANKINGS) {
+        return { hits: linkHits(hits, this.documentsFrom(documents)), also: (extra?.results ?? []) as Record<string, unknown>[] };
+      }
       namespaceCache.drop(this.namespace, loaded);
       loaded = undefined;
     }

@@ -3,6 +3,7 @@ import type { Document } from "@langchain/core/documents";
 import type { Embeddings } from "@langchain/core/embeddings";
 import type { VectorStore } from "@langchain/core/vectorstores";
 import type { Db, Env } from "../../env";
+import type { Stmt } from "./d1-json";
 
 /**
  * addVectors' options here: `chunkNos` (one per document) records the chunk each vector is indexed
@@ -18,6 +19,12 @@ export interface LinkedHit {
   document: Document;
   score: number;
   chunk: { id: string; chunkNo: number } | null;
+}
+
+/** What searchLinked read: the ranked hits, and the rows of the caller's `also` statement. */
+export interface LinkedSearch {
+  hits: LinkedHit[];
+  also: Record<string, unknown>[];
 }
 
 /** A vector store over D1-held documents: the text of every vector stays in `vector_document`. */
@@ -43,10 +50,11 @@ export interface DocVectorStore extends VectorStore {
   chunkHints(ids: string[]): Promise<Map<string, { docId: string | null; chunkNo: number | null }>>;
   /**
    * Optional fast path for a document store's query: the top k for `query`, each linked to its
-   * chunk of document store `chunkStoreId`, in a single read after ranking. Without it the caller
-   * links hits itself (similaritySearch, chunkHints, then a lookup of the chunks).
+   * chunk of document store `chunkStoreId`, in a single read after ranking; `also` (a read of the
+   * caller's, e.g. a check that what the store was built from still holds) runs in that same
+   * transaction. Without it the caller links hits itself (similaritySearch, chunkHints, a lookup).
    */
-  searchLinked?(query: string, k: number, chunkStoreId: string): Promise<LinkedHit[]>;
+  searchLinked?(query: string, k: number, link: { chunkStoreId: string; also?: Stmt }): Promise<LinkedSearch>;
   /** Largest topK this store answers in one query. */
   readonly maxTopK: number;
 }
