@@ -10,7 +10,7 @@ import { toBase64 } from "../../lib/crypto";
 import { Pacer } from "../../lib/pace";
 import { D1_MAX_PARAMS, chunk } from "../../lib/chunk";
 import { D1DocumentsStore, linkHits } from "./d1-documents";
-import { type LoadedNamespace, NamespaceCache, topK, unitQuery } from "./local-index";
+import { type LoadedNamespace, NamespaceCache, allocateNamespace, topK, unitQuery } from "./local-index";
 import type { LinkedSearch } from "./types";
 import { type Stmt, jsonInsert, runBatch, stmt } from "./d1-json";
 import type { AddVectorsOptions } from "./types";
@@ -151,10 +151,9 @@ export class LocalD1VectorStore extends D1DocumentsStore {
     if (!groups.length && otherDims !== undefined) {
       throw badRequest(`The stored vectors have ${otherDims} dimensions but the embedding gives ${dims}: re-upsert with the same embedding, or delete the vector store first`);
     }
-    const total = groups.reduce((n, g) => n + g.n, 0);
-    const ids: string[] = [];
-    const scales = new Float64Array(total);
-    const codes = new Int8Array(total * dims);
+    const stamp = (version.results[0] as { version?: string } | undefined)?.version ?? NO_VERSION;
+    const loaded = allocateNamespace(stamp, dims, groups.reduce((n, g) => n + g.n, 0));
+    const { ids, scales, codes, stride } = loaded;
     let v = 0;
     const pacer = new Pacer();
     for (const g of groups) {
@@ -165,12 +164,10 @@ export class LocalD1VectorStore extends D1DocumentsStore {
         ids.push(groupIds[j]);
         scales[v] = Number(groupScales[j]);
         const bin = atob(g.vectors.slice(j * width, (j + 1) * width));
-        const offset = v * dims;
+        const offset = v * stride;
         for (let i = 0; i < dims; i++) codes[offset + i] = (bin.charCodeAt(i) << 24) >> 24;
       }
     }
-    const stamp = (version.results[0] as { version?: string } | undefined)?.version ?? NO_VERSION;
-    const loaded = { stamp, dims, ids, scales, codes };
     namespaceCache.set(this.namespace, loaded);
     return loaded;
   }
