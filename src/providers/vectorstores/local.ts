@@ -42,7 +42,10 @@ export function quantize(vector: ArrayLike<number>): { scale: number; codes: Int
 // 32 MB holds about 40,000 vectors of 768 dimensions, well inside a Worker's 128 MB.
 const namespaceCache = new NamespaceCache(32 * 1024 * 1024);
 
-/** Rankings redone when the namespace changed under them before the answer gives a stale one. */
+/**
+ * Rankings per query: when writes keep changing the namespace between ranking and reading, the
+ * last one is answered (its documents as read then; hits deleted meanwhile left out).
+ */
 const MAX_RANKINGS = 3;
 
 export class LocalD1VectorStore extends D1DocumentsStore {
