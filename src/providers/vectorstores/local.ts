@@ -11,9 +11,8 @@ import { Pacer } from "../../lib/pace";
 import { D1_MAX_PARAMS, chunk } from "../../lib/chunk";
 import { D1DocumentsStore, linkHits } from "./d1-documents";
 import { type LoadedNamespace, NamespaceCache, allocateNamespace, topK, unitQuery } from "./local-index";
-import type { LinkedSearch } from "./types";
 import { type Stmt, jsonInsert, runBatch, stmt } from "./d1-json";
-import type { AddVectorsOptions } from "./types";
+import type { AddVectorsOptions, LinkedSearch } from "./types";
 
 export const LOCAL_PROVIDER = "local";
 /** The version token of a namespace that was never written. */
