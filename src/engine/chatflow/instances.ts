@@ -7,6 +7,7 @@ import type { PromptTemplates } from "../core/prompting";
 import type { ChatTurn } from "../core/types";
 
 export { turnsToMessages, turnsToText } from "../core/turns";
+import { turnsToMessages } from "../core/turns";
 
 export interface PromptInstance extends PromptTemplates {
   kind: "prompt";
@@ -22,6 +23,13 @@ export interface MemoryInstance {
   messages(): Promise<BaseMessage[]>;
   /** Memories kept outside (Redis): store the exchange after a successful run. */
   save?(question: string, answer: string): Promise<void>;
+}
+
+/** A memory that reads its turns once per run (`read`), as messages on demand; `save` for one kept outside. */
+export function memoryInstance(label: string, memoryKey: string, read: () => Promise<ChatTurn[]>, save?: MemoryInstance["save"]): MemoryInstance {
+  let turns: Promise<ChatTurn[]> | undefined;
+  const load = () => (turns ??= read());
+  return { kind: "memory", label, memoryKey, load, messages: async () => turnsToMessages(await load()), ...(save ? { save } : {}) };
 }
 
 export interface ParsedOutput {

@@ -11,7 +11,7 @@ import { providerDeps } from "../../core/ports";
 import type { RunContext } from "../../core/ports";
 import { buildTool } from "../../tools/registry";
 import type { MemoryInstance } from "../instances";
-import { turnsToMessages } from "../instances";
+import { memoryInstance } from "../instances";
 import type { BuildArgs, NodeDefinition } from "../types";
 import { type AgentInstance, DEFAULT_MAX_ITERATIONS, runAgent, toolsInput } from "./agents";
 import { moderationsOf } from "./chains";
@@ -21,9 +21,7 @@ export const FILE_SEARCH_DESCRIPTION = "Searches the assistant's documents for p
 
 /** The session's conversation, as a memory node would give it. */
 function threadOf(ctx: RunContext, label: string): MemoryInstance {
-  let turns: ReturnType<MemoryInstance["load"]> | undefined;
-  const load = () => (turns ??= ctx.loadMemory());
-  return { kind: "memory", label, memoryKey: "chat_history", load, messages: async () => turnsToMessages(await load()) };
+  return memoryInstance(label, "chat_history", () => ctx.loadMemory());
 }
 
 /** The assistant's own tools: its stored Tools, then a retriever tool per document store. */

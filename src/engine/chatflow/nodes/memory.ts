@@ -4,7 +4,7 @@
 // write their own store through MemoryInstance.save after the run.)
 import { HumanMessage, SystemMessage } from "@langchain/core/messages";
 import type { MemoryInstance } from "../instances";
-import { requireChatModel, turnsToMessages, turnsToText } from "../instances";
+import { memoryInstance, requireChatModel, turnsToMessages, turnsToText } from "../instances";
 import { callModel } from "../../core/llm";
 import type { BuildArgs, NodeDefinition } from "../types";
 import { num, str } from "../../core/inputs";
@@ -12,15 +12,7 @@ import { num, str } from "../../core/inputs";
 const CATEGORY = "Memory";
 
 function memory({ node, inputs, ctx }: BuildArgs, limit?: number): MemoryInstance {
-  let turns: ReturnType<MemoryInstance["load"]> | undefined;
-  const load = () => (turns ??= ctx.loadMemory(limit));
-  return {
-    kind: "memory",
-    label: node.data.label,
-    memoryKey: str(inputs.memoryKey) ?? "chat_history",
-    load,
-    messages: async () => turnsToMessages(await load()),
-  };
+  return memoryInstance(node.data.label, str(inputs.memoryKey) ?? "chat_history", () => ctx.loadMemory(limit));
 }
 
 export const memoryNodes: NodeDefinition[] = [

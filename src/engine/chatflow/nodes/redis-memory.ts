@@ -4,10 +4,9 @@
 // session's list (src/providers/memory/redis: Flowise's layout, so sessions carry over).
 // Inputs: sessionId (default: the run's), sessionTTL (seconds), memoryKey, windowSize (messages).
 import type { MemoryInstance } from "../instances";
-import { turnsToMessages } from "../instances";
+import { memoryInstance } from "../instances";
 import { credentialOf, num, str } from "../../core/inputs";
 import type { BuildArgs, NodeDefinition } from "../types";
-import type { ChatTurn } from "../../core/types";
 import { type RedisCommands, loadRedisHistory, redisFromCredential, saveRedisExchange, upstashFromInputs } from "../../../providers/memory/redis";
 import { badRequest } from "../../../errors";
 
@@ -17,17 +16,10 @@ function redisMemory({ node, inputs, ctx }: BuildArgs, client: RedisCommands): M
   const ttl = num(inputs.sessionTTL);
   const windowSize = num(inputs.windowSize);
   const options = { client, key: str(inputs.sessionId) ?? ctx.sessionId, ttl, windowSize: windowSize ? Math.floor(windowSize) : undefined };
-  let turns: Promise<ChatTurn[]> | undefined;
   // The request's history first, as Flowise prepends it.
-  const load = () => (turns ??= loadRedisHistory(options).then((stored) => [...ctx.history, ...stored]));
-  return {
-    kind: "memory",
-    label: node.data.label,
-    memoryKey: str(inputs.memoryKey) ?? "chat_history",
-    load,
-    messages: async () => turnsToMessages(await load()),
-    save: (question, answer) => saveRedisExchange(options, question, answer),
-  };
+  const read = () => loadRedisHistory(options).then((stored) => [...ctx.history, ...stored]);
+  return memoryInstance(node.data.label, str(inputs.memoryKey) ?? "chat_history", read, (question, answer) => saveRedisExchange(options, question, answer));
+
 }
 
 export const redisMemoryNodes: NodeDefinition[] = [
