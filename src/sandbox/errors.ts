@@ -1,6 +1,7 @@
 // How a sandboxed function failed, as a message the model (or the caller) can read.
 import { RunAborted } from "../providers/chat/http";
-import { MEMORY_LIMIT_BYTES, seconds } from "./limits";
+import { engineMemoryFull } from "./engine";
+import { ENGINE_MEMORY_MAX_BYTES, MEMORY_LIMIT_BYTES, seconds } from "./limits";
 
 export type SandboxFailure = "timeout" | "memory" | "stack" | "thrown" | "syntax" | "stalled";
 
@@ -34,7 +35,11 @@ export const errorText = (e: unknown): string => {
   return typeof e === "string" ? e : JSON.stringify(e);
 };
 
-export const memoryFailure = () => new SandboxError(`The function used more than its memory limit of ${MEMORY_LIMIT_BYTES / 1024 / 1024} MB`, "memory");
+/** The memory failure: the engine's own maximum when its memory grew to it, else the run's limit. */
+export const memoryFailure = () =>
+  engineMemoryFull()
+    ? new SandboxError(`The function used more than the sandbox's memory limit of ${ENGINE_MEMORY_MAX_BYTES / 1024 / 1024} MB`, "memory")
+    : new SandboxError(`The function used more than its memory limit of ${MEMORY_LIMIT_BYTES / 1024 / 1024} MB`, "memory");
 
 /** The failure for a host stop: whatever QuickJS reported with it (often nothing) says less. */
 export function stopFailure(stop: Stop, limits: StopLimits): Error {
@@ -55,6 +60,8 @@ export function failureOf(dumped: unknown, stop: Stop | undefined, limits: StopL
   const message = dumped && typeof dumped === "object" && (dumped as { __sandboxFailure?: unknown }).__sandboxFailure
     ? String((dumped as { message: unknown }).message)
     : errorText(dumped);
+  // QuickJS that runs out of memory while making its own error throws null (the prelude says "null").
+  if ((dumped === null || dumped === undefined || message === "null") && engineMemoryFull()) return memoryFailure();
   if (/out of memory/i.test(message)) return memoryFailure();
   if (/stack overflow|call stack size/i.test(message)) return new SandboxError(`The function exceeded its stack limit (recursion too deep): ${message}`, "stack");
   return new SandboxError(message, "thrown");

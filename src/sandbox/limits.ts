@@ -8,7 +8,16 @@ export const MAX_TIMEOUT_MS = 60_000;
  * forever must not hold it: past this the function is stopped, even inside its time limit.
  */
 export const DEFAULT_SLICE_MS = 500;
+/** QuickJS's limit per run. In this build it counts allocations, not their sizes (see engine.ts). */
 export const MEMORY_LIMIT_BYTES = 32 * 1024 * 1024;
+/**
+ * The engine's WebAssembly memory: where it starts (the build's own minimum) and the most it may grow
+ * to, shared by the runs of one isolate. This is what bounds large arrays and strings: a run that
+ * reaches it fails with the memory limit within a few hundred milliseconds, and the isolate (128 MB on
+ * Cloudflare) keeps room for everything else.
+ */
+export const ENGINE_MEMORY_INITIAL_BYTES = 16 * 1024 * 1024;
+export const ENGINE_MEMORY_MAX_BYTES = 64 * 1024 * 1024;
 /**
  * QuickJS's own stack check. Deep recursion inside native code (JSON of deeply nested values) can
  * still exhaust the worker's stack first: that surfaces as a host RangeError, reported as a stack

@@ -7,7 +7,7 @@
 import type { QuickJSContext, QuickJSHandle } from "quickjs-emscripten";
 import { RunAborted } from "../providers/chat/http";
 import { HostBridge } from "./bridge";
-import { discardQuickjs, quickjs } from "./engine";
+import { discardQuickjs, engineMemoryFull, quickjs } from "./engine";
 import { SandboxError, type Stop, type StopLimits, failureOf, memoryFailure, stopFailure, syntaxMessage } from "./errors";
 import { INTERRUPTS_PER_SECOND, MEMORY_LIMIT_BYTES, STACK_LIMIT_BYTES, type SandboxLimitsEnv, toolSliceMs, toolTimeoutMs } from "./limits";
 import { FILENAME, PRELUDE, wrap } from "./prelude";
@@ -161,6 +161,7 @@ export async function runSandboxed(body: string, run: SandboxRun): Promise<strin
         healthy = false;
       }
     }
-    if (!healthy) discardQuickjs();
+    // A grown memory never shrinks: past most of its maximum, the next run gets a fresh engine.
+    if (!healthy || engineMemoryFull()) discardQuickjs();
   }
 }

@@ -13,16 +13,21 @@ export interface Pinged<T> {
  * answers the work's result with every ping's latency. workerd's clock moves in tests, so a ping
  * stuck behind work that holds the isolate shows as a long latency.
  */
+const PAUSE_MS = 25;
+
 export async function whilePinging<T>(work: () => Promise<T>): Promise<Pinged<T>> {
   let done = false;
   const pings: number[] = [];
+  // Each latency counts from the end of the previous answer, less the pause between pings: a
+  // stall that begins while the pinger pauses shows too (the pause's timer fires late).
   const pinger = (async () => {
+    let t0 = Date.now();
     do {
-      const t0 = Date.now();
       const res = await call("GET", "/ping", { token: null });
       if ((await res.text()) !== "pong") throw new Error(`/ping answered ${res.status}`);
-      pings.push(Date.now() - t0);
-      await sleep(25);
+      pings.push(Math.max(0, Date.now() - t0 - PAUSE_MS));
+      t0 = Date.now();
+      await sleep(PAUSE_MS);
     } while (!done);
   })();
   try {
