@@ -45,6 +45,7 @@ const sideways = [
   ["engine-through-ports", "the engine never holds the database or the Worker's env: it reaches them through ports", "^src/engine/", "^src/db/|^src/env\\.ts$"],
   ["providers-not-sandbox", "providers and the sandbox are independent adapters", "^src/providers/", "^src/sandbox/"],
   ["sandbox-not-providers", "providers and the sandbox are independent adapters", "^src/sandbox/", "^src/providers/"],
+  ["chat-http-is-providers-own", "providers' HTTP plumbing stays theirs; deadlines, retries and RunAborted live in lib/run-control.ts", "^src/(?!providers/)", "^src/providers/chat/http\\.ts$"],
   ["lib-not-db", "lib holds helpers free of the database", "^src/lib/", "^src/db/"],
   ["db-is-a-leaf", "the Drizzle schema and client import nothing of ours", "^src/db/", "^src/(lib/|env\\.ts$|errors\\.ts$)"],
   ["errors-is-a-leaf", "ApiError imports nothing of ours", "^src/errors\\.ts$", "^src/"],

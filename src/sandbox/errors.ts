@@ -1,5 +1,5 @@
 // How a sandboxed function failed, as a message the model (or the caller) can read.
-import { RunAborted } from "../providers/chat/http";
+import { RunAborted } from "../lib/run-control";
 import { MEMORY_LIMIT_BYTES, seconds } from "./limits";
 
 export type SandboxFailure = "timeout" | "memory" | "stack" | "thrown" | "syntax" | "stalled";

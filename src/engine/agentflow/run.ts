@@ -4,7 +4,7 @@
 // after every node), which keeps the stored trace and the stream deterministic. A Human Input (or a
 // tool awaiting approval) pauses the run; a Loop queues its target again until its count is used up.
 import { ApiError } from "../../errors";
-import { RunAborted } from "../../providers/chat/http";
+import { RunAborted } from "../../lib/run-control";
 import { fromTurns } from "./messages";
 import type { EventStream } from "./events";
 import type { FlowMap } from "./graph";

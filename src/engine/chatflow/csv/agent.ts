@@ -6,7 +6,7 @@
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { HumanMessage } from "@langchain/core/messages";
 import { ApiError, badGateway } from "../../../errors";
-import { RunAborted } from "../../core/errors";
+import { RunAborted } from "../../../lib/run-control";
 import { callModel } from "../../core/llm";
 import type { RunContext } from "../../core/ports";
 import type { RunResult, StreamSink } from "../../core/types";

@@ -18,7 +18,8 @@ import { type StructuredToolInterface, isStructuredTool } from "@langchain/core/
 import { badRequest } from "../../../errors";
 import { contentText } from "../../../providers/chat/messages";
 import { type MemoryInstance, type ModerationInstance, type PromptInstance, isMemory, isPrompt, requireChatModel } from "../instances";
-import { RunAborted, modelFailure } from "../../core/errors";
+import { modelFailure } from "../../core/errors";
+import { RunAborted } from "../../../lib/run-control";
 import { promptMessages } from "../../core/prompting";
 import type { BuildArgs, NodeDefinition } from "../types";
 import type { RunResult, StreamSink, UsedTool } from "../../core/types";
