@@ -13,6 +13,16 @@
 // through services, the engine never touches the database or the Worker's env). No cycle between
 // files, nor between folders. To see the graph: `npx depcruise src --output-type archi | dot -T svg`.
 
+/**
+ * Known violations, each named and temporary. Remove an entry once its files are fixed (a stale one
+ * hides nothing else: the rule still applies to every other file).
+ */
+const PENDING = {
+  // Pending the run door (issue 19.1), which replaces services/prediction/agentflow*.ts: the Execute
+  // Flow node's call runs the agentflow pipeline, which imports the calls back.
+  cycle: ["^src/services/prediction/agentflow-calls\\.ts$", "^src/services/prediction/agentflow\\.ts$"],
+};
+
 /** Layers, top first: each rule below forbids an import from a lower layer into a higher one. */
 const LAYERS = [
   { name: "entry", path: "^src/(index|app)\\.ts$" },
@@ -35,6 +45,7 @@ const upward = LAYERS.slice(1).map((layer, i) => ({
 
 /** Imports between neighbours of one layer, and skips past a layer, that are forbidden too. */
 const sideways = [
+  ["http-stays-up", "below auth nothing knows HTTP: no hono (its zod, @hono/zod-openapi, is fine), no Hono context map", "^src/(services|rate-limit|schemas|stream|engine|providers|sandbox|lib|db)/|^src/(env|errors)\\.ts$", "^node_modules/hono/"],
   ["middleware-not-routes", "HTTP middleware runs before any route: it must not import one", "^src/middleware/", "^src/routes/"],
   ["routes-not-queue", "routes and the queue consumer are separate triggers", "^src/routes/", "^src/queue/"],
   ["queue-not-http", "the queue consumer is no HTTP request", "^src/queue/", "^src/(routes|middleware)/"],
@@ -66,12 +77,12 @@ module.exports = {
       name: "no-circular",
       comment: "no import cycle between files",
       severity: "error",
-      from: { path: "^src/" },
+      from: { path: "^src/", pathNot: PENDING.cycle.join("|") },
       to: { circular: true },
     },
     {
       name: "no-circular-folders",
-      comment: "no import cycle between folders",
+      comment: "no import cycle between folders (a folder and its own subfolders may use each other: a registry and its entries)",
       severity: "error",
       scope: "folder",
       from: { path: "^src/" },
@@ -94,11 +105,11 @@ module.exports = {
   ],
   options: {
     // TypeScript 7 has no JavaScript API, so dependency-cruiser parses with swc (it still tells
-    // type-only imports apart; they count as dependencies here).
+    // type-only imports apart; they count as dependencies here) and resolves with the extensions
+    // below (tsconfig.json has no path aliases to read).
     parser: "swc",
-    tsConfig: { fileName: "tsconfig.json" },
     doNotFollow: { path: "node_modules" },
-    exclude: { path: "^(node_modules|test)/" },
+    exclude: { path: "^test/" },
     builtInModules: { add: ["cloudflare:sockets", "cloudflare:workers"] },
     enhancedResolveOptions: {
       exportsFields: ["exports"],
