@@ -2,7 +2,8 @@
 import type { ChatflowType } from "../db/enums";
 import { CHATFLOW_TYPES } from "../db/enums";
 import type { Principal } from "../env";
-import type { RecordAction, RecordCategory } from "./permissions";
+import type { KeyScope } from "../services/apikeys";
+import type { RecordAction, RecordCategory } from "../schemas/permissions";
 
 /**
  * `permissions` null = every permission; `chatflows` null = every chatflow. The admin key, JWTs
@@ -11,12 +12,6 @@ import type { RecordAction, RecordCategory } from "./permissions";
 export interface Access {
   permissions: ReadonlySet<string> | null;
   chatflows: ReadonlySet<string> | null;
-}
-
-/** What a key stores and what it may be given: the same two lists, null meaning "all". */
-export interface KeyScope {
-  permissions: string[] | null;
-  chatflows: string[] | null;
 }
 
 const FULL: Access = { permissions: null, chatflows: null };

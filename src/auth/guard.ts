@@ -6,7 +6,7 @@ import type { AppEnv } from "../env";
 import { type ApiError, forbidden, unauthorized } from "../errors";
 import { type Access, accessOf, allowsAny, flowInScope, isFull } from "./access";
 import { resolvePrincipal } from "./bearer";
-import { isPermissionName } from "./permissions";
+import { isPermissionName } from "../schemas/permissions";
 
 /** A route's access rule, with a line saying what it needs (for the API reference). */
 export type Guard = MiddlewareHandler<AppEnv> & { needs: string };

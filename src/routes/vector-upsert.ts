@@ -6,7 +6,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { AppEnv } from "../env";
 import { badRequest } from "../errors";
-import type { LoaderFile } from "../providers/loaders/types";
+import type { LoaderFile } from "../services/document-store/types";
 import { IdParam } from "../schemas/common";
 import { loadVariables } from "../services/prediction/vars";
 import { type VectorUpsertRequest, findChatflow, upsertChatflowVectors } from "../services/vector-upsert";

@@ -1,5 +1,5 @@
 // How a sandboxed function failed, as a message the model (or the caller) can read.
-import { RunAborted } from "../providers/chat/http";
+import { RunAborted } from "../lib/run-control";
 import { engineMemoryFull } from "./engine";
 import { ENGINE_MEMORY_MAX_BYTES, MEMORY_LIMIT_BYTES, seconds } from "./limits";
 

@@ -12,8 +12,8 @@ import type { PageQueryInput } from "../schemas/common";
 import { type Resource, findRecord, insertRecord, listRecords, updateRecord } from "./crud";
 import { findApiKeyByToken } from "./apikeys";
 import { deleteFilesUnder } from "./files";
-import { parseFlowData, unsupportedNodes } from "../engine";
-import { agentflowTypeFault, runsOnAgentflowRuntime } from "./prediction/agentflow-check";
+import { canStreamFlow, parseFlowData, unsupportedNodes } from "../engine";
+import { agentflowTypeFault, postProcessingOf, runsOnAgentflowRuntime } from "./prediction/agentflow-check";
 
 const chatflows: Resource<typeof chatFlow> = { table: chatFlow, label: "Chatflow", sqlName: "chat_flow" };
 
@@ -60,6 +60,17 @@ export async function updateChatflow(db: Db, id: string, patch: z.infer<typeof C
 }
 
 export const getChatflow = (db: Db, id: string) => findRecord(db, chatflows, id);
+
+/**
+ * Whether a chatflow's answers stream (its widget asks before the first message). A graph that
+ * cannot run cannot stream (false; prediction reports why); nor does an agentflow whose final text
+ * post-processing rewrites the answer, which then comes as JSON (as Flowise decides).
+ */
+export async function chatflowStreams(db: Db, id: string): Promise<boolean> {
+  const flow = await getChatflow(db, id);
+  const rewritten = runsOnAgentflowRuntime(flow.type) && postProcessingOf(flow.chatbotConfig) !== undefined;
+  return !rewritten && canStreamFlow(flow.type, flow.flowData);
+}
 
 /** Which chatflow records a caller may see: types and ids, null meaning all. */
 export interface FlowVisibility {

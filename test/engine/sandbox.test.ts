@@ -1,6 +1,6 @@
 // The QuickJS sandbox on its own: results, arguments, limits, fetch under the outbound policy.
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { RunAborted } from "../../src/providers/chat/http";
+import { RunAborted } from "../../src/lib/run-control";
 import { SandboxError, checkFunctionSyntax, runSandboxed, toolTimeoutMs } from "../../src/sandbox";
 import { standinUrl } from "./helpers";
 

@@ -7,7 +7,7 @@
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { AIMessageChunk } from "@langchain/core/messages";
 import type { StructuredToolInterface } from "@langchain/core/tools";
-import { RunAborted } from "../../providers/chat/http";
+import { RunAborted } from "../../lib/run-control";
 import { contentText } from "../../providers/chat/messages";
 import type { UsedTool } from "../core/types";
 import { fromReply, toLangChain } from "./messages";

@@ -5,7 +5,7 @@
 // Execute Flow. The agentflow prediction service runs agentflows with executions, resume and
 // Execute Flow through runAgentflow (./index.ts) directly.
 import { ApiError, badRequest, conflict } from "../../errors";
-import { RunAborted } from "../../providers/chat/http";
+import { RunAborted } from "../../lib/run-control";
 import type { FlowRuntime } from "../core/flow-runtime";
 import type { RunContext } from "../core/ports";
 import type { FlowGraph, RunResult, StreamSink } from "../core/types";

@@ -1,6 +1,6 @@
 // The end of a run: the execution's final state, the last checkpoint, the closing frames, and
 // what the caller answers and stores (AGENTFLOW.md §4.9, §9).
-import { RunAborted } from "../../providers/chat/http";
+import { RunAborted } from "../../lib/run-control";
 import type { SourceDocument, UsedTool } from "../core/types";
 import type { NodeFailure, AgentflowRun } from "./run";
 import type { AgentflowOutcome, ExecutedData, ExecutionState, HumanInputAction } from "./types";

@@ -4,11 +4,11 @@
 // after every node), which keeps the stored trace and the stream deterministic. A Human Input (or a
 // tool awaiting approval) pauses the run; a Loop queues its target again until its count is used up.
 import { ApiError } from "../../errors";
-import { RunAborted } from "../../providers/chat/http";
+import { RunAborted } from "../../lib/run-control";
 import { fromTurns } from "./messages";
 import type { EventStream } from "./events";
 import type { FlowMap } from "./graph";
-import { iterate } from "./iteration";
+import { type SubRunInit, iterate } from "./iteration";
 import { Joins } from "./joins";
 import type { IterationContext, NodeEmitter } from "./node-types";
 import { agentflowNodes } from "./nodes/registry";
@@ -98,6 +98,11 @@ export class AgentflowRun {
   /** Executed data references see: the enclosing runs' and this run's. */
   visibleData(): ExecutedData[] {
     return this.init.parent ? [...this.init.parent.visibleData(), ...this.executedData] : this.executedData;
+  }
+
+  /** An Iteration's sub-run over the nodes of its block (iteration.ts). */
+  subRun(block: FlowMap, init: SubRunInit): AgentflowRun {
+    return new AgentflowRun(this.shared, block, { ...init, parent: this });
   }
 
   /** Stores the whole execution so far (an iteration's sub-run stores through the top run). */

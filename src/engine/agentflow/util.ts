@@ -1,6 +1,6 @@
 // Small readers shared by the agentflow runtime and its nodes.
 import { ApiError } from "../../errors";
-import { RunAborted } from "../../providers/chat/http";
+import { RunAborted } from "../../lib/run-control";
 
 export const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 

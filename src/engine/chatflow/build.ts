@@ -1,7 +1,7 @@
 // Building one node of a chatflow: its inputs resolved, then its registry entry's build (or, for
 // the vector store an upsert targets, its upsert). Shared by prediction (./run.ts) and upsert.
 import { ApiError, badRequest } from "../../errors";
-import { RunAborted } from "../core/errors";
+import { RunAborted } from "../../lib/run-control";
 import type { RunContext } from "../core/ports";
 import { type ResolveState, resolveInputs } from "../core/resolve";
 import type { FlowNode } from "../core/types";

@@ -1,10 +1,8 @@
 // How a run fails: an abort stays an abort (RunAborted, name "AbortError"); a model or provider
 // failure is a 502/504 ApiError; anything else keeps its ApiError status.
 import { ApiError, badGateway } from "../../errors";
-import { RunAborted } from "../../providers/chat/http";
+import { RunAborted } from "../../lib/run-control";
 import type { RunContext } from "./ports";
-
-export { RunAborted };
 
 export function checkAborted(ctx: Pick<RunContext, "signal">): void {
   if (ctx.signal?.aborted) throw new RunAborted();

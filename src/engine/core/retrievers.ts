@@ -4,7 +4,7 @@ import type { DocumentInterface } from "@langchain/core/documents";
 import type { BaseRetrieverInterface } from "@langchain/core/retrievers";
 import type { VectorStore } from "@langchain/core/vectorstores";
 import { ApiError, badGateway, badRequest } from "../../errors";
-import { RunAborted } from "./errors";
+import { RunAborted } from "../../lib/run-control";
 import type { RunContext } from "./ports";
 import type { SourceDocument } from "./types";
 

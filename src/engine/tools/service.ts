@@ -4,7 +4,7 @@
 import { type OutboundEnv, OutboundRefused, outboundFetch } from "../../lib/outbound";
 import { redact } from "../../lib/redact";
 import { credentialOf } from "../../providers/config";
-import { Deadline, RunAborted } from "../../providers/chat/http";
+import { Deadline, RunAborted } from "../../lib/run-control";
 import { str } from "../core/inputs";
 import type { RunContext } from "../core/ports";
 

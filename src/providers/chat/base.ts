@@ -3,7 +3,7 @@
 // A native provider (Anthropic, Gemini) extends this and writes its own body from the same fields.
 import { BaseChatModel, type BaseChatModelCallOptions, type BaseChatModelParams } from "@langchain/core/language_models/chat_models";
 import type { BaseMessage } from "@langchain/core/messages";
-import { DEFAULT_TIMEOUT_MS } from "./http";
+import { DEFAULT_TIMEOUT_MS } from "../../lib/run-control";
 import { toWireMessages } from "./messages";
 
 export interface ChatModelFields extends BaseChatModelParams {

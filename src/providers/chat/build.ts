@@ -4,7 +4,7 @@ import { ApiError } from "../../errors";
 import { jsonObject, num, str } from "../../lib/inputs";
 import type { ProviderDeps } from "../types";
 import type { ChatEndpoint } from "./endpoints";
-import { timeoutOf } from "./http";
+import { timeoutOf } from "../../lib/run-control";
 import { OpenAICompatibleChatModel } from "./openai-compatible";
 import { type AiRunner, WORKERS_AI_MISSING, WorkersAIChatModel } from "./workers-ai";
 

@@ -3,7 +3,7 @@
 // (`endpoint` input). Answers [{generated_text}]; only the new text is asked for (return_full_text: false).
 import { badGateway } from "../../errors";
 import type { ChatModelFields } from "./base";
-import type { Deadline } from "./http";
+import type { Deadline } from "../../lib/run-control";
 import { messageOf, providerFetch, readJson } from "./native";
 import { TextLLM } from "./text-llm";
 

@@ -8,7 +8,8 @@ import type { BaseMessage } from "@langchain/core/messages";
 import type { ChatGenerationChunk, ChatResult } from "@langchain/core/outputs";
 import { badGateway, badRequest } from "../../errors";
 import { ChatModelBase } from "./base";
-import { Deadline, RetryableProviderError, callWithRetry, providerErrorMessage, sseData, streamWithRetry } from "./http";
+import { providerErrorMessage, sseData } from "./http";
+import { Deadline, RetryableProviderError, callWithRetry, streamWithRetry } from "../../lib/run-control";
 
 export interface WireRequest {
   url: string;

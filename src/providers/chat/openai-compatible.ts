@@ -13,7 +13,8 @@ import { badGateway } from "../../errors";
 import { headerSecrets, redactError } from "../../lib/redact";
 import { type ChatModelFields, ChatModelBase } from "./base";
 import type { ChatEndpoint } from "./endpoints";
-import { type AttemptRules, Deadline, callWithRetry, sseData, streamCutShort, streamEvent, streamWithRetry } from "./http";
+import { sseData, streamCutShort, streamEvent } from "./http";
+import { type AttemptRules, Deadline, callWithRetry, streamWithRetry } from "../../lib/run-control";
 import { providerFetch, readJson } from "./native";
 import { contentText } from "./messages";
 

@@ -5,7 +5,7 @@
 // list (tokens, image URLs) joined.
 import { badGateway, gatewayTimeout } from "../../errors";
 import type { ChatModelFields } from "./base";
-import type { Deadline } from "./http";
+import type { Deadline } from "../../lib/run-control";
 import { messageOf, providerFetch, readJson } from "./native";
 import { TextLLM } from "./text-llm";
 

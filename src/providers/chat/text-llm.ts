@@ -5,7 +5,7 @@ import type { CallbackManagerForLLMRun } from "@langchain/core/callbacks/manager
 import { AIMessage, type BaseMessage } from "@langchain/core/messages";
 import type { ChatResult } from "@langchain/core/outputs";
 import { ChatModelBase } from "./base";
-import { Deadline, RetryableProviderError } from "./http";
+import { Deadline, RetryableProviderError } from "../../lib/run-control";
 import { contentText } from "./messages";
 
 const ROLE_NAMES: Record<string, string> = { system: "System", human: "User", ai: "Assistant", tool: "Tool" };

@@ -6,7 +6,8 @@ import { AIMessage, AIMessageChunk, type BaseMessage } from "@langchain/core/mes
 import { ChatGenerationChunk, type ChatResult } from "@langchain/core/outputs";
 import { ApiError, badGateway } from "../../errors";
 import { type ChatModelFields, ChatModelBase } from "./base";
-import { Deadline, sseData, streamCutShort, streamEvent } from "./http";
+import { sseData, streamCutShort, streamEvent } from "./http";
+import { Deadline } from "../../lib/run-control";
 
 /** The slice of the `Ai` binding this model uses. */
 export interface AiRunner {

@@ -5,7 +5,8 @@ import { Embeddings } from "@langchain/core/embeddings";
 import { ApiError, badGateway, badRequest } from "../../errors";
 import { fromBase64 } from "../../lib/crypto";
 import { redactError } from "../../lib/redact";
-import { DEFAULT_TIMEOUT_MS, Deadline, RetryableProviderError, providerErrorMessage, withOneRetry } from "../chat/http";
+import { providerErrorMessage } from "../chat/http";
+import { DEFAULT_TIMEOUT_MS, Deadline, RetryableProviderError, withOneRetry } from "../../lib/run-control";
 
 const PROVIDER = "OpenAI-compatible embeddings endpoint";
 

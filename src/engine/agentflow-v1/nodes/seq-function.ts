@@ -4,7 +4,7 @@
 // returned as a state object — updates the state.
 import { badRequest } from "../../../errors";
 import { ApiError } from "../../../errors";
-import { RunAborted } from "../../../providers/chat/http";
+import { RunAborted } from "../../../lib/run-control";
 import { runFunction } from "../../agentflow/nodes/custom-function";
 import type { NodeResultData } from "../../agentflow/types";
 import { isObject, str } from "../../agentflow/util";

@@ -4,7 +4,7 @@
 // the flow goes on. A message without tool calls ends the flow here (Flowise routes it to END):
 // branch 0 is the Tool Node's next nodes, branch 1 leads nowhere.
 import type { StructuredToolInterface } from "@langchain/core/tools";
-import { RunAborted } from "../../../providers/chat/http";
+import { RunAborted } from "../../../lib/run-control";
 import { contentText } from "../../../providers/chat/messages";
 import type { UsedTool } from "../../core/types";
 import { MAX_TOOL_OUTPUT_CHARS } from "../../agentflow/agent-loop";

@@ -4,7 +4,7 @@
 // returns a string or a value (objects become pretty JSON). A throw, a timeout or a syntax error
 // fails the node with the sandbox's message.
 import { ApiError } from "../../../errors";
-import { RunAborted } from "../../../providers/chat/http";
+import { RunAborted } from "../../../lib/run-control";
 import type { AgentflowNodeDef, NodeRuntime } from "../node-types";
 import { runForValue, valueText } from "../../core/function-code";
 import { listOf } from "../util";

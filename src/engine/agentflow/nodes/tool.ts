@@ -1,7 +1,7 @@
 // Tool: calls one tool (or every tool of a toolkit) directly with the given arguments, no model.
 // Argument values that look like JSON arrays/objects (brackets possibly escaped) are parsed.
 import { ApiError } from "../../../errors";
-import { RunAborted } from "../../../providers/chat/http";
+import { RunAborted } from "../../../lib/run-control";
 import { contentText } from "../../../providers/chat/messages";
 import type { AgentflowNodeDef } from "../node-types";
 import { selectedTools } from "../tools";

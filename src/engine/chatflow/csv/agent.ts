@@ -6,13 +6,12 @@
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { HumanMessage } from "@langchain/core/messages";
 import { ApiError, badGateway } from "../../../errors";
-import { RunAborted } from "../../core/errors";
+import { RunAborted } from "../../../lib/run-control";
 import { callModel } from "../../core/llm";
 import type { RunContext } from "../../core/ports";
 import type { RunResult, StreamSink } from "../../core/types";
 import type { LoaderFile } from "../../../providers/loaders/types";
-import type { ModerationInstance } from "../instances";
-import { moderate } from "../nodes/chains";
+import { type ModerationInstance, moderate } from "../instances";
 import { flowOf } from "../../tools/custom";
 import { frameOf, rowChunks } from "./frame";
 import { ANSWER_PROMPT, CODE_PROMPT, fill } from "./prompts";

@@ -17,13 +17,14 @@ import type { Runnable } from "@langchain/core/runnables";
 import { type StructuredToolInterface, isStructuredTool } from "@langchain/core/tools";
 import { badRequest } from "../../../errors";
 import { contentText } from "../../../providers/chat/messages";
-import { type MemoryInstance, type ModerationInstance, type PromptInstance, isMemory, isPrompt, requireChatModel } from "../instances";
-import { RunAborted, modelFailure } from "../../core/errors";
+import { type MemoryInstance, type ModerationInstance, type PromptInstance, isMemory, isPrompt, moderate, moderationsOf, requireChatModel } from "../instances";
+import { modelFailure } from "../../core/errors";
+import { RunAborted } from "../../../lib/run-control";
 import { promptMessages } from "../../core/prompting";
 import type { BuildArgs, NodeDefinition } from "../types";
 import type { RunResult, StreamSink, UsedTool } from "../../core/types";
 import type { RunContext } from "../../core/ports";
-import { chainCanStream, moderate, moderationsOf } from "./chains";
+import { chainCanStream } from "./chains";
 import { asList, num, str } from "../../core/inputs";
 
 const CATEGORY = "Agents";

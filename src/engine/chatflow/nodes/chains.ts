@@ -7,14 +7,14 @@ import { badGateway, badRequest } from "../../../errors";
 import {
   type MemoryInstance,
   type ModerationInstance,
-  ModerationRejected,
   type OutputParserInstance,
   OutputParseError,
   type PromptInstance,
   isMemory,
-  isModeration,
   isOutputParser,
   isPrompt,
+  moderate,
+  moderationsOf,
   requireChatModel,
 } from "../instances";
 import { callModel } from "../../core/llm";
@@ -23,7 +23,7 @@ import { inputNode, isConnected } from "../../core/refs";
 import type { NodeDefinition } from "../types";
 import type { FlowGraph, FlowNode, RunResult, StreamSink } from "../../core/types";
 import type { RunContext } from "../../core/ports";
-import { asList, str } from "../../core/inputs";
+import { str } from "../../core/inputs";
 
 const CATEGORY = "Chains";
 
@@ -58,19 +58,6 @@ export function chainCanStream(node: FlowNode, graph: FlowGraph): boolean {
   const streaming = model.data.inputs?.streaming;
   if (streaming === false || streaming === "false") return false;
   return !isConnected(node, "outputParser");
-}
-
-export const moderationsOf = (value: unknown): ModerationInstance[] => asList(value).filter(isModeration);
-
-/** Runs the moderations: the (possibly rewritten) question, or the refusal message. */
-export async function moderate(question: string, moderations: ModerationInstance[]): Promise<{ question: string } | { refusal: string }> {
-  try {
-    for (const m of moderations) question = await m.check(question);
-    return { question };
-  } catch (err) {
-    if (err instanceof ModerationRejected) return { refusal: err.message };
-    throw err;
-  }
 }
 
 const fenced = (json: unknown) => "```json\n" + JSON.stringify(json, null, 2) + "\n```";

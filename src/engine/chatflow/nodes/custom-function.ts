@@ -5,7 +5,7 @@
 // its value becomes the node's instance for other nodes; output `EndingNode`: it answers the
 // prediction (run then, with the question, not at build time).
 import { ApiError, badRequest } from "../../../errors";
-import { RunAborted } from "../../core/errors";
+import { RunAborted } from "../../../lib/run-control";
 import { runForValue, valueText } from "../../core/function-code";
 import type { RunContext } from "../../core/ports";
 import type { FlowNode } from "../../core/types";

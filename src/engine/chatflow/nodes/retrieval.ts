@@ -14,12 +14,12 @@ import { type BaseMessage, HumanMessage, SystemMessage } from "@langchain/core/m
 import type { BaseRetrieverInterface } from "@langchain/core/retrievers";
 import { badRequest } from "../../../errors";
 import { asSources, requireRetriever, retrieve } from "../../core/retrievers";
-import { type MemoryInstance, type ModerationInstance, isMemory, requireChatModel, turnsToMessages } from "../instances";
+import { type MemoryInstance, type ModerationInstance, isMemory, moderate, moderationsOf, requireChatModel, turnsToMessages } from "../instances";
 import { callModel } from "../../core/llm";
 import type { BuildArgs, NodeDefinition } from "../types";
 import type { ChatTurn, FlowNode, RunResult, StreamSink } from "../../core/types";
 import type { RunContext } from "../../core/ports";
-import { chainCanStream, moderate, moderationsOf } from "./chains";
+import { chainCanStream } from "./chains";
 import { LOADER_CATEGORY, loaderOutput, upsertOnlyWhenFeedingVectorStore } from "./document-loaders";
 import { bool, str } from "../../core/inputs";
 import { storeOutput } from "./vector-stores";

@@ -11,8 +11,7 @@ import { type SqlDatabase, SqlQueryError } from "../../../providers/sql/types";
 import { callModel } from "../../core/llm";
 import type { RunContext } from "../../core/ports";
 import type { RunResult, StreamSink } from "../../core/types";
-import { type ModerationInstance } from "../instances";
-import { moderate } from "../nodes/chains";
+import { type ModerationInstance, moderate } from "../instances";
 import { SQL_PROMPTS, SQL_STOP } from "./prompts";
 import { type TableSelection, selectTables, tableInfo } from "./table-info";
 

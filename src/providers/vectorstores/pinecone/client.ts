@@ -4,7 +4,8 @@
 import { ApiError, badGateway, badRequest, gatewayTimeout } from "../../../errors";
 import { sha256Hex } from "../../../lib/crypto";
 import { redact } from "../../../lib/redact";
-import { Deadline, RetryableProviderError, RunAborted, providerErrorMessage, withOneRetry } from "../../chat/http";
+import { providerErrorMessage } from "../../chat/http";
+import { Deadline, RetryableProviderError, RunAborted, withOneRetry } from "../../../lib/run-control";
 
 export const PINECONE_CONTROL_PLANE = "https://api.pinecone.io";
 export const PINECONE_API_VERSION = "2025-01";
