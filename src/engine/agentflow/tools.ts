@@ -7,7 +7,7 @@ import type { RunContext } from "../core/ports";
 import type { SourceDocument } from "../core/types";
 import { supportedTools } from "../tools/registry";
 import { documentStoreRetriever, tool, vectorStoreRetriever } from "./components";
-import { bool, isObject, listOf, str } from "./util";
+import { bool, isObject, listOf, nonBlank } from "./util";
 
 /** Tools an agentflow cannot use: each needs another node wired into it (Flowise leaves them out of the Agent's list too). */
 const NOT_AGENTFLOW_TOOLS = new Set(["chainTool", "retrieverTool", "webBrowser", "queryEngineToolLlamaIndex"]);
@@ -29,7 +29,7 @@ export const knowledgeToolName = (name: string): string =>
   name.toLowerCase().replace(/\s+/g, "_").replace(/[^a-z0-9_-]/g, "").slice(0, 64) || "knowledge";
 
 async function retrieverTool(ctx: RunContext, retriever: unknown, name: string, description: unknown, returnSources: boolean, owner: string): Promise<StructuredToolInterface> {
-  const config = { name: knowledgeToolName(name), description: str(description) ?? `Searches ${name}`, retriever, returnSourceDocuments: returnSources };
+  const config = { name: knowledgeToolName(name), description: nonBlank(description) ?? `Searches ${name}`, retriever, returnSourceDocuments: returnSources };
   // retrieverTool builds one tool, never a list.
   return (await tool(ctx, "retrieverTool", config, owner, agentflowToolNames)) as StructuredToolInterface;
 }
@@ -55,7 +55,7 @@ export async function knowledgeTools(base: RunContext, inputs: Record<string, un
   }
   for (const row of listOf(inputs.agentKnowledgeVSEmbeddings).filter(isObject)) {
     const retriever = await vectorStoreRetriever(ctx, row, nodeId, owner);
-    const name = str(row.knowledgeName) ?? String(row.vectorStore);
+    const name = nonBlank(row.knowledgeName) ?? String(row.vectorStore);
     tools.push(await retrieverTool(ctx, retriever, name, row.knowledgeDescription, bool(row.returnSourceDocuments), owner));
   }
   return tools;

@@ -1,10 +1,9 @@
 // flowData (a JSON string, as Flowise exports it) → a checked graph. Both runtimes read it.
 import { badRequest } from "../../errors";
+import { isObject } from "./inputs";
 import type { FlowEdge, FlowGraph, FlowNode } from "./types";
 
 const REF = /\{\{\s*([^{}\s.]+)\.data\.instance\s*\}\}/g;
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 export const isStickyNote = (node: FlowNode): boolean => node.type === "stickyNote" || node.data.name === "stickyNote";
 

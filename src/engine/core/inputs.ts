@@ -3,7 +3,7 @@ import { str } from "../../lib/inputs";
 import type { RunContext } from "./ports";
 import type { FlowNode } from "./types";
 
-export { asList, bool, jsonObject, num, str } from "../../lib/inputs";
+export { asList, bool, isObject, jsonObject, nonBlank, num, str } from "../../lib/inputs";
 
 /** The credential id a node names: data.credential, else its `credential` input. */
 export const credentialIdOf = (node: FlowNode, inputs: Record<string, unknown>): string | undefined =>

@@ -5,13 +5,11 @@ import { DynamicStructuredTool } from "@langchain/core/tools";
 import { z } from "zod";
 import { badRequest } from "../../errors";
 import { checkFunctionSyntax } from "../../sandbox";
-import { bool, str } from "../core/inputs";
+import { bool, isObject, str } from "../core/inputs";
 import type { RunContext, StoredTool } from "../core/ports";
 import { ZodDslError, parseZodDsl } from "../core/zod-dsl";
 import { toolName } from "./names";
 import type { ToolDeps } from "./types";
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 type Field = { property: string; type: string; description?: string; required: boolean };
 

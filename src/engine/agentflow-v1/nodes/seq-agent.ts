@@ -5,7 +5,7 @@
 import { badRequest } from "../../../errors";
 import { DEFAULT_MAX_ITERATIONS, MAX_MAX_ITERATIONS, runToolLoop } from "../../agentflow/agent-loop";
 import type { AgentflowMessage, HumanInput } from "../../agentflow/types";
-import { bool, num, str } from "../../agentflow/util";
+import { bool, nonBlank, num } from "../../agentflow/util";
 import { modelOf, ownerOf, resolveV1, toolsOf } from "../components";
 import type { V1Node } from "../types";
 import { type V1NodeDef, reasoning } from "./common";
@@ -47,7 +47,7 @@ export const seqAgentNode: V1NodeDef = {
         output: {
           content: question,
           isWaitingForHumanInput: true,
-          v1Action: { approve: str(inputs.approveButtonText) ?? "Yes", reject: str(inputs.rejectButtonText) ?? "No", toolCalls: loop.messages.at(-1)?.tool_calls ?? [] },
+          v1Action: { approve: nonBlank(inputs.approveButtonText) ?? "Yes", reject: nonBlank(inputs.rejectButtonText) ?? "No", toolCalls: loop.messages.at(-1)?.tool_calls ?? [] },
           usedTools: calls,
           ...reasoning({ agentName: node.data.label, messages: [question], usedTools: calls, sourceDocuments: [], state: {}, nodeName: "seqAgent", nodeId: node.id }),
         },

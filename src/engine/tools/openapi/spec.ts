@@ -4,6 +4,7 @@
 import { parse } from "yaml";
 import { badRequest } from "../../../errors";
 import { decodeFlowiseDataUri } from "../../../providers/loaders/data-uri";
+import { isObject } from "../../core/inputs";
 
 /** Largest spec read (a YAML file as the node carries it). */
 export const MAX_SPEC_BYTES = 1024 * 1024;
@@ -17,7 +18,6 @@ const METHODS = ["get", "post", "put", "patch", "delete", "head", "options"] as 
 export type Method = (typeof METHODS)[number];
 
 type Json = Record<string, unknown>;
-const isObject = (v: unknown): v is Json => !!v && typeof v === "object" && !Array.isArray(v);
 
 export interface Parameter {
   name: string;
