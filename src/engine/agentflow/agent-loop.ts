@@ -14,6 +14,7 @@ import { fromReply, toLangChain } from "./messages";
 import { callChat } from "./model-call";
 import type { NodeRuntime } from "./node-types";
 import type { AgentflowMessage, HumanInput } from "./types";
+import { errorMessage } from "../../lib/error-message";
 
 export const DEFAULT_MAX_ITERATIONS = 10;
 export const MAX_MAX_ITERATIONS = 100;
@@ -63,7 +64,7 @@ async function callTool(tool: StructuredToolInterface | undefined, name: string,
     return { output: capped(text) };
   } catch (err) {
     if (signal.aborted || err instanceof RunAborted) throw new RunAborted();
-    const error = err instanceof Error ? err.message : String(err);
+    const error = errorMessage(err);
     return { output: `Error: ${error}`, error };
   }
 }

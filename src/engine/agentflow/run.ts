@@ -15,7 +15,7 @@ import { agentflowNodes } from "./nodes/registry";
 import { type ResolveScope, resolveInputs } from "./resolve";
 import { type FlowState, changedKeys } from "./state";
 import type { AgentflowGraph, AgentflowMessage, AgentflowNode, AgentflowPorts, AgentflowRequest, ExecutedData, HumanInput, HumanInputAction, NodeResultData } from "./types";
-import { isObject } from "./util";
+import { errorMessage, isObject } from "./util";
 
 /** Node runs per request (loops included) before the run is stopped as runaway. */
 export const MAX_STEPS = 1000;
@@ -37,7 +37,7 @@ export interface Shared {
 /** A node that failed (or was stopped), with the node it happened in. */
 export class NodeFailure extends Error {
   constructor(readonly node: AgentflowNode, readonly cause: unknown) {
-    super(cause instanceof Error ? cause.message : String(cause));
+    super(errorMessage(cause));
   }
 }
 

@@ -7,6 +7,7 @@ import { type ResolveState, resolveInputs } from "../core/resolve";
 import type { FlowNode } from "../core/types";
 import { registry } from "./registry";
 import type { BuildArgs, NodeDefinition } from "./types";
+import { errorMessage } from "../../lib/error-message";
 
 export const outputOf = (node: FlowNode): string | undefined => {
   const output = node.data.outputs?.output;
@@ -45,6 +46,6 @@ export async function asNodeStep<T>(node: FlowNode, ctx: RunContext, step: () =>
 /** Keeps ApiErrors and aborts; anything else is a fault of the node, reported with its label. */
 export function asApiError(err: unknown, node: FlowNode): Error {
   if (err instanceof ApiError || err instanceof RunAborted) return err;
-  const message = err instanceof Error ? err.message : String(err);
+  const message = errorMessage(err);
   return new ApiError(500, `${node.data.label} (${node.data.name}) failed: ${message}`);
 }

@@ -3,6 +3,7 @@
 import { ApiError, badGateway } from "../../errors";
 import { RunAborted } from "../../providers/chat/http";
 import type { RunContext } from "./ports";
+import { errorMessage } from "../../lib/error-message";
 
 export { RunAborted };
 
@@ -15,5 +16,5 @@ export function modelFailure(err: unknown, ctx: Pick<RunContext, "signal">): Err
   if (ctx.signal?.aborted) return new RunAborted();
   if (err instanceof ApiError || err instanceof RunAborted) return err;
   if (err instanceof Error && err.name === "AbortError") return new RunAborted();
-  return badGateway(`Model call failed: ${err instanceof Error ? err.message : String(err)}`);
+  return badGateway(`Model call failed: ${errorMessage(err)}`);
 }

@@ -7,6 +7,7 @@ import { credentialOf } from "../../providers/config";
 import { Deadline, RunAborted } from "../../providers/chat/http";
 import { str } from "../core/inputs";
 import type { RunContext } from "../core/ports";
+import { errorMessage } from "../../lib/error-message";
 
 /** How long a tool waits for a service (connect + answer). */
 export const SERVICE_TIMEOUT_MS = 30_000;
@@ -88,7 +89,7 @@ export async function callService(call: ServiceCall, ctx: RunContext): Promise<S
     if (deadline.aborted) throw new RunAborted();
     if (deadline.timedOut) throw new ToolCallError(`${call.service} did not answer within ${Math.round((call.timeoutMs ?? SERVICE_TIMEOUT_MS) / 1000)} s`);
     if (err instanceof OutboundRefused) throw new ToolCallError(redact(err.message, secrets));
-    throw new ToolCallError(`${call.service} is unreachable: ${redact(err instanceof Error ? err.message : String(err), secrets)}`);
+    throw new ToolCallError(`${call.service} is unreachable: ${redact(errorMessage(err), secrets)}`);
   } finally {
     deadline.done();
   }

@@ -10,6 +10,7 @@ import { Pacer } from "../../lib/pace";
 import { assertHasText, assertNotEmpty, extensionOf } from "./text-util";
 import type { LoaderDefinition } from "./types";
 import { readZipText } from "./zip";
+import { errorMessage } from "../../lib/error-message";
 
 const BREAKS: Record<string, string> = { "<w:tab/>": "\t", "<w:br/>": "\n", "<w:cr/>": "\n" };
 
@@ -84,7 +85,7 @@ export const docxLoader: LoaderDefinition = {
         });
       } catch (err) {
         if (err instanceof ApiError && err.status !== 400) throw err;
-        throw badRequest(`File ${f.name} is not a readable DOCX (zip): ${err instanceof Error ? err.message : String(err)}`);
+        throw badRequest(`File ${f.name} is not a readable DOCX (zip): ${errorMessage(err)}`);
       }
       if (xml === undefined) throw badRequest(`File ${f.name} is not a DOCX: word/document.xml is missing`);
       const text = await docxXmlToText(xml);

@@ -6,6 +6,7 @@ import { ApiError, badRequest, gatewayTimeout } from "../../errors";
 import { decodeHTML } from "entities/decode";
 import type { LoaderDefinition } from "./types";
 import { type OutboundEnv, outboundFetch } from "../../lib/outbound";
+import { errorMessage } from "../../lib/error-message";
 
 const FETCH_TIMEOUT_MS = 30_000;
 const SKIP = "script, style, noscript, template, svg, iframe, object, head";
@@ -19,7 +20,7 @@ async function fetchPage(raw: string, outbound: OutboundEnv, maxBytes: number): 
   } catch (err) {
     if (err instanceof ApiError) throw err;
     if (signal.aborted) throw gatewayTimeout(`${raw} did not answer within ${FETCH_TIMEOUT_MS / 1000} s`);
-    throw badRequest(`Could not fetch ${raw}: ${err instanceof Error ? err.message : String(err)}`);
+    throw badRequest(`Could not fetch ${raw}: ${errorMessage(err)}`);
   }
   const url = res.url || raw;
   if (!res.ok) throw badRequest(`Fetching ${url} answered ${res.status}`);
@@ -94,7 +95,7 @@ export const webLoader: LoaderDefinition = {
       try {
         extracted = await htmlToText(page.html, selector);
       } catch (err) {
-        throw badRequest(`Could not read the page at ${page.url} with selector "${selector}": ${err instanceof Error ? err.message : String(err)}`);
+        throw badRequest(`Could not read the page at ${page.url} with selector "${selector}": ${errorMessage(err)}`);
       }
     }
     if (!extracted.text) throw badRequest(`No text found at ${page.url}${selector !== "body" ? ` under "${selector}"` : ""}`);

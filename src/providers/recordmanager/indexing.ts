@@ -8,6 +8,7 @@ import { badRequest } from "../../errors";
 import { Pacer } from "../../lib/pace";
 import type { DocVectorStore } from "../vectorstores/types";
 import type { D1RecordManager } from "./d1";
+import { errorMessage } from "../../lib/error-message";
 
 export type Cleanup = "none" | "incremental" | "full";
 
@@ -53,7 +54,7 @@ async function hashed(docs: DocumentInterface[]): Promise<{ unique: Array<{ uid:
     try {
       uid = chunkUid(doc);
     } catch (err) {
-      throw badRequest(err instanceof Error ? err.message : String(err));
+      throw badRequest(errorMessage(err));
     }
     uids.push(uid);
     if (seen.has(uid)) continue; // identical chunks are indexed once, as LangChain does

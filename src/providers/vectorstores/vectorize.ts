@@ -6,6 +6,7 @@ import { ApiError, badGateway, badRequest } from "../../errors";
 import { D1DocumentsStore } from "./d1-documents";
 import { runBatch } from "./d1-json";
 import type { AddVectorsOptions } from "./types";
+import { errorMessage } from "../../lib/error-message";
 
 export const VECTORIZE_PROVIDER = "vectorize";
 export const VECTORIZE_MAX_UPSERT = 1000;
@@ -27,7 +28,7 @@ async function provider<T>(what: string, call: () => Promise<T>): Promise<T> {
     return await call();
   } catch (err) {
     if (err instanceof ApiError) throw err;
-    throw badGateway(`Vectorize ${what} failed: ${err instanceof Error ? err.message : String(err)}`);
+    throw badGateway(`Vectorize ${what} failed: ${errorMessage(err)}`);
   }
 }
 

@@ -7,7 +7,7 @@ import { ApiError } from "../../../errors";
 import { RunAborted } from "../../../providers/chat/http";
 import { runFunction } from "../../agentflow/nodes/custom-function";
 import type { NodeResultData } from "../../agentflow/types";
-import { isObject, nonBlank } from "../../agentflow/util";
+import { errorMessage, isObject, nonBlank } from "../../agentflow/util";
 import { ownerOf, resolveV1 } from "../components";
 import type { V1Node } from "../types";
 import { type V1NodeDef, promptValuesOf, reasoning } from "./common";
@@ -47,7 +47,7 @@ export const seqCustomFunctionNode: V1NodeDef = {
       content = await runFunction(code, input, variables, rt);
     } catch (err) {
       if (err instanceof RunAborted || err instanceof ApiError) throw err;
-      throw badRequest(`${owner}: ${err instanceof Error ? err.message : String(err)}`);
+      throw badRequest(`${owner}: ${errorMessage(err)}`);
     }
     const { updates, ...rest } = answered(v1, content, inputs.returnValueAs, rt.state, owner);
     return {

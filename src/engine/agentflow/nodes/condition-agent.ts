@@ -9,7 +9,7 @@ import { toLangChain } from "../messages";
 import { callChat, replyOutput } from "../model-call";
 import type { AgentflowNodeDef } from "../node-types";
 import type { AgentflowMessage } from "../types";
-import { bool, isAbort, isObject, listOf, prefixed } from "../util";
+import { bool, errorMessage, isAbort, isObject, listOf, prefixed } from "../util";
 import { ownerOf } from "./common";
 
 export const CONDITION_AGENT_SYSTEM_PROMPT = `You route requests in a system of cooperating agents. Read the input and choose the ONE scenario from the given list that fits it best.
@@ -81,7 +81,7 @@ export const conditionAgentNode: AgentflowNodeDef = {
       try {
         name = chosen(content);
       } catch (err) {
-        throw badGateway(`Failed to parse a valid scenario from the model's answer (${err instanceof Error ? err.message : String(err)}); the model must answer JSON {"output": "<scenario>"}. Its answer: "${content.slice(0, 300)}"`);
+        throw badGateway(`Failed to parse a valid scenario from the model's answer (${errorMessage(err)}); the model must answer JSON {"output": "<scenario>"}. Its answer: "${content.slice(0, 300)}"`);
       }
       const match = matchScenario(scenarios, name);
       messages[messages.length - 1] = { role: "user", content: pretty };

@@ -6,7 +6,7 @@
 import { ApiError, badGateway, badRequest, gatewayTimeout } from "../../../errors";
 import { outboundFetch } from "../../../lib/outbound";
 import type { AgentflowNodeDef } from "../node-types";
-import { isObject, listOf, nonBlank } from "../util";
+import { errorMessage, isObject, listOf, nonBlank } from "../util";
 import { ownerOf } from "./common";
 
 export const HTTP_TIMEOUT_MS = 30_000;
@@ -26,7 +26,7 @@ function parseJson(text: string, owner: string): unknown {
   try {
     return JSON.parse(text);
   } catch (err) {
-    throw badRequest(`${owner}: the JSON body is not valid JSON (${err instanceof Error ? err.message : String(err)})`);
+    throw badRequest(`${owner}: the JSON body is not valid JSON (${errorMessage(err)})`);
   }
 }
 
@@ -102,7 +102,7 @@ export const httpNode: AgentflowNodeDef = {
     } catch (err) {
       if (err instanceof ApiError || rt.signal.aborted) throw err;
       if (deadline.aborted) throw gatewayTimeout(`${owner}: ${method} ${finalUrl.slice(0, 200)} did not answer within ${HTTP_TIMEOUT_MS / 1000} s`);
-      throw badGateway(`${owner}: ${method} ${finalUrl.slice(0, 200)} failed: ${err instanceof Error ? err.message : String(err)}`);
+      throw badGateway(`${owner}: ${method} ${finalUrl.slice(0, 200)} failed: ${errorMessage(err)}`);
     }
     const data = decodeAs(inputs.responseType, await readCapped(res, owner));
     if (!res.ok) {

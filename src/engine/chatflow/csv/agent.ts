@@ -16,6 +16,7 @@ import { moderate } from "../nodes/chains";
 import { flowOf } from "../../tools/custom";
 import { frameOf, rowChunks } from "./frame";
 import { ANSWER_PROMPT, CODE_PROMPT, fill } from "./prompts";
+import { errorMessage } from "../../../lib/error-message";
 
 export interface CsvAgentInstance {
   kind: "csvAgent";
@@ -70,7 +71,7 @@ export async function runCsvAgent(agent: CsvAgentInstance, ctx: RunContext, sink
     result = await ctx.runtime.code.run(`${LOAD_DF}\n${codeBody(code)}`, { args: { rows: rowChunks(frame.rows) }, vars: ctx.vars, flow: flowOf(ctx), signal: ctx.signal });
   } catch (err) {
     if (err instanceof RunAborted || (err instanceof ApiError && err.status !== 400)) throw err;
-    const why = err instanceof Error ? err.message : String(err);
+    const why = errorMessage(err);
     throw badGateway(`${agent.label}: Sorry, I'm unable to find answer for question: "${question}" using following code: "${code}" (${why})`);
   }
   if (!result) {

@@ -25,6 +25,7 @@ import type { RunResult, StreamSink, UsedTool } from "../../core/types";
 import type { RunContext } from "../../core/ports";
 import { chainCanStream, moderate, moderationsOf } from "./chains";
 import { asList, num, str } from "../../core/inputs";
+import { errorMessage } from "../../../lib/error-message";
 
 const CATEGORY = "Agents";
 
@@ -142,7 +143,7 @@ export async function callTool(tool: StructuredToolInterface | undefined, name: 
     return out === undefined ? "" : JSON.stringify(out);
   } catch (err) {
     if (ctx.signal?.aborted || err instanceof RunAborted) throw new RunAborted();
-    return `Error: ${err instanceof Error ? err.message : String(err)}`;
+    return `Error: ${errorMessage(err)}`;
   }
 }
 

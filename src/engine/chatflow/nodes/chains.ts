@@ -24,6 +24,7 @@ import type { NodeDefinition } from "../types";
 import type { FlowGraph, FlowNode, RunResult, StreamSink } from "../../core/types";
 import type { RunContext } from "../../core/ports";
 import { asList, str } from "../../core/inputs";
+import { errorMessage } from "../../../lib/error-message";
 
 const CATEGORY = "Chains";
 
@@ -96,7 +97,7 @@ const fixPrompt = (instructions: string, completion: string, error: string) =>
   ].join("\n");
 
 async function parseAnswer(chain: LlmChainInstance, parser: OutputParserInstance, text: string, ctx: RunContext): Promise<Answer> {
-  const failed = (err: unknown) => badGateway(`${parser.label}: the model's answer does not fit: ${err instanceof Error ? err.message : String(err)}`);
+  const failed = (err: unknown) => badGateway(`${parser.label}: the model's answer does not fit: ${errorMessage(err)}`);
   try {
     const { json } = parser.parse(text);
     return { text: fenced(json), json };

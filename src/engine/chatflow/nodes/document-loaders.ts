@@ -15,6 +15,7 @@ import { providerConfig } from "../../core/inputs";
 import type { BuildArgs, NodeDefinition } from "../types";
 import type { FlowGraph, FlowNode } from "../../core/types";
 import type { RunContext } from "../../core/ports";
+import { errorMessage } from "../../../lib/error-message";
 
 export const LOADER_CATEGORY = "Document Loaders";
 const FILE_STORAGE = "FILE-STORAGE::";
@@ -117,7 +118,7 @@ export async function loadNodeDocuments({ node, inputs, ctx }: BuildArgs): Promi
       docs = await splitWithin(splitter, docs, limits, where);
     } catch (err) {
       if (err instanceof ApiError) throw err;
-      throw badRequest(`${where}: splitting failed: ${err instanceof Error ? err.message : String(err)}`);
+      throw badRequest(`${where}: splitting failed: ${errorMessage(err)}`);
     }
   }
   // NUL characters cannot be stored as text (the document store strips them too).

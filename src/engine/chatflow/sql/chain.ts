@@ -15,6 +15,7 @@ import { type ModerationInstance } from "../instances";
 import { moderate } from "../nodes/chains";
 import { SQL_PROMPTS, SQL_STOP } from "./prompts";
 import { type TableSelection, selectTables, tableInfo } from "./table-info";
+import { errorMessage } from "../../../lib/error-message";
 
 /** A query result longer than this (as JSON) is cut for the prompt. */
 export const MAX_RESULT_CHARS = 32_000;
@@ -62,7 +63,7 @@ async function promptFor(chain: SqlChainInstance, dialect: string, info: string,
     if (missing.length) throw new Error(`unknown variables ${missing.join(", ")} (it may use {input}, {dialect}, {table_info}, {top_k})`);
     return await template.format(used);
   } catch (err) {
-    throw badRequest(`${chain.label}: the custom prompt cannot be used: ${err instanceof Error ? err.message : String(err)}`);
+    throw badRequest(`${chain.label}: the custom prompt cannot be used: ${errorMessage(err)}`);
   }
 }
 

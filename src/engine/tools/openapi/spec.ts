@@ -5,6 +5,7 @@ import { parse } from "yaml";
 import { badRequest } from "../../../errors";
 import { decodeFlowiseDataUri } from "../../../providers/loaders/data-uri";
 import { isObject } from "../../core/inputs";
+import { errorMessage } from "../../../lib/error-message";
 
 /** Largest spec read (a YAML file as the node carries it). */
 export const MAX_SPEC_BYTES = 1024 * 1024;
@@ -119,7 +120,7 @@ export function parseSpec(text: string, where: string): OpenApiSpec {
     // YAML is a superset of JSON, so JSON specs parse here too; aliases are capped against blow-ups.
     raw = parse(text, { maxAliasCount: 100, prettyErrors: false });
   } catch (err) {
-    throw badRequest(`${where}: its OpenAPI spec is not valid YAML or JSON (${err instanceof Error ? err.message.split("\n")[0] : String(err)})`);
+    throw badRequest(`${where}: its OpenAPI spec is not valid YAML or JSON (${errorMessage(err).split("\n")[0]})`);
   }
   if (!isObject(raw) || !isObject(raw.paths)) throw badRequest(`${where}: its OpenAPI spec has no paths`);
   const resolve = resolver(raw, where);

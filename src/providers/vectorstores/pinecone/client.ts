@@ -3,6 +3,7 @@
 // not answer in time) naming Pinecone; the API key never appears in a message.
 import { ApiError, badGateway, badRequest, gatewayTimeout } from "../../../errors";
 import { sha256Hex } from "../../../lib/crypto";
+import { errorMessage } from "../../../lib/error-message";
 import { redact } from "../../../lib/redact";
 import { Deadline, RetryableProviderError, RunAborted, providerErrorMessage, withOneRetry } from "../../chat/http";
 
@@ -68,7 +69,7 @@ export class PineconeClient {
         if (err instanceof ApiError) throw err;
         if (deadline.aborted) throw new RunAborted();
         if (deadline.timedOut) throw gatewayTimeout(`Pinecone ${what} did not answer within ${Math.round(ms)} ms`);
-        throw new RetryableProviderError(`Pinecone ${what} failed: ${redact(err instanceof Error ? err.message : String(err), [this.o.apiKey])}`);
+        throw new RetryableProviderError(`Pinecone ${what} failed: ${redact(errorMessage(err), [this.o.apiKey])}`);
       } finally {
         deadline.done();
       }
