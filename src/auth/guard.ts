@@ -4,6 +4,7 @@
 import type { Context, MiddlewareHandler } from "hono";
 import type { AppEnv } from "../env";
 import { type ApiError, forbidden, unauthorized } from "../errors";
+import { isUuid } from "../lib/ids";
 import { type Access, accessOf, allowsAny, flowInScope, isFull } from "./access";
 import { resolvePrincipal } from "./bearer";
 import { isPermissionName } from "./permissions";
@@ -24,8 +25,6 @@ export function lacking(names: readonly string[]): ApiError {
 
 export const outOfScope = (): ApiError => forbidden("Forbidden: this API key is limited to other chatflows");
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-
 /**
  * A record id from the path, lower-cased; undefined when malformed (validation then answers 400).
  * A guard naming a parameter its route lacks would check nothing: that is a bug, so it throws.
@@ -34,7 +33,7 @@ export function pathId(c: Context<AppEnv>, param: string): string | undefined {
   const raw = c.req.param(param);
   if (raw === undefined) throw new Error(`Route guard reads path parameter "${param}", which ${c.req.routePath} does not have`);
   const id = raw.toLowerCase();
-  return UUID.test(id) ? id : undefined;
+  return isUuid(id) ? id : undefined;
 }
 
 /** A guard from a check that only limited callers need to pass. */
