@@ -9,7 +9,7 @@ import type * as schema from "./db/schema";
  */
 export interface Env extends CloudflareBindings, OptionalConfig {}
 
-export interface OptionalConfig {
+interface OptionalConfig {
   ADMIN_API_KEY?: string;
   JWT_SECRET?: string;
   CREDENTIAL_ENCRYPTION_KEY?: string;

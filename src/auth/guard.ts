@@ -5,7 +5,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import type { AppEnv } from "../env";
 import { type ApiError, forbidden, unauthorized } from "../errors";
 import { isUuid } from "../lib/ids";
-import { type Access, accessOf, allowsAny, flowInScope, isFull } from "./access";
+import { type Access, accessOf, allowsAny, isFull } from "./access";
 import { resolvePrincipal } from "./bearer";
 import { isPermissionName } from "./permissions";
 
@@ -61,15 +61,4 @@ export const AUTHENTICATED: Guard = guard("any valid bearer token", () => {});
 /** 403 unless the caller holds one of `names`: for checks that depend on the validated body. */
 export async function assertAllowed(c: Context<AppEnv>, names: readonly string[]): Promise<void> {
   if (!allowsAny(await accessFrom(c), names)) throw lacking(names);
-}
-
-/** 403 when the caller's key is limited to chatflows and `id` is not one of them (e.g. an execution's agentflow). */
-export async function assertFlowInScope(c: Context<AppEnv>, id: string): Promise<void> {
-  if (!flowInScope(await accessFrom(c), id)) throw outOfScope();
-}
-
-/** The chatflow ids the caller is limited to, or null for all: for list queries (e.g. executions). */
-export async function flowScopeOf(c: Context<AppEnv>): Promise<string[] | null> {
-  const { chatflows } = await accessFrom(c);
-  return chatflows ? [...chatflows] : null;
 }

@@ -20,7 +20,7 @@ export const DEFAULT_MAX_ITERATIONS = 10;
 export const MAX_MAX_ITERATIONS = 100;
 export const MAX_TOOL_OUTPUT_CHARS = 50_000;
 
-export const iterationLimitMessage = (n: number) =>
+const iterationLimitMessage = (n: number) =>
   `Agent stopped: it used tools ${n} time${n === 1 ? "" : "s"} (its maxIterations) without reaching a final answer.`;
 
 export interface AgentTool {

@@ -6,7 +6,7 @@ import { decodeHTML } from "entities/decode";
 
 const BLOCK_START = /^\s*<(?:p|div|h[1-6]|ul|ol|blockquote|pre|table)\b/i;
 
-export const isRichText = (value: string): boolean => BLOCK_START.test(value);
+const isRichText = (value: string): boolean => BLOCK_START.test(value);
 
 interface Element {
   tag: string;

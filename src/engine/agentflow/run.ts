@@ -5,7 +5,6 @@
 // tool awaiting approval) pauses the run; a Loop queues its target again until its count is used up.
 import { ApiError } from "../../errors";
 import { RunAborted } from "../../providers/chat/http";
-import { fromTurns } from "./messages";
 import type { EventStream } from "./events";
 import type { FlowMap } from "./graph";
 import { iterate } from "./iteration";
@@ -18,9 +17,9 @@ import type { AgentflowGraph, AgentflowMessage, AgentflowNode, AgentflowPorts, A
 import { errorMessage, isObject } from "./util";
 
 /** Node runs per request (loops included) before the run is stopped as runaway. */
-export const MAX_STEPS = 1000;
+const MAX_STEPS = 1000;
 /** A Loop's count when its output gives none (Flowise's MAX_LOOP_COUNT default). */
-export const FALLBACK_MAX_LOOP_COUNT = 10;
+const FALLBACK_MAX_LOOP_COUNT = 10;
 
 /** What every run of one request shares (iteration sub-runs included). */
 export interface Shared {
@@ -288,6 +287,3 @@ export class AgentflowRun {
     throw new NodeFailure(node, new ApiError(400, `${node.data.label} (${node.id}) never ran: it waits for ${stuck.missing.join(", ")}, which did not run`));
   }
 }
-
-/** Stored turns as agentflow messages (the runtime's past chat history). */
-export const pastHistoryOf = fromTurns;

@@ -12,7 +12,7 @@ import { modelFailure } from "../core/errors";
 import { jsonSchemaOf } from "../core/zod-dsl";
 import { errorMessage, isObject, listOf } from "./util";
 
-export const STRUCTURED_TOOL = "structured_output";
+const STRUCTURED_TOOL = "structured_output";
 
 interface Row {
   key?: unknown;

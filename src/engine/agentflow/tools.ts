@@ -12,7 +12,7 @@ import { bool, isObject, listOf, nonBlank } from "./util";
 /** Tools an agentflow cannot use: each needs another node wired into it (Flowise leaves them out of the Agent's list too). */
 const NOT_AGENTFLOW_TOOLS = new Set(["chainTool", "retrieverTool", "webBrowser", "queryEngineToolLlamaIndex"]);
 
-export const agentflowToolNames = (): string[] => supportedTools().filter((n) => !NOT_AGENTFLOW_TOOLS.has(n));
+const agentflowToolNames = (): string[] => supportedTools().filter((n) => !NOT_AGENTFLOW_TOOLS.has(n));
 
 /** The tool(s) a component builds (a toolkit builds several). */
 export async function selectedTools(ctx: RunContext, name: unknown, config: unknown, owner: string): Promise<StructuredToolInterface[]> {
@@ -25,7 +25,7 @@ export async function selectedTools(ctx: RunContext, name: unknown, config: unkn
 }
 
 /** A knowledge name as a tool name: lower case, `[a-z0-9_-]`, at most 64 characters. */
-export const knowledgeToolName = (name: string): string =>
+const knowledgeToolName = (name: string): string =>
   name.toLowerCase().replace(/\s+/g, "_").replace(/[^a-z0-9_-]/g, "").slice(0, 64) || "knowledge";
 
 async function retrieverTool(ctx: RunContext, retriever: unknown, name: string, description: unknown, returnSources: boolean, owner: string): Promise<StructuredToolInterface> {

@@ -31,20 +31,6 @@ export function getPath(value: unknown, path: string): unknown {
   return cur;
 }
 
-/** Text of a value placed into a string: objects and arrays as JSON. */
-export function textOf(value: unknown): string {
-  if (typeof value === "string") return value;
-  if (value === undefined || value === null) return "";
-  if (typeof value === "object") {
-    try {
-      return JSON.stringify(value);
-    } catch {
-      return String(value);
-    }
-  }
-  return String(value);
-}
-
 /** Flowise's chat-history `name` of a node: its label, lower-cased, spaces as underscores. */
 export const historyName = (label: string | undefined, id: string): string => (label ? label.toLowerCase().replace(/\s/g, "_").trim() : id);
 

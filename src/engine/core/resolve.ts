@@ -33,7 +33,7 @@ export function instanceText(value: unknown): string {
 }
 
 /** Inputs with the caller's overrides for this node's label applied on top. */
-export function inputsWithOverrides(node: FlowNode, ctx: Pick<RunContext, "nodeOverrides">): Record<string, unknown> {
+function inputsWithOverrides(node: FlowNode, ctx: Pick<RunContext, "nodeOverrides">): Record<string, unknown> {
   const overrides = ctx.nodeOverrides?.[node.data.label] ?? ctx.nodeOverrides?.[node.id];
   return { ...(node.data.inputs ?? {}), ...(overrides ?? {}) };
 }

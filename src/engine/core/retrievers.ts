@@ -10,7 +10,7 @@ import type { SourceDocument } from "./types";
 import { errorMessage } from "../../lib/error-message";
 
 /** A vector store instance (for nodes that take either a retriever or a vector store). */
-export const isVectorStore = (v: unknown): v is VectorStore =>
+const isVectorStore = (v: unknown): v is VectorStore =>
   !!v && typeof v === "object" && typeof (v as VectorStore).asRetriever === "function" && typeof (v as VectorStore).similaritySearch === "function";
 
 const isRetriever = (v: unknown): v is BaseRetrieverInterface =>

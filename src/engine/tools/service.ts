@@ -10,9 +10,9 @@ import type { RunContext } from "../core/ports";
 import { errorMessage } from "../../lib/error-message";
 
 /** How long a tool waits for a service (connect + answer). */
-export const SERVICE_TIMEOUT_MS = 30_000;
+const SERVICE_TIMEOUT_MS = 30_000;
 /** The most of a service's answer a tool reads (a page, a search answer). */
-export const MAX_SERVICE_BYTES = 2 * 1024 * 1024;
+const MAX_SERVICE_BYTES = 2 * 1024 * 1024;
 
 /** A failure the model reads as the tool's answer. */
 export class ToolCallError extends Error {

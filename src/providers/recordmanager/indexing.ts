@@ -38,7 +38,7 @@ export interface IndexResult {
 }
 
 /** The hash id LangChain gives a chunk (what the record manager and the vector store key on). */
-export function chunkUid(doc: DocumentInterface): string {
+function chunkUid(doc: DocumentInterface): string {
   return _HashedDocument.fromDocument(doc).uid as string;
 }
 
@@ -125,7 +125,7 @@ export async function indexDocuments(docs: DocumentInterface[], recordManager: D
 }
 
 /** Deletes every recorded vector not indexed since `before` (LangChain's `full` cleanup). */
-export async function cleanupBefore(recordManager: D1RecordManager, store: DocVectorStore, before: number): Promise<number> {
+async function cleanupBefore(recordManager: D1RecordManager, store: DocVectorStore, before: number): Promise<number> {
   let deleted = 0;
   for (;;) {
     const stale = await recordManager.listKeys({ before, limit: 1000 });

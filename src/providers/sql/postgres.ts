@@ -10,11 +10,11 @@ import { checkStatement } from "./statement";
 import { type SqlDatabase, type SqlTable, SqlQueryError } from "./types";
 import { errorMessage } from "../../lib/error-message";
 
-export const PG_CONNECT_TIMEOUT_S = 10;
-export const PG_STATEMENT_TIMEOUT_MS = 30_000;
+const PG_CONNECT_TIMEOUT_S = 10;
+const PG_STATEMENT_TIMEOUT_MS = 30_000;
 
 /** `postgres://user:pass@host:port/db?sslmode=require`, or Flowise's placeholder form `host:port/db`. */
-export function parsePostgresUrl(raw: string): URL {
+function parsePostgresUrl(raw: string): URL {
   const text = raw.trim();
   if (!text) throw badRequest("Sql Database Chain: a PostgreSQL database needs its connection string in the url input (postgres://user:password@host:5432/database)");
   const withScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(text) ? text : `postgres://${text}`;

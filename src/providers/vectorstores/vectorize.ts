@@ -9,8 +9,8 @@ import type { AddVectorsOptions } from "./types";
 import { errorMessage } from "../../lib/error-message";
 
 export const VECTORIZE_PROVIDER = "vectorize";
-export const VECTORIZE_MAX_UPSERT = 1000;
-export const VECTORIZE_MAX_TOP_K = 20;
+const VECTORIZE_MAX_UPSERT = 1000;
+const VECTORIZE_MAX_TOP_K = 20;
 
 /** The slice of the Vectorize binding used here (a stand-in provides the same in tests). */
 export interface VectorizeLike {

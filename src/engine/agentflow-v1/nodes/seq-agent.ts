@@ -11,7 +11,7 @@ import type { V1Node } from "../types";
 import { type V1NodeDef, reasoning } from "./common";
 import { applyState, approvalMessage, historyFor, promptMessages, promptValues, said, seqName, stateUpdates } from "./seq-common";
 
-export function resumeOf(humanInput: HumanInput | undefined, checkpoint: unknown, owner: string) {
+function resumeOf(humanInput: HumanInput | undefined, checkpoint: unknown, owner: string) {
   if (!humanInput) return undefined;
   if (humanInput.type !== "proceed" && humanInput.type !== "reject") throw badRequest(`${owner}: humanInput.type must be "proceed" or "reject"`);
   return { humanInput, checkpoint: Array.isArray(checkpoint) ? (checkpoint as AgentflowMessage[]) : [] };

@@ -19,7 +19,7 @@ export const seqName = (inputs: Record<string, unknown> | undefined, label: stri
   nonBlank(inputs?.conditionName) ?? nonBlank(inputs?.functionName) ?? nonBlank(inputs?.seqExecuteFlowName) ?? label;
 
 /** Flowise's customGet: `a.b[0]`, `a.b[-1]`, `messages.length`. */
-export function pathGet(root: unknown, path: string): unknown {
+function pathGet(root: unknown, path: string): unknown {
   let value = root;
   for (const part of path.split(".").filter(Boolean)) {
     const m = /^([^[\]]*)(?:\[(-?\d+)\])?$/.exec(part);

@@ -19,7 +19,7 @@ import { flowOf, flowValue, historyFor, promptMessages, promptValues, said, seqN
 const isNumeric = (s: string) => /^-?\d*\.?\d+$/.test(s);
 
 /** Flowise's checkCondition. */
-export function holds(input: unknown, operation: string, value: unknown = ""): boolean {
+function holds(input: unknown, operation: string, value: unknown = ""): boolean {
   if (!input && input !== 0) return operation === "Is Empty";
   const a = typeof input === "object" ? JSON.stringify(input) : String(input);
   const b = String(value ?? "");

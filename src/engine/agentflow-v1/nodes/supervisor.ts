@@ -12,15 +12,15 @@ import { moderated, modelOf, ownerOf, resolveV1 } from "../components";
 import type { V1Node } from "../types";
 import { type V1NodeDef, lastSaid, openingMessages, thisTurn, reasoning, snake, toMessages } from "./common";
 
-export const SUPERVISOR_PROMPT = `You are a supervisor tasked with managing a conversation between the following workers: {team_members}.
+const SUPERVISOR_PROMPT = `You are a supervisor tasked with managing a conversation between the following workers: {team_members}.
 Given the following user request, respond with the worker to act next.
 Each worker will perform a task and respond with their results and status.
 When finished, respond with FINISH.
 Select strategically to minimize the number of steps taken.`;
 
-export const DEFAULT_RECURSION_LIMIT = 100;
+const DEFAULT_RECURSION_LIMIT = 100;
 
-export const recursionMessage = (limit: number) =>
+const recursionMessage = (limit: number) =>
   `The team stopped: it reached its recursion limit (${limit} steps of the supervisor and its workers) before the supervisor said FINISH.`;
 
 export const supervisorNode: V1NodeDef = {

@@ -12,7 +12,7 @@ import type { AgentflowMessage } from "../types";
 import { bool, errorMessage, isAbort, isObject, listOf, prefixed } from "../util";
 import { ownerOf } from "./common";
 
-export const CONDITION_AGENT_SYSTEM_PROMPT = `You route requests in a system of cooperating agents. Read the input and choose the ONE scenario from the given list that fits it best.
+const CONDITION_AGENT_SYSTEM_PROMPT = `You route requests in a system of cooperating agents. Read the input and choose the ONE scenario from the given list that fits it best.
 
 Steps:
 1. Read the input, the scenarios and the instruction.
@@ -26,7 +26,7 @@ const EXAMPLE_INPUT = `{"input": "Hello", "scenarios": ["user is asking about AI
 const EXAMPLE_OUTPUT = '```json\n{"output": "user is not asking about AI"}\n```';
 
 /** Index of the scenario an answer names (see the header); -1 when there are none. */
-export function matchScenario(scenarios: string[], answer: string): number {
+function matchScenario(scenarios: string[], answer: string): number {
   if (!scenarios.length) return -1;
   const wanted = answer.toLowerCase().trim();
   const lower = scenarios.map((s) => s.toLowerCase());

@@ -9,8 +9,8 @@ import type { AgentflowNodeDef } from "../node-types";
 import { errorMessage, isObject, listOf, nonBlank } from "../util";
 import { ownerOf } from "./common";
 
-export const HTTP_TIMEOUT_MS = 30_000;
-export const MAX_HTTP_RESPONSE_BYTES = 5 * 1024 * 1024;
+const HTTP_TIMEOUT_MS = 30_000;
+const MAX_HTTP_RESPONSE_BYTES = 5 * 1024 * 1024;
 
 type Row = { key?: unknown; value?: unknown };
 const rows = (v: unknown) => listOf<Row>(v).filter((r) => typeof r.key === "string" && r.key && r.value !== undefined && r.value !== "");

@@ -40,7 +40,7 @@ const DECLARATION = /^(const|let|var|if|for|while|do|switch|try|function|class|r
  * The model's code as a function body over `df`: fences dropped; code without a `return` returns its
  * last line when that line is an expression (as Python's last expression is Flowise's result).
  */
-export function codeBody(text: string): string {
+function codeBody(text: string): string {
   let code = text.trim();
   const fenced = /^```[a-z]*\s*\n?([\s\S]*?)\n?```$/i.exec(code);
   if (fenced) code = fenced[1].trim();

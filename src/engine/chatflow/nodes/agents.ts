@@ -38,8 +38,8 @@ export function maxIterationsOf(value: unknown): number {
   return n === undefined ? DEFAULT_MAX_ITERATIONS : Math.min(Math.max(1, Math.floor(n)), MAX_MAX_ITERATIONS);
 }
 
-export const DEFAULT_TOOL_AGENT_SYSTEM = "You are a helpful AI assistant.";
-export const DEFAULT_CONVERSATIONAL_SYSTEM =
+const DEFAULT_TOOL_AGENT_SYSTEM = "You are a helpful AI assistant.";
+const DEFAULT_CONVERSATIONAL_SYSTEM =
   "You are an assistant that holds a natural conversation on any topic: answer questions, explain, discuss and help with tasks. " +
   "When one of your tools can give a more accurate or current answer than you could alone (a calculation, a lookup), use it, then answer in your own words.";
 
@@ -128,7 +128,7 @@ async function modelTurn(model: Model, messages: BaseMessage[], ctx: RunContext,
 }
 
 /** Longer tool outputs are cut (the model could not use more, and the message is stored with them). */
-export const MAX_TOOL_OUTPUT_CHARS = 50_000;
+const MAX_TOOL_OUTPUT_CHARS = 50_000;
 
 export const capped = (text: string) =>
   text.length > MAX_TOOL_OUTPUT_CHARS ? `${text.slice(0, MAX_TOOL_OUTPUT_CHARS)}… [${text.length - MAX_TOOL_OUTPUT_CHARS} more characters cut]` : text;

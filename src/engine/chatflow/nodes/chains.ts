@@ -28,10 +28,10 @@ import { errorMessage } from "../../../lib/error-message";
 
 const CATEGORY = "Chains";
 
-export const DEFAULT_CONVERSATION_SYSTEM =
+const DEFAULT_CONVERSATION_SYSTEM =
   "The following is a friendly conversation between a human and an AI. The AI is talkative and provides lots of specific details from its context. If the AI does not know the answer to a question, it truthfully says it does not know.";
 
-export interface LlmChainInstance {
+interface LlmChainInstance {
   kind: "llmChain";
   label: string;
   model: BaseChatModel;
@@ -40,7 +40,7 @@ export interface LlmChainInstance {
   moderations: ModerationInstance[];
 }
 
-export interface ConversationChainInstance {
+interface ConversationChainInstance {
   kind: "conversationChain";
   label: string;
   model: BaseChatModel;
@@ -115,7 +115,7 @@ async function parseAnswer(chain: LlmChainInstance, parser: OutputParserInstance
   }
 }
 
-export async function runLlmChain(chain: LlmChainInstance, ctx: RunContext, sink?: StreamSink): Promise<Answer> {
+async function runLlmChain(chain: LlmChainInstance, ctx: RunContext, sink?: StreamSink): Promise<Answer> {
   const checked = await moderate(ctx.question, chain.moderations);
   if ("refusal" in checked) {
     sink?.token(checked.refusal);
@@ -127,7 +127,7 @@ export async function runLlmChain(chain: LlmChainInstance, ctx: RunContext, sink
   return parser ? parseAnswer(chain, parser, text, ctx) : { text };
 }
 
-export async function runConversationChain(chain: ConversationChainInstance, ctx: RunContext, sink?: StreamSink): Promise<Answer> {
+async function runConversationChain(chain: ConversationChainInstance, ctx: RunContext, sink?: StreamSink): Promise<Answer> {
   const checked = await moderate(ctx.question, chain.moderations);
   if ("refusal" in checked) {
     sink?.token(checked.refusal);

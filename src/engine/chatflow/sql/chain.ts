@@ -18,7 +18,7 @@ import { type TableSelection, selectTables, tableInfo } from "./table-info";
 import { errorMessage } from "../../../lib/error-message";
 
 /** A query result longer than this (as JSON) is cut for the prompt. */
-export const MAX_RESULT_CHARS = 32_000;
+const MAX_RESULT_CHARS = 32_000;
 
 export interface SqlChainInstance {
   kind: "sqlDatabaseChain";
@@ -37,7 +37,7 @@ export interface SqlChainInstance {
 export const isSqlChain = (v: unknown): v is SqlChainInstance => !!v && typeof v === "object" && (v as { kind?: unknown }).kind === "sqlDatabaseChain";
 
 /** The model's query as something to run: no fences, no quotes around it, nothing after the stop. */
-export function cleanQuery(text: string): string {
+function cleanQuery(text: string): string {
   let q = text.split(SQL_STOP[0])[0].trim();
   const fenced = /^```[a-z]*\s*\n?([\s\S]*?)\n?```$/i.exec(q);
   if (fenced) q = fenced[1].trim();

@@ -8,15 +8,15 @@ import { isObject } from "../../core/inputs";
 import { errorMessage } from "../../../lib/error-message";
 
 /** Largest spec read (a YAML file as the node carries it). */
-export const MAX_SPEC_BYTES = 1024 * 1024;
+const MAX_SPEC_BYTES = 1024 * 1024;
 /** Most operations one toolkit offers (the chat completions API takes at most 128 tools). */
-export const MAX_OPERATIONS = 128;
+const MAX_OPERATIONS = 128;
 /** How deep resolved $refs may nest (a recursive schema stops there as an open object). */
 const MAX_REF_DEPTH = 12;
 const MAX_NESTING = 64;
 
 const METHODS = ["get", "post", "put", "patch", "delete", "head", "options"] as const;
-export type Method = (typeof METHODS)[number];
+type Method = (typeof METHODS)[number];
 
 type Json = Record<string, unknown>;
 

@@ -6,7 +6,7 @@ import type { ToolDeps } from "../types";
 import { baseUrlOf, callServiceJson, credentialField } from "../service";
 import { NO_RESULT, SEARCH_DESCRIPTION, list, queryTool } from "./query-tool";
 
-export function serpAnswer(res: Record<string, unknown>): string {
+function serpAnswer(res: Record<string, unknown>): string {
   const box = Array.isArray(res.answer_box_list) ? res.answer_box_list[0] : res.answer_box;
   if (isObject(box)) {
     const found = nonBlank(box.result) ?? nonBlank(box.answer) ?? nonBlank(box.snippet) ?? (Array.isArray(box.snippet_highlighted_words) ? box.snippet_highlighted_words.join(",") : undefined);

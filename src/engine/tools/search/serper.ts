@@ -5,7 +5,7 @@ import type { ToolDeps } from "../types";
 import { baseUrlOf, callServiceJson, credentialField } from "../service";
 import { NO_RESULT, SEARCH_DESCRIPTION, list, queryTool } from "./query-tool";
 
-export function serperAnswer(res: Record<string, unknown>): string {
+function serperAnswer(res: Record<string, unknown>): string {
   const box = isObject(res.answerBox) ? res.answerBox : undefined;
   const found =
     nonBlank(box?.answer) ??

@@ -26,7 +26,7 @@ export interface ArxivEntry {
   published: string;
 }
 
-export function arxivEntries(xml: string): ArxivEntry[] {
+function arxivEntries(xml: string): ArxivEntry[] {
   return [...xml.matchAll(/<entry>([\s\S]*?)<\/entry>/g)].flatMap(([, entry]) => {
     const id = tag(entry, "id");
     const title = tag(entry, "title");

@@ -7,7 +7,7 @@ import { redact } from "../../../lib/redact";
 import { errorMessage } from "../../../lib/error-message";
 
 export const GITHUB_API = "https://api.github.com";
-export const GITHUB_TIMEOUT_MS = 30_000;
+const GITHUB_TIMEOUT_MS = 30_000;
 const BACKOFF_MS = 250;
 
 export interface TreeEntry {

@@ -8,8 +8,8 @@ import { redact } from "../../../lib/redact";
 import { Deadline, RetryableProviderError, RunAborted, providerErrorMessage, withOneRetry } from "../../chat/http";
 
 export const PINECONE_CONTROL_PLANE = "https://api.pinecone.io";
-export const PINECONE_API_VERSION = "2025-01";
-export const PINECONE_TIMEOUT_MS = 30_000;
+const PINECONE_API_VERSION = "2025-01";
+const PINECONE_TIMEOUT_MS = 30_000;
 
 export interface PineconeVector {
   id: string;
