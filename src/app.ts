@@ -26,7 +26,7 @@ import { isVectorUpsert, vectorUpsertRoutes } from "./routes/vector-upsert";
 import { serveOpenApiDocument } from "./routes/openapi";
 import { executionRoutes, publicExecutionRoutes } from "./routes/executions";
 
-export const API_BASE = "/api/v1";
+const API_BASE = "/api/v1";
 
 export function createApp() {
   // strict: false → every path matches with or without a trailing slash (the widget posts to /leads/).

@@ -12,7 +12,7 @@ export type { Db };
  */
 export interface Env extends CloudflareBindings, OptionalConfig {}
 
-export interface OptionalConfig {
+interface OptionalConfig {
   ADMIN_API_KEY?: string;
   JWT_SECRET?: string;
   CREDENTIAL_ENCRYPTION_KEY?: string;

@@ -12,5 +12,3 @@ export function createDb(d1: D1Database): Db {
   if (!db) clients.set(d1, (db = drizzle(d1, { schema })));
   return db;
 }
-
-export { schema };

@@ -75,13 +75,13 @@ const capitalize = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 const camel = (s: string) => s.split(/[^A-Za-z0-9]+/).filter(Boolean).map(capitalize).join("");
 
 /** `get /document-store/store/{id}` → `getDocumentStoreStoreById`. */
-export const derivedOperationId = (method: string, path: string): string =>
+const derivedOperationId = (method: string, path: string): string =>
   method.toLowerCase() + path.split("/").filter(Boolean).map((seg) => (seg.startsWith("{") ? `By${camel(seg)}` : camel(seg))).join("");
 
 const METHODS = new Set(["get", "put", "post", "delete", "options", "head", "patch", "trace"]);
 
 /** Fills in every operation's operationId (listed, else derived); answers the same document. */
-export function withOperationIds<D extends { paths?: object }>(doc: D): D {
+function withOperationIds<D extends { paths?: object }>(doc: D): D {
   for (const [path, item] of Object.entries(doc.paths ?? {}) as [string, Record<string, { operationId?: string }>][]) {
     for (const [method, op] of Object.entries(item)) {
       if (!METHODS.has(method) || op.operationId) continue;

@@ -27,7 +27,7 @@ export interface StopLimits {
   sliceMs: number;
 }
 
-export const errorText = (e: unknown): string => {
+const errorText = (e: unknown): string => {
   if (e && typeof e === "object") {
     const o = e as { name?: unknown; message?: unknown };
     if (typeof o.message === "string") return o.name && o.name !== "Error" ? `${String(o.name)}: ${o.message}` : o.message;

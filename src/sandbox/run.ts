@@ -13,7 +13,7 @@ import { INTERRUPTS_PER_SECOND, MEMORY_LIMIT_BYTES, STACK_LIMIT_BYTES, type Sand
 import { FILENAME, PRELUDE, wrap } from "./prelude";
 import type { OutboundEnv } from "../lib/outbound";
 
-export interface SandboxEnv extends OutboundEnv, SandboxLimitsEnv {}
+interface SandboxEnv extends OutboundEnv, SandboxLimitsEnv {}
 
 export interface SandboxRun {
   /** Each becomes a `$<name>` variable. */

@@ -23,7 +23,7 @@ const parseList = (text: string | null): string[] | null => (text === null ? nul
 const storeList = (list: string[] | null | undefined): string | null | undefined =>
   list === undefined ? undefined : list === null ? null : JSON.stringify([...new Set(list)]);
 
-export const scopeOf = (row: KeyRow): KeyScope => ({ permissions: parseList(row.permissions), chatflows: parseList(row.chatflows) });
+const scopeOf = (row: KeyRow): KeyScope => ({ permissions: parseList(row.permissions), chatflows: parseList(row.chatflows) });
 
 function present(row: KeyRow) {
   const { keyHash: _hash, keyMask, permissions: _permissions, chatflows: _chatflows, ...rest } = row;

@@ -14,12 +14,13 @@ import { fromReply, toLangChain } from "./messages";
 import { callChat } from "./model-call";
 import type { NodeRuntime } from "./node-types";
 import type { AgentflowMessage, HumanInput } from "./types";
+import { errorMessage } from "../../lib/error-message";
 
 export const DEFAULT_MAX_ITERATIONS = 10;
 export const MAX_MAX_ITERATIONS = 100;
 export const MAX_TOOL_OUTPUT_CHARS = 50_000;
 
-export const iterationLimitMessage = (n: number) =>
+const iterationLimitMessage = (n: number) =>
   `Agent stopped: it used tools ${n} time${n === 1 ? "" : "s"} (its maxIterations) without reaching a final answer.`;
 
 export interface AgentTool {
@@ -63,7 +64,7 @@ async function callTool(tool: StructuredToolInterface | undefined, name: string,
     return { output: capped(text) };
   } catch (err) {
     if (signal.aborted || err instanceof RunAborted) throw new RunAborted();
-    const error = err instanceof Error ? err.message : String(err);
+    const error = errorMessage(err);
     return { output: `Error: ${error}`, error };
   }
 }

@@ -7,7 +7,7 @@ import type { AgentflowOutcome, ExecutedData, ExecutionState, HumanInputAction }
 import { errorMessage, isObject, statusOf } from "./util";
 
 /** TERMINATED if any entry is, else ERROR, else STOPPED, else FINISHED. */
-export function finalState(data: ExecutedData[]): ExecutionState {
+function finalState(data: ExecutedData[]): ExecutionState {
   for (const s of ["TERMINATED", "ERROR", "STOPPED"] as const) if (data.some((e) => e.status === s)) return s;
   return "FINISHED";
 }

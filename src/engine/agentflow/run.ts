@@ -5,7 +5,6 @@
 // tool awaiting approval) pauses the run; a Loop queues its target again until its count is used up.
 import { ApiError } from "../../errors";
 import { RunAborted } from "../../lib/run-control";
-import { fromTurns } from "./messages";
 import type { EventStream } from "./events";
 import type { FlowMap } from "./graph";
 import { type SubRunInit, iterate } from "./iteration";
@@ -15,12 +14,12 @@ import { agentflowNodes } from "./nodes/registry";
 import { type ResolveScope, resolveInputs } from "./resolve";
 import { type FlowState, changedKeys } from "./state";
 import type { AgentflowGraph, AgentflowMessage, AgentflowNode, AgentflowPorts, AgentflowRequest, ExecutedData, HumanInput, HumanInputAction, NodeResultData } from "./types";
-import { isObject } from "./util";
+import { errorMessage, isObject } from "./util";
 
 /** Node runs per request (loops included) before the run is stopped as runaway. */
-export const MAX_STEPS = 1000;
+const MAX_STEPS = 1000;
 /** A Loop's count when its output gives none (Flowise's MAX_LOOP_COUNT default). */
-export const FALLBACK_MAX_LOOP_COUNT = 10;
+const FALLBACK_MAX_LOOP_COUNT = 10;
 
 /** What every run of one request shares (iteration sub-runs included). */
 export interface Shared {
@@ -37,7 +36,7 @@ export interface Shared {
 /** A node that failed (or was stopped), with the node it happened in. */
 export class NodeFailure extends Error {
   constructor(readonly node: AgentflowNode, readonly cause: unknown) {
-    super(cause instanceof Error ? cause.message : String(cause));
+    super(errorMessage(cause));
   }
 }
 
@@ -293,6 +292,3 @@ export class AgentflowRun {
     throw new NodeFailure(node, new ApiError(400, `${node.data.label} (${node.id}) never ran: it waits for ${stuck.missing.join(", ")}, which did not run`));
   }
 }
-
-/** Stored turns as agentflow messages (the runtime's past chat history). */
-export const pastHistoryOf = fromTurns;

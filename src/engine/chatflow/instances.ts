@@ -33,7 +33,7 @@ export function memoryInstance(label: string, memoryKey: string, read: () => Pro
   return { kind: "memory", label, memoryKey, load, messages: async () => turnsToMessages(await load()), ...(save ? { save } : {}) };
 }
 
-export interface ParsedOutput {
+interface ParsedOutput {
   json: unknown;
 }
 

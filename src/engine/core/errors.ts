@@ -3,6 +3,7 @@
 import { ApiError, badGateway } from "../../errors";
 import { RunAborted } from "../../lib/run-control";
 import type { RunContext } from "./ports";
+import { errorMessage } from "../../lib/error-message";
 
 export function checkAborted(ctx: Pick<RunContext, "signal">): void {
   if (ctx.signal?.aborted) throw new RunAborted();
@@ -13,5 +14,5 @@ export function modelFailure(err: unknown, ctx: Pick<RunContext, "signal">): Err
   if (ctx.signal?.aborted) return new RunAborted();
   if (err instanceof ApiError || err instanceof RunAborted) return err;
   if (err instanceof Error && err.name === "AbortError") return new RunAborted();
-  return badGateway(`Model call failed: ${err instanceof Error ? err.message : String(err)}`);
+  return badGateway(`Model call failed: ${errorMessage(err)}`);
 }

@@ -1,5 +1,6 @@
 // Shared plumbing for providers' HTTP answers: the provider's error message, server-sent event
 // frames, and broken streams as ApiError 502. Deadlines and retries: src/lib/run-control.ts.
+import { createParser } from "eventsource-parser";
 import { badGateway } from "../../errors";
 import { redact } from "../../lib/redact";
 
@@ -44,30 +45,19 @@ export async function* sseData(body: ReadableStream<Uint8Array>, onProgress?: ()
   }
   const read = () => (stop ? Promise.race([reader.read(), stop]) : reader.read());
   const decoder = new TextDecoder();
-  let buffer = "";
-  let data: string[] = [];
+  const events: string[] = [];
+  const parser = createParser({ onEvent: (event) => events.push(event.data) });
   try {
     for (;;) {
       const { done, value } = await read();
       if (done) break;
       onProgress?.();
-      buffer += decoder.decode(value, { stream: true });
-      let nl: number;
-      while ((nl = buffer.indexOf("\n")) >= 0) {
-        const line = buffer.slice(0, nl).replace(/\r$/, "");
-        buffer = buffer.slice(nl + 1);
-        if (line === "") {
-          if (data.length) yield data.join("\n");
-          data = [];
-        } else if (line.startsWith("data:")) {
-          data.push(line.slice(5).replace(/^ /, ""));
-        }
-        // other fields (event:, id:, retry:) and comments (:...) are not used by these APIs
-      }
+      parser.feed(decoder.decode(value, { stream: true }));
+      yield* events.splice(0);
     }
-    buffer += decoder.decode();
-    if (buffer.startsWith("data:")) data.push(buffer.slice(5).replace(/^ /, "").replace(/\r?\n?$/, ""));
-    if (data.length) yield data.join("\n");
+    // A last event without its blank line still counts (the stream's end closes it).
+    parser.feed(`${decoder.decode()}\n\n`);
+    yield* events.splice(0);
   } finally {
     reader.cancel().catch(() => {});
   }

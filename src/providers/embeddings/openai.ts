@@ -20,7 +20,7 @@ export interface OpenAIEmbeddingsFields {
   timeoutMs?: number;
 }
 
-export function embeddingsUrl(base: string): string {
+function embeddingsUrl(base: string): string {
   let url: URL;
   try {
     url = new URL(base);
@@ -42,7 +42,7 @@ const floatsOnly = new Set<string>();
  * A vector as JSON numbers, or base64 of little-endian float32s (encoding_format "base64", what
  * OpenAI's own SDK asks for: about a third of the bytes, and decoded without parsing numbers).
  */
-export function decodeEmbedding(value: unknown): number[] | undefined {
+function decodeEmbedding(value: unknown): number[] | undefined {
   if (Array.isArray(value)) return value as number[];
   if (typeof value !== "string") return undefined;
   let bytes: Uint8Array;

@@ -10,8 +10,8 @@ import { OpenAICompatibleEmbeddings } from "./openai";
 import type { EmbeddingsDefinition, ProviderDeps } from "./types";
 import { WORKERS_AI_EMBEDDING_MODEL, WorkersAIEmbeddings, isAiBound } from "./workers-ai";
 
-export const LOCAL_EMBEDDINGS = "localHashEmbeddings";
-export const WORKERS_AI_EMBEDDINGS = "cloudflareWorkersAIEmbeddings";
+const LOCAL_EMBEDDINGS = "localHashEmbeddings";
+const WORKERS_AI_EMBEDDINGS = "cloudflareWorkersAIEmbeddings";
 
 const definitions: EmbeddingsDefinition[] = [
   {

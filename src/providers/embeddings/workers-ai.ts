@@ -7,7 +7,7 @@ import { DEFAULT_TIMEOUT_MS, Deadline, withOneRetry } from "../../lib/run-contro
 import type { AiRunner } from "../chat/workers-ai";
 
 export const WORKERS_AI_EMBEDDING_MODEL = "@cf/baai/bge-base-en-v1.5";
-export const WORKERS_AI_MAX_BATCH = 100;
+const WORKERS_AI_MAX_BATCH = 100;
 const PROVIDER = "Workers AI embeddings";
 
 export interface WorkersAIEmbeddingsFields {

@@ -8,12 +8,13 @@ import { type OutboundEnv, assertHostAllowed } from "../../lib/outbound";
 import { workersSocket } from "./pg-socket";
 import { checkStatement } from "./statement";
 import { type SqlDatabase, type SqlTable, SqlQueryError } from "./types";
+import { errorMessage } from "../../lib/error-message";
 
-export const PG_CONNECT_TIMEOUT_S = 10;
-export const PG_STATEMENT_TIMEOUT_MS = 30_000;
+const PG_CONNECT_TIMEOUT_S = 10;
+const PG_STATEMENT_TIMEOUT_MS = 30_000;
 
 /** `postgres://user:pass@host:port/db?sslmode=require`, or Flowise's placeholder form `host:port/db`. */
-export function parsePostgresUrl(raw: string): URL {
+function parsePostgresUrl(raw: string): URL {
   const text = raw.trim();
   if (!text) throw badRequest("Sql Database Chain: a PostgreSQL database needs its connection string in the url input (postgres://user:password@host:5432/database)");
   const withScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(text) ? text : `postgres://${text}`;
@@ -60,7 +61,7 @@ export function postgresDatabase(raw: string, outbound: OutboundEnv): SqlDatabas
     }
     const code = (err as { code?: unknown })?.code;
     if (code === "CONNECT_TIMEOUT") return gatewayTimeout(`${label} did not answer within ${PG_CONNECT_TIMEOUT_S} s`);
-    return badGateway(`${label} cannot be reached: ${err instanceof Error ? err.message : String(err)}`);
+    return badGateway(`${label} cannot be reached: ${errorMessage(err)}`);
   };
   const run = async <T>(work: () => Promise<T>): Promise<T> => {
     try {

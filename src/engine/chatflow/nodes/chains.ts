@@ -23,14 +23,15 @@ import { inputNode, isConnected } from "../../core/refs";
 import type { NodeDefinition } from "../types";
 import type { FlowGraph, FlowNode, RunResult, StreamSink } from "../../core/types";
 import type { RunContext } from "../../core/ports";
-import { str } from "../../core/inputs";
+import { asList, str } from "../../core/inputs";
+import { errorMessage } from "../../../lib/error-message";
 
 const CATEGORY = "Chains";
 
-export const DEFAULT_CONVERSATION_SYSTEM =
+const DEFAULT_CONVERSATION_SYSTEM =
   "The following is a friendly conversation between a human and an AI. The AI is talkative and provides lots of specific details from its context. If the AI does not know the answer to a question, it truthfully says it does not know.";
 
-export interface LlmChainInstance {
+interface LlmChainInstance {
   kind: "llmChain";
   label: string;
   model: BaseChatModel;
@@ -39,7 +40,7 @@ export interface LlmChainInstance {
   moderations: ModerationInstance[];
 }
 
-export interface ConversationChainInstance {
+interface ConversationChainInstance {
   kind: "conversationChain";
   label: string;
   model: BaseChatModel;
@@ -83,7 +84,7 @@ const fixPrompt = (instructions: string, completion: string, error: string) =>
   ].join("\n");
 
 async function parseAnswer(chain: LlmChainInstance, parser: OutputParserInstance, text: string, ctx: RunContext): Promise<Answer> {
-  const failed = (err: unknown) => badGateway(`${parser.label}: the model's answer does not fit: ${err instanceof Error ? err.message : String(err)}`);
+  const failed = (err: unknown) => badGateway(`${parser.label}: the model's answer does not fit: ${errorMessage(err)}`);
   try {
     const { json } = parser.parse(text);
     return { text: fenced(json), json };
@@ -101,7 +102,7 @@ async function parseAnswer(chain: LlmChainInstance, parser: OutputParserInstance
   }
 }
 
-export async function runLlmChain(chain: LlmChainInstance, ctx: RunContext, sink?: StreamSink): Promise<Answer> {
+async function runLlmChain(chain: LlmChainInstance, ctx: RunContext, sink?: StreamSink): Promise<Answer> {
   const checked = await moderate(ctx.question, chain.moderations);
   if ("refusal" in checked) {
     sink?.token(checked.refusal);
@@ -113,7 +114,7 @@ export async function runLlmChain(chain: LlmChainInstance, ctx: RunContext, sink
   return parser ? parseAnswer(chain, parser, text, ctx) : { text };
 }
 
-export async function runConversationChain(chain: ConversationChainInstance, ctx: RunContext, sink?: StreamSink): Promise<Answer> {
+async function runConversationChain(chain: ConversationChainInstance, ctx: RunContext, sink?: StreamSink): Promise<Answer> {
   const checked = await moderate(ctx.question, chain.moderations);
   if ("refusal" in checked) {
     sink?.token(checked.refusal);

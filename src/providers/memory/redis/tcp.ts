@@ -6,6 +6,7 @@ import { ApiError, badGateway, gatewayTimeout } from "../../../errors";
 import { redact } from "../../../lib/redact";
 import { RespError, RespReader, type RespValue, concatBytes, encodeCommand } from "./resp";
 import { REDIS_TIMEOUT_MS, type RedisCommands } from "./types";
+import { errorMessage } from "../../../lib/error-message";
 
 export interface RedisTcpOptions {
   hostname: string;
@@ -84,7 +85,7 @@ export class RedisTcp implements RedisCommands {
       return replies.slice(setup.length, setup.length + commands.length);
     } catch (err) {
       if (err instanceof ApiError) throw err;
-      throw badGateway(`${this.label} failed: ${redact(err instanceof Error ? err.message : String(err), secrets)}`);
+      throw badGateway(`${this.label} failed: ${redact(errorMessage(err), secrets)}`);
     } finally {
       clearTimeout(timer);
       work.catch(() => {});

@@ -4,6 +4,7 @@ import { ApiError, badGateway, gatewayTimeout } from "../../../errors";
 import { redact } from "../../../lib/redact";
 import { RespError, type RespValue } from "./resp";
 import { REDIS_TIMEOUT_MS, type RedisCommands } from "./types";
+import { errorMessage } from "../../../lib/error-message";
 
 export class UpstashRest implements RedisCommands {
   readonly label: string;
@@ -42,7 +43,7 @@ export class UpstashRest implements RedisCommands {
     } catch (err) {
       if (err instanceof ApiError) throw err;
       if (signal.aborted) throw gatewayTimeout(`${this.label} did not answer within ${Math.round(this.timeoutMs)} ms`);
-      throw badGateway(`${this.label} is unreachable: ${redact(err instanceof Error ? err.message : String(err), [this.token])}`);
+      throw badGateway(`${this.label} is unreachable: ${redact(errorMessage(err), [this.token])}`);
     }
   }
 }

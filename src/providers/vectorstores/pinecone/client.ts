@@ -3,13 +3,14 @@
 // not answer in time) naming Pinecone; the API key never appears in a message.
 import { ApiError, badGateway, badRequest, gatewayTimeout } from "../../../errors";
 import { sha256Hex } from "../../../lib/crypto";
+import { errorMessage } from "../../../lib/error-message";
 import { redact } from "../../../lib/redact";
 import { providerErrorMessage } from "../../chat/http";
 import { Deadline, RetryableProviderError, RunAborted, withOneRetry } from "../../../lib/run-control";
 
 export const PINECONE_CONTROL_PLANE = "https://api.pinecone.io";
-export const PINECONE_API_VERSION = "2025-01";
-export const PINECONE_TIMEOUT_MS = 30_000;
+const PINECONE_API_VERSION = "2025-01";
+const PINECONE_TIMEOUT_MS = 30_000;
 
 export interface PineconeVector {
   id: string;
@@ -69,7 +70,7 @@ export class PineconeClient {
         if (err instanceof ApiError) throw err;
         if (deadline.aborted) throw new RunAborted();
         if (deadline.timedOut) throw gatewayTimeout(`Pinecone ${what} did not answer within ${Math.round(ms)} ms`);
-        throw new RetryableProviderError(`Pinecone ${what} failed: ${redact(err instanceof Error ? err.message : String(err), [this.o.apiKey])}`);
+        throw new RetryableProviderError(`Pinecone ${what} failed: ${redact(errorMessage(err), [this.o.apiKey])}`);
       } finally {
         deadline.done();
       }
