@@ -58,10 +58,11 @@ describe("SQL DB Chain template on PostgreSQL", () => {
     expect(still.text).toBe('rows: [{"n":4}]');
   });
 
-  it("a loopback database is refused unless OUTBOUND_ALLOW lists it", async () => {
-    await expect(runFlow(await template(pgUrl()), makeCtx(`${marker()} [sql: SELECT 1 :sql]`))).rejects.toMatchObject({
+  it("a loopback database is refused in production unless OUTBOUND_ALLOW lists it", async () => {
+    const production = runtimeWith({ ENVIRONMENT: "production" } as never);
+    await expect(runFlow(await template(pgUrl()), makeCtx(`${marker()} [sql: SELECT 1 :sql]`, { runtime: production }))).rejects.toMatchObject({
       status: 400,
-      message: expect.stringContaining("Outbound connection refused: 127.0.0.1 is a loopback address"),
+      message: expect.stringContaining("Sql Database Chain url refused by the outbound policy: 127.0.0.1 is a loopback address"),
     });
   });
 
