@@ -260,8 +260,17 @@ export function isOutboundAllowed(input: string | URL, env: OutboundEnv): boolea
   }
 }
 
-/** The endpoint rule's refusal of a parsed URL (or host) named by `field`, or undefined when allowed. */
-function endpointRefusal(url: URL, field: string, env: EndpointEnv): OutboundRefused | undefined {
+/**
+ * A configured endpoint under the endpoint rule: where its URL came from (`field`: "chatOpenAI
+ * basepath", "OPENAI_BASE_URL", …, named in a refusal) and the settings the rule reads. A provider
+ * keeps one with each URL it calls and fetches through endpointFetch with it.
+ */
+export interface EndpointPolicy {
+  field: string;
+  env: EndpointEnv;
+}
+
+function endpointRefusal(url: URL, { field, env }: EndpointPolicy): OutboundRefused | undefined {
   if (allowedByList(url, env)) return undefined;
   const refusal = refusalOf(url);
   if (!refusal || (refusal.loopback && isLocalEnvironment(env))) return undefined;
@@ -272,13 +281,20 @@ function endpointRefusal(url: URL, field: string, env: EndpointEnv): OutboundRef
 /**
  * An endpoint a flow's owner (or a deployment var) configured — a model's base URL, a credential's
  * basePath, a vector store's host — checked under the endpoint rule: the request rule, except that
- * a local environment may reach loopback. `field` names where the URL came from, for the 400.
+ * a local environment may reach loopback. Answers the parsed URL; throws OutboundRefused (400).
  */
-export function assertEndpointAllowed(input: string | URL, field: string, env: EndpointEnv): URL {
-  const url = parseHttpUrl(input, `${field} refused by the outbound policy`);
-  const refused = endpointRefusal(url, field, env);
+export function assertEndpointAllowed(input: string | URL, policy: EndpointPolicy): URL {
+  const url = parseHttpUrl(input, `${policy.field} refused by the outbound policy`);
+  const refused = endpointRefusal(url, policy);
   if (refused) throw refused;
   return url;
+}
+
+/** Checks a configured endpoint now (so a refusal is a 400 before anything runs); answers its policy for the calls. */
+export function checkEndpoint(url: string, field: string, env: EndpointEnv): EndpointPolicy {
+  const policy = { field, env };
+  assertEndpointAllowed(url, policy);
+  return policy;
 }
 
 export const MAX_REDIRECTS = 5;
@@ -313,8 +329,8 @@ export function outboundFetch(input: string | URL, init: RequestInit, env: Outbo
 }
 
 /** fetch() of a configured endpoint under the endpoint rule, every redirect hop checked too. */
-export function endpointFetch(input: string | URL, init: RequestInit, field: string, env: EndpointEnv): Promise<Response> {
-  return fetchChecked(input, init, (url) => assertEndpointAllowed(url, field, env));
+export function endpointFetch(input: string | URL, init: RequestInit, policy: EndpointPolicy): Promise<Response> {
+  return fetchChecked(input, init, (url) => assertEndpointAllowed(url, policy));
 }
 
 /** A host and port read as fetch would read them (every IPv4 notation normalised). */
@@ -329,9 +345,9 @@ function hostUrl(host: string, port: string | number, what: string): URL {
 
 /**
  * The endpoint rule for a TCP connection (a database or Redis address): its host and port, whatever
- * the scheme. Throws OutboundRefused (400) naming `field` and saying why not.
+ * the scheme. Throws OutboundRefused (400) naming the field and saying why not.
  */
-export function assertEndpointHostAllowed(host: string, port: string | number, field: string, env: EndpointEnv): void {
-  const refused = endpointRefusal(hostUrl(host, port, `${field} refused by the outbound policy`), field, env);
+export function assertEndpointHostAllowed(host: string, port: string | number, policy: EndpointPolicy): void {
+  const refused = endpointRefusal(hostUrl(host, port, `${policy.field} refused by the outbound policy`), policy);
   if (refused) throw refused;
 }

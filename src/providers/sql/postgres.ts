@@ -34,7 +34,7 @@ const isServerError = (err: unknown): err is Error & { code: string; severity: s
 export function postgresDatabase(raw: string, outbound: EndpointEnv): SqlDatabase {
   const url = parsePostgresUrl(raw);
   const port = url.port || "5432";
-  assertEndpointHostAllowed(url.hostname, port, "Sql Database Chain url", outbound);
+  assertEndpointHostAllowed(url.hostname, port, { field: "Sql Database Chain url", env: outbound });
   const label = `PostgreSQL database at ${url.hostname}:${port}${url.pathname.length > 1 ? url.pathname : ""}`;
   const schema = url.searchParams.get("schema") ?? "public";
   // `socket` is a documented option the type definitions leave out.
