@@ -218,3 +218,30 @@ describe("embeddings, vector stores and memories", () => {
     expect(await standinRequests(m)).toEqual([]);
   });
 });
+
+describe("saving a flow", () => {
+  const llmFlow = (basepath: string) =>
+    flow([
+      ["model_0", "chatOpenAI", "Chat Models", { modelName: "m", basepath }],
+      ["prompt_0", "promptTemplate", "Prompts", { template: "{question}" }],
+      ["chain_0", "llmChain", "Chains", { model: ref("model_0"), prompt: ref("prompt_0") }],
+    ] as never);
+
+  it("a refused endpoint input is named in the saved record's warning (the flow is still saved)", async () => {
+    const created = await json("POST", "/chatflows", { body: { name: "warn", flowData: llmFlow("http://10.0.0.8/v1") } });
+    expect(created.warning).toMatch(/^model_0 basepath refused by the outbound policy: 10\.0\.0\.8 is a private address/);
+    expect((await json("GET", `/chatflows/${created.id}`)).flowData).toContain("10.0.0.8");
+    // Agentflow V2's nested model config too, on update:
+    const agentflow = JSON.stringify({ nodes: [{ id: "llmAgentflow_0", data: { id: "llmAgentflow_0", name: "llmAgentflow", inputs: { llmModel: "chatOpenAI", llmModelConfig: { basepath: "http://169.254.169.254/v1" } } } }], edges: [] });
+    const updated = await json("PUT", `/chatflows/${created.id}`, { body: { flowData: agentflow } });
+    expect(updated.warning).toMatch(/llmAgentflow_0 basepath refused by the outbound policy: 169\.254\.169\.254 is a link-local address/);
+  });
+
+  it("no warning for a public endpoint, a variable, or loopback outside production", async () => {
+    expect(await json("POST", "/chatflows", { body: { name: "ok", flowData: llmFlow("https://llm.example.com/v1") } })).not.toHaveProperty("warning");
+    expect(await json("POST", "/chatflows", { body: { name: "ok", flowData: llmFlow("{{$vars.modelUrl}}") } })).not.toHaveProperty("warning");
+    expect(await json("POST", "/chatflows", { body: { name: "ok", flowData: llmFlow(`${standinUrl()}/v1`) } })).not.toHaveProperty("warning");
+    const prod = await withVars(PRODUCTION, () => json("POST", "/chatflows", { body: { name: "prod", flowData: llmFlow(`${standinUrl()}/v1`) } }));
+    expect(prod.warning).toMatch(/^model_0 basepath refused by the outbound policy: 127\.0\.0\.1 is a loopback address/);
+  });
+});
