@@ -14,6 +14,8 @@ import { findApiKeyByToken } from "./apikeys";
 import { deleteFilesUnder } from "./files";
 import { canStreamFlow, parseFlowData, unsupportedNodes } from "../engine";
 import { agentflowTypeFault, postProcessingOf, runsOnAgentflowRuntime } from "./prediction/agentflow-check";
+import type { EndpointEnv } from "../lib/outbound";
+import { endpointRefusals } from "./flow-endpoints";
 
 const chatflows: Resource<typeof chatFlow> = { table: chatFlow, label: "Chatflow", sqlName: "chat_flow" };
 
@@ -41,22 +43,26 @@ export function flowDataWarning(flowData: string, type?: ChatflowType): string |
   }
 }
 
-/** The saved record as stored, plus `warning` only when the flowData just saved has one. */
-function withWarning<T extends ChatflowRow>(row: T, flowData: string | undefined): T & { warning?: string } {
-  const warning = flowData === undefined ? undefined : flowDataWarning(flowData, row.type);
-  return warning ? { ...row, warning } : row;
+/**
+ * The saved record as stored, plus `warning` only when the flowData just saved has one: what
+ * flowDataWarning says, and endpoints the outbound policy refuses (under `outbound`'s settings).
+ */
+function withWarning<T extends ChatflowRow>(row: T, flowData: string | undefined, outbound?: EndpointEnv): T & { warning?: string } {
+  if (flowData === undefined) return row;
+  const warnings = [flowDataWarning(flowData, row.type), ...(outbound ? endpointRefusals(flowData, outbound) : [])].filter(Boolean);
+  return warnings.length ? { ...row, warning: warnings.join("; ") } : row;
 }
 
-export async function createChatflow(db: Db, input: z.infer<typeof ChatflowCreate>) {
+export async function createChatflow(db: Db, input: z.infer<typeof ChatflowCreate>, outbound?: EndpointEnv) {
   await assertApiKeyExists(db, input.apikeyid);
-  return withWarning(await insertRecord(db, chatflows, input), input.flowData);
+  return withWarning(await insertRecord(db, chatflows, input), input.flowData, outbound);
 }
 
-export async function updateChatflow(db: Db, id: string, patch: z.infer<typeof ChatflowUpdate>) {
+export async function updateChatflow(db: Db, id: string, patch: z.infer<typeof ChatflowUpdate>, outbound?: EndpointEnv) {
   await assertApiKeyExists(db, patch.apikeyid);
   const row = await updateRecord(db, chatflows, id, patch);
   // A new type reads the same graph differently (an agentflow's nodes are not a chatflow's).
-  return withWarning(row, patch.flowData ?? (patch.type ? row.flowData : undefined));
+  return withWarning(row, patch.flowData ?? (patch.type ? row.flowData : undefined), outbound);
 }
 
 export const getChatflow = (db: Db, id: string) => findRecord(db, chatflows, id);

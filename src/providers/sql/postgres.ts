@@ -4,7 +4,7 @@
 // timeout, and only the first maxRows rows are read (a cursor), whatever the statement returns.
 import postgres from "postgres";
 import { ApiError, badGateway, badRequest, gatewayTimeout } from "../../errors";
-import { type OutboundEnv, assertHostAllowed } from "../../lib/outbound";
+import { type EndpointEnv, assertEndpointHostAllowed } from "../../lib/outbound";
 import { workersSocket } from "./pg-socket";
 import { checkStatement } from "./statement";
 import { type SqlDatabase, type SqlTable, SqlQueryError } from "./types";
@@ -32,10 +32,10 @@ function parsePostgresUrl(raw: string): URL {
 const isServerError = (err: unknown): err is Error & { code: string; severity: string } =>
   err instanceof Error && typeof (err as { severity?: unknown }).severity === "string";
 
-export function postgresDatabase(raw: string, outbound: OutboundEnv): SqlDatabase {
+export function postgresDatabase(raw: string, outbound: EndpointEnv): SqlDatabase {
   const url = parsePostgresUrl(raw);
   const port = url.port || "5432";
-  assertHostAllowed(url.hostname, port, outbound);
+  assertEndpointHostAllowed(url.hostname, port, { field: "Sql Database Chain url", env: outbound });
   const label = `PostgreSQL database at ${url.hostname}:${port}${url.pathname.length > 1 ? url.pathname : ""}`;
   const schema = url.searchParams.get("schema") ?? "public";
   // `socket` is a documented option the type definitions leave out.

@@ -19,6 +19,8 @@ import { documentStorePort } from "./document-stores";
 
 /** The bindings and vars provider registries read (src/providers/types.ts ProviderEnv). */
 const providerEnv = (env: Env) => ({
+  ENVIRONMENT: env.ENVIRONMENT,
+  OUTBOUND_ALLOW: env.OUTBOUND_ALLOW,
   AI: env.AI,
   VECTORIZE: env.VECTORIZE,
   OPENAI_BASE_URL: env.OPENAI_BASE_URL,
