@@ -64,7 +64,11 @@ export function makeCtx(question: string, over: Partial<RunContext> = {}): RunCo
 }
 
 /** A chatflow's flowData prepared and run, as POST /prediction does it. */
-export const runFlow = async (flowData: string, ctx: RunContext, sink?: StreamSink): Promise<RunResult> => prepareFlow("CHATFLOW", flowData).run(ctx, sink);
+export const runFlow = async (flowData: string, ctx: RunContext, sink?: StreamSink): Promise<RunResult> => {
+  const prepared = prepareFlow("CHATFLOW", flowData);
+  if (prepared.kind !== "chatflow") throw new Error("a CHATFLOW prepares as a chatflow");
+  return prepared.run(ctx, sink);
+};
 
 /** Whether a chatflow streams, as GET /chatflows-streaming answers it. */
 export const canStreamFlow = (flowData: string): boolean => canStream("CHATFLOW", flowData);

@@ -3,7 +3,7 @@ import type { Db, Env } from "../../env";
 import { notFound } from "../../errors";
 import { chatFlow } from "../../db/schema";
 import { assistantFlowData } from "../assistant-flow";
-import { type PreparedFlow, type RunContext, type RunResult, type Runtime, type StreamSink, createRunContext, prepareFlow } from "../../engine";
+import { type PreparedChatflow, type RunContext, type RunResult, type Runtime, type StreamSink, createRunContext, prepareFlow } from "../../engine";
 import { newId } from "../../lib/ids";
 import { nowIso } from "../../lib/time";
 import type { PredictionInput } from "../../schemas/prediction";
@@ -38,7 +38,7 @@ export async function findRunnable(db: Db, id: string): Promise<RunnableFlow> {
 export interface PreparedRun {
   flow: RunnableFlow;
   /** flowData parsed and planned once; checks, the streaming decision and the run all use it. */
-  prepared: PreparedFlow;
+  prepared: PreparedChatflow;
   ctx: RunContext;
   /** Where the exchange is stored once the run succeeded. */
   db: Db;
@@ -64,6 +64,7 @@ export interface Prefetched {
 
 export async function prepareRun(db: Db, env: Env, runtime: Runtime, flow: RunnableFlow, input: PredictionInput, uploads: UploadInput[], prefetched: Prefetched): Promise<PreparedRun> {
   const prepared = prepareFlow(flow.type, flow.flowData);
+  if (prepared.kind !== "chatflow") throw new Error(`Flows of type ${flow.type} run through the agentflow prediction service`);
   const graph = prepared.graph;
 
   const overrideConfig = input.overrideConfig ?? {};
