@@ -1,5 +1,5 @@
 import type { Context } from "hono";
-import type { AppEnv } from "../env";
+import type { AppEnv, Principal } from "../env";
 import { forbidden, unauthorized } from "../errors";
 import { accessOf, flowInScope } from "./access";
 import { resolvePrincipal } from "./bearer";
@@ -19,7 +19,11 @@ export interface RunTarget {
  * those (a public, unbound chatflow stays open to it, as to anyone).
  */
 export async function assertMayRun(c: Context<AppEnv>, flow: RunTarget): Promise<void> {
-  const principal = await resolvePrincipal(c);
+  assertPrincipalMayRun(await resolvePrincipal(c), flow);
+}
+
+/** assertMayRun's rule for a principal already resolved (the run door gets the caller as data). */
+export function assertPrincipalMayRun(principal: Principal | null, flow: RunTarget): void {
   if (flow.apikeyid) {
     if (principal?.kind === "admin") return;
     if (principal?.kind !== "apikey" || principal.keyId !== flow.apikeyid) throw unauthorized("Unauthorized: this chatflow requires its API key");
