@@ -5,8 +5,8 @@ import { text, uuid } from "../schemas/common";
 import { IdParam } from "../schemas/common";
 import { canStreamFlow } from "../engine";
 import { findConversationOwner, getChatflow } from "../services/chatflows";
-import { abortRun } from "../services/prediction/runs";
-import { postProcessingOf, runsOnAgentflowRuntime } from "../services/prediction/agentflow-check";
+import { abortRun } from "../services/runs/in-flight";
+import { postProcessingOf, runsOnAgentflowRuntime } from "../services/runs/flow-types";
 import { OPTIONAL_BEARER, createRouter, jsonResponse, publicRoute } from "./router";
 
 const tags = ["widget"];

@@ -13,7 +13,7 @@ import { type Resource, findRecord, insertRecord, listRecords, updateRecord } fr
 import { findApiKeyByToken } from "./apikeys";
 import { deleteFilesUnder } from "./files";
 import { parseFlowData, unsupportedNodes } from "../engine";
-import { agentflowTypeFault, runsOnAgentflowRuntime } from "./prediction/agentflow-check";
+import { agentflowTypeFault, runsOnAgentflowRuntime } from "./runs/flow-types";
 
 const chatflows: Resource<typeof chatFlow> = { table: chatFlow, label: "Chatflow", sqlName: "chat_flow" };
 

@@ -57,7 +57,7 @@ export async function storeTurns(chatflowid: string, sessionId: string, turns: C
 /** The ports a request gets (src/services/runtime) on the test D1, with `env` patched. */
 export const runtimeWith = (patch: Partial<Env> = {}): Runtime => createRuntime({ ...(env as unknown as Env), ...patch }, db());
 
-/** A run's context as the prediction service makes it, on the real ports. */
+/** A run's context as the run door makes it, on the real ports. */
 export function makeCtx(question: string, over: Partial<RunContext> = {}): RunContext {
   const { runtime = runtimeWith(), ...init } = over;
   return createRunContext(runtime, { chatflowid: crypto.randomUUID(), sessionId: crypto.randomUUID(), question, ...init });
