@@ -21,7 +21,9 @@ export type KeyFinder = (token: string) => Promise<FoundKey | null>;
  * header → null. A header that does not check out → 401, even where a flow is public: a caller
  * presenting bad credentials should know.
  */
-export async function principalOf(header: string | undefined, env: Pick<Env, "ADMIN_API_KEY" | "JWT_SECRET">, findKey: KeyFinder): Promise<Principal | null> {
+export async function principalOf(
+  header: string | undefined, env: Pick<Env, "ADMIN_API_KEY" | "JWT_SECRET">, findKey: KeyFinder,
+): Promise<Principal | null> {
   if (!header) return null;
   const match = BEARER.exec(header);
   if (!match) throw unauthorized("Invalid authorization header: expected 'Bearer <token>'");

@@ -123,7 +123,10 @@ export async function startAgentflow(deps: RunDeps, base: Omit<RunBase, "release
     claimed = { executionData: JSON.stringify(target.executedData) };
   } else {
     ids = runIds(input);
-    [previousExecution, pastHistory] = await Promise.all([previousExecutionData(db, flow.id, ids.sessionId), runtime.memory.load(flow.id, ids.sessionId)]);
+    [previousExecution, pastHistory] = await Promise.all([
+      previousExecutionData(db, flow.id, ids.sessionId),
+      runtime.memory.load(flow.id, ids.sessionId),
+    ]);
   }
   const { chatId, sessionId } = ids;
   const history = input.history ?? [];
@@ -149,7 +152,8 @@ export async function startAgentflow(deps: RunDeps, base: Omit<RunBase, "release
     nodeOverrides, vars: base.vars, previousExecution, resume, callStack: start.callStack, postProcessing,
   };
   return {
-    ...base, kind: "agentflow", prepared: start.prepared, deps, request, ctx, apiMessageId, releaseClaim, pastHistory, runFlow: start.runFlow,
+    ...base, kind: "agentflow", prepared: start.prepared, runFlow: start.runFlow,
+    deps, request, ctx, apiMessageId, releaseClaim, pastHistory,
     recorder: new ExecutionRecorder(db, { id: executionId, agentflowId: flow.id, sessionId }, claimed),
     release: track(env, flow.id, chatId, base.controller),
     startedAt: nowIso(),

@@ -60,7 +60,7 @@ function failure(run: AgentflowRun, outcome: AgentflowOutcome): ApiError {
   return new ApiError(outcome.errorStatus ?? 500, outcome.error ?? `The agentflow ended ${outcome.state}`);
 }
 
-/** Execute: the runtime through the ports; answers a FINISHED or STOPPED outcome, throws for the rest (its execution already says how it ended). */
+/** Execute: the runtime through its ports; answers a FINISHED or STOPPED outcome, throws for the rest (its execution says how it ended). */
 async function execute(run: AgentflowRun, events: AgentflowEvents): Promise<AgentflowRunOutcome> {
   const { recorder } = run;
   const { signal } = run.controller;

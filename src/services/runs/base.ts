@@ -29,7 +29,9 @@ export interface RunBase {
   release: () => void;
 }
 
-export function runBase(env: Env, flow: RunnableFlow, prefetched: Prefetched, input: PredictionInput, uploads: UploadInput[], chatType: ChatType): Omit<RunBase, "release"> {
+export function runBase(
+  env: Env, flow: RunnableFlow, prefetched: Prefetched, input: PredictionInput, uploads: UploadInput[], chatType: ChatType,
+): Omit<RunBase, "release"> {
   const secrets = new Set(workerSecretValues(env));
   return {
     flow, input, uploads, chatType, secrets,

@@ -8,15 +8,13 @@
 //   deliver  (deliver.ts)  JSON or Flowise's event stream, as the request asks
 // HTTP-free: an adapter (routes/prediction.ts) hands in the request as data and turns Delivered
 // into its response.
-import type { AgentflowRun } from "./agentflow-start";
-import { startAgentflow } from "./agentflow-start";
+import { type AgentflowRun, startAgentflow } from "./agentflow-start";
 import { runBase } from "./base";
 import { type ChatflowRun, startChatflow } from "./chatflow";
 import { deliver } from "./deliver";
 import { flowCaller } from "./execute-flow";
 import { type Ready, checkRequest, prepare } from "./prepare";
-import { triggerRule } from "./triggers";
-import type { TriggerDefinition } from "./triggers";
+import { type TriggerDefinition, triggerRule } from "./triggers";
 import type { Delivered, RunDeps, RunRequest } from "./types";
 
 export async function runFlow(deps: RunDeps, request: RunRequest): Promise<Delivered> {
@@ -29,7 +27,8 @@ export async function runFlow(deps: RunDeps, request: RunRequest): Promise<Deliv
 }
 
 /** The run of the flow's kind, its clock started (and, for an agentflow, its execution new or claimed). */
-function start(deps: RunDeps, { flow, prefetched, prepared }: Ready, request: RunRequest, rule: TriggerDefinition): ChatflowRun | Promise<AgentflowRun> {
+function start(deps: RunDeps, ready: Ready, request: RunRequest, rule: TriggerDefinition): ChatflowRun | Promise<AgentflowRun> {
+  const { flow, prefetched, prepared } = ready;
   const base = runBase(deps.env, flow, prefetched, request.input, request.uploads ?? [], rule.chatType);
   if (prepared.kind === "chatflow") return startChatflow(deps, base, prepared);
   return startAgentflow(deps, base, {

@@ -21,7 +21,9 @@ export function checkRequest(rule: TriggerDefinition, request: RunRequest): void
   if (!rule.deliveries.includes(request.delivery)) throw badRequest(`The ${rule.id} trigger does not deliver ${request.delivery} answers`);
   const humanInput = request.input.humanInput;
   if (rule.resume === "never" && humanInput !== undefined) throw badRequest(`humanInput cannot be sent through the ${rule.id} trigger`);
-  if (rule.resume === "must" && typeof humanInput?.executionId !== "string") throw badRequest("A resume names the paused execution: humanInput.executionId");
+  if (rule.resume === "must" && typeof humanInput?.executionId !== "string") {
+    throw badRequest("A resume names the paused execution: humanInput.executionId");
+  }
 }
 
 export async function prepare(deps: RunDeps, request: RunRequest, rule: TriggerDefinition): Promise<Ready> {
@@ -30,6 +32,8 @@ export async function prepare(deps: RunDeps, request: RunRequest, rule: TriggerD
   const flow = await admit(deps.env, lookups, rule, caller);
   const prefetched = await lookups.prefetched;
   const prepared = prepareFlow(flow.type, flow.flowData);
-  if (rule.resume === "must" && prepared.kind !== "agentflow") throw badRequest(`Flow ${flow.id} is not an agentflow: it has no paused execution to resume`);
+  if (rule.resume === "must" && prepared.kind !== "agentflow") {
+    throw badRequest(`Flow ${flow.id} is not an agentflow: it has no paused execution to resume`);
+  }
   return { flow, prefetched, prepared };
 }

@@ -22,7 +22,7 @@ export interface RunRequest {
   trigger: TriggerId | TriggerDefinition;
   /** A chatflow, agentflow or assistant id. */
   flowId: string;
-  /** The prediction's fields (question, chatId, overrideConfig, history, form, humanInput, …); `streaming` is not read: `delivery` says it. */
+  /** The prediction's fields (question, chatId, overrideConfig, history, form, humanInput, …); `delivery` replaces `streaming`. */
   input: PredictionInput;
   /** Files, decoded (data: URIs and multipart files alike). */
   uploads?: UploadInput[];
