@@ -5,7 +5,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import type { AppEnv } from "../env";
 import { type ApiError, forbidden, unauthorized } from "../errors";
 import { isUuid } from "../lib/ids";
-import { type Access, accessOf, allowsAny, isFull } from "./access";
+import { type Access, accessOf, allowsAny, isFull, outOfScope } from "../services/callers/access";
 import { resolvePrincipal } from "./bearer";
 import { isPermissionName } from "../schemas/permissions";
 
@@ -23,7 +23,7 @@ export function lacking(names: readonly string[]): ApiError {
   return forbidden(`Forbidden: this API key lacks the permission ${names.map((n) => `"${n}"`).join(" or ")}`);
 }
 
-export const outOfScope = (): ApiError => forbidden("Forbidden: this API key is limited to other chatflows");
+export { outOfScope };
 
 /**
  * A record id from the path, lower-cased; undefined when malformed (validation then answers 400).

@@ -3,7 +3,7 @@
 import type { Context } from "hono";
 import type { AppEnv } from "../env";
 import { forbidden } from "../errors";
-import { type Access, allowsAny, covers, isFull } from "./access";
+import { type Access, allowsAny, covers, isFull } from "../services/callers/access";
 import { type Guard, accessFrom, guard, lacking, pathId } from "./guard";
 import { findKeyScope, type GrantCheck, type KeyScope } from "../services/apikeys";
 

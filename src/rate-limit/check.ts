@@ -36,7 +36,7 @@ export async function enforceRateLimit(env: Env, chatflowid: string, apiConfig: 
 }
 
 /** Every client counted as one: what is left when no header can be trusted to tell them apart. */
-const UNTRUSTED_CLIENT = "untrusted-client";
+export const UNTRUSTED_CLIENT = "untrusted-client";
 
 /**
  * The client's address, for rate limits. Cloudflare's edge sets CF-Connecting-IP and overwrites

@@ -2,7 +2,7 @@ import { z } from "@hono/zod-openapi";
 import { DeletedResponse, IdParam, PageQuery, listOf } from "../schemas/common";
 import { ApiKeyParam, Chatflow, ChatflowCreate, ChatflowListQuery, ChatflowSaved, ChatflowUpdate } from "../schemas/chatflows";
 import * as service from "../services/chatflows";
-import { visibleFlows } from "../auth/access";
+import { visibleFlows } from "../services/callers/access";
 import { accessFrom } from "../auth/guard";
 import { onFlowBody, onFlowList, onPathRecord } from "../auth/record-guards";
 import { VALIDATION_422, createRouter, jsonBody, jsonResponse, protectedRoute } from "./router";

@@ -13,7 +13,7 @@ import { type Resource, findRecord, insertRecord, listRecords, updateRecord } fr
 import { findApiKeyByToken } from "./apikeys";
 import { deleteFilesUnder } from "./files";
 import { canStreamFlow, parseFlowData, unsupportedNodes } from "../engine";
-import { agentflowTypeFault, postProcessingOf, runsOnAgentflowRuntime } from "./prediction/agentflow-check";
+import { agentflowTypeFault, postProcessingOf, runsOnAgentflowRuntime } from "./runs/flow-types";
 import type { EndpointEnv } from "../lib/outbound";
 import { endpointRefusals } from "./flow-endpoints";
 

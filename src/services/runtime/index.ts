@@ -13,8 +13,8 @@ import { runSandboxed } from "../../sandbox";
 import { assistantSpec } from "../assistant-flow";
 import { getCredentialData } from "../credentials";
 import { type Db, type Env, maxUploadBytes } from "../../env";
-import { loadSessionMemory } from "../prediction/memory";
-import { loadVariables } from "../prediction/vars";
+import { loadSessionMemory } from "../runs/history";
+import { loadVariables } from "../runs/vars";
 import { documentStorePort } from "./document-stores";
 
 /** The bindings and vars provider registries read (src/providers/types.ts ProviderEnv). */
