@@ -42,6 +42,8 @@ export interface OptionalConfig {
   SQL_D1_WRITE_BINDINGS?: string;
   /** GitHub's REST API for the github loader (default https://api.github.com). */
   GITHUB_API_BASE_URL?: string;
+  /** Browser origins that may call the MCP endpoints (comma-separated, `*` = any); requests from others are 403. */
+  MCP_CORS_ORIGINS?: string;
 }
 
 export type Db = DrizzleD1Database<typeof schema>;
