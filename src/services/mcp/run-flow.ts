@@ -27,10 +27,16 @@ export interface McpRunResult {
   paused?: string;
 }
 
-/** The run stops when the caller does (the MCP request's signal). */
-function follow(signal: AbortSignal, controller: AbortController): void {
-  if (signal.aborted) controller.abort(signal.reason);
-  else signal.addEventListener("abort", () => controller.abort(signal.reason), { once: true });
+/** The run stops when the caller does (the MCP request's signal), until it has ended. */
+async function following<T>(signal: AbortSignal, controller: AbortController, run: () => Promise<T>): Promise<T> {
+  const stop = () => controller.abort(signal.reason);
+  if (signal.aborted) stop();
+  else signal.addEventListener("abort", stop, { once: true });
+  try {
+    return await run();
+  } finally {
+    signal.removeEventListener("abort", stop);
+  }
 }
 
 /** Runs the flow `flowId` (read again here, whole: the caller's look-up leaves flowData out). */
@@ -42,14 +48,13 @@ export async function runFlowForMcp(deps: McpRunDeps, flowId: string, args: McpR
   if (runsOnAgentflowRuntime(flow.type)) {
     const run = await prepareAgentflowRun(db, env, runtime, flow, input, [], prefetched);
     run.chatType = "MCP";
-    follow(signal, run.controller);
-    const done = await executeAgentflow(run);
-    const answer = agentflowAnswer(run, done);
-    return done.outcome.state === "STOPPED" ? { text: answer.text, paused: answer.text } : { text: answer.text };
+    const done = await following(signal, run.controller, () => executeAgentflow(run));
+    const { text } = agentflowAnswer(run, done);
+    // A pause's text is the human input's question (after the node's own output, if any).
+    return done.outcome.state === "STOPPED" ? { text, paused: text.trim() } : { text };
   }
   const run = await prepareRun(db, env, runtime, flow, input, [], prefetched);
   run.chatType = "MCP";
-  follow(signal, run.controller);
-  const { result } = await executeRun(run, env.FILES);
+  const { result } = await following(signal, run.controller, () => executeRun(run, env.FILES));
   return { text: result.text, json: result.json };
 }
