@@ -4,7 +4,8 @@ import type { AppEnv } from "./env";
 import { checkBindings } from "./middleware/bindings";
 import { init } from "./middleware/init";
 import { corsPolicy } from "./middleware/cors";
-import { limitBody } from "./middleware/body-limit";
+import { limitBody, limitMcpBody } from "./middleware/body-limit";
+import { isMcpPath } from "./auth/public-paths";
 import { handleError, handleNotFound } from "./middleware/error-handler";
 import { validationHook } from "./routes/router";
 import { metaRoutes } from "./routes/meta";
@@ -25,6 +26,8 @@ import { documentStoreRoutes, isDocumentStoreUpload, limitUpload } from "./route
 import { isVectorUpsert, vectorUpsertRoutes } from "./routes/vector-upsert";
 import { serveOpenApiDocument } from "./routes/openapi";
 import { executionRoutes, publicExecutionRoutes } from "./routes/executions";
+import { mcpServerRoutes } from "./routes/mcp-server";
+import { mcpRoutes } from "./routes/mcp";
 
 const API_BASE = "/api/v1";
 
@@ -36,7 +39,11 @@ export function createApp() {
   app.use("*", corsPolicy);
   app.use("*", checkBindings);
   // Document store and chatflow vector upserts carry files: their own, larger limit (MAX_UPLOAD_MB).
-  app.use("*", (c, next) => (isDocumentStoreUpload(c.req.method, c.req.path) || isVectorUpsert(c.req.method, c.req.path) ? limitUpload(c, next) : limitBody(c, next)));
+  // MCP's JSON-RPC bodies: 1 MB.
+  app.use("*", (c, next) => {
+    if (isDocumentStoreUpload(c.req.method, c.req.path) || isVectorUpsert(c.req.method, c.req.path)) return limitUpload(c, next);
+    return isMcpPath(c.req.path) ? limitMcpBody(c, next) : limitBody(c, next);
+  });
   app.use("*", init);
 
   const api = new OpenAPIHono<AppEnv>({ strict: false, defaultHook: validationHook });
@@ -58,6 +65,8 @@ export function createApp() {
   api.route("/vector", vectorUpsertRoutes);
   api.route("/executions", executionRoutes);
   api.route("/public-executions", publicExecutionRoutes);
+  api.route("/mcp-server", mcpServerRoutes);
+  api.route("/mcp", mcpRoutes);
 
   serveOpenApiDocument(api, API_BASE);
 

@@ -45,6 +45,8 @@ interface OptionalConfig {
   SQL_D1_WRITE_BINDINGS?: string;
   /** GitHub's REST API for the github loader (default https://api.github.com). */
   GITHUB_API_BASE_URL?: string;
+  /** Browser origins that may call the MCP endpoints (comma-separated, `*` = any); requests from others are 403. */
+  MCP_CORS_ORIGINS?: string;
 }
 
 /** Who made the request, once the bearer token checked out. */

@@ -12,3 +12,12 @@ const WIDGET_PATHS = [
 ];
 
 export const isWidgetPath = (path: string): boolean => WIDGET_PATHS.some((re) => re.test(path));
+
+// The MCP endpoints (POST /mcp, POST /mcp/{chatflowId}): browsers reach them only from the origins
+// MCP_CORS_ORIGINS lists (the MCP spec's rule against DNS rebinding); desktop clients send no Origin.
+const MCP_PATH = /^\/api\/v1\/mcp(\/[^/]+)?\/?$/;
+
+export const isMcpPath = (path: string): boolean => MCP_PATH.test(path);
+
+/** Whether a browser origin may call the MCP endpoints: MCP_CORS_ORIGINS lists it, or says `*`. */
+export const mcpOriginAllowed = (origin: string, allowed: string[]): boolean => allowed.includes("*") || allowed.includes(origin);

@@ -257,6 +257,24 @@ export const apiKey = sqliteTable("apikey", {
   updatedDate: updatedDate(),
 }, (t) => [uniqueIndex("uq_apikey_hash").on(t.keyHash)]);
 
+/**
+ * A chatflow served as an MCP server (POST /mcp/{chatflowId}; Flowise's chat_flow.mcpServerConfig,
+ * kept apart so the token's hash never travels with a flow's record). One row per chatflow;
+ * DELETE /mcp-server only disables it.
+ */
+export const mcpServer = sqliteTable("mcp_server", {
+  chatflowId: text("chatflowId").primaryKey(),
+  enabled: integer("enabled", { mode: "boolean" }).notNull().default(false),
+  // SHA-256 of the bearer token, hex: the token is shown by POST and refresh only.
+  tokenHash: text("tokenHash").notNull(),
+  // "abcd…wxyz", for GET.
+  tokenMask: text("tokenMask").notNull(),
+  toolName: text("toolName").notNull().default(""),
+  description: text("description").notNull().default(""),
+  createdDate: createdDate(),
+  updatedDate: updatedDate(),
+}, (t) => [index("idx_mcp_server_enabled").on(t.enabled)]);
+
 export const credential = sqliteTable("credential", {
   id: text("id").primaryKey(),
   name: text("name").notNull(),

@@ -14,3 +14,14 @@ export const limitBody: MiddlewareHandler<AppEnv> = (c, next) => {
     },
   })(c, next);
 };
+
+/** The MCP endpoints' JSON-RPC bodies: at most 1 MB (Flowise's limit there). */
+export const MCP_MAX_BODY_BYTES = 1024 * 1024;
+
+export const limitMcpBody: MiddlewareHandler<AppEnv> = (c, next) =>
+  bodyLimit({
+    maxSize: MCP_MAX_BODY_BYTES,
+    onError: () => {
+      throw payloadTooLarge("Request body is larger than the MCP limit of 1 MB");
+    },
+  })(c, next);

@@ -5,7 +5,7 @@ import { VECTORIZE_PROVIDER, deleteVectorizeIds } from "../providers/vectorstore
 import type { Db, Env } from "../env";
 import { ApiError, invalid, notFound, unauthorized } from "../errors";
 import { FAISS_NAMESPACE_PREFIX } from "../providers/vectorstores/faiss-r2";
-import { apiKey, assistant, chatFlow, chatMessage, chatMessageFeedback, execution, lead, localEmbedding, localEmbeddingVersion, recordManager, upsertHistory, vectorDocument } from "../db/schema";
+import { apiKey, assistant, chatFlow, chatMessage, chatMessageFeedback, execution, lead, localEmbedding, localEmbeddingVersion, mcpServer, recordManager, upsertHistory, vectorDocument } from "../db/schema";
 import type { ChatflowCreate, ChatflowUpdate } from "../schemas/chatflows";
 import type { ChatflowType } from "../db/enums";
 import type { PageQueryInput } from "../schemas/common";
@@ -94,7 +94,7 @@ export const listChatflows = (db: Db, page: PageQueryInput, type: ChatflowType |
   listRecords(db, chatflows, page, { where: and(type ? eq(chatFlow.type, type) : undefined, visibleWhere(visible)) });
 
 /**
- * Deletes the chatflow with everything recorded under it: messages, feedback, leads, executions, history,
+ * Deletes the chatflow with everything recorded under it: messages, feedback, leads, executions, history, its MCP server config,
  * files, and the vectors of its in-flow vector stores (every namespace `<chatflowid>_<node>`), so
  * a chatflow later created with the same id starts empty.
  */
@@ -115,6 +115,7 @@ export async function deleteChatflow(db: Db, env: Env, id: string) {
     db.delete(localEmbeddingVersion).where(underFlow(localEmbeddingVersion.namespace)),
     db.delete(vectorDocument).where(underFlow(vectorDocument.namespace)),
     db.delete(recordManager).where(underFlow(recordManager.namespace)),
+    db.delete(mcpServer).where(eq(mcpServer.chatflowId, id)),
     db.delete(chatFlow).where(eq(chatFlow.id, id)),
   ]);
   await deleteFilesUnder(env.FILES, `${id}/`);

@@ -132,7 +132,8 @@ describe("templates that answer through the stand-in", () => {
 
 describe("templates that need a service edgeflow does not have: a clear 400 naming it", () => {
   const cases: Array<[TemplateName, Record<string, unknown>, RegExp]> = [
-    ["Workplace Chat", { question: "hi" }, /tool slackMCP is not available in edgeflow|tool microsoftTeams is not available in edgeflow/],
+    // Its Slack tool is Flowise's process-based slackMCP (the 400 says why: see the next test), its Teams tool one edgeflow lacks.
+    ["Workplace Chat", { question: "hi" }, /tool slackMCP runs its MCP server as a local process in Flowise, and Workers cannot start processes|tool microsoftTeams is not available in edgeflow/],
     // The exported template's OpenAPI toolkit carries no spec file.
     ["Interacting With API", { question: "events?" }, /OpenAPI Agent \(agentAgentflow_1\) needs an OpenAPI spec: upload one in yamlFile/],
     ["SQL Agent", { question: "how many rows?" }, /require\('typeorm'\) is not available in this sandbox/],
@@ -144,6 +145,17 @@ describe("templates that need a service edgeflow does not have: a clear 400 nami
       expect(out.error).toMatch(message);
     });
   }
+
+  it("Workplace Chat's slackMCP: a 400 saying Workers cannot start processes, and to use customMCP with an HTTP MCP server", async () => {
+    const g = runnable("Workplace Chat", {
+      patch: (n) => {
+        Object.assign(n.get("toolAgentflow_1")!.data.inputs!, { toolAgentflowSelectedTool: "currentDateTime", toolAgentflowSelectedToolConfig: {} });
+      },
+    });
+    const out = await run(g, { question: "hi" });
+    expect(out).toMatchObject({ state: "ERROR", errorStatus: 400 });
+    expect(out.error).toMatch(/tool slackMCP runs its MCP server as a local process in Flowise, and Workers cannot start processes.*customMCP.*https:\/\/mcp\.slack\.com\/mcp/);
+  });
 
   it("Human In The Loop: the agent has current_date_time (and a search tool that says it has no credential); proceeding reaches Gmail, a 400", async () => {
     const m = marker();

@@ -23,6 +23,8 @@ declare module "vitest" {
     silentPostgresUrl: string;
     /** GitHub REST API stand-in (test/standin/github.mjs). */
     githubUrl: string;
+    /** A loopback MCP server built with the SDK (test/standin/mcp.mjs). */
+    mcpUrl: string;
     /** Upstash REST stand-in, also GET /commands (TCP commands received) and /keys/KEY (test/standin/redis.mjs). */
     upstashUrl: string;
     /** redis://127.0.0.1:PORT of the RESP stand-in. */

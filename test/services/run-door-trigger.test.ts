@@ -86,8 +86,8 @@ describe("the trigger table", () => {
   it("a planned trigger is a 501 naming the issue that wires it; nothing runs", async () => {
     const id = await saveChain({ model: "chatOpenAI", credential: await openAICredential("sk-test") });
     const text = marker();
-    const run = runFlow(deps(), { trigger: "mcp", flowId: id, input: { question: text }, delivery: "json" });
-    await expect(run).rejects.toMatchObject({ status: 501, message: expect.stringContaining("issue 21") });
+    const run = runFlow(deps(), { trigger: "webhook", flowId: id, input: { question: text }, delivery: "json" });
+    await expect(run).rejects.toMatchObject({ status: 501, message: expect.stringContaining("issue 22") });
     expect(await standinRequests(text)).toHaveLength(0);
   });
 

@@ -5,6 +5,7 @@ import { startAnthropicStandin } from "./anthropic.mjs";
 import { startGeminiStandin } from "./gemini.mjs";
 import { startHuggingFaceStandin } from "./huggingface.mjs";
 import { startGithubStandin } from "./github.mjs";
+import { startMcpStandin } from "./mcp.mjs";
 import { startPineconeStandin } from "./pinecone.mjs";
 import { startPostgresStandin, startSilentTcp } from "./postgres.mjs";
 import { startRedisStandins } from "./redis.mjs";
@@ -38,6 +39,7 @@ export default async function setup(project) {
     postgresUrl: await startPostgresStandin(),
     silentPostgresUrl: await startSilentTcp(),
     githubUrl: await startGithubStandin(),
+    mcpUrl: await startMcpStandin(),
   };
   for (const [key, s] of Object.entries(services)) project.provide(key, s.url);
   // Redis over TCP (RESP) and Upstash's REST API, one keyspace (test/standin/redis.mjs).

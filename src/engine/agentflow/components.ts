@@ -9,7 +9,7 @@ import { buildChatModel, isChatModelName, supportedChatModels } from "../../prov
 import { buildEmbeddings, supportedEmbeddings } from "../../providers/embeddings/registry";
 import { DEFAULT_TOP_K, flowNamespace } from "../chatflow/nodes/vector-stores";
 import { type RunContext, providerDeps } from "../core/ports";
-import { buildTool, supportedTools } from "../tools/registry";
+import { buildTool, toolNodeNames } from "../tools/registry";
 import type { BuiltTool } from "../tools/types";
 import { isObject } from "./util";
 
@@ -24,7 +24,7 @@ export async function chatModel(ctx: RunContext, name: unknown, config: unknown,
 
 /** A tool (a toolkit: several) by name and config (the shared tool registry); 400 naming it when edgeflow has none such. */
 export async function tool(ctx: RunContext, name: string, config: unknown, owner: string, available: () => string[]): Promise<BuiltTool> {
-  if (!supportedTools().includes(name)) throw badRequest(`${owner}: tool ${name} is not available in edgeflow (available: ${available().join(", ")})`);
+  if (!toolNodeNames().includes(name)) throw badRequest(`${owner}: tool ${name} is not available in edgeflow (available: ${available().join(", ")})`);
   return buildTool(name, configOf(config), { ctx, label: owner });
 }
 

@@ -16,9 +16,11 @@ import { googleCustomSearchTool } from "./search/google";
 import { serpApiTool } from "./search/serpapi";
 import { serperTool } from "./search/serper";
 import { tavilyTool } from "./search/tavily";
+import { customMcpTools } from "./mcp/custom-mcp";
+import { processMcpNodes } from "./mcp/process-servers";
 import type { BuiltTool, ToolDefinition, ToolDeps } from "./types";
 
-const definitions: ToolDefinition[] = [
+const usable: ToolDefinition[] = [
   { name: "calculator", build: async () => calculatorTool() },
   { name: "customTool", build: customTool },
   { name: "chainTool", build: chainTool },
@@ -34,11 +36,19 @@ const definitions: ToolDefinition[] = [
   { name: "queryEngineToolLlamaIndex", build: queryEngineTool },
   { name: "currentDateTime", build: currentDateTimeTool },
   { name: "openAPIToolkit", build: openApiToolkit },
+  { name: "customMCP", build: customMcpTools },
 ];
 
-const byName = new Map(definitions.map((d) => [d.name, d]));
+// Tool nodes that are recognised in order to refuse them with a reason (a 400 naming it) rather
+// than as unknown; never listed as available.
+const refused: ToolDefinition[] = [...processMcpNodes];
 
-export const supportedTools = (): string[] => [...byName.keys()].sort();
+const byName = new Map([...usable, ...refused].map((d) => [d.name, d]));
+
+export const supportedTools = (): string[] => usable.map((d) => d.name).sort();
+
+/** Every tool node name the registry builds or refuses by name (chatflow nodes, agentflow tool choices). */
+export const toolNodeNames = (): string[] => [...byName.keys()].sort();
 
 /** A tool, or several for a toolkit (openAPIToolkit: one per operation). */
 export async function buildTool(name: string, inputs: Record<string, unknown>, deps: ToolDeps): Promise<BuiltTool> {

@@ -53,7 +53,9 @@ export const TRIGGERS: Record<TriggerId, TriggerRule | Planned> = {
   // The Execute Flow node (agentflows, V1's seqExecuteFlow), in-process through the runFlow port; stored as the callee's own prediction.
   "execute-flow": { chatType: "EXTERNAL", access: "adapter", checkOrigin: false, rateLimit: false, resume: "never", deliveries: ["json"] },
   async: { planned: "issue 20: POST /prediction with async: true, detached on Cloudflare Workflows (chatType EXTERNAL)" },
-  mcp: { planned: "issue 21: flows as MCP servers (chatType MCP)" },
+  // POST /mcp/{id} and POST /mcp tools/call: the route checked the MCP token (or the API key's
+  // reach), the Origin and the flow's rate limit; each call is a new chat, answered as JSON.
+  mcp: { chatType: "MCP", access: "adapter", checkOrigin: false, rateLimit: false, resume: "never", deliveries: ["json"] },
   webhook: { planned: "issue 22: /webhook/{id} (chatType WEBHOOK)" },
   schedule: { planned: "issue 22: cron schedules (chatType SCHEDULED)" },
   openai: { planned: "issue 23: the OpenAI-compatible API (chatType OPENAI)" },

@@ -1,0 +1,106 @@
+// customMCP (Flowise's "Custom MCP" tool node): a remote MCP server as tools. `mcpServerConfig` is
+// `{url, headers}` (JSON, or Flowise's looser object text; `{{$vars.x}}` in its values), `mcpActions`
+// the tool names chosen from the server's list. The server's tools are listed when the node is built
+// and the chosen ones offered to the agent with the server's own input schemas; each call is a new
+// session (as Flowise does it), through the outbound policy, with a time limit. A stdio server
+// (`command`) cannot run here: Workers cannot start processes.
+import { DynamicStructuredTool, type StructuredToolInterface } from "@langchain/core/tools";
+import { parse as parseYaml } from "yaml";
+import { ApiError, badRequest } from "../../../errors";
+import type { RunContext } from "../../core/ports";
+import { toolName } from "../names";
+import { ToolCallError } from "../service";
+import type { ToolDeps } from "../types";
+import { type McpServerAddress, McpSessionError, withMcpSession } from "./client";
+import { mcpResultText } from "./result";
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** The text after which an stdio config is refused (also what the npx-based MCP nodes answer). */
+export const NO_PROCESSES = "Workers cannot start processes, so stdio MCP servers (command/args, npx, docker) cannot run on edgeflow";
+
+/** Flowise's config text: JSON, else its looser JavaScript-object form (unquoted keys, single quotes, trailing commas). */
+function parseConfig(raw: unknown, label: string): Record<string, unknown> {
+  if (isObject(raw)) return raw;
+  if (typeof raw !== "string" || !raw.trim()) throw badRequest(`${label} needs an MCP Server Config: {"url": "https://…/mcp", "headers": {…}}`);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    try {
+      parsed = parseYaml(raw); // a YAML flow mapping reads the JavaScript-object form
+    } catch {
+      parsed = undefined;
+    }
+  }
+  if (!isObject(parsed)) throw badRequest(`${label}: its MCP Server Config is not a JSON object`);
+  return parsed;
+}
+
+/** `{{$vars.name}}` in every string of the config, with the run's variables (Flowise's substitution). */
+function withVars(value: unknown, ctx: RunContext): unknown {
+  if (typeof value === "string") return value.replace(/\{\{\s*\$vars\.([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g, (whole, name: string) => ctx.vars?.[name] ?? whole);
+  if (Array.isArray(value)) return value.map((v) => withVars(v, ctx));
+  if (isObject(value)) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, withVars(v, ctx)]));
+  return value;
+}
+
+export function mcpAddress(raw: unknown, ctx: RunContext, label: string): McpServerAddress {
+  const config = withVars(parseConfig(raw, label), ctx) as Record<string, unknown>;
+  if (config.command !== undefined) {
+    throw badRequest(`${label}: ${NO_PROCESSES}. Give the URL of an MCP server reachable over HTTP instead: {"url": "https://…/mcp", "headers": {…}}`);
+  }
+  if (typeof config.url !== "string" || !config.url.trim()) throw badRequest(`${label}: its MCP Server Config needs a url (a Streamable HTTP or SSE MCP endpoint)`);
+  let url: URL;
+  try {
+    url = new URL(config.url.trim());
+  } catch {
+    throw badRequest(`${label}: the MCP server url ${config.url.slice(0, 200)} is not an absolute URL`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") throw badRequest(`${label}: the MCP server url must be http(s), not ${url.protocol}`);
+  if (config.headers !== undefined && !isObject(config.headers)) throw badRequest(`${label}: headers in its MCP Server Config must be an object`);
+  const headers = Object.fromEntries(Object.entries((config.headers as Record<string, unknown>) ?? {}).map(([k, v]) => [k, String(v)]));
+  return { url: url.toString(), headers };
+}
+
+/** `mcpActions`: a JSON array text or an array of tool names. */
+function actionsOf(raw: unknown): string[] {
+  let list: unknown = raw;
+  if (typeof raw === "string") {
+    try {
+      list = raw.trim() ? JSON.parse(raw) : [];
+    } catch {
+      list = raw.split(",").map((s) => s.trim());
+    }
+  }
+  return Array.isArray(list) ? list.filter((a): a is string => typeof a === "string" && a.length > 0) : [];
+}
+
+/** Before the first call, a failure refuses the run with its status (400 refused URL, 502, 504). */
+const asRunError = (err: unknown, label: string): unknown => (err instanceof McpSessionError ? new ApiError(err.status, `${label}: ${err.message}`) : err);
+
+const MAX_DESCRIPTION = 1024;
+
+export async function customMcpTools(inputs: Record<string, unknown>, { ctx, label }: ToolDeps): Promise<StructuredToolInterface[]> {
+  const server = mcpAddress(inputs.mcpServerConfig, ctx, label);
+  const wanted = new Set(actionsOf(inputs.mcpActions));
+  const session = { policy: ctx.runtime.outbound, signal: ctx.signal };
+  const listed = await withMcpSession(server, session, (client, request) => client.listTools(undefined, request)).catch((err: unknown) => {
+    throw asRunError(err, label);
+  });
+  return listed.tools
+    .filter((t) => wanted.has(t.name))
+    .map((t) => new DynamicStructuredTool({
+      name: toolName(t.name), // the chat APIs' rule; the server is called with its own name
+      description: (t.description || t.name).slice(0, MAX_DESCRIPTION),
+      schema: { properties: {}, ...t.inputSchema, type: "object" },
+      func: async (args: Record<string, unknown>) => {
+        const result = await withMcpSession(server, session, (client, request) => client.callTool({ name: t.name, arguments: args }, undefined, request)).catch((err: unknown) => {
+          throw err instanceof McpSessionError ? new ToolCallError(err.message) : err;
+        });
+        const text = mcpResultText(result);
+        if (result.isError) throw new ToolCallError(text || `${t.name} failed`);
+        return text;
+      },
+    }));
+}
