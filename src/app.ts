@@ -1,9 +1,8 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { requestId } from "hono/request-id";
 import type { AppEnv } from "./env";
-import { createDb } from "./db";
 import { checkBindings } from "./middleware/bindings";
-import { createRuntime } from "./services/runtime";
+import { init } from "./middleware/init";
 import { corsPolicy } from "./middleware/cors";
 import { limitBody } from "./middleware/body-limit";
 import { handleError, handleNotFound } from "./middleware/error-handler";
@@ -27,7 +26,7 @@ import { isVectorUpsert, vectorUpsertRoutes } from "./routes/vector-upsert";
 import { serveOpenApiDocument } from "./routes/openapi";
 import { executionRoutes, publicExecutionRoutes } from "./routes/executions";
 
-export const API_BASE = "/api/v1";
+const API_BASE = "/api/v1";
 
 export function createApp() {
   // strict: false → every path matches with or without a trailing slash (the widget posts to /leads/).
@@ -38,13 +37,7 @@ export function createApp() {
   app.use("*", checkBindings);
   // Document store and chatflow vector upserts carry files: their own, larger limit (MAX_UPLOAD_MB).
   app.use("*", (c, next) => (isDocumentStoreUpload(c.req.method, c.req.path) || isVectorUpsert(c.req.method, c.req.path) ? limitUpload(c, next) : limitBody(c, next)));
-  // init: the database client (built once per D1 binding) and the engine's ports (per request).
-  app.use("*", async (c, next) => {
-    const db = createDb(c.env.DB);
-    c.set("db", db);
-    c.set("runtime", createRuntime(c.env, db));
-    await next();
-  });
+  app.use("*", init);
 
   const api = new OpenAPIHono<AppEnv>({ strict: false, defaultHook: validationHook });
   api.route("/", metaRoutes);

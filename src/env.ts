@@ -1,5 +1,8 @@
-import type { DrizzleD1Database } from "drizzle-orm/d1";
-import type * as schema from "./db/schema";
+import type { Db } from "./db";
+
+// Db is defined beside the client (db/index.ts, which imports nothing of ours); kept here for the
+// many modules that import it with Env.
+export type { Db };
 
 /**
  * The worker's environment: the bindings and vars wrangler.toml declares, as `wrangler types`
@@ -9,7 +12,7 @@ import type * as schema from "./db/schema";
  */
 export interface Env extends CloudflareBindings, OptionalConfig {}
 
-export interface OptionalConfig {
+interface OptionalConfig {
   ADMIN_API_KEY?: string;
   JWT_SECRET?: string;
   CREDENTIAL_ENCRYPTION_KEY?: string;
@@ -43,8 +46,6 @@ export interface OptionalConfig {
   /** GitHub's REST API for the github loader (default https://api.github.com). */
   GITHUB_API_BASE_URL?: string;
 }
-
-export type Db = DrizzleD1Database<typeof schema>;
 
 /** Who made the request, once the bearer token checked out. */
 export type Principal =

@@ -16,7 +16,6 @@ export const notFound = (message: string) => new ApiError(404, message);
 export const conflict = (message: string) => new ApiError(409, message);
 export const payloadTooLarge = (message: string) => new ApiError(413, message);
 export const unsupportedMediaType = (message: string) => new ApiError(415, message);
-export const unprocessable = (message: string) => new ApiError(422, message);
 
 export interface ErrorBody {
   statusCode: number;

@@ -1,47 +1,19 @@
 import type { Context, MiddlewareHandler } from "hono";
 import type { AppEnv, Principal } from "../env";
 import { unauthorized } from "../errors";
-import { constantTimeEqual } from "../lib/crypto";
-import { type FoundKey, findApiKeyByToken } from "../services/apikeys";
-import { looksLikeJwt, verifyJwt } from "./jwt";
+import { findApiKeyByToken } from "../services/apikeys";
+import { type KeyFinder, bearerToken, principalOf } from "../services/callers/principal";
 
-const BEARER = /^Bearer\s+(\S+)\s*$/i;
+export type { KeyFinder };
 
 /** The request's bearer token, or undefined (no header, or not a bearer one: resolvePrincipal says why). */
-export const bearerTokenOf = (c: Context<AppEnv>): string | undefined => BEARER.exec(c.req.header("Authorization") ?? "")?.[1];
+export const bearerTokenOf = (c: Context<AppEnv>): string | undefined => bearerToken(c.req.header("Authorization"));
 
-/** Finds the API key a token is (a route may answer it from a batch it already sent). */
-export type KeyFinder = (token: string) => Promise<FoundKey | null>;
-
-/**
- * Reads the bearer token once per request. No header → null. A header that does not
- * check out → 401, even on public routes: a caller presenting bad credentials should know.
- */
+/** The request's principal (principalOf), read once per request. */
 export async function resolvePrincipal(c: Context<AppEnv>, findKey?: KeyFinder): Promise<Principal | null> {
   const cached = c.get("principal") as Principal | null | undefined;
   if (cached !== undefined) return cached;
-
-  const header = c.req.header("Authorization");
-  if (!header) {
-    c.set("principal", null);
-    return null;
-  }
-  const match = BEARER.exec(header);
-  if (!match) throw unauthorized("Invalid authorization header: expected 'Bearer <token>'");
-  const token = match[1];
-
-  const admin = c.env.ADMIN_API_KEY;
-  let principal: Principal | null = null;
-  if (admin && constantTimeEqual(token, admin)) {
-    principal = { kind: "admin" };
-  } else if (looksLikeJwt(token)) {
-    const claims = await verifyJwt(token, c.env.JWT_SECRET);
-    if (claims) principal = { kind: "jwt", subject: claims.sub };
-  } else {
-    const key = await (findKey ?? ((t: string) => findApiKeyByToken(c.get("db"), t)))(token);
-    if (key) principal = { kind: "apikey", keyId: key.id, permissions: key.permissions, chatflows: key.chatflows };
-  }
-  if (!principal) throw unauthorized("Unauthorized: invalid API key or token");
+  const principal = await principalOf(c.req.header("Authorization"), c.env, findKey ?? ((t: string) => findApiKeyByToken(c.get("db"), t)));
   c.set("principal", principal);
   return principal;
 }

@@ -4,9 +4,10 @@
 import type { Context, MiddlewareHandler } from "hono";
 import type { AppEnv } from "../env";
 import { type ApiError, forbidden, unauthorized } from "../errors";
-import { type Access, accessOf, allowsAny, flowInScope, isFull } from "./access";
+import { isUuid } from "../lib/ids";
+import { type Access, accessOf, allowsAny, isFull, outOfScope } from "../services/callers/access";
 import { resolvePrincipal } from "./bearer";
-import { isPermissionName } from "./permissions";
+import { isPermissionName } from "../schemas/permissions";
 
 /** A route's access rule, with a line saying what it needs (for the API reference). */
 export type Guard = MiddlewareHandler<AppEnv> & { needs: string };
@@ -22,9 +23,7 @@ export function lacking(names: readonly string[]): ApiError {
   return forbidden(`Forbidden: this API key lacks the permission ${names.map((n) => `"${n}"`).join(" or ")}`);
 }
 
-export const outOfScope = (): ApiError => forbidden("Forbidden: this API key is limited to other chatflows");
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+export { outOfScope };
 
 /**
  * A record id from the path, lower-cased; undefined when malformed (validation then answers 400).
@@ -34,7 +33,7 @@ export function pathId(c: Context<AppEnv>, param: string): string | undefined {
   const raw = c.req.param(param);
   if (raw === undefined) throw new Error(`Route guard reads path parameter "${param}", which ${c.req.routePath} does not have`);
   const id = raw.toLowerCase();
-  return UUID.test(id) ? id : undefined;
+  return isUuid(id) ? id : undefined;
 }
 
 /** A guard from a check that only limited callers need to pass. */
@@ -62,15 +61,4 @@ export const AUTHENTICATED: Guard = guard("any valid bearer token", () => {});
 /** 403 unless the caller holds one of `names`: for checks that depend on the validated body. */
 export async function assertAllowed(c: Context<AppEnv>, names: readonly string[]): Promise<void> {
   if (!allowsAny(await accessFrom(c), names)) throw lacking(names);
-}
-
-/** 403 when the caller's key is limited to chatflows and `id` is not one of them (e.g. an execution's agentflow). */
-export async function assertFlowInScope(c: Context<AppEnv>, id: string): Promise<void> {
-  if (!flowInScope(await accessFrom(c), id)) throw outOfScope();
-}
-
-/** The chatflow ids the caller is limited to, or null for all: for list queries (e.g. executions). */
-export async function flowScopeOf(c: Context<AppEnv>): Promise<string[] | null> {
-  const { chatflows } = await accessFrom(c);
-  return chatflows ? [...chatflows] : null;
 }

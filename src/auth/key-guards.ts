@@ -3,9 +3,9 @@
 import type { Context } from "hono";
 import type { AppEnv } from "../env";
 import { forbidden } from "../errors";
-import { type Access, type KeyScope, allowsAny, covers, isFull } from "./access";
+import { type Access, allowsAny, covers, isFull } from "../services/callers/access";
 import { type Guard, accessFrom, guard, lacking, pathId } from "./guard";
-import { findKeyScope, type GrantCheck } from "../services/apikeys";
+import { findKeyScope, type GrantCheck, type KeyScope } from "../services/apikeys";
 
 const beyond = () => forbidden("Forbidden: an API key may only manage and grant permissions and chatflows within its own");
 

@@ -1,16 +1,9 @@
 import type { Context } from "hono";
 import type { AppEnv } from "../env";
-import { forbidden, unauthorized } from "../errors";
-import { accessOf, flowInScope } from "./access";
+import { type RunTarget, assertPrincipalMayRun } from "../services/callers/run-access";
 import { resolvePrincipal } from "./bearer";
-import { outOfScope } from "./guard";
 
-/** What the run rule reads of a chatflow (or assistant, which is never public and has no key). */
-export interface RunTarget {
-  id: string;
-  isPublic: boolean;
-  apikeyid: string | null;
-}
+export { type RunTarget, assertOriginAllowed } from "../services/callers/run-access";
 
 /**
  * Who may run a chatflow — and so also stop its runs and write its widget records (leads,
@@ -19,51 +12,5 @@ export interface RunTarget {
  * those (a public, unbound chatflow stays open to it, as to anyone).
  */
 export async function assertMayRun(c: Context<AppEnv>, flow: RunTarget): Promise<void> {
-  const principal = await resolvePrincipal(c);
-  if (flow.apikeyid) {
-    if (principal?.kind === "admin") return;
-    if (principal?.kind !== "apikey" || principal.keyId !== flow.apikeyid) throw unauthorized("Unauthorized: this chatflow requires its API key");
-  } else if (flow.isPublic) {
-    return;
-  } else if (!principal) {
-    throw unauthorized("Unauthorized: this chatflow is not public; a bearer token is required");
-  }
-  if (!flowInScope(accessOf(principal), flow.id)) throw outOfScope();
-}
-
-interface ChatbotConfig {
-  allowedOrigins?: unknown;
-  allowedOriginsError?: unknown;
-}
-
-const originOf = (url: string): string | null => {
-  try {
-    return new URL(url).origin;
-  } catch {
-    return null;
-  }
-};
-
-/**
- * `chatbotConfig.allowedOrigins` (empty = all) against the Origin header. A request without an
- * Origin (a server, curl) is not a browser page and is let through; browsers always send one on
- * the widget's cross-origin POST.
- */
-export function assertOriginAllowed(chatbotConfig: string | null, origin: string | undefined): void {
-  if (!chatbotConfig || !origin) return;
-  let config: ChatbotConfig;
-  try {
-    config = JSON.parse(chatbotConfig) as ChatbotConfig;
-  } catch {
-    return;
-  }
-  const allowed = Array.isArray(config?.allowedOrigins)
-    ? config.allowedOrigins.filter((o): o is string => typeof o === "string" && o.trim() !== "").map((o) => originOf(o.trim()) ?? o.trim())
-    : [];
-  if (!allowed.length || allowed.includes("*")) return;
-  if (allowed.includes(originOf(origin) ?? origin)) return;
-  const message = typeof config.allowedOriginsError === "string" && config.allowedOriginsError
-    ? config.allowedOriginsError
-    : "This site is not allowed to access this chatbot";
-  throw forbidden(message);
+  assertPrincipalMayRun(await resolvePrincipal(c), flow);
 }

@@ -5,9 +5,9 @@ import type { Context } from "hono";
 import { CHATFLOW_TYPES, type ChatflowType } from "../db/enums";
 import type { AppEnv } from "../env";
 import { forbidden } from "../errors";
-import { type Access, allowsAny, categoryOfFlowType, flowInScope, namesFor, visibleFlows } from "./access";
+import { type Access, allowsAny, categoryOfFlowType, flowInScope, namesFor, visibleFlows } from "../services/callers/access";
 import { type Guard, guard, lacking, outOfScope, pathId } from "./guard";
-import type { RecordAction, RecordCategory } from "./permissions";
+import type { RecordAction, RecordCategory } from "../schemas/permissions";
 import { type RecordOwner, findOwner } from "../services/owners";
 
 const ALL_CATEGORIES: RecordCategory[] = ["chatflows", "agentflows", "assistants", "documentStores"];

@@ -1,6 +1,7 @@
-import { drizzle } from "drizzle-orm/d1";
+import { type DrizzleD1Database, drizzle } from "drizzle-orm/d1";
 import * as schema from "./schema";
-import type { Db } from "../env";
+
+export type Db = DrizzleD1Database<typeof schema>;
 
 // drizzle() walks the whole schema to build its relational config: once per D1 binding, not per
 // request (an isolate keeps the same binding object; the client holds no per-request state).
@@ -11,5 +12,3 @@ export function createDb(d1: D1Database): Db {
   if (!db) clients.set(d1, (db = drizzle(d1, { schema })));
   return db;
 }
-
-export { schema };

@@ -1,17 +1,26 @@
 // The engine's door. Services call it; nothing in here knows HTTP, the database or a service:
-// everything from outside comes through the RunContext's ports (./core/ports.ts).
+// everything from outside comes through ports (./core/ports.ts; an agentflow's own, agentflow/types.ts).
 //
 // One runtime per flow `type`: chatflows (and assistants), Agentflow V2, and Agentflow V1 (MULTIAGENT,
-// translated onto the V2 runtime).
+// translated onto the V2 runtime). prepareFlow answers which kind it is: a `chatflow` runs over a
+// RunContext and a stream sink, an `agentflow` over its request and AgentflowPorts.
 import { badRequest } from "../errors";
-import { agentflowRuntime } from "./agentflow/door";
+import { type PreparedAgentflow, agentflowRuntime } from "./agentflow/door";
+import type { V1Outcome } from "./agentflow-v1";
 import { multiagentRuntime } from "./agentflow-v1/door";
 import { chatflowRuntime } from "./chatflow";
 import { parseFlowData } from "./core/flow-data";
-import type { FlowRuntime, PreparedFlow } from "./core/flow-runtime";
+import type { FlowRuntime, PreparedChatflow } from "./core/flow-runtime";
 import { PreparedFlowCache } from "./core/prepared-cache";
+import type { AgentflowOutcome } from "./agentflow/types";
 
-const runtimes: Record<string, FlowRuntime> = {
+/** An agentflow run's outcome; a V1 (MULTIAGENT) run's also carries agentReasoning and its V1 action. */
+export type AgentflowRunOutcome = AgentflowOutcome & Partial<Pick<V1Outcome, "agentReasoning" | "v1Action">>;
+
+/** A flow checked and planned once, by kind: what the run service executes. */
+export type PreparedFlow = PreparedChatflow | PreparedAgentflow<AgentflowRunOutcome>;
+
+const runtimes: Record<string, FlowRuntime<PreparedFlow>> = {
   CHATFLOW: chatflowRuntime,
   ASSISTANT: chatflowRuntime,
   AGENTFLOW: agentflowRuntime,
@@ -19,14 +28,14 @@ const runtimes: Record<string, FlowRuntime> = {
 };
 
 /** The runtime of a flow type; a flow saved without one is a chatflow. */
-export function runtimeFor(type: string | null | undefined): FlowRuntime {
+export function runtimeFor(type: string | null | undefined): FlowRuntime<PreparedFlow> {
   const runtime = runtimes[type || "CHATFLOW"];
   if (!runtime) throw badRequest(`Flows of type ${type} cannot run`);
   return runtime;
 }
 
 // 128 flows or 8 M characters of flowData, whichever is reached first.
-const prepared = new PreparedFlowCache(128, 8_000_000);
+const prepared = new PreparedFlowCache<PreparedFlow>(128, 8_000_000);
 
 /**
  * Parses flowData and prepares it with its type's runtime (400 saying why it cannot run); the same
@@ -46,12 +55,13 @@ export function canStreamFlow(type: string | null | undefined, flowData: string)
   }
 }
 
-export type { FlowRuntime, PreparedFlow } from "./core/flow-runtime";
+export type { FlowRuntime, PreparedChatflow } from "./core/flow-runtime";
+export type { PreparedAgentflow } from "./agentflow/door";
 export type { CredentialReader, RunContext, Runtime, StoredAssistant, StoredTool } from "./core/ports";
 export { FILE_SEARCH_DESCRIPTION } from "./chatflow/nodes/assistant";
 export type { ChatTurn, FlowEdge, FlowGraph, FlowNode, RunResult, SourceDocument, StreamSink, UpsertCounts, UsedTool } from "./core/types";
 export { createRunContext } from "./core/context";
-export { RunAborted } from "./core/errors";
+export { RunAborted } from "../lib/run-control";
 export { parseFlowData } from "./core/flow-data";
 // Chatflow specifics the services use: the save-time warning, assistants' graphs, vector upsert.
 export { unsupportedNodes } from "./chatflow/graph";

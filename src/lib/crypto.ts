@@ -1,6 +1,6 @@
 const encoder = new TextEncoder();
 
-export function toHex(bytes: ArrayBuffer | Uint8Array): string {
+function toHex(bytes: ArrayBuffer | Uint8Array): string {
   const view = bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes);
   let out = "";
   for (const b of view) out += b.toString(16).padStart(2, "0");
@@ -13,7 +13,7 @@ export function toHex(bytes: ArrayBuffer | Uint8Array): string {
 const native = Uint8Array as unknown as { fromBase64?: (text: string) => Uint8Array };
 const nativeTo = (Uint8Array.prototype as unknown as { toBase64?: unknown }).toBase64 !== undefined;
 
-export function toBase64Url(bytes: Uint8Array): string {
+function toBase64Url(bytes: Uint8Array): string {
   return toBase64(bytes).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
 }
 

@@ -1,4 +1,5 @@
 export const newId = (): string => crypto.randomUUID();
 
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-export const isUuid = (value: string): boolean => UUID_RE.test(value);
+/** A UUID in either letter case (ids are stored lower-case, so callers lower-case before comparing). */
+export const UUID_PATTERN = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
+export const isUuid = (value: string): boolean => UUID_PATTERN.test(value);

@@ -12,7 +12,7 @@ interface LimitSpec {
   unit: string;
 }
 
-export const WORK_LIMITS = {
+const WORK_LIMITS = {
   /** Bytes unzipped from a DOCX (its text part, word/document.xml), in MB. */
   docxUnzippedMb: { env: "DOCX_MAX_UNZIPPED_MB", fallback: 50, unit: "MB unzipped" },
   /** Entries in a DOCX (zip) archive. */

@@ -1,15 +1,20 @@
-// The outbound URL policy of API.md ("Models and outbound requests"): a URL that arrives with a
-// request or a document (a custom tool's fetch, a web loader's page) must be http(s) and must not
-// point at loopback, private, link-local, metadata or otherwise non-public addresses, unless the
-// OUTBOUND_ALLOW var lists its host. Endpoints the chatflow's owner configured (model URLs) are not
-// subject to it.
+// The outbound URL policy of API.md ("Models and outbound requests"): every URL edgeflow fetches
+// for a flow must be http(s) and must not point at loopback, private, link-local, metadata or
+// otherwise non-public addresses, unless the OUTBOUND_ALLOW var lists its host. Two rules share it:
+// - request URLs (a custom tool's fetch, a web loader's page, an HTTP node): the policy as it is;
+// - endpoints (a model's base URL, a credential's basePath, a Pinecone host, a Redis or Postgres
+//   address — whatever a flow's owner or a deployment var configured): the same, except that a
+//   local environment (ENVIRONMENT=development, or test under the test runner) may reach loopback,
+//   so local models and stand-ins keep working. Private model servers go in OUTBOUND_ALLOW.
 //
-// Literal addresses are checked in every notation the URL parser accepts (127.1, 0x7f.0.0.1,
-// 2130706433, [::ffff:127.0.0.1], …: WHATWG URL parsing normalises IPv4 forms, IPv6 is checked
-// here). Workers have no DNS API, so names are not resolved; names that are local by definition
-// (localhost, *.localhost, *.local, *.internal, *.home.arpa, dotless names, cloud metadata names)
-// and wildcard-DNS names that embed a non-public IPv4 (127.0.0.1.nip.io, 10-0-0-1.sslip.io) are
-// refused. Redirects are followed by outboundFetch one hop at a time, each hop checked again.
+// Literal addresses are read with ipaddr.js after WHATWG URL parsing has normalised the IPv4 forms
+// (127.1, 0x7f.0.0.1, 2130706433, …); every IPv6 form that carries an IPv4 address (mapped,
+// translated, compatible, NAT64, 6to4, ISATAP) answers for that address. Workers have no DNS API,
+// so names are not resolved; names that are local by definition (localhost, *.local, *.internal,
+// dotless names, cloud metadata names) and wildcard-DNS names that embed a non-public IPv4
+// (127.0.0.1.nip.io, 10-0-0-1.sslip.io) are refused. Redirects are followed one hop at a time,
+// each hop checked again.
+import ipaddr from "ipaddr.js";
 import { ApiError } from "../errors";
 import { listVar } from "../env";
 
@@ -25,8 +30,17 @@ export interface OutboundEnv {
   OUTBOUND_ALLOW?: string;
 }
 
+/** What the endpoint rule reads: OUTBOUND_ALLOW, and ENVIRONMENT for the local-development exception. */
+export interface EndpointEnv extends OutboundEnv {
+  ENVIRONMENT?: string;
+}
+
+/** Environments where endpoints may be on loopback: `wrangler dev` (development) and the test runner (test). */
+export const isLocalEnvironment = (env: EndpointEnv): boolean => env.ENVIRONMENT === "development" || env.ENVIRONMENT === "test";
+
 const LOCAL_NAMES = new Set(["localhost", "localhost.localdomain", "metadata", "metadata.google.internal", "instance-data", "instance-data.ec2.internal"]);
 const LOCAL_SUFFIXES = [".localhost", ".local", ".localdomain", ".internal", ".home.arpa", ".intranet", ".lan", ".corp"];
+const LOOPBACK_NAMES = /^(localhost|localhost\.localdomain|.+\.localhost)$/;
 
 /** `OUTBOUND_ALLOW` entries: `host`, `host:port`, `*.example.com`, or a URL (its host is used). */
 function allowedByList(url: URL, env: OutboundEnv): boolean {
@@ -53,153 +67,186 @@ function allowedByList(url: URL, env: OutboundEnv): boolean {
   return false;
 }
 
-/** Four octets of a dotted-decimal IPv4 address, or undefined. */
-function ipv4Octets(text: string): number[] | undefined {
-  const parts = text.split(".");
-  if (parts.length !== 4 || !parts.every((p) => /^\d{1,3}$/.test(p))) return undefined;
-  const octets = parts.map(Number);
-  return octets.every((o) => o <= 255) ? octets : undefined;
+/** Why an address is refused, and whether it is loopback (which a local environment may reach). */
+interface Refusal {
+  why: string;
+  loopback: boolean;
 }
 
-/** Why an IPv4 address is not a public unicast address, or undefined when it is one. */
-export function nonPublicIPv4(octets: number[]): string | undefined {
-  const [a, b, c] = octets;
-  if (a === 0) return "a 'this network' address (0.0.0.0/8)";
-  if (a === 10) return "a private address (10.0.0.0/8)";
-  if (a === 127) return "a loopback address (127.0.0.0/8)";
-  if (a === 169 && b === 254) return "a link-local address (169.254.0.0/16, where cloud metadata services live)";
-  if (a === 172 && b >= 16 && b <= 31) return "a private address (172.16.0.0/12)";
-  if (a === 192 && b === 168) return "a private address (192.168.0.0/16)";
-  if (a === 100 && b >= 64 && b <= 127) return "a shared (carrier-grade NAT) address (100.64.0.0/10)";
-  if (a === 192 && b === 0 && c === 0) return "an IETF protocol address (192.0.0.0/24)";
-  if ((a === 192 && b === 0 && c === 2) || (a === 198 && b === 51 && c === 100) || (a === 203 && b === 0 && c === 113)) return "a documentation address";
-  if (a === 198 && (b === 18 || b === 19)) return "a benchmarking address (198.18.0.0/15)";
-  if (a >= 224 && a <= 239) return "a multicast address";
-  if (a >= 240) return "a reserved address (240.0.0.0/4)";
-  return undefined;
+// What each of ipaddr.js's IPv4 ranges is called in a refusal; every range but unicast is refused.
+const IPV4_RANGES: Record<string, string> = {
+  unspecified: "a 'this network' address",
+  broadcast: "the broadcast address",
+  multicast: "a multicast address",
+  linkLocal: "a link-local address",
+  loopback: "a loopback address",
+  carrierGradeNat: "a shared (carrier-grade NAT) address",
+  private: "a private address",
+  reserved: "a reserved, documentation or IETF protocol address",
+  as112: "an AS112 (DNS sink) address",
+  amt: "an AMT relay anycast address",
+  benchmarking: "a benchmarking address",
+};
+
+/** The special range (its CIDR) of `addr` named `range` in ipaddr.js's table, for the message. */
+function cidrOf(addr: ipaddr.IPv4 | ipaddr.IPv6, range: string): string {
+  // SpecialRanges is the table range() reads (on the prototype; its type definitions leave it out).
+  const table = (addr as unknown as { SpecialRanges?: Record<string, unknown> }).SpecialRanges ?? {};
+  const entry = table[range] as [ipaddr.IPv4, number] | Array<[ipaddr.IPv4, number]> | undefined;
+  if (!entry) return "";
+  const list = (Array.isArray(entry[0]) ? entry : [entry]) as Array<[ipaddr.IPv4 | ipaddr.IPv6, number]>;
+  const hit = list.find(([net, bits]) => addr.kind() === net.kind() && addr.match(net, bits));
+  return hit ? `${hit[0].toString()}/${hit[1]}` : "";
 }
 
-/** Eight 16-bit groups of an IPv6 address (as the URL parser writes it, without brackets). */
-function ipv6Groups(text: string): number[] | undefined {
-  let s = text;
-  // A trailing dotted IPv4 (::ffff:1.2.3.4) becomes two groups.
-  const dotted = /(\d{1,3}(?:\.\d{1,3}){3})$/.exec(s);
-  if (dotted) {
-    const o = ipv4Octets(dotted[1]);
-    if (!o) return undefined;
-    s = s.slice(0, -dotted[1].length) + `${((o[0] << 8) | o[1]).toString(16)}:${((o[2] << 8) | o[3]).toString(16)}`;
-  }
-  const halves = s.split("::");
-  if (halves.length > 2) return undefined;
-  const parse = (h: string) => (h ? h.split(":").map((g) => (/^[0-9a-f]{1,4}$/i.test(g) ? parseInt(g, 16) : NaN)) : []);
-  const head = parse(halves[0]);
-  const tail = halves.length === 2 ? parse(halves[1]) : [];
-  const fill = halves.length === 2 ? 8 - head.length - tail.length : 0;
-  const groups = [...head, ...Array(Math.max(fill, 0)).fill(0), ...tail];
-  return groups.length === 8 && groups.every((g) => Number.isFinite(g)) ? groups : undefined;
+function ipv4Refusal(addr: ipaddr.IPv4): Refusal | undefined {
+  const range = addr.range();
+  if (range === "unicast") return undefined;
+  const name = IPV4_RANGES[range] ?? `a ${range} address`;
+  const note = range === "linkLocal" ? ", where cloud metadata services live" : "";
+  return { why: `${name} (${cidrOf(addr, range)}${note})`, loopback: range === "loopback" };
+}
+
+const v6 = (cidr: string) => ipaddr.IPv6.parseCIDR(cidr);
+const IPV4_COMPATIBLE = v6("::/96");
+const NAT64_WELL_KNOWN = v6("64:ff9b::/96");
+const GLOBAL_UNICAST = v6("2000::/3");
+// 3fff::/20 (documentation) and 3ffe::/16 (the retired 6bone) inside it: refused as one block.
+const DOCUMENTATION_AND_6BONE = v6("3ff0::/12");
+
+// IPv6 ranges refused whole, by ipaddr.js's name (the forms carrying an IPv4 address are read first).
+const IPV6_RANGES: Record<string, string> = {
+  unspecified: "the unspecified address (::)",
+  loopback: "a loopback address (::1)",
+  linkLocal: "a link-local address (fe80::/10)",
+  deprecatedSiteLocal: "a site-local address (fec0::/10)",
+  uniqueLocal: "a unique local (private) address (fc00::/7)",
+  multicast: "a multicast address (ff00::/8)",
+  discard: "a discard-only address (100::/64)",
+  rfc6052: "a local-use NAT64 address (64:ff9b:1::/48)",
+  teredo: "an IETF protocol address (2001::/23, Teredo tunnels included)",
+  benchmarking: "an IETF protocol address (2001::/23)",
+  amt: "an IETF protocol address (2001::/23)",
+  as112v6: "an AS112 (DNS sink) address",
+  deprecatedOrchid: "an IETF protocol address (2001::/23)",
+  orchid2: "an IETF protocol address (2001::/23)",
+  droneRemoteIdProtocolEntityTags: "an IETF protocol address (2001::/23)",
+  segmentRouting: "a segment routing address (5f00::/16)",
+};
+
+/** The IPv4 address an IPv6 form carries at 16-bit groups [hi, lo]. */
+const v4At = (addr: ipaddr.IPv6, hi: number): ipaddr.IPv4 => {
+  const g = addr.parts;
+  return new ipaddr.IPv4([g[hi] >> 8, g[hi] & 255, g[hi + 1] >> 8, g[hi + 1] & 255]);
+};
+
+/** A refusal for the IPv4 address inside an IPv6 form, or undefined when that address is public. */
+function embedded(v4: ipaddr.IPv4, form: string): Refusal | undefined {
+  const inner = ipv4Refusal(v4);
+  return inner ? { why: `${form} of ${v4.toString()}, ${inner.why}`, loopback: inner.loopback } : undefined;
 }
 
 /**
- * Why an IPv6 address is not a public unicast address, or undefined when it is one. Every form that
- * carries an IPv4 address (mapped, translated, compatible, NAT64, 6to4, ISATAP) answers for that
+ * Why an IPv6 address is refused. Every form that carries an IPv4 address answers for that
  * address; Teredo and the other IETF protocol ranges are refused whole; beyond those only global
  * unicast (2000::/3) is public, so reserved and future ranges are refused too.
  */
-export function nonPublicIPv6(groups: number[]): string | undefined {
-  const v4 = (hi: number, lo: number) => [hi >> 8, hi & 255, lo >> 8, lo & 255];
-  const embedded = (hi: number, lo: number, form: string) => {
-    const why = nonPublicIPv4(v4(hi, lo));
-    return why ? `${form} of ${v4(hi, lo).join(".")}, ${why}` : undefined;
-  };
-  const zeroUpTo = (n: number) => groups.slice(0, n).every((g) => g === 0);
-  const [first, second] = groups;
-  if (zeroUpTo(8)) return "the unspecified address (::)";
-  if (zeroUpTo(7) && groups[7] === 1) return "a loopback address (::1)";
-  if (zeroUpTo(5) && groups[5] === 0xffff) return embedded(groups[6], groups[7], "an IPv4-mapped form (::ffff:0:0/96)");
-  if (zeroUpTo(4) && groups[4] === 0xffff && groups[5] === 0) return embedded(groups[6], groups[7], "an IPv4-translated form (::ffff:0:0:0/96)");
-  if (zeroUpTo(6)) return embedded(groups[6], groups[7], "an IPv4-compatible form (::/96)") ?? "an IPv4-compatible address (::/96, deprecated)";
-  if (first === 0x64 && second === 0xff9b && groups.slice(2, 6).every((g) => g === 0)) return embedded(groups[6], groups[7], "a NAT64 form (64:ff9b::/96)");
-  if (first === 0x64 && second === 0xff9b && groups[2] === 1) return "a local-use NAT64 address (64:ff9b:1::/48)";
-  if (first === 0x2002) return embedded(groups[1], groups[2], "a 6to4 form (2002::/16)");
+function ipv6Refusal(addr: ipaddr.IPv6): Refusal | undefined {
+  const range = addr.range();
+  const g = addr.parts;
+  if (range === "ipv4Mapped") return embedded(addr.toIPv4Address(), "an IPv4-mapped form (::ffff:0:0/96)");
+  if (range === "rfc6145") return embedded(v4At(addr, 6), "an IPv4-translated form (::ffff:0:0:0/96)");
+  if (range === "loopback") return { why: IPV6_RANGES.loopback, loopback: true };
+  if (range === "unspecified") return { why: IPV6_RANGES.unspecified, loopback: false };
+  if (addr.match(IPV4_COMPATIBLE)) return embedded(v4At(addr, 6), "an IPv4-compatible form (::/96)") ?? { why: "an IPv4-compatible address (::/96, deprecated)", loopback: false };
+  if (addr.match(NAT64_WELL_KNOWN)) return embedded(v4At(addr, 6), "a NAT64 form (64:ff9b::/96)");
+  if (range === "6to4") return embedded(v4At(addr, 1), "a 6to4 form (2002::/16)");
   // ISATAP interface identifiers (…:0:5efe:a.b.c.d, …:200:5efe:a.b.c.d) name an IPv4 tunnel end.
-  if ((groups[4] === 0 || groups[4] === 0x200) && groups[5] === 0x5efe) {
-    const why = embedded(groups[6], groups[7], "an ISATAP form");
+  if ((g[4] === 0 || g[4] === 0x200) && g[5] === 0x5efe) {
+    const why = embedded(v4At(addr, 6), "an ISATAP form");
     if (why) return why;
   }
-  if (first === 0x2001 && second < 0x200) return "an IETF protocol address (2001::/23, Teredo tunnels included)";
-  if (first === 0x2001 && second === 0x0db8) return "a documentation address (2001:db8::/32)";
-  if ((first & 0xfff0) === 0x3ff0) return "a documentation address (3fff::/20)";
-  if ((first & 0xfe00) === 0xfc00) return "a unique local (private) address (fc00::/7)";
-  if ((first & 0xffc0) === 0xfe80) return "a link-local address (fe80::/10)";
-  if ((first & 0xffc0) === 0xfec0) return "a site-local address (fec0::/10)";
-  if ((first & 0xff00) === 0xff00) return "a multicast address (ff00::/8)";
-  if (first === 0x0100 && zeroUpTo(4)) return "a discard-only address (100::/64)";
-  if ((first & 0xe000) !== 0x2000) return "a reserved address (outside global unicast 2000::/3)";
+  if (range === "reserved") {
+    const documentation = addr.match(v6("2001:db8::/32")) || addr.match(v6("3fff::/20"));
+    return { why: documentation ? `a documentation address (${cidrOf(addr, range)})` : "an IETF protocol address (2001::/23, Teredo tunnels included)", loopback: false };
+  }
+  if (range !== "unicast") return { why: IPV6_RANGES[range] ?? `a ${range} address`, loopback: false };
+  if (addr.match(DOCUMENTATION_AND_6BONE)) return { why: "a documentation or retired test address (3ff0::/12)", loopback: false };
+  if (!addr.match(GLOBAL_UNICAST)) return { why: "a reserved address (outside global unicast 2000::/3)", loopback: false };
   return undefined;
 }
 
 /** IPv4 addresses written into a wildcard-DNS name: 127.0.0.1.nip.io, 10-0-0-1.sslip.io, 7f000001.nip.io. */
-function embeddedIPv4(host: string): number[][] {
-  const found: number[][] = [];
+function embeddedIPv4(host: string): ipaddr.IPv4[] {
+  const found: ipaddr.IPv4[] = [];
   const labels = host.split(/[.-]/);
   for (let i = 0; i + 4 <= labels.length; i++) {
-    const o = ipv4Octets(labels.slice(i, i + 4).join("."));
-    if (o) found.push(o);
+    const window = labels.slice(i, i + 4);
+    // Label patterns, read as decimal octets the way these services do (a leading zero included).
+    if (window.every((p) => /^\d{1,3}$/.test(p) && Number(p) <= 255)) found.push(new ipaddr.IPv4(window.map(Number)));
   }
   const hex = /(?:^|[.-])([0-9a-f]{8})\.(?:nip\.io|sslip\.io)$/i.exec(host);
-  if (hex) {
-    const n = parseInt(hex[1], 16);
-    found.push([n >>> 24, (n >>> 16) & 255, (n >>> 8) & 255, n & 255]);
-  }
+  if (hex) found.push(ipaddr.IPv4.parse(`0x${hex[1]}`));
   return found;
 }
 
 /** Why the URL's host is refused, or undefined when it may be fetched. */
-function refusalOf(url: URL): string | undefined {
+function refusalOf(url: URL): Refusal | undefined {
   const host = url.hostname.toLowerCase();
-  if (!host) return "it has no host";
+  if (!host) return { why: "it has no host", loopback: false };
   if (host.startsWith("[")) {
-    const groups = ipv6Groups(host.slice(1, -1).replace(/%.*$/, ""));
-    if (!groups) return "its IPv6 address cannot be read";
-    const why = nonPublicIPv6(groups);
-    return why ? `${host} is ${why}` : undefined;
+    let addr: ipaddr.IPv6;
+    try {
+      addr = ipaddr.IPv6.parse(host.slice(1, -1));
+    } catch {
+      return { why: "its IPv6 address cannot be read", loopback: false };
+    }
+    const refusal = ipv6Refusal(addr);
+    return refusal && { ...refusal, why: `${host} is ${refusal.why}` };
   }
-  const octets = ipv4Octets(host);
-  if (octets) {
-    const why = nonPublicIPv4(octets);
-    return why ? `${host} is ${why}` : undefined;
+  // The URL parser has already turned every IPv4 notation into four decimal parts.
+  if (ipaddr.IPv4.isValidFourPartDecimal(host)) {
+    const refusal = ipv4Refusal(ipaddr.IPv4.parse(host));
+    return refusal && { ...refusal, why: `${host} is ${refusal.why}` };
   }
   const name = host.replace(/\.$/, "");
-  if (LOCAL_NAMES.has(name) || LOCAL_SUFFIXES.some((s) => name.endsWith(s))) return `${host} is a local name`;
-  if (!name.includes(".")) return `${host} is not a public host name (no domain)`;
-  for (const o of embeddedIPv4(name)) {
-    const why = nonPublicIPv4(o);
-    if (why) return `${host} names ${o.join(".")}, ${why}`;
+  if (LOCAL_NAMES.has(name) || LOCAL_SUFFIXES.some((s) => name.endsWith(s))) return { why: `${host} is a local name`, loopback: LOOPBACK_NAMES.test(name) };
+  if (!name.includes(".")) return { why: `${host} is not a public host name (no domain)`, loopback: false };
+  for (const v4 of embeddedIPv4(name)) {
+    const refusal = ipv4Refusal(v4);
+    if (refusal) return { why: `${host} names ${v4.toString()}, ${refusal.why}`, loopback: refusal.loopback };
   }
   return undefined;
 }
+
+function parseHttpUrl(input: string | URL, what: string): URL {
+  let url: URL;
+  try {
+    url = new URL(String(input));
+  } catch {
+    throw new OutboundRefused(`${what}: ${String(input).slice(0, 200)} is not a valid URL`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw new OutboundRefused(`${what}: only http and https URLs may be fetched, not ${url.protocol.replace(/:$/, "")}`);
+  }
+  if (url.username || url.password) {
+    // Credentials in the URL are allowed by fetch but are a common smuggling trick; keep them out.
+    throw new OutboundRefused(`${what}: URLs with credentials (user:pass@) may not be fetched`);
+  }
+  return url;
+}
+
+const ALLOW_HINT = "OUTBOUND_ALLOW can list hosts that may be reached";
 
 /**
  * The parsed URL when the policy allows it; throws OutboundRefused (400) saying why not.
  * Use before fetching any URL that came with a request or a document.
  */
 export function assertOutboundAllowed(input: string | URL, env: OutboundEnv): URL {
-  let url: URL;
-  try {
-    url = new URL(String(input));
-  } catch {
-    throw new OutboundRefused(`Outbound request refused: ${String(input).slice(0, 200)} is not a valid URL`);
-  }
-  if (url.protocol !== "http:" && url.protocol !== "https:") {
-    throw new OutboundRefused(`Outbound request refused: only http and https URLs may be fetched, not ${url.protocol.replace(/:$/, "")}`);
-  }
-  if (url.username || url.password) {
-    // Credentials in the URL are allowed by fetch but are a common smuggling trick; keep them out.
-    throw new OutboundRefused("Outbound request refused: URLs with credentials (user:pass@) may not be fetched");
-  }
+  const url = parseHttpUrl(input, "Outbound request refused");
   if (allowedByList(url, env)) return url;
-  const why = refusalOf(url);
-  if (why) throw new OutboundRefused(`Outbound request refused: ${why} (OUTBOUND_ALLOW can list hosts that may be reached)`);
+  const refusal = refusalOf(url);
+  if (refusal) throw new OutboundRefused(`Outbound request refused: ${refusal.why} (${ALLOW_HINT})`);
   return url;
 }
 
@@ -213,16 +260,49 @@ export function isOutboundAllowed(input: string | URL, env: OutboundEnv): boolea
   }
 }
 
+/**
+ * A configured endpoint under the endpoint rule: where its URL came from (`field`: "chatOpenAI
+ * basepath", "OPENAI_BASE_URL", …, named in a refusal) and the settings the rule reads. A provider
+ * keeps one with each URL it calls and fetches through endpointFetch with it.
+ */
+export interface EndpointPolicy {
+  field: string;
+  env: EndpointEnv;
+}
+
+function endpointRefusal(url: URL, { field, env }: EndpointPolicy): OutboundRefused | undefined {
+  if (allowedByList(url, env)) return undefined;
+  const refusal = refusalOf(url);
+  if (!refusal || (refusal.loopback && isLocalEnvironment(env))) return undefined;
+  const hint = refusal.loopback ? `${ALLOW_HINT}; loopback is allowed only when ENVIRONMENT=development` : ALLOW_HINT;
+  return new OutboundRefused(`${field} refused by the outbound policy: ${refusal.why} (${hint})`);
+}
+
+/**
+ * An endpoint a flow's owner (or a deployment var) configured — a model's base URL, a credential's
+ * basePath, a vector store's host — checked under the endpoint rule: the request rule, except that
+ * a local environment may reach loopback. Answers the parsed URL; throws OutboundRefused (400).
+ */
+export function assertEndpointAllowed(input: string | URL, policy: EndpointPolicy): URL {
+  const url = parseHttpUrl(input, `${policy.field} refused by the outbound policy`);
+  const refused = endpointRefusal(url, policy);
+  if (refused) throw refused;
+  return url;
+}
+
+/** Checks a configured endpoint now (so a refusal is a 400 before anything runs); answers its policy for the calls. */
+export function checkEndpoint(url: string, field: string, env: EndpointEnv): EndpointPolicy {
+  const policy = { field, env };
+  assertEndpointAllowed(url, policy);
+  return policy;
+}
+
 export const MAX_REDIRECTS = 5;
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
-/**
- * fetch() under the policy: the URL and every redirect hop are checked (redirects are followed here,
- * at most MAX_REDIRECTS). A 303 (or a 301/302 after POST) continues as a GET without a body, as
- * browsers do. Throws OutboundRefused for a refused URL.
- */
-export async function outboundFetch(input: string | URL, init: RequestInit, env: OutboundEnv): Promise<Response> {
-  let url = assertOutboundAllowed(input, env);
+/** fetch() with redirects followed here, each hop through `check` (which throws to refuse). */
+async function fetchChecked(input: string | URL, init: RequestInit, check: (url: string | URL) => URL): Promise<Response> {
+  let url = check(input);
   let method = (init.method ?? "GET").toUpperCase();
   let body = init.body;
   for (let hop = 0; ; hop++) {
@@ -231,7 +311,7 @@ export async function outboundFetch(input: string | URL, init: RequestInit, env:
     if (!REDIRECTS.has(res.status) || !location) return res;
     if (hop >= MAX_REDIRECTS) throw new OutboundRefused(`Outbound request refused: more than ${MAX_REDIRECTS} redirects from ${String(input).slice(0, 200)}`);
     await res.body?.cancel().catch(() => undefined);
-    url = assertOutboundAllowed(new URL(location, url), env);
+    url = check(new URL(location, url));
     if (res.status === 303 || ((res.status === 301 || res.status === 302) && method === "POST")) {
       method = "GET";
       body = undefined;
@@ -240,19 +320,34 @@ export async function outboundFetch(input: string | URL, init: RequestInit, env:
 }
 
 /**
- * The same policy for a TCP connection a flow names (a database URL): its host and port, whatever
- * the scheme. Throws OutboundRefused (400) saying why not.
+ * fetch() under the policy: the URL and every redirect hop are checked (redirects are followed here,
+ * at most MAX_REDIRECTS). A 303 (or a 301/302 after POST) continues as a GET without a body, as
+ * browsers do. Throws OutboundRefused for a refused URL.
  */
-export function assertHostAllowed(host: string, port: string, env: OutboundEnv): void {
+export function outboundFetch(input: string | URL, init: RequestInit, env: OutboundEnv): Promise<Response> {
+  return fetchChecked(input, init, (url) => assertOutboundAllowed(url, env));
+}
+
+/** fetch() of a configured endpoint under the endpoint rule, every redirect hop checked too. */
+export function endpointFetch(input: string | URL, init: RequestInit, policy: EndpointPolicy): Promise<Response> {
+  return fetchChecked(input, init, (url) => assertEndpointAllowed(url, policy));
+}
+
+/** A host and port read as fetch would read them (every IPv4 notation normalised). */
+function hostUrl(host: string, port: string | number, what: string): URL {
   const bare = host.replace(/^\[|\]$/g, "");
-  let url: URL;
   try {
-    // Parsed as an http URL, so every IPv4 notation is normalised as fetch would.
-    url = new URL(`http://${bare.includes(":") ? `[${bare}]` : bare}${port ? `:${port}` : ""}/`);
+    return new URL(`http://${bare.includes(":") ? `[${bare}]` : bare}${port ? `:${port}` : ""}/`);
   } catch {
-    throw new OutboundRefused(`Outbound connection refused: ${host.slice(0, 200)} is not a valid host`);
+    throw new OutboundRefused(`${what}: ${host.slice(0, 200)} is not a valid host`);
   }
-  if (allowedByList(url, env)) return;
-  const why = refusalOf(url);
-  if (why) throw new OutboundRefused(`Outbound connection refused: ${why} (OUTBOUND_ALLOW can list hosts that may be reached)`);
+}
+
+/**
+ * The endpoint rule for a TCP connection (a database or Redis address): its host and port, whatever
+ * the scheme. Throws OutboundRefused (400) naming the field and saying why not.
+ */
+export function assertEndpointHostAllowed(host: string, port: string | number, policy: EndpointPolicy): void {
+  const refused = endpointRefusal(hostUrl(host, port, `${policy.field} refused by the outbound policy`), policy);
+  if (refused) throw refused;
 }

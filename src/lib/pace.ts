@@ -10,12 +10,12 @@ export function yieldToEventLoop(): Promise<void> {
 }
 
 /** Longest stretch of work between yields. */
-export const SLICE_MS = 20;
+const SLICE_MS = 20;
 /**
  * Steps between yields whatever the clock says: on Cloudflare the clock stands still while code
  * runs without I/O, so counting is what bounds a stretch there.
  */
-export const SLICE_STEPS = 2_000;
+const SLICE_STEPS = 2_000;
 
 /**
  * Decides when a loop yields: `tick()` answers a promise to await when the loop has run for

@@ -4,7 +4,7 @@
 // an authorization header, a bearer token or a key in a URL, whatever its value — so a provider
 // that echoes a header we never saw still does not carry it out.
 
-export const REDACTED = "[redacted]";
+const REDACTED = "[redacted]";
 
 /** Shorter values are not treated as secrets: replacing them would garble messages, not protect anything. */
 const MIN_SECRET_LENGTH = 6;

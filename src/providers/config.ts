@@ -9,5 +9,18 @@ export async function credentialOf(config: Record<string, unknown>, deps: Pick<P
   return id ? deps.getCredential(id) : {};
 }
 
+/**
+ * The first of `sources` that is set, with the name of where it came from ("chatOpenAI basepath",
+ * "openAIApi credential basePath", "OPENAI_BASE_URL"): an endpoint refused by the outbound policy
+ * is a 400 naming it.
+ */
+export function firstSet(...sources: Array<[value: unknown, field: string]>): { value: string; field: string } | undefined {
+  for (const [value, field] of sources) {
+    const s = str(value);
+    if (s) return { value: s, field };
+  }
+  return undefined;
+}
+
 /** `modelName` (Flowise's name), else `model`, else the provider's default. */
 export const modelNameOf = (config: Record<string, unknown>, fallback: string): string => str(config.modelName) ?? str(config.model) ?? fallback;

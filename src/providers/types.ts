@@ -1,9 +1,14 @@
 // What building a provider (chat model, embeddings) may need from outside: the bindings and
 // defaults it reads, stored credentials, the run's abort signal. Narrower than the Worker's Env,
 // so the engine hands providers a port rather than the environment.
+import type { EndpointEnv } from "../lib/outbound";
 
-/** The bindings and vars providers read. The Worker's Env has them all. */
-export interface ProviderEnv {
+/**
+ * The bindings and vars providers read. The Worker's Env has them all. OUTBOUND_ALLOW and
+ * ENVIRONMENT (EndpointEnv): every endpoint a provider calls is under the outbound policy's
+ * endpoint rule (src/lib/outbound.ts).
+ */
+export interface ProviderEnv extends EndpointEnv {
   AI?: Ai;
   VECTORIZE?: VectorizeIndex;
   OPENAI_BASE_URL?: string;

@@ -9,7 +9,7 @@ import type { DocStoreDeps } from "../services/document-store/types";
 import { createRuntime } from "../services/runtime";
 import { type UpsertJob, runUpsertJob } from "../services/document-store/upsert";
 
-export const MAX_ATTEMPTS = 3;
+const MAX_ATTEMPTS = 3;
 
 const isJob = (body: unknown): body is UpsertJob =>
   !!body && typeof body === "object" && (body as UpsertJob).kind === "document-store-upsert" && typeof (body as UpsertJob).storeId === "string" && Array.isArray((body as UpsertJob).loaderIds);

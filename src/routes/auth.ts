@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { AUTHENTICATED } from "../auth/guard";
-import { API_KEY_PERMISSIONS } from "../auth/permissions";
+import { API_KEY_PERMISSIONS } from "../schemas/permissions";
 import { createRouter, jsonResponse, protectedRoute } from "./router";
 
 const PermissionEntry = z.object({ key: z.string(), value: z.string(), isOpenSource: z.boolean(), isEnterprise: z.boolean(), isCloud: z.boolean() });

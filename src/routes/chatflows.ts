@@ -2,7 +2,7 @@ import { z } from "@hono/zod-openapi";
 import { DeletedResponse, IdParam, PageQuery, listOf } from "../schemas/common";
 import { ApiKeyParam, Chatflow, ChatflowCreate, ChatflowListQuery, ChatflowSaved, ChatflowUpdate } from "../schemas/chatflows";
 import * as service from "../services/chatflows";
-import { visibleFlows } from "../auth/access";
+import { visibleFlows } from "../services/callers/access";
 import { accessFrom } from "../auth/guard";
 import { onFlowBody, onFlowList, onPathRecord } from "../auth/record-guards";
 import { VALIDATION_422, createRouter, jsonBody, jsonResponse, protectedRoute } from "./router";
@@ -11,7 +11,7 @@ const tags = ["chatflows"];
 export const chatflowRoutes = createRouter()
   .openapi(
     protectedRoute({ method: "post", path: "/", permission: onFlowBody("create", "create", "update"), tags, summary: "Create a chatflow", middleware: [VALIDATION_422], request: { body: jsonBody(ChatflowCreate) }, responses: jsonResponse(ChatflowSaved) }),
-    async (c) => c.json(await service.createChatflow(c.var.db, c.req.valid("json")), 200),
+    async (c) => c.json(await service.createChatflow(c.var.db, c.req.valid("json"), c.env), 200),
   )
   .openapi(
     protectedRoute({ method: "get", path: "/", permission: onFlowList("view", "update"), tags, summary: "List chatflows (newest first)", request: { query: PageQuery.extend(ChatflowListQuery.shape) }, responses: jsonResponse(listOf(Chatflow)) }),
@@ -30,7 +30,7 @@ export const chatflowRoutes = createRouter()
   )
   .openapi(
     protectedRoute({ method: "put", path: "/{id}", permission: [onPathRecord("id", "create", "update"), onFlowBody("update", "create", "update")], tags, summary: "Update a chatflow (partial)", request: { params: IdParam, body: jsonBody(ChatflowUpdate) }, responses: jsonResponse(ChatflowSaved) }),
-    async (c) => c.json(await service.updateChatflow(c.var.db, c.req.valid("param").id, c.req.valid("json")), 200),
+    async (c) => c.json(await service.updateChatflow(c.var.db, c.req.valid("param").id, c.req.valid("json"), c.env), 200),
   )
   .openapi(
     protectedRoute({ method: "delete", path: "/{id}", permission: onPathRecord("id", "delete"), tags, summary: "Delete a chatflow with its messages, feedback, leads and files", request: { params: IdParam }, responses: jsonResponse(DeletedResponse) }),

@@ -26,11 +26,10 @@ import {
 import { getCredentialData } from "../services/credentials";
 import * as chunks from "../services/document-store/chunks";
 import * as stores from "../services/document-store/stores";
-import type { DocStoreDeps } from "../services/document-store/types";
+import type { DocStoreDeps, LoaderFile } from "../services/document-store/types";
 import { isAccepted, refreshDocStore, upsertDocStore } from "../services/document-store/upsert";
 import { queryStore } from "../services/document-store/query";
 import { deleteStoreVectors } from "../services/document-store/vectors";
-import type { LoaderFile } from "../providers/loaders/types";
 import { readJsonOrForm } from "./request-body";
 import { createRouter, describeIssues, errorResponsesFor, jsonBody, jsonResponse, protectedRoute, validationHook } from "./router";
 import { assertAllowed, can } from "../auth/guard";

@@ -1,5 +1,5 @@
 import type { Context } from "hono";
-import { flowInScope } from "../auth/access";
+import { flowInScope } from "../services/callers/access";
 import { type Guard, accessFrom, can, guard, outOfScope, pathId } from "../auth/guard";
 import type { AppEnv } from "../env";
 import { DeletedResponse, IdParam } from "../schemas/common";

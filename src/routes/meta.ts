@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import pkg from "../../package.json";
 import { readAsset } from "../lib/assets";
-import { createRouter, publicRoute } from "./router";
+import { BEARER_SCHEME, createRouter, publicRoute } from "./router";
 
 const tags = ["ping"];
 
@@ -26,7 +26,8 @@ export const metaRoutes = createRouter()
 // served from here, and it is told not to load fonts from Scalar's servers: the page works with no
 // network, in local development too. URLs are absolute because /docs and /docs/ both serve it. (No
 // element may have the id "api-reference": the script would mount a second, default-configured
-// reference there, fonts and all.)
+// reference there, fonts and all.) Bearer authentication is preselected, so "Test Request" sends
+// the key the reader enters.
 const docsHtml = (base: string) => `<!doctype html>
 <html>
   <head>
@@ -43,6 +44,7 @@ const docsHtml = (base: string) => `<!doctype html>
         withDefaultFonts: false,
         telemetry: false,
         hideClientButton: true,
+        authentication: { preferredSecurityScheme: "${BEARER_SCHEME}" },
       });
     </script>
   </body>

@@ -3,6 +3,7 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../env";
 import pkg from "../../package.json";
+import { BEARER_SCHEME } from "./router";
 
 // Flowise's own names where its API description has the operation, so clients generated for
 // Flowise keep their method names; ours for the rest. An operation not listed gets one derived
@@ -75,13 +76,13 @@ const capitalize = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 const camel = (s: string) => s.split(/[^A-Za-z0-9]+/).filter(Boolean).map(capitalize).join("");
 
 /** `get /document-store/store/{id}` → `getDocumentStoreStoreById`. */
-export const derivedOperationId = (method: string, path: string): string =>
+const derivedOperationId = (method: string, path: string): string =>
   method.toLowerCase() + path.split("/").filter(Boolean).map((seg) => (seg.startsWith("{") ? `By${camel(seg)}` : camel(seg))).join("");
 
 const METHODS = new Set(["get", "put", "post", "delete", "options", "head", "patch", "trace"]);
 
 /** Fills in every operation's operationId (listed, else derived); answers the same document. */
-export function withOperationIds<D extends { paths?: object }>(doc: D): D {
+function withOperationIds<D extends { paths?: object }>(doc: D): D {
   for (const [path, item] of Object.entries(doc.paths ?? {}) as [string, Record<string, { operationId?: string }>][]) {
     for (const [method, op] of Object.entries(item)) {
       if (!METHODS.has(method) || op.operationId) continue;
@@ -91,9 +92,13 @@ export function withOperationIds<D extends { paths?: object }>(doc: D): D {
   return doc;
 }
 
-/** Registers the bearer scheme and GET /openapi.json on the API router mounted at `base`. */
+/**
+ * Registers the bearer scheme and GET /openapi.json on the API router mounted at `base`. The scheme
+ * is also the document's default requirement (each operation still names its own: anonymous for
+ * public routes), so clients and the reference page ask for a key by default.
+ */
 export function serveOpenApiDocument(api: OpenAPIHono<AppEnv>, base: string): void {
-  api.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {
+  api.openAPIRegistry.registerComponent("securitySchemes", BEARER_SCHEME, {
     type: "http",
     scheme: "bearer",
     bearerFormat: "JWT",
@@ -107,6 +112,7 @@ export function serveOpenApiDocument(api: OpenAPIHono<AppEnv>, base: string): vo
           openapi: "3.1.0",
           info: { title: "edgeflow API", version: pkg.version, description: "Flowise-compatible workflow builder API on Cloudflare Workers" },
           servers: [{ url: base }],
+          security: [{ [BEARER_SCHEME]: [] }],
         }),
       ),
     );

@@ -1,17 +1,13 @@
+// POST /prediction/{id}: the `prediction` trigger's adapter over the run door (services/runs) —
+// the body read and validated, the caller as data, the answer as JSON or Flowise's event stream.
 import { createRoute, z } from "@hono/zod-openapi";
-import { bearerTokenOf } from "../auth/bearer";
-import { ApiError } from "../errors";
 import { IdParam } from "../schemas/common";
 import { PredictionRequest, PredictionResponse } from "../schemas/prediction";
-import { executeRun, predictionAnswer, prepareRun } from "../services/prediction";
-import { lookUpRun } from "../services/prediction/lookups";
-import { streamRun } from "../services/prediction/stream";
+import { CallerRefused, runFlow } from "../services/runs";
 import { SSE_HEADERS } from "../stream/sse";
 import { readPredictionBody } from "./prediction-body";
-import { respondAgentflow } from "./prediction-agentflow";
-import { runsOnAgentflowRuntime } from "../services/prediction/agentflow-check";
 import { OPTIONAL_BEARER, bodyReadByHandler, createRouter, errorResponsesFor, multipartWithFiles } from "./router";
-import { abortOnDisconnect, runnableFlow } from "./runnable";
+import { callerOf, disconnectSignal, runDepsOf } from "./run-adapter";
 
 // The widget shows a 401/403/429 body to the person chatting as it is, so on a streaming request
 // those three answer the bare message as text/plain (API.md, "Streaming").
@@ -45,27 +41,19 @@ const route = createRoute({
 predictionRoutes.openapi(route, async (c) => {
   const { id } = c.req.valid("param");
   const { input, uploads } = await readPredictionBody(c);
-
-  // The lookups a run needs go out at once, in one D1 batch with the caller's own (its key).
-  // Variables are loaded even for a request refused below; the query is small.
-  const lookups = lookUpRun(c.var.db, c.env, id, bearerTokenOf(c));
-  let flow;
   try {
-    flow = await runnableFlow(c, lookups.flow, { checkOrigin: true }, lookups.findKey);
+    const delivered = await runFlow(runDepsOf(c), {
+      trigger: "prediction",
+      flowId: id,
+      input,
+      uploads,
+      caller: callerOf(c),
+      delivery: input.streaming ? "sse" : "json",
+      signal: disconnectSignal(c),
+    });
+    return delivered.kind === "sse" ? c.body(delivered.body, 200, SSE_HEADERS) : c.json(delivered.body, 200);
   } catch (err) {
-    if (input.streaming && err instanceof ApiError && PLAIN_ON_STREAM.has(err.status)) {
-      return c.text(err.message, err.status as 401);
-    }
+    if (input.streaming && err instanceof CallerRefused && PLAIN_ON_STREAM.has(err.status)) return c.text(err.message, err.status as 401);
     throw err;
   }
-
-  const prefetched = await lookups.prefetched;
-  if (runsOnAgentflowRuntime(flow.type)) return respondAgentflow(c, flow, input, uploads, prefetched);
-  const run = await prepareRun(c.var.db, c.env, c.var.runtime, flow, input, uploads, prefetched);
-  abortOnDisconnect(c, run.controller);
-  if (input.streaming && run.streamable) {
-    const body = streamRun(run, { files: c.env.FILES, requestId: c.get("requestId"), waitUntil: (p) => c.executionCtx.waitUntil(p) });
-    return c.body(body, 200, SSE_HEADERS);
-  }
-  return c.json(predictionAnswer(run, await executeRun(run, c.env.FILES)), 200);
 });

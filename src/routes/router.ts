@@ -6,6 +6,9 @@ import { requireAuth } from "../auth/bearer";
 import type { Guard } from "../auth/guard";
 import { ErrorResponse } from "../schemas/common";
 
+/** The OpenAPI security scheme of every token-checked route (components.securitySchemes): a bearer API key or JWT. */
+export const BEARER_SCHEME = "bearerAuth";
+
 /** A validation failure of a request body on an endpoint whose contract says 422. */
 export const VALIDATION_422: MiddlewareHandler<AppEnv> = async (c, next) => {
   c.set("validationStatus", 422);
@@ -96,7 +99,7 @@ export function protectedRoute<R extends RouteConfig>(config: R & { permission: 
     ...route,
     description: route.description ? `${route.description}\n\n${needs}` : needs,
     middleware,
-    security: [{ bearerAuth: [] }],
+    security: [{ [BEARER_SCHEME]: [] }],
     responses: { ...guardedErrorResponses, ...route.responses },
   } as unknown as R);
 }
@@ -125,7 +128,7 @@ export const jsonResponse = <T extends z.ZodType>(schema: T, description = "OK")
 });
 
 /** OpenAPI security for widget routes: anonymous (public chatflows) or a bearer token. */
-export const OPTIONAL_BEARER: Record<string, string[]>[] = [{}, { bearerAuth: [] }];
+export const OPTIONAL_BEARER: Record<string, string[]>[] = [{}, { [BEARER_SCHEME]: [] }];
 
 type OpenAPIRouter = ReturnType<typeof createRouter>;
 

@@ -1,7 +1,8 @@
-// The one "runnable flow" guard of POST /prediction and POST /vector/upsert: who calls, whether
-// they may run this flow (its key binding, isPublic, allowed origins), and its rate limit. Each
-// route gives the lookups it started (in parallel, so D1 is not waited on one after another) and
-// its rules; a run is tied to its request by abortOnDisconnect.
+// The "runnable flow" guard of POST /vector/upsert: who calls, whether they may run this flow (its
+// key binding, isPublic, allowed origins), and its rate limit. The route gives the lookup it
+// started (so D1 is not waited on one after another) and its rules; the work is tied to its
+// request by abortOnDisconnect. Runs of flows do the same checks in the run door
+// (services/runs/access.ts), from the caller as data.
 import type { Context } from "hono";
 import { type KeyFinder, resolvePrincipal } from "../auth/bearer";
 import { assertMayRun, assertOriginAllowed } from "../auth/prediction-access";

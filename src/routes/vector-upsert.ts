@@ -6,9 +6,9 @@ import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { AppEnv } from "../env";
 import { badRequest } from "../errors";
-import type { LoaderFile } from "../providers/loaders/types";
+import type { LoaderFile } from "../services/document-store/types";
 import { IdParam } from "../schemas/common";
-import { loadVariables } from "../services/prediction/vars";
+import { loadVariables } from "../services/runs/vars";
 import { type VectorUpsertRequest, findChatflow, upsertChatflowVectors } from "../services/vector-upsert";
 import { readJsonOrForm } from "./request-body";
 import { bodyReadByHandler, createRouter, describeIssues, errorResponsesFor, multipartWithFiles } from "./router";
@@ -19,14 +19,14 @@ const tags = ["vector"];
 /** Vector upserts carry files: they get the upload limit (MAX_UPLOAD_MB), as document store upserts do. */
 export const isVectorUpsert = (method: string, path: string) => method === "POST" && /\/vector\/upsert(\/|$)/.test(path);
 
-export const VectorUpsertBody = z
+const VectorUpsertBody = z
   .object({
     stopNodeId: z.string().trim().min(1).max(200).optional().openapi({ description: "The vector store node to upsert into, when the chatflow has several" }),
     overrideConfig: z.record(z.string(), z.unknown()).optional().openapi({ description: "Node parameters, as for prediction (gated by apiConfig.overrideConfig)" }),
   })
   .openapi("VectorUpsertRequest");
 
-export const VectorUpsertResult = z
+const VectorUpsertResult = z
   .object({
     numAdded: z.number().int(),
     numUpdated: z.number().int(),

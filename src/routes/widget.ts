@@ -3,10 +3,8 @@ import { optionalAuth } from "../auth/bearer";
 import { assertMayRun, assertOriginAllowed } from "../auth/prediction-access";
 import { text, uuid } from "../schemas/common";
 import { IdParam } from "../schemas/common";
-import { canStreamFlow } from "../engine";
-import { findConversationOwner, getChatflow } from "../services/chatflows";
-import { abortRun } from "../services/prediction/runs";
-import { postProcessingOf, runsOnAgentflowRuntime } from "../services/prediction/agentflow-check";
+import { chatflowStreams, findConversationOwner, getChatflow } from "../services/chatflows";
+import { abortRun } from "../services/runs/in-flight";
 import { OPTIONAL_BEARER, createRouter, jsonResponse, publicRoute } from "./router";
 
 const tags = ["widget"];
@@ -29,13 +27,7 @@ export const widgetRoutes = createRouter()
       summary: "Whether a chatflow streams (open for any chatflow; reveals nothing else)",
       request: { params: IdParam }, responses: jsonResponse(z.object({ isStreaming: z.boolean() })),
     }),
-    async (c) => {
-      const flow = await getChatflow(c.var.db, c.req.valid("param").id);
-      // A graph that cannot run cannot stream (false); prediction reports why. An agentflow whose final
-      // text post-processing rewrites answers JSON (as Flowise decides).
-      const rewritten = runsOnAgentflowRuntime(flow.type) && postProcessingOf(flow.chatbotConfig) !== undefined;
-      return c.json({ isStreaming: !rewritten && canStreamFlow(flow.type, flow.flowData) }, 200);
-    },
+    async (c) => c.json({ isStreaming: await chatflowStreams(c.var.db, c.req.valid("param").id) }, 200),
   )
   .openapi(
     publicRoute({

@@ -6,6 +6,7 @@
 import type { QuickJSContext, QuickJSHandle } from "quickjs-emscripten";
 import { type OutboundEnv, outboundFetch } from "../lib/outbound";
 import { MAX_FETCHES, MAX_RESPONSE_BYTES, MAX_TIMERS } from "./limits";
+import { errorMessage } from "../lib/error-message";
 
 interface Operation {
   done: Promise<void>;
@@ -112,7 +113,7 @@ export class HostBridge {
     };
     op.done = work().then(
       (payload) => finish({ ok: true, payload }),
-      (err) => finish({ ok: false, payload: err instanceof Error ? err.message : String(err) }),
+      (err) => finish({ ok: false, payload: errorMessage(err) }),
     );
     this.ops.set(id, op);
   }
@@ -127,7 +128,7 @@ export class HostBridge {
       res = await outboundFetch(url, { method, headers: init.headers ?? {}, body, signal: this.controller.signal }, this.env);
     } catch (err) {
       if (err instanceof Error && err.name === "OutboundRefused") throw err;
-      throw new Error(`fetch ${url.slice(0, 200)} failed: ${err instanceof Error ? err.message : String(err)}`);
+      throw new Error(`fetch ${url.slice(0, 200)} failed: ${errorMessage(err)}`);
     }
     const text = await readCapped(res, MAX_RESPONSE_BYTES);
     return JSON.stringify({ status: res.status, statusText: res.statusText, url: res.url || url, redirected: res.redirected, headers: [...res.headers], body: text });

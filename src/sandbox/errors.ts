@@ -1,5 +1,5 @@
 // How a sandboxed function failed, as a message the model (or the caller) can read.
-import { RunAborted } from "../providers/chat/http";
+import { RunAborted } from "../lib/run-control";
 import { engineMemoryFull } from "./engine";
 import { ENGINE_MEMORY_MAX_BYTES, MEMORY_LIMIT_BYTES, seconds } from "./limits";
 
@@ -27,7 +27,7 @@ export interface StopLimits {
   sliceMs: number;
 }
 
-export const errorText = (e: unknown): string => {
+const errorText = (e: unknown): string => {
   if (e && typeof e === "object") {
     const o = e as { name?: unknown; message?: unknown };
     if (typeof o.message === "string") return o.name && o.name !== "Error" ? `${String(o.name)}: ${o.message}` : o.message;

@@ -12,18 +12,7 @@
 //
 // Files: prelude.ts (the globals inside QuickJS), bridge.ts (host work the function awaits),
 // run.ts (one call and its limits), syntax.ts (parse check), errors.ts, limits.ts, engine.ts.
-export { SandboxError, type SandboxFailure } from "./errors";
-export {
-  DEFAULT_SLICE_MS,
-  DEFAULT_TIMEOUT_MS,
-  MAX_FETCHES,
-  MAX_RESPONSE_BYTES,
-  MAX_TIMEOUT_MS,
-  MAX_TIMERS,
-  MEMORY_LIMIT_BYTES,
-  STACK_LIMIT_BYTES,
-  toolSliceMs,
-  toolTimeoutMs,
-} from "./limits";
-export { type SandboxEnv, type SandboxRun, runSandboxed } from "./run";
+export { SandboxError } from "./errors";
+export { toolTimeoutMs } from "./limits";
+export { type SandboxRun, runSandboxed } from "./run";
 export { checkFunctionSyntax } from "./syntax";

@@ -1,13 +1,13 @@
 // The sandbox's limits: time (the whole call, and each stretch of computing without returning to
 // the host's event loop), memory, stack, requests and timers.
-export const DEFAULT_TIMEOUT_MS = 5_000;
-export const MAX_TIMEOUT_MS = 60_000;
+const DEFAULT_TIMEOUT_MS = 5_000;
+const MAX_TIMEOUT_MS = 60_000;
 /**
  * Longest stretch a function may compute without awaiting host work (a timer or a request). The
  * worker's isolate serves other requests only between such stretches, so one function computing
  * forever must not hold it: past this the function is stopped, even inside its time limit.
  */
-export const DEFAULT_SLICE_MS = 500;
+const DEFAULT_SLICE_MS = 500;
 /** QuickJS's limit per run. In this build it counts allocations, not their sizes (see engine.ts). */
 export const MEMORY_LIMIT_BYTES = 32 * 1024 * 1024;
 /**

@@ -5,7 +5,7 @@
 // never awaits host work would otherwise hold the isolate, and every other request, until its time
 // limit. Awaited work (fetch, timers) goes through the bridge and does not count as computing.
 import type { QuickJSContext, QuickJSHandle } from "quickjs-emscripten";
-import { RunAborted } from "../providers/chat/http";
+import { RunAborted } from "../lib/run-control";
 import { HostBridge } from "./bridge";
 import { discardQuickjs, engineMemoryFull, quickjs } from "./engine";
 import { SandboxError, type Stop, type StopLimits, failureOf, memoryFailure, stopFailure, syntaxMessage } from "./errors";
@@ -13,7 +13,7 @@ import { INTERRUPTS_PER_SECOND, MEMORY_LIMIT_BYTES, STACK_LIMIT_BYTES, type Sand
 import { FILENAME, PRELUDE, wrap } from "./prelude";
 import type { OutboundEnv } from "../lib/outbound";
 
-export interface SandboxEnv extends OutboundEnv, SandboxLimitsEnv {}
+interface SandboxEnv extends OutboundEnv, SandboxLimitsEnv {}
 
 export interface SandboxRun {
   /** Each becomes a `$<name>` variable. */

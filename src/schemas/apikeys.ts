@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { isPermissionName } from "../auth/permissions";
+import { isPermissionName } from "./permissions";
 import { name, uuid } from "./common";
 
 const permissions = z

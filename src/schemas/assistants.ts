@@ -2,12 +2,12 @@ import { z } from "@hono/zod-openapi";
 import { ASSISTANT_TYPES } from "../db/enums";
 import { text, uuid } from "./common";
 
-export const ASSISTANT_TOOLS = ["function", "code_interpreter", "file_search"] as const;
+const ASSISTANT_TOOLS = ["function", "code_interpreter", "file_search"] as const;
 
 const DETAILS_BYTES = 200_000;
 
 // Known fields are checked; anything else a Flowise export carries is kept as it is.
-export const AssistantDetails = z.looseObject({
+const AssistantDetails = z.looseObject({
   id: text(1000).optional(),
   name: text(1000).optional(),
   description: text(100_000).optional(),

@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
+import { UUID_PATTERN } from "../lib/ids";
 import { MAX_JSON_DEPTH, jsonTooDeep } from "../lib/json-depth";
 
-const UUID_PATTERN = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 const utf8 = new TextEncoder();
 
 /** A UUID, normalised to lower case so ids match however a client spells them. */

@@ -40,7 +40,6 @@ export const DocumentStore = z.object({
   updatedDate: z.string(),
 }).openapi("DocumentStore");
 
-export const StoreIdParam = z.object({ storeId: uuid() });
 export const LoaderParams = z.object({ storeId: uuid(), loaderId: uuid() });
 // `/chunks/{storeId}/{loaderId}/…` is one path to OpenAPI, so the last segment has one name for
 // every method: a page number for GET, a chunk id for PUT and DELETE (the URLs are Flowise's).
@@ -56,7 +55,7 @@ export const ChunkPageParams = z.object({
     .openapi({ type: "string", description: "The page number, from 1 (50 chunks a page)" }),
 });
 
-export const DocumentStoreFileChunk = z.object({
+const DocumentStoreFileChunk = z.object({
   id: z.string(),
   docId: z.string(),
   storeId: z.string(),

@@ -29,7 +29,7 @@ export const Execution = z.object({
   stoppedDate: z.string().nullable(),
 }).openapi("Execution");
 
-export const ExecutionListItem = Execution.extend({
+const ExecutionListItem = Execution.extend({
   agentflow: z.object({ id: z.string(), name: z.string() }).nullable(),
 }).openapi("ExecutionListItem");
 

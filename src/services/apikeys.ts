@@ -5,7 +5,6 @@ import { apiKey, chatFlow } from "../db/schema";
 import { invalid } from "../errors";
 import { constantTimeEqual, randomToken, sha256Hex } from "../lib/crypto";
 import { D1_MAX_PARAMS, chunk } from "../lib/chunk";
-import type { KeyScope } from "../auth/access";
 import type { ApiKeyCreate, ApiKeyUpdate } from "../schemas/apikeys";
 import type { PageQueryInput } from "../schemas/common";
 import { type Resource, deleteRecord, findRecord, insertRecord, listRecords, updateRecord } from "./crud";
@@ -14,11 +13,17 @@ const keys: Resource<typeof apiKey> = { table: apiKey, label: "API key", sqlName
 
 type KeyRow = typeof apiKey.$inferSelect;
 
+/** What a key stores and what it may be given: the same two lists, null meaning "all". */
+export interface KeyScope {
+  permissions: string[] | null;
+  chatflows: string[] | null;
+}
+
 const parseList = (text: string | null): string[] | null => (text === null ? null : (JSON.parse(text) as string[]));
 const storeList = (list: string[] | null | undefined): string | null | undefined =>
   list === undefined ? undefined : list === null ? null : JSON.stringify([...new Set(list)]);
 
-export const scopeOf = (row: KeyRow): KeyScope => ({ permissions: parseList(row.permissions), chatflows: parseList(row.chatflows) });
+const scopeOf = (row: KeyRow): KeyScope => ({ permissions: parseList(row.permissions), chatflows: parseList(row.chatflows) });
 
 function present(row: KeyRow) {
   const { keyHash: _hash, keyMask, permissions: _permissions, chatflows: _chatflows, ...rest } = row;

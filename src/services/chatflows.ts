@@ -12,8 +12,10 @@ import type { PageQueryInput } from "../schemas/common";
 import { type Resource, findRecord, insertRecord, listRecords, updateRecord } from "./crud";
 import { findApiKeyByToken } from "./apikeys";
 import { deleteFilesUnder } from "./files";
-import { parseFlowData, unsupportedNodes } from "../engine";
-import { agentflowTypeFault, runsOnAgentflowRuntime } from "./prediction/agentflow-check";
+import { canStreamFlow, parseFlowData, unsupportedNodes } from "../engine";
+import { agentflowTypeFault, postProcessingOf, runsOnAgentflowRuntime } from "./runs/flow-types";
+import type { EndpointEnv } from "../lib/outbound";
+import { endpointRefusals } from "./flow-endpoints";
 
 const chatflows: Resource<typeof chatFlow> = { table: chatFlow, label: "Chatflow", sqlName: "chat_flow" };
 
@@ -41,25 +43,40 @@ export function flowDataWarning(flowData: string, type?: ChatflowType): string |
   }
 }
 
-/** The saved record as stored, plus `warning` only when the flowData just saved has one. */
-function withWarning<T extends ChatflowRow>(row: T, flowData: string | undefined): T & { warning?: string } {
-  const warning = flowData === undefined ? undefined : flowDataWarning(flowData, row.type);
-  return warning ? { ...row, warning } : row;
+/**
+ * The saved record as stored, plus `warning` only when the flowData just saved has one: what
+ * flowDataWarning says, and endpoints the outbound policy refuses (under `outbound`'s settings).
+ */
+function withWarning<T extends ChatflowRow>(row: T, flowData: string | undefined, outbound?: EndpointEnv): T & { warning?: string } {
+  if (flowData === undefined) return row;
+  const warnings = [flowDataWarning(flowData, row.type), ...(outbound ? endpointRefusals(flowData, outbound) : [])].filter(Boolean);
+  return warnings.length ? { ...row, warning: warnings.join("; ") } : row;
 }
 
-export async function createChatflow(db: Db, input: z.infer<typeof ChatflowCreate>) {
+export async function createChatflow(db: Db, input: z.infer<typeof ChatflowCreate>, outbound?: EndpointEnv) {
   await assertApiKeyExists(db, input.apikeyid);
-  return withWarning(await insertRecord(db, chatflows, input), input.flowData);
+  return withWarning(await insertRecord(db, chatflows, input), input.flowData, outbound);
 }
 
-export async function updateChatflow(db: Db, id: string, patch: z.infer<typeof ChatflowUpdate>) {
+export async function updateChatflow(db: Db, id: string, patch: z.infer<typeof ChatflowUpdate>, outbound?: EndpointEnv) {
   await assertApiKeyExists(db, patch.apikeyid);
   const row = await updateRecord(db, chatflows, id, patch);
   // A new type reads the same graph differently (an agentflow's nodes are not a chatflow's).
-  return withWarning(row, patch.flowData ?? (patch.type ? row.flowData : undefined));
+  return withWarning(row, patch.flowData ?? (patch.type ? row.flowData : undefined), outbound);
 }
 
 export const getChatflow = (db: Db, id: string) => findRecord(db, chatflows, id);
+
+/**
+ * Whether a chatflow's answers stream (its widget asks before the first message). A graph that
+ * cannot run cannot stream (false; prediction reports why); nor does an agentflow whose final text
+ * post-processing rewrites the answer, which then comes as JSON (as Flowise decides).
+ */
+export async function chatflowStreams(db: Db, id: string): Promise<boolean> {
+  const flow = await getChatflow(db, id);
+  const rewritten = runsOnAgentflowRuntime(flow.type) && postProcessingOf(flow.chatbotConfig) !== undefined;
+  return !rewritten && canStreamFlow(flow.type, flow.flowData);
+}
 
 /** Which chatflow records a caller may see: types and ids, null meaning all. */
 export interface FlowVisibility {

@@ -30,7 +30,7 @@ function parseJson(value: string | null): unknown {
 }
 
 /** Stored JSON text becomes arrays/objects in answers, as the service document types them. */
-export function presentMessage(row: MessageRow, feedback?: FeedbackRow | null) {
+function presentMessage(row: MessageRow, feedback?: FeedbackRow | null) {
   const out: Record<string, unknown> = { ...row };
   for (const field of JSON_FIELDS) out[field] = parseJson(row[field]);
   if (feedback) out.feedback = feedback;

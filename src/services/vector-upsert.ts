@@ -24,7 +24,7 @@ import { extensionOf } from "../providers/loaders/text-util";
 import type { LoaderFile } from "../providers/loaders/types";
 import { safeFileName } from "./document-store/files";
 import { ADDED_DOCS_LIMIT } from "./document-store/indexing";
-import { gateNodeOverrides, gateVarOverrides } from "./prediction/overrides";
+import { gateNodeOverrides, gateVarOverrides } from "./runs/overrides";
 import { recordUpsert } from "./upsert-history";
 
 export type ChatflowRow = typeof chatFlow.$inferSelect;
@@ -55,7 +55,7 @@ export async function findChatflow(db: Db, id: string): Promise<ChatflowRow> {
  * mapping; anything unknown is text): 400 when the branch has no loader of that kind, 413 / 415
  * when the file is too large or not something that loader reads. Checked before anything runs.
  */
-export function filesByInput(plan: UpsertPlan, uploads: LoaderFile[], maxBytes: number): Record<string, LoaderFile[]> {
+function filesByInput(plan: UpsertPlan, uploads: LoaderFile[], maxBytes: number): Record<string, LoaderFile[]> {
   const branchLoaders = plan.order.filter((n) => loaderFileField(n.data.name));
   const out: Record<string, LoaderFile[]> = {};
   for (const upload of uploads) {

@@ -1,4 +1,4 @@
-// Execute Flow through the prediction service: the callee (a chatflow or an agentflow of this
+// Execute Flow through the run door: the callee (a chatflow or an agentflow of this
 // deployment) runs in-process with the caller's chatId and stores its own exchange; a cycle is a
 // 400 naming it, with both executions ERROR and no messages anywhere.
 import { describe, expect, it } from "vitest";

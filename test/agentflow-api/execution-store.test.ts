@@ -6,7 +6,7 @@ import { createDb } from "../../src/db";
 import { ApiError } from "../../src/errors";
 import { ExecutionRecorder, MAX_EXECUTION_DATA_BYTES } from "../../src/services/execution-runs";
 import { claimForResume, findResumeTarget, resumePoint } from "../../src/services/execution-resume";
-import { exchangeStatements } from "../../src/services/prediction/agentflow-messages";
+import { exchangeStatements } from "../../src/services/runs/agentflow-messages";
 import { seedExecution } from "./seed";
 
 const db = createDb(env.DB);
@@ -18,7 +18,7 @@ const recorder = (agentflowId = crypto.randomUUID()) => new ExecutionRecorder(db
 
 function exchange(r: ExecutionRecorder, extra: Record<string, unknown> = {}) {
   return {
-    chatflowid: r.run.agentflowId, chatId: "s-1", sessionId: "s-1", executionId: r.run.id, userContent: "hi",
+    chatflowid: r.run.agentflowId, chatType: "EXTERNAL" as const, chatId: "s-1", sessionId: "s-1", executionId: r.run.id, userContent: "hi",
     startedAt: new Date().toISOString(), answer: "hello", resumed: false, ...extra,
   };
 }

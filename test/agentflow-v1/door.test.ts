@@ -1,10 +1,12 @@
 // The engine's door for MULTIAGENT (no HTTP): a V1 template as saved — Branch Out Merge In's
-// chatAnthropic from the shared chat model registry, on the Anthropic stand-in — runs through
-// prepareFlow; a graph that cannot run is a 400 before anything runs.
+// chatAnthropic from the shared chat model registry, on the Anthropic stand-in — prepared by
+// prepareFlow (translated once) and run through the runtime's entry with recorded ports; a graph
+// that cannot run is a 400 before anything runs.
 import { inject } from "vitest";
 import { describe, expect, it } from "vitest";
 import { prepareFlow } from "../../src/engine";
-import { credential, makeCtx, marker, recordingSink, runtimeWith } from "../engine/helpers";
+import { credential, marker, runtimeWith } from "../engine/helpers";
+import { recorder, request } from "../agentflow/helpers";
 import branchOut from "./fixtures/branch-out-merge-in.json";
 
 const anthropicUrl = () => inject("anthropicUrl");
@@ -16,10 +18,16 @@ describe("MULTIAGENT through the engine's door", () => {
     model.data.credential = await credential("anthropicApi", { anthropicApiKey: "sk-ant-test" });
     const runtime = runtimeWith({ ANTHROPIC_BASE_URL: anthropicUrl() });
     const question = `trip ${marker()}`;
-    const { sink, text } = recordingSink();
-    const result = await prepareFlow("MULTIAGENT", JSON.stringify(t)).run(makeCtx(question, { runtime }), sink);
-    expect(result.text).toBe(text());
-    expect(result.text).toContain(question);
+    const prepared = prepareFlow("MULTIAGENT", JSON.stringify(t));
+    expect(prepared.kind).toBe("agentflow");
+    if (prepared.kind !== "agentflow") return;
+    const rec = recorder({ ctx: { runtime, question } });
+    const outcome = await prepared.run(request({ question, streaming: true }), rec.ports);
+    expect(outcome.state).toBe("FINISHED");
+    expect(outcome.text).toContain(question);
+    // Flowise V1 streams the final answer as one token after the steps.
+    expect(rec.tokens()).toBe(outcome.text);
+    expect(outcome.agentReasoning?.map((r) => r.agentName)).toEqual(expect.arrayContaining(["AgentA", "AgentD"]));
     const sent = await (await fetch(`${anthropicUrl()}/requests?contains=${encodeURIComponent(question)}`)).json<any[]>();
     expect(sent).toHaveLength(4); // AgentA, AgentB, AgentC, AgentD
     expect(sent[0].headers["x-api-key"]).toBe("sk-ant-test");

@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { iterationLimitMessage } from "../../src/engine/chatflow/nodes/agents";
 import { registry } from "../../src/engine/chatflow/registry";
 import type { FlowNode, StreamSink, UsedTool } from "../../src/engine";
-import { RunAborted } from "../../src/providers/chat/http";
+import { RunAborted } from "../../src/lib/run-control";
 import { createTool } from "../../src/services/tools";
 import { callOf, customToolNode, toolAgentFlow } from "./agents-flows";
 import { canStreamFlow, credential, db, makeCtx, marker, requestsWith, runFlow, runtimeWith, storeTurns } from "./helpers";

@@ -12,7 +12,7 @@ import { credential, db, marker, requestsWith, standinUrl } from "./helpers";
 import { getCredentialData } from "../../src/services/credentials";
 
 const deps = (over: Partial<ProviderDeps["env"]> = {}): ProviderDeps => ({
-  env: over,
+  env: { ENVIRONMENT: env.ENVIRONMENT, ...over }, // the test runner's: loopback stand-ins are reachable
   getCredential: (id) => getCredentialData(db(), env.CREDENTIAL_ENCRYPTION_KEY, id),
 });
 

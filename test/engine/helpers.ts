@@ -57,14 +57,18 @@ export async function storeTurns(chatflowid: string, sessionId: string, turns: C
 /** The ports a request gets (src/services/runtime) on the test D1, with `env` patched. */
 export const runtimeWith = (patch: Partial<Env> = {}): Runtime => createRuntime({ ...(env as unknown as Env), ...patch }, db());
 
-/** A run's context as the prediction service makes it, on the real ports. */
+/** A run's context as the run door makes it, on the real ports. */
 export function makeCtx(question: string, over: Partial<RunContext> = {}): RunContext {
   const { runtime = runtimeWith(), ...init } = over;
   return createRunContext(runtime, { chatflowid: crypto.randomUUID(), sessionId: crypto.randomUUID(), question, ...init });
 }
 
 /** A chatflow's flowData prepared and run, as POST /prediction does it. */
-export const runFlow = async (flowData: string, ctx: RunContext, sink?: StreamSink): Promise<RunResult> => prepareFlow("CHATFLOW", flowData).run(ctx, sink);
+export const runFlow = async (flowData: string, ctx: RunContext, sink?: StreamSink): Promise<RunResult> => {
+  const prepared = prepareFlow("CHATFLOW", flowData);
+  if (prepared.kind !== "chatflow") throw new Error("a CHATFLOW prepares as a chatflow");
+  return prepared.run(ctx, sink);
+};
 
 /** Whether a chatflow streams, as GET /chatflows-streaming answers it. */
 export const canStreamFlow = (flowData: string): boolean => canStream("CHATFLOW", flowData);

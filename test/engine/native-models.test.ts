@@ -18,7 +18,7 @@ const anthropicUrl = () => inject("anthropicUrl");
 const geminiUrl = () => inject("geminiUrl");
 
 const deps = (over: Partial<ProviderDeps["env"]> = {}): ProviderDeps => ({
-  env: { ANTHROPIC_BASE_URL: anthropicUrl(), GOOGLE_GENERATIVE_AI_BASE_URL: geminiUrl(), ...over },
+  env: { ENVIRONMENT: env.ENVIRONMENT, ANTHROPIC_BASE_URL: anthropicUrl(), GOOGLE_GENERATIVE_AI_BASE_URL: geminiUrl(), ...over }, // loopback stand-ins reachable
   getCredential: (id) => getCredentialData(db(), env.CREDENTIAL_ENCRYPTION_KEY, id),
 });
 

@@ -5,7 +5,7 @@ import { OpenAICompatibleChatModel } from "../../src/providers/chat/openai-compa
 import { marker, requestsWith, standinUrl } from "./helpers";
 
 const model = () =>
-  new OpenAICompatibleChatModel({ endpoint: { url: `${standinUrl()}/v1/chat/completions`, headers: {}, provider: "Stand-in" }, model: "m", temperature: 0 });
+  new OpenAICompatibleChatModel({ endpoint: { url: `${standinUrl()}/v1/chat/completions`, headers: {}, provider: "Stand-in", field: "basepath" }, policy: { field: "basepath", env: { ENVIRONMENT: "test" } }, model: "m", temperature: 0 });
 
 const calculator = {
   type: "function",

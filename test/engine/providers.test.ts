@@ -188,6 +188,7 @@ describe("chat model nodes", () => {
       url: "https://inst.openai.azure.com/openai/deployments/dep/chat/completions?api-version=2024-02-01",
       headers: { "api-key": "k" },
       provider: "Azure OpenAI",
+      field: "azureOpenAIApi credential azureOpenAIApiInstanceName",
     });
     expect(() => azureEndpoint({ modelName: "gpt" }, {})).toThrow(/InstanceName/);
     expect(mistralEndpoint({}, {}).url).toBe("https://api.mistral.ai/v1/chat/completions");

@@ -107,7 +107,7 @@ describe("RedisBackedChatMemory over TCP (redis://)", () => {
 describe("a Redis that does not answer", () => {
   it("is a 504 naming it once its deadline passes", async () => {
     const { RedisTcp, tcpOptionsOfUrl } = await import("../../src/providers/memory/redis/tcp");
-    const client = new RedisTcp({ ...tcpOptionsOfUrl(redisUrl()), timeoutMs: 300 });
+    const client = new RedisTcp({ ...tcpOptionsOfUrl(redisUrl()), policy: { field: "redisUrl", env: { ENVIRONMENT: "test" } }, timeoutMs: 300 });
     const started = Date.now();
     const e = await err(client.pipeline([["LRANGE", `hang:${marker()}`, 0, -1]]));
     expect(e).toMatchObject({ status: 504, message: `Redis at 127.0.0.1:${new URL(redisUrl()).port} did not answer within 300 ms` });

@@ -4,7 +4,7 @@
 import { env as workerEnv } from "cloudflare:workers";
 import { describe, expect, inject, it } from "vitest";
 import sqlTemplate from "./fixtures/sql-db-chain.json";
-import { type Fixture, closedUrl, credential, flowDataOf, makeCtx, marker, pointAtStandin, requestsWith, runFlow, runtimeWith } from "./helpers";
+import { type Fixture, closedUrl, credential, flowDataOf, makeCtx, marker, pointAtStandin, requestsWith, runFlow, runtimeWith, standinUrl } from "./helpers";
 
 const pgUrl = () => inject("postgresUrl");
 const loopback = () => runtimeWith({ OUTBOUND_ALLOW: "127.0.0.1" } as never);
@@ -58,10 +58,12 @@ describe("SQL DB Chain template on PostgreSQL", () => {
     expect(still.text).toBe('rows: [{"n":4}]');
   });
 
-  it("a loopback database is refused unless OUTBOUND_ALLOW lists it", async () => {
-    await expect(runFlow(await template(pgUrl()), makeCtx(`${marker()} [sql: SELECT 1 :sql]`))).rejects.toMatchObject({
+  it("a loopback database is refused in production unless OUTBOUND_ALLOW lists it", async () => {
+    // The model (the stand-in) is listed by host:port; the database, on another port, is not.
+    const production = runtimeWith({ ENVIRONMENT: "production", OUTBOUND_ALLOW: new URL(standinUrl()).host } as never);
+    await expect(runFlow(await template(pgUrl()), makeCtx(`${marker()} [sql: SELECT 1 :sql]`, { runtime: production }))).rejects.toMatchObject({
       status: 400,
-      message: expect.stringContaining("Outbound connection refused: 127.0.0.1 is a loopback address"),
+      message: expect.stringContaining("Sql Database Chain url refused by the outbound policy: 127.0.0.1 is a loopback address"),
     });
   });
 

@@ -74,14 +74,14 @@ describe("requests tools", () => {
 });
 
 describe("webScraperTool", () => {
-  it("scrapes the start page and the pages it links to (maxDepth 2): title, paragraph text", async () => {
+  it("scrapes the start page and the pages it links to (maxDepth 2): title, paragraph text (entities decoded)", async () => {
     const tool = await build("webScraperTool", { maxDepth: "2", maxPages: "5" });
     expect(tool.name).toBe("web_scraper_tool");
     const m = marker();
     const pages = JSON.parse(await tool.invoke({ input: `${services()}/web/${m}` }));
     expect(pages).toEqual([
-      { url: `${services()}/web/${m}`, title: `Page /web/${m}`, description: "No description found", body_text: `Hello from /web/${m}` },
-      { url: `${services()}/web/next`, title: "Page /web/next", description: "No description found", body_text: "Hello from /web/next" },
+      { url: `${services()}/web/${m}`, title: `Page /web/${m}`, description: "No description found", body_text: `Hello from /web/${m} & “friends”` },
+      { url: `${services()}/web/next`, title: "Page /web/next", description: "No description found", body_text: "Hello from /web/next & “friends”" },
     ]);
   });
 

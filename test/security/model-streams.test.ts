@@ -4,7 +4,7 @@
 // Now both broken streams are an `error` frame (nothing stored), and a whole run stops at
 // RUN_TIMEOUT_MS: `error` + `end` when streaming, 504 JSON otherwise.
 import { describe, expect, it } from "vitest";
-import { DEFAULT_RUN_TIMEOUT_MS, runTimeoutMs } from "../../src/services/prediction/time-limit";
+import { DEFAULT_RUN_TIMEOUT_MS, runTimeoutMs } from "../../src/services/runs/time-limit";
 import { makeCtx, recordingSink, runFlow, runtimeWith } from "../engine/helpers";
 import conversationChain from "../engine/fixtures/conversation-chain.json";
 import { type Fixture, flowDataOf } from "../engine/helpers";

@@ -1,8 +1,8 @@
-// The lookups a prediction makes before its model call (src/services/prediction/lookups.ts): one
+// The lookups a prediction makes before its model call (src/services/runs/lookups.ts): one
 // D1 batch that reads the flow, only the stored variables its flowData names, and its credentials.
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { lookUpRun } from "../../src/services/prediction/lookups";
+import { lookUpRun } from "../../src/services/runs/lookups";
 import type { Env } from "../../src/env";
 import { json } from "../helpers";
 import { credential, db } from "../engine/helpers";

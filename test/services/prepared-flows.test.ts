@@ -7,7 +7,7 @@ import type { PreparedFlow } from "../../src/engine";
 import { json } from "../helpers";
 import { openAICredential, saveChain, standinRequests } from "../security/helpers";
 
-const flowOf = (name: string): PreparedFlow => ({ graph: { nodes: [], edges: [] }, streamable: false, run: async () => ({ text: name, memoryType: null }) });
+const flowOf = (name: string): PreparedFlow => ({ kind: "chatflow", graph: { nodes: [], edges: [] }, streamable: false, run: async () => ({ text: name, memoryType: null }) });
 
 describe("prepared flows per isolate", () => {
   it("a chatflow's saved change is what the next prediction runs", async () => {
@@ -26,7 +26,7 @@ describe("prepared flows per isolate", () => {
   });
 
   it("serves the same (type, flowData) once prepared; a refusal is prepared again each time", () => {
-    const cache = new PreparedFlowCache(4, 1000);
+    const cache = new PreparedFlowCache<PreparedFlow>(4, 1000);
     let prepared = 0;
     const a = cache.get("CHATFLOW", "a", () => (prepared++, flowOf("a")));
     expect(cache.get("CHATFLOW", "a", () => (prepared++, flowOf("a again")))).toBe(a);
@@ -41,7 +41,7 @@ describe("prepared flows per isolate", () => {
   });
 
   it("drops the least recently used flow beyond its count or size", () => {
-    const cache = new PreparedFlowCache(2, 60);
+    const cache = new PreparedFlowCache<PreparedFlow>(2, 60);
     const a = cache.get("T", "a", () => flowOf("a"));
     cache.get("T", "b", () => flowOf("b"));
     cache.get("T", "a", () => flowOf("a2")); // a is now the most recent

@@ -5,7 +5,9 @@
 //   GET  /idx/NAME/vectors/fetch?ids=…&namespace=…               → {vectors: {id: {id, values, metadata}}}
 //   POST /idx/NAME/vectors/delete {ids | deleteAll, namespace}   → {}
 // Every call needs an Api-Key header (401 otherwise). Index "missing" → 404; index "down" answers 500
-// on the data plane; index "hang" never answers there. GET /requests lists what was received.
+// on the data plane; index "hang" never answers there; index "metadata" is described with the cloud
+// metadata address as its host (an answer the outbound policy must refuse). GET /requests lists
+// what was received.
 import { hang, serveStandin } from "./base.mjs";
 
 const indexes = new Map(); // index → namespace → Map(id → {id, values, metadata})
@@ -59,6 +61,7 @@ export function startPineconeStandin() {
     if (described && req.method === "GET") {
       const name = decodeURIComponent(described[1]);
       if (name === "missing") return json(404, { error: { code: "NOT_FOUND", message: `Resource ${name} not found` }, status: 404 });
+      if (name === "metadata") return json(200, { name, dimension: 0, metric: "cosine", host: "169.254.169.254/latest", status: { ready: true, state: "Ready" } });
       return json(200, { name, dimension: 0, metric: "cosine", host: `${req.headers.host}/idx/${encodeURIComponent(name)}`, status: { ready: true, state: "Ready" } });
     }
     const data = /^\/idx\/([^/]+)(\/.*)$/.exec(url.pathname);

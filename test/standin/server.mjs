@@ -171,12 +171,24 @@ function echoAuth(req, res) {
   res.end(JSON.stringify({ error: { message: `Invalid credentials: the request carried "Authorization: ${header}" (key ${key})`, type: "invalid_request_error" } }));
 }
 
-/** [trickle]: a token (or, for JSON, a space) every second until the client hangs up. */
-function trickle(res, stream, frame) {
+/**
+ * [trickle]: a token (or, for JSON, a space) every second until the client hangs up. The record's
+ * `stream` says how many went out and when the client hung up (`closedAt`, ms since the epoch).
+ */
+function trickle(res, stream, frame, record) {
   res.writeHead(200, { "content-type": stream ? "text/event-stream" : "application/json" });
-  const timer = setInterval(() => res.write(stream ? frame({ content: "drip " }) : " "), 1000);
+  const progress = { tokens: null, sent: 0, finished: false, closedEarly: false, closedAt: null };
+  record.stream = progress;
+  const timer = setInterval(() => {
+    res.write(stream ? frame({ content: "drip " }) : " ");
+    progress.sent++;
+  }, 1000);
   timer.unref();
-  res.on("close", () => clearInterval(timer));
+  res.on("close", () => {
+    clearInterval(timer);
+    progress.closedEarly = true;
+    progress.closedAt = Date.now();
+  });
 }
 
 export function startStandin() {
@@ -330,7 +342,7 @@ export function startStandin() {
       res.end("data: [DONE]\n\n");
       return;
     }
-    if (last.includes("[trickle]")) return trickle(res, body.stream, (delta) => `data: ${JSON.stringify({ choices: [{ index: 0, delta, finish_reason: null }] })}\n\n`);
+    if (last.includes("[trickle]")) return trickle(res, body.stream, (delta) => `data: ${JSON.stringify({ choices: [{ index: 0, delta, finish_reason: null }] })}\n\n`, record);
     const forced = body.tool_choice?.type === "function" && body.tool_choice.function?.name;
     if (forced && !toolsSaid) {
       const tool = (body.tools ?? []).find((t) => t.function?.name === forced);

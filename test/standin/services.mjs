@@ -56,7 +56,7 @@ function answer(service, req, url, body, res) {
       return res.end(atom(q.replace(/^all:/, "")));
     case "web": {
       res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
-      return res.end(`<html><head><title>Page ${url.pathname}</title><script>var x = 1;</script></head><body><nav>menu</nav><p>Hello from ${url.pathname}</p><a href="/web/next">next</a></body></html>`);
+      return res.end(`<html><head><title>Page ${url.pathname}</title><script>var x = 1;</script></head><body><nav>menu</nav><p>Hello from ${url.pathname} &amp; &#8220;friends&#8221;</p><a href="/web/next">next</a></body></html>`);
     }
     case "echo":
       return json(res, 200, { method: req.method, path: url.pathname + url.search, headers: req.headers, body: body ?? null });

@@ -5,7 +5,7 @@
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import type { StructuredToolInterface } from "@langchain/core/tools";
 import { badRequest } from "../../errors";
-import { moderate, moderationsOf } from "../chatflow/nodes/chains";
+import { moderate, moderationsOf } from "../chatflow/instances";
 import { asNodeStep, buildArgs } from "../chatflow/build";
 import { registry } from "../chatflow/registry";
 import { isChatModel } from "../chatflow/instances";

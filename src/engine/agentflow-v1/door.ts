@@ -1,15 +1,14 @@
 // The MULTIAGENT runtime behind the engine's door (../index.ts): prepare translates and checks the
-// V1 graph (the prediction's 400 names the node), and the stateless run (a RunContext only, no
-// execution: a pause is a 409) goes through the agentflow door's. The prediction service runs
-// MULTIAGENT flows with executions and resume through runMultiagent (./index.ts) directly.
+// V1 graph once (the prediction's 400 names the node); the prepared flow runs on the agentflow
+// runtime through runMultiagent, which adds V1's answer (agentReasoning, its approval action).
 import type { FlowRuntime } from "../core/flow-runtime";
-import { runStateless } from "../agentflow/door";
-import { loadMultiagent, multiagentFault, runMultiagent } from "./index";
+import type { PreparedAgentflow } from "../agentflow/door";
+import { type V1Outcome, loadMultiagent, multiagentFault, runMultiagent } from "./index";
 
-export const multiagentRuntime: FlowRuntime = {
+export const multiagentRuntime: FlowRuntime<PreparedAgentflow<V1Outcome>> = {
   prepare(graph) {
     const translated = loadMultiagent(graph);
-    return { graph, streamable: true, run: (ctx, sink) => runStateless(translated, ctx, sink, runMultiagent) };
+    return { kind: "agentflow", graph: translated, run: (request, ports) => runMultiagent(translated, request, ports) };
   },
   canStream: (graph) => multiagentFault(graph) === undefined,
 };

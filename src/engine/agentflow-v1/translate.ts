@@ -3,7 +3,7 @@
 // become agentflow nodes (decisions by branch handle, loops as Loop-like nodes), while chat models,
 // tools, vector stores… stay components, built through the chatflow registry when their node runs.
 // What makes a graph impossible to run is collected as errors naming the node.
-import type { FlowEdge, FlowGraph, FlowNode } from "../core/types";
+import type { FlowEdge, FlowGraph } from "../core/types";
 import type { AgentflowGraph, AgentflowNode } from "../agentflow/types";
 import { refId } from "../core/refs";
 import { type TranslateScope, v1Defs } from "./nodes/registry";
@@ -21,7 +21,7 @@ export interface V1Translation {
 }
 
 /** Ids an input value refers to (`{{id.data.instance}}`, alone or in a list). */
-export function refsOf(value: unknown): string[] {
+function refsOf(value: unknown): string[] {
   if (Array.isArray(value)) return value.flatMap(refsOf);
   const id = refId(value);
   return id ? [id] : [];

@@ -7,19 +7,20 @@
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { AIMessageChunk } from "@langchain/core/messages";
 import type { StructuredToolInterface } from "@langchain/core/tools";
-import { RunAborted } from "../../providers/chat/http";
+import { RunAborted } from "../../lib/run-control";
 import { contentText } from "../../providers/chat/messages";
 import type { UsedTool } from "../core/types";
 import { fromReply, toLangChain } from "./messages";
 import { callChat } from "./model-call";
 import type { NodeRuntime } from "./node-types";
 import type { AgentflowMessage, HumanInput } from "./types";
+import { errorMessage } from "../../lib/error-message";
 
 export const DEFAULT_MAX_ITERATIONS = 10;
 export const MAX_MAX_ITERATIONS = 100;
 export const MAX_TOOL_OUTPUT_CHARS = 50_000;
 
-export const iterationLimitMessage = (n: number) =>
+const iterationLimitMessage = (n: number) =>
   `Agent stopped: it used tools ${n} time${n === 1 ? "" : "s"} (its maxIterations) without reaching a final answer.`;
 
 export interface AgentTool {
@@ -63,7 +64,7 @@ async function callTool(tool: StructuredToolInterface | undefined, name: string,
     return { output: capped(text) };
   } catch (err) {
     if (signal.aborted || err instanceof RunAborted) throw new RunAborted();
-    const error = err instanceof Error ? err.message : String(err);
+    const error = errorMessage(err);
     return { output: `Error: ${error}`, error };
   }
 }

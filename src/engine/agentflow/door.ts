@@ -1,17 +1,21 @@
 // The agentflow runtime behind the engine's door (../index.ts, `AGENTFLOW`): prepare checks the
-// graph (the save-time warning and the prediction's 400 come from here), canStream says whether
-// it can run. `run` is the stateless path: the agentflow runs over the RunContext with its frames
-// on the sink, but keeps no execution (nothing to resume: a pause is a 409 saying so) and has no
-// Execute Flow. The agentflow prediction service runs agentflows with executions, resume and
-// Execute Flow through runAgentflow (./index.ts) directly.
-import { ApiError, badRequest, conflict } from "../../errors";
-import { RunAborted } from "../../providers/chat/http";
+// graph once (the save-time warning and the prediction's 400 come from here), and the prepared
+// flow runs through runAgentflow with the ports its caller gives — executions (checkpoint),
+// stored history, Execute Flow (runFlow), frames. src/services/runs is that caller.
+import { badRequest } from "../../errors";
 import type { FlowRuntime } from "../core/flow-runtime";
-import type { RunContext } from "../core/ports";
-import type { FlowGraph, RunResult, StreamSink } from "../core/types";
+import type { FlowGraph } from "../core/types";
 import { runAgentflow } from "./index";
-import type { AgentflowGraph, AgentflowPorts } from "./types";
+import type { AgentflowGraph, AgentflowOutcome, AgentflowPorts, AgentflowRequest } from "./types";
 import { validateAgentflow } from "./validate";
+
+/** An agentflow checked (V1: translated) once; each run brings its request and ports. */
+export interface PreparedAgentflow<O extends AgentflowOutcome = AgentflowOutcome> {
+  kind: "agentflow";
+  graph: AgentflowGraph;
+  /** Failures during the run are the outcome (ERROR, TERMINATED); a request that cannot start is a 400. */
+  run(request: AgentflowRequest, ports: AgentflowPorts): Promise<O>;
+}
 
 function check(graph: FlowGraph): AgentflowGraph {
   const { errors } = validateAgentflow(graph as AgentflowGraph);
@@ -19,32 +23,10 @@ function check(graph: FlowGraph): AgentflowGraph {
   return graph as AgentflowGraph;
 }
 
-/** `runner` is the agentflow runtime's entry (Agentflow V1 passes its own, which wraps it). */
-export async function runStateless(graph: AgentflowGraph, ctx: RunContext, sink?: StreamSink, runner = runAgentflow): Promise<RunResult> {
-  const ports: AgentflowPorts = {
-    ctx,
-    pastChatHistory: () => ctx.runtime.memory.load(ctx.chatflowid, ctx.sessionId),
-    checkpoint: async () => undefined,
-    events: { event: (name, data) => (name === "token" ? sink?.token(String(data)) : sink?.event(name, data)) },
-    runFlow: async () => {
-      throw badRequest("Execute Flow needs the agentflow prediction service (this run keeps no execution)");
-    },
-  };
-  const request = {
-    chatflowId: ctx.chatflowid, chatId: ctx.chatId, sessionId: ctx.sessionId, question: ctx.question,
-    history: ctx.history, nodeOverrides: ctx.nodeOverrides, vars: ctx.vars, streaming: sink !== undefined,
-  };
-  const outcome = await runner(graph, request, ports);
-  if (outcome.state === "TERMINATED") throw new RunAborted();
-  if (outcome.state === "ERROR") throw new ApiError(outcome.errorStatus ?? 400, outcome.error ?? "The agentflow failed");
-  if (outcome.state === "STOPPED") throw conflict("This agentflow paused for human input, which needs its execution stored: run it through the agentflow prediction service");
-  return { text: outcome.text, sourceDocuments: outcome.sourceDocuments, usedTools: outcome.usedTools, memoryType: null };
-}
-
-export const agentflowRuntime: FlowRuntime = {
+export const agentflowRuntime: FlowRuntime<PreparedAgentflow> = {
   prepare(graph) {
     const checked = check(graph);
-    return { graph, streamable: true, run: (ctx, sink) => runStateless(checked, ctx, sink) };
+    return { kind: "agentflow", graph: checked, run: (request, ports) => runAgentflow(checked, request, ports) };
   },
   canStream: (graph) => validateAgentflow(graph as AgentflowGraph).errors.length === 0,
 };

@@ -67,6 +67,3 @@ export class EventStream {
     }
   }
 }
-
-/** Frames dropped (iteration sub-runs stream nothing but node progress). */
-export const silent: NodeEmitter = { token: () => undefined, event: () => undefined };

@@ -8,7 +8,7 @@ import type { AgentflowGraph, AgentflowNode } from "./types";
 /** A node whose branches are chosen by its output (Condition, Condition Agent, Human Input). */
 export const isDecision = (node: AgentflowNode): boolean => agentflowNodes.get(node.data.name)?.branches !== undefined;
 
-export const STICKY_NOTES = new Set(["stickyNoteAgentflow", "stickyNote"]);
+const STICKY_NOTES = new Set(["stickyNoteAgentflow", "stickyNote"]);
 
 export const isStickyNote = (node: AgentflowNode): boolean => STICKY_NOTES.has(node.data.name) || node.type === "stickyNote";
 

@@ -2,22 +2,11 @@
 // escaping off). Only values that START with a block tag are converted (AGENTFLOW.md §2.1), so a
 // prompt that merely contains XML-ish tags stays as written. Mention spans become their text, which
 // is the literal `{{ … }}` reference resolved afterwards.
+import { decodeHTML } from "entities/decode";
 
 const BLOCK_START = /^\s*<(?:p|div|h[1-6]|ul|ol|blockquote|pre|table)\b/i;
 
-export const isRichText = (value: string): boolean => BLOCK_START.test(value);
-
-const ENTITIES: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: '"', apos: "'", nbsp: " ", "#39": "'" };
-
-function decode(text: string): string {
-  return text.replace(/&(#x[0-9a-f]+|#\d+|\w+);/gi, (whole, name: string) => {
-    if (name[0] === "#") {
-      const code = name[1].toLowerCase() === "x" ? parseInt(name.slice(2), 16) : parseInt(name.slice(1), 10);
-      return Number.isFinite(code) && code > 0 && code < 0x110000 ? String.fromCodePoint(code) : whole;
-    }
-    return ENTITIES[name.toLowerCase()] ?? whole;
-  });
-}
+const isRichText = (value: string): boolean => BLOCK_START.test(value);
 
 interface Element {
   tag: string;
@@ -38,7 +27,7 @@ function parse(html: string): Node[] {
     const top = stack[stack.length - 1];
     if (token.startsWith("<!--")) continue;
     if (!m[1]) {
-      top.children.push(decode(token));
+      top.children.push(decodeHTML(token).replace(/\u00a0/g, " ")); // &nbsp; is a plain space in a prompt
       continue;
     }
     const tag = m[1].toLowerCase();

@@ -4,12 +4,34 @@
 // before the Iteration's own entry; its state is merged back. An item that fails gives the result
 // "Error in iteration N: …" and the next item runs.
 import { FlowMap } from "./graph";
-import { AgentflowRun } from "./run"; // circular, used only when an iteration runs
-import type { NodeEmitter } from "./node-types";
-import type { AgentflowNode, ExecutedData, NodeResultData } from "./types";
+import type { IterationContext, NodeEmitter } from "./node-types";
+import type { FlowState } from "./state";
+import type { AgentflowGraph, AgentflowMessage, AgentflowNode, AgentflowRequest, ExecutedData, NodeResultData } from "./types";
 import { errorMessage, isObject } from "./util";
 
-export async function iterate(parent: AgentflowRun, node: AgentflowNode, result: NodeResultData, channel: NodeEmitter): Promise<NodeResultData> {
+/** What a sub-run starts from (run.ts adds its parent). */
+export interface SubRunInit {
+  state: FlowState;
+  pastChatHistory: AgentflowMessage[];
+  form: Record<string, unknown>;
+  iteration: IterationContext;
+  channel: NodeEmitter;
+  onEntry: (entry: ExecutedData) => Promise<void>;
+}
+
+/** The run an Iteration node is in, as iterating needs it: run.ts's AgentflowRun, without importing it back. */
+export interface IterationParent {
+  readonly shared: { graph: AgentflowGraph; request: AgentflowRequest };
+  readonly state: FlowState;
+  readonly pastChatHistory: AgentflowMessage[];
+  readonly form: Record<string, unknown>;
+  readonly executedData: ExecutedData[];
+  readonly controller: AbortController;
+  checkpoint(): Promise<void>;
+  subRun(block: FlowMap, init: SubRunInit): { drive(start: string[]): Promise<void>; readonly executedData: ExecutedData[]; readonly state: FlowState };
+}
+
+export async function iterate(parent: IterationParent, node: AgentflowNode, result: NodeResultData, channel: NodeEmitter): Promise<NodeResultData> {
   const items = Array.isArray(result.input?.iterationInput) ? (result.input.iterationInput as unknown[]) : [];
   const block = FlowMap.block(parent.shared.graph, node.id);
   if (!block.nodes.size) return result;
@@ -18,12 +40,11 @@ export async function iterate(parent: AgentflowRun, node: AgentflowNode, result:
   let state = { ...(isObject(result.state) ? result.state : parent.state) };
   for (const [index, value] of items.entries()) {
     const iteration = { index, value, isFirst: index === 0, isLast: index === items.length - 1, sessionId: parent.shared.request.sessionId };
-    const child = new AgentflowRun(parent.shared, block, {
+    const child = parent.subRun(block, {
       state: { ...state },
       pastChatHistory: parent.pastChatHistory,
       form: parent.form,
       iteration,
-      parent,
       channel,
       onEntry: async (entry: ExecutedData) => {
         parent.executedData.push({ ...entry, data: { ...entry.data, iterationIndex: index, iterationContext: iteration, parentNodeId: node.id } });

@@ -8,7 +8,7 @@ import type { NodeRuntime } from "./node-types";
 import type { AgentflowMessage } from "./types";
 import { listOf, num } from "./util";
 
-export const DEFAULT_SUMMARIZER_TEMPLATE = `Progressively summarize the conversation provided and return a new summary.
+const DEFAULT_SUMMARIZER_TEMPLATE = `Progressively summarize the conversation provided and return a new summary.
 
 EXAMPLE:
 Human: Why do you think artificial intelligence is a force for good?

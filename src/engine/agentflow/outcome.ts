@@ -1,13 +1,13 @@
 // The end of a run: the execution's final state, the last checkpoint, the closing frames, and
 // what the caller answers and stores (AGENTFLOW.md §4.9, §9).
-import { RunAborted } from "../../providers/chat/http";
+import { RunAborted } from "../../lib/run-control";
 import type { SourceDocument, UsedTool } from "../core/types";
 import type { NodeFailure, AgentflowRun } from "./run";
 import type { AgentflowOutcome, ExecutedData, ExecutionState, HumanInputAction } from "./types";
 import { errorMessage, isObject, statusOf } from "./util";
 
 /** TERMINATED if any entry is, else ERROR, else STOPPED, else FINISHED. */
-export function finalState(data: ExecutedData[]): ExecutionState {
+function finalState(data: ExecutedData[]): ExecutionState {
   for (const s of ["TERMINATED", "ERROR", "STOPPED"] as const) if (data.some((e) => e.status === s)) return s;
   return "FINISHED";
 }

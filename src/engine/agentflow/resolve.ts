@@ -119,7 +119,7 @@ export function resolveString(raw: string, scope: ResolveScope): unknown {
   return out;
 }
 
-export function resolveValue(value: unknown, scope: ResolveScope): unknown {
+function resolveValue(value: unknown, scope: ResolveScope): unknown {
   if (typeof value === "string") return resolveString(value, scope);
   if (Array.isArray(value)) return value.map((v) => resolveValue(v, scope));
   if (isObject(value)) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, resolveValue(v, scope)]));
@@ -127,7 +127,7 @@ export function resolveValue(value: unknown, scope: ResolveScope): unknown {
 }
 
 /** Params whose values are resolved: the node definition's, and any its inputParams mark acceptVariable. */
-export function variableParams(node: AgentflowNode, def: AgentflowNodeDef): Set<string> {
+function variableParams(node: AgentflowNode, def: AgentflowNodeDef): Set<string> {
   const names = new Set(def.variableParams);
   for (const p of node.data.inputParams ?? []) if (p.acceptVariable === true) names.add(p.name);
   return names;

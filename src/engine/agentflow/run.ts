@@ -4,23 +4,22 @@
 // after every node), which keeps the stored trace and the stream deterministic. A Human Input (or a
 // tool awaiting approval) pauses the run; a Loop queues its target again until its count is used up.
 import { ApiError } from "../../errors";
-import { RunAborted } from "../../providers/chat/http";
-import { fromTurns } from "./messages";
+import { RunAborted } from "../../lib/run-control";
 import type { EventStream } from "./events";
 import type { FlowMap } from "./graph";
-import { iterate } from "./iteration";
+import { type SubRunInit, iterate } from "./iteration";
 import { Joins } from "./joins";
 import type { IterationContext, NodeEmitter } from "./node-types";
 import { agentflowNodes } from "./nodes/registry";
 import { type ResolveScope, resolveInputs } from "./resolve";
 import { type FlowState, changedKeys } from "./state";
 import type { AgentflowGraph, AgentflowMessage, AgentflowNode, AgentflowPorts, AgentflowRequest, ExecutedData, HumanInput, HumanInputAction, NodeResultData } from "./types";
-import { isObject } from "./util";
+import { errorMessage, isObject } from "./util";
 
 /** Node runs per request (loops included) before the run is stopped as runaway. */
-export const MAX_STEPS = 1000;
+const MAX_STEPS = 1000;
 /** A Loop's count when its output gives none (Flowise's MAX_LOOP_COUNT default). */
-export const FALLBACK_MAX_LOOP_COUNT = 10;
+const FALLBACK_MAX_LOOP_COUNT = 10;
 
 /** What every run of one request shares (iteration sub-runs included). */
 export interface Shared {
@@ -37,7 +36,7 @@ export interface Shared {
 /** A node that failed (or was stopped), with the node it happened in. */
 export class NodeFailure extends Error {
   constructor(readonly node: AgentflowNode, readonly cause: unknown) {
-    super(cause instanceof Error ? cause.message : String(cause));
+    super(errorMessage(cause));
   }
 }
 
@@ -98,6 +97,11 @@ export class AgentflowRun {
   /** Executed data references see: the enclosing runs' and this run's. */
   visibleData(): ExecutedData[] {
     return this.init.parent ? [...this.init.parent.visibleData(), ...this.executedData] : this.executedData;
+  }
+
+  /** An Iteration's sub-run over the nodes of its block (iteration.ts). */
+  subRun(block: FlowMap, init: SubRunInit): AgentflowRun {
+    return new AgentflowRun(this.shared, block, { ...init, parent: this });
   }
 
   /** Stores the whole execution so far (an iteration's sub-run stores through the top run). */
@@ -288,6 +292,3 @@ export class AgentflowRun {
     throw new NodeFailure(node, new ApiError(400, `${node.data.label} (${node.id}) never ran: it waits for ${stuck.missing.join(", ")}, which did not run`));
   }
 }
-
-/** Stored turns as agentflow messages (the runtime's past chat history). */
-export const pastHistoryOf = fromTurns;

@@ -10,9 +10,9 @@ import { badGateway, badRequest } from "../../errors";
 import { contentText } from "../../providers/chat/messages";
 import { modelFailure } from "../core/errors";
 import { jsonSchemaOf } from "../core/zod-dsl";
-import { isObject, listOf } from "./util";
+import { errorMessage, isObject, listOf } from "./util";
 
-export const STRUCTURED_TOOL = "structured_output";
+const STRUCTURED_TOOL = "structured_output";
 
 interface Row {
   key?: unknown;
@@ -90,7 +90,7 @@ export function structuredSchema(raw: unknown, owner: string): z.ZodObject | und
           try {
             item = fromJsonSpec(JSON.parse(row.jsonSchema));
           } catch (err) {
-            throw badRequest(`${owner}: the JSON schema of structured output ${key} is not valid JSON (${err instanceof Error ? err.message : String(err)})`);
+            throw badRequest(`${owner}: the JSON schema of structured output ${key} is not valid JSON (${errorMessage(err)})`);
           }
         }
         field = z.array(item);
@@ -146,7 +146,7 @@ export async function invokeStructured(
     try {
       value = jsonIn(text);
     } catch (err) {
-      throw badGateway(`${owner}: the model's structured output does not parse (${err instanceof Error ? err.message : String(err)}): ${text.slice(0, 300)}`);
+      throw badGateway(`${owner}: the model's structured output does not parse (${errorMessage(err)}): ${text.slice(0, 300)}`);
     }
   }
   const checked = schema.safeParse(value);

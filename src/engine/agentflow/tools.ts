@@ -7,12 +7,12 @@ import type { RunContext } from "../core/ports";
 import type { SourceDocument } from "../core/types";
 import { supportedTools } from "../tools/registry";
 import { documentStoreRetriever, tool, vectorStoreRetriever } from "./components";
-import { bool, isObject, listOf, str } from "./util";
+import { bool, isObject, listOf, nonBlank } from "./util";
 
 /** Tools an agentflow cannot use: each needs another node wired into it (Flowise leaves them out of the Agent's list too). */
 const NOT_AGENTFLOW_TOOLS = new Set(["chainTool", "retrieverTool", "webBrowser", "queryEngineToolLlamaIndex"]);
 
-export const agentflowToolNames = (): string[] => supportedTools().filter((n) => !NOT_AGENTFLOW_TOOLS.has(n));
+const agentflowToolNames = (): string[] => supportedTools().filter((n) => !NOT_AGENTFLOW_TOOLS.has(n));
 
 /** The tool(s) a component builds (a toolkit builds several). */
 export async function selectedTools(ctx: RunContext, name: unknown, config: unknown, owner: string): Promise<StructuredToolInterface[]> {
@@ -25,11 +25,11 @@ export async function selectedTools(ctx: RunContext, name: unknown, config: unkn
 }
 
 /** A knowledge name as a tool name: lower case, `[a-z0-9_-]`, at most 64 characters. */
-export const knowledgeToolName = (name: string): string =>
+const knowledgeToolName = (name: string): string =>
   name.toLowerCase().replace(/\s+/g, "_").replace(/[^a-z0-9_-]/g, "").slice(0, 64) || "knowledge";
 
 async function retrieverTool(ctx: RunContext, retriever: unknown, name: string, description: unknown, returnSources: boolean, owner: string): Promise<StructuredToolInterface> {
-  const config = { name: knowledgeToolName(name), description: str(description) ?? `Searches ${name}`, retriever, returnSourceDocuments: returnSources };
+  const config = { name: knowledgeToolName(name), description: nonBlank(description) ?? `Searches ${name}`, retriever, returnSourceDocuments: returnSources };
   // retrieverTool builds one tool, never a list.
   return (await tool(ctx, "retrieverTool", config, owner, agentflowToolNames)) as StructuredToolInterface;
 }
@@ -55,7 +55,7 @@ export async function knowledgeTools(base: RunContext, inputs: Record<string, un
   }
   for (const row of listOf(inputs.agentKnowledgeVSEmbeddings).filter(isObject)) {
     const retriever = await vectorStoreRetriever(ctx, row, nodeId, owner);
-    const name = str(row.knowledgeName) ?? String(row.vectorStore);
+    const name = nonBlank(row.knowledgeName) ?? String(row.vectorStore);
     tools.push(await retrieverTool(ctx, retriever, name, row.knowledgeDescription, bool(row.returnSourceDocuments), owner));
   }
   return tools;

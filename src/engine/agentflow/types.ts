@@ -1,5 +1,5 @@
 // The seam between the Agentflow V2 runtime (this folder) and whoever stores and serves it
-// (services/prediction/agentflow*, services/executions*). Shapes follow Flowise 3 (AGENTFLOW.md
+// (services/runs/agentflow*, services/execution*). Shapes follow Flowise 3 (AGENTFLOW.md
 // §6.2 executed data, §7 human input, §8 events) so stored executions and streams stay compatible.
 //
 // Entry points (src/engine/agentflow/index.ts):

@@ -1,8 +1,11 @@
 // Small readers shared by the agentflow runtime and its nodes.
 import { ApiError } from "../../errors";
-import { RunAborted } from "../../providers/chat/http";
+import { errorMessage } from "../../lib/error-message";
+import { RunAborted } from "../../lib/run-control";
 
-export const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+// The readers every layer shares live in src/lib; the agentflow code reads them from here.
+export { bool, isObject, nonBlank, num } from "../../lib/inputs";
+export { errorMessage };
 
 /** A list input as Flowise saves it: an array, a JSON array string, or "" / null / missing (empty). */
 export function listOf<T = Record<string, unknown>>(v: unknown): T[] {
@@ -28,24 +31,8 @@ export function getPath(value: unknown, path: string): unknown {
   return cur;
 }
 
-/** Text of a value placed into a string: objects and arrays as JSON. */
-export function textOf(value: unknown): string {
-  if (typeof value === "string") return value;
-  if (value === undefined || value === null) return "";
-  if (typeof value === "object") {
-    try {
-      return JSON.stringify(value);
-    } catch {
-      return String(value);
-    }
-  }
-  return String(value);
-}
-
 /** Flowise's chat-history `name` of a node: its label, lower-cased, spaces as underscores. */
 export const historyName = (label: string | undefined, id: string): string => (label ? label.toLowerCase().replace(/\s/g, "_").trim() : id);
-
-export const errorMessage = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
 /** True for whatever an aborted run throws. */
 export const isAbort = (err: unknown, signal?: AbortSignal): boolean =>
@@ -60,16 +47,3 @@ export function prefixed(prefix: string, err: unknown): Error {
   const message = `${prefix}${errorMessage(err)}`;
   return err instanceof ApiError ? new ApiError(err.status, message) : new ApiError(400, message);
 }
-
-export const bool = (v: unknown, fallback = false): boolean => (typeof v === "boolean" ? v : v === "true" ? true : v === "false" ? false : fallback);
-
-export function num(v: unknown): number | undefined {
-  if (typeof v === "number") return Number.isFinite(v) ? v : undefined;
-  if (typeof v === "string" && v.trim()) {
-    const n = Number(v);
-    return Number.isFinite(n) ? n : undefined;
-  }
-  return undefined;
-}
-
-export const str = (v: unknown): string | undefined => (typeof v === "string" && v.trim() ? v : undefined);

@@ -1,14 +1,15 @@
 // Building one node of a chatflow: its inputs resolved, then its registry entry's build (or, for
 // the vector store an upsert targets, its upsert). Shared by prediction (./run.ts) and upsert.
 import { ApiError, badRequest } from "../../errors";
-import { RunAborted } from "../core/errors";
+import { RunAborted } from "../../lib/run-control";
 import type { RunContext } from "../core/ports";
 import { type ResolveState, resolveInputs } from "../core/resolve";
 import type { FlowNode } from "../core/types";
 import { registry } from "./registry";
 import type { BuildArgs, NodeDefinition } from "./types";
+import { errorMessage } from "../../lib/error-message";
 
-export const outputOf = (node: FlowNode): string | undefined => {
+const outputOf = (node: FlowNode): string | undefined => {
   const output = node.data.outputs?.output;
   return typeof output === "string" && output ? output : undefined;
 };
@@ -43,8 +44,8 @@ export async function asNodeStep<T>(node: FlowNode, ctx: RunContext, step: () =>
 }
 
 /** Keeps ApiErrors and aborts; anything else is a fault of the node, reported with its label. */
-export function asApiError(err: unknown, node: FlowNode): Error {
+function asApiError(err: unknown, node: FlowNode): Error {
   if (err instanceof ApiError || err instanceof RunAborted) return err;
-  const message = err instanceof Error ? err.message : String(err);
+  const message = errorMessage(err);
   return new ApiError(500, `${node.data.label} (${node.data.name}) failed: ${message}`);
 }

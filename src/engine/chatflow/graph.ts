@@ -4,14 +4,14 @@ import { isStickyNote, referencedIds } from "../core/flow-data";
 import type { FlowGraph, FlowNode } from "../core/types";
 import { registry } from "./registry";
 
-export const ENDING_CATEGORIES = new Set(["Chains", "Agents", "Engine"]);
-export const NO_ENDING_NODE = "Ending node must be either a Chain or Agent or Engine";
+const ENDING_CATEGORIES = new Set(["Chains", "Agents", "Engine"]);
+const NO_ENDING_NODE = "Ending node must be either a Chain or Agent or Engine";
 
 /** A node whose chosen output is `EndingNode` (a Custom JS Function) may answer, whatever its category. */
 const endsByOutput = (node: FlowNode): boolean => node.data.outputs?.output === "EndingNode";
 
 /** A node's category: its own data.category, else the registry's. */
-export const categoryOf = (node: FlowNode): string | undefined => node.data.category || registry.get(node.data.name)?.category;
+const categoryOf = (node: FlowNode): string | undefined => node.data.category || registry.get(node.data.name)?.category;
 
 /** Whether prediction skips this node: a loader feeding a vector store (its def decides). */
 function isUpsertOnly(node: FlowNode, graph: FlowGraph): boolean {

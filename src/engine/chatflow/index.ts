@@ -6,7 +6,7 @@ import { runChatflow } from "./run";
 export const chatflowRuntime: FlowRuntime = {
   prepare(graph) {
     const plan = planChatflow(graph);
-    return { graph, streamable: plan.streamable, run: (ctx, sink) => runChatflow(plan, ctx, sink) };
+    return { kind: "chatflow", graph, streamable: plan.streamable, run: (ctx, sink) => runChatflow(plan, ctx, sink) };
   },
   canStream: canStreamGraph,
 };

@@ -5,6 +5,7 @@ import type { BaseMessage } from "@langchain/core/messages";
 import { badRequest } from "../../errors";
 import type { PromptTemplates } from "../core/prompting";
 import type { ChatTurn } from "../core/types";
+import { asList } from "../core/inputs";
 
 export { turnsToMessages, turnsToText } from "../core/turns";
 import { turnsToMessages } from "../core/turns";
@@ -32,7 +33,7 @@ export function memoryInstance(label: string, memoryKey: string, read: () => Pro
   return { kind: "memory", label, memoryKey, load, messages: async () => turnsToMessages(await load()), ...(save ? { save } : {}) };
 }
 
-export interface ParsedOutput {
+interface ParsedOutput {
   json: unknown;
 }
 
@@ -78,4 +79,17 @@ export const isChatModel = (v: unknown): v is BaseChatModel =>
 export function requireChatModel(value: unknown, label: string, input = "model"): BaseChatModel {
   if (!isChatModel(value)) throw badRequest(`${label} needs a chat model connected to its ${input} input`);
   return value;
+}
+
+export const moderationsOf = (value: unknown): ModerationInstance[] => asList(value).filter(isModeration);
+
+/** Runs the moderations: the (possibly rewritten) question, or the refusal message. */
+export async function moderate(question: string, moderations: ModerationInstance[]): Promise<{ question: string } | { refusal: string }> {
+  try {
+    for (const m of moderations) question = await m.check(question);
+    return { question };
+  } catch (err) {
+    if (err instanceof ModerationRejected) return { refusal: err.message };
+    throw err;
+  }
 }

@@ -1,5 +1,5 @@
 // A chatflow's plan, computed once per run and carried: the parsed graph, the ending node and the
-// build order, and whether the ending node streams (the prediction service decides JSON vs event
+// build order, and whether the ending node streams (the run door decides JSON vs event
 // stream from it before the run starts; the run then streams exactly when it said so).
 import { badRequest } from "../../errors";
 import type { FlowGraph, FlowNode } from "../core/types";

@@ -18,7 +18,7 @@ export interface BuildArgs {
   answer?(instance: unknown, ctx: RunContext): Promise<string>;
 }
 
-export interface EndingRun {
+interface EndingRun {
   ctx: RunContext;
   /** Present when the caller streams; the node pushes tokens as the model makes them. */
   sink?: StreamSink;

@@ -27,7 +27,7 @@ const upsertable = (graph: FlowGraph) => graph.nodes.filter((n) => !isStickyNote
  * The vector store to upsert into — the one named by stopNodeId, else the chatflow's only vector
  * store fed by loaders — and its branch in build order. 400 saying what is wrong otherwise.
  */
-export function planUpsert(graph: FlowGraph, stopNodeId?: string): UpsertPlan {
+function planUpsert(graph: FlowGraph, stopNodeId?: string): UpsertPlan {
   const stores = upsertable(graph);
   const fed = stores.filter((n) => isConnected(n, "document"));
   let target: FlowNode;

@@ -1,10 +1,9 @@
 // How a run fails: an abort stays an abort (RunAborted, name "AbortError"); a model or provider
 // failure is a 502/504 ApiError; anything else keeps its ApiError status.
 import { ApiError, badGateway } from "../../errors";
-import { RunAborted } from "../../providers/chat/http";
+import { RunAborted } from "../../lib/run-control";
 import type { RunContext } from "./ports";
-
-export { RunAborted };
+import { errorMessage } from "../../lib/error-message";
 
 export function checkAborted(ctx: Pick<RunContext, "signal">): void {
   if (ctx.signal?.aborted) throw new RunAborted();
@@ -15,5 +14,5 @@ export function modelFailure(err: unknown, ctx: Pick<RunContext, "signal">): Err
   if (ctx.signal?.aborted) return new RunAborted();
   if (err instanceof ApiError || err instanceof RunAborted) return err;
   if (err instanceof Error && err.name === "AbortError") return new RunAborted();
-  return badGateway(`Model call failed: ${err instanceof Error ? err.message : String(err)}`);
+  return badGateway(`Model call failed: ${errorMessage(err)}`);
 }

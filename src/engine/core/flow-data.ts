@@ -1,10 +1,10 @@
 // flowData (a JSON string, as Flowise exports it) → a checked graph. Both runtimes read it.
 import { badRequest } from "../../errors";
+import { isObject } from "./inputs";
 import type { FlowEdge, FlowGraph, FlowNode } from "./types";
+import { errorMessage } from "../../lib/error-message";
 
 const REF = /\{\{\s*([^{}\s.]+)\.data\.instance\s*\}\}/g;
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 export const isStickyNote = (node: FlowNode): boolean => node.type === "stickyNote" || node.data.name === "stickyNote";
 
@@ -14,7 +14,7 @@ export function parseFlowData(flowData: string): FlowGraph {
   try {
     parsed = JSON.parse(flowData);
   } catch (err) {
-    throw badRequest(`flowData is not valid JSON: ${err instanceof Error ? err.message : String(err)}`);
+    throw badRequest(`flowData is not valid JSON: ${errorMessage(err)}`);
   }
   if (!isObject(parsed)) throw badRequest("flowData must be a JSON object with a nodes array");
   if (!Array.isArray(parsed.nodes)) throw badRequest("flowData has no nodes array");

@@ -2,13 +2,12 @@
 // inner async function and its result comes back wrapped, so an array stays an array and a string
 // that happens to look like JSON stays a string. Shared by the chatflow Custom JS Function and the
 // agentflow Custom Function nodes. The prefix stays on the body's first line: line numbers hold.
+import { isObject } from "./inputs";
 import type { Runtime } from "./ports";
 import type { SandboxRun } from "../../sandbox";
 
 const wrapBody = (code: string) =>
   `const __value = await (async function () {${code}\n})(); return __value === undefined ? {} : { __value };`;
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** The body's return value (JSON-shaped: what survives JSON), undefined when it returns nothing. */
 export async function runForValue(code: string, runtime: Pick<Runtime, "code">, run: Omit<SandboxRun, "env">): Promise<unknown> {

@@ -3,10 +3,10 @@ import { str } from "../../lib/inputs";
 import type { RunContext } from "./ports";
 import type { FlowNode } from "./types";
 
-export { asList, bool, jsonObject, num, str } from "../../lib/inputs";
+export { asList, bool, isObject, jsonObject, nonBlank, num, str } from "../../lib/inputs";
 
 /** The credential id a node names: data.credential, else its `credential` input. */
-export const credentialIdOf = (node: FlowNode, inputs: Record<string, unknown>): string | undefined =>
+const credentialIdOf = (node: FlowNode, inputs: Record<string, unknown>): string | undefined =>
   str(node.data.credential) ?? str(inputs.credential) ?? str(inputs.FLOWISE_CREDENTIAL_ID);
 
 /** The node's credential values ({} when it names none). */

@@ -1,17 +1,15 @@
 // Prepared flows kept by this isolate, keyed by the flow's type and its exact flowData text: what
-// is immutable for a chatflow version (the parsed graph, its checks and plan) is computed once, not
+// is immutable for a flow version (the parsed graph, its checks and plan, an agentflow V1 graph's translation) is computed once, not
 // on every prediction. A saved change is new text, so it is a new entry; the old one ages out.
 // A prepared flow holds no per-run state (each run gets its own context), so runs may share it.
-import type { PreparedFlow } from "./flow-runtime";
-
-export class PreparedFlowCache {
-  private readonly entries = new Map<string, PreparedFlow>();
+export class PreparedFlowCache<P> {
+  private readonly entries = new Map<string, P>();
   private bytes = 0;
 
   constructor(private readonly maxEntries: number, private readonly maxBytes: number) {}
 
   /** The prepared flow for (type, flowData), preparing it on a miss; a refusal (400) is not kept. */
-  get(type: string, flowData: string, prepare: () => PreparedFlow): PreparedFlow {
+  get(type: string, flowData: string, prepare: () => P): P {
     const key = `${type}\n${flowData}`;
     const hit = this.entries.get(key);
     if (hit) {

@@ -5,6 +5,7 @@ import { ChatPromptTemplate, PromptTemplate } from "@langchain/core/prompts";
 import { type BaseMessage, HumanMessage } from "@langchain/core/messages";
 import { badRequest } from "../../errors";
 import { instanceText } from "./resolve";
+import { errorMessage } from "../../lib/error-message";
 
 /** A prompt's templates: what a prompt node builds (chatflow) or a node's messages give. */
 export interface PromptTemplates {
@@ -24,7 +25,7 @@ function template(text: string, label: string): PromptTemplate {
   try {
     return PromptTemplate.fromTemplate(text);
   } catch (err) {
-    throw badRequest(`${label}: the template cannot be parsed (${err instanceof Error ? err.message : String(err)}); write literal braces as {{ and }}`);
+    throw badRequest(`${label}: the template cannot be parsed (${errorMessage(err)}); write literal braces as {{ and }}`);
   }
 }
 
@@ -32,7 +33,7 @@ const withFormat = (text: string, formatInstructions: string | undefined) =>
   formatInstructions !== undefined && !text.includes(`{${FORMAT}}`) ? `${text}\n{${FORMAT}}` : text;
 
 /** Values for every variable of the templates, or a 400 naming those that have none. */
-export function templateValues(variables: string[], promptValues: Record<string, unknown>, question: string, label: string): Record<string, string> {
+function templateValues(variables: string[], promptValues: Record<string, unknown>, question: string, label: string): Record<string, string> {
   const values: Record<string, string> = {};
   const missing: string[] = [];
   for (const name of new Set(variables)) {

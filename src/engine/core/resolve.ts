@@ -3,6 +3,7 @@
 // {{question}}, {{chat_history}} (only in params that accept variables, as Flowise does),
 // {{$vars.<name>}} and {{$flow.sessionId|chatId|chatflowId|input}}.
 import { badRequest } from "../../errors";
+import { isObject } from "./inputs";
 import type { RunContext } from "./ports";
 import { refId } from "./refs";
 import { turnsToText } from "./turns";
@@ -17,7 +18,6 @@ export interface ResolveState {
 }
 
 const VARIABLE = /\{\{\s*([^{}]+?)\s*\}\}/g;
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 const SKIP = Symbol("skip");
 
 /** Text for an instance placed inside a string (a predicted answer is already text). */
@@ -33,7 +33,7 @@ export function instanceText(value: unknown): string {
 }
 
 /** Inputs with the caller's overrides for this node's label applied on top. */
-export function inputsWithOverrides(node: FlowNode, ctx: Pick<RunContext, "nodeOverrides">): Record<string, unknown> {
+function inputsWithOverrides(node: FlowNode, ctx: Pick<RunContext, "nodeOverrides">): Record<string, unknown> {
   const overrides = ctx.nodeOverrides?.[node.data.label] ?? ctx.nodeOverrides?.[node.id];
   return { ...(node.data.inputs ?? {}), ...(overrides ?? {}) };
 }

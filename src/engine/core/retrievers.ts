@@ -4,12 +4,13 @@ import type { DocumentInterface } from "@langchain/core/documents";
 import type { BaseRetrieverInterface } from "@langchain/core/retrievers";
 import type { VectorStore } from "@langchain/core/vectorstores";
 import { ApiError, badGateway, badRequest } from "../../errors";
-import { RunAborted } from "./errors";
+import { RunAborted } from "../../lib/run-control";
 import type { RunContext } from "./ports";
 import type { SourceDocument } from "./types";
+import { errorMessage } from "../../lib/error-message";
 
 /** A vector store instance (for nodes that take either a retriever or a vector store). */
-export const isVectorStore = (v: unknown): v is VectorStore =>
+const isVectorStore = (v: unknown): v is VectorStore =>
   !!v && typeof v === "object" && typeof (v as VectorStore).asRetriever === "function" && typeof (v as VectorStore).similaritySearch === "function";
 
 const isRetriever = (v: unknown): v is BaseRetrieverInterface =>
@@ -29,7 +30,7 @@ export async function retrieve(retriever: BaseRetrieverInterface, query: string,
   } catch (err) {
     if (ctx.signal?.aborted) throw new RunAborted();
     if (err instanceof ApiError || err instanceof RunAborted) throw err;
-    throw badGateway(`Retrieval failed: ${err instanceof Error ? err.message : String(err)}`);
+    throw badGateway(`Retrieval failed: ${errorMessage(err)}`);
   }
 }
 

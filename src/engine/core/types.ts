@@ -1,6 +1,5 @@
 // What every runtime shares: the flowData graph as exported, conversation turns, what a run
 // answers and the sink it streams to. (The outside world reaches a run through ./ports.ts.)
-import type { Document } from "@langchain/core/documents";
 
 /** A node of a Flowise flowData graph, as exported. */
 export interface FlowNode {
@@ -79,5 +78,3 @@ export interface UpsertCounts {
   numDeleted: number;
   addedDocs: SourceDocument[];
 }
-
-export type { Document };

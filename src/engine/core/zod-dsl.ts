@@ -4,6 +4,7 @@
 // chained whitelisted methods, string/number/boolean/null literals, arrays, object literals,
 // comments) and builds the schema with zod itself, so validation and JSON Schema come from zod.
 import { z } from "zod";
+import { errorMessage } from "../../lib/error-message";
 
 type Value = unknown;
 
@@ -159,7 +160,7 @@ export function parseZodDsl(source: string): z.ZodType {
     try {
       return (method as (...a: unknown[]) => unknown).apply(target, args);
     } catch (err) {
-      return fail(`.${name}() failed: ${err instanceof Error ? err.message : String(err)}`, tok);
+      return fail(`.${name}() failed: ${errorMessage(err)}`, tok);
     }
   };
 

@@ -2,11 +2,9 @@
 import { DynamicStructuredTool } from "@langchain/core/tools";
 import { z } from "zod";
 import { badRequest } from "../../errors";
-import { bool, str } from "../core/inputs";
+import { bool, isObject, str } from "../core/inputs";
 import { toolName } from "./names";
 import type { ToolDeps } from "./types";
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 export async function chainTool(inputs: Record<string, unknown>, { ctx, label, answer }: ToolDeps): Promise<DynamicStructuredTool> {
   const chain = inputs.baseChain;

@@ -5,13 +5,12 @@ import { DynamicStructuredTool } from "@langchain/core/tools";
 import { z } from "zod";
 import { badRequest } from "../../errors";
 import { checkFunctionSyntax } from "../../sandbox";
-import { bool, str } from "../core/inputs";
+import { bool, isObject, str } from "../core/inputs";
 import type { RunContext, StoredTool } from "../core/ports";
 import { ZodDslError, parseZodDsl } from "../core/zod-dsl";
 import { toolName } from "./names";
 import type { ToolDeps } from "./types";
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+import { errorMessage } from "../../lib/error-message";
 
 type Field = { property: string; type: string; description?: string; required: boolean };
 
@@ -54,7 +53,7 @@ function fieldsOf(raw: string | null | undefined, where: string): Field[] {
   try {
     parsed = JSON.parse(raw);
   } catch (err) {
-    throw badRequest(`${where}: its schema is not valid JSON (${err instanceof Error ? err.message : String(err)})`);
+    throw badRequest(`${where}: its schema is not valid JSON (${errorMessage(err)})`);
   }
   if (isObject(parsed) && isObject(parsed.properties)) {
     const required = new Set(Array.isArray(parsed.required) ? parsed.required.map(String) : []);
@@ -92,7 +91,7 @@ export async function toolDefinitionProblem(schema: string | null | undefined, f
     const fields = fieldsOf(schema, "The tool");
     for (const f of fields) fieldSchema(f, "The tool");
   } catch (err) {
-    return err instanceof Error ? err.message.replace(/^The tool: /, "") : String(err);
+    return errorMessage(err).replace(/^The tool: /, "");
   }
   if (typeof func === "string" && func.trim()) {
     const syntax = await checkFunctionSyntax(func);

@@ -4,14 +4,15 @@
 import { type OutboundEnv, OutboundRefused, outboundFetch } from "../../lib/outbound";
 import { redact } from "../../lib/redact";
 import { credentialOf } from "../../providers/config";
-import { Deadline, RunAborted } from "../../providers/chat/http";
+import { Deadline, RunAborted } from "../../lib/run-control";
 import { str } from "../core/inputs";
 import type { RunContext } from "../core/ports";
+import { errorMessage } from "../../lib/error-message";
 
 /** How long a tool waits for a service (connect + answer). */
-export const SERVICE_TIMEOUT_MS = 30_000;
+const SERVICE_TIMEOUT_MS = 30_000;
 /** The most of a service's answer a tool reads (a page, a search answer). */
-export const MAX_SERVICE_BYTES = 2 * 1024 * 1024;
+const MAX_SERVICE_BYTES = 2 * 1024 * 1024;
 
 /** A failure the model reads as the tool's answer. */
 export class ToolCallError extends Error {
@@ -88,7 +89,7 @@ export async function callService(call: ServiceCall, ctx: RunContext): Promise<S
     if (deadline.aborted) throw new RunAborted();
     if (deadline.timedOut) throw new ToolCallError(`${call.service} did not answer within ${Math.round((call.timeoutMs ?? SERVICE_TIMEOUT_MS) / 1000)} s`);
     if (err instanceof OutboundRefused) throw new ToolCallError(redact(err.message, secrets));
-    throw new ToolCallError(`${call.service} is unreachable: ${redact(err instanceof Error ? err.message : String(err), secrets)}`);
+    throw new ToolCallError(`${call.service} is unreachable: ${redact(errorMessage(err), secrets)}`);
   } finally {
     deadline.done();
   }

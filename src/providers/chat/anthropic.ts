@@ -8,7 +8,7 @@ import { ChatGenerationChunk, type ChatResult } from "@langchain/core/outputs";
 import type { Runnable } from "@langchain/core/runnables";
 import { convertToOpenAITool } from "@langchain/core/utils/function_calling";
 import { badGateway } from "../../errors";
-import type { ChatModelFields } from "./base";
+import type { RemoteModelFields } from "./base";
 import { contentText } from "./messages";
 import { type NativeCallOptions, NativeChatModel, type WireRequest, dataUrl, imageUrlOf, messageOf } from "./native";
 
@@ -16,7 +16,7 @@ export const ANTHROPIC_VERSION = "2023-06-01";
 /** Anthropic requires max_tokens; LangChain's ChatAnthropic default. */
 export const ANTHROPIC_DEFAULT_MAX_TOKENS = 2048;
 
-export interface AnthropicFields extends ChatModelFields {
+export interface AnthropicFields extends RemoteModelFields {
   /** The full …/v1/messages URL. */
   url: string;
   apiKey?: string;

@@ -3,7 +3,8 @@
 // A native provider (Anthropic, Gemini) extends this and writes its own body from the same fields.
 import { BaseChatModel, type BaseChatModelCallOptions, type BaseChatModelParams } from "@langchain/core/language_models/chat_models";
 import type { BaseMessage } from "@langchain/core/messages";
-import { DEFAULT_TIMEOUT_MS } from "./http";
+import type { EndpointPolicy } from "../../lib/outbound";
+import { DEFAULT_TIMEOUT_MS } from "../../lib/run-control";
 import { toWireMessages } from "./messages";
 
 export interface ChatModelFields extends BaseChatModelParams {
@@ -16,6 +17,11 @@ export interface ChatModelFields extends BaseChatModelParams {
   timeoutMs?: number;
   /** Used when a call brings no signal of its own (the run's ctx.signal). */
   signal?: AbortSignal;
+}
+
+/** A model that calls an HTTP endpoint: the outbound policy its calls go under (checkEndpoint's answer). */
+export interface RemoteModelFields extends ChatModelFields {
+  policy: EndpointPolicy;
 }
 
 export abstract class ChatModelBase<O extends BaseChatModelCallOptions = BaseChatModelCallOptions> extends BaseChatModel<O> {

@@ -2,9 +2,10 @@
 // node shares (sampling, limits, deadline, stop words, headers), and the two model classes we have.
 import { ApiError } from "../../errors";
 import { jsonObject, num, str } from "../../lib/inputs";
+import { checkEndpoint } from "../../lib/outbound";
 import type { ProviderDeps } from "../types";
 import type { ChatEndpoint } from "./endpoints";
-import { timeoutOf } from "./http";
+import { timeoutOf } from "../../lib/run-control";
 import { OpenAICompatibleChatModel } from "./openai-compatible";
 import { type AiRunner, WORKERS_AI_MISSING, WorkersAIChatModel } from "./workers-ai";
 
@@ -27,9 +28,11 @@ export function headersOf(value: unknown): Record<string, string> {
   return Object.fromEntries(Object.entries(source).filter(([, v]) => typeof v === "string" || typeof v === "number").map(([k, v]) => [k, String(v)]));
 }
 
+/** The model at `endpoint`, which the outbound policy must allow (else a 400 naming where its URL came from). */
 export function openAICompatibleModel(config: Record<string, unknown>, endpoint: ChatEndpoint, model: string, deps: ProviderDeps, extraBody?: Record<string, unknown>): OpenAICompatibleChatModel {
   return new OpenAICompatibleChatModel({
     endpoint: { ...endpoint, headers: { ...headersOf(config.baseOptions), ...endpoint.headers } },
+    policy: checkEndpoint(endpoint.url, endpoint.field, deps.env),
     model,
     ...sampling(config),
     frequencyPenalty: num(config.frequencyPenalty),

@@ -15,7 +15,8 @@ export const chatCloudflareWorkersAI: ChatModelDefinition = {
     const token = str(credential.cloudflareWorkersApiToken) ?? str(credential.apiToken);
     if (!account || !token) return workersAIModel(config, model, deps); // reports the missing binding
     const base = str(config.baseUrl) ?? `https://api.cloudflare.com/client/v4/accounts/${encodeURIComponent(account)}/ai/v1`;
-    const endpoint = { url: `${base.replace(/\/+$/, "")}/chat/completions`, headers: { Authorization: `Bearer ${token}` }, provider: "Workers AI (REST)" };
+    const field = str(config.baseUrl) ? "chatCloudflareWorkersAI baseUrl" : "cloudflareApi credential account";
+    const endpoint = { url: `${base.replace(/\/+$/, "")}/chat/completions`, headers: { Authorization: `Bearer ${token}` }, provider: "Workers AI (REST)", field };
     return openAICompatibleModel(config, endpoint, model, deps);
   },
 };

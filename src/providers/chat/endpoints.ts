@@ -1,14 +1,18 @@
 // Where the OpenAI-compatible chat model nodes send their calls: the URL (checked), the auth
-// header and a provider name for error messages, from Flowise's inputs and credential fields.
+// header and a provider name for error messages, from Flowise's inputs and credential fields, and
+// which of those the URL came from (the outbound policy's refusal names it: openAICompatibleModel).
 import { badRequest } from "../../errors";
 import { str } from "../../lib/inputs";
+import { firstSet } from "../config";
 import type { ProviderEnv } from "../types";
 
-/** Where a call goes: the full chat completions URL, the headers (auth), a name for error messages. */
+/** Where a call goes: the full chat completions URL, the headers (auth), a name for error messages, where the URL came from. */
 export interface ChatEndpoint {
   url: string;
   headers: Record<string, string>;
   provider: string;
+  /** The input, credential field or var the URL came from ("chatOpenAI basepath"). */
+  field: string;
 }
 
 /** Checks a configured base URL and joins a path to it. */
@@ -37,17 +41,21 @@ function withV1(base: string): string {
 
 /** Any OpenAI-compatible base URL with an optional bearer key. */
 export function bearerEndpoint(base: string, key: string | undefined, provider: string, what: string): ChatEndpoint {
-  return { url: joinUrl(base, "chat/completions", what), headers: key ? { Authorization: `Bearer ${key}` } : {}, provider };
+  return { url: joinUrl(base, "chat/completions", what), headers: key ? { Authorization: `Bearer ${key}` } : {}, provider, field: what };
 }
 
 /** chatOpenAI: `basepath` input, else the credential's basePath, else OPENAI_BASE_URL, else OpenAI. */
-export function openAIEndpoint(inputs: Record<string, unknown>, credential: Record<string, unknown>, env: ProviderEnv): ChatEndpoint {
-  const base = str(inputs.basepath) ?? str(credential.basePath) ?? str(env.OPENAI_BASE_URL) ?? "https://api.openai.com/v1";
+export function openAIEndpoint(inputs: Record<string, unknown>, credential: Record<string, unknown>, env: ProviderEnv, node = "chatOpenAI"): ChatEndpoint {
+  const base = firstSet([inputs.basepath, `${node} basepath`], [credential.basePath, "openAIApi credential basePath"], [env.OPENAI_BASE_URL, "OPENAI_BASE_URL"]) ?? {
+    value: "https://api.openai.com/v1",
+    field: `${node} endpoint`,
+  };
   const key = str(credential.openAIApiKey) ?? str(env.OPENAI_API_KEY);
   return {
-    url: joinUrl(base, "chat/completions", "chatOpenAI basepath"),
+    url: joinUrl(base.value, "chat/completions", base.field),
     headers: key ? { Authorization: `Bearer ${key}` } : {},
     provider: "OpenAI-compatible endpoint",
+    field: base.field,
   };
 }
 
@@ -59,17 +67,23 @@ export function azureEndpoint(inputs: Record<string, unknown>, credential: Recor
   const deployment = str(credential.azureOpenAIApiDeploymentName) ?? str(inputs.deploymentName) ?? str(inputs.modelName);
   const version = str(credential.azureOpenAIApiVersion) ?? str(inputs.azureOpenAIApiVersion) ?? "2024-10-21";
   const instance = str(credential.azureOpenAIApiInstanceName);
-  const basepath = str(inputs.basepath) ?? str(credential.azureOpenAIBasePath);
+  const basepath = firstSet([inputs.basepath, "azureChatOpenAI basepath"], [credential.azureOpenAIBasePath, "azureOpenAIApi credential azureOpenAIBasePath"]);
   if (!deployment) throw badRequest("azureChatOpenAI needs a deployment name (credential azureOpenAIApiDeploymentName or modelName)");
   let base: string;
-  if (basepath) base = `${basepath.replace(/\/+$/, "")}/${encodeURIComponent(deployment)}`;
-  else if (instance) base = `https://${encodeURIComponent(instance)}.openai.azure.com/openai/deployments/${encodeURIComponent(deployment)}`;
-  else throw badRequest("azureChatOpenAI needs an azureOpenAIApi credential with azureOpenAIApiInstanceName, or a basepath input");
+  let field: string;
+  if (basepath) {
+    base = `${basepath.value.replace(/\/+$/, "")}/${encodeURIComponent(deployment)}`;
+    field = basepath.field;
+  } else if (instance) {
+    base = `https://${encodeURIComponent(instance)}.openai.azure.com/openai/deployments/${encodeURIComponent(deployment)}`;
+    field = "azureOpenAIApi credential azureOpenAIApiInstanceName";
+  } else throw badRequest("azureChatOpenAI needs an azureOpenAIApi credential with azureOpenAIApiInstanceName, or a basepath input");
   const key = str(credential.azureOpenAIApiKey);
   return {
-    url: `${joinUrl(base, "chat/completions", "azureChatOpenAI basepath")}?api-version=${encodeURIComponent(version)}`,
+    url: `${joinUrl(base, "chat/completions", field)}?api-version=${encodeURIComponent(version)}`,
     headers: key ? { "api-key": key } : {},
     provider: "Azure OpenAI",
+    field,
   };
 }
 
@@ -81,11 +95,12 @@ export function mistralEndpoint(inputs: Record<string, unknown>, credential: Rec
     url: joinUrl(base, "chat/completions", "chatMistralAI overrideEndpoint"),
     headers: key ? { Authorization: `Bearer ${key}` } : {},
     provider: "Mistral AI",
+    field: "chatMistralAI overrideEndpoint",
   };
 }
 
 /** chatOllama: `baseUrl` input (default http://127.0.0.1:11434), through Ollama's OpenAI-compatible /v1 API. */
 export function ollamaEndpoint(inputs: Record<string, unknown>): ChatEndpoint {
   const base = withV1(str(inputs.baseUrl) ?? "http://127.0.0.1:11434");
-  return { url: joinUrl(base, "chat/completions", "chatOllama baseUrl"), headers: {}, provider: "Ollama" };
+  return { url: joinUrl(base, "chat/completions", "chatOllama baseUrl"), headers: {}, provider: "Ollama", field: "chatOllama baseUrl" };
 }

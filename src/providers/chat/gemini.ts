@@ -9,11 +9,11 @@ import { ChatGenerationChunk, type ChatResult } from "@langchain/core/outputs";
 import type { Runnable } from "@langchain/core/runnables";
 import { convertToOpenAITool } from "@langchain/core/utils/function_calling";
 import { badGateway, badRequest } from "../../errors";
-import type { ChatModelFields } from "./base";
+import type { RemoteModelFields } from "./base";
 import { contentText } from "./messages";
 import { type NativeCallOptions, NativeChatModel, type WireRequest, dataUrl, imageUrlOf, messageOf } from "./native";
 
-export interface GeminiFields extends ChatModelFields {
+export interface GeminiFields extends RemoteModelFields {
   /** …/v1beta/models */
   baseUrl: string;
   apiKey?: string;

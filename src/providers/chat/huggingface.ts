@@ -2,12 +2,12 @@
 // (POST <base>/models/<model>, {inputs, parameters}) or on the node's own Inference Endpoint URL
 // (`endpoint` input). Answers [{generated_text}]; only the new text is asked for (return_full_text: false).
 import { badGateway } from "../../errors";
-import type { ChatModelFields } from "./base";
-import type { Deadline } from "./http";
+import type { RemoteModelFields } from "./base";
+import type { Deadline } from "../../lib/run-control";
 import { messageOf, providerFetch, readJson } from "./native";
 import { TextLLM } from "./text-llm";
 
-export interface HuggingFaceFields extends ChatModelFields {
+export interface HuggingFaceFields extends RemoteModelFields {
   /** Where the POST goes: …/models/<model>, or the user's endpoint. */
   url: string;
   apiKey?: string;
@@ -49,7 +49,7 @@ export class HuggingFaceInferenceModel extends TextLLM {
     if (stop?.length) parameters.stop = stop;
     const headers: Record<string, string> = { "content-type": "application/json" };
     if (this.apiKey) headers.authorization = `Bearer ${this.apiKey}`;
-    const res = await providerFetch(this.url, { method: "POST", headers, body: JSON.stringify({ inputs: prompt, parameters }) }, deadline, this.provider);
+    const res = await providerFetch(this.url, { method: "POST", headers, body: JSON.stringify({ inputs: prompt, parameters }) }, deadline, this.provider, this.policy);
     const json = await readJson<unknown>(res, deadline, this.provider);
     const first = Array.isArray(json) ? json[0] : json;
     if (first && typeof first === "object" && "error" in first) throw badGateway(`${this.provider}: ${messageOf((first as { error: unknown }).error)}`);

@@ -3,6 +3,7 @@
 // (Hugging Face's serverless inference) unless the node names its own endpoint; REPLICATE_BASE_URL.
 import { badRequest } from "../../errors";
 import { jsonObject, num, str } from "../../lib/inputs";
+import { checkEndpoint } from "../../lib/outbound";
 import { credentialOf } from "../config";
 import { sampling } from "./build";
 import { HuggingFaceInferenceModel } from "./huggingface";
@@ -21,9 +22,11 @@ export const huggingFaceInference: ChatModelDefinition = {
     const model = str(config.model);
     if (!endpoint && !model) throw badRequest("huggingFaceInference_LLMs needs its model input (or an endpoint)");
     const base = str(deps.env.HUGGINGFACE_BASE_URL) ?? "https://router.huggingface.co/hf-inference";
-    const url = endpoint ? httpUrl(endpoint, "huggingFaceInference_LLMs endpoint") : apiUrl(base, "models", model!.split("/").map(encodeURIComponent).join("/"), "HUGGINGFACE_BASE_URL");
+    const field = endpoint ? "huggingFaceInference_LLMs endpoint" : "HUGGINGFACE_BASE_URL";
+    const url = endpoint ? httpUrl(endpoint, field) : apiUrl(base, "models", model!.split("/").map(encodeURIComponent).join("/"), field);
     return new HuggingFaceInferenceModel({
       url,
+      policy: checkEndpoint(url, field, deps.env),
       apiKey: str(credential.huggingFaceApiKey),
       model: model ?? endpoint!,
       ...sampling(config),
@@ -44,8 +47,10 @@ export const replicate: ChatModelDefinition = {
     const additional = config.additionalInputs === undefined || config.additionalInputs === "" ? {} : jsonObject(config.additionalInputs);
     if (!additional) throw badRequest("replicate additionalInputs must be a JSON object");
     const { timeoutMs } = sampling(config);
+    const baseUrl = apiUrl(str(deps.env.REPLICATE_BASE_URL) ?? "https://api.replicate.com", "v1", "", "REPLICATE_BASE_URL");
     return new ReplicateModel({
-      baseUrl: apiUrl(str(deps.env.REPLICATE_BASE_URL) ?? "https://api.replicate.com", "v1", "", "REPLICATE_BASE_URL"),
+      baseUrl,
+      policy: checkEndpoint(baseUrl, "REPLICATE_BASE_URL", deps.env),
       apiKey: str(credential.replicateApiKey),
       model,
       modelRef: model,

@@ -7,8 +7,10 @@ import type { CallbackManagerForLLMRun } from "@langchain/core/callbacks/manager
 import type { BaseMessage } from "@langchain/core/messages";
 import type { ChatGenerationChunk, ChatResult } from "@langchain/core/outputs";
 import { badGateway, badRequest } from "../../errors";
-import { ChatModelBase } from "./base";
-import { Deadline, RetryableProviderError, callWithRetry, providerErrorMessage, sseData, streamWithRetry } from "./http";
+import { type EndpointPolicy, endpointFetch } from "../../lib/outbound";
+import { ChatModelBase, type RemoteModelFields } from "./base";
+import { providerErrorMessage, sseData } from "./http";
+import { Deadline, RetryableProviderError, callWithRetry, streamWithRetry } from "../../lib/run-control";
 
 export interface WireRequest {
   url: string;
@@ -23,6 +25,12 @@ export interface NativeCallOptions extends BaseChatModelCallOptions {
 export abstract class NativeChatModel<O extends NativeCallOptions = NativeCallOptions> extends ChatModelBase<O> {
   /** Named in error messages ("Anthropic answered 401: …"). */
   abstract readonly provider: string;
+  protected readonly policy: EndpointPolicy;
+
+  constructor(fields: RemoteModelFields) {
+    super(fields);
+    this.policy = fields.policy;
+  }
 
   protected abstract request(messages: BaseMessage[], options: this["ParsedCallOptions"], stream: boolean): WireRequest;
   /** A whole JSON answer → the result (throw badGateway for an error body). */
@@ -35,7 +43,7 @@ export abstract class NativeChatModel<O extends NativeCallOptions = NativeCallOp
 
   private post(req: WireRequest, deadline: Deadline): Promise<Response> {
     const init = { method: "POST", headers: { "content-type": "application/json", ...req.headers }, body: JSON.stringify(req.body) };
-    return providerFetch(req.url, init, deadline, this.provider);
+    return providerFetch(req.url, init, deadline, this.provider, this.policy);
   }
 
   private rules(options: this["ParsedCallOptions"]) {
@@ -71,11 +79,15 @@ export abstract class NativeChatModel<O extends NativeCallOptions = NativeCallOp
   }
 }
 
-/** One request under `deadline`: non-2xx → 502 naming the provider (retryable when 5xx), network failure → retryable 502. */
-export async function providerFetch(url: string, init: RequestInit, deadline: Deadline, provider: string): Promise<Response> {
+/**
+ * One request under `deadline` and the outbound policy (`policy`: the URL and every redirect hop
+ * checked; a refusal is its 400): non-2xx → 502 naming the provider (retryable when 5xx), network
+ * failure → retryable 502. Every chat provider's request goes out here.
+ */
+export async function providerFetch(url: string, init: RequestInit, deadline: Deadline, provider: string, policy: EndpointPolicy): Promise<Response> {
   let res: Response;
   try {
-    res = await fetch(url, { ...init, signal: deadline.signal });
+    res = await endpointFetch(url, { ...init, signal: deadline.signal }, policy);
   } catch (err) {
     throw deadline.failure(err, provider);
   }

@@ -11,9 +11,11 @@ import type { Runnable } from "@langchain/core/runnables";
 import type { BaseLanguageModelInput } from "@langchain/core/language_models/base";
 import { badGateway } from "../../errors";
 import { headerSecrets, redactError } from "../../lib/redact";
-import { type ChatModelFields, ChatModelBase } from "./base";
+import type { EndpointPolicy } from "../../lib/outbound";
+import { ChatModelBase, type RemoteModelFields } from "./base";
 import type { ChatEndpoint } from "./endpoints";
-import { type AttemptRules, Deadline, callWithRetry, sseData, streamCutShort, streamEvent, streamWithRetry } from "./http";
+import { sseData, streamCutShort, streamEvent } from "./http";
+import { type AttemptRules, Deadline, callWithRetry, streamWithRetry } from "../../lib/run-control";
 import { providerFetch, readJson } from "./native";
 import { contentText } from "./messages";
 
@@ -21,7 +23,7 @@ export interface OpenAICompatibleCallOptions extends BaseChatModelCallOptions {
   tools?: Array<Record<string, unknown>>;
 }
 
-export interface OpenAICompatibleFields extends ChatModelFields {
+export interface OpenAICompatibleFields extends RemoteModelFields {
   endpoint: ChatEndpoint;
   frequencyPenalty?: number;
   presencePenalty?: number;
@@ -34,6 +36,7 @@ type WireToolCall = { index?: number; id?: string; type?: string; function?: { n
 
 export class OpenAICompatibleChatModel extends ChatModelBase<OpenAICompatibleCallOptions> {
   readonly endpoint: ChatEndpoint;
+  private readonly policy: EndpointPolicy;
   frequencyPenalty?: number;
   presencePenalty?: number;
   extraBody?: Record<string, unknown>;
@@ -45,6 +48,7 @@ export class OpenAICompatibleChatModel extends ChatModelBase<OpenAICompatibleCal
   constructor(fields: OpenAICompatibleFields) {
     super(fields);
     this.endpoint = fields.endpoint;
+    this.policy = fields.policy;
     this.frequencyPenalty = fields.frequencyPenalty;
     this.presencePenalty = fields.presencePenalty;
     this.extraBody = fields.extraBody;
@@ -75,7 +79,7 @@ export class OpenAICompatibleChatModel extends ChatModelBase<OpenAICompatibleCal
   private post(body: string, deadline: Deadline): Promise<Response> {
     const { url, headers, provider } = this.endpoint;
     const init = { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers }, body };
-    return providerFetch(url, init, deadline, provider);
+    return providerFetch(url, init, deadline, provider, this.policy);
   }
 
   private rules(options: this["ParsedCallOptions"]): AttemptRules {

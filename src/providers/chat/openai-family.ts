@@ -35,7 +35,7 @@ const compact = (o: Record<string, unknown>) => Object.fromEntries(Object.entrie
 export const openAIFamilyModels: ChatModelDefinition[] = [
   // The LlamaIndex nodes take the same inputs and credentials as their LangChain twins.
   openAIFamily("chatOpenAI", "gpt-4o-mini", (config, credential, deps) => openAIEndpoint(config, credential, deps.env), undefined, ["chatOpenAI_LlamaIndex"]),
-  openAIFamily("chatOpenAICustom", "gpt-4o-mini", (config, credential, deps) => openAIEndpoint(config, credential, deps.env)),
+  openAIFamily("chatOpenAICustom", "gpt-4o-mini", (config, credential, deps) => openAIEndpoint(config, credential, deps.env, "chatOpenAICustom")),
   openAIFamily("chatLocalAI", "gpt-4", (config, credential) => {
     if (!str(config.basePath)) throw badRequest("chatLocalAI needs its basePath input (e.g. http://localhost:8080/v1)");
     return bearerEndpoint(String(config.basePath).trim(), str(credential.localAIApiKey), "LocalAI", "chatLocalAI basePath");

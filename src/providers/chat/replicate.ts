@@ -4,12 +4,12 @@
 // succeeds, fails or is canceled. The output as LangChain's Replicate gives it: a string as is, a
 // list (tokens, image URLs) joined.
 import { badGateway, gatewayTimeout } from "../../errors";
-import type { ChatModelFields } from "./base";
-import type { Deadline } from "./http";
+import type { RemoteModelFields } from "./base";
+import type { Deadline } from "../../lib/run-control";
 import { messageOf, providerFetch, readJson } from "./native";
 import { TextLLM } from "./text-llm";
 
-export interface ReplicateFields extends ChatModelFields {
+export interface ReplicateFields extends RemoteModelFields {
   /** …/v1 */
   baseUrl: string;
   apiKey?: string;
@@ -68,7 +68,7 @@ export class ReplicateModel extends TextLLM {
     const [url, body] = version
       ? [`${this.baseUrl}/predictions`, { version, input }]
       : [`${this.baseUrl}/models/${name.split("/").map(encodeURIComponent).join("/")}/predictions`, { input }];
-    let p = await readJson<Prediction>(await providerFetch(url, { method: "POST", headers: this.headers(), body: JSON.stringify(body) }, deadline, this.provider), deadline, this.provider);
+    let p = await readJson<Prediction>(await providerFetch(url, { method: "POST", headers: this.headers(), body: JSON.stringify(body) }, deadline, this.provider, this.policy), deadline, this.provider);
     const started = Date.now();
     while (p.status !== "succeeded") {
       if (p.status === "failed" || p.status === "canceled") throw badGateway(`Replicate prediction ${p.status}: ${p.error ? messageOf(p.error) : "no details"}`);
@@ -76,7 +76,7 @@ export class ReplicateModel extends TextLLM {
       if (Date.now() - started > this.maxWaitMs) throw gatewayTimeout(`Replicate prediction ${p.id} did not finish within ${this.maxWaitMs} ms`);
       await sleep(this.pollMs, deadline.signal);
       deadline.touch(); // polling is progress; each request keeps its own deadline
-      const res = await providerFetch(`${this.baseUrl}/predictions/${encodeURIComponent(p.id)}`, { headers: this.headers() }, deadline, this.provider);
+      const res = await providerFetch(`${this.baseUrl}/predictions/${encodeURIComponent(p.id)}`, { headers: this.headers() }, deadline, this.provider, this.policy);
       p = await readJson<Prediction>(res, deadline, this.provider);
     }
     const out = p.output;

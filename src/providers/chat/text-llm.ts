@@ -4,8 +4,9 @@
 import type { CallbackManagerForLLMRun } from "@langchain/core/callbacks/manager";
 import { AIMessage, type BaseMessage } from "@langchain/core/messages";
 import type { ChatResult } from "@langchain/core/outputs";
-import { ChatModelBase } from "./base";
-import { Deadline, RetryableProviderError } from "./http";
+import type { EndpointPolicy } from "../../lib/outbound";
+import { ChatModelBase, type RemoteModelFields } from "./base";
+import { Deadline, RetryableProviderError } from "../../lib/run-control";
 import { contentText } from "./messages";
 
 const ROLE_NAMES: Record<string, string> = { system: "System", human: "User", ai: "Assistant", tool: "Tool" };
@@ -18,6 +19,13 @@ export function promptOf(messages: BaseMessage[]): string {
 
 export abstract class TextLLM extends ChatModelBase {
   abstract readonly provider: string;
+  /** The outbound policy every request of `complete` goes under (providerFetch). */
+  protected readonly policy: EndpointPolicy;
+
+  constructor(fields: RemoteModelFields) {
+    super(fields);
+    this.policy = fields.policy;
+  }
 
   /** One completion of `prompt`; fetches under `deadline` (throw ApiError 502 / RetryableProviderError). */
   protected abstract complete(prompt: string, deadline: Deadline, options: this["ParsedCallOptions"]): Promise<string>;

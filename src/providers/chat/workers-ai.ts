@@ -5,8 +5,10 @@ import type { CallbackManagerForLLMRun } from "@langchain/core/callbacks/manager
 import { AIMessage, AIMessageChunk, type BaseMessage } from "@langchain/core/messages";
 import { ChatGenerationChunk, type ChatResult } from "@langchain/core/outputs";
 import { ApiError, badGateway } from "../../errors";
+import { errorMessage } from "../../lib/error-message";
 import { type ChatModelFields, ChatModelBase } from "./base";
-import { Deadline, sseData, streamCutShort, streamEvent } from "./http";
+import { sseData, streamCutShort, streamEvent } from "./http";
+import { Deadline } from "../../lib/run-control";
 
 /** The slice of the `Ai` binding this model uses. */
 export interface AiRunner {
@@ -52,7 +54,7 @@ export class WorkersAIChatModel extends ChatModelBase {
       return await deadline.race(ai.run(this.model, this.requestBody(messages, options, stream, true)));
     } catch (err) {
       if (deadline.timedOut || deadline.aborted) throw deadline.failure(err, PROVIDER);
-      throw badGateway(`${PROVIDER} (${this.model}) failed: ${err instanceof Error ? err.message : String(err)}`);
+      throw badGateway(`${PROVIDER} (${this.model}) failed: ${errorMessage(err)}`);
     }
   }
 
@@ -98,7 +100,7 @@ export class WorkersAIChatModel extends ChatModelBase {
         if (!complete) throw streamCutShort(PROVIDER);
       } catch (err) {
         if (err instanceof ApiError) throw err;
-        throw deadline.timedOut || deadline.aborted ? deadline.failure(err, PROVIDER) : badGateway(`${PROVIDER} stream failed: ${err instanceof Error ? err.message : String(err)}`);
+        throw deadline.timedOut || deadline.aborted ? deadline.failure(err, PROVIDER) : badGateway(`${PROVIDER} stream failed: ${errorMessage(err)}`);
       }
     } finally {
       deadline.done();

@@ -1,16 +1,23 @@
 // OpenAI-compatible embeddings over fetch (OpenAI, Azure-style proxies, Ollama's /v1, LM Studio,
 // vLLM…): `basepath`, credential `openAIApi`, OPENAI_BASE_URL / OPENAI_API_KEY as defaults.
 // Batched, a deadline per call, one retry on a network failure or 5xx; failures 502, timeouts 504.
+// The URL is under the outbound policy's endpoint rule: refused at build (a 400 naming `field`).
 import { Embeddings } from "@langchain/core/embeddings";
 import { ApiError, badGateway, badRequest } from "../../errors";
 import { fromBase64 } from "../../lib/crypto";
+import { type EndpointEnv, type EndpointPolicy, checkEndpoint, endpointFetch } from "../../lib/outbound";
 import { redactError } from "../../lib/redact";
-import { DEFAULT_TIMEOUT_MS, Deadline, RetryableProviderError, providerErrorMessage, withOneRetry } from "../chat/http";
+import { providerErrorMessage } from "../chat/http";
+import { DEFAULT_TIMEOUT_MS, Deadline, RetryableProviderError, withOneRetry } from "../../lib/run-control";
 
 const PROVIDER = "OpenAI-compatible embeddings endpoint";
 
 export interface OpenAIEmbeddingsFields {
   baseUrl: string;
+  /** Where baseUrl came from ("openAIEmbeddings basepath", "OPENAI_BASE_URL", …), for messages. */
+  field: string;
+  /** The outbound policy's settings (OUTBOUND_ALLOW, ENVIRONMENT). */
+  env: EndpointEnv;
   apiKey?: string;
   model: string;
   dimensions?: number;
@@ -19,14 +26,14 @@ export interface OpenAIEmbeddingsFields {
   timeoutMs?: number;
 }
 
-export function embeddingsUrl(base: string): string {
+export function embeddingsUrl(base: string, field = "openAIEmbeddings basepath"): string {
   let url: URL;
   try {
     url = new URL(base);
   } catch {
-    throw badRequest(`openAIEmbeddings basepath is not a valid URL: ${base}`);
+    throw badRequest(`${field} is not a valid URL: ${base}`);
   }
-  if (url.protocol !== "http:" && url.protocol !== "https:") throw badRequest(`openAIEmbeddings basepath must be an http(s) URL: ${base}`);
+  if (url.protocol !== "http:" && url.protocol !== "https:") throw badRequest(`${field} must be an http(s) URL: ${base}`);
   const trimmed = base.replace(/\/+$/, "");
   return /\/embeddings$/.test(url.pathname) ? trimmed : `${trimmed}/embeddings`;
 }
@@ -41,7 +48,7 @@ const floatsOnly = new Set<string>();
  * A vector as JSON numbers, or base64 of little-endian float32s (encoding_format "base64", what
  * OpenAI's own SDK asks for: about a third of the bytes, and decoded without parsing numbers).
  */
-export function decodeEmbedding(value: unknown): number[] | undefined {
+function decodeEmbedding(value: unknown): number[] | undefined {
   if (Array.isArray(value)) return value as number[];
   if (typeof value !== "string") return undefined;
   let bytes: Uint8Array;
@@ -63,11 +70,13 @@ export class OpenAICompatibleEmbeddings extends Embeddings {
   readonly url: string;
   readonly model: string;
   private readonly fields: OpenAIEmbeddingsFields;
+  private readonly policy: EndpointPolicy;
 
   constructor(fields: OpenAIEmbeddingsFields) {
     super({ maxRetries: 0 });
     this.fields = fields;
-    this.url = embeddingsUrl(fields.baseUrl);
+    this.url = embeddingsUrl(fields.baseUrl, fields.field);
+    this.policy = checkEndpoint(this.url, fields.field, fields.env);
     this.model = fields.model;
   }
 
@@ -107,7 +116,7 @@ export class OpenAICompatibleEmbeddings extends Embeddings {
       if (this.fields.dimensions) body.dimensions = this.fields.dimensions;
       let res: Response;
       try {
-        res = await fetch(this.url, { method: "POST", headers, body: JSON.stringify(body), signal: deadline.signal });
+        res = await endpointFetch(this.url, { method: "POST", headers, body: JSON.stringify(body), signal: deadline.signal }, this.policy);
       } catch (err) {
         throw deadline.failure(err, PROVIDER);
       }

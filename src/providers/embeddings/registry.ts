@@ -4,14 +4,14 @@ import type { Embeddings } from "@langchain/core/embeddings";
 import type { Env } from "../../env";
 import { badRequest } from "../../errors";
 import { num, str } from "../../lib/inputs";
-import { credentialOf } from "../config";
+import { credentialOf, firstSet } from "../config";
 import { LOCAL_HASH_DIMS, LocalHashEmbeddings } from "./local-hash";
 import { OpenAICompatibleEmbeddings } from "./openai";
 import type { EmbeddingsDefinition, ProviderDeps } from "./types";
 import { WORKERS_AI_EMBEDDING_MODEL, WorkersAIEmbeddings, isAiBound } from "./workers-ai";
 
-export const LOCAL_EMBEDDINGS = "localHashEmbeddings";
-export const WORKERS_AI_EMBEDDINGS = "cloudflareWorkersAIEmbeddings";
+const LOCAL_EMBEDDINGS = "localHashEmbeddings";
+const WORKERS_AI_EMBEDDINGS = "cloudflareWorkersAIEmbeddings";
 
 const definitions: EmbeddingsDefinition[] = [
   {
@@ -41,8 +41,14 @@ const definitions: EmbeddingsDefinition[] = [
       const model = str(config.modelName) ?? str(config.model) ?? "text-embedding-3-small";
       // A model name starting @cf/ goes to Workers AI, as for chat models.
       if (model.startsWith("@cf/")) return new WorkersAIEmbeddings({ ai: deps.env.AI as never, model, batchSize: num(config.batchSize) });
+      const base = firstSet([config.basepath, "openAIEmbeddings basepath"], [credential.basePath, "openAIApi credential basePath"], [deps.env.OPENAI_BASE_URL, "OPENAI_BASE_URL"]) ?? {
+        value: "https://api.openai.com/v1",
+        field: "openAIEmbeddings endpoint",
+      };
       return new OpenAICompatibleEmbeddings({
-        baseUrl: str(config.basepath) ?? str(credential.basePath) ?? str(deps.env.OPENAI_BASE_URL) ?? "https://api.openai.com/v1",
+        baseUrl: base.value,
+        field: base.field,
+        env: deps.env,
         apiKey: str(credential.openAIApiKey) ?? str(deps.env.OPENAI_API_KEY),
         model,
         dimensions: num(config.dimensions),
@@ -61,6 +67,8 @@ const definitions: EmbeddingsDefinition[] = [
       const credential = await credentialOf(config, deps);
       return new OpenAICompatibleEmbeddings({
         baseUrl,
+        field: "localAIEmbeddings basePath",
+        env: deps.env,
         apiKey: str(credential.localAIApiKey),
         model: str(config.modelName) ?? "text-embedding-ada-002",
         timeoutMs: num(config.timeout),

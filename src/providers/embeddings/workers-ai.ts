@@ -3,11 +3,11 @@
 // retry on a failure that is not the caller's; failures are 502, timeouts 504.
 import { Embeddings } from "@langchain/core/embeddings";
 import { ApiError, badGateway, badRequest } from "../../errors";
-import { DEFAULT_TIMEOUT_MS, Deadline, withOneRetry } from "../chat/http";
+import { DEFAULT_TIMEOUT_MS, Deadline, withOneRetry } from "../../lib/run-control";
 import type { AiRunner } from "../chat/workers-ai";
 
 export const WORKERS_AI_EMBEDDING_MODEL = "@cf/baai/bge-base-en-v1.5";
-export const WORKERS_AI_MAX_BATCH = 100;
+const WORKERS_AI_MAX_BATCH = 100;
 const PROVIDER = "Workers AI embeddings";
 
 export interface WorkersAIEmbeddingsFields {

@@ -3,23 +3,14 @@
 // (no DOM in workers, none needed; no backtracking patterns over attacker-sized input), yielding
 // as it goes.
 import { Document } from "@langchain/core/documents";
+import { decodeXML } from "entities/decode";
 import { ApiError, badRequest } from "../../errors";
 import { megabytes, overLimit } from "../../lib/limits";
 import { Pacer } from "../../lib/pace";
 import { assertHasText, assertNotEmpty, extensionOf } from "./text-util";
 import type { LoaderDefinition } from "./types";
 import { readZipText } from "./zip";
-
-const ENTITIES: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: '"', apos: "'" };
-
-export const decodeXmlEntities = (s: string): string =>
-  s.replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (m, e: string) => {
-    if (e[0] === "#") {
-      const code = e[1] === "x" || e[1] === "X" ? parseInt(e.slice(2), 16) : parseInt(e.slice(1), 10);
-      return Number.isFinite(code) && code <= 0x10ffff ? String.fromCodePoint(code) : m;
-    }
-    return ENTITIES[e.toLowerCase()] ?? m;
-  });
+import { errorMessage } from "../../lib/error-message";
 
 const BREAKS: Record<string, string> = { "<w:tab/>": "\t", "<w:br/>": "\n", "<w:cr/>": "\n" };
 
@@ -32,7 +23,7 @@ function paragraphText(p: string): string {
       const open = p.indexOf(">", at);
       const close = open < 0 ? -1 : p.indexOf("</w:t>", open);
       if (close < 0) break;
-      text += decodeXmlEntities(p.slice(open + 1, close));
+      text += decodeXML(p.slice(open + 1, close));
       at = close;
       continue;
     }
@@ -94,7 +85,7 @@ export const docxLoader: LoaderDefinition = {
         });
       } catch (err) {
         if (err instanceof ApiError && err.status !== 400) throw err;
-        throw badRequest(`File ${f.name} is not a readable DOCX (zip): ${err instanceof Error ? err.message : String(err)}`);
+        throw badRequest(`File ${f.name} is not a readable DOCX (zip): ${errorMessage(err)}`);
       }
       if (xml === undefined) throw badRequest(`File ${f.name} is not a DOCX: word/document.xml is missing`);
       const text = await docxXmlToText(xml);

@@ -7,8 +7,6 @@ import { jsonLoaders } from "./json";
 import { assertHasText, decodeTextWithin, isTextLike, needFiles } from "./text-util";
 import type { LoaderDefinition } from "./types";
 
-export { isTextLike } from "./text-util";
-
 const textFileLoader: LoaderDefinition = {
   name: "textFile",
   aliases: ["txtFile"],

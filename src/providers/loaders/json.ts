@@ -10,6 +10,7 @@ import { Pacer } from "../../lib/pace";
 import { assertDocumentCount, assertHasText, byExtOrMime, decodeTextWithin, needFiles } from "./text-util";
 import type { LoaderDefinition, LoaderFile } from "./types";
 import type { WorkLimits } from "../../lib/limits";
+import { errorMessage } from "../../lib/error-message";
 
 /** Every string value in a JSON value, depth first (what LangChain's JSONLoader indexes). */
 function strings(value: unknown, out: string[] = []): string[] {
@@ -40,7 +41,7 @@ async function parseJsonFile(file: LoaderFile, limits: WorkLimits): Promise<unkn
   try {
     value = JSON.parse(text);
   } catch (err) {
-    throw badRequest(`File ${file.name} is not valid JSON: ${err instanceof Error ? err.message : String(err)}`);
+    throw badRequest(`File ${file.name} is not valid JSON: ${errorMessage(err)}`);
   }
   if (jsonTooDeep(value)) throw badRequest(tooDeepMessage(`File ${file.name}`)); // the walks below recurse
   return value;

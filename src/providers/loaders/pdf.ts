@@ -8,6 +8,7 @@ import { overLimit } from "../../lib/limits";
 import { yieldToEventLoop } from "../../lib/pace";
 import { assertHasText, assertNotEmpty, extensionOf } from "./text-util";
 import type { LoaderDefinition } from "./types";
+import { errorMessage } from "../../lib/error-message";
 
 interface PdfPage {
   getTextContent(): Promise<{ items: Array<{ str?: string; hasEOL?: boolean }> }>;
@@ -53,7 +54,7 @@ export const pdfLoader: LoaderDefinition = {
         }
       } catch (err) {
         if (err instanceof ApiError) throw err;
-        throw badRequest(`File ${f.name} is not a readable PDF: ${err instanceof Error ? err.message : String(err)}`);
+        throw badRequest(`File ${f.name} is not a readable PDF: ${errorMessage(err)}`);
       }
       assertHasText(pages, `PDF ${f.name} (it may hold only images)`);
       if (usage === "perFile") {

@@ -17,7 +17,7 @@ export function assertNotEmpty(file: LoaderFile): void {
 const DECODE_STEP = 1024 * 1024;
 
 /** UTF-8 text of a file (a BOM dropped); a file that is plainly binary is refused. */
-export async function decodeText(file: LoaderFile): Promise<string> {
+async function decodeText(file: LoaderFile): Promise<string> {
   assertNotEmpty(file);
   const sample = file.bytes.subarray(0, 8192);
   let nul = 0;

@@ -3,16 +3,14 @@
 // own streaming HTML parser, so no DOM library is bundled. `selector` narrows the text (default body).
 import { Document } from "@langchain/core/documents";
 import { ApiError, badRequest, gatewayTimeout } from "../../errors";
-import { decodeXmlEntities } from "./docx";
+import { decodeHTML } from "entities/decode";
 import type { LoaderDefinition } from "./types";
 import { type OutboundEnv, outboundFetch } from "../../lib/outbound";
+import { errorMessage } from "../../lib/error-message";
 
 const FETCH_TIMEOUT_MS = 30_000;
-const HTML_ENTITIES: Record<string, string> = { nbsp: " ", ndash: "–", mdash: "—", hellip: "…", rsquo: "’", lsquo: "‘", rdquo: "”", ldquo: "“", copy: "©", reg: "®", trade: "™" };
 const SKIP = "script, style, noscript, template, svg, iframe, object, head";
 const BLOCK = "p, div, br, li, ul, ol, h1, h2, h3, h4, h5, h6, tr, table, section, article, header, footer, nav, aside, main, blockquote, pre, hr, dt, dd, figcaption";
-
-const decodeHtml = (s: string) => decodeXmlEntities(s.replace(/&([a-z]+);/gi, (m, e: string) => HTML_ENTITIES[e.toLowerCase()] ?? m));
 
 async function fetchPage(raw: string, outbound: OutboundEnv, maxBytes: number): Promise<{ url: string; html: string; type: string }> {
   const signal = AbortSignal.timeout(FETCH_TIMEOUT_MS);
@@ -22,7 +20,7 @@ async function fetchPage(raw: string, outbound: OutboundEnv, maxBytes: number): 
   } catch (err) {
     if (err instanceof ApiError) throw err;
     if (signal.aborted) throw gatewayTimeout(`${raw} did not answer within ${FETCH_TIMEOUT_MS / 1000} s`);
-    throw badRequest(`Could not fetch ${raw}: ${err instanceof Error ? err.message : String(err)}`);
+    throw badRequest(`Could not fetch ${raw}: ${errorMessage(err)}`);
   }
   const url = res.url || raw;
   if (!res.ok) throw badRequest(`Fetching ${url} answered ${res.status}`);
@@ -74,13 +72,13 @@ export async function htmlToText(html: string, selector = "body"): Promise<{ tex
       },
     });
   await rewriter.transform(new Response(html, { headers: { "content-type": "text/html" } })).arrayBuffer();
-  const text = decodeHtml(parts.join(""))
+  const text = decodeHTML(parts.join(""))
     .split("\n")
     .map((l) => l.replace(/[ \t\f\v\u00a0]+/g, " ").trim())
     .join("\n")
     .replace(/\n{3,}/g, "\n\n")
     .trim();
-  return { text, title: decodeHtml(title).trim() || undefined };
+  return { text, title: decodeHTML(title).trim() || undefined };
 }
 
 export const webLoader: LoaderDefinition = {
@@ -97,7 +95,7 @@ export const webLoader: LoaderDefinition = {
       try {
         extracted = await htmlToText(page.html, selector);
       } catch (err) {
-        throw badRequest(`Could not read the page at ${page.url} with selector "${selector}": ${err instanceof Error ? err.message : String(err)}`);
+        throw badRequest(`Could not read the page at ${page.url} with selector "${selector}": ${errorMessage(err)}`);
       }
     }
     if (!extracted.text) throw badRequest(`No text found at ${page.url}${selector !== "body" ? ` under "${selector}"` : ""}`);

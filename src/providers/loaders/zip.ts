@@ -5,6 +5,7 @@
 import { Inflate } from "fflate";
 import { ApiError, badRequest } from "../../errors";
 import { Pacer } from "../../lib/pace";
+import { errorMessage } from "../../lib/error-message";
 
 export interface ZipLimits {
   maxEntries: number;
@@ -141,7 +142,7 @@ export async function readZipText(bytes: Uint8Array, name: string, limits: ZipLi
         inflater.push(data.subarray(at, at + STEP), last);
       } catch (err) {
         if (err instanceof ApiError) throw err; // a limit's error
-        throw badRequest(`the zip entry ${name} cannot be inflated: ${err instanceof Error ? err.message : String(err)}`);
+        throw badRequest(`the zip entry ${name} cannot be inflated: ${errorMessage(err)}`);
       }
       if (last) break;
       await pacer.tick();

@@ -8,6 +8,7 @@ import { badRequest } from "../../errors";
 import { Pacer } from "../../lib/pace";
 import type { DocVectorStore } from "../vectorstores/types";
 import type { D1RecordManager } from "./d1";
+import { errorMessage } from "../../lib/error-message";
 
 export type Cleanup = "none" | "incremental" | "full";
 
@@ -37,7 +38,7 @@ export interface IndexResult {
 }
 
 /** The hash id LangChain gives a chunk (what the record manager and the vector store key on). */
-export function chunkUid(doc: DocumentInterface): string {
+function chunkUid(doc: DocumentInterface): string {
   return _HashedDocument.fromDocument(doc).uid as string;
 }
 
@@ -53,7 +54,7 @@ async function hashed(docs: DocumentInterface[]): Promise<{ unique: Array<{ uid:
     try {
       uid = chunkUid(doc);
     } catch (err) {
-      throw badRequest(err instanceof Error ? err.message : String(err));
+      throw badRequest(errorMessage(err));
     }
     uids.push(uid);
     if (seen.has(uid)) continue; // identical chunks are indexed once, as LangChain does
@@ -124,7 +125,7 @@ export async function indexDocuments(docs: DocumentInterface[], recordManager: D
 }
 
 /** Deletes every recorded vector not indexed since `before` (LangChain's `full` cleanup). */
-export async function cleanupBefore(recordManager: D1RecordManager, store: DocVectorStore, before: number): Promise<number> {
+async function cleanupBefore(recordManager: D1RecordManager, store: DocVectorStore, before: number): Promise<number> {
   let deleted = 0;
   for (;;) {
     const stale = await recordManager.listKeys({ before, limit: 1000 });

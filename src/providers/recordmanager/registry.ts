@@ -1,6 +1,7 @@
 // Record managers by Flowise node name. Flowise's SQL record managers all map to the D1 one.
 import type { Db } from "../../env";
 import { badRequest } from "../../errors";
+import { str } from "../../lib/inputs";
 import { D1RecordManager } from "./d1";
 import type { Cleanup } from "./indexing";
 
@@ -19,8 +20,6 @@ export const supportedRecordManagers = (): string[] => [...NAMES].sort();
 export function assertRecordManagerName(name: string): void {
   if (!NAMES.includes(name)) throw badRequest(`Unknown record manager "${name}". Supported: ${supportedRecordManagers().join(", ")}`);
 }
-
-const str = (v: unknown): string | undefined => (typeof v === "string" && v.trim() ? v.trim() : undefined);
 
 /** Builds the record manager; `defaultNamespace` is the document store's id (as Flowise's chatflowid). */
 export function buildRecordManager(name: string, config: Record<string, unknown>, db: Db, defaultNamespace: string): RecordManagerSettings {

@@ -70,7 +70,7 @@ const byName = new Map(definitions.map((d) => [d.name, d]));
 
 export const supportedSplitters = (): string[] => [...byName.keys()].sort();
 
-export function splitterDefinition(name: string): SplitterDefinition {
+function splitterDefinition(name: string): SplitterDefinition {
   const def = byName.get(name);
   if (!def) throw badRequest(`Unknown splitter "${name}". Supported: ${supportedSplitters().join(", ")}`);
   return def;

@@ -11,7 +11,7 @@ import { Pacer, yieldToEventLoop } from "../../lib/pace";
 /** The encodings whose ranks scripts/lib/assets.mjs ships (TIKTOKEN_ENCODINGS there). */
 const ENCODINGS = new Set(["gpt2", "cl100k_base"]);
 
-export const supportedEncodings = (): string[] => [...ENCODINGS];
+const supportedEncodings = (): string[] => [...ENCODINGS];
 
 const cache = new Map<string, Promise<Tiktoken>>();
 
@@ -71,7 +71,7 @@ const isSpace = (c: string | undefined) => c === undefined || /\s/.test(c);
  * (" word"): both encodings' pre-tokenizers end a token there, so the pieces encode to exactly the
  * tokens of the whole. Text with no such space in the second half of a piece is cut where it is.
  */
-export function segments(text: string): string[] {
+function segments(text: string): string[] {
   const out: string[] = [];
   let from = 0;
   while (text.length - from > SEGMENT) {

@@ -2,6 +2,7 @@
 // Which bindings a flow may name is decided by the registry (SQL_D1_BINDINGS); here only the queries.
 import { checkStatement } from "./statement";
 import { type SqlDatabase, type SqlTable, SqlQueryError } from "./types";
+import { errorMessage } from "../../lib/error-message";
 
 // Internal tables (SQLite's own, Cloudflare's _cf_*) are not the flow's data.
 const TABLES_SQL = `SELECT m.name AS table_name, p.name AS column_name, p.type AS data_type, p."notnull" AS not_null
@@ -13,7 +14,7 @@ const quoteIdent = (name: string) => `"${name.replace(/"/g, '""')}"`;
 /** Reads that can be bounded by wrapping them: SELECT * FROM (…\n) LIMIT n (the newline ends a trailing -- comment). */
 const WRAPPABLE = /^\s*(select|with|values)\b/i;
 
-const messageOf = (err: unknown) => (err instanceof Error ? err.message : String(err)).replace(/^D1_ERROR:\s*/, "");
+const messageOf = (err: unknown) => errorMessage(err).replace(/^D1_ERROR:\s*/, "");
 
 export function d1Database(binding: D1Database, name: string): SqlDatabase {
   const all = async (sql: string): Promise<Record<string, unknown>[]> => {

@@ -4,16 +4,17 @@
 // timeout, and only the first maxRows rows are read (a cursor), whatever the statement returns.
 import postgres from "postgres";
 import { ApiError, badGateway, badRequest, gatewayTimeout } from "../../errors";
-import { type OutboundEnv, assertHostAllowed } from "../../lib/outbound";
+import { type EndpointEnv, assertEndpointHostAllowed } from "../../lib/outbound";
 import { workersSocket } from "./pg-socket";
 import { checkStatement } from "./statement";
 import { type SqlDatabase, type SqlTable, SqlQueryError } from "./types";
+import { errorMessage } from "../../lib/error-message";
 
-export const PG_CONNECT_TIMEOUT_S = 10;
-export const PG_STATEMENT_TIMEOUT_MS = 30_000;
+const PG_CONNECT_TIMEOUT_S = 10;
+const PG_STATEMENT_TIMEOUT_MS = 30_000;
 
 /** `postgres://user:pass@host:port/db?sslmode=require`, or Flowise's placeholder form `host:port/db`. */
-export function parsePostgresUrl(raw: string): URL {
+function parsePostgresUrl(raw: string): URL {
   const text = raw.trim();
   if (!text) throw badRequest("Sql Database Chain: a PostgreSQL database needs its connection string in the url input (postgres://user:password@host:5432/database)");
   const withScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(text) ? text : `postgres://${text}`;
@@ -31,10 +32,10 @@ export function parsePostgresUrl(raw: string): URL {
 const isServerError = (err: unknown): err is Error & { code: string; severity: string } =>
   err instanceof Error && typeof (err as { severity?: unknown }).severity === "string";
 
-export function postgresDatabase(raw: string, outbound: OutboundEnv): SqlDatabase {
+export function postgresDatabase(raw: string, outbound: EndpointEnv): SqlDatabase {
   const url = parsePostgresUrl(raw);
   const port = url.port || "5432";
-  assertHostAllowed(url.hostname, port, outbound);
+  assertEndpointHostAllowed(url.hostname, port, { field: "Sql Database Chain url", env: outbound });
   const label = `PostgreSQL database at ${url.hostname}:${port}${url.pathname.length > 1 ? url.pathname : ""}`;
   const schema = url.searchParams.get("schema") ?? "public";
   // `socket` is a documented option the type definitions leave out.
@@ -60,7 +61,7 @@ export function postgresDatabase(raw: string, outbound: OutboundEnv): SqlDatabas
     }
     const code = (err as { code?: unknown })?.code;
     if (code === "CONNECT_TIMEOUT") return gatewayTimeout(`${label} did not answer within ${PG_CONNECT_TIMEOUT_S} s`);
-    return badGateway(`${label} cannot be reached: ${err instanceof Error ? err.message : String(err)}`);
+    return badGateway(`${label} cannot be reached: ${errorMessage(err)}`);
   };
   const run = async <T>(work: () => Promise<T>): Promise<T> => {
     try {

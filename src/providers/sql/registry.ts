@@ -4,7 +4,7 @@
 // runs on Workers here: a 400 says so.
 import { badRequest } from "../../errors";
 import { listVar } from "../../env";
-import type { OutboundEnv } from "../../lib/outbound";
+import type { EndpointEnv } from "../../lib/outbound";
 import { d1Database } from "./d1";
 import { postgresDatabase } from "./postgres";
 import type { SqlDatabase } from "./types";
@@ -16,7 +16,8 @@ export interface SqlDeps {
   d1Bindings: string[];
   /** SQL_D1_WRITE_BINDINGS: those a node with allowWrites may also change. */
   d1WriteBindings: string[];
-  outbound: OutboundEnv;
+  /** The endpoint rule's settings (OUTBOUND_ALLOW, ENVIRONMENT) for Postgres hosts. */
+  outbound: EndpointEnv;
 }
 
 /** The env vars the registry reads (README "Configuration"). */
@@ -25,11 +26,11 @@ export interface SqlEnv {
   SQL_D1_WRITE_BINDINGS?: string;
 }
 
-export const sqlDepsFrom = (env: SqlEnv & OutboundEnv): SqlDeps => ({
+export const sqlDepsFrom = (env: SqlEnv & EndpointEnv): SqlDeps => ({
   binding: (name) => (env as Record<string, unknown>)[name],
   d1Bindings: listVar(env.SQL_D1_BINDINGS),
   d1WriteBindings: listVar(env.SQL_D1_WRITE_BINDINGS),
-  outbound: { OUTBOUND_ALLOW: env.OUTBOUND_ALLOW },
+  outbound: { OUTBOUND_ALLOW: env.OUTBOUND_ALLOW, ENVIRONMENT: env.ENVIRONMENT },
 });
 
 const isD1 = (v: unknown): v is D1Database => !!v && typeof v === "object" && typeof (v as D1Database).prepare === "function" && typeof (v as D1Database).batch === "function";

@@ -3,7 +3,7 @@
 
 export type SqlDialect = "sqlite" | "postgres";
 
-export interface SqlColumn {
+interface SqlColumn {
   name: string;
   type: string;
   nullable: boolean;
@@ -14,7 +14,7 @@ export interface SqlTable {
   columns: SqlColumn[];
 }
 
-export interface QueryResult {
+interface QueryResult {
   rows: Record<string, unknown>[];
   /** True when the statement had more rows than were read (maxRows). */
   truncated: boolean;

@@ -11,7 +11,7 @@ import { newId } from "../../lib/ids";
 import type { AddVectorsOptions, DocVectorStore, LinkedHit } from "./types";
 import { type Stmt, jsonBatches, jsonInsert, runBatch, stmt } from "./d1-json";
 
-export interface StoredDoc {
+interface StoredDoc {
   id: string;
   docId: string | null;
   pageContent: string;

@@ -18,7 +18,7 @@ export function utf8Length(s: string): number {
 }
 
 /** Bytes of JSON per statement: well under D1's 2 MB value limit. */
-export const JSON_BATCH_BYTES = 900_000;
+const JSON_BATCH_BYTES = 900_000;
 
 /** Splits rows (each an array of column values) into JSON array strings of at most `maxBytes`. */
 export function jsonBatches(rows: unknown[][], maxBytes = JSON_BATCH_BYTES): string[] {

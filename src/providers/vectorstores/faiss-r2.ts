@@ -13,7 +13,7 @@ import { Pacer } from "../../lib/pace";
 import { quantize } from "./local";
 import type { AddVectorsOptions, DocVectorStore } from "./types";
 
-export const FAISS_PROVIDER = "faiss";
+const FAISS_PROVIDER = "faiss";
 const FORMAT = "edgeflow-faiss-1";
 const WRITE_ATTEMPTS = 6;
 

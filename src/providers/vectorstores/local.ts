@@ -14,7 +14,7 @@ import { type LoadedNamespace, NamespaceCache, allocateNamespace, topK, unitQuer
 import { type Stmt, jsonInsert, runBatch, stmt } from "./d1-json";
 import type { AddVectorsOptions, LinkedSearch } from "./types";
 
-export const LOCAL_PROVIDER = "local";
+const LOCAL_PROVIDER = "local";
 /** The version token of a namespace that was never written. */
 const NO_VERSION = "none";
 

@@ -10,8 +10,8 @@ import { str } from "../../lib/inputs";
 import type { DocVectorStore, VectorStoreContext, VectorStoreDefinition } from "./types";
 import { VectorizeStore, isVectorizeBound } from "./vectorize";
 
-export const LOCAL_VECTOR_STORE = "localVectorStore";
-export const VECTORIZE_VECTOR_STORE = "vectorize";
+const LOCAL_VECTOR_STORE = "localVectorStore";
+const VECTORIZE_VECTOR_STORE = "vectorize";
 
 const definitions: VectorStoreDefinition[] = [
   {

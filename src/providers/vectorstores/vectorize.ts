@@ -6,10 +6,11 @@ import { ApiError, badGateway, badRequest } from "../../errors";
 import { D1DocumentsStore } from "./d1-documents";
 import { runBatch } from "./d1-json";
 import type { AddVectorsOptions } from "./types";
+import { errorMessage } from "../../lib/error-message";
 
 export const VECTORIZE_PROVIDER = "vectorize";
-export const VECTORIZE_MAX_UPSERT = 1000;
-export const VECTORIZE_MAX_TOP_K = 20;
+const VECTORIZE_MAX_UPSERT = 1000;
+const VECTORIZE_MAX_TOP_K = 20;
 
 /** The slice of the Vectorize binding used here (a stand-in provides the same in tests). */
 export interface VectorizeLike {
@@ -27,7 +28,7 @@ async function provider<T>(what: string, call: () => Promise<T>): Promise<T> {
     return await call();
   } catch (err) {
     if (err instanceof ApiError) throw err;
-    throw badGateway(`Vectorize ${what} failed: ${err instanceof Error ? err.message : String(err)}`);
+    throw badGateway(`Vectorize ${what} failed: ${errorMessage(err)}`);
   }
 }
 

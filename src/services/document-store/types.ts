@@ -1,6 +1,9 @@
 import type { DocumentStoreStatus } from "../../db/enums";
 import type { Db, Env } from "../../env";
 
+/** An uploaded file, as routes hand it to the services (the loaders' own type). */
+export type { LoaderFile } from "../../providers/loaders/types";
+
 /** A file kept for a loader (in R2 under its loader's prefix), as Flowise lists it. */
 export interface LoaderFileEntry {
   id: string;

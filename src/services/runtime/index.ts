@@ -1,4 +1,4 @@
-// The engine's ports, built for each request (the `init` middleware in src/app.ts) and queue batch:
+// The engine's ports, built for each request (the `init` middleware, src/middleware/init.ts) and queue batch:
 // every way out of a run — D1, R2, the AI and Vectorize bindings, credentials, the sandbox — as a
 // narrow function, so the engine never holds the database or the Worker's env.
 import { eq } from "drizzle-orm";
@@ -13,20 +13,14 @@ import { runSandboxed } from "../../sandbox";
 import { assistantSpec } from "../assistant-flow";
 import { getCredentialData } from "../credentials";
 import { type Db, type Env, maxUploadBytes } from "../../env";
-import { loadSessionMemory } from "../prediction/memory";
-import { loadVariables } from "../prediction/vars";
+import { loadSessionMemory } from "../runs/history";
+import { loadVariables } from "../runs/vars";
 import { documentStorePort } from "./document-stores";
-
-// c.var.runtime: set by the init middleware in src/app.ts (declared here, so env.ts, which
-// everything imports, does not import the engine).
-declare module "hono" {
-  interface ContextVariableMap {
-    runtime: Runtime;
-  }
-}
 
 /** The bindings and vars provider registries read (src/providers/types.ts ProviderEnv). */
 const providerEnv = (env: Env) => ({
+  ENVIRONMENT: env.ENVIRONMENT,
+  OUTBOUND_ALLOW: env.OUTBOUND_ALLOW,
   AI: env.AI,
   VECTORIZE: env.VECTORIZE,
   OPENAI_BASE_URL: env.OPENAI_BASE_URL,

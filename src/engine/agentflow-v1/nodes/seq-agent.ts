@@ -5,13 +5,13 @@
 import { badRequest } from "../../../errors";
 import { DEFAULT_MAX_ITERATIONS, MAX_MAX_ITERATIONS, runToolLoop } from "../../agentflow/agent-loop";
 import type { AgentflowMessage, HumanInput } from "../../agentflow/types";
-import { bool, num, str } from "../../agentflow/util";
+import { bool, nonBlank, num } from "../../agentflow/util";
 import { modelOf, ownerOf, resolveV1, toolsOf } from "../components";
 import type { V1Node } from "../types";
 import { type V1NodeDef, reasoning } from "./common";
 import { applyState, approvalMessage, historyFor, promptMessages, promptValues, said, seqName, stateUpdates } from "./seq-common";
 
-export function resumeOf(humanInput: HumanInput | undefined, checkpoint: unknown, owner: string) {
+function resumeOf(humanInput: HumanInput | undefined, checkpoint: unknown, owner: string) {
   if (!humanInput) return undefined;
   if (humanInput.type !== "proceed" && humanInput.type !== "reject") throw badRequest(`${owner}: humanInput.type must be "proceed" or "reject"`);
   return { humanInput, checkpoint: Array.isArray(checkpoint) ? (checkpoint as AgentflowMessage[]) : [] };
@@ -47,7 +47,7 @@ export const seqAgentNode: V1NodeDef = {
         output: {
           content: question,
           isWaitingForHumanInput: true,
-          v1Action: { approve: str(inputs.approveButtonText) ?? "Yes", reject: str(inputs.rejectButtonText) ?? "No", toolCalls: loop.messages.at(-1)?.tool_calls ?? [] },
+          v1Action: { approve: nonBlank(inputs.approveButtonText) ?? "Yes", reject: nonBlank(inputs.rejectButtonText) ?? "No", toolCalls: loop.messages.at(-1)?.tool_calls ?? [] },
           usedTools: calls,
           ...reasoning({ agentName: node.data.label, messages: [question], usedTools: calls, sourceDocuments: [], state: {}, nodeName: "seqAgent", nodeId: node.id }),
         },

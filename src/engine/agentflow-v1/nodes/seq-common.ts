@@ -9,17 +9,17 @@ import { callChat } from "../../agentflow/model-call";
 import type { NodeRuntime } from "../../agentflow/node-types";
 import { runFunction } from "../../agentflow/nodes/custom-function";
 import type { AgentflowMessage } from "../../agentflow/types";
-import { isObject, listOf, str } from "../../agentflow/util";
+import { isObject, listOf, nonBlank } from "../../agentflow/util";
 import type { V1Node } from "../types";
 import { fillPrompt, promptValuesOf, thisTurn } from "./common";
 
 /** The agent name a sequential node is known by (Loop's "Loop To", reasoning's agentName). */
 export const seqName = (inputs: Record<string, unknown> | undefined, label: string): string =>
-  str(inputs?.agentName) ?? str(inputs?.llmNodeName) ?? str(inputs?.toolNodeName) ?? str(inputs?.conditionAgentName) ??
-  str(inputs?.conditionName) ?? str(inputs?.functionName) ?? str(inputs?.seqExecuteFlowName) ?? label;
+  nonBlank(inputs?.agentName) ?? nonBlank(inputs?.llmNodeName) ?? nonBlank(inputs?.toolNodeName) ?? nonBlank(inputs?.conditionAgentName) ??
+  nonBlank(inputs?.conditionName) ?? nonBlank(inputs?.functionName) ?? nonBlank(inputs?.seqExecuteFlowName) ?? label;
 
 /** Flowise's customGet: `a.b[0]`, `a.b[-1]`, `messages.length`. */
-export function pathGet(root: unknown, path: string): unknown {
+function pathGet(root: unknown, path: string): unknown {
   let value = root;
   for (const part of path.split(".").filter(Boolean)) {
     const m = /^([^[\]]*)(?:\[(-?\d+)\])?$/.exec(part);
@@ -82,8 +82,8 @@ export function historyFor(rt: NodeRuntime, input: string | undefined, selection
 
 /** [system prompt] + history + [human prompt], `{variables}` filled. */
 export function promptMessages(inputs: Record<string, unknown>, history: AgentflowMessage[], values: Record<string, unknown>): AgentflowMessage[] {
-  const system = str(inputs.systemMessagePrompt);
-  const human = str(inputs.humanMessagePrompt);
+  const system = nonBlank(inputs.systemMessagePrompt);
+  const human = nonBlank(inputs.humanMessagePrompt);
   return [
     ...(system ? [{ role: "system" as const, content: fillPrompt(system, values) }] : []),
     ...history,
@@ -97,7 +97,7 @@ export function channelsOf(stateNode: { data: { inputs?: Record<string, unknown>
   const defaults: Record<string, unknown> = {};
   const raw = stateNode?.data.inputs?.stateMemoryUI ?? stateNode?.data.inputs?.stateMemory;
   for (const row of listOf(typeof raw === "string" && raw.startsWith("stateMemory") ? [] : raw).filter(isObject)) {
-    const key = str(row.key) ?? str(row.Key);
+    const key = nonBlank(row.key) ?? nonBlank(row.Key);
     if (!key) continue;
     types[key] = String(row.type ?? row.Operation ?? "Replace");
     defaults[key] = types[key] === "Append" ? [] : (row.defaultValue ?? row["Default Value"] ?? "");
@@ -118,7 +118,7 @@ export function applyState(state: Record<string, unknown>, updates: Record<strin
 /** The node's state updates: UI rows ({key, value: `$flow.output.x`…}), or code returning an object (sandboxed). */
 export async function stateUpdates(inputs: Record<string, unknown>, rt: NodeRuntime, input: string | undefined, output: unknown, owner: string): Promise<Record<string, unknown>> {
   const flow = flowOf(rt, input, output);
-  const code = str(inputs.updateStateMemoryCode);
+  const code = nonBlank(inputs.updateStateMemoryCode);
   if (inputs.updateStateMemory === "updateStateMemoryCode" && code) {
     const text = await runFunction(code, input, {}, rt, { output });
     try {
@@ -131,7 +131,7 @@ export async function stateUpdates(inputs: Record<string, unknown>, rt: NodeRunt
   }
   const updates: Record<string, unknown> = {};
   for (const row of listOf(inputs.updateStateMemoryUI).filter(isObject)) {
-    const key = str(row.key);
+    const key = nonBlank(row.key);
     if (key) updates[key] = flowValue(row.value ?? "", flow);
   }
   return updates;
@@ -139,7 +139,7 @@ export async function stateUpdates(inputs: Record<string, unknown>, rt: NodeRunt
 
 /** Flowise's approval question: the approval prompt (its `{tools}` the pending calls) asked of the model. */
 export async function approvalMessage(model: BaseChatModel, prompt: unknown, calls: unknown[], signal: AbortSignal): Promise<string> {
-  const text = (str(prompt) ?? "You are about to execute tool: {tools}. Ask if user want to proceed").replaceAll("{tools}", JSON.stringify(calls));
+  const text = (nonBlank(prompt) ?? "You are about to execute tool: {tools}. Ask if user want to proceed").replaceAll("{tools}", JSON.stringify(calls));
   const reply = await callChat(model, [new HumanMessage(text)], signal);
   return contentText(reply.content) || "Do you want to proceed?";
 }

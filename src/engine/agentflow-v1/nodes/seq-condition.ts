@@ -10,7 +10,7 @@ import { callChat } from "../../agentflow/model-call";
 import type { NodeRuntime } from "../../agentflow/node-types";
 import { runFunction } from "../../agentflow/nodes/custom-function";
 import { invokeStructured, structuredSchema } from "../../agentflow/structured";
-import { isObject, listOf, str } from "../../agentflow/util";
+import { isObject, listOf, nonBlank } from "../../agentflow/util";
 import { modelOf, ownerOf, resolveV1 } from "../components";
 import type { V1Node } from "../types";
 import { type TranslateScope, type Translated, type V1NodeDef, reasoning, toMessages } from "./common";
@@ -19,7 +19,7 @@ import { flowOf, flowValue, historyFor, promptMessages, promptValues, said, seqN
 const isNumeric = (s: string) => /^-?\d*\.?\d+$/.test(s);
 
 /** Flowise's checkCondition. */
-export function holds(input: unknown, operation: string, value: unknown = ""): boolean {
+function holds(input: unknown, operation: string, value: unknown = ""): boolean {
   if (!input && input !== 0) return operation === "Is Empty";
   const a = typeof input === "object" ? JSON.stringify(input) : String(input);
   const b = String(value ?? "");
@@ -50,7 +50,7 @@ function translateRoutes(node: FlowNode, scope: TranslateScope): Translated {
 
 /** The route the condition rows (or code) choose; "End" when none holds. */
 async function chooseRoute(inputs: Record<string, unknown>, rt: NodeRuntime, input: string | undefined, output: unknown, owner: string): Promise<string> {
-  const code = str(inputs.conditionFunction);
+  const code = nonBlank(inputs.conditionFunction);
   const tab = String(Object.entries(inputs).find(([k]) => k.startsWith("selectedConditionFunctionTab"))?.[1] ?? "conditionUI");
   if (tab.startsWith("conditionFunction") && code) {
     const route = await runFunction(code, input, {}, rt, { output });
@@ -58,7 +58,7 @@ async function chooseRoute(inputs: Record<string, unknown>, rt: NodeRuntime, inp
   }
   const flow = flowOf(rt, input, output);
   for (const row of listOf(inputs.conditionUI).filter(isObject)) {
-    const variable = str(row.variable);
+    const variable = nonBlank(row.variable);
     if (!variable) throw badRequest(`${owner}: a condition needs a variable`);
     const value = variable.startsWith("$flow.") || variable.startsWith("$vars.")
       ? flowValue(variable, flow)

@@ -4,7 +4,7 @@
 import { type V1NodeDef, lastSaid } from "./common";
 import { seqName } from "./seq-common";
 
-export const SEQ_LOOP_LIMIT = 25;
+const SEQ_LOOP_LIMIT = 25;
 
 const norm = (s: string) => s.toLowerCase().replace(/[\s_]+/g, "");
 

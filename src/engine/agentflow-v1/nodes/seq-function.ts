@@ -4,10 +4,10 @@
 // returned as a state object — updates the state.
 import { badRequest } from "../../../errors";
 import { ApiError } from "../../../errors";
-import { RunAborted } from "../../../providers/chat/http";
+import { RunAborted } from "../../../lib/run-control";
 import { runFunction } from "../../agentflow/nodes/custom-function";
 import type { NodeResultData } from "../../agentflow/types";
-import { isObject, str } from "../../agentflow/util";
+import { errorMessage, isObject, nonBlank } from "../../agentflow/util";
 import { ownerOf, resolveV1 } from "../components";
 import type { V1Node } from "../types";
 import { type V1NodeDef, promptValuesOf, reasoning } from "./common";
@@ -38,7 +38,7 @@ export const seqCustomFunctionNode: V1NodeDef = {
     const v1 = node as V1Node;
     const owner = ownerOf(node);
     const { inputs } = await resolveV1(v1, rt, input);
-    const code = str(inputs.javascriptFunction);
+    const code = nonBlank(inputs.javascriptFunction);
     if (!code) throw badRequest(`${owner} has no JavaScript function`);
     const flow = flowOf(rt, input);
     const variables = Object.fromEntries(Object.entries(promptValuesOf(inputs.functionInputVariables)).map(([k, v]) => [k, flowValue(v, flow)]));
@@ -47,7 +47,7 @@ export const seqCustomFunctionNode: V1NodeDef = {
       content = await runFunction(code, input, variables, rt);
     } catch (err) {
       if (err instanceof RunAborted || err instanceof ApiError) throw err;
-      throw badRequest(`${owner}: ${err instanceof Error ? err.message : String(err)}`);
+      throw badRequest(`${owner}: ${errorMessage(err)}`);
     }
     const { updates, ...rest } = answered(v1, content, inputs.returnValueAs, rt.state, owner);
     return {
@@ -67,7 +67,7 @@ export const seqExecuteFlowNode: V1NodeDef = {
     const v1 = node as V1Node;
     const owner = ownerOf(node);
     const { inputs } = await resolveV1(v1, rt, input);
-    const flowId = str(inputs.selectedFlow)?.trim();
+    const flowId = nonBlank(inputs.selectedFlow)?.trim();
     if (!flowId) throw badRequest(`${owner} needs a flow to run (selectedFlow)`);
     const stack = [...(rt.request.callStack ?? []), rt.request.chatflowId];
     if (stack.includes(flowId)) throw badRequest(`${owner}: executing ${flowId} would make a cycle (${[...stack, flowId].join(" → ")})`);

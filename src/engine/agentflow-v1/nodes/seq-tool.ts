@@ -4,12 +4,12 @@
 // the flow goes on. A message without tool calls ends the flow here (Flowise routes it to END):
 // branch 0 is the Tool Node's next nodes, branch 1 leads nowhere.
 import type { StructuredToolInterface } from "@langchain/core/tools";
-import { RunAborted } from "../../../providers/chat/http";
+import { RunAborted } from "../../../lib/run-control";
 import { contentText } from "../../../providers/chat/messages";
 import type { UsedTool } from "../../core/types";
 import { MAX_TOOL_OUTPUT_CHARS } from "../../agentflow/agent-loop";
 import type { AgentflowMessage } from "../../agentflow/types";
-import { bool, str } from "../../agentflow/util";
+import { bool, errorMessage, nonBlank } from "../../agentflow/util";
 import { modelOf, ownerOf, resolveV1, toolsOf } from "../components";
 import type { V1Node } from "../types";
 import { type V1NodeDef, reasoning } from "./common";
@@ -23,7 +23,7 @@ async function invoke(tool: StructuredToolInterface | undefined, name: string, a
     return { output: text(await tool.invoke(args, { signal })).slice(0, MAX_TOOL_OUTPUT_CHARS) };
   } catch (err) {
     if (signal.aborted) throw new RunAborted();
-    const error = err instanceof Error ? err.message : String(err);
+    const error = errorMessage(err);
     return { output: `Error: ${error}`, error };
   }
 }
@@ -56,7 +56,7 @@ export const seqToolNode: V1NodeDef = {
         input: { toolCalls: calls },
         output: {
           content: question, isWaitingForHumanInput: true, conditions: ends, usedTools: pending,
-          v1Action: { approve: str(inputs.approveButtonText) ?? "Yes", reject: str(inputs.rejectButtonText) ?? "No", toolCalls: calls },
+          v1Action: { approve: nonBlank(inputs.approveButtonText) ?? "Yes", reject: nonBlank(inputs.rejectButtonText) ?? "No", toolCalls: calls },
           ...reasoning({ agentName: node.data.label, messages: [question], usedTools: pending, sourceDocuments: [], state: {}, nodeName: "seqToolNode", nodeId: node.id }),
         },
         state: rt.state,

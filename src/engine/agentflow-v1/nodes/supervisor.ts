@@ -7,20 +7,20 @@ import { z } from "zod";
 import { badRequest } from "../../../errors";
 import { refId } from "../../core/refs";
 import { invokeStructured } from "../../agentflow/structured";
-import { num, str } from "../../agentflow/util";
+import { nonBlank, num } from "../../agentflow/util";
 import { moderated, modelOf, ownerOf, resolveV1 } from "../components";
 import type { V1Node } from "../types";
 import { type V1NodeDef, lastSaid, openingMessages, thisTurn, reasoning, snake, toMessages } from "./common";
 
-export const SUPERVISOR_PROMPT = `You are a supervisor tasked with managing a conversation between the following workers: {team_members}.
+const SUPERVISOR_PROMPT = `You are a supervisor tasked with managing a conversation between the following workers: {team_members}.
 Given the following user request, respond with the worker to act next.
 Each worker will perform a task and respond with their results and status.
 When finished, respond with FINISH.
 Select strategically to minimize the number of steps taken.`;
 
-export const DEFAULT_RECURSION_LIMIT = 100;
+const DEFAULT_RECURSION_LIMIT = 100;
 
-export const recursionMessage = (limit: number) =>
+const recursionMessage = (limit: number) =>
   `The team stopped: it reached its recursion limit (${limit} steps of the supervisor and its workers) before the supervisor said FINISH.`;
 
 export const supervisorNode: V1NodeDef = {
@@ -40,12 +40,12 @@ export const supervisorNode: V1NodeDef = {
     const workers = scope.flow.filter((n) => n.data.name === "worker" && children.has(n.id));
     if (!workers.length) scope.errors.push(`${node.data.label} (${node.id}) has no workers: connect at least one Worker to it`);
     const handles = new Map(scope.edgesFrom(node.id).map((e) => [e, `${node.id}-output-${Math.max(0, workers.findIndex((w) => w.id === e.target))}`]));
-    const label = str(node.data.inputs?.supervisorName) ?? node.data.label;
+    const label = nonBlank(node.data.inputs?.supervisorName) ?? node.data.label;
     return {
       label,
       inputs: { v1Branches: workers.length + 1 },
       handles,
-      info: { workers: workers.map((w) => ({ id: w.id, label: str(w.data.inputs?.workerName) ?? w.data.label, name: snake(str(w.data.inputs?.workerName) ?? w.data.label) })) },
+      info: { workers: workers.map((w) => ({ id: w.id, label: nonBlank(w.data.inputs?.workerName) ?? w.data.label, name: snake(nonBlank(w.data.inputs?.workerName) ?? w.data.label) })) },
     };
   },
   async run({ node, input, rt }) {
@@ -63,7 +63,7 @@ export const supervisorNode: V1NodeDef = {
     const opening = first ? openingMessages(rt, await moderated(v1, inputs, input), refId(v1.data.v1.original.data.inputs?.agentMemory) !== undefined) : [];
     const conversation = [...rt.runtimeChatHistory, ...opening];
     const workerRuns = thisTurn(conversation).filter((m) => m.additional_kwargs?.type === "worker").length;
-    const system = (str(inputs.supervisorPrompt) ?? SUPERVISOR_PROMPT).replaceAll("{team_members}", members.join(", "));
+    const system = (nonBlank(inputs.supervisorPrompt) ?? SUPERVISOR_PROMPT).replaceAll("{team_members}", members.join(", "));
     const ask = `Given the conversation above, who should act next? Or should we FINISH? Select one of: ${["FINISH", ...members].join(", ")}. Use the route tool in your response.${summarize ? "\nRemember to give reasonings, instructions and summarization" : ""}`;
     if (!members.length) throw badRequest(`${owner} has no workers`);
     const schema = z.object({
@@ -83,7 +83,7 @@ export const supervisorNode: V1NodeDef = {
     let content = "";
     if (next === "FINISH") {
       const last = lastSaid(rt.runtimeChatHistory, "worker")?.content;
-      content = stopped ? `${recursionMessage(limit)}${last ? `\n\nThe last worker's answer:\n${last}` : ""}` : last || str(value.summarization) || instructions;
+      content = stopped ? `${recursionMessage(limit)}${last ? `\n\nThe last worker's answer:\n${last}` : ""}` : last || nonBlank(value.summarization) || instructions;
     }
     const teamState = { next, instructions, team_members: members.join(", ") };
     return {

@@ -8,7 +8,7 @@ import type { UsedTool } from "../../core/types";
 import { DEFAULT_MAX_ITERATIONS, MAX_MAX_ITERATIONS, runToolLoop } from "../../agentflow/agent-loop";
 import { callChat } from "../../agentflow/model-call";
 import type { AgentflowMessage } from "../../agentflow/types";
-import { num, str } from "../../agentflow/util";
+import { nonBlank, num } from "../../agentflow/util";
 import { modelOf, resolveV1, toolsOf } from "../components";
 import type { V1Node } from "../types";
 import { type V1NodeDef, fillPrompt, promptValuesOf, reasoning, snake, toMessages } from "./common";
@@ -32,7 +32,7 @@ export const workerNode: V1NodeDef = {
       return {};
     }
     return {
-      label: str(node.data.inputs?.workerName) ?? node.data.label,
+      label: nonBlank(node.data.inputs?.workerName) ?? node.data.label,
       inputs: { loopBackToNode: `${supervisor.id}-${supervisor.data.label}`, maxLoopCount: Number.MAX_SAFE_INTEGER },
       info: { fallbackModel: refId(supervisor.data.inputs?.model) },
     };
@@ -42,11 +42,11 @@ export const workerNode: V1NodeDef = {
     const { inputs, found } = await resolveV1(v1, rt, input);
     const model = modelOf(v1, inputs);
     const tools = toolsOf(inputs.tools);
-    const name = snake(str(inputs.workerName) ?? node.data.label);
+    const name = snake(nonBlank(inputs.workerName) ?? node.data.label);
     const supervisorId = String(node.data.inputs?.loopBackToNode ?? "").split("-")[0];
     const values = promptValuesOf(inputs.promptValues);
     const teamMembers = String(rt.state.team_members ?? "");
-    const system = fillPrompt(`${str(inputs.workerPrompt) ?? ""}${AUTONOMY}`, { team_members: teamMembers, ...values });
+    const system = fillPrompt(`${nonBlank(inputs.workerPrompt) ?? ""}${AUTONOMY}`, { team_members: teamMembers, ...values });
     const messages: AgentflowMessage[] = [{ role: "system", content: system }, ...rt.runtimeChatHistory];
 
     let content: string;

@@ -9,10 +9,10 @@ import { toLangChain } from "../messages";
 import { callChat, replyOutput } from "../model-call";
 import type { AgentflowNodeDef } from "../node-types";
 import type { AgentflowMessage } from "../types";
-import { bool, isAbort, isObject, listOf, prefixed } from "../util";
+import { bool, errorMessage, isAbort, isObject, listOf, prefixed } from "../util";
 import { ownerOf } from "./common";
 
-export const CONDITION_AGENT_SYSTEM_PROMPT = `You route requests in a system of cooperating agents. Read the input and choose the ONE scenario from the given list that fits it best.
+const CONDITION_AGENT_SYSTEM_PROMPT = `You route requests in a system of cooperating agents. Read the input and choose the ONE scenario from the given list that fits it best.
 
 Steps:
 1. Read the input, the scenarios and the instruction.
@@ -26,7 +26,7 @@ const EXAMPLE_INPUT = `{"input": "Hello", "scenarios": ["user is asking about AI
 const EXAMPLE_OUTPUT = '```json\n{"output": "user is not asking about AI"}\n```';
 
 /** Index of the scenario an answer names (see the header); -1 when there are none. */
-export function matchScenario(scenarios: string[], answer: string): number {
+function matchScenario(scenarios: string[], answer: string): number {
   if (!scenarios.length) return -1;
   const wanted = answer.toLowerCase().trim();
   const lower = scenarios.map((s) => s.toLowerCase());
@@ -81,7 +81,7 @@ export const conditionAgentNode: AgentflowNodeDef = {
       try {
         name = chosen(content);
       } catch (err) {
-        throw badGateway(`Failed to parse a valid scenario from the model's answer (${err instanceof Error ? err.message : String(err)}); the model must answer JSON {"output": "<scenario>"}. Its answer: "${content.slice(0, 300)}"`);
+        throw badGateway(`Failed to parse a valid scenario from the model's answer (${errorMessage(err)}); the model must answer JSON {"output": "<scenario>"}. Its answer: "${content.slice(0, 300)}"`);
       }
       const match = matchScenario(scenarios, name);
       messages[messages.length - 1] = { role: "user", content: pretty };

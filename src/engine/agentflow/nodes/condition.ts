@@ -10,7 +10,7 @@ import { ownerOf } from "./common";
 type Value = string | number | boolean | undefined | null;
 
 /** Markdown marks removed, as remove-markdown does for the comparisons. */
-export function stripMarkdown(text: string): string {
+function stripMarkdown(text: string): string {
   return text
     .replace(/^```[^\n]*\n?|```$/gm, "")
     .replace(/!\[([^\]]*)\]\([^)]*\)/g, "$1")

@@ -4,10 +4,10 @@
 // returns a string or a value (objects become pretty JSON). A throw, a timeout or a syntax error
 // fails the node with the sandbox's message.
 import { ApiError } from "../../../errors";
-import { RunAborted } from "../../../providers/chat/http";
+import { RunAborted } from "../../../lib/run-control";
 import type { AgentflowNodeDef, NodeRuntime } from "../node-types";
 import { runForValue, valueText } from "../../core/function-code";
-import { listOf } from "../util";
+import { errorMessage, listOf } from "../util";
 import { ownerOf, stateAfter, streamsAnswer } from "./common";
 
 export async function runFunction(code: string, input: string | undefined, variables: Record<string, unknown>, rt: NodeRuntime, extraFlow: Record<string, unknown> = {}): Promise<string> {
@@ -30,7 +30,7 @@ export const customFunctionNode: AgentflowNodeDef = {
       content = await runFunction(code, input, variables, rt);
     } catch (err) {
       if (err instanceof RunAborted || err instanceof ApiError) throw err;
-      throw new ApiError(400, `${ownerOf(node)}: ${err instanceof Error ? err.message : String(err)}`);
+      throw new ApiError(400, `${ownerOf(node)}: ${errorMessage(err)}`);
     }
     if (streamsAnswer(args)) rt.emit.token(content);
     return {

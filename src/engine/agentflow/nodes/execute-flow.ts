@@ -3,7 +3,7 @@
 // config. Calling itself, or a flow already on the call stack (a cycle), is refused.
 import { badRequest } from "../../../errors";
 import type { AgentflowNodeDef } from "../node-types";
-import { historyName, isObject, str } from "../util";
+import { historyName, isObject, nonBlank } from "../util";
 import { ownerOf, stateAfter, streamsAnswer } from "./common";
 
 function overrideConfigOf(raw: unknown, owner: string): Record<string, unknown> | undefined {
@@ -24,7 +24,7 @@ export const executeFlowNode: AgentflowNodeDef = {
   async run(args) {
     const { node, inputs, rt } = args;
     const owner = ownerOf(node);
-    const flowId = str(inputs.executeFlowSelectedFlow)?.trim();
+    const flowId = nonBlank(inputs.executeFlowSelectedFlow)?.trim();
     if (!flowId) throw badRequest(`${owner} needs a flow to run (executeFlowSelectedFlow)`);
     const here = rt.request.chatflowId;
     const stack = [...(rt.request.callStack ?? []), here];

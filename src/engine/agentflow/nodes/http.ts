@@ -6,11 +6,11 @@
 import { ApiError, badGateway, badRequest, gatewayTimeout } from "../../../errors";
 import { outboundFetch } from "../../../lib/outbound";
 import type { AgentflowNodeDef } from "../node-types";
-import { isObject, listOf, str } from "../util";
+import { errorMessage, isObject, listOf, nonBlank } from "../util";
 import { ownerOf } from "./common";
 
-export const HTTP_TIMEOUT_MS = 30_000;
-export const MAX_HTTP_RESPONSE_BYTES = 5 * 1024 * 1024;
+const HTTP_TIMEOUT_MS = 30_000;
+const MAX_HTTP_RESPONSE_BYTES = 5 * 1024 * 1024;
 
 type Row = { key?: unknown; value?: unknown };
 const rows = (v: unknown) => listOf<Row>(v).filter((r) => typeof r.key === "string" && r.key && r.value !== undefined && r.value !== "");
@@ -26,7 +26,7 @@ function parseJson(text: string, owner: string): unknown {
   try {
     return JSON.parse(text);
   } catch (err) {
-    throw badRequest(`${owner}: the JSON body is not valid JSON (${err instanceof Error ? err.message : String(err)})`);
+    throw badRequest(`${owner}: the JSON body is not valid JSON (${errorMessage(err)})`);
   }
 }
 
@@ -79,17 +79,17 @@ export const httpNode: AgentflowNodeDef = {
   variableParams: ["url", "headers", "queryParams", "body"],
   async run({ node, inputs, rt }) {
     const owner = ownerOf(node);
-    const method = (str(inputs.method) ?? "GET").toUpperCase();
-    const url = str(inputs.url)?.trim();
+    const method = (nonBlank(inputs.method) ?? "GET").toUpperCase();
+    const url = nonBlank(inputs.url)?.trim();
     if (!url) throw badRequest(`${owner} needs a URL`);
     const headers: Record<string, string> = {};
     for (const r of rows(inputs.headers)) headers[String(r.key)] = String(r.value);
-    const credentialId = str(node.data.credential) ?? str(inputs.credential) ?? str(inputs.FLOWISE_CREDENTIAL_ID);
+    const credentialId = nonBlank(node.data.credential) ?? nonBlank(inputs.credential) ?? nonBlank(inputs.FLOWISE_CREDENTIAL_ID);
     if (credentialId) {
       const c = await rt.ctx.getCredential(credentialId);
-      if (str(c.basicAuthUsername) || str(c.basicAuthPassword)) headers.Authorization = `Basic ${btoa(`${c.basicAuthUsername ?? ""}:${c.basicAuthPassword ?? ""}`)}`;
-      else if (str(c.token)) headers.Authorization = `Bearer ${c.token}`;
-      else if (str(c.key) && str(c.value)) headers[String(c.key)] = String(c.value);
+      if (nonBlank(c.basicAuthUsername) || nonBlank(c.basicAuthPassword)) headers.Authorization = `Basic ${btoa(`${c.basicAuthUsername ?? ""}:${c.basicAuthPassword ?? ""}`)}`;
+      else if (nonBlank(c.token)) headers.Authorization = `Bearer ${c.token}`;
+      else if (nonBlank(c.key) && nonBlank(c.value)) headers[String(c.key)] = String(c.value);
     }
     const query = new URLSearchParams(rows(inputs.queryParams).map((r) => [String(r.key), String(r.value)])).toString();
     const finalUrl = query ? `${url}${url.includes("?") ? "&" : "?"}${query}` : url;
@@ -102,7 +102,7 @@ export const httpNode: AgentflowNodeDef = {
     } catch (err) {
       if (err instanceof ApiError || rt.signal.aborted) throw err;
       if (deadline.aborted) throw gatewayTimeout(`${owner}: ${method} ${finalUrl.slice(0, 200)} did not answer within ${HTTP_TIMEOUT_MS / 1000} s`);
-      throw badGateway(`${owner}: ${method} ${finalUrl.slice(0, 200)} failed: ${err instanceof Error ? err.message : String(err)}`);
+      throw badGateway(`${owner}: ${method} ${finalUrl.slice(0, 200)} failed: ${errorMessage(err)}`);
     }
     const data = decodeAs(inputs.responseType, await readCapped(res, owner));
     if (!res.ok) {

@@ -6,7 +6,7 @@ import { updateFlowState } from "../state";
 import { num } from "../util";
 import { ownerOf } from "./common";
 
-export const DEFAULT_MAX_LOOP_COUNT = 5;
+const DEFAULT_MAX_LOOP_COUNT = 5;
 
 /** The target id of `loopBackToNode` ("<nodeId>-<label>"): node ids never contain "-". */
 export const loopTarget = (value: unknown): string | undefined =>

@@ -15,7 +15,6 @@ import { retrieverNode } from "./retriever";
 import { startNode } from "./start";
 import { stickyNoteNode } from "./sticky-note";
 import { toolNode } from "./tool";
-import { v1NodeList } from "../../agentflow-v1/nodes/registry";
 
 const definitions: AgentflowNodeDef[] = [
   startNode,
@@ -33,10 +32,23 @@ const definitions: AgentflowNodeDef[] = [
   executeFlowNode,
   httpNode,
   stickyNoteNode,
-  ...v1NodeList, // Agentflow V1 nodes: only translated MULTIAGENT graphs have them
 ];
 
-export const agentflowNodes: ReadonlyMap<string, AgentflowNodeDef> = new Map(definitions.map((d) => [d.name, d]));
+const nodes = new Map(definitions.map((d) => [d.name, d]));
+export const agentflowNodes: ReadonlyMap<string, AgentflowNodeDef> = nodes;
+
+/**
+ * Adds nodes only a translation makes (Agentflow V1's, from ../../agentflow-v1/nodes/registry.ts,
+ * when it loads): V2 does not import V1. A V1 node can only be in a graph V1 translated, so it is
+ * registered before any graph naming it runs; a saved AGENTFLOW naming one is refused either way.
+ */
+export function registerTranslatedNodes(defs: readonly AgentflowNodeDef[]): void {
+  for (const def of defs) {
+    if (!def.translatedOnly) throw new Error(`${def.name}: only translatedOnly nodes are registered from outside`);
+    if (nodes.has(def.name) && nodes.get(def.name) !== def) throw new Error(`${def.name}: an agentflow node of that name exists`);
+    nodes.set(def.name, def);
+  }
+}
 
 /** Node names the runtime runs, sorted (for messages and the save-time check). */
 export const agentflowNodeNames = (): string[] => definitions.filter((d) => !d.translatedOnly).map((d) => d.name).sort();

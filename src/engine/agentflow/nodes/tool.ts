@@ -1,11 +1,11 @@
 // Tool: calls one tool (or every tool of a toolkit) directly with the given arguments, no model.
 // Argument values that look like JSON arrays/objects (brackets possibly escaped) are parsed.
 import { ApiError } from "../../../errors";
-import { RunAborted } from "../../../providers/chat/http";
+import { RunAborted } from "../../../lib/run-control";
 import { contentText } from "../../../providers/chat/messages";
 import type { AgentflowNodeDef } from "../node-types";
 import { selectedTools } from "../tools";
-import { listOf } from "../util";
+import { errorMessage, listOf } from "../util";
 import { ownerOf, stateAfter, streamsAnswer } from "./common";
 
 function argValue(value: unknown): unknown {
@@ -43,7 +43,7 @@ export const toolNode: AgentflowNodeDef = {
     } catch (err) {
       if (rt.signal.aborted || err instanceof RunAborted) throw new RunAborted();
       if (err instanceof ApiError) throw err;
-      throw new ApiError(400, `${owner}: tool ${String(name)} failed: ${err instanceof Error ? err.message : String(err)}`);
+      throw new ApiError(400, `${owner}: tool ${String(name)} failed: ${errorMessage(err)}`);
     }
     if (streamsAnswer(args)) rt.emit.token(content);
     return {

@@ -6,16 +6,16 @@
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { HumanMessage } from "@langchain/core/messages";
 import { ApiError, badGateway } from "../../../errors";
-import { RunAborted } from "../../core/errors";
+import { RunAborted } from "../../../lib/run-control";
 import { callModel } from "../../core/llm";
 import type { RunContext } from "../../core/ports";
 import type { RunResult, StreamSink } from "../../core/types";
 import type { LoaderFile } from "../../../providers/loaders/types";
-import type { ModerationInstance } from "../instances";
-import { moderate } from "../nodes/chains";
+import { type ModerationInstance, moderate } from "../instances";
 import { flowOf } from "../../tools/custom";
 import { frameOf, rowChunks } from "./frame";
 import { ANSWER_PROMPT, CODE_PROMPT, fill } from "./prompts";
+import { errorMessage } from "../../../lib/error-message";
 
 export interface CsvAgentInstance {
   kind: "csvAgent";
@@ -39,7 +39,7 @@ const DECLARATION = /^(const|let|var|if|for|while|do|switch|try|function|class|r
  * The model's code as a function body over `df`: fences dropped; code without a `return` returns its
  * last line when that line is an expression (as Python's last expression is Flowise's result).
  */
-export function codeBody(text: string): string {
+function codeBody(text: string): string {
   let code = text.trim();
   const fenced = /^```[a-z]*\s*\n?([\s\S]*?)\n?```$/i.exec(code);
   if (fenced) code = fenced[1].trim();
@@ -70,7 +70,7 @@ export async function runCsvAgent(agent: CsvAgentInstance, ctx: RunContext, sink
     result = await ctx.runtime.code.run(`${LOAD_DF}\n${codeBody(code)}`, { args: { rows: rowChunks(frame.rows) }, vars: ctx.vars, flow: flowOf(ctx), signal: ctx.signal });
   } catch (err) {
     if (err instanceof RunAborted || (err instanceof ApiError && err.status !== 400)) throw err;
-    const why = err instanceof Error ? err.message : String(err);
+    const why = errorMessage(err);
     throw badGateway(`${agent.label}: Sorry, I'm unable to find answer for question: "${question}" using following code: "${code}" (${why})`);
   }
   if (!result) {

@@ -7,7 +7,7 @@ import { parseCsv } from "../../../providers/loaders/csv";
 import { decodeTextWithin, extensionOf } from "../../../providers/loaders/text-util";
 import type { LoaderFile } from "../../../providers/loaders/types";
 
-export type ColumnType = "number" | "boolean" | "string";
+type ColumnType = "number" | "boolean" | "string";
 
 export interface Frame {
   rows: Record<string, string | number | boolean | null>[];
@@ -61,7 +61,7 @@ export async function frameOf(files: LoaderFile[], limits: WorkLimits, separator
 }
 
 /** JSON text per chunk handed to the sandbox: parsing one takes QuickJS a few tens of ms at most. */
-export const CHUNK_CHARS = 64 * 1024;
+const CHUNK_CHARS = 64 * 1024;
 
 /**
  * The rows as JSON arrays of about CHUNK_CHARS each. QuickJS parses its input in one go: 20,000 rows

@@ -17,14 +17,16 @@ import type { Runnable } from "@langchain/core/runnables";
 import { type StructuredToolInterface, isStructuredTool } from "@langchain/core/tools";
 import { badRequest } from "../../../errors";
 import { contentText } from "../../../providers/chat/messages";
-import { type MemoryInstance, type ModerationInstance, type PromptInstance, isMemory, isPrompt, requireChatModel } from "../instances";
-import { RunAborted, modelFailure } from "../../core/errors";
+import { type MemoryInstance, type ModerationInstance, type PromptInstance, isMemory, isPrompt, moderate, moderationsOf, requireChatModel } from "../instances";
+import { modelFailure } from "../../core/errors";
+import { RunAborted } from "../../../lib/run-control";
 import { promptMessages } from "../../core/prompting";
 import type { BuildArgs, NodeDefinition } from "../types";
 import type { RunResult, StreamSink, UsedTool } from "../../core/types";
 import type { RunContext } from "../../core/ports";
-import { chainCanStream, moderate, moderationsOf } from "./chains";
+import { chainCanStream } from "./chains";
 import { asList, num, str } from "../../core/inputs";
+import { errorMessage } from "../../../lib/error-message";
 
 const CATEGORY = "Agents";
 
@@ -37,8 +39,8 @@ export function maxIterationsOf(value: unknown): number {
   return n === undefined ? DEFAULT_MAX_ITERATIONS : Math.min(Math.max(1, Math.floor(n)), MAX_MAX_ITERATIONS);
 }
 
-export const DEFAULT_TOOL_AGENT_SYSTEM = "You are a helpful AI assistant.";
-export const DEFAULT_CONVERSATIONAL_SYSTEM =
+const DEFAULT_TOOL_AGENT_SYSTEM = "You are a helpful AI assistant.";
+const DEFAULT_CONVERSATIONAL_SYSTEM =
   "You are an assistant that holds a natural conversation on any topic: answer questions, explain, discuss and help with tasks. " +
   "When one of your tools can give a more accurate or current answer than you could alone (a calculation, a lookup), use it, then answer in your own words.";
 
@@ -127,7 +129,7 @@ async function modelTurn(model: Model, messages: BaseMessage[], ctx: RunContext,
 }
 
 /** Longer tool outputs are cut (the model could not use more, and the message is stored with them). */
-export const MAX_TOOL_OUTPUT_CHARS = 50_000;
+const MAX_TOOL_OUTPUT_CHARS = 50_000;
 
 export const capped = (text: string) =>
   text.length > MAX_TOOL_OUTPUT_CHARS ? `${text.slice(0, MAX_TOOL_OUTPUT_CHARS)}… [${text.length - MAX_TOOL_OUTPUT_CHARS} more characters cut]` : text;
@@ -142,7 +144,7 @@ export async function callTool(tool: StructuredToolInterface | undefined, name: 
     return out === undefined ? "" : JSON.stringify(out);
   } catch (err) {
     if (ctx.signal?.aborted || err instanceof RunAborted) throw new RunAborted();
-    return `Error: ${err instanceof Error ? err.message : String(err)}`;
+    return `Error: ${errorMessage(err)}`;
   }
 }
 

@@ -11,10 +11,9 @@ import { providerDeps } from "../../core/ports";
 import type { RunContext } from "../../core/ports";
 import { buildTool } from "../../tools/registry";
 import type { MemoryInstance } from "../instances";
-import { memoryInstance } from "../instances";
+import { memoryInstance, moderationsOf } from "../instances";
 import type { BuildArgs, NodeDefinition } from "../types";
 import { type AgentInstance, DEFAULT_MAX_ITERATIONS, runAgent, toolsInput } from "./agents";
-import { moderationsOf } from "./chains";
 import { DEFAULT_TOP_K } from "./vector-stores";
 
 export const FILE_SEARCH_DESCRIPTION = "Searches the assistant's documents for passages relevant to the question";

@@ -7,14 +7,14 @@ import { badGateway, badRequest } from "../../../errors";
 import {
   type MemoryInstance,
   type ModerationInstance,
-  ModerationRejected,
   type OutputParserInstance,
   OutputParseError,
   type PromptInstance,
   isMemory,
-  isModeration,
   isOutputParser,
   isPrompt,
+  moderate,
+  moderationsOf,
   requireChatModel,
 } from "../instances";
 import { callModel } from "../../core/llm";
@@ -24,13 +24,14 @@ import type { NodeDefinition } from "../types";
 import type { FlowGraph, FlowNode, RunResult, StreamSink } from "../../core/types";
 import type { RunContext } from "../../core/ports";
 import { asList, str } from "../../core/inputs";
+import { errorMessage } from "../../../lib/error-message";
 
 const CATEGORY = "Chains";
 
-export const DEFAULT_CONVERSATION_SYSTEM =
+const DEFAULT_CONVERSATION_SYSTEM =
   "The following is a friendly conversation between a human and an AI. The AI is talkative and provides lots of specific details from its context. If the AI does not know the answer to a question, it truthfully says it does not know.";
 
-export interface LlmChainInstance {
+interface LlmChainInstance {
   kind: "llmChain";
   label: string;
   model: BaseChatModel;
@@ -39,7 +40,7 @@ export interface LlmChainInstance {
   moderations: ModerationInstance[];
 }
 
-export interface ConversationChainInstance {
+interface ConversationChainInstance {
   kind: "conversationChain";
   label: string;
   model: BaseChatModel;
@@ -58,19 +59,6 @@ export function chainCanStream(node: FlowNode, graph: FlowGraph): boolean {
   const streaming = model.data.inputs?.streaming;
   if (streaming === false || streaming === "false") return false;
   return !isConnected(node, "outputParser");
-}
-
-export const moderationsOf = (value: unknown): ModerationInstance[] => asList(value).filter(isModeration);
-
-/** Runs the moderations: the (possibly rewritten) question, or the refusal message. */
-export async function moderate(question: string, moderations: ModerationInstance[]): Promise<{ question: string } | { refusal: string }> {
-  try {
-    for (const m of moderations) question = await m.check(question);
-    return { question };
-  } catch (err) {
-    if (err instanceof ModerationRejected) return { refusal: err.message };
-    throw err;
-  }
 }
 
 const fenced = (json: unknown) => "```json\n" + JSON.stringify(json, null, 2) + "\n```";
@@ -96,7 +84,7 @@ const fixPrompt = (instructions: string, completion: string, error: string) =>
   ].join("\n");
 
 async function parseAnswer(chain: LlmChainInstance, parser: OutputParserInstance, text: string, ctx: RunContext): Promise<Answer> {
-  const failed = (err: unknown) => badGateway(`${parser.label}: the model's answer does not fit: ${err instanceof Error ? err.message : String(err)}`);
+  const failed = (err: unknown) => badGateway(`${parser.label}: the model's answer does not fit: ${errorMessage(err)}`);
   try {
     const { json } = parser.parse(text);
     return { text: fenced(json), json };
@@ -114,7 +102,7 @@ async function parseAnswer(chain: LlmChainInstance, parser: OutputParserInstance
   }
 }
 
-export async function runLlmChain(chain: LlmChainInstance, ctx: RunContext, sink?: StreamSink): Promise<Answer> {
+async function runLlmChain(chain: LlmChainInstance, ctx: RunContext, sink?: StreamSink): Promise<Answer> {
   const checked = await moderate(ctx.question, chain.moderations);
   if ("refusal" in checked) {
     sink?.token(checked.refusal);
@@ -126,7 +114,7 @@ export async function runLlmChain(chain: LlmChainInstance, ctx: RunContext, sink
   return parser ? parseAnswer(chain, parser, text, ctx) : { text };
 }
 
-export async function runConversationChain(chain: ConversationChainInstance, ctx: RunContext, sink?: StreamSink): Promise<Answer> {
+async function runConversationChain(chain: ConversationChainInstance, ctx: RunContext, sink?: StreamSink): Promise<Answer> {
   const checked = await moderate(ctx.question, chain.moderations);
   if ("refusal" in checked) {
     sink?.token(checked.refusal);

@@ -5,12 +5,13 @@
 // its value becomes the node's instance for other nodes; output `EndingNode`: it answers the
 // prediction (run then, with the question, not at build time).
 import { ApiError, badRequest } from "../../../errors";
-import { RunAborted } from "../../core/errors";
+import { RunAborted } from "../../../lib/run-control";
 import { runForValue, valueText } from "../../core/function-code";
 import type { RunContext } from "../../core/ports";
 import type { FlowNode } from "../../core/types";
 import { flowOf } from "../../tools/custom";
 import type { NodeDefinition } from "../types";
+import { errorMessage } from "../../../lib/error-message";
 
 interface PendingFunction {
   kind: "customFunction";
@@ -29,7 +30,7 @@ function variablesOf(raw: unknown, node: FlowNode): Record<string, unknown> {
     try {
       vars = JSON.parse(raw);
     } catch (err) {
-      throw badRequest(`${owner(node)}: Invalid JSON in the Custom Function Input Variables: ${err instanceof Error ? err.message : String(err)}`);
+      throw badRequest(`${owner(node)}: Invalid JSON in the Custom Function Input Variables: ${errorMessage(err)}`);
     }
   }
   if (vars === undefined || vars === null) return {};
@@ -59,7 +60,7 @@ async function evaluate(node: FlowNode, inputs: Record<string, unknown>, ctx: Ru
   } catch (err) {
     if (err instanceof RunAborted || err instanceof ApiError || ctx.signal?.aborted) throw err;
     // The same status and wording as the agentflow Custom Function: the function's own failure.
-    throw badRequest(`${owner(node)}: ${err instanceof Error ? err.message : String(err)}`);
+    throw badRequest(`${owner(node)}: ${errorMessage(err)}`);
   }
 }
 

@@ -5,12 +5,12 @@ import { bool, num, str } from "../../core/inputs";
 import type { FlowGraph, FlowNode } from "../../core/types";
 import { type CsvAgentInstance, isCsvAgent, runCsvAgent } from "../csv/agent";
 import { separatorOf } from "../csv/frame";
-import { requireChatModel } from "../instances";
+import { moderationsOf, requireChatModel } from "../instances";
 import { DEFAULT_SAMPLE_ROWS, DEFAULT_TOP_K } from "../sql/prompts";
 import { type SqlChainInstance, isSqlChain, runSqlChain } from "../sql/chain";
 import { tableList } from "../sql/table-info";
 import type { NodeDefinition } from "../types";
-import { chainCanStream, moderationsOf } from "./chains";
+import { chainCanStream } from "./chains";
 import { filesOfInput } from "./document-loaders";
 
 /** A whole number ≥ 0 from an input, or the fallback. */

@@ -15,6 +15,7 @@ import { providerConfig } from "../../core/inputs";
 import type { BuildArgs, NodeDefinition } from "../types";
 import type { FlowGraph, FlowNode } from "../../core/types";
 import type { RunContext } from "../../core/ports";
+import { errorMessage } from "../../../lib/error-message";
 
 export const LOADER_CATEGORY = "Document Loaders";
 const FILE_STORAGE = "FILE-STORAGE::";
@@ -28,7 +29,7 @@ export const vectorStoreNames = new Set<string>();
 const isVectorStoreNode = (node: FlowNode) => node.data.category === "Vector Stores" || vectorStoreNames.has(node.data.name);
 
 /** Whether a node's output goes into a vector store's input (by edge or by reference). */
-export function feedsVectorStore(node: FlowNode, graph: FlowGraph): boolean {
+function feedsVectorStore(node: FlowNode, graph: FlowGraph): boolean {
   const consumers = new Set(graph.edges.filter((e) => e.source === node.id).map((e) => e.target));
   for (const n of graph.nodes) if (referencedIds(n).includes(node.id)) consumers.add(n.id);
   return graph.nodes.some((n) => consumers.has(n.id) && isVectorStoreNode(n));
@@ -94,7 +95,7 @@ export function checkLoaderFile(loader: string, file: LoaderFile, maxBytes: numb
 }
 
 /** The loader's documents, split by its text splitter when one is connected. */
-export async function loadNodeDocuments({ node, inputs, ctx }: BuildArgs): Promise<Document[]> {
+async function loadNodeDocuments({ node, inputs, ctx }: BuildArgs): Promise<Document[]> {
   const name = node.data.name;
   const where = `${node.data.label} (${node.id})`;
   const def = loaderDefinition(name);
@@ -117,7 +118,7 @@ export async function loadNodeDocuments({ node, inputs, ctx }: BuildArgs): Promi
       docs = await splitWithin(splitter, docs, limits, where);
     } catch (err) {
       if (err instanceof ApiError) throw err;
-      throw badRequest(`${where}: splitting failed: ${err instanceof Error ? err.message : String(err)}`);
+      throw badRequest(`${where}: splitting failed: ${errorMessage(err)}`);
     }
   }
   // NUL characters cannot be stored as text (the document store strips them too).

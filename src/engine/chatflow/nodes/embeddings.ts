@@ -31,10 +31,12 @@ function providerNode(name: string): NodeDefinition {
 const ollamaEmbeddings: NodeDefinition = {
   name: "ollamaEmbeddings",
   category: CATEGORY,
-  async build({ inputs }) {
+  async build({ inputs, ctx }) {
     const base = (str(inputs.baseUrl) ?? "http://127.0.0.1:11434").replace(/\/+$/, "");
     return new OpenAICompatibleEmbeddings({
       baseUrl: /\/v1$/.test(base) ? base : `${base}/v1`,
+      field: "ollamaEmbeddings baseUrl",
+      env: ctx.runtime.providers,
       model: str(inputs.modelName) ?? "nomic-embed-text",
       batchSize: num(inputs.batchSize),
       timeoutMs: num(inputs.timeout),

@@ -4,7 +4,7 @@
 // write their own store through MemoryInstance.save after the run.)
 import { HumanMessage, SystemMessage } from "@langchain/core/messages";
 import type { MemoryInstance } from "../instances";
-import { memoryInstance, requireChatModel, turnsToMessages, turnsToText } from "../instances";
+import { memoryInstance, requireChatModel, turnsToText } from "../instances";
 import { callModel } from "../../core/llm";
 import type { BuildArgs, NodeDefinition } from "../types";
 import { num, str } from "../../core/inputs";

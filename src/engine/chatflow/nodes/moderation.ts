@@ -9,7 +9,7 @@ import { str } from "../../core/inputs";
 const DEFAULT_MESSAGE = "Cannot Process! Input violates content moderation policies.";
 
 /** One deny-list entry per line; blank lines and surrounding spaces do not count. */
-export const denyListOf = (value: unknown): string[] =>
+const denyListOf = (value: unknown): string[] =>
   typeof value === "string" ? value.split(/\r?\n/).map((s) => s.trim()).filter(Boolean) : [];
 
 export const moderationNodes: NodeDefinition[] = [

@@ -13,10 +13,9 @@ import { callModel } from "../../core/llm";
 import type { RunContext } from "../../core/ports";
 import { turnsToText } from "../../core/turns";
 import type { RunResult, UsedTool } from "../../core/types";
-import { type MemoryInstance, type ModerationInstance, isMemory, requireChatModel } from "../instances";
+import { type MemoryInstance, type ModerationInstance, isMemory, moderate, moderationsOf, requireChatModel } from "../instances";
 import type { NodeDefinition } from "../types";
 import { callTool, capped, iterationLimitMessage, maxIterationsOf, toolsInput } from "./agents";
-import { moderate, moderationsOf } from "./chains";
 import { type ReactStep, cutAtObservation, reactPrompt, readReply, toolArgs } from "./react-format";
 
 interface ReactAgentInstance {

@@ -27,7 +27,7 @@ export const redisMemoryNodes: NodeDefinition[] = [
     name: "RedisBackedChatMemory",
     category: CATEGORY,
     async build(args) {
-      const client = redisFromCredential(await credentialOf(args.node, args.inputs, args.ctx));
+      const client = redisFromCredential(await credentialOf(args.node, args.inputs, args.ctx), args.ctx.runtime.providers);
       if (!client) throw badRequest(`${args.node.data.label} is not configured: connect a redisCacheUrlApi credential (redisUrl) or a redisCacheApi one (host, port, password)`);
       return redisMemory(args, client);
     },
@@ -35,6 +35,6 @@ export const redisMemoryNodes: NodeDefinition[] = [
   {
     name: "UpstashRedisBackedChatMemory",
     category: CATEGORY,
-    build: async (args) => redisMemory(args, upstashFromInputs(str(args.inputs.baseURL), await credentialOf(args.node, args.inputs, args.ctx))),
+    build: async (args) => redisMemory(args, upstashFromInputs(str(args.inputs.baseURL), await credentialOf(args.node, args.inputs, args.ctx), args.ctx.runtime.providers)),
   },
 ];

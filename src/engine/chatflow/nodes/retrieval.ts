@@ -14,12 +14,12 @@ import { type BaseMessage, HumanMessage, SystemMessage } from "@langchain/core/m
 import type { BaseRetrieverInterface } from "@langchain/core/retrievers";
 import { badRequest } from "../../../errors";
 import { asSources, requireRetriever, retrieve } from "../../core/retrievers";
-import { type MemoryInstance, type ModerationInstance, isMemory, requireChatModel, turnsToMessages } from "../instances";
+import { type MemoryInstance, type ModerationInstance, isMemory, moderate, moderationsOf, requireChatModel, turnsToMessages } from "../instances";
 import { callModel } from "../../core/llm";
 import type { BuildArgs, NodeDefinition } from "../types";
 import type { ChatTurn, FlowNode, RunResult, StreamSink } from "../../core/types";
 import type { RunContext } from "../../core/ports";
-import { chainCanStream, moderate, moderationsOf } from "./chains";
+import { chainCanStream } from "./chains";
 import { LOADER_CATEGORY, loaderOutput, upsertOnlyWhenFeedingVectorStore } from "./document-loaders";
 import { bool, str } from "../../core/inputs";
 import { storeOutput } from "./vector-stores";
@@ -65,9 +65,9 @@ const documentStoreNode = (name: string): NodeDefinition => ({
 
 // ---- retrieval chains ---------------------------------------------------------------------------
 
-export const DEFAULT_REPHRASE_PROMPT =
+const DEFAULT_REPHRASE_PROMPT =
   "Given the following conversation and a follow up question, rephrase the follow up question to be a standalone question.\n\nChat History:\n{chat_history}\nFollow Up Input: {question}\nStandalone Question:";
-export const DEFAULT_RESPONSE_PROMPT =
+const DEFAULT_RESPONSE_PROMPT =
   'You are a helpful assistant. Using the provided context, answer the user\'s question to the best of your ability using the resources provided.\nIf there is nothing in the context relevant to the question at hand, just say "Hmm, I\'m not sure." Don\'t try to make up an answer.\n------------\n{context}\n------------\nREMEMBER: If there is no relevant information within the context, just say "Hmm, I\'m not sure." Don\'t try to make up an answer.';
 const QA_SYSTEM_PROMPT =
   "Answer the user's question using the pieces of context below. If they do not hold the answer, say that you do not know rather than making one up.\n----------------\n{context}";
@@ -89,7 +89,7 @@ interface RetrievalChainInstance {
 const isRetrievalChain = (v: unknown): v is RetrievalChainInstance => !!v && typeof v === "object" && (v as { kind?: unknown }).kind === "retrievalChain";
 
 /** Fills `{name}` placeholders (`{{` / `}}` are literal braces); unknown names stay as written. */
-export function fillTemplate(template: string, values: Record<string, string>): string {
+function fillTemplate(template: string, values: Record<string, string>): string {
   return template.replace(/\{\{|\}\}|\{([a-zA-Z_][a-zA-Z0-9_]*)\}/g, (whole, name: string | undefined) => {
     if (whole === "{{") return "{";
     if (whole === "}}") return "}";

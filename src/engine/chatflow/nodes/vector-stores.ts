@@ -51,7 +51,7 @@ export function storeOutput(store: DocVectorStore, output: string | undefined, t
   return store.asRetriever({ k });
 }
 
-export interface RecordManagerInstance {
+interface RecordManagerInstance {
   kind: "recordManager";
   name: string;
   label: string;
@@ -69,7 +69,7 @@ export async function storeOf({ node, inputs, ctx }: BuildArgs, storeName = node
 }
 
 /** The documents of a `document` input: loaders give lists of documents (a `text` output, a string). */
-export function documentsOf(value: unknown): DocumentInterface[] {
+function documentsOf(value: unknown): DocumentInterface[] {
   const out: DocumentInterface[] = [];
   const visit = (v: unknown) => {
     if (Array.isArray(v)) v.forEach(visit);

@@ -11,13 +11,13 @@ import { type SqlDatabase, SqlQueryError } from "../../../providers/sql/types";
 import { callModel } from "../../core/llm";
 import type { RunContext } from "../../core/ports";
 import type { RunResult, StreamSink } from "../../core/types";
-import { type ModerationInstance } from "../instances";
-import { moderate } from "../nodes/chains";
+import { type ModerationInstance, moderate } from "../instances";
 import { SQL_PROMPTS, SQL_STOP } from "./prompts";
 import { type TableSelection, selectTables, tableInfo } from "./table-info";
+import { errorMessage } from "../../../lib/error-message";
 
 /** A query result longer than this (as JSON) is cut for the prompt. */
-export const MAX_RESULT_CHARS = 32_000;
+const MAX_RESULT_CHARS = 32_000;
 
 export interface SqlChainInstance {
   kind: "sqlDatabaseChain";
@@ -36,7 +36,7 @@ export interface SqlChainInstance {
 export const isSqlChain = (v: unknown): v is SqlChainInstance => !!v && typeof v === "object" && (v as { kind?: unknown }).kind === "sqlDatabaseChain";
 
 /** The model's query as something to run: no fences, no quotes around it, nothing after the stop. */
-export function cleanQuery(text: string): string {
+function cleanQuery(text: string): string {
   let q = text.split(SQL_STOP[0])[0].trim();
   const fenced = /^```[a-z]*\s*\n?([\s\S]*?)\n?```$/i.exec(q);
   if (fenced) q = fenced[1].trim();
@@ -62,7 +62,7 @@ async function promptFor(chain: SqlChainInstance, dialect: string, info: string,
     if (missing.length) throw new Error(`unknown variables ${missing.join(", ")} (it may use {input}, {dialect}, {table_info}, {top_k})`);
     return await template.format(used);
   } catch (err) {
-    throw badRequest(`${chain.label}: the custom prompt cannot be used: ${err instanceof Error ? err.message : String(err)}`);
+    throw badRequest(`${chain.label}: the custom prompt cannot be used: ${errorMessage(err)}`);
   }
 }
 

@@ -4,20 +4,21 @@
 import { parse } from "yaml";
 import { badRequest } from "../../../errors";
 import { decodeFlowiseDataUri } from "../../../providers/loaders/data-uri";
+import { isObject } from "../../core/inputs";
+import { errorMessage } from "../../../lib/error-message";
 
 /** Largest spec read (a YAML file as the node carries it). */
-export const MAX_SPEC_BYTES = 1024 * 1024;
+const MAX_SPEC_BYTES = 1024 * 1024;
 /** Most operations one toolkit offers (the chat completions API takes at most 128 tools). */
-export const MAX_OPERATIONS = 128;
+const MAX_OPERATIONS = 128;
 /** How deep resolved $refs may nest (a recursive schema stops there as an open object). */
 const MAX_REF_DEPTH = 12;
 const MAX_NESTING = 64;
 
 const METHODS = ["get", "post", "put", "patch", "delete", "head", "options"] as const;
-export type Method = (typeof METHODS)[number];
+type Method = (typeof METHODS)[number];
 
 type Json = Record<string, unknown>;
-const isObject = (v: unknown): v is Json => !!v && typeof v === "object" && !Array.isArray(v);
 
 export interface Parameter {
   name: string;
@@ -119,7 +120,7 @@ export function parseSpec(text: string, where: string): OpenApiSpec {
     // YAML is a superset of JSON, so JSON specs parse here too; aliases are capped against blow-ups.
     raw = parse(text, { maxAliasCount: 100, prettyErrors: false });
   } catch (err) {
-    throw badRequest(`${where}: its OpenAPI spec is not valid YAML or JSON (${err instanceof Error ? err.message.split("\n")[0] : String(err)})`);
+    throw badRequest(`${where}: its OpenAPI spec is not valid YAML or JSON (${errorMessage(err).split("\n")[0]})`);
   }
   if (!isObject(raw) || !isObject(raw.paths)) throw badRequest(`${where}: its OpenAPI spec has no paths`);
   const resolve = resolver(raw, where);

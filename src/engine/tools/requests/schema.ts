@@ -3,6 +3,7 @@
 // body fields for POST and PUT. Without one, the model may send any string map / object.
 import { z } from "zod";
 import { badRequest } from "../../../errors";
+import { errorMessage } from "../../../lib/error-message";
 
 export type ParamSpec = { type?: string; description?: string; required?: boolean; in?: string };
 
@@ -14,7 +15,7 @@ export function paramSpecs(raw: unknown, where: string): Record<string, ParamSpe
     try {
       parsed = JSON.parse(raw);
     } catch (err) {
-      throw badRequest(`${where} is not valid JSON (${err instanceof Error ? err.message : String(err)})`);
+      throw badRequest(`${where} is not valid JSON (${errorMessage(err)})`);
     }
   }
   if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) throw badRequest(`${where} must be a JSON object of {name: {type, description, required}}`);

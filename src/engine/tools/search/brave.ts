@@ -1,9 +1,10 @@
 // braveSearchAPI (credential braveSearchApi: braveApiKey): GET {BRAVE_SEARCH_BASE_URL}/res/v1/web/search?q=…
 // with X-Subscription-Token, answered as LangChain's BraveSearch tool does: a JSON array of
 // {title, link, snippet} from web.results.
+import { isObject } from "../../core/inputs";
 import type { ToolDeps } from "../types";
 import { baseUrlOf, callServiceJson, credentialField } from "../service";
-import { SEARCH_DESCRIPTION, isObject, list, queryTool } from "./query-tool";
+import { SEARCH_DESCRIPTION, list, queryTool } from "./query-tool";
 
 export async function braveSearchTool(inputs: Record<string, unknown>, { ctx, label }: ToolDeps) {
   return queryTool({

@@ -3,7 +3,7 @@
 // whose question never needs the tool runs without the service being configured.
 import { DynamicStructuredTool } from "@langchain/core/tools";
 import { z } from "zod";
-import { bool } from "../../core/inputs";
+import { bool, isObject } from "../../core/inputs";
 
 export interface QueryToolSpec {
   name: string;
@@ -22,9 +22,7 @@ export const queryTool = ({ name, description, argument = "the search query", in
     func: async ({ input }) => run(input),
   });
 
-export const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 export const list = (v: unknown): Record<string, unknown>[] => (Array.isArray(v) ? v.filter(isObject) : []);
-export const text = (v: unknown): string | undefined => (typeof v === "string" && v.trim() ? v : undefined);
 
 export const SEARCH_DESCRIPTION = "a search engine. useful for when you need to answer questions about current events. input should be a search query.";
 export const NO_RESULT = "No good search result found";

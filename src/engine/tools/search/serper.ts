@@ -1,18 +1,19 @@
 // serper (credential serperApi: serperApiKey): POST {SERPER_BASE_URL}/search {q} with X-API-KEY,
 // read as LangChain's Serper tool reads it: answer box, knowledge graph, first organic snippet.
+import { isObject, nonBlank } from "../../core/inputs";
 import type { ToolDeps } from "../types";
 import { baseUrlOf, callServiceJson, credentialField } from "../service";
-import { NO_RESULT, SEARCH_DESCRIPTION, isObject, list, queryTool, text } from "./query-tool";
+import { NO_RESULT, SEARCH_DESCRIPTION, list, queryTool } from "./query-tool";
 
-export function serperAnswer(res: Record<string, unknown>): string {
+function serperAnswer(res: Record<string, unknown>): string {
   const box = isObject(res.answerBox) ? res.answerBox : undefined;
   const found =
-    text(box?.answer) ??
-    text(box?.snippet) ??
+    nonBlank(box?.answer) ??
+    nonBlank(box?.snippet) ??
     (Array.isArray(box?.snippetHighlighted) ? box.snippetHighlighted.join(",") : undefined) ??
-    (isObject(res.sportsResults) ? text(res.sportsResults.game_spotlight) : undefined) ??
-    (isObject(res.knowledgeGraph) ? text(res.knowledgeGraph.description) : undefined) ??
-    text(list(res.organic)[0]?.snippet);
+    (isObject(res.sportsResults) ? nonBlank(res.sportsResults.game_spotlight) : undefined) ??
+    (isObject(res.knowledgeGraph) ? nonBlank(res.knowledgeGraph.description) : undefined) ??
+    nonBlank(list(res.organic)[0]?.snippet);
   return found ?? NO_RESULT;
 }
 

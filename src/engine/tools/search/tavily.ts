@@ -10,7 +10,7 @@ import { baseUrlOf, callServiceJson, credentialField } from "../service";
 const domains = (v: unknown) => str(v)?.split(",").map((d) => d.trim()).filter(Boolean);
 
 /** The request body from the node's inputs (Flowise names → Tavily's), unset options left out. */
-export function tavilyBody(query: string, inputs: Record<string, unknown>): Record<string, unknown> {
+function tavilyBody(query: string, inputs: Record<string, unknown>): Record<string, unknown> {
   const body: Record<string, unknown> = {
     query,
     topic: str(inputs.topic) ?? "general",

@@ -2,6 +2,7 @@
 // "Published / Title / Authors / Summary" blocks, as Flowise's tool does. (loadFullContent, the
 // PDF download, is not supported: the summaries are answered and the description says so.)
 import { DynamicStructuredTool } from "@langchain/core/tools";
+import { decodeXML } from "entities/decode";
 import { z } from "zod";
 import { badRequest } from "../../../errors";
 import { bool, num, str } from "../../core/inputs";
@@ -12,10 +13,9 @@ import type { ToolDeps } from "../types";
 const DESCRIPTION =
   "Use this tool to search for academic papers on Arxiv. You can search by keywords, topics, authors, or specific Arxiv IDs. The tool can return either paper summaries or download and extract full paper content.";
 
-const decode = (s: string) => s.replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&amp;/g, "&");
 const tag = (xml: string, name: string) => {
   const m = new RegExp(`<${name}[^>]*>([\\s\\S]*?)</${name}>`).exec(xml);
-  return m ? decode(m[1]).replace(/\s+/g, " ").trim() : undefined;
+  return m ? decodeXML(m[1]).replace(/\s+/g, " ").trim() : undefined;
 };
 
 export interface ArxivEntry {
@@ -26,13 +26,13 @@ export interface ArxivEntry {
   published: string;
 }
 
-export function arxivEntries(xml: string): ArxivEntry[] {
+function arxivEntries(xml: string): ArxivEntry[] {
   return [...xml.matchAll(/<entry>([\s\S]*?)<\/entry>/g)].flatMap(([, entry]) => {
     const id = tag(entry, "id");
     const title = tag(entry, "title");
     const summary = tag(entry, "summary");
     if (!id || !title || !summary) return [];
-    const authors = [...entry.matchAll(/<author>\s*<name>([\s\S]*?)<\/name>/g)].map((m) => decode(m[1]).trim());
+    const authors = [...entry.matchAll(/<author>\s*<name>([\s\S]*?)<\/name>/g)].map((m) => decodeXML(m[1]).trim());
     return [{ id, title, summary, authors, published: tag(entry, "published") ?? "" }];
   });
 }

@@ -1,5 +1,7 @@
 // One HTML page read the way Flowise's web scraper reads it: title, meta description, the text of
-// its <p> elements, and its http(s) links — with the Workers HTMLRewriter, not a DOM.
+// its <p> elements, and its http(s) links — with the Workers HTMLRewriter, not a DOM. Its text
+// chunks are the page's source, so entities are decoded here (cheerio's .text() does it for Flowise).
+import { decodeHTML, decodeXML } from "entities/decode";
 
 export interface PageParts {
   title: string;
@@ -41,7 +43,7 @@ export async function pageParts(html: string, pageUrl: string): Promise<PagePart
         if (depth++ === 0) current = [];
         el.onEndTag(() => {
           if (--depth === 0 && current) {
-            const text = current.join("").trim();
+            const text = decodeHTML(current.join("")).trim();
             if (text) paragraphs.push(text);
             current = undefined;
           }
@@ -63,7 +65,7 @@ export async function pageParts(html: string, pageUrl: string): Promise<PagePart
     });
   await rewriter.transform(new Response(html)).text();
   return {
-    title: title.trim() || "No title found",
+    title: decodeHTML(title).trim() || "No title found",
     description: (metas.description ?? metas["og:description"] ?? metas["twitter:description"] ?? "No description found").trim(),
     body_text: paragraphs.join(" ").replace(/\s\s+/g, " ").trim(),
     links: [...links],
@@ -72,4 +74,4 @@ export async function pageParts(html: string, pageUrl: string): Promise<PagePart
 
 /** The <loc> URLs of a sitemap, at most `limit`. */
 export const sitemapUrls = (xml: string, limit: number): string[] =>
-  [...xml.matchAll(/<loc>\s*([^<\s]+)\s*<\/loc>/gi)].map((m) => m[1].replace(/&amp;/g, "&")).slice(0, limit);
+  [...xml.matchAll(/<loc>\s*([^<\s]+)\s*<\/loc>/gi)].map((m) => decodeXML(m[1])).slice(0, limit);

@@ -4,9 +4,10 @@
 import { ApiError, badGateway, badRequest, gatewayTimeout } from "../../../errors";
 import { type OutboundEnv, outboundFetch } from "../../../lib/outbound";
 import { redact } from "../../../lib/redact";
+import { errorMessage } from "../../../lib/error-message";
 
 export const GITHUB_API = "https://api.github.com";
-export const GITHUB_TIMEOUT_MS = 30_000;
+const GITHUB_TIMEOUT_MS = 30_000;
 const BACKOFF_MS = 250;
 
 export interface TreeEntry {
@@ -49,7 +50,7 @@ export class GithubApi {
     } catch (err) {
       if (err instanceof ApiError) throw err;
       if (signal.aborted) throw gatewayTimeout(`GitHub did not answer within ${Math.round(ms / 1000)} s (${what})`);
-      throw new Retryable(`GitHub is unreachable (${what}): ${this.scrub(err instanceof Error ? err.message : String(err))}`);
+      throw new Retryable(`GitHub is unreachable (${what}): ${this.scrub(errorMessage(err))}`);
     }
     if (res.ok) return res;
     const detail = this.scrub(await messageOf(res));

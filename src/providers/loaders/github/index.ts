@@ -17,7 +17,7 @@ import { ignoreMatcher, ignorePatterns } from "./ignore";
 const DEFAULT_CONCURRENCY = 2;
 const DEFAULT_RETRIES = 2;
 
-export interface RepoRef {
+interface RepoRef {
   owner: string;
   repo: string;
   /** The branch named in a /tree/<branch>/ link, if any. */
@@ -27,7 +27,7 @@ export interface RepoRef {
 }
 
 /** owner, repo and folder of a link such as https://github.com/o/r or https://github.com/o/r/tree/main/docs. */
-export function parseRepoLink(link: string): RepoRef {
+function parseRepoLink(link: string): RepoRef {
   let url: URL;
   try {
     url = new URL(link);
@@ -50,7 +50,7 @@ const wholeNumber = (value: unknown, name: string, fallback: number, min: number
 };
 
 /** The files to load: blobs under the link's folder (directly under it unless recursive), not ignored, text. */
-export function filesToLoad(entries: TreeEntry[], folder: string, recursive: boolean, ignored: (path: string) => boolean): TreeEntry[] {
+function filesToLoad(entries: TreeEntry[], folder: string, recursive: boolean, ignored: (path: string) => boolean): TreeEntry[] {
   const prefix = folder ? `${folder.replace(/\/+$/, "")}/` : "";
   return entries.filter((e) => {
     if (e.type !== "blob" || !e.path.startsWith(prefix)) return false;

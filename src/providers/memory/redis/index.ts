@@ -1,9 +1,11 @@
 // Picks how to reach a Redis from Flowise's credentials: redisCacheUrlApi's redisUrl (redis:// or
 // rediss:// over TCP; an https:// URL is Upstash's REST API, its password the REST token), or
 // redisCacheApi's host, port, user, password and TLS switch; Upstash's own node gives a REST URL
-// and upstashRestToken.
+// and upstashRestToken. Every address is under the outbound policy's endpoint rule (`env`): a
+// refused one is a 400 naming the credential field or input it came from.
 import { badRequest } from "../../../errors";
 import { str } from "../../../lib/inputs";
+import { type EndpointEnv, checkEndpoint } from "../../../lib/outbound";
 import { RedisTcp, tcpOptionsOfUrl } from "./tcp";
 import type { RedisCommands } from "./types";
 import { UpstashRest } from "./upstash";
@@ -13,7 +15,7 @@ export { loadRedisHistory, saveRedisExchange } from "./history";
 
 const truthy = (v: unknown) => v === true || v === "true" || v === 1 || v === "1";
 
-export function redisFromCredential(credential: Record<string, unknown>, timeoutMs?: number): RedisCommands | undefined {
+export function redisFromCredential(credential: Record<string, unknown>, env: EndpointEnv, timeoutMs?: number): RedisCommands | undefined {
   const url = str(credential.redisUrl);
   if (url) {
     let parsed: URL;
@@ -22,13 +24,14 @@ export function redisFromCredential(credential: Record<string, unknown>, timeout
     } catch {
       throw badRequest("The Redis credential's redisUrl is not a URL (redis://host:6379, rediss://…, or an Upstash https:// URL)");
     }
-    if (parsed.protocol === "redis:" || parsed.protocol === "rediss:") return new RedisTcp({ ...tcpOptionsOfUrl(url), timeoutMs });
+    const field = "redisCacheUrlApi credential redisUrl";
+    if (parsed.protocol === "redis:" || parsed.protocol === "rediss:") return new RedisTcp({ ...tcpOptionsOfUrl(url), policy: { field, env }, timeoutMs });
     if (parsed.protocol === "https:" || parsed.protocol === "http:") {
       const token = decodeURIComponent(parsed.password || parsed.username);
       if (!token) throw badRequest("An Upstash redisUrl needs its REST token as the URL's password (https://default:TOKEN@host)");
       parsed.username = "";
       parsed.password = "";
-      return new UpstashRest(parsed.toString(), token, timeoutMs);
+      return new UpstashRest(parsed.toString(), token, checkEndpoint(parsed.toString(), field, env), timeoutMs);
     }
     throw badRequest(`The Redis credential's redisUrl must start with redis://, rediss:// or https:// (got ${parsed.protocol}//)`);
   }
@@ -39,6 +42,7 @@ export function redisFromCredential(credential: Record<string, unknown>, timeout
   return new RedisTcp({
     hostname: host,
     port,
+    policy: { field: "redisCacheApi credential redisCacheHost", env },
     tls: truthy(credential.redisCacheSslEnabled),
     username: str(credential.redisCacheUser),
     password: str(credential.redisCachePwd),
@@ -46,9 +50,9 @@ export function redisFromCredential(credential: Record<string, unknown>, timeout
   });
 }
 
-export function upstashFromInputs(baseURL: string | undefined, credential: Record<string, unknown>, timeoutMs?: number): RedisCommands {
+export function upstashFromInputs(baseURL: string | undefined, credential: Record<string, unknown>, env: EndpointEnv, timeoutMs?: number): RedisCommands {
   if (!baseURL) throw badRequest("UpstashRedisBackedChatMemory needs its baseURL input (https://<your-url>.upstash.io)");
   const token = str(credential.upstashRestToken);
   if (!token) throw badRequest("UpstashRedisBackedChatMemory is not configured: connect an upstashRedisMemoryApi credential with upstashRestToken");
-  return new UpstashRest(baseURL, token, timeoutMs);
+  return new UpstashRest(baseURL, token, checkEndpoint(baseURL, "UpstashRedisBackedChatMemory baseURL", env), timeoutMs);
 }

@@ -32,7 +32,7 @@ export function concatBytes(parts: Uint8Array[]): Uint8Array {
 }
 
 /** Thrown for bytes that are not RESP: the connection cannot be trusted after it. */
-export class RespProtocolError extends Error {}
+class RespProtocolError extends Error {}
 
 export class RespReader {
   private buf = new Uint8Array(0);

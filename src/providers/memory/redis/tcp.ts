@@ -3,13 +3,17 @@
 // one deadline over all of it. No client library: RESP is small (./resp.ts).
 import { connect } from "cloudflare:sockets";
 import { ApiError, badGateway, gatewayTimeout } from "../../../errors";
+import { type EndpointPolicy, assertEndpointHostAllowed } from "../../../lib/outbound";
 import { redact } from "../../../lib/redact";
 import { RespError, RespReader, type RespValue, concatBytes, encodeCommand } from "./resp";
 import { REDIS_TIMEOUT_MS, type RedisCommands } from "./types";
+import { errorMessage } from "../../../lib/error-message";
 
 export interface RedisTcpOptions {
   hostname: string;
   port: number;
+  /** The outbound policy the address is under (checked when the client is made: a 400 naming the field). */
+  policy: EndpointPolicy;
   tls: boolean;
   username?: string;
   password?: string;
@@ -18,7 +22,7 @@ export interface RedisTcpOptions {
 }
 
 /** redis://[user[:password]@]host[:port][/db] or rediss://… */
-export function tcpOptionsOfUrl(raw: string): RedisTcpOptions {
+export function tcpOptionsOfUrl(raw: string): Omit<RedisTcpOptions, "policy"> {
   const url = new URL(raw);
   const db = url.pathname.replace(/^\//, "");
   return {
@@ -34,6 +38,7 @@ export function tcpOptionsOfUrl(raw: string): RedisTcpOptions {
 export class RedisTcp implements RedisCommands {
   readonly label: string;
   constructor(private readonly o: RedisTcpOptions) {
+    assertEndpointHostAllowed(o.hostname, o.port, o.policy);
     this.label = `Redis at ${o.hostname}:${o.port}`;
   }
 
@@ -84,7 +89,7 @@ export class RedisTcp implements RedisCommands {
       return replies.slice(setup.length, setup.length + commands.length);
     } catch (err) {
       if (err instanceof ApiError) throw err;
-      throw badGateway(`${this.label} failed: ${redact(err instanceof Error ? err.message : String(err), secrets)}`);
+      throw badGateway(`${this.label} failed: ${redact(errorMessage(err), secrets)}`);
     } finally {
       clearTimeout(timer);
       work.catch(() => {});

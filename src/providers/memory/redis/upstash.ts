@@ -1,16 +1,20 @@
 // Upstash Redis over its REST API: POST {url}/pipeline with a JSON array of commands and the REST
 // token as a bearer token; each reply is {result} or {error}.
 import { ApiError, badGateway, gatewayTimeout } from "../../../errors";
+import { type EndpointPolicy, endpointFetch } from "../../../lib/outbound";
 import { redact } from "../../../lib/redact";
 import { RespError, type RespValue } from "./resp";
 import { REDIS_TIMEOUT_MS, type RedisCommands } from "./types";
+import { errorMessage } from "../../../lib/error-message";
 
 export class UpstashRest implements RedisCommands {
   readonly label: string;
   private readonly url: string;
+  /** `policy`: the outbound policy the URL is under (checkEndpoint's answer: the caller checks it first). */
   constructor(
     url: string,
     private readonly token: string,
+    private readonly policy: EndpointPolicy,
     private readonly timeoutMs = REDIS_TIMEOUT_MS,
   ) {
     this.url = url.replace(/\/+$/, "");
@@ -20,12 +24,11 @@ export class UpstashRest implements RedisCommands {
   async pipeline(commands: Array<Array<string | number>>): Promise<RespValue[]> {
     const signal = AbortSignal.timeout(this.timeoutMs);
     try {
-      const res = await fetch(`${this.url}/pipeline`, {
-        method: "POST",
-        headers: { Authorization: `Bearer ${this.token}`, "Content-Type": "application/json" },
-        body: JSON.stringify(commands.map((c) => c.map(String))),
-        signal,
-      });
+      const res = await endpointFetch(
+        `${this.url}/pipeline`,
+        { method: "POST", headers: { Authorization: `Bearer ${this.token}`, "Content-Type": "application/json" }, body: JSON.stringify(commands.map((c) => c.map(String))), signal },
+        this.policy,
+      );
       const text = await res.text();
       let body: unknown;
       try {
@@ -42,7 +45,7 @@ export class UpstashRest implements RedisCommands {
     } catch (err) {
       if (err instanceof ApiError) throw err;
       if (signal.aborted) throw gatewayTimeout(`${this.label} did not answer within ${Math.round(this.timeoutMs)} ms`);
-      throw badGateway(`${this.label} is unreachable: ${redact(err instanceof Error ? err.message : String(err), [this.token])}`);
+      throw badGateway(`${this.label} is unreachable: ${redact(errorMessage(err), [this.token])}`);
     }
   }
 }

@@ -1,14 +1,18 @@
 // Pinecone's REST API over fetch (no SDK): the control plane's describe_index gives the index
 // host, the data plane answers upsert, query, fetch and delete. Failures are 502 (504 when it does
-// not answer in time) naming Pinecone; the API key never appears in a message.
+// not answer in time) naming Pinecone; the API key never appears in a message. Both planes are under
+// the outbound policy's endpoint rule, the index host describe_index answers included.
 import { ApiError, badGateway, badRequest, gatewayTimeout } from "../../../errors";
 import { sha256Hex } from "../../../lib/crypto";
+import { errorMessage } from "../../../lib/error-message";
+import { type EndpointEnv, type EndpointPolicy, endpointFetch } from "../../../lib/outbound";
 import { redact } from "../../../lib/redact";
-import { Deadline, RetryableProviderError, RunAborted, providerErrorMessage, withOneRetry } from "../../chat/http";
+import { providerErrorMessage } from "../../chat/http";
+import { Deadline, RetryableProviderError, RunAborted, withOneRetry } from "../../../lib/run-control";
 
 export const PINECONE_CONTROL_PLANE = "https://api.pinecone.io";
-export const PINECONE_API_VERSION = "2025-01";
-export const PINECONE_TIMEOUT_MS = 30_000;
+const PINECONE_API_VERSION = "2025-01";
+const PINECONE_TIMEOUT_MS = 30_000;
 
 export interface PineconeVector {
   id: string;
@@ -27,6 +31,10 @@ export interface PineconeClientOptions {
   apiKey: string;
   /** Control plane base URL (PINECONE_BASE_URL; tests: a stand-in). */
   controlPlane: string;
+  /** Where controlPlane came from, for a refusal ("PINECONE_BASE_URL"). */
+  controlPlaneField: string;
+  /** The outbound policy's settings (OUTBOUND_ALLOW, ENVIRONMENT). */
+  env: EndpointEnv;
   index: string;
   /** The index host when known (an input), else asked from describe_index once per isolate. */
   host?: string;
@@ -38,8 +46,11 @@ export interface PineconeClientOptions {
 // project (two projects may each have an index of one name: keyed by a hash of the API key) and index.
 const hosts = new Map<string, string>();
 
+/** The pineconeIndexHost input's field name, as a refusal names it. */
+export const INDEX_HOST_FIELD = "pinecone pineconeIndexHost";
+
 /** A host without a scheme takes the control plane's (https for Pinecone itself, http for a loopback stand-in). */
-function withScheme(host: string, controlPlane: string): string {
+export function withScheme(host: string, controlPlane: string): string {
   if (/^https?:\/\//i.test(host)) return host.replace(/\/+$/, "");
   return `${new URL(controlPlane).protocol}//${host.replace(/\/+$/, "")}`;
 }
@@ -47,13 +58,13 @@ function withScheme(host: string, controlPlane: string): string {
 export class PineconeClient {
   constructor(private readonly o: PineconeClientOptions) {}
 
-  private async call<T>(what: string, url: string, init: RequestInit): Promise<T> {
+  private async call<T>(what: string, url: string, init: RequestInit, policy: EndpointPolicy): Promise<T> {
     const ms = this.o.timeoutMs ?? PINECONE_TIMEOUT_MS;
     const attempt = async (): Promise<T> => {
       const deadline = new Deadline(ms, this.o.signal);
       try {
         const headers = { "Api-Key": this.o.apiKey, "X-Pinecone-API-Version": PINECONE_API_VERSION, Accept: "application/json", ...(init.body ? { "Content-Type": "application/json" } : {}) };
-        const res = await fetch(url, { ...init, headers, signal: deadline.signal });
+        const res = await endpointFetch(url, { ...init, headers, signal: deadline.signal }, policy);
         if (!res.ok) {
           const detail = redact(await deadline.race(providerErrorMessage(res)), [this.o.apiKey]);
           const message = `Pinecone ${what} failed (${res.status}): ${detail}`;
@@ -68,7 +79,7 @@ export class PineconeClient {
         if (err instanceof ApiError) throw err;
         if (deadline.aborted) throw new RunAborted();
         if (deadline.timedOut) throw gatewayTimeout(`Pinecone ${what} did not answer within ${Math.round(ms)} ms`);
-        throw new RetryableProviderError(`Pinecone ${what} failed: ${redact(err instanceof Error ? err.message : String(err), [this.o.apiKey])}`);
+        throw new RetryableProviderError(`Pinecone ${what} failed: ${redact(errorMessage(err), [this.o.apiKey])}`);
       } finally {
         deadline.done();
       }
@@ -82,26 +93,34 @@ export class PineconeClient {
     }
   }
 
-  /** The data plane's base URL: the host input, else describe_index's `host`. */
-  async host(): Promise<string> {
-    if (this.o.host) return withScheme(this.o.host, this.o.controlPlane);
+  /** The data plane's base URL and its policy: the host input, else describe_index's `host` (an answer: checked like an input). */
+  async host(): Promise<{ url: string; policy: EndpointPolicy }> {
+    if (this.o.host) return { url: withScheme(this.o.host, this.o.controlPlane), policy: { field: INDEX_HOST_FIELD, env: this.o.env } };
+    const policy = { field: "the index host Pinecone's describe_index answered", env: this.o.env };
     const key = `${this.o.controlPlane}|${(await sha256Hex(this.o.apiKey)).slice(0, 16)}|${this.o.index}`;
     const known = hosts.get(key);
-    if (known) return known;
-    const described = await this.call<{ host?: unknown }>("describe_index", `${this.o.controlPlane}/indexes/${encodeURIComponent(this.o.index)}`, { method: "GET" });
+    if (known) return { url: known, policy };
+    const control = { field: this.o.controlPlaneField, env: this.o.env };
+    const described = await this.call<{ host?: unknown }>("describe_index", `${this.o.controlPlane}/indexes/${encodeURIComponent(this.o.index)}`, { method: "GET" }, control);
     if (typeof described.host !== "string" || !described.host) throw badGateway(`Pinecone describe_index gave no host for index "${this.o.index}"`);
     const host = withScheme(described.host, this.o.controlPlane);
     hosts.set(key, host);
-    return host;
+    return { url: host, policy };
+  }
+
+  /** A data-plane call: `path` under the index host. */
+  private async data<T>(what: string, path: string, init: RequestInit): Promise<T> {
+    const { url, policy } = await this.host();
+    return this.call<T>(what, `${url}${path}`, init, policy);
   }
 
   async upsert(vectors: PineconeVector[], namespace: string): Promise<void> {
-    await this.call("upsert", `${await this.host()}/vectors/upsert`, { method: "POST", body: JSON.stringify({ vectors, namespace }) });
+    await this.data("upsert", "/vectors/upsert", { method: "POST", body: JSON.stringify({ vectors, namespace }) });
   }
 
   async query(vector: number[], topK: number, namespace: string, filter?: Record<string, unknown>, includeValues = false): Promise<PineconeMatch[]> {
     const body = { vector, topK, namespace, includeMetadata: true, includeValues, ...(filter && Object.keys(filter).length ? { filter } : {}) };
-    const res = await this.call<{ matches?: PineconeMatch[] }>("query", `${await this.host()}/query`, { method: "POST", body: JSON.stringify(body) });
+    const res = await this.data<{ matches?: PineconeMatch[] }>("query", "/query", { method: "POST", body: JSON.stringify(body) });
     return Array.isArray(res.matches) ? res.matches : [];
   }
 
@@ -109,11 +128,11 @@ export class PineconeClient {
   async fetchIds(ids: string[], namespace: string): Promise<string[]> {
     const params = new URLSearchParams(ids.map((id) => ["ids", id]));
     params.set("namespace", namespace);
-    const res = await this.call<{ vectors?: Record<string, unknown> }>("fetch", `${await this.host()}/vectors/fetch?${params}`, { method: "GET" });
+    const res = await this.data<{ vectors?: Record<string, unknown> }>("fetch", `/vectors/fetch?${params}`, { method: "GET" });
     return Object.keys(res.vectors ?? {});
   }
 
   async deleteIds(ids: string[], namespace: string): Promise<void> {
-    await this.call("delete", `${await this.host()}/vectors/delete`, { method: "POST", body: JSON.stringify({ ids, namespace }) });
+    await this.data("delete", "/vectors/delete", { method: "POST", body: JSON.stringify({ ids, namespace }) });
   }
 }

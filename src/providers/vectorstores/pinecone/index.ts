@@ -1,11 +1,13 @@
 // The `pinecone` vector store entry: Flowise's inputs (pineconeIndex, pineconeNamespace,
 // pineconeMetadataFilter; credential pineconeApi with pineconeApiKey), plus pineconeIndexHost to
 // skip describe_index. The control plane is PINECONE_BASE_URL (default https://api.pinecone.io).
+// Both under the outbound policy: a refused pineconeIndexHost is a 400 when the flow is built.
 import { badRequest } from "../../../errors";
 import { num, str } from "../../../lib/inputs";
+import { checkEndpoint } from "../../../lib/outbound";
 import { credentialOf } from "../../config";
 import type { VectorStoreDefinition } from "../types";
-import { PINECONE_CONTROL_PLANE, PineconeClient } from "./client";
+import { INDEX_HOST_FIELD, PINECONE_CONTROL_PLANE, PineconeClient, withScheme } from "./client";
 import { PineconeVectorStore, filterOf } from "./store";
 
 export const pineconeVectorStore: VectorStoreDefinition = {
@@ -14,6 +16,10 @@ export const pineconeVectorStore: VectorStoreDefinition = {
     const index = str(config.pineconeIndex);
     if (!index) throw badRequest("pinecone needs its pineconeIndex input (the name of a Pinecone index)");
     const filter = filterOf(config.pineconeMetadataFilter);
+    const controlPlane = (str(ctx.env.PINECONE_BASE_URL) ?? PINECONE_CONTROL_PLANE).replace(/\/+$/, "");
+    const controlPlaneField = str(ctx.env.PINECONE_BASE_URL) ? "PINECONE_BASE_URL" : "Pinecone's control plane";
+    const host = str(config.pineconeIndexHost);
+    if (host) checkEndpoint(withScheme(host, controlPlane), INDEX_HOST_FIELD, ctx.env);
     let client: Promise<PineconeClient> | undefined;
     const open = async () => {
       const credential = ctx.getCredential ? await credentialOf(config, { getCredential: ctx.getCredential }) : {};
@@ -21,9 +27,11 @@ export const pineconeVectorStore: VectorStoreDefinition = {
       if (!apiKey) throw badRequest("pinecone is not configured: connect a pineconeApi credential with pineconeApiKey");
       return new PineconeClient({
         apiKey,
-        controlPlane: (str(ctx.env.PINECONE_BASE_URL) ?? PINECONE_CONTROL_PLANE).replace(/\/+$/, ""),
+        controlPlane,
+        controlPlaneField,
+        env: ctx.env,
         index,
-        host: str(config.pineconeIndexHost),
+        host,
         timeoutMs: num(config.timeout),
         signal: ctx.signal,
       });

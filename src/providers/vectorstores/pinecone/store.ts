@@ -11,18 +11,18 @@ import { maximalMarginalRelevance } from "@langchain/core/utils/math";
 import type { PineconeClient, PineconeMatch } from "./client";
 import type { AddVectorsOptions } from "../types";
 
-export const PINECONE_PROVIDER = "pinecone";
-export const PINECONE_TEXT_KEY = "text";
+const PINECONE_PROVIDER = "pinecone";
+const PINECONE_TEXT_KEY = "text";
 /** Vectors per upsert request (LangChain's batch; Pinecone takes up to 1000 or 2 MB). */
-export const PINECONE_UPSERT_BATCH = 100;
+const PINECONE_UPSERT_BATCH = 100;
 /** Ids per delete request (Pinecone's cap) and per fetch (they travel in the query string). */
-export const PINECONE_DELETE_BATCH = 1000;
-export const PINECONE_FETCH_BATCH = 100;
+const PINECONE_DELETE_BATCH = 1000;
+const PINECONE_FETCH_BATCH = 100;
 
 type Scalar = string | number | boolean;
 
 /** Pinecone metadata of a document: scalars and string lists only, nested keys as "a.b". */
-export function pineconeMetadata(metadata: Record<string, unknown>, text: string): Record<string, Scalar | string[]> {
+function pineconeMetadata(metadata: Record<string, unknown>, text: string): Record<string, Scalar | string[]> {
   const out: Record<string, Scalar | string[]> = {};
   const visit = (value: unknown, key: string) => {
     if (value === null || value === undefined) return;

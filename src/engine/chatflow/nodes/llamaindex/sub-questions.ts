@@ -16,7 +16,7 @@ export interface SubQuestion {
  * LlamaIndex's parseJsonMarkdown: from the first `[` (when it comes before the first `{`) to the
  * last `]`, else from the first `{` to the last `}` (one object becomes a list of one).
  */
-export function parseJsonMarkdown(text: string): unknown[] | undefined {
+function parseJsonMarkdown(text: string): unknown[] | undefined {
   const t = text.trim();
   const square = t.indexOf("[");
   const brace = t.indexOf("{");

@@ -8,7 +8,7 @@
 // counting a token as 4 characters (no tokenizer download in the worker).
 import { RecursiveCharacterTextSplitter } from "@langchain/textsplitters";
 import { badGateway } from "../../../../errors";
-import { DEFAULT_REFINE_PROMPT, DEFAULT_TEXT_QA_PROMPT, DEFAULT_TREE_SUMMARIZE_PROMPT, fillPrompt } from "./prompts";
+import { DEFAULT_REFINE_PROMPT, DEFAULT_TEXT_QA_PROMPT, fillPrompt } from "./prompts";
 
 export type SynthesizerType = "CompactAndRefine" | "Refine" | "TreeSummarize" | "SimpleResponseBuilder";
 
@@ -35,7 +35,7 @@ export const isSynthesizer = (v: unknown): v is SynthesizerInstance =>
 export type Complete = (prompt: string, stream: boolean) => Promise<string>;
 
 /** LlamaIndex's answer when there is nothing to synthesize from. */
-export const EMPTY_RESPONSE = "Empty Response";
+const EMPTY_RESPONSE = "Empty Response";
 
 const CONTEXT_WINDOW = 3900;
 const NUM_OUTPUT = 256;

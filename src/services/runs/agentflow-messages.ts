@@ -4,12 +4,15 @@
 import type { BatchItem } from "drizzle-orm/batch";
 import { type SQL, and, eq, getTableColumns, isNotNull, sql } from "drizzle-orm";
 import type { Db } from "../../env";
+import type { ChatType } from "../../db/enums";
 import { chatMessage } from "../../db/schema";
 import { newId } from "../../lib/ids";
 import { nowIso } from "../../lib/time";
 
 export interface AgentflowExchange {
   chatflowid: string;
+  /** Who started the run (the trigger's chatType): on both messages. */
+  chatType: ChatType;
   chatId: string;
   sessionId: string;
   executionId: string;
@@ -44,7 +47,7 @@ function guardedInsert(db: Db, values: Partial<Record<(typeof COLUMNS)[number], 
 
 /** The statements storing a run's exchange; the API message id is chosen by the caller (it is `$flow.apiMessageId`). */
 export function exchangeStatements(db: Db, x: AgentflowExchange, apiMessageId: string, guard: SQL) {
-  const common = { chatflowid: x.chatflowid, chatId: x.chatId, sessionId: x.sessionId, executionId: x.executionId, chatType: "EXTERNAL", memoryType: null };
+  const common = { chatflowid: x.chatflowid, chatId: x.chatId, sessionId: x.sessionId, executionId: x.executionId, chatType: x.chatType, memoryType: null };
   const statements: BatchItem<"sqlite">[] = [
     guardedInsert(db, {
       ...common, id: newId(), role: "userMessage", content: x.userContent, createdDate: x.startedAt,

@@ -1,8 +1,11 @@
-// What a caller may do, as plain data and rules (no HTTP): guard.ts applies them to requests.
-import type { ChatflowType } from "../db/enums";
-import { CHATFLOW_TYPES } from "../db/enums";
-import type { Principal } from "../env";
-import type { RecordAction, RecordCategory } from "./permissions";
+// What a caller may do, as plain data and rules (no HTTP): auth/guard.ts applies them to requests,
+// the run door (services/runs) to a caller it gets as data.
+import { type ApiError, forbidden } from "../../errors";
+import type { ChatflowType } from "../../db/enums";
+import { CHATFLOW_TYPES } from "../../db/enums";
+import type { Principal } from "../../env";
+import type { KeyScope } from "../apikeys";
+import type { RecordAction, RecordCategory } from "../../schemas/permissions";
 
 /**
  * `permissions` null = every permission; `chatflows` null = every chatflow. The admin key, JWTs
@@ -11,12 +14,6 @@ import type { RecordAction, RecordCategory } from "./permissions";
 export interface Access {
   permissions: ReadonlySet<string> | null;
   chatflows: ReadonlySet<string> | null;
-}
-
-/** What a key stores and what it may be given: the same two lists, null meaning "all". */
-export interface KeyScope {
-  permissions: string[] | null;
-  chatflows: string[] | null;
 }
 
 const FULL: Access = { permissions: null, chatflows: null };
@@ -64,3 +61,6 @@ export function covers(a: Access, scope: KeyScope): boolean {
   if (a.chatflows !== null && (scope.chatflows === null || scope.chatflows.some((id) => !a.chatflows!.has(id)))) return false;
   return true;
 }
+
+/** A key limited to other chatflows. */
+export const outOfScope = (): ApiError => forbidden("Forbidden: this API key is limited to other chatflows");

@@ -1,13 +1,19 @@
-// What a prediction reads before it runs — the flow, the stored variables its flowData names, the
+// What a run reads before it starts — the flow, the stored variables its flowData names, the
 // credentials its nodes name, the caller's API key — in one D1 batch of plain statements: one round trip on the way to the
 // model call, and no query builder on the hot path (Drizzle's build and row mapping cost more than
 // the round trip itself when measured locally).
 import type { Db, Env } from "../../env";
 import { runBatch } from "../../providers/vectorstores/d1-json";
 import { API_KEY_BY_HASH_SQL, type FoundKey, apiKeyHashOf, findApiKeyByToken, foundKey } from "../apikeys";
-import { type CredentialRow, FLOW_CREDENTIALS_SQL, credentialReader } from "./credentials";
-import { type Prefetched, type RunnableFlow, findRunnable } from "./index";
+import { type CredentialReader, type CredentialRow, FLOW_CREDENTIALS_SQL, credentialReader } from "./credentials";
+import { type RunnableFlow, findRunnable } from "./flow";
 import { FLOW_VARIABLES_SQL, type VariableRow, variablesOf, variablesQuery } from "./vars";
+
+/** What is read beside the flow: stored variables, and a credential reader. */
+export interface Prefetched {
+  vars: Record<string, string>;
+  getCredential: CredentialReader;
+}
 
 export interface RunLookups {
   /** The chatflow (or an assistant made into one); rejects with 404 when the id names neither. */

@@ -1,13 +1,13 @@
-// Whether an agentflow graph can run, said the same way at save time (the chatflow's `warning`)
-// and at run time (a 400 before anything is stored).
-import { badRequest } from "../../errors";
+// What the flow's type and settings say about running it: whether it runs on the agentflow runtime,
+// why its graph cannot run (the save-time warning; at run time the engine's door says the same as a
+// 400), and whether post-processing rewrites its final text.
 import { parseFlowData } from "../../engine";
 import { validateAgentflow } from "../../engine/agentflow";
-import { loadMultiagent, multiagentFault } from "../../engine/agentflow-v1";
+import { multiagentFault } from "../../engine/agentflow-v1";
 import type { AgentflowGraph } from "../../engine/agentflow/types";
 
 /** What keeps the graph from running (one Start, known nodes, handles and Loop targets that exist), or undefined. */
-export function agentflowFault(graph: AgentflowGraph): string | undefined {
+function agentflowFault(graph: AgentflowGraph): string | undefined {
   const { errors } = validateAgentflow(graph);
   return errors.length ? `This agentflow cannot run: ${errors.join("; ")}` : undefined;
 }
@@ -19,15 +19,6 @@ export const runsOnAgentflowRuntime = (type: string | null | undefined): boolean
 export function agentflowTypeFault(type: string, flowData: string): string | undefined {
   const graph = parseFlowData(flowData);
   return type === "MULTIAGENT" ? multiagentFault(graph) : agentflowFault(graph as AgentflowGraph);
-}
-
-/** The parsed graph (a V1 graph translated, once, into the V2 model); a graph that cannot run is a 400 naming why. */
-export function agentflowGraph(flowData: string, type?: string | null): AgentflowGraph {
-  if (type === "MULTIAGENT") return loadMultiagent(parseFlowData(flowData));
-  const graph = parseFlowData(flowData) as AgentflowGraph;
-  const fault = agentflowFault(graph);
-  if (fault) throw badRequest(fault);
-  return graph;
 }
 
 /**

@@ -1,22 +1,17 @@
-// A prediction as Flowise's event stream: the run's tokens and events as they happen, then what
-// the run gave that was not streamed (the text of a node that could not stream, its sources, its
-// tools), the metadata frame the widget needs (chatMessageId for feedback), and end. A failure is
-// an error frame then end; the client going away aborts the run.
+// A chatflow run delivered as Flowise's event stream: the run's tokens and events as they happen,
+// then what the run gave that was not streamed (the text of a node that could not stream, its
+// sources, its tools), the metadata frame the widget needs (chatMessageId for feedback), and end.
+// A failure is an error frame then end; the client going away aborts the run.
 import type { StreamSink } from "../../engine";
 import { ApiError } from "../../errors";
 import { errorText } from "../../lib/redact";
 import { SseWriter } from "../../stream/sse";
-import { type PreparedRun, executeRun, predictionAnswer } from "./index";
+import { chatflowAnswer } from "./answers";
+import { type ChatflowRun, completeChatflow } from "./chatflow";
 
-export interface StreamDeps {
-  files: R2Bucket;
-  requestId: string;
-  /** Keeps the Worker alive until the stream is done (executionCtx.waitUntil). */
-  waitUntil(work: Promise<unknown>): void;
-}
-
-/** Starts the run and answers the event stream's body at once. */
-export function streamRun(run: PreparedRun, deps: StreamDeps): ReadableStream<Uint8Array> {
+/** Starts the run (kept alive by deps.waitUntil) and answers the event stream's body at once. */
+export function streamChatflow(run: ChatflowRun): ReadableStream<Uint8Array> {
+  const { deps } = run;
   const sse = new SseWriter(() => run.controller.abort(new Error("Client disconnected")));
   let tokens = 0;
   let toolsSent = 0; // how many used tools the run already streamed (agents send them as they complete)
@@ -32,7 +27,7 @@ export function streamRun(run: PreparedRun, deps: StreamDeps): ReadableStream<Ui
   };
   const work = (async () => {
     try {
-      const answer = predictionAnswer(run, await executeRun(run, deps.files, sink));
+      const answer = chatflowAnswer(run, await completeChatflow(run, sink));
       if (!tokens && answer.text) sse.token(answer.text); // a node that could not stream still answers
       if (answer.sourceDocuments.length) sse.sourceDocuments(answer.sourceDocuments);
       if (answer.usedTools.length && answer.usedTools.length !== toolsSent) sse.usedTools(answer.usedTools);
@@ -44,7 +39,7 @@ export function streamRun(run: PreparedRun, deps: StreamDeps): ReadableStream<Ui
         memoryType: answer.memoryType,
       });
     } catch (err) {
-      if (!(err instanceof ApiError)) console.error(`[${deps.requestId}] prediction stream failed: ${errorText(err)}`); // executeRun scrubbed it
+      if (!(err instanceof ApiError)) console.error(`[${deps.requestId}] prediction stream failed: ${errorText(err)}`); // completeChatflow scrubbed it
       sse.error(err instanceof ApiError ? err.message : "The chatflow failed while answering");
     } finally {
       await sse.end();

@@ -1,30 +1,17 @@
-import { and, desc, eq } from "drizzle-orm";
+// The two messages a chatflow (or assistant) run stores once it succeeded: the record stage of a
+// chatflow run, one conditional D1 batch.
 import type { Db } from "../../env";
-import { chatMessage } from "../../db/schema";
+import type { ChatType } from "../../db/enums";
 import { notFound } from "../../errors";
 import { runBatch } from "../../providers/vectorstores/d1-json";
-import type { ChatTurn, SourceDocument, UsedTool } from "../../engine";
+import type { SourceDocument, UsedTool } from "../../engine";
 import { newId } from "../../lib/ids";
 import { nowIso } from "../../lib/time";
 
-/**
- * Earlier turns of (chatflow, session), oldest first, with the request's `history` before them.
- * `limit` keeps only the most recent turns (bufferWindowMemory's k exchanges = 2k messages).
- */
-export async function loadSessionMemory(db: Db, chatflowid: string, sessionId: string, history: ChatTurn[], limit?: number): Promise<ChatTurn[]> {
-  const rows = await db
-    .select({ role: chatMessage.role, content: chatMessage.content })
-    .from(chatMessage)
-    .where(and(eq(chatMessage.chatflowid, chatflowid), eq(chatMessage.sessionId, sessionId)))
-    .orderBy(desc(chatMessage.createdDate))
-    .limit(limit ?? 10_000)
-    .all();
-  const turns = [...history, ...rows.reverse()];
-  return limit ? turns.slice(-limit) : turns;
-}
-
 export interface Exchange {
   chatflowid: string;
+  /** Who started the run (the trigger's chatType): on both messages. */
+  chatType: ChatType;
   chatId: string;
   sessionId: string;
   memoryType: string | null;
@@ -48,11 +35,11 @@ const NEXT_TIME = (latest: string) =>
 
 // ?1 id, ?2 time, ?3 chatflowid, ?4 chatId, then the message's own columns.
 const INSERT_QUESTION = `INSERT INTO chat_message (id, createdDate, chatflowid, chatId, role, chatType, content, memoryType, sessionId, fileUploads, leadEmail, action)
-  SELECT ?1, ${NEXT_TIME("(SELECT MAX(createdDate) FROM chat_message WHERE chatflowid = ?3 AND chatId = ?4)")}, ?3, ?4, 'userMessage', 'EXTERNAL', ?5, ?6, ?7, ?8, ?9, ?10
+  SELECT ?1, ${NEXT_TIME("(SELECT MAX(createdDate) FROM chat_message WHERE chatflowid = ?3 AND chatId = ?4)")}, ?3, ?4, 'userMessage', ?11, ?5, ?6, ?7, ?8, ?9, ?10
   WHERE EXISTS (SELECT 1 FROM chat_flow WHERE id = ?3) OR EXISTS (SELECT 1 FROM assistant WHERE id = ?3)`;
 // ?3 is the question's id here: the answer exists only with its question, and follows it.
 const INSERT_ANSWER = `INSERT INTO chat_message (id, createdDate, chatflowid, chatId, role, chatType, content, memoryType, sessionId, sourceDocuments, usedTools)
-  SELECT ?1, ${NEXT_TIME("q.createdDate")}, q.chatflowid, q.chatId, 'apiMessage', 'EXTERNAL', ?4, q.memoryType, q.sessionId, ?5, ?6
+  SELECT ?1, ${NEXT_TIME("q.createdDate")}, q.chatflowid, q.chatId, 'apiMessage', q.chatType, ?4, q.memoryType, q.sessionId, ?5, ?6
   FROM chat_message q WHERE q.id = ?3`;
 
 /**
@@ -71,7 +58,7 @@ export async function storeExchange(db: Db, x: Exchange): Promise<string> {
   // form / humanInput are recorded on the user message (its `action` field), so the run is auditable.
   const action = x.form !== undefined || x.humanInput !== undefined ? { form: x.form, humanInput: x.humanInput } : null;
   const [question] = await runBatch(db, [
-    { sql: INSERT_QUESTION, params: [questionId, x.startedAt, x.chatflowid, x.chatId, x.question, x.memoryType, x.sessionId, asJson(x.fileUploads), x.leadEmail ?? null, asJson(action)] },
+    { sql: INSERT_QUESTION, params: [questionId, x.startedAt, x.chatflowid, x.chatId, x.question, x.memoryType, x.sessionId, asJson(x.fileUploads), x.leadEmail ?? null, asJson(action), x.chatType] },
     { sql: INSERT_ANSWER, params: [apiMessageId, nowIso(), questionId, x.answer, asJson(x.sourceDocuments), asJson(x.usedTools)] },
   ]);
   if (!question.meta.changes) throw notFound(`Chatflow ${x.chatflowid} was deleted while the run was in progress: nothing was stored`);

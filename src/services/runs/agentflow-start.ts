@@ -1,26 +1,26 @@
 // Everything before an agentflow's first node: request checks (400s), ids, the execution to resume
-// (found and claimed) or a new one, and the runtime's request. HTTP-free.
+// (found and claimed) or a new one, the stored history, and the runtime's request. HTTP-free.
 import { z } from "@hono/zod-openapi";
 import { and, desc, eq } from "drizzle-orm";
-import type { Db, Env } from "../../env";
 import { badRequest } from "../../errors";
 import { execution } from "../../db/schema";
-import type { AgentflowGraph, AgentflowRequest, AgentflowUpload, ExecutedData, HumanInput } from "../../engine/agentflow/types";
-import { type ChatTurn, type RunContext, type Runtime, createRunContext } from "../../engine";
+import type { AgentflowRequest, AgentflowUpload, ExecutedData, FlowCall, FlowCallResult, HumanInput } from "../../engine/agentflow/types";
+import { type AgentflowRunOutcome, type ChatTurn, type PreparedAgentflow, type RunContext, createRunContext } from "../../engine";
+import type { Db } from "../../env";
 import { newId } from "../../lib/ids";
 import { nowIso } from "../../lib/time";
 import { uuid } from "../../schemas/common";
 import type { PredictionInput } from "../../schemas/prediction";
 import { ExecutionRecorder } from "../execution-runs";
 import { claimForResume, findResumeTarget } from "../execution-resume";
-import type { Prefetched, RunnableFlow } from "./index";
-import { agentflowGraph, postProcessingOf } from "./agentflow-check";
-import { gateNodeOverrides, gateVarOverrides } from "./overrides";
-import { trackRun } from "./runs";
-import { notingSecrets } from "./credentials";
-import { limitRunTime } from "./time-limit";
-import { workerSecretValues } from "../../lib/secrets";
+import { type RunBase, askedSessionOf, runIds, track } from "./base";
+import { postProcessingOf } from "./flow-types";
+import { gateNodeOverrides } from "./overrides";
+import type { RunDeps } from "./types";
 import type { UploadInput } from "./uploads";
+
+/** Execute Flow's port (execute-flow.ts): another flow of this deployment, run through the door. */
+export type FlowCaller = (flowId: string, call: FlowCall, signal: AbortSignal) => Promise<FlowCallResult>;
 
 const HumanInputBody = z.object({
   type: z.enum(["proceed", "reject"]),
@@ -29,29 +29,20 @@ const HumanInputBody = z.object({
   executionId: uuid().optional(),
 });
 
-export interface AgentflowRun {
-  flow: RunnableFlow;
-  /** Where the execution and the exchange are stored. */
-  db: Db;
-  /** The worker's env: the lease (EXECUTION_LEASE_SECONDS) and uploads' bucket (FILES). */
-  env: Env;
-  graph: AgentflowGraph;
+export interface AgentflowRun extends RunBase {
+  kind: "agentflow";
+  prepared: PreparedAgentflow<AgentflowRunOutcome>;
+  deps: RunDeps;
   request: AgentflowRequest;
   ctx: RunContext;
   recorder: ExecutionRecorder;
-  controller: AbortController;
-  input: PredictionInput;
-  uploads: UploadInput[];
   startedAt: string;
   apiMessageId: string;
   /** Stored messages of (agentflow, session), oldest first: read beside the other look-ups. */
   pastHistory: ChatTurn[];
   /** Set on a resume: gives the pause back when the run is refused before its first node. */
   releaseClaim?: () => Promise<void>;
-  /** Secret values this run knows (the worker's, its credentials'): its errors are scrubbed of them. */
-  secrets: Set<string>;
-  /** Stops the run's clock (RUN_TIMEOUT_MS) and its tracking for PUT /chatmessage/abort. */
-  release: () => void;
+  runFlow: FlowCaller;
 }
 
 /** Flowise V1's answer to an approval: the question is the approve or reject button's label, with the action shown. */
@@ -95,60 +86,61 @@ async function previousExecutionData(db: Db, agentflowId: string, sessionId: str
   }
 }
 
-/**
- * chatId = body chatId, else overrideConfig.sessionId, else (a resume) the paused run's session,
- * else new; sessionId = overrideConfig.sessionId, else chatId.
- */
-export async function prepareAgentflowRun(
-  db: Db, env: Env, runtime: Runtime, flow: RunnableFlow, input: PredictionInput, uploads: UploadInput[], prefetched: Prefetched, callStack: string[] = [],
-): Promise<AgentflowRun> {
-  const graph = agentflowGraph(flow.flowData, flow.type);
+export interface AgentflowStart {
+  prepared: PreparedAgentflow<AgentflowRunOutcome>;
+  /** Whether the answer is streamed (the delivery); post-processing turns it off. */
+  streaming: boolean;
+  callStack: string[];
+  runFlow: FlowCaller;
+}
+
+/** The run, its execution new or claimed for a resume. */
+export async function startAgentflow(deps: RunDeps, base: Omit<RunBase, "release">, start: AgentflowStart): Promise<AgentflowRun> {
+  const { db, env, runtime } = deps;
+  const { flow, input, uploads } = base;
   const humanInput = humanInputOf(input, flow.type);
   if (input.question && input.form && Object.keys(input.form).length) throw badRequest("Send either question or form, not both");
-
-  const overrideConfig = input.overrideConfig ?? {};
-  const overrideSession = typeof overrideConfig.sessionId === "string" && overrideConfig.sessionId ? overrideConfig.sessionId : undefined;
-  const askedSession = overrideSession ?? input.chatId;
 
   let executionId = newId();
   let resume: AgentflowRequest["resume"];
   let previousExecution: ExecutedData[] | undefined;
   let claimed: { executionData: string } | undefined;
   let releaseClaim: (() => Promise<void>) | undefined;
-  let sessionId: string;
   let pastHistory: ChatTurn[];
+  let ids: { chatId: string; sessionId: string };
   if (humanInput) {
-    const target = await findResumeTarget(db, env, flow.id, askedSession, humanInput.executionId);
+    const target = await findResumeTarget(db, env, flow.id, askedSessionOf(input), humanInput.executionId);
     const { executionId: _named, ...human } = humanInput;
     if (human.startNodeId && !target.executedData.some((e) => e.nodeId === human.startNodeId)) {
       throw badRequest(`humanInput.startNodeId ${human.startNodeId} is not a node of execution ${target.row.id}`);
     }
-    sessionId = target.row.sessionId;
+    ids = runIds(input, target.row.sessionId);
     let claim;
-    [claim, pastHistory] = await Promise.all([claimForResume(db, target), runtime.memory.load(flow.id, sessionId)]);
+    [claim, pastHistory] = await Promise.all([claimForResume(db, target), runtime.memory.load(flow.id, ids.sessionId)]);
     releaseClaim = claim.release;
     executionId = target.row.id;
     resume = { executionId, executedData: target.executedData, humanInput: human };
     claimed = { executionData: JSON.stringify(target.executedData) };
   } else {
-    sessionId = askedSession ?? newId();
-    [previousExecution, pastHistory] = await Promise.all([previousExecutionData(db, flow.id, sessionId), runtime.memory.load(flow.id, sessionId)]);
+    ids = runIds(input);
+    [previousExecution, pastHistory] = await Promise.all([
+      previousExecutionData(db, flow.id, ids.sessionId),
+      runtime.memory.load(flow.id, ids.sessionId),
+    ]);
   }
-  const chatId = input.chatId ?? overrideSession ?? sessionId;
+  const { chatId, sessionId } = ids;
   const history = input.history ?? [];
-  const vars = { ...prefetched.vars, ...gateVarOverrides(flow.apiConfig, overrideConfig) };
-  const nodeOverrides = gateNodeOverrides(graph, flow.apiConfig, overrideConfig);
-  const controller = new AbortController();
-  const secrets = new Set(workerSecretValues(env));
+  const nodeOverrides = gateNodeOverrides(start.prepared.graph, flow.apiConfig, input.overrideConfig ?? {});
   const apiMessageId = newId();
   const postProcessing = postProcessingOf(flow.chatbotConfig);
 
   const ctx = createRunContext(runtime, {
-    chatId, sessionId, history, vars, nodeOverrides,
+    chatId, sessionId, history, nodeOverrides,
+    vars: base.vars,
     chatflowid: flow.id,
     question: input.question ?? "",
-    signal: controller.signal,
-    getCredential: notingSecrets(prefetched.getCredential, secrets),
+    signal: base.controller.signal,
+    getCredential: base.getCredential,
   });
   const request: AgentflowRequest = {
     chatflowId: flow.id, chatId, sessionId, apiMessageId,
@@ -156,18 +148,14 @@ export async function prepareAgentflowRun(
     form: input.form,
     history,
     uploads: uploads.length ? runtimeUploads(uploads) : undefined,
-    streaming: !!input.streaming && !postProcessing,
-    nodeOverrides, vars, previousExecution, resume, callStack, postProcessing,
+    streaming: start.streaming && !postProcessing,
+    nodeOverrides, vars: base.vars, previousExecution, resume, callStack: start.callStack, postProcessing,
   };
-  const untrack = trackRun(flow.id, chatId, controller);
-  const stopClock = limitRunTime(env, controller);
   return {
-    flow, db, env, graph, request, ctx, controller, input, uploads, apiMessageId, releaseClaim, pastHistory, secrets,
+    ...base, kind: "agentflow", prepared: start.prepared, runFlow: start.runFlow,
+    deps, request, ctx, apiMessageId, releaseClaim, pastHistory,
     recorder: new ExecutionRecorder(db, { id: executionId, agentflowId: flow.id, sessionId }, claimed),
+    release: track(env, flow.id, chatId, base.controller),
     startedAt: nowIso(),
-    release: () => {
-      stopClock();
-      untrack();
-    },
   };
 }

@@ -3,18 +3,13 @@
 // first event; a run refused before it (a 400, a 409 resume) answers an ordinary error instead.
 import { ApiError } from "../../errors";
 import { SseWriter } from "../../stream/sse";
-import { executeAgentflow } from "./agentflow";
-import type { AgentflowRun } from "./agentflow-prepare";
+import { completeAgentflow } from "./agentflow";
+import type { AgentflowRun } from "./agentflow-start";
 
-export interface AgentflowStream {
-  readable: ReadableStream<Uint8Array>;
-  /** Settles when the run is over and `end` is written. */
-  work: Promise<void>;
-}
-
-/** `onFault` hears failures that are not the API's own errors (logging). */
-export function startAgentflowStream(run: AgentflowRun, onFault: (err: unknown) => void = () => undefined): Promise<AgentflowStream> {
+/** The stream's body once the run's first event exists; the rest of the run is kept alive by deps.waitUntil. */
+export function streamAgentflow(run: AgentflowRun): Promise<ReadableStream<Uint8Array>> {
   const abort = () => run.controller.abort(new Error("Client disconnected"));
+  const onFault = (err: unknown) => console.error(`[${run.deps.requestId}] agentflow stream failed:`, err);
   let ended!: () => void;
   const work = new Promise<void>((r) => (ended = r));
   let sse: SseWriter | undefined;
@@ -22,11 +17,12 @@ export function startAgentflowStream(run: AgentflowRun, onFault: (err: unknown) 
     const open = (): SseWriter => {
       if (!sse) {
         sse = new SseWriter(abort);
-        resolve({ readable: sse.readable, work });
+        run.deps.waitUntil(work);
+        resolve(sse.readable);
       }
       return sse;
     };
-    executeAgentflow(run, { event: (name, data) => open().event(name, data) }).then((done) => {
+    completeAgentflow(run, { event: (name, data) => open().event(name, data) }).then((done) => {
       const { outcome } = done;
       const form = run.input.form && Object.keys(run.input.form).length;
       open().event("metadata", {

@@ -1,0 +1,123 @@
+// An agentflow run (V2, and V1 translated): executed by the engine's agentflow runtime through its
+// ports — a checkpoint per node into its execution row, the stored history, frames, Execute Flow —
+// then recorded: on success or pause the final state and the two messages in one guarded batch; on
+// failure only the execution (ERROR, TERMINATED, TIMEOUT past the run's time limit), no messages.
+// HTTP-free.
+import { ApiError } from "../../errors";
+import { redactError } from "../../lib/redact";
+import type { AgentflowRunOutcome } from "../../engine";
+import type { AgentflowEvents, AgentflowOutcome, AgentflowPorts } from "../../engine/agentflow/types";
+import { exchangeStatements } from "./agentflow-messages";
+import type { AgentflowRun } from "./agentflow-start";
+import { stoppedRunError, untilAborted } from "./time-limit";
+import { type StoredUpload, removeUploads, storeUploads } from "./uploads";
+
+export const NO_EVENTS: AgentflowEvents = { event: () => undefined };
+
+export interface AgentflowDone {
+  outcome: AgentflowRunOutcome;
+  chatMessageId: string;
+}
+
+/** How a stopped run's execution ends: TIMEOUT past its time limit (RUN_TIMEOUT_MS), else TERMINATED. */
+const stoppedState = (signal: AbortSignal) => (stoppedRunError(signal).status === 504 ? "TIMEOUT" : "TERMINATED");
+
+/** What the user sent, as the stored user message says it. */
+function userContent(run: AgentflowRun): string {
+  const { input } = run;
+  if (input.form && Object.keys(input.form).length) {
+    return Object.entries(input.form).map(([k, v]) => `${k}: ${typeof v === "string" ? v : JSON.stringify(v)}`).join("\n");
+  }
+  return input.question || run.request.resume?.humanInput.feedback || " ";
+}
+
+function portsOf(run: AgentflowRun, events: AgentflowEvents): AgentflowPorts {
+  const { ctx } = run;
+  return {
+    ctx,
+    pastChatHistory: async () => run.pastHistory,
+    checkpoint: (data, state) => run.recorder.checkpoint(data, state === "TERMINATED" && ctx.signal.aborted ? stoppedState(ctx.signal) : state),
+    events,
+    runFlow: (flowId, call) => run.runFlow(flowId, call, ctx.signal),
+  };
+}
+
+/**
+ * The run's abort, a moment late: long enough for the runtime to record how the run stopped (its
+ * TERMINATED entry and frames), not so long that a node ignoring the abort holds the answer.
+ */
+function graceAfter(signal: AbortSignal, ms = 1000): AbortSignal {
+  const late = new AbortController();
+  signal.addEventListener("abort", () => setTimeout(() => late.abort(signal.reason), ms), { once: true });
+  return late.signal;
+}
+
+/** The error a failed outcome answers: the lost row first (409), then a stop (499, or 504 past the time limit), then the runtime's own. */
+function failure(run: AgentflowRun, outcome: AgentflowOutcome): ApiError {
+  if (run.recorder.lost) return new ApiError(409, run.recorder.lost);
+  const { signal } = run.controller;
+  if (outcome.state === "TERMINATED" || signal.aborted) return stoppedRunError(signal);
+  return new ApiError(outcome.errorStatus ?? 500, outcome.error ?? `The agentflow ended ${outcome.state}`);
+}
+
+/** Execute: the runtime through its ports; answers a FINISHED or STOPPED outcome, throws for the rest (its execution says how it ended). */
+async function execute(run: AgentflowRun, events: AgentflowEvents): Promise<AgentflowRunOutcome> {
+  const { recorder } = run;
+  const { signal } = run.controller;
+  let outcome: AgentflowRunOutcome;
+  try {
+    // A node busy past the time limit does not hold the answer: the run is given up soon after the abort.
+    outcome = await untilAborted(run.prepared.run(run.request, portsOf(run, events)), graceAfter(signal));
+  } catch (err) {
+    // Refused before its first node: a claimed pause is given back untouched.
+    const stopped = signal.aborted;
+    if (!recorder.started) await run.releaseClaim?.();
+    else await recorder.abandon(stopped ? stoppedState(signal) : "ERROR");
+    if (recorder.lost) throw new ApiError(409, recorder.lost);
+    throw stopped ? stoppedRunError(signal) : err;
+  }
+  if (outcome.state !== "FINISHED" && outcome.state !== "STOPPED") {
+    await recorder.settled();
+    throw failure(run, outcome);
+  }
+  return outcome;
+}
+
+/** Record: uploads, then the execution's final state and the two messages in one batch, the messages guarded on that write. */
+async function record(run: AgentflowRun, outcome: AgentflowRunOutcome): Promise<void> {
+  const { recorder, ctx, deps } = run;
+  await recorder.ready();
+  let fileUploads: StoredUpload[] | undefined;
+  try {
+    fileUploads = run.uploads.length ? await storeUploads(deps.env.FILES, run.flow.id, ctx.chatId, run.uploads) : undefined;
+    const action = outcome.state === "STOPPED" ? (outcome.v1Action ?? outcome.action) : undefined;
+    const { statement, guard } = recorder.finish(outcome.executedData, outcome.state as "FINISHED" | "STOPPED", action);
+    const [[written]] = await Promise.all([deps.db.batch([statement, ...exchangeStatements(deps.db, {
+      chatflowid: run.flow.id, chatType: run.chatType, chatId: ctx.chatId, sessionId: ctx.sessionId, executionId: recorder.run.id,
+      userContent: userContent(run), startedAt: run.startedAt, answer: outcome.text, fileUploads,
+      leadEmail: run.input.leadEmail, sourceDocuments: outcome.sourceDocuments, usedTools: outcome.usedTools,
+      artifacts: outcome.artifacts, action, agentReasoning: outcome.agentReasoning,
+      resumed: !!run.request.resume,
+    }, run.apiMessageId, guard)]), recorder.drain()]);
+    await recorder.confirm(written as unknown[]);
+  } catch (err) {
+    // Nothing names the uploads then: they must not linger.
+    await Promise.all([recorder.abandon(), removeUploads(deps.env.FILES, run.flow.id, ctx.chatId, fileUploads)]);
+    throw err;
+  }
+}
+
+/** Executes then records. Errors leave scrubbed of the run's secrets. */
+export async function completeAgentflow(run: AgentflowRun, events: AgentflowEvents = NO_EVENTS): Promise<AgentflowDone> {
+  const stopLease = run.recorder.keepAlive(run.deps.env, (reason) => run.controller.abort(new Error(reason)));
+  try {
+    const outcome = await execute(run, events);
+    await record(run, outcome);
+    return { outcome, chatMessageId: run.apiMessageId };
+  } catch (err) {
+    throw redactError(err, run.secrets); // the last scrub before an error leaves (JSON body or stream frame)
+  } finally {
+    stopLease();
+    run.release();
+  }
+}

@@ -1,0 +1,95 @@
+// A chatflow (or assistant) run: started over the engine's prepared chatflow, executed by the
+// chatflow runtime, recorded (uploads, then the two messages in one guarded batch). HTTP-free.
+import { type PreparedChatflow, type RunContext, type RunResult, type StreamSink, createRunContext } from "../../engine";
+import { redactError } from "../../lib/redact";
+import { nowIso } from "../../lib/time";
+import { storeExchange } from "./chatflow-messages";
+import { type RunBase, runIds, track } from "./base";
+import { gateNodeOverrides } from "./overrides";
+import { stoppedRunError, untilAborted } from "./time-limit";
+import { removeUploads, storeUploads } from "./uploads";
+import type { RunDeps } from "./types";
+
+export interface ChatflowRun extends RunBase {
+  kind: "chatflow";
+  prepared: PreparedChatflow;
+  ctx: RunContext;
+  /** Whether the flow streams its tokens (its plan says so before the run). */
+  streamable: boolean;
+  startedAt: string;
+  deps: RunDeps;
+}
+
+export interface ChatflowDone {
+  result: RunResult;
+  chatMessageId: string;
+}
+
+/** Everything before the model is called: ids, gated overrides, the run's context, its clock. */
+export function startChatflow(deps: RunDeps, base: Omit<RunBase, "release">, prepared: PreparedChatflow): ChatflowRun {
+  const { flow, input } = base;
+  const { chatId, sessionId } = runIds(input);
+  const ctx = createRunContext(deps.runtime, {
+    chatId, sessionId,
+    history: input.history ?? [],
+    vars: base.vars,
+    chatflowid: flow.id,
+    question: input.question ?? "",
+    nodeOverrides: gateNodeOverrides(prepared.graph, flow.apiConfig, input.overrideConfig ?? {}),
+    signal: base.controller.signal,
+    getCredential: base.getCredential,
+  });
+  return {
+    ...base, kind: "chatflow", prepared, ctx, deps,
+    streamable: prepared.streamable,
+    release: track(deps.env, flow.id, chatId, base.controller),
+    startedAt: nowIso(),
+  };
+}
+
+/** Execute: the chatflow runtime over the run's context; a stopped run is a 499, or 504 past its time limit. */
+async function execute(run: ChatflowRun, sink?: StreamSink): Promise<RunResult> {
+  const signal = run.controller.signal;
+  const result = await untilAborted(run.prepared.run(run.ctx, sink), signal).catch((err: unknown) => {
+    throw signal.aborted ? stoppedRunError(signal) : err;
+  });
+  if (signal.aborted) throw stoppedRunError(signal);
+  return result;
+}
+
+/** Record: uploads, then the question and answer (one guarded batch); answers the API message id. */
+async function record(run: ChatflowRun, result: RunResult): Promise<string> {
+  const fileUploads = run.uploads.length ? await storeUploads(run.deps.env.FILES, run.flow.id, run.ctx.chatId, run.uploads) : undefined;
+  return storeExchange(run.deps.db, {
+    chatflowid: run.flow.id,
+    chatType: run.chatType,
+    chatId: run.ctx.chatId,
+    sessionId: run.ctx.sessionId,
+    memoryType: result.memoryType,
+    question: run.ctx.question,
+    answer: result.text,
+    startedAt: run.startedAt,
+    fileUploads,
+    leadEmail: run.input.leadEmail,
+    sourceDocuments: result.sourceDocuments,
+    usedTools: result.usedTools,
+    form: run.input.form,
+    humanInput: run.input.humanInput,
+  }).catch(async (err: unknown) => {
+    // No message names the uploads (the chatflow is gone, or D1 failed): they must not linger.
+    await removeUploads(run.deps.env.FILES, run.flow.id, run.ctx.chatId, fileUploads);
+    throw err;
+  });
+}
+
+/** Executes then records; only a run that succeeded stores anything. Errors leave scrubbed of the run's secrets. */
+export async function completeChatflow(run: ChatflowRun, sink?: StreamSink): Promise<ChatflowDone> {
+  try {
+    const result = await execute(run, sink);
+    return { result, chatMessageId: await record(run, result) };
+  } catch (err) {
+    throw redactError(err, run.secrets); // the last scrub before an error leaves (JSON body or stream frame)
+  } finally {
+    run.release();
+  }
+}

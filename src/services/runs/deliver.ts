@@ -1,0 +1,26 @@
+// Deliver: how the answer leaves, chosen by the request. JSON waits for the run (execute → record)
+// and answers its body; a stream starts the run and answers Flowise's frames as they happen — a
+// chatflow's at once, an agentflow's with its first event (a refusal before it is an ordinary
+// error). A flow that cannot stream (a chatflow's plan, an agentflow's post-processing) answers
+// JSON, as Flowise does. Detached runs (issue 20) are not delivered yet.
+import { ApiError } from "../../errors";
+import { completeAgentflow } from "./agentflow";
+import type { AgentflowRun } from "./agentflow-start";
+import { streamAgentflow } from "./agentflow-stream";
+import { type RunAnswer, agentflowAnswer, chatflowAnswer } from "./answers";
+import { type ChatflowRun, completeChatflow } from "./chatflow";
+import { streamChatflow } from "./chatflow-stream";
+import type { DeliveryKind } from "./triggers";
+
+/** The answer as the delivery chose it: a JSON body, or Flowise's event stream. */
+export type Delivered = { kind: "json"; body: RunAnswer } | { kind: "sse"; body: ReadableStream<Uint8Array> };
+
+export async function deliver(run: ChatflowRun | AgentflowRun, delivery: DeliveryKind): Promise<Delivered> {
+  if (delivery === "detached") throw new ApiError(501, "Detached runs are not available yet");
+  if (run.kind === "chatflow") {
+    if (delivery === "sse" && run.streamable) return { kind: "sse", body: streamChatflow(run) };
+    return { kind: "json", body: chatflowAnswer(run, await completeChatflow(run)) };
+  }
+  if (run.request.streaming) return { kind: "sse", body: await streamAgentflow(run) };
+  return { kind: "json", body: agentflowAnswer(run, await completeAgentflow(run)) };
+}

@@ -1,0 +1,53 @@
+// The run door: every way a flow is run — POST /prediction, Execute Flow, and the triggers to come
+// (triggers.ts) — goes through runFlow, whatever the flow's kind (chatflow, assistant, Agentflow V2,
+// V1 multi-agent). Four stages, one file each:
+//   prepare  (prepare.ts)  one D1 batch: the flow, its variables and credentials, the caller's key;
+//                          the caller's access, origin and rate limit; the flow checked and planned
+//   execute  (chatflow.ts, agentflow.ts) the engine's runtime for the flow's kind, through its ports
+//   record   (same files)  uploads, then messages (and the execution's final state) in one guarded batch
+//   deliver  (deliver.ts)  JSON or Flowise's event stream, as the request asks
+// HTTP-free: an adapter (routes/prediction.ts) hands in the request as data and turns Delivered
+// into its response.
+import { type AgentflowRun, startAgentflow } from "./agentflow-start";
+import { runBase } from "./base";
+import { type ChatflowRun, startChatflow } from "./chatflow";
+import { type Delivered, deliver } from "./deliver";
+import { flowCaller } from "./execute-flow";
+import { type Ready, checkRequest, prepare } from "./prepare";
+import { type TriggerDefinition, triggerRule } from "./triggers";
+import type { RunDeps, RunRequest } from "./types";
+
+export async function runFlow(deps: RunDeps, request: RunRequest): Promise<Delivered> {
+  const rule = triggerRule(request.trigger);
+  checkRequest(rule, request);
+  const ready = await prepare(deps, request, rule);
+  const run = await start(deps, ready, request, rule);
+  follow(request.signal, run.controller);
+  return deliver(run, request.delivery);
+}
+
+/** The run of the flow's kind, its clock started (and, for an agentflow, its execution new or claimed). */
+function start(deps: RunDeps, ready: Ready, request: RunRequest, rule: TriggerDefinition): ChatflowRun | Promise<AgentflowRun> {
+  const { flow, prefetched, prepared } = ready;
+  const base = runBase(deps.env, flow, prefetched, request.input, request.uploads ?? [], rule.chatType);
+  if (prepared.kind === "chatflow") return startChatflow(deps, base, prepared);
+  return startAgentflow(deps, base, {
+    prepared,
+    streaming: request.delivery === "sse",
+    callStack: request.callStack ?? [],
+    runFlow: flowCaller((call) => runFlow(deps, call)),
+  });
+}
+
+/** The run stops when its caller does, with the caller's reason. */
+function follow(signal: AbortSignal | undefined, controller: AbortController): void {
+  if (!signal) return;
+  if (signal.aborted) controller.abort(signal.reason);
+  else signal.addEventListener("abort", () => controller.abort(signal.reason), { once: true });
+}
+
+export { CallerRefused } from "./access";
+export type { Caller, RunDeps, RunRequest } from "./types";
+export type { Delivered } from "./deliver";
+export type { DeliveryKind, TriggerDefinition, TriggerId, TriggerRule } from "./triggers";
+export { TRIGGERS } from "./triggers";

@@ -1,0 +1,69 @@
+// Every way a run is started, and what each may do: the one table the door reads. A trigger sets
+// the stored messages' chatType, who proves the right to run (the door checks the caller, or the
+// adapter did before calling), the flow's origin and rate limits, whether the run may (or must)
+// resume a paused agentflow, and how its answer may leave.
+import type { ChatType } from "../../db/enums";
+import { ApiError } from "../../errors";
+
+export type TriggerId = "prediction" | "resume" | "execute-flow" | "async" | "mcp" | "webhook" | "schedule" | "openai";
+
+/** How a run's answer leaves: the JSON answer, Flowise's event stream, or (issue 20) detached from any request. */
+export type DeliveryKind = "json" | "sse" | "detached";
+
+export interface TriggerRule {
+  /** chat_message.chatType of the run's messages. */
+  chatType: ChatType;
+  /**
+   * `caller`: the door checks the caller the adapter describes (its bearer against the flow's key
+   * binding, isPublic and the key's chatflow scope). `adapter`: the adapter proved the right to run
+   * before calling (Execute Flow: the flow's owner wired the call; later an MCP token, a webhook
+   * secret, the scheduler).
+   */
+  access: "caller" | "adapter";
+  /** chatbotConfig.allowedOrigins against the caller's Origin. */
+  checkOrigin: boolean;
+  /** apiConfig.rateLimit per client address. */
+  rateLimit: boolean;
+  /**
+   * `may`: a humanInput (or a V1 approval answer) resumes a paused agentflow, named by
+   * humanInput.executionId or found by session (Flowise's rule). `must`: the request resumes the
+   * execution humanInput.executionId names. `never`: humanInput is refused.
+   */
+  resume: "may" | "must" | "never";
+  deliveries: readonly DeliveryKind[];
+}
+
+/** A trigger defined outside this table (a test's adapter, an experiment): its rule and a name for errors. */
+export interface TriggerDefinition extends TriggerRule {
+  id: string;
+}
+
+/** A trigger named here that no adapter reaches yet: the issue that wires it, and the chatType it will store. */
+interface Planned {
+  planned: string;
+}
+
+const BY_CALLER = { access: "caller", checkOrigin: true, rateLimit: true } as const;
+
+export const TRIGGERS: Record<TriggerId, TriggerRule | Planned> = {
+  // POST /prediction/{id}.
+  prediction: { chatType: "EXTERNAL", ...BY_CALLER, resume: "may", deliveries: ["json", "sse"] },
+  // A paused agentflow's execution, continued by its id (adapters that hold the id: detached runs, OpenAI's metadata.executionId).
+  resume: { chatType: "EXTERNAL", ...BY_CALLER, resume: "must", deliveries: ["json", "sse"] },
+  // The Execute Flow node (agentflows, V1's seqExecuteFlow), in-process through the runFlow port; stored as the callee's own prediction.
+  "execute-flow": { chatType: "EXTERNAL", access: "adapter", checkOrigin: false, rateLimit: false, resume: "never", deliveries: ["json"] },
+  async: { planned: "issue 20: POST /prediction with async: true, detached on Cloudflare Workflows (chatType EXTERNAL)" },
+  mcp: { planned: "issue 21: flows as MCP servers (chatType MCP)" },
+  webhook: { planned: "issue 22: /webhook/{id} (chatType WEBHOOK)" },
+  schedule: { planned: "issue 22: cron schedules (chatType SCHEDULED)" },
+  openai: { planned: "issue 23: the OpenAI-compatible API (chatType OPENAI)" },
+};
+
+/** The rule of a trigger named in the table, or the definition given; a planned one is a 501. */
+export function triggerRule(trigger: TriggerId | TriggerDefinition): TriggerDefinition {
+  if (typeof trigger !== "string") return trigger;
+  const rule = TRIGGERS[trigger];
+  if (!rule) throw new ApiError(400, `Unknown trigger ${trigger}`);
+  if ("planned" in rule) throw new ApiError(501, `Runs through the ${trigger} trigger are not available yet (${rule.planned})`);
+  return { id: trigger, ...rule };
+}

@@ -1,0 +1,47 @@
+// The door's input and output (index.ts runFlow), HTTP-free: an adapter turns its request into a
+// RunRequest and the Delivered answer (deliver.ts) back into its response.
+import type { Db, Env } from "../../env";
+import type { Runtime } from "../../engine";
+import type { PredictionInput } from "../../schemas/prediction";
+import type { DeliveryKind, TriggerDefinition, TriggerId } from "./triggers";
+import type { UploadInput } from "./uploads";
+
+/** Who calls, as plain data from the adapter's request: what the door checks when the trigger's access is `caller`. */
+export interface Caller {
+  /** The Authorization header as sent (undefined: none). */
+  authorization?: string;
+  /** The Origin header (a browser page), checked against chatbotConfig.allowedOrigins. */
+  origin?: string;
+  /** The client's address for the flow's rate limit (rate-limit/check.ts clientIpOf). */
+  clientIp: string;
+}
+
+export interface RunRequest {
+  /** Who starts the run (triggers.ts): its chatType, access and deliveries. */
+  trigger: TriggerId | TriggerDefinition;
+  /** A chatflow, agentflow or assistant id. */
+  flowId: string;
+  /** The prediction's fields (question, chatId, overrideConfig, history, form, humanInput, …); `delivery` replaces `streaming`. */
+  input: PredictionInput;
+  /** Files, decoded (data: URIs and multipart files alike). */
+  uploads?: UploadInput[];
+  /** Required when the trigger's access is `caller`. */
+  caller?: Caller;
+  delivery: DeliveryKind;
+  /** Aborts the run, with its reason (a client that went away, the calling flow's own stop). */
+  signal?: AbortSignal;
+  /** Execute Flow: the flows that led here, outermost first (the callee refuses a cycle). */
+  callStack?: string[];
+}
+
+/** What a run reaches outside itself; an HTTP adapter builds it from its context. */
+export interface RunDeps {
+  db: Db;
+  env: Env;
+  /** The engine's ports (services/runtime). */
+  runtime: Runtime;
+  /** Keeps the isolate alive for work that outlives the answer (a stream's run): executionCtx.waitUntil. */
+  waitUntil(work: Promise<unknown>): void;
+  /** Prefixes the log line of a fault that is not the API's own error. */
+  requestId?: string;
+}

@@ -1,0 +1,247 @@
+// Issue 18, point 3: owner-configured endpoints bypassed the outbound policy. A chatflow whose
+// chatOpenAI basepath (or a credential's basePath, chatOllama's baseUrl, an embeddings basepath, a
+// Pinecone host, a Redis address, …) pointed at loopback, a private range or the cloud metadata
+// address was called there, with the chosen credential. Now every endpoint a provider calls is
+// under the policy's endpoint rule: a 400 naming the field and the rule, before anything is sent;
+// OUTBOUND_ALLOW lifts it for listed hosts; ENVIRONMENT=development (and the test runner's
+// ENVIRONMENT=test) may reach loopback, nothing else.
+import { afterEach, describe, expect, inject, it, vi } from "vitest";
+import { buildChatModel } from "../../src/providers/chat/registry";
+import { buildEmbeddings } from "../../src/providers/embeddings/registry";
+import { redisFromCredential, upstashFromInputs } from "../../src/providers/memory/redis";
+import { buildVectorStore } from "../../src/providers/vectorstores/registry";
+import { LocalHashEmbeddings } from "../../src/providers/embeddings/local-hash";
+import { db, marker, standinUrl } from "../engine/helpers";
+import { call, expectError, json } from "../helpers";
+import { newStore } from "../routes/document-store-helpers";
+import { framesOf, openAICredential, saveChain, setVars, standinRequests } from "./helpers";
+import { flow, ref } from "../engine/retrieval-flows";
+
+const PRODUCTION = { ENVIRONMENT: "production", OUTBOUND_ALLOW: "" };
+const RULE = /refused by the outbound policy: .* \(OUTBOUND_ALLOW can list hosts that may be reached/;
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+/** Runs `fn` with deployment vars set on the worker's env, then puts them back. */
+async function withVars<T>(vars: Record<string, string>, fn: () => Promise<T>): Promise<T> {
+  const restore = setVars(vars);
+  try {
+    return await fn();
+  } finally {
+    restore();
+  }
+}
+
+const credentialWith = async (credentialName: string, plainDataObj: Record<string, unknown>) =>
+  (await json("POST", "/credentials", { body: { name: "endpoint", credentialName, plainDataObj } })).id as string;
+
+describe("a chat model's endpoint through POST /prediction", () => {
+  it("in production, chatOpenAI basepath on loopback is a 400 naming the input and the rule; the model is never called", async () => {
+    const credential = await openAICredential("sk-secret-endpoint-key");
+    const id = await saveChain({ model: "chatOpenAI", credential });
+    const m = marker();
+    await withVars(PRODUCTION, async () => {
+      const err = await expectError(await call("POST", `/prediction/${id}`, { body: { question: m } }), 400);
+      expect(err.message).toMatch(/^chatOpenAI basepath refused by the outbound policy: 127\.0\.0\.1 is a loopback address \(127\.0\.0\.0\/8\)/);
+      expect(err.message).toContain("loopback is allowed only when ENVIRONMENT=development");
+      // Streaming: the refusal is the stream's error frame, then end (no token, nothing stored).
+      const frames = await framesOf(await call("POST", `/prediction/${id}`, { body: { question: m, streaming: true } }));
+      expect(frames.map((f) => f.event)).toEqual(["error", "end"]);
+      expect(frames[0].data).toMatch(/^chatOpenAI basepath refused by the outbound policy: 127\.0\.0\.1 is a loopback address/);
+    });
+    expect(await standinRequests(m)).toEqual([]);
+  });
+
+  it("a credential's basePath on a private address is refused in every environment, naming the credential field", async () => {
+    const credential = await credentialWith("openAIApi", { openAIApiKey: "sk-private", basePath: "http://10.20.30.40:8000/v1" });
+    const spy = vi.spyOn(globalThis, "fetch");
+    const id = await saveChain({ model: "chatOpenAI", credential, base: "" });
+    const err = await expectError(await call("POST", `/prediction/${id}`, { body: { question: "hi" } }), 400);
+    expect(err.message).toMatch(/^openAIApi credential basePath refused by the outbound policy: 10\.20\.30\.40 is a private address \(10\.0\.0\.0\/8\)/);
+    expect(spy.mock.calls.map(([input]) => String(input instanceof Request ? input.url : input)).filter((u) => u.includes("10.20.30.40"))).toEqual([]);
+  });
+
+  it("chatOllama's baseUrl at the cloud metadata address is refused", async () => {
+    const id = await saveChain({ model: "chatOllama", base: "http://169.254.169.254/latest" });
+    const err = await expectError(await call("POST", `/prediction/${id}`, { body: { question: "hi" } }), 400);
+    expect(err.message).toMatch(/^chatOllama baseUrl refused by the outbound policy: 169\.254\.169\.254 is a link-local address/);
+  });
+
+  it("OUTBOUND_ALLOW lets a listed model server through in production", async () => {
+    const credential = await openAICredential("sk-allowed");
+    const id = await saveChain({ model: "chatOpenAI", credential });
+    const m = marker();
+    const answer = await withVars({ ...PRODUCTION, OUTBOUND_ALLOW: new URL(standinUrl()).host }, () => json("POST", `/prediction/${id}`, { body: { question: m } }));
+    expect(answer.text).toBe(`echo: ${m}`);
+    expect(await standinRequests(m)).toHaveLength(1);
+  });
+
+  it("ENVIRONMENT=development reaches loopback (local models, stand-ins), not private ranges", async () => {
+    const credential = await openAICredential("sk-dev");
+    const local = await saveChain({ model: "chatOpenAI", credential });
+    const m = marker();
+    await withVars({ ENVIRONMENT: "development", OUTBOUND_ALLOW: "" }, async () => {
+      expect((await json("POST", `/prediction/${local}`, { body: { question: m } })).text).toBe(`echo: ${m}`);
+      const lan = await saveChain({ model: "chatOpenAI", credential, base: "http://192.168.1.20:11434/v1" });
+      expect((await expectError(await call("POST", `/prediction/${lan}`, { body: { question: "hi" } }), 400)).message).toMatch(/192\.168\.1\.20 is a private address/);
+    });
+  });
+
+  it("a redirect from an allowed endpoint to the metadata address is refused, not followed", async () => {
+    const credential = await openAICredential("sk-redirect");
+    const id = await saveChain({ model: "chatOpenAI", credential, base: "https://llm.example.com/v1" });
+    const seen: string[] = [];
+    vi.spyOn(globalThis, "fetch").mockImplementation(async (input) => {
+      const url = String(input instanceof Request ? input.url : input);
+      seen.push(url);
+      return new Response(null, { status: 307, headers: { location: "http://169.254.169.254/latest/meta-data/" } });
+    });
+    const err = await expectError(await call("POST", `/prediction/${id}`, { body: { question: "hi" } }), 400);
+    expect(err.message).toMatch(/^chatOpenAI basepath refused by the outbound policy: 169\.254\.169\.254 is a link-local address/);
+    expect(seen).toEqual(["https://llm.example.com/v1/chat/completions"]);
+  });
+});
+
+describe("every chat model node's endpoint field", () => {
+  const deps = (env: Record<string, string> = PRODUCTION) => ({ env, getCredential: async () => ({ openAIApiKey: "k", cloudflareWorkersAccountId: "a", cloudflareWorkersApiToken: "t" }) });
+  const cases: Array<[node: string, config: Record<string, unknown>, field: string]> = [
+    ["chatOpenAI", { basepath: "http://127.0.0.1:1234/v1" }, "chatOpenAI basepath"],
+    ["chatOpenAICustom", { basepath: "http://[::1]:8080/v1" }, "chatOpenAICustom basepath"],
+    ["azureChatOpenAI", { basepath: "http://10.0.0.1/openai/deployments", modelName: "d" }, "azureChatOpenAI basepath"],
+    ["chatMistralAI", { overrideEndpoint: "http://172.16.0.9" }, "chatMistralAI overrideEndpoint"],
+    ["chatOllama", {}, "chatOllama baseUrl"], // its default, http://127.0.0.1:11434, is loopback too
+    ["chatLocalAI", { basePath: "http://localhost:8080/v1" }, "chatLocalAI basePath"],
+    ["groqChat", { basepath: "http://100.64.1.1/v1" }, "groqChat basepath"],
+    ["chatCloudflareWorkersAI", { baseUrl: "http://192.168.0.2/ai/v1", credential: "c" }, "chatCloudflareWorkersAI baseUrl"],
+    ["chatAnthropic", { baseUrl: "http://[fd00::1]" }, "chatAnthropic baseUrl"],
+    ["chatGoogleGenerativeAI", { baseUrl: "http://metadata.google.internal" }, "chatGoogleGenerativeAI baseUrl"],
+    ["huggingFaceInference_LLMs", { endpoint: "http://[::ffff:127.0.0.1]/generate" }, "huggingFaceInference_LLMs endpoint"],
+  ];
+  for (const [node, config, field] of cases) {
+    it(`${node}: ${field}`, async () => {
+      const err = await buildChatModel(node, config, deps()).then(() => undefined, (e: unknown) => e as { status: number; message: string });
+      expect(err?.status).toBe(400);
+      expect(err?.message).toMatch(new RegExp(`^${field} refused by the outbound policy: `));
+      expect(err?.message).toMatch(RULE);
+    });
+  }
+
+  it("deployment vars that set a provider's base URL are under the rule too (named in the refusal)", async () => {
+    for (const [node, env, field] of [
+      ["chatOpenAI", { OPENAI_BASE_URL: "http://10.1.1.1/v1" }, "OPENAI_BASE_URL"],
+      ["chatAnthropic", { ANTHROPIC_BASE_URL: "http://10.1.1.2" }, "ANTHROPIC_BASE_URL"],
+      ["replicate", { REPLICATE_BASE_URL: "http://10.1.1.3" }, "REPLICATE_BASE_URL"],
+    ] as const) {
+      const err = await buildChatModel(node, { model: "a/b" }, { env: { ...PRODUCTION, ...env }, getCredential: async () => ({}) }).catch((e) => e);
+      expect(err.message, node).toMatch(new RegExp(`^${field} refused by the outbound policy: `));
+    }
+  });
+
+  it("public endpoints and OUTBOUND_ALLOW'd ones build", async () => {
+    await expect(buildChatModel("chatOpenAI", { basepath: "https://llm.example.com/v1" }, deps())).resolves.toBeDefined();
+    await expect(buildChatModel("chatMistralAI", { overrideEndpoint: "http://172.16.0.9" }, deps({ ...PRODUCTION, OUTBOUND_ALLOW: "172.16.0.9" }))).resolves.toBeDefined();
+  });
+});
+
+describe("embeddings, vector stores and memories", () => {
+  it("a document store upsert with openAIEmbeddings basepath on loopback (production) is a 400 naming it; nothing is stored", async () => {
+    const cred = await openAICredential("sk-emb");
+    const store = await newStore();
+    const m = marker();
+    const embedding = { name: "openAIEmbeddings", config: { credential: cred, basepath: `${standinUrl()}/v1`, modelName: "m" } };
+    await withVars(PRODUCTION, async () => {
+      const res = await call("POST", `/document-store/upsert/${store.id}`, { body: { loader: { name: "plainText", config: { text: `embed ${m}` } }, embedding, vectorStore: { name: "localVectorStore" } } });
+      const err = await expectError(res, 400);
+      expect(err.message).toMatch(/^openAIEmbeddings basepath refused by the outbound policy: 127\.0\.0\.1 is a loopback address/);
+    });
+    expect(await standinRequests(m)).toEqual([]);
+    const saved = await json("GET", `/document-store/store/${store.id}`);
+    expect(saved.totalChunks ?? 0).toBe(0);
+  });
+
+  it("embeddings nodes: a credential's basePath, localAI's basePath", async () => {
+    const refused = (name: string, config: Record<string, unknown>, credential: Record<string, unknown> = {}) =>
+      buildEmbeddings(name, config, { env: PRODUCTION, getCredential: async () => credential }).then(() => undefined, (e: { message: string }) => e.message);
+    expect(await refused("openAIEmbeddings", { credential: "c" }, { basePath: "http://169.254.169.254/v1" })).toMatch(/^openAIApi credential basePath refused by the outbound policy: /);
+    expect(await refused("localAIEmbeddings", { basePath: "http://127.0.0.1:8080/v1" })).toMatch(/^localAIEmbeddings basePath refused by the outbound policy: /);
+  });
+
+  it("ollamaEmbeddings in a chatflow: its baseUrl on a private address is a 400", async () => {
+    const flowData = flow([
+      ["emb_0", "ollamaEmbeddings", "Embeddings", { baseUrl: "http://10.9.9.9:11434" }],
+      ["vs_0", "memoryVectorStore", "Vector Stores", { embeddings: ref("emb_0") }, { output: "retriever" }],
+      ["model_0", "chatOpenAI", "Chat Models", { modelName: "m", basepath: `${standinUrl()}/v1` }],
+      ["chain_0", "retrievalQAChain", "Chains", { model: ref("model_0"), vectorStoreRetriever: ref("vs_0") }],
+    ] as never);
+    const id = (await json("POST", "/chatflows", { body: { name: "ollama-emb", flowData } })).id;
+    const err = await expectError(await call("POST", `/prediction/${id}`, { body: { question: "hi" } }), 400);
+    expect(err.message).toMatch(/^ollamaEmbeddings baseUrl refused by the outbound policy: 10\.9\.9\.9 is a private address/);
+  });
+
+  it("pinecone: a pineconeIndexHost input, and an index host describe_index answers, are refused", async () => {
+    const env = { ...PRODUCTION, PINECONE_BASE_URL: inject("pineconeUrl") };
+    const ctx = { env: env as never, db: db(), embeddings: new LocalHashEmbeddings({ dims: 8 }), namespace: "ns", getCredential: async () => ({ pineconeApiKey: "pc-key" }) };
+    expect(() => buildVectorStore("pinecone", { pineconeIndex: "i", pineconeIndexHost: "10.0.0.5", credential: "c" }, ctx)).toThrow(/^pinecone pineconeIndexHost refused by the outbound policy: 10\.0\.0\.5 is a private address/);
+    // The control plane (PINECONE_BASE_URL, a deployment var) is loopback here: allowed by listing it; its answer is not.
+    const allowed = { ...ctx, env: { ...env, OUTBOUND_ALLOW: new URL(inject("pineconeUrl")).host } as never };
+    const store = buildVectorStore("pinecone", { pineconeIndex: "metadata", credential: "c" }, allowed);
+    await expect(store.similaritySearch("anything", 1)).rejects.toMatchObject({
+      status: 400,
+      message: expect.stringMatching(/^the index host Pinecone's describe_index answered refused by the outbound policy: 169\.254\.169\.254 is a link-local address/),
+    });
+  });
+
+  it("Redis: redisUrl, redisCacheHost and Upstash's baseURL are under the rule (TCP addresses too)", () => {
+    expect(() => redisFromCredential({ redisUrl: "redis://10.0.0.7:6379" }, PRODUCTION)).toThrow(/^redisCacheUrlApi credential redisUrl refused by the outbound policy: 10\.0\.0\.7 is a private address/);
+    expect(() => redisFromCredential({ redisUrl: "rediss://[::1]:6380" }, PRODUCTION)).toThrow(/^redisCacheUrlApi credential redisUrl refused by the outbound policy: \[::1\] is a loopback address/);
+    expect(() => redisFromCredential({ redisUrl: "https://default:tok@169.254.169.254" }, PRODUCTION)).toThrow(/^redisCacheUrlApi credential redisUrl refused by the outbound policy: /);
+    expect(() => redisFromCredential({ redisCacheHost: "0x7f000001", redisCachePort: "6379" }, PRODUCTION)).toThrow(/^redisCacheApi credential redisCacheHost refused by the outbound policy: 127\.0\.0\.1 is a loopback address/);
+    expect(() => upstashFromInputs("http://192.168.5.5", { upstashRestToken: "t" }, PRODUCTION)).toThrow(/^UpstashRedisBackedChatMemory baseURL refused by the outbound policy: 192\.168\.5\.5 is a private address/);
+    // Loopback in a local environment, a listed host in production:
+    expect(redisFromCredential({ redisUrl: "redis://127.0.0.1:6379" }, { ENVIRONMENT: "development" })).toBeDefined();
+    expect(redisFromCredential({ redisCacheHost: "10.0.0.7" }, { ...PRODUCTION, OUTBOUND_ALLOW: "10.0.0.7:6379" })).toBeDefined();
+  });
+
+  it("RedisBackedChatMemory in a chatflow on loopback, in production: a 400 before the model is called", async () => {
+    const cred = await credentialWith("redisCacheUrlApi", { redisUrl: inject("redisUrl") });
+    const m = marker();
+    const flowData = flow([
+      ["mem_0", "RedisBackedChatMemory", "Memory", { credential: cred }],
+      ["model_0", "chatOpenAI", "Chat Models", { modelName: "m", basepath: `${standinUrl()}/v1` }],
+      ["chain_0", "conversationChain", "Chains", { model: ref("model_0"), memory: ref("mem_0") }],
+    ] as never);
+    const id = (await json("POST", "/chatflows", { body: { name: "redis-endpoint", flowData } })).id;
+    const err = await withVars({ ...PRODUCTION, OUTBOUND_ALLOW: new URL(standinUrl()).host }, async () => expectError(await call("POST", `/prediction/${id}`, { body: { question: m } }), 400));
+    expect(err.message).toMatch(/^redisCacheUrlApi credential redisUrl refused by the outbound policy: 127\.0\.0\.1 is a loopback address/);
+    expect(await standinRequests(m)).toEqual([]);
+  });
+});
+
+describe("saving a flow", () => {
+  const llmFlow = (basepath: string) =>
+    flow([
+      ["model_0", "chatOpenAI", "Chat Models", { modelName: "m", basepath }],
+      ["prompt_0", "promptTemplate", "Prompts", { template: "{question}" }],
+      ["chain_0", "llmChain", "Chains", { model: ref("model_0"), prompt: ref("prompt_0") }],
+    ] as never);
+
+  it("a refused endpoint input is named in the saved record's warning (the flow is still saved)", async () => {
+    const created = await json("POST", "/chatflows", { body: { name: "warn", flowData: llmFlow("http://10.0.0.8/v1") } });
+    expect(created.warning).toMatch(/^model_0 basepath refused by the outbound policy: 10\.0\.0\.8 is a private address/);
+    expect((await json("GET", `/chatflows/${created.id}`)).flowData).toContain("10.0.0.8");
+    // Agentflow V2's nested model config too, on update:
+    const agentflow = JSON.stringify({ nodes: [{ id: "llmAgentflow_0", data: { id: "llmAgentflow_0", name: "llmAgentflow", inputs: { llmModel: "chatOpenAI", llmModelConfig: { basepath: "http://169.254.169.254/v1" } } } }], edges: [] });
+    const updated = await json("PUT", `/chatflows/${created.id}`, { body: { flowData: agentflow } });
+    expect(updated.warning).toMatch(/llmAgentflow_0 basepath refused by the outbound policy: 169\.254\.169\.254 is a link-local address/);
+  });
+
+  it("no warning for a public endpoint, a variable, or loopback outside production", async () => {
+    expect(await json("POST", "/chatflows", { body: { name: "ok", flowData: llmFlow("https://llm.example.com/v1") } })).not.toHaveProperty("warning");
+    expect(await json("POST", "/chatflows", { body: { name: "ok", flowData: llmFlow("{{$vars.modelUrl}}") } })).not.toHaveProperty("warning");
+    expect(await json("POST", "/chatflows", { body: { name: "ok", flowData: llmFlow(`${standinUrl()}/v1`) } })).not.toHaveProperty("warning");
+    const prod = await withVars(PRODUCTION, () => json("POST", "/chatflows", { body: { name: "prod", flowData: llmFlow(`${standinUrl()}/v1`) } }));
+    expect(prod.warning).toMatch(/^model_0 basepath refused by the outbound policy: 127\.0\.0\.1 is a loopback address/);
+  });
+});
