@@ -45,6 +45,12 @@ interface OptionalConfig {
   SQL_D1_WRITE_BINDINGS?: string;
   /** GitHub's REST API for the github loader (default https://api.github.com). */
   GITHUB_API_BASE_URL?: string;
+  /** Asynchronous runs (docs/async-runs.md): the key their callbacks are signed with (HMAC-SHA256). */
+  CALLBACK_SECRET?: string;
+  /** A detached run's time limit per run or resume, in ms (default 3,600,000: an hour). */
+  ASYNC_RUN_TIMEOUT_MS?: string;
+  /** How long a detached run waits for human input, in ms (default 7 days), then ends TIMEOUT. */
+  HUMAN_INPUT_TIMEOUT_MS?: string;
 }
 
 /** Who made the request, once the bearer token checked out. */

@@ -1,6 +1,6 @@
 const encoder = new TextEncoder();
 
-function toHex(bytes: ArrayBuffer | Uint8Array): string {
+export function toHex(bytes: ArrayBuffer | Uint8Array): string {
   const view = bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes);
   let out = "";
   for (const b of view) out += b.toString(16).padStart(2, "0");
