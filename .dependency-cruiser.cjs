@@ -16,7 +16,7 @@
 /** Layers, top first: each rule below forbids an import from a lower layer into a higher one. */
 const LAYERS = [
   { name: "entry", path: "^src/(index|app)\\.ts$" },
-  { name: "triggers", path: "^src/(routes|middleware|queue)/" },
+  { name: "triggers", path: "^src/(routes|middleware|queue|detached)/" },
   { name: "auth", path: "^src/auth/" },
   { name: "services", path: "^src/(services|rate-limit)/" },
   { name: "contract", path: "^src/(schemas|stream)/" },

@@ -47,6 +47,12 @@ interface OptionalConfig {
   GITHUB_API_BASE_URL?: string;
   /** Browser origins that may call the MCP endpoints (comma-separated, `*` = any); requests from others are 403. */
   MCP_CORS_ORIGINS?: string;
+  /** Asynchronous runs (docs/async-runs.md): the key their callbacks are signed with (HMAC-SHA256). */
+  CALLBACK_SECRET?: string;
+  /** A detached run's time limit per run or resume, in ms (default 3,600,000: an hour). */
+  ASYNC_RUN_TIMEOUT_MS?: string;
+  /** How long a detached run waits for human input, in ms (default 7 days), then ends TIMEOUT. */
+  HUMAN_INPUT_TIMEOUT_MS?: string;
 }
 
 /** Who made the request, once the bearer token checked out. */

@@ -4,6 +4,8 @@ import { assertBindings } from "./middleware/bindings";
 import { queue } from "./queue/upsert-consumer";
 
 export { RateLimiter } from "./rate-limit/limiter";
+export { ExecutionEvents } from "./detached/events-object";
+export { RunWorkflow } from "./detached/run-workflow";
 
 const app = createApp();
 

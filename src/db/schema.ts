@@ -106,6 +106,11 @@ export const execution = sqliteTable("execution", {
   createdDate: createdDate(),
   updatedDate: updatedDate(),
   stoppedDate: text("stoppedDate"),
+  // Asynchronous runs (issue 20): run by a Workflow instance of the same id; the answer a
+  // synchronous prediction would have given (JSON) once it ended, or why it failed.
+  detached: integer("detached", { mode: "boolean" }).notNull().default(false),
+  result: text("result"),
+  error: text("error"),
 }, (t) => [
   index("idx_execution_flow_session").on(t.agentflowId, t.sessionId, t.createdDate),
   index("idx_execution_updated").on(t.updatedDate),

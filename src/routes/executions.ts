@@ -1,3 +1,4 @@
+import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { flowInScope } from "../services/callers/access";
 import { type Guard, accessFrom, can, guard, outOfScope, pathId } from "../auth/guard";
@@ -5,6 +6,7 @@ import type { AppEnv } from "../env";
 import { DeletedResponse, IdParam } from "../schemas/common";
 import { Execution, ExecutionDeleteMany, ExecutionList, ExecutionListQuery, ExecutionUpdate } from "../schemas/executions";
 import * as service from "../services/executions";
+import { SSE_HEADERS } from "../stream/sse";
 import { createRouter, jsonBody, jsonResponse, protectedRoute, publicRoute } from "./router";
 
 const tags = ["executions"];
@@ -37,6 +39,18 @@ export const executionRoutes = createRouter()
   .openapi(
     protectedRoute({ method: "get", path: "/{id}", permission: onExecution("view"), tags, summary: "Get an execution", request: { params: IdParam }, responses: jsonResponse(Execution) }),
     async (c) => c.json(await service.getExecution(c.var.db, c.env, c.req.valid("param").id), 200),
+  )
+  .openapi(
+    protectedRoute({
+      method: "get", path: "/{id}/events", permission: onExecution("view"), tags,
+      summary: "An asynchronous run's frames (Flowise's stream format with id: lines): from its start (or after Last-Event-ID), then live until end",
+      request: { params: IdParam },
+      responses: { 200: { description: "text/event-stream frames", content: { "text/event-stream": { schema: z.string() } } } },
+    }),
+    async (c) => {
+      const body = await service.executionEvents(c.var.db, c.env, c.req.valid("param").id, c.req.header("Last-Event-ID"), c.req.raw.signal);
+      return c.body(body, 200, SSE_HEADERS);
+    },
   )
   .openapi(
     protectedRoute({

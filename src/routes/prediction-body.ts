@@ -18,8 +18,8 @@ function fromForm(fields: Record<string, string>): Record<string, unknown> {
       } catch {
         throw badRequest(`${key} must be JSON in a multipart body`);
       }
-    } else if (key === "streaming") {
-      raw.streaming = text === "true";
+    } else if (key === "streaming" || key === "async") {
+      raw[key] = text === "true";
     } else {
       raw[key] = text;
     }

@@ -2,7 +2,7 @@
 // the body read and validated, the caller as data, the answer as JSON or Flowise's event stream.
 import { createRoute, z } from "@hono/zod-openapi";
 import { IdParam } from "../schemas/common";
-import { PredictionRequest, PredictionResponse } from "../schemas/prediction";
+import { DetachedRunResponse, PredictionRequest, PredictionResponse } from "../schemas/prediction";
 import { CallerRefused, runFlow } from "../services/runs";
 import { SSE_HEADERS } from "../stream/sse";
 import { readPredictionBody } from "./prediction-body";
@@ -19,7 +19,7 @@ const route = createRoute({
   method: "post",
   path: "/{id}",
   tags: ["prediction"],
-  summary: "Run a chatflow (JSON answer, or Flowise's event stream with streaming: true)",
+  summary: "Run a chatflow (JSON answer, Flowise's event stream with streaming: true, or 202 and a detached run with async: true)",
   security: OPTIONAL_BEARER,
   request: {
     params: IdParam,
@@ -34,6 +34,10 @@ const route = createRoute({
       description: "The answer (JSON), or text/event-stream frames when streaming",
       content: { "application/json": { schema: PredictionResponse }, "text/event-stream": { schema: z.string() } },
     },
+    202: {
+      description: "async: true — the run was accepted and runs detached; follow it at GET /executions/{executionId}(/events)",
+      content: { "application/json": { schema: DetachedRunResponse } },
+    },
     ...errorResponsesFor([400, 401, 403, 404, 413, 415, 429, 499, 502, 504]),
   },
 });
@@ -42,15 +46,17 @@ predictionRoutes.openapi(route, async (c) => {
   const { id } = c.req.valid("param");
   const { input, uploads } = await readPredictionBody(c);
   try {
+    // async: true is the `async` trigger: accepted (202) and run detached; a disconnect no longer matters.
     const delivered = await runFlow(runDepsOf(c), {
-      trigger: "prediction",
+      trigger: input.async ? "async" : "prediction",
       flowId: id,
       input,
       uploads,
       caller: callerOf(c),
-      delivery: input.streaming ? "sse" : "json",
-      signal: disconnectSignal(c),
+      delivery: input.async ? "detached" : input.streaming ? "sse" : "json",
+      signal: input.async ? undefined : disconnectSignal(c),
     });
+    if (delivered.kind === "detached") return c.json(delivered.body, 202);
     return delivered.kind === "sse" ? c.body(delivered.body, 200, SSE_HEADERS) : c.json(delivered.body, 200);
   } catch (err) {
     if (input.streaming && err instanceof CallerRefused && PLAIN_ON_STREAM.has(err.status)) return c.text(err.message, err.status as 401);

@@ -27,6 +27,8 @@ export const Execution = z.object({
   createdDate: z.string(),
   updatedDate: z.string(),
   stoppedDate: z.string().nullable(),
+  result: z.unknown().optional().openapi({ description: "An asynchronous run's answer (what a synchronous prediction would have answered), once it ended" }),
+  error: z.string().optional().openapi({ description: "Why an asynchronous run failed" }),
 }).openapi("Execution");
 
 const ExecutionListItem = Execution.extend({

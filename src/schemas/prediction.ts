@@ -25,8 +25,15 @@ export const PredictionRequest = z.object({
   // Agentflow V1 clients answer an approval with the button's label as question and the action shown.
   action: z.object({ mapping: z.object({ approve: z.string().optional(), reject: z.string().optional() }).passthrough().optional() }).passthrough().optional(),
   leadEmail: text(1000).optional(),
+  // Asynchronous runs (API.md "Asynchronous runs"): answered 202 at once, run detached.
+  async: z.boolean().optional(),
+  callbackUrl: z.string().max(2000).optional(),
 }).refine((b) => b.question !== undefined || b.form !== undefined || b.humanInput !== undefined, {
   message: "question is required", path: ["question"],
+}).refine((b) => !(b.async && b.streaming), {
+  message: "async and streaming cannot be used together (an asynchronous run's frames are at GET /executions/{id}/events)", path: ["async"],
+}).refine((b) => b.callbackUrl === undefined || b.async === true, {
+  message: "callbackUrl is only for async: true runs", path: ["callbackUrl"],
 }).openapi("PredictionRequest");
 
 export type PredictionInput = z.infer<typeof PredictionRequest>;
@@ -46,3 +53,10 @@ export const PredictionResponse = z.object({
   agentReasoning: z.array(z.unknown()).optional(),
   action: z.unknown().optional(),
 }).openapi("PredictionResponse");
+
+export const DetachedRunResponse = z.object({
+  executionId: z.string(),
+  chatId: z.string(),
+  sessionId: z.string(),
+  status: z.literal("INPROGRESS"),
+}).openapi("DetachedRun");

@@ -21,6 +21,8 @@ export const renewEveryMs = (env: Env): number => Math.max(250, Math.floor(lease
 /** Marks stale INPROGRESS rows TIMEOUT; `ids` narrows the sweep to the rows about to be read. */
 export async function expireStaleRuns(db: Db, env: Env, ids?: string[]): Promise<void> {
   const cutoff = new Date(Date.now() - leaseMs(env)).toISOString();
-  const stale = and(eq(execution.state, "INPROGRESS"), lt(execution.updatedDate, cutoff), ids ? inArray(execution.id, ids) : undefined);
+  // A detached run's row is its Workflow's to end (it may wait in the platform's queue, or run a
+  // long chatflow step, without renewing a lease): the sweep leaves it alone.
+  const stale = and(eq(execution.state, "INPROGRESS"), eq(execution.detached, false), lt(execution.updatedDate, cutoff), ids ? inArray(execution.id, ids) : undefined);
   await db.update(execution).set({ state: "TIMEOUT" }).where(stale);
 }

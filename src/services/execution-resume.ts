@@ -89,3 +89,14 @@ export async function claimForResume(db: Db, target: ResumeTarget): Promise<{ re
     },
   };
 }
+
+/**
+ * The pause a detached run's resume claimed when it was accepted (services/runs/detach.ts): the row
+ * INPROGRESS, its data trimmed to the pause. The run's Workflow resumes from it.
+ */
+export async function claimedResumeTarget(db: Db, agentflowId: string, executionId: string): Promise<ResumeTarget> {
+  const row = await db.select().from(execution).where(and(eq(execution.id, executionId), eq(execution.agentflowId, agentflowId))).get();
+  if (!row) throw notFound(`Execution ${executionId} of agentflow ${agentflowId} not found`);
+  if (row.state !== "INPROGRESS") throw conflict(`Execution ${executionId} is ${row.state}: its resume was not claimed`);
+  return { row, executedData: parseData(row) };
+}

@@ -12,6 +12,21 @@ import { expireStaleRuns } from "./execution-lease";
 
 export type ExecutionRow = typeof execution.$inferSelect;
 
+/**
+ * An execution as the API shows it: Flowise's fields, and for an asynchronous run `result` (the
+ * answer a synchronous prediction would have given) once it ended, and `error` when it failed.
+ */
+export function presentExecution(row: ExecutionRow) {
+  const { detached: _detached, result, error, ...shown } = row;
+  let parsed: unknown;
+  try {
+    parsed = result === null ? undefined : JSON.parse(result);
+  } catch {
+    parsed = undefined;
+  }
+  return { ...shown, ...(parsed !== undefined ? { result: parsed } : {}), ...(error !== null ? { error } : {}) };
+}
+
 // Id lists go as one JSON parameter (json_each), so a key limited to many chatflows stays within D1's parameter limit.
 const inFlows = (flows: string[]) => sql`${execution.agentflowId} IN (SELECT value FROM json_each(${JSON.stringify(flows)}))`;
 
@@ -36,24 +51,28 @@ export async function listExecutions(db: Db, env: Env, q: ExecutionListInput, fl
     db.select({ total: count() }).from(execution).where(where),
   ]);
   return {
-    data: rows.map((r) => ({ ...r.row, agentflow: r.flowName === null ? null : { id: r.row.agentflowId, name: r.flowName } })),
+    data: rows.map((r) => ({ ...presentExecution(r.row), agentflow: r.flowName === null ? null : { id: r.row.agentflowId, name: r.flowName } })),
     total: totals[0]?.total ?? 0,
   };
 }
 
-export async function getExecution(db: Db, env: Env, id: string): Promise<ExecutionRow> {
+async function findExecution(db: Db, env: Env, id: string): Promise<ExecutionRow> {
   await expireStaleRuns(db, env, [id]);
   const row = await db.select().from(execution).where(eq(execution.id, id)).get();
   if (!row) throw notFound(`Execution ${id} not found`);
   return row;
 }
 
-export async function updateExecution(db: Db, env: Env, id: string, patch: { isPublic: boolean }): Promise<ExecutionRow> {
+export async function getExecution(db: Db, env: Env, id: string) {
+  return presentExecution(await findExecution(db, env, id));
+}
+
+export async function updateExecution(db: Db, env: Env, id: string, patch: { isPublic: boolean }) {
   await expireStaleRuns(db, env, [id]);
   // updatedDate is left alone: it is the run's lease and its last sign of life, not the share flag's.
   const [row] = await db.update(execution).set({ isPublic: patch.isPublic }).where(eq(execution.id, id)).returning();
   if (!row) throw notFound(`Execution ${id} not found`);
-  return row;
+  return presentExecution(row);
 }
 
 /** The agentflow an execution belongs to; undefined when the id names none. */
@@ -91,8 +110,8 @@ export async function deleteExecution(db: Db, id: string): Promise<{ deleted: nu
 }
 
 /** A shared run, for anyone with its id: 404 unless made public; credential ids removed. */
-export async function getPublicExecution(db: Db, env: Env, id: string): Promise<ExecutionRow> {
-  const row = await getExecution(db, env, id).catch(() => undefined);
+export async function getPublicExecution(db: Db, env: Env, id: string) {
+  const row = await findExecution(db, env, id).catch(() => undefined);
   if (!row?.isPublic) throw notFound(`Execution ${id} not found`);
   let data: ExecutedData[];
   try {
@@ -101,5 +120,20 @@ export async function getPublicExecution(db: Db, env: Env, id: string): Promise<
   } catch {
     data = [];
   }
-  return { ...row, executionData: JSON.stringify(stripCredentialIds(data)) };
+  return { ...presentExecution(row), executionData: JSON.stringify(stripCredentialIds(data)) };
+}
+
+/**
+ * An asynchronous run's event log (its ExecutionEvents object): the frames after `lastEventId`
+ * (a Last-Event-ID header; none: from the start), then live ones until `end`. 404 for an execution
+ * that was not started with async: true (a synchronous run's frames went to its caller).
+ */
+export async function executionEvents(db: Db, env: Env, id: string, lastEventId: string | undefined, signal?: AbortSignal): Promise<ReadableStream<Uint8Array>> {
+  const row = await db.select({ detached: execution.detached }).from(execution).where(eq(execution.id, id)).get();
+  if (!row) throw notFound(`Execution ${id} not found`);
+  if (!row.detached) throw notFound(`Execution ${id} has no event log: only runs started with async: true keep one`);
+  const after = /^\d{1,15}$/.test(lastEventId?.trim() ?? "") ? lastEventId!.trim() : "0";
+  const stub = env.EXECUTION_EVENTS.get(env.EXECUTION_EVENTS.idFromName(id));
+  const res = await stub.fetch(`https://execution-events/?after=${after}`, { signal });
+  return res.body ?? new ReadableStream();
 }

@@ -163,7 +163,7 @@ describe("resuming", () => {
   });
 
   it("a resume that failed right after the pause can be resumed again, from the pause", () => {
-    const base = { id: "e", agentflowId: "f", sessionId: "s", action: null, isPublic: false, createdDate: "", updatedDate: "", stoppedDate: null };
+    const base = { id: "e", agentflowId: "f", sessionId: "s", action: null, isPublic: false, createdDate: "", updatedDate: "", stoppedDate: null, detached: false, result: null, error: null };
     const stopped = [entry("start"), entry("hi", "STOPPED")];
     expect(resumePoint({ ...base, state: "STOPPED", executionData: JSON.stringify(stopped) })).toEqual(stopped);
     expect(resumePoint({ ...base, state: "ERROR", executionData: JSON.stringify([...stopped, entry("hi", "ERROR")]) })).toEqual(stopped);

@@ -52,6 +52,7 @@ export async function runQueueJob(ports: { db: Db; env: Env; runtime: Runtime },
     const answer = delivered.body;
     return { reply: answer.text, conversation: answer.chatId, executionId: "executionId" in answer ? answer.executionId : undefined };
   }
+  if (delivered.kind !== "sse") throw new Error("this trigger does not detach runs");
   const frames = await framesOf(delivered.body);
   await Promise.all(work);
   const failed = frames.find((f) => f.event === "error");

@@ -249,6 +249,18 @@ export function startStandin() {
       }));
       return;
     }
+    // An async run's callback receiver: recorded (GET /requests), answered with ?status= (default 200);
+    // ?fail=N answers 500 to the first N deliveries of the same body.
+    if (req.method === "POST" && url.pathname.startsWith("/callback")) {
+      const body = parseAndRecord(req, res, url, raw);
+      if (!body) return;
+      const fail = Number(url.searchParams.get("fail") ?? 0);
+      const seen = (failures.get(raw) ?? 0) + 1;
+      failures.set(raw, seen);
+      res.writeHead(seen <= fail ? 500 : Number(url.searchParams.get("status") ?? 200), { "content-type": "application/json" });
+      res.end("{}");
+      return;
+    }
     if (url.pathname.startsWith("/echo")) {
       res.writeHead(Number(url.searchParams.get("status") ?? 200), { "content-type": "application/json" });
       res.end(JSON.stringify({ method: req.method, path: url.pathname, query: Object.fromEntries(url.searchParams), headers: req.headers, body: raw }));

@@ -168,7 +168,23 @@ export class AgentflowRun {
     const inputs = resolveInputs(node, def, { ...(node.data.inputs ?? {}), ...(overrides ?? {}) }, this.scope(startState));
     if (humanInput) inputs.humanInput = humanInput;
     const children = this.map.childrenOf(node.id);
-    const result = await def.run({
+    const work = async () => {
+      const result = await this.runNode(def, node, inputs, startState, emit, humanInput, humanInputAction, children.length);
+      return def.runsBlock ? await iterate(this, node, result, emit) : result;
+    };
+    // A detached run makes each top-level node one durable step (an iteration's children run inside
+    // their Iteration node's step), named by the node and how many nodes ran before it.
+    const { step } = this.shared.ports;
+    const finished = step && !this.recursive ? await step(`node ${node.id} #${this.shared.steps.count}`, work) : await work();
+    return { result: finished, pause: def.pauses?.(finished, humanInput !== undefined) === true, startState };
+  }
+
+  private runNode(
+    def: NonNullable<ReturnType<typeof agentflowNodes.get>>, node: AgentflowNode, inputs: Record<string, unknown>, startState: FlowState,
+    emit: NodeEmitter, humanInput: HumanInput | undefined, humanInputAction: HumanInputAction | undefined, childCount: number,
+  ): Promise<NodeResultData> {
+    const { request } = this.shared;
+    return def.run({
       node,
       inputs,
       input: this.shared.input,
@@ -183,15 +199,13 @@ export class AgentflowRun {
         form: this.form,
         emit,
         streaming: request.streaming,
-        isLastNode: !this.recursive && (!children.length || def.pauses?.(undefined, humanInput !== undefined) === true),
+        isLastNode: !this.recursive && (!childCount || def.pauses?.(undefined, humanInput !== undefined) === true),
         humanInput,
         humanInputAction,
         iteration: this.init.iteration,
         now: this.shared.now,
       },
     });
-    const finished = def.runsBlock ? await iterate(this, node, result, emit) : result;
-    return { result: finished, pause: def.pauses?.(finished, humanInput !== undefined) === true, startState };
   }
 
   private scope(state: FlowState): ResolveScope {

@@ -181,6 +181,12 @@ export interface AgentflowPorts {
   runFlow(flowId: string, call: FlowCall): Promise<FlowCallResult>;
   /** Clock (ms); Date.now when absent. */
   now?(): number;
+  /**
+   * Durable steps (a detached run on Cloudflare Workflows): each top-level node's work runs as one
+   * step named `name`, so a replayed run answers its stored result instead of running it again (its
+   * tool calls and requests are not repeated). The result must be JSON. Absent: the node just runs.
+   */
+  step?<T>(name: string, work: () => Promise<T>): Promise<T>;
 }
 
 // ---- outcome --------------------------------------------------------------------------------------

@@ -1,7 +1,7 @@
 // Everything before an agentflow's first node: request checks (400s), ids, the execution to resume
 // (found and claimed) or a new one, the stored history, and the runtime's request. HTTP-free.
 import { z } from "@hono/zod-openapi";
-import { and, desc, eq } from "drizzle-orm";
+import { and, desc, eq, ne } from "drizzle-orm";
 import { badRequest } from "../../errors";
 import { execution } from "../../db/schema";
 import type { AgentflowRequest, AgentflowUpload, ExecutedData, FlowCall, FlowCallResult, HumanInput } from "../../engine/agentflow/types";
@@ -12,10 +12,11 @@ import { nowIso } from "../../lib/time";
 import { uuid } from "../../schemas/common";
 import type { PredictionInput } from "../../schemas/prediction";
 import { ExecutionRecorder } from "../execution-runs";
-import { claimForResume, findResumeTarget } from "../execution-resume";
+import { claimForResume, claimedResumeTarget, findResumeTarget } from "../execution-resume";
 import { type RunBase, askedSessionOf, runIds, track } from "./base";
 import { postProcessingOf } from "./flow-types";
 import { gateNodeOverrides } from "./overrides";
+import type { RunSteps } from "./steps";
 import type { RunDeps } from "./types";
 import type { UploadInput } from "./uploads";
 
@@ -43,6 +44,10 @@ export interface AgentflowRun extends RunBase {
   /** Set on a resume: gives the pause back when the run is refused before its first node. */
   releaseClaim?: () => Promise<void>;
   runFlow: FlowCaller;
+  /** A detached run's durable steps (RunRequest.steps). */
+  steps?: RunSteps;
+  /** A detached run: the JSON answer of a done run, stored with its final state (the door sets it: answers.ts). */
+  answerOf?: (done: { outcome: AgentflowRunOutcome; chatMessageId: string }) => unknown;
 }
 
 /** Flowise V1's answer to an approval: the question is the approve or reject button's label, with the action shown. */
@@ -73,9 +78,17 @@ function runtimeUploads(uploads: UploadInput[]): AgentflowUpload[] {
   });
 }
 
-async function previousExecutionData(db: Db, agentflowId: string, sessionId: string): Promise<ExecutedData[] | undefined> {
+/** The human input's startNodeId must be a node of the execution it resumes. */
+function checkStartNode(human: HumanInput, target: { row: { id: string }; executedData: ExecutedData[] }): void {
+  if (human.startNodeId && !target.executedData.some((e) => e.nodeId === human.startNodeId)) {
+    throw badRequest(`humanInput.startNodeId ${human.startNodeId} is not a node of execution ${target.row.id}`);
+  }
+}
+
+/** The session's newest execution's data, other than `own` (a detached run's row, made before it started). */
+async function previousExecutionData(db: Db, agentflowId: string, sessionId: string, own?: string): Promise<ExecutedData[] | undefined> {
   const row = await db.select({ executionData: execution.executionData }).from(execution)
-    .where(and(eq(execution.agentflowId, agentflowId), eq(execution.sessionId, sessionId)))
+    .where(and(eq(execution.agentflowId, agentflowId), eq(execution.sessionId, sessionId), own ? ne(execution.id, own) : undefined))
     .orderBy(desc(execution.createdDate), desc(execution.id)).limit(1).get();
   if (!row) return undefined;
   try {
@@ -88,6 +101,10 @@ async function previousExecutionData(db: Db, agentflowId: string, sessionId: str
 
 export interface AgentflowStart {
   prepared: PreparedAgentflow<AgentflowRunOutcome>;
+  /** A detached run: the execution row made when it was accepted (a fresh start fills it). */
+  executionId?: string;
+  /** A detached run's durable steps: the resume target is read and claimed in one, so a replay sees the same. */
+  steps?: RunSteps;
   /** Whether the answer is streamed (the delivery); post-processing turns it off. */
   streaming: boolean;
   callStack: string[];
@@ -108,12 +125,25 @@ export async function startAgentflow(deps: RunDeps, base: Omit<RunBase, "release
   let releaseClaim: (() => Promise<void>) | undefined;
   let pastHistory: ChatTurn[];
   let ids: { chatId: string; sessionId: string };
-  if (humanInput) {
+  if (humanInput && start.steps) {
+    // Detached: the target, claimed when the resume was accepted, is read in a durable step (a replay
+    // resumes from the same point, whatever the row says by then).
+    const { executionId: named, ...human } = humanInput;
+    if (!named) throw badRequest("An asynchronous resume names the paused execution: humanInput.executionId");
+    const target = await start.steps.do("resume", async () => {
+      const found = await claimedResumeTarget(db, flow.id, named); // claimed when the resume was accepted
+      checkStartNode(human, found);
+      return { id: found.row.id, sessionId: found.row.sessionId, executedData: found.executedData };
+    });
+    ids = runIds(input, target.sessionId);
+    pastHistory = await runtime.memory.load(flow.id, ids.sessionId);
+    executionId = target.id;
+    resume = { executionId, executedData: target.executedData, humanInput: human };
+    claimed = { executionData: JSON.stringify(target.executedData) };
+  } else if (humanInput) {
     const target = await findResumeTarget(db, env, flow.id, askedSessionOf(input), humanInput.executionId);
     const { executionId: _named, ...human } = humanInput;
-    if (human.startNodeId && !target.executedData.some((e) => e.nodeId === human.startNodeId)) {
-      throw badRequest(`humanInput.startNodeId ${human.startNodeId} is not a node of execution ${target.row.id}`);
-    }
+    checkStartNode(human, target);
     ids = runIds(input, target.row.sessionId);
     let claim;
     [claim, pastHistory] = await Promise.all([claimForResume(db, target), runtime.memory.load(flow.id, ids.sessionId)]);
@@ -124,9 +154,13 @@ export async function startAgentflow(deps: RunDeps, base: Omit<RunBase, "release
   } else {
     ids = runIds(input);
     [previousExecution, pastHistory] = await Promise.all([
-      previousExecutionData(db, flow.id, ids.sessionId),
+      previousExecutionData(db, flow.id, ids.sessionId, start.executionId),
       runtime.memory.load(flow.id, ids.sessionId),
     ]);
+    if (start.executionId) {
+      executionId = start.executionId;
+      claimed = { executionData: "[]" };
+    }
   }
   const { chatId, sessionId } = ids;
   const history = input.history ?? [];
@@ -152,7 +186,7 @@ export async function startAgentflow(deps: RunDeps, base: Omit<RunBase, "release
     nodeOverrides, vars: base.vars, previousExecution, resume, callStack: start.callStack, postProcessing,
   };
   return {
-    ...base, kind: "agentflow", prepared: start.prepared, runFlow: start.runFlow,
+    ...base, kind: "agentflow", prepared: start.prepared, runFlow: start.runFlow, steps: start.steps,
     deps, request, ctx, apiMessageId, releaseClaim, pastHistory,
     recorder: new ExecutionRecorder(db, { id: executionId, agentflowId: flow.id, sessionId }, claimed),
     release: track(env, flow.id, chatId, base.controller),

@@ -3,6 +3,8 @@
 // then recorded: on success or pause the final state and the two messages in one guarded batch; on
 // failure only the execution (ERROR, TERMINATED, TIMEOUT past the run's time limit), no messages.
 // HTTP-free.
+import { eq } from "drizzle-orm";
+import { execution } from "../../db/schema";
 import { ApiError } from "../../errors";
 import { redactError } from "../../lib/redact";
 import type { AgentflowRunOutcome } from "../../engine";
@@ -36,9 +38,13 @@ function portsOf(run: AgentflowRun, events: AgentflowEvents): AgentflowPorts {
   return {
     ctx,
     pastChatHistory: async () => run.pastHistory,
-    checkpoint: (data, state) => run.recorder.checkpoint(data, state === "TERMINATED" && ctx.signal.aborted ? stoppedState(ctx.signal) : state),
+    // A detached run replaying finished steps has stored those checkpoints already (and may have
+    // moved its row on since): only a live run writes them.
+    checkpoint: (data, state) => (run.steps && !run.steps.live ? Promise.resolve()
+      : run.recorder.checkpoint(data, state === "TERMINATED" && ctx.signal.aborted ? stoppedState(ctx.signal) : state)),
     events,
     runFlow: (flowId, call) => run.runFlow(flowId, call, ctx.signal),
+    step: run.steps ? (name, work) => run.steps!.do(name, work) : undefined,
   };
 }
 
@@ -98,7 +104,7 @@ async function record(run: AgentflowRun, outcome: AgentflowRunOutcome): Promise<
       leadEmail: run.input.leadEmail, sourceDocuments: outcome.sourceDocuments, usedTools: outcome.usedTools,
       artifacts: outcome.artifacts, action, agentReasoning: outcome.agentReasoning,
       resumed: !!run.request.resume,
-    }, run.apiMessageId, guard)]), recorder.drain()]);
+    }, run.apiMessageId, guard), ...detachedResult(run, outcome)]), recorder.drain()]);
     await recorder.confirm(written as unknown[]);
   } catch (err) {
     // Nothing names the uploads then: they must not linger.
@@ -107,12 +113,24 @@ async function record(run: AgentflowRun, outcome: AgentflowRunOutcome): Promise<
   }
 }
 
+/**
+ * A detached run's answer, written with its final state (GET /executions/{id} never shows the new
+ * state with the previous part's result).
+ */
+function detachedResult(run: AgentflowRun, outcome: AgentflowRunOutcome) {
+  if (!run.steps || !run.answerOf) return [];
+  const result = JSON.stringify(run.answerOf({ outcome, chatMessageId: run.apiMessageId }));
+  return [run.deps.db.update(execution).set({ result, error: null }).where(eq(execution.id, run.recorder.run.id))];
+}
+
 /** Executes then records. Errors leave scrubbed of the run's secrets. */
 export async function completeAgentflow(run: AgentflowRun, events: AgentflowEvents = NO_EVENTS): Promise<AgentflowDone> {
   const stopLease = run.recorder.keepAlive(run.deps.env, (reason) => run.controller.abort(new Error(reason)));
   try {
     const outcome = await execute(run, events);
-    await record(run, outcome);
+    // A detached run records in a durable step: a replay does not store the messages twice.
+    if (run.steps) await run.steps.do("record", () => record(run, outcome).then(() => true));
+    else await record(run, outcome);
     return { outcome, chatMessageId: run.apiMessageId };
   } catch (err) {
     throw redactError(err, run.secrets); // the last scrub before an error leaves (JSON body or stream frame)

@@ -8,6 +8,7 @@ import { type RunBase, runIds, track } from "./base";
 import { gateNodeOverrides } from "./overrides";
 import { stoppedRunError, untilAborted } from "./time-limit";
 import { removeUploads, storeUploads } from "./uploads";
+import type { RunSteps } from "./steps";
 import type { RunDeps } from "./types";
 
 export interface ChatflowRun extends RunBase {
@@ -18,6 +19,8 @@ export interface ChatflowRun extends RunBase {
   streamable: boolean;
   startedAt: string;
   deps: RunDeps;
+  /** A detached run's durable steps (RunRequest.steps). */
+  steps?: RunSteps;
 }
 
 export interface ChatflowDone {
@@ -26,7 +29,7 @@ export interface ChatflowDone {
 }
 
 /** Everything before the model is called: ids, gated overrides, the run's context, its clock. */
-export function startChatflow(deps: RunDeps, base: Omit<RunBase, "release">, prepared: PreparedChatflow): ChatflowRun {
+export function startChatflow(deps: RunDeps, base: Omit<RunBase, "release">, prepared: PreparedChatflow, steps?: RunSteps): ChatflowRun {
   const { flow, input } = base;
   const { chatId, sessionId } = runIds(input);
   const ctx = createRunContext(deps.runtime, {
@@ -40,7 +43,7 @@ export function startChatflow(deps: RunDeps, base: Omit<RunBase, "release">, pre
     getCredential: base.getCredential,
   });
   return {
-    ...base, kind: "chatflow", prepared, ctx, deps,
+    ...base, kind: "chatflow", prepared, ctx, deps, steps,
     streamable: prepared.streamable,
     release: track(deps.env, flow.id, chatId, base.controller),
     startedAt: nowIso(),
@@ -82,11 +85,17 @@ async function record(run: ChatflowRun, result: RunResult): Promise<string> {
   });
 }
 
-/** Executes then records; only a run that succeeded stores anything. Errors leave scrubbed of the run's secrets. */
+/**
+ * Executes then records; only a run that succeeded stores anything. A detached run does both in one
+ * durable step (a replay answers the stored answer). Errors leave scrubbed of the run's secrets.
+ */
 export async function completeChatflow(run: ChatflowRun, sink?: StreamSink): Promise<ChatflowDone> {
-  try {
+  const complete = async (): Promise<ChatflowDone> => {
     const result = await execute(run, sink);
     return { result, chatMessageId: await record(run, result) };
+  };
+  try {
+    return run.steps ? await run.steps.do("run", complete) : await complete();
   } catch (err) {
     throw redactError(err, run.secrets); // the last scrub before an error leaves (JSON body or stream frame)
   } finally {

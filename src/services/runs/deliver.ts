@@ -10,17 +10,23 @@ import { streamAgentflow } from "./agentflow-stream";
 import { type RunAnswer, agentflowAnswer, chatflowAnswer } from "./answers";
 import { type ChatflowRun, completeChatflow } from "./chatflow";
 import { streamChatflow } from "./chatflow-stream";
+import type { StreamSink } from "../../engine";
+import type { DetachedRun } from "./detach";
 import type { DeliveryKind } from "./triggers";
 
-/** The answer as the delivery chose it: a JSON body, or Flowise's event stream. */
-export type Delivered = { kind: "json"; body: RunAnswer } | { kind: "sse"; body: ReadableStream<Uint8Array> };
+/** The answer as the delivery chose it: a JSON body, Flowise's event stream, or a detached run accepted (202). */
+export type Delivered =
+  | { kind: "json"; body: RunAnswer }
+  | { kind: "sse"; body: ReadableStream<Uint8Array> }
+  | { kind: "detached"; body: DetachedRun };
 
-export async function deliver(run: ChatflowRun | AgentflowRun, delivery: DeliveryKind): Promise<Delivered> {
-  if (delivery === "detached") throw new ApiError(501, "Detached runs are not available yet");
+/** `frames`: a JSON run's frames go there too as they happen (a detached run's event log). */
+export async function deliver(run: ChatflowRun | AgentflowRun, delivery: DeliveryKind, frames?: StreamSink): Promise<Delivered> {
+  if (delivery === "detached") throw new ApiError(500, "A detached run is delivered by its Workflow, not here");
   if (run.kind === "chatflow") {
     if (delivery === "sse" && run.streamable) return { kind: "sse", body: streamChatflow(run) };
-    return { kind: "json", body: chatflowAnswer(run, await completeChatflow(run)) };
+    return { kind: "json", body: chatflowAnswer(run, await completeChatflow(run, frames)) };
   }
-  if (run.request.streaming) return { kind: "sse", body: await streamAgentflow(run) };
-  return { kind: "json", body: agentflowAnswer(run, await completeAgentflow(run)) };
+  if (run.request.streaming && delivery === "sse") return { kind: "sse", body: await streamAgentflow(run) };
+  return { kind: "json", body: agentflowAnswer(run, await completeAgentflow(run, frames ? { event: frames.event } : undefined)) };
 }

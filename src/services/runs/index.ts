@@ -9,9 +9,11 @@
 // HTTP-free: an adapter (routes/prediction.ts) hands in the request as data and turns Delivered
 // into its response.
 import { type AgentflowRun, startAgentflow } from "./agentflow-start";
+import { agentflowAnswer } from "./answers";
 import { runBase } from "./base";
 import { type ChatflowRun, startChatflow } from "./chatflow";
 import { type Delivered, deliver } from "./deliver";
+import { detach } from "./detach";
 import { flowCaller } from "./execute-flow";
 import { type Ready, checkRequest, prepare } from "./prepare";
 import { type TriggerDefinition, triggerRule } from "./triggers";
@@ -21,22 +23,28 @@ export async function runFlow(deps: RunDeps, request: RunRequest): Promise<Deliv
   const rule = triggerRule(request.trigger);
   checkRequest(rule, request);
   const ready = await prepare(deps, request, rule);
+  // Detached: accepted here (the caller checked, the flow planned), run by the Workflow later.
+  if (request.delivery === "detached") return { kind: "detached", body: await detach(deps, ready, request) };
   const run = await start(deps, ready, request, rule);
   follow(request.signal, run.controller);
-  return deliver(run, request.delivery);
+  return deliver(run, request.delivery, request.frames);
 }
 
 /** The run of the flow's kind, its clock started (and, for an agentflow, its execution new or claimed). */
-function start(deps: RunDeps, ready: Ready, request: RunRequest, rule: TriggerDefinition): ChatflowRun | Promise<AgentflowRun> {
+async function start(deps: RunDeps, ready: Ready, request: RunRequest, rule: TriggerDefinition): Promise<ChatflowRun | AgentflowRun> {
   const { flow, prefetched, prepared } = ready;
   const base = runBase(deps.env, flow, prefetched, request.input, request.uploads ?? [], rule.chatType);
-  if (prepared.kind === "chatflow") return startChatflow(deps, base, prepared);
-  return startAgentflow(deps, base, {
+  if (prepared.kind === "chatflow") return startChatflow(deps, base, prepared, request.steps);
+  const run = await startAgentflow(deps, base, {
     prepared,
-    streaming: request.delivery === "sse",
+    executionId: request.executionId,
+    steps: request.steps,
+    streaming: request.delivery === "sse" || request.frames !== undefined, // a detached run streams into its event log
     callStack: request.callStack ?? [],
     runFlow: flowCaller((call) => runFlow(deps, call)),
   });
+  if (request.steps) run.answerOf = (done) => agentflowAnswer(run, done);
+  return run;
 }
 
 /** The run stops when its caller does, with the caller's reason. */

@@ -52,7 +52,8 @@ export const TRIGGERS: Record<TriggerId, TriggerRule | Planned> = {
   resume: { chatType: "EXTERNAL", ...BY_CALLER, resume: "must", deliveries: ["json", "sse"] },
   // The Execute Flow node (agentflows, V1's seqExecuteFlow), in-process through the runFlow port; stored as the callee's own prediction.
   "execute-flow": { chatType: "EXTERNAL", access: "adapter", checkOrigin: false, rateLimit: false, resume: "never", deliveries: ["json"] },
-  async: { planned: "issue 20: POST /prediction with async: true, detached on Cloudflare Workflows (chatType EXTERNAL)" },
+  // POST /prediction/{id} with async: true: accepted (202) and detached on Cloudflare Workflows.
+  async: { chatType: "EXTERNAL", ...BY_CALLER, resume: "may", deliveries: ["detached"] },
   // POST /mcp/{id} and POST /mcp tools/call: the route checked the MCP token (or the API key's
   // reach), the Origin and the flow's rate limit; each call is a new chat, answered as JSON.
   mcp: { chatType: "MCP", access: "adapter", checkOrigin: false, rateLimit: false, resume: "never", deliveries: ["json"] },
@@ -69,3 +70,11 @@ export function triggerRule(trigger: TriggerId | TriggerDefinition): TriggerDefi
   if ("planned" in rule) throw new ApiError(501, `Runs through the ${trigger} trigger are not available yet (${rule.planned})`);
   return { id: trigger, ...rule };
 }
+
+/**
+ * The run a detached request started, as its Workflow runs it: the caller was checked when the run
+ * was accepted, its frames go to the execution's event log, its answer to the execution's row.
+ */
+export const DETACHED_RUN: TriggerDefinition = {
+  id: "async", chatType: "EXTERNAL", access: "adapter", checkOrigin: false, rateLimit: false, resume: "may", deliveries: ["json"],
+};

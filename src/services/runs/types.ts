@@ -1,7 +1,8 @@
 // The door's input and output (index.ts runFlow), HTTP-free: an adapter turns its request into a
 // RunRequest and the Delivered answer (deliver.ts) back into its response.
 import type { Db, Env } from "../../env";
-import type { Runtime } from "../../engine";
+import type { Runtime, StreamSink } from "../../engine";
+import type { RunSteps } from "./steps";
 import type { PredictionInput } from "../../schemas/prediction";
 import type { DeliveryKind, TriggerDefinition, TriggerId } from "./triggers";
 import type { UploadInput } from "./uploads";
@@ -32,6 +33,12 @@ export interface RunRequest {
   signal?: AbortSignal;
   /** Execute Flow: the flows that led here, outermost first (the callee refuses a cycle). */
   callStack?: string[];
+  /** A detached run (issue 20): the execution row created when the run was accepted, which it fills. */
+  executionId?: string;
+  /** A detached run: each agentflow node, and the record, as a durable step; a chatflow as one step. */
+  steps?: RunSteps;
+  /** A detached run: where its frames go as they happen (the execution's event log). */
+  frames?: StreamSink;
 }
 
 /** What a run reaches outside itself; an HTTP adapter builds it from its context. */

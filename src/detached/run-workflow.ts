@@ -1,0 +1,125 @@
+// The Workflow that runs a detached execution (API.md, "Asynchronous runs"): one instance per
+// execution, its id the execution's. It runs the flow through the run door (each agentflow node a
+// durable step, a chatflow one step), stores the outcome in the execution row, closes or extends
+// the event log, calls the caller back, and — when the run paused for human input — waits for the
+// resume (step.waitForEvent) and runs it the same way, until the run ends or its wait times out.
+import { WorkflowEntrypoint, type WorkflowEvent, type WorkflowStep } from "cloudflare:workers";
+import { createDb } from "../db";
+import type { Env } from "../env";
+import { ApiError } from "../errors";
+import { redact } from "../lib/redact";
+import { workerSecretValues } from "../lib/secrets";
+import { createRuntime } from "../services/runtime";
+import { type RunDeps, runFlow } from "../services/runs";
+import { type DetachedParams, RESUME_EVENT, type ResumeEvent, unparkUploads } from "../services/runs/detach";
+import { type DetachedOutcome, detachedState, expireDetachedPause, settleDetached } from "../services/runs/detached-result";
+import { DETACHED_RUN } from "../services/runs/triggers";
+import { type CallbackBody, deliverCallback } from "./callback";
+import { eventLogOf } from "./event-log";
+import { type StepCounter, WorkflowSteps } from "./steps";
+
+const HOUR_MS = 3_600_000;
+const DAY_MS = 24 * HOUR_MS;
+const positive = (v: unknown, fallback: number) => (Number(v) > 0 ? Math.floor(Number(v)) : fallback);
+
+/** The Worker's env for a detached run: its time limit is ASYNC_RUN_TIMEOUT_MS (an hour), not a request's. */
+const detachedEnv = (env: Env): Env => ({ ...env, RUN_TIMEOUT_MS: String(positive(env.ASYNC_RUN_TIMEOUT_MS, HOUR_MS)) });
+
+export class RunWorkflow extends WorkflowEntrypoint<Env, DetachedParams> {
+  async run(event: WorkflowEvent<DetachedParams>, step: WorkflowStep): Promise<{ state: string }> {
+    const params = event.payload;
+    const env = detachedEnv(this.env);
+    const db = createDb(env.DB);
+    const deps: RunDeps = { db, env, runtime: createRuntime(env, db), waitUntil: (work) => this.ctx.waitUntil(work), requestId: `execution ${params.executionId}` };
+    const counter: StepCounter = { count: 0 };
+    const secrets = workerSecretValues(env);
+    let input = params.input;
+    for (let part = 0; ; part++) {
+      const steps = new WorkflowSteps(step, env.FILES, params.executionId, `${part}: `, counter);
+      const log = eventLogOf(env, params.executionId, () => steps.live);
+      const outcome = await this.runPart(deps, params, input, part, steps, log);
+      await log.flush();
+      const state = await steps.own("outcome", () => settleDetached(db, params.executionId, outcome));
+      const paused = state === "STOPPED";
+      await steps.own("last frames", async () => {
+        log.append(outcome.ok ? [{ event: "metadata", data: metadataOf(outcome.answer) }] : [{ event: "error", data: redact(outcome.message, secrets) }]);
+        if (!paused) log.append([{ event: "end", data: "[DONE]" }]);
+        await log.flush();
+        return true;
+      });
+      await this.callBack(steps, params, input, outcome, paused);
+      if (!paused) return { state };
+
+      // Paused: wait for the resume. A resume a request ran itself (no async) only tells this run
+      // to look again: the run goes on waiting while the execution is paused again.
+      const resumed = await this.waitForResume(step, steps, params, env);
+      if (!resumed) return { state: "TIMEOUT" };
+      input = resumed;
+    }
+  }
+
+  /** One part of the run (the run, then each resume) through the door; its outcome, never a throw. */
+  private async runPart(deps: RunDeps, params: DetachedParams, input: DetachedParams["input"], part: number, steps: WorkflowSteps, log: ReturnType<typeof eventLogOf>): Promise<DetachedOutcome> {
+    try {
+      const delivered = await runFlow(deps, {
+        trigger: DETACHED_RUN,
+        flowId: params.flowId,
+        input,
+        uploads: part === 0 ? await unparkUploads(deps.env.FILES, params.uploadsKey) : [],
+        delivery: "json",
+        executionId: part === 0 ? params.executionId : undefined,
+        steps,
+        frames: log,
+      });
+      return delivered.kind === "json" ? { ok: true, answer: delivered.body } : { ok: false, status: 500, message: "The run did not answer JSON" };
+    } catch (err) {
+      const status = err instanceof ApiError ? err.status : 500;
+      const message = err instanceof ApiError ? err.message : "The run failed";
+      if (!(err instanceof ApiError)) console.error(`execution ${params.executionId} failed: ${redact(String(err), workerSecretValues(deps.env))}`);
+      return { ok: false, status, message };
+    }
+  }
+
+  private async callBack(steps: WorkflowSteps, params: DetachedParams, input: DetachedParams["input"], outcome: DetachedOutcome, paused: boolean): Promise<void> {
+    if (!params.callbackUrl) return;
+    const body: CallbackBody = {
+      status: !outcome.ok ? "ERROR" : paused ? "STOPPED" : "SUCCESS",
+      chatId: input.chatId ?? "",
+      executionId: params.executionId,
+      ...(outcome.ok ? { data: outcome.answer } : { error: outcome.message }),
+    };
+    // Workflows retries the delivery (3 tries, backoff); a callback that never lands does not fail the run.
+    await steps.own("callback", () => deliverCallback(params.callbackUrl!, body, this.env), {
+      retries: { limit: 3, delay: "2 seconds", backoff: "exponential" }, timeout: "1 minute",
+    }).catch((err) => console.error(`execution ${params.executionId}: the callback failed: ${String(err)}`));
+  }
+
+  /** The next resume to run, or undefined once the pause timed out (the execution then ends TIMEOUT). */
+  private async waitForResume(step: WorkflowStep, steps: WorkflowSteps, params: DetachedParams, env: Env): Promise<DetachedParams["input"] | undefined> {
+    const timeoutMs = positive(env.HUMAN_INPUT_TIMEOUT_MS, 7 * DAY_MS);
+    for (let wait = 0; ; wait++) {
+      let event: { payload: ResumeEvent };
+      try {
+        // The payload is JSON the accepting request sent (services/runs/detach.ts).
+        event = (await step.waitForEvent(`${steps.prefix}human input ${wait}`, { type: RESUME_EVENT, timeout: timeoutMs })) as unknown as { payload: ResumeEvent };
+      } catch {
+        const message = `Nobody answered the human input within ${Math.round(timeoutMs / 1000)} s (HUMAN_INPUT_TIMEOUT_MS)`;
+        await steps.own(`timeout ${wait}`, async () => {
+          await expireDetachedPause(createDb(env.DB), params.executionId, message);
+          return true;
+        });
+        return undefined;
+      }
+      if (event.payload.input) return event.payload.input;
+      const state = await steps.own(`state ${wait}`, async () => (await detachedState(createDb(env.DB), params.executionId)) ?? "ERROR");
+      if (state !== "STOPPED") return undefined;
+    }
+  }
+}
+
+/** The metadata frame of a part: what a stream's metadata says (ids, the pending action). */
+function metadataOf(answer: unknown): Record<string, unknown> {
+  const a = (answer ?? {}) as Record<string, unknown>;
+  const pick = ["chatId", "chatMessageId", "question", "sessionId", "executionId", "action"] as const;
+  return Object.fromEntries(pick.filter((k) => a[k] !== undefined).map((k) => [k, a[k]]));
+}

@@ -1,0 +1,84 @@
+// The run door's durable steps (services/runs/steps.ts) on Cloudflare Workflows' `step.do`:
+// - a node's result over a step's 1 MiB limit goes to R2 and the step keeps its key;
+// - a failure that a retry cannot mend (a 4xx, a refused run) is stored as the step's outcome and
+//   thrown again after it, so the step is not retried; a provider's 5xx or a network failure is
+//   thrown inside the step, which Workflows retries (RETRIES);
+// - `live` turns true when a step's work runs: until then a restarted run is replaying;
+// - a run that would pass Workflows' 1,024 steps per instance ends with an error naming the limit.
+import type { WorkflowStep, WorkflowStepConfig } from "cloudflare:workers";
+import { ApiError } from "../errors";
+import { sha256Hex } from "../lib/crypto";
+import type { RunSteps } from "../services/runs/steps";
+
+/** Workflows' own limit; a few are kept for the run's bookkeeping (result, frames, callback, waits). */
+export const WORKFLOW_STEP_LIMIT = 1024;
+const BOOKKEEPING = 24;
+/** A step's stored result must stay under 1 MiB: larger ones go to R2. */
+const SPILL_BYTES = 900_000;
+
+export const RETRIES: WorkflowStepConfig = { retries: { limit: 2, delay: "1 second", backoff: "exponential" }, timeout: "15 minutes" };
+
+type Stored<T> = { ok: true; value: T | { r2: string } ; spilled?: boolean } | { ok: false; status: number; message: string };
+
+const retryable = (err: unknown) => !(err instanceof ApiError) || err.status === 502 || err.status === 503;
+
+export interface StepCounter {
+  count: number;
+}
+
+export class WorkflowSteps implements RunSteps {
+  live = false;
+
+  constructor(
+    private readonly step: WorkflowStep,
+    private readonly files: R2Bucket,
+    private readonly executionId: string,
+    /** Names are prefixed per part of the run (a run, then each resume), so they never repeat. */
+    readonly prefix: string,
+    private readonly counter: StepCounter,
+  ) {}
+
+  /** A bookkeeping step of the run itself (counted, not spilled). */
+  async own<T extends Rpc.Serializable<T>>(name: string, work: () => Promise<T>, config: WorkflowStepConfig = RETRIES): Promise<T> {
+    this.counter.count++;
+    return this.step.do(`${this.prefix}${name}`, config, async () => {
+      this.live = true;
+      return work();
+    }) as Promise<T>;
+  }
+
+  async do<T>(name: string, work: () => Promise<T>): Promise<T> {
+    if (++this.counter.count > WORKFLOW_STEP_LIMIT - BOOKKEEPING) {
+      throw new ApiError(400, `The run reached Cloudflare Workflows' limit of ${WORKFLOW_STEP_LIMIT} steps per run (one per node, resumes included) and was stopped`);
+    }
+    const stepName = `${this.prefix}${name}`;
+    const stored = (await this.step.do(stepName, RETRIES, async () => {
+      this.live = true;
+      try {
+        return (await this.spill(stepName, await work())) as unknown as Rpc.Serializable<unknown>;
+      } catch (err) {
+        if (retryable(err)) throw err;
+        const e = err as ApiError;
+        return { ok: false, status: e.status, message: e.message };
+      }
+    })) as unknown as Stored<T>;
+    if (!stored.ok) throw new ApiError(stored.status, stored.message);
+    return this.unspill(stored);
+  }
+
+  private async spill<T>(name: string, value: T): Promise<Stored<T>> {
+    const json = JSON.stringify(value ?? null);
+    if (json.length < SPILL_BYTES) return { ok: true, value: JSON.parse(json) };
+    const key = `executions/${this.executionId}/steps/${await sha256Hex(name)}.json`;
+    await this.files.put(key, json);
+    return { ok: true, value: { r2: key }, spilled: true };
+  }
+
+  private async unspill<T>(stored: Stored<T> & { ok: true }): Promise<T> {
+    if (!stored.spilled) return stored.value as T;
+    const key = (stored.value as { r2: string }).r2;
+    const object = await this.files.get(key);
+    if (!object) throw new ApiError(500, `A step's stored result is missing (${key})`);
+    return (await object.json()) as T;
+  }
+}
