@@ -36,7 +36,8 @@ describe("custom tool code cannot stall the server", () => {
   it("a promise chain that never settles is reported as a time limit, not 'Error: null'", async () => {
     const id = await agentWithTool("chain", "async function again() { await null; return again(); } return again();");
     const { result: answer, pings } = await whilePinging(() => predict(id, callOf("chain", {})));
-    expect(answer.usedTools[0].toolOutput).toMatch(SLICE);
+    // It allocates as it goes: the engine's 64 MB may stop it before the slice; either is named.
+    expect(answer.usedTools[0].toolOutput).toMatch(new RegExp(`${SLICE.source}|^Error: The function used more than the sandbox's memory limit of 64 MB$`));
     expect(answer.usedTools[0].toolOutput).not.toContain("null");
     expect(slowest(pings)).toBeLessThan(1000);
   }, 30_000);
