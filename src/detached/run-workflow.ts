@@ -52,9 +52,22 @@ export class RunWorkflow extends WorkflowEntrypoint<Env, DetachedParams> {
 
       // Paused: wait for the resume. A resume a request ran itself (no async) only tells this run
       // to look again: the run goes on waiting while the execution is paused again.
-      const resumed = await this.waitForResume(step, steps, params, env);
-      if (!resumed) return { state: "TIMEOUT" };
-      input = resumed;
+      const next = await this.waitForResume(step, steps, params, env);
+      if ("input" in next) {
+        input = next.input;
+        continue;
+      }
+      // Timed out, or resumed by a request that ran it itself (its answer went to that request).
+      await steps.own("closed", async () => {
+        log.append([{ event: "end", data: "[DONE]" }]);
+        await log.flush();
+        return true;
+      });
+      if (next.state !== "TIMEOUT") {
+        await this.callBack(steps, params, input, next.state === "FINISHED" ? { ok: true, answer: { executionId: params.executionId, state: next.state } }
+          : { ok: false, status: 500, message: `The run ended ${next.state}` }, false);
+      }
+      return { state: next.state };
     }
   }
 
@@ -94,8 +107,11 @@ export class RunWorkflow extends WorkflowEntrypoint<Env, DetachedParams> {
     }).catch((err) => console.error(`execution ${params.executionId}: the callback failed: ${String(err)}`));
   }
 
-  /** The next resume to run, or undefined once the pause timed out (the execution then ends TIMEOUT). */
-  private async waitForResume(step: WorkflowStep, steps: WorkflowSteps, params: DetachedParams, env: Env): Promise<DetachedParams["input"] | undefined> {
+  /**
+   * The next resume to run; or how the run ended without one: TIMEOUT once the pause waited too
+   * long, or the state a request that resumed it in its own isolate left.
+   */
+  private async waitForResume(step: WorkflowStep, steps: WorkflowSteps, params: DetachedParams, env: Env): Promise<{ input: DetachedParams["input"] } | { state: string }> {
     const timeoutMs = positive(env.HUMAN_INPUT_TIMEOUT_MS, 7 * DAY_MS);
     for (let wait = 0; ; wait++) {
       let event: { payload: ResumeEvent };
@@ -108,11 +124,11 @@ export class RunWorkflow extends WorkflowEntrypoint<Env, DetachedParams> {
           await expireDetachedPause(createDb(env.DB), params.executionId, message);
           return true;
         });
-        return undefined;
+        return { state: "TIMEOUT" };
       }
-      if (event.payload.input) return event.payload.input;
+      if (event.payload.input) return { input: event.payload.input };
       const state = await steps.own(`state ${wait}`, async () => (await detachedState(createDb(env.DB), params.executionId)) ?? "ERROR");
-      if (state !== "STOPPED") return undefined;
+      if (state !== "STOPPED") return { state };
     }
   }
 }

@@ -167,3 +167,34 @@ describe("async: true on an agentflow", () => {
     expect(delivered.map((d) => d.body.status)).toEqual(["STOPPED", "SUCCESS"]);
   });
 });
+
+describe("a paused async run resumed without async", () => {
+  it("the request waits for the answer as today; the run's Workflow sees it ended, calls back and closes the event log", async () => {
+    const flow = approvalFlow("Go?");
+    const { id } = await saveAgentflowOf(flow.nodes, flow.edges);
+    const callbackUrl = `${standinUrl()}/callback/sync-resume`;
+    const accepted = await json("POST", `/prediction/${id}`, { body: { question: "draft", async: true, callbackUrl } }, 202);
+    expect((await settled(accepted.executionId)).state).toBe("STOPPED");
+    const answer = await json("POST", `/prediction/${id}`, { body: { question: "Reject", humanInput: { type: "reject", executionId: accepted.executionId } } });
+    expect(answer.text).toBe("rejected");
+    let delivered: any[] = [];
+    for (let i = 0; i < 100 && delivered.length < 2; i++) {
+      delivered = await callbacksFor(accepted.executionId);
+      if (delivered.length < 2) await sleep(50);
+    }
+    expect(delivered.map((d) => d.body.status)).toEqual(["STOPPED", "SUCCESS"]);
+    const frames = await framesOf(await call("GET", `/executions/${accepted.executionId}/events`));
+    expect(frames.at(-1)!.event).toBe("end");
+  });
+
+  it("an async resume of a run that was not started async is a 400; the events of a synchronous run are a 404", async () => {
+    const flow = approvalFlow("Go?");
+    const { id } = await saveAgentflowOf(flow.nodes, flow.edges);
+    const paused = await json("POST", `/prediction/${id}`, { body: { question: "draft" } });
+    const refused = await expectError(await call("POST", `/prediction/${id}`, {
+      body: { question: "Proceed", async: true, humanInput: { type: "proceed", executionId: paused.executionId } },
+    }), 400);
+    expect(refused.message).toContain("not started with async: true");
+    await expectError(await call("GET", `/executions/${paused.executionId}/events`), 404);
+  });
+});

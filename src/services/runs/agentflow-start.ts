@@ -46,6 +46,8 @@ export interface AgentflowRun extends RunBase {
   runFlow: FlowCaller;
   /** A detached run's durable steps (RunRequest.steps). */
   steps?: RunSteps;
+  /** A request resuming a detached run in its own isolate: the run's Workflow, waiting for the resume, is told when it is done. */
+  detachedResume?: boolean;
   /** A detached run: the JSON answer of a done run, stored with its final state (the door sets it: answers.ts). */
   answerOf?: (done: { outcome: AgentflowRunOutcome; chatMessageId: string }) => unknown;
 }
@@ -123,6 +125,7 @@ export async function startAgentflow(deps: RunDeps, base: Omit<RunBase, "release
   let previousExecution: ExecutedData[] | undefined;
   let claimed: { executionData: string } | undefined;
   let releaseClaim: (() => Promise<void>) | undefined;
+  let detachedResume = false;
   let pastHistory: ChatTurn[];
   let ids: { chatId: string; sessionId: string };
   if (humanInput && start.steps) {
@@ -149,6 +152,7 @@ export async function startAgentflow(deps: RunDeps, base: Omit<RunBase, "release
     [claim, pastHistory] = await Promise.all([claimForResume(db, target), runtime.memory.load(flow.id, ids.sessionId)]);
     releaseClaim = claim.release;
     executionId = target.row.id;
+    detachedResume = target.row.detached;
     resume = { executionId, executedData: target.executedData, humanInput: human };
     claimed = { executionData: JSON.stringify(target.executedData) };
   } else {
@@ -187,7 +191,7 @@ export async function startAgentflow(deps: RunDeps, base: Omit<RunBase, "release
   };
   return {
     ...base, kind: "agentflow", prepared: start.prepared, runFlow: start.runFlow, steps: start.steps,
-    deps, request, ctx, apiMessageId, releaseClaim, pastHistory,
+    deps, request, ctx, apiMessageId, releaseClaim, pastHistory, detachedResume,
     recorder: new ExecutionRecorder(db, { id: executionId, agentflowId: flow.id, sessionId }, claimed),
     release: track(env, flow.id, chatId, base.controller),
     startedAt: nowIso(),

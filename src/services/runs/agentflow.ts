@@ -11,6 +11,7 @@ import type { AgentflowRunOutcome } from "../../engine";
 import type { AgentflowEvents, AgentflowOutcome, AgentflowPorts } from "../../engine/agentflow/types";
 import { exchangeStatements } from "./agentflow-messages";
 import type { AgentflowRun } from "./agentflow-start";
+import { RESUME_EVENT, type ResumeEvent } from "./detach";
 import { stoppedRunError, untilAborted } from "./time-limit";
 import { type StoredUpload, removeUploads, storeUploads } from "./uploads";
 
@@ -137,5 +138,16 @@ export async function completeAgentflow(run: AgentflowRun, events: AgentflowEven
   } finally {
     stopLease();
     run.release();
+    if (run.detachedResume) run.deps.waitUntil(tellWorkflow(run));
+  }
+}
+
+/** A detached run resumed by a request: its Workflow, waiting for the resume, looks at the row again. */
+async function tellWorkflow(run: AgentflowRun): Promise<void> {
+  try {
+    const instance = await run.deps.env.RUNS.get(run.recorder.run.id);
+    await instance.sendEvent({ type: RESUME_EVENT, payload: { handled: true } satisfies ResumeEvent });
+  } catch (err) {
+    console.error(`execution ${run.recorder.run.id}: its run was not told of the resume: ${String(err)}`);
   }
 }
