@@ -4,7 +4,7 @@
 // given, its frames are replayable at GET /executions/{id}/events, its caller is called back with a
 // signed body, and an agentflow that pauses for human input waits durably for its resume.
 import { env } from "cloudflare:workers";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import llmChain from "../engine/fixtures/llm-chain.json";
 import { type Fixture, flowDataOf, pointAtStandin } from "../engine/helpers";
 import { call, expectError, json, sleep } from "../helpers";
@@ -12,6 +12,8 @@ import { approvalFlow, llm, afEdge, openAICredential, saveAgentflowOf, standinUr
 import { setVars } from "../security/helpers";
 
 const SECRET = "test-callback-secret";
+// A run goes on beside the test in its Workflow: each test waits for it, up to 30 s on a busy machine.
+vi.setConfig({ testTimeout: 30_000 });
 let restore: () => void;
 beforeAll(() => {
   restore = setVars({ CALLBACK_SECRET: SECRET, OUTBOUND_ALLOW: new URL(standinUrl()).host });
@@ -98,7 +100,7 @@ describe("async: true on a chatflow", () => {
     const accepted = await json("POST", `/prediction/${id}`, { body: { question: "call me back", async: true, callbackUrl } }, 202);
     await settled(accepted.executionId);
     let delivered: any[] = [];
-    for (let i = 0; i < 100 && !delivered.length; i++) {
+    for (let i = 0; i < 400 && !delivered.length; i++) {
       delivered = await callbacksFor(accepted.executionId);
       if (!delivered.length) await sleep(50);
     }
@@ -160,7 +162,7 @@ describe("async: true on an agentflow", () => {
     expect(done.state).toBe("FINISHED");
     expect(done.result.text).toBe("approved");
     let delivered: any[] = [];
-    for (let i = 0; i < 100 && delivered.length < 2; i++) {
+    for (let i = 0; i < 400 && delivered.length < 2; i++) {
       delivered = await callbacksFor(accepted.executionId);
       if (delivered.length < 2) await sleep(50);
     }
@@ -178,7 +180,7 @@ describe("a paused async run resumed without async", () => {
     const answer = await json("POST", `/prediction/${id}`, { body: { question: "Reject", humanInput: { type: "reject", executionId: accepted.executionId } } });
     expect(answer.text).toBe("rejected");
     let delivered: any[] = [];
-    for (let i = 0; i < 100 && delivered.length < 2; i++) {
+    for (let i = 0; i < 400 && delivered.length < 2; i++) {
       delivered = await callbacksFor(accepted.executionId);
       if (delivered.length < 2) await sleep(50);
     }
