@@ -5,6 +5,7 @@ import type { BatchItem } from "drizzle-orm/batch";
 import { type SQL, and, eq, getTableColumns, isNotNull, sql } from "drizzle-orm";
 import type { Db } from "../../env";
 import { chatMessage } from "../../db/schema";
+import type { ChatType } from "../../db/enums";
 import { newId } from "../../lib/ids";
 import { nowIso } from "../../lib/time";
 
@@ -28,6 +29,8 @@ export interface AgentflowExchange {
   agentReasoning?: unknown[];
   /** A resume: the paused run's message stops offering its buttons. */
   resumed: boolean;
+  /** Who started the run (EXTERNAL when unset: POST /prediction). */
+  chatType?: ChatType;
 }
 
 const asJson = (value: unknown) => (value === undefined || value === null || (Array.isArray(value) && !value.length) ? null : JSON.stringify(value));
@@ -44,7 +47,7 @@ function guardedInsert(db: Db, values: Partial<Record<(typeof COLUMNS)[number], 
 
 /** The statements storing a run's exchange; the API message id is chosen by the caller (it is `$flow.apiMessageId`). */
 export function exchangeStatements(db: Db, x: AgentflowExchange, apiMessageId: string, guard: SQL) {
-  const common = { chatflowid: x.chatflowid, chatId: x.chatId, sessionId: x.sessionId, executionId: x.executionId, chatType: "EXTERNAL", memoryType: null };
+  const common = { chatflowid: x.chatflowid, chatId: x.chatId, sessionId: x.sessionId, executionId: x.executionId, chatType: x.chatType ?? "EXTERNAL", memoryType: null };
   const statements: BatchItem<"sqlite">[] = [
     guardedInsert(db, {
       ...common, id: newId(), role: "userMessage", content: x.userContent, createdDate: x.startedAt,

@@ -5,6 +5,7 @@ import { and, desc, eq } from "drizzle-orm";
 import type { Db, Env } from "../../env";
 import { badRequest } from "../../errors";
 import { execution } from "../../db/schema";
+import type { ChatType } from "../../db/enums";
 import type { AgentflowGraph, AgentflowRequest, AgentflowUpload, ExecutedData, HumanInput } from "../../engine/agentflow/types";
 import { type ChatTurn, type RunContext, type Runtime, createRunContext } from "../../engine";
 import { newId } from "../../lib/ids";
@@ -52,6 +53,8 @@ export interface AgentflowRun {
   secrets: Set<string>;
   /** Stops the run's clock (RUN_TIMEOUT_MS) and its tracking for PUT /chatmessage/abort. */
   release: () => void;
+  /** Who started the run, as the stored messages name it (EXTERNAL when unset: POST /prediction). */
+  chatType?: ChatType;
 }
 
 /** Flowise V1's answer to an approval: the question is the approve or reject button's label, with the action shown. */

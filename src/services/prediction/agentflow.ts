@@ -97,7 +97,7 @@ export async function executeAgentflow(run: AgentflowRun, events: AgentflowEvent
         userContent: userContent(run), startedAt: run.startedAt, answer: outcome.text, fileUploads,
         leadEmail: run.input.leadEmail, sourceDocuments: outcome.sourceDocuments, usedTools: outcome.usedTools,
         artifacts: outcome.artifacts, action, agentReasoning: outcome.agentReasoning,
-        resumed: !!run.request.resume,
+        resumed: !!run.request.resume, chatType: run.chatType,
       }, run.apiMessageId, guard)]), recorder.drain()]);
       await recorder.confirm(written as unknown[]);
     } catch (err) {

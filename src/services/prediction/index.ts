@@ -2,6 +2,7 @@ import { eq } from "drizzle-orm";
 import type { Db, Env } from "../../env";
 import { notFound } from "../../errors";
 import { chatFlow } from "../../db/schema";
+import type { ChatType } from "../../db/enums";
 import { assistantFlowData } from "../assistant-flow";
 import { type PreparedFlow, type RunContext, type RunResult, type Runtime, type StreamSink, createRunContext, prepareFlow } from "../../engine";
 import { newId } from "../../lib/ids";
@@ -50,6 +51,8 @@ export interface PreparedRun {
   /** Secret values this run knows (the worker's, its credentials'): its errors are scrubbed of them. */
   secrets: Set<string>;
   release: () => void;
+  /** Who started the run, as the stored messages name it (EXTERNAL when unset: POST /prediction). */
+  chatType?: ChatType;
 }
 
 /**
@@ -124,6 +127,7 @@ export async function executeRun(run: PreparedRun, files: R2Bucket, sink?: Strea
       usedTools: result.usedTools,
       form: run.input.form,
       humanInput: run.input.humanInput,
+      chatType: run.chatType,
     }).catch(async (err: unknown) => {
       // No message names the uploads (the chatflow is gone, or D1 failed): they must not linger.
       await removeUploads(files, run.flow.id, run.ctx.chatId, fileUploads);

@@ -6,6 +6,7 @@ import { runBatch } from "../../providers/vectorstores/d1-json";
 import type { ChatTurn, SourceDocument, UsedTool } from "../../engine";
 import { newId } from "../../lib/ids";
 import { nowIso } from "../../lib/time";
+import type { ChatType } from "../../db/enums";
 
 /**
  * Earlier turns of (chatflow, session), oldest first, with the request's `history` before them.
@@ -37,6 +38,8 @@ export interface Exchange {
   usedTools?: UsedTool[];
   form?: unknown;
   humanInput?: unknown;
+  /** The trigger's name on both messages (API.md "Reaching flows"); EXTERNAL for POST /prediction. */
+  chatType?: ChatType;
 }
 
 const asJson = (value: unknown) => (value === undefined || value === null || (Array.isArray(value) && !value.length) ? null : JSON.stringify(value));
@@ -48,11 +51,11 @@ const NEXT_TIME = (latest: string) =>
 
 // ?1 id, ?2 time, ?3 chatflowid, ?4 chatId, then the message's own columns.
 const INSERT_QUESTION = `INSERT INTO chat_message (id, createdDate, chatflowid, chatId, role, chatType, content, memoryType, sessionId, fileUploads, leadEmail, action)
-  SELECT ?1, ${NEXT_TIME("(SELECT MAX(createdDate) FROM chat_message WHERE chatflowid = ?3 AND chatId = ?4)")}, ?3, ?4, 'userMessage', 'EXTERNAL', ?5, ?6, ?7, ?8, ?9, ?10
+  SELECT ?1, ${NEXT_TIME("(SELECT MAX(createdDate) FROM chat_message WHERE chatflowid = ?3 AND chatId = ?4)")}, ?3, ?4, 'userMessage', ?11, ?5, ?6, ?7, ?8, ?9, ?10
   WHERE EXISTS (SELECT 1 FROM chat_flow WHERE id = ?3) OR EXISTS (SELECT 1 FROM assistant WHERE id = ?3)`;
 // ?3 is the question's id here: the answer exists only with its question, and follows it.
 const INSERT_ANSWER = `INSERT INTO chat_message (id, createdDate, chatflowid, chatId, role, chatType, content, memoryType, sessionId, sourceDocuments, usedTools)
-  SELECT ?1, ${NEXT_TIME("q.createdDate")}, q.chatflowid, q.chatId, 'apiMessage', 'EXTERNAL', ?4, q.memoryType, q.sessionId, ?5, ?6
+  SELECT ?1, ${NEXT_TIME("q.createdDate")}, q.chatflowid, q.chatId, 'apiMessage', q.chatType, ?4, q.memoryType, q.sessionId, ?5, ?6
   FROM chat_message q WHERE q.id = ?3`;
 
 /**
@@ -71,7 +74,7 @@ export async function storeExchange(db: Db, x: Exchange): Promise<string> {
   // form / humanInput are recorded on the user message (its `action` field), so the run is auditable.
   const action = x.form !== undefined || x.humanInput !== undefined ? { form: x.form, humanInput: x.humanInput } : null;
   const [question] = await runBatch(db, [
-    { sql: INSERT_QUESTION, params: [questionId, x.startedAt, x.chatflowid, x.chatId, x.question, x.memoryType, x.sessionId, asJson(x.fileUploads), x.leadEmail ?? null, asJson(action)] },
+    { sql: INSERT_QUESTION, params: [questionId, x.startedAt, x.chatflowid, x.chatId, x.question, x.memoryType, x.sessionId, asJson(x.fileUploads), x.leadEmail ?? null, asJson(action), x.chatType ?? "EXTERNAL"] },
     { sql: INSERT_ANSWER, params: [apiMessageId, nowIso(), questionId, x.answer, asJson(x.sourceDocuments), asJson(x.usedTools)] },
   ]);
   if (!question.meta.changes) throw notFound(`Chatflow ${x.chatflowid} was deleted while the run was in progress: nothing was stored`);
