@@ -26,6 +26,7 @@ import { documentStoreRoutes, isDocumentStoreUpload, limitUpload } from "./route
 import { isVectorUpsert, vectorUpsertRoutes } from "./routes/vector-upsert";
 import { serveOpenApiDocument } from "./routes/openapi";
 import { executionRoutes, publicExecutionRoutes } from "./routes/executions";
+import { openaiRoutes } from "./routes/openai";
 
 export const API_BASE = "/api/v1";
 
@@ -65,6 +66,7 @@ export function createApp() {
   api.route("/vector", vectorUpsertRoutes);
   api.route("/executions", executionRoutes);
   api.route("/public-executions", publicExecutionRoutes);
+  api.route("/openai", openaiRoutes);
 
   serveOpenApiDocument(api, API_BASE);
 
