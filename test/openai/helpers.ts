@@ -21,9 +21,9 @@ export const openaiClient = (apiKey: string = ADMIN_KEY) => new OpenAI({ apiKey,
 export const aiProvider = (apiKey: string = ADMIN_KEY) => createOpenAI({ apiKey, baseURL: OPENAI_BASE, fetch: workerFetch });
 
 /** A chatflow (llmChain, prompt "{product}" = the question) whose model is the stand-in; answers its id. */
-export async function echoFlow(extra: Record<string, unknown> = {}, options: { credential?: string; template?: string } = {}): Promise<string> {
+export async function echoFlow(extra: Record<string, unknown> = {}, options: { credential?: string; model?: string } = {}): Promise<string> {
   const credential = options.credential ?? (await openAICredential("sk-openai-test"));
-  return saveChain({ credential, template: options.template, extra: { name: `echo ${crypto.randomUUID().slice(0, 8)}`, ...extra } });
+  return saveChain({ credential, model: options.model, extra: { name: `echo ${crypto.randomUUID().slice(0, 8)}`, ...extra } });
 }
 
 /** A conversation chain with buffer memory at the stand-in; answers its id. */

@@ -26,7 +26,8 @@ export function checkChatRequest(body: ChatCompletionBody): void {
   if (body.n != null && body.n > 1) throw unsupportedParameter("n", "n > 1 is not supported: a flow run gives one answer");
   if (body.logprobs) throw unsupportedParameter("logprobs", "logprobs are not supported: a flow does not expose its models' token probabilities");
   if (body.top_logprobs) throw unsupportedParameter("top_logprobs", "top_logprobs are not supported: a flow does not expose its models' token probabilities");
-  if (body.audio != null || body.modalities?.some((m) => m !== "text")) throw unsupportedParameter(body.audio != null ? "audio" : "modalities", "Audio output is not supported: a flow answers text");
+  if (body.audio != null) throw unsupportedParameter("audio", "audio output is not supported: a flow answers text");
+  if (body.modalities?.some((m) => m !== "text")) throw unsupportedParameter("modalities", "modalities other than text are not supported: a flow answers text");
   if (body.web_search_options != null) throw unsupportedParameter("web_search_options", "web_search_options is not supported: a flow uses the tools it was built with");
   const last = body.messages.length - 1;
   body.messages.forEach((m, i) => {
