@@ -2,8 +2,10 @@
 // model, whole and streamed, with usage; its messages are stored with chatType OPENAI.
 import { generateText, streamText } from "ai";
 import { describe, expect, it } from "vitest";
-import { requestsWith } from "../engine/helpers";
+import listParser from "../engine/fixtures/list-output-parser.json";
+import { type Fixture, flowDataOf, pointAtStandin, requestsWith } from "../engine/helpers";
 import { call, json } from "../helpers";
+import { openAICredential } from "../security/helpers";
 import { aiProvider, echoFlow, memoryFlow, messagesOf, openaiClient, sseOf } from "./helpers";
 
 describe("chat completions (openai SDK)", () => {
@@ -125,6 +127,46 @@ describe("chat completions (openai SDK)", () => {
     const trimmed = await openaiClient().chat.completions.create({ model: slug.replace(/-$/, ""), messages: [{ role: "user", content: "hi" }] });
     expect(trimmed.choices[0].message.content).toBe("echo: hi");
     expect((await messagesOf(id)).length).toBe(4);
+  });
+
+  it("response_format json_object on a flow with an output parser answers its structured output as JSON text", async () => {
+    const credential = await openAICredential("sk-openai-test");
+    const flowData = flowDataOf(listParser as unknown as Fixture, (nodes) => {
+      for (const node of nodes.values()) if (node.data.category === "Chat Models") pointAtStandin(node, credential);
+    });
+    const id = (await json("POST", "/chatflows", { body: { name: "list", flowData } })).id;
+    const completion = await openaiClient().chat.completions.create({ model: id, response_format: { type: "json_object" }, messages: [{ role: "user", content: "[csv] three letters" }] });
+    expect(JSON.parse(completion.choices[0].message.content!)).toEqual(["a", "b", "c"]);
+    const streamed = await openaiClient().chat.completions.create({ model: id, stream: true, response_format: { type: "json_object" }, messages: [{ role: "user", content: "[csv] again" }] });
+    let text = "";
+    for await (const chunk of streamed) text += chunk.choices[0]?.delta?.content ?? "";
+    expect(JSON.parse(text)).toEqual(["a", "b", "c"]);
+  });
+
+  it("a client hanging up mid-stream stops the model call; nothing is stored", async () => {
+    const id = await echoFlow();
+    const marker = crypto.randomUUID().slice(0, 8);
+    // "[slow]": every token after the first comes 300 ms later.
+    const res = await call("POST", "/openai/chat/completions", { body: { model: id, stream: true, messages: [{ role: "user", content: `[slow] ${marker} a b c d e f` }] } });
+    const reader = res.body!.getReader();
+    const decoder = new TextDecoder();
+    let seen = "";
+    while (!seen.includes('"content":"echo: "')) {
+      const { value, done } = await reader.read();
+      if (done) throw new Error(`ended before a token: ${seen}`);
+      seen += decoder.decode(value, { stream: true });
+    }
+    await reader.cancel();
+    const deadline = Date.now() + 3000;
+    let record: any;
+    while (Date.now() < deadline) {
+      [record] = await requestsWith(marker);
+      if (record?.stream?.closedEarly) break;
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    expect(record.stream).toMatchObject({ closedEarly: true, finished: false });
+    await new Promise((r) => setTimeout(r, 100));
+    expect(await messagesOf(id)).toEqual([]);
   });
 });
 
