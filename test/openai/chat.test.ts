@@ -73,7 +73,7 @@ describe("chat completions (openai SDK)", () => {
   });
 
   it("passes earlier turns as history and the system message to a flow whose apiConfig lets it be overridden", async () => {
-    const apiConfig = JSON.stringify({ overrideConfig: { status: true, nodes: { "Conversation Chain": [{ name: "systemMessagePrompt", enabled: true }], ChatOpenAI: [{ name: "temperature", enabled: true }] } } });
+    const apiConfig = JSON.stringify({ overrideConfig: { status: true, nodes: { "Conversation Chain": [{ name: "systemMessagePrompt", enabled: true }], ChatOpenAI: [{ name: "temperature", enabled: true }, { name: "maxTokens", enabled: true }] } } });
     const id = await memoryFlow({ apiConfig });
     const marker = crypto.randomUUID().slice(0, 8);
     await openaiClient().chat.completions.create({
@@ -87,7 +87,7 @@ describe("chat completions (openai SDK)", () => {
     });
     const [sent] = await requestsWith(`what is my name? ${marker}`);
     expect(sent.body.temperature).toBe(0.25);
-    expect(sent.body.max_tokens).toBeUndefined(); // maxTokens is not enabled on this flow: ignored
+    expect(sent.body.max_tokens).toBe(50);
     const roles = sent.body.messages.map((m) => [m.role, m.content]);
     expect(roles[0]).toEqual(["system", `You are a pirate ${marker}`]);
     expect(roles).toContainEqual(["user", "my name is Ada"]);
@@ -98,9 +98,10 @@ describe("chat completions (openai SDK)", () => {
   it("ignores the system message and sampling fields where the flow does not allow overriding them", async () => {
     const id = await memoryFlow();
     const marker = crypto.randomUUID().slice(0, 8);
-    await openaiClient().chat.completions.create({ model: id, temperature: 0.25, messages: [{ role: "system", content: "You are a pirate" }, { role: "user", content: marker }] });
+    await openaiClient().chat.completions.create({ model: id, temperature: 0.25, max_tokens: 50, messages: [{ role: "system", content: "You are a pirate" }, { role: "user", content: marker }] });
     const [sent] = await requestsWith(marker);
     expect(sent.body.temperature).toBe(0.9); // the flow's own
+    expect(sent.body.max_tokens).toBeUndefined();
     expect(JSON.stringify(sent.body.messages)).not.toContain("pirate");
   });
 

@@ -46,7 +46,7 @@ describe("POST /openai/responses (openai SDK)", () => {
     const id = await echoFlow();
     const client = openaiClient();
     const response = await client.responses.create({ model: id, input: "not kept", store: false });
-    expect(response.store).toBe(false);
+    expect((response as any).store).toBe(false);
     await expect(client.responses.retrieve(response.id)).rejects.toMatchObject({ status: 404 });
     const err = await client.responses.create({ model: id, input: "again", previous_response_id: response.id }).catch((e) => e);
     expect(err).toMatchObject({ status: 404, param: "previous_response_id" });

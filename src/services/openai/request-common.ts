@@ -23,7 +23,8 @@ export function samplingOverrides(fields: { temperature?: number | null; top_p?:
   const out: Record<string, unknown> = {};
   if (fields.temperature != null) out.temperature = fields.temperature;
   if (fields.top_p != null) out.topP = fields.top_p;
-  if (fields.maxTokens != null) out.maxTokens = fields.maxTokens;
+  // Each node family names its limit differently (chatOpenAI, Gemini and Mistral, Ollama, Anthropic).
+  if (fields.maxTokens != null) out.maxTokens = out.maxOutputTokens = out.numPredict = out.maxTokensToSample = fields.maxTokens;
   // The system message inputs of Flowise's chains and agents.
   if (system) out.systemMessage = out.systemMessagePrompt = system;
   return out;
