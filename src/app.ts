@@ -28,6 +28,7 @@ import { serveOpenApiDocument } from "./routes/openapi";
 import { executionRoutes, publicExecutionRoutes } from "./routes/executions";
 import { mcpServerRoutes } from "./routes/mcp-server";
 import { mcpRoutes } from "./routes/mcp";
+import { openaiRoutes } from "./routes/openai";
 
 const API_BASE = "/api/v1";
 
@@ -67,6 +68,7 @@ export function createApp() {
   api.route("/public-executions", publicExecutionRoutes);
   api.route("/mcp-server", mcpServerRoutes);
   api.route("/mcp", mcpRoutes);
+  api.route("/openai", openaiRoutes);
 
   serveOpenApiDocument(api, API_BASE);
 

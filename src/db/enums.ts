@@ -2,7 +2,7 @@
 export const CHATFLOW_TYPES = ["CHATFLOW", "AGENTFLOW", "MULTIAGENT", "ASSISTANT"] as const;
 export const ASSISTANT_TYPES = ["CUSTOM", "OPENAI", "AZURE"] as const;
 export const MESSAGE_ROLES = ["userMessage", "apiMessage"] as const;
-export const CHAT_TYPES = ["INTERNAL", "EXTERNAL", "MCP"] as const;
+export const CHAT_TYPES = ["INTERNAL", "EXTERNAL", "MCP", "OPENAI"] as const;
 export const FEEDBACK_RATINGS = ["THUMBS_UP", "THUMBS_DOWN"] as const;
 export const VARIABLE_TYPES = ["static", "runtime"] as const;
 export const EXECUTION_STATES = ["INPROGRESS", "FINISHED", "ERROR", "TERMINATED", "TIMEOUT", "STOPPED"] as const;

@@ -117,6 +117,20 @@ export const execution = sqliteTable("execution", {
   index("idx_execution_state_updated").on(t.state, t.updatedDate),
 ]);
 
+/**
+ * A Responses API answer kept for `GET /openai/responses/{id}` and `previous_response_id` (which
+ * continues its chat): `response` is the JSON answered, the other columns what a lookup needs.
+ */
+export const openaiResponse = sqliteTable("openai_response", {
+  id: text("id").primaryKey(),
+  chatflowid: text("chatflowid").notNull(),
+  chatId: text("chatId").notNull(),
+  sessionId: text("sessionId").notNull(),
+  executionId: text("executionId"),
+  response: text("response").notNull(),
+  createdDate: createdDate(),
+}, (t) => [index("idx_openai_response_flow").on(t.chatflowid)]);
+
 export const chatMessageFeedback = sqliteTable("chat_message_feedback", {
   id: text("id").primaryKey(),
   chatflowid: text("chatflowid").notNull(),

@@ -6,6 +6,7 @@ import { ApiError, ValidationError, errorBody } from "../errors";
 import { isTooBig, isUniqueViolation } from "../db/errors";
 import { errorText, redact } from "../lib/redact";
 import { workerSecretValues } from "../lib/secrets";
+import { isOpenAIPath, openAIErrorBody } from "../services/openai/errors";
 
 function classify(err: unknown, c: Context<AppEnv>): { status: number; message: string } {
   if (err instanceof ValidationError) return { status: c.get("validationStatus") ?? 400, message: err.message };
@@ -27,11 +28,14 @@ export function handleError(err: unknown, c: Context<AppEnv>): Response {
   if (status >= 500) {
     console.error(`[${c.get("requestId")}] ${c.req.method} ${c.req.path}: ${redact(errorText(err), secrets)}`);
   }
+  // The OpenAI-compatible API answers every error in OpenAI's body, so its clients raise them as such.
+  if (isOpenAIPath(c.req.path)) return c.json(openAIErrorBody(status, redact(message, secrets), err), status as 400);
   const stack = isDevelopment(c.env) && err instanceof Error && err.stack ? redact(err.stack, secrets) : undefined;
   return c.json(errorBody(status, redact(message, secrets), stack), status as 400);
 }
 
 
 export function handleNotFound(c: Context<AppEnv>): Response {
+  if (isOpenAIPath(c.req.path)) return c.json(openAIErrorBody(404, `Route ${c.req.method} ${c.req.path} not found`), 404);
   return c.json(errorBody(404, `Route ${c.req.method} ${c.req.path} not found`), 404);
 }

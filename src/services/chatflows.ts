@@ -5,7 +5,7 @@ import { VECTORIZE_PROVIDER, deleteVectorizeIds } from "../providers/vectorstore
 import type { Db, Env } from "../env";
 import { ApiError, invalid, notFound, unauthorized } from "../errors";
 import { FAISS_NAMESPACE_PREFIX } from "../providers/vectorstores/faiss-r2";
-import { apiKey, assistant, chatFlow, chatMessage, chatMessageFeedback, execution, lead, localEmbedding, localEmbeddingVersion, mcpServer, recordManager, upsertHistory, vectorDocument } from "../db/schema";
+import { apiKey, assistant, chatFlow, chatMessage, chatMessageFeedback, execution, lead, localEmbedding, localEmbeddingVersion, mcpServer, openaiResponse, recordManager, upsertHistory, vectorDocument } from "../db/schema";
 import type { ChatflowCreate, ChatflowUpdate } from "../schemas/chatflows";
 import type { ChatflowType } from "../db/enums";
 import type { PageQueryInput } from "../schemas/common";
@@ -109,6 +109,7 @@ export async function deleteChatflow(db: Db, env: Env, id: string) {
     db.delete(chatMessageFeedback).where(eq(chatMessageFeedback.chatflowid, id)),
     db.delete(chatMessage).where(eq(chatMessage.chatflowid, id)),
     db.delete(execution).where(eq(execution.agentflowId, id)),
+    db.delete(openaiResponse).where(eq(openaiResponse.chatflowid, id)),
     db.delete(lead).where(eq(lead.chatflowid, id)),
     db.delete(upsertHistory).where(eq(upsertHistory.chatflowid, id)),
     db.delete(localEmbedding).where(underFlow(localEmbedding.namespace)),

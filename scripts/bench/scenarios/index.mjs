@@ -2,8 +2,9 @@
 import { crudScenarios } from "./crud.mjs";
 import { documentScenarios } from "./documents.mjs";
 import { mcpScenarios } from "./mcp.mjs";
+import { openaiScenarios } from "./openai.mjs";
 import { predictionJsonScenarios } from "./prediction-json.mjs";
 import { runtimeFloorScenarios } from "./runtime-floor.mjs";
 import { streamingScenarios } from "./streaming.mjs";
 
-export const SCENARIOS = [...runtimeFloorScenarios, ...crudScenarios, ...streamingScenarios, ...predictionJsonScenarios, ...mcpScenarios, ...documentScenarios];
+export const SCENARIOS = [...runtimeFloorScenarios, ...crudScenarios, ...streamingScenarios, ...predictionJsonScenarios, ...mcpScenarios, ...openaiScenarios, ...documentScenarios];

@@ -15,7 +15,8 @@ const supportedEncodings = (): string[] => [...ENCODINGS];
 
 const cache = new Map<string, Promise<Tiktoken>>();
 
-async function tokenizer(encoding: string): Promise<Tiktoken> {
+/** The BPE tokenizer of an encoding, read once per isolate (also counts tokens where a provider reported none). */
+export async function tokenizer(encoding: string): Promise<Tiktoken> {
   if (!ENCODINGS.has(encoding)) throw badRequest(`tokenTextSplitter encodingName "${encoding}" is not available here. Supported: ${supportedEncodings().join(", ")}`);
   let found = cache.get(encoding);
   if (!found) {

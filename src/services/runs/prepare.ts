@@ -28,7 +28,7 @@ export function checkRequest(rule: TriggerDefinition, request: RunRequest): void
 
 export async function prepare(deps: RunDeps, request: RunRequest, rule: TriggerDefinition): Promise<Ready> {
   const caller = rule.access === "caller" ? request.caller : undefined;
-  const lookups = lookUpRun(deps.db, deps.env, request.flowId, bearerToken(caller?.authorization));
+  const lookups = request.lookups ?? lookUpRun(deps.db, deps.env, request.flowId, bearerToken(caller?.authorization));
   const flow = await admit(deps.env, lookups, rule, caller);
   const prefetched = await lookups.prefetched;
   const prepared = prepareFlow(flow.type, flow.flowData);

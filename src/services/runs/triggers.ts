@@ -59,7 +59,10 @@ export const TRIGGERS: Record<TriggerId, TriggerRule | Planned> = {
   mcp: { chatType: "MCP", access: "adapter", checkOrigin: false, rateLimit: false, resume: "never", deliveries: ["json"] },
   webhook: { planned: "issue 22: /webhook/{id} (chatType WEBHOOK)" },
   schedule: { planned: "issue 22: cron schedules (chatType SCHEDULED)" },
-  openai: { planned: "issue 23: the OpenAI-compatible API (chatType OPENAI)" },
+  // /openai/chat/completions and /openai/responses: the route resolved the model and checked the
+  // caller, its origin and the rate limit (routes/runnable.ts), and hands its look-ups in; an
+  // agentflow's pause is resumed by metadata.executionId. Streaming goes through the run's frames.
+  openai: { chatType: "OPENAI", access: "adapter", checkOrigin: false, rateLimit: false, resume: "may", deliveries: ["json"] },
 };
 
 /** The rule of a trigger named in the table, or the definition given; a planned one is a 501. */

@@ -2,6 +2,7 @@
 // RunRequest and the Delivered answer (deliver.ts) back into its response.
 import type { Db, Env } from "../../env";
 import type { Runtime, StreamSink } from "../../engine";
+import type { RunLookups } from "./lookups";
 import type { RunSteps } from "./steps";
 import type { PredictionInput } from "../../schemas/prediction";
 import type { DeliveryKind, TriggerDefinition, TriggerId } from "./triggers";
@@ -33,6 +34,12 @@ export interface RunRequest {
   signal?: AbortSignal;
   /** Execute Flow: the flows that led here, outermost first (the callee refuses a cycle). */
   callStack?: string[];
+  /**
+   * The look-ups an adapter already sent (services/runs/lookups.ts `lookUpRun`) because it needed the
+   * flow before the run (the OpenAI API resolves a model name and checks the caller itself): the run
+   * uses them, so it still makes one D1 round trip before the model.
+   */
+  lookups?: RunLookups;
   /** A detached run (issue 20): the execution row created when the run was accepted, which it fills. */
   executionId?: string;
   /** A detached run: each agentflow node, and the record, as a durable step; a chatflow as one step. */

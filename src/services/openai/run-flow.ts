@@ -1,0 +1,103 @@
+// The OpenAI-compatible API's one way to run a flow: look it up, then run it through the run door's
+// `openai` trigger (chatType OPENAI) whole (JSON) or with a token callback (streaming, through the
+// run's frames). Every other file of the OpenAI API goes through this one.
+import type { Db } from "../../env";
+import type { PredictionInput } from "../../schemas/prediction";
+import { type RunDeps, runFlow as runThroughDoor } from "../runs";
+import { type RunnableFlow, findRunnable } from "../runs/flow";
+import { runsOnAgentflowRuntime } from "../runs/flow-types";
+import { type RunLookups, lookUpRun } from "../runs/lookups";
+import { type TokenUsage, collectUsage } from "./usage";
+
+export type { RunLookups, RunnableFlow };
+export type FlowRunDeps = RunDeps;
+
+export interface FlowTurn {
+  role: "userMessage" | "apiMessage";
+  content: string;
+}
+
+export interface FlowRunInput {
+  question: string;
+  /** Earlier turns sent with the request (before the flow's stored memory of the session). */
+  history: FlowTurn[];
+  chatId?: string;
+  sessionId?: string;
+  /** overrideConfig parameters; each applies only where the flow's apiConfig.overrideConfig enables it. */
+  overrides: Record<string, unknown>;
+  /** Resumes the paused agentflow run `executionId`. */
+  resume?: { executionId: string; type: "proceed" | "reject"; feedback?: string };
+}
+
+export interface FlowRunOutcome {
+  text: string;
+  /** A chatflow's structured output (its output parser's JSON), when it has one. */
+  json?: unknown;
+  chatId: string;
+  sessionId: string;
+  chatMessageId: string;
+  /** Agentflows: the execution (paused or not). */
+  executionId?: string;
+  /** An agentflow stopped for human input: `text` is its question. */
+  paused: boolean;
+  /** The text went out token by token through onToken (else not at all). */
+  streamed: boolean;
+  /** What the flow's chat models reported, summed; undefined when none did. */
+  usage?: Omit<TokenUsage, "source">;
+}
+
+/** The flow `id` and what a run needs beside it, in one D1 round trip with the caller's key (`token`). */
+export function lookUpFlow(deps: Pick<FlowRunDeps, "db" | "env">, id: string, token: string | undefined): RunLookups {
+  return lookUpRun(deps.db, deps.env, id, token);
+}
+
+/** The flow (or assistant) `id`, without the run's other look-ups; 404 when there is none. */
+export const findFlow = (db: Db, id: string): Promise<RunnableFlow> => findRunnable(db, id);
+
+export const isAgentflow = (flow: RunnableFlow): boolean => runsOnAgentflowRuntime(flow.type);
+
+function predictionInput(input: FlowRunInput, streaming: boolean): PredictionInput {
+  const overrideConfig: Record<string, unknown> = { ...input.overrides };
+  if (input.sessionId) overrideConfig.sessionId = input.sessionId;
+  const { resume } = input;
+  return {
+    question: input.question,
+    history: input.history,
+    chatId: input.chatId,
+    overrideConfig,
+    streaming,
+    ...(resume ? { humanInput: { type: resume.type, executionId: resume.executionId, ...(resume.feedback ? { feedback: resume.feedback } : {}) } } : {}),
+  };
+}
+
+/**
+ * Runs the flow through the door (its look-ups handed in: one D1 round trip) and stores its exchange
+ * (chatType OPENAI). With `onToken` the run streams where the flow can; `streamed` says whether it
+ * did. Throws the run's ApiError (400, 404, 409, 502, 504, …).
+ */
+export async function runFlow(
+  deps: FlowRunDeps, flow: RunnableFlow, lookups: RunLookups, input: FlowRunInput, options: { signal: AbortSignal; onToken?: (token: string) => void },
+): Promise<FlowRunOutcome> {
+  const { onToken } = options;
+  let streamed = false;
+  const token = onToken && ((t: string) => {
+    streamed = true;
+    onToken(t);
+  });
+  const frames = token && { token, event: (name: string, data: unknown) => (name === "token" && typeof data === "string" ? token(data) : undefined) };
+  const { result, usage } = collectUsage(async (): Promise<Omit<FlowRunOutcome, "usage" | "streamed">> => {
+    const delivered = await runThroughDoor(deps, {
+      trigger: "openai", flowId: flow.id, input: predictionInput(input, !!onToken), delivery: "json", signal: options.signal, lookups, frames,
+    });
+    if (delivered.kind !== "json") throw new Error("The openai trigger answers JSON");
+    const answer = delivered.body;
+    const executionId = "executionId" in answer ? answer.executionId : undefined;
+    return {
+      text: answer.text, json: "json" in answer ? (answer.json ?? undefined) : undefined,
+      chatId: answer.chatId, sessionId: answer.sessionId, chatMessageId: answer.chatMessageId,
+      executionId, paused: executionId !== undefined && "action" in answer && !!answer.action,
+    };
+  });
+  const outcome = await result;
+  return { ...outcome, streamed, usage: usage() };
+}
