@@ -7,7 +7,7 @@
 //   schemas/ stream/          the contract: zod request/response shapes, the Flowise SSE writer
 //   engine/                   runs flows through ports: agentflow-v1 → agentflow → chatflow → tools → core
 //   providers/ sandbox/       models, stores, loaders…; the QuickJS sandbox (neither knows the other)
-//   lib/ db/ env.ts errors.ts the foundation: helpers, the Drizzle schema, config types, ApiError
+//   lib/ db/ env.ts config.ts errors.ts the foundation: helpers, the Drizzle schema, config types and the one parsed configuration, ApiError
 //
 // A layer may import any layer below it, never one above; a few skips are forbidden too (routes go
 // through services, the engine never touches the database or the Worker's env). No cycle between
@@ -22,7 +22,7 @@ const LAYERS = [
   { name: "contract", path: "^src/(schemas|stream)/" },
   { name: "engine", path: "^src/engine/" },
   { name: "adapters", path: "^src/(providers|sandbox)/" },
-  { name: "foundation", path: "^src/(lib|db)/|^src/(env|errors)\\.ts$" },
+  { name: "foundation", path: "^src/(lib|db)/|^src/(env|errors|config)\\.ts$" },
 ];
 
 const upward = LAYERS.slice(1).map((layer, i) => ({

@@ -12,7 +12,26 @@ export type { Db };
  */
 export interface Env extends CloudflareBindings, OptionalConfig {}
 
-interface OptionalConfig {
+/**
+ * The vars providers read (src/providers/types.ts ProviderEnv; services/runtime hands exactly these
+ * to the engine): the OpenAI default key and base URL, the native chat APIs', the search and paper
+ * services', GitHub's and Pinecone's base URLs (tests point them at loopback stand-ins), and what the
+ * outbound policy's endpoint rule reads. One list, so a new one is added in one place.
+ */
+export const PROVIDER_VARS = [
+  "ENVIRONMENT", "OUTBOUND_ALLOW",
+  "OPENAI_BASE_URL", "OPENAI_API_KEY",
+  "ANTHROPIC_BASE_URL", "GOOGLE_GENERATIVE_AI_BASE_URL", "HUGGINGFACE_BASE_URL", "REPLICATE_BASE_URL",
+  "SERPAPI_BASE_URL", "SERPER_BASE_URL", "GOOGLE_CUSTOM_SEARCH_BASE_URL", "BRAVE_SEARCH_BASE_URL", "TAVILY_BASE_URL", "ARXIV_BASE_URL",
+  "GITHUB_API_BASE_URL", "PINECONE_BASE_URL",
+] as const;
+export type ProviderVar = (typeof PROVIDER_VARS)[number];
+
+/**
+ * Vars and secrets a deployment may leave unset. Those with behaviour of their own (time limits,
+ * body limits, leases) are parsed, with their defaults, by config.ts; work limits by lib/limits.ts.
+ */
+interface OptionalConfig extends Partial<Record<Exclude<ProviderVar, keyof CloudflareBindings>, string>> {
   ADMIN_API_KEY?: string;
   JWT_SECRET?: string;
   CREDENTIAL_ENCRYPTION_KEY?: string;
@@ -21,37 +40,17 @@ interface OptionalConfig {
    * worker stopped renewing it for that long is shown STALE. A queued upsert's lasts 5 times that.
    */
   UPSERT_LEASE_SECONDS?: string;
-  OPENAI_BASE_URL?: string;
-  OPENAI_API_KEY?: string;
-  /** Tool services' base URLs (tests point them at loopback stand-ins); README "Configuration". */
-  SERPAPI_BASE_URL?: string;
-  SERPER_BASE_URL?: string;
-  GOOGLE_CUSTOM_SEARCH_BASE_URL?: string;
-  BRAVE_SEARCH_BASE_URL?: string;
-  TAVILY_BASE_URL?: string;
-  ARXIV_BASE_URL?: string;
-  /** Custom tool time limit in ms (default 5000, at most 60000). */
   TOOL_TIMEOUT_MS?: string;
-  ANTHROPIC_BASE_URL?: string;
-  GOOGLE_GENERATIVE_AI_BASE_URL?: string;
-  HUGGINGFACE_BASE_URL?: string;
-  REPLICATE_BASE_URL?: string;
-  /** Seconds an agentflow execution may go without a sign of life before it is TIMEOUT (default 120). */
+  TOOL_SLICE_MS?: string;
   EXECUTION_LEASE_SECONDS?: string;
-  /** Pinecone's control plane (default https://api.pinecone.io); index hosts come from describe_index. */
-  PINECONE_BASE_URL?: string;
-  /** D1 bindings sqlDatabaseChain flows may query, and those they may also write (README "SQL databases"). */
+  /** D1 bindings sqlDatabaseChain flows may query, and those they may also write (docs/flows-and-nodes.md). */
   SQL_D1_BINDINGS?: string;
   SQL_D1_WRITE_BINDINGS?: string;
-  /** GitHub's REST API for the github loader (default https://api.github.com). */
-  GITHUB_API_BASE_URL?: string;
   /** Browser origins that may call the MCP endpoints (comma-separated, `*` = any); requests from others are 403. */
   MCP_CORS_ORIGINS?: string;
   /** Asynchronous runs (docs/async-runs.md): the key their callbacks are signed with (HMAC-SHA256). */
   CALLBACK_SECRET?: string;
-  /** A detached run's time limit per run or resume, in ms (default 3,600,000: an hour). */
   ASYNC_RUN_TIMEOUT_MS?: string;
-  /** How long a detached run waits for human input, in ms (default 7 days), then ends TIMEOUT. */
   HUMAN_INPUT_TIMEOUT_MS?: string;
 }
 
@@ -76,16 +75,8 @@ export function isDevelopment(env: Env): boolean {
   return env.ENVIRONMENT === "development";
 }
 
-export function maxBodyBytes(env: Env): number {
-  const mb = Number(env.MAX_BODY_MB);
-  return (Number.isFinite(mb) && mb > 0 ? mb : 5) * 1024 * 1024;
-}
-
-/** The upload limit of document store and vector upserts: MAX_UPLOAD_MB (default 20). */
-export function maxUploadBytes(env: Env): number {
-  const mb = Number(env.MAX_UPLOAD_MB);
-  return (Number.isFinite(mb) && mb > 0 ? mb : 20) * 1024 * 1024;
-}
+// The body and upload limits are read from the one configuration (config.ts).
+export { maxBodyBytes, maxUploadBytes } from "./config";
 
 export function listVar(value: string | undefined): string[] {
   return (value ?? "").split(",").map((s) => s.trim()).filter(Boolean);

@@ -4,6 +4,7 @@
 // the event log, calls the caller back, and — when the run paused for human input — waits for the
 // resume (step.waitForEvent) and runs it the same way, until the run ends or its wait times out.
 import { WorkflowEntrypoint, type WorkflowEvent, type WorkflowStep } from "cloudflare:workers";
+import { configOf } from "../config";
 import { createDb } from "../db";
 import type { Env } from "../env";
 import { ApiError } from "../errors";
@@ -18,12 +19,8 @@ import { type CallbackBody, deliverCallback } from "./callback";
 import { eventLogOf } from "./event-log";
 import { type StepCounter, WorkflowSteps } from "./steps";
 
-const HOUR_MS = 3_600_000;
-const DAY_MS = 24 * HOUR_MS;
-const positive = (v: unknown, fallback: number) => (Number(v) > 0 ? Math.floor(Number(v)) : fallback);
-
 /** The Worker's env for a detached run: its time limit is ASYNC_RUN_TIMEOUT_MS (an hour), not a request's. */
-const detachedEnv = (env: Env): Env => ({ ...env, RUN_TIMEOUT_MS: String(positive(env.ASYNC_RUN_TIMEOUT_MS, HOUR_MS)) });
+const detachedEnv = (env: Env): Env => ({ ...env, RUN_TIMEOUT_MS: String(configOf(env).ASYNC_RUN_TIMEOUT_MS) });
 
 export class RunWorkflow extends WorkflowEntrypoint<Env, DetachedParams> {
   async run(event: WorkflowEvent<DetachedParams>, step: WorkflowStep): Promise<{ state: string }> {
@@ -112,7 +109,7 @@ export class RunWorkflow extends WorkflowEntrypoint<Env, DetachedParams> {
    * long, or the state a request that resumed it in its own isolate left.
    */
   private async waitForResume(step: WorkflowStep, steps: WorkflowSteps, params: DetachedParams, env: Env): Promise<{ input: DetachedParams["input"] } | { state: string }> {
-    const timeoutMs = positive(env.HUMAN_INPUT_TIMEOUT_MS, 7 * DAY_MS);
+    const timeoutMs = configOf(env).HUMAN_INPUT_TIMEOUT_MS;
     for (let wait = 0; ; wait++) {
       let event: { payload: ResumeEvent };
       try {

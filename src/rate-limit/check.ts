@@ -1,3 +1,4 @@
+import { configOf as workerConfigOf } from "../config";
 import type { Env } from "../env";
 import { tooManyRequests } from "../errors";
 import type { RateLimiter } from "./limiter";
@@ -46,6 +47,6 @@ export const UNTRUSTED_CLIENT = "untrusted-client";
  * clients share one count. X-Forwarded-For is never read: clients set it freely.
  */
 export function clientIpOf(headers: Headers, env: Env): string {
-  if (env.TRUST_CF_CONNECTING_IP !== "true") return UNTRUSTED_CLIENT;
+  if (!workerConfigOf(env).TRUST_CF_CONNECTING_IP) return UNTRUSTED_CLIENT;
   return headers.get("cf-connecting-ip")?.trim() || UNTRUSTED_CLIENT;
 }

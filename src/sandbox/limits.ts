@@ -1,13 +1,10 @@
 // The sandbox's limits: time (the whole call, and each stretch of computing without returning to
-// the host's event loop), memory, stack, requests and timers.
-const DEFAULT_TIMEOUT_MS = 5_000;
-const MAX_TIMEOUT_MS = 60_000;
-/**
- * Longest stretch a function may compute without awaiting host work (a timer or a request). The
- * worker's isolate serves other requests only between such stretches, so one function computing
- * forever must not hold it: past this the function is stopped, even inside its time limit.
- */
-const DEFAULT_SLICE_MS = 500;
+// the host's event loop), memory, stack, requests and timers. The two time limits are vars
+// (TOOL_TIMEOUT_MS, default 5 s; TOOL_SLICE_MS, default 500 ms: the longest stretch a function may
+// compute without awaiting a timer or a request — the isolate serves other requests only between
+// such stretches — both at most 60 s), read from the one configuration (config.ts).
+import { configOf } from "../config";
+
 /** QuickJS's limit per run. In this build it counts allocations, not their sizes (see engine.ts). */
 export const MEMORY_LIMIT_BYTES = 32 * 1024 * 1024;
 /**
@@ -44,21 +41,10 @@ export interface SandboxLimitsEnv {
   TOOL_SLICE_MS?: unknown;
 }
 
-const positive = (value: unknown): number | undefined => {
-  const n = Number(value);
-  return value !== undefined && value !== "" && Number.isFinite(n) && n > 0 ? Math.floor(n) : undefined;
-};
+/** The time limit from TOOL_TIMEOUT_MS (milliseconds, 1 to 60000), else 5 s (config.ts). */
+export const toolTimeoutMs = (env: SandboxLimitsEnv): number => configOf(env).TOOL_TIMEOUT_MS;
 
-/** The time limit from TOOL_TIMEOUT_MS (milliseconds, 1 to 60000), else 5 s. */
-export function toolTimeoutMs(env: SandboxLimitsEnv): number {
-  const n = positive(env.TOOL_TIMEOUT_MS);
-  return n ? Math.min(n, MAX_TIMEOUT_MS) : DEFAULT_TIMEOUT_MS;
-}
-
-/** The longest computing stretch from TOOL_SLICE_MS (milliseconds, at most 60000), else 500 ms. */
-export function toolSliceMs(env: SandboxLimitsEnv): number {
-  const n = positive(env.TOOL_SLICE_MS);
-  return n ? Math.min(n, MAX_TIMEOUT_MS) : DEFAULT_SLICE_MS;
-}
+/** The longest computing stretch from TOOL_SLICE_MS (milliseconds, at most 60000), else 500 ms (config.ts). */
+export const toolSliceMs = (env: SandboxLimitsEnv): number => configOf(env).TOOL_SLICE_MS;
 
 export const seconds = (ms: number) => (ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`);

@@ -1,5 +1,6 @@
 import { and, eq, inArray, lt } from "drizzle-orm";
 import type { Db, Env } from "../env";
+import { configOf } from "../config";
 import { execution } from "../db/schema";
 
 /**
@@ -8,11 +9,10 @@ import { execution } from "../db/schema";
  * then fixed to TIMEOUT by a conditional update, so a run that was only slow cannot be overwritten
  * by the sweep's decision, nor overwrite it afterwards (its checkpoints need state INPROGRESS).
  */
-const DEFAULT_LEASE_SECONDS = 120;
+// EXECUTION_LEASE_SECONDS, default 120 (config.ts).
 
 export function leaseMs(env: Env): number {
-  const seconds = Number(env.EXECUTION_LEASE_SECONDS);
-  return (Number.isFinite(seconds) && seconds > 0 ? seconds : DEFAULT_LEASE_SECONDS) * 1000;
+  return configOf(env).EXECUTION_LEASE_SECONDS * 1000;
 }
 
 /** How often a live run renews its lease: well inside the lease, so one late timer is harmless. */

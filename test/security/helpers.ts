@@ -1,5 +1,6 @@
 // Shared by the security tests: a chatflow pointed at the stand-in model, stream frames, and
 // deployment vars set for one test file (the worker under test reads the same env object).
+import { forgetConfig } from "../../src/config";
 import { env } from "cloudflare:workers";
 import llmChain from "../engine/fixtures/llm-chain.json";
 import { type Fixture, flowDataOf, pointAtStandin, standinUrl } from "../engine/helpers";
@@ -48,10 +49,12 @@ export function setVars(values: Record<string, string>): () => void {
   const target = env as unknown as Record<string, unknown>;
   const before = Object.fromEntries(Object.keys(values).map((k) => [k, target[k]]));
   Object.assign(target, values);
+  forgetConfig(target); // the worker parsed its vars once (src/config.ts)
   return () => {
     for (const [k, v] of Object.entries(before)) {
       if (v === undefined) delete target[k];
       else target[k] = v;
     }
+    forgetConfig(target);
   };
 }

@@ -2,13 +2,11 @@
 // every token, so one that trickles a token a second would hold a run — and its isolate's memory —
 // forever; this clock does not move. Past it the run is aborted and answers 504 (JSON) or an
 // `error` frame then `end` (stream), with nothing stored.
+import { configOf } from "../../config";
 import { ApiError, gatewayTimeout } from "../../errors";
 
-export const DEFAULT_RUN_TIMEOUT_MS = 120_000;
-
 export function runTimeoutMs(env: { RUN_TIMEOUT_MS?: unknown }): number {
-  const n = Number(env.RUN_TIMEOUT_MS);
-  return Number.isFinite(n) && n > 0 ? n : DEFAULT_RUN_TIMEOUT_MS;
+  return configOf(env).RUN_TIMEOUT_MS;
 }
 
 /** The abort reason of a run stopped by its time limit. */

@@ -12,30 +12,17 @@ import { buildVectorStore } from "../../providers/vectorstores/registry";
 import { runSandboxed } from "../../sandbox";
 import { assistantSpec } from "../assistant-flow";
 import { getCredentialData } from "../credentials";
-import { type Db, type Env, maxUploadBytes } from "../../env";
+import { type Db, type Env, PROVIDER_VARS, type ProviderVar, maxUploadBytes } from "../../env";
+import type { ProviderEnv } from "../../providers/types";
 import { loadSessionMemory } from "../runs/history";
 import { loadVariables } from "../runs/vars";
 import { documentStorePort } from "./document-stores";
 
-/** The bindings and vars provider registries read (src/providers/types.ts ProviderEnv). */
-const providerEnv = (env: Env) => ({
-  ENVIRONMENT: env.ENVIRONMENT,
-  OUTBOUND_ALLOW: env.OUTBOUND_ALLOW,
+/** The bindings and vars provider registries read (src/providers/types.ts ProviderEnv): one list, env.ts PROVIDER_VARS. */
+const providerEnv = (env: Env): ProviderEnv => ({
   AI: env.AI,
   VECTORIZE: env.VECTORIZE,
-  OPENAI_BASE_URL: env.OPENAI_BASE_URL,
-  OPENAI_API_KEY: env.OPENAI_API_KEY,
-  ANTHROPIC_BASE_URL: env.ANTHROPIC_BASE_URL,
-  GOOGLE_GENERATIVE_AI_BASE_URL: env.GOOGLE_GENERATIVE_AI_BASE_URL,
-  HUGGINGFACE_BASE_URL: env.HUGGINGFACE_BASE_URL,
-  REPLICATE_BASE_URL: env.REPLICATE_BASE_URL,
-  SERPAPI_BASE_URL: env.SERPAPI_BASE_URL,
-  SERPER_BASE_URL: env.SERPER_BASE_URL,
-  GOOGLE_CUSTOM_SEARCH_BASE_URL: env.GOOGLE_CUSTOM_SEARCH_BASE_URL,
-  BRAVE_SEARCH_BASE_URL: env.BRAVE_SEARCH_BASE_URL,
-  TAVILY_BASE_URL: env.TAVILY_BASE_URL,
-  ARXIV_BASE_URL: env.ARXIV_BASE_URL,
-  GITHUB_API_BASE_URL: env.GITHUB_API_BASE_URL,
+  ...(Object.fromEntries(PROVIDER_VARS.map((name) => [name, env[name]])) as Partial<Record<ProviderVar, string>>),
 });
 
 export function createRuntime(env: Env, db: Db): Runtime {
