@@ -1,8 +1,9 @@
 // Every benchmark scenario, in the order they run (later issues append theirs to a family file).
 import { crudScenarios } from "./crud.mjs";
 import { documentScenarios } from "./documents.mjs";
+import { ingestionScenarios } from "./ingestion.mjs";
 import { predictionJsonScenarios } from "./prediction-json.mjs";
 import { runtimeFloorScenarios } from "./runtime-floor.mjs";
 import { streamingScenarios } from "./streaming.mjs";
 
-export const SCENARIOS = [...runtimeFloorScenarios, ...crudScenarios, ...streamingScenarios, ...predictionJsonScenarios, ...documentScenarios];
+export const SCENARIOS = [...runtimeFloorScenarios, ...crudScenarios, ...streamingScenarios, ...predictionJsonScenarios, ...documentScenarios, ...ingestionScenarios];
