@@ -14,6 +14,7 @@ const textFileLoader: LoaderDefinition = {
   aliases: ["txtFile"],
   label: "Text File",
   fileField: "txtFile",
+  windows: "text",
   accepts: isTextLike,
   async load({ files, limits }) {
     needFiles(files, "textFile");
