@@ -182,7 +182,7 @@ documentStoreRoutes.openAPIRegistry.registerPath({
   },
   responses: {
     200: { description: "The upsert's counts", content: { "application/json": { schema: VectorUpsertResponse } } },
-    202: { description: "Accepted: continues in the queue (`async: true`, or more than UPSERT_QUEUE_CHUNKS chunks)", content: { "application/json": { schema: UpsertAccepted } } },
+    202: { description: "Accepted: continues in the queue (`async: true`, or more than UPSERT_QUEUE_CHUNKS chunks or UPSERT_QUEUE_MB of text and JSON Lines files)", content: { "application/json": { schema: UpsertAccepted } } },
     ...errorResponsesFor([400, 401, 403, 404, 413, 415, 502, 504]),
   },
 });

@@ -222,6 +222,25 @@ describe("through the queue", () => {
   }, 180_000);
 });
 
+describe("bad input found by a later queue message", () => {
+  it("leaves the loader STALE with the error and none of its chunks or vectors; the store stays", async () => {
+    vars({ UPSERT_WINDOW_MB: String(16_000 / MB), UPSERT_MESSAGE_MB: String(40_000 / MB) });
+    const store = await newStore();
+    const lines = Array.from({ length: 3000 }, (_, i) => JSON.stringify({ text: `Record ${i + 1} of the harbour log.` }));
+    lines.splice(2800, 0, "{not json");
+    const res = await upsertRaw(store.id, await multipart(form([{ name: "log.jsonl", type: "application/jsonl", data: lines.join("\n") }], { ...LOCAL, loader: { name: "jsonlinesFile", config: { pointerName: "text" } }, async: "true" })));
+    expect(res.status).toBe(202);
+    const done = await waitForStatus(store.id, (s) => s.status !== "UPSERTING", 60_000);
+    const [loader] = loadersOf(done);
+    expect(loader).toMatchObject({ status: "STALE", error: "File log.jsonl line 2801 is not valid JSON", totalChunks: 0, totalChars: 0 });
+    expect(loader.progress).toBeUndefined();
+    const snap = await snapshot(store.id);
+    expect(snap).toMatchObject({ chunks: 0, vectors: 0, embeddings: 0 });
+    expect(snap.store).toMatchObject({ id: store.id });
+    expect(snap.files).toEqual([`docustore/${store.id}/${loader.id}/log.jsonl`]); // kept: a refresh after fixing the config can read it again
+  }, 60_000);
+});
+
 /** openAIEmbeddings at an outside URL whose answers the test controls through a fetch spy. */
 async function remoteEmbedding() {
   const cred = await json("POST", "/credentials", { body: { name: "oa", credentialName: "openAIApi", plainDataObj: { openAIApiKey: "sk-test" } } });

@@ -76,6 +76,8 @@ class StreamedRun {
   private fileEntries: LoaderFileEntry[];
   private readonly sources = new Map<number, ByteSource>();
   private readonly added: Document[] = [];
+  /** This call made the run's first write (a later call of a queued run did not). */
+  private began = false;
   /** The store's component configs before the run wrote its own (put back if the run is undone). */
   private storeBefore: { embeddingConfig: string | null; vectorStoreConfig: string | null; recordManagerConfig: string | null; updatedDate: string } | undefined;
 
@@ -177,6 +179,7 @@ class StreamedRun {
   /** Before the first write: the store (when new), the lease, the files under the loader. */
   private async begin(): Promise<void> {
     const { plan } = this;
+    this.began = true;
     this.storeBefore = plan.newStore ? undefined : await this.deps.db.select(STORE_CONFIG).from(documentStore).where(eq(documentStore.id, plan.storeId)).get();
     if (plan.newStore) await createStore(this.deps.db, { id: plan.storeId, name: plan.newStore.name, description: plan.newStore.description ?? null });
     if (plan.replaces) await this.lease.claim();
@@ -305,25 +308,33 @@ class StreamedRun {
     const dropChunks = { sql: `DELETE FROM document_store_file_chunk WHERE storeId = ? AND docId = ? AND ${HOLDS_LEASE}`, params: [plan.storeId, plan.entryId, ...this.held] };
     const store = this.restoreStore();
     if (!plan.replaces) {
-      await runBatch(deps.db, [dropChunks, store, { sql: "DELETE FROM document_store_loader WHERE id = ? AND storeId = ? AND leaseId = ?", params: [plan.entryId, plan.storeId, lease.id] }]);
+      await runBatch(deps.db, [dropChunks, ...store, { sql: "DELETE FROM document_store_loader WHERE id = ? AND storeId = ? AND leaseId = ?", params: [plan.entryId, plan.storeId, lease.id] }]);
       await deleteLoaderFiles(this.bucket, plan.storeId, plan.entryId);
       return;
     }
-    await runBatch(deps.db, [dropChunks, store, endRow(lease, { status: "STALE", error, emptied: true })]);
+    await runBatch(deps.db, [dropChunks, ...store, endRow(lease, { status: "STALE", error, emptied: true })]);
     await lease.release();
   }
 
-  /** The store as it was before the run: its configs put back (unless changed since), or — made by this run — gone while it holds nothing. */
-  private restoreStore(): Stmt {
+  /**
+   * The store as it was before the run: its configs put back (unless changed since), or — made by
+   * this run — gone while it holds nothing. Only by the call that wrote them (a queued upsert
+   * saved its configs when it was staged).
+   */
+  private restoreStore(): Stmt[] {
     const { plan } = this;
     const b = this.storeBefore;
-    if (!b) return { sql: "DELETE FROM document_store WHERE id = ? AND NOT EXISTS (SELECT 1 FROM document_store_loader WHERE storeId = ? AND id <> ?)", params: [plan.storeId, plan.storeId, plan.entryId] };
+    if (!this.began) return [];
+    if (plan.newStore) {
+      return [{ sql: "DELETE FROM document_store WHERE id = ? AND NOT EXISTS (SELECT 1 FROM document_store_loader WHERE storeId = ? AND id <> ?)", params: [plan.storeId, plan.storeId, plan.entryId] }];
+    }
+    if (!b) return [];
     const { embedding, vectorStore, recordManager } = plan.components;
-    return {
+    return [{
       sql: `UPDATE document_store SET embeddingConfig = ?, vectorStoreConfig = ?, recordManagerConfig = ?, updatedDate = ?
         WHERE id = ? AND embeddingConfig IS ? AND vectorStoreConfig IS ? AND recordManagerConfig IS ?`,
       params: [b.embeddingConfig, b.vectorStoreConfig, b.recordManagerConfig, b.updatedDate, plan.storeId, configString(embedding), configString(vectorStore), configString(recordManager)],
-    };
+    }];
   }
 
   /** A request's run that failed on the server's side: its chunks stay; the loader says how far it got. */
