@@ -11,7 +11,7 @@
 //     letting it grow far above what is live);
 //   - workerd RSS: the whole local runtime process (every isolate, local D1/R2/queue simulation
 //     and their caches), above its level before the upload.
-// BENCH_INGEST_MB=1,19 picks other sizes; BENCH_LIVE_HEAP_MS=0 forces no collections (chunks/s
+// BENCH_INGEST_MB=1,19 picks other sizes; BENCH_INGEST_FORMAT=jsonl uploads JSON Lines instead; BENCH_LIVE_HEAP_MS=0 forces no collections (chunks/s
 // undisturbed, live heap not measured).
 import { randomUUID } from "node:crypto";
 import { readFileSync, readdirSync } from "node:fs";
@@ -20,6 +20,8 @@ import WebSocket from "ws";
 import { dispatcher, httpFetch } from "../load.mjs";
 
 const SIZES_MB = (process.env.BENCH_INGEST_MB ?? "1,19,100").split(",").map(Number).filter((n) => n > 0);
+/** `text` (a .txt file, textFile) or `jsonl` (a .jsonl file of {"id", "text"} records, jsonlinesFile on `text`). */
+const FORMAT = process.env.BENCH_INGEST_FORMAT === "jsonl" ? "jsonl" : "text";
 /** Files above this go through the queue (`async: true`); the others are answered in the request. */
 const ASYNC_FROM_MB = 32;
 const TIMEOUT_MS = 60 * 60_000;
@@ -53,6 +55,19 @@ function benchText(bytes, seed) {
     size += paragraph.length + 2;
   }
   return Buffer.from(parts.join("\n\n").slice(0, bytes));
+}
+
+/** JSON Lines of exactly `bytes`: one {"id", "text"} record per paragraph of benchText. */
+function benchJsonl(bytes, seed) {
+  const lines = [];
+  let size = 0;
+  for (const [i, paragraph] of benchText(bytes, seed).toString().split("\n\n").entries()) {
+    const line = JSON.stringify({ id: i + 1, text: paragraph });
+    if (size + line.length + 1 > bytes) break;
+    lines.push(line);
+    size += line.length + 1;
+  }
+  return Buffer.from(lines.join("\n") + "\n");
 }
 
 /** The workerd process serving the bench (a descendant of the server script). */
@@ -138,19 +153,21 @@ async function sampler(isolate, pid) {
 function multipart(file, fields) {
   const boundary = `----edgeflow-bench-${randomUUID()}`;
   const head = (name, extra = "") => `--${boundary}\r\nContent-Disposition: form-data; name="${name}"${extra}\r\n`;
-  const parts = [Buffer.from(`${head("files", '; filename="bench.txt"')}Content-Type: text/plain\r\n\r\n`), file, Buffer.from("\r\n")];
+  const [filename, type] = FORMAT === "jsonl" ? ["bench.jsonl", "application/jsonl"] : ["bench.txt", "text/plain"];
+  const parts = [Buffer.from(`${head("files", `; filename="${filename}"`)}Content-Type: ${type}\r\n\r\n`), file, Buffer.from("\r\n")];
   for (const [k, v] of Object.entries(fields)) parts.push(Buffer.from(`${head(k)}\r\n${v}\r\n`));
   parts.push(Buffer.from(`--${boundary}--\r\n`));
   return { body: Buffer.concat(parts), type: `multipart/form-data; boundary=${boundary}` };
 }
 
 async function ingestOne(ctx, isolate, mb) {
-  const file = benchText(mb * 1024 * 1024, 7 + mb);
+  const file = FORMAT === "jsonl" ? benchJsonl(mb * 1024 * 1024, 7 + mb) : benchText(mb * 1024 * 1024, 7 + mb);
   const store = await ctx.api("POST", "/document-store/store", { name: `bench ingest ${mb} MB` });
   if (store.status !== 200) throw new Error(`POST /document-store/store answered ${store.status}`);
   const storeId = store.json.id;
   const queued = mb >= ASYNC_FROM_MB;
   const { body, type } = multipart(file, {
+    ...(FORMAT === "jsonl" ? { loader: JSON.stringify({ name: "jsonlinesFile", config: { pointerName: "text" } }) } : {}),
     embedding: JSON.stringify({ name: "localHashEmbeddings" }),
     vectorStore: JSON.stringify({ name: "localVectorStore" }),
     async: queued ? "true" : "false",
@@ -197,7 +214,7 @@ async function ingestOne(ctx, isolate, mb) {
 
 export const ingestionScenarios = [
   {
-    name: `ingest large text files (${SIZES_MB.join(", ")} MB: chunks/s, peak memory)`,
+    name: `ingest large ${FORMAT === "jsonl" ? "JSON Lines" : "text"} files (${SIZES_MB.join(", ")} MB: chunks/s, peak memory)`,
     inspector: true,
     optIn: true,
     async setup() {
