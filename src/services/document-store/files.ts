@@ -1,5 +1,7 @@
 // Files of document store loaders in R2, under docustore/<storeId>/<loaderId>/<name> (Flowise's
-// folder name), so a loader's or a store's files go with one prefix delete.
+// folder name), so a loader's or a store's files go with one prefix delete. A multipart upload is
+// staged under docustore/<storeId>/<uploadId>/ as it arrives (uploads.ts): a new loader takes the
+// upload's id and keeps its files where they are; otherwise they are copied, as streams.
 import { badRequest } from "../../errors";
 import type { LoaderFile } from "../../providers/loaders/types";
 import { nowIso } from "../../lib/time";
