@@ -20,6 +20,8 @@
 //   --server S        start (default) or dev
 //   --server-log-level <lvl>  the server's --log-level (default "warn": no per-request log line)
 //   --keep            keep the temporary state directory (its path is printed)
+//   --only ingest     large-file ingestion (1, 19 and 100 MB text: chunks/s, peak memory;
+//                     scenarios/ingestion.mjs): runs only when asked for by name
 import { randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -67,14 +69,18 @@ function cleanupSync() {
 }
 
 async function main() {
-  const scenarios = SCENARIOS.filter((s) => opts.only.length === 0 || opts.only.some((o) => s.name.toLowerCase().includes(o.toLowerCase())));
+  const named = (s) => opts.only.some((o) => s.name.toLowerCase().includes(o.toLowerCase()));
+  // Opt-in scenarios (minutes long) run only when --only names them.
+  const scenarios = SCENARIOS.filter((s) => (opts.only.length === 0 && !s.optIn) || named(s));
   if (scenarios.length === 0) throw new Error(`bench: no scenario matches --only ${opts.only.join(",")}`);
   await initClient(opts.concurrency);
 
   state.dir = mkdtempSync(join(tmpdir(), "edgeflow-bench-"));
   const app = join(state.dir, "app");
   snapshot(app);
-  const server = new BenchServer({ app, stateDir: join(state.dir, "state"), logFile: join(state.dir, "server.log"), kind: opts.server, logLevel: opts.serverLogLevel });
+  // A scenario that reads the isolate's heap needs the server's V8 inspector.
+  const inspectorPort = scenarios.some((s) => s.inspector) ? await freePort() : undefined;
+  const server = new BenchServer({ app, stateDir: join(state.dir, "state"), logFile: join(state.dir, "server.log"), kind: opts.server, logLevel: opts.serverLogLevel, inspectorPort });
   state.server = server;
   const persist = ["--local", "--env", "local", "--persist-to", server.stateDir];
   console.log(`bench: server \`npm ${opts.server === "dev" ? "run dev" : "start"}\`, state in ${state.dir} (temporary), client: ${clientName}, ` +
@@ -88,6 +94,10 @@ async function main() {
   const ctx = {
     baseUrl,
     port,
+    inspectorPort,
+    get serverPid() {
+      return server.pid;
+    },
     opts,
     onCleanup: (fn) => cleanups.push(fn),
     apiKey: undefined,

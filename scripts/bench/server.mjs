@@ -47,8 +47,8 @@ export function freePort() {
 
 /** One server (its app snapshot dir, state dir, log file, kind), started and stopped as often as asked. */
 export class BenchServer {
-  constructor({ app, stateDir, logFile, kind, logLevel }) {
-    Object.assign(this, { app, stateDir, logFile, kind, logLevel, child: undefined });
+  constructor({ app, stateDir, logFile, kind, logLevel, inspectorPort }) {
+    Object.assign(this, { app, stateDir, logFile, kind, logLevel, inspectorPort, child: undefined });
     if (!SCRIPTS[kind]) throw new Error(`bench: --server must be one of ${Object.keys(SCRIPTS).join(", ")}, got ${kind}`);
   }
 
@@ -64,7 +64,8 @@ export class BenchServer {
   async start(port) {
     const log = createWriteStream(this.logFile, { flags: "a" });
     await new Promise((r) => log.on("open", r));
-    const args = [join(this.app, "scripts", SCRIPTS[this.kind]), "--port", String(port), "--persist-to", this.stateDir, "--log-level", this.logLevel];
+    const args = [join(this.app, "scripts", SCRIPTS[this.kind]), "--port", String(port), "--persist-to", this.stateDir, "--log-level", this.logLevel,
+      ...(this.inspectorPort ? ["--inspect", String(this.inspectorPort)] : [])];
     const child = spawn(process.execPath, args, { cwd: this.app, env: toolEnv, stdio: ["ignore", log, log], detached: true });
     this.child = child;
     let exited = false;
@@ -82,6 +83,11 @@ export class BenchServer {
     }
     const tail = readFileSync(this.logFile, "utf8").split("\n").slice(-30).join("\n");
     throw new Error(`the server did not answer /api/v1/ping (${exited ? "it exited" : "timed out"}). Log:\n${tail}`);
+  }
+
+  /** The server script's process id (workerd runs below it). */
+  get pid() {
+    return this.child?.pid;
   }
 
   async stop() {

@@ -182,6 +182,11 @@ export const documentStoreLoader = sqliteTable("document_store_loader", {
   files: text("files").notNull().default("[]"),
   leaseId: text("leaseId"),
   leaseUntil: integer("leaseUntil"),
+  /**
+   * A streamed upsert's position (JSON): how far it read, the run it belongs to and where the next
+   * window starts; null when no streamed run is under way or left unfinished.
+   */
+  progress: text("progress"),
   createdDate: createdDate(),
   updatedDate: updatedDate(),
 }, (t) => [index("idx_document_store_loader_store").on(t.storeId, t.position)]);

@@ -20,13 +20,28 @@ const WORK_LIMITS = {
   pdfPages: { env: "PDF_MAX_PAGES", fallback: 1_000, unit: "pages" },
   csvColumns: { env: "CSV_MAX_COLUMNS", fallback: 2_000, unit: "columns" },
   csvRows: { env: "CSV_MAX_ROWS", fallback: 20_000, unit: "rows" },
-  /** Text one upsert's loaders read (text, CSV, JSON and JSON Lines files; text out of PDF and DOCX), in MB. */
+  /**
+   * Text a loader holds whole (CSV and JSON files, a chatflow's text files, text out of PDF and
+   * DOCX; a JSON Lines line), in MB. A document store's text and JSON Lines files are read in
+   * windows instead, up to streamedFileMb.
+   */
   textMb: { env: "MAX_TEXT_MB", fallback: 10, unit: "MB of text" },
+  /** Chunks of an upsert held in memory together (loaders that read whole files). */
   chunks: { env: "MAX_CHUNKS_PER_UPSERT", fallback: 20_000, unit: "chunks" },
+  /** A text or JSON Lines file a document store reads in windows (never whole), in MB. */
+  streamedFileMb: { env: "MAX_STREAMED_FILE_MB", fallback: 128, unit: "MB" },
+  /** Chunks of one loader whose files are read in windows (stored window by window, not held). */
+  streamedChunks: { env: "MAX_STREAMED_CHUNKS", fallback: 500_000, unit: "chunks" },
+  /** Text read, split and embedded at a time from a streamed file, in MB: what memory holds of it. */
+  windowMb: { env: "UPSERT_WINDOW_MB", fallback: 2, unit: "MB per window" },
   /** Rows of a sqlDatabaseChain query's result read and shown to the model (the rest is cut). */
   sqlRows: { env: "SQL_MAX_ROWS", fallback: 100, unit: "rows" },
   /** A document store upsert with more chunks than this runs through the upsert queue. */
   queueChunks: { env: "UPSERT_QUEUE_CHUNKS", fallback: 5_000, unit: "chunks" },
+  /** … as does one whose streamed files are larger than this together, in MB. */
+  queueMb: { env: "UPSERT_QUEUE_MB", fallback: 32, unit: "MB" },
+  /** Of a streamed file, what one queue message reads before it queues the rest as another message, in MB. */
+  messageMb: { env: "UPSERT_MESSAGE_MB", fallback: 16, unit: "MB" },
 } satisfies Record<string, LimitSpec>;
 
 export type LimitName = keyof typeof WORK_LIMITS;

@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import type { Context, MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
-import { type AppEnv, maxUploadBytes } from "../env";
+import { type AppEnv, maxBodyBytes, maxUploadBytes } from "../env";
 import { requireAuth } from "../auth/bearer";
 import { badRequest, payloadTooLarge } from "../errors";
 import { DeletedResponse, IdParam, PageQuery, listOf } from "../schemas/common";
@@ -28,6 +28,8 @@ import * as chunks from "../services/document-store/chunks";
 import * as stores from "../services/document-store/stores";
 import type { DocStoreDeps, LoaderFile } from "../services/document-store/types";
 import { isAccepted, refreshDocStore, upsertDocStore } from "../services/document-store/upsert";
+import type { Uploads } from "../services/document-store/plan";
+import { discardUpload, largestUpload, receiveForm } from "../services/document-store/uploads";
 import { queryStore } from "../services/document-store/query";
 import { deleteStoreVectors } from "../services/document-store/vectors";
 import { readJsonOrForm } from "./request-body";
@@ -42,32 +44,50 @@ const depsOf = (c: Context<AppEnv>): DocStoreDeps => ({
   getCredential: (id) => getCredentialData(c.var.db, c.env.CREDENTIAL_ENCRYPTION_KEY, id),
 });
 
-/** Upserts carry files: their body limit is MAX_UPLOAD_MB (plus room for the form fields). */
+/**
+ * Upserts carry files. A chatflow's vector upsert: up to MAX_UPLOAD_MB (plus room for the form
+ * fields). A document store upsert streams its files to R2 as they arrive and checks each against
+ * its own limit (uploads.ts): its body may be as large as its largest file limit plus MAX_BODY_MB.
+ */
 export const isDocumentStoreUpload = (method: string, path: string) => method === "POST" && /\/document-store\/upsert(\/|$)/.test(path);
 export const limitUpload: MiddlewareHandler<AppEnv> = (c, next) => {
-  const max = maxUploadBytes(c.env);
+  const docStore = isDocumentStoreUpload(c.req.method, c.req.path);
+  const max = docStore ? largestUpload(c.env) + maxBodyBytes(c.env) : maxUploadBytes(c.env) + 256 * 1024;
+  const mb = Math.round(max / 1024 / 1024);
   return bodyLimit({
-    maxSize: max + 256 * 1024,
+    maxSize: max,
     onError: () => {
-      throw payloadTooLarge(`Upload is larger than the limit of ${Math.round(max / 1024 / 1024)} MB (MAX_UPLOAD_MB)`);
+      throw payloadTooLarge(docStore
+        ? `Upload is larger than the limit of ${mb} MB (the largest file limit, MAX_STREAMED_FILE_MB or MAX_UPLOAD_MB, plus MAX_BODY_MB for the fields)`
+        : `Upload is larger than the limit of ${Math.round(maxUploadBytes(c.env) / 1024 / 1024)} MB (MAX_UPLOAD_MB)`);
     },
   })(c, next);
 };
 
-/** The upsert body: JSON, or multipart with `files` and the same fields (objects as JSON strings). */
-async function readUpsertBody(c: Context<AppEnv>): Promise<{ input: UpsertInput; files: LoaderFile[] }> {
-  const body = await readJsonOrForm(c);
-  const raw = body.kind === "json" ? body.body : body.fields;
-  const files: LoaderFile[] = [];
-  if (body.kind === "form") {
-    for (const f of body.files) files.push({ name: f.name, mime: f.type, bytes: new Uint8Array(await f.arrayBuffer()) });
+/**
+ * The upsert body: JSON (files as data URIs), or multipart with `files` (staged in R2 as they
+ * arrive) and the same fields (objects as JSON strings).
+ */
+async function readUpsertBody(c: Context<AppEnv>, storeId: string): Promise<{ input: UpsertInput; uploads: Uploads }> {
+  const type = (c.req.header("content-type") ?? "").toLowerCase();
+  if (!type.startsWith("multipart/form-data")) {
+    const body = await readJsonOrForm(c);
+    return { input: parseUpsertBody(body.kind === "json" ? body.body : body.fields), uploads: { files: [] } };
   }
-  const parsed = UpsertBody.safeParse(raw);
-  if (!parsed.success) throw badRequest(`Invalid request body: ${describeIssues(parsed.error.issues)}`);
-  return { input: parsed.data, files };
+  const form = await receiveForm(c.env, c.env.FILES, storeId, c.req.raw.body, c.req.header("content-type") ?? "");
+  try {
+    return { input: parseUpsertBody(form.fields), uploads: { files: form.files, id: form.uploadId } };
+  } catch (err) {
+    await discardUpload(c.env.FILES, storeId, form.uploadId);
+    throw err;
+  }
 }
 
-
+function parseUpsertBody(raw: unknown): UpsertInput {
+  const parsed = UpsertBody.safeParse(raw);
+  if (!parsed.success) throw badRequest(`Invalid request body: ${describeIssues(parsed.error.issues)}`);
+  return parsed.data;
+}
 
 export const documentStoreRoutes = createRouter()
   .openapi(
@@ -162,7 +182,7 @@ documentStoreRoutes.openAPIRegistry.registerPath({
   },
   responses: {
     200: { description: "The upsert's counts", content: { "application/json": { schema: VectorUpsertResponse } } },
-    202: { description: "Accepted: continues in the queue (`async: true`, or more than UPSERT_QUEUE_CHUNKS chunks)", content: { "application/json": { schema: UpsertAccepted } } },
+    202: { description: "Accepted: continues in the queue (`async: true`, or more than UPSERT_QUEUE_CHUNKS chunks or UPSERT_QUEUE_MB of text and JSON Lines files)", content: { "application/json": { schema: UpsertAccepted } } },
     ...errorResponsesFor([400, 401, 403, 404, 413, 415, 502, 504]),
   },
 });
@@ -170,8 +190,14 @@ documentStoreRoutes.openAPIRegistry.registerPath({
 documentStoreRoutes.post("/upsert/:id", requireAuth, can("documentStores:upsert-config"), async (c) => {
   const params = IdParam.safeParse({ id: c.req.param("id") });
   if (!params.success) validationHook({ success: false, target: "param", error: params.error }, c);
-  const { input, files } = await readUpsertBody(c);
-  if (input.createNewDocStore) await assertAllowed(c, ["documentStores:create"]);
-  const result = await upsertDocStore(depsOf(c), c.env.FILES, params.data!.id, input, files);
+  const storeId = params.data!.id;
+  const { input, uploads } = await readUpsertBody(c, storeId);
+  if (input.createNewDocStore) {
+    await assertAllowed(c, ["documentStores:create"]).catch(async (err: unknown) => {
+      if (uploads.id) await discardUpload(c.env.FILES, storeId, uploads.id);
+      throw err;
+    });
+  }
+  const result = await upsertDocStore(depsOf(c), c.env.FILES, storeId, input, uploads);
   return c.json(result, isAccepted(result) ? 202 : 200);
 });

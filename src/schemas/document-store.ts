@@ -28,7 +28,10 @@ export const DocumentStore = z.object({
   id: z.string(),
   name: z.string(),
   description: z.string().nullable(),
-  loaders: z.string().openapi({ description: "JSON array of loaders: {id, loaderId, loaderName, loaderConfig, splitterId, splitterName, splitterConfig, totalChunks, totalChars, status, files}" }),
+  loaders: z.string().openapi({
+    description: "JSON array of loaders: {id, loaderId, loaderName, loaderConfig, splitterId, splitterName, splitterConfig, totalChunks, totalChars, status, files, error?, progress?}. " +
+      "`progress` {bytesRead, totalBytes, chunks}: while text or JSON Lines files are read a window at a time, and after such a run stopped unfinished",
+  }),
   whereUsed: z.string(),
   status: z.enum(DOCUMENT_STORE_STATUSES),
   vectorStoreConfig: z.string().nullable(),
@@ -115,7 +118,7 @@ export const UpsertBody = z.object({
   embedding: componentField(),
   vectorStore: componentField(),
   recordManager: componentField(),
-  async: boolField().openapi({ description: "true: answer 202 at once and finish in the upsert queue; false: run now even when larger than UPSERT_QUEUE_CHUNKS chunks (absent: the queue takes those)" }),
+  async: boolField().openapi({ description: "true: answer 202 at once and finish in the upsert queue; false: run now even when larger than UPSERT_QUEUE_CHUNKS chunks or UPSERT_QUEUE_MB of text and JSON Lines files (absent: the queue takes those)" }),
 }).openapi("DocumentStoreLoaderForUpsert");
 export type UpsertInput = z.infer<typeof UpsertBody>;
 

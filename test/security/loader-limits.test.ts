@@ -9,6 +9,7 @@ import { flow, ref, standinModel } from "../engine/retrieval-flows";
 import { call, expectError, json } from "../helpers";
 import { makePdf } from "../providers/docs";
 import { LOCAL, form, newStore, snapshot, upsertForm } from "../routes/document-store-helpers";
+import { setVars } from "./helpers";
 import { manyEntriesDocx, zipBombDocx } from "./hostile-files";
 import { multipart, slowest, whilePinging } from "./pinging";
 
@@ -68,19 +69,37 @@ describe("document loaders: each limit refuses its attack", () => {
     expect(lines.message).toBe(`File deep.jsonl line 2 nests deeper than ${MAX_JSON_DEPTH} levels`);
   }, 60_000);
 
-  it("a JSON-lines file of 500,000 lines stops at MAX_CHUNKS_PER_UPSERT", async () => {
-    const lines = Array.from({ length: 500_000 }, (_, i) => `{"n":${i}}`).join("\n");
-    const body = await refused({ name: "many.jsonl", type: "application/jsonl", data: lines }, 413);
-    expect(body.message).toBe("File many.jsonl: more than 20000 chunks (MAX_CHUNKS_PER_UPSERT)");
+  // Text and JSON Lines files are read a window at a time (issue 18): their limits are
+  // MAX_STREAMED_FILE_MB and MAX_STREAMED_CHUNKS, set low here so that the tests stay small.
+  it("a JSON-lines file of 500,000 lines stops at MAX_STREAMED_CHUNKS", async () => {
+    const restore = setVars({ MAX_STREAMED_CHUNKS: "5000" });
+    try {
+      const lines = Array.from({ length: 500_000 }, (_, i) => `{"n":${i}}`).join("\n");
+      const body = await refused({ name: "many.jsonl", type: "application/jsonl", data: lines }, 413);
+      expect(body.message).toBe("What loader jsonlinesFile read: more than 5000 chunks (MAX_STREAMED_CHUNKS)");
+    } finally {
+      restore();
+    }
   }, 60_000);
 
-  it("a 12 MB text file stops at MAX_TEXT_MB; a text split too finely stops at MAX_CHUNKS_PER_UPSERT", async () => {
-    const big = "All work and no play makes Jack a dull boy.\n".repeat(290_000);
-    const text = await refused({ name: "big.txt", type: "text/plain", data: big }, 413);
-    expect(text.message).toBe("File big.txt: more than 10 MB of text (MAX_TEXT_MB); it has 13");
-    const fine = "word ".repeat(200_000);
-    const chunks = await refused({ name: "fine.txt", type: "text/plain", data: fine }, 413, { splitter: { name: "characterTextSplitter", config: { chunkSize: 10, chunkOverlap: 0, separator: " " } } });
-    expect(chunks.message).toBe("This upsert (loader textFile): more than 20000 chunks (MAX_CHUNKS_PER_UPSERT)");
+  it("a 12 MB text file stops at MAX_STREAMED_FILE_MB; a text split too finely stops at MAX_STREAMED_CHUNKS", async () => {
+    const restore = setVars({ MAX_STREAMED_FILE_MB: "8", MAX_STREAMED_CHUNKS: "20000" });
+    try {
+      const big = "All work and no play makes Jack a dull boy.\n".repeat(290_000);
+      const text = await refused({ name: "big.txt", type: "text/plain", data: big }, 413);
+      expect(text.message).toBe("File big.txt: more than 8 MB (MAX_STREAMED_FILE_MB); it has 13");
+      const fine = "word ".repeat(200_000);
+      const chunks = await refused({ name: "fine.txt", type: "text/plain", data: fine }, 413, { splitter: { name: "characterTextSplitter", config: { chunkSize: 10, chunkOverlap: 0, separator: " " } } });
+      expect(chunks.message).toBe("What loader textFile read: more than 20000 chunks (MAX_STREAMED_CHUNKS)");
+    } finally {
+      restore();
+    }
+  }, 60_000);
+
+  it("a JSON file over MAX_TEXT_MB (loaders that hold their text whole keep that limit)", async () => {
+    const big = JSON.stringify(Array.from({ length: 250_000 }, (_, i) => `All work and no play makes Jack a dull boy ${i}.`));
+    const body = await refused({ name: "big.json", type: "application/json", data: big }, 413);
+    expect(body.message).toBe("File big.json: more than 10 MB of text (MAX_TEXT_MB); it has 13");
   }, 60_000);
 });
 

@@ -3,8 +3,9 @@ import { crudScenarios } from "./crud.mjs";
 import { documentScenarios } from "./documents.mjs";
 import { mcpScenarios } from "./mcp.mjs";
 import { openaiScenarios } from "./openai.mjs";
+import { ingestionScenarios } from "./ingestion.mjs";
 import { predictionJsonScenarios } from "./prediction-json.mjs";
 import { runtimeFloorScenarios } from "./runtime-floor.mjs";
 import { streamingScenarios } from "./streaming.mjs";
 
-export const SCENARIOS = [...runtimeFloorScenarios, ...crudScenarios, ...streamingScenarios, ...predictionJsonScenarios, ...mcpScenarios, ...openaiScenarios, ...documentScenarios];
+export const SCENARIOS = [...runtimeFloorScenarios, ...crudScenarios, ...streamingScenarios, ...predictionJsonScenarios, ...mcpScenarios, ...openaiScenarios, ...documentScenarios, ...ingestionScenarios];

@@ -12,6 +12,7 @@ const textFileLoader: LoaderDefinition = {
   aliases: ["txtFile"],
   label: "Text File",
   fileField: "txtFile",
+  windows: "text",
   accepts: isTextLike,
   async load({ files, limits }) {
     needFiles(files, "textFile");

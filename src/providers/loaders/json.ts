@@ -47,6 +47,28 @@ async function parseJsonFile(file: LoaderFile, limits: WorkLimits): Promise<unkn
   return value;
 }
 
+/** A JSON Lines pointer setting (`pointerName`): the key whose value each line's document holds. */
+export const jsonLinesPointer = (config: Record<string, unknown>): string | undefined => listOf(config.pointerName ?? config.pointer)[0];
+
+/**
+ * The document of one JSON Lines line (number `lineNo`): the line's value, or its `pointer` key's;
+ * undefined for a blank line or one without text. 400 for a line that is not JSON.
+ */
+export function jsonLineDocument(line: string, lineNo: number, fileName: string, pointer: string | undefined): Document | undefined {
+  if (!line.trim()) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch {
+    throw badRequest(`File ${fileName} line ${lineNo} is not valid JSON`);
+  }
+  if (jsonTooDeep(value)) throw badRequest(tooDeepMessage(`File ${fileName} line ${lineNo}`));
+  const picked = pointer ? (value && typeof value === "object" ? (value as Record<string, unknown>)[pointer] : undefined) : value;
+  if (picked === undefined || picked === null) return undefined;
+  const pageContent = typeof picked === "string" ? picked : JSON.stringify(picked);
+  return pageContent.trim() ? new Document({ pageContent, metadata: { source: fileName, line: lineNo } }) : undefined;
+}
+
 export const jsonLoaders: LoaderDefinition[] = [
   {
     name: "jsonFile",
@@ -83,28 +105,19 @@ export const jsonLoaders: LoaderDefinition[] = [
     name: "jsonlinesFile",
     label: "Json Lines File",
     fileField: "jsonlinesFile",
+    windows: "lines",
     accepts: byExtOrMime(["jsonl", "ndjson"], ["application/jsonl", "application/x-ndjson", "application/json", "text/plain"]),
     async load({ files, config, limits }) {
       needFiles(files, "jsonlinesFile");
-      const pointer = listOf(config.pointerName ?? config.pointer)[0];
+      const pointer = jsonLinesPointer(config);
       const docs: Document[] = [];
       const pacer = new Pacer(500);
       for (const f of files) {
         const lines = (await decodeTextWithin(f, limits)).split(/\r?\n/);
         for (const [i, line] of lines.entries()) {
-          if (!line.trim()) continue;
-          let value: unknown;
-          try {
-            value = JSON.parse(line);
-          } catch {
-            throw badRequest(`File ${f.name} line ${i + 1} is not valid JSON`);
-          }
-          if (jsonTooDeep(value)) throw badRequest(tooDeepMessage(`File ${f.name} line ${i + 1}`));
-          const picked = pointer ? (value && typeof value === "object" ? (value as Record<string, unknown>)[pointer] : undefined) : value;
-          if (picked === undefined || picked === null) continue;
-          const pageContent = typeof picked === "string" ? picked : JSON.stringify(picked);
-          if (pageContent.trim()) {
-            docs.push(new Document({ pageContent, metadata: { source: f.name, line: i + 1 } }));
+          const doc = jsonLineDocument(line, i + 1, f.name, pointer);
+          if (doc) {
+            docs.push(doc);
             assertDocumentCount(docs.length, limits, `File ${f.name}`);
           }
           await pacer.tick();

@@ -59,17 +59,26 @@ function metadataObject(value: unknown): Record<string, unknown> {
  */
 export async function loadDocuments(name: string, input: LoaderInput): Promise<Document[]> {
   const def = loaderDefinition(name);
-  const extra = metadataObject(input.config.metadata);
-  const omit = typeof input.config.omitMetadataKeys === "string" ? input.config.omitMetadataKeys.split(",").map((s) => s.trim()).filter(Boolean) : [];
+  const shape = metadataShaper(input.config);
   const docs = await def.load(input);
   const { limits } = input;
   const chars = docs.reduce((n, d) => n + d.pageContent.length, 0);
   if (chars > megabytes(limits.textMb)) throw overLimit(limits, "textMb", `What loader ${name} read`, Math.ceil(chars / 1024 / 1024));
   if (docs.length > limits.chunks) throw overLimit(limits, "chunks", `What loader ${name} read`, docs.length);
-  return docs.map((d) => {
-    let metadata: Record<string, unknown> = { ...d.metadata, ...extra };
-    if (omit.includes("*")) metadata = { ...extra };
-    else for (const k of omit) delete metadata[k];
-    return new Document({ pageContent: d.pageContent, metadata });
-  });
+  return docs.map((d) => new Document({ pageContent: d.pageContent, metadata: shape(d.metadata) }));
+}
+
+/**
+ * What a loader's `metadata` and `omitMetadataKeys` settings make of a document's metadata (400
+ * for metadata that is not a JSON object).
+ */
+export function metadataShaper(config: Record<string, unknown>): (metadata: Record<string, unknown>) => Record<string, unknown> {
+  const extra = metadataObject(config.metadata);
+  const omit = typeof config.omitMetadataKeys === "string" ? config.omitMetadataKeys.split(",").map((s) => s.trim()).filter(Boolean) : [];
+  return (original) => {
+    if (omit.includes("*")) return { ...extra };
+    const metadata: Record<string, unknown> = { ...original, ...extra };
+    for (const k of omit) delete metadata[k];
+    return metadata;
+  };
 }

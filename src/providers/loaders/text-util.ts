@@ -16,13 +16,18 @@ export function assertNotEmpty(file: LoaderFile): void {
 /** Bytes decoded between yields: decoding megabytes at once holds the isolate for a noticeable while. */
 const DECODE_STEP = 1024 * 1024;
 
+/** Bytes at the start of a file looked at for NUL bytes, which text files do not have. */
+const SNIFF_BYTES = 8192;
+
+/** Refuses a file whose first bytes show it is binary (the start of the file, at least SNIFF_BYTES of it). */
+export function assertTextStart(start: Uint8Array, name: string): void {
+  if (start.subarray(0, SNIFF_BYTES).includes(0)) throw badRequest(`File ${name} is not a text file`);
+}
+
 /** UTF-8 text of a file (a BOM dropped); a file that is plainly binary is refused. */
 async function decodeText(file: LoaderFile): Promise<string> {
   assertNotEmpty(file);
-  const sample = file.bytes.subarray(0, 8192);
-  let nul = 0;
-  for (const b of sample) if (b === 0) nul++;
-  if (nul > 0) throw badRequest(`File ${file.name} is not a text file`);
+  assertTextStart(file.bytes, file.name);
   const decoder = new TextDecoder("utf-8");
   const parts: string[] = [];
   for (let at = 0; at < file.bytes.length; at += DECODE_STEP) {

@@ -32,6 +32,11 @@ export interface LoaderDefinition {
   label: string;
   /** The config field that holds its files (`txtFile`, `pdfFile`, …); absent for non-file loaders. */
   fileField?: string;
+  /**
+   * A document store reads this loader's files a window at a time instead of whole (`load` stays
+   * for chatflow upserts): `text` one text, `lines` one document per JSON Lines line.
+   */
+  windows?: "text" | "lines";
   /** Whether an uploaded file is of a kind this loader reads (else 415). */
   accepts?(file: { name: string; mime: string }): boolean;
   load(input: LoaderInput): Promise<Document[]>;

@@ -25,6 +25,12 @@ export interface IndexOptions {
    */
   fullCleanupSince?: number;
   skipFullCleanup?: boolean;
+  /**
+   * The time the indexing run started (default: this call's start): a run indexed in several
+   * calls (a file read in windows) passes its own, so one call's incremental cleanup never
+   * removes what an earlier call of the same run wrote.
+   */
+  startedAt?: number;
 }
 
 export interface IndexResult {
@@ -66,7 +72,7 @@ async function hashed(docs: DocumentInterface[]): Promise<{ unique: Array<{ uid:
 
 export async function indexDocuments(docs: DocumentInterface[], recordManager: D1RecordManager, store: DocVectorStore, options: IndexOptions): Promise<IndexResult> {
   const { cleanup, sourceIdKey } = options;
-  const start = await recordManager.getTime();
+  const start = options.startedAt ?? (await recordManager.getTime());
   const { unique: all, uids: inputUids } = await hashed(docs);
   const result: IndexResult = { numAdded: 0, numUpdated: 0, numSkipped: 0, numDeleted: 0, addedDocs: [], uids: inputUids };
   const sourceOf = (d: DocumentInterface): string | null => {
@@ -125,7 +131,7 @@ export async function indexDocuments(docs: DocumentInterface[], recordManager: D
 }
 
 /** Deletes every recorded vector not indexed since `before` (LangChain's `full` cleanup). */
-async function cleanupBefore(recordManager: D1RecordManager, store: DocVectorStore, before: number): Promise<number> {
+export async function cleanupBefore(recordManager: D1RecordManager, store: DocVectorStore, before: number): Promise<number> {
   let deleted = 0;
   for (;;) {
     const stale = await recordManager.listKeys({ before, limit: 1000 });

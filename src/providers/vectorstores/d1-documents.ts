@@ -125,9 +125,10 @@ export abstract class D1DocumentsStore extends VectorStore implements DocVectorS
     return found;
   }
 
-  async idsOfDoc(docId: string): Promise<string[]> {
-    const rows = await this.db.select({ id: vectorDocument.id }).from(vectorDocument)
-      .where(and(eq(vectorDocument.provider, this.provider), eq(vectorDocument.namespace, this.namespace), eq(vectorDocument.docId, docId))).all();
+  async idsOfDoc(docId: string, limit?: number): Promise<string[]> {
+    const query = this.db.select({ id: vectorDocument.id }).from(vectorDocument)
+      .where(and(eq(vectorDocument.provider, this.provider), eq(vectorDocument.namespace, this.namespace), eq(vectorDocument.docId, docId)));
+    const rows = await (limit ? query.limit(limit) : query).all();
     return rows.map((r) => r.id);
   }
 

@@ -204,9 +204,10 @@ export class FaissR2Store extends VectorStore implements DocVectorStore {
     return new Set(index.entries.filter((e) => wanted.has(e.id)).map((e) => e.id));
   }
 
-  async idsOfDoc(docId: string): Promise<string[]> {
+  async idsOfDoc(docId: string, limit?: number): Promise<string[]> {
     const { index } = await this.read();
-    return index.entries.filter((e) => e.metadata?.docId === docId).map((e) => e.id);
+    const ids = index.entries.filter((e) => e.metadata?.docId === docId).map((e) => e.id);
+    return limit ? ids.slice(0, limit) : ids;
   }
 
   async linkChunks(pairs: Array<[string, number]>): Promise<void> {

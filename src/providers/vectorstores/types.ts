@@ -40,8 +40,8 @@ export interface DocVectorStore extends VectorStore {
   readonly namespace: string;
   /** The ids of `ids` this store holds. */
   has(ids: string[]): Promise<Set<string>>;
-  /** Vector ids recorded for a loader (document store loader id). */
-  idsOfDoc(docId: string): Promise<string[]>;
+  /** Vector ids recorded for a loader (document store loader id); at most `limit` of them when given. */
+  idsOfDoc(docId: string, limit?: number): Promise<string[]>;
   /** Removes every vector of the namespace; answers how many there were. */
   clear(): Promise<number>;
   /** Records which chunk (number) each vector was indexed from: [vector id, chunkNo] pairs. */

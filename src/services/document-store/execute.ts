@@ -12,13 +12,14 @@ import { newId } from "../../lib/ids";
 import { workLimits } from "../../lib/limits";
 import { nowIso } from "../../lib/time";
 import { loadDocuments, loaderDefinition } from "../../providers/loaders/registry";
-import type { LoaderFile } from "../../providers/loaders/types";
 import { splitWithin } from "../../providers/splitters/paced";
 import { buildSplitter } from "../../providers/splitters/registry";
 import { type Stmt, jsonBatches, jsonColumns, runBatch } from "../../providers/vectorstores/d1-json";
 import { recordUpsert } from "../upsert-history";
 import { buildComponents } from "./components";
-import { deleteLoaderFiles, putLoaderFiles, readLoaderFiles } from "./files";
+import { deleteLoaderFiles, fileKey, placeLoaderFiles, readWholeFiles } from "./files";
+import { type Continues, executeStreamed } from "./ingest";
+import { entryFor, lostLoader, recordRun, storeFiles, writeEntry, writesFiles } from "./loader-entry";
 import { type IndexControl, type UpsertResult, ADDED_DOCS_LIMIT, assertIndexable, embedAhead, indexChunks } from "./indexing";
 import { HOLDS_LEASE, LoaderLease, leaseMs, queuedLeaseMs } from "./lease";
 import { insertLoader, writeLoader } from "./loader-rows";
@@ -26,19 +27,11 @@ import { FILE_STORAGE, type Plan } from "./plan";
 import { createStore } from "./stores";
 import type { DocStoreDeps, LoaderEntry, LoaderFileEntry } from "./types";
 
-const SPLITTER_LABELS: Record<string, string> = {
-  recursiveCharacterTextSplitter: "Recursive Character Text Splitter",
-  characterTextSplitter: "Character Text Splitter",
-  markdownTextSplitter: "Markdown Text Splitter",
-  tokenTextSplitter: "Token Text Splitter",
-};
 
-const planFiles = async (bucket: R2Bucket, plan: Plan): Promise<LoaderFile[]> =>
-  plan.files ?? (plan.stored ? await readLoaderFiles(bucket, plan.storeId, plan.stored.loaderId, plan.stored.entries) : []);
 
 /** Reads, loads and splits: the chunks of a plan, in memory. 400 for files without text. */
-async function chunksOf(deps: DocStoreDeps, bucket: R2Bucket, plan: Plan): Promise<{ files: LoaderFile[]; chunks: Document[] }> {
-  const files = await planFiles(bucket, plan);
+async function chunksOf(deps: DocStoreDeps, bucket: R2Bucket, plan: Plan): Promise<{ chunks: Document[] }> {
+  const files = await readWholeFiles(bucket, plan.files);
   const limits = workLimits(deps.env);
   const docs = await loadDocuments(plan.loaderNode, {
     config: plan.loaderConfig,
@@ -60,68 +53,7 @@ async function chunksOf(deps: DocStoreDeps, bucket: R2Bucket, plan: Plan): Promi
   // NUL characters cannot be stored as text (Flowise strips them too).
   chunks = chunks.map((c) => new Document({ pageContent: c.pageContent.replaceAll("\u0000", ""), metadata: c.metadata })).filter((c) => c.pageContent.trim());
   if (!chunks.length) throw badRequest(`No text found in what loader ${plan.loaderNode} read`);
-  return { files, chunks };
-}
-
-function entryFor(plan: Plan, files: LoaderFileEntry[], chunks: Document[] | undefined, status: LoaderEntry["status"]): LoaderEntry {
-  const def = loaderDefinition(plan.loaderNode);
-  const loaderConfig = { ...plan.loaderConfig };
-  if (def.fileField && files.length) loaderConfig[def.fileField] = FILE_STORAGE + JSON.stringify(files.map((f) => f.name));
-  return {
-    id: plan.entryId,
-    loaderId: plan.loaderNode,
-    loaderName: plan.loaderName,
-    loaderConfig,
-    splitterId: plan.splitter.name,
-    splitterName: SPLITTER_LABELS[plan.splitter.name] ?? plan.splitter.name,
-    splitterConfig: plan.splitter.config,
-    totalChunks: chunks?.length ?? 0,
-    totalChars: chunks?.reduce((n, c) => n + c.pageContent.length, 0) ?? 0,
-    status,
-    files,
-  };
-}
-
-/** Puts the plan's files in R2 under its loader (unless they are already there) and lists them. */
-async function storeFiles(bucket: R2Bucket, plan: Plan, files: LoaderFile[]): Promise<LoaderFileEntry[]> {
-  if (plan.stored && plan.stored.loaderId === plan.entryId) return plan.stored.entries;
-  if (!files.length) return [];
-  if (!plan.stored) await deleteLoaderFiles(bucket, plan.storeId, plan.entryId);
-  return putLoaderFiles(bucket, plan.storeId, plan.entryId, files);
-}
-
-const configString = (c: { name: string; config: Record<string, unknown> } | undefined) => (c ? JSON.stringify({ name: c.name, config: c.config }) : null);
-
-/**
- * Writes the loader entry (a new row, or the leased one) with — when given — its chunks replacing
- * the old ones, and the store's component configs: one D1 batch, every statement conditional on
- * the lease, so a store or loader deleted meanwhile gets nothing (404), as does a lost lease (409).
- */
-async function writeEntry(deps: DocStoreDeps, plan: Plan, entry: LoaderEntry, lease: LoaderLease, chunks?: Document[]): Promise<void> {
-  const held = [entry.id, lease.id];
-  const statements: Stmt[] = [plan.replaces ? writeLoader(deps.db, entry, lease, lease.until(), !!chunks) : insertLoader(entry, lease, lease.until())];
-  if (chunks) {
-    const rows = chunks.map((c, i) => [newId(), entry.id, plan.storeId, i + 1, c.pageContent, JSON.stringify(c.metadata ?? {})]);
-    statements.push({ sql: `DELETE FROM document_store_file_chunk WHERE storeId = ? AND docId = ? AND ${HOLDS_LEASE}`, params: [plan.storeId, entry.id, ...held] });
-    for (const json of jsonBatches(rows)) {
-      statements.push({ sql: `INSERT INTO document_store_file_chunk (id, docId, storeId, chunkNo, pageContent, metadata) SELECT ${jsonColumns(6)} FROM json_each(?) WHERE ${HOLDS_LEASE}`, params: [json, ...held] });
-    }
-  }
-  const { embedding, vectorStore, recordManager } = plan.components;
-  statements.push({
-    sql: `UPDATE document_store SET embeddingConfig = ?, vectorStoreConfig = ?, recordManagerConfig = ?, updatedDate = ? WHERE id = ? AND ${HOLDS_LEASE}`,
-    params: [configString(embedding), configString(vectorStore), configString(recordManager), nowIso(), plan.storeId, ...held],
-  });
-  const [written] = await runBatch(deps.db, statements);
-  if (!written.meta.changes) throw await lostLoader(lease, plan.replaces);
-}
-
-/** Why a write under a lease found nothing to write: the store or loader is gone (404), or the lease was taken (409). */
-async function lostLoader(lease: LoaderLease, existing: boolean): Promise<ApiError> {
-  if (!existing) return notFound(`Document store ${lease.storeId} was deleted while this upsert ran`);
-  const row = await lease.holder();
-  if (!row) return notFound(`Document loader ${lease.loaderId} was deleted while this upsert ran`);
-  return conflict(`Document loader ${lease.loaderId} was taken over by another upsert while this one ran`);
+  return { chunks };
 }
 
 /** The plan is too large for a request (UPSERT_QUEUE_CHUNKS): it belongs in the upsert queue. */
@@ -133,8 +65,9 @@ export class QueueInstead extends Error {
 }
 
 /** Runs a plan: chunks committed, then indexed. Statuses move as Flowise's do. */
-export async function executePlan(deps: DocStoreDeps, bucket: R2Bucket, plan: Plan, control: IndexControl = {}): Promise<UpsertResult> {
-  const { files, chunks } = await chunksOf(deps, bucket, plan);
+export async function executePlan(deps: DocStoreDeps, bucket: R2Bucket, plan: Plan, control: IndexControl = {}): Promise<UpsertResult | Continues> {
+  if (plan.streamed) return executeStreamed(deps, bucket, plan, control);
+  const { chunks } = await chunksOf(deps, bucket, plan);
   const built = await buildComponents(deps, plan.storeId, plan.components);
   assertIndexable(built, chunks);
   if (control.queueAbove !== undefined && chunks.length > control.queueAbove) throw new QueueInstead(chunks.length);
@@ -146,8 +79,8 @@ export async function executePlan(deps: DocStoreDeps, bucket: R2Bucket, plan: Pl
   let filesWritten = false;
   try {
     if (plan.replaces) await lease.claim().then(() => lease.beat());
-    const fileEntries = (await storeFiles(bucket, plan, files)).map((f) => ({ ...f, status: "SYNC" as const }));
-    filesWritten = !plan.stored || plan.stored.loaderId !== plan.entryId;
+    filesWritten = writesFiles(plan);
+    const fileEntries = (await storeFiles(bucket, plan)).map((f) => ({ ...f, status: "SYNC" as const }));
     entry = entryFor(plan, fileEntries, chunks, "SYNC");
     await writeEntry(deps, plan, entry, lease, chunks);
     lease.beat();
@@ -169,13 +102,7 @@ export async function executePlan(deps: DocStoreDeps, bucket: R2Bucket, plan: Pl
   }
   if (!(await lease.release("UPSERTED"))) throw await lostLoader(lease, true);
   const { addedDocs, uids: _uids, ...counts } = indexed;
-  await recordUpsert(deps.db, plan.storeId, counts, JSON.stringify({
-    loader: { name: plan.loaderNode, config: entry.loaderConfig },
-    splitter: plan.splitter,
-    embedding: plan.components.embedding,
-    vectorStore: plan.components.vectorStore,
-    recordManager: plan.components.recordManager ?? null,
-  }));
+  await recordRun(deps, plan, entry.loaderConfig, counts);
   return {
     ...counts,
     addedDocs: addedDocs.slice(0, ADDED_DOCS_LIMIT).map((d) => ({ pageContent: d.pageContent, metadata: d.metadata })),
@@ -194,7 +121,7 @@ export async function stagePlan(deps: DocStoreDeps, bucket: R2Bucket, plan: Plan
   const lease = new LoaderLease(deps.db, plan.storeId, plan.entryId, queuedLeaseMs(deps.env));
   if (plan.replaces) await lease.claim();
   try {
-    const entry = entryFor(plan, await storeFiles(bucket, plan, await planFiles(bucket, plan)), undefined, "SYNCING");
+    const entry = entryFor(plan, await storeFiles(bucket, plan), undefined, "SYNCING");
     await writeEntry(deps, plan, entry, lease);
     return { entry, lease: lease.id };
   } catch (err) {

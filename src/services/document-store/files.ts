@@ -1,10 +1,12 @@
 // Files of document store loaders in R2, under docustore/<storeId>/<loaderId>/<name> (Flowise's
-// folder name), so a loader's or a store's files go with one prefix delete.
+// folder name), so a loader's or a store's files go with one prefix delete. A multipart upload is
+// staged under docustore/<storeId>/<uploadId>/ as it arrives (uploads.ts): a new loader takes the
+// upload's id and keeps its files where they are; otherwise they are copied, as streams.
 import { badRequest } from "../../errors";
 import type { LoaderFile } from "../../providers/loaders/types";
 import { nowIso } from "../../lib/time";
 import { newId } from "../../lib/ids";
-import type { LoaderFileEntry } from "./types";
+import type { LoaderFileEntry, SourceFile } from "./types";
 
 // Shared with the chatflow loader nodes, so they live with the loaders.
 export { decodeFlowiseDataUri, safeFileName } from "../../providers/loaders/data-uri";
@@ -13,21 +15,57 @@ const ROOT = "docustore";
 
 export const fileKey = (storeId: string, loaderId: string, name: string) => `${ROOT}/${storeId}/${loaderId}/${name}`;
 
-export async function putLoaderFiles(bucket: R2Bucket, storeId: string, loaderId: string, files: LoaderFile[]): Promise<LoaderFileEntry[]> {
+/** The listing of a file put under a loader now. */
+const newEntry = (f: { name: string; mime: string; size: number }): LoaderFileEntry => ({
+  id: newId(),
+  name: f.name,
+  mimePrefix: f.mime || "application/octet-stream",
+  size: f.size,
+  status: "NEW",
+  uploaded: nowIso(),
+});
+
+/** Copies an R2 object as a stream (a file of any size, never whole in memory). */
+async function copyObject(bucket: R2Bucket, from: string, to: string, mime: string, name: string): Promise<void> {
+  const src = await bucket.get(from);
+  if (!src) throw badRequest(`File ${name} is no longer in storage: upload it again`);
+  const sized = new FixedLengthStream(src.size);
+  await Promise.all([src.body.pipeTo(sized.writable), bucket.put(to, sized.readable, { httpMetadata: { contentType: mime || "application/octet-stream" } })]);
+}
+
+/**
+ * Puts a loader's files under its prefix (copied from where an upload was staged or another
+ * loader keeps them, or written from memory) and lists them. Files already there stay; a loader
+ * given other files than its own loses its old ones first.
+ */
+export async function placeLoaderFiles(bucket: R2Bucket, storeId: string, loaderId: string, files: SourceFile[], replaces: boolean): Promise<LoaderFileEntry[]> {
+  const inPlace = (f: SourceFile) => f.key === fileKey(storeId, loaderId, f.name);
+  if (replaces && !files.some(inPlace)) await deleteLoaderFiles(bucket, storeId, loaderId);
   const entries: LoaderFileEntry[] = [];
   for (const f of files) {
-    await bucket.put(fileKey(storeId, loaderId, f.name), f.bytes, { httpMetadata: { contentType: f.mime || "application/octet-stream" } });
-    entries.push({ id: newId(), name: f.name, mimePrefix: f.mime || "application/octet-stream", size: f.bytes.length, status: "NEW", uploaded: nowIso() });
+    if (inPlace(f)) {
+      entries.push(f.entry ?? newEntry(f));
+      continue;
+    }
+    const key = fileKey(storeId, loaderId, f.name);
+    if (f.key) await copyObject(bucket, f.key, key, f.mime, f.name);
+    else await bucket.put(key, f.bytes ?? new Uint8Array(0), { httpMetadata: { contentType: f.mime || "application/octet-stream" } });
+    entries.push(newEntry(f));
   }
   return entries;
 }
 
-export async function readLoaderFiles(bucket: R2Bucket, storeId: string, loaderId: string, entries: LoaderFileEntry[]): Promise<LoaderFile[]> {
+/** The files' bytes, whole: for loaders that read whole files (their size was checked against MAX_UPLOAD_MB). */
+export async function readWholeFiles(bucket: R2Bucket, files: SourceFile[]): Promise<LoaderFile[]> {
   const out: LoaderFile[] = [];
-  for (const e of entries) {
-    const obj = await bucket.get(fileKey(storeId, loaderId, e.name));
-    if (!obj) throw badRequest(`File ${e.name} of loader ${loaderId} is no longer in storage: upload it again`);
-    out.push({ name: e.name, mime: e.mimePrefix, bytes: new Uint8Array(await obj.arrayBuffer()) });
+  for (const f of files) {
+    let bytes = f.bytes;
+    if (!bytes && f.key) {
+      const obj = await bucket.get(f.key);
+      if (!obj) throw badRequest(`File ${f.name} is no longer in storage: upload it again`);
+      bytes = new Uint8Array(await obj.arrayBuffer());
+    }
+    out.push({ name: f.name, mime: f.mime, bytes: bytes ?? new Uint8Array(0) });
   }
   return out;
 }
@@ -43,3 +81,6 @@ async function deletePrefix(bucket: R2Bucket, prefix: string): Promise<void> {
 
 export const deleteLoaderFiles = (bucket: R2Bucket, storeId: string, loaderId: string) => deletePrefix(bucket, `${ROOT}/${storeId}/${loaderId}/`);
 export const deleteStoreFiles = (bucket: R2Bucket, storeId: string) => deletePrefix(bucket, `${ROOT}/${storeId}/`);
+
+/** Files a multipart upsert staged under upload `uploadId` of a store (see uploads.ts). */
+export const deleteStagedFiles = (bucket: R2Bucket, storeId: string, uploadId: string) => deleteLoaderFiles(bucket, storeId, uploadId);

@@ -60,15 +60,23 @@ async function replaceVectors(store: DocVectorStore, docId: string, docs: Docume
   const old = await store.idsOfDoc(docId);
   if (old.length) await store.delete({ ids: old });
   const ids = docs.map(() => newId());
+  await writeVectors(store, docs, ids, 1, ahead);
+  return { numAdded: docs.length, numUpdated: 0, numSkipped: 0, numDeleted: old.length, addedDocs: docs, uids: ids };
+}
+
+/**
+ * Embeds `docs` (chunks numbered from `firstChunkNo`) and writes their vectors under `ids`: each
+ * write takes what the model has answered so far, in order, while it embeds the rest.
+ */
+export async function writeVectors(store: DocVectorStore, docs: Document[], ids: string[], firstChunkNo: number, ahead?: EmbedStream): Promise<void> {
   const stream = ahead ?? new EmbedStream(store.embeddings, docs.map((d) => d.pageContent));
   // A write costs a D1 batch: small ones only pay when they let a remote model's latency overlap.
   const min = inIsolate(store.embeddings) ? WRITE_MAX : Math.min(store.minWrite ?? 1, WRITE_MAX);
   for (let from = 0, vectors; (vectors = await stream.next(min, WRITE_MAX)); from += vectors.length) {
     const to = from + vectors.length;
-    const chunkNos = Array.from({ length: vectors.length }, (_, j) => from + j + 1);
+    const chunkNos = Array.from({ length: vectors.length }, (_, j) => firstChunkNo + from + j);
     await store.addVectors(vectors, docs.slice(from, to), { ids: ids.slice(from, to), chunkNos });
   }
-  return { numAdded: docs.length, numUpdated: 0, numSkipped: 0, numDeleted: old.length, addedDocs: docs, uids: ids };
 }
 
 /** Incremental cleanup groups chunks by their source: refuse before anything is written, not after. */

@@ -8,6 +8,7 @@ import { D1_MAX_PARAMS, chunk } from "../../lib/chunk";
 import { nowIso } from "../../lib/time";
 import type { Stmt } from "../../providers/vectorstores/d1-json";
 import { type LoaderLease, leaseState, stoppedMessage } from "./lease";
+import { type StreamProgress, parseProgress, publicProgress } from "./progress";
 import type { LoaderEntry } from "./types";
 
 const L = documentStoreLoader;
@@ -40,6 +41,8 @@ export function entryOf(row: LoaderRow, now: number): LoaderEntry {
   };
   const error = dead ? (row.error ?? stoppedMessage(row.leaseUntil)) : row.error;
   if (error) entry.error = error;
+  const progress = parseProgress(row.progress);
+  if (progress) entry.progress = publicProgress(progress);
   return entry;
 }
 
@@ -86,7 +89,8 @@ export function insertLoader(entry: LoaderEntry, lease: LoaderLease, leaseUntil:
 export function writeLoader(db: Db, entry: LoaderEntry, lease: LoaderLease, leaseUntil: number, withTotals = true): Stmt {
   const { totalChunks, totalChars, ...rest } = contentOf(entry);
   return db.update(L)
-    .set({ ...rest, ...(withTotals ? { totalChunks, totalChars } : {}), leaseUntil, updatedDate: nowIso() })
+    // A streamed run's progress belongs to that run: a new one writes its own.
+    .set({ ...rest, ...(withTotals ? { totalChunks, totalChars } : {}), progress: null, leaseUntil, updatedDate: nowIso() })
     .where(and(eq(L.id, entry.id), eq(L.storeId, lease.storeId), eq(L.leaseId, lease.id)))
     .toSQL();
 }
@@ -105,4 +109,31 @@ export async function failQueuedLoader(db: Db, loaderId: string, leaseId: string
 /** A queued loader whose attempt failed and will be retried: its lease lasts until the retry can run. */
 export async function holdForRetry(db: Db, loaderId: string, leaseId: string, leaseUntil: number): Promise<void> {
   await db.update(L).set({ leaseUntil }).where(and(eq(L.id, loaderId), eq(L.leaseId, leaseId))).run();
+}
+
+/**
+ * A streamed run's window on its loader's row: the totals grow by the window's chunks, the
+ * progress moves on and the lease is renewed; only while `lease` holds the loader.
+ */
+export function windowRow(lease: LoaderLease, progress: StreamProgress, added: { chunks: number; chars: number }): Stmt {
+  return {
+    sql: `UPDATE document_store_loader SET totalChunks = totalChunks + ?, totalChars = totalChars + ?, progress = ?, leaseUntil = ?, updatedDate = ?
+      WHERE id = ? AND storeId = ? AND leaseId = ?`,
+    params: [added.chunks, added.chars, JSON.stringify(progress), lease.until(), nowIso(), lease.loaderId, lease.storeId, lease.id],
+  };
+}
+
+/** A streamed run's end on its loader's row: `status` (SYNC, or STALE with `error`), files as listed, progress cleared unless kept. */
+export function endRow(lease: LoaderLease, end: { status: "SYNC" | "STALE"; error?: string; files?: string; keepProgress?: boolean; emptied?: boolean }): Stmt {
+  return {
+    sql: `UPDATE document_store_loader SET status = ?, error = ?, files = COALESCE(?, files), progress = CASE WHEN ? THEN progress END,
+      totalChunks = CASE WHEN ? THEN 0 ELSE totalChunks END, totalChars = CASE WHEN ? THEN 0 ELSE totalChars END, updatedDate = ?
+      WHERE id = ? AND storeId = ? AND leaseId = ?`,
+    params: [end.status, end.error ?? null, end.files ?? null, end.keepProgress ? 1 : 0, end.emptied ? 1 : 0, end.emptied ? 1 : 0, nowIso(), lease.loaderId, lease.storeId, lease.id],
+  };
+}
+
+/** Whether store `storeId` has a loader `loaderId`. */
+export async function loaderExists(db: Db, storeId: string, loaderId: string): Promise<boolean> {
+  return !!(await db.select({ id: L.id }).from(L).where(and(eq(L.id, loaderId), eq(L.storeId, storeId))).get());
 }

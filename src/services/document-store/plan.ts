@@ -3,14 +3,16 @@
 import { badRequest, notFound, payloadTooLarge, unsupportedMediaType } from "../../errors";
 import { maxUploadBytes } from "../../env";
 import { newId } from "../../lib/ids";
+import { type WorkLimits, megabytes, overLimit, workLimits } from "../../lib/limits";
 import { loaderDefinition, loaderForFile } from "../../providers/loaders/registry";
 import type { LoaderFile } from "../../providers/loaders/types";
 import { DEFAULT_SPLITTER, buildSplitter } from "../../providers/splitters/registry";
 import type { UpsertInput } from "../../schemas/document-store";
 import { type VectorComponents, resolveComponents } from "./components";
-import { decodeFlowiseDataUri, safeFileName } from "./files";
+import { decodeFlowiseDataUri, fileKey, safeFileName } from "./files";
+import { type StreamProgress, parseProgress } from "./progress";
 import { type StoreState, parseComponent } from "./stores";
-import type { DocStoreDeps, LoaderFileEntry } from "./types";
+import type { DocStoreDeps, SourceFile } from "./types";
 
 /** How a loader's saved config names files kept in R2 (Flowise's marker). */
 export const FILE_STORAGE = "FILE-STORAGE::";
@@ -26,18 +28,28 @@ export interface Plan {
   loaderName: string;
   loaderConfig: Record<string, unknown>;
   splitter: { name: string; config: Record<string, unknown> };
-  /** Files read into memory (uploads, data URIs) … */
-  files?: LoaderFile[];
-  /** … or kept in R2 under another (or this) loader. */
-  stored?: { loaderId: string; entries: LoaderFileEntry[] };
+  /** The loader's files: uploads staged in R2, data URIs in memory, or files kept in R2 under another (or this) loader. */
+  files: SourceFile[];
+  /** The loader reads its files a window at a time (text, JSON Lines): see ingest.ts. */
+  streamed: boolean;
   components: VectorComponents;
   /** The lease a queued upsert staged this loader under (the queue consumer works under it). */
   lease?: string;
+  /** Where a streamed run of this loader stands, as its row says (a queued run continues from there). */
+  progress?: StreamProgress;
 }
 
-function checkFile(f: LoaderFile, loaderNode: string, maxBytes: number): void {
+/** What a request brought: its files (staged in R2 under upload `id` by a multipart body, or in memory). */
+export interface Uploads {
+  files: SourceFile[];
+  id?: string;
+}
+
+function checkFile(f: SourceFile, loaderNode: string, maxBytes: number, limits: WorkLimits): void {
   const def = loaderDefinition(loaderNode);
-  if (f.bytes.length > maxBytes) throw payloadTooLarge(`File ${f.name} is larger than the upload limit of ${Math.round(maxBytes / 1024 / 1024)} MB (MAX_UPLOAD_MB)`);
+  // Files read in windows may be larger: memory holds a window of them, never the whole.
+  if (def.windows && f.size > megabytes(limits.streamedFileMb)) throw overLimit(limits, "streamedFileMb", `File ${f.name}`, Math.ceil(f.size / 1024 / 1024));
+  if (!def.windows && f.size > maxBytes) throw payloadTooLarge(`File ${f.name} is larger than the upload limit of ${Math.round(maxBytes / 1024 / 1024)} MB (MAX_UPLOAD_MB)`);
   if (!def.fileField) throw badRequest(`Loader ${loaderNode} takes no files`);
   if (def.accepts && !def.accepts(f)) throw unsupportedMediaType(`Loader ${loaderNode} cannot read ${f.name} (${f.mime || "unknown type"})`);
 }
@@ -68,14 +80,14 @@ export function planUpsert(
   deps: DocStoreDeps,
   store: StoreState | undefined,
   input: UpsertInput,
-  uploads: LoaderFile[],
+  uploads: Uploads = { files: [] },
   options: { inPlace?: boolean } = {},
 ): Plan {
   const row = store?.row;
   const previous = input.docId ? store?.loaders.find((l) => l.id === input.docId) : undefined;
   if (input.docId && !previous) throw notFound(`Document loader ${input.docId} not found in document store ${row?.id ?? ""}`.trim());
 
-  const loaderNode = input.loader?.name ?? previous?.loaderId ?? (uploads[0] ? loaderForFile(uploads[0].name) : undefined);
+  const loaderNode = input.loader?.name ?? previous?.loaderId ?? (uploads.files[0] ? loaderForFile(uploads.files[0].name) : undefined);
   if (!loaderNode) throw badRequest("A loader is required: give loader {name, config}, a docId, or files");
   const def = loaderDefinition(loaderNode);
   const loaderConfig: Record<string, unknown> = { ...(previous?.loaderConfig ?? {}), ...(input.loader?.config ?? {}) };
@@ -83,19 +95,19 @@ export function planUpsert(
   if (metadata && Object.keys(metadata).length) loaderConfig.metadata = metadata;
 
   const maxBytes = maxUploadBytes(deps.env);
-  let files: LoaderFile[] | undefined;
-  let stored: Plan["stored"];
-  if (uploads.length) {
-    files = uploads.map((f) => ({ ...f, name: safeFileName(f.name) }));
+  const limits = workLimits(deps.env);
+  let files: SourceFile[] = [];
+  if (uploads.files.length) {
+    files = uploads.files.map((f) => ({ ...f, name: safeFileName(f.name) }));
   } else if (def.fileField) {
     const value = loaderConfig[def.fileField];
-    files = dataUriFiles(value);
-    if (!files && typeof value === "string" && value.startsWith(FILE_STORAGE) && previous?.files?.length) {
-      stored = { loaderId: previous.id, entries: previous.files };
+    files = dataUriFiles(value)?.map((f) => ({ name: f.name, mime: f.mime, size: f.bytes.length, bytes: f.bytes })) ?? [];
+    if (!files.length && typeof value === "string" && value.startsWith(FILE_STORAGE) && previous?.files?.length) {
+      files = previous.files.map((e) => ({ name: e.name, mime: e.mimePrefix, size: e.size, key: fileKey(row!.id, previous.id, e.name), entry: e }));
     }
-    if (!files && !stored) throw badRequest(`Loader ${loaderNode} needs a file: upload it in \`files\` (multipart) or give ${def.fileField} as a data URI`);
+    if (!files.length) throw badRequest(`Loader ${loaderNode} needs a file: upload it in \`files\` (multipart) or give ${def.fileField} as a data URI`);
   }
-  for (const f of files ?? []) checkFile(f, loaderNode, maxBytes);
+  for (const f of files) if (!f.entry) checkFile(f, loaderNode, maxBytes, limits);
   if (def.fileField) delete loaderConfig[def.fileField];
 
   const splitterName = input.splitter?.name ?? previous?.splitterId ?? DEFAULT_SPLITTER;
@@ -114,19 +126,21 @@ export function planUpsert(
   return {
     storeId: newStore ? newId() : row!.id,
     newStore,
-    entryId: replaces ? previous!.id : newId(),
+    // A new loader takes the id its files were staged under, so they need not move.
+    entryId: replaces ? previous!.id : (uploads.id ?? newId()),
     replaces,
     loaderNode,
     loaderName: input.loaderName || (previous?.loaderId === loaderNode ? previous.loaderName : def.label),
     loaderConfig,
     splitter: { name: splitterName, config: splitterConfig },
     files,
-    stored,
+    streamed: !!def.windows && files.length > 0,
     components,
   };
 }
 
-/** A plan that re-runs a saved loader in place (refresh, and the queue consumer). */
+/** A plan that re-runs a saved loader in place (refresh, and the queue consumer, which may continue where its run stands). */
 export function planSaved(deps: DocStoreDeps, store: StoreState, loaderId: string, lease?: string): Plan {
-  return { ...planUpsert(deps, store, { docId: loaderId }, [], { inPlace: true }), lease };
+  const progress = parseProgress(store.rows.find((r) => r.id === loaderId)?.progress ?? null);
+  return { ...planUpsert(deps, store, { docId: loaderId }, undefined, { inPlace: true }), lease, progress };
 }

@@ -14,6 +14,28 @@ export interface LoaderFileEntry {
   uploaded: string;
 }
 
+/**
+ * A file an upsert reads: in R2 (an upload staged there, or a loader's stored file) or in memory
+ * (a data URI of a JSON body).
+ */
+export interface SourceFile {
+  name: string;
+  mime: string;
+  size: number;
+  /** Its R2 key, when it is there. */
+  key?: string;
+  bytes?: Uint8Array;
+  /** A loader's stored file: its listing, kept when the file stays where it is. */
+  entry?: LoaderFileEntry;
+}
+
+/** How far a streamed upsert of a loader has read (the loader entry's `progress`). */
+export interface LoaderProgress {
+  bytesRead: number;
+  totalBytes: number;
+  chunks: number;
+}
+
 /** One entry of a store's `loaders` (Flowise's IDocumentStoreLoader). */
 export interface LoaderEntry {
   id: string;
@@ -29,6 +51,8 @@ export interface LoaderEntry {
   files: LoaderFileEntry[];
   /** Why the last processing failed (async upserts), until it succeeds. */
   error?: string;
+  /** While its files are read in windows (and after such a run stopped unfinished): how far it got. */
+  progress?: LoaderProgress;
 }
 
 /** `{name, config}`: how Flowise stores a store's embedding / vector store / record manager. */

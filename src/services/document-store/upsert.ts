@@ -1,15 +1,16 @@
 // Upsert and refresh: synchronous (answer the counts) or through the upsert queue (answer 202 at
 // once; the consumer runs the staged loaders in order, under the leases they were staged with).
 import { ApiError, badRequest } from "../../errors";
-import type { LoaderFile } from "../../providers/loaders/types";
 import type { UpsertInput } from "../../schemas/document-store";
 import { buildComponents } from "./components";
-import { workLimits } from "../../lib/limits";
+import { megabytes, workLimits } from "../../lib/limits";
 import { QueueInstead, executePlan, stagePlan } from "./execute";
+import { deleteStagedFiles } from "./files";
+import { type Continues, isContinues } from "./ingest";
 import type { UpsertResult } from "./indexing";
 import { queuedLeaseMs } from "./lease";
-import { failQueuedLoader, holdForRetry } from "./loader-rows";
-import { type Plan, planSaved, planUpsert } from "./plan";
+import { failQueuedLoader, holdForRetry, loaderExists } from "./loader-rows";
+import { type Plan, type Uploads, planSaved, planUpsert } from "./plan";
 import { getStoreState } from "./stores";
 import type { DocStoreDeps } from "./types";
 
@@ -20,6 +21,8 @@ export interface UpsertJob {
   loaderIds: string[];
   /** The lease each loader was staged under (absent in jobs queued before leases existed). */
   leases?: string[];
+  /** A job that continues an earlier one: when that one started (a record manager's full cleanup deletes what was not indexed since). */
+  since?: number;
 }
 
 export interface QueueSender {
@@ -67,26 +70,57 @@ export const isAccepted = (result: UpsertResult | Accepted): result is Accepted 
 const hasQueue = (deps: DocStoreDeps): boolean => typeof (deps.env as { UPSERT_QUEUE?: QueueSender }).UPSERT_QUEUE?.send === "function";
 
 /**
- * Runs an upsert now, or through the queue: when asked (`async: true`), and when it splits into
- * more than UPSERT_QUEUE_CHUNKS chunks and the queue is bound (unless the caller said
- * `async: false`) — the queue consumer has the CPU time a request lacks. The chunks are counted
- * (and every limit checked) before anything is written, so a refused upsert stores nothing.
+ * Runs an upsert now, or through the queue: when asked (`async: true`), and — unless the caller
+ * said `async: false`, and when the queue is bound — when its text or JSON Lines files are larger
+ * than UPSERT_QUEUE_MB together, or when it splits into more than UPSERT_QUEUE_CHUNKS chunks (other
+ * loaders: their chunks are counted in memory before anything is written, so a refused upsert
+ * stores nothing). The queue consumer has the CPU time a request lacks.
  */
-export async function upsertDocStore(deps: DocStoreDeps, bucket: R2Bucket, storeId: string, input: UpsertInput, uploads: LoaderFile[]): Promise<UpsertResult | Accepted> {
+export async function upsertDocStore(deps: DocStoreDeps, bucket: R2Bucket, storeId: string, input: UpsertInput, uploads: Uploads = { files: [] }): Promise<UpsertResult | Accepted> {
+  try {
+    return await upsertNowOrQueued(deps, bucket, storeId, input, uploads);
+  } finally {
+    // Files a multipart body staged that no loader of the store took as its own (a failure, a replaced loader, a new store).
+    if (uploads.id) await dropStagedUpload(deps, bucket, storeId, uploads.id);
+  }
+}
+
+async function upsertNowOrQueued(deps: DocStoreDeps, bucket: R2Bucket, storeId: string, input: UpsertInput, uploads: Uploads): Promise<UpsertResult | Accepted> {
   const store = input.createNewDocStore ? await getStoreState(deps.db, storeId).catch(() => undefined) : await getStoreState(deps.db, storeId);
   const plan = planUpsert(deps, store, input, uploads);
   let why = "the upsert continues in the queue";
   if (!input.async) {
-    const queueAbove = input.async === undefined && hasQueue(deps) ? workLimits(deps.env).queueChunks : undefined;
-    try {
-      return await executePlan(deps, bucket, plan, { queueAbove });
-    } catch (err) {
-      if (!(err instanceof QueueInstead)) throw err;
-      why = `its ${err.chunks} chunks are more than one request processes (UPSERT_QUEUE_CHUNKS ${queueAbove}), so the upsert continues in the queue`;
+    const limits = workLimits(deps.env);
+    const auto = input.async === undefined && hasQueue(deps);
+    const bytes = plan.streamed ? plan.files.reduce((n, f) => n + f.size, 0) : 0;
+    if (auto && bytes > megabytes(limits.queueMb)) {
+      why = `its files (${(bytes / 1024 / 1024).toFixed(1)} MB) are more than one request reads (UPSERT_QUEUE_MB ${limits.queueMb}), so the upsert continues in the queue`;
+    } else {
+      const queueAbove = auto ? limits.queueChunks : undefined;
+      try {
+        return finished(await executePlan(deps, bucket, plan, { queueAbove }));
+      } catch (err) {
+        if (!(err instanceof QueueInstead)) throw err;
+        why = `its ${err.chunks} chunks are more than one request processes (UPSERT_QUEUE_CHUNKS ${queueAbove}), so the upsert continues in the queue`;
+      }
     }
   }
   const [entry] = await stageAndQueue(deps, bucket, plan.storeId, [plan]);
-  return { docId: entry.id, storeId: plan.storeId, status: "UPSERTING", message: `Accepted: ${why}; the store's status and the loader's counts show its progress` };
+  return { docId: entry.id, storeId: plan.storeId, status: "UPSERTING", message: `Accepted: ${why}; the store's status and the loader's counts and progress show how far it is` };
+}
+
+/** A run without a budget goes to its end. */
+function finished(result: UpsertResult | Continues): UpsertResult {
+  if (isContinues(result)) throw new Error("an upsert without a budget stopped before its end");
+  return result;
+}
+
+async function dropStagedUpload(deps: DocStoreDeps, bucket: R2Bucket, storeId: string, uploadId: string): Promise<void> {
+  try {
+    if (!(await loaderExists(deps.db, storeId, uploadId))) await deleteStagedFiles(bucket, storeId, uploadId);
+  } catch (err) {
+    console.error(`document store: removing the staged upload ${uploadId} failed: ${messageOf(err)}`);
+  }
 }
 
 /** Runs a store's loaders (all, or the items given) again, in place; one result per item. */
@@ -94,39 +128,52 @@ export async function refreshDocStore(deps: DocStoreDeps, bucket: R2Bucket, stor
   const store = await getStoreState(deps.db, storeId);
   const items: UpsertInput[] = body.items?.length ? body.items : store.loaders.map((l) => ({ docId: l.id }));
   if (!items.length) throw badRequest(`Document store ${storeId} has no loaders to refresh`);
-  const plans: Plan[] = items.map((item) => planUpsert(deps, store, { ...item, createNewDocStore: false }, [], { inPlace: true }));
+  const plans: Plan[] = items.map((item) => planUpsert(deps, store, { ...item, createNewDocStore: false }, undefined, { inPlace: true }));
   if (body.async) {
     const entries = await stageAndQueue(deps, bucket, storeId, plans);
     return entries.map((e) => ({ docId: e.id, storeId, status: "UPSERTING", message: "Accepted: the refresh continues in the queue" }));
   }
-  return runInOrder(deps, bucket, storeId, plans);
+  return (await runInOrder(deps, bucket, storeId, plans)).results;
+}
+
+interface InOrder {
+  /** Decides whether the rest goes on after a failure (the queue consumer records and continues). */
+  onFailure?: (plan: Plan, err: unknown) => Promise<void>;
+  /** Bytes of streamed files to read before stopping (a queue message's share). */
+  budgetBytes?: number;
+  /** When the runs began, for a job that continues an earlier one. */
+  since?: number;
 }
 
 /**
  * Several loaders in a row. A record manager's `full` cleanup runs once, after the last, against
  * the time the run started: otherwise each loader's indexing would delete the ones before it.
- * `onFailure` decides whether the rest goes on (the queue consumer records and continues).
+ * Stops at a streamed loader that used up the budget (`stoppedAt`: it and the rest are left).
  */
-async function runInOrder(deps: DocStoreDeps, bucket: R2Bucket, storeId: string, plans: Plan[], onFailure?: (plan: Plan, err: unknown) => Promise<void>): Promise<UpsertResult[]> {
+async function runInOrder(deps: DocStoreDeps, bucket: R2Bucket, storeId: string, plans: Plan[], options: InOrder = {}): Promise<{ results: UpsertResult[]; since?: number; stoppedAt?: number }> {
   const first = await buildComponents(deps, storeId, plans[0].components);
-  const since = first.recordManager ? await first.recordManager.recordManager.getTime() : undefined;
+  const since = options.since ?? (first.recordManager ? await first.recordManager.recordManager.getTime() : undefined);
   const results: UpsertResult[] = [];
   for (let i = 0; i < plans.length; i++) {
-    const control = { fullCleanupSince: since, skipFullCleanup: i < plans.length - 1 };
+    const control = { fullCleanupSince: since, skipFullCleanup: i < plans.length - 1, budgetBytes: options.budgetBytes };
     try {
-      results.push(await executePlan(deps, bucket, plans[i], control));
+      const result = await executePlan(deps, bucket, plans[i], control);
+      if (isContinues(result)) return { results, since, stoppedAt: i };
+      results.push(result);
     } catch (err) {
-      if (!onFailure) throw err;
-      await onFailure(plans[i], err);
+      if (!options.onFailure) throw err;
+      await options.onFailure(plans[i], err);
     }
   }
-  return results;
+  return { results, since };
 }
 
 /**
  * The queue consumer's work for one message. A loader that cannot be processed is marked STALE
  * with its error and the others go on; a server or provider failure is rethrown for the queue to
- * retry (the loader's lease held until then), and on the last attempt recorded like the others.
+ * retry (the loader's lease held until then; a streamed loader continues where its progress
+ * says), and on the last attempt recorded like the others. A streamed loader that reads more than
+ * one message's share (UPSERT_MESSAGE_MB) is continued by a new message, with the loaders after it.
  */
 export async function runUpsertJob(deps: DocStoreDeps, bucket: R2Bucket, job: UpsertJob, lastAttempt = false): Promise<void> {
   const store = await getStoreState(deps.db, job.storeId).catch((err: unknown) => {
@@ -145,13 +192,29 @@ export async function runUpsertJob(deps: DocStoreDeps, bucket: R2Bucket, job: Up
   };
   const plans: Plan[] = [];
   for (const [i, loaderId] of job.loaderIds.entries()) {
-    const lease = job.leases?.[i];
+    const lease = job.leases?.[i] || undefined;
     try {
       plans.push(planSaved(deps, store, loaderId, lease));
     } catch (err) {
       await failed(loaderId, lease, err);
     }
   }
-  if (plans.length) await runInOrder(deps, bucket, job.storeId, plans, (plan, err) => failed(plan.entryId, plan.lease, err));
+  if (plans.length) {
+    const budgetBytes = megabytes(workLimits(deps.env).messageMb);
+    const done = await runInOrder(deps, bucket, job.storeId, plans, { onFailure: (plan, err) => failed(plan.entryId, plan.lease, err), budgetBytes, since: job.since });
+    if (done.stoppedAt !== undefined) {
+      const rest = plans.slice(done.stoppedAt);
+      const stopped = rest[0];
+      // Its lease lasts until the next message can run; the message carries the rest of the job.
+      if (stopped.lease) await holdForRetry(deps.db, stopped.entryId, stopped.lease, Date.now() + queuedLeaseMs(deps.env));
+      await queueOf(deps).send({
+        kind: "document-store-upsert",
+        storeId: job.storeId,
+        loaderIds: rest.map((p) => p.entryId),
+        leases: rest.map((p) => p.lease ?? ""),
+        ...(done.since !== undefined ? { since: done.since } : {}),
+      });
+    }
+  }
   if (retry) throw retry;
 }

@@ -1,0 +1,1 @@
+ALTER TABLE `document_store_loader` ADD `progress` text;
