@@ -34,6 +34,7 @@ export class RunWorkflow extends WorkflowEntrypoint<Env, DetachedParams> {
     for (let part = 0; ; part++) {
       const steps = new WorkflowSteps(step, env.FILES, params.executionId, `${part}: `, counter);
       const log = eventLogOf(env, params.executionId, () => steps.live);
+      steps.onStep = (ran) => log.stepped(ran);
       const outcome = await this.runPart(deps, params, input, part, steps, log);
       await log.flush();
       const state = await steps.own("outcome", () => settleDetached(db, params.executionId, outcome));

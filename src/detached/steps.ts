@@ -3,7 +3,8 @@
 // - a failure that a retry cannot mend (a 4xx, a refused run) is stored as the step's outcome and
 //   thrown again after it, so the step is not retried; a provider's 5xx or a network failure is
 //   thrown inside the step, which Workflows retries (RETRIES);
-// - `live` turns true when a step's work runs: until then a restarted run is replaying;
+// - `live` turns true when a step's work runs: until then a restarted run is replaying, and
+//   `onStep` tells after each step whether its work ran or its stored result was answered;
 // - a run that would pass Workflows' 1,024 steps per instance ends with an error naming the limit.
 import type { WorkflowStep, WorkflowStepConfig } from "cloudflare:workers";
 import { ApiError } from "../errors";
@@ -28,6 +29,8 @@ export interface StepCounter {
 
 export class WorkflowSteps implements RunSteps {
   live = false;
+  /** Told after each step whether its work ran (true) or its stored result was answered (a replay). */
+  onStep?: (ran: boolean) => void;
 
   constructor(
     private readonly step: WorkflowStep,
@@ -41,10 +44,22 @@ export class WorkflowSteps implements RunSteps {
   /** A bookkeeping step of the run itself (counted, not spilled). */
   async own<T extends Rpc.Serializable<T>>(name: string, work: () => Promise<T>, config: WorkflowStepConfig = RETRIES): Promise<T> {
     this.counter.count++;
-    return this.step.do(`${this.prefix}${name}`, config, async () => {
-      this.live = true;
+    let ran = false;
+    const value = (await this.step.do(`${this.prefix}${name}`, config, async () => {
+      ran = this.begin();
       return work();
-    }) as Promise<T>;
+    })) as T;
+    this.onStep?.(ran);
+    return value;
+  }
+
+  /** A step's work runs: the run is live from here on (frames held since the last step go out). */
+  private begin(): true {
+    if (!this.live) {
+      this.live = true;
+      this.onStep?.(true);
+    }
+    return true;
   }
 
   async do<T>(name: string, work: () => Promise<T>): Promise<T> {
@@ -52,8 +67,9 @@ export class WorkflowSteps implements RunSteps {
       throw new ApiError(400, `The run reached Cloudflare Workflows' limit of ${WORKFLOW_STEP_LIMIT} steps per run (one per node, resumes included) and was stopped`);
     }
     const stepName = `${this.prefix}${name}`;
+    let ran = false;
     const stored = (await this.step.do(stepName, RETRIES, async () => {
-      this.live = true;
+      ran = this.begin();
       try {
         return (await this.spill(stepName, await work())) as unknown as Rpc.Serializable<unknown>;
       } catch (err) {
@@ -62,6 +78,7 @@ export class WorkflowSteps implements RunSteps {
         return { ok: false, status: e.status, message: e.message };
       }
     })) as unknown as Stored<T>;
+    this.onStep?.(ran);
     if (!stored.ok) throw new ApiError(stored.status, stored.message);
     return this.unspill(stored);
   }

@@ -137,7 +137,11 @@ describe("async: true on an agentflow", () => {
     expect(row.result).toMatchObject({ executionId: accepted.executionId, chatId: accepted.chatId, text: expect.any(String) });
     expect(JSON.parse(row.executionData).map((e: any) => [e.nodeId, e.status])).toEqual([["startAgentflow_0", "FINISHED"], ["llmAgentflow_0", "FINISHED"]]);
     const frames = await framesOf(await call("GET", `/executions/${accepted.executionId}/events`));
-    expect(frames.map((f) => f.event)).toContain("nextAgentFlow");
+    // The frames a streamed prediction sends, from the Start node's INPROGRESS to end.
+    expect(frames[0]).toMatchObject({ event: "agentFlowEvent", data: "INPROGRESS" });
+    expect(frames.filter((f) => f.event === "nextAgentFlow").map((f) => [f.data.nodeId, f.data.status])).toEqual([
+      ["startAgentflow_0", "INPROGRESS"], ["startAgentflow_0", "FINISHED"], ["llmAgentflow_0", "INPROGRESS"], ["llmAgentflow_0", "FINISHED"],
+    ]);
     expect(frames.at(-1)!.event).toBe("end");
   });
 
