@@ -204,3 +204,42 @@ describe("a paused async run resumed without async", () => {
     await expectError(await call("GET", `/executions/${paused.executionId}/events`), 404);
   });
 });
+
+describe("durability of the edges", () => {
+  it("a callback that fails is delivered again (the step's retries)", async () => {
+    const id = await saveChatflow();
+    const callbackUrl = `${standinUrl()}/callback/flaky?fail=1`;
+    const accepted = await json("POST", `/prediction/${id}`, { body: { question: "retry the callback", async: true, callbackUrl } }, 202);
+    await settled(accepted.executionId);
+    let delivered: any[] = [];
+    for (let i = 0; i < 400 && delivered.length < 2; i++) {
+      delivered = await callbacksFor(accepted.executionId);
+      if (delivered.length < 2) await sleep(50);
+    }
+    expect(delivered).toHaveLength(2);
+    expect(delivered[0].body).toEqual(delivered[1].body);
+    expect(delivered[1].body.status).toBe("SUCCESS");
+  });
+
+  it("a pause nobody answers within HUMAN_INPUT_TIMEOUT_MS ends TIMEOUT, with the reason", async () => {
+    const restoreTimeout = setVars({ HUMAN_INPUT_TIMEOUT_MS: "300" });
+    try {
+      const flow = approvalFlow("Anyone?");
+      const { id } = await saveAgentflowOf(flow.nodes, flow.edges);
+      const accepted = await json("POST", `/prediction/${id}`, { body: { question: "draft", async: true } }, 202);
+      expect((await settled(accepted.executionId)).state).toBe("STOPPED");
+      let row: any;
+      for (let i = 0; i < 400; i++) {
+        row = await json("GET", `/executions/${accepted.executionId}`);
+        if (row.state !== "STOPPED") break;
+        await sleep(50);
+      }
+      expect(row.state).toBe("TIMEOUT");
+      expect(row.error).toMatch(/HUMAN_INPUT_TIMEOUT_MS/);
+      const frames = await framesOf(await call("GET", `/executions/${accepted.executionId}/events`));
+      expect(frames.at(-1)!.event).toBe("end");
+    } finally {
+      restoreTimeout();
+    }
+  });
+});
