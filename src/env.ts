@@ -53,6 +53,10 @@ interface OptionalConfig {
   ASYNC_RUN_TIMEOUT_MS?: string;
   /** How long a detached run waits for human input, in ms (default 7 days), then ends TIMEOUT. */
   HUMAN_INPUT_TIMEOUT_MS?: string;
+  /** The largest Flowise export file POST /export-import/import takes, in MB (default 50). */
+  MAX_IMPORT_MB?: string;
+  /** How long sending one run's trace (Langfuse, LangSmith, OTLP) may take, in ms (default 10000). */
+  TRACE_TIMEOUT_MS?: string;
 }
 
 /** Who made the request, once the bearer token checked out. */
@@ -85,6 +89,12 @@ export function maxBodyBytes(env: Env): number {
 export function maxUploadBytes(env: Env): number {
   const mb = Number(env.MAX_UPLOAD_MB);
   return (Number.isFinite(mb) && mb > 0 ? mb : 20) * 1024 * 1024;
+}
+
+/** The import file limit of POST /export-import/import: MAX_IMPORT_MB (default 50). */
+export function maxImportBytes(env: Env): number {
+  const mb = Number(env.MAX_IMPORT_MB);
+  return (Number.isFinite(mb) && mb > 0 ? mb : 50) * 1024 * 1024;
 }
 
 export function listVar(value: string | undefined): string[] {
