@@ -63,8 +63,10 @@ interface SectionSource {
 }
 
 const flows = (type: string) => (db: Db) => mapPages(pages(db, FLOW_SQL, [type], 20), flowRecord);
+// Flowise's assistant.credential is NOT NULL; for a custom assistant it is only a client-made UUID.
 const assistants = (type: string) => (db: Db) =>
-  pages(db, "SELECT id, details, credential, iconSrc, type, createdDate, updatedDate FROM assistant WHERE type = ? AND id > ? ORDER BY id LIMIT ?", [type], 100);
+  mapPages(pages(db, "SELECT id, details, credential, iconSrc, type, createdDate, updatedDate FROM assistant WHERE type = ? AND id > ? ORDER BY id LIMIT ?", [type], 100),
+    (r) => (r.credential === null && r.type === "CUSTOM" ? { ...r, credential: crypto.randomUUID() } : r));
 
 async function* mapPages(source: AsyncGenerator<Row[]>, map: (r: Row) => Row): AsyncGenerator<Row[]> {
   for await (const page of source) yield page.map(map);
@@ -107,7 +109,8 @@ const SOURCES: SectionSource[] = [
     read: (db) => mapPages(pages(db, "SELECT id, executionData, state, agentflowId, sessionId, action, isPublic, createdDate, updatedDate, stoppedDate FROM execution WHERE id > ? ORDER BY id LIMIT ?", [], 20),
       (r) => ({ ...r, isPublic: bool(r.isPublic) })),
   },
-  { section: "Tool", flag: "tool", read: (db) => pages(db, "SELECT id, name, description, color, iconSrc, schema, func, createdDate, updatedDate FROM tool WHERE id > ? ORDER BY id LIMIT ?", [], 200) },
+  // Flowise's tool.description and tool.color are NOT NULL.
+  { section: "Tool", flag: "tool", read: (db) => mapPages(pages(db, "SELECT id, name, description, color, iconSrc, schema, func, createdDate, updatedDate FROM tool WHERE id > ? ORDER BY id LIMIT ?", [], 200), (r) => ({ ...r, description: r.description ?? "", color: r.color ?? "" })) },
   // Values are never exported (Flowise writes them empty too): they may be secrets.
   { section: "Variable", flag: "variable", read: (db) => mapPages(pages(db, "SELECT id, name, type, createdDate, updatedDate FROM variable WHERE id > ? ORDER BY id LIMIT ?", [], 500), (r) => ({ id: r.id, name: r.name, value: "", type: r.type, createdDate: r.createdDate, updatedDate: r.updatedDate })) },
 ];
