@@ -5,6 +5,7 @@
 import type { FlowNode } from "../../src/engine";
 import llmChain from "../engine/fixtures/llm-chain.json";
 import conversationChain from "../engine/fixtures/conversation-chain.json";
+import { inject } from "vitest";
 import { type Fixture, flowDataOf, pointAtStandin } from "../engine/helpers";
 import { runnable } from "../agentflow/templates";
 import multiAgents from "../agentflow-v1/fixtures/multi-agents.json";
@@ -55,6 +56,7 @@ export type ExportFile = Record<string, unknown> & {
   ChatMessage: Record<string, unknown>[];
   Variable: Record<string, unknown>[];
   DocumentStoreFileChunk: Record<string, unknown>[];
+  Tool: Record<string, unknown>[];
 };
 
 const flowRecord = (id: string, name: string, flowData: string, type: string, extra: Record<string, unknown> = {}) => ({
@@ -142,7 +144,9 @@ export function flowiseExport(credentialId: string): { file: ExportFile; ids: Ex
           files: [{ id: uuid(), name: "moving.pdf", mimePrefix: "application/pdf", size: 1234, status: "SYNC", uploaded: at(5) }] },
       ]),
       whereUsed: JSON.stringify([ids.chatflow]), createdDate: at(4), updatedDate: at(6), status: "UPSERTED",
-      vectorStoreConfig: null, embeddingConfig: null, recordManagerConfig: null, workspaceId: WORKSPACE,
+      // Flowise's {name, config} of the embeddings node (here the stand-in's OpenAI-compatible API); no vector store config: the deployment's default.
+      vectorStoreConfig: null, recordManagerConfig: null, workspaceId: WORKSPACE,
+      embeddingConfig: JSON.stringify({ name: "openAIEmbeddings", config: { credential: credentialId, modelName: "text-embedding-3-small", dimensions: 768, basepath: `${inject("standinUrl")}/v1` } }),
     }],
     DocumentStoreFileChunk: [
       { id: ids.chunks[0], docId: ids.textLoader, storeId: ids.store, chunkNo: 1, pageContent: chunkTexts[0], metadata: JSON.stringify({ source: "text" }) },

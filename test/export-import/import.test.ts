@@ -1,6 +1,5 @@
 // Issue 25: Flowise 3.1.4's export file imported as it is — every record kind, every id kept; the
 // imported flows run; a bad record imports nothing; importing again never duplicates (the file wins).
-import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { call, expectError, json } from "../helpers";
 import { count, freshExport, importFile, stagedRows } from "./helpers";
@@ -167,10 +166,21 @@ describe("who may import", () => {
 });
 
 describe("document stores moved in", () => {
-  it("keep their chunks, which a query finds once the store is upserted again", async () => {
+  it("keep their chunks, which POST /document-store/vectorstore/insert puts into the vector store again (files are not in an export)", async () => {
     const { file, ids } = await freshExport();
     expect((await importFile(file)).status).toBe(200);
-    expect(await count("SELECT COUNT(*) AS n FROM document_store_file_chunk WHERE storeId = ?", ids.store)).toBe(3);
-    expect(env.DB).toBeDefined();
+    const query = () => json("POST", "/document-store/vectorstore/query", { body: { storeId: ids.store, query: "a PDF page about moving in" } });
+    expect((await expectError(await call("POST", "/document-store/vectorstore/query", { body: { storeId: ids.store, query: "moving" } }), 400)).message).toContain("upsert it first");
+
+    const inserted = await json("POST", "/document-store/vectorstore/insert", { body: { storeId: ids.store } });
+    expect(inserted).toMatchObject({ numAdded: 3, storeId: ids.store });
+    const found = await query();
+    expect(found.docs[0]).toMatchObject({ pageContent: "A PDF page about moving in.", chunkNo: 1, metadata: expect.objectContaining({ source: "moving.pdf" }) });
+    expect((await json("GET", `/document-store/store/${ids.store}`)).status).toBe("UPSERTED");
+
+    // One loader again (its vectors replaced, not piled up); an unknown loader is a 404.
+    expect(await json("POST", "/document-store/vectorstore/insert", { body: { storeId: ids.store, docId: ids.textLoader } })).toMatchObject({ numAdded: 2, numDeleted: 2 });
+    await expectError(await call("POST", "/document-store/vectorstore/insert", { body: { storeId: ids.store, docId: crypto.randomUUID() } }), 404);
+    await expectError(await call("POST", "/document-store/vectorstore/insert", { body: { storeId: crypto.randomUUID() } }), 404);
   });
 });
