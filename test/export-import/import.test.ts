@@ -7,6 +7,10 @@ import { count, freshExport, importFile, stagedRows } from "./helpers";
 describe("POST /export-import/import", () => {
   it("imports a Flowise export of every record kind under the same ids", async () => {
     const { file, ids } = await freshExport();
+    // A section of a later Flowise, and a flow bound to a Flowise API key that does not exist here.
+    const flowiseKey = crypto.randomUUID();
+    (file.ChatFlow[1] as any).apikeyid = flowiseKey;
+    (file as any).DatasetRow = [{ id: crypto.randomUUID() }, { id: crypto.randomUUID() }];
     const res = await importFile(file);
     expect(res.status).toBe(200);
     const body = await res.json<any>();
@@ -14,8 +18,10 @@ describe("POST /export-import/import", () => {
       message: "success",
       imported: { chatflows: 5, assistants: 2, tools: 1, variables: 2, documentStores: 1, documentStoreLoaders: 2, chunks: 3, executions: 1, chatMessages: 4, feedback: 1, mcpServers: 1 },
       replaced: { chatflows: 0, chunks: 0 },
-      skipped: { CustomTemplate: 1 },
+      skipped: { CustomTemplate: 1, DatasetRow: 2 },
     });
+    expect(body.warnings).toEqual([expect.objectContaining({ id: ids.memoryFlow, warning: expect.stringContaining(`apikeyid ${flowiseKey} is not an API key of this deployment`) })]);
+    expect((await json("GET", `/chatflows/${ids.memoryFlow}`)).apikeyid).toBe(flowiseKey);
 
     const flow = await json("GET", `/chatflows/${ids.chatflow}`);
     expect(flow).toMatchObject({ id: ids.chatflow, type: "CHATFLOW", deployed: true, isPublic: true, category: "Moved", chatbotConfig: '{"welcomeMessage":"Hi"}', createdDate: "2026-03-01T10:00:00.000Z" });
