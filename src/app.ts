@@ -29,6 +29,7 @@ import { executionRoutes, publicExecutionRoutes } from "./routes/executions";
 import { mcpServerRoutes } from "./routes/mcp-server";
 import { mcpRoutes } from "./routes/mcp";
 import { openaiRoutes } from "./routes/openai";
+import { exportImportRoutes, isImport } from "./routes/export-import";
 
 const API_BASE = "/api/v1";
 
@@ -40,8 +41,9 @@ export function createApp() {
   app.use("*", corsPolicy);
   app.use("*", checkBindings);
   // Document store and chatflow vector upserts carry files: their own, larger limit (MAX_UPLOAD_MB).
-  // MCP's JSON-RPC bodies: 1 MB.
+  // MCP's JSON-RPC bodies: 1 MB. An import reads its body as a stream under its own limit (MAX_IMPORT_MB).
   app.use("*", (c, next) => {
+    if (isImport(c.req.method, c.req.path)) return next();
     if (isDocumentStoreUpload(c.req.method, c.req.path) || isVectorUpsert(c.req.method, c.req.path)) return limitUpload(c, next);
     return isMcpPath(c.req.path) ? limitMcpBody(c, next) : limitBody(c, next);
   });
@@ -69,6 +71,7 @@ export function createApp() {
   api.route("/mcp-server", mcpServerRoutes);
   api.route("/mcp", mcpRoutes);
   api.route("/openai", openaiRoutes);
+  api.route("/export-import", exportImportRoutes);
 
   serveOpenApiDocument(api, API_BASE);
 

@@ -52,6 +52,10 @@ interface OptionalConfig extends Partial<Record<Exclude<ProviderVar, keyof Cloud
   CALLBACK_SECRET?: string;
   ASYNC_RUN_TIMEOUT_MS?: string;
   HUMAN_INPUT_TIMEOUT_MS?: string;
+  /** The largest Flowise export file POST /export-import/import takes, in MB (default 50). */
+  MAX_IMPORT_MB?: string;
+  /** How long sending one run's trace (Langfuse, LangSmith, OTLP) may take, in ms (default 10000). */
+  TRACE_TIMEOUT_MS?: string;
 }
 
 /** Who made the request, once the bearer token checked out. */
@@ -77,6 +81,12 @@ export function isDevelopment(env: Env): boolean {
 
 // The body and upload limits are read from the one configuration (config.ts).
 export { maxBodyBytes, maxUploadBytes } from "./config";
+
+/** The import file limit of POST /export-import/import: MAX_IMPORT_MB (default 50). */
+export function maxImportBytes(env: Env): number {
+  const mb = Number(env.MAX_IMPORT_MB);
+  return (Number.isFinite(mb) && mb > 0 ? mb : 50) * 1024 * 1024;
+}
 
 export function listVar(value: string | undefined): string[] {
   return (value ?? "").split(",").map((s) => s.trim()).filter(Boolean);

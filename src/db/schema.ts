@@ -316,3 +316,19 @@ export const upsertHistory = sqliteTable("upsert_history", {
   flowData: text("flowData").notNull(),
   date: text("date").notNull(),
 }, (t) => [index("idx_upsert_history_flow_date").on(t.chatflowid, t.date)]);
+
+/**
+ * An import's rows while its file is read (POST /export-import/import): each row of this table is
+ * one part of at most ~1.8 MB of JSON rows for one table, moved into that table by the import's one
+ * final batch (all or nothing) and then deleted. Parts of an import that died are swept after a day.
+ */
+export const importStage = sqliteTable("import_stage", {
+  importId: text("importId").notNull(),
+  tableName: text("tableName").notNull(),
+  seq: integer("seq").notNull(),
+  rows: text("rows").notNull(),
+  createdDate: createdDate(),
+}, (t) => [
+  primaryKey({ columns: [t.importId, t.tableName, t.seq] }),
+  index("idx_import_stage_created").on(t.createdDate),
+]);

@@ -13,6 +13,7 @@ import {
   DocumentStoreCreate,
   DocumentStoreFileChunkPagedResponse,
   DocumentStoreUpdate,
+  InsertBody,
   LoaderParams,
   QueryBody,
   QueryResponse,
@@ -32,6 +33,7 @@ import type { Uploads } from "../services/document-store/plan";
 import { discardUpload, largestUpload, receiveForm } from "../services/document-store/uploads";
 import { queryStore } from "../services/document-store/query";
 import { deleteStoreVectors } from "../services/document-store/vectors";
+import { insertStoredChunks } from "../services/document-store/insert";
 import { readJsonOrForm } from "./request-body";
 import { createRouter, describeIssues, errorResponsesFor, jsonBody, jsonResponse, protectedRoute, validationHook } from "./router";
 import { assertAllowed, can } from "../auth/guard";
@@ -153,6 +155,10 @@ export const documentStoreRoutes = createRouter()
       const result = await refreshDocStore(depsOf(c), c.env.FILES, c.req.valid("param").id, body);
       return c.json(result as never, body.async ? 202 : 200);
     },
+  )
+  .openapi(
+    protectedRoute({ method: "post", path: "/vectorstore/insert", permission: can("documentStores:upsert-config"), tags, summary: "Insert the store's stored chunks into its vector store (no loading or splitting: how a store moved in from Flowise gets its vectors back)", request: { body: jsonBody(InsertBody) }, responses: { ...jsonResponse(VectorUpsertResponse), ...errorResponsesFor([502, 504]) } }),
+    async (c) => c.json(await insertStoredChunks(depsOf(c), c.req.valid("json")), 200),
   )
   .openapi(
     protectedRoute({ method: "post", path: "/vectorstore/query", permission: can("documentStores:view"), tags, summary: "Query a store's vector store", request: { body: jsonBody(QueryBody) }, responses: { ...jsonResponse(QueryResponse), ...errorResponsesFor([502, 504]) } }),

@@ -155,4 +155,19 @@ export const QueryResponse = z.object({
   docs: z.array(z.object({ pageContent: z.string(), metadata: z.record(z.string(), z.unknown()), id: z.string(), chunkNo: z.number().int() })),
 }).openapi("DocumentStoreQueryResponse");
 
+const componentName = () => text(200).pipe(z.string().trim().min(1, "must not be empty")).optional();
+const componentConfig = () => z.record(z.string(), z.unknown()).optional();
+
+/** Flowise's POST /vectorstore/insert: the stored chunks into the vector store (no loading, no splitting). */
+export const InsertBody = z.object({
+  storeId: uuid(),
+  docId: uuid().optional().openapi({ description: "Only this loader's chunks (else every loader's)" }),
+  embeddingName: componentName(),
+  embeddingConfig: componentConfig(),
+  vectorStoreName: componentName(),
+  vectorStoreConfig: componentConfig(),
+  recordManagerName: componentName(),
+  recordManagerConfig: componentConfig(),
+}).openapi("DocumentStoreVectorInsert");
+
 export const VectorDeleteQuery = z.object({ docId: uuid().optional() });

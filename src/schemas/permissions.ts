@@ -1,7 +1,9 @@
 // Flowise 3's API-key permissions, by name, so keys and scripts move over unchanged. The list is
 // what Flowise serves at GET /api/v1/auth/permissions/API_KEY (its role-only categories,
-// `workspace` and `admin`, are not API-key permissions). Many name features edgeflow does not
-// have (datasets, evaluations, …): they are accepted on a key and simply grant nothing here.
+// `workspace` and `admin`, are not API-key permissions), plus Flowise's two workspace permissions
+// that guard its /export-import routes: edgeflow has no roles, so a key must be able to hold them.
+// Many name features edgeflow does not have (datasets, evaluations, …): they are accepted on a key
+// and simply grant nothing here.
 
 /** Each entry: name suffix, Flowise's description, and its editions (O open source, E enterprise, C cloud). */
 const CATALOGUE: Record<string, [string, string, string][]> = {
@@ -34,6 +36,8 @@ const CATALOGUE: Record<string, [string, string, string][]> = {
     ["custom-delete", "Delete Custom Template", "OEC"], ["toolexport", "Export Tool as Template", "OEC"],
     ["flowexport", "Export Flow as Template", "OEC"], ["custom-share", "Share Custom Templates", "EC"],
   ],
+  // Flowise's role permissions of its export-import routes (role-only there; edgeflow has keys only).
+  workspace: [["export", "Export Data within Workspace", "OEC"], ["import", "Import Data within Workspace", "OEC"]],
   logs: [["view", "View Logs", "E"]],
   loginActivity: [["view", "View Login Activity", "E"]],
 };

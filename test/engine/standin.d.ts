@@ -29,6 +29,8 @@ declare module "vitest" {
     upstashUrl: string;
     /** redis://127.0.0.1:PORT of the RESP stand-in. */
     redisUrl: string;
+    /** Langfuse, LangSmith and OTLP collector stand-ins (test/standin/tracing.mjs), by path prefix. */
+    tracingUrl: string;
   }
 }
 export {};

@@ -48,7 +48,8 @@ describe("Flowise's permission names", () => {
   it("GET /auth/permissions/API_KEY lists Flowise's API-key permissions by category", async () => {
     const list = await json<Record<string, { key: string; value: string }[]>>("GET", "/auth/permissions/API_KEY");
     expect(Object.keys(list)).toEqual(expect.arrayContaining(["chatflows", "agentflows", "tools", "assistants", "credentials", "variables", "apikeys", "documentStores", "executions"]));
-    expect(Object.keys(list)).not.toContain("workspace");
+    // Of Flowise's role-only workspace category, only the two permissions of /export-import.
+    expect(list.workspace.map((p) => p.key)).toEqual(["workspace:export", "workspace:import"]);
     expect(Object.keys(list)).not.toContain("admin");
     expect(list.chatflows.map((p) => p.key)).toEqual([
       "chatflows:view", "chatflows:create", "chatflows:update", "chatflows:duplicate", "chatflows:delete",

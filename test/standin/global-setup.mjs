@@ -12,6 +12,7 @@ import { startRedisStandins } from "./redis.mjs";
 import { startReplicateStandin } from "./replicate.mjs";
 import { startServices } from "./services.mjs";
 import { startStandin } from "./server.mjs";
+import { startTracingStandin } from "./tracing.mjs";
 
 async function closedPort() {
   // Bind port 0, note the number, close it: connecting there is refused.
@@ -40,6 +41,7 @@ export default async function setup(project) {
     silentPostgresUrl: await startSilentTcp(),
     githubUrl: await startGithubStandin(),
     mcpUrl: await startMcpStandin(),
+    tracingUrl: await startTracingStandin(),
   };
   for (const [key, s] of Object.entries(services)) project.provide(key, s.url);
   // Redis over TCP (RESP) and Upstash's REST API, one keyspace (test/standin/redis.mjs).

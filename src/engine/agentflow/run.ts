@@ -141,7 +141,10 @@ export class AgentflowRun {
     const outer = this.init.channel;
     const channel = outer ? { token: outer.token, event: outer.event, close: () => undefined } : this.shared.events.open();
     this.shared.events.node(node.id, node.data.label, "INPROGRESS");
-    const promise = this.execute(node, channel);
+    const around = this.shared.ports.aroundNode;
+    const promise = around
+      ? around({ id: node.id, label: node.data.label, name: node.data.name }, () => this.execute(node, channel), (done) => ({ input: done.result.input, output: done.result.output }))
+      : this.execute(node, channel);
     promise.catch((err) => {
       this.firstFailure ??= new NodeFailure(node, err);
       this.controller.abort();

@@ -46,6 +46,7 @@ function portsOf(run: AgentflowRun, events: AgentflowEvents): AgentflowPorts {
     events,
     runFlow: (flowId, call) => run.runFlow(flowId, call, ctx.signal),
     step: run.steps ? (name, work) => run.steps!.do(name, work) : undefined,
+    aroundNode: run.trace?.aroundNode,
   };
 }
 
@@ -127,11 +128,17 @@ function detachedResult(run: AgentflowRun, outcome: AgentflowRunOutcome) {
 /** Executes then records. Errors leave scrubbed of the run's secrets. */
 export async function completeAgentflow(run: AgentflowRun, events: AgentflowEvents = NO_EVENTS): Promise<AgentflowDone> {
   const stopLease = run.recorder.keepAlive(run.deps.env, (reason) => run.controller.abort(new Error(reason)));
-  try {
+  const work = async () => {
     const outcome = await execute(run, events);
     // A detached run records in a durable step: a replay does not store the messages twice.
     if (run.steps) await run.steps.do("record", () => record(run, outcome).then(() => true));
     else await record(run, outcome);
+    return outcome;
+  };
+  try {
+    const outcome = run.trace
+      ? await run.trace.around(work, (o) => ({ output: o.text, metadata: { executionId: run.recorder.run.id, chatMessageId: run.apiMessageId, state: o.state } }))
+      : await work();
     return { outcome, chatMessageId: run.apiMessageId };
   } catch (err) {
     throw redactError(err, run.secrets); // the last scrub before an error leaves (JSON body or stream frame)

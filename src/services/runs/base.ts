@@ -12,6 +12,7 @@ import type { Prefetched } from "./lookups";
 import { gateVarOverrides } from "./overrides";
 import { limitRunTime } from "./time-limit";
 import type { UploadInput } from "./uploads";
+import type { RunTrace } from "../tracing";
 
 export interface RunBase {
   flow: RunnableFlow;
@@ -27,6 +28,8 @@ export interface RunBase {
   getCredential: CredentialReader;
   /** Stops the run's clock (RUN_TIMEOUT_MS) and its in-flight entry (PUT /chatmessage/abort). */
   release: () => void;
+  /** The run's trace, when its chatflow's analytic switches a backend on (services/runs/trace.ts). */
+  trace?: RunTrace;
 }
 
 export function runBase(

@@ -94,8 +94,10 @@ export async function completeChatflow(run: ChatflowRun, sink?: StreamSink): Pro
     const result = await execute(run, sink);
     return { result, chatMessageId: await record(run, result) };
   };
+  const work = () => (run.steps ? run.steps.do("run", complete) : complete());
   try {
-    return run.steps ? await run.steps.do("run", complete) : await complete();
+    if (!run.trace) return await work();
+    return await run.trace.around(work, (done) => ({ output: done.result.text, metadata: { chatMessageId: done.chatMessageId } }));
   } catch (err) {
     throw redactError(err, run.secrets); // the last scrub before an error leaves (JSON body or stream frame)
   } finally {

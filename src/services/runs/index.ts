@@ -16,6 +16,7 @@ import { type Delivered, deliver } from "./deliver";
 import { detach } from "./detach";
 import { flowCaller } from "./execute-flow";
 import { type Ready, checkRequest, prepare } from "./prepare";
+import { traced } from "./trace";
 import { type TriggerDefinition, triggerRule } from "./triggers";
 import type { RunDeps, RunRequest } from "./types";
 
@@ -34,7 +35,7 @@ export async function runFlow(deps: RunDeps, request: RunRequest): Promise<Deliv
 async function start(deps: RunDeps, ready: Ready, request: RunRequest, rule: TriggerDefinition): Promise<ChatflowRun | AgentflowRun> {
   const { flow, prefetched, prepared } = ready;
   const base = runBase(deps.env, flow, prefetched, request.input, request.uploads ?? [], rule.chatType);
-  if (prepared.kind === "chatflow") return startChatflow(deps, base, prepared, request.steps);
+  if (prepared.kind === "chatflow") return traced(deps, startChatflow(deps, base, prepared, request.steps));
   const run = await startAgentflow(deps, base, {
     prepared,
     executionId: request.executionId,
@@ -44,7 +45,7 @@ async function start(deps: RunDeps, ready: Ready, request: RunRequest, rule: Tri
     runFlow: flowCaller((call) => runFlow(deps, call)),
   });
   if (request.steps) run.answerOf = (done) => agentflowAnswer(run, done);
-  return run;
+  return traced(deps, run);
 }
 
 /** The run stops when its caller does, with the caller's reason. */

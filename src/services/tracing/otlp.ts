@@ -1,0 +1,114 @@
+// A trace as OTLP/HTTP JSON (POST {endpoint}/v1/traces, an ExportTraceServiceRequest), with
+// OpenTelemetry's GenAI semantic conventions: the run is an `invoke_workflow` span, a model call a
+// `chat {model}` client span (gen_ai.request.model, gen_ai.usage.*_tokens, gen_ai.input.messages /
+// gen_ai.output.messages), a tool call `execute_tool {name}`, a retriever hit `retrieval {name}`,
+// an agentflow Agent node `invoke_agent {label}`; every span carries gen_ai.conversation.id (the chatId).
+import type { Span, Trace } from "./trace";
+
+type AnyValue = { stringValue: string } | { intValue: string } | { doubleValue: number } | { boolValue: boolean };
+interface KeyValue {
+  key: string;
+  value: AnyValue;
+}
+
+const hex = (uuid: string, length: number) => uuid.replace(/-/g, "").slice(0, length).padEnd(length, "0");
+const nanos = (ms: number | undefined) => `${BigInt(Math.round(ms ?? Date.now())) * 1_000_000n}`;
+const SPAN_KIND_INTERNAL = 1;
+const SPAN_KIND_CLIENT = 3;
+const STATUS_OK = 1;
+const STATUS_ERROR = 2;
+
+function attribute(key: string, value: unknown): KeyValue | undefined {
+  if (value === undefined || value === null || value === "") return undefined;
+  if (typeof value === "boolean") return { key, value: { boolValue: value } };
+  if (typeof value === "number") return { key, value: Number.isInteger(value) ? { intValue: String(value) } : { doubleValue: value } };
+  return { key, value: { stringValue: typeof value === "string" ? value : JSON.stringify(value) } };
+}
+
+const attributes = (entries: Array<[string, unknown]>): KeyValue[] => entries.map(([k, v]) => attribute(k, v)).filter((a): a is KeyValue => !!a);
+
+/** GenAI messages: role plus parts (the shape gen_ai.input.messages / gen_ai.output.messages take). */
+function genAiMessages(value: unknown): unknown {
+  if (!Array.isArray(value)) return value;
+  return value.map((m: { role?: string; content?: unknown; tool_calls?: unknown[] }) => ({
+    role: m.role ?? "user",
+    parts: [
+      ...(m.content ? [{ type: "text", content: m.content }] : []),
+      ...((m.tool_calls ?? []) as Array<{ id?: string; name?: string; args?: unknown }>).map((c) => ({ type: "tool_call", id: c.id, name: c.name, arguments: c.args })),
+    ],
+  }));
+}
+
+function spanOf(trace: Trace, span: Span): Record<string, unknown> {
+  const common: Array<[string, unknown]> = [["gen_ai.conversation.id", trace.sessionId]];
+  let name = span.name;
+  let kind = SPAN_KIND_INTERNAL;
+  let extra: Array<[string, unknown]> = [];
+  switch (span.kind) {
+    case "generation":
+      name = `chat ${span.model ?? span.name}`;
+      kind = SPAN_KIND_CLIENT;
+      extra = [
+        ["gen_ai.operation.name", "chat"], ["gen_ai.provider.name", span.provider], ["gen_ai.request.model", span.model],
+        ["gen_ai.request.temperature", span.parameters?.temperature], ["gen_ai.request.max_tokens", span.parameters?.max_tokens ?? span.parameters?.maxTokens],
+        ["gen_ai.usage.input_tokens", span.usage?.input], ["gen_ai.usage.output_tokens", span.usage?.output],
+        ["gen_ai.input.messages", genAiMessages(span.input)], ["gen_ai.output.messages", genAiMessages(span.output)],
+      ];
+      break;
+    case "tool":
+      name = `execute_tool ${span.name}`;
+      extra = [["gen_ai.operation.name", "execute_tool"], ["gen_ai.tool.name", span.name], ["gen_ai.tool.call.id", span.attributes?.toolCallId],
+        ["gen_ai.tool.call.arguments", span.input], ["gen_ai.tool.call.result", span.output]];
+      break;
+    case "retriever":
+      name = `retrieval ${span.name}`;
+      extra = [["gen_ai.operation.name", "retrieval"], ["gen_ai.retrieval.query.text", span.input], ["gen_ai.retrieval.documents", span.output]];
+      break;
+    case "node": {
+      const agent = span.attributes?.nodeName === "agentAgentflow";
+      if (agent) name = `invoke_agent ${span.name}`;
+      extra = [
+        ...(agent ? [["gen_ai.operation.name", "invoke_agent"], ["gen_ai.agent.name", span.name]] as Array<[string, unknown]> : []),
+        ["edgeflow.node.id", span.attributes?.nodeId], ["edgeflow.node.name", span.attributes?.nodeName], ["edgeflow.node.input", span.input], ["edgeflow.node.output", span.output],
+      ];
+      break;
+    }
+    default:
+      extra = [["edgeflow.chain.input", span.input], ["edgeflow.chain.output", span.output]];
+  }
+  return {
+    traceId: hex(trace.id, 32),
+    spanId: hex(span.id, 16),
+    parentSpanId: hex(span.parentId ?? trace.id, 16),
+    name,
+    kind,
+    startTimeUnixNano: nanos(span.start),
+    endTimeUnixNano: nanos(span.end),
+    attributes: attributes([...common, ...extra]),
+    status: span.error ? { code: STATUS_ERROR, message: span.error } : { code: STATUS_OK },
+  };
+}
+
+export function otlpRequest(trace: Trace, options: { serviceName?: string }): string {
+  const root = {
+    traceId: hex(trace.id, 32),
+    spanId: hex(trace.id, 16),
+    name: `invoke_workflow ${trace.name}`,
+    kind: SPAN_KIND_INTERNAL,
+    startTimeUnixNano: nanos(trace.start),
+    endTimeUnixNano: nanos(trace.end),
+    attributes: attributes([
+      ["gen_ai.operation.name", "invoke_workflow"], ["gen_ai.conversation.id", trace.sessionId],
+      ["gen_ai.input.messages", [{ role: "user", parts: [{ type: "text", content: trace.input }] }]],
+      ["gen_ai.output.messages", trace.output === undefined ? undefined : [{ role: "assistant", parts: [{ type: "text", content: trace.output }] }]],
+      ...Object.entries(trace.metadata).map(([k, v]) => [`edgeflow.${k}`, v] as [string, unknown]),
+    ]),
+    status: trace.error ? { code: STATUS_ERROR, message: trace.error } : { code: STATUS_OK },
+  };
+  return JSON.stringify({
+    resourceSpans: [{
+      resource: { attributes: attributes([["service.name", options.serviceName ?? "edgeflow"]]) },
+      scopeSpans: [{ scope: { name: "edgeflow" }, spans: [root, ...trace.spans.map((s) => spanOf(trace, s))] }],
+    }],
+  });
+}

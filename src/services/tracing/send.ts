@@ -1,0 +1,129 @@
+// Sends a finished trace to each backend the flow's analytic names, after the answer went out (the
+// run door hands this to waitUntil): endpoints and keys from the owner's credentials (Flowise's
+// langfuseApi and langsmithApi; otlpApi for an OpenTelemetry collector), every URL under the
+// outbound policy's endpoint rule, every backend at once, all of them within TRACE_TIMEOUT_MS.
+// A backend that is down, slow or refuses is logged and forgotten: the run never waits for it.
+import type { Db, Env } from "../../env";
+import { type EndpointPolicy, endpointFetch } from "../../lib/outbound";
+import { redact } from "../../lib/redact";
+import { getCredentialData } from "../credentials";
+import type { TraceTarget } from "./config";
+import { langfuseBatches } from "./langfuse";
+import { langsmithBatch } from "./langsmith";
+import { otlpRequest } from "./otlp";
+import type { Trace } from "./trace";
+
+const DEFAULT_TIMEOUT_MS = 10_000;
+const DEFAULT_LANGFUSE = "https://cloud.langfuse.com";
+const DEFAULT_LANGSMITH = "https://api.smith.langchain.com";
+
+export function traceTimeoutMs(env: Env): number {
+  const ms = Number(env.TRACE_TIMEOUT_MS);
+  return Number.isFinite(ms) && ms > 0 ? Math.min(ms, 25_000) : DEFAULT_TIMEOUT_MS;
+}
+
+interface Delivery {
+  url: string;
+  field: string;
+  headers: Record<string, string>;
+  bodies: string[];
+}
+
+const str = (v: unknown) => (typeof v === "string" && v.trim() ? v.trim() : undefined);
+const base = (url: string) => url.replace(/\/+$/, "");
+
+/** `k=v,k2=v2` (OTEL_EXPORTER_OTLP_HEADERS' form) or a JSON object. */
+function parseHeaders(value: unknown): Record<string, string> {
+  if (value && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, String(v)]));
+  const text = str(value);
+  if (!text) return {};
+  if (text.startsWith("{")) {
+    try {
+      return parseHeaders(JSON.parse(text));
+    } catch {
+      return {};
+    }
+  }
+  return Object.fromEntries(text.split(",").map((pair) => pair.split("=")).filter(([k, v]) => k?.trim() && v !== undefined).map(([k, ...v]) => [k.trim(), decodeURIComponent(v.join("=").trim())]));
+}
+
+async function deliveryFor(target: TraceTarget, trace: Trace, credential: Record<string, unknown>): Promise<Delivery | string> {
+  switch (target.kind) {
+    case "langfuse": {
+      const publicKey = str(credential.langFusePublicKey);
+      const secretKey = str(credential.langFuseSecretKey);
+      if (!publicKey || !secretKey) return "its langfuseApi credential lacks langFusePublicKey or langFuseSecretKey";
+      return {
+        url: `${base(str(credential.langFuseEndpoint) ?? DEFAULT_LANGFUSE)}/api/public/ingestion`,
+        field: "langfuseApi langFuseEndpoint",
+        headers: { authorization: `Basic ${btoa(`${publicKey}:${secretKey}`)}` },
+        bodies: langfuseBatches(trace, { release: target.release }),
+      };
+    }
+    case "langsmith": {
+      const apiKey = str(credential.langSmithApiKey);
+      if (!apiKey) return "its langsmithApi credential lacks langSmithApiKey";
+      return {
+        url: `${base(str(credential.langSmithEndpoint) ?? DEFAULT_LANGSMITH)}/runs/batch`,
+        field: "langsmithApi langSmithEndpoint",
+        headers: { "x-api-key": apiKey },
+        bodies: [langsmithBatch(trace, { projectName: target.projectName })],
+      };
+    }
+    case "otlp": {
+      const endpoint = str(credential.otlpEndpoint) ?? target.endpoint;
+      if (!endpoint) return "it names no endpoint (otlpApi credential otlpEndpoint, or analytic.otlp.endpoint)";
+      const url = /\/v1\/traces$/.test(base(endpoint)) ? base(endpoint) : `${base(endpoint)}/v1/traces`;
+      return { url, field: "OTLP endpoint", headers: parseHeaders(credential.otlpHeaders), bodies: [otlpRequest(trace, { serviceName: str(credential.otlpServiceName) })] };
+    }
+  }
+}
+
+/** Errors carry no secret: the run's, and the keys this delivery sends. */
+function scrubbed(trace: Trace, secrets: Iterable<string>): Trace {
+  const list = [...secrets];
+  if (!trace.error && !trace.spans.some((s) => s.error)) return trace;
+  return { ...trace, error: trace.error && redact(trace.error, list), spans: trace.spans.map((s) => (s.error ? { ...s, error: redact(s.error, list) } : s)) };
+}
+
+async function sendOne(target: TraceTarget, trace: Trace, deps: { db: Db; env: Env }, signal: AbortSignal, secrets: Set<string>): Promise<void> {
+  const what = `${target.kind} trace ${trace.id}`;
+  let credential: Record<string, unknown> = {};
+  if (target.credentialId) {
+    try {
+      credential = await getCredentialData(deps.db, deps.env.CREDENTIAL_ENCRYPTION_KEY, target.credentialId);
+    } catch (err) {
+      console.error(`[tracing] ${what} not sent: credential ${target.credentialId} could not be read (${err instanceof Error ? err.message : String(err)})`);
+      return;
+    }
+  } else if (target.kind !== "otlp") {
+    console.error(`[tracing] ${what} not sent: the analytic entry names no credentialId`);
+    return;
+  }
+  const delivery = await deliveryFor(target, scrubbed(trace, secrets), credential);
+  if (typeof delivery === "string") {
+    console.error(`[tracing] ${what} not sent: ${delivery}`);
+    return;
+  }
+  const policy: EndpointPolicy = { field: delivery.field, env: deps.env };
+  for (const body of delivery.bodies) {
+    try {
+      const res = await endpointFetch(delivery.url, { method: "POST", headers: { "content-type": "application/json", ...delivery.headers }, body, signal }, policy);
+      await res.body?.cancel().catch(() => undefined);
+      if (!res.ok) {
+        console.error(`[tracing] ${what}: ${new URL(delivery.url).origin} answered ${res.status}`);
+        return;
+      }
+    } catch (err) {
+      const why = signal.aborted ? `no answer within ${traceTimeoutMs(deps.env)} ms (TRACE_TIMEOUT_MS)` : err instanceof Error ? err.message : String(err);
+      console.error(`[tracing] ${what} not sent to ${new URL(delivery.url).origin}: ${redact(why, [...secrets, ...Object.values(delivery.headers)])}`);
+      return;
+    }
+  }
+}
+
+/** Every target at once, within the time limit; never throws. */
+export async function sendTrace(deps: { db: Db; env: Env }, targets: TraceTarget[], trace: Trace, secrets: Set<string>): Promise<void> {
+  const signal = AbortSignal.timeout(traceTimeoutMs(deps.env));
+  await Promise.all(targets.map((t) => sendOne(t, trace, deps, signal, secrets).catch((err: unknown) => console.error(`[tracing] ${t.kind}: ${String(err)}`))));
+}

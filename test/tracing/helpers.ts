@@ -1,0 +1,61 @@
+// Flows whose `analytic` sends their traces to the loopback stand-ins of Langfuse, LangSmith and an
+// OTLP collector (test/standin/tracing.mjs), and readers of what those received.
+import { inject } from "vitest";
+import { toolAgentFlow as toolAgentFlowData } from "../engine/agents-flows";
+import { json, sleep } from "../helpers";
+
+export const tracingUrl = () => inject("tracingUrl");
+
+export const credential = async (credentialName: string, plainDataObj: Record<string, unknown>) =>
+  (await json("POST", "/credentials", { body: { name: credentialName, credentialName, plainDataObj } })).id as string;
+
+export const LANGFUSE_KEYS = { langFusePublicKey: "pk-lf-standin", langFuseSecretKey: "sk-lf-standin-secret" };
+export const LANGSMITH_KEY = "lsv2_pt_standin_key";
+
+/** All three backends on, at `prefix` paths of the tracing stand-in (`/slow`, `/fail`: a backend that hangs or fails). */
+export async function analyticFor(over: { langfuse?: string; langsmith?: string; otlp?: string } = {}): Promise<string> {
+  const base = tracingUrl();
+  const langfuse = await credential("langfuseApi", { ...LANGFUSE_KEYS, langFuseEndpoint: over.langfuse ?? `${base}/langfuse` });
+  const langsmith = await credential("langsmithApi", { langSmithApiKey: LANGSMITH_KEY, langSmithEndpoint: over.langsmith ?? `${base}/langsmith` });
+  const otlp = await credential("otlpApi", { otlpEndpoint: over.otlp ?? `${base}/otlp`, otlpHeaders: "x-team=edge,authorization=Bearer otlp-standin-token" });
+  return JSON.stringify({
+    langFuse: { credentialId: langfuse, status: true, release: "v1.2.3" },
+    langSmith: { credentialId: langsmith, status: true, projectName: "moving-in" },
+    otlp: { credentialId: otlp, status: true },
+    lunary: { credentialId: "nope", status: false },
+  });
+}
+
+export const OPENAI_KEY = "sk-standin-openai-key-0123";
+
+/** Flowise's Tool Agent template (calculator, buffer memory; serpAPI removed) at the stand-in model. */
+export async function toolAgentFlow(extra: Record<string, unknown> = {}): Promise<string> {
+  const openai = await credential("openAIApi", { openAIApiKey: OPENAI_KEY });
+  const flowData = toolAgentFlowData({ credential: openai, model: { modelName: "gpt-standin" } });
+  return (await json("POST", "/chatflows", { body: { name: `tool agent ${crypto.randomUUID().slice(0, 6)}`, flowData, ...extra } })).id;
+}
+
+export interface Received {
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  body: any;
+}
+
+/** What the tracing stand-in received whose body contains `marker`, waiting (the trace is sent after the answer). */
+export async function receivedWith(marker: string, count: number, timeoutMs = 8000): Promise<Received[]> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const list = (await (await fetch(`${tracingUrl()}/requests?contains=${encodeURIComponent(marker)}`)).json()) as Received[];
+    if (list.length >= count || Date.now() > until) return list;
+    await sleep(50);
+  }
+}
+
+export const byPath = (list: Received[], path: string) => list.filter((r) => r.path === path).map((r) => r);
+
+export const marker = () => `m${crypto.randomUUID().slice(0, 8)}`;
+
+/** OTLP attributes as a plain object. */
+export const attrs = (span: { attributes: Array<{ key: string; value: Record<string, unknown> }> }) =>
+  Object.fromEntries(span.attributes.map((a) => [a.key, Object.values(a.value)[0]]));
