@@ -4,8 +4,8 @@ import type { AppEnv } from "./env";
 import { checkBindings } from "./middleware/bindings";
 import { init } from "./middleware/init";
 import { corsPolicy } from "./middleware/cors";
-import { limitBody, limitMcpBody } from "./middleware/body-limit";
-import { isMcpPath } from "./auth/public-paths";
+import { limitBody, limitMcpBody, limitWebhookBody } from "./middleware/body-limit";
+import { isMcpPath, isWebhookPath } from "./auth/public-paths";
 import { handleError, handleNotFound } from "./middleware/error-handler";
 import { validationHook } from "./routes/router";
 import { metaRoutes } from "./routes/meta";
@@ -29,6 +29,8 @@ import { executionRoutes, publicExecutionRoutes } from "./routes/executions";
 import { mcpServerRoutes } from "./routes/mcp-server";
 import { mcpRoutes } from "./routes/mcp";
 import { openaiRoutes } from "./routes/openai";
+import { webhookRoutes } from "./routes/webhook";
+import { chatflowTriggerRoutes } from "./routes/chatflow-triggers";
 
 const API_BASE = "/api/v1";
 
@@ -40,9 +42,10 @@ export function createApp() {
   app.use("*", corsPolicy);
   app.use("*", checkBindings);
   // Document store and chatflow vector upserts carry files: their own, larger limit (MAX_UPLOAD_MB).
-  // MCP's JSON-RPC bodies: 1 MB.
+  // MCP's JSON-RPC bodies and webhooks: 1 MB.
   app.use("*", (c, next) => {
     if (isDocumentStoreUpload(c.req.method, c.req.path) || isVectorUpsert(c.req.method, c.req.path)) return limitUpload(c, next);
+    if (isWebhookPath(c.req.path)) return limitWebhookBody(c, next);
     return isMcpPath(c.req.path) ? limitMcpBody(c, next) : limitBody(c, next);
   });
   app.use("*", init);
@@ -53,6 +56,7 @@ export function createApp() {
   api.route("/apikey", apiKeyRoutes);
   api.route("/auth", authRoutes);
   api.route("/chatflows", chatflowRoutes);
+  api.route("/chatflows", chatflowTriggerRoutes);
   api.route("/assistants", assistantRoutes);
   api.route("/leads", leadRoutes);
   api.route("/chatmessage", chatMessageRoutes);
@@ -69,6 +73,7 @@ export function createApp() {
   api.route("/mcp-server", mcpServerRoutes);
   api.route("/mcp", mcpRoutes);
   api.route("/openai", openaiRoutes);
+  api.route("/webhook", webhookRoutes);
 
   serveOpenApiDocument(api, API_BASE);
 
