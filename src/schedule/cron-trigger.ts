@@ -12,6 +12,6 @@ export async function fireSchedules(controller: Pick<ScheduledController, "sched
   const db = createDb(env.DB);
   const deps: RunDeps = { db, env, runtime: createRuntime(env, db), waitUntil: (work) => ctx.waitUntil(work), requestId: `cron ${controller.cron}` };
   const report = await runScheduleTick(deps, controller.scheduledTime);
-  if (report.claimed) console.log(`cron ${controller.cron}: ${report.started} scheduled run(s) started, ${report.failed} failed, ${report.skipped} ended`);
+  if (report.claimed) console.log(`cron ${controller.cron}: ${report.started} scheduled run(s) started, ${report.failed} could not start`);
   return report;
 }

@@ -3,7 +3,7 @@
 // secret (HMAC of the raw body or a plain token), `$webhook.*` in the flow, chatType WEBHOOK, the
 // flow's rate limit — and such a flow is refused on POST /prediction.
 import { describe, expect, it } from "vitest";
-import { afEdge, directReply, llm, messagesOf, openAICredential, readStream, saveAgentflowOf, standinUrl } from "../agentflow-api/flows";
+import { afEdge, directReply, humanInput, llm, messagesOf, openAICredential, readStream, saveAgentflowOf, standinUrl } from "../agentflow-api/flows";
 import { call, expectError, json } from "../helpers";
 import { hmacHex, hook, newSecret, saveWebhookFlow, webhookStart } from "./helpers";
 
@@ -92,6 +92,21 @@ describe("a webhook flow, sync", () => {
     const id = await saveWebhookFlow({}, "ok", { apiConfig });
     expect((await hook(id, { body: {} })).status).toBe(200);
     expect((await expectError(await hook(id, { body: {} }), 429)).message).toBe("slow down, hook");
+  });
+});
+
+describe("human input through the webhook", () => {
+  it("a body with humanInput resumes the paused execution (shape checks skipped); $webhook still reads the request that started it", async () => {
+    const { id } = await saveAgentflowOf(
+      [webhookStart({ webhookEnableValidation: true, webhookBodyParams: [{ name: "order", type: "string", required: true }] }),
+        humanInput("humanInputAgentflow_0", "Ship?"), directReply("directReplyAgentflow_0", "shipped {{ $webhook.body.order }}"), directReply("directReplyAgentflow_1", "held")],
+      [afEdge("startAgentflow_0", "humanInputAgentflow_0"), afEdge("humanInputAgentflow_0", "directReplyAgentflow_0", 0), afEdge("humanInputAgentflow_0", "directReplyAgentflow_1", 1)],
+    );
+    const paused = await (await hook(id, { body: { order: "A-1" } })).json<any>();
+    expect(paused.action).toBeDefined();
+    const res = await hook(id, { body: { chatId: paused.chatId, humanInput: { type: "proceed", executionId: paused.executionId } } });
+    expect(res.status).toBe(200);
+    expect((await res.json<any>()).text).toBe("shipped A-1");
   });
 });
 

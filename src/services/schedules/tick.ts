@@ -12,7 +12,7 @@ import { redact } from "../../lib/redact";
 import { workerSecretValues } from "../../lib/secrets";
 import type { PredictionInput } from "../../schemas/prediction";
 import { type RunDeps, runFlow } from "../runs";
-import { checkCron, nextSlot } from "./cron";
+import { nextSlot } from "./cron";
 import type { ScheduleRow } from "./records";
 
 /** Slots started per tick at most; the rest stay due and run at the next tick. */
@@ -23,7 +23,6 @@ export interface TickReport {
   claimed: number;
   started: number;
   failed: number;
-  skipped: number;
 }
 
 /**
@@ -53,18 +52,13 @@ interface Plan {
   row: ScheduleRow;
   slot: string;
   logId: string;
-  /** The slot comes at or after the end date: logged SKIPPED, the schedule switched off. */
-  ended: boolean;
+  /** The slot after now (not after this one: missed slots are not run one by one); null when the schedule has ended. */
   next: string | null;
 }
 
 function planOf(row: ScheduleRow, now: Date): Plan {
-  const slot = row.nextRunAt!;
   const end = row.endDate ? new Date(row.endDate) : null;
-  const ended = (end !== null && Date.parse(slot) >= end.getTime()) || !checkCron(row.cronExpression, row.timezone).valid;
-  // The next slot after now (not after this one): missed slots are not run one by one.
-  const next = ended ? null : nextSlot(row.cronExpression, row.timezone, now, end)?.toISOString() ?? null;
-  return { row, slot, logId: newId(), ended, next };
+  return { row, slot: row.nextRunAt!, logId: newId(), next: nextSlot(row.cronExpression, row.timezone, now, end)?.toISOString() ?? null };
 }
 
 export async function runScheduleTick(deps: RunDeps, scheduledTime: number): Promise<TickReport> {
@@ -73,7 +67,7 @@ export async function runScheduleTick(deps: RunDeps, scheduledTime: number): Pro
   const due = await db.select().from(scheduleRecord)
     .where(and(eq(scheduleRecord.enabled, true), lte(scheduleRecord.nextRunAt, now.toISOString())))
     .orderBy(scheduleRecord.nextRunAt).limit(TICK_BATCH).all();
-  const report: TickReport = { due: due.length, claimed: 0, started: 0, failed: 0, skipped: 0 };
+  const report: TickReport = { due: due.length, claimed: 0, started: 0, failed: 0 };
   if (!due.length) return report;
 
   // The claims, in one batch: per schedule, its slot's log row (the unique pair decides who runs
@@ -84,20 +78,20 @@ export async function runScheduleTick(deps: RunDeps, scheduledTime: number): Pro
   const statements = plans.flatMap((p) => [
     db.insert(scheduleTriggerLog).values({
       id: p.logId, scheduleRecordId: p.row.id, triggerType: p.row.triggerType, targetId: p.row.targetId,
-      status: p.ended ? "SKIPPED" : "RUNNING", scheduledAt: p.slot, createdDate,
+      status: "RUNNING", scheduledAt: p.slot, createdDate,
     }).onConflictDoNothing().returning({ id: scheduleTriggerLog.id }),
+    // A schedule with no slot left (its end date) is switched off, as Flowise does.
     db.update(scheduleRecord)
-      .set({ nextRunAt: p.next, ...(p.ended ? { enabled: false } : { lastRunAt: p.slot }), updatedDate: createdDate })
+      .set({ nextRunAt: p.next, lastRunAt: p.slot, ...(p.next === null ? { enabled: false } : {}), updatedDate: createdDate })
       .where(and(eq(scheduleRecord.id, p.row.id), eq(scheduleRecord.nextRunAt, p.slot))),
   ]);
   const results = await db.batch(statements as [typeof statements[number], ...typeof statements]);
   const claimed = plans.filter((_, i) => (results[2 * i] as unknown[]).length === 1);
   report.claimed = claimed.length;
-  report.skipped = claimed.filter((p) => p.ended).length;
 
   const secrets = workerSecretValues(env);
   // Each started run's execution id (or why it could not start), written in one batch after.
-  const settled = await Promise.all(claimed.filter((p) => !p.ended).map(async (p): Promise<{ p: Plan; executionId?: string; error?: string }> => {
+  const settled = await Promise.all(claimed.map(async (p): Promise<{ p: Plan; executionId?: string; error?: string }> => {
     try {
       const delivered = await runFlow(deps, { trigger: "schedule", flowId: p.row.targetId, input: inputOf(p.row), delivery: "detached", triggerLogId: p.logId });
       return { p, executionId: delivered.kind === "detached" ? delivered.body.executionId : undefined };

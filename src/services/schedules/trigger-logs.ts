@@ -1,7 +1,6 @@
 // A schedule's trigger logs (Flowise 3.1.4's schedule_trigger_log): one row per slot the tick
 // claimed — RUNNING while its run goes on, then SUCCEEDED or FAILED with the scrubbed error and
-// the time it took; SKIPPED for a slot past the end date. Listed newest slot first; deleting rows
-// deletes the executions they name.
+// the time it took. Listed newest slot first; deleting rows deletes the executions they name.
 import { and, count, desc, eq, inArray } from "drizzle-orm";
 import { SCHEDULE_TRIGGER_STATUSES, type ScheduleTriggerStatus } from "../../db/enums";
 import { chatFlow, scheduleTriggerLog } from "../../db/schema";
