@@ -6,5 +6,6 @@ import { openaiScenarios } from "./openai.mjs";
 import { predictionJsonScenarios } from "./prediction-json.mjs";
 import { runtimeFloorScenarios } from "./runtime-floor.mjs";
 import { streamingScenarios } from "./streaming.mjs";
+import { triggerScenarios } from "./triggers.mjs";
 
-export const SCENARIOS = [...runtimeFloorScenarios, ...crudScenarios, ...streamingScenarios, ...predictionJsonScenarios, ...mcpScenarios, ...openaiScenarios, ...documentScenarios];
+export const SCENARIOS = [...runtimeFloorScenarios, ...crudScenarios, ...streamingScenarios, ...predictionJsonScenarios, ...mcpScenarios, ...openaiScenarios, ...triggerScenarios, ...documentScenarios];
