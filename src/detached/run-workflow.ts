@@ -1,8 +1,10 @@
 // The Workflow that runs a detached execution (API.md, "Asynchronous runs"): one instance per
 // execution, its id the execution's. It runs the flow through the run door (each agentflow node a
-// durable step, a chatflow one step), stores the outcome in the execution row, closes or extends
-// the event log, calls the caller back, and — when the run paused for human input — waits for the
-// resume (step.waitForEvent) and runs it the same way, until the run ends or its wait times out.
+// durable step, a chatflow one step) as its trigger's run (an async prediction, a webhook with its
+// payload, a schedule's slot), stores the outcome in the execution row (and a slot's trigger log),
+// closes or extends the event log, calls the caller back (edgeflow's callback, or an async
+// webhook's Flowise one), and — when the run paused for human input — waits for the resume
+// (step.waitForEvent) and runs it the same way, until the run ends or its wait times out.
 import { WorkflowEntrypoint, type WorkflowEvent, type WorkflowStep } from "cloudflare:workers";
 import { createDb } from "../db";
 import type { Env } from "../env";

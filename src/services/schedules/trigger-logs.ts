@@ -1,7 +1,7 @@
 // A schedule's trigger logs (Flowise 3.1.4's schedule_trigger_log): one row per slot the tick
 // claimed — RUNNING while its run goes on, then SUCCEEDED or FAILED with the scrubbed error and
 // the time it took. Listed newest slot first; deleting rows deletes the executions they name.
-import { and, count, desc, eq, inArray } from "drizzle-orm";
+import { and, count, desc, eq, inArray, sql } from "drizzle-orm";
 import { SCHEDULE_TRIGGER_STATUSES, type ScheduleTriggerStatus } from "../../db/enums";
 import { chatFlow, scheduleTriggerLog } from "../../db/schema";
 import type { Db } from "../../env";
@@ -49,8 +49,9 @@ export async function deleteTriggerLogs(db: Db, flowId: string, body: unknown) {
   if (!Array.isArray(logIds) || logIds.some((x) => typeof x !== "string")) throw badRequest("logIds must be a string[]");
   await assertFlow(db, flowId);
   if (!logIds.length) return { success: true, deletedLogs: 0, deletedExecutions: 0 };
-  const ids = [...new Set(logIds as string[])].slice(0, 1000);
-  const rows = await db.delete(scheduleTriggerLog).where(and(eq(scheduleTriggerLog.targetId, flowId), inArray(scheduleTriggerLog.id, ids)))
+  // The ids as one JSON parameter (json_each): D1 binds at most 100 parameters per statement.
+  const ids = sql`${scheduleTriggerLog.id} IN (SELECT value FROM json_each(${JSON.stringify([...new Set(logIds as string[])])}))`;
+  const rows = await db.delete(scheduleTriggerLog).where(and(eq(scheduleTriggerLog.targetId, flowId), ids))
     .returning({ executionId: scheduleTriggerLog.executionId });
   const executionIds = rows.map((r) => r.executionId).filter((id): id is string => !!id);
   const deletedExecutions = executionIds.length ? (await deleteExecutions(db, executionIds, [flowId])).deleted : 0;

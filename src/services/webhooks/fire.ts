@@ -22,7 +22,7 @@ export interface WebhookCall extends WebhookRequest {
   signal?: AbortSignal;
 }
 
-async function verify(deps: RunDeps, flowId: string, hook: StartWebhook, call: WebhookCall, secret: Promise<string | undefined>): Promise<void> {
+async function verify(flowId: string, hook: StartWebhook, call: WebhookCall, secret: Promise<string | undefined>): Promise<void> {
   const key = await secret;
   if (!key) throw unauthorized(`Webhook signature verification is enabled but no secret has been generated: POST /api/v1/chatflows/${flowId}/webhook-secret makes one`);
   const provided = call.headers[hook.signatureHeader] ?? "";
@@ -57,7 +57,7 @@ export async function fireWebhook(deps: RunDeps, flowId: string, call: WebhookCa
   const hook = webhookOfFlow(flow);
   if (!hook) throw notFound(`Chatflow ${flowId} is not configured as a webhook trigger`);
   await enforceRateLimit(deps.env, flow.id, flow.apiConfig, call.clientIp);
-  if (hook.enableAuth) await verify(deps, flow.id, hook, call, secret);
+  if (hook.enableAuth) await verify(flow.id, hook, call, secret);
   const body = parseBody(call);
   const resume = typeof body === "object" && body !== null && (body as { humanInput?: unknown }).humanInput != null;
   if (!resume) checkRequest(hook, call, body);
