@@ -52,7 +52,7 @@ export class RunWorkflow extends WorkflowEntrypoint<Env, DetachedParams> {
       });
       if (part === 0 && params.triggerLogId) {
         await steps.own("trigger log", async () => {
-          await settleTriggerLog(db, params.triggerLogId!, outcome.ok ? undefined : outcome.message);
+          await settleTriggerLog(db, params.triggerLogId!, outcome.ok ? undefined : redact(outcome.message, secrets));
           return true;
         });
       }
