@@ -1,7 +1,8 @@
 // The layering of src/, checked by `npm run check` (dependency-cruiser). Dependencies point down:
 //
 //   index.ts, app.ts          the Worker's entry and the app's composition (may import anything)
-//   routes/ middleware/ queue/ triggers: HTTP routes, HTTP middleware, the queue consumer
+//   routes/ middleware/ queue/ detached/ schedule/ triggers: HTTP routes, HTTP middleware, the queue
+//                             consumer, detached runs' Workflow, the Cron Trigger
 //   auth/                     bearer, JWT and the guards routes declare (they ask services/)
 //   services/ rate-limit/     the rules, free of HTTP; services/runtime builds the engine's ports
 //   schemas/ stream/          the contract: zod request/response shapes, the Flowise SSE writer
@@ -16,7 +17,7 @@
 /** Layers, top first: each rule below forbids an import from a lower layer into a higher one. */
 const LAYERS = [
   { name: "entry", path: "^src/(index|app)\\.ts$" },
-  { name: "triggers", path: "^src/(routes|middleware|queue|detached)/" },
+  { name: "triggers", path: "^src/(routes|middleware|queue|detached|schedule)/" },
   { name: "auth", path: "^src/auth/" },
   { name: "services", path: "^src/(services|rate-limit)/" },
   { name: "contract", path: "^src/(schemas|stream)/" },

@@ -4,8 +4,8 @@ import type { AppEnv } from "./env";
 import { checkBindings } from "./middleware/bindings";
 import { init } from "./middleware/init";
 import { corsPolicy } from "./middleware/cors";
-import { limitBody, limitMcpBody } from "./middleware/body-limit";
-import { isMcpPath } from "./auth/public-paths";
+import { limitBody, limitMcpBody, limitWebhookBody } from "./middleware/body-limit";
+import { isMcpPath, isWebhookPath } from "./auth/public-paths";
 import { handleError, handleNotFound } from "./middleware/error-handler";
 import { validationHook } from "./routes/router";
 import { metaRoutes } from "./routes/meta";
@@ -30,6 +30,8 @@ import { mcpServerRoutes } from "./routes/mcp-server";
 import { mcpRoutes } from "./routes/mcp";
 import { openaiRoutes } from "./routes/openai";
 import { exportImportRoutes, isImport } from "./routes/export-import";
+import { webhookRoutes } from "./routes/webhook";
+import { chatflowTriggerRoutes } from "./routes/chatflow-triggers";
 
 const API_BASE = "/api/v1";
 
@@ -41,10 +43,11 @@ export function createApp() {
   app.use("*", corsPolicy);
   app.use("*", checkBindings);
   // Document store and chatflow vector upserts carry files: their own, larger limit (MAX_UPLOAD_MB).
-  // MCP's JSON-RPC bodies: 1 MB. An import reads its body as a stream under its own limit (MAX_IMPORT_MB).
+  // MCP's JSON-RPC bodies and webhooks: 1 MB. An import reads its body as a stream under its own limit (MAX_IMPORT_MB).
   app.use("*", (c, next) => {
     if (isImport(c.req.method, c.req.path)) return next();
     if (isDocumentStoreUpload(c.req.method, c.req.path) || isVectorUpsert(c.req.method, c.req.path)) return limitUpload(c, next);
+    if (isWebhookPath(c.req.path)) return limitWebhookBody(c, next);
     return isMcpPath(c.req.path) ? limitMcpBody(c, next) : limitBody(c, next);
   });
   app.use("*", init);
@@ -55,6 +58,7 @@ export function createApp() {
   api.route("/apikey", apiKeyRoutes);
   api.route("/auth", authRoutes);
   api.route("/chatflows", chatflowRoutes);
+  api.route("/chatflows", chatflowTriggerRoutes);
   api.route("/assistants", assistantRoutes);
   api.route("/leads", leadRoutes);
   api.route("/chatmessage", chatMessageRoutes);
@@ -72,6 +76,7 @@ export function createApp() {
   api.route("/mcp", mcpRoutes);
   api.route("/openai", openaiRoutes);
   api.route("/export-import", exportImportRoutes);
+  api.route("/webhook", webhookRoutes);
 
   serveOpenApiDocument(api, API_BASE);
 

@@ -2,6 +2,8 @@ import { createApp } from "./app";
 import type { Env } from "./env";
 import { assertBindings } from "./middleware/bindings";
 import { queue } from "./queue/upsert-consumer";
+import { fireSchedules } from "./schedule/cron-trigger";
+import { fireFromRoute, isLocalCronRoute } from "./schedule/local-route";
 
 export { RateLimiter } from "./rate-limit/limiter";
 export { ExecutionEvents } from "./detached/events-object";
@@ -9,11 +11,15 @@ export { RunWorkflow } from "./detached/run-workflow";
 
 const app = createApp();
 
-// The Worker entry: HTTP through Hono, and the upsert queue's consumer.
+// The Worker entry: HTTP through Hono, the upsert queue's consumer, and the Cron Trigger that fires schedules.
 export default {
-  fetch: app.fetch,
+  fetch: (request: Request, env: Env, ctx: ExecutionContext) => (env.LOCAL_CRON_ROUTE && isLocalCronRoute(request, env) ? fireFromRoute(request, env, ctx) : app.fetch(request, env, ctx)),
   queue: (batch: MessageBatch<unknown>, env: Env) => {
     assertBindings(env);
     return queue(batch, env);
+  },
+  scheduled: async (controller: ScheduledController, env: Env, ctx: ExecutionContext) => {
+    assertBindings(env);
+    await fireSchedules(controller, env, ctx);
   },
 } satisfies ExportedHandler<Env>;

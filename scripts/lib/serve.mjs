@@ -29,6 +29,8 @@ export async function serveBuiltWorker({ outdir, env = "local", host = "127.0.0.
       host,
       port,
       cf: false, // no Request.cf lookup over the network
+      // GET /cdn-cgi/handler/scheduled?cron=…&time=<unix seconds> fires the Cron Trigger (as under wrangler dev).
+      unsafeTriggerHandlers: true,
       ...(inspectorPort ? { inspectorPort } : {}),
       log: new Log(LogLevel[LOG_LEVELS[logLevel] ?? "WARN"]),
       resourcePersistencePath: join(persistTo ?? join(root, ".wrangler", "state"), "v3"),

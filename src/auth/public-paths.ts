@@ -21,3 +21,8 @@ export const isMcpPath = (path: string): boolean => MCP_PATH.test(path);
 
 /** Whether a browser origin may call the MCP endpoints: MCP_CORS_ORIGINS lists it, or says `*`. */
 export const mcpOriginAllowed = (origin: string, allowed: string[]): boolean => allowed.includes("*") || allowed.includes(origin);
+
+// Webhooks (ANY /webhook/{id}): no bearer; the flow's secret is the credential.
+const WEBHOOK_PATH = /^\/api\/v1\/webhook\/[^/]+\/?$/;
+
+export const isWebhookPath = (path: string): boolean => WEBHOOK_PATH.test(path);

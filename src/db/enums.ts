@@ -2,10 +2,13 @@
 export const CHATFLOW_TYPES = ["CHATFLOW", "AGENTFLOW", "MULTIAGENT", "ASSISTANT"] as const;
 export const ASSISTANT_TYPES = ["CUSTOM", "OPENAI", "AZURE"] as const;
 export const MESSAGE_ROLES = ["userMessage", "apiMessage"] as const;
-export const CHAT_TYPES = ["INTERNAL", "EXTERNAL", "MCP", "OPENAI"] as const;
+export const CHAT_TYPES = ["INTERNAL", "EXTERNAL", "MCP", "OPENAI", "WEBHOOK", "SCHEDULED"] as const;
 export const FEEDBACK_RATINGS = ["THUMBS_UP", "THUMBS_DOWN"] as const;
 export const VARIABLE_TYPES = ["static", "runtime"] as const;
 export const EXECUTION_STATES = ["INPROGRESS", "FINISHED", "ERROR", "TERMINATED", "TIMEOUT", "STOPPED"] as const;
+// A scheduled slot's trigger-log row (Flowise's ScheduleTriggerStatus).
+export const SCHEDULE_TRIGGER_STATUSES = ["QUEUED", "RUNNING", "SUCCEEDED", "FAILED", "SKIPPED"] as const;
+export const SCHEDULE_INPUT_MODES = ["text", "form", "none"] as const;
 export const DOCUMENT_STORE_STATUSES = ["EMPTY", "SYNC", "SYNCING", "STALE", "NEW", "UPSERTING", "UPSERTED"] as const;
 
 export type ChatflowType = (typeof CHATFLOW_TYPES)[number];
@@ -15,4 +18,6 @@ export type ChatType = (typeof CHAT_TYPES)[number];
 export type FeedbackRating = (typeof FEEDBACK_RATINGS)[number];
 export type VariableType = (typeof VARIABLE_TYPES)[number];
 export type ExecutionState = (typeof EXECUTION_STATES)[number];
+export type ScheduleTriggerStatus = (typeof SCHEDULE_TRIGGER_STATUSES)[number];
+export type ScheduleInputMode = (typeof SCHEDULE_INPUT_MODES)[number];
 export type DocumentStoreStatus = (typeof DOCUMENT_STORE_STATUSES)[number];

@@ -1,5 +1,5 @@
 import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
-import type { AssistantType, ChatType, ChatflowType, DocumentStoreStatus, ExecutionState, FeedbackRating, MessageRole, VariableType } from "./enums";
+import type { AssistantType, ChatType, ChatflowType, DocumentStoreStatus, ExecutionState, FeedbackRating, MessageRole, ScheduleInputMode, ScheduleTriggerStatus, VariableType } from "./enums";
 
 // Timestamps are ISO 8601 UTC strings with milliseconds: they sort lexicographically,
 // so range filters and ORDER BY work on the text column directly.
@@ -331,4 +331,62 @@ export const importStage = sqliteTable("import_stage", {
 }, (t) => [
   primaryKey({ columns: [t.importId, t.tableName, t.seq] }),
   index("idx_import_stage_created").on(t.createdDate),
+]);
+
+/**
+ * A webhook-triggered agentflow's shared secret (Flowise's chat_flow.webhookSecret, kept apart so
+ * it never travels with a flow's record): AES-GCM ciphertext, base64(iv || ciphertext), under
+ * CREDENTIAL_ENCRYPTION_KEY. Shown once, by POST /chatflows/{id}/webhook-secret.
+ */
+export const webhookSecret = sqliteTable("webhook_secret", {
+  chatflowId: text("chatflowId").primaryKey(),
+  encryptedSecret: text("encryptedSecret").notNull(),
+  createdDate: createdDate(),
+});
+
+/**
+ * A scheduled agentflow's schedule (Flowise's schedule_record), kept in step with its Start node
+ * when the flow is saved. `nextRunAt` is the next slot (ISO, UTC), NULL when there is none (ended,
+ * or an invalid cron): the cron tick finds the due ones on (enabled, nextRunAt).
+ */
+export const scheduleRecord = sqliteTable("schedule_record", {
+  id: text("id").primaryKey(),
+  triggerType: text("triggerType").notNull().default("AGENTFLOW"),
+  targetId: text("targetId").notNull(),
+  nodeId: text("nodeId"),
+  cronExpression: text("cronExpression").notNull(),
+  timezone: text("timezone").notNull().default("UTC"),
+  enabled: integer("enabled", { mode: "boolean" }).notNull().default(true),
+  scheduleInputMode: text("scheduleInputMode").$type<ScheduleInputMode>().notNull(),
+  defaultInput: text("defaultInput"),
+  defaultForm: text("defaultForm"),
+  lastRunAt: text("lastRunAt"),
+  nextRunAt: text("nextRunAt"),
+  endDate: text("endDate"),
+  createdDate: createdDate(),
+  updatedDate: updatedDate(),
+}, (t) => [
+  uniqueIndex("uq_schedule_record_target").on(t.targetId, t.triggerType),
+  index("idx_schedule_record_due").on(t.enabled, t.nextRunAt),
+]);
+
+/**
+ * One slot of a schedule (Flowise's schedule_trigger_log). The unique (schedule, slot) pair is the
+ * claim: the tick that inserts it runs the slot, any other tick for the same slot inserts nothing.
+ */
+export const scheduleTriggerLog = sqliteTable("schedule_trigger_log", {
+  id: text("id").primaryKey(),
+  scheduleRecordId: text("scheduleRecordId").notNull(),
+  triggerType: text("triggerType").notNull().default("AGENTFLOW"),
+  targetId: text("targetId").notNull(),
+  executionId: text("executionId"),
+  status: text("status").$type<ScheduleTriggerStatus>().notNull(),
+  error: text("error"),
+  elapsedTimeMs: integer("elapsedTimeMs"),
+  scheduledAt: text("scheduledAt").notNull(),
+  createdDate: createdDate(),
+}, (t) => [
+  uniqueIndex("uq_schedule_trigger_log_slot").on(t.scheduleRecordId, t.scheduledAt),
+  index("idx_schedule_trigger_log_target").on(t.targetId, t.scheduledAt),
+  index("idx_schedule_trigger_log_execution").on(t.executionId),
 ]);

@@ -1,8 +1,10 @@
 // The Workflow that runs a detached execution (API.md, "Asynchronous runs"): one instance per
 // execution, its id the execution's. It runs the flow through the run door (each agentflow node a
-// durable step, a chatflow one step), stores the outcome in the execution row, closes or extends
-// the event log, calls the caller back, and — when the run paused for human input — waits for the
-// resume (step.waitForEvent) and runs it the same way, until the run ends or its wait times out.
+// durable step, a chatflow one step) as its trigger's run (an async prediction, a webhook with its
+// payload, a schedule's slot), stores the outcome in the execution row (and a slot's trigger log),
+// closes or extends the event log, calls the caller back (edgeflow's callback, or an async
+// webhook's Flowise one), and — when the run paused for human input — waits for the resume
+// (step.waitForEvent) and runs it the same way, until the run ends or its wait times out.
 import { WorkflowEntrypoint, type WorkflowEvent, type WorkflowStep } from "cloudflare:workers";
 import { configOf } from "../config";
 import { createDb } from "../db";
@@ -12,10 +14,11 @@ import { redact } from "../lib/redact";
 import { workerSecretValues } from "../lib/secrets";
 import { createRuntime } from "../services/runtime";
 import { type RunDeps, runFlow } from "../services/runs";
-import { type DetachedParams, RESUME_EVENT, type ResumeEvent, unparkUploads } from "../services/runs/detach";
+import { type DetachedParams, RESUME_EVENT, type ResumeEvent, unparkUploads, unparkWebhook } from "../services/runs/detach";
 import { type DetachedOutcome, detachedState, expireDetachedPause, settleDetached } from "../services/runs/detached-result";
 import { DETACHED_RUN } from "../services/runs/triggers";
-import { type CallbackBody, deliverCallback } from "./callback";
+import { settleTriggerLog } from "../services/schedules/trigger-logs";
+import { type CallbackBody, deliverCallback, deliverFlowiseCallback } from "./callback";
 import { eventLogOf } from "./event-log";
 import { type StepCounter, WorkflowSteps } from "./steps";
 
@@ -45,6 +48,12 @@ export class RunWorkflow extends WorkflowEntrypoint<Env, DetachedParams> {
         await log.flush();
         return true;
       });
+      if (part === 0 && params.triggerLogId) {
+        await steps.own("trigger log", async () => {
+          await settleTriggerLog(db, params.triggerLogId!, outcome.ok ? undefined : redact(outcome.message, secrets));
+          return true;
+        });
+      }
       await this.callBack(steps, params, input, outcome, paused);
       if (!paused) return { state };
 
@@ -73,10 +82,12 @@ export class RunWorkflow extends WorkflowEntrypoint<Env, DetachedParams> {
   private async runPart(deps: RunDeps, params: DetachedParams, input: DetachedParams["input"], part: number, steps: WorkflowSteps, log: ReturnType<typeof eventLogOf>): Promise<DetachedOutcome> {
     try {
       const delivered = await runFlow(deps, {
-        trigger: DETACHED_RUN,
+        // Stored as its trigger's run (a webhook's, a schedule's); the caller was checked when it was accepted.
+        trigger: params.chatType ? { ...DETACHED_RUN, chatType: params.chatType } : DETACHED_RUN,
         flowId: params.flowId,
         input,
         uploads: part === 0 ? await unparkUploads(deps.env.FILES, params.uploadsKey) : [],
+        webhook: part === 0 ? await unparkWebhook(deps.env.FILES, params.webhookKey) : undefined,
         delivery: "json",
         executionId: part === 0 ? params.executionId : undefined,
         steps,
@@ -92,7 +103,8 @@ export class RunWorkflow extends WorkflowEntrypoint<Env, DetachedParams> {
   }
 
   private async callBack(steps: WorkflowSteps, params: DetachedParams, input: DetachedParams["input"], outcome: DetachedOutcome, paused: boolean): Promise<void> {
-    if (!params.callbackUrl) return;
+    const { callbackUrl, flowiseCallback } = params;
+    if (!callbackUrl && !flowiseCallback) return;
     const body: CallbackBody = {
       status: !outcome.ok ? "ERROR" : paused ? "STOPPED" : "SUCCESS",
       chatId: input.chatId ?? "",
@@ -100,7 +112,8 @@ export class RunWorkflow extends WorkflowEntrypoint<Env, DetachedParams> {
       ...(outcome.ok ? { data: outcome.answer } : { error: outcome.message }),
     };
     // Workflows retries the delivery (3 tries, backoff); a callback that never lands does not fail the run.
-    await steps.own("callback", () => deliverCallback(params.callbackUrl!, body, this.env), {
+    const deliver = () => (flowiseCallback ? deliverFlowiseCallback(flowiseCallback, body, this.env) : deliverCallback(callbackUrl!, body, this.env));
+    await steps.own("callback", deliver, {
       retries: { limit: 3, delay: "2 seconds", backoff: "exponential" }, timeout: "1 minute",
     }).catch((err) => console.error(`execution ${params.executionId}: the callback failed: ${String(err)}`));
   }

@@ -25,3 +25,17 @@ export const limitMcpBody: MiddlewareHandler<AppEnv> = (c, next) =>
       throw payloadTooLarge("Request body is larger than the MCP limit of 1 MB");
     },
   })(c, next);
+
+/**
+ * A webhook's body: at most 1 MB, the run keeps it whole (the Start node's output in the
+ * execution row, the async run's parameters), and a D1 row holds 2 MB.
+ */
+export const WEBHOOK_MAX_BODY_BYTES = 1024 * 1024;
+
+export const limitWebhookBody: MiddlewareHandler<AppEnv> = (c, next) =>
+  bodyLimit({
+    maxSize: WEBHOOK_MAX_BODY_BYTES,
+    onError: () => {
+      throw payloadTooLarge("Request body is larger than the webhook limit of 1 MB");
+    },
+  })(c, next);

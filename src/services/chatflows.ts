@@ -5,7 +5,7 @@ import { VECTORIZE_PROVIDER, deleteVectorizeIds } from "../providers/vectorstore
 import type { Db, Env } from "../env";
 import { ApiError, invalid, notFound, unauthorized } from "../errors";
 import { FAISS_NAMESPACE_PREFIX } from "../providers/vectorstores/faiss-r2";
-import { apiKey, assistant, chatFlow, chatMessage, chatMessageFeedback, execution, lead, localEmbedding, localEmbeddingVersion, mcpServer, openaiResponse, recordManager, upsertHistory, vectorDocument } from "../db/schema";
+import { apiKey, assistant, chatFlow, chatMessage, chatMessageFeedback, execution, lead, localEmbedding, localEmbeddingVersion, mcpServer, openaiResponse, recordManager, scheduleRecord, scheduleTriggerLog, upsertHistory, vectorDocument, webhookSecret } from "../db/schema";
 import type { ChatflowCreate, ChatflowUpdate } from "../schemas/chatflows";
 import type { ChatflowType } from "../db/enums";
 import type { PageQueryInput } from "../schemas/common";
@@ -16,6 +16,7 @@ import { canStreamFlow, parseFlowData, unsupportedNodes } from "../engine";
 import { agentflowTypeFault, postProcessingOf, runsOnAgentflowRuntime } from "./runs/flow-types";
 import type { EndpointEnv } from "../lib/outbound";
 import { endpointRefusals } from "./flow-endpoints";
+import { syncSchedule } from "./schedules/records";
 
 const chatflows: Resource<typeof chatFlow> = { table: chatFlow, label: "Chatflow", sqlName: "chat_flow" };
 
@@ -47,22 +48,25 @@ export function flowDataWarning(flowData: string, type?: ChatflowType): string |
  * The saved record as stored, plus `warning` only when the flowData just saved has one: what
  * flowDataWarning says, and endpoints the outbound policy refuses (under `outbound`'s settings).
  */
-function withWarning<T extends ChatflowRow>(row: T, flowData: string | undefined, outbound?: EndpointEnv): T & { warning?: string } {
+function withWarning<T extends ChatflowRow>(row: T, flowData: string | undefined, outbound?: EndpointEnv, schedule?: string): T & { warning?: string } {
   if (flowData === undefined) return row;
-  const warnings = [flowDataWarning(flowData, row.type), ...(outbound ? endpointRefusals(flowData, outbound) : [])].filter(Boolean);
+  const warnings = [flowDataWarning(flowData, row.type), ...(outbound ? endpointRefusals(flowData, outbound) : []), schedule].filter(Boolean);
   return warnings.length ? { ...row, warning: warnings.join("; ") } : row;
 }
 
 export async function createChatflow(db: Db, input: z.infer<typeof ChatflowCreate>, outbound?: EndpointEnv) {
   await assertApiKeyExists(db, input.apikeyid);
-  return withWarning(await insertRecord(db, chatflows, input), input.flowData, outbound);
+  const row = await insertRecord(db, chatflows, input);
+  // A scheduled agentflow keeps a schedule row (services/schedules); why it cannot run is a warning.
+  return withWarning(row, input.flowData, outbound, await syncSchedule(db, row));
 }
 
 export async function updateChatflow(db: Db, id: string, patch: z.infer<typeof ChatflowUpdate>, outbound?: EndpointEnv) {
   await assertApiKeyExists(db, patch.apikeyid);
   const row = await updateRecord(db, chatflows, id, patch);
+  const schedule = patch.flowData !== undefined || patch.type ? await syncSchedule(db, row) : undefined;
   // A new type reads the same graph differently (an agentflow's nodes are not a chatflow's).
-  return withWarning(row, patch.flowData ?? (patch.type ? row.flowData : undefined), outbound);
+  return withWarning(row, patch.flowData ?? (patch.type ? row.flowData : undefined), outbound, schedule);
 }
 
 export const getChatflow = (db: Db, id: string) => findRecord(db, chatflows, id);
@@ -95,6 +99,7 @@ export const listChatflows = (db: Db, page: PageQueryInput, type: ChatflowType |
 
 /**
  * Deletes the chatflow with everything recorded under it: messages, feedback, leads, executions, history, its MCP server config,
+ * its webhook secret, its schedule and trigger logs,
  * files, and the vectors of its in-flow vector stores (every namespace `<chatflowid>_<node>`), so
  * a chatflow later created with the same id starts empty.
  */
@@ -117,6 +122,9 @@ export async function deleteChatflow(db: Db, env: Env, id: string) {
     db.delete(vectorDocument).where(underFlow(vectorDocument.namespace)),
     db.delete(recordManager).where(underFlow(recordManager.namespace)),
     db.delete(mcpServer).where(eq(mcpServer.chatflowId, id)),
+    db.delete(webhookSecret).where(eq(webhookSecret.chatflowId, id)),
+    db.delete(scheduleRecord).where(eq(scheduleRecord.targetId, id)),
+    db.delete(scheduleTriggerLog).where(eq(scheduleTriggerLog.targetId, id)),
     db.delete(chatFlow).where(eq(chatFlow.id, id)),
   ]);
   await deleteFilesUnder(env.FILES, `${id}/`);

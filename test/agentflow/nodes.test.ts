@@ -49,10 +49,21 @@ describe("Start", () => {
     expect(dropped.executedData[1].data.input!.messages).toEqual([{ role: "user", content: `new ${m}` }]);
   });
 
-  it("webhook and schedule starts are refused with a clear 400", async () => {
-    const out = await run(graph([start({ startInputType: "webhookTrigger" })], []), { question: "q" });
-    expect(out).toMatchObject({ state: "ERROR", errorStatus: 400 });
-    expect(out.error).toMatch(/starts from a webhook, which edgeflow does not offer/);
+  it("a webhook start keeps the webhook as its output and passes the question (none in payload mode, which gets the JSON)", async () => {
+    const webhook = { body: { n: 1 }, headers: { "x-kind": "push" }, query: {} };
+    const out = await run(graph([start({ startInputType: "webhookTrigger" })], []), { question: "made from the hook", webhook });
+    expect(out.executedData[0].data).toMatchObject({ input: { question: "made from the hook" }, output: { webhook, question: "made from the hook" } });
+    const payload = await run(graph([start({ startInputType: "webhookTrigger", webhookInputMode: "payload" })], []), { webhook });
+    expect(payload.executedData[0].data.output).toEqual({ webhook });
+  });
+
+  it("a schedule start passes its default text, a blank question, or its form", async () => {
+    const text = await run(graph([start({ startInputType: "scheduleInput", scheduleInputMode: "text", scheduleDefaultInput: "default" })], []), {});
+    expect(text.executedData[0].data.output).toMatchObject({ question: "default" });
+    const none = await run(graph([start({ startInputType: "scheduleInput", scheduleInputMode: "none" })], []), { question: " " });
+    expect(none.executedData[0].data.output).toMatchObject({ question: " " });
+    const form = await run(graph([start({ startInputType: "scheduleInput", scheduleInputMode: "form", scheduleFormInputTypes: [{ name: "team" }] })], []), { form: { team: "eng" } });
+    expect(form.executedData[0].data).toMatchObject({ input: { form: { inputs: [{ name: "team" }] } }, output: { form: { team: "eng" } } });
   });
 });
 

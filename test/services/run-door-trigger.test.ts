@@ -1,7 +1,7 @@
 // A new trigger is one adapter file over the run door (src/services/runs): fake-trigger.ts runs a
 // chatflow and an agentflow exactly as POST /prediction would — same model call, same stored
 // messages and execution rows — with its own chatType and its own answer shape. And the trigger
-// table's rules: caller checks for a trigger that asks for them, a planned trigger refused, the
+// table's rules: caller checks for a trigger that asks for them, a triggered flow refused elsewhere, the
 // `resume` trigger continuing the execution it names.
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
@@ -83,12 +83,18 @@ describe("a trigger defined in one adapter file", () => {
 describe("the trigger table", () => {
   const deps = () => ({ ...ports(), waitUntil: () => undefined });
 
-  it("a planned trigger is a 501 naming the issue that wires it; nothing runs", async () => {
-    const id = await saveChain({ model: "chatOpenAI", credential: await openAICredential("sk-test") });
+  it("a flow whose Start node is a webhook or a schedule runs only through that trigger (400 elsewhere); nothing runs", async () => {
+    const cred = await agentflowCredential();
     const text = marker();
-    const run = runFlow(deps(), { trigger: "webhook", flowId: id, input: { question: text }, delivery: "json" });
-    await expect(run).rejects.toMatchObject({ status: 501, message: expect.stringContaining("issue 22") });
+    const hooked = await saveAgentflowOf([start({ startInputType: "webhookTrigger" }), llm("llmAgentflow_0", cred)], [afEdge("startAgentflow_0", "llmAgentflow_0")]);
+    await expect(runFlow(deps(), { trigger: "execute-flow", flowId: hooked.id, input: { question: text }, delivery: "json" }))
+      .rejects.toMatchObject({ status: 400, message: expect.stringContaining(`/api/v1/webhook/${hooked.id}`) });
+    const scheduled = await saveAgentflowOf([start({ startInputType: "scheduleInput", scheduleCronExpression: "0 0 * * *", scheduleDefaultInput: "x" }), llm("llmAgentflow_0", cred)], [afEdge("startAgentflow_0", "llmAgentflow_0")]);
+    await expect(runFlow(deps(), { trigger: "mcp", flowId: scheduled.id, input: { question: text }, delivery: "json" }))
+      .rejects.toMatchObject({ status: 400, message: expect.stringContaining("Scheduled Trigger") });
+    await expect(runFlow(deps(), { trigger: "webhook", flowId: scheduled.id, input: { question: text }, delivery: "json" })).rejects.toMatchObject({ status: 400 });
     expect(await standinRequests(text)).toHaveLength(0);
+    await json("DELETE", `/chatflows/${scheduled.id}`);
   });
 
   it("a trigger refuses a delivery it does not offer, and humanInput where it takes none (400)", async () => {

@@ -7,5 +7,6 @@ import { ingestionScenarios } from "./ingestion.mjs";
 import { predictionJsonScenarios } from "./prediction-json.mjs";
 import { runtimeFloorScenarios } from "./runtime-floor.mjs";
 import { streamingScenarios } from "./streaming.mjs";
+import { triggerScenarios } from "./triggers.mjs";
 
-export const SCENARIOS = [...runtimeFloorScenarios, ...crudScenarios, ...streamingScenarios, ...predictionJsonScenarios, ...mcpScenarios, ...openaiScenarios, ...documentScenarios, ...ingestionScenarios];
+export const SCENARIOS = [...runtimeFloorScenarios, ...crudScenarios, ...streamingScenarios, ...predictionJsonScenarios, ...mcpScenarios, ...openaiScenarios, ...triggerScenarios, ...documentScenarios, ...ingestionScenarios];

@@ -62,9 +62,13 @@ export function startPoint(map: FlowMap, start: AgentflowNode, request: Agentflo
   return { startNodeId, state: lastState(data), form: requestForm ?? startForm(data), executedData: data, humanInput: { ...humanInput, startNodeId } };
 }
 
-/** What every node receives: the question (file text first), or the form as `k: v` lines. */
+/**
+ * What every node receives: the question (file text first), or the form as `k: v` lines, or — a
+ * webhook flow passing its whole payload (Input Mode "payload") — the webhook as JSON.
+ */
 export function userInput(request: AgentflowRequest, form: Record<string, unknown>): string | undefined {
   if (request.question) return request.fileText ? `${request.fileText}\n\n${request.question}` : request.question;
   const entries = Object.entries(form);
-  return entries.length ? entries.map(([k, v]) => `${k}: ${typeof v === "string" ? v : JSON.stringify(v)}`).join("\n") : undefined;
+  if (entries.length) return entries.map(([k, v]) => `${k}: ${typeof v === "string" ? v : JSON.stringify(v)}`).join("\n");
+  return request.webhook && !request.resume ? JSON.stringify(request.webhook) : undefined;
 }

@@ -13,6 +13,8 @@ export interface ResolveScope {
   /** Text of uploaded files: `{{ file_attachment }}`, and put before a string using `{{ question }}`. */
   fileText: string;
   form: Record<string, unknown>;
+  /** `$webhook.*`: the webhook's body, headers and query (empty for other triggers). */
+  webhook?: Record<string, unknown>;
   /** `$flow.*`: chatflowId/chatflowid, chatId, sessionId, apiMessageId, chatHistory, runtimeChatHistoryLength, state. */
   flow: Record<string, unknown>;
   vars: Record<string, string>;
@@ -25,6 +27,7 @@ export interface ResolveScope {
 }
 
 const REFERENCE = /{{(.*?)}}/g;
+const PROTOTYPE_PATH = /(^|[.[])(__proto__|constructor|prototype)(\]|\.|$)/;
 
 /** Objects and arrays as JSON, other values as they are. */
 const formatted = (v: unknown): unknown => (Array.isArray(v) || isObject(v) ? JSON.stringify(v) : v);
@@ -77,6 +80,11 @@ export function resolveString(raw: string, scope: ResolveScope): unknown {
     };
     if (ref.startsWith("$form.")) {
       prefixed("$form.", scope.form);
+      continue;
+    }
+    if (ref.startsWith("$webhook.")) {
+      // The sender wrote this object: no walking into prototypes (`__proto__`, `constructor`).
+      if (!PROTOTYPE_PATH.test(ref)) prefixed("$webhook.", scope.webhook);
       continue;
     }
     if (ref.startsWith("$vars.")) {

@@ -218,6 +218,7 @@ export class AgentflowRun {
       question: request.question ?? "",
       fileText: request.fileText ?? "",
       form: this.form,
+      webhook: this.webhook(),
       flow: {
         chatflowId: request.chatflowId,
         chatflowid: request.chatflowId,
@@ -235,6 +236,14 @@ export class AgentflowRun {
       loopCount: this.lastLoopCount(),
       now: this.shared.now,
     };
+  }
+
+  /** The webhook that fired the run: the Start node's stored one (a resume keeps the original), else the request's. */
+  private webhook(): Record<string, unknown> {
+    const start = this.visibleData().find((e) => agentflowNodes.get(e.data?.name)?.start);
+    const stored = start?.data?.output?.webhook;
+    if (isObject(stored)) return stored;
+    return (this.shared.request.webhook ?? {}) as unknown as Record<string, unknown>;
   }
 
   private lastLoopCount(): number {

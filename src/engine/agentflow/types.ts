@@ -93,6 +93,13 @@ export interface AgentflowUpload {
   data?: string;
 }
 
+/** What a webhook-triggered run sees of its request (sensitive headers already redacted). */
+export interface WebhookPayload {
+  body: unknown;
+  headers: Record<string, string>;
+  query: Record<string, string | string[]>;
+}
+
 export interface AgentflowRequest {
   chatflowId: string;
   chatId: string;
@@ -102,6 +109,11 @@ export interface AgentflowRequest {
   question?: string;
   /** Start node formInput values. Sending both a question and a non-empty form is a 400. */
   form?: Record<string, unknown>;
+  /**
+   * The request that fired a webhook-triggered flow (`{{ $webhook.body.* }}`, `.headers.*`, `.query.*`);
+   * a resume reads the original one from the Start node's stored output instead.
+   */
+  webhook?: WebhookPayload;
   /** The request's `history`: prepended to the first LLM/Agent node's messages only (§5). */
   history?: ChatTurn[];
   uploads?: AgentflowUpload[];

@@ -4,7 +4,7 @@ import { z } from "@hono/zod-openapi";
 import { and, desc, eq, ne } from "drizzle-orm";
 import { badRequest } from "../../errors";
 import { execution } from "../../db/schema";
-import type { AgentflowRequest, AgentflowUpload, ExecutedData, FlowCall, FlowCallResult, HumanInput } from "../../engine/agentflow/types";
+import type { AgentflowRequest, AgentflowUpload, ExecutedData, FlowCall, FlowCallResult, HumanInput, WebhookPayload } from "../../engine/agentflow/types";
 import { type AgentflowRunOutcome, type ChatTurn, type PreparedAgentflow, type RunContext, createRunContext } from "../../engine";
 import type { Db } from "../../env";
 import { newId } from "../../lib/ids";
@@ -111,6 +111,8 @@ export interface AgentflowStart {
   streaming: boolean;
   callStack: string[];
   runFlow: FlowCaller;
+  /** The webhook that fired the run (`$webhook.*`). */
+  webhook?: WebhookPayload;
 }
 
 /** The run, its execution new or claimed for a resume. */
@@ -184,6 +186,7 @@ export async function startAgentflow(deps: RunDeps, base: Omit<RunBase, "release
     chatflowId: flow.id, chatId, sessionId, apiMessageId,
     question: input.question,
     form: input.form,
+    webhook: start.webhook,
     history,
     uploads: uploads.length ? runtimeUploads(uploads) : undefined,
     streaming: start.streaming && !postProcessing,

@@ -31,7 +31,9 @@ function userContent(run: AgentflowRun): string {
   if (input.form && Object.keys(input.form).length) {
     return Object.entries(input.form).map(([k, v]) => `${k}: ${typeof v === "string" ? v : JSON.stringify(v)}`).join("\n");
   }
-  return input.question || run.request.resume?.humanInput.feedback || " ";
+  // A webhook flow passing its whole payload stores it as what the user sent (Flowise's "payload" mode).
+  const payload = run.request.webhook && !run.request.resume ? JSON.stringify(run.request.webhook) : undefined;
+  return input.question || run.request.resume?.humanInput.feedback || payload || " ";
 }
 
 function portsOf(run: AgentflowRun, events: AgentflowEvents): AgentflowPorts {

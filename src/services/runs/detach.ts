@@ -3,7 +3,9 @@
 // of the same id, which runs it (src/detached/). A resume of a paused detached run is claimed here
 // and sent to its instance as an event. Answers what the 202 says.
 import { eq } from "drizzle-orm";
+import type { ChatType } from "../../db/enums";
 import { execution } from "../../db/schema";
+import type { WebhookPayload } from "../../engine/agentflow/types";
 import { ApiError, badRequest, notFound } from "../../errors";
 import { newId } from "../../lib/ids";
 import { assertOutboundAllowed } from "../../lib/outbound";
@@ -12,7 +14,7 @@ import type { PredictionInput } from "../../schemas/prediction";
 import { claimForResume, findResumeTarget } from "../execution-resume";
 import { runIds } from "./base";
 import type { Ready } from "./prepare";
-import type { RunDeps, RunRequest } from "./types";
+import type { FlowiseCallback, RunDeps, RunRequest } from "./types";
 import type { UploadInput } from "./uploads";
 
 export interface DetachedRun {
@@ -31,6 +33,14 @@ export interface DetachedParams {
   /** Where the request's files wait in R2 (a Workflow's params are small). */
   uploadsKey?: string;
   callbackUrl?: string;
+  /** The trigger's chatType for the stored messages (EXTERNAL when absent: POST /prediction's async). */
+  chatType?: ChatType;
+  /** Where the webhook that fired the run waits in R2 (`$webhook.*`; up to the body limit, too large for params). */
+  webhookKey?: string;
+  /** An async webhook's callback: Flowise's body, signed with the Start node's callbackSecret. */
+  flowiseCallback?: FlowiseCallback;
+  /** A scheduled run's trigger-log row, settled when the run ends. */
+  triggerLogId?: string;
 }
 
 /** The event a paused detached run waits for. `handled`: a synchronous request resumed it in its own isolate. */
@@ -41,6 +51,23 @@ export interface ResumeEvent {
 export const RESUME_EVENT = "resume";
 
 const uploadsKeyOf = (executionId: string) => `executions/${executionId}/uploads.json`;
+const webhookKeyOf = (executionId: string) => `executions/${executionId}/webhook.json`;
+
+/** The webhook payload parkWebhook kept (none when the key is gone). */
+export async function unparkWebhook(files: R2Bucket, key: string | undefined): Promise<WebhookPayload | undefined> {
+  if (!key) return undefined;
+  const object = await files.get(key);
+  return object ? ((await object.json()) as WebhookPayload) : undefined;
+}
+
+/** An outbound policy refusal of a callback address, as the 400 that names where it came from. */
+function checkCallback(url: string, env: RunDeps["env"], where: string): void {
+  try {
+    assertOutboundAllowed(url, env);
+  } catch (err) {
+    throw badRequest(`${where}: ${(err as Error).message}`);
+  }
+}
 
 /** Files as JSON (bytes base64), for the Workflow to read back. */
 async function parkUploads(files: R2Bucket, executionId: string, uploads: UploadInput[]): Promise<string | undefined> {
@@ -66,17 +93,13 @@ function workflows(deps: RunDeps): Workflow {
   return binding;
 }
 
-export async function detach(deps: RunDeps, ready: Ready, request: RunRequest): Promise<DetachedRun> {
+/** `chatType`: the trigger's, for the messages the Workflow's run stores. */
+export async function detach(deps: RunDeps, ready: Ready, request: RunRequest, chatType: ChatType = "EXTERNAL"): Promise<DetachedRun> {
   const { env, db } = deps;
   const { flow } = ready;
   const { async: _async, streaming: _streaming, callbackUrl, ...input } = request.input;
-  if (callbackUrl) {
-    try {
-      assertOutboundAllowed(callbackUrl, env);
-    } catch (err) {
-      throw badRequest(`callbackUrl: ${(err as Error).message}`);
-    }
-  }
+  if (callbackUrl) checkCallback(callbackUrl, env, "callbackUrl");
+  if (request.flowiseCallback) checkCallback(request.flowiseCallback.url, env, "The Start node's callbackUrl");
   const runs = workflows(deps);
   if (input.humanInput !== undefined) return resumeDetached(deps, runs, ready, input);
 
@@ -85,11 +108,16 @@ export async function detach(deps: RunDeps, ready: Ready, request: RunRequest): 
   const now = nowIso();
   const fixed: PredictionInput = { ...input, chatId: ids.chatId };
   const uploadsKey = await parkUploads(env.FILES, executionId, request.uploads ?? []);
+  const webhookKey = request.webhook ? webhookKeyOf(executionId) : undefined;
+  if (webhookKey) await env.FILES.put(webhookKey, JSON.stringify(request.webhook));
   await db.insert(execution).values({
     id: executionId, agentflowId: flow.id, sessionId: ids.sessionId, state: "INPROGRESS", executionData: "[]",
     detached: true, createdDate: now, updatedDate: now,
   });
-  const params: DetachedParams = { executionId, flowId: flow.id, input: fixed, uploadsKey, callbackUrl };
+  const params: DetachedParams = {
+    executionId, flowId: flow.id, input: fixed, uploadsKey, callbackUrl,
+    chatType, webhookKey, flowiseCallback: request.flowiseCallback, triggerLogId: request.triggerLogId,
+  };
   try {
     await runs.create({ id: executionId, params });
   } catch (err) {

@@ -1,5 +1,5 @@
-// The run door: every way a flow is run — POST /prediction, Execute Flow, and the triggers to come
-// (triggers.ts) — goes through runFlow, whatever the flow's kind (chatflow, assistant, Agentflow V2,
+// The run door: every way a flow is run — POST /prediction, Execute Flow, MCP, webhooks, schedules,
+// the OpenAI API (triggers.ts) — goes through runFlow, whatever the flow's kind (chatflow, assistant, Agentflow V2,
 // V1 multi-agent). Four stages, one file each:
 //   prepare  (prepare.ts)  one D1 batch: the flow, its variables and credentials, the caller's key;
 //                          the caller's access, origin and rate limit; the flow checked and planned
@@ -15,6 +15,7 @@ import { type ChatflowRun, startChatflow } from "./chatflow";
 import { type Delivered, deliver } from "./deliver";
 import { detach } from "./detach";
 import { flowCaller } from "./execute-flow";
+import { assertStartTrigger } from "./start-trigger";
 import { type Ready, checkRequest, prepare } from "./prepare";
 import { traced } from "./trace";
 import { type TriggerDefinition, triggerRule } from "./triggers";
@@ -24,8 +25,9 @@ export async function runFlow(deps: RunDeps, request: RunRequest): Promise<Deliv
   const rule = triggerRule(request.trigger);
   checkRequest(rule, request);
   const ready = await prepare(deps, request, rule);
+  assertStartTrigger(rule, ready.prepared, ready.flow.id);
   // Detached: accepted here (the caller checked, the flow planned), run by the Workflow later.
-  if (request.delivery === "detached") return { kind: "detached", body: await detach(deps, ready, request) };
+  if (request.delivery === "detached") return { kind: "detached", body: await detach(deps, ready, request, rule.chatType) };
   const run = await start(deps, ready, request, rule);
   follow(request.signal, run.controller);
   return deliver(run, request.delivery, request.frames);
@@ -42,6 +44,7 @@ async function start(deps: RunDeps, ready: Ready, request: RunRequest, rule: Tri
     steps: request.steps,
     streaming: request.delivery === "sse" || request.frames !== undefined, // a detached run streams into its event log
     callStack: request.callStack ?? [],
+    webhook: request.webhook,
     runFlow: flowCaller((call) => runFlow(deps, call)),
   });
   if (request.steps) run.answerOf = (done) => agentflowAnswer(run, done);

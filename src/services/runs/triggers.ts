@@ -16,7 +16,7 @@ export interface TriggerRule {
   /**
    * `caller`: the door checks the caller the adapter describes (its bearer against the flow's key
    * binding, isPublic and the key's chatflow scope). `adapter`: the adapter proved the right to run
-   * before calling (Execute Flow: the flow's owner wired the call; later an MCP token, a webhook
+   * before calling (Execute Flow: the flow's owner wired the call; an MCP token, a webhook
    * secret, the scheduler).
    */
   access: "caller" | "adapter";
@@ -57,8 +57,14 @@ export const TRIGGERS: Record<TriggerId, TriggerRule | Planned> = {
   // POST /mcp/{id} and POST /mcp tools/call: the route checked the MCP token (or the API key's
   // reach), the Origin and the flow's rate limit; each call is a new chat, answered as JSON.
   mcp: { chatType: "MCP", access: "adapter", checkOrigin: false, rateLimit: false, resume: "never", deliveries: ["json"] },
-  webhook: { planned: "issue 22: /webhook/{id} (chatType WEBHOOK)" },
-  schedule: { planned: "issue 22: cron schedules (chatType SCHEDULED)" },
+  // /webhook/{id} (any method): the route checked the flow's Start node (method, content type,
+  // shape), its secret and its rate limit; Flowise's response modes are the three deliveries
+  // (sync: json, stream: sse, async: detached with the Start node's callback); a humanInput in
+  // the body resumes the flow's paused execution.
+  webhook: { chatType: "WEBHOOK", access: "adapter", checkOrigin: false, rateLimit: false, resume: "may", deliveries: ["json", "sse", "detached"] },
+  // The Worker's Cron Trigger (services/schedule/tick.ts): the deployment itself starts each
+  // claimed slot of a schedule as a detached run, a new chat each time.
+  schedule: { chatType: "SCHEDULED", access: "adapter", checkOrigin: false, rateLimit: false, resume: "never", deliveries: ["detached"] },
   // /openai/chat/completions and /openai/responses: the route resolved the model and checked the
   // caller, its origin and the rate limit (routes/runnable.ts), and hands its look-ups in; an
   // agentflow's pause is resumed by metadata.executionId. Streaming goes through the run's frames.

@@ -2,6 +2,7 @@
 // RunRequest and the Delivered answer (deliver.ts) back into its response.
 import type { Db, Env } from "../../env";
 import type { Runtime, StreamSink } from "../../engine";
+import type { WebhookPayload } from "../../engine/agentflow/types";
 import type { RunLookups } from "./lookups";
 import type { RunSteps } from "./steps";
 import type { PredictionInput } from "../../schemas/prediction";
@@ -46,6 +47,21 @@ export interface RunRequest {
   steps?: RunSteps;
   /** A detached run: where its frames go as they happen (the execution's event log). */
   frames?: StreamSink;
+  /** The webhook that fired the run: `$webhook.*` in the flow (trigger `webhook`). */
+  webhook?: WebhookPayload;
+  /**
+   * A detached run's callback named by its trigger rather than its input: an async webhook's Start
+   * node (`callbackUrl`, `callbackSecret`), called back in Flowise's shape and signature.
+   */
+  flowiseCallback?: FlowiseCallback;
+  /** A scheduled run: its slot's trigger-log row, settled when the run ends. */
+  triggerLogId?: string;
+}
+
+/** Flowise's webhook callback (dist/utils/callbackDispatcher.js): where, and the HMAC key of X-Flowise-Signature. */
+export interface FlowiseCallback {
+  url: string;
+  secret?: string;
 }
 
 /** What a run reaches outside itself; an HTTP adapter builds it from its context. */

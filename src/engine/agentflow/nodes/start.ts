@@ -1,7 +1,9 @@
 // Start: the first node. Chat input (the question) or form input (the request's `form`, else the
-// form of the session's previous execution); the initial flow state (`startState` rows, or an
-// object), overlaid with the previous execution's state when Persist State is on; Ephemeral
-// Memory makes the run ignore the stored conversation.
+// form of the session's previous execution); a webhook trigger (the webhook's payload as its
+// output, for `$webhook.*`; the question the webhook adapter made of it) or a schedule (its
+// default text, form or nothing, which the scheduler sends as the request); the initial flow
+// state (`startState` rows, or an object), overlaid with the previous execution's state when
+// Persist State is on; Ephemeral Memory makes the run ignore the stored conversation.
 import { badRequest } from "../../../errors";
 import type { AgentflowNodeDef } from "../node-types";
 import { bool, isObject } from "../util";
@@ -32,9 +34,6 @@ export const startNode: AgentflowNodeDef = {
   async run({ node, inputs, input, rt }) {
     const owner = ownerOf(node);
     const type = typeof inputs.startInputType === "string" && inputs.startInputType ? inputs.startInputType : "chatInput";
-    if (type === "webhookTrigger" || type === "scheduleInput") {
-      throw badRequest(`${owner}: this agentflow starts from a ${type === "webhookTrigger" ? "webhook" : "schedule"}, which edgeflow does not offer; use chat or form input`);
-    }
     const state = declaredState(inputs.startState, owner);
     const persist = bool(inputs.startPersistState);
     if (persist) Object.assign(state, rt.state);
@@ -44,6 +43,20 @@ export const startNode: AgentflowNodeDef = {
     if (type === "formInput") {
       inputData.form = { title: inputs.formTitle, description: inputs.formDescription, inputs: inputs.formInputTypes };
       outputData.form = rt.form;
+    } else if (type === "webhookTrigger") {
+      // Kept in the execution, so a resume's `$webhook.*` still reads the request that started it.
+      outputData.webhook = rt.request.webhook ?? {};
+      if (inputs.webhookInputMode !== "payload") {
+        inputData.question = input ?? " ";
+        outputData.question = input ?? " ";
+      }
+    } else if (type === "scheduleInput" && inputs.scheduleInputMode === "form") {
+      inputData.form = { inputs: inputs.scheduleFormInputTypes };
+      outputData.form = rt.form;
+    } else if (type === "scheduleInput") {
+      const question = inputs.scheduleInputMode === "none" ? " " : input || (typeof inputs.scheduleDefaultInput === "string" ? inputs.scheduleDefaultInput : "");
+      inputData.question = question;
+      outputData.question = question;
     } else if (input !== undefined) {
       inputData.question = input;
       outputData.question = input;

@@ -1,0 +1,116 @@
+// A scheduled agentflow's schedule row (Flowise 3.1.4's schedule service): kept in step with the
+// Start node whenever the flow is saved (a row while it is a schedule, none otherwise), its status
+// (can it be enabled, and why not), and the switch. The next slot is computed when the flow is
+// saved and when the schedule is enabled (from then on: slots missed while off do not run).
+import { and, eq } from "drizzle-orm";
+import { chatFlow, scheduleRecord } from "../../db/schema";
+import type { Db } from "../../env";
+import { badRequest, notFound } from "../../errors";
+import { newId } from "../../lib/ids";
+import { nowIso } from "../../lib/time";
+import { startInputsOf } from "../runs/start-trigger";
+import { nextSlot } from "./cron";
+import { type StartSchedule, startSchedule } from "./start-schedule";
+
+export type ScheduleRow = typeof scheduleRecord.$inferSelect;
+
+const AGENTFLOW = "AGENTFLOW";
+
+interface FlowRecord {
+  id: string;
+  type: string;
+  flowData: string;
+}
+
+/** The Start node's schedule, when the flow is an agentflow started by one. */
+export function scheduleOfFlow(flow: Pick<FlowRecord, "type" | "flowData">, now = new Date()): StartSchedule | undefined {
+  if (flow.type !== AGENTFLOW) return undefined;
+  let nodes: unknown;
+  try {
+    nodes = (JSON.parse(flow.flowData) as { nodes?: unknown }).nodes;
+  } catch {
+    return undefined;
+  }
+  if (!Array.isArray(nodes)) return undefined;
+  const inputs = startInputsOf(nodes);
+  if (inputs?.startInputType !== "scheduleInput") return undefined;
+  const start = nodes.find((n) => n?.data?.name === "startAgentflow") as { id?: unknown };
+  return startSchedule(inputs, typeof start.id === "string" ? start.id : undefined, now);
+}
+
+/** The next slot after `after`, when the schedule has a valid expression and has not ended. */
+const nextRunOf = (s: Pick<StartSchedule, "cronValid" | "cronExpression" | "timezone" | "endDate">, after: Date): string | null =>
+  (s.cronValid ? nextSlot(s.cronExpression, s.timezone, after, s.endDate ? new Date(s.endDate) : null)?.toISOString() ?? null : null);
+
+const findRow = (db: Db, flowId: string) =>
+  db.select().from(scheduleRecord).where(and(eq(scheduleRecord.targetId, flowId), eq(scheduleRecord.triggerType, AGENTFLOW))).get();
+
+/**
+ * After a save: the flow's schedule row made or updated from its Start node (a new one is enabled
+ * when it can be; an existing one keeps its switch unless it can no longer be on), or removed when
+ * the flow is no longer a schedule. Answers the save warning when the schedule cannot be enabled.
+ */
+export async function syncSchedule(db: Db, flow: FlowRecord): Promise<string | undefined> {
+  const now = new Date();
+  const schedule = scheduleOfFlow(flow, now);
+  if (!schedule) {
+    await db.delete(scheduleRecord).where(and(eq(scheduleRecord.targetId, flow.id), eq(scheduleRecord.triggerType, AGENTFLOW)));
+    return undefined;
+  }
+  const values = {
+    nodeId: schedule.nodeId ?? null,
+    cronExpression: schedule.cronExpression,
+    timezone: schedule.timezone,
+    scheduleInputMode: schedule.inputMode,
+    defaultInput: schedule.defaultInput,
+    defaultForm: schedule.defaultForm,
+    endDate: schedule.endDate ?? null,
+    nextRunAt: nextRunOf(schedule, now),
+    updatedDate: now.toISOString(),
+  };
+  const created = { id: newId(), triggerType: AGENTFLOW, targetId: flow.id, enabled: schedule.canEnable, createdDate: now.toISOString(), ...values };
+  await db.insert(scheduleRecord).values(created).onConflictDoUpdate({
+    target: [scheduleRecord.targetId, scheduleRecord.triggerType],
+    set: schedule.canEnable ? values : { ...values, enabled: false },
+  });
+  return schedule.canEnable ? undefined : `The schedule cannot be enabled: ${schedule.reason}`;
+}
+
+async function flowOf(db: Db, flowId: string): Promise<FlowRecord> {
+  const flow = await db.select({ id: chatFlow.id, type: chatFlow.type, flowData: chatFlow.flowData }).from(chatFlow).where(eq(chatFlow.id, flowId)).get();
+  if (!flow) throw notFound(`Chatflow ${flowId} not found`);
+  return flow;
+}
+
+export interface ScheduleStatus {
+  enabled: boolean;
+  canEnable: boolean;
+  reason?: string;
+  record: ScheduleRow | null;
+}
+
+/** Flowise's GET /chatflows/{id}/schedule/status: judged on the flow as saved now, not on the row. */
+export async function getScheduleStatus(db: Db, flowId: string): Promise<ScheduleStatus> {
+  const [flow, row] = await Promise.all([flowOf(db, flowId), findRow(db, flowId)]);
+  const record = row ?? null;
+  const schedule = scheduleOfFlow(flow);
+  const status = (canEnable: boolean, reason?: string): ScheduleStatus => ({ enabled: record?.enabled ?? false, canEnable, ...(reason ? { reason } : {}), record });
+  if (!schedule) return status(false, "Flow is not configured as a scheduled flow");
+  return status(schedule.canEnable, schedule.reason);
+}
+
+/** PATCH /chatflows/{id}/schedule/enabled {enabled}: answers the row. Enabling starts from the next slot after now. */
+export async function setScheduleEnabled(db: Db, flowId: string, body: unknown): Promise<ScheduleRow> {
+  const enabled = (body as { enabled?: unknown } | null)?.enabled;
+  if (typeof enabled !== "boolean") throw badRequest('"enabled" must be a boolean');
+  const [flow, row] = await Promise.all([flowOf(db, flowId), findRow(db, flowId)]);
+  if (!row) throw notFound("No schedule record found for this flow");
+  const set: Partial<ScheduleRow> = { enabled, updatedDate: nowIso() };
+  if (enabled) {
+    const schedule = scheduleOfFlow(flow);
+    if (!schedule?.canEnable) throw badRequest(schedule?.reason ?? "Flow is not configured as a scheduled flow");
+    set.nextRunAt = nextRunOf(schedule, new Date());
+  }
+  const [saved] = await db.update(scheduleRecord).set(set).where(eq(scheduleRecord.id, row.id)).returning();
+  return saved;
+}

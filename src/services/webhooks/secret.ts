@@ -1,0 +1,49 @@
+// A webhook flow's shared secret (Flowise's POST/DELETE /chatflows/{id}/webhook-secret): 32 random
+// bytes as hex, made by the server, shown once, kept encrypted at rest under the
+// CREDENTIAL_ENCRYPTION_KEY worker secret (as credentials are).
+import { eq } from "drizzle-orm";
+import { chatFlow, webhookSecret } from "../../db/schema";
+import type { Db } from "../../env";
+import { ApiError, notFound } from "../../errors";
+import { toHex } from "../../lib/crypto";
+import { decryptText, encryptText } from "../../lib/encryption";
+import { nowIso } from "../../lib/time";
+
+function keyOf(key: string | undefined): string {
+  if (!key) throw new ApiError(500, "Webhook secrets cannot be stored: set the CREDENTIAL_ENCRYPTION_KEY secret");
+  return key;
+}
+
+async function assertFlow(db: Db, flowId: string): Promise<void> {
+  if (!(await db.select({ id: chatFlow.id }).from(chatFlow).where(eq(chatFlow.id, flowId)).get())) throw notFound(`Chatflow ${flowId} not found`);
+}
+
+/** A new secret (the old one stops working at once); answered in full this once. */
+export async function createWebhookSecret(db: Db, key: string | undefined, flowId: string): Promise<{ webhookSecret: string }> {
+  const sealKey = keyOf(key);
+  await assertFlow(db, flowId);
+  const secret = toHex(crypto.getRandomValues(new Uint8Array(32)));
+  const encryptedSecret = await encryptText(sealKey, secret);
+  await db.insert(webhookSecret).values({ chatflowId: flowId, encryptedSecret, createdDate: nowIso() })
+    .onConflictDoUpdate({ target: webhookSecret.chatflowId, set: { encryptedSecret, createdDate: nowIso() } });
+  return { webhookSecret: secret };
+}
+
+/** Clears the secret: `{deleted: 1}`, or 0 when none was set. */
+export async function clearWebhookSecret(db: Db, flowId: string): Promise<{ deleted: number }> {
+  await assertFlow(db, flowId);
+  const gone = await db.delete(webhookSecret).where(eq(webhookSecret.chatflowId, flowId)).returning({ id: webhookSecret.chatflowId });
+  return { deleted: gone.length };
+}
+
+/** The secret in clear, for checking a request; undefined when none was made. */
+export async function readWebhookSecret(db: Db, key: string | undefined, flowId: string): Promise<string | undefined> {
+  const row = await db.select({ sealed: webhookSecret.encryptedSecret }).from(webhookSecret).where(eq(webhookSecret.chatflowId, flowId)).get();
+  if (!row) return undefined;
+  try {
+    return await decryptText(keyOf(key), row.sealed);
+  } catch (err) {
+    if (err instanceof ApiError) throw err;
+    throw new ApiError(500, `The webhook secret of chatflow ${flowId} cannot be decrypted: was CREDENTIAL_ENCRYPTION_KEY changed?`);
+  }
+}
