@@ -1,8 +1,11 @@
 // Issue 25: POST /export-import/export writes Flowise's export file (its sections, its record fields,
 // variables' values empty, no credentials), and that file imports back: export → delete → import.
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { call, expectError, json } from "../helpers";
 import { ALL_FLAGS, count, exportWith, freshExport, importFile } from "./helpers";
+
+// An export holds the whole deployment, and the suite shares one database: it grows with the suite.
+vi.setConfig({ testTimeout: 60_000 });
 
 const SECTIONS = ["FileDefaultName", "AgentFlow", "AgentFlowV2", "AssistantCustom", "AssistantFlow", "AssistantOpenAI", "AssistantAzure", "ChatFlow", "ChatMessage",
   "ChatMessageFeedback", "CustomTemplate", "DocumentStore", "DocumentStoreFileChunk", "Execution", "Tool", "Variable"];
@@ -112,5 +115,5 @@ describe("POST /export-import/export", () => {
     expect(mine(after.Variable, [ids.variable, ids.runtimeVariable])).toEqual(mine(before.Variable, [ids.variable, ids.runtimeVariable]));
     // And it still runs, with its conversation.
     expect((await json("POST", `/prediction/${ids.chatflow}`, { body: { question: "after the move" } })).text).toBe("echo: after the move");
-  });
+  }, 60_000); // the whole deployment goes out and back: the suite shares one database, so it grows with the suite
 });

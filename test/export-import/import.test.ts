@@ -1,8 +1,11 @@
 // Issue 25: Flowise 3.1.4's export file imported as it is — every record kind, every id kept; the
 // imported flows run; a bad record imports nothing; importing again never duplicates (the file wins).
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { call, expectError, json } from "../helpers";
 import { count, freshExport, importFile, stagedRows } from "./helpers";
+
+// An export holds the whole deployment, and the suite shares one database: it grows with the suite.
+vi.setConfig({ testTimeout: 60_000 });
 
 describe("POST /export-import/import", () => {
   it("imports a Flowise export of every record kind under the same ids", async () => {
