@@ -53,6 +53,12 @@ interface OptionalConfig {
   ASYNC_RUN_TIMEOUT_MS?: string;
   /** How long a detached run waits for human input, in ms (default 7 days), then ends TIMEOUT. */
   HUMAN_INPUT_TIMEOUT_MS?: string;
+  /**
+   * Development only (src/db/simulated.ts; refused elsewhere): ms added to each D1 round trip to the
+   * primary, and to a replica, so the benchmark shows what a client far from D1 pays.
+   */
+  D1_SIMULATED_RTT_MS?: string;
+  D1_SIMULATED_REPLICA_RTT_MS?: string;
 }
 
 /** Who made the request, once the bearer token checked out. */
