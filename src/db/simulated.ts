@@ -89,21 +89,24 @@ const wait = (ms: number) => (ms > 0 ? new Promise<void>((resolve) => setTimeout
 /** The wrapped D1 client's state: which kind of round trip the next read pays, and where the count goes. */
 class Planet {
   /**
-   * `primary`: a primary session (first-primary), or one that has written: D1 sends its reads where
-   * the writes are visible; the simulation charges them the primary's round trip (the safe side).
+   * `primary`: a primary session (first-primary), or one whose write has landed: D1 sends its later
+   * reads where that write is visible; the simulation charges them the primary's round trip (the safe side).
    */
   constructor(private readonly sim: Simulation, private readonly trace: D1Trace, private primary: boolean) {}
 
-  /** One round trip: half the delay on the way out, half on the way back. */
+  /**
+   * One round trip: half the delay on the way out, half on the way back. A write pins the session's
+   * later reads to the primary once it has landed (a read sent while it is in flight need not see it).
+   */
   async trip<T>(write: boolean, work: () => Promise<T>): Promise<T> {
-    if (write) this.primary = true;
-    const kind: TripKind = this.primary ? "primary" : "replica";
+    const kind: TripKind = write || this.primary ? "primary" : "replica";
     const ms = kind === "primary" ? this.sim.primaryMs : this.sim.replicaMs;
     await wait(ms / 2);
     try {
       return await work();
     } finally {
       await wait(ms - ms / 2);
+      if (write) this.primary = true;
       this.trace.count(kind);
     }
   }

@@ -5,6 +5,7 @@
 import { describe, expect, it } from "vitest";
 import conversationChain from "../engine/fixtures/conversation-chain.json";
 import { marker, requestsWith } from "../engine/helpers";
+import { afEdge, llm, openAICredential, saveAgentflowOf, start } from "../agentflow-api/flows";
 import { uuid } from "../helpers";
 import { standinFlow, workerWith } from "./helpers";
 
@@ -90,6 +91,23 @@ describe("in development", () => {
     // the second turn's model call had the first turn in it: the memory read in the batch is the session's
     const sent = (await requestsWith(`${tag} turn 1`)).at(-1)!.body.messages.map((m) => m.content).join("\n");
     expect(sent).toContain(`${tag} turn 0`);
+  });
+
+  it("a streamed agentflow in a named session: one replica round trip before its first token, its checkpoints beside the nodes", async () => {
+    const slow = workerWith({ ENVIRONMENT: "development", D1_SIMULATED_RTT_MS: "150", D1_SIMULATED_REPLICA_RTT_MS: "5" });
+    const cred = await openAICredential();
+    const { id } = await saveAgentflowOf([start(), llm("llmAgentflow_0", cred)], [afEdge("startAgentflow_0", "llmAgentflow_0")]);
+    const chatId = uuid();
+    for (let turn = 0; turn < 2; turn++) {
+      const res = await slow("POST", `/prediction/${id}`, { body: { question: `turn ${turn}`, chatId, streaming: true } });
+      expect(res.status).toBe(200);
+      expect(res.text).toContain('"event":"token"');
+      const trace = (await slow("GET", `/__d1-trace/${res.headers.get("x-request-id")}`)).body;
+      expect(trace.head).toEqual({ primary: 0, replica: 1 });
+      expect(trace.firstToken).toEqual({ primary: 0, replica: 1 }); // flow, key, memory and last execution in one batch
+      expect(trace.end.replica).toBe(1);
+      expect(trace.end.primary).toBeGreaterThanOrEqual(1); // the execution's rows and the messages
+    }
   });
 
   it("an unknown request id has no trace", async () => {
