@@ -54,7 +54,7 @@ interface OptionalConfig {
   /** How long a detached run waits for human input, in ms (default 7 days), then ends TIMEOUT. */
   HUMAN_INPUT_TIMEOUT_MS?: string;
   /**
-   * Development only (src/db/simulated.ts; refused elsewhere): ms added to each D1 round trip to the
+   * Development only (src/lib/d1-simulation.ts; refused elsewhere): ms added to each D1 round trip to the
    * primary, and to a replica, so the benchmark shows what a client far from D1 pays.
    */
   D1_SIMULATED_RTT_MS?: string;

@@ -20,8 +20,8 @@ type Shared = { dialect: SQLiteAsyncDialect; config: ConstructorParameters<typeo
 let shared: Shared | undefined;
 
 /**
- * A client over one request's D1 session (db/session.ts), or the simulation's wrapper around it
- * (db/simulated.ts): built per request without walking the schema again.
+ * A client over one request's D1 session (lib/d1-session.ts), or the simulation's wrapper around it
+ * (lib/d1-simulation.ts): built per request without walking the schema again.
  */
 export function dbOver(client: Pick<D1DatabaseSession, "prepare" | "batch">): Db {
   if (!shared) {

@@ -1,11 +1,11 @@
 // The bindings any request may reach, checked once per environment object (an isolate keeps the
 // same one), so a deployment that lacks one answers a 500 naming it at once, instead of failing
 // somewhere inside a handler. AI and VECTORIZE are optional: local providers stand in for them.
-// The simulated D1 round trips (db/simulated.ts) are refused here too outside development.
+// The simulated D1 round trips (lib/d1-simulation.ts) are refused here too outside development.
 import type { MiddlewareHandler } from "hono";
 import type { AppEnv, Env } from "../env";
 import { ApiError } from "../errors";
-import { simulationOf } from "../db/simulated";
+import { simulationOf } from "../lib/d1-simulation";
 
 const REQUIRED = ["DB", "FILES", "ASSETS", "RATE_LIMITER", "UPSERT_QUEUE"] as const satisfies readonly (keyof Env)[];
 

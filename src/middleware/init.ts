@@ -1,13 +1,13 @@
-// init: the request's D1 session (db/session.ts: a replica for reads and runs, the primary for
+// init: the request's D1 session (lib/d1-session.ts: a replica for reads and runs, the primary for
 // other writes, the client's bookmark honoured and the newest one sent back), the database client
 // over it and the engine's ports (per request) on c.var, for the routes. The context map is
 // declared here, with the middleware that fills it, so that neither env.ts (which everything
-// imports) nor a service knows Hono's context. With the simulated planet on (db/simulated.ts,
+// imports) nor a service knows Hono's context. With the simulated planet on (lib/d1-simulation.ts,
 // development only), the session is delayed and its round trips counted.
 import type { Context, MiddlewareHandler } from "hono";
 import { dbOver } from "../db";
-import { BOOKMARK_HEADER, bookmarkOf, sessionStart } from "../db/session";
-import { type D1Trace, newTrace, simulateD1, simulationOf, traceOf } from "../db/simulated";
+import { BOOKMARK_HEADER, bookmarkOf, sessionStart } from "../lib/d1-session";
+import { type D1Trace, newTrace, simulateD1, simulationOf, traceOf } from "../lib/d1-simulation";
 import type { AppEnv } from "../env";
 import { createRuntime } from "../services/runtime";
 

@@ -1,4 +1,4 @@
-// D1's Sessions API per request (src/db/session.ts): where each request's session starts (a
+// D1's Sessions API per request (src/lib/d1-session.ts): where each request's session starts (a
 // replica for reads and runs, the primary for other writes), the bookmark sent back on every
 // response that used D1, and a client reading its own writes by sending it back.
 import { describe, expect, it } from "vitest";

@@ -1,4 +1,4 @@
-// The simulated planet (src/db/simulated.ts): D1_SIMULATED_RTT_MS / D1_SIMULATED_REPLICA_RTT_MS
+// The simulated planet (src/lib/d1-simulation.ts): D1_SIMULATED_RTT_MS / D1_SIMULATED_REPLICA_RTT_MS
 // refused outside ENVIRONMENT=development; in development each D1 round trip pays its delay and is
 // counted, and GET /api/v1/__d1-trace/{requestId} tells the counts before the head, the first token
 // and the end of a request's answer.

@@ -2,7 +2,7 @@
 // credentials its nodes name, the caller's API key, and the session's memory (its messages and, for
 // an agentflow, its last execution) when the request names a session — in one D1 batch of plain
 // statements: one round trip on the way to the model call, from a replica (the request's session,
-// db/session.ts), and no query builder on the hot path (Drizzle's build and row mapping cost more
+// lib/d1-session.ts), and no query builder on the hot path (Drizzle's build and row mapping cost more
 // than the round trip itself when measured locally).
 import type { Db, Env } from "../../env";
 import type { ChatTurn } from "../../engine";
