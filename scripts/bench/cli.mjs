@@ -33,7 +33,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { root } from "../lib/local.mjs";
-import { Skip, clientName, initClient, load, makeApi, probeTrips } from "./load.mjs";
+import { Skip, clientName, initClient, load, makeApi, probeOneAtATime } from "./load.mjs";
 import { printResults, writeResults } from "./report.mjs";
 import { SCENARIOS } from "./scenarios/index.mjs";
 import { ADMIN_API_KEY, BenchServer, freePort, removeDir, snapshot } from "./server.mjs";
@@ -174,7 +174,7 @@ async function main() {
     const cpu0 = s.request(ctx, 0).url ? NaN : ctx.cpuMs(); // another server's requests are not ours
     const r = await load(ctx, s, opts.requests, opts.warmup, opts.concurrency);
     r.cpuMsPerRequest = (ctx.cpuMs() - cpu0) / r.requests;
-    r.trips = await probeTrips(ctx, s, opts.warmup + opts.requests);
+    Object.assign(r, await probeOneAtATime(ctx, s, opts.warmup + opts.requests));
     const failed = Object.values(r.failures).reduce((a, b) => a + b, 0);
     if (failed > 0) console.log(`bench:   ${failed} of ${r.requests} requests failed: ${JSON.stringify(r.failures)}`);
     results.push({ name: s.name, ...r, note });

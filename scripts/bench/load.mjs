@@ -125,11 +125,16 @@ export async function tripsOf(ctx, requestId) {
   return res.status === 200 ? await res.json() : undefined;
 }
 
-/** A few more requests of a request-loop scenario, one at a time: the round trips of the last. */
-export async function probeTrips(ctx, scenario, firstIndex, count = 3) {
+/**
+ * More requests of a request-loop scenario, one at a time: their p50 (the latency without the
+ * queueing of the loop's concurrency) and, on the simulated planet, the round trips of the last.
+ */
+export async function probeOneAtATime(ctx, scenario, firstIndex, count = 30) {
   let trips;
+  const times = [];
   for (let k = 0; k < count; k++) {
     const req = scenario.request(ctx, firstIndex + k);
+    const t0 = performance.now();
     const res = await httpFetch(req.url ?? ctx.baseUrl + req.path, {
       method: req.method,
       headers: { authorization: `Bearer ${ctx.apiKey}`, ...(req.body !== undefined ? { "content-type": "application/json" } : {}) },
@@ -138,8 +143,8 @@ export async function probeTrips(ctx, scenario, firstIndex, count = 3) {
       signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
     });
     await res.arrayBuffer();
-    if (req.url) return undefined; // another server (the runtime's floor)
-    trips = await tripsOf(ctx, res.headers.get("x-request-id"));
+    times.push(performance.now() - t0);
+    if (!req.url && k === count - 1) trips = await tripsOf(ctx, res.headers.get("x-request-id"));
   }
-  return trips;
+  return { trips, p50OneAtATime: stats(times).p50 };
 }

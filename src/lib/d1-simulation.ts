@@ -95,17 +95,16 @@ class Planet {
   constructor(private readonly sim: Simulation, private readonly trace: D1Trace, private primary: boolean) {}
 
   /**
-   * One round trip: half the delay on the way out, half on the way back. A write pins the session's
-   * later reads to the primary once it has landed (a read sent while it is in flight need not see it).
+   * One round trip: the whole delay before the work (one timer: workerd rounds each one up, so two
+   * halves would cost more than the round trip). A write pins the session's later reads to the
+   * primary once it has landed (a read sent while it is in flight need not see it).
    */
   async trip<T>(write: boolean, work: () => Promise<T>): Promise<T> {
     const kind: TripKind = write || this.primary ? "primary" : "replica";
-    const ms = kind === "primary" ? this.sim.primaryMs : this.sim.replicaMs;
-    await wait(ms / 2);
+    await wait(kind === "primary" ? this.sim.primaryMs : this.sim.replicaMs);
     try {
       return await work();
     } finally {
-      await wait(ms - ms / 2);
       if (write) this.primary = true;
       this.trace.count(kind);
     }
