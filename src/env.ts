@@ -56,6 +56,12 @@ interface OptionalConfig extends Partial<Record<Exclude<ProviderVar, keyof Cloud
   MAX_IMPORT_MB?: string;
   /** How long sending one run's trace (Langfuse, LangSmith, OTLP) may take, in ms (default 10000). */
   TRACE_TIMEOUT_MS?: string;
+  /**
+   * Development only (src/lib/d1-simulation.ts; refused elsewhere): ms added to each D1 round trip to the
+   * primary, and to a replica, so the benchmark shows what a client far from D1 pays.
+   */
+  D1_SIMULATED_RTT_MS?: string;
+  D1_SIMULATED_REPLICA_RTT_MS?: string;
 }
 
 /** Who made the request, once the bearer token checked out. */

@@ -22,13 +22,20 @@
 //   --keep            keep the temporary state directory (its path is printed)
 //   --only ingest     large-file ingestion (1, 19 and 100 MB text: chunks/s, peak memory;
 //                     scenarios/ingestion.mjs): runs only when asked for by name
+//   --d1-rtt MS       the simulated planet (src/db/simulated.ts): MS added to each D1 round trip to
+//   --d1-replica-rtt MS  the primary / to a replica (D1_SIMULATED_RTT_MS, D1_SIMULATED_REPLICA_RTT_MS
+//                     in the server's .dev.vars); each scenario then also reports its round trips
+//                     before the response head, the first token and the end (0 counts them undelayed)
+//
+// Every scenario reports the server's CPU time per request (cpu.mjs: the workerd processes' on-CPU
+// time over the measured requests, local D1 included).
 import { randomUUID } from "node:crypto";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { root } from "../lib/local.mjs";
-import { Skip, clientName, initClient, load, makeApi } from "./load.mjs";
+import { Skip, clientName, initClient, load, makeApi, probeOneAtATime } from "./load.mjs";
 import { printResults, writeResults } from "./report.mjs";
 import { SCENARIOS } from "./scenarios/index.mjs";
 import { ADMIN_API_KEY, BenchServer, freePort, removeDir, snapshot } from "./server.mjs";
@@ -55,7 +62,14 @@ const opts = {
   server: option("server", "BENCH_SERVER", "start"),
   serverLogLevel: option("server-log-level", "BENCH_SERVER_LOG_LEVEL", "warn"),
   keep: process.argv.includes("--keep"),
+  d1Rtt: option("d1-rtt", "BENCH_D1_RTT", undefined),
+  d1ReplicaRtt: option("d1-replica-rtt", "BENCH_D1_REPLICA_RTT", undefined),
 };
+opts.simulated = opts.d1Rtt !== undefined || opts.d1ReplicaRtt !== undefined;
+if (opts.simulated) {
+  opts.d1Rtt = positiveInt(opts.d1Rtt ?? "0", "d1-rtt");
+  opts.d1ReplicaRtt = positiveInt(opts.d1ReplicaRtt ?? "0", "d1-replica-rtt");
+}
 
 const state = { dir: undefined, server: undefined };
 const cleanups = []; // in-process helpers a scenario started (the model stand-in), stopped at the end
@@ -78,13 +92,19 @@ async function main() {
   state.dir = mkdtempSync(join(tmpdir(), "edgeflow-bench-"));
   const app = join(state.dir, "app");
   snapshot(app);
+  if (opts.simulated) {
+    // The server reads its secrets and extra vars from .dev.vars (scripts/lib/serve.mjs).
+    const example = readFileSync(join(root, ".dev.vars.example"), "utf8");
+    writeFileSync(join(app, ".dev.vars"), `${example}\nD1_SIMULATED_RTT_MS=${opts.d1Rtt}\nD1_SIMULATED_REPLICA_RTT_MS=${opts.d1ReplicaRtt}\n`);
+  }
   // A scenario that reads the isolate's heap needs the server's V8 inspector.
   const inspectorPort = scenarios.some((s) => s.inspector) ? await freePort() : undefined;
   const server = new BenchServer({ app, stateDir: join(state.dir, "state"), logFile: join(state.dir, "server.log"), kind: opts.server, logLevel: opts.serverLogLevel, inspectorPort });
   state.server = server;
   const persist = ["--local", "--env", "local", "--persist-to", server.stateDir];
   console.log(`bench: server \`npm ${opts.server === "dev" ? "run dev" : "start"}\`, state in ${state.dir} (temporary), client: ${clientName}, ` +
-    `concurrency ${opts.concurrency}, ${opts.warmup} warm-up + ${opts.requests} requests per scenario`);
+    `concurrency ${opts.concurrency}, ${opts.warmup} warm-up + ${opts.requests} requests per scenario` +
+    (opts.simulated ? `, simulated D1 round trips: primary ${opts.d1Rtt} ms, replica ${opts.d1ReplicaRtt} ms` : ""));
 
   // Migrations first (the server script would apply them too, but the seed needs the tables now).
   server.wrangler(["d1", "migrations", "apply", "DB", ...persist], "wrangler d1 migrations apply");
@@ -102,6 +122,9 @@ async function main() {
     onCleanup: (fn) => cleanups.push(fn),
     apiKey: undefined,
     api: undefined,
+    simulated: opts.simulated,
+    /** The server's CPU ms so far (NaN where it cannot be read). */
+    cpuMs: () => server.cpu.read(),
     log: (...a) => console.log(...a),
     d1Execute(sql) {
       const file = join(state.dir, `seed-${randomUUID()}.sql`);
@@ -158,7 +181,10 @@ async function main() {
       continue;
     }
     if (opts.warmup > 0) await load(ctx, s, opts.warmup, 0, opts.concurrency);
+    const cpu0 = s.request(ctx, 0).url ? NaN : ctx.cpuMs(); // another server's requests are not ours
     const r = await load(ctx, s, opts.requests, opts.warmup, opts.concurrency);
+    r.cpuMsPerRequest = (ctx.cpuMs() - cpu0) / r.requests;
+    Object.assign(r, await probeOneAtATime(ctx, s, opts.warmup + opts.requests));
     const failed = Object.values(r.failures).reduce((a, b) => a + b, 0);
     if (failed > 0) console.log(`bench:   ${failed} of ${r.requests} requests failed: ${JSON.stringify(r.failures)}`);
     results.push({ name: s.name, ...r, note });
@@ -168,7 +194,10 @@ async function main() {
   for (const fn of cleanups.splice(0)) await fn();
 
   printResults(results);
-  const meta = { server: opts.server, client: clientName, concurrency: opts.concurrency, warmup: opts.warmup, requestsPerScenario: opts.requests };
+  const meta = {
+    server: opts.server, client: clientName, concurrency: opts.concurrency, warmup: opts.warmup, requestsPerScenario: opts.requests,
+    simulatedD1: opts.simulated ? { primaryMs: opts.d1Rtt, replicaMs: opts.d1ReplicaRtt } : null,
+  };
   console.log(`bench: figures written to ${writeResults(root, meta, results)}`);
   return results.some((r) => !r.skipped && Object.keys(r.failures).length > 0) ? 1 : 0;
 }

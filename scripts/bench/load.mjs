@@ -114,3 +114,37 @@ export async function load(ctx, scenario, count, firstIndex, concurrency) {
     failures: Object.fromEntries(failures),
   };
 }
+
+/**
+ * The D1 round trips of one request (simulated planet only): {done, head, firstToken?, end}, each
+ * {primary, replica}, as the worker counted them (GET /api/v1/__d1-trace/{x-request-id}).
+ */
+export async function tripsOf(ctx, requestId) {
+  if (!ctx.simulated || !requestId) return undefined;
+  const res = await httpFetch(`${ctx.baseUrl}/__d1-trace/${encodeURIComponent(requestId)}`, { dispatcher, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
+  return res.status === 200 ? await res.json() : undefined;
+}
+
+/**
+ * More requests of a request-loop scenario, one at a time: their p50 (the latency without the
+ * queueing of the loop's concurrency) and, on the simulated planet, the round trips of the last.
+ */
+export async function probeOneAtATime(ctx, scenario, firstIndex, count = 30) {
+  let trips;
+  const times = [];
+  for (let k = 0; k < count; k++) {
+    const req = scenario.request(ctx, firstIndex + k);
+    const t0 = performance.now();
+    const res = await httpFetch(req.url ?? ctx.baseUrl + req.path, {
+      method: req.method,
+      headers: { authorization: `Bearer ${ctx.apiKey}`, ...(req.body !== undefined ? { "content-type": "application/json" } : {}) },
+      body: req.body === undefined ? undefined : JSON.stringify(req.body),
+      dispatcher,
+      signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+    });
+    await res.arrayBuffer();
+    times.push(performance.now() - t0);
+    if (!req.url && k === count - 1) trips = await tripsOf(ctx, res.headers.get("x-request-id"));
+  }
+  return { trips, p50OneAtATime: stats(times).p50 };
+}

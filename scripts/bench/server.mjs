@@ -12,6 +12,7 @@ import { cpSync, createWriteStream, readFileSync, rmSync, symlinkSync } from "no
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { root, toolEnv, wrangler } from "../lib/local.mjs";
+import { cpuMeter } from "./cpu.mjs";
 
 const SCRIPTS = { start: "start.mjs", dev: "dev.mjs" };
 
@@ -48,7 +49,7 @@ export function freePort() {
 /** One server (its app snapshot dir, state dir, log file, kind), started and stopped as often as asked. */
 export class BenchServer {
   constructor({ app, stateDir, logFile, kind, logLevel, inspectorPort }) {
-    Object.assign(this, { app, stateDir, logFile, kind, logLevel, inspectorPort, child: undefined });
+    Object.assign(this, { app, stateDir, logFile, kind, logLevel, inspectorPort, child: undefined, cpu: cpuMeter(undefined) });
     if (!SCRIPTS[kind]) throw new Error(`bench: --server must be one of ${Object.keys(SCRIPTS).join(", ")}, got ${kind}`);
   }
 
@@ -68,6 +69,7 @@ export class BenchServer {
       ...(this.inspectorPort ? ["--inspect", String(this.inspectorPort)] : [])];
     const child = spawn(process.execPath, args, { cwd: this.app, env: toolEnv, stdio: ["ignore", log, log], detached: true });
     this.child = child;
+    this.cpu = cpuMeter(child.pid); // workerd runs in the script's process group
     let exited = false;
     child.on("exit", () => { exited = true; });
     const deadline = Date.now() + 180_000; // a build on a busy machine takes a while

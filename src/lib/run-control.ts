@@ -58,17 +58,32 @@ export class Deadline {
     return !!this.external?.aborted;
   }
 
+  /**
+   * Restarts the clock. Called for every chunk of a stream, so it only notes the time: the one
+   * timer, when it fires, waits again for what is left since the last touch (a timer cleared and
+   * set per token cost more CPU than the token's own handling).
+   */
   touch(): void {
-    if (this.timer !== undefined) clearTimeout(this.timer);
-    if (this.controller.signal.aborted) return;
+    this.touched = Date.now();
+    if (this.timer === undefined && !this.controller.signal.aborted) this.arm(this.ms);
+  }
+
+  private touched = 0;
+
+  private arm(ms: number): void {
     this.timer = setTimeout(() => {
+      this.timer = undefined;
+      const left = this.touched + this.ms - Date.now();
+      if (left > 0) return this.arm(left);
       this.expired = true;
       this.controller.abort(new Error("timeout"));
-    }, this.ms);
+    }, ms);
   }
 
   done(): void {
     if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+    this.touched = Number.NEGATIVE_INFINITY; // no re-arming after done
     this.unlink();
   }
 

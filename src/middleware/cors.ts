@@ -2,6 +2,7 @@ import { cors } from "hono/cors";
 import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "../env";
 import { listVar } from "../env";
+import { BOOKMARK_HEADER } from "../lib/d1-session";
 import { isMcpPath, isWidgetPath, mcpOriginAllowed } from "../auth/public-paths";
 
 /** The MCP endpoints: only origins listed in MCP_CORS_ORIGINS, with the MCP transport's headers. */
@@ -20,8 +21,9 @@ const apiCors: MiddlewareHandler<AppEnv> = cors({
     return allowed.includes("*") || allowed.includes(origin) ? origin : null;
   },
   allowMethods: ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"],
-  allowHeaders: ["content-type", "authorization", "x-request-id"],
-  exposeHeaders: ["x-request-id"],
+  // x-d1-bookmark: a browser client may read its own writes too (lib/d1-session.ts).
+  allowHeaders: ["content-type", "authorization", "x-request-id", BOOKMARK_HEADER],
+  exposeHeaders: ["x-request-id", BOOKMARK_HEADER],
   maxAge: 86400,
 });
 

@@ -1,8 +1,13 @@
-// init: the database client (built once per D1 binding) and the engine's ports (per request) on
-// c.var, for the routes. The context map is declared here, with the middleware that fills it, so
-// that neither env.ts (which everything imports) nor a service knows Hono's context.
-import type { MiddlewareHandler } from "hono";
-import { createDb } from "../db";
+// init: the request's D1 session (lib/d1-session.ts: a replica for reads and runs, the primary for
+// other writes, the client's bookmark honoured and the newest one sent back), the database client
+// over it and the engine's ports (per request) on c.var, for the routes. The context map is
+// declared here, with the middleware that fills it, so that neither env.ts (which everything
+// imports) nor a service knows Hono's context. With the simulated planet on (lib/d1-simulation.ts,
+// development only), the session is delayed and its round trips counted.
+import type { Context, MiddlewareHandler } from "hono";
+import { dbOver } from "../db";
+import { BOOKMARK_HEADER, bookmarkOf, sessionStart } from "../lib/d1-session";
+import { type D1Trace, newTrace, simulateD1, simulationOf, traceOf } from "../lib/d1-simulation";
 import type { AppEnv } from "../env";
 import { createRuntime } from "../services/runtime";
 
@@ -13,9 +18,59 @@ declare module "hono" {
   }
 }
 
+// The benchmark reads a request's round trips here (only while the simulation is on).
+const TRACE_PATH = /^\/api\/v1\/__d1-trace\/([^/]+)$/;
+
 export const init: MiddlewareHandler<AppEnv> = async (c, next) => {
-  const db = createDb(c.env.DB);
+  const sim = simulationOf(c.env);
+  if (sim && c.req.method === "GET") {
+    const asked = TRACE_PATH.exec(c.req.path)?.[1];
+    if (asked) {
+      const trace = traceOf(asked);
+      return trace ? c.json({ done: trace.done, ...trace.marks }) : c.json({ message: `No trace of request ${asked}` }, 404);
+    }
+  }
+  const { constraint, primaryFirst } = sessionStart(c.req.method, c.req.path, bookmarkOf(c.req.header(BOOKMARK_HEADER)));
+  const session = c.env.DB.withSession(constraint);
+  const trace = sim ? newTrace(c.get("requestId")) : undefined;
+  const db = dbOver(sim && trace ? simulateD1(session, sim, trace, primaryFirst) : session);
   c.set("db", db);
   c.set("runtime", createRuntime(c.env, db));
   await next();
+  // The newest state this request saw or made (a stream's later writes are not in it: its head has left).
+  const bookmark = session.getBookmark();
+  if (bookmark) setHeader(c, BOOKMARK_HEADER, bookmark);
+  if (trace) traceResponse(c, trace);
 };
+
+/** Sets a header on the response, unless its headers are immutable (a response passed through from a fetch). */
+function setHeader(c: Context<AppEnv>, name: string, value: string): void {
+  try {
+    c.res.headers.set(name, value);
+  } catch {
+    // an immutable response (ASSETS): it read no D1 either
+  }
+}
+
+const TOKEN_FRAME = '"event":"token"';
+
+/** Marks the head now, the first token frame and the end as the body passes. */
+function traceResponse(c: Context<AppEnv>, trace: D1Trace): void {
+  trace.mark("head");
+  const res = c.res;
+  if (!res.body || !res.headers.get("content-type")?.startsWith("text/event-stream")) {
+    trace.mark("end");
+    return;
+  }
+  const decoder = new TextDecoder();
+  const watch = new TransformStream<Uint8Array, Uint8Array>({
+    transform(chunk, out) {
+      if (!trace.marks.firstToken && decoder.decode(chunk, { stream: true }).includes(TOKEN_FRAME)) trace.mark("firstToken");
+      out.enqueue(chunk);
+    },
+    flush() {
+      trace.mark("end");
+    },
+  });
+  c.res = new Response(res.body.pipeThrough(watch), res);
+}

@@ -68,9 +68,11 @@ export async function updateApiKey(db: Db, id: string, patch: z.infer<typeof Api
     chatflows: patch.chatflows !== undefined ? patch.chatflows : current.chatflows,
   });
   await assertChatflowsExist(db, patch.chatflows);
-  return present(await updateRecord(db, keys, id, {
+  const updated = present(await updateRecord(db, keys, id, {
     keyName: patch.keyName, permissions: storeList(patch.permissions), chatflows: storeList(patch.chatflows),
   }));
+  forgetKey(id, false);
+  return updated;
 }
 
 /**
@@ -86,7 +88,11 @@ export async function listApiKeys(db: Db, page: PageQueryInput, visible?: (scope
   return { data: all.slice(offset, offset + limit), total: all.length };
 }
 
-export const deleteApiKey = (db: Db, id: string) => deleteRecord(db, keys, id);
+export async function deleteApiKey(db: Db, id: string) {
+  const deleted = await deleteRecord(db, keys, id);
+  forgetKey(id, true);
+  return deleted;
+}
 export const getApiKey = async (db: Db, id: string) => present(await findRecord(db, keys, id));
 
 /** The scope of a key by id, or null when there is no such key. */
@@ -103,7 +109,47 @@ export async function findKeyScope(db: Db, id: string): Promise<KeyScope | null>
 export async function findApiKeyByToken(db: Db, token: string): Promise<FoundKey | null> {
   const hash = await apiKeyHashOf(token);
   if (!hash) return null;
-  return foundKey(await db.select().from(apiKey).where(eq(apiKey.keyHash, hash)).get(), hash);
+  const known = knownKeys.get(hash);
+  if (known && known.until > Date.now() && !revoked(known.key.id)) return known.key;
+  const key = foundKey(await db.select().from(apiKey).where(eq(apiKey.keyHash, hash)).get(), hash);
+  if (key) remember(hash, key);
+  else knownKeys.delete(hash);
+  return key;
+}
+
+// The keys this isolate found, by hash, for KEY_CACHE_MS: a client's requests read its key from D1
+// once per that time instead of once each (a round trip, before the record the request is about).
+// A key deleted or re-scoped here is forgotten at once; in another isolate it works on for at most
+// KEY_CACHE_MS, plus the time D1's replica there takes to see the change (docs/performance.md).
+// Unknown tokens are not kept: a new key works at once, and made-up tokens cannot fill the map.
+export const KEY_CACHE_MS = 10_000;
+const KEYS_KEPT = 1000;
+const knownKeys = new Map<string, { key: FoundKey; until: number }>();
+// Keys deleted here lately: a replica that has not seen the delete yet cannot bring them back.
+const REVOKED_MS = 5 * 60_000;
+const revokedKeys = new Map<string, number>();
+
+function remember(hash: string, key: FoundKey): void {
+  knownKeys.delete(hash);
+  knownKeys.set(hash, { key, until: Date.now() + KEY_CACHE_MS });
+  if (knownKeys.size > KEYS_KEPT) knownKeys.delete(knownKeys.keys().next().value as string);
+}
+
+function revoked(id: string): boolean {
+  const until = revokedKeys.get(id);
+  if (until === undefined) return false;
+  if (until > Date.now()) return true;
+  revokedKeys.delete(id);
+  return false;
+}
+
+/** Forgets a key that changed (`deleted`: refused from now on in this isolate, whatever a replica says). */
+function forgetKey(id: string, deleted: boolean): void {
+  for (const [hash, entry] of knownKeys) if (entry.key.id === id) knownKeys.delete(hash);
+  if (!deleted) return;
+  const now = Date.now();
+  for (const [old, until] of revokedKeys) if (until <= now) revokedKeys.delete(old);
+  revokedKeys.set(id, now + REVOKED_MS);
 }
 
 export type FoundKey = { id: string } & KeyScope;
@@ -114,7 +160,7 @@ export const apiKeyHashOf = async (token: string): Promise<string | undefined> =
 
 /** The key a row found by `hash` is, or null. */
 export const foundKey = (row: KeyRow | undefined, hash: string): FoundKey | null =>
-  row && constantTimeEqual(row.keyHash, hash) ? { id: row.id, ...scopeOf(row) } : null;
+  row && constantTimeEqual(row.keyHash, hash) && !revoked(row.id) ? { id: row.id, ...scopeOf(row) } : null;
 
 /** The lookup by hash as plain SQL (?1: the hash), for a caller that batches it with its own reads. */
 export const API_KEY_BY_HASH_SQL = "SELECT * FROM apikey WHERE keyHash = ?1";

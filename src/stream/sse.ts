@@ -29,7 +29,9 @@ export class SseWriter {
 
   /** `heartbeatMs`: how often the `:heartbeat` comment goes out (tests shorten it). */
   constructor(private readonly onGone: () => void, heartbeatMs: number = HEARTBEAT_MS) {
-    const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
+    // workerd's native byte pipe: each frame goes to the socket without the JS stream machinery a
+    // standard TransformStream runs per chunk (a stream writes one frame per token).
+    const { readable, writable } = new IdentityTransformStream({ highWaterMark: 1 << 16 });
     this.readable = readable;
     this.writer = writable.getWriter();
     this.heartbeat = setInterval(() => this.write(":heartbeat\n\n"), heartbeatMs);

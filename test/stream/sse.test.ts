@@ -7,16 +7,31 @@ import { HEARTBEAT_MS, SseWriter, frame } from "../../src/stream/sse";
 
 const HEARTBEAT = ":heartbeat\n\n";
 
-/** Reads the writer's stream into `chunks` as it arrives; `done` settles when it closes. */
+/**
+ * Reads the writer's stream into `chunks` as it arrives; `done` settles when it closes or the
+ * reader cancels (workerd's native byte stream rejects the pending read with the cancel's reason).
+ */
 function drain(sse: SseWriter) {
   const reader = sse.readable.getReader();
   const decoder = new TextDecoder();
   const chunks: string[] = [];
+  let cancelled = false;
+  const cancel = reader.cancel.bind(reader);
+  reader.cancel = (reason?: unknown) => {
+    cancelled = true;
+    return cancel(reason);
+  };
   const done = (async () => {
     for (;;) {
-      const { value, done: end } = await reader.read();
-      if (end) return;
-      chunks.push(decoder.decode(value, { stream: true }));
+      let read: ReadableStreamReadResult<Uint8Array>;
+      try {
+        read = await reader.read();
+      } catch (err) {
+        if (cancelled) return;
+        throw err;
+      }
+      if (read.done) return;
+      chunks.push(decoder.decode(read.value, { stream: true }));
     }
   })();
   return { reader, chunks, done, text: () => chunks.join("") };

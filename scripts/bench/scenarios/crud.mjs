@@ -74,6 +74,15 @@ export const crudScenarios = [
     request: () => ({ method: "GET", path: "/chatflows" }),
   },
   {
+    name: "GET /chatflows/{id} (one record, ~2 KB flowData)",
+    async setup(ctx) {
+      this.id = expectOk(await ctx.api("POST", "/chatflows", { name: "bench read one", flowData: flowData(4242) }), "POST /chatflows").id;
+    },
+    request() {
+      return { method: "GET", path: `/chatflows/${this.id}` };
+    },
+  },
+  {
     name: "POST /variables",
     async setup(ctx) {
       this.run = randomUUID().slice(0, 8);

@@ -9,7 +9,7 @@
 // reordered, start … metadata, end). The /ping floor is timed alongside: the server's own
 // request path is part of every figure.
 import { performance } from "node:perf_hooks";
-import { REQUEST_TIMEOUT_MS, expectOk, httpFetch, inParallel, stats } from "../load.mjs";
+import { REQUEST_TIMEOUT_MS, expectOk, httpFetch, inParallel, stats, tripsOf } from "../load.mjs";
 
 export const STREAM_TOKENS = 20; // tokens per answer
 export const STREAM_DELAY_MS = 5; // the stand-in's pause before each token, the first included
@@ -91,6 +91,7 @@ async function streamOnce(kind, ctx, setup, i) {
       signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
     });
     out.status = res.status;
+    out.requestId = res.headers.get("x-request-id");
     if (res.status !== 200) {
       out.error = `HTTP ${res.status}: ${(await res.text()).slice(0, 200)}`;
       return out;
@@ -198,10 +199,13 @@ function streamingScenario(concurrency, defaultStreams) {
       const edgeflow = [];
       const ping = [];
       const batch = Math.max(2 * concurrency, 20);
+      let cpu = 0; // the server's CPU over the edgeflow batches only (the stand-in runs in this process)
       for (let done = 0; done < streams; done += batch) {
         const n = Math.min(batch, streams - done);
         direct.push(...(await run("direct", n)));
+        const cpu0 = ctx.cpuMs();
         edgeflow.push(...(await run("edgeflow", n)));
+        cpu += ctx.cpuMs() - cpu0;
         ping.push(...(await floor(Math.min(n, 2 * concurrency))));
       }
 
@@ -249,7 +253,8 @@ function streamingScenario(concurrency, defaultStreams) {
         streamsWithProblems: { standin: badDirect, edgeflow: badEdgeflow },
         tokensChecked: edgeflow.reduce((n, r) => n + r.tokens.length, 0),
       };
-      return { requests: 2 * streams, failures, streaming };
+      const lastOk = ok(edgeflow, "edgeflow").at(-1);
+      return { requests: 2 * streams, failures, streaming, cpuMsPerRequest: cpu / edgeflow.length, trips: await tripsOf(ctx, lastOk?.requestId) };
     },
   };
 }

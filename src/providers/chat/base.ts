@@ -3,6 +3,7 @@
 // A native provider (Anthropic, Gemini) extends this and writes its own body from the same fields.
 import { BaseChatModel, type BaseChatModelCallOptions, type BaseChatModelParams } from "@langchain/core/language_models/chat_models";
 import type { BaseMessage } from "@langchain/core/messages";
+import { AsyncLocalStorageProviderSingleton } from "@langchain/core/singletons";
 import type { EndpointPolicy } from "../../lib/outbound";
 import { DEFAULT_TIMEOUT_MS } from "../../lib/run-control";
 import { toWireMessages } from "./messages";
@@ -43,6 +44,31 @@ export abstract class ChatModelBase<O extends BaseChatModelCallOptions = BaseCha
     this.stop = fields.stop;
     this.timeoutMs = fields.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.defaultSignal = fields.signal;
+  }
+
+  /**
+   * Whether a call may skip LangChain's wrapper (callbacks, tracing, the model serialised for them,
+   * a message per chunk merged into the whole): no handler would hear it — none on the model, none in
+   * the async-local run config (the OpenAI API's usage collector puts one there), no verbose log.
+   */
+  get direct(): boolean {
+    if (this.callbacks || this.verbose || this.disableStreaming || this.cache) return false;
+    return !(AsyncLocalStorageProviderSingleton.getRunnableConfig() as { callbacks?: unknown } | undefined)?.callbacks;
+  }
+
+  /** The answer's text as it streams, straight from the provider (callers check `direct` first). */
+  async *textStream(messages: BaseMessage[], signal: AbortSignal): AsyncGenerator<string> {
+    for await (const chunk of this._streamResponseChunks(messages, { signal } as this["ParsedCallOptions"])) {
+      if (chunk.text) yield chunk.text;
+    }
+  }
+
+  /** The whole answer, straight from the provider (callers check `direct` first). */
+  async generateText(messages: BaseMessage[], signal: AbortSignal): Promise<BaseMessage> {
+    const result = await this._generate(messages, { signal } as this["ParsedCallOptions"]);
+    const generation = result.generations[0];
+    if (!generation) throw new Error(`${this._llmType()} answered no generation`);
+    return generation.message;
   }
 
   /** The call's signal, else the run's. */

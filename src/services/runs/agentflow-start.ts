@@ -92,13 +92,28 @@ async function previousExecutionData(db: Db, agentflowId: string, sessionId: str
   const row = await db.select({ executionData: execution.executionData }).from(execution)
     .where(and(eq(execution.agentflowId, agentflowId), eq(execution.sessionId, sessionId), own ? ne(execution.id, own) : undefined))
     .orderBy(desc(execution.createdDate), desc(execution.id)).limit(1).get();
-  if (!row) return undefined;
+  return executedDataOf(row?.executionData);
+}
+
+function executedDataOf(json: string | undefined): ExecutedData[] | undefined {
+  if (json === undefined) return undefined;
   try {
-    const data = JSON.parse(row.executionData);
+    const data = JSON.parse(json);
     return Array.isArray(data) ? data : undefined;
   } catch {
     return undefined;
   }
+}
+
+/**
+ * A new run's previous execution and stored history: none for a session the request did not name
+ * (a new one), those the look-ups read (lookups.ts) when they did, else read now beside each other.
+ */
+async function sessionStart(db: Db, runtime: RunDeps["runtime"], base: Omit<RunBase, "release">, sessionId: string, own?: string): Promise<[ExecutedData[] | undefined, ChatTurn[]]> {
+  if (askedSessionOf(base.input) === undefined) return [undefined, []];
+  const read = base.session;
+  if (read && read.id === sessionId && !own) return [executedDataOf(read.previousExecution), read.history.slice()];
+  return Promise.all([previousExecutionData(db, base.flow.id, sessionId, own), runtime.memory.load(base.flow.id, sessionId)]);
 }
 
 export interface AgentflowStart {
@@ -159,10 +174,7 @@ export async function startAgentflow(deps: RunDeps, base: Omit<RunBase, "release
     claimed = { executionData: JSON.stringify(target.executedData) };
   } else {
     ids = runIds(input);
-    [previousExecution, pastHistory] = await Promise.all([
-      previousExecutionData(db, flow.id, ids.sessionId, start.executionId),
-      runtime.memory.load(flow.id, ids.sessionId),
-    ]);
+    [previousExecution, pastHistory] = await sessionStart(db, runtime, base, ids.sessionId, start.executionId);
     if (start.executionId) {
       executionId = start.executionId;
       claimed = { executionData: "[]" };

@@ -8,7 +8,7 @@ import type { PredictionInput } from "../../schemas/prediction";
 import { type CredentialReader, notingSecrets } from "./credentials";
 import type { RunnableFlow } from "./flow";
 import { trackRun } from "./in-flight";
-import type { Prefetched } from "./lookups";
+import type { Prefetched, SessionMemory } from "./lookups";
 import { gateVarOverrides } from "./overrides";
 import { limitRunTime } from "./time-limit";
 import type { UploadInput } from "./uploads";
@@ -26,6 +26,8 @@ export interface RunBase {
   /** `{{$vars.x}}`: the stored variables with the gated overrideConfig.vars applied. */
   vars: Record<string, string>;
   getCredential: CredentialReader;
+  /** The named session's memory, read in the run's look-ups (prepare.ts); undefined: read it when needed. */
+  session?: SessionMemory;
   /** Stops the run's clock (RUN_TIMEOUT_MS) and its in-flight entry (PUT /chatmessage/abort). */
   release: () => void;
   /** The run's trace, when its chatflow's analytic switches a backend on (services/runs/trace.ts). */
@@ -41,6 +43,7 @@ export function runBase(
     controller: new AbortController(),
     vars: { ...prefetched.vars, ...gateVarOverrides(flow.apiConfig, input.overrideConfig ?? {}) },
     getCredential: notingSecrets(prefetched.getCredential, secrets),
+    session: prefetched.session,
   };
 }
 

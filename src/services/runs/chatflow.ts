@@ -5,6 +5,7 @@ import { redactError } from "../../lib/redact";
 import { nowIso } from "../../lib/time";
 import { storeExchange } from "./chatflow-messages";
 import { type RunBase, runIds, track } from "./base";
+import { runMemory } from "./memory";
 import { gateNodeOverrides } from "./overrides";
 import { stoppedRunError, untilAborted } from "./time-limit";
 import { removeUploads, storeUploads } from "./uploads";
@@ -21,6 +22,8 @@ export interface ChatflowRun extends RunBase {
   deps: RunDeps;
   /** A detached run's durable steps (RunRequest.steps). */
   steps?: RunSteps;
+  /** Notes whether the run read its session's memory (the next look-ups read it only if so). */
+  noteMemory: () => void;
 }
 
 export interface ChatflowDone {
@@ -32,7 +35,9 @@ export interface ChatflowDone {
 export function startChatflow(deps: RunDeps, base: Omit<RunBase, "release">, prepared: PreparedChatflow, steps?: RunSteps): ChatflowRun {
   const { flow, input } = base;
   const { chatId, sessionId } = runIds(input);
-  const ctx = createRunContext(deps.runtime, {
+  // A detached run's chatflow runs later, in its Workflow: the memory read at acceptance may be old by then.
+  const memory = runMemory(deps.runtime, flow.id, steps ? undefined : base.session);
+  const ctx = createRunContext(memory.runtime, {
     chatId, sessionId,
     history: input.history ?? [],
     vars: base.vars,
@@ -43,7 +48,7 @@ export function startChatflow(deps: RunDeps, base: Omit<RunBase, "release">, pre
     getCredential: base.getCredential,
   });
   return {
-    ...base, kind: "chatflow", prepared, ctx, deps, steps,
+    ...base, kind: "chatflow", prepared, ctx, deps, steps, noteMemory: memory.note,
     streamable: prepared.streamable,
     release: track(deps.env, flow.id, chatId, base.controller),
     startedAt: nowIso(),
@@ -92,6 +97,7 @@ async function record(run: ChatflowRun, result: RunResult): Promise<string> {
 export async function completeChatflow(run: ChatflowRun, sink?: StreamSink): Promise<ChatflowDone> {
   const complete = async (): Promise<ChatflowDone> => {
     const result = await execute(run, sink);
+    run.noteMemory();
     return { result, chatMessageId: await record(run, result) };
   };
   const work = () => (run.steps ? run.steps.do("run", complete) : complete());

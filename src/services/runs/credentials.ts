@@ -7,17 +7,19 @@ import type { CredentialReader } from "../../engine";
 export type { CredentialReader };
 
 /**
- * The credentials a chatflow's nodes name (?1: its id), read straight from its stored flowData
- * (SQLite's json_each), so the lookup goes in the same D1 batch as the chatflow's own: the model
- * call starts sooner. flowData is checked before json_each reads it, and only object nodes are looked into: a
- * chatflow saved with an odd graph must not fail here (prediction reports it properly).
+ * The credentials a flow's nodes name (?1: its id), read straight from its stored flowData (SQLite's
+ * json_tree), so the lookup goes in the same D1 batch as the flow's own: the model call starts
+ * sooner. Every text value under a `credential` key (a chatflow node's data.credential, an
+ * agentflow's inputs) or a `FLOWISE_CREDENTIAL_ID` key (an agentflow's model configs) is a candidate;
+ * only ids of stored credentials match. flowData is checked before json_tree reads it: a flow saved
+ * with an odd graph must not fail here (prediction reports it properly).
  */
 export const FLOW_CREDENTIALS_SQL = `
   SELECT c.id AS id, c.encryptedData AS encryptedData FROM credential c
   WHERE c.id IN (
-    SELECT json_extract(n.value, '$.data.credential')
-    FROM chat_flow f, json_each(CASE WHEN json_valid(f.flowData) THEN f.flowData ELSE '{}' END, '$.nodes') n
-    WHERE f.id = ?1 AND n.type = 'object'
+    SELECT t.value
+    FROM chat_flow f, json_tree(CASE WHEN json_valid(f.flowData) THEN f.flowData ELSE '{}' END) t
+    WHERE f.id = ?1 AND t.type = 'text' AND t.key IN ('credential', 'FLOWISE_CREDENTIAL_ID')
   )`;
 
 export interface CredentialRow {

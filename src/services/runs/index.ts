@@ -1,7 +1,8 @@
 // The run door: every way a flow is run — POST /prediction, Execute Flow, MCP, webhooks, schedules,
 // the OpenAI API (triggers.ts) — goes through runFlow, whatever the flow's kind (chatflow, assistant, Agentflow V2,
 // V1 multi-agent). Four stages, one file each:
-//   prepare  (prepare.ts)  one D1 batch: the flow, its variables and credentials, the caller's key;
+//   prepare  (prepare.ts)  one D1 batch from a replica: the flow, its variables and credentials,
+//                          the caller's key, the named session's memory;
 //                          the caller's access, origin and rate limit; the flow checked and planned
 //   execute  (chatflow.ts, agentflow.ts) the engine's runtime for the flow's kind, through its ports
 //   record   (same files)  uploads, then messages (and the execution's final state) in one guarded batch

@@ -1,19 +1,35 @@
 // What a run reads before it starts — the flow, the stored variables its flowData names, the
-// credentials its nodes name, the caller's API key — in one D1 batch of plain statements: one round trip on the way to the
-// model call, and no query builder on the hot path (Drizzle's build and row mapping cost more than
-// the round trip itself when measured locally).
+// credentials its nodes name, the caller's API key, and the session's memory (its messages and, for
+// an agentflow, its last execution) when the request names a session — in one D1 batch of plain
+// statements: one round trip on the way to the model call, from a replica (the request's session,
+// lib/d1-session.ts), and no query builder on the hot path (Drizzle's build and row mapping cost more
+// than the round trip itself when measured locally).
 import type { Db, Env } from "../../env";
+import type { ChatTurn } from "../../engine";
 import { runBatch } from "../../providers/vectorstores/d1-json";
 import { API_KEY_BY_HASH_SQL, type FoundKey, apiKeyHashOf, findApiKeyByToken, foundKey } from "../apikeys";
 import { type CredentialReader, type CredentialRow, FLOW_CREDENTIALS_SQL, credentialReader } from "./credentials";
 import { type RunnableFlow, findRunnable } from "./flow";
 import { FLOW_VARIABLES_SQL, type VariableRow, variablesOf, variablesQuery } from "./vars";
 
-/** What is read beside the flow: stored variables, and a credential reader. */
+/** What is read beside the flow: stored variables, a credential reader, the named session's memory. */
 export interface Prefetched {
   vars: Record<string, string>;
   getCredential: CredentialReader;
+  /** Read when the request named a session (`lookUpRun`'s `session`) and the batch succeeded. */
+  session?: SessionMemory;
 }
+
+/** A session's stored messages (oldest first, at most 10,000) and its newest execution's data (an agentflow's). */
+export interface SessionMemory {
+  id: string;
+  history: ChatTurn[];
+  previousExecution?: string;
+}
+
+// As services/runs/history.ts and agentflow-start.ts read them (?1 the flow, ?2 the session).
+const HISTORY_SQL = "SELECT role, content FROM chat_message WHERE chatflowid = ?1 AND sessionId = ?2 ORDER BY createdDate DESC LIMIT 10000";
+const PREVIOUS_EXECUTION_SQL = "SELECT executionData FROM execution WHERE agentflowId = ?1 AND sessionId = ?2 ORDER BY createdDate DESC, id DESC LIMIT 1";
 
 export interface RunLookups {
   /** The chatflow (or an assistant made into one); rejects with 404 when the id names neither. */
@@ -30,29 +46,58 @@ type FlowRow = Omit<RunnableFlow, "deployed" | "isPublic"> & { deployed: number 
 /** A raw chat_flow row as Drizzle would map it (SQLite keeps booleans as 0/1). */
 const flowOf = (row: FlowRow): RunnableFlow => ({ ...row, deployed: !!row.deployed, isPublic: !!row.isPublic });
 
-/** `token`: the request's bearer token, if any; a token that may be an API key is looked up in the batch. */
-export function lookUpRun(db: Db, env: Env, id: string, token?: string): RunLookups {
+/**
+ * `token`: the request's bearer token, if any; a token that may be an API key is looked up in the
+ * batch. `session`: the session the request names, whose memory is read in the batch too (a run
+ * that finds it there reads no memory of its own before the model).
+ */
+export function lookUpRun(db: Db, env: Env, id: string, token?: string, session?: string): RunLookups {
   const keyHash = token ? apiKeyHashOf(token) : Promise.resolve(undefined);
-  const batch = keyHash.then((hash) => runBatch(db, [
+  const statements = (hash: string | undefined) => [
     ...[FLOW_SQL, FLOW_VARIABLES_SQL, FLOW_CREDENTIALS_SQL].map((sql) => ({ sql, params: [id] })),
+    ...(session ? [HISTORY_SQL, PREVIOUS_EXECUTION_SQL].map((sql) => ({ sql, params: [id, session] })) : []),
     ...(hash ? [{ sql: API_KEY_BY_HASH_SQL, params: [hash] }] : []),
-  ]));
+  ];
+  const KEY = session ? 5 : 3; // the key's statement comes last
+  const batch = keyHash.then((hash) => runBatch(db, statements(hash)));
   const flow = batch.then(
     ([flows]) => { const row = flows.results[0] as FlowRow | undefined; return row ? flowOf(row) : findRunnable(db, id); },
     () => findRunnable(db, id),
   );
   const prefetched = batch.then(
-    ([, vars, credentials]) => ({ vars: variablesOf(vars.results as VariableRow[], env), getCredential: credentialReader(db, env.CREDENTIAL_ENCRYPTION_KEY, credentials.results as CredentialRow[]) }),
+    ([, vars, credentials, history, executions]): Prefetched => ({
+      vars: variablesOf(vars.results as VariableRow[], env),
+      getCredential: credentialReader(db, env.CREDENTIAL_ENCRYPTION_KEY, credentials.results as CredentialRow[]),
+      session: session ? {
+        id: session,
+        history: (history.results as ChatTurn[]).reverse(),
+        previousExecution: (executions.results[0] as { executionData?: string } | undefined)?.executionData,
+      } : undefined,
+    }),
     // The batch failed as a whole (one statement refused): the variables on their own, credentials one by one.
     async () => ({ vars: variablesOf(await variablesQuery(db).all(), env), getCredential: credentialReader(db, env.CREDENTIAL_ENCRYPTION_KEY, []) }),
   );
   const findKey = async (asked: string) => {
     const hash = asked === token ? await keyHash : undefined;
     if (!hash) return findApiKeyByToken(db, asked);
-    const rows = await batch.then((results) => results[3]?.results, () => undefined);
+    const rows = await batch.then((results) => results[KEY]?.results, () => undefined);
     return rows ? foundKey(rows[0] as Parameters<typeof foundKey>[0], hash) : findApiKeyByToken(db, asked);
   };
   flow.catch(() => {}); // each is awaited by the caller, maybe after another check failed first
   prefetched.catch(() => {});
   return { flow, prefetched, findKey };
 }
+
+// Whether a flow's run reads its session's memory (an agentflow always does; a chatflow when a memory
+// node is in its graph), as this isolate last prepared it: a flow known not to read it does not have
+// it read speculatively. A flow not seen yet has it read.
+const READS_MEMORY_KEPT = 1000;
+const readsMemory = new Map<string, boolean>();
+
+export function noteReadsMemory(flowId: string, reads: boolean): void {
+  readsMemory.delete(flowId);
+  readsMemory.set(flowId, reads);
+  if (readsMemory.size > READS_MEMORY_KEPT) readsMemory.delete(readsMemory.keys().next().value as string);
+}
+
+export const mayReadMemory = (flowId: string): boolean => readsMemory.get(flowId) ?? true;

@@ -1,12 +1,13 @@
-// Prepare: one D1 batch (the flow, the variables and credentials it names, the caller's key), the
-// caller's checks, the request's checks against its trigger, and the flow checked and planned by
-// the engine's door (once per isolate and flow version).
+// Prepare: one D1 batch from a replica (the flow, the variables and credentials it names, the
+// caller's key, the named session's memory), the caller's checks, the request's checks against its
+// trigger, and the flow checked and planned by the engine's door (once per isolate and flow version).
 import { bearerToken } from "../callers/principal";
 import { type PreparedFlow, prepareFlow } from "../../engine";
 import { badRequest } from "../../errors";
 import { admit } from "./access";
 import type { RunnableFlow } from "./flow";
-import { type Prefetched, lookUpRun } from "./lookups";
+import { askedSessionOf } from "./base";
+import { type Prefetched, lookUpRun, mayReadMemory } from "./lookups";
 import type { TriggerDefinition } from "./triggers";
 import type { RunDeps, RunRequest } from "./types";
 
@@ -28,7 +29,11 @@ export function checkRequest(rule: TriggerDefinition, request: RunRequest): void
 
 export async function prepare(deps: RunDeps, request: RunRequest, rule: TriggerDefinition): Promise<Ready> {
   const caller = rule.access === "caller" ? request.caller : undefined;
-  const lookups = request.lookups ?? lookUpRun(deps.db, deps.env, request.flowId, bearerToken(caller?.authorization));
+  // The session's memory goes in the batch when the request names one (a new session has none) and
+  // the flow may read it: no memory read of its own between the batch and the model.
+  const session = askedSessionOf(request.input);
+  const lookups = request.lookups
+    ?? lookUpRun(deps.db, deps.env, request.flowId, bearerToken(caller?.authorization), session && mayReadMemory(request.flowId) ? session : undefined);
   const flow = await admit(deps.env, lookups, rule, caller);
   const prefetched = await lookups.prefetched;
   const prepared = prepareFlow(flow.type, flow.flowData);

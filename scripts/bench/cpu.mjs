@@ -1,0 +1,61 @@
+// CPU time of the server under test — what Workers bills, and what the free plan caps at 10 ms per
+// request: the on-CPU time of the workerd processes in the server's process group (every thread,
+// the local D1 and R2 included), read from /proc. Linux only; elsewhere the figures are left out.
+import { readFileSync, readdirSync } from "node:fs";
+
+const TICKS_PER_S = 100; // USER_HZ: /proc/<pid>/stat counts in these when schedstat is missing
+
+/** The pids of the processes named `name` whose process group is `pgid`. */
+function groupPids(pgid, name) {
+  const pids = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      const close = stat.lastIndexOf(")");
+      const comm = stat.slice(stat.indexOf("(") + 1, close);
+      const fields = stat.slice(close + 2).split(" "); // state ppid pgrp ...
+      if (Number(fields[2]) === pgid && comm === name) pids.push(Number(entry));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return pids;
+}
+
+/** ms on CPU of one process, every thread: schedstat's nanoseconds when there, else utime + stime. */
+function processCpuMs(pid) {
+  try {
+    let ns = 0;
+    for (const tid of readdirSync(`/proc/${pid}/task`)) ns += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, "utf8").split(" ")[0]);
+    return ns / 1e6;
+  } catch {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_S; // utime, stime
+  }
+}
+
+/**
+ * A meter for the workerd processes of process group `pgid`: `read()` answers their CPU ms so far
+ * (NaN when there is no /proc or no workerd). Threads that ended take their time with them; workerd's
+ * live as long as the server.
+ */
+export function cpuMeter(pgid) {
+  let pids;
+  return {
+    read() {
+      if (process.platform !== "linux" || !pgid) return NaN;
+      pids ??= groupPids(pgid, "workerd");
+      if (!pids.length) {
+        pids = undefined;
+        return NaN;
+      }
+      try {
+        return pids.reduce((sum, pid) => sum + processCpuMs(pid), 0);
+      } catch {
+        pids = undefined;
+        return NaN;
+      }
+    },
+  };
+}
