@@ -58,7 +58,7 @@ export async function createChatflow(db: Db, input: z.infer<typeof ChatflowCreat
   await assertApiKeyExists(db, input.apikeyid);
   const row = await insertRecord(db, chatflows, input);
   // A scheduled agentflow keeps a schedule row (services/schedules); why it cannot run is a warning.
-  return withWarning(row, input.flowData, outbound, await syncSchedule(db, row));
+  return withWarning(row, input.flowData, outbound, await syncSchedule(db, row, true));
 }
 
 export async function updateChatflow(db: Db, id: string, patch: z.infer<typeof ChatflowUpdate>, outbound?: EndpointEnv) {

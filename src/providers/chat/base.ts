@@ -6,7 +6,7 @@ import type { BaseMessage } from "@langchain/core/messages";
 import { AsyncLocalStorageProviderSingleton } from "@langchain/core/singletons";
 import type { EndpointPolicy } from "../../lib/outbound";
 import { DEFAULT_TIMEOUT_MS } from "../../lib/run-control";
-import { toWireMessages } from "./messages";
+import { contentText, toWireMessages } from "./messages";
 
 export interface ChatModelFields extends BaseChatModelParams {
   model: string;
@@ -58,6 +58,12 @@ export abstract class ChatModelBase<O extends BaseChatModelCallOptions = BaseCha
 
   /** The answer's text as it streams, straight from the provider (callers check `direct` first). */
   async *textStream(messages: BaseMessage[], signal: AbortSignal): AsyncGenerator<string> {
+    // A model that cannot stream (a text LLM) answers whole, as LangChain's own stream() does then.
+    if (this._streamResponseChunks === BaseChatModel.prototype._streamResponseChunks) {
+      const text = contentText((await this.generateText(messages, signal)).content);
+      if (text) yield text;
+      return;
+    }
     for await (const chunk of this._streamResponseChunks(messages, { signal } as this["ParsedCallOptions"])) {
       if (chunk.text) yield chunk.text;
     }

@@ -50,10 +50,12 @@ const findRow = (db: Db, flowId: string) =>
  * when it can be; an existing one keeps its switch unless it can no longer be on), or removed when
  * the flow is no longer a schedule. Answers the save warning when the schedule cannot be enabled.
  */
-export async function syncSchedule(db: Db, flow: FlowRecord): Promise<string | undefined> {
+export async function syncSchedule(db: Db, flow: FlowRecord, isNew = false): Promise<string | undefined> {
   const now = new Date();
   const schedule = scheduleOfFlow(flow, now);
   if (!schedule) {
+    // A flow just created has no schedule row to remove (deleting a flow removes its rows): no write.
+    if (isNew) return undefined;
     await db.delete(scheduleRecord).where(and(eq(scheduleRecord.targetId, flow.id), eq(scheduleRecord.triggerType, AGENTFLOW)));
     return undefined;
   }
