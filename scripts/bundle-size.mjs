@@ -14,7 +14,9 @@ try {
   const size = parseSizeLine(built.sizeLine);
   if (!size) throw new Error(`wrangler printed no "Total Upload" line to read the size from`);
   const mib = (kib) => (kib / 1024).toFixed(2);
-  console.log(`bundle: ${size.gzipKiB.toFixed(0)} KiB gzip (${mib(size.gzipKiB)} MiB; ${mib(size.totalKiB)} MiB uncompressed; modules ${built.modules.join(", ")})`);
+  console.log(
+    `bundle: ${size.gzipKiB.toFixed(0)} KiB gzip (${mib(size.gzipKiB)} MiB; ${mib(size.totalKiB)} MiB uncompressed; modules ${built.modules.join(", ")})`,
+  );
   if (size.gzipKiB > LIMIT_KIB) {
     console.error(`bundle: over the Workers free plan's ${mib(LIMIT_KIB)} MiB`);
     process.exit(1);

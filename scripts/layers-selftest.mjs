@@ -45,10 +45,13 @@ const dir = mkdtempSync(join(tmpdir(), "layers-selftest-"));
 try {
   for (const [path, text] of Object.entries(files)) {
     mkdirSync(dirname(join(dir, path)), { recursive: true });
-    writeFileSync(join(dir, path), text + "\n");
+    writeFileSync(join(dir, path), `${text}\n`);
   }
   const cli = join(root, "node_modules/dependency-cruiser/bin/dependency-cruiser.mjs");
-  const run = spawnSync(process.execPath, [cli, "src", "--config", join(root, ".dependency-cruiser.cjs"), "--output-type", "json"], { cwd: dir, encoding: "utf8" });
+  const run = spawnSync(process.execPath, [cli, "src", "--config", join(root, ".dependency-cruiser.cjs"), "--output-type", "json"], {
+    cwd: dir,
+    encoding: "utf8",
+  });
   if (!run.stdout) throw new Error(`dependency-cruiser printed nothing: ${run.stderr}`);
   const found = [...new Set(JSON.parse(run.stdout).summary.violations.map(line))].sort();
   const missing = expected.filter((v) => !found.includes(v));
@@ -59,7 +62,9 @@ try {
     for (const v of extra) console.error(`  unexpected:   ${v}`);
     process.exit(1);
   }
-  console.log(`layers self-test: the rules catch an upward import, a skip, V2 → V1, a file cycle and a folder cycle (${found.length} findings, as expected)`);
+  console.log(
+    `layers self-test: the rules catch an upward import, a skip, V2 → V1, a file cycle and a folder cycle (${found.length} findings, as expected)`,
+  );
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

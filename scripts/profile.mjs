@@ -26,7 +26,12 @@ ws.on("message", (raw) => {
   const msg = JSON.parse(raw);
   if (msg.id && pending.has(msg.id)) pending.get(msg.id)(msg.result), pending.delete(msg.id);
 });
-const send = (method, params = {}) => new Promise((resolve) => { const id = ++nextId; pending.set(id, resolve); ws.send(JSON.stringify({ id, method, params })); });
+const send = (method, params = {}) =>
+  new Promise((resolve) => {
+    const id = ++nextId;
+    pending.set(id, resolve);
+    ws.send(JSON.stringify({ id, method, params }));
+  });
 
 await send("Profiler.enable");
 await send("Profiler.setSamplingInterval", { interval: 100 });
@@ -41,21 +46,33 @@ writeFileSync(out, JSON.stringify(profile));
 const fileAt = [];
 try {
   let current = "(bundle)";
-  readFileSync(bundle, "utf8").split("\n").forEach((line, i) => {
-    const m = /^\/\/ ((?:src|node_modules)\/\S+)/.exec(line);
-    if (m) current = m[1];
-    fileAt[i] = current;
-  });
-} catch { /* no bundle: natives and internals only */ }
-const pkg = (f) => { const p = f.split("/"); return p[1]?.startsWith("@") ? p.slice(0, 3).join("/") : p.slice(0, 2).join("/"); };
+  readFileSync(bundle, "utf8")
+    .split("\n")
+    .forEach((line, i) => {
+      const m = /^\/\/ ((?:src|node_modules)\/\S+)/.exec(line);
+      if (m) current = m[1];
+      fileAt[i] = current;
+    });
+} catch {
+  /* no bundle: natives and internals only */
+}
+const pkg = (f) => {
+  const p = f.split("/");
+  return p[1]?.startsWith("@") ? p.slice(0, 3).join("/") : p.slice(0, 2).join("/");
+};
 const byId = new Map(profile.nodes.map((n) => [n.id, n]));
 const spent = new Map();
 profile.samples.forEach((sample, i) => {
   const frame = byId.get(sample).callFrame;
-  const file = frame.url.endsWith(".js") && fileAt.length ? fileAt[frame.lineNumber] ?? "(bundle)" : undefined;
-  const key = file ? (file.startsWith("node_modules/") ? pkg(file) : file) : `${frame.url || "(native)"} ${frame.functionName || "(anonymous)"}`;
+  const file = frame.url.endsWith(".js") && fileAt.length ? (fileAt[frame.lineNumber] ?? "(bundle)") : undefined;
+  const key = file
+    ? file.startsWith("node_modules/")
+      ? pkg(file)
+      : file
+    : `${frame.url || "(native)"} ${frame.functionName || "(anonymous)"}`;
   spent.set(key, (spent.get(key) ?? 0) + (profile.timeDeltas[i] ?? 0));
 });
 const total = [...spent.values()].reduce((a, b) => a + b, 0);
 console.log(`profile: ${(total / 1e6).toFixed(1)} s sampled, written to ${out}; ms of CPU per second recorded:`);
-for (const [key, us] of [...spent].sort((a, b) => b[1] - a[1]).slice(0, 40)) console.log(`${(us / 1000 / seconds).toFixed(1).padStart(8)}  ${key}`);
+for (const [key, us] of [...spent].sort((a, b) => b[1] - a[1]).slice(0, 40))
+  console.log(`${(us / 1000 / seconds).toFixed(1).padStart(8)}  ${key}`);

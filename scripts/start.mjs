@@ -35,7 +35,9 @@ let server;
 try {
   const t0 = performance.now();
   const built = await buildWorker({ env: "local", outdir: join(root, "dist", "worker"), minify });
-  console.log(`start: built ${built.modules.join(", ")} in ${((performance.now() - t0) / 1000).toFixed(1)} s (${built.sizeLine ?? "size unknown"})`);
+  console.log(
+    `start: built ${built.modules.join(", ")} in ${((performance.now() - t0) / 1000).toFixed(1)} s (${built.sizeLine ?? "size unknown"})`,
+  );
   server = await serveBuiltWorker({ outdir: built.outdir, host, port, persistTo, logLevel, inspectorPort });
 } catch (err) {
   console.error(`start: ${err.message}`);

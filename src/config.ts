@@ -7,7 +7,15 @@ import { z } from "zod";
 
 /** A positive number (a string var), cut to `max`; else `fallback`. */
 const positive = (fallback: number, max = Number.POSITIVE_INFINITY) =>
-  z.preprocess((v) => (v === undefined || v === "" ? undefined : Number(v)), z.number().finite().positive().transform((n) => Math.min(n, max)))
+  z
+    .preprocess(
+      (v) => (v === undefined || v === "" ? undefined : Number(v)),
+      z
+        .number()
+        .finite()
+        .positive()
+        .transform((n) => Math.min(n, max)),
+    )
     .optional()
     .transform((v) => v ?? fallback)
     .catch(fallback);
@@ -15,7 +23,11 @@ const positive = (fallback: number, max = Number.POSITIVE_INFINITY) =>
 const HOUR_MS = 3_600_000;
 
 const Vars = z.object({
-  ENVIRONMENT: z.string().optional().transform((v) => v || "production").catch("production"),
+  ENVIRONMENT: z
+    .string()
+    .optional()
+    .transform((v) => v || "production")
+    .catch("production"),
   /** A whole synchronous run's time limit. */
   RUN_TIMEOUT_MS: positive(120_000),
   /** A detached run's time limit per part (a run, then each resume). */
@@ -30,7 +42,10 @@ const Vars = z.object({
   MAX_BODY_MB: positive(5),
   MAX_UPLOAD_MB: positive(20),
   /** Behind Cloudflare's edge, CF-Connecting-IP is the client's address (rate limits count by it). */
-  TRUST_CF_CONNECTING_IP: z.unknown().transform((v) => v === "true" || v === true).catch(false),
+  TRUST_CF_CONNECTING_IP: z
+    .unknown()
+    .transform((v) => v === "true" || v === true)
+    .catch(false),
 });
 
 export type Config = z.output<typeof Vars>;

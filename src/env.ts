@@ -19,11 +19,22 @@ export interface Env extends CloudflareBindings, OptionalConfig {}
  * outbound policy's endpoint rule reads. One list, so a new one is added in one place.
  */
 export const PROVIDER_VARS = [
-  "ENVIRONMENT", "OUTBOUND_ALLOW",
-  "OPENAI_BASE_URL", "OPENAI_API_KEY",
-  "ANTHROPIC_BASE_URL", "GOOGLE_GENERATIVE_AI_BASE_URL", "HUGGINGFACE_BASE_URL", "REPLICATE_BASE_URL",
-  "SERPAPI_BASE_URL", "SERPER_BASE_URL", "GOOGLE_CUSTOM_SEARCH_BASE_URL", "BRAVE_SEARCH_BASE_URL", "TAVILY_BASE_URL", "ARXIV_BASE_URL",
-  "GITHUB_API_BASE_URL", "PINECONE_BASE_URL",
+  "ENVIRONMENT",
+  "OUTBOUND_ALLOW",
+  "OPENAI_BASE_URL",
+  "OPENAI_API_KEY",
+  "ANTHROPIC_BASE_URL",
+  "GOOGLE_GENERATIVE_AI_BASE_URL",
+  "HUGGINGFACE_BASE_URL",
+  "REPLICATE_BASE_URL",
+  "SERPAPI_BASE_URL",
+  "SERPER_BASE_URL",
+  "GOOGLE_CUSTOM_SEARCH_BASE_URL",
+  "BRAVE_SEARCH_BASE_URL",
+  "TAVILY_BASE_URL",
+  "ARXIV_BASE_URL",
+  "GITHUB_API_BASE_URL",
+  "PINECONE_BASE_URL",
 ] as const;
 export type ProviderVar = (typeof PROVIDER_VARS)[number];
 
@@ -95,5 +106,8 @@ export function maxImportBytes(env: Env): number {
 }
 
 export function listVar(value: string | undefined): string[] {
-  return (value ?? "").split(",").map((s) => s.trim()).filter(Boolean);
+  return (value ?? "")
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
 }

@@ -13,7 +13,8 @@ const app = createApp();
 
 // The Worker entry: HTTP through Hono, the upsert queue's consumer, and the Cron Trigger that fires schedules.
 export default {
-  fetch: (request: Request, env: Env, ctx: ExecutionContext) => (env.LOCAL_CRON_ROUTE && isLocalCronRoute(request, env) ? fireFromRoute(request, env, ctx) : app.fetch(request, env, ctx)),
+  fetch: (request: Request, env: Env, ctx: ExecutionContext) =>
+    env.LOCAL_CRON_ROUTE && isLocalCronRoute(request, env) ? fireFromRoute(request, env, ctx) : app.fetch(request, env, ctx),
   queue: (batch: MessageBatch<unknown>, env: Env) => {
     assertBindings(env);
     return queue(batch, env);

@@ -34,10 +34,14 @@ export async function json<T = any>(method: string, path: string, init: Init = {
 }
 
 /** Asserts the API's one error body shape and returns it. */
-export async function expectError(res: Response, status: number): Promise<{ statusCode: number; success: false; message: string; stack: unknown }> {
+export async function expectError(
+  res: Response,
+  status: number,
+): Promise<{ statusCode: number; success: false; message: string; stack: unknown }> {
   const text = await res.text();
   if (res.status !== status) throw new Error(`expected ${status}, got ${res.status}: ${text}`);
-  if (!res.headers.get("content-type")?.includes("application/json")) throw new Error(`error is not JSON: ${res.headers.get("content-type")}`);
+  if (!res.headers.get("content-type")?.includes("application/json"))
+    throw new Error(`error is not JSON: ${res.headers.get("content-type")}`);
   const body = JSON.parse(text);
   if (body.statusCode !== status || body.success !== false || typeof body.message !== "string" || !("stack" in body)) {
     throw new Error(`not the error body shape: ${text}`);
@@ -51,10 +55,14 @@ export const uuid = () => crypto.randomUUID();
 export const sleep = (ms = 5) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** Asserts a 4xx answer (never 5xx) carrying the API's one error body shape; returns it. */
-export async function expectClientError(res: Response, label = ""): Promise<{ statusCode: number; success: false; message: string; stack: unknown }> {
+export async function expectClientError(
+  res: Response,
+  label = "",
+): Promise<{ statusCode: number; success: false; message: string; stack: unknown }> {
   const text = await res.text();
   if (res.status < 400 || res.status > 499) throw new Error(`${label}: expected a 4xx, got ${res.status}: ${text.slice(0, 300)}`);
-  if (!res.headers.get("content-type")?.includes("application/json")) throw new Error(`${label}: error is not JSON: ${res.headers.get("content-type")}: ${text.slice(0, 300)}`);
+  if (!res.headers.get("content-type")?.includes("application/json"))
+    throw new Error(`${label}: error is not JSON: ${res.headers.get("content-type")}: ${text.slice(0, 300)}`);
   const body = JSON.parse(text);
   if (body.statusCode !== res.status || body.success !== false || typeof body.message !== "string" || !body.message || !("stack" in body)) {
     throw new Error(`${label}: not the error body shape: ${text.slice(0, 300)}`);

@@ -27,8 +27,30 @@ export interface SeedMessage {
   executionId?: string | null;
 }
 
-const JSON_COLUMNS = ["sourceDocuments", "usedTools", "fileAnnotations", "agentReasoning", "fileUploads", "artifacts", "action", "followUpPrompts"] as const;
-const COLUMNS = ["id", "role", "chatflowid", "content", ...JSON_COLUMNS, "chatType", "chatId", "memoryType", "sessionId", "leadEmail", "executionId", "createdDate"] as const;
+const JSON_COLUMNS = [
+  "sourceDocuments",
+  "usedTools",
+  "fileAnnotations",
+  "agentReasoning",
+  "fileUploads",
+  "artifacts",
+  "action",
+  "followUpPrompts",
+] as const;
+const COLUMNS = [
+  "id",
+  "role",
+  "chatflowid",
+  "content",
+  ...JSON_COLUMNS,
+  "chatType",
+  "chatId",
+  "memoryType",
+  "sessionId",
+  "leadEmail",
+  "executionId",
+  "createdDate",
+] as const;
 
 /** A stored message, as its fields were seeded (JSON fields as values, absent ones null). */
 export interface Seeded {
@@ -78,11 +100,13 @@ export async function seedMessages(chatflowid: string, messages: SeedMessage[]):
   }));
   const insert = env.DB.prepare(`INSERT INTO chat_message (${COLUMNS.join(", ")}) VALUES (${COLUMNS.map(() => "?").join(", ")})`);
   const statements = rows.map((r) =>
-    insert.bind(...COLUMNS.map((c) => {
-      const value = r[c];
-      if ((JSON_COLUMNS as readonly string[]).includes(c)) return value === null ? null : JSON.stringify(value);
-      return value;
-    })),
+    insert.bind(
+      ...COLUMNS.map((c) => {
+        const value = r[c];
+        if ((JSON_COLUMNS as readonly string[]).includes(c)) return value === null ? null : JSON.stringify(value);
+        return value;
+      }),
+    ),
   );
   for (let i = 0; i < statements.length; i += 50) await env.DB.batch(statements.slice(i, i + 50));
   return rows;
@@ -117,7 +141,9 @@ export async function seedFeedback(items: SeedFeedback[]): Promise<FeedbackRecor
     content: f.content ?? null,
     createdDate: f.createdDate ?? f.message.createdDate,
   }));
-  const insert = env.DB.prepare("INSERT INTO chat_message_feedback (id, chatflowid, chatId, messageId, rating, content, createdDate) VALUES (?,?,?,?,?,?,?)");
+  const insert = env.DB.prepare(
+    "INSERT INTO chat_message_feedback (id, chatflowid, chatId, messageId, rating, content, createdDate) VALUES (?,?,?,?,?,?,?)",
+  );
   const statements = rows.map((r) => insert.bind(r.id, r.chatflowid, r.chatId, r.messageId, r.rating, r.content, r.createdDate));
   for (let i = 0; i < statements.length; i += 50) await env.DB.batch(statements.slice(i, i + 50));
   return rows;
@@ -134,11 +160,17 @@ export async function createFlow(options: { isPublic?: boolean; name?: string } 
 export const presented = (m: Seeded, feedback?: FeedbackRecord) => (feedback ? { ...m, feedback } : { ...m });
 
 export async function rowsOf<T = Record<string, unknown>>(sql: string, ...params: unknown[]): Promise<T[]> {
-  return (await env.DB.prepare(sql).bind(...params).all<T>()).results;
+  return (
+    await env.DB.prepare(sql)
+      .bind(...params)
+      .all<T>()
+  ).results;
 }
 
 export async function countOf(table: string, where: string, ...params: unknown[]): Promise<number> {
-  const row = await env.DB.prepare(`SELECT COUNT(*) AS n FROM ${table} WHERE ${where}`).bind(...params).first<{ n: number }>();
+  const row = await env.DB.prepare(`SELECT COUNT(*) AS n FROM ${table} WHERE ${where}`)
+    .bind(...params)
+    .first<{ n: number }>();
   return row?.n ?? 0;
 }
 

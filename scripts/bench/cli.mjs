@@ -57,8 +57,12 @@ const opts = {
   requests: positiveInt(option("requests", "BENCH_REQUESTS", "2000"), "requests"),
   concurrency: Math.max(1, positiveInt(option("concurrency", "BENCH_CONCURRENCY", "8"), "concurrency")),
   warmup: positiveInt(option("warmup", "BENCH_WARMUP", "100"), "warmup"),
-  only: (option("only", "BENCH_ONLY", "") ?? "").split(",").map((s) => s.trim()).filter(Boolean),
-  streams: option("streams", "BENCH_STREAMS", undefined) === undefined ? undefined : positiveInt(option("streams", "BENCH_STREAMS"), "streams"),
+  only: (option("only", "BENCH_ONLY", "") ?? "")
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean),
+  streams:
+    option("streams", "BENCH_STREAMS", undefined) === undefined ? undefined : positiveInt(option("streams", "BENCH_STREAMS"), "streams"),
   server: option("server", "BENCH_SERVER", "start"),
   serverLogLevel: option("server-log-level", "BENCH_SERVER_LOG_LEVEL", "warn"),
   keep: process.argv.includes("--keep"),
@@ -95,16 +99,28 @@ async function main() {
   if (opts.simulated) {
     // The server reads its secrets and extra vars from .dev.vars (scripts/lib/serve.mjs).
     const example = readFileSync(join(root, ".dev.vars.example"), "utf8");
-    writeFileSync(join(app, ".dev.vars"), `${example}\nD1_SIMULATED_RTT_MS=${opts.d1Rtt}\nD1_SIMULATED_REPLICA_RTT_MS=${opts.d1ReplicaRtt}\n`);
+    writeFileSync(
+      join(app, ".dev.vars"),
+      `${example}\nD1_SIMULATED_RTT_MS=${opts.d1Rtt}\nD1_SIMULATED_REPLICA_RTT_MS=${opts.d1ReplicaRtt}\n`,
+    );
   }
   // A scenario that reads the isolate's heap needs the server's V8 inspector.
   const inspectorPort = scenarios.some((s) => s.inspector) ? await freePort() : undefined;
-  const server = new BenchServer({ app, stateDir: join(state.dir, "state"), logFile: join(state.dir, "server.log"), kind: opts.server, logLevel: opts.serverLogLevel, inspectorPort });
+  const server = new BenchServer({
+    app,
+    stateDir: join(state.dir, "state"),
+    logFile: join(state.dir, "server.log"),
+    kind: opts.server,
+    logLevel: opts.serverLogLevel,
+    inspectorPort,
+  });
   state.server = server;
   const persist = ["--local", "--env", "local", "--persist-to", server.stateDir];
-  console.log(`bench: server \`npm ${opts.server === "dev" ? "run dev" : "start"}\`, state in ${state.dir} (temporary), client: ${clientName}, ` +
-    `concurrency ${opts.concurrency}, ${opts.warmup} warm-up + ${opts.requests} requests per scenario` +
-    (opts.simulated ? `, simulated D1 round trips: primary ${opts.d1Rtt} ms, replica ${opts.d1ReplicaRtt} ms` : ""));
+  console.log(
+    `bench: server \`npm ${opts.server === "dev" ? "run dev" : "start"}\`, state in ${state.dir} (temporary), client: ${clientName}, ` +
+      `concurrency ${opts.concurrency}, ${opts.warmup} warm-up + ${opts.requests} requests per scenario` +
+      (opts.simulated ? `, simulated D1 round trips: primary ${opts.d1Rtt} ms, replica ${opts.d1ReplicaRtt} ms` : ""),
+  );
 
   // Migrations first (the server script would apply them too, but the seed needs the tables now).
   server.wrangler(["d1", "migrations", "apply", "DB", ...persist], "wrangler d1 migrations apply");
@@ -195,7 +211,11 @@ async function main() {
 
   printResults(results);
   const meta = {
-    server: opts.server, client: clientName, concurrency: opts.concurrency, warmup: opts.warmup, requestsPerScenario: opts.requests,
+    server: opts.server,
+    client: clientName,
+    concurrency: opts.concurrency,
+    warmup: opts.warmup,
+    requestsPerScenario: opts.requests,
     simulatedD1: opts.simulated ? { primaryMs: opts.d1Rtt, replicaMs: opts.d1ReplicaRtt } : null,
   };
   console.log(`bench: figures written to ${writeResults(root, meta, results)}`);
@@ -207,7 +227,7 @@ for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) {
   process.on(signal, () => {
     console.error(`bench: ${signal}, stopping the server`);
     cleanupSync();
-    process.exit(128 + ({ SIGHUP: 1, SIGINT: 2, SIGTERM: 15 })[signal]);
+    process.exit(128 + { SIGHUP: 1, SIGINT: 2, SIGTERM: 15 }[signal]);
   });
 }
 

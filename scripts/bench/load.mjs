@@ -62,12 +62,19 @@ export function makeApi(baseUrl, token) {
     if (auth) headers.authorization = `Bearer ${auth}`;
     if (body !== undefined) headers["content-type"] = "application/json";
     const res = await httpFetch(baseUrl + path, {
-      method, headers, body: body === undefined ? undefined : JSON.stringify(body), dispatcher,
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      dispatcher,
       signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
     });
     const text = await res.text();
     let json;
-    try { json = JSON.parse(text); } catch { json = undefined; }
+    try {
+      json = JSON.parse(text);
+    } catch {
+      json = undefined;
+    }
     return { status: res.status, text, json };
   };
 }
@@ -121,7 +128,10 @@ export async function load(ctx, scenario, count, firstIndex, concurrency) {
  */
 export async function tripsOf(ctx, requestId) {
   if (!ctx.simulated || !requestId) return undefined;
-  const res = await httpFetch(`${ctx.baseUrl}/__d1-trace/${encodeURIComponent(requestId)}`, { dispatcher, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
+  const res = await httpFetch(`${ctx.baseUrl}/__d1-trace/${encodeURIComponent(requestId)}`, {
+    dispatcher,
+    signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+  });
   return res.status === 200 ? await res.json() : undefined;
 }
 

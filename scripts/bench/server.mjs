@@ -17,7 +17,9 @@ import { cpuMeter } from "./cpu.mjs";
 const SCRIPTS = { start: "start.mjs", dev: "dev.mjs" };
 
 export const ADMIN_API_KEY = (() => {
-  const line = readFileSync(join(root, ".dev.vars.example"), "utf8").split("\n").find((l) => l.startsWith("ADMIN_API_KEY="));
+  const line = readFileSync(join(root, ".dev.vars.example"), "utf8")
+    .split("\n")
+    .find((l) => l.startsWith("ADMIN_API_KEY="));
   return line ? line.slice("ADMIN_API_KEY=".length).trim() : "edgeflow-dev-admin-key";
 })();
 
@@ -55,7 +57,13 @@ export class BenchServer {
 
   /** A one-shot wrangler command on the snapshot (CI=true: wrangler answers its prompts itself). */
   wrangler(args, what) {
-    const r = spawnSync(wrangler, args, { cwd: this.app, env: { ...toolEnv, CI: "true" }, stdio: ["ignore", "pipe", "pipe"], encoding: "utf8", maxBuffer: 64 << 20 });
+    const r = spawnSync(wrangler, args, {
+      cwd: this.app,
+      env: { ...toolEnv, CI: "true" },
+      stdio: ["ignore", "pipe", "pipe"],
+      encoding: "utf8",
+      maxBuffer: 64 << 20,
+    });
     if (r.status !== 0) {
       throw new Error(`${what} failed (exit ${r.status ?? r.signal}):\n${(r.stdout + r.stderr).split("\n").slice(-25).join("\n")}`);
     }
@@ -65,13 +73,23 @@ export class BenchServer {
   async start(port) {
     const log = createWriteStream(this.logFile, { flags: "a" });
     await new Promise((r) => log.on("open", r));
-    const args = [join(this.app, "scripts", SCRIPTS[this.kind]), "--port", String(port), "--persist-to", this.stateDir, "--log-level", this.logLevel,
-      ...(this.inspectorPort ? ["--inspect", String(this.inspectorPort)] : [])];
+    const args = [
+      join(this.app, "scripts", SCRIPTS[this.kind]),
+      "--port",
+      String(port),
+      "--persist-to",
+      this.stateDir,
+      "--log-level",
+      this.logLevel,
+      ...(this.inspectorPort ? ["--inspect", String(this.inspectorPort)] : []),
+    ];
     const child = spawn(process.execPath, args, { cwd: this.app, env: toolEnv, stdio: ["ignore", log, log], detached: true });
     this.child = child;
     this.cpu = cpuMeter(child.pid); // workerd runs in the script's process group
     let exited = false;
-    child.on("exit", () => { exited = true; });
+    child.on("exit", () => {
+      exited = true;
+    });
     const deadline = Date.now() + 180_000; // a build on a busy machine takes a while
     while (Date.now() < deadline) {
       if (exited) break;
@@ -98,22 +116,34 @@ export class BenchServer {
     this.child = undefined;
     if (child.exitCode !== null || child.signalCode !== null) {
       // The script is gone; make sure nothing of its group stayed behind.
-      try { process.kill(-child.pid, "SIGKILL"); } catch {}
+      try {
+        process.kill(-child.pid, "SIGKILL");
+      } catch {}
       return;
     }
     const gone = new Promise((r) => child.once("exit", r));
-    try { process.kill(-child.pid, "SIGTERM"); } catch {}
-    const timer = setTimeout(() => { try { process.kill(-child.pid, "SIGKILL"); } catch {} }, 5000);
+    try {
+      process.kill(-child.pid, "SIGTERM");
+    } catch {}
+    const timer = setTimeout(() => {
+      try {
+        process.kill(-child.pid, "SIGKILL");
+      } catch {}
+    }, 5000);
     await gone;
     clearTimeout(timer);
     // The server has stopped workerd by now; a straggler of the group gets no second chance.
-    try { process.kill(-child.pid, "SIGKILL"); } catch {}
+    try {
+      process.kill(-child.pid, "SIGKILL");
+    } catch {}
   }
 
   /** For process exit: no awaiting possible. */
   killNow() {
     if (this.child) {
-      try { process.kill(-this.child.pid, "SIGKILL"); } catch {}
+      try {
+        process.kill(-this.child.pid, "SIGKILL");
+      } catch {}
       this.child = undefined;
     }
   }

@@ -16,13 +16,24 @@ export async function buildWorker({ env, outdir, minify = true }) {
   await buildAssets(); // [assets] must exist for wrangler to accept the configuration
   rmSync(outdir, { recursive: true, force: true });
   const args = ["deploy", "--dry-run", `--env=${env}`, "--outdir", outdir, ...(minify ? ["--minify"] : [])];
-  const run = spawnSync(wrangler, args, { cwd: root, env: toolEnv, encoding: "utf8", maxBuffer: 64 << 20, stdio: ["ignore", "pipe", "pipe"] });
+  const run = spawnSync(wrangler, args, {
+    cwd: root,
+    env: toolEnv,
+    encoding: "utf8",
+    maxBuffer: 64 << 20,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   const output = `${run.stdout ?? ""}${run.stderr ?? ""}`;
   if (run.error || run.status !== 0) {
-    throw new Error(`wrangler deploy --dry-run failed (exit ${run.status ?? run.error?.message}):\n${output.split("\n").slice(-40).join("\n")}`);
+    throw new Error(
+      `wrangler deploy --dry-run failed (exit ${run.status ?? run.error?.message}):\n${output.split("\n").slice(-40).join("\n")}`,
+    );
   }
   // eslint-disable-next-line no-control-regex
-  const sizeLine = output.replace(/\x1b\[[0-9;]*m/g, "").split("\n").find((l) => l.startsWith("Total Upload:"));
+  const sizeLine = output
+    .replace(/\x1b\[[0-9;]*m/g, "")
+    .split("\n")
+    .find((l) => l.startsWith("Total Upload:"));
   const modules = readdirSync(outdir).filter((f) => !f.endsWith(".map") && f !== "README.md");
   return { outdir, modules, sizeLine };
 }

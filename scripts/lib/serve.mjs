@@ -13,7 +13,15 @@ const LOG_LEVELS = { none: "NONE", error: "ERROR", warn: "WARN", info: "INFO", l
  * Starts the built worker in `outdir` on host:port with state under `persistTo` (wrangler's
  * `--persist-to`; default .wrangler/state). Answers {url, dispose}.
  */
-export async function serveBuiltWorker({ outdir, env = "local", host = "127.0.0.1", port = 8787, persistTo, logLevel = "warn", inspectorPort }) {
+export async function serveBuiltWorker({
+  outdir,
+  env = "local",
+  host = "127.0.0.1",
+  port = 8787,
+  persistTo,
+  logLevel = "warn",
+  inspectorPort,
+}) {
   const { Miniflare, Log, LogLevel, convertV4MiniflareOptions } = await import("miniflare");
   const { unstable_getMiniflareWorkerOptions } = await import("wrangler");
   const { workerOptions } = unstable_getMiniflareWorkerOptions(join(root, "wrangler.toml"), env);
@@ -23,7 +31,10 @@ export async function serveBuiltWorker({ outdir, env = "local", host = "127.0.0.
   const modules = readdirSync(outdir)
     .filter((f) => !f.endsWith(".map") && f !== "README.md")
     .sort((a, b) => (a === "index.js" ? -1 : b === "index.js" ? 1 : a.localeCompare(b)))
-    .map((f) => ({ type: f === "index.js" ? "ESModule" : f.endsWith("-wasm") || f.endsWith(".wasm") ? "CompiledWasm" : "Data", path: join(outdir, f) }));
+    .map((f) => ({
+      type: f === "index.js" ? "ESModule" : f.endsWith("-wasm") || f.endsWith(".wasm") ? "CompiledWasm" : "Data",
+      path: join(outdir, f),
+    }));
   const mf = new Miniflare(
     convertV4MiniflareOptions({
       host,

@@ -13,16 +13,19 @@ const CONFIG = ["chatflows:config", "agentflows:config"];
  * chatflows:config, and a key limited to chatflows reaches only those. A missing flow is the handler's 404.
  */
 export function onFlowConfig(param: string): Guard {
-  return guard("chatflows:config or agentflows:config for the flow's kind (agentflows for AGENTFLOW/MULTIAGENT), within the key's chatflow limit", async (c, access) => {
-    if (!allowsAny(access, CONFIG)) throw lacking(CONFIG);
-    const id = pathId(c, param);
-    if (!id) return;
-    const owner = await findOwner(c.var.db, id);
-    if (owner?.kind !== "chatflow") return;
-    const names = [categoryOfFlowType(owner.type) === "agentflows" ? "agentflows:config" : "chatflows:config"];
-    if (!allowsAny(access, names)) throw lacking(names);
-    if (!flowInScope(access, id)) throw outOfScope();
-  });
+  return guard(
+    "chatflows:config or agentflows:config for the flow's kind (agentflows for AGENTFLOW/MULTIAGENT), within the key's chatflow limit",
+    async (c, access) => {
+      if (!allowsAny(access, CONFIG)) throw lacking(CONFIG);
+      const id = pathId(c, param);
+      if (!id) return;
+      const owner = await findOwner(c.var.db, id);
+      if (owner?.kind !== "chatflow") return;
+      const names = [categoryOfFlowType(owner.type) === "agentflows" ? "agentflows:config" : "chatflows:config"];
+      if (!allowsAny(access, names)) throw lacking(names);
+      if (!flowInScope(access, id)) throw outOfScope();
+    },
+  );
 }
 
 /**

@@ -40,10 +40,13 @@ export function onRecords(idsOf: (c: Context<AppEnv>) => Promise<string[]>, ...a
 
 /** The record named by a path parameter (a malformed id is left to validation's 400). */
 export const onPathRecord = (param: string, ...actions: RecordAction[]): Guard =>
-  onRecords(async (c) => {
-    const id = pathId(c, param);
-    return id ? [id] : [];
-  }, ...actions);
+  onRecords(
+    async (c) => {
+      const id = pathId(c, param);
+      return id ? [id] : [];
+    },
+    ...actions,
+  );
 
 /** The JSON body, read ahead of validation (Hono caches it for the validator); {} when unreadable. */
 export async function peekBody(c: Context<AppEnv>): Promise<Record<string, unknown>> {
@@ -66,7 +69,8 @@ const bodyType = async (c: Context<AppEnv>): Promise<ChatflowType | undefined> =
  */
 export function onFlowBody(mode: "create" | "update", ...actions: RecordAction[]): Guard {
   return guard(`${describe(actions)} of the body's type`, async (c, access) => {
-    if (mode === "create" && access.chatflows !== null) throw forbidden("Forbidden: this API key is limited to some chatflows and cannot create others");
+    if (mode === "create" && access.chatflows !== null)
+      throw forbidden("Forbidden: this API key is limited to some chatflows and cannot create others");
     const type = (await bodyType(c)) ?? (mode === "create" ? "CHATFLOW" : undefined);
     if (!type) return;
     const names = namesFor(categoryOfFlowType(type), actions);
@@ -79,13 +83,16 @@ export function onFlowBody(mode: "create" | "update", ...actions: RecordAction[]
  * type must be visible. The handler narrows the list with visibleFlows().
  */
 export function onFlowList(...actions: RecordAction[]): Guard {
-  return guard(`${actions.map((a) => `<kind>:${a}`).join(" or ")}; the list shows only the kinds and chatflows the key reaches`, (c, access) => {
-    const type = c.req.query("type");
-    if (type && CHATFLOW_TYPES.includes(type as ChatflowType)) {
-      const names = namesFor(categoryOfFlowType(type as ChatflowType), actions);
-      if (!allowsAny(access, names)) throw lacking(names);
-    } else if (visibleFlows(access, actions).types?.length === 0) {
-      throw lacking(namesFor("chatflows", actions));
-    }
-  });
+  return guard(
+    `${actions.map((a) => `<kind>:${a}`).join(" or ")}; the list shows only the kinds and chatflows the key reaches`,
+    (c, access) => {
+      const type = c.req.query("type");
+      if (type && CHATFLOW_TYPES.includes(type as ChatflowType)) {
+        const names = namesFor(categoryOfFlowType(type as ChatflowType), actions);
+        if (!allowsAny(access, names)) throw lacking(names);
+      } else if (visibleFlows(access, actions).types?.length === 0) {
+        throw lacking(namesFor("chatflows", actions));
+      }
+    },
+  );
 }

@@ -1,5 +1,5 @@
 import { DrizzleD1Database, SQLiteD1Session, drizzle } from "drizzle-orm/d1";
-import { SQLiteAsyncDialect } from "drizzle-orm/sqlite-core";
+import type { SQLiteAsyncDialect } from "drizzle-orm/sqlite-core";
 import * as schema from "./schema";
 
 export type Db = DrizzleD1Database<typeof schema>;
@@ -25,7 +25,10 @@ let shared: Shared | undefined;
  */
 export function dbOver(client: Pick<D1DatabaseSession, "prepare" | "batch">): Db {
   if (!shared) {
-    const template = drizzle({} as D1Database, { schema }) as unknown as { dialect: Shared["dialect"]; session: { schema: Shared["config"] } };
+    const template = drizzle({} as D1Database, { schema }) as unknown as {
+      dialect: Shared["dialect"];
+      session: { schema: Shared["config"] };
+    };
     shared = { dialect: template.dialect, config: template.session.schema };
   }
   const d1 = client as unknown as D1Database; // Drizzle calls only prepare and batch on it

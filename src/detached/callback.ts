@@ -52,14 +52,27 @@ export function flowiseCallbackBody(body: CallbackBody): FlowiseCallbackBody {
 
 /** POSTs `raw` (JSON) with these headers; throws on a network failure or a non-2xx answer, so the step retries. */
 async function post(url: string, raw: string, headers: Record<string, string>, env: OutboundEnv): Promise<number> {
-  const res = await outboundFetch(url, { method: "POST", headers: { "Content-Type": "application/json", ...headers }, body: raw, signal: AbortSignal.timeout(CALLBACK_TIMEOUT_MS) }, env);
+  const res = await outboundFetch(
+    url,
+    {
+      method: "POST",
+      headers: { "Content-Type": "application/json", ...headers },
+      body: raw,
+      signal: AbortSignal.timeout(CALLBACK_TIMEOUT_MS),
+    },
+    env,
+  );
   await res.body?.cancel();
   if (!res.ok) throw new Error(`The callback answered ${res.status}`);
   return res.status;
 }
 
 /** Delivers an async webhook's callback, Flowise's way (signed only when the Start node has a callbackSecret). */
-export async function deliverFlowiseCallback(target: { url: string; secret?: string }, body: CallbackBody, env: OutboundEnv): Promise<number> {
+export async function deliverFlowiseCallback(
+  target: { url: string; secret?: string },
+  body: CallbackBody,
+  env: OutboundEnv,
+): Promise<number> {
   const raw = JSON.stringify(flowiseCallbackBody(body));
   return post(target.url, raw, target.secret ? { [FLOWISE_SIGNATURE_HEADER]: await signBody(raw, target.secret) } : {}, env);
 }

@@ -15,13 +15,17 @@ export interface EventLog extends StreamSink {
 }
 
 export function eventLogOf(env: { EXECUTION_EVENTS: DurableObjectNamespace }, executionId: string, live: () => boolean): EventLog {
-  const stub = env.EXECUTION_EVENTS.get(env.EXECUTION_EVENTS.idFromName(executionId)) as unknown as { append(frames: RunFrame[]): Promise<number> };
+  const stub = env.EXECUTION_EVENTS.get(env.EXECUTION_EVENTS.idFromName(executionId)) as unknown as {
+    append(frames: RunFrame[]): Promise<number>;
+  };
   let chain: Promise<unknown> = Promise.resolve();
   let started = false;
   let held: RunFrame[] = [];
   const send = (frames: RunFrame[]) => {
     if (!frames.length) return;
-    chain = chain.then(() => stub.append(frames)).catch((err) => console.error(`execution ${executionId}: a frame was not kept: ${String(err)}`));
+    chain = chain
+      .then(() => stub.append(frames))
+      .catch((err) => console.error(`execution ${executionId}: a frame was not kept: ${String(err)}`));
   };
   const append = (frames: RunFrame[]) => {
     if (live()) send(frames);

@@ -41,7 +41,9 @@ export class ExecutionEvents extends DurableObject {
     const sql = this.table();
     let last = 0;
     for (const frame of frames) {
-      const row = sql.exec<{ seq: number }>("INSERT INTO frame (event, data) VALUES (?, ?) RETURNING seq", frame.event, JSON.stringify(frame.data ?? "")).one();
+      const row = sql
+        .exec<{ seq: number }>("INSERT INTO frame (event, data) VALUES (?, ?) RETURNING seq", frame.event, JSON.stringify(frame.data ?? ""))
+        .one();
       last = row.seq;
       this.broadcast(eventRecord(row.seq, frame));
     }
@@ -67,7 +69,9 @@ export class ExecutionEvents extends DurableObject {
   async fetch(request: Request): Promise<Response> {
     const after = Number(new URL(request.url).searchParams.get("after") ?? 0) || 0;
     const sql = this.table();
-    const rows = sql.exec<{ seq: number; event: string; data: string }>("SELECT seq, event, data FROM frame WHERE seq > ? ORDER BY seq", after).toArray();
+    const rows = sql
+      .exec<{ seq: number; event: string; data: string }>("SELECT seq, event, data FROM frame WHERE seq > ? ORDER BY seq", after)
+      .toArray();
     const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
     const writer = writable.getWriter();
     let ended = false;

@@ -30,7 +30,13 @@ export class RunWorkflow extends WorkflowEntrypoint<Env, DetachedParams> {
     const params = event.payload;
     const env = detachedEnv(this.env);
     const db = createDb(env.DB);
-    const deps: RunDeps = { db, env, runtime: createRuntime(env, db), waitUntil: (work) => this.ctx.waitUntil(work), requestId: `execution ${params.executionId}` };
+    const deps: RunDeps = {
+      db,
+      env,
+      runtime: createRuntime(env, db),
+      waitUntil: (work) => this.ctx.waitUntil(work),
+      requestId: `execution ${params.executionId}`,
+    };
     const counter: StepCounter = { count: 0 };
     const secrets = workerSecretValues(env);
     let input = params.input;
@@ -43,7 +49,11 @@ export class RunWorkflow extends WorkflowEntrypoint<Env, DetachedParams> {
       const state = await steps.own("outcome", () => settleDetached(db, params.executionId, outcome));
       const paused = state === "STOPPED";
       await steps.own("last frames", async () => {
-        log.append(outcome.ok ? [{ event: "metadata", data: metadataOf(outcome.answer) }] : [{ event: "error", data: redact(outcome.message, secrets) }]);
+        log.append(
+          outcome.ok
+            ? [{ event: "metadata", data: metadataOf(outcome.answer) }]
+            : [{ event: "error", data: redact(outcome.message, secrets) }],
+        );
         if (!paused) log.append([{ event: "end", data: "[DONE]" }]);
         await log.flush();
         return true;
@@ -71,15 +81,29 @@ export class RunWorkflow extends WorkflowEntrypoint<Env, DetachedParams> {
         return true;
       });
       if (next.state !== "TIMEOUT") {
-        await this.callBack(steps, params, input, next.state === "FINISHED" ? { ok: true, answer: { executionId: params.executionId, state: next.state } }
-          : { ok: false, status: 500, message: `The run ended ${next.state}` }, false);
+        await this.callBack(
+          steps,
+          params,
+          input,
+          next.state === "FINISHED"
+            ? { ok: true, answer: { executionId: params.executionId, state: next.state } }
+            : { ok: false, status: 500, message: `The run ended ${next.state}` },
+          false,
+        );
       }
       return { state: next.state };
     }
   }
 
   /** One part of the run (the run, then each resume) through the door; its outcome, never a throw. */
-  private async runPart(deps: RunDeps, params: DetachedParams, input: DetachedParams["input"], part: number, steps: WorkflowSteps, log: ReturnType<typeof eventLogOf>): Promise<DetachedOutcome> {
+  private async runPart(
+    deps: RunDeps,
+    params: DetachedParams,
+    input: DetachedParams["input"],
+    part: number,
+    steps: WorkflowSteps,
+    log: ReturnType<typeof eventLogOf>,
+  ): Promise<DetachedOutcome> {
     try {
       const delivered = await runFlow(deps, {
         // Stored as its trigger's run (a webhook's, a schedule's); the caller was checked when it was accepted.
@@ -93,16 +117,25 @@ export class RunWorkflow extends WorkflowEntrypoint<Env, DetachedParams> {
         steps,
         frames: log,
       });
-      return delivered.kind === "json" ? { ok: true, answer: delivered.body } : { ok: false, status: 500, message: "The run did not answer JSON" };
+      return delivered.kind === "json"
+        ? { ok: true, answer: delivered.body }
+        : { ok: false, status: 500, message: "The run did not answer JSON" };
     } catch (err) {
       const status = err instanceof ApiError ? err.status : 500;
       const message = err instanceof ApiError ? err.message : "The run failed";
-      if (!(err instanceof ApiError)) console.error(`execution ${params.executionId} failed: ${redact(String(err), workerSecretValues(deps.env))}`);
+      if (!(err instanceof ApiError))
+        console.error(`execution ${params.executionId} failed: ${redact(String(err), workerSecretValues(deps.env))}`);
       return { ok: false, status, message };
     }
   }
 
-  private async callBack(steps: WorkflowSteps, params: DetachedParams, input: DetachedParams["input"], outcome: DetachedOutcome, paused: boolean): Promise<void> {
+  private async callBack(
+    steps: WorkflowSteps,
+    params: DetachedParams,
+    input: DetachedParams["input"],
+    outcome: DetachedOutcome,
+    paused: boolean,
+  ): Promise<void> {
     const { callbackUrl, flowiseCallback } = params;
     if (!callbackUrl && !flowiseCallback) return;
     const body: CallbackBody = {
@@ -112,23 +145,34 @@ export class RunWorkflow extends WorkflowEntrypoint<Env, DetachedParams> {
       ...(outcome.ok ? { data: outcome.answer } : { error: outcome.message }),
     };
     // Workflows retries the delivery (3 tries, backoff); a callback that never lands does not fail the run.
-    const deliver = () => (flowiseCallback ? deliverFlowiseCallback(flowiseCallback, body, this.env) : deliverCallback(callbackUrl!, body, this.env));
-    await steps.own("callback", deliver, {
-      retries: { limit: 3, delay: "2 seconds", backoff: "exponential" }, timeout: "1 minute",
-    }).catch((err) => console.error(`execution ${params.executionId}: the callback failed: ${String(err)}`));
+    const deliver = () =>
+      flowiseCallback ? deliverFlowiseCallback(flowiseCallback, body, this.env) : deliverCallback(callbackUrl!, body, this.env);
+    await steps
+      .own("callback", deliver, {
+        retries: { limit: 3, delay: "2 seconds", backoff: "exponential" },
+        timeout: "1 minute",
+      })
+      .catch((err) => console.error(`execution ${params.executionId}: the callback failed: ${String(err)}`));
   }
 
   /**
    * The next resume to run; or how the run ended without one: TIMEOUT once the pause waited too
    * long, or the state a request that resumed it in its own isolate left.
    */
-  private async waitForResume(step: WorkflowStep, steps: WorkflowSteps, params: DetachedParams, env: Env): Promise<{ input: DetachedParams["input"] } | { state: string }> {
+  private async waitForResume(
+    step: WorkflowStep,
+    steps: WorkflowSteps,
+    params: DetachedParams,
+    env: Env,
+  ): Promise<{ input: DetachedParams["input"] } | { state: string }> {
     const timeoutMs = configOf(env).HUMAN_INPUT_TIMEOUT_MS;
     for (let wait = 0; ; wait++) {
       let event: { payload: ResumeEvent };
       try {
         // The payload is JSON the accepting request sent (services/runs/detach.ts).
-        event = (await step.waitForEvent(`${steps.prefix}human input ${wait}`, { type: RESUME_EVENT, timeout: timeoutMs })) as unknown as { payload: ResumeEvent };
+        event = (await step.waitForEvent(`${steps.prefix}human input ${wait}`, { type: RESUME_EVENT, timeout: timeoutMs })) as unknown as {
+          payload: ResumeEvent;
+        };
       } catch {
         const message = `Nobody answered the human input within ${Math.round(timeoutMs / 1000)} s (HUMAN_INPUT_TIMEOUT_MS)`;
         await steps.own(`timeout ${wait}`, async () => {

@@ -19,7 +19,7 @@ const SPILL_BYTES = 900_000;
 
 export const RETRIES: WorkflowStepConfig = { retries: { limit: 2, delay: "1 second", backoff: "exponential" }, timeout: "15 minutes" };
 
-type Stored<T> = { ok: true; value: T | { r2: string } ; spilled?: boolean } | { ok: false; status: number; message: string };
+type Stored<T> = { ok: true; value: T | { r2: string }; spilled?: boolean } | { ok: false; status: number; message: string };
 
 const retryable = (err: unknown) => !(err instanceof ApiError) || err.status === 502 || err.status === 503;
 
@@ -64,7 +64,10 @@ export class WorkflowSteps implements RunSteps {
 
   async do<T>(name: string, work: () => Promise<T>): Promise<T> {
     if (++this.counter.count > WORKFLOW_STEP_LIMIT - BOOKKEEPING) {
-      throw new ApiError(400, `The run reached Cloudflare Workflows' limit of ${WORKFLOW_STEP_LIMIT} steps per run (one per node, resumes included) and was stopped`);
+      throw new ApiError(
+        400,
+        `The run reached Cloudflare Workflows' limit of ${WORKFLOW_STEP_LIMIT} steps per run (one per node, resumes included) and was stopped`,
+      );
     }
     const stepName = `${this.prefix}${name}`;
     let ran = false;

@@ -6,7 +6,8 @@ import { env } from "cloudflare:workers";
 
 export async function readAsset(path: string): Promise<Response> {
   const assets = (env as { ASSETS?: Fetcher }).ASSETS;
-  if (!assets) throw new Error("The ASSETS binding is missing: wrangler.toml's [assets] (directory dist/assets, binding ASSETS) must be configured");
+  if (!assets)
+    throw new Error("The ASSETS binding is missing: wrangler.toml's [assets] (directory dist/assets, binding ASSETS) must be configured");
   const res = await assets.fetch(new Request(`https://assets.local/${path}`));
   if (!res.ok) throw new Error(`Static asset ${path} is missing (${res.status}): build it with \`node scripts/build-assets.mjs\``);
   return res;

@@ -16,7 +16,8 @@ const BOOKMARK = /^[0-9a-f]{1,64}(?:-[0-9a-f]{1,64}){1,7}$/i;
 export function bookmarkOf(header: string | undefined): string | undefined {
   const value = header?.trim();
   if (!value) return undefined;
-  if (value.length > 256 || !BOOKMARK.test(value)) throw badRequest(`${BOOKMARK_HEADER} must be a bookmark a previous response gave (hex fields separated by "-")`);
+  if (value.length > 256 || !BOOKMARK.test(value))
+    throw badRequest(`${BOOKMARK_HEADER} must be a bookmark a previous response gave (hex fields separated by "-")`);
   return value;
 }
 

@@ -38,14 +38,20 @@ function readSimulation(env: Pick<Env, "ENVIRONMENT" | (typeof VARS)[number]>): 
   const set = VARS.filter((name) => env[name] !== undefined && env[name] !== "");
   if (!set.length) return undefined;
   if (env.ENVIRONMENT !== "development") {
-    throw new ApiError(500, `The worker is misconfigured: ${set.join(" and ")} ${set.length > 1 ? "are" : "is"} set, but the simulated D1 round trips are for ENVIRONMENT=development only (ENVIRONMENT is "${env.ENVIRONMENT ?? ""}"); remove ${set.length > 1 ? "them" : "it"}`);
+    throw new ApiError(
+      500,
+      `The worker is misconfigured: ${set.join(" and ")} ${set.length > 1 ? "are" : "is"} set, but the simulated D1 round trips are for ENVIRONMENT=development only (ENVIRONMENT is "${env.ENVIRONMENT ?? ""}"); remove ${set.length > 1 ? "them" : "it"}`,
+    );
   }
   const [primaryMs, replicaMs] = VARS.map((name) => {
     const raw = env[name];
     if (raw === undefined || raw === "") return 0;
     const ms = Number(raw);
     if (!Number.isInteger(ms) || ms < 0 || ms > MAX_MS) {
-      throw new ApiError(500, `The worker is misconfigured: ${name} must be a whole number of milliseconds from 0 to ${MAX_MS}, got "${raw}"`);
+      throw new ApiError(
+        500,
+        `The worker is misconfigured: ${name} must be a whole number of milliseconds from 0 to ${MAX_MS}, got "${raw}"`,
+      );
     }
     return ms;
   });
@@ -82,7 +88,8 @@ export const traceOf = (requestId: string): D1Trace | undefined => traces.get(re
 
 const READ = /^\s*(?:select|pragma|explain)\b/i;
 // A WITH … SELECT reads; a WITH … INSERT/UPDATE/DELETE writes.
-const isWrite = (sql: string): boolean => !READ.test(sql) && !(/^\s*with\b/i.test(sql) && !/\b(?:insert|update|delete|replace)\b/i.test(sql));
+const isWrite = (sql: string): boolean =>
+  !READ.test(sql) && !(/^\s*with\b/i.test(sql) && !/\b(?:insert|update|delete|replace)\b/i.test(sql));
 
 const wait = (ms: number) => (ms > 0 ? new Promise<void>((resolve) => setTimeout(resolve, ms)) : Promise.resolve());
 
@@ -92,7 +99,11 @@ class Planet {
    * `primary`: a primary session (first-primary), or one whose write has landed: D1 sends its later
    * reads where that write is visible; the simulation charges them the primary's round trip (the safe side).
    */
-  constructor(private readonly sim: Simulation, private readonly trace: D1Trace, private primary: boolean) {}
+  constructor(
+    private readonly sim: Simulation,
+    private readonly trace: D1Trace,
+    private primary: boolean,
+  ) {}
 
   /**
    * One round trip: the whole delay before the work (one timer: workerd rounds each one up, so two
@@ -112,7 +123,11 @@ class Planet {
 }
 
 class SimulatedStatement {
-  constructor(readonly inner: D1PreparedStatement, readonly sql: string, private readonly planet: Planet) {}
+  constructor(
+    readonly inner: D1PreparedStatement,
+    readonly sql: string,
+    private readonly planet: Planet,
+  ) {}
 
   bind(...values: unknown[]): SimulatedStatement {
     return new SimulatedStatement(this.inner.bind(...values), this.sql, this.planet);
@@ -147,7 +162,10 @@ export function simulateD1(session: D1Client, sim: Simulation, trace: D1Trace, p
   const wrapped = {
     prepare: (sql: string) => new SimulatedStatement(session.prepare(sql), sql, planet),
     batch: (statements: SimulatedStatement[]) =>
-      planet.trip(statements.some((s) => isWrite(s.sql)), () => session.batch(statements.map((s) => s.inner))),
+      planet.trip(
+        statements.some((s) => isWrite(s.sql)),
+        () => session.batch(statements.map((s) => s.inner)),
+      ),
   };
   return wrapped as unknown as D1Client;
 }

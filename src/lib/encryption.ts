@@ -8,9 +8,9 @@ const keyCache = new Map<string, Promise<CryptoKey>>();
 function keyFor(secret: string): Promise<CryptoKey> {
   let key = keyCache.get(secret);
   if (!key) {
-    key = crypto.subtle.digest("SHA-256", encoder.encode(secret)).then((raw) =>
-      crypto.subtle.importKey("raw", raw, "AES-GCM", false, ["encrypt", "decrypt"]),
-    );
+    key = crypto.subtle
+      .digest("SHA-256", encoder.encode(secret))
+      .then((raw) => crypto.subtle.importKey("raw", raw, "AES-GCM", false, ["encrypt", "decrypt"]));
     keyCache.set(secret, key);
   }
   return key;

@@ -14,7 +14,7 @@ export interface SectionRecord {
   text: string;
 }
 
-const enum Tok {
+enum Tok {
   Space,
   Quote,
   Backslash,
@@ -37,7 +37,7 @@ KIND[":".charCodeAt(0)] = Tok.Colon;
 KIND[",".charCodeAt(0)] = Tok.Comma;
 
 // Where the reader is in the top-level object (records and skipped values are tracked by depth).
-const enum At {
+enum At {
   Start, // before `{`
   Key, // expecting a key or `}`
   KeyOrEnd, // right after `{`: a key or `}`
@@ -188,14 +188,16 @@ export async function* readSections(body: ReadableStream<Uint8Array>, maxRecordC
       }
       if (at === At.InItem && itemStart >= 0) {
         item += text.slice(itemStart);
-        if (item.length > maxRecordChars) throw badRequest(`The import file's record ${section}[${index}] is larger than ${maxRecordChars} characters`);
+        if (item.length > maxRecordChars)
+          throw badRequest(`The import file's record ${section}[${index}] is larger than ${maxRecordChars} characters`);
       }
       if (at === At.InKey && keyStart >= 0) {
         key += text.slice(keyStart);
         if (key.length > MAX_KEY_CHARS) fail("a key longer than 200 characters", text.length);
       }
       for (const record of records) {
-        if (record.text.length > maxRecordChars) throw badRequest(`The import file's record ${record.section}[${record.index}] is larger than ${maxRecordChars} characters`);
+        if (record.text.length > maxRecordChars)
+          throw badRequest(`The import file's record ${record.section}[${record.index}] is larger than ${maxRecordChars} characters`);
         yield record;
       }
       offset += text.length;
@@ -204,5 +206,10 @@ export async function* readSections(body: ReadableStream<Uint8Array>, maxRecordC
   } finally {
     reader.releaseLock();
   }
-  if (inString || at !== At.Done) throw badRequest(at === At.Start ? "The import file is empty: send Flowise's export file (a JSON object)" : "The import file is not valid JSON: it ends before its object closes");
+  if (inString || at !== At.Done)
+    throw badRequest(
+      at === At.Start
+        ? "The import file is empty: send Flowise's export file (a JSON object)"
+        : "The import file is not valid JSON: it ends before its object closes",
+    );
 }

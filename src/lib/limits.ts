@@ -2,7 +2,7 @@
 // table, so the code, its error messages and the README name the same vars. Exceeding a limit is a
 // 413 naming it, raised before anything is stored. (JSON nested too deeply is malformed input
 // rather than too much of it: a 400, src/lib/json-depth.ts.)
-import { ApiError, payloadTooLarge } from "../errors";
+import { type ApiError, payloadTooLarge } from "../errors";
 
 interface LimitSpec {
   /** The var that sets it. */
@@ -68,5 +68,7 @@ export const megabytes = (mb: number): number => Math.floor(mb * 1024 * 1024);
  */
 export function overLimit(limits: WorkLimits, name: LimitName, subject: string, actual?: number): ApiError {
   const spec = WORK_LIMITS[name];
-  return payloadTooLarge(`${subject}: more than ${limits[name]} ${spec.unit} (${spec.env})${actual !== undefined ? `; it has ${actual}` : ""}`);
+  return payloadTooLarge(
+    `${subject}: more than ${limits[name]} ${spec.unit} (${spec.env})${actual !== undefined ? `; it has ${actual}` : ""}`,
+  );
 }

@@ -56,7 +56,9 @@ function parseHead(text: string): PartHead {
     const m = new RegExp(`;\\s*${key}=(?:"((?:[^"\\\\]|\\\\.)*)"|([^;]*))`, "i").exec(disposition);
     if (!m) return undefined;
     // Browsers (and workerd's FormData) write `"`, CR and LF in a quoted name as %22, %0D, %0A.
-    return m[1] !== undefined ? m[1].replace(/%22/gi, '"').replace(/%0D/gi, "\r").replace(/%0A/gi, "\n").replace(/\\(.)/g, "$1") : m[2].trim();
+    return m[1] !== undefined
+      ? m[1].replace(/%22/gi, '"').replace(/%0D/gi, "\r").replace(/%0A/gi, "\n").replace(/\\(.)/g, "$1")
+      : m[2].trim();
   };
   const name = param("name");
   if (name === undefined) throw malformed("a part without a field name");

@@ -38,7 +38,14 @@ export interface EndpointEnv extends OutboundEnv {
 /** Environments where endpoints may be on loopback: `wrangler dev` (development) and the test runner (test). */
 export const isLocalEnvironment = (env: EndpointEnv): boolean => env.ENVIRONMENT === "development" || env.ENVIRONMENT === "test";
 
-const LOCAL_NAMES = new Set(["localhost", "localhost.localdomain", "metadata", "metadata.google.internal", "instance-data", "instance-data.ec2.internal"]);
+const LOCAL_NAMES = new Set([
+  "localhost",
+  "localhost.localdomain",
+  "metadata",
+  "metadata.google.internal",
+  "instance-data",
+  "instance-data.ec2.internal",
+]);
 const LOCAL_SUFFIXES = [".localhost", ".local", ".localdomain", ".internal", ".home.arpa", ".intranet", ".lan", ".corp"];
 const LOOPBACK_NAMES = /^(localhost|localhost\.localdomain|.+\.localhost)$/;
 
@@ -158,7 +165,13 @@ function ipv6Refusal(addr: ipaddr.IPv6): Refusal | undefined {
   if (range === "rfc6145") return embedded(v4At(addr, 6), "an IPv4-translated form (::ffff:0:0:0/96)");
   if (range === "loopback") return { why: IPV6_RANGES.loopback, loopback: true };
   if (range === "unspecified") return { why: IPV6_RANGES.unspecified, loopback: false };
-  if (addr.match(IPV4_COMPATIBLE)) return embedded(v4At(addr, 6), "an IPv4-compatible form (::/96)") ?? { why: "an IPv4-compatible address (::/96, deprecated)", loopback: false };
+  if (addr.match(IPV4_COMPATIBLE))
+    return (
+      embedded(v4At(addr, 6), "an IPv4-compatible form (::/96)") ?? {
+        why: "an IPv4-compatible address (::/96, deprecated)",
+        loopback: false,
+      }
+    );
   if (addr.match(NAT64_WELL_KNOWN)) return embedded(v4At(addr, 6), "a NAT64 form (64:ff9b::/96)");
   if (range === "6to4") return embedded(v4At(addr, 1), "a 6to4 form (2002::/16)");
   // ISATAP interface identifiers (…:0:5efe:a.b.c.d, …:200:5efe:a.b.c.d) name an IPv4 tunnel end.
@@ -168,7 +181,12 @@ function ipv6Refusal(addr: ipaddr.IPv6): Refusal | undefined {
   }
   if (range === "reserved") {
     const documentation = addr.match(v6("2001:db8::/32")) || addr.match(v6("3fff::/20"));
-    return { why: documentation ? `a documentation address (${cidrOf(addr, range)})` : "an IETF protocol address (2001::/23, Teredo tunnels included)", loopback: false };
+    return {
+      why: documentation
+        ? `a documentation address (${cidrOf(addr, range)})`
+        : "an IETF protocol address (2001::/23, Teredo tunnels included)",
+      loopback: false,
+    };
   }
   if (range !== "unicast") return { why: IPV6_RANGES[range] ?? `a ${range} address`, loopback: false };
   if (addr.match(DOCUMENTATION_AND_6BONE)) return { why: "a documentation or retired test address (3ff0::/12)", loopback: false };
@@ -210,7 +228,8 @@ function refusalOf(url: URL): Refusal | undefined {
     return refusal && { ...refusal, why: `${host} is ${refusal.why}` };
   }
   const name = host.replace(/\.$/, "");
-  if (LOCAL_NAMES.has(name) || LOCAL_SUFFIXES.some((s) => name.endsWith(s))) return { why: `${host} is a local name`, loopback: LOOPBACK_NAMES.test(name) };
+  if (LOCAL_NAMES.has(name) || LOCAL_SUFFIXES.some((s) => name.endsWith(s)))
+    return { why: `${host} is a local name`, loopback: LOOPBACK_NAMES.test(name) };
   if (!name.includes(".")) return { why: `${host} is not a public host name (no domain)`, loopback: false };
   for (const v4 of embeddedIPv4(name)) {
     const refusal = ipv4Refusal(v4);
@@ -309,7 +328,8 @@ async function fetchChecked(input: string | URL, init: RequestInit, check: (url:
     const res = await fetch(url.toString(), { ...init, method, body, redirect: "manual" });
     const location = res.headers.get("location");
     if (!REDIRECTS.has(res.status) || !location) return res;
-    if (hop >= MAX_REDIRECTS) throw new OutboundRefused(`Outbound request refused: more than ${MAX_REDIRECTS} redirects from ${String(input).slice(0, 200)}`);
+    if (hop >= MAX_REDIRECTS)
+      throw new OutboundRefused(`Outbound request refused: more than ${MAX_REDIRECTS} redirects from ${String(input).slice(0, 200)}`);
     await res.body?.cancel().catch(() => undefined);
     url = check(new URL(location, url));
     if (res.status === 303 || ((res.status === 301 || res.status === 302) && method === "POST")) {

@@ -16,7 +16,10 @@ export function assertBindings(env: Env): void {
   if (complete.has(env)) return;
   const missing = REQUIRED.filter((name) => env[name] === undefined || env[name] === null);
   if (missing.length) {
-    throw new ApiError(500, `The worker is misconfigured: binding${missing.length > 1 ? "s" : ""} ${missing.join(", ")} missing (declare ${missing.length > 1 ? "them" : "it"} in wrangler.toml; see the README's Configuration)`);
+    throw new ApiError(
+      500,
+      `The worker is misconfigured: binding${missing.length > 1 ? "s" : ""} ${missing.join(", ")} missing (declare ${missing.length > 1 ? "them" : "it"} in wrangler.toml; see the README's Configuration)`,
+    );
   }
   simulationOf(env); // the simulated D1 round trips: refused outside development
   complete.add(env);

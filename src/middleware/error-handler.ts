@@ -34,7 +34,6 @@ export function handleError(err: unknown, c: Context<AppEnv>): Response {
   return c.json(errorBody(status, redact(message, secrets), stack), status as 400);
 }
 
-
 export function handleNotFound(c: Context<AppEnv>): Response {
   if (isOpenAIPath(c.req.path)) return c.json(openAIErrorBody(404, `Route ${c.req.method} ${c.req.path} not found`), 404);
   return c.json(errorBody(404, `Route ${c.req.method} ${c.req.path} not found`), 404);

@@ -4,7 +4,10 @@ import { str } from "../lib/inputs";
 import type { ProviderDeps } from "./types";
 
 /** The credential a config names (`credential`, or Flowise's FLOWISE_CREDENTIAL_ID): its values, {} when none. */
-export async function credentialOf(config: Record<string, unknown>, deps: Pick<ProviderDeps, "getCredential">): Promise<Record<string, unknown>> {
+export async function credentialOf(
+  config: Record<string, unknown>,
+  deps: Pick<ProviderDeps, "getCredential">,
+): Promise<Record<string, unknown>> {
   const id = str(config.credential) ?? str(config.FLOWISE_CREDENTIAL_ID);
   return id ? deps.getCredential(id) : {};
 }
@@ -23,4 +26,5 @@ export function firstSet(...sources: Array<[value: unknown, field: string]>): { 
 }
 
 /** `modelName` (Flowise's name), else `model`, else the provider's default. */
-export const modelNameOf = (config: Record<string, unknown>, fallback: string): string => str(config.modelName) ?? str(config.model) ?? fallback;
+export const modelNameOf = (config: Record<string, unknown>, fallback: string): string =>
+  str(config.modelName) ?? str(config.model) ?? fallback;

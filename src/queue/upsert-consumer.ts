@@ -12,7 +12,11 @@ import { type UpsertJob, runUpsertJob } from "../services/document-store/upsert"
 const MAX_ATTEMPTS = 3;
 
 const isJob = (body: unknown): body is UpsertJob =>
-  !!body && typeof body === "object" && (body as UpsertJob).kind === "document-store-upsert" && typeof (body as UpsertJob).storeId === "string" && Array.isArray((body as UpsertJob).loaderIds);
+  !!body &&
+  typeof body === "object" &&
+  (body as UpsertJob).kind === "document-store-upsert" &&
+  typeof (body as UpsertJob).storeId === "string" &&
+  Array.isArray((body as UpsertJob).loaderIds);
 
 export async function queue(batch: MessageBatch<unknown>, env: Env): Promise<void> {
   const db = createDb(env.DB);
@@ -29,7 +33,9 @@ export async function queue(batch: MessageBatch<unknown>, env: Env): Promise<voi
       await runUpsertJob(deps, env.FILES, message.body, message.attempts >= MAX_ATTEMPTS);
       message.ack();
     } catch (err) {
-      console.error(`upsert queue: job for store ${message.body.storeId} failed (attempt ${message.attempts}): ${redact(errorText(err), workerSecretValues(env))}`);
+      console.error(
+        `upsert queue: job for store ${message.body.storeId} failed (attempt ${message.attempts}): ${redact(errorText(err), workerSecretValues(env))}`,
+      );
       if (message.attempts < MAX_ATTEMPTS) message.retry({ delaySeconds: 2 * message.attempts });
       else message.ack();
     }

@@ -24,7 +24,13 @@ function configOf(apiConfig: string | null): RateLimitConfig | null {
  * `bucket` keeps separate counts for what a chat also does besides predicting (leads, feedback),
  * so rating answers does not use up the questions a person may ask.
  */
-export async function enforceRateLimit(env: Env, chatflowid: string, apiConfig: string | null, clientIp: string, bucket?: "leads" | "feedback"): Promise<void> {
+export async function enforceRateLimit(
+  env: Env,
+  chatflowid: string,
+  apiConfig: string | null,
+  clientIp: string,
+  bucket?: "leads" | "feedback",
+): Promise<void> {
   const config = configOf(apiConfig);
   const limitMax = Number(config?.limitMax);
   const seconds = Number(config?.limitDuration);

@@ -7,22 +7,63 @@ import { can } from "../auth/guard";
 const tags = ["assistants"];
 export const assistantRoutes = createRouter()
   .openapi(
-    protectedRoute({ method: "post", path: "/", permission: can("assistants:create"), tags, summary: "Create an assistant", middleware: [VALIDATION_422], request: { body: jsonBody(AssistantCreate) }, responses: jsonResponse(Assistant) }),
+    protectedRoute({
+      method: "post",
+      path: "/",
+      permission: can("assistants:create"),
+      tags,
+      summary: "Create an assistant",
+      middleware: [VALIDATION_422],
+      request: { body: jsonBody(AssistantCreate) },
+      responses: jsonResponse(Assistant),
+    }),
     async (c) => c.json(await service.createAssistant(c.var.db, c.req.valid("json")), 200),
   )
   .openapi(
-    protectedRoute({ method: "get", path: "/", permission: can("assistants:view"), tags, summary: "List assistants", request: { query: PageQuery }, responses: jsonResponse(listOf(Assistant)) }),
+    protectedRoute({
+      method: "get",
+      path: "/",
+      permission: can("assistants:view"),
+      tags,
+      summary: "List assistants",
+      request: { query: PageQuery },
+      responses: jsonResponse(listOf(Assistant)),
+    }),
     async (c) => c.json(await service.listAssistants(c.var.db, c.req.valid("query")), 200),
   )
   .openapi(
-    protectedRoute({ method: "get", path: "/{id}", permission: can("assistants:view"), tags, summary: "Get an assistant", request: { params: IdParam }, responses: jsonResponse(Assistant) }),
+    protectedRoute({
+      method: "get",
+      path: "/{id}",
+      permission: can("assistants:view"),
+      tags,
+      summary: "Get an assistant",
+      request: { params: IdParam },
+      responses: jsonResponse(Assistant),
+    }),
     async (c) => c.json(await service.getAssistant(c.var.db, c.req.valid("param").id), 200),
   )
   .openapi(
-    protectedRoute({ method: "put", path: "/{id}", permission: can("assistants:create", "assistants:update"), tags, summary: "Update an assistant (partial)", request: { params: IdParam, body: jsonBody(AssistantUpdate) }, responses: jsonResponse(Assistant) }),
+    protectedRoute({
+      method: "put",
+      path: "/{id}",
+      permission: can("assistants:create", "assistants:update"),
+      tags,
+      summary: "Update an assistant (partial)",
+      request: { params: IdParam, body: jsonBody(AssistantUpdate) },
+      responses: jsonResponse(Assistant),
+    }),
     async (c) => c.json(await service.updateAssistant(c.var.db, c.req.valid("param").id, c.req.valid("json")), 200),
   )
   .openapi(
-    protectedRoute({ method: "delete", path: "/{id}", permission: can("assistants:delete"), tags, summary: "Delete an assistant", request: { params: IdParam }, responses: jsonResponse(DeletedResponse) }),
+    protectedRoute({
+      method: "delete",
+      path: "/{id}",
+      permission: can("assistants:delete"),
+      tags,
+      summary: "Delete an assistant",
+      request: { params: IdParam },
+      responses: jsonResponse(DeletedResponse),
+    }),
     async (c) => c.json(await service.deleteAssistant(c.var.db, c.req.valid("param").id), 200),
   );

@@ -10,8 +10,13 @@ const tags = ["chatmessage"];
 export const chatMessageRoutes = createRouter()
   .openapi(
     protectedRoute({
-      method: "get", path: "/{chatflowid}", permission: onPathRecord("chatflowid", "view"), tags, summary: "Chat messages of a chatflow, filtered",
-      request: { params: ChatflowIdParam, query: ChatMessageQuery }, responses: jsonResponse(z.array(ChatMessage)),
+      method: "get",
+      path: "/{chatflowid}",
+      permission: onPathRecord("chatflowid", "view"),
+      tags,
+      summary: "Chat messages of a chatflow, filtered",
+      request: { params: ChatflowIdParam, query: ChatMessageQuery },
+      responses: jsonResponse(z.array(ChatMessage)),
     }),
     async (c) => {
       const { chatflowid } = c.req.valid("param");
@@ -23,9 +28,13 @@ export const chatMessageRoutes = createRouter()
   )
   .openapi(
     protectedRoute({
-      method: "delete", path: "/{chatflowid}", permission: onPathRecord("chatflowid", "update", "delete"), tags,
+      method: "delete",
+      path: "/{chatflowid}",
+      permission: onPathRecord("chatflowid", "update", "delete"),
+      tags,
       summary: "Delete chat messages of a chatflow, filtered, with their feedback and uploaded files",
-      request: { params: ChatflowIdParam, query: ChatMessageDeleteQuery }, responses: jsonResponse(DeletedResponse),
+      request: { params: ChatflowIdParam, query: ChatMessageDeleteQuery },
+      responses: jsonResponse(DeletedResponse),
     }),
     async (c) => {
       const { chatflowid } = c.req.valid("param");

@@ -7,25 +7,66 @@ import { can } from "../auth/guard";
 const tags = ["credentials"];
 export const credentialRoutes = createRouter()
   .openapi(
-    protectedRoute({ method: "post", path: "/", permission: can("credentials:create"), tags, summary: "Store a credential (values encrypted, never returned)", request: { body: jsonBody(CredentialCreate) }, responses: jsonResponse(Credential) }),
+    protectedRoute({
+      method: "post",
+      path: "/",
+      permission: can("credentials:create"),
+      tags,
+      summary: "Store a credential (values encrypted, never returned)",
+      request: { body: jsonBody(CredentialCreate) },
+      responses: jsonResponse(Credential),
+    }),
     async (c) => c.json(await service.createCredential(c.var.db, c.env.CREDENTIAL_ENCRYPTION_KEY, c.req.valid("json")), 200),
   )
   .openapi(
-    protectedRoute({ method: "get", path: "/", permission: can("credentials:view"), tags, summary: "List credentials", request: { query: PageQuery.extend(CredentialListQuery.shape) }, responses: jsonResponse(listOf(Credential)) }),
+    protectedRoute({
+      method: "get",
+      path: "/",
+      permission: can("credentials:view"),
+      tags,
+      summary: "List credentials",
+      request: { query: PageQuery.extend(CredentialListQuery.shape) },
+      responses: jsonResponse(listOf(Credential)),
+    }),
     async (c) => {
       const { credentialName, ...page } = c.req.valid("query");
       return c.json(await service.listCredentials(c.var.db, page, credentialName), 200);
     },
   )
   .openapi(
-    protectedRoute({ method: "get", path: "/{id}", permission: can("credentials:view", "credentials:create", "credentials:update"), tags, summary: "Get a credential (without its values)", request: { params: IdParam }, responses: jsonResponse(Credential) }),
+    protectedRoute({
+      method: "get",
+      path: "/{id}",
+      permission: can("credentials:view", "credentials:create", "credentials:update"),
+      tags,
+      summary: "Get a credential (without its values)",
+      request: { params: IdParam },
+      responses: jsonResponse(Credential),
+    }),
     async (c) => c.json(await service.getCredential(c.var.db, c.req.valid("param").id), 200),
   )
   .openapi(
-    protectedRoute({ method: "put", path: "/{id}", permission: can("credentials:create", "credentials:update"), tags, summary: "Update a credential", request: { params: IdParam, body: jsonBody(CredentialUpdate) }, responses: jsonResponse(Credential) }),
-    async (c) => c.json(await service.updateCredential(c.var.db, c.env.CREDENTIAL_ENCRYPTION_KEY, c.req.valid("param").id, c.req.valid("json")), 200),
+    protectedRoute({
+      method: "put",
+      path: "/{id}",
+      permission: can("credentials:create", "credentials:update"),
+      tags,
+      summary: "Update a credential",
+      request: { params: IdParam, body: jsonBody(CredentialUpdate) },
+      responses: jsonResponse(Credential),
+    }),
+    async (c) =>
+      c.json(await service.updateCredential(c.var.db, c.env.CREDENTIAL_ENCRYPTION_KEY, c.req.valid("param").id, c.req.valid("json")), 200),
   )
   .openapi(
-    protectedRoute({ method: "delete", path: "/{id}", permission: can("credentials:delete"), tags, summary: "Delete a credential", request: { params: IdParam }, responses: jsonResponse(DeletedResponse) }),
+    protectedRoute({
+      method: "delete",
+      path: "/{id}",
+      permission: can("credentials:delete"),
+      tags,
+      summary: "Delete a credential",
+      request: { params: IdParam },
+      responses: jsonResponse(DeletedResponse),
+    }),
     async (c) => c.json(await service.deleteCredential(c.var.db, c.req.valid("param").id), 200),
   );

@@ -27,7 +27,7 @@ import {
 import { getCredentialData } from "../services/credentials";
 import * as chunks from "../services/document-store/chunks";
 import * as stores from "../services/document-store/stores";
-import type { DocStoreDeps, LoaderFile } from "../services/document-store/types";
+import type { DocStoreDeps } from "../services/document-store/types";
 import { isAccepted, refreshDocStore, upsertDocStore } from "../services/document-store/upsert";
 import type { Uploads } from "../services/document-store/plan";
 import { discardUpload, largestUpload, receiveForm } from "../services/document-store/uploads";
@@ -59,9 +59,11 @@ export const limitUpload: MiddlewareHandler<AppEnv> = (c, next) => {
   return bodyLimit({
     maxSize: max,
     onError: () => {
-      throw payloadTooLarge(docStore
-        ? `Upload is larger than the limit of ${mb} MB (the largest file limit, MAX_STREAMED_FILE_MB or MAX_UPLOAD_MB, plus MAX_BODY_MB for the fields)`
-        : `Upload is larger than the limit of ${Math.round(maxUploadBytes(c.env) / 1024 / 1024)} MB (MAX_UPLOAD_MB)`);
+      throw payloadTooLarge(
+        docStore
+          ? `Upload is larger than the limit of ${mb} MB (the largest file limit, MAX_STREAMED_FILE_MB or MAX_UPLOAD_MB, plus MAX_BODY_MB for the fields)`
+          : `Upload is larger than the limit of ${Math.round(maxUploadBytes(c.env) / 1024 / 1024)} MB (MAX_UPLOAD_MB)`,
+      );
     },
   })(c, next);
 };
@@ -93,48 +95,120 @@ function parseUpsertBody(raw: unknown): UpsertInput {
 
 export const documentStoreRoutes = createRouter()
   .openapi(
-    protectedRoute({ method: "post", path: "/store", permission: can("documentStores:create"), tags, summary: "Create a document store", request: { body: jsonBody(DocumentStoreCreate) }, responses: jsonResponse(DocumentStore) }),
+    protectedRoute({
+      method: "post",
+      path: "/store",
+      permission: can("documentStores:create"),
+      tags,
+      summary: "Create a document store",
+      request: { body: jsonBody(DocumentStoreCreate) },
+      responses: jsonResponse(DocumentStore),
+    }),
     async (c) => c.json(await stores.createStore(c.var.db, c.req.valid("json")), 200),
   )
   .openapi(
-    protectedRoute({ method: "get", path: "/store", permission: can("documentStores:view"), tags, summary: "List document stores", request: { query: PageQuery }, responses: jsonResponse(listOf(DocumentStore)) }),
+    protectedRoute({
+      method: "get",
+      path: "/store",
+      permission: can("documentStores:view"),
+      tags,
+      summary: "List document stores",
+      request: { query: PageQuery },
+      responses: jsonResponse(listOf(DocumentStore)),
+    }),
     async (c) => c.json(await stores.listStores(c.var.db, c.req.valid("query")), 200),
   )
   .openapi(
-    protectedRoute({ method: "get", path: "/store/{id}", permission: can("documentStores:view", "documentStores:update", "documentStores:delete"), tags, summary: "Get a document store", request: { params: IdParam }, responses: jsonResponse(DocumentStore) }),
+    protectedRoute({
+      method: "get",
+      path: "/store/{id}",
+      permission: can("documentStores:view", "documentStores:update", "documentStores:delete"),
+      tags,
+      summary: "Get a document store",
+      request: { params: IdParam },
+      responses: jsonResponse(DocumentStore),
+    }),
     async (c) => c.json(await stores.getStore(c.var.db, c.req.valid("param").id), 200),
   )
   .openapi(
-    protectedRoute({ method: "put", path: "/store/{id}", permission: can("documentStores:create", "documentStores:update"), tags, summary: "Update a document store", request: { params: IdParam, body: jsonBody(DocumentStoreUpdate) }, responses: jsonResponse(DocumentStore) }),
+    protectedRoute({
+      method: "put",
+      path: "/store/{id}",
+      permission: can("documentStores:create", "documentStores:update"),
+      tags,
+      summary: "Update a document store",
+      request: { params: IdParam, body: jsonBody(DocumentStoreUpdate) },
+      responses: jsonResponse(DocumentStore),
+    }),
     async (c) => c.json(await stores.updateStore(c.var.db, c.req.valid("param").id, c.req.valid("json")), 200),
   )
   .openapi(
-    protectedRoute({ method: "delete", path: "/store/{id}", permission: can("documentStores:delete"), tags, summary: "Delete a document store with its chunks, vectors, records and files", request: { params: IdParam }, responses: jsonResponse(DeletedResponse) }),
+    protectedRoute({
+      method: "delete",
+      path: "/store/{id}",
+      permission: can("documentStores:delete"),
+      tags,
+      summary: "Delete a document store with its chunks, vectors, records and files",
+      request: { params: IdParam },
+      responses: jsonResponse(DeletedResponse),
+    }),
     async (c) => c.json(await stores.deleteStore(c.var.db, c.env, c.env.FILES, c.req.valid("param").id), 200),
   )
   .openapi(
-    protectedRoute({ method: "get", path: "/chunks/{storeId}/{loaderId}/{pageNoOrChunkId}", permission: can("documentStores:view"), tags, summary: "A page of 50 chunks of a loader (or `all`)", request: { params: ChunkPageParams }, responses: jsonResponse(DocumentStoreFileChunkPagedResponse) }),
+    protectedRoute({
+      method: "get",
+      path: "/chunks/{storeId}/{loaderId}/{pageNoOrChunkId}",
+      permission: can("documentStores:view"),
+      tags,
+      summary: "A page of 50 chunks of a loader (or `all`)",
+      request: { params: ChunkPageParams },
+      responses: jsonResponse(DocumentStoreFileChunkPagedResponse),
+    }),
     async (c) => {
       const { storeId, loaderId, pageNoOrChunkId: pageNo } = c.req.valid("param");
       return c.json(await chunks.chunkPage(c.var.db, storeId, loaderId, pageNo), 200);
     },
   )
   .openapi(
-    protectedRoute({ method: "put", path: "/chunks/{storeId}/{loaderId}/{pageNoOrChunkId}", permission: can("documentStores:update"), tags, summary: "Edit a chunk; answers the page it is on", request: { params: ChunkParams, body: jsonBody(ChunkEdit) }, responses: jsonResponse(DocumentStoreFileChunkPagedResponse) }),
+    protectedRoute({
+      method: "put",
+      path: "/chunks/{storeId}/{loaderId}/{pageNoOrChunkId}",
+      permission: can("documentStores:update"),
+      tags,
+      summary: "Edit a chunk; answers the page it is on",
+      request: { params: ChunkParams, body: jsonBody(ChunkEdit) },
+      responses: jsonResponse(DocumentStoreFileChunkPagedResponse),
+    }),
     async (c) => {
       const { storeId, loaderId, pageNoOrChunkId: chunkId } = c.req.valid("param");
       return c.json(await chunks.editChunk(c.var.db, storeId, loaderId, chunkId, c.req.valid("json")), 200);
     },
   )
   .openapi(
-    protectedRoute({ method: "delete", path: "/chunks/{storeId}/{loaderId}/{pageNoOrChunkId}", permission: can("documentStores:update", "documentStores:delete"), tags, summary: "Delete a chunk", request: { params: ChunkParams }, responses: jsonResponse(DeletedResponse) }),
+    protectedRoute({
+      method: "delete",
+      path: "/chunks/{storeId}/{loaderId}/{pageNoOrChunkId}",
+      permission: can("documentStores:update", "documentStores:delete"),
+      tags,
+      summary: "Delete a chunk",
+      request: { params: ChunkParams },
+      responses: jsonResponse(DeletedResponse),
+    }),
     async (c) => {
       const { storeId, loaderId, pageNoOrChunkId: chunkId } = c.req.valid("param");
       return c.json(await chunks.deleteChunk(c.var.db, storeId, loaderId, chunkId), 200);
     },
   )
   .openapi(
-    protectedRoute({ method: "delete", path: "/loader/{storeId}/{loaderId}", permission: can("documentStores:delete-loader"), tags, summary: "Delete a loader and its chunks (not its vectors)", request: { params: LoaderParams }, responses: jsonResponse(DeletedResponse) }),
+    protectedRoute({
+      method: "delete",
+      path: "/loader/{storeId}/{loaderId}",
+      permission: can("documentStores:delete-loader"),
+      tags,
+      summary: "Delete a loader and its chunks (not its vectors)",
+      request: { params: LoaderParams },
+      responses: jsonResponse(DeletedResponse),
+    }),
     async (c) => {
       const { storeId, loaderId } = c.req.valid("param");
       return c.json(await chunks.deleteLoader(c.var.db, c.env.FILES, storeId, loaderId), 200);
@@ -148,7 +222,11 @@ export const documentStoreRoutes = createRouter()
       tags,
       summary: "Process the store's loaders again and upsert them",
       request: { params: IdParam, body: { required: false, content: { "application/json": { schema: RefreshBody } } } },
-      responses: { ...jsonResponse(z.array(VectorUpsertResponse)), 202: { description: "Accepted (async)", content: { "application/json": { schema: z.array(UpsertAccepted) } } }, ...errorResponsesFor([502, 504]) },
+      responses: {
+        ...jsonResponse(z.array(VectorUpsertResponse)),
+        202: { description: "Accepted (async)", content: { "application/json": { schema: z.array(UpsertAccepted) } } },
+        ...errorResponsesFor([502, 504]),
+      },
     }),
     async (c) => {
       const body = (c.req.valid("json") ?? {}) as z.infer<typeof RefreshBody>;
@@ -157,15 +235,40 @@ export const documentStoreRoutes = createRouter()
     },
   )
   .openapi(
-    protectedRoute({ method: "post", path: "/vectorstore/insert", permission: can("documentStores:upsert-config"), tags, summary: "Insert the store's stored chunks into its vector store (no loading or splitting: how a store moved in from Flowise gets its vectors back)", request: { body: jsonBody(InsertBody) }, responses: { ...jsonResponse(VectorUpsertResponse), ...errorResponsesFor([502, 504]) } }),
+    protectedRoute({
+      method: "post",
+      path: "/vectorstore/insert",
+      permission: can("documentStores:upsert-config"),
+      tags,
+      summary:
+        "Insert the store's stored chunks into its vector store (no loading or splitting: how a store moved in from Flowise gets its vectors back)",
+      request: { body: jsonBody(InsertBody) },
+      responses: { ...jsonResponse(VectorUpsertResponse), ...errorResponsesFor([502, 504]) },
+    }),
     async (c) => c.json(await insertStoredChunks(depsOf(c), c.req.valid("json")), 200),
   )
   .openapi(
-    protectedRoute({ method: "post", path: "/vectorstore/query", permission: can("documentStores:view"), tags, summary: "Query a store's vector store", request: { body: jsonBody(QueryBody) }, responses: { ...jsonResponse(QueryResponse), ...errorResponsesFor([502, 504]) } }),
+    protectedRoute({
+      method: "post",
+      path: "/vectorstore/query",
+      permission: can("documentStores:view"),
+      tags,
+      summary: "Query a store's vector store",
+      request: { body: jsonBody(QueryBody) },
+      responses: { ...jsonResponse(QueryResponse), ...errorResponsesFor([502, 504]) },
+    }),
     async (c) => c.json(await queryStore(depsOf(c), c.req.valid("json")), 200),
   )
   .openapi(
-    protectedRoute({ method: "delete", path: "/vectorstore/{id}", permission: can("documentStores:upsert-config"), tags, summary: "Delete the vectors a record manager recorded (optionally of one loader: ?docId=)", request: { params: IdParam, query: VectorDeleteQuery }, responses: { ...jsonResponse(DeletedResponse), ...errorResponsesFor([502, 504]) } }),
+    protectedRoute({
+      method: "delete",
+      path: "/vectorstore/{id}",
+      permission: can("documentStores:upsert-config"),
+      tags,
+      summary: "Delete the vectors a record manager recorded (optionally of one loader: ?docId=)",
+      request: { params: IdParam, query: VectorDeleteQuery },
+      responses: { ...jsonResponse(DeletedResponse), ...errorResponsesFor([502, 504]) },
+    }),
     async (c) => c.json(await deleteStoreVectors(depsOf(c), c.req.valid("param").id, c.req.valid("query").docId), 200),
   );
 
@@ -182,13 +285,32 @@ documentStoreRoutes.openAPIRegistry.registerPath({
       required: true,
       content: {
         "application/json": { schema: UpsertBody },
-        "multipart/form-data": { schema: z.object({ files: z.array(z.string().openapi({ format: "binary" })).optional(), docId: z.string().optional(), loader: z.string().optional(), splitter: z.string().optional(), embedding: z.string().optional(), vectorStore: z.string().optional(), recordManager: z.string().optional(), metadata: z.string().optional(), replaceExisting: z.string().optional(), createNewDocStore: z.string().optional(), docStore: z.string().optional(), async: z.string().optional() }) },
+        "multipart/form-data": {
+          schema: z.object({
+            files: z.array(z.string().openapi({ format: "binary" })).optional(),
+            docId: z.string().optional(),
+            loader: z.string().optional(),
+            splitter: z.string().optional(),
+            embedding: z.string().optional(),
+            vectorStore: z.string().optional(),
+            recordManager: z.string().optional(),
+            metadata: z.string().optional(),
+            replaceExisting: z.string().optional(),
+            createNewDocStore: z.string().optional(),
+            docStore: z.string().optional(),
+            async: z.string().optional(),
+          }),
+        },
       },
     },
   },
   responses: {
     200: { description: "The upsert's counts", content: { "application/json": { schema: VectorUpsertResponse } } },
-    202: { description: "Accepted: continues in the queue (`async: true`, or more than UPSERT_QUEUE_CHUNKS chunks or UPSERT_QUEUE_MB of text and JSON Lines files)", content: { "application/json": { schema: UpsertAccepted } } },
+    202: {
+      description:
+        "Accepted: continues in the queue (`async: true`, or more than UPSERT_QUEUE_CHUNKS chunks or UPSERT_QUEUE_MB of text and JSON Lines files)",
+      content: { "application/json": { schema: UpsertAccepted } },
+    },
     ...errorResponsesFor([400, 401, 403, 404, 413, 415, 502, 504]),
   },
 });

@@ -30,20 +30,36 @@ const onExecution = (action: "view" | "update" | "delete"): Guard[] => [
 export const executionRoutes = createRouter()
   .openapi(
     protectedRoute({
-      method: "get", path: "/", permission: can("executions:view"), tags,
+      method: "get",
+      path: "/",
+      permission: can("executions:view"),
+      tags,
       summary: "List agentflow executions (most recently updated first; page 1, 12 per page by default)",
-      request: { query: ExecutionListQuery }, responses: jsonResponse(ExecutionList),
+      request: { query: ExecutionListQuery },
+      responses: jsonResponse(ExecutionList),
     }),
     async (c) => c.json(await service.listExecutions(c.var.db, c.env, c.req.valid("query"), await scopeOf(c)), 200),
   )
   .openapi(
-    protectedRoute({ method: "get", path: "/{id}", permission: onExecution("view"), tags, summary: "Get an execution", request: { params: IdParam }, responses: jsonResponse(Execution) }),
+    protectedRoute({
+      method: "get",
+      path: "/{id}",
+      permission: onExecution("view"),
+      tags,
+      summary: "Get an execution",
+      request: { params: IdParam },
+      responses: jsonResponse(Execution),
+    }),
     async (c) => c.json(await service.getExecution(c.var.db, c.env, c.req.valid("param").id), 200),
   )
   .openapi(
     protectedRoute({
-      method: "get", path: "/{id}/events", permission: onExecution("view"), tags,
-      summary: "An asynchronous run's frames (Flowise's stream format with id: lines): from its start (or after Last-Event-ID), then live until end",
+      method: "get",
+      path: "/{id}/events",
+      permission: onExecution("view"),
+      tags,
+      summary:
+        "An asynchronous run's frames (Flowise's stream format with id: lines): from its start (or after Last-Event-ID), then live until end",
       request: { params: IdParam },
       responses: { 200: { description: "text/event-stream frames", content: { "text/event-stream": { schema: z.string() } } } },
     }),
@@ -54,27 +70,49 @@ export const executionRoutes = createRouter()
   )
   .openapi(
     protectedRoute({
-      method: "put", path: "/{id}", permission: onExecution("update"), tags, summary: "Share or unshare an execution (isPublic is the only field that changes)",
-      request: { params: IdParam, body: jsonBody(ExecutionUpdate) }, responses: jsonResponse(Execution),
+      method: "put",
+      path: "/{id}",
+      permission: onExecution("update"),
+      tags,
+      summary: "Share or unshare an execution (isPublic is the only field that changes)",
+      request: { params: IdParam, body: jsonBody(ExecutionUpdate) },
+      responses: jsonResponse(Execution),
     }),
     async (c) => c.json(await service.updateExecution(c.var.db, c.env, c.req.valid("param").id, c.req.valid("json")), 200),
   )
   .openapi(
-    protectedRoute({ method: "delete", path: "/{id}", permission: onExecution("delete"), tags, summary: "Delete an execution", request: { params: IdParam }, responses: jsonResponse(DeletedResponse) }),
+    protectedRoute({
+      method: "delete",
+      path: "/{id}",
+      permission: onExecution("delete"),
+      tags,
+      summary: "Delete an execution",
+      request: { params: IdParam },
+      responses: jsonResponse(DeletedResponse),
+    }),
     async (c) => c.json(await service.deleteExecution(c.var.db, c.req.valid("param").id), 200),
   )
   .openapi(
     protectedRoute({
-      method: "delete", path: "/", permission: can("executions:delete"), tags, summary: "Delete several executions (those within the key's chatflow limit)",
-      request: { body: jsonBody(ExecutionDeleteMany) }, responses: jsonResponse(DeletedResponse),
+      method: "delete",
+      path: "/",
+      permission: can("executions:delete"),
+      tags,
+      summary: "Delete several executions (those within the key's chatflow limit)",
+      request: { body: jsonBody(ExecutionDeleteMany) },
+      responses: jsonResponse(DeletedResponse),
     }),
     async (c) => c.json(await service.deleteExecutions(c.var.db, c.req.valid("json").executionIds, await scopeOf(c)), 200),
   );
 
 export const publicExecutionRoutes = createRouter().openapi(
   publicRoute({
-    method: "get", path: "/{id}", tags, summary: "A shared execution, without a token (404 unless isPublic); credential ids removed",
-    request: { params: IdParam }, responses: jsonResponse(Execution),
+    method: "get",
+    path: "/{id}",
+    tags,
+    summary: "A shared execution, without a token (404 unless isPublic); credential ids removed",
+    request: { params: IdParam },
+    responses: jsonResponse(Execution),
   }),
   async (c) => c.json(await service.getPublicExecution(c.var.db, c.env, c.req.valid("param").id), 200),
 );

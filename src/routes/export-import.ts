@@ -22,20 +22,23 @@ export const isImport = (method: string, path: string) => method === "POST" && /
 const workspace = (permission: string): Guard =>
   guard(`${permission}, on a key not limited to some chatflows`, (_c, access) => {
     if (!allowsAny(access, [permission])) throw lacking([permission]);
-    if (access.chatflows !== null) throw forbidden(`Forbidden: an API key limited to some chatflows cannot use ${permission} (it spans every record of the deployment)`);
+    if (access.chatflows !== null)
+      throw forbidden(`Forbidden: an API key limited to some chatflows cannot use ${permission} (it spans every record of the deployment)`);
   });
 
 const isJson = (c: Context<AppEnv>) => {
   const type = (c.req.header("content-type") ?? "").split(";")[0].trim().toLowerCase();
   if (!type) throw badRequest("Request body is required (application/json: Flowise's export file)");
-  if (type !== "application/json" && !type.endsWith("+json")) throw unsupportedMediaType(`Content type ${type} is not accepted: send application/json`);
+  if (type !== "application/json" && !type.endsWith("+json"))
+    throw unsupportedMediaType(`Content type ${type} is not accepted: send application/json`);
 };
 
 export const exportImportRoutes = createRouter();
 
 const flagsSchema = z.object(Object.fromEntries(EXPORT_FLAGS.map((f) => [f, z.boolean().optional()]))).openapi("ExportFlags");
 const fileSchema = z.record(z.string(), z.unknown()).openapi("FlowiseExportFile", {
-  description: "Flowise 3.1.4's export file: {FileDefaultName, AgentFlow, AgentFlowV2, AssistantCustom, AssistantFlow, AssistantOpenAI, AssistantAzure, ChatFlow, ChatMessage, ChatMessageFeedback, CustomTemplate, DocumentStore, DocumentStoreFileChunk, Execution, Tool, Variable}, each an array of records",
+  description:
+    "Flowise 3.1.4's export file: {FileDefaultName, AgentFlow, AgentFlowV2, AssistantCustom, AssistantFlow, AssistantOpenAI, AssistantAzure, ChatFlow, ChatMessage, ChatMessageFeedback, CustomTemplate, DocumentStore, DocumentStoreFileChunk, Execution, Tool, Variable}, each an array of records",
 });
 
 exportImportRoutes.openAPIRegistry.registerPath({
@@ -46,7 +49,10 @@ exportImportRoutes.openAPIRegistry.registerPath({
   description: "Needs: workspace:export, on a key not limited to some chatflows.",
   security: [{ bearerAuth: [] }],
   request: { body: { required: true, content: { "application/json": { schema: flagsSchema } } } },
-  responses: { 200: { description: "The export file", content: { "application/json": { schema: fileSchema } } }, ...errorResponsesFor([400, 401, 403, 415]) },
+  responses: {
+    200: { description: "The export file", content: { "application/json": { schema: fileSchema } } },
+    ...errorResponsesFor([400, 401, 403, 415]),
+  },
 });
 
 exportImportRoutes.post("/export", requireAuth, workspace("workspace:export"), async (c) => {
@@ -61,13 +67,15 @@ exportImportRoutes.post("/export", requireAuth, workspace("workspace:export"), a
   return new Response(exportFile(c.var.db, flags), { status: 200, headers: { "content-type": "application/json; charset=UTF-8" } });
 });
 
-const ImportResult = z.object({
-  message: z.literal("success"),
-  imported: z.record(z.string(), z.number().int()),
-  replaced: z.record(z.string(), z.number().int()),
-  skipped: z.record(z.string(), z.number().int()),
-  warnings: z.array(z.object({ id: z.string(), name: z.string(), warning: z.string() })),
-}).openapi("ImportResult");
+const ImportResult = z
+  .object({
+    message: z.literal("success"),
+    imported: z.record(z.string(), z.number().int()),
+    replaced: z.record(z.string(), z.number().int()),
+    skipped: z.record(z.string(), z.number().int()),
+    warnings: z.array(z.object({ id: z.string(), name: z.string(), warning: z.string() })),
+  })
+  .openapi("ImportResult");
 
 exportImportRoutes.openAPIRegistry.registerPath({
   method: "post",
@@ -77,14 +85,18 @@ exportImportRoutes.openAPIRegistry.registerPath({
   description: "Needs: workspace:import, on a key not limited to some chatflows. The body may be up to MAX_IMPORT_MB (default 50 MB).",
   security: [{ bearerAuth: [] }],
   request: { body: { required: true, content: { "application/json": { schema: fileSchema } } } },
-  responses: { 200: { description: "Imported", content: { "application/json": { schema: ImportResult } } }, ...errorResponsesFor([400, 401, 403, 413, 415]) },
+  responses: {
+    200: { description: "Imported", content: { "application/json": { schema: ImportResult } } },
+    ...errorResponsesFor([400, 401, 403, 413, 415]),
+  },
 });
 
 exportImportRoutes.post("/import", requireAuth, workspace("workspace:import"), async (c) => {
   isJson(c);
   const maxBytes = maxImportBytes(c.env);
   const length = Number(c.req.header("content-length"));
-  if (Number.isFinite(length) && length > maxBytes) throw payloadTooLarge(`The import file is larger than the limit of ${Math.round(maxBytes / 1024 / 1024)} MB (MAX_IMPORT_MB)`);
+  if (Number.isFinite(length) && length > maxBytes)
+    throw payloadTooLarge(`The import file is larger than the limit of ${Math.round(maxBytes / 1024 / 1024)} MB (MAX_IMPORT_MB)`);
   const body = c.req.raw.body;
   if (!body) throw badRequest("Request body is required (application/json: Flowise's export file)");
   return c.json(await importFile(c.var.db, body, { maxBytes, outbound: c.env }), 200);

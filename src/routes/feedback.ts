@@ -36,17 +36,27 @@ async function create(c: Context<AppEnv>, input: z.infer<typeof FeedbackCreate>)
 export const feedbackRoutes = createRouter()
   .openapi(
     publicRoute({
-      method: "post", path: "/", tags, middleware: [optionalAuth], security: OPTIONAL_BEARER,
+      method: "post",
+      path: "/",
+      tags,
+      middleware: [optionalAuth],
+      security: OPTIONAL_BEARER,
       summary: "Rate an API message (open for public chatflows)",
-      request: { body: jsonBody(FeedbackCreate) }, responses: jsonResponse(Feedback),
+      request: { body: jsonBody(FeedbackCreate) },
+      responses: jsonResponse(Feedback),
     }),
     async (c) => create(c, c.req.valid("json")),
   )
   .openapi(
     publicRoute({
-      method: "post", path: "/{id}", tags, middleware: [optionalAuth], security: OPTIONAL_BEARER,
+      method: "post",
+      path: "/{id}",
+      tags,
+      middleware: [optionalAuth],
+      security: OPTIONAL_BEARER,
       summary: "Rate an API message, chatflow id in the path (as Flowise's chat widget posts it)",
-      request: { params: ChatflowIdSegment, body: jsonBody(FeedbackCreate) }, responses: jsonResponse(Feedback),
+      request: { params: ChatflowIdSegment, body: jsonBody(FeedbackCreate) },
+      responses: jsonResponse(Feedback),
     }),
     async (c) => {
       const { id: chatflowid } = c.req.valid("param");
@@ -59,8 +69,13 @@ export const feedbackRoutes = createRouter()
   )
   .openapi(
     protectedRoute({
-      method: "get", path: "/{id}", permission: onPathRecord("id", "view"), tags, summary: "Feedback of a chatflow",
-      request: { params: ChatflowIdSegment, query: FeedbackQuery }, responses: jsonResponse(z.array(Feedback)),
+      method: "get",
+      path: "/{id}",
+      permission: onPathRecord("id", "view"),
+      tags,
+      summary: "Feedback of a chatflow",
+      request: { params: ChatflowIdSegment, query: FeedbackQuery },
+      responses: jsonResponse(z.array(Feedback)),
     }),
     async (c) => {
       const { id: chatflowid } = c.req.valid("param");
@@ -71,15 +86,21 @@ export const feedbackRoutes = createRouter()
   )
   .openapi(
     publicRoute({
-      method: "put", path: "/{id}", tags, middleware: [optionalAuth], security: OPTIONAL_BEARER,
+      method: "put",
+      path: "/{id}",
+      tags,
+      middleware: [optionalAuth],
+      security: OPTIONAL_BEARER,
       summary: "Update a feedback (open for public chatflows); answers the updated record",
-      request: { params: FeedbackIdSegment, body: jsonBody(FeedbackUpdate) }, responses: jsonResponse(Feedback),
+      request: { params: FeedbackIdSegment, body: jsonBody(FeedbackUpdate) },
+      responses: jsonResponse(Feedback),
     }),
     async (c) => {
       const { id } = c.req.valid("param");
       // Anonymous callers get the same 401 for an unknown id as for a private chatflow's feedback,
       // so they cannot probe which ids exist; only a bearer learns of a 404.
-      const owner = await service.getFeedback(c.var.db, id)
+      const owner = await service
+        .getFeedback(c.var.db, id)
         .then((current) => findConversationOwner(c.var.db, current.chatflowid))
         .catch(async (err) => {
           if (err instanceof ApiError && err.status === 404 && !(await resolvePrincipal(c))) {

@@ -13,10 +13,14 @@ const tags = ["leads"];
 export const leadRoutes = createRouter()
   .openapi(
     publicRoute({
-      method: "post", path: "/", tags, middleware: [optionalAuth],
+      method: "post",
+      path: "/",
+      tags,
+      middleware: [optionalAuth],
       summary: "Record a lead (open for public chatflows, as the chat widget posts it)",
       security: OPTIONAL_BEARER,
-      request: { body: jsonBody(LeadCreate) }, responses: jsonResponse(Lead),
+      request: { body: jsonBody(LeadCreate) },
+      responses: jsonResponse(Lead),
     }),
     async (c) => {
       const input = c.req.valid("json");
@@ -27,7 +31,15 @@ export const leadRoutes = createRouter()
     },
   )
   .openapi(
-    protectedRoute({ method: "get", path: "/{chatflowid}", permission: onPathRecord("chatflowid", "view"), tags, summary: "Leads of a chatflow (oldest first)", request: { params: ChatflowIdParam }, responses: jsonResponse(z.array(Lead)) }),
+    protectedRoute({
+      method: "get",
+      path: "/{chatflowid}",
+      permission: onPathRecord("chatflowid", "view"),
+      tags,
+      summary: "Leads of a chatflow (oldest first)",
+      request: { params: ChatflowIdParam },
+      responses: jsonResponse(z.array(Lead)),
+    }),
     async (c) => {
       const { chatflowid } = c.req.valid("param");
       await findConversationOwner(c.var.db, chatflowid);

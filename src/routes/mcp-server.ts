@@ -17,7 +17,8 @@ const permission = onFlowConfig("id");
 export const mcpServerRoutes = createRouter();
 mcpServerRoutes.openAPIRegistry.register("McpServerCreate", McpServerCreate);
 mcpServerRoutes.openAPIRegistry.register("McpServerUpdate", McpServerUpdate);
-const documented = (name: string) => ({ required: false, content: { "application/json": { schema: { $ref: `#/components/schemas/${name}` } } } }) as never;
+const documented = (name: string) =>
+  ({ required: false, content: { "application/json": { schema: { $ref: `#/components/schemas/${name}` } } } }) as never;
 
 /** The JSON body, or {} when there is none (the service then names what is missing). */
 async function bodyOf(c: Context<AppEnv>): Promise<unknown> {
@@ -32,15 +33,31 @@ async function bodyOf(c: Context<AppEnv>): Promise<unknown> {
 
 mcpServerRoutes
   .openapi(
-    protectedRoute({ method: "get", path: "/{id}", permission, tags, summary: "A chatflow's MCP server config (token masked)", request: { params: IdParam }, responses: jsonResponse(McpServerConfig) }),
+    protectedRoute({
+      method: "get",
+      path: "/{id}",
+      permission,
+      tags,
+      summary: "A chatflow's MCP server config (token masked)",
+      request: { params: IdParam },
+      responses: jsonResponse(McpServerConfig),
+    }),
     async (c) => c.json(await service.getMcpServerConfig(c.var.db, c.req.valid("param").id), 200),
   )
   .openapi(
     protectedRoute({
-      method: "post", path: "/{id}", permission, tags,
+      method: "post",
+      path: "/{id}",
+      permission,
+      tags,
       summary: "Enable a chatflow's MCP server: {toolName, description}; the token is shown in full only here and by refresh",
       request: { params: IdParam, body: documented("McpServerCreate") },
-      responses: { 201: { description: "Enabled (or already enabled: the config as it is)", content: { "application/json": { schema: McpServerConfig } } } },
+      responses: {
+        201: {
+          description: "Enabled (or already enabled: the config as it is)",
+          content: { "application/json": { schema: McpServerConfig } },
+        },
+      },
     }),
     async (c) => {
       const { config } = await service.createMcpServerConfig(c.var.db, c.req.valid("param").id, await bodyOf(c));
@@ -48,14 +65,38 @@ mcpServerRoutes
     },
   )
   .openapi(
-    protectedRoute({ method: "put", path: "/{id}", permission, tags, summary: "Change toolName, description or enabled", request: { params: IdParam, body: documented("McpServerUpdate") }, responses: jsonResponse(McpServerConfig) }),
+    protectedRoute({
+      method: "put",
+      path: "/{id}",
+      permission,
+      tags,
+      summary: "Change toolName, description or enabled",
+      request: { params: IdParam, body: documented("McpServerUpdate") },
+      responses: jsonResponse(McpServerConfig),
+    }),
     async (c) => c.json(await service.updateMcpServerConfig(c.var.db, c.req.valid("param").id, await bodyOf(c)), 200),
   )
   .openapi(
-    protectedRoute({ method: "delete", path: "/{id}", permission, tags, summary: "Disable a chatflow's MCP server", request: { params: IdParam }, responses: jsonResponse(z.object({ message: z.string() })) }),
+    protectedRoute({
+      method: "delete",
+      path: "/{id}",
+      permission,
+      tags,
+      summary: "Disable a chatflow's MCP server",
+      request: { params: IdParam },
+      responses: jsonResponse(z.object({ message: z.string() })),
+    }),
     async (c) => c.json(await service.disableMcpServerConfig(c.var.db, c.req.valid("param").id), 200),
   )
   .openapi(
-    protectedRoute({ method: "post", path: "/{id}/refresh", permission, tags, summary: "Issue a new token (shown in full); the old one stops working at once", request: { params: IdParam }, responses: jsonResponse(McpServerConfig) }),
+    protectedRoute({
+      method: "post",
+      path: "/{id}/refresh",
+      permission,
+      tags,
+      summary: "Issue a new token (shown in full); the old one stops working at once",
+      request: { params: IdParam },
+      responses: jsonResponse(McpServerConfig),
+    }),
     async (c) => c.json(await service.refreshMcpToken(c.var.db, c.req.valid("param").id), 200),
   );

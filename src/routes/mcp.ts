@@ -47,8 +47,17 @@ async function serve(c: Context<AppEnv>, name: string, tools: FlowTool[], served
     await enforceRateLimit(c.env, flow.id, flow.apiConfig, clientIpOf(c.req.raw.headers, c.env));
     return runFlowForMcp(runDepsOf(c), flow.id, args, AbortSignal.any([signal, c.req.raw.signal]));
   };
-  const server = flowsServer(tools, run, { name, version: pkg.version, secrets, log: (m) => console.error(`[${c.get("requestId")}] ${m}`) });
-  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true, maxRequestBodySize: MCP_MAX_BODY_BYTES });
+  const server = flowsServer(tools, run, {
+    name,
+    version: pkg.version,
+    secrets,
+    log: (m) => console.error(`[${c.get("requestId")}] ${m}`),
+  });
+  const transport = new WebStandardStreamableHTTPServerTransport({
+    sessionIdGenerator: undefined,
+    enableJsonResponse: true,
+    maxRequestBodySize: MCP_MAX_BODY_BYTES,
+  });
   await server.connect(transport);
   try {
     return await transport.handleRequest(c.req.raw);
@@ -58,7 +67,9 @@ async function serve(c: Context<AppEnv>, name: string, tools: FlowTool[], served
 }
 
 const notAllowed = (c: Context<AppEnv>) =>
-  rpcError(c, 405, -32000, c.req.method === "DELETE" ? "Session termination is not supported in stateless mode." : "Method not allowed.", { Allow: "POST" });
+  rpcError(c, 405, -32000, c.req.method === "DELETE" ? "Session termination is not supported in stateless mode." : "Method not allowed.", {
+    Allow: "POST",
+  });
 
 mcpRoutes.post("/:chatflowId", async (c) => {
   const refused = originRefusal(c);
@@ -94,27 +105,50 @@ for (const path of ["/", "/:chatflowId"]) {
 }
 
 // The API reference: the endpoints speak JSON-RPC (MCP), so the body is described, not validated here.
-const JsonRpc = z.object({ jsonrpc: z.literal("2.0"), id: z.union([z.string(), z.number()]).optional(), method: z.string(), params: z.record(z.string(), z.unknown()).optional() })
-  .openapi("McpJsonRpcMessage", { description: "An MCP JSON-RPC message (initialize, tools/list, tools/call, ping, notifications), or a batch of them" });
+const JsonRpc = z
+  .object({
+    jsonrpc: z.literal("2.0"),
+    id: z.union([z.string(), z.number()]).optional(),
+    method: z.string(),
+    params: z.record(z.string(), z.unknown()).optional(),
+  })
+  .openapi("McpJsonRpcMessage", {
+    description: "An MCP JSON-RPC message (initialize, tools/list, tools/call, ping, notifications), or a batch of them",
+  });
 const JsonRpcError = z.object({ jsonrpc: z.literal("2.0"), error: z.object({ code: z.number(), message: z.string() }), id: z.null() });
 const mcpResponses = (auth: string) => ({
-  200: { description: "The JSON-RPC answer (application/json)", content: { "application/json": { schema: z.record(z.string(), z.unknown()) } } },
+  200: {
+    description: "The JSON-RPC answer (application/json)",
+    content: { "application/json": { schema: z.record(z.string(), z.unknown()) } },
+  },
   202: { description: "Accepted (a notification)" },
   401: { description: auth, content: { "application/json": { schema: JsonRpcError } } },
   403: { description: "A browser Origin that MCP_CORS_ORIGINS does not list", content: { "application/json": { schema: JsonRpcError } } },
   ...errorResponsesFor([413]),
 });
 mcpRoutes.openAPIRegistry.registerPath({
-  method: "post", path: "/{chatflowId}", tags: ["mcp"], security: [{ bearerAuth: [] }],
+  method: "post",
+  path: "/{chatflowId}",
+  tags: ["mcp"],
+  security: [{ bearerAuth: [] }],
   summary: "A chatflow as an MCP server (Streamable HTTP, stateless): one tool; the bearer is the token of POST /mcp-server/{id}",
-  description: "Needs: the flow's MCP token (from POST /mcp-server/{id} or its refresh) as the bearer; API keys are not accepted here. GET and DELETE: 405.",
+  description:
+    "Needs: the flow's MCP token (from POST /mcp-server/{id} or its refresh) as the bearer; API keys are not accepted here. GET and DELETE: 405.",
   request: { params: z.object({ chatflowId: z.string() }), body: { required: true, content: { "application/json": { schema: JsonRpc } } } },
-  responses: { ...mcpResponses("Missing or wrong token"), 404: { description: "No such flow, or its MCP server is disabled", content: { "application/json": { schema: JsonRpcError } } } },
+  responses: {
+    ...mcpResponses("Missing or wrong token"),
+    404: { description: "No such flow, or its MCP server is disabled", content: { "application/json": { schema: JsonRpcError } } },
+  },
 });
 mcpRoutes.openAPIRegistry.registerPath({
-  method: "post", path: "/", tags: ["mcp"], security: [{ bearerAuth: [] }],
-  summary: "An API key's MCP server (Streamable HTTP, stateless): a tool for every flow whose MCP server is enabled and that the key may run",
-  description: "Needs: any valid API key (no permission): the tools are the flows it may run — those bound to no key or to it, within its chatflow limit. GET and DELETE: 405.",
+  method: "post",
+  path: "/",
+  tags: ["mcp"],
+  security: [{ bearerAuth: [] }],
+  summary:
+    "An API key's MCP server (Streamable HTTP, stateless): a tool for every flow whose MCP server is enabled and that the key may run",
+  description:
+    "Needs: any valid API key (no permission): the tools are the flows it may run — those bound to no key or to it, within its chatflow limit. GET and DELETE: 405.",
   request: { body: { required: true, content: { "application/json": { schema: JsonRpc } } } },
   responses: mcpResponses("Missing or invalid API key"),
 });

@@ -9,14 +9,20 @@ const tags = ["ping"];
 export const metaRoutes = createRouter()
   .openapi(
     publicRoute({
-      method: "get", path: "/ping", tags, summary: "Liveness check",
+      method: "get",
+      path: "/ping",
+      tags,
+      summary: "Liveness check",
       responses: { 200: { description: "pong", content: { "text/plain": { schema: z.string() } } } },
     }),
     (c) => c.text("pong", 200),
   )
   .openapi(
     publicRoute({
-      method: "get", path: "/version", tags, summary: "Server version",
+      method: "get",
+      path: "/version",
+      tags,
+      summary: "Server version",
       responses: { 200: { description: "Version", content: { "application/json": { schema: z.object({ version: z.string() }) } } } },
     }),
     (c) => c.json({ version: pkg.version }, 200),
@@ -54,7 +60,7 @@ const docsHtml = (base: string) => `<!doctype html>
 const basePath = (path: string) => path.replace(/\/docs\/?$/, "");
 
 metaRoutes.get("/docs", (c) => c.html(docsHtml(basePath(c.req.path))));
-metaRoutes.get("/docs/scalar.js", async (c) => {
+metaRoutes.get("/docs/scalar.js", async (_c) => {
   const asset = await readAsset("api-reference/scalar.js");
   const headers = new Headers({ "content-type": "text/javascript; charset=utf-8", "cache-control": "public, max-age=3600" });
   const etag = asset.headers.get("etag");

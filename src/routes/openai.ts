@@ -11,7 +11,15 @@ import type { AppEnv } from "../env";
 import { ApiError, unauthorized } from "../errors";
 import { isUuid } from "../lib/ids";
 import { workerSecretValues } from "../lib/secrets";
-import { ChatCompletion, ChatCompletionRequest, OpenAIErrorResponse, OpenAIModelList, OpenAIResponse, ResponseIdParam, ResponseRequest } from "../schemas/openai";
+import {
+  ChatCompletion,
+  ChatCompletionRequest,
+  OpenAIErrorResponse,
+  OpenAIModelList,
+  OpenAIResponse,
+  ResponseIdParam,
+  ResponseRequest,
+} from "../schemas/openai";
 import { type ChatTarget, completeChat, streamChat } from "../services/openai/chat";
 import { checkChatRequest, chatRunOf } from "../services/openai/chat-request";
 import { OpenAIError, modelNotFound } from "../services/openai/errors";
@@ -29,25 +37,39 @@ import { runnableFlow } from "./runnable";
 const BEARER_REQUIRED = "Unauthorized: the OpenAI-compatible API needs an API key (Authorization: Bearer <key>)";
 const tags = ["openai"];
 const security = [{ bearerAuth: [] }];
-const NEEDS_RUN = "Needs: any valid bearer token; a flow bound to an API key takes only that key (or the admin key), and a key limited to chatflows only those.";
+const NEEDS_RUN =
+  "Needs: any valid bearer token; a flow bound to an API key takes only that key (or the admin key), and a key limited to chatflows only those.";
 
 type Issue = { path: PropertyKey[]; message: string; code?: string };
 
 /** A body or path that fails its schema: OpenAI's 400, `param` naming the first field at fault. */
-function openAIValidationHook(result: { success: boolean; target: string; error?: { issues: readonly Issue[] } }, c: Context<AppEnv>): void {
+function openAIValidationHook(
+  result: { success: boolean; target: string; error?: { issues: readonly Issue[] } },
+  c: Context<AppEnv>,
+): void {
   if (result.success || !result.error) return;
-  if (result.target === "json" && !c.req.header("content-type")) throw new OpenAIError(400, "Request body is required (application/json)", null, "invalid_request_body");
+  if (result.target === "json" && !c.req.header("content-type"))
+    throw new OpenAIError(400, "Request body is required (application/json)", null, "invalid_request_body");
   const first = result.error.issues[0];
-  const param = first?.path.length ? first.path.map((p, i) => (typeof p === "number" ? `[${p}]` : `${i ? "." : ""}${String(p)}`)).join("") : null;
+  const param = first?.path.length
+    ? first.path.map((p, i) => (typeof p === "number" ? `[${p}]` : `${i ? "." : ""}${String(p)}`)).join("")
+    : null;
   const missing = first?.code === "invalid_type" && /received undefined/.test(first.message);
   const where = result.target === "json" ? "body" : result.target === "param" ? "path" : result.target;
-  throw new OpenAIError(400, `Invalid request ${where}: ${describeIssues(result.error.issues)}`, param, missing ? "missing_required_parameter" : "invalid_value");
+  throw new OpenAIError(
+    400,
+    `Invalid request ${where}: ${describeIssues(result.error.issues)}`,
+    param,
+    missing ? "missing_required_parameter" : "invalid_value",
+  );
 }
 
 export const openaiRoutes = new OpenAPIHono<AppEnv>({ strict: false, defaultHook: openAIValidationHook });
 
 const errors = (statuses: number[]) =>
-  Object.fromEntries(statuses.map((s) => [s, { description: "OpenAI's error body", content: { "application/json": { schema: OpenAIErrorResponse } } }]));
+  Object.fromEntries(
+    statuses.map((s) => [s, { description: "OpenAI's error body", content: { "application/json": { schema: OpenAIErrorResponse } } }]),
+  );
 
 const jsonOrStream = (schema: z.ZodType, description: string) => ({
   200: { description, content: { "application/json": { schema }, "text/event-stream": { schema: z.string() } } },
@@ -87,9 +109,13 @@ async function streamed(c: Context<AppEnv>, stream: LateStream): Promise<Respons
 
 openaiRoutes.openapi(
   route({
-    method: "get", path: "/models", operationId: "openaiListModels", middleware: [requireAuth],
+    method: "get",
+    path: "/models",
+    operationId: "openaiListModels",
+    middleware: [requireAuth],
     summary: "The flows this key may run, as OpenAI models (id = the flow's id; its name slug is accepted as a model too)",
-    description: "Needs: any valid bearer token; lists only the flows that token may run (a key's chatflow limit, flows bound to another key left out).",
+    description:
+      "Needs: any valid bearer token; lists only the flows that token may run (a key's chatflow limit, flows bound to another key left out).",
     responses: { 200: { description: "OK", content: { "application/json": { schema: OpenAIModelList } } }, ...errors([401, 403]) },
   }),
   async (c) => c.json({ object: "list" as const, data: await listModels(c.var.db, (await resolvePrincipal(c))!) }, 200),
@@ -97,11 +123,16 @@ openaiRoutes.openapi(
 
 openaiRoutes.openapi(
   route({
-    method: "post", path: "/chat/completions", operationId: "openaiCreateChatCompletion",
+    method: "post",
+    path: "/chat/completions",
+    operationId: "openaiCreateChatCompletion",
     summary: "Run a flow as an OpenAI chat completion (JSON, or chat.completion.chunk frames ending with data: [DONE])",
     description: NEEDS_RUN,
     request: { body: { required: true, content: { "application/json": { schema: ChatCompletionRequest } } } },
-    responses: { ...jsonOrStream(ChatCompletion, "A chat.completion, or its chunks when stream is true"), ...errors([400, 401, 403, 404, 409, 413, 415, 429, 502, 504]) },
+    responses: {
+      ...jsonOrStream(ChatCompletion, "A chat.completion, or its chunks when stream is true"),
+      ...errors([400, 401, 403, 404, 409, 413, 415, 429, 502, 504]),
+    },
   }),
   async (c) => {
     const body = c.req.valid("json");
@@ -115,11 +146,16 @@ openaiRoutes.openapi(
 
 openaiRoutes.openapi(
   route({
-    method: "post", path: "/responses", operationId: "openaiCreateResponse",
+    method: "post",
+    path: "/responses",
+    operationId: "openaiCreateResponse",
     summary: "Run a flow as an OpenAI Responses API response (JSON, or its event stream); previous_response_id continues that chat",
     description: NEEDS_RUN,
     request: { body: { required: true, content: { "application/json": { schema: ResponseRequest } } } },
-    responses: { ...jsonOrStream(OpenAIResponse, "A response, or its events when stream is true"), ...errors([400, 401, 403, 404, 409, 413, 415, 429, 502, 504]) },
+    responses: {
+      ...jsonOrStream(OpenAIResponse, "A response, or its events when stream is true"),
+      ...errors([400, 401, 403, 404, 409, 413, 415, 429, 502, 504]),
+    },
   }),
   async (c) => {
     const body = c.req.valid("json");
@@ -135,7 +171,10 @@ openaiRoutes.openapi(
 
 openaiRoutes.openapi(
   route({
-    method: "get", path: "/responses/{id}", operationId: "openaiGetResponse", middleware: [requireAuth],
+    method: "get",
+    path: "/responses/{id}",
+    operationId: "openaiGetResponse",
+    middleware: [requireAuth],
     summary: "A stored response (created with store not false)",
     description: "Needs: a bearer token that may run the response's flow (as POST /openai/responses).",
     request: { params: ResponseIdParam },

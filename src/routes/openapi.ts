@@ -73,11 +73,21 @@ const OPERATION_IDS: Record<string, string> = {
 };
 
 const capitalize = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
-const camel = (s: string) => s.split(/[^A-Za-z0-9]+/).filter(Boolean).map(capitalize).join("");
+const camel = (s: string) =>
+  s
+    .split(/[^A-Za-z0-9]+/)
+    .filter(Boolean)
+    .map(capitalize)
+    .join("");
 
 /** `get /document-store/store/{id}` → `getDocumentStoreStoreById`. */
 const derivedOperationId = (method: string, path: string): string =>
-  method.toLowerCase() + path.split("/").filter(Boolean).map((seg) => (seg.startsWith("{") ? `By${camel(seg)}` : camel(seg))).join("");
+  method.toLowerCase() +
+  path
+    .split("/")
+    .filter(Boolean)
+    .map((seg) => (seg.startsWith("{") ? `By${camel(seg)}` : camel(seg)))
+    .join("");
 
 const METHODS = new Set(["get", "put", "post", "delete", "options", "head", "patch", "trace"]);
 
@@ -110,7 +120,11 @@ export function serveOpenApiDocument(api: OpenAPIHono<AppEnv>, base: string): vo
       withOperationIds(
         api.getOpenAPI31Document({
           openapi: "3.1.0",
-          info: { title: "edgeflow API", version: pkg.version, description: "Flowise-compatible workflow builder API on Cloudflare Workers" },
+          info: {
+            title: "edgeflow API",
+            version: pkg.version,
+            description: "Flowise-compatible workflow builder API on Cloudflare Workers",
+          },
           servers: [{ url: base }],
           security: [{ [BEARER_SCHEME]: [] }],
         }),

@@ -36,7 +36,9 @@ export async function readPredictionBody(c: Context<AppEnv>): Promise<{ input: P
   if (!parsed.success) throw badRequest(`Invalid request body: ${describeIssues(parsed.error.issues)}`);
 
   // Decode data: URIs now, so a malformed upload is a 400 before any model is called.
-  const uploads: UploadInput[] = (parsed.data.uploads ?? []).map((u) => (u.type === "url" ? { ...u } : { ...u, ...decodeDataUri(u), data: undefined }));
+  const uploads: UploadInput[] = (parsed.data.uploads ?? []).map((u) =>
+    u.type === "url" ? { ...u } : { ...u, ...decodeDataUri(u), data: undefined },
+  );
   for (const file of files) {
     const bytes = new Uint8Array(await file.arrayBuffer());
     uploads.push({ type: "file", name: file.name, mime: file.type, bytes });

@@ -3,9 +3,7 @@ import type { AppEnv } from "../env";
 import { badRequest, unsupportedMediaType } from "../errors";
 import { jsonTooDeep, tooDeepMessage } from "../lib/json-depth";
 
-export type JsonOrForm =
-  | { kind: "json"; body: Record<string, unknown> }
-  | { kind: "form"; fields: Record<string, string>; files: File[] };
+export type JsonOrForm = { kind: "json"; body: Record<string, unknown> } | { kind: "form"; fields: Record<string, string>; files: File[] };
 
 /**
  * The body of an endpoint that takes JSON or multipart/form-data (prediction, upserts): a JSON

@@ -1,4 +1,4 @@
-import { OpenAPIHono, type RouteConfig, createRoute, z } from "@hono/zod-openapi";
+import { OpenAPIHono, type RouteConfig, createRoute, type z } from "@hono/zod-openapi";
 import type { Context, MiddlewareHandler } from "hono";
 import type { AppEnv } from "../env";
 import { ApiError } from "../errors";
@@ -49,7 +49,9 @@ export const createRouter = () => new OpenAPIHono<AppEnv>({ strict: false, defau
 
 /** OpenAPI responses for these error statuses, each the API's one error body. */
 export const errorResponsesFor = (statuses: number[]) =>
-  Object.fromEntries(statuses.map((status) => [status, { description: "Error", content: { "application/json": { schema: ErrorResponse } } }]));
+  Object.fromEntries(
+    statuses.map((status) => [status, { description: "Error", content: { "application/json": { schema: ErrorResponse } } }]),
+  );
 
 const errorResponses = errorResponsesFor([400, 401, 404, 409, 413, 415, 422]);
 const guardedErrorResponses = errorResponsesFor([400, 401, 403, 404, 409, 413, 415, 422]);
@@ -76,7 +78,8 @@ async function hasBodyBytes(req: Request): Promise<boolean> {
  * media-type check (415).
  */
 const requireBody: MiddlewareHandler<AppEnv> = async (c, next) => {
-  if (!c.req.header("content-type") && !(await hasBodyBytes(c.req.raw))) throw new ApiError(400, "Request body is required (application/json)");
+  if (!c.req.header("content-type") && !(await hasBodyBytes(c.req.raw)))
+    throw new ApiError(400, "Request body is required (application/json)");
   await next();
 };
 
@@ -137,7 +140,12 @@ type OpenAPIRouter = ReturnType<typeof createRouter>;
  * checks and messages), so the router must not validate it: documented only. The JSON schema is
  * registered as a component and referenced; the multipart one is plain OpenAPI (binary `files`).
  */
-export function bodyReadByHandler(router: OpenAPIRouter, json: { name: string; schema: z.ZodType }, multipart: Record<string, unknown>, required = true) {
+export function bodyReadByHandler(
+  router: OpenAPIRouter,
+  json: { name: string; schema: z.ZodType },
+  multipart: Record<string, unknown>,
+  required = true,
+) {
   router.openAPIRegistry.register(json.name, json.schema);
   return {
     required,

@@ -32,7 +32,12 @@ export interface RunnableRules {
  * The flow, once the caller passed every check; throws 401/403/404/429 otherwise. `findKey`: the
  * caller's API key as the route's own lookups found it (one D1 round trip for both).
  */
-export async function runnableFlow<F extends GuardedFlow>(c: Context<AppEnv>, lookup: Promise<F>, rules: RunnableRules = {}, findKey?: KeyFinder): Promise<F> {
+export async function runnableFlow<F extends GuardedFlow>(
+  c: Context<AppEnv>,
+  lookup: Promise<F>,
+  rules: RunnableRules = {},
+  findKey?: KeyFinder,
+): Promise<F> {
   lookup.catch(() => {}); // awaited below, maybe after another check failed first
   const principal: Promise<Principal | null> = resolvePrincipal(c, findKey);
   principal.catch(() => {});

@@ -14,13 +14,24 @@ const tags = ["upsert-history"];
 async function historyIdsOf(c: Context<AppEnv>): Promise<string[]> {
   const ids = (await peekBody(c)).ids;
   if (!Array.isArray(ids)) return []; // validation answers 400
-  return upsertHistoryOwners(c.var.db, ids.filter((id): id is string => typeof id === "string").slice(0, 1000).map((id) => id.toLowerCase()));
+  return upsertHistoryOwners(
+    c.var.db,
+    ids
+      .filter((id): id is string => typeof id === "string")
+      .slice(0, 1000)
+      .map((id) => id.toLowerCase()),
+  );
 }
 export const upsertHistoryRoutes = createRouter()
   .openapi(
     protectedRoute({
-      method: "get", path: "/{chatflowid}", permission: onPathRecord("chatflowid", "view"), tags, summary: "Vector upserts of a chatflow (or document store)",
-      request: { params: ChatflowIdParam, query: UpsertHistoryQuery }, responses: jsonResponse(z.array(UpsertHistory)),
+      method: "get",
+      path: "/{chatflowid}",
+      permission: onPathRecord("chatflowid", "view"),
+      tags,
+      summary: "Vector upserts of a chatflow (or document store)",
+      request: { params: ChatflowIdParam, query: UpsertHistoryQuery },
+      responses: jsonResponse(z.array(UpsertHistory)),
     }),
     async (c) => {
       const { chatflowid } = c.req.valid("param");
@@ -30,16 +41,26 @@ export const upsertHistoryRoutes = createRouter()
   )
   .openapi(
     protectedRoute({
-      method: "patch", path: "/", permission: onRecords(historyIdsOf, "update"), tags, summary: "Delete upsert history records by id",
-      request: { body: jsonBody(UpsertHistoryDelete) }, responses: jsonResponse(DeletedResponse),
+      method: "patch",
+      path: "/",
+      permission: onRecords(historyIdsOf, "update"),
+      tags,
+      summary: "Delete upsert history records by id",
+      request: { body: jsonBody(UpsertHistoryDelete) },
+      responses: jsonResponse(DeletedResponse),
     }),
     async (c) => c.json({ deleted: await service.deleteUpsertHistory(c.var.db, c.req.valid("json").ids) }, 200),
   )
   .openapi(
     // The service document lists the PATCH under /upsert-history/{id}: the records of that chatflow.
     protectedRoute({
-      method: "patch", path: "/{chatflowid}", permission: onPathRecord("chatflowid", "update"), tags, summary: "Delete upsert history records of a chatflow by id",
-      request: { params: ChatflowIdParam, body: jsonBody(UpsertHistoryDelete) }, responses: jsonResponse(DeletedResponse),
+      method: "patch",
+      path: "/{chatflowid}",
+      permission: onPathRecord("chatflowid", "update"),
+      tags,
+      summary: "Delete upsert history records of a chatflow by id",
+      request: { params: ChatflowIdParam, body: jsonBody(UpsertHistoryDelete) },
+      responses: jsonResponse(DeletedResponse),
     }),
     async (c) => {
       const { chatflowid } = c.req.valid("param");

@@ -7,18 +7,51 @@ import { can } from "../auth/guard";
 const tags = ["variables"];
 export const variableRoutes = createRouter()
   .openapi(
-    protectedRoute({ method: "post", path: "/", permission: can("variables:create"), tags, summary: "Create a variable", middleware: [VALIDATION_422], request: { body: jsonBody(VariableCreate) }, responses: jsonResponse(Variable) }),
+    protectedRoute({
+      method: "post",
+      path: "/",
+      permission: can("variables:create"),
+      tags,
+      summary: "Create a variable",
+      middleware: [VALIDATION_422],
+      request: { body: jsonBody(VariableCreate) },
+      responses: jsonResponse(Variable),
+    }),
     async (c) => c.json(await service.createVariable(c.var.db, c.req.valid("json")), 200),
   )
   .openapi(
-    protectedRoute({ method: "get", path: "/", permission: can("variables:view"), tags, summary: "List variables", request: { query: PageQuery }, responses: jsonResponse(listOf(Variable)) }),
+    protectedRoute({
+      method: "get",
+      path: "/",
+      permission: can("variables:view"),
+      tags,
+      summary: "List variables",
+      request: { query: PageQuery },
+      responses: jsonResponse(listOf(Variable)),
+    }),
     async (c) => c.json(await service.listVariables(c.var.db, c.req.valid("query")), 200),
   )
   .openapi(
-    protectedRoute({ method: "put", path: "/{id}", permission: can("variables:create", "variables:update"), tags, summary: "Update a variable (partial)", request: { params: IdParam, body: jsonBody(VariableUpdate) }, responses: jsonResponse(Variable) }),
+    protectedRoute({
+      method: "put",
+      path: "/{id}",
+      permission: can("variables:create", "variables:update"),
+      tags,
+      summary: "Update a variable (partial)",
+      request: { params: IdParam, body: jsonBody(VariableUpdate) },
+      responses: jsonResponse(Variable),
+    }),
     async (c) => c.json(await service.updateVariable(c.var.db, c.req.valid("param").id, c.req.valid("json")), 200),
   )
   .openapi(
-    protectedRoute({ method: "delete", path: "/{id}", permission: can("variables:delete"), tags, summary: "Delete a variable", request: { params: IdParam }, responses: jsonResponse(DeletedResponse) }),
+    protectedRoute({
+      method: "delete",
+      path: "/{id}",
+      permission: can("variables:delete"),
+      tags,
+      summary: "Delete a variable",
+      request: { params: IdParam },
+      responses: jsonResponse(DeletedResponse),
+    }),
     async (c) => c.json(await service.deleteVariable(c.var.db, c.req.valid("param").id), 200),
   );

@@ -21,8 +21,17 @@ export const isVectorUpsert = (method: string, path: string) => method === "POST
 
 const VectorUpsertBody = z
   .object({
-    stopNodeId: z.string().trim().min(1).max(200).optional().openapi({ description: "The vector store node to upsert into, when the chatflow has several" }),
-    overrideConfig: z.record(z.string(), z.unknown()).optional().openapi({ description: "Node parameters, as for prediction (gated by apiConfig.overrideConfig)" }),
+    stopNodeId: z
+      .string()
+      .trim()
+      .min(1)
+      .max(200)
+      .optional()
+      .openapi({ description: "The vector store node to upsert into, when the chatflow has several" }),
+    overrideConfig: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .openapi({ description: "Node parameters, as for prediction (gated by apiConfig.overrideConfig)" }),
   })
   .openapi("VectorUpsertRequest");
 
@@ -92,6 +101,12 @@ vectorUpsertRoutes.openapi(route, async (c) => {
 
   const controller = new AbortController();
   abortOnDisconnect(c, controller);
-  const result = await upsertChatflowVectors({ db: c.var.db, runtime: c.var.runtime, signal: controller.signal }, flow, request, files, await loadVariables(c.var.db, c.env));
+  const result = await upsertChatflowVectors(
+    { db: c.var.db, runtime: c.var.runtime, signal: controller.signal },
+    flow,
+    request,
+    files,
+    await loadVariables(c.var.db, c.env),
+  );
   return c.json(result, 200);
 });

@@ -29,7 +29,8 @@ async function handle(c: Context<AppEnv>): Promise<Response> {
       clientIp: clientIpOf(c.req.raw.headers, c.env),
       signal: disconnectSignal(c),
     });
-    if (delivered.kind === "detached") return c.json({ chatId: delivered.body.chatId, executionId: delivered.body.executionId, status: "PROCESSING" }, 202);
+    if (delivered.kind === "detached")
+      return c.json({ chatId: delivered.body.chatId, executionId: delivered.body.executionId, status: "PROCESSING" }, 202);
     return delivered.kind === "sse" ? c.body(delivered.body, 200, SSE_HEADERS) : c.json(delivered.body, 200);
   } catch (err) {
     if (err instanceof MethodNotAllowed) c.header("Allow", err.allow);
@@ -43,13 +44,23 @@ webhookRoutes.all("/:id", handle);
 const accepted = z.object({ chatId: z.string(), executionId: z.string(), status: z.literal("PROCESSING") }).openapi("WebhookAccepted");
 for (const method of ["post", "get", "put", "patch", "delete"] as const) {
   webhookRoutes.openAPIRegistry.registerPath({
-    method, path: "/{id}", tags: ["webhooks"], security: [{}],
+    method,
+    path: "/{id}",
+    tags: ["webhooks"],
+    security: [{}],
     summary: `Fire a webhook-triggered agentflow (${method.toUpperCase()}; the Start node's webhookMethod, when set, is the only one taken)`,
-    description: "No bearer token: when the Start node verifies signatures, the request carries the HMAC of its raw body (`sha256=<hex>`, `sha1=<hex>` or bare hex) or the plain secret in its signature header. The body is read by its content type (JSON, form — a form's JSON `payload` field unwrapped — or text), at most 1 MB.",
+    description:
+      "No bearer token: when the Start node verifies signatures, the request carries the HMAC of its raw body (`sha256=<hex>`, `sha1=<hex>` or bare hex) or the plain secret in its signature header. The body is read by its content type (JSON, form — a form's JSON `payload` field unwrapped — or text), at most 1 MB.",
     request: { params: z.object({ id: z.string().uuid() }) },
     responses: {
-      200: { description: "sync: the prediction JSON; stream: text/event-stream frames", content: { "application/json": { schema: z.record(z.string(), z.unknown()) }, "text/event-stream": { schema: z.string() } } },
-      202: { description: "async: accepted, run detached; the Start node's callbackUrl is called back", content: { "application/json": { schema: accepted } } },
+      200: {
+        description: "sync: the prediction JSON; stream: text/event-stream frames",
+        content: { "application/json": { schema: z.record(z.string(), z.unknown()) }, "text/event-stream": { schema: z.string() } },
+      },
+      202: {
+        description: "async: accepted, run detached; the Start node's callbackUrl is called back",
+        content: { "application/json": { schema: accepted } },
+      },
       ...errorResponsesFor([400, 401, 404, 405, 409, 413, 415, 429, 502, 504]),
     },
   });

@@ -23,17 +23,25 @@ function parseConfig(chatbotConfig: string | null): Record<string, unknown> {
 export const widgetRoutes = createRouter()
   .openapi(
     publicRoute({
-      method: "get", path: "/chatflows-streaming/{id}", tags,
+      method: "get",
+      path: "/chatflows-streaming/{id}",
+      tags,
       summary: "Whether a chatflow streams (open for any chatflow; reveals nothing else)",
-      request: { params: IdParam }, responses: jsonResponse(z.object({ isStreaming: z.boolean() })),
+      request: { params: IdParam },
+      responses: jsonResponse(z.object({ isStreaming: z.boolean() })),
     }),
     async (c) => c.json({ isStreaming: await chatflowStreams(c.var.db, c.req.valid("param").id) }, 200),
   )
   .openapi(
     publicRoute({
-      method: "get", path: "/public-chatbotConfig/{id}", tags, middleware: [optionalAuth], security: OPTIONAL_BEARER,
+      method: "get",
+      path: "/public-chatbotConfig/{id}",
+      tags,
+      middleware: [optionalAuth],
+      security: OPTIONAL_BEARER,
       summary: "A chatflow's chatbotConfig and upload capabilities, for its widget",
-      request: { params: IdParam }, responses: jsonResponse(z.record(z.string(), z.unknown())),
+      request: { params: IdParam },
+      responses: jsonResponse(z.record(z.string(), z.unknown())),
     }),
     async (c) => {
       const flow = await getChatflow(c.var.db, c.req.valid("param").id);
@@ -51,7 +59,11 @@ export const widgetRoutes = createRouter()
   )
   .openapi(
     publicRoute({
-      method: "put", path: "/chatmessage/abort/{chatflowid}/{chatId}", tags, middleware: [optionalAuth], security: OPTIONAL_BEARER,
+      method: "put",
+      path: "/chatmessage/abort/{chatflowid}/{chatId}",
+      tags,
+      middleware: [optionalAuth],
+      security: OPTIONAL_BEARER,
       summary: "Stop a chat's run in progress (whoever may run the chatflow: anyone for a public one, else its bearer)",
       request: { params: z.object({ chatflowid: uuid(), chatId: text(1000) }) },
       responses: jsonResponse(z.object({ aborted: z.boolean() })),

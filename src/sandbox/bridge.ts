@@ -54,13 +54,17 @@ export class HostBridge {
     this.define("__hostTimer", (id, ms) => {
       if (this.timers.size >= MAX_TIMERS) throw new Error(`a function may have at most ${MAX_TIMERS} timers pending`);
       const delay = Math.max(0, Math.min(vm.getNumber(ms) || 0, this.timeoutMs + 1000));
-      this.start(vm.getNumber(id), () => new Promise((resolve) => {
-        const timer = setTimeout(() => {
-          this.timers.delete(timer);
-          resolve("");
-        }, delay);
-        this.timers.add(timer);
-      }));
+      this.start(
+        vm.getNumber(id),
+        () =>
+          new Promise((resolve) => {
+            const timer = setTimeout(() => {
+              this.timers.delete(timer);
+              resolve("");
+            }, delay);
+            this.timers.add(timer);
+          }),
+      );
     });
   }
 
@@ -131,6 +135,13 @@ export class HostBridge {
       throw new Error(`fetch ${url.slice(0, 200)} failed: ${errorMessage(err)}`);
     }
     const text = await readCapped(res, MAX_RESPONSE_BYTES);
-    return JSON.stringify({ status: res.status, statusText: res.statusText, url: res.url || url, redirected: res.redirected, headers: [...res.headers], body: text });
+    return JSON.stringify({
+      status: res.status,
+      statusText: res.statusText,
+      url: res.url || url,
+      redirected: res.redirected,
+      headers: [...res.headers],
+      body: text,
+    });
   }
 }

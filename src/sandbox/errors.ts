@@ -44,26 +44,32 @@ export const memoryFailure = () =>
 /** The failure for a host stop: whatever QuickJS reported with it (often nothing) says less. */
 export function stopFailure(stop: Stop, limits: StopLimits): Error {
   if (stop === "abort") return new RunAborted();
-  if (stop === "timeout") return new SandboxError(`The function ran longer than its time limit of ${seconds(limits.timeoutMs)} and was stopped`, "timeout");
+  if (stop === "timeout")
+    return new SandboxError(`The function ran longer than its time limit of ${seconds(limits.timeoutMs)} and was stopped`, "timeout");
   if (stop === "slice") {
     return new SandboxError(
       `The function computed for more than ${seconds(limits.sliceMs)} without waiting for a timer or a request (TOOL_SLICE_MS), which would keep the server from answering anyone else, and was stopped`,
       "timeout",
     );
   }
-  return new SandboxError(`The function computed for longer than its time limit of ${seconds(limits.timeoutMs)} allows (its instruction budget) and was stopped`, "timeout");
+  return new SandboxError(
+    `The function computed for longer than its time limit of ${seconds(limits.timeoutMs)} allows (its instruction budget) and was stopped`,
+    "timeout",
+  );
 }
 
 /** A SandboxError for what QuickJS threw (a dumped value), or for the host's stop when there was one. */
 export function failureOf(dumped: unknown, stop: Stop | undefined, limits: StopLimits): Error {
   if (stop) return stopFailure(stop, limits);
-  const message = dumped && typeof dumped === "object" && (dumped as { __sandboxFailure?: unknown }).__sandboxFailure
-    ? String((dumped as { message: unknown }).message)
-    : errorText(dumped);
+  const message =
+    dumped && typeof dumped === "object" && (dumped as { __sandboxFailure?: unknown }).__sandboxFailure
+      ? String((dumped as { message: unknown }).message)
+      : errorText(dumped);
   // QuickJS that runs out of memory while making its own error throws null (the prelude says "null").
   if ((dumped === null || dumped === undefined || message === "null") && engineMemoryFull()) return memoryFailure();
   if (/out of memory/i.test(message)) return memoryFailure();
-  if (/stack overflow|call stack size/i.test(message)) return new SandboxError(`The function exceeded its stack limit (recursion too deep): ${message}`, "stack");
+  if (/stack overflow|call stack size/i.test(message))
+    return new SandboxError(`The function exceeded its stack limit (recursion too deep): ${message}`, "stack");
   return new SandboxError(message, "thrown");
 }
 

@@ -92,7 +92,9 @@ export async function runSandboxed(body: string, run: SandboxRun): Promise<strin
 
   try {
     bridge.install();
-    const input = vm.newString(JSON.stringify({ args: run.args ?? {}, declared: run.declared ?? [], vars: run.vars ?? {}, flow: run.flow ?? {} }));
+    const input = vm.newString(
+      JSON.stringify({ args: run.args ?? {}, declared: run.declared ?? [], vars: run.vars ?? {}, flow: run.flow ?? {} }),
+    );
     vm.setProp(vm.global, "__input", input);
     input.dispose();
     check(vm.evalCode(PRELUDE, "prelude.js"), vm).dispose();
@@ -121,7 +123,7 @@ export async function runSandboxed(body: string, run: SandboxRun): Promise<strin
         const state = vm.getPromiseState(promise);
         if (state.type === "fulfilled") {
           const value = state.notAPromise ? vm.dump(promise) : state.value.consume((v) => vm.dump(v));
-          return typeof value === "string" ? value : JSON.stringify(value) ?? "";
+          return typeof value === "string" ? value : (JSON.stringify(value) ?? "");
         }
         if (state.type === "rejected") throw failure(state.error.consume((e) => vm.dump(e)));
         if (!bridge.pending) {

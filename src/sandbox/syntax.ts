@@ -19,7 +19,11 @@ export async function checkFunctionSyntax(body: string): Promise<string | undefi
   let healthy = true;
   try {
     const result = vm.evalCode(wrap(body), FILENAME, { compileOnly: true });
-    if (result.error) return syntaxMessage(result.error.consume((e) => vm.dump(e)), FILENAME);
+    if (result.error)
+      return syntaxMessage(
+        result.error.consume((e) => vm.dump(e)),
+        FILENAME,
+      );
     result.value.dispose();
     return undefined;
   } catch (err) {

@@ -3,7 +3,10 @@ import { CHAT_TYPES, FEEDBACK_RATINGS, MESSAGE_ROLES } from "../db/enums";
 import { boolQuery, dateQuery, text } from "./common";
 
 const upperEnum = <T extends readonly [string, ...string[]]>(values: T) =>
-  z.string().transform((s) => s.toUpperCase()).pipe(z.enum(values));
+  z
+    .string()
+    .transform((s) => s.toUpperCase())
+    .pipe(z.enum(values));
 
 const filters = {
   chatType: z.enum(CHAT_TYPES).optional(),
@@ -17,7 +20,9 @@ const filters = {
 
 export const ChatMessageQuery = z.object({
   ...filters,
-  order: upperEnum(["ASC", "DESC"] as const).optional().openapi({ description: "By createdDate; ASC by default" }),
+  order: upperEnum(["ASC", "DESC"] as const)
+    .optional()
+    .openapi({ description: "By createdDate; ASC by default" }),
   feedback: boolQuery().optional().openapi({ description: "true: only API messages with feedback (and the user message before each)" }),
 });
 
@@ -26,36 +31,40 @@ export const ChatMessageDeleteQuery = z.object({
   hardDelete: boolQuery().optional(),
 });
 
-export const Feedback = z.object({
-  id: z.string(),
-  chatflowid: z.string(),
-  chatId: z.string(),
-  messageId: z.string(),
-  rating: z.enum(FEEDBACK_RATINGS),
-  content: z.string().nullable(),
-  createdDate: z.string(),
-}).openapi("Feedback");
+export const Feedback = z
+  .object({
+    id: z.string(),
+    chatflowid: z.string(),
+    chatId: z.string(),
+    messageId: z.string(),
+    rating: z.enum(FEEDBACK_RATINGS),
+    content: z.string().nullable(),
+    createdDate: z.string(),
+  })
+  .openapi("Feedback");
 
 const jsonArray = () => z.array(z.unknown()).nullable();
-export const ChatMessage = z.object({
-  id: z.string(),
-  role: z.enum(MESSAGE_ROLES),
-  chatflowid: z.string(),
-  content: z.string(),
-  sourceDocuments: jsonArray(),
-  usedTools: jsonArray(),
-  fileAnnotations: jsonArray(),
-  agentReasoning: jsonArray(),
-  fileUploads: jsonArray(),
-  artifacts: jsonArray(),
-  action: z.unknown().nullable(),
-  followUpPrompts: z.unknown().nullable(),
-  chatType: z.enum(CHAT_TYPES),
-  chatId: z.string(),
-  memoryType: z.string().nullable(),
-  sessionId: z.string().nullable(),
-  leadEmail: z.string().nullable(),
-  executionId: z.string().nullable().openapi({ description: "The agentflow execution this message belongs to" }),
-  createdDate: z.string(),
-  feedback: Feedback.optional(),
-}).openapi("ChatMessage");
+export const ChatMessage = z
+  .object({
+    id: z.string(),
+    role: z.enum(MESSAGE_ROLES),
+    chatflowid: z.string(),
+    content: z.string(),
+    sourceDocuments: jsonArray(),
+    usedTools: jsonArray(),
+    fileAnnotations: jsonArray(),
+    agentReasoning: jsonArray(),
+    fileUploads: jsonArray(),
+    artifacts: jsonArray(),
+    action: z.unknown().nullable(),
+    followUpPrompts: z.unknown().nullable(),
+    chatType: z.enum(CHAT_TYPES),
+    chatId: z.string(),
+    memoryType: z.string().nullable(),
+    sessionId: z.string().nullable(),
+    leadEmail: z.string().nullable(),
+    executionId: z.string().nullable().openapi({ description: "The agentflow execution this message belongs to" }),
+    createdDate: z.string(),
+    feedback: Feedback.optional(),
+  })
+  .openapi("ChatMessage");

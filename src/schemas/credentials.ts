@@ -3,32 +3,39 @@ import { name, text, uuid } from "./common";
 
 const PLAIN_DATA_BYTES = 100_000;
 const plainDataObj = () =>
-  z.record(z.string(), z.unknown())
+  z
+    .record(z.string(), z.unknown())
     .refine((o) => JSON.stringify(o).length <= PLAIN_DATA_BYTES, { message: `must be at most ${PLAIN_DATA_BYTES} bytes as JSON` })
     .openapi({ description: "The secret values, e.g. {openAIApiKey}; encrypted at rest and never returned" });
 const credentialName = () => text(200).pipe(z.string().trim().min(1, "must not be empty"));
 
-export const CredentialCreate = z.object({
-  id: uuid().optional(),
-  name: name(),
-  credentialName: credentialName(),
-  plainDataObj: plainDataObj(),
-}).openapi("CredentialCreate");
+export const CredentialCreate = z
+  .object({
+    id: uuid().optional(),
+    name: name(),
+    credentialName: credentialName(),
+    plainDataObj: plainDataObj(),
+  })
+  .openapi("CredentialCreate");
 
-export const CredentialUpdate = z.object({
-  name: name().optional(),
-  credentialName: credentialName().optional(),
-  plainDataObj: plainDataObj().optional().openapi({ description: "Keys given replace the stored ones; others are kept" }),
-}).openapi("CredentialUpdate");
+export const CredentialUpdate = z
+  .object({
+    name: name().optional(),
+    credentialName: credentialName().optional(),
+    plainDataObj: plainDataObj().optional().openapi({ description: "Keys given replace the stored ones; others are kept" }),
+  })
+  .openapi("CredentialUpdate");
 
 export const CredentialListQuery = z.object({
   credentialName: text(2000).optional().openapi({ description: "Only credentials of these types (comma-separated)" }),
 });
 
-export const Credential = z.object({
-  id: z.string(),
-  name: z.string(),
-  credentialName: z.string(),
-  createdDate: z.string(),
-  updatedDate: z.string(),
-}).openapi("Credential");
+export const Credential = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    credentialName: z.string(),
+    createdDate: z.string(),
+    updatedDate: z.string(),
+  })
+  .openapi("Credential");

@@ -16,20 +16,25 @@ export const ExecutionUpdate = z.object({ isPublic: z.boolean() }).strict().open
 
 export const ExecutionDeleteMany = z.object({ executionIds: z.array(uuid()).max(1000) }).openapi("ExecutionDeleteMany");
 
-export const Execution = z.object({
-  id: z.string(),
-  executionData: z.string().openapi({ description: "JSON string: the executed nodes (Flowise's IAgentflowExecutedData[])" }),
-  state: z.enum(EXECUTION_STATES),
-  agentflowId: z.string(),
-  sessionId: z.string(),
-  action: z.string().nullable().openapi({ description: "JSON string: the pending human-input action while STOPPED" }),
-  isPublic: z.boolean(),
-  createdDate: z.string(),
-  updatedDate: z.string(),
-  stoppedDate: z.string().nullable(),
-  result: z.unknown().optional().openapi({ description: "An asynchronous run's answer (what a synchronous prediction would have answered), once it ended" }),
-  error: z.string().optional().openapi({ description: "Why an asynchronous run failed" }),
-}).openapi("Execution");
+export const Execution = z
+  .object({
+    id: z.string(),
+    executionData: z.string().openapi({ description: "JSON string: the executed nodes (Flowise's IAgentflowExecutedData[])" }),
+    state: z.enum(EXECUTION_STATES),
+    agentflowId: z.string(),
+    sessionId: z.string(),
+    action: z.string().nullable().openapi({ description: "JSON string: the pending human-input action while STOPPED" }),
+    isPublic: z.boolean(),
+    createdDate: z.string(),
+    updatedDate: z.string(),
+    stoppedDate: z.string().nullable(),
+    result: z
+      .unknown()
+      .optional()
+      .openapi({ description: "An asynchronous run's answer (what a synchronous prediction would have answered), once it ended" }),
+    error: z.string().optional().openapi({ description: "Why an asynchronous run failed" }),
+  })
+  .openapi("Execution");
 
 const ExecutionListItem = Execution.extend({
   agentflow: z.object({ id: z.string(), name: z.string() }).nullable(),

@@ -8,36 +8,106 @@
 /** Each entry: name suffix, Flowise's description, and its editions (O open source, E enterprise, C cloud). */
 const CATALOGUE: Record<string, [string, string, string][]> = {
   chatflows: [
-    ["view", "View", "OEC"], ["create", "Create", "OEC"], ["update", "Update", "OEC"], ["duplicate", "Duplicate", "OEC"],
-    ["delete", "Delete", "OEC"], ["export", "Export", "OEC"], ["import", "Import", "OEC"],
-    ["config", "Edit Configuration", "OEC"], ["domains", "Allowed Domains", "OEC"],
+    ["view", "View", "OEC"],
+    ["create", "Create", "OEC"],
+    ["update", "Update", "OEC"],
+    ["duplicate", "Duplicate", "OEC"],
+    ["delete", "Delete", "OEC"],
+    ["export", "Export", "OEC"],
+    ["import", "Import", "OEC"],
+    ["config", "Edit Configuration", "OEC"],
+    ["domains", "Allowed Domains", "OEC"],
   ],
   agentflows: [
-    ["view", "View", "OEC"], ["create", "Create", "OEC"], ["update", "Update", "OEC"], ["duplicate", "Duplicate", "OEC"],
-    ["delete", "Delete", "OEC"], ["export", "Export", "OEC"], ["import", "Import", "OEC"],
-    ["config", "Edit Configuration", "OEC"], ["domains", "Allowed Domains", "OEC"],
+    ["view", "View", "OEC"],
+    ["create", "Create", "OEC"],
+    ["update", "Update", "OEC"],
+    ["duplicate", "Duplicate", "OEC"],
+    ["delete", "Delete", "OEC"],
+    ["export", "Export", "OEC"],
+    ["import", "Import", "OEC"],
+    ["config", "Edit Configuration", "OEC"],
+    ["domains", "Allowed Domains", "OEC"],
   ],
-  tools: [["view", "View", "OEC"], ["create", "Create", "OEC"], ["update", "Update", "OEC"], ["delete", "Delete", "OEC"], ["export", "Export", "OEC"]],
-  assistants: [["view", "View", "OEC"], ["create", "Create", "OEC"], ["update", "Update", "OEC"], ["delete", "Delete", "OEC"]],
-  credentials: [["view", "View", "OEC"], ["create", "Create", "OEC"], ["update", "Update", "OEC"], ["delete", "Delete", "OEC"], ["share", "Share", "EC"]],
-  variables: [["view", "View", "OEC"], ["create", "Create", "OEC"], ["update", "Update", "OEC"], ["delete", "Delete", "OEC"]],
-  apikeys: [["view", "View", "OEC"], ["create", "Create", "OEC"], ["update", "Update", "OEC"], ["delete", "Delete", "OEC"]],
+  tools: [
+    ["view", "View", "OEC"],
+    ["create", "Create", "OEC"],
+    ["update", "Update", "OEC"],
+    ["delete", "Delete", "OEC"],
+    ["export", "Export", "OEC"],
+  ],
+  assistants: [
+    ["view", "View", "OEC"],
+    ["create", "Create", "OEC"],
+    ["update", "Update", "OEC"],
+    ["delete", "Delete", "OEC"],
+  ],
+  credentials: [
+    ["view", "View", "OEC"],
+    ["create", "Create", "OEC"],
+    ["update", "Update", "OEC"],
+    ["delete", "Delete", "OEC"],
+    ["share", "Share", "EC"],
+  ],
+  variables: [
+    ["view", "View", "OEC"],
+    ["create", "Create", "OEC"],
+    ["update", "Update", "OEC"],
+    ["delete", "Delete", "OEC"],
+  ],
+  apikeys: [
+    ["view", "View", "OEC"],
+    ["create", "Create", "OEC"],
+    ["update", "Update", "OEC"],
+    ["delete", "Delete", "OEC"],
+  ],
   documentStores: [
-    ["view", "View", "OEC"], ["create", "Create", "OEC"], ["update", "Update", "OEC"], ["delete", "Delete Document Store", "OEC"],
-    ["add-loader", "Add Document Loader", "OEC"], ["delete-loader", "Delete Document Loader", "OEC"],
-    ["preview-process", "Preview & Process Document Chunks", "OEC"], ["upsert-config", "Upsert Config", "OEC"],
+    ["view", "View", "OEC"],
+    ["create", "Create", "OEC"],
+    ["update", "Update", "OEC"],
+    ["delete", "Delete Document Store", "OEC"],
+    ["add-loader", "Add Document Loader", "OEC"],
+    ["delete-loader", "Delete Document Loader", "OEC"],
+    ["preview-process", "Preview & Process Document Chunks", "OEC"],
+    ["upsert-config", "Upsert Config", "OEC"],
   ],
-  datasets: [["view", "View", "EC"], ["create", "Create", "EC"], ["update", "Update", "EC"], ["delete", "Delete", "EC"]],
-  executions: [["view", "View", "OEC"], ["update", "Update", "OEC"], ["delete", "Delete", "OEC"]],
-  evaluators: [["view", "View", "EC"], ["create", "Create", "EC"], ["update", "Update", "EC"], ["delete", "Delete", "EC"]],
-  evaluations: [["view", "View", "EC"], ["create", "Create", "EC"], ["update", "Update", "EC"], ["delete", "Delete", "EC"], ["run", "Run Again", "EC"]],
+  datasets: [
+    ["view", "View", "EC"],
+    ["create", "Create", "EC"],
+    ["update", "Update", "EC"],
+    ["delete", "Delete", "EC"],
+  ],
+  executions: [
+    ["view", "View", "OEC"],
+    ["update", "Update", "OEC"],
+    ["delete", "Delete", "OEC"],
+  ],
+  evaluators: [
+    ["view", "View", "EC"],
+    ["create", "Create", "EC"],
+    ["update", "Update", "EC"],
+    ["delete", "Delete", "EC"],
+  ],
+  evaluations: [
+    ["view", "View", "EC"],
+    ["create", "Create", "EC"],
+    ["update", "Update", "EC"],
+    ["delete", "Delete", "EC"],
+    ["run", "Run Again", "EC"],
+  ],
   templates: [
-    ["marketplace", "View Marketplace Templates", "OEC"], ["custom", "View Custom Templates", "OEC"],
-    ["custom-delete", "Delete Custom Template", "OEC"], ["toolexport", "Export Tool as Template", "OEC"],
-    ["flowexport", "Export Flow as Template", "OEC"], ["custom-share", "Share Custom Templates", "EC"],
+    ["marketplace", "View Marketplace Templates", "OEC"],
+    ["custom", "View Custom Templates", "OEC"],
+    ["custom-delete", "Delete Custom Template", "OEC"],
+    ["toolexport", "Export Tool as Template", "OEC"],
+    ["flowexport", "Export Flow as Template", "OEC"],
+    ["custom-share", "Share Custom Templates", "EC"],
   ],
   // Flowise's role permissions of its export-import routes (role-only there; edgeflow has keys only).
-  workspace: [["export", "Export Data within Workspace", "OEC"], ["import", "Import Data within Workspace", "OEC"]],
+  workspace: [
+    ["export", "Export Data within Workspace", "OEC"],
+    ["import", "Import Data within Workspace", "OEC"],
+  ],
   logs: [["view", "View Logs", "E"]],
   loginActivity: [["view", "View Login Activity", "E"]],
 };
@@ -64,7 +134,11 @@ export const API_KEY_PERMISSIONS: Record<string, PermissionEntry[]> = Object.fro
   ]),
 );
 
-const NAMES: ReadonlySet<string> = new Set(Object.values(API_KEY_PERMISSIONS).flat().map((p) => p.key));
+const NAMES: ReadonlySet<string> = new Set(
+  Object.values(API_KEY_PERMISSIONS)
+    .flat()
+    .map((p) => p.key),
+);
 
 export const isPermissionName = (name: string): boolean => NAMES.has(name);
 

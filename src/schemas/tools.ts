@@ -13,14 +13,16 @@ const fields = {
 export const ToolCreate = z.object({ id: uuid().optional(), name: name(), ...fields }).openapi("ToolCreate");
 export const ToolUpdate = z.object({ name: name().optional(), ...fields }).openapi("ToolUpdate");
 
-export const Tool = z.object({
-  id: z.string(),
-  name: z.string(),
-  description: z.string().nullable(),
-  color: z.string().nullable(),
-  iconSrc: z.string().nullable(),
-  schema: z.string().nullable(),
-  func: z.string().nullable(),
-  createdDate: z.string(),
-  updatedDate: z.string(),
-}).openapi("Tool");
+export const Tool = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    description: z.string().nullable(),
+    color: z.string().nullable(),
+    iconSrc: z.string().nullable(),
+    schema: z.string().nullable(),
+    func: z.string().nullable(),
+    createdDate: z.string(),
+    updatedDate: z.string(),
+  })
+  .openapi("Tool");

@@ -54,8 +54,11 @@ export async function createApiKey(db: Db, input: z.infer<typeof ApiKeyCreate>, 
   await assertChatflowsExist(db, scope.chatflows);
   const key = randomToken(32);
   const row = await insertRecord(db, keys, {
-    keyName: input.keyName, keyHash: await sha256Hex(key), keyMask: mask(key),
-    permissions: storeList(scope.permissions), chatflows: storeList(scope.chatflows),
+    keyName: input.keyName,
+    keyHash: await sha256Hex(key),
+    keyMask: mask(key),
+    permissions: storeList(scope.permissions),
+    chatflows: storeList(scope.chatflows),
   });
   return { ...present(row), apiKey: key };
 }
@@ -68,9 +71,13 @@ export async function updateApiKey(db: Db, id: string, patch: z.infer<typeof Api
     chatflows: patch.chatflows !== undefined ? patch.chatflows : current.chatflows,
   });
   await assertChatflowsExist(db, patch.chatflows);
-  const updated = present(await updateRecord(db, keys, id, {
-    keyName: patch.keyName, permissions: storeList(patch.permissions), chatflows: storeList(patch.chatflows),
-  }));
+  const updated = present(
+    await updateRecord(db, keys, id, {
+      keyName: patch.keyName,
+      permissions: storeList(patch.permissions),
+      chatflows: storeList(patch.chatflows),
+    }),
+  );
   forgetKey(id, false);
   return updated;
 }

@@ -55,7 +55,11 @@ export async function assistantSpec(db: Db, assistantId: string): Promise<Stored
 
   let modelNode = "chatOpenAI";
   if (row.credential) {
-    const cred = await db.select({ credentialName: credential.credentialName }).from(credential).where(eq(credential.id, row.credential)).get();
+    const cred = await db
+      .select({ credentialName: credential.credentialName })
+      .from(credential)
+      .where(eq(credential.id, row.credential))
+      .get();
     if (!cred) throw badRequest(`Assistant ${row.id} uses credential ${row.credential}, which does not exist`);
     modelNode = MODEL_NODE_BY_CREDENTIAL[cred.credentialName] ?? "chatOpenAI";
   }
@@ -64,7 +68,9 @@ export async function assistantSpec(db: Db, assistantId: string): Promise<Stored
   if (wanted.has("function")) {
     const listed = ids(details.tool_resources?.function, "tool_ids");
     const query = db.select({ id: tool.id }).from(tool);
-    const stored = listed ? await query.where(inArray(tool.id, listed.slice(0, MAX_FUNCTION_TOOLS))).all() : await query.limit(MAX_FUNCTION_TOOLS).all();
+    const stored = listed
+      ? await query.where(inArray(tool.id, listed.slice(0, MAX_FUNCTION_TOOLS))).all()
+      : await query.limit(MAX_FUNCTION_TOOLS).all();
     if (listed && stored.length < listed.length) {
       const missing = listed.filter((id) => !stored.some((s) => s.id === id));
       throw badRequest(`Assistant ${row.id} names tools that do not exist: ${missing.join(", ")}`);
@@ -83,7 +89,12 @@ export async function assistantSpec(db: Db, assistantId: string): Promise<Stored
     id: row.id,
     name: details.name,
     modelNode,
-    modelInputs: { modelName: details.model, temperature: details.temperature, topP: details.top_p, ...(row.credential ? { credential: row.credential } : {}) },
+    modelInputs: {
+      modelName: details.model,
+      temperature: details.temperature,
+      topP: details.top_p,
+      ...(row.credential ? { credential: row.credential } : {}),
+    },
     instructions: details.instructions ?? "You are a helpful assistant.",
     toolIds,
     documentStoreIds,
@@ -95,7 +106,13 @@ export async function assistantFlowData(db: Db, assistantId: string): Promise<st
   const spec = await assistantSpec(db, assistantId);
   if (!spec) return null;
   const { credential: credentialId, ...modelInputs } = spec.modelInputs;
-  const model = node("assistantModel_0", spec.modelNode, "Assistant Model", modelInputs, credentialId ? { credential: credentialId as string } : {});
+  const model = node(
+    "assistantModel_0",
+    spec.modelNode,
+    "Assistant Model",
+    modelInputs,
+    credentialId ? { credential: credentialId as string } : {},
+  );
   const memory = node("bufferMemory_0", "bufferMemory", "Buffer Memory", { memoryKey: "chat_history" });
   const nodes: FlowNode[] = [model, memory];
   const tools: FlowNode[] = [];
@@ -107,14 +124,22 @@ export async function assistantFlowData(db: Db, assistantId: string): Promise<st
       throw badRequest("file_search is not available: this deployment has no document store retrieval");
     }
     spec.documentStoreIds.forEach((storeId, i) => {
-      const store = node(`documentStore_${i}`, "documentStore", `Document Store ${i}`, { selectedStore: storeId }, { outputs: { output: "retriever" } });
+      const store = node(
+        `documentStore_${i}`,
+        "documentStore",
+        `Document Store ${i}`,
+        { selectedStore: storeId },
+        { outputs: { output: "retriever" } },
+      );
       nodes.push(store);
-      tools.push(node(`retrieverTool_${i}`, "retrieverTool", `File search ${i}`, {
-        name: `file_search_${i}`,
-        description: FILE_SEARCH_DESCRIPTION,
-        retriever: ref(store.id),
-        returnSourceDocuments: true,
-      }));
+      tools.push(
+        node(`retrieverTool_${i}`, "retrieverTool", `File search ${i}`, {
+          name: `file_search_${i}`,
+          description: FILE_SEARCH_DESCRIPTION,
+          retriever: ref(store.id),
+          returnSourceDocuments: true,
+        }),
+      );
     });
   }
 
@@ -124,16 +149,23 @@ export async function assistantFlowData(db: Db, assistantId: string): Promise<st
     if (!chatflowNodes.has("toolAgent")) throw badRequest("This assistant uses tools, and tool-calling agents are not available");
     nodes.push(...tools);
     ending = node("toolAgent_0", "toolAgent", "Assistant", {
-      model: ref(model.id), memory: ref(memory.id), tools: tools.map((t) => ref(t.id)), systemMessage: instructions,
+      model: ref(model.id),
+      memory: ref(memory.id),
+      tools: tools.map((t) => ref(t.id)),
+      systemMessage: instructions,
     });
   } else {
     ending = node("conversationChain_0", "conversationChain", "Assistant", {
-      model: ref(model.id), memory: ref(memory.id), systemMessagePrompt: instructions,
+      model: ref(model.id),
+      memory: ref(memory.id),
+      systemMessagePrompt: instructions,
     });
   }
   nodes.push(ending);
   const edges: FlowEdge[] = nodes.flatMap((n) =>
-    Object.values(n.data.inputs ?? {}).flat().filter((v): v is string => typeof v === "string" && v.startsWith("{{"))
+    Object.values(n.data.inputs ?? {})
+      .flat()
+      .filter((v): v is string => typeof v === "string" && v.startsWith("{{"))
       .map((r) => ({ source: r.slice(2, r.indexOf(".")), target: n.id })),
   );
   return JSON.stringify({ nodes, edges });

@@ -5,7 +5,25 @@ import { VECTORIZE_PROVIDER, deleteVectorizeIds } from "../providers/vectorstore
 import type { Db, Env } from "../env";
 import { ApiError, invalid, notFound, unauthorized } from "../errors";
 import { FAISS_NAMESPACE_PREFIX } from "../providers/vectorstores/faiss-r2";
-import { apiKey, assistant, chatFlow, chatMessage, chatMessageFeedback, execution, lead, localEmbedding, localEmbeddingVersion, mcpServer, openaiResponse, recordManager, scheduleRecord, scheduleTriggerLog, upsertHistory, vectorDocument, webhookSecret } from "../db/schema";
+import {
+  apiKey,
+  assistant,
+  chatFlow,
+  chatMessage,
+  chatMessageFeedback,
+  execution,
+  lead,
+  localEmbedding,
+  localEmbeddingVersion,
+  mcpServer,
+  openaiResponse,
+  recordManager,
+  scheduleRecord,
+  scheduleTriggerLog,
+  upsertHistory,
+  vectorDocument,
+  webhookSecret,
+} from "../db/schema";
 import type { ChatflowCreate, ChatflowUpdate } from "../schemas/chatflows";
 import type { ChatflowType } from "../db/enums";
 import type { PageQueryInput } from "../schemas/common";
@@ -48,9 +66,16 @@ export function flowDataWarning(flowData: string, type?: ChatflowType): string |
  * The saved record as stored, plus `warning` only when the flowData just saved has one: what
  * flowDataWarning says, and endpoints the outbound policy refuses (under `outbound`'s settings).
  */
-function withWarning<T extends ChatflowRow>(row: T, flowData: string | undefined, outbound?: EndpointEnv, schedule?: string): T & { warning?: string } {
+function withWarning<T extends ChatflowRow>(
+  row: T,
+  flowData: string | undefined,
+  outbound?: EndpointEnv,
+  schedule?: string,
+): T & { warning?: string } {
   if (flowData === undefined) return row;
-  const warnings = [flowDataWarning(flowData, row.type), ...(outbound ? endpointRefusals(flowData, outbound) : []), schedule].filter(Boolean);
+  const warnings = [flowDataWarning(flowData, row.type), ...(outbound ? endpointRefusals(flowData, outbound) : []), schedule].filter(
+    Boolean,
+  );
   return warnings.length ? { ...row, warning: warnings.join("; ") } : row;
 }
 
@@ -89,10 +114,11 @@ export interface FlowVisibility {
 }
 
 // Id lists go as one JSON parameter (json_each), so a key limited to many chatflows stays within D1's parameter limit.
-const visibleWhere = (v: FlowVisibility) => and(
-  v.types ? inArray(chatFlow.type, v.types) : undefined,
-  v.ids ? sql`${chatFlow.id} IN (SELECT value FROM json_each(${JSON.stringify(v.ids)}))` : undefined,
-);
+const visibleWhere = (v: FlowVisibility) =>
+  and(
+    v.types ? inArray(chatFlow.type, v.types) : undefined,
+    v.ids ? sql`${chatFlow.id} IN (SELECT value FROM json_each(${JSON.stringify(v.ids)}))` : undefined,
+  );
 
 export const listChatflows = (db: Db, page: PageQueryInput, type: ChatflowType | undefined, visible: FlowVisibility) =>
   listRecords(db, chatflows, page, { where: and(type ? eq(chatFlow.type, type) : undefined, visibleWhere(visible)) });
@@ -107,9 +133,15 @@ export async function deleteChatflow(db: Db, env: Env, id: string) {
   await getChatflow(db, id);
   // Namespaces beginning `<id>_`: a range on the indexed column ('`' sorts right after '_').
   const underFlow = (column: SQLiteColumn) => and(gte(column, `${id}_`), lt(column, `${id}\``));
-  const vectorizeIds = await db.select({ id: vectorDocument.id }).from(vectorDocument)
-    .where(and(eq(vectorDocument.provider, VECTORIZE_PROVIDER), underFlow(vectorDocument.namespace))).all();
-  await deleteVectorizeIds(env.VECTORIZE, vectorizeIds.map((r) => r.id));
+  const vectorizeIds = await db
+    .select({ id: vectorDocument.id })
+    .from(vectorDocument)
+    .where(and(eq(vectorDocument.provider, VECTORIZE_PROVIDER), underFlow(vectorDocument.namespace)))
+    .all();
+  await deleteVectorizeIds(
+    env.VECTORIZE,
+    vectorizeIds.map((r) => r.id),
+  );
   await db.batch([
     db.delete(chatMessageFeedback).where(eq(chatMessageFeedback.chatflowid, id)),
     db.delete(chatMessage).where(eq(chatMessage.chatflowid, id)),
@@ -136,7 +168,12 @@ export async function deleteChatflow(db: Db, env: Env, id: string) {
 export async function listChatflowsByApiKey(db: Db, key: string, visible: FlowVisibility) {
   const found = await findApiKeyByToken(db, key);
   if (!found) throw unauthorized("Unauthorized: unknown API key");
-  return db.select().from(chatFlow).where(and(eq(chatFlow.apikeyid, found.id), visibleWhere(visible))).orderBy(chatFlow.createdDate).all();
+  return db
+    .select()
+    .from(chatFlow)
+    .where(and(eq(chatFlow.apikeyid, found.id), visibleWhere(visible)))
+    .orderBy(chatFlow.createdDate)
+    .all();
 }
 
 /** What messages, feedback and leads hang off, with what the run rule and rate limit read. */
@@ -154,8 +191,17 @@ export interface ConversationOwner {
  * Assistants are never public, bound to no key and without a rate limit.
  */
 export async function findConversationOwner(db: Db, id: string): Promise<ConversationOwner> {
-  const flow = await db.select({ id: chatFlow.id, isPublic: chatFlow.isPublic, apikeyid: chatFlow.apikeyid, apiConfig: chatFlow.apiConfig, chatbotConfig: chatFlow.chatbotConfig })
-    .from(chatFlow).where(eq(chatFlow.id, id)).get();
+  const flow = await db
+    .select({
+      id: chatFlow.id,
+      isPublic: chatFlow.isPublic,
+      apikeyid: chatFlow.apikeyid,
+      apiConfig: chatFlow.apiConfig,
+      chatbotConfig: chatFlow.chatbotConfig,
+    })
+    .from(chatFlow)
+    .where(eq(chatFlow.id, id))
+    .get();
   if (flow) return { ...flow, kind: "chatflow" };
   const asst = await db.select({ id: assistant.id }).from(assistant).where(eq(assistant.id, id)).get();
   if (asst) return { id: asst.id, kind: "assistant", isPublic: false, apikeyid: null, apiConfig: null, chatbotConfig: null };

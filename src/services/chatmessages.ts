@@ -18,7 +18,16 @@ export interface MessageFilter {
 type MessageRow = typeof chatMessage.$inferSelect;
 type FeedbackRow = typeof chatMessageFeedback.$inferSelect;
 
-const JSON_FIELDS = ["sourceDocuments", "usedTools", "fileAnnotations", "agentReasoning", "fileUploads", "artifacts", "action", "followUpPrompts"] as const;
+const JSON_FIELDS = [
+  "sourceDocuments",
+  "usedTools",
+  "fileAnnotations",
+  "agentReasoning",
+  "fileUploads",
+  "artifacts",
+  "action",
+  "followUpPrompts",
+] as const;
 
 function parseJson(value: string | null): unknown {
   if (value === null || value === "") return null;
@@ -129,7 +138,7 @@ export async function deleteChatMessages(db: Db, files: R2Bucket, f: MessageFilt
     db.delete(chatMessageFeedback).where(inArray(chatMessageFeedback.messageId, part)),
     db.delete(chatMessage).where(inArray(chatMessage.id, part)),
   ]);
-  if (statements.length) await db.batch(statements as [typeof statements[number], ...typeof statements]);
+  if (statements.length) await db.batch(statements as [(typeof statements)[number], ...typeof statements]);
 
   const keys = new Set(targets.flatMap((t) => uploadKeys(f.chatflowid, t)));
   if (keys.size) {
@@ -138,7 +147,9 @@ export async function deleteChatMessages(db: Db, files: R2Bucket, f: MessageFilt
       const kept = await db
         .select({ chatId: chatMessage.chatId, fileUploads: chatMessage.fileUploads })
         .from(chatMessage)
-        .where(and(eq(chatMessage.chatflowid, f.chatflowid), inArray(chatMessage.chatId, part), sql`${chatMessage.fileUploads} IS NOT NULL`))
+        .where(
+          and(eq(chatMessage.chatflowid, f.chatflowid), inArray(chatMessage.chatId, part), sql`${chatMessage.fileUploads} IS NOT NULL`),
+        )
         .all();
       for (const m of kept) for (const key of uploadKeys(f.chatflowid, m)) keys.delete(key);
     }

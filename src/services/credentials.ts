@@ -39,7 +39,10 @@ export const getCredential = async (db: Db, id: string) => present(await findRec
 export const deleteCredential = (db: Db, id: string) => deleteRecord(db, credentials, id);
 
 export function listCredentials(db: Db, page: PageQueryInput, credentialNames?: string) {
-  const names = credentialNames?.split(",").map((s) => s.trim()).filter(Boolean);
+  const names = credentialNames
+    ?.split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
   return listRecords(db, credentials, page, { where: names?.length ? inArray(credential.credentialName, names) : undefined, map: present });
 }
 

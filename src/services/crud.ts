@@ -29,7 +29,10 @@ export async function insertRecord<T extends Table>(
   const now = nowIso();
   const row = { ...values, id: values.id ?? newId(), createdDate: now, ...("updatedDate" in res.table ? { updatedDate: now } : {}) };
   try {
-    const [created] = await db.insert(res.table).values(row as never).returning();
+    const [created] = await db
+      .insert(res.table)
+      .values(row as never)
+      .returning();
     return created as Row<T>;
   } catch (err) {
     if (isUniqueViolation(err, `${res.sqlName}.id`)) throw conflict(`${res.label} ${row.id} already exists`);
@@ -38,7 +41,11 @@ export async function insertRecord<T extends Table>(
 }
 
 export async function findRecord<T extends Table>(db: Db, res: Resource<T>, id: string): Promise<Row<T>> {
-  const row = await db.select().from(res.table as SQLiteTable).where(eq(res.table.id, id)).get();
+  const row = await db
+    .select()
+    .from(res.table as SQLiteTable)
+    .where(eq(res.table.id, id))
+    .get();
   if (!row) throw notFound(`${res.label} ${id} not found`);
   return row as Row<T>;
 }
@@ -49,10 +56,16 @@ export async function updateRecord<T extends Table>(
   id: string,
   patch: Partial<T["$inferInsert"]>,
 ): Promise<Row<T>> {
-  const changes: Record<string, unknown> = Object.fromEntries(Object.entries(patch).filter(([k, v]) => v !== undefined && k !== "id" && k !== "createdDate"));
+  const changes: Record<string, unknown> = Object.fromEntries(
+    Object.entries(patch).filter(([k, v]) => v !== undefined && k !== "id" && k !== "createdDate"),
+  );
   if ("updatedDate" in res.table) changes.updatedDate = nowIso();
   else if (!Object.keys(changes).length) return findRecord(db, res, id);
-  const updated = await db.update(res.table).set(changes as never).where(eq(res.table.id, id)).returning();
+  const updated = await db
+    .update(res.table)
+    .set(changes as never)
+    .where(eq(res.table.id, id))
+    .returning();
   if (!updated.length) throw notFound(`${res.label} ${id} not found`);
   return updated[0] as Row<T>;
 }
@@ -73,7 +86,11 @@ export async function listRecords<T extends Table, R = Row<T>>(
   options: { where?: SQL; map?: (row: Row<T>) => R } = {},
 ): Promise<Listed<R>> {
   const map = options.map ?? ((row: Row<T>) => row as unknown as R);
-  const base = db.select().from(res.table as SQLiteTable).where(options.where).orderBy(desc(res.table.createdDate), desc(res.table.id));
+  const base = db
+    .select()
+    .from(res.table as SQLiteTable)
+    .where(options.where)
+    .orderBy(desc(res.table.createdDate), desc(res.table.id));
   if (page.page === undefined && page.limit === undefined) {
     return ((await base.all()) as Row<T>[]).map(map);
   }
@@ -81,7 +98,10 @@ export async function listRecords<T extends Table, R = Row<T>>(
   const offset = ((page.page ?? 1) - 1) * limit;
   const [rows, totals] = await db.batch([
     base.limit(limit).offset(offset),
-    db.select({ total: count() }).from(res.table as SQLiteTable).where(options.where),
+    db
+      .select({ total: count() })
+      .from(res.table as SQLiteTable)
+      .where(options.where),
   ]);
   return { data: (rows as Row<T>[]).map(map), total: totals[0]?.total ?? 0 };
 }

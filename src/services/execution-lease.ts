@@ -23,6 +23,11 @@ export async function expireStaleRuns(db: Db, env: Env, ids?: string[]): Promise
   const cutoff = new Date(Date.now() - leaseMs(env)).toISOString();
   // A detached run's row is its Workflow's to end (it may wait in the platform's queue, or run a
   // long chatflow step, without renewing a lease): the sweep leaves it alone.
-  const stale = and(eq(execution.state, "INPROGRESS"), eq(execution.detached, false), lt(execution.updatedDate, cutoff), ids ? inArray(execution.id, ids) : undefined);
+  const stale = and(
+    eq(execution.state, "INPROGRESS"),
+    eq(execution.detached, false),
+    lt(execution.updatedDate, cutoff),
+    ids ? inArray(execution.id, ids) : undefined,
+  );
   await db.update(execution).set({ state: "TIMEOUT" }).where(stale);
 }

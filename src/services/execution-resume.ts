@@ -44,10 +44,20 @@ export interface ResumeTarget {
  * The execution to resume: the one named (it must belong to this agentflow; 404 otherwise, 409 when
  * it is not paused), else the newest paused one of the session (404 when there is none).
  */
-export async function findResumeTarget(db: Db, env: Env, agentflowId: string, sessionId: string | undefined, executionId?: string): Promise<ResumeTarget> {
+export async function findResumeTarget(
+  db: Db,
+  env: Env,
+  agentflowId: string,
+  sessionId: string | undefined,
+  executionId?: string,
+): Promise<ResumeTarget> {
   if (executionId) {
     await expireStaleRuns(db, env, [executionId]);
-    const row = await db.select().from(execution).where(and(eq(execution.id, executionId), eq(execution.agentflowId, agentflowId))).get();
+    const row = await db
+      .select()
+      .from(execution)
+      .where(and(eq(execution.id, executionId), eq(execution.agentflowId, agentflowId)))
+      .get();
     if (!row) throw notFound(`Execution ${executionId} of agentflow ${agentflowId} not found`);
     if (sessionId !== undefined && row.sessionId !== sessionId) {
       throw badRequest(`Execution ${executionId} belongs to session ${row.sessionId}, not ${sessionId}`);
@@ -59,9 +69,19 @@ export async function findResumeTarget(db: Db, env: Env, agentflowId: string, se
   if (sessionId === undefined) throw badRequest("humanInput needs the chatId of the paused run (or humanInput.executionId)");
   await expireStaleRuns(db, env);
   // A handful of the newest candidates: a failed resume is a candidate only while its pause is last.
-  const rows = await db.select().from(execution)
-    .where(and(eq(execution.agentflowId, agentflowId), eq(execution.sessionId, sessionId), inArray(execution.state, ["STOPPED", "ERROR", "TIMEOUT"])))
-    .orderBy(desc(execution.createdDate), desc(execution.id)).limit(20).all();
+  const rows = await db
+    .select()
+    .from(execution)
+    .where(
+      and(
+        eq(execution.agentflowId, agentflowId),
+        eq(execution.sessionId, sessionId),
+        inArray(execution.state, ["STOPPED", "ERROR", "TIMEOUT"]),
+      ),
+    )
+    .orderBy(desc(execution.createdDate), desc(execution.id))
+    .limit(20)
+    .all();
   for (const row of rows) {
     const executedData = resumePoint(row);
     if (executedData) return { row, executedData };
@@ -77,14 +97,18 @@ export async function claimForResume(db: Db, target: ResumeTarget): Promise<{ re
   const { row } = target;
   const stamp = nowIso();
   const executionData = JSON.stringify(target.executedData);
-  const taken = await db.update(execution).set({ state: "INPROGRESS", updatedDate: stamp, executionData })
+  const taken = await db
+    .update(execution)
+    .set({ state: "INPROGRESS", updatedDate: stamp, executionData })
     .where(and(eq(execution.id, row.id), eq(execution.state, row.state), eq(execution.updatedDate, row.updatedDate)))
     .returning({ id: execution.id });
   if (!taken.length) throw conflict(`Execution ${row.id} is already being resumed (or changed since it was read)`);
   return {
     // A resume refused before its first node ran gives the pause back as it was.
     release: async () => {
-      await db.update(execution).set({ state: row.state, updatedDate: row.updatedDate, executionData: row.executionData })
+      await db
+        .update(execution)
+        .set({ state: row.state, updatedDate: row.updatedDate, executionData: row.executionData })
         .where(and(eq(execution.id, row.id), eq(execution.state, "INPROGRESS"), eq(execution.updatedDate, stamp)));
     },
   };
@@ -95,7 +119,11 @@ export async function claimForResume(db: Db, target: ResumeTarget): Promise<{ re
  * INPROGRESS, its data trimmed to the pause. The run's Workflow resumes from it.
  */
 export async function claimedResumeTarget(db: Db, agentflowId: string, executionId: string): Promise<ResumeTarget> {
-  const row = await db.select().from(execution).where(and(eq(execution.id, executionId), eq(execution.agentflowId, agentflowId))).get();
+  const row = await db
+    .select()
+    .from(execution)
+    .where(and(eq(execution.id, executionId), eq(execution.agentflowId, agentflowId)))
+    .get();
   if (!row) throw notFound(`Execution ${executionId} of agentflow ${agentflowId} not found`);
   if (row.state !== "INPROGRESS") throw conflict(`Execution ${executionId} is ${row.state}: its resume was not claimed`);
   return { row, executedData: parseData(row) };

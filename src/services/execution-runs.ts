@@ -34,7 +34,11 @@ export class ExecutionRecorder {
   private checkpoints = 0;
 
   /** `claimed`: the row exists already (a resume claimed it); otherwise the first checkpoint inserts it. */
-  constructor(private readonly db: Db, readonly run: RunIdentity, claimed?: { executionData: string }) {
+  constructor(
+    private readonly db: Db,
+    readonly run: RunIdentity,
+    claimed?: { executionData: string },
+  ) {
     this.exists = !!claimed;
     this.latestJson = claimed?.executionData ?? "[]";
   }
@@ -83,7 +87,9 @@ export class ExecutionRecorder {
     this.pending = undefined;
     if (utf8.encode(next.json).length > MAX_EXECUTION_DATA_BYTES) {
       if (this.exists) {
-        await this.db.update(execution).set({ state: "ERROR", updatedDate: nowIso() })
+        await this.db
+          .update(execution)
+          .set({ state: "ERROR", updatedDate: nowIso() })
           .where(and(eq(execution.id, this.run.id), eq(execution.state, "INPROGRESS")));
       }
       throw new ApiError(413, `The execution's data grew past ${MAX_EXECUTION_DATA_BYTES} bytes (a D1 row's limit); the run was stopped`);
@@ -98,8 +104,11 @@ export class ExecutionRecorder {
       this.exists = true;
       return;
     }
-    const done = await this.db.update(execution).set({ executionData: json, state, updatedDate: now })
-      .where(and(eq(execution.id, this.run.id), eq(execution.state, "INPROGRESS"))).returning({ id: execution.id });
+    const done = await this.db
+      .update(execution)
+      .set({ executionData: json, state, updatedDate: now })
+      .where(and(eq(execution.id, this.run.id), eq(execution.state, "INPROGRESS")))
+      .returning({ id: execution.id });
     if (!done.length) await this.markLost();
   }
 
@@ -136,8 +145,11 @@ export class ExecutionRecorder {
   async abandon(state: "ERROR" | "TERMINATED" | "TIMEOUT" = "ERROR"): Promise<void> {
     await this.writes;
     if (!this.exists || this.lostReason) return;
-    await this.db.update(execution).set({ state, updatedDate: nowIso(), executionData: this.latestJson })
-      .where(and(eq(execution.id, this.run.id), eq(execution.state, "INPROGRESS"))).catch(() => undefined);
+    await this.db
+      .update(execution)
+      .set({ state, updatedDate: nowIso(), executionData: this.latestJson })
+      .where(and(eq(execution.id, this.run.id), eq(execution.state, "INPROGRESS")))
+      .catch(() => undefined);
   }
 
   /**
@@ -148,12 +160,16 @@ export class ExecutionRecorder {
     const timer = setInterval(() => {
       if (!this.exists || this.failure) return;
       this.enqueue(async () => {
-        const done = await this.db.update(execution).set({ updatedDate: nowIso() })
-          .where(and(eq(execution.id, this.run.id), eq(execution.state, "INPROGRESS"))).returning({ id: execution.id });
-        if (!done.length) await this.markLost().catch((err) => {
-          onLost(this.lostReason!);
-          throw err;
-        });
+        const done = await this.db
+          .update(execution)
+          .set({ updatedDate: nowIso() })
+          .where(and(eq(execution.id, this.run.id), eq(execution.state, "INPROGRESS")))
+          .returning({ id: execution.id });
+        if (!done.length)
+          await this.markLost().catch((err) => {
+            onLost(this.lostReason!);
+            throw err;
+          });
       });
     }, renewEveryMs(env));
     return () => clearInterval(timer);
@@ -171,12 +187,20 @@ export class ExecutionRecorder {
     if (utf8.encode(json).length > MAX_EXECUTION_DATA_BYTES) {
       throw new ApiError(413, `The execution's data grew past ${MAX_EXECUTION_DATA_BYTES} bytes (a D1 row's limit)`);
     }
-    const values = state === "STOPPED"
-      ? { executionData: json, state, updatedDate: now, stoppedDate: now, action: JSON.stringify(action ?? null) }
-      : { executionData: json, state, updatedDate: now, action: null };
+    const values =
+      state === "STOPPED"
+        ? { executionData: json, state, updatedDate: now, stoppedDate: now, action: JSON.stringify(action ?? null) }
+        : { executionData: json, state, updatedDate: now, action: null };
     const statement = this.exists
-      ? this.db.update(execution).set(values).where(and(eq(execution.id, this.run.id), eq(execution.state, "INPROGRESS"))).returning({ id: execution.id })
-      : this.db.insert(execution).values({ ...this.run, ...values, createdDate: now }).returning({ id: execution.id });
+      ? this.db
+          .update(execution)
+          .set(values)
+          .where(and(eq(execution.id, this.run.id), eq(execution.state, "INPROGRESS")))
+          .returning({ id: execution.id })
+      : this.db
+          .insert(execution)
+          .values({ ...this.run, ...values, createdDate: now })
+          .returning({ id: execution.id });
     const guard: SQL = sql`EXISTS (SELECT 1 FROM ${execution} WHERE ${execution.id} = ${this.run.id} AND ${execution.state} = ${state} AND ${execution.updatedDate} = ${now})`;
     return { statement, guard };
   }

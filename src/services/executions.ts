@@ -33,25 +33,35 @@ const inFlows = (flows: string[]) => sql`${execution.agentflowId} IN (SELECT val
 /** `flows`: the agentflows the caller may see (null: all). */
 export async function listExecutions(db: Db, env: Env, q: ExecutionListInput, flows: string[] | null = null) {
   await expireStaleRuns(db, env);
-  const where = and(...([
-    flows ? inFlows(flows) : undefined,
-    q.agentflowId ? eq(execution.agentflowId, q.agentflowId) : undefined,
-    q.sessionId !== undefined ? eq(execution.sessionId, q.sessionId) : undefined,
-    q.state ? eq(execution.state, q.state) : undefined,
-    q.startDate ? gte(execution.createdDate, q.startDate) : undefined,
-    q.endDate ? lte(execution.createdDate, q.endDate) : undefined,
-  ].filter(Boolean) as SQL[]));
+  const where = and(
+    ...([
+      flows ? inFlows(flows) : undefined,
+      q.agentflowId ? eq(execution.agentflowId, q.agentflowId) : undefined,
+      q.sessionId !== undefined ? eq(execution.sessionId, q.sessionId) : undefined,
+      q.state ? eq(execution.state, q.state) : undefined,
+      q.startDate ? gte(execution.createdDate, q.startDate) : undefined,
+      q.endDate ? lte(execution.createdDate, q.endDate) : undefined,
+    ].filter(Boolean) as SQL[]),
+  );
   // Flowise's defaults: page 1, 12 per page, most recently updated first.
   const limit = q.limit ?? 12;
   const offset = ((q.page ?? 1) - 1) * limit;
   const [rows, totals] = await db.batch([
-    db.select({ row: execution, flowName: chatFlow.name }).from(execution)
+    db
+      .select({ row: execution, flowName: chatFlow.name })
+      .from(execution)
       .leftJoin(chatFlow, eq(chatFlow.id, execution.agentflowId))
-      .where(where).orderBy(desc(execution.updatedDate), desc(execution.id)).limit(limit).offset(offset),
+      .where(where)
+      .orderBy(desc(execution.updatedDate), desc(execution.id))
+      .limit(limit)
+      .offset(offset),
     db.select({ total: count() }).from(execution).where(where),
   ]);
   return {
-    data: rows.map((r) => ({ ...presentExecution(r.row), agentflow: r.flowName === null ? null : { id: r.row.agentflowId, name: r.flowName } })),
+    data: rows.map((r) => ({
+      ...presentExecution(r.row),
+      agentflow: r.flowName === null ? null : { id: r.row.agentflowId, name: r.flowName },
+    })),
     total: totals[0]?.total ?? 0,
   };
 }
@@ -89,7 +99,11 @@ export async function deleteExecutions(db: Db, ids: string[], flows: string[] | 
   if (flows) {
     const kept: string[] = [];
     for (const part of chunk([...new Set(ids)], D1_MAX_PARAMS - 2)) {
-      const rows = await db.select({ id: execution.id }).from(execution).where(and(inArray(execution.id, part), inFlows(flows))).all();
+      const rows = await db
+        .select({ id: execution.id })
+        .from(execution)
+        .where(and(inArray(execution.id, part), inFlows(flows)))
+        .all();
       kept.push(...rows.map((r) => r.id));
     }
     if (!kept.length) return { deleted: 0 };
@@ -99,7 +113,7 @@ export async function deleteExecutions(db: Db, ids: string[], flows: string[] | 
     db.update(chatMessage).set({ executionId: null }).where(inArray(chatMessage.executionId, part)),
     db.delete(execution).where(inArray(execution.id, part)).returning({ id: execution.id }),
   ]);
-  const results = await db.batch(statements as [typeof statements[number], ...typeof statements]);
+  const results = await db.batch(statements as [(typeof statements)[number], ...typeof statements]);
   return { deleted: results.filter((_, i) => i % 2 === 1).reduce((n, r) => n + (r as unknown[]).length, 0) };
 }
 
@@ -128,7 +142,13 @@ export async function getPublicExecution(db: Db, env: Env, id: string) {
  * (a Last-Event-ID header; none: from the start), then live ones until `end`. 404 for an execution
  * that was not started with async: true (a synchronous run's frames went to its caller).
  */
-export async function executionEvents(db: Db, env: Env, id: string, lastEventId: string | undefined, signal?: AbortSignal): Promise<ReadableStream<Uint8Array>> {
+export async function executionEvents(
+  db: Db,
+  env: Env,
+  id: string,
+  lastEventId: string | undefined,
+  signal?: AbortSignal,
+): Promise<ReadableStream<Uint8Array>> {
   const row = await db.select({ detached: execution.detached }).from(execution).where(eq(execution.id, id)).get();
   if (!row) throw notFound(`Execution ${id} not found`);
   if (!row.detached) throw notFound(`Execution ${id} has no event log: only runs started with async: true keep one`);

@@ -18,7 +18,7 @@ export async function findRatedMessage(db: Db, input: FeedbackInput) {
     .from(chatMessage)
     .where(eq(chatMessage.id, input.messageId))
     .get();
-  if (!message || message.role !== "apiMessage") throw notFound(`Message ${input.messageId} not found`);
+  if (message?.role !== "apiMessage") throw notFound(`Message ${input.messageId} not found`);
   return message;
 }
 
@@ -56,18 +56,24 @@ export const getFeedback = (db: Db, id: string) => findRecord(db, feedbacks, id)
 
 export const updateFeedback = (db: Db, id: string, patch: z.infer<typeof FeedbackUpdate>) => updateRecord(db, feedbacks, id, patch);
 
-export function listFeedback(db: Db, chatflowid: string, q: { chatId?: string; order: "asc" | "desc"; startDate?: string; endDate?: string }) {
+export function listFeedback(
+  db: Db,
+  chatflowid: string,
+  q: { chatId?: string; order: "asc" | "desc"; startDate?: string; endDate?: string },
+) {
   const f = chatMessageFeedback;
   const direction = q.order === "desc" ? desc : asc;
   return db
     .select()
     .from(f)
-    .where(and(
-      eq(f.chatflowid, chatflowid),
-      q.chatId !== undefined ? eq(f.chatId, q.chatId) : undefined,
-      q.startDate ? gte(f.createdDate, q.startDate) : undefined,
-      q.endDate ? lte(f.createdDate, q.endDate) : undefined,
-    ))
+    .where(
+      and(
+        eq(f.chatflowid, chatflowid),
+        q.chatId !== undefined ? eq(f.chatId, q.chatId) : undefined,
+        q.startDate ? gte(f.createdDate, q.startDate) : undefined,
+        q.endDate ? lte(f.createdDate, q.endDate) : undefined,
+      ),
+    )
     .orderBy(direction(f.createdDate), direction(f.id))
     .all();
 }

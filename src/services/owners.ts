@@ -29,7 +29,11 @@ export async function findOwner(db: Db, id: string): Promise<RecordOwner | null>
 export async function upsertHistoryOwners(db: Db, ids: string[]): Promise<string[]> {
   const owners = new Set<string>();
   for (const part of chunk([...new Set(ids)], D1_MAX_PARAMS - 1)) {
-    const rows = await db.selectDistinct({ owner: upsertHistory.chatflowid }).from(upsertHistory).where(inArray(upsertHistory.id, part)).all();
+    const rows = await db
+      .selectDistinct({ owner: upsertHistory.chatflowid })
+      .from(upsertHistory)
+      .where(inArray(upsertHistory.id, part))
+      .all();
     for (const row of rows) owners.add(row.owner);
   }
   return [...owners];

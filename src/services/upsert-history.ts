@@ -20,11 +20,14 @@ export async function assertHistoryOwner(db: Db, id: string): Promise<void> {
 export function listUpsertHistory(db: Db, chatflowid: string, q: { order?: "ASC" | "DESC"; startDate?: string; endDate?: string }) {
   const h = upsertHistory;
   const direction = q.order === "DESC" ? desc : asc;
-  return db.select().from(h).where(and(
-    eq(h.chatflowid, chatflowid),
-    q.startDate ? gte(h.date, q.startDate) : undefined,
-    q.endDate ? lte(h.date, q.endDate) : undefined,
-  )).orderBy(direction(h.date), direction(h.id)).all();
+  return db
+    .select()
+    .from(h)
+    .where(
+      and(eq(h.chatflowid, chatflowid), q.startDate ? gte(h.date, q.startDate) : undefined, q.endDate ? lte(h.date, q.endDate) : undefined),
+    )
+    .orderBy(direction(h.date), direction(h.id))
+    .all();
 }
 
 /**
@@ -34,9 +37,12 @@ export function listUpsertHistory(db: Db, chatflowid: string, q: { order?: "ASC"
 export async function deleteUpsertHistory(db: Db, ids: string[], chatflowid?: string): Promise<number> {
   let deleted = 0;
   for (const part of chunk([...new Set(ids)], D1_MAX_PARAMS - 1)) {
-    deleted += (await db.delete(upsertHistory)
-      .where(and(inArray(upsertHistory.id, part), chatflowid === undefined ? undefined : eq(upsertHistory.chatflowid, chatflowid)))
-      .returning({ id: upsertHistory.id })).length;
+    deleted += (
+      await db
+        .delete(upsertHistory)
+        .where(and(inArray(upsertHistory.id, part), chatflowid === undefined ? undefined : eq(upsertHistory.chatflowid, chatflowid)))
+        .returning({ id: upsertHistory.id })
+    ).length;
   }
   if (!deleted) throw notFound(ids.length === 1 ? `Upsert history ${ids[0]} not found` : "None of the upsert history records was found");
   return deleted;
@@ -44,6 +50,9 @@ export async function deleteUpsertHistory(db: Db, ids: string[], chatflowid?: st
 
 /** Written by vector upserts: what was upserted, with the graph that did it. */
 export async function recordUpsert(db: Db, chatflowid: string, result: unknown, flowData: string) {
-  const [row] = await db.insert(upsertHistory).values({ id: newId(), chatflowid, result: JSON.stringify(result), flowData, date: nowIso() }).returning();
+  const [row] = await db
+    .insert(upsertHistory)
+    .values({ id: newId(), chatflowid, result: JSON.stringify(result), flowData, date: nowIso() })
+    .returning();
   return row;
 }

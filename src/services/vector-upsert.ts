@@ -64,8 +64,12 @@ function filesByInput(plan: UpsertPlan, uploads: LoaderFile[], maxBytes: number)
     const field = loaderFileField(loader)!;
     if (!branchLoaders.some((n) => loaderFileField(n.data.name) === field)) {
       const ext = extensionOf(file.name);
-      const have = branchLoaders.length ? `its file loaders: ${branchLoaders.map((n) => `${n.id} (${n.data.name})`).join(", ")}` : "it has no file loader";
-      throw badRequest(`No document loader of this upsert reads ${file.name}: ${ext ? `a .${ext} file` : "a file without an extension"} goes to a ${loader} loader (its ${field} input), and ${have}`);
+      const have = branchLoaders.length
+        ? `its file loaders: ${branchLoaders.map((n) => `${n.id} (${n.data.name})`).join(", ")}`
+        : "it has no file loader";
+      throw badRequest(
+        `No document loader of this upsert reads ${file.name}: ${ext ? `a .${ext} file` : "a file without an extension"} goes to a ${loader} loader (its ${field} input), and ${have}`,
+      );
     }
     checkLoaderFile(loader, file, maxBytes);
     (out[field] ??= []).push(file);

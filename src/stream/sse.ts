@@ -12,8 +12,7 @@ export const SSE_HEADERS = {
 } as const;
 
 /** One frame exactly as Flowise writes it: `message:\ndata:{...}\n\n`, no space after `data:`. */
-export const frame = (event: string, data: unknown): string =>
-  `message:\ndata:${JSON.stringify({ event, data })}\n\n`;
+export const frame = (event: string, data: unknown): string => `message:\ndata:${JSON.stringify({ event, data })}\n\n`;
 
 /**
  * Flowise's event stream over a TransformStream. Each frame is written (and so flushed) as soon
@@ -28,7 +27,10 @@ export class SseWriter {
   private readonly heartbeat: ReturnType<typeof setInterval>;
 
   /** `heartbeatMs`: how often the `:heartbeat` comment goes out (tests shorten it). */
-  constructor(private readonly onGone: () => void, heartbeatMs: number = HEARTBEAT_MS) {
+  constructor(
+    private readonly onGone: () => void,
+    heartbeatMs: number = HEARTBEAT_MS,
+  ) {
     // workerd's native byte pipe: each frame goes to the socket without the JS stream machinery a
     // standard TransformStream runs per chunk (a stream writes one frame per token).
     const { readable, writable } = new IdentityTransformStream({ highWaterMark: 1 << 16 });

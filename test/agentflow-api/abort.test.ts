@@ -21,13 +21,17 @@ async function readUntil(res: Response, until: (events: string[]) => boolean) {
     if (done) break;
     raw += decoder.decode(value, { stream: true });
   }
-  return { reader, events, more: async () => {
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) return raw;
-      raw += decoder.decode(value, { stream: true });
-    }
-  } };
+  return {
+    reader,
+    events,
+    more: async () => {
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) return raw;
+        raw += decoder.decode(value, { stream: true });
+      }
+    },
+  };
 }
 
 async function waitFor<T>(probe: () => Promise<T>, ok: (v: T) => boolean, ms = 5000): Promise<T> {
@@ -42,7 +46,9 @@ async function waitFor<T>(probe: () => Promise<T>, ok: (v: T) => boolean, ms = 5
 describe("stopping an agentflow run", () => {
   it("PUT /chatmessage/abort mid-answer: TERMINATED events, error and end; the execution TERMINATED; no messages", async () => {
     const id = await slowFlow();
-    const res = await call("POST", `/prediction/${id}`, { body: { question: "[slow] one two three four five six", chatId: "c-abort", streaming: true } });
+    const res = await call("POST", `/prediction/${id}`, {
+      body: { question: "[slow] one two three four five six", chatId: "c-abort", streaming: true },
+    });
     const stream = await readUntil(res, (e) => e.includes("token"));
     expect(await json("PUT", `/chatmessage/abort/${id}/c-abort`)).toEqual({ aborted: true });
     const raw = await stream.more();
@@ -60,7 +66,10 @@ describe("stopping an agentflow run", () => {
     const res = await call("POST", `/prediction/${id}`, { body: { question: "[slow] a b c d e f g h i j", streaming: true } });
     const stream = await readUntil(res, (e) => e.includes("token"));
     await stream.reader.cancel();
-    const [execution] = await waitFor(() => executionsOf(id), (rows) => rows[0]?.state !== "INPROGRESS");
+    const [execution] = await waitFor(
+      () => executionsOf(id),
+      (rows) => rows[0]?.state !== "INPROGRESS",
+    );
     expect(execution.state).toBe("TERMINATED");
     expect(await messagesOf(id)).toEqual([]);
   });

@@ -16,13 +16,19 @@ async function callerOf(target: string, input?: string) {
 
 describe("Execute Flow", () => {
   it("runs another agentflow with the same chatId; each flow keeps its own execution and messages", async () => {
-    const { id: callee } = await saveAgentflowOf([start(), directReply("directReplyAgentflow_0", "child heard: {{ question }}")], [afEdge("startAgentflow_0", "directReplyAgentflow_0")]);
+    const { id: callee } = await saveAgentflowOf(
+      [start(), directReply("directReplyAgentflow_0", "child heard: {{ question }}")],
+      [afEdge("startAgentflow_0", "directReplyAgentflow_0")],
+    );
     const caller = await callerOf(callee, "relay {{ question }}");
     const answer = await json("POST", `/prediction/${caller}`, { body: { question: "ping", chatId: "c-exec" } });
     expect(answer.text).toBe("child heard: relay ping");
     const [calleeExecution] = await executionsOf(callee);
     expect(calleeExecution).toMatchObject({ state: "FINISHED", sessionId: "c-exec" });
-    expect((await messagesOf(callee)).map((m) => [m.content, m.chatId])).toEqual([["relay ping", "c-exec"], ["child heard: relay ping", "c-exec"]]);
+    expect((await messagesOf(callee)).map((m) => [m.content, m.chatId])).toEqual([
+      ["relay ping", "c-exec"],
+      ["child heard: relay ping", "c-exec"],
+    ]);
     expect((await messagesOf(caller)).map((m) => m.content)).toEqual(["ping", "child heard: relay ping"]);
   });
 
@@ -42,7 +48,11 @@ describe("Execute Flow", () => {
     const { id: b } = await saveAgentflowOf([start()], []);
     const a = await callerOf(b);
     // B now calls A.
-    await json("PUT", `/chatflows/${b}`, { body: { flowData: JSON.stringify({ nodes: [start(), executeFlow(a)], edges: [afEdge("startAgentflow_0", "executeFlowAgentflow_0")] }) } });
+    await json("PUT", `/chatflows/${b}`, {
+      body: {
+        flowData: JSON.stringify({ nodes: [start(), executeFlow(a)], edges: [afEdge("startAgentflow_0", "executeFlowAgentflow_0")] }),
+      },
+    });
     const err = await expectError(await call("POST", `/prediction/${a}`, { body: { question: "loop" } }), 400);
     expect(err.message).toContain("cycle");
     for (const flow of [a, b]) {

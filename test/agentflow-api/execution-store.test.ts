@@ -12,14 +12,32 @@ import { seedExecution } from "./seed";
 const db = createDb(env.DB);
 const rowOf = (id: string) => env.DB.prepare("SELECT * FROM execution WHERE id = ?").bind(id).first<any>();
 const messagesOf = (executionId: string) =>
-  env.DB.prepare("SELECT role, content, action, executionId FROM chat_message WHERE executionId = ? ORDER BY role DESC").bind(executionId).all<any>().then((r) => r.results);
-const entry = (nodeId: string, status = "FINISHED") => ({ nodeId, nodeLabel: nodeId, data: { id: nodeId, name: "x" }, previousNodeIds: [], status });
-const recorder = (agentflowId = crypto.randomUUID()) => new ExecutionRecorder(db, { id: crypto.randomUUID(), agentflowId, sessionId: "s-1" });
+  env.DB.prepare("SELECT role, content, action, executionId FROM chat_message WHERE executionId = ? ORDER BY role DESC")
+    .bind(executionId)
+    .all<any>()
+    .then((r) => r.results);
+const entry = (nodeId: string, status = "FINISHED") => ({
+  nodeId,
+  nodeLabel: nodeId,
+  data: { id: nodeId, name: "x" },
+  previousNodeIds: [],
+  status,
+});
+const recorder = (agentflowId = crypto.randomUUID()) =>
+  new ExecutionRecorder(db, { id: crypto.randomUUID(), agentflowId, sessionId: "s-1" });
 
 function exchange(r: ExecutionRecorder, extra: Record<string, unknown> = {}) {
   return {
-    chatflowid: r.run.agentflowId, chatType: "EXTERNAL" as const, chatId: "s-1", sessionId: "s-1", executionId: r.run.id, userContent: "hi",
-    startedAt: new Date().toISOString(), answer: "hello", resumed: false, ...extra,
+    chatflowid: r.run.agentflowId,
+    chatType: "EXTERNAL" as const,
+    chatId: "s-1",
+    sessionId: "s-1",
+    executionId: r.run.id,
+    userContent: "hi",
+    startedAt: new Date().toISOString(),
+    answer: "hello",
+    resumed: false,
+    ...extra,
   };
 }
 
@@ -72,7 +90,12 @@ describe("checkpoints", () => {
     const r = recorder();
     await r.checkpoint([entry("start")], "INPROGRESS");
     await r.settled();
-    const action = { id: "a1", mapping: { approve: "Proceed", reject: "Reject" }, elements: [], data: { nodeId: "hi", nodeLabel: "HI", input: {} } };
+    const action = {
+      id: "a1",
+      mapping: { approve: "Proceed", reject: "Reject" },
+      elements: [],
+      data: { nodeId: "hi", nodeLabel: "HI", input: {} },
+    };
     const { statement, guard } = r.finish([entry("start"), entry("hi", "STOPPED")], "STOPPED", action);
     const [written] = await db.batch([statement, ...exchangeStatements(db, exchange(r, { action }), crypto.randomUUID(), guard)]);
     await r.confirm(written as unknown[]);
@@ -152,8 +175,19 @@ describe("resuming", () => {
 
   it("finds the newest paused run of the session, not merely the newest run; 404 when nothing is paused; 409 for a named run that is not", async () => {
     const flow = crypto.randomUUID();
-    const paused = await seedExecution({ agentflowId: flow, sessionId: "s-2", state: "STOPPED", executionData: [entry("hi", "STOPPED")], createdDate: "2026-05-01T00:00:00.000Z" });
-    const finished = await seedExecution({ agentflowId: flow, sessionId: "s-2", state: "FINISHED", createdDate: "2026-05-02T00:00:00.000Z" });
+    const paused = await seedExecution({
+      agentflowId: flow,
+      sessionId: "s-2",
+      state: "STOPPED",
+      executionData: [entry("hi", "STOPPED")],
+      createdDate: "2026-05-01T00:00:00.000Z",
+    });
+    const finished = await seedExecution({
+      agentflowId: flow,
+      sessionId: "s-2",
+      state: "FINISHED",
+      createdDate: "2026-05-02T00:00:00.000Z",
+    });
     expect((await findResumeTarget(db, env, flow, "s-2")).row.id).toBe(paused);
     await expect(findResumeTarget(db, env, flow, "s-other")).rejects.toMatchObject({ status: 404 });
     await expect(findResumeTarget(db, env, flow, undefined, finished)).rejects.toMatchObject({ status: 409 });
@@ -163,14 +197,30 @@ describe("resuming", () => {
   });
 
   it("a resume that failed right after the pause can be resumed again, from the pause", () => {
-    const base = { id: "e", agentflowId: "f", sessionId: "s", action: null, isPublic: false, createdDate: "", updatedDate: "", stoppedDate: null, detached: false, result: null, error: null };
+    const base = {
+      id: "e",
+      agentflowId: "f",
+      sessionId: "s",
+      action: null,
+      isPublic: false,
+      createdDate: "",
+      updatedDate: "",
+      stoppedDate: null,
+      detached: false,
+      result: null,
+      error: null,
+    };
     const stopped = [entry("start"), entry("hi", "STOPPED")];
     expect(resumePoint({ ...base, state: "STOPPED", executionData: JSON.stringify(stopped) })).toEqual(stopped);
     expect(resumePoint({ ...base, state: "ERROR", executionData: JSON.stringify([...stopped, entry("hi", "ERROR")]) })).toEqual(stopped);
     expect(resumePoint({ ...base, state: "TIMEOUT", executionData: JSON.stringify(stopped) })).toEqual(stopped);
     // Past the pause, or never paused: nothing to resume.
-    expect(resumePoint({ ...base, state: "ERROR", executionData: JSON.stringify([...stopped, entry("hi"), entry("llm", "ERROR")]) })).toBeUndefined();
-    expect(resumePoint({ ...base, state: "ERROR", executionData: JSON.stringify([entry("start"), entry("llm", "ERROR")]) })).toBeUndefined();
+    expect(
+      resumePoint({ ...base, state: "ERROR", executionData: JSON.stringify([...stopped, entry("hi"), entry("llm", "ERROR")]) }),
+    ).toBeUndefined();
+    expect(
+      resumePoint({ ...base, state: "ERROR", executionData: JSON.stringify([entry("start"), entry("llm", "ERROR")]) }),
+    ).toBeUndefined();
     expect(resumePoint({ ...base, state: "FINISHED", executionData: JSON.stringify(stopped) })).toBeUndefined();
   });
 });

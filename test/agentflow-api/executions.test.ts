@@ -19,11 +19,20 @@ describe("GET /executions", () => {
     const all = await json(`GET`, `/executions?agentflowId=${flow}`);
     expect(all.total).toBe(3);
     expect(all.data.map((e: any) => e.id)).toEqual([recent, mid, old]);
-    expect(all.data[0]).toMatchObject({ agentflowId: flow, sessionId: "s-b", state: "ERROR", isPublic: false, executionData: "[]", agentflow: { id: flow, name: "Support triage" } });
+    expect(all.data[0]).toMatchObject({
+      agentflowId: flow,
+      sessionId: "s-b",
+      state: "ERROR",
+      isPublic: false,
+      executionData: "[]",
+      agentflow: { id: flow, name: "Support triage" },
+    });
 
     expect((await json("GET", `/executions?agentflowId=${flow}&sessionId=s-a`)).data.map((e: any) => e.id)).toEqual([mid, old]);
     expect((await json("GET", `/executions?agentflowId=${flow}&state=STOPPED`)).data.map((e: any) => e.id)).toEqual([mid]);
-    expect((await json("GET", `/executions?agentflowId=${flow}&startDate=2026-02-01&endDate=2026-02-28`)).data.map((e: any) => e.id)).toEqual([mid]);
+    expect(
+      (await json("GET", `/executions?agentflowId=${flow}&startDate=2026-02-01&endDate=2026-02-28`)).data.map((e: any) => e.id),
+    ).toEqual([mid]);
     expect((await json("GET", `/executions?agentflowId=${flow}&endDate=2026-02-10`)).data.map((e: any) => e.id)).toEqual([mid, old]);
 
     const page2 = await json("GET", `/executions?agentflowId=${flow}&page=2&limit=2`);
@@ -32,7 +41,8 @@ describe("GET /executions", () => {
 
   it("defaults to 12 per page", async () => {
     const flow = await saveAgentflow();
-    for (let i = 0; i < 13; i++) await seedExecution({ agentflowId: flow, createdDate: `2026-04-01T10:00:${String(i).padStart(2, "0")}.000Z` });
+    for (let i = 0; i < 13; i++)
+      await seedExecution({ agentflowId: flow, createdDate: `2026-04-01T10:00:${String(i).padStart(2, "0")}.000Z` });
     const first = await json("GET", `/executions?agentflowId=${flow}`);
     expect(first.total).toBe(13);
     expect(first.data).toHaveLength(12);
@@ -50,14 +60,33 @@ describe("GET /executions", () => {
 describe("GET/PUT/DELETE /executions/{id}", () => {
   it("reads, shares (isPublic only) and deletes one execution; its messages stay without the link", async () => {
     const flow = await saveAgentflow();
-    const data = [{ nodeId: "startAgentflow_0", nodeLabel: "Start", data: { id: "startAgentflow_0", name: "startAgentflow", input: { question: "hi" }, output: { question: "hi" } }, previousNodeIds: [], status: "FINISHED" }];
+    const data = [
+      {
+        nodeId: "startAgentflow_0",
+        nodeLabel: "Start",
+        data: { id: "startAgentflow_0", name: "startAgentflow", input: { question: "hi" }, output: { question: "hi" } },
+        previousNodeIds: [],
+        status: "FINISHED",
+      },
+    ];
     const id = await seedExecution({ agentflowId: flow, sessionId: "chat-9", executionData: data });
     const messageId = crypto.randomUUID();
-    await env.DB.prepare("INSERT INTO chat_message (id, role, chatflowid, content, chatType, chatId, sessionId, executionId, createdDate) VALUES (?, 'apiMessage', ?, 'hi', 'EXTERNAL', 'chat-9', 'chat-9', ?, ?)")
-      .bind(messageId, flow, id, new Date().toISOString()).run();
+    await env.DB.prepare(
+      "INSERT INTO chat_message (id, role, chatflowid, content, chatType, chatId, sessionId, executionId, createdDate) VALUES (?, 'apiMessage', ?, 'hi', 'EXTERNAL', 'chat-9', 'chat-9', ?, ?)",
+    )
+      .bind(messageId, flow, id, new Date().toISOString())
+      .run();
 
     const got = await json("GET", `/executions/${id}`);
-    expect(got).toMatchObject({ id, agentflowId: flow, sessionId: "chat-9", state: "FINISHED", isPublic: false, action: null, stoppedDate: null });
+    expect(got).toMatchObject({
+      id,
+      agentflowId: flow,
+      sessionId: "chat-9",
+      state: "FINISHED",
+      isPublic: false,
+      action: null,
+      stoppedDate: null,
+    });
     expect(JSON.parse(got.executionData)).toEqual(data);
     expect(got).not.toHaveProperty("agentflow");
 
@@ -141,8 +170,20 @@ describe("deleting the agentflow", () => {
 describe("GET /public-executions/{id}", () => {
   it("anonymous, only while public, without credential ids", async () => {
     const flow = await saveAgentflow();
-    const data = [{ nodeId: "llmAgentflow_0", nodeLabel: "LLM 0", status: "FINISHED", previousNodeIds: [],
-      data: { id: "llmAgentflow_0", name: "llmAgentflow", input: { llmModel: "chatOpenAI", llmModelConfig: { modelName: "gpt", FLOWISE_CREDENTIAL_ID: "cred-1" } }, output: { content: "hi" } } }];
+    const data = [
+      {
+        nodeId: "llmAgentflow_0",
+        nodeLabel: "LLM 0",
+        status: "FINISHED",
+        previousNodeIds: [],
+        data: {
+          id: "llmAgentflow_0",
+          name: "llmAgentflow",
+          input: { llmModel: "chatOpenAI", llmModelConfig: { modelName: "gpt", FLOWISE_CREDENTIAL_ID: "cred-1" } },
+          output: { content: "hi" },
+        },
+      },
+    ];
     const id = await seedExecution({ agentflowId: flow, executionData: data });
     await expectError(await call("GET", `/public-executions/${id}`, { token: null }), 404);
 

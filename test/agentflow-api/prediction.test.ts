@@ -18,9 +18,28 @@ describe("agentflow prediction (JSON)", () => {
     const m = marker();
     const answer = await json("POST", `/prediction/${id}`, { body: { question: `hello ${m}`, chatId: `chat-${m}` } });
     expect(answer.text).toBe(`echo: hello ${m}`);
-    expect(Object.keys(answer)).toEqual(["text", "question", "chatId", "chatMessageId", "executionId", "agentFlowExecutedData", "sessionId", "sourceDocuments", "usedTools"]);
-    expect(answer).toMatchObject({ question: `hello ${m}`, chatId: `chat-${m}`, sessionId: `chat-${m}`, sourceDocuments: [], usedTools: [] });
-    expect(answer.agentFlowExecutedData.map((e: any) => [e.nodeId, e.status])).toEqual([["startAgentflow_0", "FINISHED"], ["llmAgentflow_0", "FINISHED"]]);
+    expect(Object.keys(answer)).toEqual([
+      "text",
+      "question",
+      "chatId",
+      "chatMessageId",
+      "executionId",
+      "agentFlowExecutedData",
+      "sessionId",
+      "sourceDocuments",
+      "usedTools",
+    ]);
+    expect(answer).toMatchObject({
+      question: `hello ${m}`,
+      chatId: `chat-${m}`,
+      sessionId: `chat-${m}`,
+      sourceDocuments: [],
+      usedTools: [],
+    });
+    expect(answer.agentFlowExecutedData.map((e: any) => [e.nodeId, e.status])).toEqual([
+      ["startAgentflow_0", "FINISHED"],
+      ["llmAgentflow_0", "FINISHED"],
+    ]);
     // Credential ids are not in the answer.
     expect(JSON.stringify(answer)).not.toContain("FLOWISE_CREDENTIAL_ID");
 
@@ -63,7 +82,10 @@ describe("agentflow prediction (JSON)", () => {
 
   it("a Direct Reply answers without a model; form input answers `form` instead of `question`", async () => {
     const { id } = await saveAgentflowOf(
-      [start({ startInputType: "formInput", formInputTypes: [{ type: "string", label: "Name", name: "name" }] }), directReply("directReplyAgentflow_0", "Hi {{ $form.name }}")],
+      [
+        start({ startInputType: "formInput", formInputTypes: [{ type: "string", label: "Name", name: "name" }] }),
+        directReply("directReplyAgentflow_0", "Hi {{ $form.name }}"),
+      ],
       [afEdge("startAgentflow_0", "directReplyAgentflow_0")],
     );
     const answer = await json("POST", `/prediction/${id}`, { body: { form: { name: "Ada" } } });
@@ -78,7 +100,10 @@ describe("agentflow prediction (JSON)", () => {
     await expectError(await call("POST", `/prediction/${id}`, { body: { question: "hi", form: { a: 1 } } }), 400);
     await expectError(await call("POST", `/prediction/${id}`, { body: { question: "hi", humanInput: { type: "maybe" } } }), 400);
 
-    const twoStarts = await saveAgentflowOf([start(), { ...start(), id: "startAgentflow_1", data: { ...start().data, id: "startAgentflow_1" } }], []);
+    const twoStarts = await saveAgentflowOf(
+      [start(), { ...start(), id: "startAgentflow_1", data: { ...start().data, id: "startAgentflow_1" } }],
+      [],
+    );
     expect(twoStarts.warning).toMatch(/Start/);
     const err = await expectError(await call("POST", `/prediction/${twoStarts.id}`, { body: { question: "hi" } }), 400);
     expect(err.message).toBe(twoStarts.warning);

@@ -4,7 +4,19 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { call, expectError, json } from "../helpers";
-import { afEdge, afNode, approvalFlow, eventsOf, executionsOf, messagesOf, modelConfig, openAICredential, readStream, saveAgentflowOf, start } from "./flows";
+import {
+  afEdge,
+  afNode,
+  approvalFlow,
+  eventsOf,
+  executionsOf,
+  messagesOf,
+  modelConfig,
+  openAICredential,
+  readStream,
+  saveAgentflowOf,
+  start,
+} from "./flows";
 
 async function pausedRun(description = "Send the reply?") {
   const flow = approvalFlow(description);
@@ -22,7 +34,10 @@ describe("pause", () => {
     expect(paused.text).toContain("Send the reply?");
     expect(paused.action).toMatchObject({
       mapping: { approve: "Proceed", reject: "Reject" },
-      elements: [{ type: "agentflowv2-approve-button", label: "Proceed" }, { type: "agentflowv2-reject-button", label: "Reject" }],
+      elements: [
+        { type: "agentflowv2-approve-button", label: "Proceed" },
+        { type: "agentflowv2-reject-button", label: "Reject" },
+      ],
       data: { nodeId: "humanInputAgentflow_0", nodeLabel: "Human Input 0" },
     });
     expect(paused.agentFlowExecutedData.at(-1)).toMatchObject({ nodeId: "humanInputAgentflow_0", status: "STOPPED" });
@@ -31,7 +46,10 @@ describe("pause", () => {
     expect(execution).toMatchObject({ state: "STOPPED", sessionId: chatId, stoppedDate: expect.any(String) });
     expect(JSON.parse(execution.action)).toEqual(paused.action);
     const messages = await messagesOf(id);
-    expect(messages.map((m) => [m.role, m.executionId])).toEqual([["userMessage", paused.executionId], ["apiMessage", paused.executionId]]);
+    expect(messages.map((m) => [m.role, m.executionId])).toEqual([
+      ["userMessage", paused.executionId],
+      ["apiMessage", paused.executionId],
+    ]);
     expect(messages[1].action).toEqual(paused.action);
   });
 });
@@ -50,11 +68,16 @@ describe("resume", () => {
     expect(execution.state).toBe("FINISHED");
     expect(execution.action).toBeNull();
     expect(JSON.parse(execution.executionData).map((e: any) => [e.nodeId, e.status])).toEqual([
-      ["startAgentflow_0", "FINISHED"], ["humanInputAgentflow_0", "FINISHED"], ["directReplyAgentflow_0", "FINISHED"],
+      ["startAgentflow_0", "FINISHED"],
+      ["humanInputAgentflow_0", "FINISHED"],
+      ["directReplyAgentflow_0", "FINISHED"],
     ]);
     const messages = await messagesOf(id);
     expect(messages.map((m) => [m.role, m.content])).toEqual([
-      ["userMessage", "draft a reply"], ["apiMessage", paused.text], ["userMessage", "Proceed"], ["apiMessage", "approved"],
+      ["userMessage", "draft a reply"],
+      ["apiMessage", paused.text],
+      ["userMessage", "Proceed"],
+      ["apiMessage", "approved"],
     ]);
     expect(messages.map((m) => m.action)).toEqual([null, null, null, null]);
     expect(await executionsOf(id)).toHaveLength(1);
@@ -105,13 +128,20 @@ describe("resume", () => {
       env.DB.prepare("DELETE FROM execution WHERE id = ?").bind(paused.executionId),
       env.DB.prepare("DELETE FROM chat_message WHERE chatflowid = ?").bind(id),
     ]);
-    for (const row of [...rows.results.map((r) => ["execution", r] as const), ...messages.results.map((r) => ["chat_message", r] as const)]) {
+    for (const row of [
+      ...rows.results.map((r) => ["execution", r] as const),
+      ...messages.results.map((r) => ["chat_message", r] as const),
+    ]) {
       const [table, values] = row;
       const cols = Object.keys(values);
-      await env.DB.prepare(`INSERT INTO ${table} (${cols.join(", ")}) VALUES (${cols.map(() => "?").join(", ")})`).bind(...cols.map((c) => values[c])).run();
+      await env.DB.prepare(`INSERT INTO ${table} (${cols.join(", ")}) VALUES (${cols.map(() => "?").join(", ")})`)
+        .bind(...cols.map((c) => values[c]))
+        .run();
     }
 
-    const done = await json("POST", `/prediction/${id}`, { body: { question: "Proceed", humanInput: { type: "proceed", executionId: paused.executionId } } });
+    const done = await json("POST", `/prediction/${id}`, {
+      body: { question: "Proceed", humanInput: { type: "proceed", executionId: paused.executionId } },
+    });
     expect(done).toMatchObject({ text: "approved", executionId: paused.executionId, chatId, sessionId: chatId });
     expect((await messagesOf(id)).map((m) => m.chatId)).toEqual([chatId, chatId, chatId, chatId]);
   });
@@ -141,10 +171,22 @@ describe("pause and resume streaming", () => {
     const metadata = pause.frames.find((f) => f.event === "metadata")!.data;
     expect(metadata).toMatchObject({ chatId, sessionId: chatId, question: "go", action });
     expect(events.slice(-2)).toEqual(["metadata", "end"]);
-    expect(pause.frames.filter((f) => f.event === "token").map((f) => f.data).join("")).toContain("Ship it?");
+    expect(
+      pause.frames
+        .filter((f) => f.event === "token")
+        .map((f) => f.data)
+        .join(""),
+    ).toContain("Ship it?");
 
-    const resumed = await readStream(await call("POST", `/prediction/${id}`, { body: { question: "Proceed", chatId, streaming: true, humanInput: { type: "proceed" } } }));
-    expect(resumed.frames.filter((f) => f.event === "token").map((f) => f.data).join("")).toBe("approved");
+    const resumed = await readStream(
+      await call("POST", `/prediction/${id}`, { body: { question: "Proceed", chatId, streaming: true, humanInput: { type: "proceed" } } }),
+    );
+    expect(
+      resumed.frames
+        .filter((f) => f.event === "token")
+        .map((f) => f.data)
+        .join(""),
+    ).toBe("approved");
     expect(resumed.frames.filter((f) => f.event === "agentFlowEvent").map((f) => f.data)).toEqual(["INPROGRESS", "FINISHED"]);
     expect(eventsOf(resumed.frames).slice(-2)).toEqual(["metadata", "end"]);
     expect(resumed.frames.find((f) => f.event === "metadata")!.data).not.toHaveProperty("action");
@@ -160,21 +202,31 @@ describe("pause and resume streaming", () => {
 describe("tool approval", () => {
   it("an Agent tool that needs approval pauses before the call; proceed runs it and the agent answers with its result", async () => {
     const cred = await openAICredential();
-    const tool = await json("POST", "/tools", { body: {
-      name: "refund", description: "Refunds an order",
-      schema: JSON.stringify([{ property: "order", type: "string", description: "order id", required: true }]),
-      func: "return `refunded ${$order}`;",
-    } });
+    const tool = await json("POST", "/tools", {
+      body: {
+        name: "refund",
+        description: "Refunds an order",
+        schema: JSON.stringify([{ property: "order", type: "string", description: "order id", required: true }]),
+        func: "return `refunded ${$order}`;",
+      },
+    });
     const agent = afNode("agentAgentflow_0", "Agent 0", {
-      agentModel: "chatOpenAI", agentModelConfig: modelConfig(cred), agentMessages: [], agentEnableMemory: true,
-      agentTools: [{ agentSelectedTool: "customTool", agentSelectedToolConfig: { selectedTool: tool.id }, agentSelectedToolRequiresHumanInput: true }],
+      agentModel: "chatOpenAI",
+      agentModelConfig: modelConfig(cred),
+      agentMessages: [],
+      agentEnableMemory: true,
+      agentTools: [
+        { agentSelectedTool: "customTool", agentSelectedToolConfig: { selectedTool: tool.id }, agentSelectedToolRequiresHumanInput: true },
+      ],
     });
     const { id } = await saveAgentflowOf([start(), agent], [afEdge("startAgentflow_0", "agentAgentflow_0")]);
     const paused = await json("POST", `/prediction/${id}`, { body: { question: 'refund it [call refund {"order":"A-7"}]' } });
     expect(paused.action?.data.nodeId).toBe("agentAgentflow_0");
     expect((await json("GET", `/executions/${paused.executionId}`)).state).toBe("STOPPED");
 
-    const done = await json("POST", `/prediction/${id}`, { body: { question: "Proceed", chatId: paused.chatId, humanInput: { type: "proceed" } } });
+    const done = await json("POST", `/prediction/${id}`, {
+      body: { question: "Proceed", chatId: paused.chatId, humanInput: { type: "proceed" } },
+    });
     expect(done.text).toContain("refunded A-7");
     expect(done.executionId).toBe(paused.executionId);
     expect((await json("GET", `/executions/${paused.executionId}`)).state).toBe("FINISHED");

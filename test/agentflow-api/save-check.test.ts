@@ -28,7 +28,11 @@ describe("agentflow save-time check", () => {
   it("no Start, two Starts", async () => {
     await expectWarned([directReply("directReplyAgentflow_0", "hi")], [], "Start");
     const second = afNode("startAgentflow_1", "Start 1", { startInputType: "chatInput" });
-    await expectWarned([start(), second, directReply("directReplyAgentflow_0", "hi")], [afEdge("startAgentflow_0", "directReplyAgentflow_0"), afEdge("startAgentflow_1", "directReplyAgentflow_0")], "Start");
+    await expectWarned(
+      [start(), second, directReply("directReplyAgentflow_0", "hi")],
+      [afEdge("startAgentflow_0", "directReplyAgentflow_0"), afEdge("startAgentflow_1", "directReplyAgentflow_0")],
+      "Start",
+    );
   });
 
   it("unknown node names are listed", async () => {
@@ -48,7 +52,13 @@ describe("agentflow save-time check", () => {
   });
 
   it("a graph that cannot be read keeps the chatflow wording; changing a flow's type to AGENTFLOW checks it as one", async () => {
-    const saved = await json("POST", "/chatflows", { body: { name: "x", type: "AGENTFLOW", flowData: JSON.stringify({ nodes: [start()], edges: [{ source: "startAgentflow_0", target: "gone_0" }] }) } });
+    const saved = await json("POST", "/chatflows", {
+      body: {
+        name: "x",
+        type: "AGENTFLOW",
+        flowData: JSON.stringify({ nodes: [start()], edges: [{ source: "startAgentflow_0", target: "gone_0" }] }),
+      },
+    });
     expect(saved.warning).toMatch(/^flowData cannot be run: .*gone_0/);
 
     const chat = await json("POST", "/chatflows", { body: { name: "y", flowData: flowData([start()], []) } });

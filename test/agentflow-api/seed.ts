@@ -20,10 +20,20 @@ export async function seedExecution(row: SeedExecution): Promise<string> {
   const created = row.createdDate ?? new Date().toISOString();
   await env.DB.prepare(
     "INSERT INTO execution (id, executionData, state, agentflowId, sessionId, action, isPublic, createdDate, updatedDate, stoppedDate) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-  ).bind(
-    id, JSON.stringify(row.executionData ?? []), row.state ?? "FINISHED", row.agentflowId, row.sessionId ?? "s-1", row.action ?? null,
-    row.isPublic ? 1 : 0, created, row.updatedDate ?? created, row.state === "STOPPED" ? created : null,
-  ).run();
+  )
+    .bind(
+      id,
+      JSON.stringify(row.executionData ?? []),
+      row.state ?? "FINISHED",
+      row.agentflowId,
+      row.sessionId ?? "s-1",
+      row.action ?? null,
+      row.isPublic ? 1 : 0,
+      created,
+      row.updatedDate ?? created,
+      row.state === "STOPPED" ? created : null,
+    )
+    .run();
   return id;
 }
 

@@ -20,28 +20,51 @@ describe("agentflow stream", () => {
     expect(res.headers.get("content-type")).toBe("text/event-stream");
     const { raw, frames } = await readStream(res);
 
-    expect(raw.startsWith(
-      frame("agentFlowEvent", "INPROGRESS")
-      + frame("nextAgentFlow", { nodeId: "startAgentflow_0", nodeLabel: "Start", status: "INPROGRESS" })
-      + frame("nextAgentFlow", { nodeId: "startAgentflow_0", nodeLabel: "Start", status: "FINISHED" }),
-    )).toBe(true);
+    expect(
+      raw.startsWith(
+        frame("agentFlowEvent", "INPROGRESS") +
+          frame("nextAgentFlow", { nodeId: "startAgentflow_0", nodeLabel: "Start", status: "INPROGRESS" }) +
+          frame("nextAgentFlow", { nodeId: "startAgentflow_0", nodeLabel: "Start", status: "FINISHED" }),
+      ),
+    ).toBe(true);
     // The rest, with consecutive tokens taken together and the optional usage frame left out.
     const shape = eventsOf(frames).filter((e, i, all) => e !== "usageMetadata" && !(e === "token" && all[i - 1] === "token"));
     expect(shape).toEqual([
-      "agentFlowEvent", "nextAgentFlow", "nextAgentFlow", "agentFlowExecutedData",
-      "nextAgentFlow", "token", "calledTools", "nextAgentFlow", "agentFlowExecutedData", "agentFlowEvent", "metadata", "end",
+      "agentFlowEvent",
+      "nextAgentFlow",
+      "nextAgentFlow",
+      "agentFlowExecutedData",
+      "nextAgentFlow",
+      "token",
+      "calledTools",
+      "nextAgentFlow",
+      "agentFlowExecutedData",
+      "agentFlowEvent",
+      "metadata",
+      "end",
     ]);
-    expect(frames.filter((f) => f.event === "token").map((f) => f.data).join("")).toBe("echo: hi there");
+    expect(
+      frames
+        .filter((f) => f.event === "token")
+        .map((f) => f.data)
+        .join(""),
+    ).toBe("echo: hi there");
     expect(frames.filter((f) => f.event === "token").length).toBeGreaterThan(1);
     expect(frames.at(-3)).toEqual({ event: "agentFlowEvent", data: "FINISHED" });
 
     const [execution] = await executionsOf(id);
     const messages = await messagesOf(id);
     const metadata = frames.at(-2)!;
-    expect(metadata).toEqual({ event: "metadata", data: { chatId: "c-stream", chatMessageId: messages[1].id, question: "hi there", sessionId: "c-stream" } });
+    expect(metadata).toEqual({
+      event: "metadata",
+      data: { chatId: "c-stream", chatMessageId: messages[1].id, question: "hi there", sessionId: "c-stream" },
+    });
     expect(raw.endsWith(frame("metadata", metadata.data) + frame("end", "[DONE]"))).toBe(true);
     expect(execution.state).toBe("FINISHED");
-    expect(messages.map((m) => [m.content, m.executionId])).toEqual([["hi there", execution.id], ["echo: hi there", execution.id]]);
+    expect(messages.map((m) => [m.content, m.executionId])).toEqual([
+      ["hi there", execution.id],
+      ["echo: hi there", execution.id],
+    ]);
     // The last executed-data frame is what the execution stored.
     const lastData = frames.filter((f) => f.event === "agentFlowExecutedData").at(-1)!.data;
     expect(lastData.map((e: any) => e.nodeId)).toEqual(JSON.parse(execution.executionData).map((e: any) => e.nodeId));
@@ -67,7 +90,9 @@ describe("agentflow stream", () => {
   it("with chatbot post-processing on: the rewritten text, as JSON even when streaming was asked (as Flowise)", async () => {
     const cred = await openAICredential();
     const chatbotConfig = JSON.stringify({ postProcessing: { enabled: true, customFunction: "return $flow.rawOutput.toUpperCase();" } });
-    const { id } = await saveAgentflowOf([start(), llm("llmAgentflow_0", cred)], [afEdge("startAgentflow_0", "llmAgentflow_0")], { chatbotConfig });
+    const { id } = await saveAgentflowOf([start(), llm("llmAgentflow_0", cred)], [afEdge("startAgentflow_0", "llmAgentflow_0")], {
+      chatbotConfig,
+    });
     expect(await json("GET", `/chatflows-streaming/${id}`, { token: null })).toEqual({ isStreaming: false });
     const res = await call("POST", `/prediction/${id}`, { body: { question: "quiet please", streaming: true } });
     expect(res.headers.get("content-type")).toMatch(/application\/json/);

@@ -21,8 +21,19 @@ import { messagesOf, modelConfig, openAICredential } from "./flows";
 type Template = { nodes: Array<{ id: string; data: { name: string; inputs?: Record<string, any> } }>; edges: unknown[] };
 
 const TEMPLATES: Record<string, unknown> = {
-  agenticRag, agentsHandoff, deepResearchMulti, deepResearchSub, humanInTheLoop, interactingWithApi, iterations,
-  simpleRag, sqlAgent, structuredOutput, supervisorWorker, translator, workplaceChat,
+  agenticRag,
+  agentsHandoff,
+  deepResearchMulti,
+  deepResearchSub,
+  humanInTheLoop,
+  interactingWithApi,
+  iterations,
+  simpleRag,
+  sqlAgent,
+  structuredOutput,
+  supervisorWorker,
+  translator,
+  workplaceChat,
 };
 
 const flowDataOf = (t: Template) => JSON.stringify({ nodes: t.nodes, edges: t.edges });
@@ -53,15 +64,18 @@ describe("Flowise's agentflow templates over the API", () => {
 
   it("Human In The Loop: pause on the draft, reject loops back and pauses again, proceed sends the email", async () => {
     const credential = await openAICredential();
-    const tool = await json("POST", "/tools", { body: {
-      name: "send_email", description: "Sends an email",
-      schema: JSON.stringify([
-        { property: "to", type: "string", description: "recipient", required: true },
-        { property: "subject", type: "string", description: "subject", required: true },
-        { property: "body", type: "string", description: "body", required: true },
-      ]),
-      func: "return `sent to ${String($to).trim()}: ${$subject}`;",
-    } });
+    const tool = await json("POST", "/tools", {
+      body: {
+        name: "send_email",
+        description: "Sends an email",
+        schema: JSON.stringify([
+          { property: "to", type: "string", description: "recipient", required: true },
+          { property: "subject", type: "string", description: "subject", required: true },
+          { property: "body", type: "string", description: "body", required: true },
+        ]),
+        func: "return `sent to ${String($to).trim()}: ${$subject}`;",
+      },
+    });
     const template = structuredClone(humanInTheLoop) as unknown as Template;
     pointModelsAtStandin(template, credential);
     for (const node of template.nodes) {
@@ -81,7 +95,9 @@ describe("Flowise's agentflow templates over the API", () => {
     expect(paused.action.data.nodeId).toBe("humanInputAgentflow_0");
     const chatId = paused.chatId;
 
-    const again = await json("POST", `/prediction/${id}`, { body: { question: "Reject", chatId, humanInput: { type: "reject", feedback: "be warmer" } } });
+    const again = await json("POST", `/prediction/${id}`, {
+      body: { question: "Reject", chatId, humanInput: { type: "reject", feedback: "be warmer" } },
+    });
     expect(again.executionId).toBe(paused.executionId);
     expect(again.action?.data.nodeId).toBe("humanInputAgentflow_0");
     expect(again.agentFlowExecutedData.map((e: any) => e.nodeId)).toContain("loopAgentflow_0");

@@ -8,19 +8,31 @@ import { call, expectError, json } from "../helpers";
 import { eventsOf, executionsOf, messagesOf, openAICredential, readStream } from "../agentflow-api/flows";
 import { marker, saveMultiagent } from "./flows";
 
-const node = (id: string, name: string, category: string, inputs: Record<string, unknown>) =>
-  ({ id, type: "customNode", position: { x: 0, y: 0 }, data: { id, name, label: name, category, inputs } });
-const edge = (source: string, target: string, sourceName: string, targetInput: string) =>
-  ({ id: `${source}-${target}`, source, target, sourceHandle: `${source}-output-${sourceName}`, targetHandle: `${target}-input-${targetInput}` });
+const node = (id: string, name: string, category: string, inputs: Record<string, unknown>) => ({
+  id,
+  type: "customNode",
+  position: { x: 0, y: 0 },
+  data: { id, name, label: name, category, inputs },
+});
+const edge = (source: string, target: string, sourceName: string, targetInput: string) => ({
+  id: `${source}-${target}`,
+  source,
+  target,
+  sourceHandle: `${source}-output-${sourceName}`,
+  targetHandle: `${target}-input-${targetInput}`,
+});
 const ref = (id: string) => `{{${id}.data.instance}}`;
 
 async function approvalFlow(kind: "agent" | "toolNode") {
   const credential = await openAICredential();
-  const tool = await json("POST", "/tools", { body: {
-    name: "book_room", description: "Books a room",
-    schema: JSON.stringify([{ property: "room", type: "string", description: "room name", required: true }]),
-    func: "return 'booked ' + $room;",
-  } });
+  const tool = await json("POST", "/tools", {
+    body: {
+      name: "book_room",
+      description: "Books a room",
+      schema: JSON.stringify([{ property: "room", type: "string", description: "room name", required: true }]),
+      func: "return 'booked ' + $room;",
+    },
+  });
   const model = node("chatOpenAI_0", "chatOpenAI", "Chat Models", { modelName: "gpt-standin" });
   pointAtStandin(model as never, credential);
   const customTool = node("customTool_0", "customTool", "Tools", { selectedTool: tool.id });
@@ -28,22 +40,41 @@ async function approvalFlow(kind: "agent" | "toolNode") {
   const end = node("seqEnd_0", "seqEnd", "Sequential Agents", {});
   const approval = { approvalPrompt: "Approve {tools}?", approveButtonText: "Go", rejectButtonText: "Stop", interrupt: true };
   if (kind === "agent") {
-    const agent = node("seqAgent_0", "seqAgent", "Sequential Agents", { agentName: "Booker", systemMessagePrompt: "You book rooms.", tools: [ref("customTool_0")], sequentialNode: [ref("seqStart_0")], ...approval });
+    const agent = node("seqAgent_0", "seqAgent", "Sequential Agents", {
+      agentName: "Booker",
+      systemMessagePrompt: "You book rooms.",
+      tools: [ref("customTool_0")],
+      sequentialNode: [ref("seqStart_0")],
+      ...approval,
+    });
     end.data.inputs = { sequentialNode: ref("seqAgent_0") };
     return saveMultiagent({
       nodes: [model, customTool, start, agent, end] as never,
-      edges: [edge("chatOpenAI_0", "seqStart_0", "chatOpenAI", "model"), edge("customTool_0", "seqAgent_0", "customTool", "tools"),
-        edge("seqStart_0", "seqAgent_0", "seqStart", "sequentialNode"), edge("seqAgent_0", "seqEnd_0", "seqAgent", "sequentialNode")],
+      edges: [
+        edge("chatOpenAI_0", "seqStart_0", "chatOpenAI", "model"),
+        edge("customTool_0", "seqAgent_0", "customTool", "tools"),
+        edge("seqStart_0", "seqAgent_0", "seqStart", "sequentialNode"),
+        edge("seqAgent_0", "seqEnd_0", "seqAgent", "sequentialNode"),
+      ],
     });
   }
   const llm = node("seqLLMNode_0", "seqLLMNode", "Sequential Agents", { llmNodeName: "Planner", sequentialNode: [ref("seqStart_0")] });
-  const tools = node("seqToolNode_0", "seqToolNode", "Sequential Agents", { toolNodeName: "Booking", tools: [ref("customTool_0")], llmNode: ref("seqLLMNode_0"), ...approval });
+  const tools = node("seqToolNode_0", "seqToolNode", "Sequential Agents", {
+    toolNodeName: "Booking",
+    tools: [ref("customTool_0")],
+    llmNode: ref("seqLLMNode_0"),
+    ...approval,
+  });
   end.data.inputs = { sequentialNode: ref("seqToolNode_0") };
   return saveMultiagent({
     nodes: [model, customTool, start, llm, tools, end] as never,
-    edges: [edge("chatOpenAI_0", "seqStart_0", "chatOpenAI", "model"), edge("customTool_0", "seqToolNode_0", "customTool", "tools"),
-      edge("seqStart_0", "seqLLMNode_0", "seqStart", "sequentialNode"), edge("seqLLMNode_0", "seqToolNode_0", "seqLLMNode", "llmNode"),
-      edge("seqToolNode_0", "seqEnd_0", "seqToolNode", "sequentialNode")],
+    edges: [
+      edge("chatOpenAI_0", "seqStart_0", "chatOpenAI", "model"),
+      edge("customTool_0", "seqToolNode_0", "customTool", "tools"),
+      edge("seqStart_0", "seqLLMNode_0", "seqStart", "sequentialNode"),
+      edge("seqLLMNode_0", "seqToolNode_0", "seqLLMNode", "llmNode"),
+      edge("seqToolNode_0", "seqEnd_0", "seqToolNode", "sequentialNode"),
+    ],
   });
 }
 
@@ -57,13 +88,18 @@ describe("Agentflow V1 approval (interrupt) through humanInput", () => {
     expect(paused.text).toBe(`echo: Approve [{"tool":"book_room","toolInput":{"room":"Blue"},"toolOutput":""}]?`);
     expect(paused.action).toMatchObject({
       mapping: { approve: "Go", reject: "Stop", toolCalls: [{ name: "book_room", args: { room: "Blue" } }] },
-      elements: [{ type: "approve-button", label: "Go" }, { type: "reject-button", label: "Stop" }],
+      elements: [
+        { type: "approve-button", label: "Go" },
+        { type: "reject-button", label: "Stop" },
+      ],
     });
     expect(paused.agentReasoning.map((r: any) => r.agentName)).toEqual(["Booker"]);
     expect((await executionsOf(id)).map((e) => e.state)).toEqual(["STOPPED"]);
     expect((await messagesOf(id))[1].action).toEqual(paused.action);
 
-    const done = await json("POST", `/prediction/${id}`, { body: { question: "Go", chatId: paused.chatId, humanInput: { type: "proceed" } } });
+    const done = await json("POST", `/prediction/${id}`, {
+      body: { question: "Go", chatId: paused.chatId, humanInput: { type: "proceed" } },
+    });
     expect(done.text).toBe("tools said: booked Blue");
     expect(done.executionId).toBe(paused.executionId);
     expect(done.usedTools).toEqual([{ tool: "book_room", toolInput: { room: "Blue" }, toolOutput: "booked Blue" }]);
@@ -73,7 +109,10 @@ describe("Agentflow V1 approval (interrupt) through humanInput", () => {
     expect(messages.map((x) => x.action ?? null)).toEqual([null, null, null, null]);
 
     // Nothing is left to resume.
-    await expectError(await call("POST", `/prediction/${id}`, { body: { question: "Go", chatId: paused.chatId, humanInput: { type: "proceed" } } }), 404);
+    await expectError(
+      await call("POST", `/prediction/${id}`, { body: { question: "Go", chatId: paused.chatId, humanInput: { type: "proceed" } } }),
+      404,
+    );
   });
 
   it("reject, as a Flowise V1 client sends it (the reject button's label and the action): the tool never runs and the agent answers without it", async () => {
@@ -95,7 +134,11 @@ describe("Agentflow V1 approval (interrupt) through humanInput", () => {
     const metadata = first.frames[5].data;
     expect(metadata.action).toEqual(action);
 
-    const second = await readStream(await call("POST", `/prediction/${id}`, { body: { question: "Go", chatId: metadata.chatId, humanInput: { type: "proceed" }, streaming: true } }));
+    const second = await readStream(
+      await call("POST", `/prediction/${id}`, {
+        body: { question: "Go", chatId: metadata.chatId, humanInput: { type: "proceed" }, streaming: true },
+      }),
+    );
     expect(eventsOf(second.frames)).toEqual(["start", "agentReasoning", "token", "usedTools", "metadata", "end"]);
     expect(second.frames[2].data).toBe("tools said: booked Blue");
   });
@@ -109,8 +152,10 @@ describe("Agentflow V1 approval (interrupt) through humanInput", () => {
     expect(done.text).toBe("booked Blue");
     expect(done.agentReasoning.map((r: any) => r.agentName)).toEqual(["Booking"]);
 
-    const again = await json("POST", `/prediction/${id}`, { body: { question: ask(), chatId: "other-" + marker() } });
-    const rejected = await json("POST", `/prediction/${id}`, { body: { chatId: again.chatId, humanInput: { type: "reject", feedback: "not today" } } });
+    const again = await json("POST", `/prediction/${id}`, { body: { question: ask(), chatId: `other-${marker()}` } });
+    const rejected = await json("POST", `/prediction/${id}`, {
+      body: { chatId: again.chatId, humanInput: { type: "reject", feedback: "not today" } },
+    });
     expect(rejected.text).toBe("The user rejected this call to book_room. Feedback: not today");
     expect(rejected.usedTools).toEqual([]);
   });

@@ -34,7 +34,10 @@ describe("MULTIAGENT through the engine's door", () => {
   });
 
   it("a graph that cannot run is a 400 naming the node", () => {
-    const t = structuredClone(branchOut) as { nodes: Array<{ id: string; data: { name: string } }>; edges: Array<{ source: string; target: string }> };
+    const t = structuredClone(branchOut) as {
+      nodes: Array<{ id: string; data: { name: string } }>;
+      edges: Array<{ source: string; target: string }>;
+    };
     const graph = { nodes: t.nodes, edges: t.edges.filter((e) => e.source !== "seqAgent_0") };
     expect(() => prepareFlow("MULTIAGENT", JSON.stringify(graph))).toThrow(/AgentB \(seqAgent_1\), AgentC \(seqAgent_2\) have none/);
   });

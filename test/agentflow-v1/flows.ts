@@ -31,4 +31,5 @@ export async function saveMultiagent(t: Template, name = "multiagent"): Promise<
 export const marker = () => `m${crypto.randomUUID().slice(0, 8)}`;
 
 /** agentReasoning as [agentName, next] pairs (next only where the step has one). */
-export const steps = (reasoning: Array<{ agentName: string; next?: string }>) => reasoning.map((r) => (r.next ? `${r.agentName} → ${r.next}` : r.agentName));
+export const steps = (reasoning: Array<{ agentName: string; next?: string }>) =>
+  reasoning.map((r) => (r.next ? `${r.agentName} → ${r.next}` : r.agentName));

@@ -24,18 +24,33 @@ import { executionsOf, messagesOf } from "../agentflow-api/flows";
 import { type Template, marker, onStandin, saveMultiagent } from "./flows";
 
 const TEMPLATES: Record<string, unknown> = {
-  agenticRag, branchOut, customerSupport, essay, humanInLoopRag, leadOutreach, multiAgents, patientConcierge, planAndExecute,
-  portfolio, promptEngineering, softwareTeam, supportRouting, textToSql,
+  agenticRag,
+  branchOut,
+  customerSupport,
+  essay,
+  humanInLoopRag,
+  leadOutreach,
+  multiAgents,
+  patientConcierge,
+  planAndExecute,
+  portfolio,
+  promptEngineering,
+  softwareTeam,
+  supportRouting,
+  textToSql,
 };
 
 const names = (reasoning: any[]) => reasoning.map((r) => r.agentName);
 
 async function storedTool(): Promise<string> {
-  const tool = await json("POST", "/tools", { body: {
-    name: "lookup", description: "Looks a patient up",
-    schema: JSON.stringify([{ property: "q", type: "string", description: "what to look up", required: true }]),
-    func: "return 'found ' + $q;",
-  } });
+  const tool = await json("POST", "/tools", {
+    body: {
+      name: "lookup",
+      description: "Looks a patient up",
+      schema: JSON.stringify([{ property: "q", type: "string", description: "what to look up", required: true }]),
+      func: "return 'found ' + $q;",
+    },
+  });
   return tool.id;
 }
 
@@ -70,7 +85,12 @@ describe("Agentflow V1 sequential agents", () => {
     const answer = await json("POST", `/prediction/${id}`, { body: { question: `an essay ${marker()}` } });
     const round = ["Writer", "If loop > 3 times", "Teacher"];
     expect(names(answer.agentReasoning)).toEqual([...round, ...round, ...round, "Writer", "If loop > 3 times"]);
-    expect(answer.agentReasoning.filter((r: any) => r.nodeName === "seqCondition").map((r: any) => r.messages[0])).toEqual(["Grading", "Grading", "Grading", "End"]);
+    expect(answer.agentReasoning.filter((r: any) => r.nodeName === "seqCondition").map((r: any) => r.messages[0])).toEqual([
+      "Grading",
+      "Grading",
+      "Grading",
+      "End",
+    ]);
     expect(answer.text).toBe(answer.agentReasoning.at(-2).messages[0]);
     const [execution] = await executionsOf(id);
     expect(JSON.parse(execution.executionData).filter((e: any) => e.nodeId === "seqLoop_0")).toHaveLength(3);
@@ -89,11 +109,16 @@ describe("Agentflow V1 sequential agents", () => {
   });
 
   it("Multi Agents routing to a worker forever: each Loop goes back at most 25 times, then its answer says so", async () => {
-    const { id } = await saveMultiagent(await onStandin(multiAgents, (nodes) => {
-      // The stand-in picks an enum's first value: make the supervisor LLM always choose the engineer.
-      const llm = nodes.get("seqLLMNode_0")!;
-      llm.data.inputs!.llmStructuredOutput = String(llm.data.inputs!.llmStructuredOutput).replace("FINISH, software_engineer", "software_engineer, FINISH");
-    }));
+    const { id } = await saveMultiagent(
+      await onStandin(multiAgents, (nodes) => {
+        // The stand-in picks an enum's first value: make the supervisor LLM always choose the engineer.
+        const llm = nodes.get("seqLLMNode_0")!;
+        llm.data.inputs!.llmStructuredOutput = String(llm.data.inputs!.llmStructuredOutput).replace(
+          "FINISH, software_engineer",
+          "software_engineer, FINISH",
+        );
+      }),
+    );
     const answer = await json("POST", `/prediction/${id}`, { body: { question: `forever ${marker()}` } });
     expect(answer.text).toBe("Stopped: the loop back to Supervisor ran 25 times in this request.");
     expect(names(answer.agentReasoning.slice(0, 4))).toEqual(["Supervisor", "Condition", "Software Engineer", "Supervisor"]);
@@ -101,21 +126,60 @@ describe("Agentflow V1 sequential agents", () => {
   });
 
   it("Custom Function and Execute Flow: the function's answer joins the conversation; the other flow answers the question", async () => {
-    const callee = await json("POST", "/chatflows", { body: { name: "callee", type: "MULTIAGENT", flowData: JSON.stringify((await onStandin(branchOut))) } });
+    const callee = await json("POST", "/chatflows", {
+      body: { name: "callee", type: "MULTIAGENT", flowData: JSON.stringify(await onStandin(branchOut)) },
+    });
     const base = await onStandin(branchOut);
     const model = base.nodes.find((n) => n.data.category === "Chat Models")!;
-    const node = (id: string, name: string, inputs: Record<string, unknown>) => ({ id, position: { x: 0, y: 0 }, data: { id, name, label: name, category: "Sequential Agents", inputs } });
+    const node = (id: string, name: string, inputs: Record<string, unknown>) => ({
+      id,
+      position: { x: 0, y: 0 },
+      data: { id, name, label: name, category: "Sequential Agents", inputs },
+    });
     const nodes = [
       model,
       node("seqStart_0", "seqStart", { model: `{{${model.id}.data.instance}}` }),
-      node("seqCustomFunction_0", "seqCustomFunction", { functionName: "Shout", javascriptFunction: "return $input.toUpperCase() + ' ' + $extra;", functionInputVariables: '{"extra":"$flow.state.mood"}' }),
-      node("seqExecuteFlow_0", "seqExecuteFlow", { seqExecuteFlowName: "Team", selectedFlow: callee.id, seqExecuteFlowInput: "userQuestion" }),
+      node("seqCustomFunction_0", "seqCustomFunction", {
+        functionName: "Shout",
+        javascriptFunction: "return $input.toUpperCase() + ' ' + $extra;",
+        functionInputVariables: '{"extra":"$flow.state.mood"}',
+      }),
+      node("seqExecuteFlow_0", "seqExecuteFlow", {
+        seqExecuteFlowName: "Team",
+        selectedFlow: callee.id,
+        seqExecuteFlowInput: "userQuestion",
+      }),
       node("seqEnd_0", "seqEnd", {}),
-      { id: "seqState_0", position: { x: 0, y: 0 }, data: { id: "seqState_0", name: "seqState", label: "State", category: "Sequential Agents", inputs: { stateMemoryUI: '[{"key":"mood","type":"Replace","defaultValue":"calm"}]' } } },
+      {
+        id: "seqState_0",
+        position: { x: 0, y: 0 },
+        data: {
+          id: "seqState_0",
+          name: "seqState",
+          label: "State",
+          category: "Sequential Agents",
+          inputs: { stateMemoryUI: '[{"key":"mood","type":"Replace","defaultValue":"calm"}]' },
+        },
+      },
     ];
     nodes[1].data.inputs = { ...nodes[1].data.inputs, state: "{{seqState_0.data.instance}}" };
-    const e = (source: string, target: string) => ({ id: `${source}-${target}`, source, target, sourceHandle: `${source}-output-x`, targetHandle: `${target}-input-sequentialNode` });
-    const { id, warning } = await saveMultiagent({ nodes, edges: [e(model.id, "seqStart_0"), e("seqState_0", "seqStart_0"), e("seqStart_0", "seqCustomFunction_0"), e("seqCustomFunction_0", "seqExecuteFlow_0"), e("seqExecuteFlow_0", "seqEnd_0")] } as Template);
+    const e = (source: string, target: string) => ({
+      id: `${source}-${target}`,
+      source,
+      target,
+      sourceHandle: `${source}-output-x`,
+      targetHandle: `${target}-input-sequentialNode`,
+    });
+    const { id, warning } = await saveMultiagent({
+      nodes,
+      edges: [
+        e(model.id, "seqStart_0"),
+        e("seqState_0", "seqStart_0"),
+        e("seqStart_0", "seqCustomFunction_0"),
+        e("seqCustomFunction_0", "seqExecuteFlow_0"),
+        e("seqExecuteFlow_0", "seqEnd_0"),
+      ],
+    } as Template);
     expect(warning).toBeUndefined();
     const question = `hello ${marker()}`;
     const answer = await json("POST", `/prediction/${id}`, { body: { question } });
@@ -129,7 +193,17 @@ describe("Agentflow V1 sequential agents", () => {
     const t = await onStandin(branchOut, (nodes) => {
       nodes.get("seqStart_0")!.data.inputs!.inputModeration = ["{{inputModerationSimple_0.data.instance}}"];
     });
-    const moderation = { id: "inputModerationSimple_0", position: { x: 0, y: 0 }, data: { id: "inputModerationSimple_0", name: "inputModerationSimple", label: "Simple Moderation", category: "Moderation", inputs: { denyList: "forbidden", moderationErrorMessage: "Not allowed here." } } };
+    const moderation = {
+      id: "inputModerationSimple_0",
+      position: { x: 0, y: 0 },
+      data: {
+        id: "inputModerationSimple_0",
+        name: "inputModerationSimple",
+        label: "Simple Moderation",
+        category: "Moderation",
+        inputs: { denyList: "forbidden", moderationErrorMessage: "Not allowed here." },
+      },
+    };
     const { id } = await saveMultiagent({ nodes: [...t.nodes, moderation as never], edges: t.edges });
     const err = await expectError(await call("POST", `/prediction/${id}`, { body: { question: `a forbidden trip ${marker()}` } }), 400);
     expect(err.message).toBe("Start (seqStart_0): input moderation: Not allowed here.");
@@ -139,10 +213,13 @@ describe("Agentflow V1 sequential agents", () => {
 
   it("Support Routing System: Frontline answers, the condition agent routes, the chosen team answers", async () => {
     const tool = await storedTool();
-    const { id } = await saveMultiagent(await onStandin(supportRouting, (nodes) => {
-      for (const n of nodes.values()) if (n.data.name === "customTool") n.data.inputs!.selectedTool = tool;
-      for (const n of nodes.values()) if (n.data.category === "Embeddings") Object.assign(n.data.inputs!, { basepath: "http://127.0.0.1:9/v1" });
-    }));
+    const { id } = await saveMultiagent(
+      await onStandin(supportRouting, (nodes) => {
+        for (const n of nodes.values()) if (n.data.name === "customTool") n.data.inputs!.selectedTool = tool;
+        for (const n of nodes.values())
+          if (n.data.category === "Embeddings") Object.assign(n.data.inputs!, { basepath: "http://127.0.0.1:9/v1" });
+      }),
+    );
     const answer = await json("POST", `/prediction/${id}`, { body: { question: `my invoice ${marker()}` } });
     expect(names(answer.agentReasoning)).toEqual(["Frontline Support", "Router Agent", "Billing Team"]);
     expect(answer.agentReasoning[1].nodeName).toBe("seqConditionAgent");
@@ -150,23 +227,34 @@ describe("Agentflow V1 sequential agents", () => {
 
   it("Patient Concierge: Agent Memory — the second turn's agent is sent the first turn's conversation (from the previous execution)", async () => {
     const tool = await storedTool();
-    const { id } = await saveMultiagent(await onStandin(patientConcierge, (nodes) => {
-      for (const n of nodes.values()) if (n.data.name === "customTool") n.data.inputs!.selectedTool = tool;
-    }));
+    const { id } = await saveMultiagent(
+      await onStandin(patientConcierge, (nodes) => {
+        for (const n of nodes.values()) if (n.data.name === "customTool") n.data.inputs!.selectedTool = tool;
+      }),
+    );
     const m = marker();
     const first = await json("POST", `/prediction/${id}`, { body: { question: `I am Ada ${m}` } });
     expect(names(first.agentReasoning)).toEqual(["If user has been verified", "Identity Verification"]);
     await json("POST", `/prediction/${id}`, { body: { question: `born 1815 ${m}`, chatId: first.chatId } });
-    const sent = (await requestsWith(`born 1815 ${m}`)).at(-1)!.body.messages.filter((x) => x.role !== "system").map((x) => x.content);
+    const sent = (await requestsWith(`born 1815 ${m}`))
+      .at(-1)!
+      .body.messages.filter((x) => x.role !== "system")
+      .map((x) => x.content);
     expect(sent).toEqual([`I am Ada ${m}`, first.text, `born 1815 ${m}`]);
     expect((await executionsOf(id)).map((e) => e.state)).toEqual(["FINISHED", "FINISHED"]);
   });
 
   it("bad graphs are 400s naming the node (no seqStart, two seqStarts, a condition without routes), said at save time too", async () => {
     const t = await onStandin(essay);
-    const noStart: Template = { nodes: t.nodes.filter((n) => n.data.name !== "seqStart"), edges: t.edges.filter((e) => e.source !== "seqStart_0" && e.target !== "seqStart_0") };
+    const noStart: Template = {
+      nodes: t.nodes.filter((n) => n.data.name !== "seqStart"),
+      edges: t.edges.filter((e) => e.source !== "seqStart_0" && e.target !== "seqStart_0"),
+    };
     const start = t.nodes.find((n) => n.data.name === "seqStart")!;
-    const twoStarts: Template = { nodes: [...t.nodes, { ...structuredClone(start), id: "seqStart_1", data: { ...structuredClone(start.data), id: "seqStart_1" } }], edges: t.edges };
+    const twoStarts: Template = {
+      nodes: [...t.nodes, { ...structuredClone(start), id: "seqStart_1", data: { ...structuredClone(start.data), id: "seqStart_1" } }],
+      edges: t.edges,
+    };
     const noRoutes: Template = { nodes: t.nodes, edges: t.edges.filter((e) => e.source !== "seqCondition_0") };
     const cases: Array<[Template, RegExp]> = [
       [noStart, /needs a Start node \(seqStart\)/],

@@ -25,10 +25,23 @@ describe("Agentflow V1 supervisor and workers", () => {
 
     expect(answer.text).toBe(`echo: echo: ${question}`);
     expect(steps(answer.agentReasoning)).toEqual([
-      `Supervisor → ${ENGINEER}`, "Senior Software Engineer", `Supervisor → ${REVIEWER}`, "Code Reviewer", "Supervisor → FINISH",
+      `Supervisor → ${ENGINEER}`,
+      "Senior Software Engineer",
+      `Supervisor → ${REVIEWER}`,
+      "Code Reviewer",
+      "Supervisor → FINISH",
     ]);
-    expect(answer.agentReasoning[1]).toMatchObject({ agentName: "Senior Software Engineer", messages: [`echo: ${question}`], nodeId: "worker_0", usedTools: [], state: {} });
-    expect(answer.agentReasoning[0]).toMatchObject({ instructions: "step 1", state: { next: ENGINEER, team_members: `${ENGINEER}, ${REVIEWER}` } });
+    expect(answer.agentReasoning[1]).toMatchObject({
+      agentName: "Senior Software Engineer",
+      messages: [`echo: ${question}`],
+      nodeId: "worker_0",
+      usedTools: [],
+      state: {},
+    });
+    expect(answer.agentReasoning[0]).toMatchObject({
+      instructions: "step 1",
+      state: { next: ENGINEER, team_members: `${ENGINEER}, ${REVIEWER}` },
+    });
 
     // What the model was sent: the route tool forced; the worker's prompt with promptValues and the team filled in.
     const sent = await requestsWith(m);
@@ -41,7 +54,10 @@ describe("Agentflow V1 supervisor and workers", () => {
 
     // Stored: both messages, the API message with agentReasoning; the execution FINISHED.
     const messages = await messagesOf(id);
-    expect(messages.map((x) => [x.role, x.content])).toEqual([["userMessage", question], ["apiMessage", answer.text]]);
+    expect(messages.map((x) => [x.role, x.content])).toEqual([
+      ["userMessage", question],
+      ["apiMessage", answer.text],
+    ]);
     expect(steps(messages[1].agentReasoning)).toEqual(steps(answer.agentReasoning));
     expect((await executionsOf(id)).map((e) => e.state)).toEqual(["FINISHED"]);
   });
@@ -51,20 +67,37 @@ describe("Agentflow V1 supervisor and workers", () => {
     const question = `a prompt for poems ${marker()} [route _prompt_creator>prompt_reviewer>FINISH]`;
     const answer = await json("POST", `/prediction/${id}`, { body: { question } });
     // Flowise names a worker from its label as saved (this template's has a leading space).
-    expect(steps(answer.agentReasoning)).toEqual(["Supervisor → _prompt_creator", " Prompt Creator", "Supervisor → prompt_reviewer", "Prompt Reviewer", "Supervisor → FINISH"]);
+    expect(steps(answer.agentReasoning)).toEqual([
+      "Supervisor → _prompt_creator",
+      " Prompt Creator",
+      "Supervisor → prompt_reviewer",
+      "Prompt Reviewer",
+      "Supervisor → FINISH",
+    ]);
     expect(answer.text).toBe(`echo: echo: ${question}`);
-    const reviewer = (await requestsWith(question)).find((r) => r.body.messages[0].content.includes("prompt_reviewer") && !JSON.stringify(r.body).includes('"route"') && r.body.messages.length === 3);
+    const reviewer = (await requestsWith(question)).find(
+      (r) =>
+        r.body.messages[0].content.includes("prompt_reviewer") &&
+        !JSON.stringify(r.body).includes('"route"') &&
+        r.body.messages.length === 3,
+    );
     expect(reviewer?.body.messages.slice(1).map((x) => x.content)).toEqual([question, `echo: ${question}`]);
   });
 
   it("Text to SQL: a worker with a stored custom tool calls it; its usedTools are in its step and the answer; the SQL Expert's schema comes from the Custom JS Function", async () => {
-    const tool = await json("POST", "/tools", { body: {
-      name: "run_sql", description: "Runs SQL", func: "return 'rows for ' + $sql;",
-      schema: JSON.stringify([{ property: "sql", type: "string", description: "the query", required: true }]),
-    } });
-    const { id } = await saveMultiagent(await onStandin(textToSql, (nodes) => {
-      nodes.get("customTool_0")!.data.inputs!.selectedTool = tool.id;
-    }));
+    const tool = await json("POST", "/tools", {
+      body: {
+        name: "run_sql",
+        description: "Runs SQL",
+        func: "return 'rows for ' + $sql;",
+        schema: JSON.stringify([{ property: "sql", type: "string", description: "the query", required: true }]),
+      },
+    });
+    const { id } = await saveMultiagent(
+      await onStandin(textToSql, (nodes) => {
+        nodes.get("customTool_0")!.data.inputs!.selectedTool = tool.id;
+      }),
+    );
     const question = `count users ${marker()} [route sql_executor>FINISH] [call run_sql {"sql":"select 1"}]`;
     const answer = await json("POST", `/prediction/${id}`, { body: { question } });
     expect(answer.text).toBe("tools said: rows for select 1");
@@ -79,7 +112,9 @@ describe("Agentflow V1 supervisor and workers", () => {
     expect(steps(expert.agentReasoning)).toEqual(["Supervisor → sql_expert", "SQL Expert", "Supervisor → FINISH"]);
     expect(expert.text).toBe(`echo: schema ${m} [route sql_expert>FINISH]`);
     const expertCall = (await requestsWith(m)).find((r) => r.body.messages[0].content.includes("You are given the following schema:"))!;
-    expect(expertCall.body.messages[0].content).toContain("You are given the following schema:\nCREATE TABLE customers (\n  customerNumber int NOT NULL,");
+    expect(expertCall.body.messages[0].content).toContain(
+      "You are given the following schema:\nCREATE TABLE customers (\n  customerNumber int NOT NULL,",
+    );
     expect(expertCall.body.messages[0].content).toContain("creditLimit decimal(10,2) DEFAULT NULL,\n)\n");
   });
 
@@ -87,17 +122,24 @@ describe("Agentflow V1 supervisor and workers", () => {
     const index = `support-${marker()}`;
     const pineconeCred = await credential("pineconeApi", { pineconeApiKey: "pc-support-key" });
     const openAI = await openAICredential();
-    const { id, warning } = await saveMultiagent(await onStandin(customerSupport, (nodes) => {
-      Object.assign(nodes.get("pinecone_0")!.data.inputs!, { pineconeIndex: index, pineconeIndexHost: `${inject("pineconeUrl")}/idx/${index}` });
-      nodes.get("pinecone_0")!.data.credential = pineconeCred;
-      pointAtStandin(nodes.get("openAIEmbeddings_0")!, openAI);
-    }));
+    const { id, warning } = await saveMultiagent(
+      await onStandin(customerSupport, (nodes) => {
+        Object.assign(nodes.get("pinecone_0")!.data.inputs!, {
+          pineconeIndex: index,
+          pineconeIndexHost: `${inject("pineconeUrl")}/idx/${index}`,
+        });
+        nodes.get("pinecone_0")!.data.credential = pineconeCred;
+        pointAtStandin(nodes.get("openAIEmbeddings_0")!, openAI);
+      }),
+    );
     expect(warning).toBeUndefined();
     const m = marker();
     const question = `install fails ${m} [route support_representative>FINISH] [call search_docs {"input":"install bug"}]`;
     const answer = await json("POST", `/prediction/${id}`, { body: { question } });
     expect(steps(answer.agentReasoning)).toEqual(["Supervisor → support_representative", "Support Representative", "Supervisor → FINISH"]);
-    expect(answer.agentReasoning[1].usedTools).toEqual([{ tool: "search_docs", toolInput: { input: "install bug" }, toolOutput: expect.any(String) }]);
+    expect(answer.agentReasoning[1].usedTools).toEqual([
+      { tool: "search_docs", toolInput: { input: "install bug" }, toolOutput: expect.any(String) },
+    ]);
 
     const conversation = [
       { role: "bot", content: "Hey how can I help you?" },
@@ -105,10 +147,13 @@ describe("Agentflow V1 supervisor and workers", () => {
       { role: "bot", content: "Can you tell me what was the error?" },
     ];
     const rep = (await requestsWith(m)).find((r) => r.body.messages[0].content.startsWith("As a representative at Flowise Inc"))!;
-    expect(rep.body.messages[0].content).toContain(`Here is your previous conversation with the customer:\n${JSON.stringify(conversation)}\n`);
+    expect(rep.body.messages[0].content).toContain(
+      `Here is your previous conversation with the customer:\n${JSON.stringify(conversation)}\n`,
+    );
     // The retriever tool asked the Pinecone stand-in, in the template's namespace.
-    const queries = ((await (await fetch(`${inject("pineconeUrl")}/requests`)).json()) as Array<{ path: string; body: { namespace?: string } }>)
-      .filter((r) => r.path === `/idx/${index}/query`);
+    const queries = (
+      (await (await fetch(`${inject("pineconeUrl")}/requests`)).json()) as Array<{ path: string; body: { namespace?: string } }>
+    ).filter((r) => r.path === `/idx/${index}/query`);
     expect(queries).toHaveLength(1);
     expect(queries[0].body.namespace).toBe("pinecone-flowise-docs");
   });
@@ -118,7 +163,9 @@ describe("Agentflow V1 supervisor and workers", () => {
       nodes.get("supervisor_0")!.data.inputs!.recursionLimit = 5;
     });
     const { id } = await saveMultiagent(t);
-    const workers = t.nodes.filter((n) => n.data.name === "worker").map((n) => String(n.data.inputs!.workerName).toLowerCase().replace(/\s/g, "_"));
+    const workers = t.nodes
+      .filter((n) => n.data.name === "worker")
+      .map((n) => String(n.data.inputs!.workerName).toLowerCase().replace(/\s/g, "_"));
     const question = `loop ${marker()} [route ${workers[0]}]`;
     const answer = await json("POST", `/prediction/${id}`, { body: { question } });
     expect(answer.text).toMatch(/^The team stopped: it reached its recursion limit \(5 steps/);
@@ -134,7 +181,16 @@ describe("Agentflow V1 supervisor and workers", () => {
     const res = await call("POST", `/prediction/${id}`, { body: { question, streaming: true } });
     expect(res.headers.get("content-type")).toContain("text/event-stream");
     const { frames } = await readStream(res);
-    expect(eventsOf(frames)).toEqual(["start", "agentReasoning", "nextAgent", "agentReasoning", "agentReasoning", "token", "metadata", "end"]);
+    expect(eventsOf(frames)).toEqual([
+      "start",
+      "agentReasoning",
+      "nextAgent",
+      "agentReasoning",
+      "agentReasoning",
+      "token",
+      "metadata",
+      "end",
+    ]);
     expect(steps(frames[0].data)).toEqual([`Supervisor → ${ENGINEER}`]);
     expect(frames[2].data).toBe("Senior Software Engineer");
     expect(steps(frames[4].data)).toEqual([`Supervisor → ${ENGINEER}`, "Senior Software Engineer", "Supervisor → FINISH"]);

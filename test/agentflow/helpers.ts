@@ -1,7 +1,16 @@
 // Shared by the agentflow runtime tests: hand-built agentflows the way Flowise 3 saves them, ports
 // that record checkpoints and stream frames, and the stand-in as the chat model.
 import { runAgentflow } from "../../src/engine/agentflow";
-import type { AgentflowGraph, AgentflowOutcome, AgentflowPorts, AgentflowRequest, ExecutedData, ExecutionState, FlowCall, FlowCallResult } from "../../src/engine/agentflow/types";
+import type {
+  AgentflowGraph,
+  AgentflowOutcome,
+  AgentflowPorts,
+  AgentflowRequest,
+  ExecutedData,
+  ExecutionState,
+  FlowCall,
+  FlowCallResult,
+} from "../../src/engine/agentflow/types";
 import type { ChatTurn, RunContext, Runtime } from "../../src/engine";
 import { frame } from "../../src/stream/sse";
 import { makeCtx, runtimeWith, standinUrl } from "../engine/helpers";
@@ -13,7 +22,13 @@ type Inputs = Record<string, unknown>;
 export function node(id: string, inputs: Inputs = {}, extra: Record<string, unknown> = {}) {
   const name = id.replace(/_\d+$/, "");
   const label = (extra.label as string) ?? id;
-  return { id, type: "agentFlow", position: { x: 0, y: 0 }, ...extra, data: { id, name, label, category: "Agent Flows", inputs, outputs: {}, outputAnchors: [] } };
+  return {
+    id,
+    type: "agentFlow",
+    position: { x: 0, y: 0 },
+    ...extra,
+    data: { id, name, label, category: "Agent Flows", inputs, outputs: {}, outputAnchors: [] },
+  };
 }
 
 /** A plain edge, or a branch edge (`<id>-output-<i>`) when `branch` is given. */
@@ -30,10 +45,18 @@ export const start = (inputs: Inputs = {}) => node("startAgentflow_0", { startIn
 export const modelConfig = (over: Inputs = {}) => ({ modelName: "gpt-standin", basepath: `${standinUrl()}/v1`, streaming: true, ...over });
 
 export const llm = (id: string, inputs: Inputs = {}, label?: string) =>
-  node(id, { llmModel: "chatOpenAI", llmModelConfig: modelConfig(), llmMessages: [], llmEnableMemory: true, ...inputs }, label ? { label } : {});
+  node(
+    id,
+    { llmModel: "chatOpenAI", llmModelConfig: modelConfig(), llmMessages: [], llmEnableMemory: true, ...inputs },
+    label ? { label } : {},
+  );
 
 export const agent = (id: string, inputs: Inputs = {}, label?: string) =>
-  node(id, { agentModel: "chatOpenAI", agentModelConfig: modelConfig(), agentMessages: [], agentEnableMemory: true, ...inputs }, label ? { label } : {});
+  node(
+    id,
+    { agentModel: "chatOpenAI", agentModelConfig: modelConfig(), agentMessages: [], agentEnableMemory: true, ...inputs },
+    label ? { label } : {},
+  );
 
 export const directReply = (id: string, message: string) => node(id, { directReplyMessage: message });
 
@@ -68,7 +91,11 @@ export function recorder(options: PortOptions = {}): Recorder {
     checkpoints,
     calls,
     text: () => raw.join(""),
-    tokens: () => frames.filter((f) => f.event === "token").map((f) => f.data).join(""),
+    tokens: () =>
+      frames
+        .filter((f) => f.event === "token")
+        .map((f) => f.data)
+        .join(""),
     ports: {
       ctx,
       pastChatHistory: async () => options.history ?? [],
@@ -97,7 +124,11 @@ export function request(over: Partial<AgentflowRequest> = {}): AgentflowRequest 
   return { chatflowId: over.chatflowId ?? crypto.randomUUID(), chatId, sessionId: chatId, streaming: false, vars: {}, ...over };
 }
 
-export async function run(g: AgentflowGraph, req: Partial<AgentflowRequest> = {}, options: PortOptions = {}): Promise<AgentflowOutcome & { rec: Recorder }> {
+export async function run(
+  g: AgentflowGraph,
+  req: Partial<AgentflowRequest> = {},
+  options: PortOptions = {},
+): Promise<AgentflowOutcome & { rec: Recorder }> {
   const rec = recorder(options);
   const outcome = await runAgentflow(g, request(req), rec.ports);
   return { ...outcome, rec };
@@ -114,7 +145,8 @@ export async function rejection(p: Promise<unknown>): Promise<{ status?: number;
 }
 
 /** A node's output in the executed data (its latest entry). */
-export const outputOf = (data: ExecutedData[], nodeId: string) => [...data].reverse().find((e) => e.nodeId === nodeId)?.data.output as Record<string, any> | undefined;
+export const outputOf = (data: ExecutedData[], nodeId: string) =>
+  [...data].reverse().find((e) => e.nodeId === nodeId)?.data.output as Record<string, any> | undefined;
 
 /** Ports letting the HTTP node and the sandbox's fetch reach the stand-in on loopback. */
 export const loopbackRuntime = (): Runtime => runtimeWith({ OUTBOUND_ALLOW: "127.0.0.1" });

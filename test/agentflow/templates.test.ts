@@ -14,7 +14,11 @@ const chatCalls = async (m: string) => (await requestsWith(m)).filter((r) => r.p
 
 async function townStore(): Promise<string> {
   const store = await newStore("town");
-  await storeUpsert(store.id, { loader: { name: "plainText", config: { text: TOWN_TEXT } }, splitter: { name: "recursiveCharacterTextSplitter", config: { chunkSize: 1000 } }, ...LOCAL });
+  await storeUpsert(store.id, {
+    loader: { name: "plainText", config: { text: TOWN_TEXT } },
+    splitter: { name: "recursiveCharacterTextSplitter", config: { chunkSize: 1000 } },
+    ...LOCAL,
+  });
   return store.id;
 }
 
@@ -30,7 +34,10 @@ describe("templates that answer through the stand-in", () => {
     const out = await run(runnable("Translator"), { question: `Good morning ${m}`, streaming: true });
     expect(out.state).toBe("FINISHED");
     const [req] = await chatCalls(m);
-    expect(req.body.messages[0]).toEqual({ role: "system", content: "You are a helpful assistant that translates English to Japanese language. Return only Japanese language" });
+    expect(req.body.messages[0]).toEqual({
+      role: "system",
+      content: "You are a helpful assistant that translates English to Japanese language. Return only Japanese language",
+    });
     expect(req.body.messages.at(-1)).toEqual({ role: "user", content: `English:\n\nGood morning ${m}\n\nJapanese:` });
     expect(out.text).toBe(`echo: English:\n\nGood morning ${m}\n\nJapanese:`);
     expect(out.rec.tokens()).toBe(out.text);
@@ -48,14 +55,23 @@ describe("templates that answer through the stand-in", () => {
     const m = marker();
     const out = await run(runnable("Supervisor Worker"), { question: `Build a todo app ${m}` });
     expect(out.state).toBe("FINISHED");
-    expect(out.executedData.map((e) => e.nodeId)).toEqual(["startAgentflow_0", "llmAgentflow_0", "conditionAgentflow_0", "agentAgentflow_3"]);
+    expect(out.executedData.map((e) => e.nodeId)).toEqual([
+      "startAgentflow_0",
+      "llmAgentflow_0",
+      "conditionAgentflow_0",
+      "agentAgentflow_3",
+    ]);
     expect(out.executedData[1].data.state).toMatchObject({ next: "FINISH" });
     expect(out.text).toMatch(/^echo: Given the above conversations, generate a detail solution/);
   });
 
   it("Supervisor Worker looping: SOFTWARE each time, the Software Engineer and the loop back, until the loop's count", async () => {
     const choice = JSON.stringify({ next: "SOFTWARE", instructions: "write it", reasoning: "r" });
-    const g = runnable("Supervisor Worker", { patch: (n) => { n.get("llmAgentflow_0")!.data.inputs!.llmUserMessage = `Who next? [so ${choice}]`; } });
+    const g = runnable("Supervisor Worker", {
+      patch: (n) => {
+        n.get("llmAgentflow_0")!.data.inputs!.llmUserMessage = `Who next? [so ${choice}]`;
+      },
+    });
     const out = await run(g, { question: "Build a todo app" });
     expect(out.state).toBe("FINISHED");
     expect(out.executedData.filter((e) => e.nodeId === "agentAgentflow_1")).toHaveLength(5);
@@ -69,13 +85,23 @@ describe("templates that answer through the stand-in", () => {
     expect(out.state).toBe("FINISHED");
     const iteration = outputOf(out.executedData, "iterationAgentflow_0")!;
     expect(iteration.iterationResults).toEqual(["echo: Reply only:\n\nabc", "echo: Reply only:\n\ndef"]);
-    expect(out.executedData.map((e) => e.nodeId)).toEqual(["startAgentflow_0", "llmAgentflow_0", "llmAgentflow_1", "llmAgentflow_0", "llmAgentflow_1", "iterationAgentflow_0", "agentAgentflow_0"]);
+    expect(out.executedData.map((e) => e.nodeId)).toEqual([
+      "startAgentflow_0",
+      "llmAgentflow_0",
+      "llmAgentflow_1",
+      "llmAgentflow_0",
+      "llmAgentflow_1",
+      "iterationAgentflow_0",
+      "agentAgentflow_0",
+    ]);
     expect(out.text).toBe("echo: go");
   });
 
   it("Simple RAG: the document store as the agent's retriever tool; its sources come back", async () => {
     const storeId = await townStore();
-    const out = await run(runnable("Simple RAG", { storeId }), { question: '[call ai-paper {"input":"bakery croissants"}] what does the bakery sell?' });
+    const out = await run(runnable("Simple RAG", { storeId }), {
+      question: '[call ai-paper {"input":"bakery croissants"}] what does the bakery sell?',
+    });
     expect(out.state).toBe("FINISHED");
     expect(out.text).toMatch(/^tools said: .*croissants/s);
     expect(out.usedTools).toEqual([expect.objectContaining({ tool: "ai-paper", toolInput: { input: "bakery croissants" } })]);
@@ -87,7 +113,14 @@ describe("templates that answer through the stand-in", () => {
     const m = marker();
     const out = await run(runnable("Agentic RAG", { storeId }), { question: `library poetry circle ${m}` });
     expect(out.state).toBe("FINISHED");
-    expect(out.executedData.map((e) => e.nodeId)).toEqual(["startAgentflow_0", "conditionAgentAgentflow_0", "llmAgentflow_0", "retrieverAgentflow_0", "conditionAgentAgentflow_1", "llmAgentflow_2"]);
+    expect(out.executedData.map((e) => e.nodeId)).toEqual([
+      "startAgentflow_0",
+      "conditionAgentAgentflow_0",
+      "llmAgentflow_0",
+      "retrieverAgentflow_0",
+      "conditionAgentAgentflow_1",
+      "llmAgentflow_2",
+    ]);
     const query = out.executedData[2].data.state!.query as string;
     expect(query).toMatch(/^echo: /);
     expect(out.executedData[3].data.input).toEqual({ question: query });
@@ -96,7 +129,11 @@ describe("templates that answer through the stand-in", () => {
   });
 
   it("Agents Handoff (search tool removed): the condition agent hands off to the agent of the scenario", async () => {
-    const g = runnable("Agents Handoff", { patch: (n) => { n.get("agentAgentflow_1")!.data.inputs!.agentTools = ""; } });
+    const g = runnable("Agents Handoff", {
+      patch: (n) => {
+        n.get("agentAgentflow_1")!.data.inputs!.agentTools = "";
+      },
+    });
     const refund = await run(g, { question: "I want my money back [pick 1]" });
     expect(refund.executedData.at(-1)!.nodeId).toBe("agentAgentflow_0");
     const sales = await run(g, { question: "looking for shoes [pick 2]" });
@@ -113,18 +150,27 @@ describe("templates that answer through the stand-in", () => {
     const g = runnable("Human In The Loop", {
       patch: (n) => {
         n.get("agentAgentflow_0")!.data.inputs!.agentTools = "";
-        Object.assign(n.get("toolAgentflow_0")!.data.inputs!, { toolAgentflowSelectedTool: "customTool", toolAgentflowSelectedToolConfig: { selectedTool: sent.id } });
+        Object.assign(n.get("toolAgentflow_0")!.data.inputs!, {
+          toolAgentflowSelectedTool: "customTool",
+          toolAgentflowSelectedToolConfig: { selectedTool: sent.id },
+        });
       },
     });
     const form = { subject: "Pricing", body: "How much is it?", from: "bob@example.com" };
     const paused = await run(g, { form });
     expect(paused.state).toBe("STOPPED");
     expect(paused.text).toMatch(/\n\nAre you sure you want to proceed\?$/);
-    const done = await run(g, { question: "Proceed", resume: { executionId: "e", executedData: paused.executedData, humanInput: { type: "proceed" } } });
+    const done = await run(g, {
+      question: "Proceed",
+      resume: { executionId: "e", executedData: paused.executedData, humanInput: { type: "proceed" } },
+    });
     expect(done.state).toBe("FINISHED");
     const subject = outputOf(done.executedData, "llmAgentflow_0")!.subject as string;
     expect(done.text).toBe(`sent to bob@example.com: ${subject}`);
-    const rejected = await run(g, { question: "Reject", resume: { executionId: "e", executedData: paused.executedData, humanInput: { type: "reject", feedback: "shorter" } } });
+    const rejected = await run(g, {
+      question: "Reject",
+      resume: { executionId: "e", executedData: paused.executedData, humanInput: { type: "reject", feedback: "shorter" } },
+    });
     expect(rejected.state).toBe("STOPPED"); // back to the agent, which drafts again and pauses again
     expect(rejected.executedData.map((e) => e.nodeId).slice(-3)).toEqual(["loopAgentflow_0", "agentAgentflow_0", "humanInputAgentflow_0"]);
   });
@@ -133,7 +179,11 @@ describe("templates that answer through the stand-in", () => {
 describe("templates that need a service edgeflow does not have: a clear 400 naming it", () => {
   const cases: Array<[TemplateName, Record<string, unknown>, RegExp]> = [
     // Its Slack tool is Flowise's process-based slackMCP (the 400 says why: see the next test), its Teams tool one edgeflow lacks.
-    ["Workplace Chat", { question: "hi" }, /tool slackMCP runs its MCP server as a local process in Flowise, and Workers cannot start processes|tool microsoftTeams is not available in edgeflow/],
+    [
+      "Workplace Chat",
+      { question: "hi" },
+      /tool slackMCP runs its MCP server as a local process in Flowise, and Workers cannot start processes|tool microsoftTeams is not available in edgeflow/,
+    ],
     // The exported template's OpenAPI toolkit carries no spec file.
     ["Interacting With API", { question: "events?" }, /OpenAPI Agent \(agentAgentflow_1\) needs an OpenAPI spec: upload one in yamlFile/],
     ["SQL Agent", { question: "how many rows?" }, /require\('typeorm'\) is not available in this sandbox/],
@@ -149,12 +199,17 @@ describe("templates that need a service edgeflow does not have: a clear 400 nami
   it("Workplace Chat's slackMCP: a 400 saying Workers cannot start processes, and to use customMCP with an HTTP MCP server", async () => {
     const g = runnable("Workplace Chat", {
       patch: (n) => {
-        Object.assign(n.get("toolAgentflow_1")!.data.inputs!, { toolAgentflowSelectedTool: "currentDateTime", toolAgentflowSelectedToolConfig: {} });
+        Object.assign(n.get("toolAgentflow_1")!.data.inputs!, {
+          toolAgentflowSelectedTool: "currentDateTime",
+          toolAgentflowSelectedToolConfig: {},
+        });
       },
     });
     const out = await run(g, { question: "hi" });
     expect(out).toMatchObject({ state: "ERROR", errorStatus: 400 });
-    expect(out.error).toMatch(/tool slackMCP runs its MCP server as a local process in Flowise, and Workers cannot start processes.*customMCP.*https:\/\/mcp\.slack\.com\/mcp/);
+    expect(out.error).toMatch(
+      /tool slackMCP runs its MCP server as a local process in Flowise, and Workers cannot start processes.*customMCP.*https:\/\/mcp\.slack\.com\/mcp/,
+    );
   });
 
   it("Human In The Loop: the agent has current_date_time (and a search tool that says it has no credential); proceeding reaches Gmail, a 400", async () => {
@@ -163,8 +218,14 @@ describe("templates that need a service edgeflow does not have: a clear 400 nami
     const paused = await run(runnable("Human In The Loop"), { form });
     expect(paused.state).toBe("STOPPED");
     const [first] = await chatCalls(m);
-    expect((first.body as { tools?: Array<{ function: { name: string } }> }).tools?.map((t) => t.function.name)).toEqual(["google-custom-search", "current_date_time"]);
-    const done = await run(runnable("Human In The Loop"), { question: "Proceed", resume: { executionId: "e", executedData: paused.executedData, humanInput: { type: "proceed" } } });
+    expect((first.body as { tools?: Array<{ function: { name: string } }> }).tools?.map((t) => t.function.name)).toEqual([
+      "google-custom-search",
+      "current_date_time",
+    ]);
+    const done = await run(runnable("Human In The Loop"), {
+      question: "Proceed",
+      resume: { executionId: "e", executedData: paused.executedData, humanInput: { type: "proceed" } },
+    });
     expect(done).toMatchObject({ state: "ERROR", errorStatus: 400 });
     expect(done.error).toMatch(/tool gmail is not available in edgeflow/);
   });
@@ -172,11 +233,17 @@ describe("templates that need a service edgeflow does not have: a clear 400 nami
   it("Deep Research With Subagents: each item's failure (arXiv PDF download) is that item's result; the run goes on", async () => {
     const out = await run(runnable("Deep Research With Subagents"), { form: { query: "history of tea" } });
     expect(out.state).toBe("FINISHED");
-    expect(outputOf(out.executedData, "iterationAgentflow_0")!.content).toMatch(/^Error in iteration 1: Error in Agent node: SubAgent \(agentAgentflow_0\): loadFullContent \(PDF download\) is not supported/);
+    expect(outputOf(out.executedData, "iterationAgentflow_0")!.content).toMatch(
+      /^Error in iteration 1: Error in Agent node: SubAgent \(agentAgentflow_0\): loadFullContent \(PDF download\) is not supported/,
+    );
   });
 
   it("Deep Research With Multi-turn Conversations: the search tools without credentials tell the agents so (a model that searches reads why)", async () => {
-    const g = runnable("Deep Research With Multi-turn Conversations", { patch: (n) => { n.get("llmAgentflow_0")!.data.inputs!.llmMessages = []; } });
+    const g = runnable("Deep Research With Multi-turn Conversations", {
+      patch: (n) => {
+        n.get("llmAgentflow_0")!.data.inputs!.llmMessages = [];
+      },
+    });
     const out = await run(g, { question: '[call brave-search {"input":"tea"}] tea' });
     expect(out.state).toBe("FINISHED");
     const agent0 = outputOf(out.executedData, "agentAgentflow_0")!;

@@ -37,7 +37,8 @@ export type TemplateName = keyof typeof TEMPLATES;
 type Node = AgentflowGraph["nodes"][number];
 
 /** A template's graph, as saved (a deep copy). */
-export const template = (name: TemplateName): AgentflowGraph => structuredClone({ nodes: TEMPLATES[name].nodes, edges: TEMPLATES[name].edges }) as unknown as AgentflowGraph;
+export const template = (name: TemplateName): AgentflowGraph =>
+  structuredClone({ nodes: TEMPLATES[name].nodes, edges: TEMPLATES[name].edges }) as unknown as AgentflowGraph;
 
 const MODEL_PARAMS = ["llmModel", "agentModel", "conditionAgentModel", "humanInputModel"];
 
@@ -56,7 +57,10 @@ export function runnable(name: TemplateName, over: { storeId?: string; patch?: (
       const raw = inputs[key];
       const rows = typeof raw === "string" && raw.trim() ? JSON.parse(raw) : Array.isArray(raw) ? raw : [];
       if (rows.length && over.storeId) {
-        inputs[key] = rows.map((r: { documentStore: string }) => ({ ...r, documentStore: `${over.storeId}:${r.documentStore.split(":").slice(1).join(":")}` }));
+        inputs[key] = rows.map((r: { documentStore: string }) => ({
+          ...r,
+          documentStore: `${over.storeId}:${r.documentStore.split(":").slice(1).join(":")}`,
+        }));
       }
     }
   }

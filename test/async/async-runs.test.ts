@@ -1,9 +1,3 @@
-// Issue 20: runs that outlive their request. POST /prediction with async: true answers 202 at once
-// and the run goes on in a Cloudflare Workflow instance of the execution's id (the test runner runs
-// Workflows locally): its execution row ends with the answer a synchronous prediction would have
-// given, its frames are replayable at GET /executions/{id}/events, its caller is called back with a
-// signed body, and an agentflow that pauses for human input waits durably for its resume.
-import { env } from "cloudflare:workers";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import llmChain from "../engine/fixtures/llm-chain.json";
 import { type Fixture, flowDataOf, pointAtStandin } from "../engine/helpers";
@@ -42,20 +36,25 @@ async function settled(executionId: string, ms = 20_000): Promise<any> {
 /** The SSE frames of a response, with their ids. */
 async function framesOf(res: Response): Promise<{ id: number; event: string; data: any }[]> {
   const text = await res.text();
-  return text.split("\n\n").filter((b) => b.includes("data:")).map((block) => {
-    const id = Number(/^id:(\d+)$/m.exec(block)?.[1]);
-    const data = JSON.parse(/^data:(.*)$/m.exec(block)![1]);
-    return { id, event: data.event, data: data.data };
-  });
+  return text
+    .split("\n\n")
+    .filter((b) => b.includes("data:"))
+    .map((block) => {
+      const id = Number(/^id:(\d+)$/m.exec(block)?.[1]);
+      const data = JSON.parse(/^data:(.*)$/m.exec(block)![1]);
+      return { id, event: data.event, data: data.data };
+    });
 }
 
 async function hmacHex(body: string, secret: string): Promise<string> {
   const key = await crypto.subtle.importKey("raw", new TextEncoder().encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
-  return [...new Uint8Array(await crypto.subtle.sign("HMAC", key, new TextEncoder().encode(body)))].map((b) => b.toString(16).padStart(2, "0")).join("");
+  return [...new Uint8Array(await crypto.subtle.sign("HMAC", key, new TextEncoder().encode(body)))]
+    .map((b) => b.toString(16).padStart(2, "0"))
+    .join("");
 }
 
 const callbacksFor = async (executionId: string) =>
-  (await (await fetch(`${standinUrl()}/requests?contains=${executionId}`)).json() as any[]).filter((r) => r.path.startsWith("/callback"));
+  ((await (await fetch(`${standinUrl()}/requests?contains=${executionId}`)).json()) as any[]).filter((r) => r.path.startsWith("/callback"));
 
 describe("async: true on a chatflow", () => {
   it("answers 202 at once; the execution ends FINISHED with the answer a synchronous prediction gives", async () => {
@@ -63,7 +62,12 @@ describe("async: true on a chatflow", () => {
     const res = await call("POST", `/prediction/${id}`, { body: { question: "hello async", async: true } });
     expect(res.status).toBe(202);
     const accepted = await res.json<any>();
-    expect(accepted).toEqual({ executionId: expect.any(String), chatId: expect.any(String), sessionId: expect.any(String), status: "INPROGRESS" });
+    expect(accepted).toEqual({
+      executionId: expect.any(String),
+      chatId: expect.any(String),
+      sessionId: expect.any(String),
+      status: "INPROGRESS",
+    });
 
     const row = await settled(accepted.executionId);
     expect(row).toMatchObject({ state: "FINISHED", agentflowId: id, sessionId: accepted.sessionId });
@@ -72,7 +76,10 @@ describe("async: true on a chatflow", () => {
     expect(row).not.toHaveProperty("error");
     // The exchange is stored as a prediction's is.
     const messages = await json<any[]>("GET", `/chatmessage/${id}?chatId=${accepted.chatId}`);
-    expect(messages.map((m) => [m.role, m.content])).toEqual([["userMessage", "hello async"], ["apiMessage", row.result.text]]);
+    expect(messages.map((m) => [m.role, m.content])).toEqual([
+      ["userMessage", "hello async"],
+      ["apiMessage", row.result.text],
+    ]);
   });
 
   it("the event log replays the run's frames (tokens, metadata, end) and honours Last-Event-ID", async () => {
@@ -86,11 +93,16 @@ describe("async: true on a chatflow", () => {
     const events = frames.map((f) => f.event);
     expect(events.at(-1)).toBe("end");
     expect(events).toContain("metadata");
-    const tokens = frames.filter((f) => f.event === "token").map((f) => f.data).join("");
+    const tokens = frames
+      .filter((f) => f.event === "token")
+      .map((f) => f.data)
+      .join("");
     expect(tokens).toBe(row.result.text);
     expect(frames.map((f) => f.id)).toEqual(frames.map((_, i) => frames[0].id + i));
     // After the third frame: the rest only.
-    const later = await framesOf(await call("GET", `/executions/${accepted.executionId}/events`, { headers: { "Last-Event-ID": String(frames[2].id) } }));
+    const later = await framesOf(
+      await call("GET", `/executions/${accepted.executionId}/events`, { headers: { "Last-Event-ID": String(frames[2].id) } }),
+    );
     expect(later.map((f) => f.id)).toEqual(frames.slice(3).map((f) => f.id));
   });
 
@@ -106,7 +118,12 @@ describe("async: true on a chatflow", () => {
     }
     expect(delivered).toHaveLength(1);
     const [cb] = delivered;
-    expect(cb.body).toMatchObject({ status: "SUCCESS", executionId: accepted.executionId, chatId: accepted.chatId, data: { text: expect.any(String) } });
+    expect(cb.body).toMatchObject({
+      status: "SUCCESS",
+      executionId: accepted.executionId,
+      chatId: accepted.chatId,
+      data: { text: expect.any(String) },
+    });
     const raw = JSON.stringify(cb.body);
     expect(cb.headers["x-edgeflow-signature"]).toBe(`sha256=${await hmacHex(raw, SECRET)}`);
   });
@@ -115,7 +132,10 @@ describe("async: true on a chatflow", () => {
     const id = await saveChatflow();
     await expectError(await call("POST", `/prediction/${id}`, { body: { question: "x", async: true, streaming: true } }), 400);
     await expectError(await call("POST", `/prediction/${id}`, { body: { question: "x", callbackUrl: `${standinUrl()}/callback` } }), 400);
-    const refused = await expectError(await call("POST", `/prediction/${id}`, { body: { question: "x", async: true, callbackUrl: "http://169.254.169.254/latest" } }), 400);
+    const refused = await expectError(
+      await call("POST", `/prediction/${id}`, { body: { question: "x", async: true, callbackUrl: "http://169.254.169.254/latest" } }),
+      400,
+    );
     expect(refused.message).toMatch(/^callbackUrl: /);
   });
 
@@ -135,12 +155,18 @@ describe("async: true on an agentflow", () => {
     const row = await settled(accepted.executionId);
     expect(row.state).toBe("FINISHED");
     expect(row.result).toMatchObject({ executionId: accepted.executionId, chatId: accepted.chatId, text: expect.any(String) });
-    expect(JSON.parse(row.executionData).map((e: any) => [e.nodeId, e.status])).toEqual([["startAgentflow_0", "FINISHED"], ["llmAgentflow_0", "FINISHED"]]);
+    expect(JSON.parse(row.executionData).map((e: any) => [e.nodeId, e.status])).toEqual([
+      ["startAgentflow_0", "FINISHED"],
+      ["llmAgentflow_0", "FINISHED"],
+    ]);
     const frames = await framesOf(await call("GET", `/executions/${accepted.executionId}/events`));
     // The frames a streamed prediction sends, from the Start node's INPROGRESS to end.
     expect(frames[0]).toMatchObject({ event: "agentFlowEvent", data: "INPROGRESS" });
     expect(frames.filter((f) => f.event === "nextAgentFlow").map((f) => [f.data.nodeId, f.data.status])).toEqual([
-      ["startAgentflow_0", "INPROGRESS"], ["startAgentflow_0", "FINISHED"], ["llmAgentflow_0", "INPROGRESS"], ["llmAgentflow_0", "FINISHED"],
+      ["startAgentflow_0", "INPROGRESS"],
+      ["startAgentflow_0", "FINISHED"],
+      ["llmAgentflow_0", "INPROGRESS"],
+      ["llmAgentflow_0", "FINISHED"],
     ]);
     expect(frames.at(-1)!.event).toBe("end");
   });
@@ -154,14 +180,22 @@ describe("async: true on an agentflow", () => {
     expect(paused.state).toBe("STOPPED");
     expect(paused.result).toMatchObject({ action: expect.any(Object), executionId: accepted.executionId });
 
-    const resumed = await json("POST", `/prediction/${id}`, {
-      body: { question: "Proceed", async: true, humanInput: { type: "proceed", executionId: accepted.executionId } },
-    }, 202);
+    const resumed = await json(
+      "POST",
+      `/prediction/${id}`,
+      {
+        body: { question: "Proceed", async: true, humanInput: { type: "proceed", executionId: accepted.executionId } },
+      },
+      202,
+    );
     expect(resumed).toMatchObject({ executionId: accepted.executionId, status: "INPROGRESS" });
     // A second resume of the same pause is a 409 (the first claimed it).
-    await expectError(await call("POST", `/prediction/${id}`, {
-      body: { question: "Proceed", async: true, humanInput: { type: "proceed", executionId: accepted.executionId } },
-    }), 409);
+    await expectError(
+      await call("POST", `/prediction/${id}`, {
+        body: { question: "Proceed", async: true, humanInput: { type: "proceed", executionId: accepted.executionId } },
+      }),
+      409,
+    );
     const done = await settled(accepted.executionId);
     expect(done.state).toBe("FINISHED");
     expect(done.result.text).toBe("approved");
@@ -181,7 +215,9 @@ describe("a paused async run resumed without async", () => {
     const callbackUrl = `${standinUrl()}/callback/sync-resume`;
     const accepted = await json("POST", `/prediction/${id}`, { body: { question: "draft", async: true, callbackUrl } }, 202);
     expect((await settled(accepted.executionId)).state).toBe("STOPPED");
-    const answer = await json("POST", `/prediction/${id}`, { body: { question: "Reject", humanInput: { type: "reject", executionId: accepted.executionId } } });
+    const answer = await json("POST", `/prediction/${id}`, {
+      body: { question: "Reject", humanInput: { type: "reject", executionId: accepted.executionId } },
+    });
     expect(answer.text).toBe("rejected");
     let delivered: any[] = [];
     for (let i = 0; i < 400 && delivered.length < 2; i++) {
@@ -197,9 +233,12 @@ describe("a paused async run resumed without async", () => {
     const flow = approvalFlow("Go?");
     const { id } = await saveAgentflowOf(flow.nodes, flow.edges);
     const paused = await json("POST", `/prediction/${id}`, { body: { question: "draft" } });
-    const refused = await expectError(await call("POST", `/prediction/${id}`, {
-      body: { question: "Proceed", async: true, humanInput: { type: "proceed", executionId: paused.executionId } },
-    }), 400);
+    const refused = await expectError(
+      await call("POST", `/prediction/${id}`, {
+        body: { question: "Proceed", async: true, humanInput: { type: "proceed", executionId: paused.executionId } },
+      }),
+      400,
+    );
     expect(refused.message).toContain("not started with async: true");
     await expectError(await call("GET", `/executions/${paused.executionId}/events`), 404);
   });

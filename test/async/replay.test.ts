@@ -39,11 +39,24 @@ describe("a restarted detached run replays its finished steps", () => {
     const { id } = await saveAgentflowOf([start(), llm("llmAgentflow_0", cred)], [afEdge("startAgentflow_0", "llmAgentflow_0")]);
     const executionId = crypto.randomUUID();
     const now = new Date().toISOString();
-    await db().insert(execution).values({ id: executionId, agentflowId: id, sessionId: "s-replay", state: "INPROGRESS", executionData: "[]", detached: true, createdDate: now, updatedDate: now });
+    await db().insert(execution).values({
+      id: executionId,
+      agentflowId: id,
+      sessionId: "s-replay",
+      state: "INPROGRESS",
+      executionData: "[]",
+      detached: true,
+      createdDate: now,
+      updatedDate: now,
+    });
     const deps = { db: db(), env: env as unknown as Env, runtime: runtimeWith(), waitUntil: () => undefined };
     const store = new Map<string, unknown>();
     const request = (step: WorkflowStep) => ({
-      trigger: DETACHED_RUN, flowId: id, input: { question: marker, chatId: "s-replay" }, delivery: "json" as const, executionId,
+      trigger: DETACHED_RUN,
+      flowId: id,
+      input: { question: marker, chatId: "s-replay" },
+      delivery: "json" as const,
+      executionId,
       steps: new WorkflowSteps(step, env.FILES, executionId, "0: ", { count: 0 }),
     });
 
@@ -75,11 +88,18 @@ describe("a restarted detached run replays its finished steps", () => {
     expect(JSON.stringify(stored).length).toBeLessThan(1000);
     expect(await (await env.FILES.get(stored.value.r2))!.text()).toBe(JSON.stringify({ big }));
     // Replayed: the same value, from R2, without running the work.
-    expect(await steps().do("big", async () => { throw new Error("ran again"); })).toEqual({ big });
+    expect(
+      await steps().do("big", async () => {
+        throw new Error("ran again");
+      }),
+    ).toEqual({ big });
   });
 
   it("a run that would pass Workflows' 1,024 steps ends with an error naming the limit", async () => {
     const steps = new WorkflowSteps(fakeStep(new Map()), env.FILES, crypto.randomUUID(), "0: ", { count: 1000 });
-    await expect(steps.do("one more", async () => 1)).rejects.toMatchObject({ status: 400, message: expect.stringContaining("limit of 1024 steps") });
+    await expect(steps.do("one more", async () => 1)).rejects.toMatchObject({
+      status: 400,
+      message: expect.stringContaining("limit of 1024 steps"),
+    });
   });
 });

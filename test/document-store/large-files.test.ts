@@ -26,7 +26,20 @@ const vars = (values: Record<string, string>) => {
 
 /** Prose of about `bytes` (ASCII unless `unicode`): numbered paragraphs, each with a marker a query can find. */
 function prose(bytes: number, { unicode = false, crlf = false } = {}): string {
-  const words = ["harbour", "lantern", "meadow", "quarry", "orchard", "glacier", "tundra", "canyon", "archive", "signal", "copper", "willow"];
+  const words = [
+    "harbour",
+    "lantern",
+    "meadow",
+    "quarry",
+    "orchard",
+    "glacier",
+    "tundra",
+    "canyon",
+    "archive",
+    "signal",
+    "copper",
+    "willow",
+  ];
   const parts: string[] = [];
   let size = 0;
   for (let i = 1; size < bytes; i++) {
@@ -45,13 +58,23 @@ function prose(bytes: number, { unicode = false, crlf = false } = {}): string {
 const SMALL_CHUNKS = { name: "recursiveCharacterTextSplitter", config: { chunkSize: 300, chunkOverlap: 60 } };
 
 async function chunkRows(storeId: string) {
-  return (await env.DB.prepare("SELECT docId, chunkNo, pageContent, metadata FROM document_store_file_chunk WHERE storeId = ? ORDER BY docId, chunkNo").bind(storeId).all<{ docId: string; chunkNo: number; pageContent: string; metadata: string }>()).results;
+  return (
+    await env.DB.prepare(
+      "SELECT docId, chunkNo, pageContent, metadata FROM document_store_file_chunk WHERE storeId = ? ORDER BY docId, chunkNo",
+    )
+      .bind(storeId)
+      .all<{ docId: string; chunkNo: number; pageContent: string; metadata: string }>()
+  ).results;
 }
 
 /** Chunk numbers of each loader run 1..n without gaps, and each chunk belongs to a loader of the store. */
 async function expectWholeChunks(storeId: string) {
   const rows = await chunkRows(storeId);
-  const loaders = new Set(((await env.DB.prepare("SELECT id FROM document_store_loader WHERE storeId = ?").bind(storeId).all<{ id: string }>()).results).map((r) => r.id));
+  const loaders = new Set(
+    (await env.DB.prepare("SELECT id FROM document_store_loader WHERE storeId = ?").bind(storeId).all<{ id: string }>()).results.map(
+      (r) => r.id,
+    ),
+  );
   const byLoader = new Map<string, number[]>();
   for (const r of rows) byLoader.set(r.docId, [...(byLoader.get(r.docId) ?? []), r.chunkNo]);
   for (const [docId, numbers] of byLoader) {
@@ -89,7 +112,13 @@ describe("a 19 MB text file", () => {
     const s = await json("GET", `/document-store/store/${store.id}`);
     const [loader] = loadersOf(s);
     expect(s.status).toBe("UPSERTED");
-    expect(loader).toMatchObject({ id: answer.docId, status: "SYNC", loaderId: "textFile", totalChunks: answer.numAdded, files: [expect.objectContaining({ name: "book.txt", size: text.length, status: "SYNC" })] });
+    expect(loader).toMatchObject({
+      id: answer.docId,
+      status: "SYNC",
+      loaderId: "textFile",
+      totalChunks: answer.numAdded,
+      files: [expect.objectContaining({ name: "book.txt", size: text.length, status: "SYNC" })],
+    });
     expect(loader.progress).toBeUndefined();
     expect(answer.numAdded).toBeGreaterThan(20_000);
     const snap = await snapshot(store.id);
@@ -106,30 +135,57 @@ describe("a 19 MB text file", () => {
     const paragraphs = text.split("\n\n");
     for (const i of [Math.floor(paragraphs.length / 2), paragraphs.length - 2]) {
       const wanted = paragraphs[i];
-      const found = await json("POST", "/document-store/vectorstore/query", { body: { storeId: store.id, query: wanted, inputs: { topK: 3 } } });
+      const found = await json("POST", "/document-store/vectorstore/query", {
+        body: { storeId: store.id, query: wanted, inputs: { topK: 3 } },
+      });
       expect(found.docs.some((d: { pageContent: string }) => d.pageContent.includes(wanted.slice(0, 40)))).toBe(true);
     }
   }, 300_000);
 });
 
 describe("windows", () => {
-  it.each([["LF", false], ["CRLF", true]])("give the chunks (and line numbers) of splitting the whole text, multibyte characters included (%s)", async (_, crlf) => {
-    vars({ UPSERT_WINDOW_MB: String(20_000 / MB) }); // 20 KB windows: ~15 of them
-    const store = await newStore();
-    const text = prose(300_000, { unicode: true, crlf });
-    const up = await upsertRaw(store.id, await multipart(form([{ name: "notes.txt", type: "text/plain", data: text }], { ...LOCAL, splitter: SMALL_CHUNKS, metadata: { team: "docs" } })));
-    expect(up.status).toBe(200);
-    const whole = await new RecursiveCharacterTextSplitter({ chunkSize: 300, chunkOverlap: 60 }).createDocuments([text], [{ source: "notes.txt", team: "docs" }]);
-    const rows = await expectWholeChunks(store.id);
-    expect(rows.map((r) => r.pageContent)).toEqual(whole.map((d) => d.pageContent));
-    expect(rows.map((r) => JSON.parse(r.metadata))).toEqual(whole.map((d) => d.metadata));
-  }, 60_000);
+  it.each([
+    ["LF", false],
+    ["CRLF", true],
+  ])(
+    "give the chunks (and line numbers) of splitting the whole text, multibyte characters included (%s)",
+    async (_, crlf) => {
+      vars({ UPSERT_WINDOW_MB: String(20_000 / MB) }); // 20 KB windows: ~15 of them
+      const store = await newStore();
+      const text = prose(300_000, { unicode: true, crlf });
+      const up = await upsertRaw(
+        store.id,
+        await multipart(
+          form([{ name: "notes.txt", type: "text/plain", data: text }], { ...LOCAL, splitter: SMALL_CHUNKS, metadata: { team: "docs" } }),
+        ),
+      );
+      expect(up.status).toBe(200);
+      const whole = await new RecursiveCharacterTextSplitter({ chunkSize: 300, chunkOverlap: 60 }).createDocuments(
+        [text],
+        [{ source: "notes.txt", team: "docs" }],
+      );
+      const rows = await expectWholeChunks(store.id);
+      expect(rows.map((r) => r.pageContent)).toEqual(whole.map((d) => d.pageContent));
+      expect(rows.map((r) => JSON.parse(r.metadata))).toEqual(whole.map((d) => d.metadata));
+    },
+    60_000,
+  );
 
   it("JSON Lines: one document per line with its line number; a bad line in a later window undoes what was stored", async () => {
     vars({ UPSERT_WINDOW_MB: String(16_000 / MB) });
     const store = await newStore();
-    const lines = Array.from({ length: 3000 }, (_, i) => JSON.stringify({ id: i + 1, text: `Record ${i + 1} tells of ${["boats", "nets", "weather"][i % 3]} on day ${i}.` }));
-    const ok = await upsertRaw(store.id, await multipart(form([{ name: "records.jsonl", type: "application/jsonl", data: lines.join("\n") + "\n" }], { ...LOCAL, loader: { name: "jsonlinesFile", config: { pointerName: "text" } } })));
+    const lines = Array.from({ length: 3000 }, (_, i) =>
+      JSON.stringify({ id: i + 1, text: `Record ${i + 1} tells of ${["boats", "nets", "weather"][i % 3]} on day ${i}.` }),
+    );
+    const ok = await upsertRaw(
+      store.id,
+      await multipart(
+        form([{ name: "records.jsonl", type: "application/jsonl", data: `${lines.join("\n")}\n` }], {
+          ...LOCAL,
+          loader: { name: "jsonlinesFile", config: { pointerName: "text" } },
+        }),
+      ),
+    );
     expect(ok.status).toBe(200);
     const rows = await expectWholeChunks(store.id);
     expect(rows).toHaveLength(3000);
@@ -138,7 +194,15 @@ describe("windows", () => {
 
     const before = await snapshot(store.id);
     const bad = [...lines.slice(0, 2500), "{not json", ...lines.slice(2500)];
-    const res = await upsertRaw(store.id, await multipart(form([{ name: "broken.jsonl", type: "application/jsonl", data: bad.join("\n") }], { ...LOCAL, loader: { name: "jsonlinesFile", config: { pointerName: "text" } } })));
+    const res = await upsertRaw(
+      store.id,
+      await multipart(
+        form([{ name: "broken.jsonl", type: "application/jsonl", data: bad.join("\n") }], {
+          ...LOCAL,
+          loader: { name: "jsonlinesFile", config: { pointerName: "text" } },
+        }),
+      ),
+    );
     expect((await expectError(res, 400)).message).toBe("File broken.jsonl line 2501 is not valid JSON");
     expect(await snapshot(store.id)).toEqual(before);
   }, 60_000);
@@ -155,7 +219,9 @@ describe("limits and bad input: a clear error, nothing stored", () => {
 
     vars({ MAX_STREAMED_FILE_MB: "1", MAX_UPLOAD_MB: "1" });
     const every = await upsertRaw(store.id, await multipart(form([{ name: "huge.txt", type: "text/plain", data: prose(2 * MB) }], LOCAL)));
-    expect((await expectError(every, 413)).message).toBe("File huge.txt is larger than every upload limit: 1 MB for text and JSON Lines files (MAX_STREAMED_FILE_MB), 1 MB for other files (MAX_UPLOAD_MB)");
+    expect((await expectError(every, 413)).message).toBe(
+      "File huge.txt is larger than every upload limit: 1 MB for text and JSON Lines files (MAX_STREAMED_FILE_MB), 1 MB for other files (MAX_UPLOAD_MB)",
+    );
     expect(await snapshot(store.id)).toEqual(before);
 
     vars({ MAX_STREAMED_FILE_MB: "1", MAX_UPLOAD_MB: "1", MAX_BODY_MB: "1" });
@@ -178,7 +244,10 @@ describe("limits and bad input: a clear error, nothing stored", () => {
     vars({ UPSERT_WINDOW_MB: String(20_000 / MB), MAX_STREAMED_CHUNKS: "300" });
     const store = await newStore();
     const before = await snapshot(store.id);
-    const res = await upsertRaw(store.id, await multipart(form([{ name: "many.txt", type: "text/plain", data: prose(200_000) }], { ...LOCAL, splitter: SMALL_CHUNKS })));
+    const res = await upsertRaw(
+      store.id,
+      await multipart(form([{ name: "many.txt", type: "text/plain", data: prose(200_000) }], { ...LOCAL, splitter: SMALL_CHUNKS })),
+    );
     expect((await expectError(res, 413)).message).toBe("What loader textFile read: more than 300 chunks (MAX_STREAMED_CHUNKS)");
     expect(await snapshot(store.id)).toEqual(before);
   }, 60_000);
@@ -190,17 +259,24 @@ describe("through the queue", () => {
     const send = vi.spyOn(env.UPSERT_QUEUE as Queue, "send");
     const store = await newStore();
     const text = prose(1 * MB);
-    const res = await upsertRaw(store.id, await multipart(form([{ name: "log.txt", type: "text/plain", data: text }], { ...LOCAL, splitter: SMALL_CHUNKS })));
+    const res = await upsertRaw(
+      store.id,
+      await multipart(form([{ name: "log.txt", type: "text/plain", data: text }], { ...LOCAL, splitter: SMALL_CHUNKS })),
+    );
     const accepted = await res.json<any>();
     expect(res.status).toBe(202);
     expect(accepted.message).toContain("its files (1.0 MB) are more than one request reads (UPSERT_QUEUE_MB 0.5)");
     const seen: Array<{ bytesRead: number; totalChunks: number }> = [];
-    const done = await waitForStatus(store.id, (s) => {
-      const [l] = loadersOf(s);
-      if (l?.progress) seen.push({ bytesRead: l.progress.bytesRead, totalChunks: l.totalChunks });
-      if (l?.progress) expect(l.progress).toMatchObject({ totalBytes: text.length, chunks: l.totalChunks });
-      return s.status === "UPSERTED";
-    }, 120_000);
+    const done = await waitForStatus(
+      store.id,
+      (s) => {
+        const [l] = loadersOf(s);
+        if (l?.progress) seen.push({ bytesRead: l.progress.bytesRead, totalChunks: l.totalChunks });
+        if (l?.progress) expect(l.progress).toMatchObject({ totalBytes: text.length, chunks: l.totalChunks });
+        return s.status === "UPSERTED";
+      },
+      120_000,
+    );
     const [loader] = loadersOf(done);
     expect(loader).toMatchObject({ id: accepted.docId, status: "SYNC" });
     expect(loader.progress).toBeUndefined();
@@ -212,7 +288,9 @@ describe("through the queue", () => {
       expect(distinct[i].totalChunks).toBeGreaterThan(distinct[i - 1].totalChunks);
     }
     // One message per 200 KB read: the first and its continuations, all under the staged lease.
-    const jobs = send.mock.calls.map(([body]) => body as { loaderIds: string[]; leases: string[] }).filter((j) => j.loaderIds[0] === accepted.docId);
+    const jobs = send.mock.calls
+      .map(([body]) => body as { loaderIds: string[]; leases: string[] })
+      .filter((j) => j.loaderIds[0] === accepted.docId);
     expect(jobs.length).toBeGreaterThanOrEqual(5);
     expect(new Set(jobs.map((j) => j.leases[0])).size).toBe(1);
     const rows = await expectWholeChunks(store.id);
@@ -228,7 +306,16 @@ describe("bad input found by a later queue message", () => {
     const store = await newStore();
     const lines = Array.from({ length: 3000 }, (_, i) => JSON.stringify({ text: `Record ${i + 1} of the harbour log.` }));
     lines.splice(2800, 0, "{not json");
-    const res = await upsertRaw(store.id, await multipart(form([{ name: "log.jsonl", type: "application/jsonl", data: lines.join("\n") }], { ...LOCAL, loader: { name: "jsonlinesFile", config: { pointerName: "text" } }, async: "true" })));
+    const res = await upsertRaw(
+      store.id,
+      await multipart(
+        form([{ name: "log.jsonl", type: "application/jsonl", data: lines.join("\n") }], {
+          ...LOCAL,
+          loader: { name: "jsonlinesFile", config: { pointerName: "text" } },
+          async: "true",
+        }),
+      ),
+    );
     expect(res.status).toBe(202);
     const done = await waitForStatus(store.id, (s) => s.status !== "UPSERTING", 60_000);
     const [loader] = loadersOf(done);
@@ -243,7 +330,9 @@ describe("bad input found by a later queue message", () => {
 
 /** openAIEmbeddings at an outside URL whose answers the test controls through a fetch spy. */
 async function remoteEmbedding() {
-  const cred = await json("POST", "/credentials", { body: { name: "oa", credentialName: "openAIApi", plainDataObj: { openAIApiKey: "sk-test" } } });
+  const cred = await json("POST", "/credentials", {
+    body: { name: "oa", credentialName: "openAIApi", plainDataObj: { openAIApiKey: "sk-test" } },
+  });
   return { name: "openAIEmbeddings", config: { credential: cred.id, basepath: "https://embed.example.com/v1" } };
 }
 
@@ -272,7 +361,9 @@ describe("a kill in the middle", () => {
     const embedding = await remoteEmbedding();
     const endpoint = embeddingsEndpoint("hang", 4); // windows of ~80 chunks, one call each: the fourth hangs
     const text = prose(200_000);
-    const body = await multipart(form([{ name: "long.txt", type: "text/plain", data: text }], { embedding, vectorStore: LOCAL.vectorStore, splitter: SMALL_CHUNKS }));
+    const body = await multipart(
+      form([{ name: "long.txt", type: "text/plain", data: text }], { embedding, vectorStore: LOCAL.vectorStore, splitter: SMALL_CHUNKS }),
+    );
     const client = new AbortController();
     const dying = upsertRaw(store.id, body, client.signal).catch(() => "cut off");
     await until("the hanging embedding call", async () => (endpoint.calls() >= 4 ? true : undefined), 30_000);
@@ -291,7 +382,12 @@ describe("a kill in the middle", () => {
     advanceClock(3_600_000);
     const stale = await json("GET", `/document-store/store/${store.id}`);
     expect(stale.status).toBe("STALE");
-    expect(loadersOf(stale)[0]).toMatchObject({ id: loader.id, status: "STALE", error: expect.stringMatching(/stopped before it finished/), progress: loader.progress });
+    expect(loadersOf(stale)[0]).toMatchObject({
+      id: loader.id,
+      status: "STALE",
+      error: expect.stringMatching(/stopped before it finished/),
+      progress: loader.progress,
+    });
 
     vi.mocked(globalThis.fetch).mockRestore();
     embeddingsEndpoint("answer");
@@ -314,7 +410,17 @@ describe("a kill in the middle", () => {
     const embedding = await remoteEmbedding();
     const endpoint = embeddingsEndpoint("hang", 3);
     const client = new AbortController();
-    const dying = upsertRaw(store.id, await multipart(form([{ name: "long.txt", type: "text/plain", data: prose(150_000) }], { embedding, vectorStore: LOCAL.vectorStore, splitter: SMALL_CHUNKS })), client.signal).catch(() => "cut off");
+    const dying = upsertRaw(
+      store.id,
+      await multipart(
+        form([{ name: "long.txt", type: "text/plain", data: prose(150_000) }], {
+          embedding,
+          vectorStore: LOCAL.vectorStore,
+          splitter: SMALL_CHUNKS,
+        }),
+      ),
+      client.signal,
+    ).catch(() => "cut off");
     await until("the hanging embedding call", async () => (endpoint.calls() >= 3 ? true : undefined), 30_000);
     client.abort();
     await dying;
@@ -323,7 +429,16 @@ describe("a kill in the middle", () => {
     advanceClock(3_600_000);
     vi.mocked(globalThis.fetch).mockRestore();
     embeddingsEndpoint("answer");
-    const again = await upsertRaw(store.id, await multipart(form([{ name: "short.txt", type: "text/plain", data: "One short paragraph.\n\nAnd a second one." }], { docId: loader.id, replaceExisting: "true", splitter: { name: "characterTextSplitter", config: { chunkSize: 30, chunkOverlap: 0, separator: "\n\n" } } })));
+    const again = await upsertRaw(
+      store.id,
+      await multipart(
+        form([{ name: "short.txt", type: "text/plain", data: "One short paragraph.\n\nAnd a second one." }], {
+          docId: loader.id,
+          replaceExisting: "true",
+          splitter: { name: "characterTextSplitter", config: { chunkSize: 30, chunkOverlap: 0, separator: "\n\n" } },
+        }),
+      ),
+    );
     expect(again.status).toBe(200);
     const [done] = loadersOf(await json("GET", `/document-store/store/${store.id}`));
     expect(done).toMatchObject({ id: loader.id, status: "SYNC", totalChunks: 2, files: [expect.objectContaining({ name: "short.txt" })] });
@@ -338,7 +453,17 @@ describe("a kill in the middle", () => {
     const embedding = await remoteEmbedding();
     const endpoint = embeddingsEndpoint("fail-once", 3);
     const text = prose(150_000);
-    const res = await upsertRaw(store.id, await multipart(form([{ name: "long.txt", type: "text/plain", data: text }], { embedding, vectorStore: LOCAL.vectorStore, splitter: SMALL_CHUNKS, async: "true" })));
+    const res = await upsertRaw(
+      store.id,
+      await multipart(
+        form([{ name: "long.txt", type: "text/plain", data: text }], {
+          embedding,
+          vectorStore: LOCAL.vectorStore,
+          splitter: SMALL_CHUNKS,
+          async: "true",
+        }),
+      ),
+    );
     expect(res.status).toBe(202);
     const done = await waitForStatus(store.id, (s) => s.status !== "UPSERTING" && s.status !== "EMPTY", 60_000);
     expect(done.status).toBe("UPSERTED");

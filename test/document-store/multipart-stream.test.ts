@@ -48,7 +48,11 @@ describe("readParts", () => {
     const boundary = boundaryOf(req.headers.get("content-type")!);
     for (const size of [1, 7, 4096, body.length]) {
       const parts = await parse(body, boundary, size);
-      expect(parts.map((p) => [p.name, p.filename])).toEqual([["loader", undefined], ["files", 'odd "name".txt'], ["files", "b.txt"]]);
+      expect(parts.map((p) => [p.name, p.filename])).toEqual([
+        ["loader", undefined],
+        ["files", 'odd "name".txt'],
+        ["files", "b.txt"],
+      ]);
       expect(new TextDecoder().decode(parts[0].data)).toBe('{"name":"textFile"}');
       expect(parts[1].type).toBe("text/plain");
       expect(parts[1].data).toEqual(file);
@@ -70,7 +74,10 @@ describe("readParts", () => {
       '--b\r\nContent-Disposition: form-data; filename="f"\r\n\r\nx\r\n--b--',
     ];
     for (const text of cases) {
-      const err = await parse(enc.encode(text), "b", 5).then(() => undefined, (e: unknown) => e);
+      const err = await parse(enc.encode(text), "b", 5).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
       expect(err).toBeInstanceOf(ApiError);
       expect((err as ApiError).status).toBe(400);
     }

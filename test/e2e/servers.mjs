@@ -25,12 +25,16 @@ export async function startEdgeflow() {
   const port = await freePort();
   const state = mkdtempSync(join(tmpdir(), "edgeflow-e2e-"));
   const log = [];
-  const child = spawn(process.execPath, ["scripts/dev.mjs", "--port", String(port), "--persist-to", state, "--log-level", process.env.E2E_VERBOSE ? "log" : "warn"], {
-    cwd: root,
-    detached: true,
-    stdio: ["ignore", "pipe", "pipe"],
-    env: { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" },
-  });
+  const child = spawn(
+    process.execPath,
+    ["scripts/dev.mjs", "--port", String(port), "--persist-to", state, "--log-level", process.env.E2E_VERBOSE ? "log" : "warn"],
+    {
+      cwd: root,
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe"],
+      env: { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" },
+    },
+  );
   // E2E_VERBOSE=1 shows the server's own output as it runs (otherwise only when it fails to start).
   const keep = (d) => (process.env.E2E_VERBOSE ? process.stderr.write(d) : log.push(String(d)));
   child.stdout.on("data", keep);

@@ -11,7 +11,15 @@ import { root, startEdgeflow, startPageServer, widgetPage } from "./servers.mjs"
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 // Flags for a closed network: without the background-networking ones Chromium keeps dialling out.
-const CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
+const CHROMIUM_ARGS = [
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
 
 const results = [];
 async function step(name, fn) {
@@ -22,7 +30,12 @@ async function step(name, fn) {
     console.log(`  ✓ ${name} (${Date.now() - t0} ms)`);
   } catch (err) {
     results.push({ name, ok: false });
-    console.log(`  ✗ ${name}\n    ${String(err?.stack ?? err).split("\n").slice(0, 6).join("\n    ")}`);
+    console.log(
+      `  ✗ ${name}\n    ${String(err?.stack ?? err)
+        .split("\n")
+        .slice(0, 6)
+        .join("\n    ")}`,
+    );
   }
 }
 
@@ -64,7 +77,11 @@ async function api(method, path, body) {
 }
 
 // A public llm-chain chatflow (the marketplace template) with feedback and lead capture switched on.
-const credential = await api("POST", "/credentials", { name: "stand-in", credentialName: "openAIApi", plainDataObj: { openAIApiKey: "sk-e2e" } });
+const credential = await api("POST", "/credentials", {
+  name: "stand-in",
+  credentialName: "openAIApi",
+  plainDataObj: { openAIApiKey: "sk-e2e" },
+});
 const template = JSON.parse(readFileSync(join(root, "test/engine/fixtures/llm-chain.json"), "utf8"));
 for (const node of template.nodes) {
   if (node.data.category === "Chat Models") {
@@ -74,42 +91,79 @@ for (const node of template.nodes) {
 }
 const flowData = JSON.stringify({ nodes: template.nodes, edges: template.edges });
 const leads = { status: true, title: "Who are you?", name: true, email: true, phone: false, successMessage: "Thanks!" };
-const open = await api("POST", "/chatflows", { name: "widget e2e", isPublic: true, flowData, chatbotConfig: JSON.stringify({ chatFeedback: { status: true }, leads }) });
+const open = await api("POST", "/chatflows", {
+  name: "widget e2e",
+  isPublic: true,
+  flowData,
+  chatbotConfig: JSON.stringify({ chatFeedback: { status: true }, leads }),
+});
 const guarded = await api("POST", "/chatflows", {
-  name: "widget e2e (origins)", isPublic: true, flowData,
-  chatbotConfig: JSON.stringify({ allowedOrigins: ["https://only-this-site.example"], allowedOriginsError: "This chatbot is not available on this site" }),
+  name: "widget e2e (origins)",
+  isPublic: true,
+  flowData,
+  chatbotConfig: JSON.stringify({
+    allowedOrigins: ["https://only-this-site.example"],
+    allowedOriginsError: "This chatbot is not available on this site",
+  }),
 });
 
 // Two public agentflows: Start → LLM, and Start → Human Input → Proceed: Direct Reply / Reject: Direct Reply.
-const afNode = (id, label, inputs) => ({ id, type: "agentFlow", position: { x: 0, y: 0 }, data: { id, name: id.replace(/_\d+$/, ""), label, category: "Agent Flows", inputs } });
-const afEdge = (source, target, branch) => ({ id: `${source}-${target}`, source, target, targetHandle: target, type: "agentFlow",
-  sourceHandle: branch === undefined ? `${source}-output-${source.replace(/_\d+$/, "")}` : `${source}-output-${branch}` });
+const afNode = (id, label, inputs) => ({
+  id,
+  type: "agentFlow",
+  position: { x: 0, y: 0 },
+  data: { id, name: id.replace(/_\d+$/, ""), label, category: "Agent Flows", inputs },
+});
+const afEdge = (source, target, branch) => ({
+  id: `${source}-${target}`,
+  source,
+  target,
+  targetHandle: target,
+  type: "agentFlow",
+  sourceHandle: branch === undefined ? `${source}-output-${source.replace(/_\d+$/, "")}` : `${source}-output-${branch}`,
+});
 const startNode = afNode("startAgentflow_0", "Start", { startInputType: "chatInput" });
 const llmNode = afNode("llmAgentflow_0", "LLM 0", {
-  llmModel: "chatOpenAI", llmMessages: [], llmEnableMemory: true,
+  llmModel: "chatOpenAI",
+  llmMessages: [],
+  llmEnableMemory: true,
   llmModelConfig: { modelName: "gpt-standin", basepath: `${standin.url}/v1`, streaming: true, FLOWISE_CREDENTIAL_ID: credential.id },
 });
 const agentflow = await api("POST", "/chatflows", {
-  name: "widget e2e (agentflow)", type: "AGENTFLOW", isPublic: true,
+  name: "widget e2e (agentflow)",
+  type: "AGENTFLOW",
+  isPublic: true,
   flowData: JSON.stringify({ nodes: [startNode, llmNode], edges: [afEdge("startAgentflow_0", "llmAgentflow_0")] }),
 });
 const approval = await api("POST", "/chatflows", {
-  name: "widget e2e (human input)", type: "AGENTFLOW", isPublic: true,
+  name: "widget e2e (human input)",
+  type: "AGENTFLOW",
+  isPublic: true,
   flowData: JSON.stringify({
     nodes: [
       startNode,
-      afNode("humanInputAgentflow_0", "Human Input 0", { humanInputDescriptionType: "fixed", humanInputDescription: "Ship the order?", humanInputEnableFeedback: false }),
+      afNode("humanInputAgentflow_0", "Human Input 0", {
+        humanInputDescriptionType: "fixed",
+        humanInputDescription: "Ship the order?",
+        humanInputEnableFeedback: false,
+      }),
       afNode("directReplyAgentflow_0", "Shipped", { directReplyMessage: "The order is on its way." }),
       afNode("directReplyAgentflow_1", "Held", { directReplyMessage: "The order is on hold." }),
     ],
-    edges: [afEdge("startAgentflow_0", "humanInputAgentflow_0"), afEdge("humanInputAgentflow_0", "directReplyAgentflow_0", 0), afEdge("humanInputAgentflow_0", "directReplyAgentflow_1", 1)],
+    edges: [
+      afEdge("startAgentflow_0", "humanInputAgentflow_0"),
+      afEdge("humanInputAgentflow_0", "directReplyAgentflow_0", 0),
+      afEdge("humanInputAgentflow_0", "directReplyAgentflow_1", 1),
+    ],
   }),
 });
 for (const flow of [agentflow, approval]) assert(!flow.warning, `agentflow saved with a warning: ${flow.warning}`);
 
 const pages = await startPageServer({
-  "/": widgetPage(open.id, apiHost), "/guarded": widgetPage(guarded.id, apiHost),
-  "/agentflow": widgetPage(agentflow.id, apiHost), "/approval": widgetPage(approval.id, apiHost),
+  "/": widgetPage(open.id, apiHost),
+  "/guarded": widgetPage(guarded.id, apiHost),
+  "/agentflow": widgetPage(agentflow.id, apiHost),
+  "/approval": widgetPage(approval.id, apiHost),
 });
 const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
 console.log(`widget e2e: page ${pages.origin}, API ${apiHost}, Chromium ${browser.version()}`);
@@ -125,14 +179,21 @@ try {
     await page.locator('form button[type="submit"]').click();
     await page.getByText("Thanks!").waitFor({ timeout: 10_000 });
     const stored = await api("GET", `/leads/${open.id}`);
-    assert(stored.length === 1 && stored[0].name === "Ada Lovelace" && stored[0].email === "ada@example.com", `leads: ${JSON.stringify(stored)}`);
+    assert(
+      stored.length === 1 && stored[0].name === "Ada Lovelace" && stored[0].email === "ada@example.com",
+      `leads: ${JSON.stringify(stored)}`,
+    );
   });
 
   let finalText = "";
   await step("a question gets its answer streamed in, token by token", async () => {
     const input = page.locator("textarea");
     await input.waitFor({ state: "visible" });
-    await page.waitForFunction(() => !document.querySelector("flowise-fullchatbot")?.shadowRoot?.querySelector("textarea")?.disabled, null, { timeout: 10_000 });
+    await page.waitForFunction(
+      () => !document.querySelector("flowise-fullchatbot")?.shadowRoot?.querySelector("textarea")?.disabled,
+      null,
+      { timeout: 10_000 },
+    );
     await input.fill("[slow] bright socks");
     await input.press("Enter");
     const answer = botBubbles.filter({ hasText: "company that makes" }).last();
@@ -157,7 +218,10 @@ try {
       feedback = await api("GET", `/feedback/${open.id}`);
     }
     const [answerMessage] = (await api("GET", `/chatmessage/${open.id}`)).filter((m) => m.role === "apiMessage");
-    assert(feedback.length === 1 && feedback[0].rating === "THUMBS_UP" && feedback[0].messageId === answerMessage.id, `feedback: ${JSON.stringify(feedback)}`);
+    assert(
+      feedback.length === 1 && feedback[0].rating === "THUMBS_UP" && feedback[0].messageId === answerMessage.id,
+      `feedback: ${JSON.stringify(feedback)}`,
+    );
   });
 
   await step("a page whose origin is not allowed sees the allowedOriginsError message", async () => {
@@ -167,7 +231,10 @@ try {
     await input.waitFor({ state: "visible" });
     await input.fill("hello?");
     await input.press("Enter");
-    await other.locator('[data-testid="host-bubble"]').filter({ hasText: "This chatbot is not available on this site" }).waitFor({ timeout: 10_000 });
+    await other
+      .locator('[data-testid="host-bubble"]')
+      .filter({ hasText: "This chatbot is not available on this site" })
+      .waitFor({ timeout: 10_000 });
     const messages = await api("GET", `/chatmessage/${guarded.id}`);
     assert(messages.length === 0, "nothing may be stored for a refused origin");
   });
@@ -185,7 +252,10 @@ try {
     // The stand-in sends a token every 300 ms: shorter texts must have shown before the whole.
     assert(seen.length > 1 && seen[0].trim().length < full.length, `no partial answer seen (seen ${JSON.stringify(seen)})`);
     const executions = await api("GET", `/executions?agentflowId=${agentflow.id}`);
-    assert(executions.total === 1 && executions.data[0].state === "FINISHED", `executions: ${JSON.stringify(executions.data.map((e) => e.state))}`);
+    assert(
+      executions.total === 1 && executions.data[0].state === "FINISHED",
+      `executions: ${JSON.stringify(executions.data.map((e) => e.state))}`,
+    );
   });
 
   await step("a paused agentflow shows Proceed/Reject; Proceed resumes it and the answer appears", async () => {
@@ -203,9 +273,15 @@ try {
     await proceed.click();
     await af.locator('[data-testid="host-bubble"]').filter({ hasText: "The order is on its way." }).waitFor({ timeout: 15_000 });
     const done = await api("GET", `/executions?agentflowId=${approval.id}`);
-    assert(done.total === 1 && done.data[0].state === "FINISHED", `execution after Proceed: ${JSON.stringify(done.data.map((e) => e.state))}`);
+    assert(
+      done.total === 1 && done.data[0].state === "FINISHED",
+      `execution after Proceed: ${JSON.stringify(done.data.map((e) => e.state))}`,
+    );
     const messages = await api("GET", `/chatmessage/${approval.id}`);
-    assert(messages.length === 4 && messages[3].content === "The order is on its way." && !messages[1].action, `stored: ${JSON.stringify(messages.map((m) => [m.content, !!m.action]))}`);
+    assert(
+      messages.length === 4 && messages[3].content === "The order is on its way." && !messages[1].action,
+      `stored: ${JSON.stringify(messages.map((m) => [m.content, !!m.action]))}`,
+    );
   });
 
   await checkDocsOffline(browser, edgeflow.url, step);

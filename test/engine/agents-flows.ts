@@ -41,7 +41,10 @@ const ref = (id: string) => `{{${id}.data.instance}}`;
 
 /** The Tool Agent fixture without serpAPI, as a chatflow's flowData string. */
 export function toolAgentFlow(options: AgentFlowOptions = {}): string {
-  const copy = structuredClone({ nodes: toolAgent.nodes, edges: toolAgent.edges }) as unknown as { nodes: FlowNode[]; edges: Array<Record<string, unknown>> };
+  const copy = structuredClone({ nodes: toolAgent.nodes, edges: toolAgent.edges }) as unknown as {
+    nodes: FlowNode[];
+    edges: Array<Record<string, unknown>>;
+  };
   const drop = new Set(["serpAPI_0"]);
   if (options.calculator === false) drop.add("calculator_1");
   if (options.memory === false) drop.add("bufferMemory_1");
@@ -70,7 +73,13 @@ export function toolAgentFlow(options: AgentFlowOptions = {}): string {
     });
     if (extra.asTool ?? category === "Tools") {
       (inputs.tools as string[]).push(ref(extra.id));
-      copy.edges.push({ id: `${extra.id}-toolAgent_0`, source: extra.id, target: "toolAgent_0", sourceHandle: `${extra.id}-output-${extra.name}-Tool`, targetHandle: "toolAgent_0-input-tools-Tool" });
+      copy.edges.push({
+        id: `${extra.id}-toolAgent_0`,
+        source: extra.id,
+        target: "toolAgent_0",
+        sourceHandle: `${extra.id}-output-${extra.name}-Tool`,
+        targetHandle: "toolAgent_0-input-tools-Tool",
+      });
     }
     for (const value of Object.values(extra.inputs ?? {})) {
       const m = typeof value === "string" ? /^\{\{(\S+)\.data\.instance\}\}$/.exec(value) : null;

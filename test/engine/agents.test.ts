@@ -1,7 +1,3 @@
-// Agents through runFlow: Flowise's Tool Agent fixture (without serpAPI, see agents-flows.ts) and
-// variations, against the stand-in's tool calling ([call NAME {json}] in the question plans the
-// calls; [tool] asks for a tool every turn).
-import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { iterationLimitMessage } from "../../src/engine/chatflow/nodes/agents";
 import { registry } from "../../src/engine/chatflow/registry";
@@ -17,7 +13,10 @@ const openAI = () => credential("openAIApi", { openAIApiKey: "sk-agent-test" });
 function sink() {
   const tokens: string[] = [];
   const usedTools: UsedTool[][] = [];
-  const s: StreamSink = { token: (t) => tokens.push(t), event: (name, data) => void (name === "usedTools" && usedTools.push(structuredClone(data as UsedTool[]))) };
+  const s: StreamSink = {
+    token: (t) => tokens.push(t),
+    event: (name, data) => void (name === "usedTools" && usedTools.push(structuredClone(data as UsedTool[]))),
+  };
   return { sink: s, tokens, usedTools, text: () => tokens.join("") };
 }
 
@@ -25,11 +24,19 @@ const tool = (name: string, func: string, schema?: unknown[], description = `the
   createTool(db(), { name, description, func, schema: schema ? JSON.stringify(schema) : undefined });
 
 const cityTool = () =>
-  tool("lookup_city", "return `${$city} has ${$vars.population ?? 'many'} people`", [{ property: "city", type: "string", description: "a city", required: true }]);
+  tool("lookup_city", "return `${$city} has ${$vars.population ?? 'many'} people`", [
+    { property: "city", type: "string", description: "a city", required: true },
+  ]);
 
-type Wire = { role: string; content: string | null; tool_calls?: Array<{ id: string; function: { name: string; arguments: string } }>; tool_call_id?: string };
+type Wire = {
+  role: string;
+  content: string | null;
+  tool_calls?: Array<{ id: string; function: { name: string; arguments: string } }>;
+  tool_call_id?: string;
+};
 const wire = (req: { body: unknown }) => (req.body as { messages: Wire[] }).messages;
-const offered = (req: { body: unknown }) => ((req.body as { tools?: Array<{ function: { name: string } }> }).tools ?? []).map((t) => t.function.name);
+const offered = (req: { body: unknown }) =>
+  ((req.body as { tools?: Array<{ function: { name: string } }> }).tools ?? []).map((t) => t.function.name);
 
 describe("tool-agent.json (serpAPI removed): calculator through the model's tool calling", () => {
   it("calls the calculator, feeds its result back, answers; usedTools and memoryType", async () => {
@@ -47,7 +54,11 @@ describe("tool-agent.json (serpAPI removed): calculator through the model's tool
     expect(first.body.stream).toBe(false);
     expect(wire(first)[0]).toEqual({ role: "system", content: "You are a helpful AI assistant." });
     expect(wire(second).slice(-2)).toEqual([
-      { role: "assistant", content: null, tool_calls: [{ id: "call_0", type: "function", function: { name: "calculator", arguments: '{"input":"6*7"}' } }] },
+      {
+        role: "assistant",
+        content: null,
+        tool_calls: [{ id: "call_0", type: "function", function: { name: "calculator", arguments: '{"input":"6*7"}' } }],
+      },
       { role: "tool", content: "42", tool_call_id: "call_0" },
     ]);
   });
@@ -58,7 +69,11 @@ describe("tool-agent.json (serpAPI removed): calculator through the model's tool
     expect(canStreamFlow(toolAgentFlow({ model: { streaming: false } }))).toBe(false);
     const s = sink();
     const m = marker();
-    const result = await runFlow(flow, makeCtx(`${callOf("calculator", { input: "2^10" })} ${callOf("calculator", { input: "3!" })} ${m}`), s.sink);
+    const result = await runFlow(
+      flow,
+      makeCtx(`${callOf("calculator", { input: "2^10" })} ${callOf("calculator", { input: "3!" })} ${m}`),
+      s.sink,
+    );
     expect(result.text).toBe("tools said: 1024 | 6");
     expect(s.text()).toBe(result.text);
     expect(s.tokens.length).toBeGreaterThan(2);
@@ -80,7 +95,9 @@ describe("custom tools in the agent", () => {
     const city = await cityTool();
     const flow = toolAgentFlow({ credential: await openAI(), nodes: [customToolNode("customTool_0", city.id)] });
     const m = marker();
-    const ctx = makeCtx(`[parallel] ${callOf("lookup_city", { city: "Lyon" })} ${callOf("calculator", { input: "1+1" })} ${m}`, { vars: { population: "500k" } });
+    const ctx = makeCtx(`[parallel] ${callOf("lookup_city", { city: "Lyon" })} ${callOf("calculator", { input: "1+1" })} ${m}`, {
+      vars: { population: "500k" },
+    });
     const result = await runFlow(flow, ctx);
     expect(result.text).toBe("tools said: Lyon has 500k people | 2");
     expect(result.usedTools).toEqual([
@@ -90,8 +107,13 @@ describe("custom tools in the agent", () => {
     const reqs = await requestsWith(m);
     expect(reqs).toHaveLength(2); // both calls in one turn
     expect(offered(reqs[0]).sort()).toEqual(["calculator", "lookup_city"]);
-    const lookup = (reqs[0].body as unknown as { tools: Array<{ function: { name: string; parameters: unknown } }> }).tools.find((t) => t.function.name === "lookup_city")!;
-    expect(lookup.function.parameters).toMatchObject({ properties: { city: { type: "string", description: "a city" } }, required: ["city"] });
+    const lookup = (reqs[0].body as unknown as { tools: Array<{ function: { name: string; parameters: unknown } }> }).tools.find(
+      (t) => t.function.name === "lookup_city",
+    )!;
+    expect(lookup.function.parameters).toMatchObject({
+      properties: { city: { type: "string", description: "a city" } },
+      required: ["city"],
+    });
   });
 
   it("a tool that throws, loops forever, or fetches 127.0.0.1: the model gets the error, the run goes on", async () => {
@@ -100,7 +122,11 @@ describe("custom tools in the agent", () => {
     const fetcher = await tool("fetcher", `const r = await fetch("http://127.0.0.1:8787/api/v1/chatflows"); return r.text();`);
     const flow = toolAgentFlow({
       credential: await openAI(),
-      nodes: [customToolNode("customTool_0", thrower.id), customToolNode("customTool_1", looper.id), customToolNode("customTool_2", fetcher.id)],
+      nodes: [
+        customToolNode("customTool_0", thrower.id),
+        customToolNode("customTool_1", looper.id),
+        customToolNode("customTool_2", fetcher.id),
+      ],
     });
     const ctx = makeCtx(`${callOf("thrower", {})} ${callOf("looper", {})} ${callOf("fetcher", {})} ${marker()}`, {
       runtime: runtimeWith({ TOOL_TIMEOUT_MS: "300" }),
@@ -114,12 +140,17 @@ describe("custom tools in the agent", () => {
     ]);
     expect(result.text).toBe(`tools said: ${outputs.join(" | ")}`);
     // the isolate is still healthy
-    const again = await runFlow(toolAgentFlow({ credential: await openAI() }), makeCtx(`${callOf("calculator", { input: "2*21" })} ${marker()}`));
+    const again = await runFlow(
+      toolAgentFlow({ credential: await openAI() }),
+      makeCtx(`${callOf("calculator", { input: "2*21" })} ${marker()}`),
+    );
     expect(again.text).toBe("tools said: 42");
   });
 
   it("returnDirect: the tool's output is the answer, no further model turn", async () => {
-    const direct = await tool("direct_answer", `return "straight from the tool: " + $q`, [{ property: "q", type: "string", required: true }]);
+    const direct = await tool("direct_answer", `return "straight from the tool: " + $q`, [
+      { property: "q", type: "string", required: true },
+    ]);
     const flow = toolAgentFlow({ credential: await openAI(), nodes: [customToolNode("customTool_0", direct.id, { returnDirect: true })] });
     const m = marker();
     const s = sink();
@@ -132,20 +163,33 @@ describe("custom tools in the agent", () => {
   it("an unknown tool name and arguments that do not fit the schema are errors the model reads", async () => {
     const flow = toolAgentFlow({ credential: await openAI() });
     const result = await runFlow(flow, makeCtx(`${callOf("nosuch", {})} ${callOf("calculator", { expr: "1" })} ${marker()}`));
-    expect(result.usedTools![0]).toEqual({ tool: "nosuch", toolInput: {}, toolOutput: 'Error: there is no tool named "nosuch". The tools are: calculator.' });
+    expect(result.usedTools![0]).toEqual({
+      tool: "nosuch",
+      toolInput: {},
+      toolOutput: 'Error: there is no tool named "nosuch". The tools are: calculator.',
+    });
     expect(result.usedTools![1].toolOutput).toMatch(/^Error: Received tool input did not match expected schema/);
   });
 
   it("a very long tool output is cut for the model (and for the stored message)", async () => {
     const big = await tool("big", `return "x".repeat(60000)`);
-    const result = await runFlow(toolAgentFlow({ credential: await openAI(), nodes: [customToolNode("customTool_0", big.id)] }), makeCtx(`${callOf("big", {})} ${marker()}`));
+    const result = await runFlow(
+      toolAgentFlow({ credential: await openAI(), nodes: [customToolNode("customTool_0", big.id)] }),
+      makeCtx(`${callOf("big", {})} ${marker()}`),
+    );
     expect(result.usedTools![0].toolOutput).toBe(`${"x".repeat(50000)}… [10000 more characters cut]`);
   });
 
   it("streamed arguments that are not JSON: the model is told so", async () => {
     const s = sink();
-    const result = await runFlow(toolAgentFlow({ credential: await openAI() }), makeCtx(`[call calculator {"input":}] ${marker()}`), s.sink);
-    expect(result.usedTools).toEqual([{ tool: "calculator", toolInput: {}, toolOutput: 'Error: the arguments for calculator are not valid JSON: {"input":}' }]);
+    const result = await runFlow(
+      toolAgentFlow({ credential: await openAI() }),
+      makeCtx(`[call calculator {"input":}] ${marker()}`),
+      s.sink,
+    );
+    expect(result.usedTools).toEqual([
+      { tool: "calculator", toolInput: {}, toolOutput: 'Error: the arguments for calculator are not valid JSON: {"input":}' },
+    ]);
     expect(s.text()).toBe(result.text);
   });
 
@@ -198,7 +242,10 @@ describe("memory, system message, other agent nodes", () => {
   it("the buffer memory's turns come between the system message and the question", async () => {
     const flow = toolAgentFlow({ credential: await openAI(), agent: { systemMessage: "Be brief." } });
     const chatflowid = crypto.randomUUID();
-    await storeTurns(chatflowid, "s-mem", [{ role: "userMessage", content: "I live in Oslo" }, { role: "apiMessage", content: "Noted" }]);
+    await storeTurns(chatflowid, "s-mem", [
+      { role: "userMessage", content: "I live in Oslo" },
+      { role: "apiMessage", content: "Noted" },
+    ]);
     const m = marker();
     await runFlow(flow, makeCtx(`where do I live? ${m}`, { chatflowid, sessionId: "s-mem" }));
     const [req] = await requestsWith(m);
@@ -214,7 +261,10 @@ describe("memory, system message, other agent nodes", () => {
     const cred = await openAI();
     for (const agentName of ["conversationalAgent", "openAIFunctionAgent"]) {
       const m = marker();
-      const result = await runFlow(toolAgentFlow({ credential: cred, agentName, agent: { systemMessage: "" } }), makeCtx(`${callOf("calculator", { input: "9-2" })} ${m}`));
+      const result = await runFlow(
+        toolAgentFlow({ credential: cred, agentName, agent: { systemMessage: "" } }),
+        makeCtx(`${callOf("calculator", { input: "9-2" })} ${m}`),
+      );
       expect(result.text).toBe("tools said: 7");
       const [req] = await requestsWith(m);
       const system = wire(req)[0].content;
@@ -225,14 +275,34 @@ describe("memory, system message, other agent nodes", () => {
 
   it("a chatPromptTemplate replaces the system message; input moderation refuses before any model call", async () => {
     const cred = await openAI();
-    const prompt = { id: "chatPromptTemplate_9", name: "chatPromptTemplate", category: "Prompts", inputs: { systemMessagePrompt: "You are Zed, terse.", humanMessagePrompt: "Q: {input}" } };
+    const prompt = {
+      id: "chatPromptTemplate_9",
+      name: "chatPromptTemplate",
+      category: "Prompts",
+      inputs: { systemMessagePrompt: "You are Zed, terse.", humanMessagePrompt: "Q: {input}" },
+    };
     const m = marker();
-    await runFlow(toolAgentFlow({ credential: cred, nodes: [prompt], agent: { chatPromptTemplate: "{{chatPromptTemplate_9.data.instance}}" } }), makeCtx(`hello ${m}`));
+    await runFlow(
+      toolAgentFlow({ credential: cred, nodes: [prompt], agent: { chatPromptTemplate: "{{chatPromptTemplate_9.data.instance}}" } }),
+      makeCtx(`hello ${m}`),
+    );
     const [req] = await requestsWith(m);
-    expect(wire(req)).toEqual([{ role: "system", content: "You are Zed, terse." }, { role: "user", content: `Q: hello ${m}` }]);
+    expect(wire(req)).toEqual([
+      { role: "system", content: "You are Zed, terse." },
+      { role: "user", content: `Q: hello ${m}` },
+    ]);
 
-    const moderation = { id: "inputModerationSimple_9", name: "inputModerationSimple", category: "Moderation", inputs: { denyList: "forbidden", moderationErrorMessage: "Not here." } };
-    const flow = toolAgentFlow({ credential: cred, nodes: [moderation], agent: { inputModeration: ["{{inputModerationSimple_9.data.instance}}"] } });
+    const moderation = {
+      id: "inputModerationSimple_9",
+      name: "inputModerationSimple",
+      category: "Moderation",
+      inputs: { denyList: "forbidden", moderationErrorMessage: "Not here." },
+    };
+    const flow = toolAgentFlow({
+      credential: cred,
+      nodes: [moderation],
+      agent: { inputModeration: ["{{inputModerationSimple_9.data.instance}}"] },
+    });
     const m2 = marker();
     const s = sink();
     const refused = await runFlow(flow, makeCtx(`something forbidden ${m2}`), s.sink);
@@ -246,10 +316,29 @@ describe("memory, system message, other agent nodes", () => {
     const flow = toolAgentFlow({
       credential: cred,
       nodes: [
-        { id: "chatOpenAI_9", name: "chatOpenAI", category: "Chat Models", inputs: { modelName: "gpt-4o-mini", basepath: "", streaming: true } },
-        { id: "promptTemplate_9", name: "promptTemplate", category: "Prompts", inputs: { template: "Tell me about {topic}", promptValues: "" } },
-        { id: "llmChain_9", name: "llmChain", category: "Chains", inputs: { model: "{{chatOpenAI_9.data.instance}}", prompt: "{{promptTemplate_9.data.instance}}" } },
-        { id: "chainTool_9", name: "chainTool", inputs: { name: "ask chain", description: "Knows about topics", returnDirect: false, baseChain: "{{llmChain_9.data.instance}}" } },
+        {
+          id: "chatOpenAI_9",
+          name: "chatOpenAI",
+          category: "Chat Models",
+          inputs: { modelName: "gpt-4o-mini", basepath: "", streaming: true },
+        },
+        {
+          id: "promptTemplate_9",
+          name: "promptTemplate",
+          category: "Prompts",
+          inputs: { template: "Tell me about {topic}", promptValues: "" },
+        },
+        {
+          id: "llmChain_9",
+          name: "llmChain",
+          category: "Chains",
+          inputs: { model: "{{chatOpenAI_9.data.instance}}", prompt: "{{promptTemplate_9.data.instance}}" },
+        },
+        {
+          id: "chainTool_9",
+          name: "chainTool",
+          inputs: { name: "ask chain", description: "Knows about topics", returnDirect: false, baseChain: "{{llmChain_9.data.instance}}" },
+        },
       ],
     });
     const patched = JSON.parse(flow) as { nodes: FlowNode[] };
@@ -265,7 +354,10 @@ describe("memory, system message, other agent nodes", () => {
 
   it("400 for a model that cannot call tools, and for two tools with one name", async () => {
     const def = registry.get("toolAgent")!;
-    const node: FlowNode = { id: "toolAgent_0", data: { id: "toolAgent_0", name: "toolAgent", label: "Tool Agent", category: "Agents", inputs: {} } };
+    const node: FlowNode = {
+      id: "toolAgent_0",
+      data: { id: "toolAgent_0", name: "toolAgent", label: "Tool Agent", category: "Agents", inputs: {} },
+    };
     const calculator = await registry.get("calculator")!.build({ node, inputs: {}, ctx: makeCtx("q") });
     const noTools = { invoke: async () => ({}), stream: async () => ({}), _llmType: () => "workers-ai" };
     await expect(def.build({ node, inputs: { model: noTools, tools: [calculator] }, ctx: makeCtx("q") })).rejects.toMatchObject({
@@ -273,6 +365,9 @@ describe("memory, system message, other agent nodes", () => {
       message: "Tool Agent: its chat model (workers-ai) cannot call tools; use a model with tool calling (an OpenAI-compatible endpoint)",
     });
     const flow = toolAgentFlow({ credential: await openAI(), nodes: [{ id: "calculator_9", name: "calculator" }] });
-    await expect(runFlow(flow, makeCtx("q"))).rejects.toMatchObject({ status: 400, message: "Tool Agent: two of its tools are named calculator; tool names must differ" });
+    await expect(runFlow(flow, makeCtx("q"))).rejects.toMatchObject({
+      status: 400,
+      message: "Tool Agent: two of its tools are named calculator; tool names must differ",
+    });
   });
 });

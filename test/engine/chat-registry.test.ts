@@ -18,13 +18,28 @@ const deps = (over: Partial<ProviderDeps["env"]> = {}): ProviderDeps => ({
 
 describe("buildChatModel", () => {
   it("has every chat model the chatflow runtime offers, and only those", () => {
-    const chatNodes = [...registry.values()].filter((d) => d.category === "Chat Models" || d.category === "LLMs").map((d) => d.name).sort();
+    const chatNodes = [...registry.values()]
+      .filter((d) => d.category === "Chat Models" || d.category === "LLMs")
+      .map((d) => d.name)
+      .sort();
     expect(supportedChatModels()).toEqual(chatNodes);
     expect(supportedChatModels()).toEqual(
       [
-        "azureChatOpenAI", "chatCloudflareWorkersAI", "chatLocalAI", "chatMistralAI", "chatOllama", "chatOpenAI", "chatOpenAICustom", "groqChat",
-        "chatAnthropic", "chatAnthropic_LlamaIndex", "chatGoogleGenerativeAI", "chatOpenAI_LlamaIndex", "azureChatOpenAI_LlamaIndex",
-        "huggingFaceInference_LLMs", "replicate",
+        "azureChatOpenAI",
+        "chatCloudflareWorkersAI",
+        "chatLocalAI",
+        "chatMistralAI",
+        "chatOllama",
+        "chatOpenAI",
+        "chatOpenAICustom",
+        "groqChat",
+        "chatAnthropic",
+        "chatAnthropic_LlamaIndex",
+        "chatGoogleGenerativeAI",
+        "chatOpenAI_LlamaIndex",
+        "azureChatOpenAI_LlamaIndex",
+        "huggingFaceInference_LLMs",
+        "replicate",
       ].sort(),
     );
   });
@@ -34,7 +49,14 @@ describe("buildChatModel", () => {
     const m = marker();
     const model = await buildChatModel(
       "chatMistralAI",
-      { modelName: "mistral-large-latest", temperature: "0.3", maxTokens: 55, overrideEndpoint: `${standinUrl()}/v1`, randomSeed: 7, FLOWISE_CREDENTIAL_ID: cred },
+      {
+        modelName: "mistral-large-latest",
+        temperature: "0.3",
+        maxTokens: 55,
+        overrideEndpoint: `${standinUrl()}/v1`,
+        randomSeed: 7,
+        FLOWISE_CREDENTIAL_ID: cred,
+      },
       deps(),
     );
     const reply = await model.invoke([new HumanMessage(`hello ${m}`)]);
@@ -58,10 +80,16 @@ describe("buildChatModel", () => {
     const model = await buildChatModel("groqChat", { modelName: "@cf/meta/llama-3.1-8b-instruct" }, deps({ AI: ai }));
     expect(model).toBeInstanceOf(WorkersAIChatModel);
     expect((await model.invoke([new HumanMessage("x")])).content).toBe("from workers ai");
-    await expect(buildChatModel("chatCloudflareWorkersAI", {}, deps())).rejects.toMatchObject({ status: 400, message: expect.stringContaining("Workers AI binding AI is not configured") });
+    await expect(buildChatModel("chatCloudflareWorkersAI", {}, deps())).rejects.toMatchObject({
+      status: 400,
+      message: expect.stringContaining("Workers AI binding AI is not configured"),
+    });
   });
 
   it("an unknown name is a 400 listing the supported ones", async () => {
-    await expect(buildChatModel("chatNoSuchModel", {}, deps())).rejects.toMatchObject({ status: 400, message: expect.stringContaining("Supported: azureChatOpenAI") });
+    await expect(buildChatModel("chatNoSuchModel", {}, deps())).rejects.toMatchObject({
+      status: 400,
+      message: expect.stringContaining("Supported: azureChatOpenAI"),
+    });
   });
 });

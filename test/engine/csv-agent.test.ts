@@ -5,9 +5,22 @@
 import { describe, expect, it } from "vitest";
 import { flowDataWarning } from "../../src/services/chatflows";
 import csvTemplate from "./fixtures/csv-agent.json";
-import { type Fixture, canStreamFlow, credential, flowDataOf, makeCtx, marker, pointAtStandin, recordingSink, requestsWith, runFlow, runtimeWith } from "./helpers";
+import {
+  type Fixture,
+  canStreamFlow,
+  credential,
+  flowDataOf,
+  makeCtx,
+  marker,
+  pointAtStandin,
+  recordingSink,
+  requestsWith,
+  runFlow,
+  runtimeWith,
+} from "./helpers";
 
-const PEOPLE = 'name,age,city,member\nAda,36,London,true\nAlan,41,Wilmslow,false\n"Hopper, Grace",85,"New York",true\nLinus,,Helsinki,false\n';
+const PEOPLE =
+  'name,age,city,member\nAda,36,London,true\nAlan,41,Wilmslow,false\n"Hopper, Grace",85,"New York",true\nLinus,,Helsinki,false\n';
 const dataUri = (csv: string, name = "people.csv") => `data:text/csv;base64,${btoa(csv)},filename:${name}`;
 
 async function template(inputs: Record<string, unknown> = {}): Promise<string> {
@@ -65,7 +78,10 @@ describe("CSV Agent template (csvAgent)", () => {
   });
 
   it("code that throws is a 502 quoting the code", async () => {
-    const err = (await runFlow(await template(), makeCtx(`${marker()} [js: return df.nope.length :js]`)).catch((e: unknown) => e)) as { status: number; message: string };
+    const err = (await runFlow(await template(), makeCtx(`${marker()} [js: return df.nope.length :js]`)).catch((e: unknown) => e)) as {
+      status: number;
+      message: string;
+    };
     expect(err.status).toBe(502);
     expect(err.message).toContain("Sorry, I'm unable to find answer for question");
     expect(err.message).toContain('using following code: "return df.nope.length"');
@@ -73,16 +89,20 @@ describe("CSV Agent template (csvAgent)", () => {
 
   it("code that never ends is stopped by the sandbox's limit", async () => {
     const started = Date.now();
-    const err = (await runFlow(await template(), makeCtx(`${marker()} [js: while (true) {} :js]`, { runtime: runtimeWith({ TOOL_TIMEOUT_MS: "2000" } as never) })).catch(
-      (e: unknown) => e,
-    )) as { status: number; message: string };
+    const err = (await runFlow(
+      await template(),
+      makeCtx(`${marker()} [js: while (true) {} :js]`, { runtime: runtimeWith({ TOOL_TIMEOUT_MS: "2000" } as never) }),
+    ).catch((e: unknown) => e)) as { status: number; message: string };
     expect(err.status).toBe(502);
     expect(err.message).toMatch(/time limit|TOOL_SLICE_MS|stopped/i);
     expect(Date.now() - started).toBeLessThan(5000);
   });
 
   it("the code sees nothing of the worker: no env, no bindings", async () => {
-    const result = await runFlow(await template(), makeCtx(`${marker()} [js: return typeof globalThis.DB + "/" + typeof process + "/" + typeof caches :js]`));
+    const result = await runFlow(
+      await template(),
+      makeCtx(`${marker()} [js: return typeof globalThis.DB + "/" + typeof process + "/" + typeof caches :js]`),
+    );
     expect(result.text).toBe("standalone: undefined/undefined/undefined");
   });
 
@@ -91,9 +111,12 @@ describe("CSV Agent template (csvAgent)", () => {
       status: 400,
       message: expect.stringContaining("has no CSV file"),
     });
-    const many = "n\n" + Array.from({ length: 30 }, (_, i) => i).join("\n");
+    const many = `n\n${Array.from({ length: 30 }, (_, i) => i).join("\n")}`;
     await expect(
-      runFlow(await template({ csvFile: dataUri(many) }), makeCtx(`${marker()} [js: 1 :js]`, { runtime: runtimeWith({ CSV_MAX_ROWS: "10" } as never) })),
+      runFlow(
+        await template({ csvFile: dataUri(many) }),
+        makeCtx(`${marker()} [js: 1 :js]`, { runtime: runtimeWith({ CSV_MAX_ROWS: "10" } as never) }),
+      ),
     ).rejects.toMatchObject({ status: 413, message: expect.stringContaining("CSV_MAX_ROWS") });
   });
 });

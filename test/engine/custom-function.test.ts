@@ -7,7 +7,19 @@ import type { FlowNode } from "../../src/engine";
 import { call, expectError, json } from "../helpers";
 import { readStream } from "../agentflow-api/flows";
 import llmChain from "./fixtures/llm-chain.json";
-import { type Fixture, canStreamFlow, credential, flowDataOf, makeCtx, marker, pointAtStandin, recordingSink, requestsWith, runFlow, runtimeWith } from "./helpers";
+import {
+  type Fixture,
+  canStreamFlow,
+  credential,
+  flowDataOf,
+  makeCtx,
+  marker,
+  pointAtStandin,
+  recordingSink,
+  requestsWith,
+  runFlow,
+  runtimeWith,
+} from "./helpers";
 
 /** A customFunction node as Flowise's editor saves it (functionInputVariables is a json param that accepts variables). */
 function fnNode(id: string, javascriptFunction: string, output: "output" | "EndingNode", functionInputVariables = ""): FlowNode {
@@ -16,7 +28,11 @@ function fnNode(id: string, javascriptFunction: string, output: "output" | "Endi
     position: { x: 0, y: 0 },
     type: "customNode",
     data: {
-      id, label: "Custom JS Function", name: "customFunction", category: "Utilities", version: 1,
+      id,
+      label: "Custom JS Function",
+      name: "customFunction",
+      category: "Utilities",
+      version: 1,
       inputParams: [
         { label: "Input Variables", name: "functionInputVariables", type: "json", optional: true, acceptVariable: true, list: true },
         { label: "Function Name", name: "functionName", type: "string", optional: true },
@@ -28,7 +44,13 @@ function fnNode(id: string, javascriptFunction: string, output: "output" | "Endi
   } as unknown as FlowNode;
 }
 
-const edge = (source: string, target: string, input: string) => ({ id: `${source}-${target}`, source, target, sourceHandle: `${source}-output-output-string|number|boolean|json|array`, targetHandle: `${target}-input-${input}-json` });
+const edge = (source: string, target: string, input: string) => ({
+  id: `${source}-${target}`,
+  source,
+  target,
+  sourceHandle: `${source}-output-output-string|number|boolean|json|array`,
+  targetHandle: `${target}-input-${input}-json`,
+});
 const flowOf = (nodes: FlowNode[], edges: unknown[] = []) => JSON.stringify({ nodes, edges });
 const ending = (code: string, vars = "") => flowOf([fnNode("customFunction_0", code, "EndingNode", vars)]);
 
@@ -63,44 +85,78 @@ describe("customFunction as the ending node", () => {
     const ctx = makeCtx("what now", { vars: { greeting: "bonjour" }, chatId: "chat-1", sessionId: "session-1", chatflowid: "flow-1" });
     const { json: value } = await runFlow(flow, ctx);
     expect(value).toEqual({
-      city: "Paris", count: 3, nested: "parsed", greeting: "bonjour", input: "what now",
+      city: "Paris",
+      count: 3,
+      nested: "parsed",
+      greeting: "bonjour",
+      input: "what now",
       flow: { chatflowId: "flow-1", sessionId: "session-1", chatId: "chat-1", input: "what now" },
     });
   });
 
   it("input variables may hold another node's output (a value of another customFunction)", async () => {
     const first = fnNode("customFunction_0", "return { rows: [$input, 'b'] };", "output");
-    const second = fnNode("customFunction_1", "return $prev.rows.join('+') + ' / ' + $label;", "EndingNode", JSON.stringify({ prev: "{{customFunction_0.data.instance}}", label: "{{question}}!" }));
-    const result = await runFlow(flowOf([first, second], [edge("customFunction_0", "customFunction_1", "functionInputVariables")]), makeCtx("a"));
+    const second = fnNode(
+      "customFunction_1",
+      "return $prev.rows.join('+') + ' / ' + $label;",
+      "EndingNode",
+      JSON.stringify({ prev: "{{customFunction_0.data.instance}}", label: "{{question}}!" }),
+    );
+    const result = await runFlow(
+      flowOf([first, second], [edge("customFunction_0", "customFunction_1", "functionInputVariables")]),
+      makeCtx("a"),
+    );
     expect(result.text).toBe("a+b / a!");
   });
 
   it("a function that throws, does not parse, or has no code: a 400 naming the node", async () => {
-    expect(await failure(ending('throw new Error("the CRM is down");'), "x")).toEqual({ status: 400, message: "Custom JS Function (customFunction_0): the CRM is down" });
-    expect(await failure(ending("return ((;"), "x")).toEqual({ status: 400, message: "Custom JS Function (customFunction_0): The function does not parse: SyntaxError: unexpected token in expression: ';' (line 1)" });
-    expect(await failure(ending("  "), "x")).toEqual({ status: 400, message: "Custom JS Function (customFunction_0) has no JavaScript function (javascriptFunction)" });
+    expect(await failure(ending('throw new Error("the CRM is down");'), "x")).toEqual({
+      status: 400,
+      message: "Custom JS Function (customFunction_0): the CRM is down",
+    });
+    expect(await failure(ending("return ((;"), "x")).toEqual({
+      status: 400,
+      message:
+        "Custom JS Function (customFunction_0): The function does not parse: SyntaxError: unexpected token in expression: ';' (line 1)",
+    });
+    expect(await failure(ending("  "), "x")).toEqual({
+      status: 400,
+      message: "Custom JS Function (customFunction_0) has no JavaScript function (javascriptFunction)",
+    });
     // fetch goes through the outbound policy, as in custom tools: a loopback address is refused.
     expect(await failure(ending('const r = await fetch("http://127.0.0.1:8787/api/v1/chatflows"); return r.text();'), "x")).toEqual({
       status: 400,
-      message: "Custom JS Function (customFunction_0): TypeError: Outbound request refused: 127.0.0.1 is a loopback address (127.0.0.0/8) (OUTBOUND_ALLOW can list hosts that may be reached)",
+      message:
+        "Custom JS Function (customFunction_0): TypeError: Outbound request refused: 127.0.0.1 is a loopback address (127.0.0.0/8) (OUTBOUND_ALLOW can list hosts that may be reached)",
     });
     // Without inputParams (an API-made flow) the variables arrive as text: parsed by the node.
     const bare = fnNode("customFunction_0", "return 1;", "EndingNode", "{not json");
     bare.data.inputParams = undefined;
-    expect(await failure(flowOf([bare]), "x")).toMatchObject({ status: 400, message: expect.stringMatching(/^Custom JS Function \(customFunction_0\): Invalid JSON in the Custom Function Input Variables/) });
+    expect(await failure(flowOf([bare]), "x")).toMatchObject({
+      status: 400,
+      message: expect.stringMatching(/^Custom JS Function \(customFunction_0\): Invalid JSON in the Custom Function Input Variables/),
+    });
   });
 
   it("a runaway loop is stopped at the custom tools' time limit, with their message", async () => {
     const started = Date.now();
     const err = await failure(ending("while (true) {}"), "x", runtimeWith({ TOOL_TIMEOUT_MS: "300" }));
-    expect(err).toMatchObject({ status: 400, message: expect.stringMatching(/^Custom JS Function \(customFunction_0\): The function (ran|computed for) longer than its time limit of 300 ms.*stopped$/) });
+    expect(err).toMatchObject({
+      status: 400,
+      message: expect.stringMatching(
+        /^Custom JS Function \(customFunction_0\): The function (ran|computed for) longer than its time limit of 300 ms.*stopped$/,
+      ),
+    });
     expect(Date.now() - started).toBeLessThan(5000);
     // the isolate is still healthy
     expect((await runFlow(ending("return 'ok';"), makeCtx("x"))).text).toBe("ok");
   });
 
   it("with output `output` and nothing after it, it cannot end the flow", async () => {
-    expect(await failure(flowOf([fnNode("customFunction_0", "return 1;", "output")]), "x")).toEqual({ status: 400, message: "Ending node must be either a Chain or Agent or Engine" });
+    expect(await failure(flowOf([fnNode("customFunction_0", "return 1;", "output")]), "x")).toEqual({
+      status: 400,
+      message: "Ending node must be either a Chain or Agent or Engine",
+    });
   });
 });
 
@@ -138,8 +194,13 @@ describe("POST /prediction with a Custom JS Function ending node", () => {
     const messages = await json<any[]>("GET", `/chatmessage/${id}`);
     expect(messages.map((x) => x.content)).toEqual([`hi ${m}`, `fn says hi ${m}`, "again", "fn says again"]);
 
-    const structured = await json("POST", "/chatflows", { body: { name: "object answer", flowData: ending("return { rows: [$input] };") } });
-    expect(await json("POST", `/prediction/${structured.id}`, { body: { question: "q1" } })).toMatchObject({ text: '{\n  "rows": [\n    "q1"\n  ]\n}', json: { rows: ["q1"] } });
+    const structured = await json("POST", "/chatflows", {
+      body: { name: "object answer", flowData: ending("return { rows: [$input] };") },
+    });
+    expect(await json("POST", `/prediction/${structured.id}`, { body: { question: "q1" } })).toMatchObject({
+      text: '{\n  "rows": [\n    "q1"\n  ]\n}',
+      json: { rows: ["q1"] },
+    });
 
     const broken = await json("POST", "/chatflows", { body: { name: "broken", flowData: ending("throw new Error('nope')") } });
     const err = await expectError(await call("POST", `/prediction/${broken.id}`, { body: { question: "x" } }), 400);

@@ -12,7 +12,11 @@ import localQna from "./fixtures/local-qna.json";
 import { type Fixture, flowDataOf, makeCtx, marker, requestsWith, runFlow, standinUrl } from "./helpers";
 import { BAKERY, LIBRARY, STATION, TOWN_TEXT, flow, ref, standinModel, textFile } from "./retrieval-flows";
 
-const err = async (p: Promise<unknown>) => (await p.then(() => undefined, (e: unknown) => e)) as { status: number; message: string };
+const err = async (p: Promise<unknown>) =>
+  (await p.then(
+    () => undefined,
+    (e: unknown) => e,
+  )) as { status: number; message: string };
 const upsertFlow = async (flowData: string, over: Parameters<typeof makeCtx>[1] = {}) => {
   const { graph, plan } = planFlowUpsert(flowData);
   return runUpsert(graph, plan, makeCtx("", over));
@@ -21,9 +25,20 @@ const upsertFlow = async (flowData: string, over: Parameters<typeof makeCtx>[1] 
 /** plainText → localHashEmbeddings → faiss(basePath) → retrievalQAChain; `text` "" gives a flow without loaders. */
 const faissFlow = (basePath: string, text: string, embeddingDims?: number) =>
   flow([
-    ...(text ? ([["loader_0", "plainText", "Document Loaders", { text, textSplitter: ref("splitter_0") }, { output: "document" }], ["splitter_0", "recursiveCharacterTextSplitter", "Text Splitters", { chunkSize: 1000, chunkOverlap: "" }]] as const) : []),
+    ...(text
+      ? ([
+          ["loader_0", "plainText", "Document Loaders", { text, textSplitter: ref("splitter_0") }, { output: "document" }],
+          ["splitter_0", "recursiveCharacterTextSplitter", "Text Splitters", { chunkSize: 1000, chunkOverlap: "" }],
+        ] as const)
+      : []),
     ["emb_0", "localHashEmbeddings", "Embeddings", embeddingDims ? { dimensions: embeddingDims } : {}],
-    ["faiss_0", "faiss", "Vector Stores", { ...(text ? { document: [ref("loader_0")] } : {}), embeddings: ref("emb_0"), basePath, topK: "1" }, { output: "retriever" }],
+    [
+      "faiss_0",
+      "faiss",
+      "Vector Stores",
+      { ...(text ? { document: [ref("loader_0")] } : {}), embeddings: ref("emb_0"), basePath, topK: "1" },
+      { output: "retriever" },
+    ],
     standinModel(),
     ["chain_0", "retrievalQAChain", "Chains", { model: ref("model_0"), vectorStoreRetriever: ref("faiss_0"), returnSourceDocuments: true }],
   ] as never);
@@ -40,8 +55,14 @@ describe("faiss (an index in R2 per basePath)", () => {
     const result = await runFlow(reader, makeCtx("Where do night trains depart from, which platform?"));
     expect(result.sourceDocuments?.map((d) => d.pageContent)).toEqual([STATION]);
 
-    expect(await upsertFlow(faissFlow(basePath, LIBRARY), { chatflowid: crypto.randomUUID() })).toMatchObject({ numAdded: 0, numSkipped: 1, numDeleted: 2 }); // the library chunk was already there
-    expect((await runFlow(reader, makeCtx("Where do night trains depart from, which platform?"))).sourceDocuments?.map((d) => d.pageContent)).toEqual([LIBRARY]);
+    expect(await upsertFlow(faissFlow(basePath, LIBRARY), { chatflowid: crypto.randomUUID() })).toMatchObject({
+      numAdded: 0,
+      numSkipped: 1,
+      numDeleted: 2,
+    }); // the library chunk was already there
+    expect(
+      (await runFlow(reader, makeCtx("Where do night trains depart from, which platform?"))).sourceDocuments?.map((d) => d.pageContent),
+    ).toEqual([LIBRARY]);
   });
 
   it("another basePath is another index; an embedding of other dimensions is a 400 naming both", async () => {

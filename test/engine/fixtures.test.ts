@@ -8,7 +8,19 @@ import listParser from "./fixtures/list-output-parser.json";
 import llmChain from "./fixtures/llm-chain.json";
 import promptChaining from "./fixtures/prompt-chaining.json";
 import { extractJson } from "../../src/engine/chatflow/nodes/output-parsers";
-import { type Fixture, canStreamFlow, credential, flowDataOf, makeCtx, marker, pointAtStandin, recordingSink, requestsWith, runFlow, storeTurns } from "./helpers";
+import {
+  type Fixture,
+  canStreamFlow,
+  credential,
+  flowDataOf,
+  makeCtx,
+  marker,
+  pointAtStandin,
+  recordingSink,
+  requestsWith,
+  runFlow,
+  storeTurns,
+} from "./helpers";
 
 const openAI = () => credential("openAIApi", { openAIApiKey: "sk-test-openai" });
 
@@ -29,7 +41,12 @@ describe("llm-chain.json (azureChatOpenAI + promptTemplate)", () => {
     expect(more).toHaveLength(0);
     expect(req.path).toBe("/v1/my-deployment/chat/completions?api-version=2024-06-01");
     expect(req.headers["api-key"]).toBe("azure-key");
-    expect(req.body).toMatchObject({ model: "gpt-35-turbo", temperature: 0.9, stream: false, messages: [{ role: "user", content: prompt }] });
+    expect(req.body).toMatchObject({
+      model: "gpt-35-turbo",
+      temperature: 0.9,
+      stream: false,
+      messages: [{ role: "user", content: prompt }],
+    });
   });
 
   it("streams when given a sink (chain without output parser)", async () => {
@@ -75,7 +92,10 @@ describe("conversation-chain.json (chatOpenAI + bufferMemory)", () => {
     const ctx2 = makeCtx(`What is my name? ${m}-2`, {
       chatflowid: ctx1.chatflowid,
       sessionId: ctx1.sessionId,
-      history: [{ role: "userMessage", content: "from the request history" }, { role: "apiMessage", content: "noted" }],
+      history: [
+        { role: "userMessage", content: "from the request history" },
+        { role: "apiMessage", content: "noted" },
+      ],
     });
     await runFlow(flow, ctx2);
     const [req] = await requestsWith(`${m}-2`);
@@ -93,7 +113,10 @@ describe("conversation-chain.json (chatOpenAI + bufferMemory)", () => {
     const flow = flowDataOf(conversationChain as Fixture, (n) => pointAtStandin(n.get("chatOpenAI_0")!, cred));
     const m = marker();
     const chatflowid = crypto.randomUUID();
-    await storeTurns(chatflowid, "session-a", [{ role: "userMessage", content: "secret of a" }, { role: "apiMessage", content: "ok" }]);
+    await storeTurns(chatflowid, "session-a", [
+      { role: "userMessage", content: "secret of a" },
+      { role: "apiMessage", content: "ok" },
+    ]);
     await runFlow(flow, makeCtx(`hi ${m}`, { chatflowid, sessionId: "session-b" }));
     const [req] = await requestsWith(m);
     expect(JSON.stringify(req.body.messages)).not.toContain("secret of a");
@@ -112,7 +135,9 @@ describe("prompt-chaining.json (two llmChains, the first one's prediction feeds 
     const reqs = await requestsWith(m);
     expect(reqs).toHaveLength(2);
     const first = reqs[0].body.messages[0].content;
-    expect(first).toBe(`You are an AI who performs one task based on the following objective: Plan a trip ${m}.\nRespond with how you would complete this task:`);
+    expect(first).toBe(
+      `You are an AI who performs one task based on the following objective: Plan a trip ${m}.\nRespond with how you would complete this task:`,
+    );
     const second = reqs[1].body.messages[0].content;
     expect(second).toContain(`with the following objective: Plan a trip ${m}.`);
     expect(second).toContain(`The last completed task has the result: echo: ${first}.`);
@@ -172,7 +197,9 @@ describe("advanced-structured-output-parser.json (chatPromptTemplate + zod schem
     expect(more).toHaveLength(0); // no correction call was needed
     const system = req.body.messages[0].content;
     expect(system).toContain('You must format your output as a JSON value that adheres to a given "JSON Schema" instance.');
-    expect(system).toContain('Here is the JSON Schema instance your output must adhere to. Include the enclosing markdown codeblock:\n```json\n{"type":"array","items":{"type":"object"');
+    expect(system).toContain(
+      'Here is the JSON Schema instance your output must adhere to. Include the enclosing markdown codeblock:\n```json\n{"type":"array","items":{"type":"object"',
+    );
   });
 
   it("reads the JSON models write: fenced or not, prose around it, line breaks inside strings, trailing commas", () => {

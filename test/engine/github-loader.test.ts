@@ -8,11 +8,26 @@ import { workLimits } from "../../src/lib/limits";
 import { loadDocuments } from "../../src/providers/loaders/registry";
 import { flowDataWarning } from "../../src/services/chatflows";
 import githubDocsQna from "./fixtures/github-docs-qna.json";
-import { type Fixture, credential, flowDataOf, makeCtx, marker, pointAtStandin, requestsWith, runFlow, runtimeWith, standinUrl } from "./helpers";
+import {
+  type Fixture,
+  credential,
+  flowDataOf,
+  makeCtx,
+  marker,
+  pointAtStandin,
+  requestsWith,
+  runFlow,
+  runtimeWith,
+  standinUrl,
+} from "./helpers";
 
 const githubUrl = () => inject("githubUrl");
 const TOKEN = "ghp-stand-in-token";
-const err = async (p: Promise<unknown>) => (await p.then(() => undefined, (e: unknown) => e)) as { status: number; message: string };
+const err = async (p: Promise<unknown>) =>
+  (await p.then(
+    () => undefined,
+    (e: unknown) => e,
+  )) as { status: number; message: string };
 
 const credentials: Record<string, Record<string, unknown>> = { gh: { accessToken: TOKEN }, bad: { accessToken: "ghp-wrong-token-1234" } };
 const load = (config: Record<string, unknown>, limits = workLimits({})) =>
@@ -27,12 +42,19 @@ const load = (config: Record<string, unknown>, limits = workLimits({})) =>
   });
 const sources = async (config: Record<string, unknown>) => (await load(config)).map((d) => d.metadata.source).sort();
 type Received = { path: string; headers: Record<string, string> };
-const received = async (repo: string): Promise<Received[]> => ((await (await fetch(`${githubUrl()}/requests`)).json()) as Received[]).filter((r) => r.path.includes(`/${repo}/`));
+const received = async (repo: string): Promise<Received[]> =>
+  ((await (await fetch(`${githubUrl()}/requests`)).json()) as Received[]).filter((r) => r.path.includes(`/${repo}/`));
 
 describe("github loader", () => {
   it("loads every text file of the branch when recursive, with LangChain's metadata; binaries and submodules are left out", async () => {
     const docs = await load({ repoLink: "https://github.com/acme/docs", recursive: true });
-    expect(docs.map((d) => d.metadata.source).sort()).toEqual(["README.md", "docs/guide/faq.md", "docs/guide/usage.md", "docs/install.md", "src/index.ts"]);
+    expect(docs.map((d) => d.metadata.source).sort()).toEqual([
+      "README.md",
+      "docs/guide/faq.md",
+      "docs/guide/usage.md",
+      "docs/install.md",
+      "src/index.ts",
+    ]);
     const install = docs.find((d) => d.metadata.source === "docs/install.md")!;
     expect(install.pageContent).toContain("npm install acme-rain");
     expect(install.metadata).toEqual({ source: "docs/install.md", repository: "https://github.com/acme/docs", branch: "main" });
@@ -40,18 +62,37 @@ describe("github loader", () => {
 
   it("not recursive: the top folder only; a /tree/<branch>/<folder> link: that folder; ignorePath patterns", async () => {
     expect(await sources({ repoLink: "https://github.com/acme/docs" })).toEqual(["README.md"]);
-    expect(await sources({ repoLink: "https://github.com/acme/docs/tree/main/docs", recursive: true })).toEqual(["docs/guide/faq.md", "docs/guide/usage.md", "docs/install.md"]);
+    expect(await sources({ repoLink: "https://github.com/acme/docs/tree/main/docs", recursive: true })).toEqual([
+      "docs/guide/faq.md",
+      "docs/guide/usage.md",
+      "docs/install.md",
+    ]);
     expect(await sources({ repoLink: "https://github.com/acme/docs/tree/main/docs" })).toEqual(["docs/install.md"]);
-    expect(await sources({ repoLink: "https://github.com/acme/docs", recursive: true, ignorePath: '["*.ts", "docs/guide/"]' })).toEqual(["README.md", "docs/install.md"]);
-    expect(await sources({ repoLink: "https://github.com/acme/docs", recursive: true, ignorePath: '["**/*.md", "!docs/guide/faq.md"]' })).toEqual(["docs/guide/faq.md", "src/index.ts"]);
-    expect(await sources({ repoLink: "https://github.com/acme/docs.git", recursive: true, ignorePath: '["/README.md", "src"]', metadata: '{"team":"rain"}' })).toHaveLength(3);
+    expect(await sources({ repoLink: "https://github.com/acme/docs", recursive: true, ignorePath: '["*.ts", "docs/guide/"]' })).toEqual([
+      "README.md",
+      "docs/install.md",
+    ]);
+    expect(
+      await sources({ repoLink: "https://github.com/acme/docs", recursive: true, ignorePath: '["**/*.md", "!docs/guide/faq.md"]' }),
+    ).toEqual(["docs/guide/faq.md", "src/index.ts"]);
+    expect(
+      await sources({
+        repoLink: "https://github.com/acme/docs.git",
+        recursive: true,
+        ignorePath: '["/README.md", "src"]',
+        metadata: '{"team":"rain"}',
+      }),
+    ).toHaveLength(3);
   });
 
   it("sends the githubApi token as a bearer token (a private repository needs it); without one, a 400 that says so", async () => {
     expect(await sources({ repoLink: "https://github.com/acme/private", credential: "gh" })).toEqual(["README.md"]);
     for (const r of await received("private")) expect(r.headers.authorization).toBe(`Bearer ${TOKEN}`);
     const without = await err(load({ repoLink: "https://github.com/acme/private" }));
-    expect(without).toMatchObject({ status: 400, message: 'GitHub: repository acme/private at branch "main" not found (a private repository needs a githubApi credential)' });
+    expect(without).toMatchObject({
+      status: 400,
+      message: 'GitHub: repository acme/private at branch "main" not found (a private repository needs a githubApi credential)',
+    });
     const wrong = await err(load({ repoLink: "https://github.com/acme/private", credential: "bad" }));
     expect(wrong.status).toBe(400);
     expect(wrong.message).not.toContain("ghp-wrong-token-1234");
@@ -62,11 +103,22 @@ describe("github loader", () => {
     expect(await sources({ repoLink: `https://github.com/acme/${flaky}`, maxRetries: "2" })).toEqual(["README.md"]);
     expect((await received(flaky)).filter((r) => r.path.includes("/git/trees/"))).toHaveLength(3);
     const again = `flaky-${marker()}`;
-    expect(await err(load({ repoLink: `https://github.com/acme/${again}`, maxRetries: 1 }))).toMatchObject({ status: 502, message: `GitHub answered 502 (repository acme/${again} at branch "main"): Server Error` });
-    expect(await err(load({ repoLink: "https://github.com/acme/down", maxRetries: 0 }))).toMatchObject({ status: 502, message: 'GitHub answered 500 (repository acme/down at branch "main"): GitHub is having a bad day' });
-    expect(await err(load({ repoLink: "https://github.com/acme/docs", branch: "nope" }))).toMatchObject({ status: 400, message: 'GitHub: repository acme/docs at branch "nope" not found (a private repository needs a githubApi credential)' });
+    expect(await err(load({ repoLink: `https://github.com/acme/${again}`, maxRetries: 1 }))).toMatchObject({
+      status: 502,
+      message: `GitHub answered 502 (repository acme/${again} at branch "main"): Server Error`,
+    });
+    expect(await err(load({ repoLink: "https://github.com/acme/down", maxRetries: 0 }))).toMatchObject({
+      status: 502,
+      message: 'GitHub answered 500 (repository acme/down at branch "main"): GitHub is having a bad day',
+    });
+    expect(await err(load({ repoLink: "https://github.com/acme/docs", branch: "nope" }))).toMatchObject({
+      status: 400,
+      message: 'GitHub: repository acme/docs at branch "nope" not found (a private repository needs a githubApi credential)',
+    });
     expect((await err(load({ repoLink: "https://github.com/acme" }))).status).toBe(400);
-    expect((await err(load({ repoLink: "https://github.com/acme/docs", ignorePath: "*.md" }))).message).toContain("ignorePath must be a JSON array");
+    expect((await err(load({ repoLink: "https://github.com/acme/docs", ignorePath: "*.md" }))).message).toContain(
+      "ignorePath must be a JSON array",
+    );
     expect((await err(load({ repoLink: "https://github.com/acme/docs", maxConcurrency: "0" }))).status).toBe(400);
   });
 
@@ -110,7 +162,9 @@ describe("Github Docs QnA template", () => {
 
     const m = marker();
     const result = await runFlow(data, makeCtx(`How do I install Acme? ${m}`, { chatflowid, runtime }));
-    expect(result.sourceDocuments?.[0]).toMatchObject({ metadata: { source: "docs/install.md", repository: "https://github.com/FlowiseAI/FlowiseDocs", branch: "main" } });
+    expect(result.sourceDocuments?.[0]).toMatchObject({
+      metadata: { source: "docs/install.md", repository: "https://github.com/FlowiseAI/FlowiseDocs", branch: "main" },
+    });
     const chat = (await requestsWith(m)).filter((r) => r.path.endsWith("/chat/completions"));
     expect(chat.at(-1)?.body.messages[0].content).toContain("npm install acme-rain");
   });

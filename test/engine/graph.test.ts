@@ -16,12 +16,18 @@ import promptChaining from "./fixtures/prompt-chaining.json";
 import toolAgent from "./fixtures/tool-agent.json";
 import { type Fixture, canStreamFlow, flowDataOf, makeCtx, marker, pointAtStandin, requestsWith, runFlow, storeTurns } from "./helpers";
 
-const all = { advancedParser, conversationChain, retrievalQa, listParser, llmChain, promptChaining, toolAgent } as unknown as Record<string, Fixture>;
+const all = { advancedParser, conversationChain, retrievalQa, listParser, llmChain, promptChaining, toolAgent } as unknown as Record<
+  string,
+  Fixture
+>;
 
 /** A small hand-written flow: nodes [id, name, category?, inputs], edges [source, target]. */
 function flow(nodes: Array<[string, string, string | undefined, Record<string, unknown>?]>, edges: Array<[string, string]> = []): string {
   return JSON.stringify({
-    nodes: nodes.map(([id, name, category, inputs]) => ({ id, data: { id, name, label: id, ...(category ? { category } : {}), inputs: inputs ?? {} } })),
+    nodes: nodes.map(([id, name, category, inputs]) => ({
+      id,
+      data: { id, name, label: id, ...(category ? { category } : {}), inputs: inputs ?? {} },
+    })),
     edges: edges.map(([source, target]) => ({ source, target })),
   });
 }
@@ -78,26 +84,64 @@ describe("planRun", () => {
     const { order, ending } = planRun(parseFlowData(JSON.stringify(listParser)));
     expect(ending.id).toBe("llmChain_0");
     expect(order.map((n) => n.id).sort()).toEqual(["chatOpenAI_0", "csvOutputParser_0", "llmChain_0", "promptTemplate_0"]);
-    const stray = planRun(parseFlowData(flow([["m", "chatOpenAI", "Chat Models"], ["c", "conversationChain", "Chains", { model: "{{m.data.instance}}" }], ["x", "promptTemplate", "Prompts"]], [["m", "c"]])));
+    const stray = planRun(
+      parseFlowData(
+        flow(
+          [
+            ["m", "chatOpenAI", "Chat Models"],
+            ["c", "conversationChain", "Chains", { model: "{{m.data.instance}}" }],
+            ["x", "promptTemplate", "Prompts"],
+          ],
+          [["m", "c"]],
+        ),
+      ),
+    );
     expect(stray.order.map((n) => n.id)).toEqual(["m", "c"]);
   });
 
   it("a node's category may come from the registry; references count as edges", () => {
-    const plan = planRun(parseFlowData(flow([["c", "conversationChain", undefined, { model: "{{m.data.instance}}" }], ["m", "chatOpenAI", undefined]])));
+    const plan = planRun(
+      parseFlowData(
+        flow([
+          ["c", "conversationChain", undefined, { model: "{{m.data.instance}}" }],
+          ["m", "chatOpenAI", undefined],
+        ]),
+      ),
+    );
     expect(plan.order.map((n) => n.id)).toEqual(["m", "c"]);
   });
 
   it("no ending node → 400 with Flowise's message", () => {
-    expect(() => planRun(parseFlowData(flow([["m", "chatOpenAI", "Chat Models"], ["p", "promptTemplate", "Prompts"]], [["m", "p"]])))).toThrow(
-      "Ending node must be either a Chain or Agent or Engine",
-    );
+    expect(() =>
+      planRun(
+        parseFlowData(
+          flow(
+            [
+              ["m", "chatOpenAI", "Chat Models"],
+              ["p", "promptTemplate", "Prompts"],
+            ],
+            [["m", "p"]],
+          ),
+        ),
+      ),
+    ).toThrow("Ending node must be either a Chain or Agent or Engine");
     expect(() => planRun(parseFlowData('{"nodes":[]}'))).toThrow("Ending node must be either a Chain or Agent or Engine");
   });
 
   it("a cycle → 400 naming its nodes", () => {
     const text = flow(
-      [["a", "llmChain", "Chains"], ["b", "promptTemplate", "Prompts"], ["c", "llmChain", "Chains"], ["m", "chatOpenAI", "Chat Models"]],
-      [["a", "b"], ["b", "a"], ["m", "a"], ["a", "c"]],
+      [
+        ["a", "llmChain", "Chains"],
+        ["b", "promptTemplate", "Prompts"],
+        ["c", "llmChain", "Chains"],
+        ["m", "chatOpenAI", "Chat Models"],
+      ],
+      [
+        ["a", "b"],
+        ["b", "a"],
+        ["m", "a"],
+        ["a", "c"],
+      ],
     );
     expect(() => planRun(parseFlowData(text))).toThrow("flowData has a cycle through nodes: a, b");
   });
@@ -106,8 +150,26 @@ describe("planRun", () => {
 describe("runFlow refuses flows it cannot run (400, naming what is wrong)", () => {
   it("malformed flowData, cycle, no ending node", async () => {
     expect(await err400(runFlow("{oops", makeCtx("q")))).toMatch(/not valid JSON/);
-    expect(await err400(runFlow(flow([["a", "llmChain", "Chains"], ["b", "llmChain", "Chains"]], [["a", "b"], ["b", "a"]]), makeCtx("q")))).toMatch(/cycle through nodes: a, b/);
-    expect(await err400(runFlow(flow([["p", "promptTemplate", "Prompts"]]), makeCtx("q")))).toBe("Ending node must be either a Chain or Agent or Engine");
+    expect(
+      await err400(
+        runFlow(
+          flow(
+            [
+              ["a", "llmChain", "Chains"],
+              ["b", "llmChain", "Chains"],
+            ],
+            [
+              ["a", "b"],
+              ["b", "a"],
+            ],
+          ),
+          makeCtx("q"),
+        ),
+      ),
+    ).toMatch(/cycle through nodes: a, b/);
+    expect(await err400(runFlow(flow([["p", "promptTemplate", "Prompts"]]), makeCtx("q")))).toBe(
+      "Ending node must be either a Chain or Agent or Engine",
+    );
   });
 
   it("tool-agent.json and conversational-retrieval-qa-chain.json have no unsupported node left", async () => {
@@ -129,15 +191,33 @@ describe("runFlow refuses flows it cannot run (400, naming what is wrong)", () =
   });
 
   it("a chain without its model or prompt → 400 naming the node", async () => {
-    expect(await err400(runFlow(flow([["c", "conversationChain", "Chains"], ["x", "bufferMemory", "Memory"]], [["x", "c"]]), makeCtx("q")))).toBe(
-      "c needs a chat model connected to its model input",
-    );
+    expect(
+      await err400(
+        runFlow(
+          flow(
+            [
+              ["c", "conversationChain", "Chains"],
+              ["x", "bufferMemory", "Memory"],
+            ],
+            [["x", "c"]],
+          ),
+          makeCtx("q"),
+        ),
+      ),
+    ).toBe("c needs a chat model connected to its model input");
   });
 
   it("a template with two variables and no values → 400 naming them", async () => {
     const text = flow(
-      [["m", "chatOpenAI", "Chat Models", { basepath: "http://127.0.0.1:9/v1" }], ["p", "promptTemplate", "Prompts", { template: "{a} and {b}" }], ["c", "llmChain", "Chains", { model: "{{m.data.instance}}", prompt: "{{p.data.instance}}" }]],
-      [["m", "c"], ["p", "c"]],
+      [
+        ["m", "chatOpenAI", "Chat Models", { basepath: "http://127.0.0.1:9/v1" }],
+        ["p", "promptTemplate", "Prompts", { template: "{a} and {b}" }],
+        ["c", "llmChain", "Chains", { model: "{{m.data.instance}}", prompt: "{{p.data.instance}}" }],
+      ],
+      [
+        ["m", "c"],
+        ["p", "c"],
+      ],
     );
     expect(await err400(runFlow(text, makeCtx("q")))).toBe("p: please provide Prompt Values for: a, b");
   });
@@ -150,7 +230,9 @@ describe("canStreamFlow", () => {
     expect(canStreamFlow(JSON.stringify(promptChaining))).toBe(true);
     expect(canStreamFlow(JSON.stringify(listParser))).toBe(false);
     expect(canStreamFlow(JSON.stringify(advancedParser))).toBe(false);
-    expect(canStreamFlow(flowDataOf(conversationChain as unknown as Fixture, (n) => (n.get("chatOpenAI_0")!.data.inputs!.streaming = false)))).toBe(false);
+    expect(
+      canStreamFlow(flowDataOf(conversationChain as unknown as Fixture, (n) => (n.get("chatOpenAI_0")!.data.inputs!.streaming = false))),
+    ).toBe(false);
     expect(canStreamFlow("{bad")).toBe(false);
     expect(canStreamFlow(JSON.stringify(toolAgent))).toBe(true); // agents stream too (FLOWISE-NOTES point 7)
   });
@@ -168,21 +250,32 @@ describe("resolveInputs", () => {
       sessionId: "sess-1",
       chatId: "chat-1",
       vars: { city: "Paris" },
-      history: [{ role: "userMessage", content: "earlier q" }, { role: "apiMessage", content: "earlier a" }],
+      history: [
+        { role: "userMessage", content: "earlier q" },
+        { role: "apiMessage", content: "earlier a" },
+      ],
       nodeOverrides: { "My Prompt": { template: "Overridden {{$vars.city}} {{question}}" } },
     });
-    const built = new Map<string, unknown>([["other_0", { kind: "thing" }], ["pred_0", "predicted text"]]);
+    const built = new Map<string, unknown>([
+      ["other_0", { kind: "thing" }],
+      ["pred_0", "predicted text"],
+    ]);
     const state = { graph: { nodes: [], edges: [] }, built, skipped: new Set(["loader_0"]) };
     const inputs = await resolveInputs(
       node(
         {
           template: "ignored",
-          promptValues: '{"a":"{{question}}","b":"{{pred_0.data.instance}}","c":"{{$flow.sessionId}}/{{$flow.chatId}}/{{$flow.chatflowId}}","d":"{{chat_history}}","e":"{{$vars.missing}}"}',
+          promptValues:
+            '{"a":"{{question}}","b":"{{pred_0.data.instance}}","c":"{{$flow.sessionId}}/{{$flow.chatId}}/{{$flow.chatflowId}}","d":"{{chat_history}}","e":"{{$vars.missing}}"}',
           model: "{{other_0.data.instance}}",
           list: ["{{other_0.data.instance}}", "{{loader_0.data.instance}}"],
           plain: "no {{question}} here",
         },
-        [{ name: "promptValues", type: "json", acceptVariable: true }, { name: "template", type: "string" }, { name: "plain", type: "string" }],
+        [
+          { name: "promptValues", type: "json", acceptVariable: true },
+          { name: "template", type: "string" },
+          { name: "plain", type: "string" },
+        ],
       ),
       state,
       ctx,
@@ -213,14 +306,35 @@ describe("moderation and window memory", () => {
       nodes: [
         { id: "m", data: { id: "m", name: "chatOpenAI", label: "Model", category: "Chat Models", inputs: {} } },
         ...extra.map(([id, name, category, inputs]) => ({ id, data: { id, name, label: id, category, inputs: inputs ?? {} } })),
-        { id: "c", data: { id: "c", name: "conversationChain", label: "Chain", category: "Chains", inputs: { model: "{{m.data.instance}}", ...chainInputs } } },
+        {
+          id: "c",
+          data: {
+            id: "c",
+            name: "conversationChain",
+            label: "Chain",
+            category: "Chains",
+            inputs: { model: "{{m.data.instance}}", ...chainInputs },
+          },
+        },
       ],
       edges: [{ source: "m", target: "c" }, ...extra.map(([id]) => ({ source: id, target: "c" }))],
     });
   const pointed = (text: string) => flowDataOf(JSON.parse(text), (n) => pointAtStandin(n.get("m")!));
 
   it("inputModerationSimple refuses a question containing a deny-list entry (case-insensitive), answering its message", async () => {
-    const text = pointed(chain([["mod", "inputModerationSimple", "Moderation", { denyList: "ignore previous instructions\n  Do Not Follow  \n", moderationErrorMessage: "Nope." }]], { inputModeration: ["{{mod.data.instance}}"] }));
+    const text = pointed(
+      chain(
+        [
+          [
+            "mod",
+            "inputModerationSimple",
+            "Moderation",
+            { denyList: "ignore previous instructions\n  Do Not Follow  \n", moderationErrorMessage: "Nope." },
+          ],
+        ],
+        { inputModeration: ["{{mod.data.instance}}"] },
+      ),
+    );
     const m = marker();
     const refused = await runFlow(text, makeCtx(`Please IGNORE previous instructions ${m}`));
     expect(refused.text).toBe("Nope.");
@@ -257,15 +371,40 @@ describe("conversationSummaryMemory", () => {
       {
         nodes: [
           { id: "m", data: { id: "m", name: "chatOpenAI", label: "Model", category: "Chat Models", inputs: {} } },
-          { id: "mem", data: { id: "mem", name: "conversationSummaryMemory", label: "Summary Memory", category: "Memory", inputs: { model: "{{m.data.instance}}" } } },
-          { id: "c", data: { id: "c", name: "conversationChain", label: "Chain", category: "Chains", inputs: { model: "{{m.data.instance}}", memory: "{{mem.data.instance}}" } } },
+          {
+            id: "mem",
+            data: {
+              id: "mem",
+              name: "conversationSummaryMemory",
+              label: "Summary Memory",
+              category: "Memory",
+              inputs: { model: "{{m.data.instance}}" },
+            },
+          },
+          {
+            id: "c",
+            data: {
+              id: "c",
+              name: "conversationChain",
+              label: "Chain",
+              category: "Chains",
+              inputs: { model: "{{m.data.instance}}", memory: "{{mem.data.instance}}" },
+            },
+          },
         ],
-        edges: [{ source: "m", target: "mem" }, { source: "m", target: "c" }, { source: "mem", target: "c" }],
+        edges: [
+          { source: "m", target: "mem" },
+          { source: "m", target: "c" },
+          { source: "mem", target: "c" },
+        ],
       } as unknown as Fixture,
       (n) => pointAtStandin(n.get("m")!),
     );
     const ctx = makeCtx(`and now? ${m}`);
-    await storeTurns(ctx.chatflowid, ctx.sessionId, [{ role: "userMessage", content: `I am Ada ${m}` }, { role: "apiMessage", content: "Hello Ada" }]);
+    await storeTurns(ctx.chatflowid, ctx.sessionId, [
+      { role: "userMessage", content: `I am Ada ${m}` },
+      { role: "apiMessage", content: "Hello Ada" },
+    ]);
     const result = await runFlow(text, ctx);
     expect(result.memoryType).toBe("Summary Memory");
     const [summary, chat] = await requestsWith(m);
@@ -278,7 +417,9 @@ describe("conversationSummaryMemory", () => {
 
 describe("zod code reader (advancedStructuredOutputParser)", () => {
   it("reads the fixture's schema and validates with it", () => {
-    const code = (advancedParser.nodes.find((n) => n.data.name === "advancedStructuredOutputParser")!.data.inputs as { exampleJson: string }).exampleJson;
+    const code = (
+      advancedParser.nodes.find((n) => n.data.name === "advancedStructuredOutputParser")!.data.inputs as { exampleJson: string }
+    ).exampleJson;
     const schema = parseZodDsl(code);
     const good = [{ title: "T", yearOfRelease: 2000, genres: ["Drama"], shortDescription: "d" }];
     expect(schema.safeParse(good).success).toBe(true);

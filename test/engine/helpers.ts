@@ -3,7 +3,17 @@ import { env } from "cloudflare:workers";
 import { inject } from "vitest";
 import { createDb } from "../../src/db";
 import { chatMessage } from "../../src/db/schema";
-import { type ChatTurn, type FlowNode, type RunContext, type RunResult, type Runtime, type StreamSink, canStreamFlow as canStream, createRunContext, prepareFlow } from "../../src/engine";
+import {
+  type ChatTurn,
+  type FlowNode,
+  type RunContext,
+  type RunResult,
+  type Runtime,
+  type StreamSink,
+  canStreamFlow as canStream,
+  createRunContext,
+  prepareFlow,
+} from "../../src/engine";
 import type { Env } from "../../src/env";
 import { createCredential } from "../../src/services/credentials";
 import { createRuntime } from "../../src/services/runtime";
@@ -41,16 +51,18 @@ export async function credential(credentialName: string, plainDataObj: Record<st
 export async function storeTurns(chatflowid: string, sessionId: string, turns: ChatTurn[]): Promise<void> {
   const base = Date.parse("2026-01-01T00:00:00.000Z");
   for (const [i, t] of turns.entries()) {
-    await db().insert(chatMessage).values({
-      id: crypto.randomUUID(),
-      role: t.role,
-      chatflowid,
-      content: t.content,
-      chatType: "EXTERNAL",
-      chatId: sessionId,
-      sessionId,
-      createdDate: new Date(base + i * 1000).toISOString(),
-    });
+    await db()
+      .insert(chatMessage)
+      .values({
+        id: crypto.randomUUID(),
+        role: t.role,
+        chatflowid,
+        content: t.content,
+        chatType: "EXTERNAL",
+        chatId: sessionId,
+        sessionId,
+        createdDate: new Date(base + i * 1000).toISOString(),
+      });
   }
 }
 

@@ -12,7 +12,13 @@ export const defaultLlmRuntime = () => runtimeWith({ OPENAI_BASE_URL: `${standin
 /** plainText (the town, three paragraphs) → splitter → localHashEmbeddings → memoryVectorStore `vs_0` (topK). */
 export const townStore = (topK = "1"): Spec[] => [
   ["splitter_0", "recursiveCharacterTextSplitter", "Text Splitters", { chunkSize: 1000, chunkOverlap: "" }],
-  ["loader_0", "plainText", "Document Loaders", { text: TOWN_TEXT, textSplitter: ref("splitter_0"), metadata: '{"source":"town"}' }, { output: "document" }],
+  [
+    "loader_0",
+    "plainText",
+    "Document Loaders",
+    { text: TOWN_TEXT, textSplitter: ref("splitter_0"), metadata: '{"source":"town"}' },
+    { output: "document" },
+  ],
   ["emb_0", "localHashEmbeddings", "Embeddings", {}],
   ["vs_0", "memoryVectorStore", "Vector Stores", { document: [ref("loader_0")], embeddings: ref("emb_0"), topK }, { output: "retriever" }],
 ];

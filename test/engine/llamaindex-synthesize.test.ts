@@ -4,7 +4,11 @@ import { describe, expect, it } from "vitest";
 import { DEFAULT_REFINE_PROMPT, DEFAULT_TEXT_QA_PROMPT, fillPrompt } from "../../src/engine/chatflow/nodes/llamaindex/prompts";
 import { type SynthesizerInstance, repack, synthesize } from "../../src/engine/chatflow/nodes/llamaindex/synthesize";
 
-const synth = (type: SynthesizerInstance["type"], textQAPrompt = "QA[{context}]({query})", refinePrompt = "RF[{existingAnswer}|{context}]({query})"): SynthesizerInstance => ({
+const synth = (
+  type: SynthesizerInstance["type"],
+  textQAPrompt = "QA[{context}]({query})",
+  refinePrompt = "RF[{existingAnswer}|{context}]({query})",
+): SynthesizerInstance => ({
   kind: "responseSynthesizer",
   type,
   textQAPrompt,
@@ -26,7 +30,9 @@ const words = (n: number, word: string) => Array.from({ length: n }, () => word)
 
 describe("fillPrompt", () => {
   it("fills the three placeholders in one pass; a value is never read as a placeholder; other braces stay", () => {
-    expect(fillPrompt("{query} {context} {existingAnswer} {other} {{x}}", { query: "{context}", context: "C" })).toBe("{context} C  {other} {{x}}");
+    expect(fillPrompt("{query} {context} {existingAnswer} {other} {{x}}", { query: "{context}", context: "C" })).toBe(
+      "{context} C  {other} {{x}}",
+    );
     expect(fillPrompt(DEFAULT_TEXT_QA_PROMPT, { context: "$& $1", query: "q" })).toContain("$& $1");
   });
 });
@@ -44,7 +50,12 @@ describe("repack (LlamaIndex's PromptHelper: 3,900-token window, 256 for the ans
     expect(pieces.length).toBeGreaterThanOrEqual(3);
     const room = (3900 - Math.ceil(DEFAULT_TEXT_QA_PROMPT.length / 4) - 256 - 5) * 4;
     for (const p of pieces) expect(p.length).toBeLessThanOrEqual(room);
-    expect(pieces.join(" ").split(/\s+/).filter((w) => w === "beta").length).toBeGreaterThanOrEqual(3000);
+    expect(
+      pieces
+        .join(" ")
+        .split(/\s+/)
+        .filter((w) => w === "beta").length,
+    ).toBeGreaterThanOrEqual(3000);
   });
 });
 

@@ -9,16 +9,39 @@ import { flowDataWarning } from "../../src/services/chatflows";
 import contextChatEngine from "./fixtures/context-chat-engine.json";
 import queryEngine from "./fixtures/query-engine.json";
 import subQuestionEngine from "./fixtures/subquestion-query-engine.json";
-import { type Fixture, canStreamFlow, credential, flowDataOf, makeCtx, marker, pointAtStandin, recordingSink, requestsWith, runFlow, runtimeWith, standinUrl, storeTurns } from "./helpers";
+import {
+  type Fixture,
+  canStreamFlow,
+  credential,
+  flowDataOf,
+  makeCtx,
+  marker,
+  pointAtStandin,
+  recordingSink,
+  requestsWith,
+  runFlow,
+  runtimeWith,
+  standinUrl,
+  storeTurns,
+} from "./helpers";
 import { BAKERY, LIBRARY, STATION, textFile } from "./retrieval-flows";
 
 const pinecone = () => inject("pineconeUrl");
 const anthropic = () => inject("anthropicUrl");
-const runtime = (over: Record<string, string> = {}) => runtimeWith({ PINECONE_BASE_URL: pinecone(), ANTHROPIC_BASE_URL: anthropic(), ...over });
-const err = async (p: Promise<unknown>) => (await p.then(() => undefined, (e: unknown) => e)) as { status: number; message: string };
+const runtime = (over: Record<string, string> = {}) =>
+  runtimeWith({ PINECONE_BASE_URL: pinecone(), ANTHROPIC_BASE_URL: anthropic(), ...over });
+const err = async (p: Promise<unknown>) =>
+  (await p.then(
+    () => undefined,
+    (e: unknown) => e,
+  )) as { status: number; message: string };
 const chatRequestsWith = async (m: string) => (await requestsWith(m)).filter((r) => r.path.endsWith("/chat/completions"));
 
-interface Received { path: string; headers: Record<string, string>; body: Record<string, any> }
+interface Received {
+  path: string;
+  headers: Record<string, string>;
+  body: Record<string, any>;
+}
 const received = async (base: string, contains?: string): Promise<Received[]> =>
   (await fetch(`${base}/requests${contains ? `?contains=${encodeURIComponent(contains)}` : ""}`)).json();
 
@@ -44,15 +67,26 @@ async function fillIn(fixture: unknown, index: string, patch?: (nodes: Map<strin
 
 /** Vectors put into Pinecone the way Flowise's LlamaIndex node writes them (text in metadata.text), embedded by the stand-in. */
 async function fillIndex(index: string, namespace: string, docs: Array<{ text: string; metadata: Record<string, unknown> }>) {
-  const res = await fetch(`${standinUrl()}/v1/embeddings`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ model: "text-embedding-ada-002", input: docs.map((d) => d.text) }) });
+  const res = await fetch(`${standinUrl()}/v1/embeddings`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ model: "text-embedding-ada-002", input: docs.map((d) => d.text) }),
+  });
   const { data } = (await res.json()) as { data: Array<{ embedding: number[] }> };
   const vectors = docs.map((d, i) => ({ id: crypto.randomUUID(), values: data[i].embedding, metadata: { ...d.metadata, text: d.text } }));
-  const up = await fetch(`${pinecone()}/idx/${index}/vectors/upsert`, { method: "POST", headers: { "Api-Key": "x", "content-type": "application/json" }, body: JSON.stringify({ namespace, vectors }) });
+  const up = await fetch(`${pinecone()}/idx/${index}/vectors/upsert`, {
+    method: "POST",
+    headers: { "Api-Key": "x", "content-type": "application/json" },
+    body: JSON.stringify({ namespace, vectors }),
+  });
   expect(up.status).toBe(200);
 }
 
 describe("the templates save without a warning", () => {
-  it.each([["Query Engine", queryEngine], ["SubQuestion Query Engine", subQuestionEngine]])("%s", (_name, fixture) => {
+  it.each([
+    ["Query Engine", queryEngine],
+    ["SubQuestion Query Engine", subQuestionEngine],
+  ])("%s", (_name, fixture) => {
     expect(flowDataWarning(flowDataOf(fixture as unknown as Fixture))).toBeUndefined();
   });
 });
@@ -74,7 +108,9 @@ describe("context-chat-engine.json (textFile → pineconeLlamaIndex → contextC
     const upserts = (await received(pinecone())).filter((r) => r.path === `/idx/${index}/vectors/upsert`);
     expect(upserts).toHaveLength(1);
     expect(upserts[0].headers["api-key"]).toBe("pc-llamaindex-key");
-    expect(upserts[0].body.vectors.map((v: { metadata: { text: string } }) => v.metadata.text).sort()).toEqual([BAKERY, LIBRARY, STATION].sort());
+    expect(upserts[0].body.vectors.map((v: { metadata: { text: string } }) => v.metadata.text).sort()).toEqual(
+      [BAKERY, LIBRARY, STATION].sort(),
+    );
 
     const sessionId = crypto.randomUUID();
     await storeTurns(chatflowid, sessionId, [
@@ -145,7 +181,12 @@ describe("query-engine.json (pineconeLlamaIndex + chatAnthropic_LlamaIndex + com
     expect(more).toHaveLength(0);
     expect(sent.path).toBe("/v1/messages");
     expect(sent.headers["x-api-key"]).toBe("sk-ant-llamaindex");
-    expect(sent.body).toMatchObject({ model: "claude-2", temperature: 0.9, stream: true, messages: [{ role: "user", content: [{ type: "text", text: prompt }] }] });
+    expect(sent.body).toMatchObject({
+      model: "claude-2",
+      temperature: 0.9,
+      stream: true,
+      messages: [{ role: "user", content: [{ type: "text", text: prompt }] }],
+    });
   });
 
   it("Anthropic down: 502 naming Anthropic", async () => {

@@ -5,13 +5,30 @@ import { describe, expect, it } from "vitest";
 import { registry } from "../../src/engine/chatflow/registry";
 import { flowDataWarning } from "../../src/services/chatflows";
 import simpleChatEngine from "./fixtures/simple-chat-engine.json";
-import { type Fixture, canStreamFlow, credential, flowDataOf, makeCtx, marker, pointAtStandin, recordingSink, requestsWith, runFlow, storeTurns } from "./helpers";
+import {
+  type Fixture,
+  canStreamFlow,
+  credential,
+  flowDataOf,
+  makeCtx,
+  marker,
+  pointAtStandin,
+  recordingSink,
+  requestsWith,
+  runFlow,
+  storeTurns,
+} from "./helpers";
 import { defaultLlmRuntime, engineFlow, upsertTown } from "./llamaindex-flows";
 import { BAKERY, LIBRARY, ref } from "./retrieval-flows";
 
 const chatRequestsWith = async (m: string) => (await requestsWith(m)).filter((r) => r.path.includes("/chat/completions"));
-const err = async (p: Promise<unknown>) => (await p.then(() => undefined, (e: unknown) => e)) as { status: number; message: string };
-const contextOf = (...passages: string[]) => `Context information is below.\n---------------------\n${passages.join("\n\n")}\n---------------------`;
+const err = async (p: Promise<unknown>) =>
+  (await p.then(
+    () => undefined,
+    (e: unknown) => e,
+  )) as { status: number; message: string };
+const contextOf = (...passages: string[]) =>
+  `Context information is below.\n---------------------\n${passages.join("\n\n")}\n---------------------`;
 const textQA = (context: string, query: string) =>
   `Context information is below.\n---------------------\n${context}\n---------------------\nGiven the context information and not prior knowledge, answer the query.\nQuery: ${query}\nAnswer:`;
 
@@ -38,7 +55,11 @@ describe("the registry", () => {
 
 describe("simple-chat-engine.json (azureChatOpenAI_LlamaIndex + bufferMemory)", () => {
   const template = async () => {
-    const cred = await credential("azureOpenAIApi", { azureOpenAIApiKey: "azure-key", azureOpenAIApiDeploymentName: "chat-dep", azureOpenAIApiVersion: "2024-06-01" });
+    const cred = await credential("azureOpenAIApi", {
+      azureOpenAIApiKey: "azure-key",
+      azureOpenAIApiDeploymentName: "chat-dep",
+      azureOpenAIApiVersion: "2024-06-01",
+    });
     return flowDataOf(simpleChatEngine as unknown as Fixture, (n) => pointAtStandin(n.get("azureChatOpenAI_LlamaIndex_0")!, cred));
   };
 
@@ -71,7 +92,11 @@ describe("simple-chat-engine.json (azureChatOpenAI_LlamaIndex + bufferMemory)", 
       { role: "apiMessage", content: "Nice to meet you, Ada." },
     ]);
     const rec = recordingSink();
-    const result = await runFlow(flowData, makeCtx(`What is my name? ${m}-2`, { chatflowid: ctx1.chatflowid, sessionId: ctx1.sessionId }), rec.sink);
+    const result = await runFlow(
+      flowData,
+      makeCtx(`What is my name? ${m}-2`, { chatflowid: ctx1.chatflowid, sessionId: ctx1.sessionId }),
+      rec.sink,
+    );
     expect(rec.tokens.length).toBeGreaterThan(2);
     expect(rec.text()).toBe(result.text);
     const [req] = await chatRequestsWith(`${m}-2`);
@@ -87,7 +112,9 @@ describe("simple-chat-engine.json (azureChatOpenAI_LlamaIndex + bufferMemory)", 
   it("a model that is down: 502; one that does not answer within its timeout input: 504, in time", async () => {
     const e = await err(runFlow(await template(), makeCtx(`[fail] ${marker()}`)));
     expect(e.status).toBe(502);
-    const slow = flowDataOf(JSON.parse(await template()), (n) => Object.assign(n.get("azureChatOpenAI_LlamaIndex_0")!.data.inputs!, { timeout: 300 }));
+    const slow = flowDataOf(JSON.parse(await template()), (n) =>
+      Object.assign(n.get("azureChatOpenAI_LlamaIndex_0")!.data.inputs!, { timeout: 300 }),
+    );
     const started = Date.now();
     expect((await err(runFlow(slow, makeCtx(`[hang] ${marker()}`)))).status).toBe(504);
     expect(Date.now() - started).toBeLessThan(5000);
@@ -98,7 +125,14 @@ describe("contextChatEngine", () => {
   const contextFlow = (inputs: Record<string, unknown> = {}) =>
     engineFlow(
       "contextChatEngine",
-      { model: ref("model_0"), vectorStoreRetriever: ref("vs_0"), memory: ref("mem_0"), systemMessagePrompt: "You answer about the town.", returnSourceDocuments: true, ...inputs },
+      {
+        model: ref("model_0"),
+        vectorStoreRetriever: ref("vs_0"),
+        memory: ref("mem_0"),
+        systemMessagePrompt: "You answer about the town.",
+        returnSourceDocuments: true,
+        ...inputs,
+      },
       [["mem_0", "bufferMemory", "Memory", { memoryKey: "chat_history" }]],
     );
 
@@ -174,21 +208,40 @@ describe("queryEngine", () => {
 
   it("compactrefineLlamaIndex's own prompts; refineLlamaIndex: one call per passage, the answer refined, only the last call streams", async () => {
     const prompts = { textQAPrompt: "QA <{context}> for {query}", refinePrompt: "REFINE <{existingAnswer}> with <{context}> for {query}" };
-    const compact = engineFlow("queryEngine", { vectorStoreRetriever: ref("vs_0"), responseSynthesizer: ref("syn_0") }, [["syn_0", "compactrefineLlamaIndex", "Response Synthesizer", prompts]], "2");
+    const compact = engineFlow(
+      "queryEngine",
+      { vectorStoreRetriever: ref("vs_0"), responseSynthesizer: ref("syn_0") },
+      [["syn_0", "compactrefineLlamaIndex", "Response Synthesizer", prompts]],
+      "2",
+    );
     const chatflowid = crypto.randomUUID();
     await upsertTown(compact, chatflowid);
     const m = marker();
-    const r1 = await runFlow(compact, makeCtx(`When does the bakery open in the morning? ${m}`, { chatflowid, runtime: defaultLlmRuntime() }));
+    const r1 = await runFlow(
+      compact,
+      makeCtx(`When does the bakery open in the morning? ${m}`, { chatflowid, runtime: defaultLlmRuntime() }),
+    );
     const [one, ...none] = await chatRequestsWith(m);
     expect(none).toHaveLength(0);
-    expect(one.body.messages[0].content).toMatch(new RegExp(`^QA <${BAKERY.slice(0, 40)}[\\s\\S]*> for When does the bakery open in the morning\\? ${m}$`));
+    expect(one.body.messages[0].content).toMatch(
+      new RegExp(`^QA <${BAKERY.slice(0, 40)}[\\s\\S]*> for When does the bakery open in the morning\\? ${m}$`),
+    );
     expect(r1.sourceDocuments).toBeUndefined();
 
-    const refine = engineFlow("queryEngine", { vectorStoreRetriever: ref("vs_0"), responseSynthesizer: ref("syn_0") }, [["syn_0", "refineLlamaIndex", "Response Synthesizer", prompts]], "2");
+    const refine = engineFlow(
+      "queryEngine",
+      { vectorStoreRetriever: ref("vs_0"), responseSynthesizer: ref("syn_0") },
+      [["syn_0", "refineLlamaIndex", "Response Synthesizer", prompts]],
+      "2",
+    );
     const m2 = marker();
     const rec = recordingSink();
     // Same node ids and chatflow: the same store namespace.
-    const r2 = await runFlow(refine, makeCtx(`When does the bakery open in the morning? ${m2}`, { chatflowid, runtime: defaultLlmRuntime() }), rec.sink);
+    const r2 = await runFlow(
+      refine,
+      makeCtx(`When does the bakery open in the morning? ${m2}`, { chatflowid, runtime: defaultLlmRuntime() }),
+      rec.sink,
+    );
     const [first, second, ...rest] = await chatRequestsWith(m2);
     expect(rest).toHaveLength(0);
     expect(first.body.stream).toBe(false);
@@ -204,7 +257,9 @@ describe("queryEngine", () => {
       ["treeSummarizeLlamaIndex", { prompt: "TREE {context} / {query}" }, (ctx: string, q: string) => `TREE ${ctx} / ${q}`],
       ["simpleResponseBuilderLlamaIndex", {}, textQA],
     ] as const) {
-      const flowData = engineFlow("queryEngine", { vectorStoreRetriever: ref("vs_0"), responseSynthesizer: ref("syn_0") }, [["syn_0", name, "Response Synthesizer", inputs]]);
+      const flowData = engineFlow("queryEngine", { vectorStoreRetriever: ref("vs_0"), responseSynthesizer: ref("syn_0") }, [
+        ["syn_0", name, "Response Synthesizer", inputs],
+      ]);
       const chatflowid = crypto.randomUUID();
       await upsertTown(flowData, chatflowid);
       const m = marker();
@@ -229,7 +284,9 @@ describe("queryEngine", () => {
     const flowData = engineFlow("queryEngine", { vectorStoreRetriever: ref("vs_0") });
     const chatflowid = crypto.randomUUID();
     await upsertTown(flowData, chatflowid);
-    expect((await err(runFlow(flowData, makeCtx(`bakery [fail] ${marker()}`, { chatflowid, runtime: defaultLlmRuntime() })))).status).toBe(502);
+    expect((await err(runFlow(flowData, makeCtx(`bakery [fail] ${marker()}`, { chatflowid, runtime: defaultLlmRuntime() })))).status).toBe(
+      502,
+    );
     const wrong = engineFlow("queryEngine", { vectorStoreRetriever: ref("vs_0"), responseSynthesizer: ref("model_0") });
     const e = await err(runFlow(wrong, makeCtx("q", { runtime: defaultLlmRuntime() })));
     expect(e.status).toBe(400);
@@ -241,13 +298,29 @@ describe("subQuestionQueryEngine + queryEngineToolLlamaIndex", () => {
   const subFlow = (inputs: Record<string, unknown> = {}) =>
     engineFlow(
       "subQuestionQueryEngine",
-      { queryEngineTools: [ref("tool_0"), ref("tool_1")], model: ref("model_0"), embeddings: ref("emb_0"), returnSourceDocuments: true, ...inputs },
+      {
+        queryEngineTools: [ref("tool_0"), ref("tool_1")],
+        model: ref("model_0"),
+        embeddings: ref("emb_0"),
+        returnSourceDocuments: true,
+        ...inputs,
+      },
       [
         ["qe_0", "queryEngine", "Engine", { vectorStoreRetriever: ref("vs_0") }],
         ["qe_1", "queryEngine", "Engine", { vectorStoreRetriever: ref("vs_0"), responseSynthesizer: ref("syn_0") }],
         ["syn_0", "simpleResponseBuilderLlamaIndex", "Response Synthesizer", {}],
-        ["tool_0", "queryEngineToolLlamaIndex", "Tools", { baseQueryEngine: ref("qe_0"), toolName: "bakery_tool", toolDesc: "Opening hours of the bakery" }],
-        ["tool_1", "queryEngineToolLlamaIndex", "Tools", { baseQueryEngine: ref("qe_1"), toolName: "library_tool", toolDesc: "Rules of the library" }],
+        [
+          "tool_0",
+          "queryEngineToolLlamaIndex",
+          "Tools",
+          { baseQueryEngine: ref("qe_0"), toolName: "bakery_tool", toolDesc: "Opening hours of the bakery" },
+        ],
+        [
+          "tool_1",
+          "queryEngineToolLlamaIndex",
+          "Tools",
+          { baseQueryEngine: ref("qe_1"), toolName: "library_tool", toolDesc: "Rules of the library" },
+        ],
       ],
     );
 
@@ -269,11 +342,17 @@ describe("subQuestionQueryEngine + queryEngineToolLlamaIndex", () => {
     expect(gen.body.stream).toBe(false);
     const genPrompt = gen.body.messages[0].content;
     expect(genPrompt.startsWith("Given a user question, and a list of tools, output a list of relevant sub-questions")).toBe(true);
-    expect(genPrompt).toContain(`# Example 2\n<Tools>\n\`\`\`json\n${JSON.stringify({ bakery_tool: "Opening hours of the bakery", library_tool: "Rules of the library" }, null, 4)}\n\`\`\`\n\n<User Question>\n${question}\n\n<Output>\n`);
+    expect(genPrompt).toContain(
+      `# Example 2\n<Tools>\n\`\`\`json\n${JSON.stringify({ bakery_tool: "Opening hours of the bakery", library_tool: "Rules of the library" }, null, 4)}\n\`\`\`\n\n<User Question>\n${question}\n\n<Output>\n`,
+    );
     // 2. each tool's query engine got its own sub-question (default LLM, not streamed)
     const subQs = [`${plain} (bakery_tool)`, `${plain} (library_tool)`];
     const engineCalls = others.slice(0, 2).map((r) => r.body.messages[0].content);
-    for (const q of subQs) expect(engineCalls.some((c) => c.includes(`Query: ${q}\nAnswer:`)), q).toBe(true);
+    for (const q of subQs)
+      expect(
+        engineCalls.some((c) => c.includes(`Query: ${q}\nAnswer:`)),
+        q,
+      ).toBe(true);
     expect(others.slice(0, 2).every((r) => r.body.stream === false && r.headers.authorization === "Bearer sk-default-llm")).toBe(true);
     // 3. the final answer: the sub-question passages through CompactAndRefine, streamed, by the engine's model
     expect(final.body.stream).toBe(true);
@@ -299,7 +378,9 @@ describe("subQuestionQueryEngine + queryEngineToolLlamaIndex", () => {
     const flowData = subFlow();
     const chatflowid = crypto.randomUUID();
     await upsertTown(flowData, chatflowid);
-    const e = await err(runFlow(flowData, makeCtx(`[subquestions] bakery [fail] ${marker()}`, { chatflowid, runtime: defaultLlmRuntime() })));
+    const e = await err(
+      runFlow(flowData, makeCtx(`[subquestions] bakery [fail] ${marker()}`, { chatflowid, runtime: defaultLlmRuntime() })),
+    );
     expect(e.status).toBe(502);
   });
 
@@ -328,16 +409,33 @@ describe("subQuestionQueryEngine's sub-questions (a scripted model and tools)", 
     const { MAX_SUB_QUESTIONS } = await import("../../src/engine/chatflow/nodes/llamaindex/query-engines");
     const asked: string[] = [];
     const tool = (name: string, answer: (q: string) => string) =>
-      new DynamicStructuredTool({ name, description: name, schema: z.object({ query: z.string() }), func: async ({ query }) => (asked.push(query), answer(query)) });
-    const many = Array.from({ length: MAX_SUB_QUESTIONS + 5 }, (_, i) => ({ subQuestion: `q${i}`, toolName: i === 0 ? "made_up" : i === 1 ? "silent" : "docs" }));
+      new DynamicStructuredTool({
+        name,
+        description: name,
+        schema: z.object({ query: z.string() }),
+        func: async ({ query }) => (asked.push(query), answer(query)),
+      });
+    const many = Array.from({ length: MAX_SUB_QUESTIONS + 5 }, (_, i) => ({
+      subQuestion: `q${i}`,
+      toolName: i === 0 ? "made_up" : i === 1 ? "silent" : "docs",
+    }));
     const model = new FakeListChatModel({ responses: [JSON.stringify(many), "final"] });
     const def = registry.get("subQuestionQueryEngine")!;
     const node = { id: "sq_0", data: { id: "sq_0", name: "subQuestionQueryEngine", label: "Sub", category: "Engine" } };
     const ctx = makeCtx("the question");
-    const instance = await def.build({ node, ctx, inputs: { model, queryEngineTools: [[tool("docs", (q) => `about ${q}`), tool("silent", () => "")]], returnSourceDocuments: true } });
+    const instance = await def.build({
+      node,
+      ctx,
+      inputs: { model, queryEngineTools: [[tool("docs", (q) => `about ${q}`), tool("silent", () => "")]], returnSourceDocuments: true },
+    });
     const result = await def.run!(instance, { ctx });
     expect(result.text).toBe("final");
-    expect([...asked].sort()).toEqual(many.slice(1, MAX_SUB_QUESTIONS).map((q) => q.subQuestion).sort()); // run at once: in any order
+    expect([...asked].sort()).toEqual(
+      many
+        .slice(1, MAX_SUB_QUESTIONS)
+        .map((q) => q.subQuestion)
+        .sort(),
+    ); // run at once: in any order
     expect(result.sourceDocuments!.map((d) => d.pageContent)).toEqual(
       many.slice(2, MAX_SUB_QUESTIONS).map((q) => `Sub question: ${q.subQuestion}\nResponse: about ${q.subQuestion}`),
     );

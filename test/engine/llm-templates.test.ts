@@ -7,11 +7,24 @@ import { flowDataWarning } from "../../src/services/chatflows";
 import hfChain from "./fixtures/huggingface-llm-chain.json";
 import imageGeneration from "./fixtures/image-generation.json";
 import replicateLlm from "./fixtures/replicate-llm.json";
-import { type Fixture, closedUrl, credential, flowDataOf, makeCtx, marker, pointAtStandin, recordingSink, requestsWith, runFlow, runtimeWith } from "./helpers";
+import {
+  type Fixture,
+  closedUrl,
+  credential,
+  flowDataOf,
+  makeCtx,
+  marker,
+  pointAtStandin,
+  recordingSink,
+  requestsWith,
+  runFlow,
+  runtimeWith,
+} from "./helpers";
 
 const hfUrl = () => inject("huggingFaceUrl");
 const replicateUrl = () => inject("replicateUrl");
-const runtime = (over: Record<string, string> = {}) => runtimeWith({ HUGGINGFACE_BASE_URL: hfUrl(), REPLICATE_BASE_URL: replicateUrl(), ...over });
+const runtime = (over: Record<string, string> = {}) =>
+  runtimeWith({ HUGGINGFACE_BASE_URL: hfUrl(), REPLICATE_BASE_URL: replicateUrl(), ...over });
 
 type Received = { method: string; path: string; headers: Record<string, string>; body: Record<string, unknown> };
 async function received(base: string, m?: string): Promise<Received[]> {
@@ -19,7 +32,11 @@ async function received(base: string, m?: string): Promise<Received[]> {
 }
 
 describe("templates save without a warning", () => {
-  it.each([["HuggingFace LLM Chain", hfChain], ["Replicate LLM", replicateLlm], ["Image Generation", imageGeneration]])("%s", (_name, fixture) => {
+  it.each([
+    ["HuggingFace LLM Chain", hfChain],
+    ["Replicate LLM", replicateLlm],
+    ["Image Generation", imageGeneration],
+  ])("%s", (_name, fixture) => {
     expect(flowDataWarning(flowDataOf(fixture as unknown as Fixture))).toBeUndefined();
   });
 });
@@ -48,11 +65,25 @@ describe("HuggingFace LLM Chain (huggingFaceInference_LLMs + promptTemplate + ll
 
   it("the endpoint input and sampling inputs: posted to that endpoint with HF's parameter names", async () => {
     const m = marker();
-    const f = await flow({ endpoint: `${hfUrl()}/my-endpoint`, temperature: "0.5", maxTokens: "64", topP: "0.9", hfTopK: "10", frequencyPenalty: "1.2" });
+    const f = await flow({
+      endpoint: `${hfUrl()}/my-endpoint`,
+      temperature: "0.5",
+      maxTokens: "64",
+      topP: "0.9",
+      hfTopK: "10",
+      frequencyPenalty: "1.2",
+    });
     await runFlow(f, makeCtx(`hi ${m}`, { runtime: runtime() }));
     const [req] = await received(hfUrl(), m);
     expect(req.path).toBe("/my-endpoint");
-    expect(req.body.parameters).toEqual({ return_full_text: false, temperature: 0.5, max_new_tokens: 64, top_p: 0.9, top_k: 10, repetition_penalty: 1.2 });
+    expect(req.body.parameters).toEqual({
+      return_full_text: false,
+      temperature: 0.5,
+      max_new_tokens: 64,
+      top_p: 0.9,
+      top_k: 10,
+      repetition_penalty: 1.2,
+    });
   });
 
   it("streaming a chain over a text LLM sends the whole answer as one token", async () => {
@@ -65,7 +96,10 @@ describe("HuggingFace LLM Chain (huggingFaceInference_LLMs + promptTemplate + ll
 
   it("a failing or unreachable service is a 502 naming Hugging Face, without the token", async () => {
     const failed = await runFlow(await flow(), makeCtx(`[fail] ${marker()}`, { runtime: runtime() })).catch((e) => e);
-    expect(failed).toMatchObject({ status: 502, message: expect.stringContaining("Hugging Face Inference answered 500: stand-in refuses this request") });
+    expect(failed).toMatchObject({
+      status: 502,
+      message: expect.stringContaining("Hugging Face Inference answered 500: stand-in refuses this request"),
+    });
     const down = await runFlow(await flow(), makeCtx("hello", { runtime: runtime({ HUGGINGFACE_BASE_URL: closedUrl() }) })).catch((e) => e);
     expect(down).toMatchObject({ status: 502, message: expect.stringContaining("Hugging Face Inference request failed") });
     for (const e of [failed, down]) expect(e.message).not.toContain("hf_secret_token");
@@ -86,7 +120,10 @@ describe("Replicate LLM (replicate + promptTemplate + llmChain)", () => {
     const [create] = await received(replicateUrl(), m);
     expect(create.path).toBe("/v1/predictions");
     expect(create.headers.authorization).toBe("Bearer r8_secret");
-    expect(create.body).toEqual({ version: "df7690f1994d94e96ad9d568eac121aecf50684a0b0963b25a41cc40061269e5", input: { temperature: 0.7, prompt } });
+    expect(create.body).toEqual({
+      version: "df7690f1994d94e96ad9d568eac121aecf50684a0b0963b25a41cc40061269e5",
+      input: { temperature: 0.7, prompt },
+    });
     // The GETs that followed this prediction's creation (this file alone uses the Replicate stand-in).
     const all = await received(replicateUrl());
     const at = all.findIndex((r) => r.method === "POST" && JSON.stringify(r.body).includes(m));
@@ -113,8 +150,13 @@ describe("Image Generation (replicate sdxl → llmChain → chatOpenAI writes th
     const m = marker();
     const result = await runFlow(flow, makeCtx(`a cat painting ${m}`, { runtime: runtime() }));
     const [create] = await received(replicateUrl(), m);
-    expect(create.body).toMatchObject({ version: "af1a68a271597604546c09c64aabcd7782c114a63539a4a8d14d1eeda5630c33", input: { prompt: `a cat painting ${m}` } });
-    expect(result.text).toMatch(/^echo: Reply with nothing else but the following:\n!\[\]\(https:\/\/replicate\.delivery\/standin\/pred\d+\.png\)$/);
+    expect(create.body).toMatchObject({
+      version: "af1a68a271597604546c09c64aabcd7782c114a63539a4a8d14d1eeda5630c33",
+      input: { prompt: `a cat painting ${m}` },
+    });
+    expect(result.text).toMatch(
+      /^echo: Reply with nothing else but the following:\n!\[\]\(https:\/\/replicate\.delivery\/standin\/pred\d+\.png\)$/,
+    );
     const image = /\((.*)\)/.exec(result.text)![1];
     expect((await requestsWith(image)).length).toBe(1); // the OpenAI stand-in got the URL in its prompt
   });

@@ -11,7 +11,21 @@ import { LOCAL, newStore, upsert as storeUpsert } from "../routes/document-store
 import { callOf } from "./agents-flows";
 import { TOWN_TEXT } from "./retrieval-flows";
 import assistantTemplate from "./fixtures/openai-assistant.json";
-import { type Fixture, closedUrl, credential, db, flowDataOf, makeCtx, marker, recordingSink, requestsWith, runFlow, runtimeWith, standinUrl, storeTurns } from "./helpers";
+import {
+  type Fixture,
+  closedUrl,
+  credential,
+  db,
+  flowDataOf,
+  makeCtx,
+  marker,
+  recordingSink,
+  requestsWith,
+  runFlow,
+  runtimeWith,
+  standinUrl,
+  storeTurns,
+} from "./helpers";
 
 const services = () => inject("servicesUrl");
 
@@ -31,7 +45,15 @@ async function setup(details: Record<string, unknown> = {}, modelBase = `${stand
   });
   const assistant = await createAssistant(db(), {
     credential: modelCred,
-    details: { name: "Pat", model: "assistant-model-x", instructions: "You are Pat, a travel helper.", temperature: 0.2, tools: ["function"], tool_resources: { function: { tool_ids: [city.id] } }, ...details },
+    details: {
+      name: "Pat",
+      model: "assistant-model-x",
+      instructions: "You are Pat, a travel helper.",
+      temperature: 0.2,
+      tools: ["function"],
+      tool_resources: { function: { tool_ids: [city.id] } },
+      ...details,
+    },
   });
   const serper = await credential("serperApi", { serperApiKey: "serper-secret-key-42" });
   const flow = flowDataOf(assistantTemplate as unknown as Fixture, (n) => {
@@ -42,9 +64,18 @@ async function setup(details: Record<string, unknown> = {}, modelBase = `${stand
   return { flow, assistant };
 }
 
-const ctxFor = (question: string, serperBase = `${services()}/serper`, over = {}) => makeCtx(question, { runtime: runtimeWith({ SERPER_BASE_URL: serperBase }), ...over });
+const ctxFor = (question: string, serperBase = `${services()}/serper`, over = {}) =>
+  makeCtx(question, { runtime: runtimeWith({ SERPER_BASE_URL: serperBase }), ...over });
 
-type Wire = { body: { model: string; temperature?: number; messages: Array<{ role: string; content: string | null }>; tools?: Array<{ function: { name: string } }> }; headers: Record<string, string | null> };
+type Wire = {
+  body: {
+    model: string;
+    temperature?: number;
+    messages: Array<{ role: string; content: string | null }>;
+    tools?: Array<{ function: { name: string } }>;
+  };
+  headers: Record<string, string | null>;
+};
 const offered = (req: Wire) => (req.body.tools ?? []).map((t) => t.function.name);
 
 describe("OpenAI Assistant template (openAIAssistant over an edgeflow assistant)", () => {
@@ -67,7 +98,9 @@ describe("OpenAI Assistant template (openAIAssistant over an edgeflow assistant)
     expect(first.body.temperature).toBe(0.2);
     expect(first.body.messages[0]).toEqual({ role: "system", content: "You are Pat, a travel helper." });
     expect(offered(first)).toEqual(["lookup_city", "calculator", "search", "shout"]);
-    const got = await (await fetch(`${services()}/requests?service=serper&contains=${m}`)).json<Array<{ headers: Record<string, string> }>>();
+    const got = await (await fetch(`${services()}/requests?service=serper&contains=${m}`)).json<
+      Array<{ headers: Record<string, string> }>
+    >();
     expect(got).toHaveLength(1);
     expect(got[0].headers["x-api-key"]).toBe("serper-secret-key-42");
   });
@@ -75,7 +108,10 @@ describe("OpenAI Assistant template (openAIAssistant over an edgeflow assistant)
   it("the session's stored messages are its thread", async () => {
     const { flow } = await setup();
     const chatflowid = crypto.randomUUID();
-    await storeTurns(chatflowid, "thread-1", [{ role: "userMessage", content: "I live in Oslo" }, { role: "apiMessage", content: "Noted" }]);
+    await storeTurns(chatflowid, "thread-1", [
+      { role: "userMessage", content: "I live in Oslo" },
+      { role: "apiMessage", content: "Noted" },
+    ]);
     const m = marker();
     await runFlow(flow, ctxFor(`Where do I live? ${m}`, undefined, { chatflowid, sessionId: "thread-1" }));
     const [req] = (await requestsWith(m)) as unknown as Wire[];
@@ -107,7 +143,11 @@ describe("OpenAI Assistant template (openAIAssistant over an edgeflow assistant)
 
   it("file_search: the assistant's document store as a retriever tool; its passages are the sourceDocuments", async () => {
     const store = await newStore("assistant docs");
-    await storeUpsert(store.id, { loader: { name: "plainText", config: { text: TOWN_TEXT } }, splitter: { name: "recursiveCharacterTextSplitter", config: { chunkSize: 1000 } }, ...LOCAL });
+    await storeUpsert(store.id, {
+      loader: { name: "plainText", config: { text: TOWN_TEXT } },
+      splitter: { name: "recursiveCharacterTextSplitter", config: { chunkSize: 1000 } },
+      ...LOCAL,
+    });
     const { flow } = await setup({ tools: ["file_search"], tool_resources: { file_search: { document_store_ids: [store.id] } } });
     const m = marker();
     const result = await runFlow(flow, ctxFor(`${callOf("file_search_0", { input: "bakery bread" })} ${m}`));
@@ -120,9 +160,18 @@ describe("OpenAI Assistant template (openAIAssistant over an edgeflow assistant)
 
   it("no assistant selected, or one that does not exist → 400 naming the node", async () => {
     const { flow } = await setup();
-    const unselected = flowDataOf(JSON.parse(flow) as Fixture, (n) => void (n.get("openAIAssistant_0")!.data.inputs!.selectedAssistant = ""));
-    await expect(runFlow(unselected, ctxFor("q"))).rejects.toMatchObject({ status: 400, message: expect.stringContaining("OpenAI Assistant (openAIAssistant_0) needs an assistant") });
-    const missing = flowDataOf(JSON.parse(flow) as Fixture, (n) => void (n.get("openAIAssistant_0")!.data.inputs!.selectedAssistant = crypto.randomUUID()));
+    const unselected = flowDataOf(
+      JSON.parse(flow) as Fixture,
+      (n) => void (n.get("openAIAssistant_0")!.data.inputs!.selectedAssistant = ""),
+    );
+    await expect(runFlow(unselected, ctxFor("q"))).rejects.toMatchObject({
+      status: 400,
+      message: expect.stringContaining("OpenAI Assistant (openAIAssistant_0) needs an assistant"),
+    });
+    const missing = flowDataOf(
+      JSON.parse(flow) as Fixture,
+      (n) => void (n.get("openAIAssistant_0")!.data.inputs!.selectedAssistant = crypto.randomUUID()),
+    );
     await expect(runFlow(missing, ctxFor("q"))).rejects.toMatchObject({ status: 400, message: expect.stringContaining("does not exist") });
   });
 

@@ -5,17 +5,28 @@ import { OpenAICompatibleChatModel } from "../../src/providers/chat/openai-compa
 import { marker, requestsWith, standinUrl } from "./helpers";
 
 const model = () =>
-  new OpenAICompatibleChatModel({ endpoint: { url: `${standinUrl()}/v1/chat/completions`, headers: {}, provider: "Stand-in", field: "basepath" }, policy: { field: "basepath", env: { ENVIRONMENT: "test" } }, model: "m", temperature: 0 });
+  new OpenAICompatibleChatModel({
+    endpoint: { url: `${standinUrl()}/v1/chat/completions`, headers: {}, provider: "Stand-in", field: "basepath" },
+    policy: { field: "basepath", env: { ENVIRONMENT: "test" } },
+    model: "m",
+    temperature: 0,
+  });
 
 const calculator = {
   type: "function",
-  function: { name: "calculator", description: "Evaluates arithmetic", parameters: { type: "object", properties: { input: { type: "string" } }, required: ["input"] } },
+  function: {
+    name: "calculator",
+    description: "Evaluates arithmetic",
+    parameters: { type: "object", properties: { input: { type: "string" } }, required: ["input"] },
+  },
 };
 
 describe("OpenAICompatibleChatModel", () => {
   it("bindTools sends the tools and reads tool calls (JSON)", async () => {
     const m = marker();
-    const reply = await model().bindTools([calculator]).invoke([new HumanMessage(`[tool] ${m}`)]);
+    const reply = await model()
+      .bindTools([calculator])
+      .invoke([new HumanMessage(`[tool] ${m}`)]);
     expect(reply.tool_calls).toEqual([{ id: "call_standin", name: "calculator", args: { input: "2+2" }, type: "tool_call" }]);
     const [req] = await requestsWith(m);
     expect((req.body as unknown as { tools: unknown[] }).tools).toEqual([calculator]);
@@ -23,7 +34,9 @@ describe("OpenAICompatibleChatModel", () => {
 
   it("reads streamed tool call chunks", async () => {
     let whole: AIMessageChunk | undefined;
-    for await (const chunk of await model().bindTools([calculator]).stream([new HumanMessage(`[tool] ${marker()}`)])) {
+    for await (const chunk of await model()
+      .bindTools([calculator])
+      .stream([new HumanMessage(`[tool] ${marker()}`)])) {
       whole = whole ? whole.concat(chunk) : chunk;
     }
     expect(whole?.tool_calls).toMatchObject([{ id: "call_standin", name: "calculator", args: { input: "2+2" } }]);
@@ -41,7 +54,11 @@ describe("OpenAICompatibleChatModel", () => {
     expect(req.body.messages).toEqual([
       { role: "system", content: "sys" },
       { role: "user", content: `q ${m}` },
-      { role: "assistant", content: null, tool_calls: [{ id: "c1", type: "function", function: { name: "calculator", arguments: '{"input":"1+1"}' } }] },
+      {
+        role: "assistant",
+        content: null,
+        tool_calls: [{ id: "c1", type: "function", function: { name: "calculator", arguments: '{"input":"1+1"}' } }],
+      },
       { role: "tool", content: "2", tool_call_id: "c1" },
     ]);
   });

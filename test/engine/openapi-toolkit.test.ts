@@ -14,7 +14,8 @@ import { type Fixture, credential, flowDataOf, makeCtx, marker, runFlow, runtime
 
 const services = () => inject("servicesUrl");
 const anthropicUrl = () => inject("anthropicUrl");
-const allowed = (over = {}): RunContext => makeCtx("q", { runtime: runtimeWith({ OUTBOUND_ALLOW: "127.0.0.1", ANTHROPIC_BASE_URL: anthropicUrl(), ...over }) });
+const allowed = (over = {}): RunContext =>
+  makeCtx("q", { runtime: runtimeWith({ OUTBOUND_ALLOW: "127.0.0.1", ANTHROPIC_BASE_URL: anthropicUrl(), ...over }) });
 
 const specYaml = (server = `${services()}/echo/api`) => `openapi: 3.0.0
 info: {title: Pets, version: "1"}
@@ -53,7 +54,10 @@ components:
 const dataUri = (text: string, name = "pets.yaml") => `data:application/x-yaml;base64,${btoa(text)},filename:${name}`;
 
 async function toolkit(inputs: Record<string, unknown>, ctx = allowed()): Promise<StructuredToolInterface[]> {
-  const node: FlowNode = { id: "openAPIToolkit_0", data: { id: "openAPIToolkit_0", name: "openAPIToolkit", label: "OpenAPI Toolkit", category: "Tools", inputs } };
+  const node: FlowNode = {
+    id: "openAPIToolkit_0",
+    data: { id: "openAPIToolkit_0", name: "openAPIToolkit", label: "OpenAPI Toolkit", category: "Tools", inputs },
+  };
   return (await registry.get("openAPIToolkit")!.build({ node, inputs, ctx })) as StructuredToolInterface[];
 }
 
@@ -89,13 +93,31 @@ describe("openAPIToolkit", () => {
     const json = JSON.stringify({
       openapi: "3.1.0",
       servers: [{ url: "https://api.example.invalid/v1" }],
-      paths: { "/things": { put: { operationId: "putThing", requestBody: { content: { "application/json": { schema: { type: "object", properties: { a: { type: "string" }, b: { type: ["string", "null"] } } } } } } } } },
+      paths: {
+        "/things": {
+          put: {
+            operationId: "putThing",
+            requestBody: {
+              content: {
+                "application/json": { schema: { type: "object", properties: { a: { type: "string" }, b: { type: ["string", "null"] } } } },
+              },
+            },
+          },
+        },
+      },
     });
     const [put] = await toolkit({ yamlFile: json, baseUrl: `${services()}/echo/base`, removeNulls: true });
     const m = marker();
-    expect(JSON.parse(await put.invoke({ RequestBody: { a: m, b: null } }))).toMatchObject({ method: "PUT", path: "/echo/base/things", body: { a: m } });
+    expect(JSON.parse(await put.invoke({ RequestBody: { a: m, b: null } }))).toMatchObject({
+      method: "PUT",
+      path: "/echo/base/things",
+      body: { a: m },
+    });
     // Server variables take their defaults.
-    const withVars = json.replace('"servers":[{"url":"https://api.example.invalid/v1"}]', `"servers":[{"url":"${services()}/echo/{stage}","variables":{"stage":{"default":"prod"}}}]`);
+    const withVars = json.replace(
+      '"servers":[{"url":"https://api.example.invalid/v1"}]',
+      `"servers":[{"url":"${services()}/echo/{stage}","variables":{"stage":{"default":"prod"}}}]`,
+    );
     const [put2] = await toolkit({ yamlFile: withVars });
     expect(JSON.parse(await put2.invoke({ RequestBody: { a: m } }))).toMatchObject({ path: "/echo/prod/things" });
   });
@@ -112,7 +134,9 @@ describe("openAPIToolkit", () => {
   });
 
   it("API errors, refused URLs and missing path parameters are tool errors the model reads", async () => {
-    const tools = byName(await toolkit({ yamlFile: dataUri(specYaml(`${services()}/nothing`)), headers: { Authorization: "Bearer secret-token-987654" } }));
+    const tools = byName(
+      await toolkit({ yamlFile: dataUri(specYaml(`${services()}/nothing`)), headers: { Authorization: "Bearer secret-token-987654" } }),
+    );
     const notFound = await failure(tools.get("get_health")!.invoke({}));
     expect(notFound.message).toMatch(/^get_health answered HTTP 404/);
     expect(notFound.message).not.toContain("secret-token-987654");
@@ -126,12 +150,17 @@ describe("openAPIToolkit", () => {
       ["", /needs an OpenAPI spec/],
       ["openapi: [unclosed", /not valid YAML or JSON/],
       ["openapi: 3.0.0\ninfo: {}", /has no paths/],
-      [specYaml().replace(/servers:\n  - url: .*\n/, ""), /names no server/],
-      ["openapi: 3.0.0\npaths:\n  /a:\n    get:\n      requestBody: {content: {application/json: {schema: {$ref: '#/components/schemas/Nope'}}}}\nservers: [{url: 'http://x.test'}]", /refers to #\/components\/schemas\/Nope/],
-      ["FILE-STORAGE::[\"spec.yaml\"]", /stored files/],
+      [specYaml().replace(/servers:\n {2}- url: .*\n/, ""), /names no server/],
+      [
+        "openapi: 3.0.0\npaths:\n  /a:\n    get:\n      requestBody: {content: {application/json: {schema: {$ref: '#/components/schemas/Nope'}}}}\nservers: [{url: 'http://x.test'}]",
+        /refers to #\/components\/schemas\/Nope/,
+      ],
+      ['FILE-STORAGE::["spec.yaml"]', /stored files/],
     ];
     for (const [yamlFile, message] of cases) {
-      const err = await failure(toolkit({ yamlFile: typeof yamlFile === "string" && yamlFile.startsWith("openapi") ? dataUri(yamlFile) : yamlFile }));
+      const err = await failure(
+        toolkit({ yamlFile: typeof yamlFile === "string" && yamlFile.startsWith("openapi") ? dataUri(yamlFile) : yamlFile }),
+      );
       expect(err.status).toBe(400);
       expect(err.message).toMatch(/^OpenAPI Toolkit/);
       expect(err.message).toMatch(message);
@@ -146,7 +175,13 @@ describe("currentDateTime", () => {
     const tool = (await buildTool("currentDateTime", {}, { ctx, label: "CurrentDateTime" })) as StructuredToolInterface;
     expect(tool.name).toBe("current_date_time");
     expect(JSON.parse(await tool.invoke({}))).toEqual({
-      date: "2026-03-04", time: "05:06:07", day: "Wednesday", timezone: "UTC", timezoneOffset: "+00:00", iso8601: "2026-03-04T05:06:07.000Z", unix_timestamp: 1772600767,
+      date: "2026-03-04",
+      time: "05:06:07",
+      day: "Wednesday",
+      timezone: "UTC",
+      timezoneOffset: "+00:00",
+      iso8601: "2026-03-04T05:06:07.000Z",
+      unix_timestamp: 1772600767,
     });
   });
 });
@@ -167,13 +202,18 @@ describe("OpenAPI YAML Agent template (toolAgent + chatAnthropic + openAPIToolki
   it("Claude is offered one tool per operation, calls getPet, the API gets the call, the answer follows", async () => {
     const m = marker();
     const flow = await flowWith(dataUri(specYaml()));
-    const result = await runFlow(flow, makeCtx(`Tell me about pet 7 ${callOf("getPet", { PathParameters: { petId: m } })}`, { runtime: allowed().runtime }));
+    const result = await runFlow(
+      flow,
+      makeCtx(`Tell me about pet 7 ${callOf("getPet", { PathParameters: { petId: m } })}`, { runtime: allowed().runtime }),
+    );
     expect(result.usedTools).toHaveLength(1);
     expect(result.usedTools![0]).toMatchObject({ tool: "getPet", toolInput: { PathParameters: { petId: m } } });
     expect(JSON.parse(result.usedTools![0].toolOutput)).toMatchObject({ method: "GET", path: `/echo/api/pets/${m}` });
     expect(result.text).toBe(`tools said: ${result.usedTools![0].toolOutput}`);
     expect(result.memoryType).toBe("Buffer Memory");
-    const [first] = await (await fetch(`${anthropicUrl()}/requests?contains=${m}`)).json<Array<{ body: { tools: Array<{ name: string; input_schema: { properties: Record<string, unknown> } }>; system?: unknown } }>>();
+    const [first] = await (await fetch(`${anthropicUrl()}/requests?contains=${m}`)).json<
+      Array<{ body: { tools: Array<{ name: string; input_schema: { properties: Record<string, unknown> } }>; system?: unknown } }>
+    >();
     expect(first.body.tools.map((t) => t.name)).toEqual(["getPet", "createPet", "get_health"]);
     expect(Object.keys(first.body.tools[0].input_schema.properties)).toEqual(["PathParameters", "QueryParameters"]);
     expect(JSON.stringify(first.body.system)).toContain("You are an agent that can interact with the API");

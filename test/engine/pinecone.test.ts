@@ -7,7 +7,18 @@ import { describe, expect, inject, it } from "vitest";
 import { planFlowUpsert, runUpsert } from "../../src/engine/chatflow/upsert";
 import { flowDataWarning } from "../../src/services/chatflows";
 import multipleDocs from "./fixtures/multiple-documents-qna.json";
-import { type Fixture, credential, flowDataOf, makeCtx, marker, pointAtStandin, requestsWith, runFlow, runtimeWith, standinUrl } from "./helpers";
+import {
+  type Fixture,
+  credential,
+  flowDataOf,
+  makeCtx,
+  marker,
+  pointAtStandin,
+  requestsWith,
+  runFlow,
+  runtimeWith,
+  standinUrl,
+} from "./helpers";
 import { BAKERY, LIBRARY, STATION, TOWN_TEXT, flow, ref, standinModel } from "./retrieval-flows";
 
 const pinecone = () => inject("pineconeUrl");
@@ -17,28 +28,67 @@ const upsertFlow = async (flowData: string, over: Parameters<typeof makeCtx>[1] 
 };
 const predict = (flowData: string, question: string, over: Parameters<typeof makeCtx>[1] = {}) =>
   runFlow(flowData, makeCtx(question, { runtime: runtimeWith({ PINECONE_BASE_URL: pinecone() }), ...over }));
-const err = async (p: Promise<unknown>) => (await p.then(() => undefined, (e: unknown) => e)) as { status: number; message: string };
+const err = async (p: Promise<unknown>) =>
+  (await p.then(
+    () => undefined,
+    (e: unknown) => e,
+  )) as { status: number; message: string };
 
-interface PineconeRequest { method: string; path: string; headers: Record<string, string>; body: Record<string, unknown> }
+interface PineconeRequest {
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  body: Record<string, unknown>;
+}
 /** What the stand-in received for an index (its name is in every path), oldest first. */
 const pineconeRequests = async (index: string): Promise<PineconeRequest[]> =>
   ((await (await fetch(`${pinecone()}/requests`)).json()) as PineconeRequest[]).filter((r) => r.path.includes(`/${index}`));
 const chatRequestsWith = async (m: string) => (await requestsWith(m)).filter((r) => r.path.endsWith("/chat/completions"));
 
 /** plainText → splitter → localHashEmbeddings → pinecone → retrievalQAChain at the chat stand-in. */
-function pineconeFlow(opts: { credential: string; index: string; namespace?: string; text?: string; metadata?: string; filter?: unknown; topK?: string; extra?: Record<string, unknown> }) {
+function pineconeFlow(opts: {
+  credential: string;
+  index: string;
+  namespace?: string;
+  text?: string;
+  metadata?: string;
+  filter?: unknown;
+  topK?: string;
+  extra?: Record<string, unknown>;
+}) {
   return flow([
     ["splitter_0", "recursiveCharacterTextSplitter", "Text Splitters", { chunkSize: 1000, chunkOverlap: "" }],
-    ["loader_0", "plainText", "Document Loaders", { text: opts.text ?? TOWN_TEXT, textSplitter: ref("splitter_0"), metadata: opts.metadata ?? '{"source":"town"}' }, { output: "document" }],
+    [
+      "loader_0",
+      "plainText",
+      "Document Loaders",
+      { text: opts.text ?? TOWN_TEXT, textSplitter: ref("splitter_0"), metadata: opts.metadata ?? '{"source":"town"}' },
+      { output: "document" },
+    ],
     ["emb_0", "localHashEmbeddings", "Embeddings", {}],
-    ["pinecone_0", "pinecone", "Vector Stores", {
-      credential: opts.credential, document: [ref("loader_0")], embeddings: ref("emb_0"), pineconeIndex: opts.index, topK: opts.topK ?? "1",
-      ...(opts.namespace !== undefined ? { pineconeNamespace: opts.namespace } : {}),
-      ...(opts.filter !== undefined ? { pineconeMetadataFilter: opts.filter } : {}),
-      ...opts.extra,
-    }, { output: "retriever" }],
+    [
+      "pinecone_0",
+      "pinecone",
+      "Vector Stores",
+      {
+        credential: opts.credential,
+        document: [ref("loader_0")],
+        embeddings: ref("emb_0"),
+        pineconeIndex: opts.index,
+        topK: opts.topK ?? "1",
+        ...(opts.namespace !== undefined ? { pineconeNamespace: opts.namespace } : {}),
+        ...(opts.filter !== undefined ? { pineconeMetadataFilter: opts.filter } : {}),
+        ...opts.extra,
+      },
+      { output: "retriever" },
+    ],
     standinModel(),
-    ["chain_0", "retrievalQAChain", "Chains", { model: ref("model_0"), vectorStoreRetriever: ref("pinecone_0"), returnSourceDocuments: true }],
+    [
+      "chain_0",
+      "retrievalQAChain",
+      "Chains",
+      { model: ref("model_0"), vectorStoreRetriever: ref("pinecone_0"), returnSourceDocuments: true },
+    ],
   ] as never);
 }
 
@@ -57,14 +107,19 @@ describe("pinecone", () => {
     expect(upserts).toHaveLength(1);
     expect(upserts[0].headers["api-key"]).toBe(key);
     expect(upserts[0].headers["x-pinecone-api-version"]).toBeTruthy();
-    const body = upserts[0].body as { namespace: string; vectors: Array<{ id: string; values: number[]; metadata: Record<string, unknown> }> };
+    const body = upserts[0].body as {
+      namespace: string;
+      vectors: Array<{ id: string; values: number[]; metadata: Record<string, unknown> }>;
+    };
     expect(body.namespace).toBe("docs");
     expect(body.vectors.map((v) => v.metadata.text).sort()).toEqual([BAKERY, LIBRARY, STATION].sort());
     // Nested metadata flattened as LangChain's PineconeStore writes it.
     expect(body.vectors[0].metadata).toMatchObject({ source: "town", "loc.lines.from": expect.any(Number) });
 
     // D1 keeps bookkeeping rows only (which loader each vector came from), not the text.
-    const rows = await env.DB.prepare("SELECT pageContent FROM vector_document WHERE provider = 'pinecone' AND namespace = ?").bind(`${chatflowid}_pinecone_0`).all<{ pageContent: string }>();
+    const rows = await env.DB.prepare("SELECT pageContent FROM vector_document WHERE provider = 'pinecone' AND namespace = ?")
+      .bind(`${chatflowid}_pinecone_0`)
+      .all<{ pageContent: string }>();
     expect(rows.results.map((r) => r.pageContent)).toEqual(["", "", ""]);
 
     const m = marker();
@@ -84,8 +139,14 @@ describe("pinecone", () => {
     expect(await upsertFlow(pineconeFlow({ credential: cred, index }), { chatflowid })).toMatchObject({ numAdded: 3 });
     expect(await upsertFlow(pineconeFlow({ credential: cred, index }), { chatflowid })).toMatchObject({ numAdded: 0, numSkipped: 3 });
     expect((await pineconeRequests(index)).some((r) => r.path.includes("/vectors/fetch?"))).toBe(true);
-    expect(await upsertFlow(pineconeFlow({ credential: cred, index, text: LIBRARY }), { chatflowid })).toMatchObject({ numAdded: 0, numSkipped: 1, numDeleted: 2 });
-    const stats = (await (await fetch(`${pinecone()}/idx/${index}/describe_index_stats`, { method: "POST", headers: { "Api-Key": "x" } })).json()) as { namespaces: Record<string, { vectorCount: number }> };
+    expect(await upsertFlow(pineconeFlow({ credential: cred, index, text: LIBRARY }), { chatflowid })).toMatchObject({
+      numAdded: 0,
+      numSkipped: 1,
+      numDeleted: 2,
+    });
+    const stats = (await (
+      await fetch(`${pinecone()}/idx/${index}/describe_index_stats`, { method: "POST", headers: { "Api-Key": "x" } })
+    ).json()) as { namespaces: Record<string, { vectorCount: number }> };
     expect(stats.namespaces[""].vectorCount).toBe(1);
   });
 
@@ -94,12 +155,19 @@ describe("pinecone", () => {
     const index = `filter-${marker()}`;
     const chatflowid = crypto.randomUUID();
     await upsertFlow(pineconeFlow({ credential: cred, index, namespace: "a", text: BAKERY, metadata: '{"kind":"shop"}' }), { chatflowid });
-    await upsertFlow(pineconeFlow({ credential: cred, index, namespace: "a", text: LIBRARY, metadata: '{"kind":"public"}' }), { chatflowid: crypto.randomUUID() });
-    await upsertFlow(pineconeFlow({ credential: cred, index, namespace: "b", text: STATION, metadata: '{"kind":"public"}' }), { chatflowid: crypto.randomUUID() });
+    await upsertFlow(pineconeFlow({ credential: cred, index, namespace: "a", text: LIBRARY, metadata: '{"kind":"public"}' }), {
+      chatflowid: crypto.randomUUID(),
+    });
+    await upsertFlow(pineconeFlow({ credential: cred, index, namespace: "b", text: STATION, metadata: '{"kind":"public"}' }), {
+      chatflowid: crypto.randomUUID(),
+    });
 
-    const ask = async (flowData: string) => (await predict(flowData, "bakery croissants bread", { chatflowid })).sourceDocuments?.map((d) => d.pageContent);
+    const ask = async (flowData: string) =>
+      (await predict(flowData, "bakery croissants bread", { chatflowid })).sourceDocuments?.map((d) => d.pageContent);
     expect(await ask(pineconeFlow({ credential: cred, index, namespace: "a", topK: "4" }))).toEqual([BAKERY, LIBRARY]);
-    expect(await ask(pineconeFlow({ credential: cred, index, namespace: "a", topK: "4", filter: '{"kind":{"$eq":"public"}}' }))).toEqual([LIBRARY]);
+    expect(await ask(pineconeFlow({ credential: cred, index, namespace: "a", topK: "4", filter: '{"kind":{"$eq":"public"}}' }))).toEqual([
+      LIBRARY,
+    ]);
     expect(await ask(pineconeFlow({ credential: cred, index, namespace: "a", topK: "4", filter: { kind: "shop" } }))).toEqual([BAKERY]);
     expect(await ask(pineconeFlow({ credential: cred, index, namespace: "b", topK: "4" }))).toEqual([STATION]);
     const queries = (await pineconeRequests(index)).filter((r) => r.path.endsWith("/query"));
@@ -112,7 +180,12 @@ describe("pinecone", () => {
     const twin = `${BAKERY} Fresh bread every day.`;
     await upsertFlow(pineconeFlow({ credential: cred, index, text: [BAKERY, twin, LIBRARY].join("\n\n") }));
     const ask = async (extra: Record<string, unknown>) =>
-      (await predict(pineconeFlow({ credential: cred, index, text: "", topK: "2", extra }), "the bakery opens at seven and sells sourdough")).sourceDocuments?.map((d) => d.pageContent);
+      (
+        await predict(
+          pineconeFlow({ credential: cred, index, text: "", topK: "2", extra }),
+          "the bakery opens at seven and sells sourdough",
+        )
+      ).sourceDocuments?.map((d) => d.pageContent);
     expect((await ask({}))?.sort()).toEqual([BAKERY, twin].sort());
     const diverse = await ask({ searchType: "mmr", fetchK: "3", lambda: "0.2" });
     expect(diverse).toHaveLength(2);
@@ -128,8 +201,15 @@ describe("pinecone", () => {
     const emb = new LocalHashEmbeddings({});
     const vectors = await emb.embedDocuments([BAKERY, LIBRARY]);
     const res = await fetch(`${pinecone()}/idx/${index}/vectors/upsert`, {
-      method: "POST", headers: { "Api-Key": "x", "Content-Type": "application/json" },
-      body: JSON.stringify({ namespace: "", vectors: [{ id: "a", values: vectors[0], metadata: { text: BAKERY, source: "bakery.txt" } }, { id: "b", values: vectors[1], metadata: { text: LIBRARY, source: "library.txt" } }] }),
+      method: "POST",
+      headers: { "Api-Key": "x", "Content-Type": "application/json" },
+      body: JSON.stringify({
+        namespace: "",
+        vectors: [
+          { id: "a", values: vectors[0], metadata: { text: BAKERY, source: "bakery.txt" } },
+          { id: "b", values: vectors[1], metadata: { text: LIBRARY, source: "library.txt" } },
+        ],
+      }),
     });
     expect(res.status).toBe(200);
     const result = await predict(pineconeFlow({ credential: cred, index }), "Where can I borrow novels and atlases with a reader card?");
@@ -147,13 +227,21 @@ describe("pinecone", () => {
     const missing = await err(predict(pineconeFlow({ credential: cred, index: "missing" }), "bakery"));
     expect(missing.status).toBe(400);
     expect(missing.message).toContain("Pinecone describe_index: not found");
-    const unreachable = await err(runFlow(pineconeFlow({ credential: cred, index: "x" }), makeCtx("bakery", { runtime: runtimeWith({ PINECONE_BASE_URL: inject("closedUrl") }) })));
+    const unreachable = await err(
+      runFlow(
+        pineconeFlow({ credential: cred, index: "x" }),
+        makeCtx("bakery", { runtime: runtimeWith({ PINECONE_BASE_URL: inject("closedUrl") }) }),
+      ),
+    );
     expect(unreachable.status).toBe(502);
     expect(unreachable.message).toMatch(/^Pinecone describe_index failed/);
     for (const e of [down, slow, missing, unreachable]) expect(e.message).not.toContain(key);
 
     const noCred = await err(predict(pineconeFlow({ credential: "", index: "x" }), "bakery"));
-    expect(noCred).toMatchObject({ status: 400, message: "pinecone is not configured: connect a pineconeApi credential with pineconeApiKey" });
+    expect(noCred).toMatchObject({
+      status: 400,
+      message: "pinecone is not configured: connect a pineconeApi credential with pineconeApiKey",
+    });
     const noIndex = await err(predict(pineconeFlow({ credential: cred, index: "" }), "bakery"));
     expect(noIndex).toMatchObject({ status: 400, message: "pinecone needs its pineconeIndex input (the name of a Pinecone index)" });
   });
@@ -170,11 +258,30 @@ describe("Multiple Documents QnA template (toolAgent with two retrieverTools ove
     const openai = await credential("openAIApi", { openAIApiKey: "sk-test-openai" });
     // Fill the two namespaces the template reads (as a Flowise upsert flow would have).
     const seed = (namespace: string, text: string, source: string) =>
-      upsertFlow(flow([
-        ["loader_0", "plainText", "Document Loaders", { text, metadata: JSON.stringify({ source }) }, { output: "document" }],
-        ["emb_0", "openAIEmbeddings", "Embeddings", { modelName: "text-embedding-ada-002", basepath: `${standinUrl()}/v1`, credential: openai }],
-        ["pc_0", "pinecone", "Vector Stores", { credential: pc, document: [ref("loader_0")], embeddings: ref("emb_0"), pineconeIndex: "newindex", pineconeNamespace: namespace }],
-      ] as never), { chatflowid: crypto.randomUUID() });
+      upsertFlow(
+        flow([
+          ["loader_0", "plainText", "Document Loaders", { text, metadata: JSON.stringify({ source }) }, { output: "document" }],
+          [
+            "emb_0",
+            "openAIEmbeddings",
+            "Embeddings",
+            { modelName: "text-embedding-ada-002", basepath: `${standinUrl()}/v1`, credential: openai },
+          ],
+          [
+            "pc_0",
+            "pinecone",
+            "Vector Stores",
+            {
+              credential: pc,
+              document: [ref("loader_0")],
+              embeddings: ref("emb_0"),
+              pineconeIndex: "newindex",
+              pineconeNamespace: namespace,
+            },
+          ],
+        ] as never),
+        { chatflowid: crypto.randomUUID() },
+      );
     await seed("pinecone-form10k", APPLE, "apple");
     await seed("pinecone-form10k", APPLE_OTHER, "memo");
     await seed("pinecone-form10k-2", TESLA, "tesla");
@@ -189,6 +296,9 @@ describe("Multiple Documents QnA template (toolAgent with two retrieverTools ove
     expect(result.text).toBe(`tools said: ${APPLE} | ${TESLA}`);
     expect(result.sourceDocuments?.map((d) => d.pageContent)).toEqual([APPLE, TESLA]);
     const queries = (await pineconeRequests("newindex")).filter((r) => r.path.endsWith("/query")).slice(-2);
-    expect(queries.map((q) => [q.body.namespace, q.body.filter])).toEqual([["pinecone-form10k", { source: "apple" }], ["pinecone-form10k-2", { source: "tesla" }]]);
+    expect(queries.map((q) => [q.body.namespace, q.body.filter])).toEqual([
+      ["pinecone-form10k", { source: "apple" }],
+      ["pinecone-form10k-2", { source: "tesla" }],
+    ]);
   });
 });

@@ -5,7 +5,20 @@ import { azureEndpoint, mistralEndpoint, ollamaEndpoint, openAIEndpoint } from "
 import type { FlowNode } from "../../src/engine";
 import llmChain from "./fixtures/llm-chain.json";
 import conversationChain from "./fixtures/conversation-chain.json";
-import { type Fixture, closedUrl, credential, flowDataOf, makeCtx, marker, pointAtStandin, recordingSink, requestsWith, runFlow, runtimeWith, standinUrl } from "./helpers";
+import {
+  type Fixture,
+  closedUrl,
+  credential,
+  flowDataOf,
+  makeCtx,
+  marker,
+  pointAtStandin,
+  recordingSink,
+  requestsWith,
+  runFlow,
+  runtimeWith,
+  standinUrl,
+} from "./helpers";
 
 /** conversation-chain.json with its model node replaced by `name` (+ inputs), pointed at `base`. */
 function conversationWith(name: string, inputs: Record<string, unknown> = {}, base?: string, credentialId?: string): string {
@@ -147,7 +160,10 @@ describe("chat model nodes", () => {
   it("chatMistralAI: overrideEndpoint (a bare host gets /v1) and mistralAIAPIKey", async () => {
     const cred = await credential("mistralAIApi", { mistralAIAPIKey: "mistral-key" });
     const m = marker();
-    const result = await runFlow(conversationWith("chatMistralAI", { modelName: "mistral-tiny", randomSeed: "7" }, standinUrl(), cred), makeCtx(`bonjour ${m}`));
+    const result = await runFlow(
+      conversationWith("chatMistralAI", { modelName: "mistral-tiny", randomSeed: "7" }, standinUrl(), cred),
+      makeCtx(`bonjour ${m}`),
+    );
     expect(result.text).toBe(`echo: bonjour ${m}`);
     const [req] = await requestsWith(m);
     expect(req.path).toBe("/v1/chat/completions");
@@ -183,8 +199,21 @@ describe("chat model nodes", () => {
   it("endpoint builders", () => {
     const env = {};
     expect(openAIEndpoint({}, {}, env).url).toBe("https://api.openai.com/v1/chat/completions");
-    expect(openAIEndpoint({ basepath: "http://h:1/v1/" }, { openAIApiKey: "k" }, env)).toMatchObject({ url: "http://h:1/v1/chat/completions", headers: { Authorization: "Bearer k" } });
-    expect(azureEndpoint({ modelName: "gpt" }, { azureOpenAIApiKey: "k", azureOpenAIApiInstanceName: "inst", azureOpenAIApiDeploymentName: "dep", azureOpenAIApiVersion: "2024-02-01" })).toEqual({
+    expect(openAIEndpoint({ basepath: "http://h:1/v1/" }, { openAIApiKey: "k" }, env)).toMatchObject({
+      url: "http://h:1/v1/chat/completions",
+      headers: { Authorization: "Bearer k" },
+    });
+    expect(
+      azureEndpoint(
+        { modelName: "gpt" },
+        {
+          azureOpenAIApiKey: "k",
+          azureOpenAIApiInstanceName: "inst",
+          azureOpenAIApiDeploymentName: "dep",
+          azureOpenAIApiVersion: "2024-02-01",
+        },
+      ),
+    ).toEqual({
       url: "https://inst.openai.azure.com/openai/deployments/dep/chat/completions?api-version=2024-02-01",
       headers: { "api-key": "k" },
       provider: "Azure OpenAI",
@@ -249,7 +278,10 @@ describe("Workers AI", () => {
 
   it("chatCloudflareWorkersAI uses the binding", async () => {
     const calls: Array<{ model: string; inputs: Record<string, unknown> }> = [];
-    const result = await runFlow(conversationWith("chatCloudflareWorkersAI", { modelName: "@cf/mistral/mistral-7b-instruct-v0.1" }), ctxWithAi("hey", fakeAi(calls)));
+    const result = await runFlow(
+      conversationWith("chatCloudflareWorkersAI", { modelName: "@cf/mistral/mistral-7b-instruct-v0.1" }),
+      ctxWithAi("hey", fakeAi(calls)),
+    );
     expect(result.text).toBe("ai: hey");
     expect(calls[0].model).toBe("@cf/mistral/mistral-7b-instruct-v0.1");
   });
@@ -266,7 +298,11 @@ describe("Workers AI", () => {
       },
     };
     const rec = recordingSink();
-    const err = await runFlow(openAIFlow({ modelName: "@cf/meta/llama-3.1-8b-instruct", timeout: 100 }), ctxWithAi("hi", stalled), rec.sink).catch((e) => e);
+    const err = await runFlow(
+      openAIFlow({ modelName: "@cf/meta/llama-3.1-8b-instruct", timeout: 100 }),
+      ctxWithAi("hi", stalled),
+      rec.sink,
+    ).catch((e) => e);
     expect(err).toMatchObject({ status: 504, message: "Workers AI did not answer within 100 ms" });
     expect(rec.text()).toBe("first ");
   });

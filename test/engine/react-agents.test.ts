@@ -7,11 +7,24 @@ import { inject } from "vitest";
 import { iterationLimitMessage } from "../../src/engine/chatflow/nodes/agents";
 import { flowDataWarning } from "../../src/services/chatflows";
 import reactAgent from "./fixtures/react-agent.json";
-import { type Fixture, closedUrl, credential, flowDataOf, makeCtx, marker, pointAtStandin, requestsWith, runFlow, runtimeWith, storeTurns } from "./helpers";
+import {
+  type Fixture,
+  closedUrl,
+  credential,
+  flowDataOf,
+  makeCtx,
+  marker,
+  pointAtStandin,
+  requestsWith,
+  runFlow,
+  runtimeWith,
+  storeTurns,
+} from "./helpers";
 
 const services = () => inject("servicesUrl");
 const openAI = () => credential("openAIApi", { openAIApiKey: "sk-react-test" });
-const google = () => credential("googleCustomSearchApi", { googleCustomSearchApiKey: "g-key-react-123", googleCustomSearchApiId: "cx-react" });
+const google = () =>
+  credential("googleCustomSearchApi", { googleCustomSearchApiKey: "g-key-react-123", googleCustomSearchApiId: "cx-react" });
 
 async function templateFlow(patch?: (nodes: Map<string, import("../../src/engine").FlowNode>) => void): Promise<string> {
   const [model, search] = [await openAI(), await google()];
@@ -62,7 +75,9 @@ describe("ReAct Agent template (reactAgentChat)", () => {
     const result = await runFlow(await templateFlow(), ctxFor(`[react google-custom-search: weather ${m}] [react calculator: 2+3]`));
     expect(result.text).toBe("observed 5");
     expect(result.usedTools?.map((u) => u.tool)).toEqual(["google-custom-search", "calculator"]);
-    expect(JSON.parse(result.usedTools![0].toolOutput)).toEqual([{ title: `Google on weather ${m}`, link: "https://example.com/g", snippet: `google snippet for weather ${m}` }]);
+    expect(JSON.parse(result.usedTools![0].toolOutput)).toEqual([
+      { title: `Google on weather ${m}`, link: "https://example.com/g", snippet: `google snippet for weather ${m}` },
+    ]);
     const got = await (await fetch(`${services()}/requests?service=google&contains=${m}`)).json<Array<{ query: Record<string, string> }>>();
     expect(got).toHaveLength(1);
     expect(got[0].query).toMatchObject({ key: "g-key-react-123", cx: "cx-react", q: `weather ${m}` });
@@ -81,7 +96,10 @@ describe("ReAct Agent template (reactAgentChat)", () => {
   it("memory: the stored conversation is in the prompt", async () => {
     const m = marker();
     const chatflowid = crypto.randomUUID();
-    await storeTurns(chatflowid, "s1", [{ role: "userMessage", content: "My name is Ada" }, { role: "apiMessage", content: "Hello Ada" }]);
+    await storeTurns(chatflowid, "s1", [
+      { role: "userMessage", content: "My name is Ada" },
+      { role: "apiMessage", content: "Hello Ada" },
+    ]);
     await runFlow(await templateFlow(), ctxFor(`Who am I? ${m}`, undefined, { chatflowid, sessionId: "s1" }));
     const [req] = await requestsWith(m);
     expect(promptOf(req)).toContain(`Conversation so far:\nHuman: My name is Ada\nAssistant: Hello Ada\n\nNew input: Who am I? ${m}`);

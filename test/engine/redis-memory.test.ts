@@ -6,12 +6,27 @@ import { describe, expect, inject, it } from "vitest";
 import { planFlowUpsert, runUpsert } from "../../src/engine/chatflow/upsert";
 import { flowDataWarning } from "../../src/services/chatflows";
 import contextChatEngine from "./fixtures/context-chat-engine.json";
-import { type Fixture, closedUrl, credential, flowDataOf, makeCtx, marker, pointAtStandin, requestsWith, runFlow, runtimeWith } from "./helpers";
+import {
+  type Fixture,
+  closedUrl,
+  credential,
+  flowDataOf,
+  makeCtx,
+  marker,
+  pointAtStandin,
+  requestsWith,
+  runFlow,
+  runtimeWith,
+} from "./helpers";
 import { flow, ref, standinModel, textFile } from "./retrieval-flows";
 
 const upstash = () => inject("upstashUrl");
 const redisUrl = () => inject("redisUrl");
-const err = async (p: Promise<unknown>) => (await p.then(() => undefined, (e: unknown) => e)) as { status: number; message: string };
+const err = async (p: Promise<unknown>) =>
+  (await p.then(
+    () => undefined,
+    (e: unknown) => e,
+  )) as { status: number; message: string };
 
 const memoryFlow = (memory: string, inputs: Record<string, unknown>) =>
   flow([
@@ -19,10 +34,12 @@ const memoryFlow = (memory: string, inputs: Record<string, unknown>) =>
     standinModel(),
     ["chain_0", "conversationChain", "Chains", { model: ref("model_0"), memory: ref("mem_0") }],
   ] as never);
-const stored = async (key: string): Promise<{ items: string[]; ttl: number }> => (await fetch(`${upstash()}/keys/${encodeURIComponent(key)}`)).json();
+const stored = async (key: string): Promise<{ items: string[]; ttl: number }> =>
+  (await fetch(`${upstash()}/keys/${encodeURIComponent(key)}`)).json();
 const tcpCommands = async (): Promise<Array<{ conn: number; args: string[] }>> => (await fetch(`${upstash()}/commands`)).json();
 const lastChat = async (m: string) => (await requestsWith(m)).filter((r) => r.path.endsWith("/chat/completions")).at(-1)!;
-const flowiseItem = (type: "human" | "ai", content: string) => JSON.stringify({ type, data: { content, additional_kwargs: {}, response_metadata: {} } });
+const flowiseItem = (type: "human" | "ai", content: string) =>
+  JSON.stringify({ type, data: { content, additional_kwargs: {}, response_metadata: {} } });
 const urlCredential = (url: string) => credential("redisCacheUrlApi", { redisUrl: url });
 
 describe("RedisBackedChatMemory over TCP (redis://)", () => {
@@ -33,7 +50,9 @@ describe("RedisBackedChatMemory over TCP (redis://)", () => {
     const m = marker();
     const first = await runFlow(data, makeCtx(`My name is Ada ${m}`, { sessionId }));
     expect(first.memoryType).toBe("mem_0");
-    expect((await lastChat(m)).body.messages.filter((x) => x.role !== "system")).toEqual([{ role: "user", content: `My name is Ada ${m}` }]);
+    expect((await lastChat(m)).body.messages.filter((x) => x.role !== "system")).toEqual([
+      { role: "user", content: `My name is Ada ${m}` },
+    ]);
     expect((await stored(sessionId)).items).toEqual([flowiseItem("ai", first.text), flowiseItem("human", `My name is Ada ${m}`)]);
 
     await runFlow(data, makeCtx(`What is my name? ${m}-2`, { sessionId }));
@@ -49,11 +68,23 @@ describe("RedisBackedChatMemory over TCP (redis://)", () => {
 
   it("a session Flowise started goes on; windowSize keeps the latest messages; sessionTTL renews; the sessionId input picks the list", async () => {
     const key = `flowise-${marker()}`;
-    const items = [flowiseItem("ai", "old answer 2"), flowiseItem("human", "old question 2"), flowiseItem("ai", "old answer 1"), flowiseItem("human", "old question 1")];
-    await fetch(`${upstash()}/pipeline`, { method: "POST", headers: { Authorization: "Bearer upstash-token" }, body: JSON.stringify([["RPUSH", key, ...items]]) });
+    const items = [
+      flowiseItem("ai", "old answer 2"),
+      flowiseItem("human", "old question 2"),
+      flowiseItem("ai", "old answer 1"),
+      flowiseItem("human", "old question 1"),
+    ];
+    await fetch(`${upstash()}/pipeline`, {
+      method: "POST",
+      headers: { Authorization: "Bearer upstash-token" },
+      body: JSON.stringify([["RPUSH", key, ...items]]),
+    });
     const cred = await urlCredential(redisUrl());
     const m = marker();
-    await runFlow(memoryFlow("RedisBackedChatMemory", { credential: cred, sessionId: key, windowSize: 2, sessionTTL: "60" }), makeCtx(`next ${m}`, { sessionId: "ignored" }));
+    await runFlow(
+      memoryFlow("RedisBackedChatMemory", { credential: cred, sessionId: key, windowSize: 2, sessionTTL: "60" }),
+      makeCtx(`next ${m}`, { sessionId: "ignored" }),
+    );
     expect((await lastChat(m)).body.messages.filter((x) => x.role !== "system")).toEqual([
       { role: "user", content: "old question 2" },
       { role: "assistant", content: "old answer 2" },
@@ -76,15 +107,27 @@ describe("RedisBackedChatMemory over TCP (redis://)", () => {
 
   it("redisCacheApi (host, port, user, password) sends AUTH; a wrong password is a 502 that never shows it", async () => {
     const port = new URL(redisUrl()).port;
-    const good = await credential("redisCacheApi", { redisCacheHost: "127.0.0.1", redisCachePort: port, redisCacheUser: "default", redisCachePwd: "stand-in-pass" });
+    const good = await credential("redisCacheApi", {
+      redisCacheHost: "127.0.0.1",
+      redisCachePort: port,
+      redisCacheUser: "default",
+      redisCachePwd: "stand-in-pass",
+    });
     const sessionId = `secret:${marker()}`;
     await runFlow(memoryFlow("RedisBackedChatMemory", { credential: good }), makeCtx("hello", { sessionId }));
     expect((await stored(sessionId)).items).toHaveLength(2);
     const conns = (await tcpCommands()).filter((c) => c.args[1] === sessionId).map((c) => c.conn);
     const auth = (await tcpCommands()).filter((c) => conns.includes(c.conn) && c.args[0] === "AUTH");
-    expect(auth.map((c) => c.args)).toEqual([["AUTH", "default", "stand-in-pass"], ["AUTH", "default", "stand-in-pass"]]);
+    expect(auth.map((c) => c.args)).toEqual([
+      ["AUTH", "default", "stand-in-pass"],
+      ["AUTH", "default", "stand-in-pass"],
+    ]);
 
-    const bad = await credential("redisCacheApi", { redisCacheHost: "127.0.0.1", redisCachePort: port, redisCachePwd: "wrong-password-123" });
+    const bad = await credential("redisCacheApi", {
+      redisCacheHost: "127.0.0.1",
+      redisCachePort: port,
+      redisCachePwd: "wrong-password-123",
+    });
     const e = await err(runFlow(memoryFlow("RedisBackedChatMemory", { credential: bad }), makeCtx("hello", { sessionId })));
     expect(e.status).toBe(502);
     expect(e.message).toMatch(new RegExp(`^Redis at 127.0.0.1:${port} refused AUTH: WRONGPASS`));
@@ -107,7 +150,11 @@ describe("RedisBackedChatMemory over TCP (redis://)", () => {
 describe("a Redis that does not answer", () => {
   it("is a 504 naming it once its deadline passes", async () => {
     const { RedisTcp, tcpOptionsOfUrl } = await import("../../src/providers/memory/redis/tcp");
-    const client = new RedisTcp({ ...tcpOptionsOfUrl(redisUrl()), policy: { field: "redisUrl", env: { ENVIRONMENT: "test" } }, timeoutMs: 300 });
+    const client = new RedisTcp({
+      ...tcpOptionsOfUrl(redisUrl()),
+      policy: { field: "redisUrl", env: { ENVIRONMENT: "test" } },
+      timeoutMs: 300,
+    });
     const started = Date.now();
     const e = await err(client.pipeline([["LRANGE", `hang:${marker()}`, 0, -1]]));
     expect(e).toMatchObject({ status: 504, message: `Redis at 127.0.0.1:${new URL(redisUrl()).port} did not answer within 300 ms` });
@@ -120,13 +167,26 @@ describe("Upstash REST", () => {
     const base = new URL(upstash());
     for (const data of [
       memoryFlow("RedisBackedChatMemory", { credential: await urlCredential(`http://default:upstash-token@${base.host}`) }),
-      memoryFlow("UpstashRedisBackedChatMemory", { credential: await credential("upstashRedisMemoryApi", { upstashRestToken: "upstash-token" }), baseURL: upstash(), sessionTTL: "30" }),
+      memoryFlow("UpstashRedisBackedChatMemory", {
+        credential: await credential("upstashRedisMemoryApi", { upstashRestToken: "upstash-token" }),
+        baseURL: upstash(),
+        sessionTTL: "30",
+      }),
     ]) {
       const sessionId = `up-${marker()}`;
       await runFlow(data, makeCtx("hi there", { sessionId }));
       await runFlow(data, makeCtx("again", { sessionId }));
-      expect((await stored(sessionId)).items.map((i) => JSON.parse(i).data.content).reverse()).toEqual(["hi there", "echo: hi there", "again", "echo: again"]);
-      const sent = (await (await fetch(`${upstash()}/requests`)).json()) as Array<{ path: string; headers: Record<string, string>; body: unknown }>;
+      expect((await stored(sessionId)).items.map((i) => JSON.parse(i).data.content).reverse()).toEqual([
+        "hi there",
+        "echo: hi there",
+        "again",
+        "echo: again",
+      ]);
+      const sent = (await (await fetch(`${upstash()}/requests`)).json()) as Array<{
+        path: string;
+        headers: Record<string, string>;
+        body: unknown;
+      }>;
       const mine = sent.filter((r) => JSON.stringify(r.body ?? null).includes(sessionId));
       expect(mine.map((r) => r.path)).toEqual(["/pipeline", "/pipeline", "/pipeline", "/pipeline"]);
       expect(mine.every((r) => r.headers.authorization === "Bearer upstash-token")).toBe(true);
@@ -135,8 +195,13 @@ describe("Upstash REST", () => {
 
   it("Upstash failing → 502 naming Upstash without the token; a bad token → 502", async () => {
     const cred = await credential("upstashRedisMemoryApi", { upstashRestToken: "upstash-token" });
-    const e = await err(runFlow(memoryFlow("UpstashRedisBackedChatMemory", { credential: cred, baseURL: upstash() }), makeCtx("hi", { sessionId: "fail:x" })));
-    expect(e).toMatchObject({ status: 502, message: `Upstash Redis at ${new URL(upstash()).host} answered 500: ERR the stand-in is having a bad day` });
+    const e = await err(
+      runFlow(memoryFlow("UpstashRedisBackedChatMemory", { credential: cred, baseURL: upstash() }), makeCtx("hi", { sessionId: "fail:x" })),
+    );
+    expect(e).toMatchObject({
+      status: 502,
+      message: `Upstash Redis at ${new URL(upstash()).host} answered 500: ERR the stand-in is having a bad day`,
+    });
     const wrong = await credential("upstashRedisMemoryApi", { upstashRestToken: "not-the-token-123" });
     const e2 = await err(runFlow(memoryFlow("UpstashRedisBackedChatMemory", { credential: wrong, baseURL: upstash() }), makeCtx("hi")));
     expect(e2.status).toBe(502);

@@ -28,7 +28,11 @@ export const TOWN_TEXT = [BAKERY, LIBRARY, STATION].join("\n\n");
 export const textFile = (name = "town.txt", text = TOWN_TEXT) => ({ name, mime: "text/plain", bytes: new TextEncoder().encode(text) });
 
 /** Flowise's conversational retrieval fixture as exported, its model and embeddings pointed at the stand-in. */
-export function retrievalFixtureFlow(mistralCredential: string, openAICredential: string, patch?: (nodes: Map<string, FlowNode>) => void): string {
+export function retrievalFixtureFlow(
+  mistralCredential: string,
+  openAICredential: string,
+  patch?: (nodes: Map<string, FlowNode>) => void,
+): string {
   return flowDataOf(retrievalQa as unknown as Fixture, (nodes) => {
     pointAtStandin(nodes.get("chatMistralAI_0")!, mistralCredential);
     const embeddings = nodes.get("openAIEmbeddings_0")!;
@@ -42,11 +46,16 @@ type Spec = [id: string, name: string, category: string, inputs?: Record<string,
 
 /** A flow from [id, name, category, inputs, outputs]; edges follow the {{id.data.instance}} references. */
 export function flow(specs: Spec[]): string {
-  const nodes = specs.map(([id, name, category, inputs, outputs]) => ({ id, type: "customNode", data: { id, name, label: id, category, inputs: inputs ?? {}, outputs: outputs ?? {} } }));
-  const edges = nodes.flatMap((n) =>
-    JSON.stringify(n.data.inputs)
-      .match(/\{\{([^{}.]+)\.data\.instance\}\}/g)
-      ?.map((ref) => ({ source: ref.slice(2, ref.indexOf(".")), target: n.id })) ?? [],
+  const nodes = specs.map(([id, name, category, inputs, outputs]) => ({
+    id,
+    type: "customNode",
+    data: { id, name, label: id, category, inputs: inputs ?? {}, outputs: outputs ?? {} },
+  }));
+  const edges = nodes.flatMap(
+    (n) =>
+      JSON.stringify(n.data.inputs)
+        .match(/\{\{([^{}.]+)\.data\.instance\}\}/g)
+        ?.map((ref) => ({ source: ref.slice(2, ref.indexOf(".")), target: n.id })) ?? [],
   );
   return JSON.stringify({ nodes, edges });
 }
@@ -54,7 +63,12 @@ export function flow(specs: Spec[]): string {
 export const ref = (id: string) => `{{${id}.data.instance}}`;
 
 /** A chat model node at the stand-in. */
-export const standinModel = (id = "model_0", credential?: string): Spec => [id, "chatOpenAI", "Chat Models", { modelName: "m", basepath: `${standinUrl()}/v1`, ...(credential ? { credential } : {}) }];
+export const standinModel = (id = "model_0", credential?: string): Spec => [
+  id,
+  "chatOpenAI",
+  "Chat Models",
+  { modelName: "m", basepath: `${standinUrl()}/v1`, ...(credential ? { credential } : {}) },
+];
 
 /** How many vectors the faiss index kept in R2 for a node without basePath holds (0 when it has none). */
 export async function faissIndexSize(namespace: string): Promise<number> {

@@ -71,7 +71,15 @@ describe("assertOutboundAllowed", () => {
   });
 
   it("refuses schemes other than http(s), credentials in the URL, and what is not a URL", () => {
-    for (const url of ["file:///etc/passwd", "ftp://example.com/", "data:text/plain,hi", "javascript:alert(1)", "gopher://example.com/", "not a url", "https://user:pass@example.com/"]) {
+    for (const url of [
+      "file:///etc/passwd",
+      "ftp://example.com/",
+      "data:text/plain,hi",
+      "javascript:alert(1)",
+      "gopher://example.com/",
+      "not a url",
+      "https://user:pass@example.com/",
+    ]) {
       expect(() => assertOutboundAllowed(url, none), url).toThrow(OutboundRefused);
     }
     const err = (() => {
@@ -81,7 +89,11 @@ describe("assertOutboundAllowed", () => {
         return e as OutboundRefused;
       }
     })();
-    expect(err).toMatchObject({ status: 400, message: "Outbound request refused: 127.0.0.1 is a loopback address (127.0.0.0/8) (OUTBOUND_ALLOW can list hosts that may be reached)" });
+    expect(err).toMatchObject({
+      status: 400,
+      message:
+        "Outbound request refused: 127.0.0.1 is a loopback address (127.0.0.0/8) (OUTBOUND_ALLOW can list hosts that may be reached)",
+    });
   });
 
   it("OUTBOUND_ALLOW lists hosts (host, host:port, *.suffix, or a URL) that may be reached anyway", () => {
@@ -112,18 +124,26 @@ describe("outboundFetch", () => {
   });
 
   it("refuses a redirect to a private address before fetching it, and too many redirects", async () => {
-    const spy = vi.spyOn(globalThis, "fetch").mockImplementation(async (input) =>
-      String(input).includes("loop") ? new Response(null, { status: 302, headers: { location: "https://loop.example/again" } }) : new Response(null, { status: 307, headers: { location: "http://[::1]:8787/admin" } }),
+    const spy = vi
+      .spyOn(globalThis, "fetch")
+      .mockImplementation(async (input) =>
+        String(input).includes("loop")
+          ? new Response(null, { status: 302, headers: { location: "https://loop.example/again" } })
+          : new Response(null, { status: 307, headers: { location: "http://[::1]:8787/admin" } }),
+      );
+    await expect(outboundFetch("https://public.example/", {}, none)).rejects.toThrow(
+      "Outbound request refused: [::1] is a loopback address (::1)",
     );
-    await expect(outboundFetch("https://public.example/", {}, none)).rejects.toThrow("Outbound request refused: [::1] is a loopback address (::1)");
     expect(spy).toHaveBeenCalledTimes(1);
     await expect(outboundFetch("https://loop.example/", {}, none)).rejects.toThrow("more than 5 redirects");
   });
 
   it("a 303 continues as a GET without a body", async () => {
-    const spy = vi.spyOn(globalThis, "fetch").mockImplementation(async (input) =>
-      String(input).endsWith("/form") ? new Response(null, { status: 303, headers: { location: "/done" } }) : new Response("ok"),
-    );
+    const spy = vi
+      .spyOn(globalThis, "fetch")
+      .mockImplementation(async (input) =>
+        String(input).endsWith("/form") ? new Response(null, { status: 303, headers: { location: "/done" } }) : new Response("ok"),
+      );
     await outboundFetch("https://site.example/form", { method: "POST", body: "a=1" }, none);
     expect(spy.mock.calls[1][1]).toMatchObject({ method: "GET", body: undefined });
   });

@@ -50,9 +50,11 @@ describe("results and inputs", () => {
   });
 
   it("has none of the worker's globals", async () => {
-    expect(await run(`return [typeof caches, typeof Response, typeof WebAssembly, typeof process, typeof __hostFetch, typeof __input].join(",")`)).toBe(
-      "undefined,undefined,undefined,undefined,undefined,undefined",
-    );
+    expect(
+      await run(
+        `return [typeof caches, typeof Response, typeof WebAssembly, typeof process, typeof __hostFetch, typeof __input].join(",")`,
+      ),
+    ).toBe("undefined,undefined,undefined,undefined,undefined,undefined");
   });
 
   it("require: node-fetch is fetch, other modules are refused", async () => {
@@ -109,8 +111,13 @@ describe("failures", () => {
   it("memory limit", async () => {
     // Small objects fill the run's limit or the engine's 64 MB, whichever first (the slice raised so
     // that neither is pre-empted by it); both are named.
-    const memory = await failure(run(`const a = []; for (;;) a.push({ i: a.length, s: "x" + a.length });`, { timeoutMs: 20_000, sliceMs: 20_000 }));
-    expect(memory).toMatchObject({ reason: "memory", message: expect.stringMatching(/^The function used more than (its memory limit of 32 MB|the sandbox's memory limit of 64 MB)$/) });
+    const memory = await failure(
+      run(`const a = []; for (;;) a.push({ i: a.length, s: "x" + a.length });`, { timeoutMs: 20_000, sliceMs: 20_000 }),
+    );
+    expect(memory).toMatchObject({
+      reason: "memory",
+      message: expect.stringMatching(/^The function used more than (its memory limit of 32 MB|the sandbox's memory limit of 64 MB)$/),
+    });
     expect(await run(`return "still fine"`)).toBe("still fine");
   }, 30_000);
 
@@ -147,7 +154,9 @@ describe("failures", () => {
   it("the run's abort signal stops the function", async () => {
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 100);
-    await expect(run(`await new Promise((r) => setTimeout(r, 3000)); return 1`, { signal: controller.signal })).rejects.toBeInstanceOf(RunAborted);
+    await expect(run(`await new Promise((r) => setTimeout(r, 3000)); return 1`, { signal: controller.signal })).rejects.toBeInstanceOf(
+      RunAborted,
+    );
   });
 });
 
@@ -176,15 +185,21 @@ describe("fetch", () => {
   it("uncaught, a refused fetch fails the function with the refusal", async () => {
     const spy = vi.spyOn(globalThis, "fetch");
     const err = await failure(run(`const r = await fetch("http://127.0.0.1/admin"); return r.text()`));
-    expect(err.message).toBe("TypeError: Outbound request refused: 127.0.0.1 is a loopback address (127.0.0.0/8) (OUTBOUND_ALLOW can list hosts that may be reached)");
+    expect(err.message).toBe(
+      "TypeError: Outbound request refused: 127.0.0.1 is a loopback address (127.0.0.0/8) (OUTBOUND_ALLOW can list hosts that may be reached)",
+    );
     expect(spy).not.toHaveBeenCalled();
   });
 
   it("fetches an allowed public host through the worker's fetch: method, headers, body, status, json", async () => {
-    const spy = vi.spyOn(globalThis, "fetch").mockImplementation(async () =>
-      new Response(JSON.stringify({ temp: 21 }), { status: 201, headers: { "content-type": "application/json", "x-test": "yes" } }),
-    );
-    const out = await run(`
+    const spy = vi
+      .spyOn(globalThis, "fetch")
+      .mockImplementation(
+        async () =>
+          new Response(JSON.stringify({ temp: 21 }), { status: 201, headers: { "content-type": "application/json", "x-test": "yes" } }),
+      );
+    const out = await run(
+      `
       const fetch = require("node-fetch");
       const r = await fetch("https://api.weather.example/v1?city=" + encodeURIComponent($city), {
         method: "POST", headers: { Authorization: "Bearer " + $vars.key }, body: { city: $city },
@@ -197,11 +212,18 @@ describe("fetch", () => {
     expect(spy).toHaveBeenCalledTimes(1);
     const [url, init] = spy.mock.calls[0] as [string, RequestInit];
     expect(url).toBe("https://api.weather.example/v1?city=S%C3%A3o%20Paulo");
-    expect(init).toMatchObject({ method: "POST", body: '{"city":"São Paulo"}', redirect: "manual", headers: { Authorization: "Bearer k1" } });
+    expect(init).toMatchObject({
+      method: "POST",
+      body: '{"city":"São Paulo"}',
+      redirect: "manual",
+      headers: { Authorization: "Bearer k1" },
+    });
   });
 
   it("a redirect to a private address is refused", async () => {
-    vi.spyOn(globalThis, "fetch").mockImplementation(async () => new Response(null, { status: 302, headers: { location: "http://10.1.2.3/secret" } }));
+    vi.spyOn(globalThis, "fetch").mockImplementation(
+      async () => new Response(null, { status: 302, headers: { location: "http://10.1.2.3/secret" } }),
+    );
     const out = await run(`try { await fetch("https://public.example/"); } catch (e) { return e.message; }`);
     expect(out).toMatch(/^Outbound request refused: 10\.1\.2\.3 is a private address/);
   });

@@ -10,7 +10,18 @@ import { registry } from "../../src/engine/chatflow/registry";
 import { callOf } from "./agents-flows";
 import conversationalAgent from "./fixtures/conversational-agent.json";
 import toolAgent from "./fixtures/tool-agent.json";
-import { type Fixture, closedUrl, credential, flowDataOf, makeCtx, marker, pointAtStandin, requestsWith, runFlow, runtimeWith } from "./helpers";
+import {
+  type Fixture,
+  closedUrl,
+  credential,
+  flowDataOf,
+  makeCtx,
+  marker,
+  pointAtStandin,
+  requestsWith,
+  runFlow,
+  runtimeWith,
+} from "./helpers";
 
 const services = () => inject("servicesUrl");
 
@@ -25,12 +36,27 @@ const serviceEnv = (base?: string) => ({
 
 const ctxWith = (base?: string): RunContext => makeCtx("q", { runtime: runtimeWith(serviceEnv(base)) });
 
-async function build(name: string, credentialId: string | undefined, inputs: Record<string, unknown> = {}, ctx = ctxWith()): Promise<StructuredToolInterface> {
-  const node: FlowNode = { id: `${name}_0`, data: { id: `${name}_0`, name, label: name, category: "Tools", inputs, credential: credentialId } };
+async function build(
+  name: string,
+  credentialId: string | undefined,
+  inputs: Record<string, unknown> = {},
+  ctx = ctxWith(),
+): Promise<StructuredToolInterface> {
+  const node: FlowNode = {
+    id: `${name}_0`,
+    data: { id: `${name}_0`, name, label: name, category: "Tools", inputs, credential: credentialId },
+  };
   return (await registry.get(name)!.build({ node, inputs, ctx })) as StructuredToolInterface;
 }
 
-type Received = { service: string; method: string; path: string; query: Record<string, string>; headers: Record<string, string>; body: Record<string, unknown> | null };
+type Received = {
+  service: string;
+  method: string;
+  path: string;
+  query: Record<string, string>;
+  headers: Record<string, string>;
+  body: Record<string, unknown> | null;
+};
 async function received(service: string, contains: string): Promise<Received[]> {
   return (await fetch(`${services()}/requests?service=${service}&contains=${encodeURIComponent(contains)}`)).json();
 }
@@ -53,12 +79,18 @@ describe("serpAPI", () => {
     expect(await tool.invoke({ input: `weather ${m}` })).toBe(`serp snippet for weather ${m}`);
     const [req, ...more] = await received("serpapi", m);
     expect(more).toHaveLength(0);
-    expect(req).toMatchObject({ method: "GET", path: "/serpapi/search", query: { q: `weather ${m}`, api_key: "serp-key-0123456789", engine: "google" } });
+    expect(req).toMatchObject({
+      method: "GET",
+      path: "/serpapi/search",
+      query: { q: `weather ${m}`, api_key: "serp-key-0123456789", engine: "google" },
+    });
   });
 
   it("without a credential it still builds; a call answers which credential it needs", async () => {
     const tool = await build("serpAPI", undefined);
-    expect(await failure(tool.invoke({ input: "x" }))).toBe("serpAPI (serpAPI_0) is not configured: connect a serpApi credential with serpApiKey");
+    expect(await failure(tool.invoke({ input: "x" }))).toBe(
+      "serpAPI (serpAPI_0) is not configured: connect a serpApi credential with serpApiKey",
+    );
   });
 
   it("a service error, an echoed key, an unreachable service: readable messages without the key", async () => {
@@ -86,10 +118,15 @@ describe("serper, googleCustomSearch, braveSearchAPI, tavilyAPI", () => {
   });
 
   it("googleCustomSearch: key and cx in the query; a JSON array of {title, link, snippet}", async () => {
-    const tool = await build("googleCustomSearch", await credential("googleCustomSearchApi", { googleCustomSearchApiKey: "g-key-1", googleCustomSearchApiId: "cx-1" }));
+    const tool = await build(
+      "googleCustomSearch",
+      await credential("googleCustomSearchApi", { googleCustomSearchApiKey: "g-key-1", googleCustomSearchApiId: "cx-1" }),
+    );
     expect(tool.name).toBe("google-custom-search");
     const m = marker();
-    expect(JSON.parse(await tool.invoke({ input: m }))).toEqual([{ title: `Google on ${m}`, link: "https://example.com/g", snippet: `google snippet for ${m}` }]);
+    expect(JSON.parse(await tool.invoke({ input: m }))).toEqual([
+      { title: `Google on ${m}`, link: "https://example.com/g", snippet: `google snippet for ${m}` },
+    ]);
     const [req] = await received("google", m);
     expect(req).toMatchObject({ path: "/google/customsearch/v1", query: { key: "g-key-1", cx: "cx-1", q: m } });
     const half = await build("googleCustomSearch", await credential("googleCustomSearchApi", { googleCustomSearchApiKey: "g-key-1" }));
@@ -100,14 +137,23 @@ describe("serper, googleCustomSearch, braveSearchAPI, tavilyAPI", () => {
     const tool = await build("braveSearchAPI", await credential("braveSearchApi", { braveApiKey: "brave-key-1" }));
     expect(tool.name).toBe("brave-search");
     const m = marker();
-    expect(JSON.parse(await tool.invoke({ input: m }))).toEqual([{ title: `Brave on ${m}`, link: "https://example.com/b", snippet: `brave snippet for ${m}` }]);
+    expect(JSON.parse(await tool.invoke({ input: m }))).toEqual([
+      { title: `Brave on ${m}`, link: "https://example.com/b", snippet: `brave snippet for ${m}` },
+    ]);
     const [req] = await received("brave", m);
     expect(req).toMatchObject({ method: "GET", path: "/brave/res/v1/web/search", query: { q: m } });
     expect(req.headers["x-subscription-token"]).toBe("brave-key-1");
   });
 
   it("tavilyAPI: bearer key, the node's options in Tavily's names; Tavily's JSON back", async () => {
-    const inputs = { topic: "news", searchDepth: "advanced", maxResults: "3", includeAnswer: true, includeDomains: "a.com, b.org", timeRange: "" };
+    const inputs = {
+      topic: "news",
+      searchDepth: "advanced",
+      maxResults: "3",
+      includeAnswer: true,
+      includeDomains: "a.com, b.org",
+      timeRange: "",
+    };
     const tool = await build("tavilyAPI", await credential("tavilyApi", { tavilyApiKey: "tvly-key-1" }), inputs);
     expect(tool.name).toBe("tavily_search");
     const m = marker();
@@ -116,7 +162,14 @@ describe("serper, googleCustomSearch, braveSearchAPI, tavilyAPI", () => {
     const [req] = await received("tavily", m);
     expect(req.path).toBe("/tavily/search");
     expect(req.headers.authorization).toBe("Bearer tvly-key-1");
-    expect(req.body).toEqual({ query: m, topic: "news", search_depth: "advanced", max_results: 3, include_answer: true, include_domains: ["a.com", "b.org"] });
+    expect(req.body).toEqual({
+      query: m,
+      topic: "news",
+      search_depth: "advanced",
+      max_results: 3,
+      include_answer: true,
+      include_domains: ["a.com", "b.org"],
+    });
   });
 });
 
@@ -147,7 +200,10 @@ for (const [title, fixture, agentId] of [
         n.get("serpAPI_0")!.data.credential = serp;
       });
       const m = marker();
-      const result = await runFlow(flow, makeCtx(`News? ${callOf("search", { input: `news ${m}` })}`, { runtime: runtimeWith(serviceEnv()) }));
+      const result = await runFlow(
+        flow,
+        makeCtx(`News? ${callOf("search", { input: `news ${m}` })}`, { runtime: runtimeWith(serviceEnv()) }),
+      );
       expect(result.text).toBe(`tools said: serp snippet for news ${m}`);
       expect(result.usedTools).toEqual([{ tool: "search", toolInput: { input: `news ${m}` }, toolOutput: `serp snippet for news ${m}` }]);
       const [req] = await received("serpapi", m);
@@ -163,7 +219,10 @@ for (const [title, fixture, agentId] of [
         n.get("serpAPI_0")!.data.credential = serp;
       });
       const m = marker();
-      const result = await runFlow(flow, makeCtx(`News? ${callOf("search", { input: `news ${m}` })}`, { runtime: runtimeWith(serviceEnv(closedUrl())) }));
+      const result = await runFlow(
+        flow,
+        makeCtx(`News? ${callOf("search", { input: `news ${m}` })}`, { runtime: runtimeWith(serviceEnv(closedUrl())) }),
+      );
       expect(result.text).toMatch(/^tools said: Error: SerpAPI is unreachable/);
       expect(result.text).not.toContain("serp-flow-key-down");
     });

@@ -5,16 +5,34 @@ import { env } from "cloudflare:workers";
 import { beforeEach, describe, expect, it } from "vitest";
 import { flowDataWarning } from "../../src/services/chatflows";
 import sqlTemplate from "./fixtures/sql-db-chain.json";
-import { type Fixture, canStreamFlow, credential, flowDataOf, makeCtx, marker, pointAtStandin, recordingSink, requestsWith, runFlow, runtimeWith } from "./helpers";
+import {
+  type Fixture,
+  canStreamFlow,
+  credential,
+  flowDataOf,
+  makeCtx,
+  marker,
+  pointAtStandin,
+  recordingSink,
+  requestsWith,
+  runFlow,
+  runtimeWith,
+} from "./helpers";
 
 const sampleDb = () => (env as unknown as { SQL_SAMPLE: D1Database }).SQL_SAMPLE;
 
 beforeEach(async () => {
   // The sample database holds exactly these tables (other test files share the storage).
-  const { results } = await sampleDb().prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%' AND name NOT IN ('tracks', 'invoices')").all<{ name: string }>();
+  const { results } = await sampleDb()
+    .prepare(
+      "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%' AND name NOT IN ('tracks', 'invoices')",
+    )
+    .all<{ name: string }>();
   if (results.length) await sampleDb().batch(results.map((t) => sampleDb().prepare(`DROP TABLE "${t.name}"`)));
   await sampleDb().batch([
-    sampleDb().prepare("CREATE TABLE IF NOT EXISTS tracks (id INTEGER PRIMARY KEY, name TEXT NOT NULL, composer TEXT, milliseconds INTEGER NOT NULL)"),
+    sampleDb().prepare(
+      "CREATE TABLE IF NOT EXISTS tracks (id INTEGER PRIMARY KEY, name TEXT NOT NULL, composer TEXT, milliseconds INTEGER NOT NULL)",
+    ),
     sampleDb().prepare("CREATE TABLE IF NOT EXISTS invoices (id INTEGER PRIMARY KEY, total REAL NOT NULL)"),
     sampleDb().prepare("DELETE FROM tracks"),
     sampleDb().prepare("DELETE FROM invoices"),
@@ -57,13 +75,17 @@ describe("SQL DB Chain template (sqlDatabaseChain on D1)", () => {
     expect(prompt).toContain(
       'CREATE TABLE tracks (\nid INTEGER , name TEXT NOT NULL, composer TEXT , milliseconds INTEGER NOT NULL) \nSELECT * FROM "tracks" LIMIT 3;\n id name composer milliseconds\n 1 For Those About To Rock Angus Young 343719\n 2 Balls to the Wall null 342562\n 3 Fast As a Shark F. Baltes 230619\n',
     );
-    expect(prompt).toContain('Only use the following tables:\nCREATE TABLE invoices (\nid INTEGER , total REAL NOT NULL) \nSELECT * FROM "invoices" LIMIT 3;\n id total\n 1 1.98\n 2 3.96\nCREATE TABLE tracks');
+    expect(prompt).toContain(
+      'Only use the following tables:\nCREATE TABLE invoices (\nid INTEGER , total REAL NOT NULL) \nSELECT * FROM "invoices" LIMIT 3;\n id total\n 1 1.98\n 2 3.96\nCREATE TABLE tracks',
+    );
     expect(prompt.endsWith(`Question: ${question}\nSQLQuery:`)).toBe(true);
     expect((ask.body as { stop?: string[] }).stop).toEqual(["\nSQLResult:"]);
     const rows = '[{"name":"Fast As a Shark"},{"name":"Restless and Wild"}]';
-    expect(answer.body.messages[0].content.endsWith(
-      `Question: ${question}\nSQLQuery:SELECT "name" FROM tracks WHERE "composer" = 'F. Baltes' ORDER BY "id"\nSQLResult: ${rows}\nAnswer:`,
-    )).toBe(true);
+    expect(
+      answer.body.messages[0].content.endsWith(
+        `Question: ${question}\nSQLQuery:SELECT "name" FROM tracks WHERE "composer" = 'F. Baltes' ORDER BY "id"\nSQLResult: ${rows}\nAnswer:`,
+      ),
+    ).toBe(true);
     expect(result).toEqual({ text: `rows: ${rows}`, memoryType: null });
   });
 
@@ -93,7 +115,9 @@ describe("SQL DB Chain template (sqlDatabaseChain on D1)", () => {
     expect(JSON.parse(line)).toContain(why);
     expect(result.text).toBe(`rows: ${line}`);
     expect(await countTracks()).toBe(4);
-    expect((await sampleDb().prepare("SELECT name FROM tracks WHERE id = 1").first<{ name: string }>())!.name).toBe("For Those About To Rock");
+    expect((await sampleDb().prepare("SELECT name FROM tracks WHERE id = 1").first<{ name: string }>())!.name).toBe(
+      "For Those About To Rock",
+    );
   });
 
   it("a query the database rejects is shown to the model as the error", async () => {
@@ -114,14 +138,25 @@ describe("SQL DB Chain template (sqlDatabaseChain on D1)", () => {
 
   it("only bindings SQL_D1_BINDINGS lists may be named (the app's own DB is not, by default)", async () => {
     const q = `? ${marker()} [sql: SELECT 1 :sql]`;
-    await expect(runFlow(await template({ url: "DB" }), sqlCtx(q))).rejects.toMatchObject({ status: 400, message: expect.stringContaining("D1 binding DB is not one flows may query (SQL_D1_BINDINGS)") });
-    await expect(runFlow(await template(), makeCtx(q))).rejects.toMatchObject({ status: 400, message: expect.stringContaining("SQL_D1_BINDINGS") });
-    await expect(runFlow(await template({ url: "NOT_BOUND" }), sqlCtx(q, { SQL_D1_BINDINGS: "SQL_SAMPLE,NOT_BOUND" }))).rejects.toMatchObject({
+    await expect(runFlow(await template({ url: "DB" }), sqlCtx(q))).rejects.toMatchObject({
+      status: 400,
+      message: expect.stringContaining("D1 binding DB is not one flows may query (SQL_D1_BINDINGS)"),
+    });
+    await expect(runFlow(await template(), makeCtx(q))).rejects.toMatchObject({
+      status: 400,
+      message: expect.stringContaining("SQL_D1_BINDINGS"),
+    });
+    await expect(
+      runFlow(await template({ url: "NOT_BOUND" }), sqlCtx(q, { SQL_D1_BINDINGS: "SQL_SAMPLE,NOT_BOUND" })),
+    ).rejects.toMatchObject({
       status: 400,
       message: expect.stringContaining("no D1 binding named NOT_BOUND"),
     });
     // Named explicitly (d1:// form) it is the same database.
-    const ok = await runFlow(await template({ url: "d1://SQL_SAMPLE" }), sqlCtx(`? ${marker()} [sql: SELECT count(*) AS n FROM tracks :sql]`));
+    const ok = await runFlow(
+      await template({ url: "d1://SQL_SAMPLE" }),
+      sqlCtx(`? ${marker()} [sql: SELECT count(*) AS n FROM tracks :sql]`),
+    );
     expect(ok.text).toBe('rows: [{"n":4}]');
   });
 
@@ -147,7 +182,9 @@ describe("SQL DB Chain template (sqlDatabaseChain on D1)", () => {
     await runFlow(await template({ topK: "2", sampleRowsInTableInfo: 1 }), sqlCtx(`${m} [sql: SELECT 1 AS one :sql]`));
     const [ask] = await requestsWith(m);
     expect(ask.body.messages[0].content).toContain("query for at most 2 results");
-    expect(ask.body.messages[0].content).toContain('SELECT * FROM "tracks" LIMIT 1;\n id name composer milliseconds\n 1 For Those About To Rock Angus Young 343719\n\n\nQuestion:');
+    expect(ask.body.messages[0].content).toContain(
+      'SELECT * FROM "tracks" LIMIT 1;\n id name composer milliseconds\n 1 For Those About To Rock Angus Young 343719\n\n\nQuestion:',
+    );
     const m2 = marker();
     const custom = "Dialect {dialect}. Tables:\n{table_info}\nQ: {input}";
     await runFlow(await template({ customPrompt: custom, sampleRowsInTableInfo: 0 }), sqlCtx(`${m2} [sql: SELECT 1 AS one :sql]`));
@@ -159,7 +196,10 @@ describe("SQL DB Chain template (sqlDatabaseChain on D1)", () => {
   });
 
   it("reads at most SQL_MAX_ROWS rows and says the result was cut", async () => {
-    const result = await runFlow(await template(), sqlCtx(`${marker()} [sql: SELECT "id" FROM tracks ORDER BY "id" :sql]`, { SQL_MAX_ROWS: "2" }));
+    const result = await runFlow(
+      await template(),
+      sqlCtx(`${marker()} [sql: SELECT "id" FROM tracks ORDER BY "id" :sql]`, { SQL_MAX_ROWS: "2" }),
+    );
     expect(result.text).toBe('rows: [{"id":1},{"id":2}] (cut: the statement returned more than 2 rows)');
   });
 
@@ -171,12 +211,17 @@ describe("SQL DB Chain template (sqlDatabaseChain on D1)", () => {
   });
 
   it("a query ending in a line comment still runs (the row bound is not commented out)", async () => {
-    const result = await runFlow(await template(), sqlCtx(`${marker()} [sql: SELECT count(*) AS n FROM tracks -- every track :sql]`, { SQL_MAX_ROWS: "1" }));
+    const result = await runFlow(
+      await template(),
+      sqlCtx(`${marker()} [sql: SELECT count(*) AS n FROM tracks -- every track :sql]`, { SQL_MAX_ROWS: "1" }),
+    );
     expect(result.text).toBe('rows: [{"n":4}]');
   });
 
   it("MSSQL and MySQL are a 400 saying what is supported", async () => {
-    await expect(runFlow(await template({ database: "mysql", url: "mysql://x" }), sqlCtx(`${marker()} [sql: SELECT 1 :sql]`))).rejects.toMatchObject({
+    await expect(
+      runFlow(await template({ database: "mysql", url: "mysql://x" }), sqlCtx(`${marker()} [sql: SELECT 1 :sql]`)),
+    ).rejects.toMatchObject({
       status: 400,
       message: expect.stringContaining('database "mysql" is not supported here'),
     });

@@ -4,7 +4,19 @@
 import { env as workerEnv } from "cloudflare:workers";
 import { describe, expect, inject, it } from "vitest";
 import sqlTemplate from "./fixtures/sql-db-chain.json";
-import { type Fixture, closedUrl, credential, flowDataOf, makeCtx, marker, pointAtStandin, requestsWith, runFlow, runtimeWith, standinUrl } from "./helpers";
+import {
+  type Fixture,
+  closedUrl,
+  credential,
+  flowDataOf,
+  makeCtx,
+  marker,
+  pointAtStandin,
+  requestsWith,
+  runFlow,
+  runtimeWith,
+  standinUrl,
+} from "./helpers";
 
 const pgUrl = () => inject("postgresUrl");
 const loopback = () => runtimeWith({ OUTBOUND_ALLOW: "127.0.0.1" } as never);
@@ -36,14 +48,20 @@ describe("SQL DB Chain template on PostgreSQL", () => {
 
   it("Flowise's host:port/db form works as well", async () => {
     const bare = pgUrl().replace(/^postgres:\/\//, "");
-    const result = await runFlow(await template(bare), makeCtx(`${marker()} [sql: SELECT count(*)::int AS n FROM albums :sql]`, { runtime: loopback() }));
+    const result = await runFlow(
+      await template(bare),
+      makeCtx(`${marker()} [sql: SELECT count(*)::int AS n FROM albums :sql]`, { runtime: loopback() }),
+    );
     expect(result.text).toBe('rows: [{"n":4}]');
   });
 
   it("the url may be a variable ({{$vars.pgUrl}}), so the password stays out of flowData", async () => {
     const flow = await template("{{$vars.pgUrl}}");
     expect(flow).not.toContain("standin-pg-password");
-    const result = await runFlow(flow, makeCtx(`${marker()} [sql: SELECT count(*)::int AS n FROM albums :sql]`, { runtime: loopback(), vars: { pgUrl: pgUrl() } }));
+    const result = await runFlow(
+      flow,
+      makeCtx(`${marker()} [sql: SELECT count(*)::int AS n FROM albums :sql]`, { runtime: loopback(), vars: { pgUrl: pgUrl() } }),
+    );
     expect(result.text).toBe('rows: [{"n":4}]');
   });
 
@@ -52,7 +70,10 @@ describe("SQL DB Chain template on PostgreSQL", () => {
     const flow = await template(pgUrl());
     const result = await runFlow(flow, makeCtx(`${marker()} [sql: SELECT nextval('albums_seq') :sql]`, { runtime: loopback() }));
     expect(result.text).toMatch(/^rows: "Error: .*read-only transaction/);
-    const refused = await runFlow(flow, makeCtx(`${marker()} [sql: WITH d AS (DELETE FROM albums RETURNING 1) SELECT count(*) FROM d :sql]`, { runtime: loopback() }));
+    const refused = await runFlow(
+      flow,
+      makeCtx(`${marker()} [sql: WITH d AS (DELETE FROM albums RETURNING 1) SELECT count(*) FROM d :sql]`, { runtime: loopback() }),
+    );
     expect(refused.text).toContain("contains DELETE");
     const still = await runFlow(flow, makeCtx(`${marker()} [sql: SELECT count(*)::int AS n FROM albums :sql]`, { runtime: loopback() }));
     expect(still.text).toBe('rows: [{"n":4}]');
@@ -61,7 +82,9 @@ describe("SQL DB Chain template on PostgreSQL", () => {
   it("a loopback database is refused in production unless OUTBOUND_ALLOW lists it", async () => {
     // The model (the stand-in) is listed by host:port; the database, on another port, is not.
     const production = runtimeWith({ ENVIRONMENT: "production", OUTBOUND_ALLOW: new URL(standinUrl()).host } as never);
-    await expect(runFlow(await template(pgUrl()), makeCtx(`${marker()} [sql: SELECT 1 :sql]`, { runtime: production }))).rejects.toMatchObject({
+    await expect(
+      runFlow(await template(pgUrl()), makeCtx(`${marker()} [sql: SELECT 1 :sql]`, { runtime: production })),
+    ).rejects.toMatchObject({
       status: 400,
       message: expect.stringContaining("Sql Database Chain url refused by the outbound policy: 127.0.0.1 is a loopback address"),
     });
@@ -77,7 +100,10 @@ describe("SQL DB Chain template on PostgreSQL", () => {
 
   it("a database that accepts and never answers is a 504 after the connect timeout", async () => {
     const started = Date.now();
-    const err = (await runFlow(await template(inject("silentPostgresUrl")), makeCtx(`${marker()} [sql: SELECT 1 :sql]`, { runtime: loopback() })).catch((e: unknown) => e)) as {
+    const err = (await runFlow(
+      await template(inject("silentPostgresUrl")),
+      makeCtx(`${marker()} [sql: SELECT 1 :sql]`, { runtime: loopback() }),
+    ).catch((e: unknown) => e)) as {
       status: number;
       message: string;
     };
@@ -89,9 +115,10 @@ describe("SQL DB Chain template on PostgreSQL", () => {
 
   it("a database that is down is a 502 naming it, without the password", async () => {
     const port = new URL(closedUrl()).port;
-    const err = (await runFlow(await template(`postgres://app:hunter2-secret@127.0.0.1:${port}/shop`), makeCtx(`${marker()} [sql: SELECT 1 :sql]`, { runtime: loopback() })).catch(
-      (e: unknown) => e,
-    )) as { status: number; message: string };
+    const err = (await runFlow(
+      await template(`postgres://app:hunter2-secret@127.0.0.1:${port}/shop`),
+      makeCtx(`${marker()} [sql: SELECT 1 :sql]`, { runtime: loopback() }),
+    ).catch((e: unknown) => e)) as { status: number; message: string };
     expect(err.status).toBe(502);
     expect(err.message).toContain(`PostgreSQL database at 127.0.0.1:${port}/shop cannot be reached`);
     expect(err.message).not.toContain("hunter2-secret");

@@ -34,7 +34,9 @@ async function buildError(name: string, inputs: Record<string, unknown>): Promis
 async function rawTool(values: { name: string; schema?: string | null; func?: string | null; description?: string }): Promise<string> {
   const id = crypto.randomUUID();
   const now = new Date().toISOString();
-  await db().insert(toolTable).values({ id, createdDate: now, updatedDate: now, description: null, schema: null, func: null, ...values });
+  await db()
+    .insert(toolTable)
+    .values({ id, createdDate: now, updatedDate: now, description: null, schema: null, func: null, ...values });
   return id;
 }
 
@@ -70,7 +72,7 @@ describe("calculator", () => {
     expect(calculate("toString(1)")).toBe('Error: unknown function "toString"');
     expect(calculate("globalThis")).toBe('Error: unknown name "globalThis"');
     expect(calculate("1; fetch('http://x')")).toBe('Error: unexpected ";"');
-    expect(calculate("(".repeat(300) + "1" + ")".repeat(300))).toBe("Error: the expression is nested too deeply");
+    expect(calculate(`${"(".repeat(300)}1${")".repeat(300)}`)).toBe("Error: the expression is nested too deeply");
     expect(() => evaluateArithmetic("x".repeat(1001))).toThrow(ArithmeticError);
   });
 
@@ -105,7 +107,11 @@ describe("customTool", () => {
     const spec = convertToOpenAITool(t) as { function: { name: string; parameters: Record<string, unknown> } };
     expect(spec.function.parameters).toMatchObject({
       type: "object",
-      properties: { city: { type: "string", description: "The city" }, days: { type: "number", description: "How many days" }, metric: { type: "boolean" } },
+      properties: {
+        city: { type: "string", description: "The city" },
+        days: { type: "number", description: "How many days" },
+        metric: { type: "boolean" },
+      },
       required: ["city"],
     });
     expect(await t.invoke({ city: "Oslo" })).toBe(`Oslo: 1 day(s), F, unit km, flow ${ctx.chatflowid}, asked what is the weather?`);
@@ -114,7 +120,12 @@ describe("customTool", () => {
   });
 
   it("the node's customToolName / customToolDesc / customToolReturnDirect / customToolSchema inputs win", async () => {
-    const stored = await createTool(db(), { name: "stored_name", description: "stored", schema: weatherSchema, func: "return JSON.stringify({ q: $query, n: $n })" });
+    const stored = await createTool(db(), {
+      name: "stored_name",
+      description: "stored",
+      schema: weatherSchema,
+      func: "return JSON.stringify({ q: $query, n: $n })",
+    });
     const t = await build("customTool", {
       selectedTool: stored.id,
       customToolName: "search_docs",
@@ -133,7 +144,10 @@ describe("customTool", () => {
   });
 
   it("400s: no tool selected, a missing stored tool (named), a schema that is not JSON or not a list, a func that does not parse or is empty", async () => {
-    expect(await buildError("customTool", {})).toMatchObject({ status: 400, message: "Custom Tool (customTool_0) needs a tool: choose one in selectedTool" });
+    expect(await buildError("customTool", {})).toMatchObject({
+      status: 400,
+      message: "Custom Tool (customTool_0) needs a tool: choose one in selectedTool",
+    });
     const missing = crypto.randomUUID();
     expect(await buildError("customTool", { selectedTool: missing })).toMatchObject({
       status: 400,
@@ -145,18 +159,26 @@ describe("customTool", () => {
       message: expect.stringMatching(/^Custom Tool \(customTool_0\): tool "broken_schema": its schema is not valid JSON/),
     });
     const notList = await rawTool({ name: "odd_schema", schema: '"city"', func: "return 1" });
-    expect((await buildError("customTool", { selectedTool: notList })).message).toContain("its schema must be a list of {property, type, description, required}");
+    expect((await buildError("customTool", { selectedTool: notList })).message).toContain(
+      "its schema must be a list of {property, type, description, required}",
+    );
     const badType = await rawTool({ name: "typed", schema: '[{"property":"when","type":"timestamp"}]', func: "return 1" });
     expect((await buildError("customTool", { selectedTool: badType })).message).toContain('argument when has type "timestamp"');
     const badFunc = await rawTool({ name: "broken_func", func: "const x = ;\nreturn x" });
     expect(await buildError("customTool", { selectedTool: badFunc })).toMatchObject({
       status: 400,
-      message: expect.stringMatching(/^Custom Tool \(customTool_0\): tool "broken_func": its function does not parse: SyntaxError: .+ \(line 1\)$/),
+      message: expect.stringMatching(
+        /^Custom Tool \(customTool_0\): tool "broken_func": its function does not parse: SyntaxError: .+ \(line 1\)$/,
+      ),
     });
     const noFunc = await rawTool({ name: "empty" });
-    expect((await buildError("customTool", { selectedTool: noFunc })).message).toBe('Custom Tool (customTool_0): tool "empty" has no function (func)');
+    expect((await buildError("customTool", { selectedTool: noFunc })).message).toBe(
+      'Custom Tool (customTool_0): tool "empty" has no function (func)',
+    );
     const stored = await createTool(db(), { name: "ok_tool", func: "return 1" });
-    expect((await buildError("customTool", { selectedTool: stored.id, customToolSchema: "z.string(" })).message).toContain("customToolSchema is not a supported zod schema");
+    expect((await buildError("customTool", { selectedTool: stored.id, customToolSchema: "z.string(" })).message).toContain(
+      "customToolSchema is not a supported zod schema",
+    );
   });
 
   it("tool names become what the chat completions API accepts", () => {
@@ -169,7 +191,9 @@ describe("customTool", () => {
 
 describe("chainTool", () => {
   it("needs a chain, a name and a description", async () => {
-    expect((await buildError("chainTool", { name: "n", description: "d" })).message).toBe("chainTool (chainTool_0) needs a chain connected to its baseChain input");
+    expect((await buildError("chainTool", { name: "n", description: "d" })).message).toBe(
+      "chainTool (chainTool_0) needs a chain connected to its baseChain input",
+    );
     const chain = { kind: "llmChain" };
     expect((await buildError("chainTool", { baseChain: chain, description: "d" })).message).toBe("chainTool (chainTool_0) needs a name");
     expect((await buildError("chainTool", { baseChain: chain, name: "n" })).message).toContain("needs a description");

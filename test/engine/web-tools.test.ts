@@ -9,7 +9,8 @@ import { registry } from "../../src/engine/chatflow/registry";
 import { closedUrl, makeCtx, marker, runtimeWith } from "./helpers";
 
 const services = () => inject("servicesUrl");
-const allowed = (): RunContext => makeCtx("q", { runtime: runtimeWith({ OUTBOUND_ALLOW: "127.0.0.1", ARXIV_BASE_URL: `${services()}/arxiv` }) });
+const allowed = (): RunContext =>
+  makeCtx("q", { runtime: runtimeWith({ OUTBOUND_ALLOW: "127.0.0.1", ARXIV_BASE_URL: `${services()}/arxiv` }) });
 
 async function build(name: string, inputs: Record<string, unknown>, ctx = allowed()): Promise<StructuredToolInterface> {
   const node: FlowNode = { id: `${name}_0`, data: { id: `${name}_0`, name, label: name, category: "Tools", inputs } };
@@ -32,7 +33,10 @@ describe("requests tools", () => {
       requestsGetUrl: `${services()}/echo/items/:id`,
       requestsGetName: "Get Item",
       requestsGetHeaders: '{"X-Token": "tok-secret-123456789"}',
-      requestsGetQueryParamsSchema: JSON.stringify({ id: { type: "string", in: "path", required: true }, q: { type: "string", in: "query" } }),
+      requestsGetQueryParamsSchema: JSON.stringify({
+        id: { type: "string", in: "path", required: true },
+        q: { type: "string", in: "query" },
+      }),
     });
     expect(tool.name).toBe("get_item");
     const out = JSON.parse(await tool.invoke({ queryParams: { id: "42", q: m } }));
@@ -41,9 +45,16 @@ describe("requests tools", () => {
   });
 
   it("requestsPost and requestsPut: JSON body of the node's fixed body and the model's fields", async () => {
-    for (const [name, prefix, bodyInput] of [["requestsPost", "requestsPost", "requestPostBody"], ["requestsPut", "requestsPut", "requestPutBody"]]) {
+    for (const [name, prefix, bodyInput] of [
+      ["requestsPost", "requestsPost", "requestPostBody"],
+      ["requestsPut", "requestsPut", "requestPutBody"],
+    ]) {
       const m = marker();
-      const tool = await build(name, { [`${prefix}Url`]: `${services()}/echo/things`, [bodyInput]: '{"fixed": 1}', [`${prefix}BodySchema`]: '{"title": {"type": "string", "required": true}}' });
+      const tool = await build(name, {
+        [`${prefix}Url`]: `${services()}/echo/things`,
+        [bodyInput]: '{"fixed": 1}',
+        [`${prefix}BodySchema`]: '{"title": {"type": "string", "required": true}}',
+      });
       expect(tool.name).toBe(`requests_${name === "requestsPost" ? "post" : "put"}`);
       const out = JSON.parse(await tool.invoke({ body: { title: m } }));
       expect(out).toMatchObject({ method: name === "requestsPost" ? "POST" : "PUT", path: "/echo/things", body: { fixed: 1, title: m } });
@@ -68,7 +79,9 @@ describe("requests tools", () => {
     const err = (await build("requestsGet", {}).catch((e) => e)) as { status: number; message: string };
     expect(err.status).toBe(400);
     expect(err.message).toMatch(/needs a URL/);
-    const bad = (await build("requestsPost", { requestsPostUrl: "https://x.example", requestsPostHeaders: "{nope" }).catch((e) => e)) as { status: number };
+    const bad = (await build("requestsPost", { requestsPostUrl: "https://x.example", requestsPostHeaders: "{nope" }).catch((e) => e)) as {
+      status: number;
+    };
     expect(bad.status).toBe(400);
   });
 });
@@ -80,8 +93,18 @@ describe("webScraperTool", () => {
     const m = marker();
     const pages = JSON.parse(await tool.invoke({ input: `${services()}/web/${m}` }));
     expect(pages).toEqual([
-      { url: `${services()}/web/${m}`, title: `Page /web/${m}`, description: "No description found", body_text: `Hello from /web/${m} & “friends”` },
-      { url: `${services()}/web/next`, title: "Page /web/next", description: "No description found", body_text: "Hello from /web/next & “friends”" },
+      {
+        url: `${services()}/web/${m}`,
+        title: `Page /web/${m}`,
+        description: "No description found",
+        body_text: `Hello from /web/${m} & “friends”`,
+      },
+      {
+        url: `${services()}/web/next`,
+        title: "Page /web/next",
+        description: "No description found",
+        body_text: "Hello from /web/next & “friends”",
+      },
     ]);
   });
 
@@ -102,7 +125,12 @@ describe("arxiv", () => {
     const m = marker();
     const out = await tool.invoke({ query: `graph ${m}` });
     expect(out).toBe(
-      [1, 2].map((n) => `Published: 2024-01-0${n}\nTitle: Paper ${n} about graph ${m}\nAuthors: Author ${n}\nSummary: Summary ${n}: we study graph ${m} & more.`).join("\n\n"),
+      [1, 2]
+        .map(
+          (n) =>
+            `Published: 2024-01-0${n}\nTitle: Paper ${n} about graph ${m}\nAuthors: Author ${n}\nSummary: Summary ${n}: we study graph ${m} & more.`,
+        )
+        .join("\n\n"),
     );
     const [req] = (await (await fetch(`${services()}/requests?service=arxiv&contains=${m}`)).json()) as { query: unknown }[];
     expect(req.query).toEqual({ search_query: `all:graph ${m}`, max_results: "2", sortBy: "relevance", sortOrder: "descending" });

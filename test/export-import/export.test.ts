@@ -7,12 +7,65 @@ import { ALL_FLAGS, count, exportWith, freshExport, importFile } from "./helpers
 // An export holds the whole deployment, and the suite shares one database: it grows with the suite.
 vi.setConfig({ testTimeout: 60_000 });
 
-const SECTIONS = ["FileDefaultName", "AgentFlow", "AgentFlowV2", "AssistantCustom", "AssistantFlow", "AssistantOpenAI", "AssistantAzure", "ChatFlow", "ChatMessage",
-  "ChatMessageFeedback", "CustomTemplate", "DocumentStore", "DocumentStoreFileChunk", "Execution", "Tool", "Variable"];
+const SECTIONS = [
+  "FileDefaultName",
+  "AgentFlow",
+  "AgentFlowV2",
+  "AssistantCustom",
+  "AssistantFlow",
+  "AssistantOpenAI",
+  "AssistantAzure",
+  "ChatFlow",
+  "ChatMessage",
+  "ChatMessageFeedback",
+  "CustomTemplate",
+  "DocumentStore",
+  "DocumentStoreFileChunk",
+  "Execution",
+  "Tool",
+  "Variable",
+];
 
 // Flowise 3.1.4's entity fields (dist/database/entities) less workspaceId, which its import sets itself.
-const FLOW_FIELDS = ["id", "name", "flowData", "deployed", "isPublic", "apikeyid", "chatbotConfig", "apiConfig", "analytic", "speechToText", "textToSpeech", "followUpPrompts", "category", "type", "createdDate", "updatedDate"];
-const MESSAGE_FIELDS = ["id", "role", "chatflowid", "executionId", "content", "sourceDocuments", "usedTools", "fileAnnotations", "agentReasoning", "fileUploads", "artifacts", "action", "chatType", "chatId", "memoryType", "sessionId", "createdDate", "leadEmail", "followUpPrompts"];
+const FLOW_FIELDS = [
+  "id",
+  "name",
+  "flowData",
+  "deployed",
+  "isPublic",
+  "apikeyid",
+  "chatbotConfig",
+  "apiConfig",
+  "analytic",
+  "speechToText",
+  "textToSpeech",
+  "followUpPrompts",
+  "category",
+  "type",
+  "createdDate",
+  "updatedDate",
+];
+const MESSAGE_FIELDS = [
+  "id",
+  "role",
+  "chatflowid",
+  "executionId",
+  "content",
+  "sourceDocuments",
+  "usedTools",
+  "fileAnnotations",
+  "agentReasoning",
+  "fileUploads",
+  "artifacts",
+  "action",
+  "chatType",
+  "chatId",
+  "memoryType",
+  "sessionId",
+  "createdDate",
+  "leadEmail",
+  "followUpPrompts",
+];
 
 const byId = (list: any[], id: string) => list.find((r) => r.id === id);
 const sorted = (o: Record<string, unknown>) => Object.keys(o).sort();
@@ -38,9 +91,20 @@ describe("POST /export-import/export", () => {
 
     const flow = byId(out.ChatFlow, ids.chatflow);
     expect(sorted(flow)).toEqual([...FLOW_FIELDS, "mcpServerConfig"].sort());
-    expect(flow).toMatchObject({ deployed: true, isPublic: true, type: "CHATFLOW", flowData: file.ChatFlow[0].flowData, createdDate: "2026-03-01T10:00:00.000Z" });
+    expect(flow).toMatchObject({
+      deployed: true,
+      isPublic: true,
+      type: "CHATFLOW",
+      flowData: file.ChatFlow[0].flowData,
+      createdDate: "2026-03-01T10:00:00.000Z",
+    });
     // The MCP token is kept hashed here: the config goes without it.
-    expect(JSON.parse(flow.mcpServerConfig)).toEqual({ enabled: true, token: "", toolName: `llm_chain_${ids.chatflow.slice(0, 8)}`, description: "Answers with the LLM chain" });
+    expect(JSON.parse(flow.mcpServerConfig)).toEqual({
+      enabled: true,
+      token: "",
+      toolName: `llm_chain_${ids.chatflow.slice(0, 8)}`,
+      description: "Answers with the LLM chain",
+    });
     expect(byId(out.AgentFlowV2, ids.agentflow).type).toBe("AGENTFLOW");
     expect(byId(out.AgentFlow, ids.multiagent).type).toBe("MULTIAGENT");
     expect(byId(out.AssistantFlow, ids.assistantFlow).type).toBe("ASSISTANT");
@@ -91,9 +155,25 @@ describe("POST /export-import/export", () => {
     expect(await count("SELECT COUNT(*) AS n FROM chat_message WHERE chatflowid = ?", ids.chatflow)).toBe(0);
 
     // The tests share one database: the records of this test, as the export wrote them, go back in.
-    const ours = new Set<string>([...flowIds, ids.assistant, ids.openaiAssistant, ids.feedback, ids.store, ids.execution, ids.tool, ids.variable, ids.runtimeVariable]);
-    const subset = Object.fromEntries(Object.entries(before).map(([section, records]) => [section,
-      Array.isArray(records) ? records.filter((r: any) => ours.has(r.id) || flowIds.includes(r.chatflowid) || r.storeId === ids.store) : records]));
+    const ours = new Set<string>([
+      ...flowIds,
+      ids.assistant,
+      ids.openaiAssistant,
+      ids.feedback,
+      ids.store,
+      ids.execution,
+      ids.tool,
+      ids.variable,
+      ids.runtimeVariable,
+    ]);
+    const subset = Object.fromEntries(
+      Object.entries(before).map(([section, records]) => [
+        section,
+        Array.isArray(records)
+          ? records.filter((r: any) => ours.has(r.id) || flowIds.includes(r.chatflowid) || r.storeId === ids.store)
+          : records,
+      ]),
+    );
     const res = await importFile(subset);
     expect(res.status).toBe(200);
     const after = await exported();
@@ -109,7 +189,9 @@ describe("POST /export-import/export", () => {
     expect(after.ChatMessage.filter((m: any) => flowIds.includes(m.chatflowid))).toEqual(messagesBefore);
     expect(mine(after.ChatMessageFeedback, [ids.feedback])).toEqual(mine(before.ChatMessageFeedback, [ids.feedback]));
     expect(mine(after.DocumentStore, [ids.store])).toEqual(mine(before.DocumentStore, [ids.store]));
-    expect(after.DocumentStoreFileChunk.filter((c: any) => c.storeId === ids.store)).toEqual(before.DocumentStoreFileChunk.filter((c: any) => c.storeId === ids.store));
+    expect(after.DocumentStoreFileChunk.filter((c: any) => c.storeId === ids.store)).toEqual(
+      before.DocumentStoreFileChunk.filter((c: any) => c.storeId === ids.store),
+    );
     expect(mine(after.Execution, [ids.execution])).toEqual(mine(before.Execution, [ids.execution]));
     expect(mine(after.Tool, [ids.tool])).toEqual(mine(before.Tool, [ids.tool]));
     expect(mine(after.Variable, [ids.variable, ids.runtimeVariable])).toEqual(mine(before.Variable, [ids.variable, ids.runtimeVariable]));

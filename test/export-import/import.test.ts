@@ -19,15 +19,40 @@ describe("POST /export-import/import", () => {
     const body = await res.json<any>();
     expect(body).toMatchObject({
       message: "success",
-      imported: { chatflows: 5, assistants: 2, tools: 1, variables: 2, documentStores: 1, documentStoreLoaders: 2, chunks: 3, executions: 1, chatMessages: 4, feedback: 1, mcpServers: 1 },
+      imported: {
+        chatflows: 5,
+        assistants: 2,
+        tools: 1,
+        variables: 2,
+        documentStores: 1,
+        documentStoreLoaders: 2,
+        chunks: 3,
+        executions: 1,
+        chatMessages: 4,
+        feedback: 1,
+        mcpServers: 1,
+      },
       replaced: { chatflows: 0, chunks: 0 },
       skipped: { CustomTemplate: 1, DatasetRow: 2 },
     });
-    expect(body.warnings).toEqual([expect.objectContaining({ id: ids.memoryFlow, warning: expect.stringContaining(`apikeyid ${flowiseKey} is not an API key of this deployment`) })]);
+    expect(body.warnings).toEqual([
+      expect.objectContaining({
+        id: ids.memoryFlow,
+        warning: expect.stringContaining(`apikeyid ${flowiseKey} is not an API key of this deployment`),
+      }),
+    ]);
     expect((await json("GET", `/chatflows/${ids.memoryFlow}`)).apikeyid).toBe(flowiseKey);
 
     const flow = await json("GET", `/chatflows/${ids.chatflow}`);
-    expect(flow).toMatchObject({ id: ids.chatflow, type: "CHATFLOW", deployed: true, isPublic: true, category: "Moved", chatbotConfig: '{"welcomeMessage":"Hi"}', createdDate: "2026-03-01T10:00:00.000Z" });
+    expect(flow).toMatchObject({
+      id: ids.chatflow,
+      type: "CHATFLOW",
+      deployed: true,
+      isPublic: true,
+      category: "Moved",
+      chatbotConfig: '{"welcomeMessage":"Hi"}',
+      createdDate: "2026-03-01T10:00:00.000Z",
+    });
     expect(flow).not.toHaveProperty("workspaceId");
     expect((await json("GET", `/chatflows/${ids.agentflow}`)).type).toBe("AGENTFLOW");
     expect((await json("GET", `/chatflows/${ids.multiagent}`)).type).toBe("MULTIAGENT");
@@ -41,19 +66,38 @@ describe("POST /export-import/import", () => {
 
     const store = await json("GET", `/document-store/store/${ids.store}`);
     expect(store).toMatchObject({ name: expect.stringContaining("Handbook"), totalChunks: 3, status: "UPSERTED" });
-    expect(JSON.parse(store.loaders).map((l: any) => [l.id, l.loaderId, l.totalChunks])).toEqual([[ids.textLoader, "plainText", 2], [ids.fileLoader, "pdfFile", 1]]);
+    expect(JSON.parse(store.loaders).map((l: any) => [l.id, l.loaderId, l.totalChunks])).toEqual([
+      [ids.textLoader, "plainText", 2],
+      [ids.fileLoader, "pdfFile", 1],
+    ]);
     const page = await json("GET", `/document-store/chunks/${ids.store}/${ids.textLoader}/1`);
-    expect(page.chunks.map((c: any) => [c.id, c.chunkNo, JSON.parse(c.metadata).source])).toEqual([[ids.chunks[0], 1, "text"], [ids.chunks[1], 2, "text"]]);
+    expect(page.chunks.map((c: any) => [c.id, c.chunkNo, JSON.parse(c.metadata).source])).toEqual([
+      [ids.chunks[0], 1, "text"],
+      [ids.chunks[1], 2, "text"],
+    ]);
 
-    expect(await json("GET", `/executions/${ids.execution}`)).toMatchObject({ state: "FINISHED", agentflowId: ids.agentflow, isPublic: true, sessionId: ids.chatId });
+    expect(await json("GET", `/executions/${ids.execution}`)).toMatchObject({
+      state: "FINISHED",
+      agentflowId: ids.agentflow,
+      isPublic: true,
+      sessionId: ids.chatId,
+    });
     expect((await call("GET", `/public-executions/${ids.execution}`, { token: null })).status).toBe(200);
 
     const messages = await json<any[]>("GET", `/chatmessage/${ids.chatflow}`);
-    expect(messages.map((m) => [m.id, m.role, m.content])).toEqual([[ids.userMessage, "userMessage", "Hello there"], [ids.apiMessage, "apiMessage", "General Kenobi"]]);
+    expect(messages.map((m) => [m.id, m.role, m.content])).toEqual([
+      [ids.userMessage, "userMessage", "Hello there"],
+      [ids.apiMessage, "apiMessage", "General Kenobi"],
+    ]);
     const agentMessages = await json<any[]>("GET", `/chatmessage/${ids.agentflow}`);
-    expect(agentMessages.map((m) => [m.id, m.executionId ?? null])).toEqual([[ids.agentUserMessage, ids.execution], [ids.agentApiMessage, null]]);
+    expect(agentMessages.map((m) => [m.id, m.executionId ?? null])).toEqual([
+      [ids.agentUserMessage, ids.execution],
+      [ids.agentApiMessage, null],
+    ]);
     const feedback = await json<any[]>("GET", `/feedback/${ids.chatflow}`);
-    expect(feedback).toEqual([expect.objectContaining({ id: ids.feedback, messageId: ids.apiMessage, rating: "THUMBS_UP", content: "spot on" })]);
+    expect(feedback).toEqual([
+      expect.objectContaining({ id: ids.feedback, messageId: ids.apiMessage, rating: "THUMBS_UP", content: "spot on" }),
+    ]);
     expect(await stagedRows()).toBe(0);
   });
 
@@ -75,20 +119,47 @@ describe("POST /export-import/import", () => {
     });
     expect(mcp.status).toBe(200);
     expect(await mcp.text()).toContain(`llm_chain_${ids.chatflow.slice(0, 8)}`);
-    expect(await json("GET", `/mcp-server/${ids.chatflow}`)).toMatchObject({ enabled: true, token: `${ids.mcpToken.slice(0, 4)}…${ids.mcpToken.slice(-4)}` });
+    expect(await json("GET", `/mcp-server/${ids.chatflow}`)).toMatchObject({
+      enabled: true,
+      token: `${ids.mcpToken.slice(0, 4)}…${ids.mcpToken.slice(-4)}`,
+    });
   });
 });
 
 describe("all or nothing", () => {
   const cases: Array<[string, (file: any, ids: any) => void, RegExp]> = [
-    ["flowData that is not JSON", (f) => (f.ChatFlow[1].flowData = "{nodes: oops"), /ChatFlow\[1\] \(id [0-9a-f-]+, "Conversation Chain [0-9a-f]+"\): flowData: must be a JSON object/],
+    [
+      "flowData that is not JSON",
+      (f) => (f.ChatFlow[1].flowData = "{nodes: oops"),
+      /ChatFlow\[1\] \(id [0-9a-f-]+, "Conversation Chain [0-9a-f]+"\): flowData: must be a JSON object/,
+    ],
     ["an unknown flow type", (f) => (f.AgentFlowV2[0].type = "WORKFLOW"), /AgentFlowV2\[0\].*type/],
-    ["a message of a chatflow that is nowhere", (f) => (f.ChatMessage[3].chatflowid = crypto.randomUUID()), /ChatMessage\[3\].*chatflow [0-9a-f-]+ is neither in the file nor stored here/],
-    ["an execution of an agentflow that is nowhere", (f) => (f.Execution[0].agentflowId = crypto.randomUUID()), /Execution\[0\].*agentflow .* is neither in the file nor stored here/],
-    ["feedback on a message that is nowhere", (f) => (f.ChatMessageFeedback[0].messageId = crypto.randomUUID()), /ChatMessageFeedback\[0\].*message .* is neither in the file nor stored here/],
-    ["a chunk of a loader its store does not have", (f) => (f.DocumentStoreFileChunk[2].docId = crypto.randomUUID()), /DocumentStoreFileChunk\[2\].*is not a loader of document store/],
+    [
+      "a message of a chatflow that is nowhere",
+      (f) => (f.ChatMessage[3].chatflowid = crypto.randomUUID()),
+      /ChatMessage\[3\].*chatflow [0-9a-f-]+ is neither in the file nor stored here/,
+    ],
+    [
+      "an execution of an agentflow that is nowhere",
+      (f) => (f.Execution[0].agentflowId = crypto.randomUUID()),
+      /Execution\[0\].*agentflow .* is neither in the file nor stored here/,
+    ],
+    [
+      "feedback on a message that is nowhere",
+      (f) => (f.ChatMessageFeedback[0].messageId = crypto.randomUUID()),
+      /ChatMessageFeedback\[0\].*message .* is neither in the file nor stored here/,
+    ],
+    [
+      "a chunk of a loader its store does not have",
+      (f) => (f.DocumentStoreFileChunk[2].docId = crypto.randomUUID()),
+      /DocumentStoreFileChunk\[2\].*is not a loader of document store/,
+    ],
     ["an id twice", (f) => (f.Tool = [f.Tool[0], { ...f.Tool[0], name: "again" }]), /Tool\[1\].*another tool with id/],
-    ["a variable name twice", (f) => f.Variable.push({ ...f.Variable[0], id: crypto.randomUUID() }), /Variable\[2\].*another variable named/],
+    [
+      "a variable name twice",
+      (f) => f.Variable.push({ ...f.Variable[0], id: crypto.randomUUID() }),
+      /Variable\[2\].*another variable named/,
+    ],
     ["a record that is not an object", (f) => f.Tool.push("a tool"), /Tool\[1\]: must be an object/],
     ["an unknown chat type", (f) => (f.ChatMessage[0].chatType = "CARRIER_PIGEON"), /ChatMessage\[0\].*chatType/],
   ];
@@ -108,8 +179,17 @@ describe("all or nothing", () => {
 
   it("a file that is not Flowise's export: 400/415, never a 500", async () => {
     await expectError(await call("POST", "/export-import/import", { raw: "[1,2]", headers: { "content-type": "application/json" } }), 400);
-    await expectError(await call("POST", "/export-import/import", { raw: '{"ChatFlow": [', headers: { "content-type": "application/json" } }), 400);
-    await expectError(await call("POST", "/export-import/import", { raw: '{"ChatFlow": [{"id": 1}] "Tool": []}', headers: { "content-type": "application/json" } }), 400);
+    await expectError(
+      await call("POST", "/export-import/import", { raw: '{"ChatFlow": [', headers: { "content-type": "application/json" } }),
+      400,
+    );
+    await expectError(
+      await call("POST", "/export-import/import", {
+        raw: '{"ChatFlow": [{"id": 1}] "Tool": []}',
+        headers: { "content-type": "application/json" },
+      }),
+      400,
+    );
     await expectError(await call("POST", "/export-import/import", { raw: "", headers: { "content-type": "application/json" } }), 400);
     await expectError(await call("POST", "/export-import/import", { raw: "{}", headers: { "content-type": "text/plain" } }), 415);
     const empty = await json("POST", "/export-import/import", { body: { FileDefaultName: "ExportData.json", ChatFlow: [] } });
@@ -130,7 +210,17 @@ describe("ids already present: the file wins, in one batch", () => {
     const again = await importFile(file);
     expect(again.status).toBe(200);
     const body = await again.json<any>();
-    expect(body.replaced).toMatchObject({ chatflows: 5, assistants: 2, tools: 1, variables: 2, documentStores: 1, chunks: 3, executions: 1, chatMessages: 4, feedback: 1 });
+    expect(body.replaced).toMatchObject({
+      chatflows: 5,
+      assistants: 2,
+      tools: 1,
+      variables: 2,
+      documentStores: 1,
+      chunks: 3,
+      executions: 1,
+      chatMessages: 4,
+      feedback: 1,
+    });
 
     expect(await count("SELECT COUNT(*) AS n FROM chat_flow")).toBe(before);
     expect((await json("GET", `/chatflows/${ids.chatflow}`)).name).toBe(file.ChatFlow[0].name);
@@ -166,9 +256,13 @@ describe("who may import", () => {
     const newKey = async (permissions: string[], chatflows?: string[]) =>
       (await json("POST", "/apikey", { body: { keyName: "import", permissions, ...(chatflows ? { chatflows } : {}) } })).apiKey as string;
     await expectError(await importFile(file, null), 401);
-    expect((await expectError(await importFile(file, await newKey(["chatflows:create", "workspace:export"])), 403)).message).toContain('"workspace:import"');
+    expect((await expectError(await importFile(file, await newKey(["chatflows:create", "workspace:export"])), 403)).message).toContain(
+      '"workspace:import"',
+    );
     const flow = (await json("POST", "/chatflows", { body: { name: "scope", flowData: "{}" } })).id;
-    expect((await expectError(await importFile(file, await newKey(["workspace:import"], [flow])), 403)).message).toContain("limited to some chatflows");
+    expect((await expectError(await importFile(file, await newKey(["workspace:import"], [flow])), 403)).message).toContain(
+      "limited to some chatflows",
+    );
     expect((await call("GET", `/chatflows/${ids.chatflow}`)).status).toBe(404);
     expect((await importFile(file, await newKey(["workspace:import"]))).status).toBe(200);
   });
@@ -178,18 +272,31 @@ describe("document stores moved in", () => {
   it("keep their chunks, which POST /document-store/vectorstore/insert puts into the vector store again (files are not in an export)", async () => {
     const { file, ids } = await freshExport();
     expect((await importFile(file)).status).toBe(200);
-    const query = () => json("POST", "/document-store/vectorstore/query", { body: { storeId: ids.store, query: "a PDF page about moving in" } });
-    expect((await expectError(await call("POST", "/document-store/vectorstore/query", { body: { storeId: ids.store, query: "moving" } }), 400)).message).toContain("upsert it first");
+    const query = () =>
+      json("POST", "/document-store/vectorstore/query", { body: { storeId: ids.store, query: "a PDF page about moving in" } });
+    expect(
+      (await expectError(await call("POST", "/document-store/vectorstore/query", { body: { storeId: ids.store, query: "moving" } }), 400))
+        .message,
+    ).toContain("upsert it first");
 
     const inserted = await json("POST", "/document-store/vectorstore/insert", { body: { storeId: ids.store } });
     expect(inserted).toMatchObject({ numAdded: 3, storeId: ids.store });
     const found = await query();
-    expect(found.docs[0]).toMatchObject({ pageContent: "A PDF page about moving in.", chunkNo: 1, metadata: expect.objectContaining({ source: "moving.pdf" }) });
+    expect(found.docs[0]).toMatchObject({
+      pageContent: "A PDF page about moving in.",
+      chunkNo: 1,
+      metadata: expect.objectContaining({ source: "moving.pdf" }),
+    });
     expect((await json("GET", `/document-store/store/${ids.store}`)).status).toBe("UPSERTED");
 
     // One loader again (its vectors replaced, not piled up); an unknown loader is a 404.
-    expect(await json("POST", "/document-store/vectorstore/insert", { body: { storeId: ids.store, docId: ids.textLoader } })).toMatchObject({ numAdded: 2, numDeleted: 2 });
-    await expectError(await call("POST", "/document-store/vectorstore/insert", { body: { storeId: ids.store, docId: crypto.randomUUID() } }), 404);
+    expect(await json("POST", "/document-store/vectorstore/insert", { body: { storeId: ids.store, docId: ids.textLoader } })).toMatchObject(
+      { numAdded: 2, numDeleted: 2 },
+    );
+    await expectError(
+      await call("POST", "/document-store/vectorstore/insert", { body: { storeId: ids.store, docId: crypto.randomUUID() } }),
+      404,
+    );
     await expectError(await call("POST", "/document-store/vectorstore/insert", { body: { storeId: crypto.randomUUID() } }), 404);
   });
 });

@@ -21,9 +21,14 @@ function streamOf(parts: () => Generator<string>): ReadableStream<Uint8Array> {
 }
 
 const post = (body: ReadableStream<Uint8Array>) =>
-  (exports as unknown as { default: Fetcher }).default.fetch(new Request(`${BASE}/export-import/import`, {
-    method: "POST", body, headers: { authorization: `Bearer ${ADMIN_KEY}`, "content-type": "application/json" }, duplex: "half",
-  } as RequestInit));
+  (exports as unknown as { default: Fetcher }).default.fetch(
+    new Request(`${BASE}/export-import/import`, {
+      method: "POST",
+      body,
+      headers: { authorization: `Bearer ${ADMIN_KEY}`, "content-type": "application/json" },
+      duplex: "half",
+    } as RequestInit),
+  );
 
 describe("a 50 MB export", () => {
   it("imports a store with 25,000 chunks (50 MB) in one all-or-nothing import", { timeout: 120_000 }, async () => {
@@ -31,7 +36,19 @@ describe("a 50 MB export", () => {
     const loaderId = crypto.randomUUID();
     const CHUNKS = 25_000;
     const text = "Moving in from Flowise, one chunk at a time. ".repeat(44).slice(0, 1850); // ~2 KB a chunk as JSON: 50.6 MB (decimal) in all, under the 50 MiB limit
-    const loaders = JSON.stringify([{ id: loaderId, loaderId: "plainText", loaderName: "Plain Text", loaderConfig: { text: "large" }, splitterId: "recursiveCharacterTextSplitter", totalChunks: CHUNKS, totalChars: CHUNKS * text.length, status: "SYNC", files: [] }]);
+    const loaders = JSON.stringify([
+      {
+        id: loaderId,
+        loaderId: "plainText",
+        loaderName: "Plain Text",
+        loaderConfig: { text: "large" },
+        splitterId: "recursiveCharacterTextSplitter",
+        totalChunks: CHUNKS,
+        totalChars: CHUNKS * text.length,
+        status: "SYNC",
+        files: [],
+      },
+    ]);
     let bytes = 0;
     const body = streamOf(function* () {
       const head = `{"FileDefaultName":"ExportData.json","ChatFlow":[],"DocumentStore":[${JSON.stringify({ id: storeId, name: "large", loaders, whereUsed: "[]", status: "SYNC", createdDate: "2026-01-01T00:00:00.000Z", updatedDate: "2026-01-01T00:00:00.000Z" })}],"DocumentStoreFileChunk":[`;
@@ -39,7 +56,16 @@ describe("a 50 MB export", () => {
       yield head;
       let batch: string[] = [];
       for (let i = 0; i < CHUNKS; i++) {
-        batch.push(JSON.stringify({ id: crypto.randomUUID(), docId: loaderId, storeId, chunkNo: i + 1, pageContent: `${i} ${text}`, metadata: `{"n":${i}}` }));
+        batch.push(
+          JSON.stringify({
+            id: crypto.randomUUID(),
+            docId: loaderId,
+            storeId,
+            chunkNo: i + 1,
+            pageContent: `${i} ${text}`,
+            metadata: `{"n":${i}}`,
+          }),
+        );
         if (batch.length === 200) {
           const part = (i + 1 > 200 ? "," : "") + batch.join(",");
           bytes += part.length;
@@ -57,7 +83,14 @@ describe("a 50 MB export", () => {
     expect(bytes).toBeGreaterThan(50 * 1000 * 1000);
     expect(answer.imported).toMatchObject({ documentStores: 1, chunks: CHUNKS });
     expect(await count("SELECT COUNT(*) AS n FROM document_store_file_chunk WHERE storeId = ?", storeId)).toBe(CHUNKS);
-    expect(await count("SELECT COUNT(*) AS n FROM document_store_file_chunk WHERE storeId = ? AND chunkNo = ? AND pageContent LIKE ?", storeId, 12345, "12344 Moving in%")).toBe(1);
+    expect(
+      await count(
+        "SELECT COUNT(*) AS n FROM document_store_file_chunk WHERE storeId = ? AND chunkNo = ? AND pageContent LIKE ?",
+        storeId,
+        12345,
+        "12344 Moving in%",
+      ),
+    ).toBe(1);
     expect(await stagedRows()).toBe(0);
     console.log(`import of ${(bytes / MB).toFixed(1)} MiB (${CHUNKS} chunks): ${elapsed} ms`);
   });

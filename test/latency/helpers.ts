@@ -32,7 +32,11 @@ export function workerWith(patch: Record<string, unknown>) {
     const headers = new Headers({ ...ADMIN, ...init.headers });
     if (init.body !== undefined) headers.set("content-type", "application/json");
     const ctx = createExecutionContext();
-    const res = await worker.fetch(new Request(`${BASE}${path}`, { method, headers, body: init.body === undefined ? undefined : JSON.stringify(init.body) }), environment as never, ctx);
+    const res = await worker.fetch(
+      new Request(`${BASE}${path}`, { method, headers, body: init.body === undefined ? undefined : JSON.stringify(init.body) }),
+      environment as never,
+      ctx,
+    );
     const text = await res.text(); // the whole body: a stream's end included
     await waitOnExecutionContext(ctx);
     let body: any;
@@ -47,7 +51,9 @@ export function workerWith(patch: Record<string, unknown>) {
 
 /** A chatflow (llmChain by default) whose chat model is the stand-in (its `[bench:N:D]` phrase streams N tokens). */
 export async function standinFlow(fixture: unknown = llmChain): Promise<string> {
-  const cred = (await json("POST", "/credentials", { body: { name: "openai", credentialName: "openAIApi", plainDataObj: { openAIApiKey: "sk-test" } } })).id;
+  const cred = (
+    await json("POST", "/credentials", { body: { name: "openai", credentialName: "openAIApi", plainDataObj: { openAIApiKey: "sk-test" } } })
+  ).id;
   const flowData = flowDataOf(fixture as Fixture, (nodes) => {
     for (const node of nodes.values()) if (node.data.category === "Chat Models") pointAtStandin(node, cred);
   });

@@ -57,7 +57,10 @@ describe("the API key cache", () => {
 
     // A replica that has not seen the delete yet still answers the row: this isolate refuses it all the same.
     const columns = Object.keys(row!);
-    await DB().prepare(`INSERT INTO apikey (${columns.join(", ")}) VALUES (${columns.map(() => "?").join(", ")})`).bind(...columns.map((c) => row![c])).run();
+    await DB()
+      .prepare(`INSERT INTO apikey (${columns.join(", ")}) VALUES (${columns.map(() => "?").join(", ")})`)
+      .bind(...columns.map((c) => row![c]))
+      .run();
     expect((await planet("GET", `/chatflows/${flowId}`, { headers: asKey(key.apiKey) })).status).toBe(401);
     expect((await planet("POST", `/prediction/${flowId}`, { headers: asKey(key.apiKey), body: { question: "hi" } })).status).toBe(401);
     await DB().prepare("DELETE FROM apikey WHERE id = ?").bind(key.id).run();

@@ -35,7 +35,10 @@ describe("a session per request", () => {
     const call = workerWith({ DB: db });
     const created = await call("POST", "/chatflows", { body: { name: `before ${uuid()}`, flowData } });
     const renamed = `after ${uuid()}`;
-    const put = await call("PUT", `/chatflows/${created.body.id}`, { body: { name: renamed }, headers: { "x-d1-bookmark": created.headers.get("x-d1-bookmark")! } });
+    const put = await call("PUT", `/chatflows/${created.body.id}`, {
+      body: { name: renamed },
+      headers: { "x-d1-bookmark": created.headers.get("x-d1-bookmark")! },
+    });
     expect(put.status).toBe(200);
     expect(opened.at(-1)).toBe("first-primary"); // a write starts at the primary, whatever bookmark it brings
     const bookmark = put.headers.get("x-d1-bookmark")!;

@@ -56,14 +56,22 @@ describe("in development", () => {
     const created = await planet("POST", "/chatflows", { body: { name: `sim ${uuid()}`, flowData } });
     expect(created.status).toBe(200);
     expect(Date.now() - t0).toBeGreaterThanOrEqual(60);
-    expect(await traceOf(created)).toEqual({ done: { primary: 1, replica: 0 }, head: { primary: 1, replica: 0 }, end: { primary: 1, replica: 0 } });
+    expect(await traceOf(created)).toEqual({
+      done: { primary: 1, replica: 0 },
+      head: { primary: 1, replica: 0 },
+      end: { primary: 1, replica: 0 },
+    });
 
     t0 = Date.now();
     const read = await planet("GET", `/chatflows/${created.body.id}`);
     expect(read.status).toBe(200);
     expect(Date.now() - t0).toBeGreaterThanOrEqual(20);
     expect(Date.now() - t0).toBeLessThan(60);
-    expect(await traceOf(read)).toEqual({ done: { primary: 0, replica: 1 }, head: { primary: 0, replica: 1 }, end: { primary: 0, replica: 1 } });
+    expect(await traceOf(read)).toEqual({
+      done: { primary: 0, replica: 1 },
+      head: { primary: 0, replica: 1 },
+      end: { primary: 0, replica: 1 },
+    });
   });
 
   it("a streamed prediction: its look-ups from a replica before the head, no primary round trip before the first token, its messages in one after", async () => {
@@ -86,10 +94,17 @@ describe("in development", () => {
     for (let turn = 0; turn < 2; turn++) {
       const res = await planet("POST", `/prediction/${flowId}`, { body: { question: `${tag} turn ${turn}`, chatId } });
       expect(res.status).toBe(200);
-      expect(await traceOf(res)).toEqual({ done: { primary: 1, replica: 1 }, head: { primary: 1, replica: 1 }, end: { primary: 1, replica: 1 } });
+      expect(await traceOf(res)).toEqual({
+        done: { primary: 1, replica: 1 },
+        head: { primary: 1, replica: 1 },
+        end: { primary: 1, replica: 1 },
+      });
     }
     // the second turn's model call had the first turn in it: the memory read in the batch is the session's
-    const sent = (await requestsWith(`${tag} turn 1`)).at(-1)!.body.messages.map((m) => m.content).join("\n");
+    const sent = (await requestsWith(`${tag} turn 1`))
+      .at(-1)!
+      .body.messages.map((m) => m.content)
+      .join("\n");
     expect(sent).toContain(`${tag} turn 0`);
   });
 

@@ -15,8 +15,12 @@ describe("/mcp-server/{id}", () => {
   it("never configured: GET answers Flowise's empty config; PUT and refresh are 404; DELETE is fine", async () => {
     const id = await saveFlow();
     expect(await json("GET", `/mcp-server/${id}`)).toEqual({ enabled: false, token: "", description: "", toolName: "" });
-    expect((await expectError(await call("PUT", `/mcp-server/${id}`, { body: { enabled: true } }), 404)).message).toBe(`MCP server config not found for ID: ${id}`);
-    expect((await expectError(await call("POST", `/mcp-server/${id}/refresh`), 404)).message).toBe(`MCP server config not found for ID: ${id}`);
+    expect((await expectError(await call("PUT", `/mcp-server/${id}`, { body: { enabled: true } }), 404)).message).toBe(
+      `MCP server config not found for ID: ${id}`,
+    );
+    expect((await expectError(await call("POST", `/mcp-server/${id}/refresh`), 404)).message).toBe(
+      `MCP server config not found for ID: ${id}`,
+    );
     expect(await json("DELETE", `/mcp-server/${id}`)).toEqual({ message: "MCP server config disabled" });
   });
 
@@ -25,13 +29,20 @@ describe("/mcp-server/{id}", () => {
     const bad = async (body: unknown) => (await expectError(await call("POST", `/mcp-server/${id}`, { body }), 400)).message;
     expect(await bad({ description: "d" })).toBe("toolName is required");
     expect(await bad({ toolName: "", description: "d" })).toBe("toolName is required");
-    expect(await bad({ toolName: "has space", description: "d" })).toBe("toolName must contain only alphanumeric characters, underscores, and hyphens");
+    expect(await bad({ toolName: "has space", description: "d" })).toBe(
+      "toolName must contain only alphanumeric characters, underscores, and hyphens",
+    );
     expect(await bad({ toolName: "a".repeat(65), description: "d" })).toBe("toolName must be 64 characters or less");
     expect(await bad({ toolName: "ok" })).toBe("description is required");
     expect(await bad({ toolName: "ok", description: "" })).toBe("description is required");
 
     const created = await enableMcp(id, { toolName: "my-tool_1", description: "Does things" });
-    expect(created).toEqual({ enabled: true, token: expect.stringMatching(/^[0-9a-f]{32}$/), toolName: "my-tool_1", description: "Does things" });
+    expect(created).toEqual({
+      enabled: true,
+      token: expect.stringMatching(/^[0-9a-f]{32}$/),
+      toolName: "my-tool_1",
+      description: "Does things",
+    });
     const shown = await json("GET", `/mcp-server/${id}`);
     expect(shown).toEqual({ ...created, token: `${created.token.slice(0, 4)}…${created.token.slice(-4)}` });
     const row = await env.DB.prepare("SELECT * FROM mcp_server WHERE chatflowId = ?").bind(id).first<Record<string, unknown>>();
@@ -47,9 +58,17 @@ describe("/mcp-server/{id}", () => {
   it("PUT changes toolName, description, enabled (validated); DELETE disables; PUT enabled:true keeps the token; POST after a disable issues a new one", async () => {
     const id = await saveFlow();
     const { token } = await enableMcp(id);
-    expect((await expectError(await call("PUT", `/mcp-server/${id}`, { body: { toolName: "no spaces please" } }), 400)).message).toBe("toolName must contain only alphanumeric characters, underscores, and hyphens");
-    expect((await expectError(await call("PUT", `/mcp-server/${id}`, { body: { description: "" } }), 400)).message).toBe("description cannot be empty");
-    expect(await json("PUT", `/mcp-server/${id}`, { body: { toolName: "renamed", description: "New words" } })).toMatchObject({ enabled: true, toolName: "renamed", description: "New words" });
+    expect((await expectError(await call("PUT", `/mcp-server/${id}`, { body: { toolName: "no spaces please" } }), 400)).message).toBe(
+      "toolName must contain only alphanumeric characters, underscores, and hyphens",
+    );
+    expect((await expectError(await call("PUT", `/mcp-server/${id}`, { body: { description: "" } }), 400)).message).toBe(
+      "description cannot be empty",
+    );
+    expect(await json("PUT", `/mcp-server/${id}`, { body: { toolName: "renamed", description: "New words" } })).toMatchObject({
+      enabled: true,
+      toolName: "renamed",
+      description: "New words",
+    });
 
     expect(await json("DELETE", `/mcp-server/${id}`)).toEqual({ message: "MCP server config disabled" });
     expect(await json("GET", `/mcp-server/${id}`)).toMatchObject({ enabled: false, toolName: "renamed" });
@@ -78,7 +97,9 @@ describe("/mcp-server/{id}", () => {
   it("a flow that does not exist: 404 naming it; a malformed id: 400", async () => {
     const id = uuid();
     expect((await expectError(await call("GET", `/mcp-server/${id}`), 404)).message).toBe(`Chatflow ${id} not found`);
-    expect((await expectError(await call("POST", `/mcp-server/${id}`, { body: { toolName: "t", description: "d" } }), 404)).message).toBe(`Chatflow ${id} not found`);
+    expect((await expectError(await call("POST", `/mcp-server/${id}`, { body: { toolName: "t", description: "d" } }), 404)).message).toBe(
+      `Chatflow ${id} not found`,
+    );
     await expectError(await call("GET", "/mcp-server/not-an-id"), 400);
   });
 
@@ -87,14 +108,22 @@ describe("/mcp-server/{id}", () => {
     const agentflow = await saveFlow("AGENTFLOW", "Config agentflow");
     const chatOnly = await newKey(["chatflows:config"]);
     expect((await call("GET", `/mcp-server/${chatflow}`, { token: chatOnly })).status).toBe(200);
-    expect((await expectError(await call("GET", `/mcp-server/${agentflow}`, { token: chatOnly }), 403)).message).toContain('"agentflows:config"');
+    expect((await expectError(await call("GET", `/mcp-server/${agentflow}`, { token: chatOnly }), 403)).message).toContain(
+      '"agentflows:config"',
+    );
     const agentOnly = await newKey(["agentflows:config"]);
-    expect((await call("POST", `/mcp-server/${agentflow}`, { token: agentOnly, body: { toolName: "a", description: "b" } })).status).toBe(201);
+    expect((await call("POST", `/mcp-server/${agentflow}`, { token: agentOnly, body: { toolName: "a", description: "b" } })).status).toBe(
+      201,
+    );
     await expectError(await call("POST", `/mcp-server/${chatflow}`, { token: agentOnly, body: { toolName: "a", description: "b" } }), 403);
     const viewer = await newKey(["chatflows:view", "chatflows:update"]);
-    expect((await expectError(await call("GET", `/mcp-server/${chatflow}`, { token: viewer }), 403)).message).toBe('Forbidden: this API key lacks the permission "chatflows:config" or "agentflows:config"');
+    expect((await expectError(await call("GET", `/mcp-server/${chatflow}`, { token: viewer }), 403)).message).toBe(
+      'Forbidden: this API key lacks the permission "chatflows:config" or "agentflows:config"',
+    );
     const elsewhere = await newKey(["chatflows:config"], [await saveFlow()]);
-    expect((await expectError(await call("GET", `/mcp-server/${chatflow}`, { token: elsewhere }), 403)).message).toBe("Forbidden: this API key is limited to other chatflows");
+    expect((await expectError(await call("GET", `/mcp-server/${chatflow}`, { token: elsewhere }), 403)).message).toBe(
+      "Forbidden: this API key is limited to other chatflows",
+    );
     await expectError(await call("GET", `/mcp-server/${chatflow}`, { token: null }), 401);
     const catalogue = await json("GET", "/auth/permissions/API_KEY");
     expect(catalogue.chatflows.map((p: { key: string }) => p.key)).toContain("chatflows:config");

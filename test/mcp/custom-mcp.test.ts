@@ -15,7 +15,9 @@ const openAI = () => credential("openAIApi", { openAIApiKey: "sk-mcp-test" });
 const config = (url = `${mcpUrl()}/mcp`, headers?: Record<string, string>) => JSON.stringify({ url, ...(headers ? { headers } : {}) });
 const mcpNode = (inputs: Record<string, unknown>) => ({ id: "customMCP_0", name: "customMCP", label: "Custom MCP", inputs });
 
-async function callsWith(text: string): Promise<Array<{ path: string; tool: string; args: Record<string, unknown>; authorization: string | null }>> {
+async function callsWith(
+  text: string,
+): Promise<Array<{ path: string; tool: string; args: Record<string, unknown>; authorization: string | null }>> {
   return (await fetch(`${mcpUrl()}/calls?contains=${encodeURIComponent(text)}`)).json();
 }
 
@@ -36,7 +38,10 @@ describe("customMCP in a chatflow's Tool Agent", () => {
   it("offers the chosen tools with the server's schemas; the model's arguments reach the server; its answer reaches the model", async () => {
     const flow = await agentFlow({ mcpServerConfig: config(), mcpActions: '["echo", "add"]' });
     const m = marker();
-    const result = await runFlow(flow, makeCtx(`${callOf("echo", { text: m })} ${callOf("add", { a: 2, b: 40 })} ${m}`, { runtime: allowed() }));
+    const result = await runFlow(
+      flow,
+      makeCtx(`${callOf("echo", { text: m })} ${callOf("add", { a: 2, b: 40 })} ${m}`, { runtime: allowed() }),
+    );
     expect(result.text).toBe(`tools said: mcp echo: ${m} | 42`);
     expect(result.usedTools).toEqual([
       { tool: "echo", toolInput: { text: m }, toolOutput: `mcp echo: ${m}` },
@@ -44,15 +49,26 @@ describe("customMCP in a chatflow's Tool Agent", () => {
     ]);
     expect(await callsWith(m)).toEqual([{ path: "/mcp", tool: "echo", args: { text: m }, authorization: null }]);
     const [first] = await requestsWith(m);
-    const tools = (first.body as unknown as { tools: Array<{ function: { name: string; description: string; parameters: Record<string, unknown> } }> }).tools;
+    const tools = (
+      first.body as unknown as { tools: Array<{ function: { name: string; description: string; parameters: Record<string, unknown> } }> }
+    ).tools;
     expect(tools.map((t) => t.function.name)).toEqual(["echo", "add"]); // not `fail` or `big`: not chosen
-    expect(tools[0].function).toMatchObject({ description: "Echoes the text back", parameters: { type: "object", properties: { text: { type: "string", description: "what to echo" } }, required: ["text"] } });
+    expect(tools[0].function).toMatchObject({
+      description: "Echoes the text back",
+      parameters: { type: "object", properties: { text: { type: "string", description: "what to echo" } }, required: ["text"] },
+    });
   });
 
   it("headers (with {{$vars.x}}) reach the server; a tool's isError result is an error the model reads", async () => {
-    const flow = await agentFlow({ mcpServerConfig: config(`${mcpUrl()}/secure/mcp`, { Authorization: "Bearer {{$vars.mcp_token}}" }), mcpActions: ["echo", "fail"] });
+    const flow = await agentFlow({
+      mcpServerConfig: config(`${mcpUrl()}/secure/mcp`, { Authorization: "Bearer {{$vars.mcp_token}}" }),
+      mcpActions: ["echo", "fail"],
+    });
     const m = marker();
-    const result = await runFlow(flow, makeCtx(`${callOf("echo", { text: m })} ${callOf("fail", {})} ${m}`, { runtime: allowed(), vars: { mcp_token: "mcp-secret" } }));
+    const result = await runFlow(
+      flow,
+      makeCtx(`${callOf("echo", { text: m })} ${callOf("fail", {})} ${m}`, { runtime: allowed(), vars: { mcp_token: "mcp-secret" } }),
+    );
     expect(result.text).toBe(`tools said: mcp echo: ${m} | Error: the fail tool failed on purpose`);
     expect((await callsWith(m))[0]).toMatchObject({ path: "/secure/mcp", authorization: "Bearer mcp-secret" });
   });
@@ -82,22 +98,38 @@ describe("customMCP in a chatflow's Tool Agent", () => {
   });
 
   it("a stdio server (command) and Flowise's process-based MCP nodes: a 400 saying Workers cannot start processes", async () => {
-    const stdio = await agentFlow({ mcpServerConfig: '{"command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "/tmp"]}', mcpActions: "[]" });
+    const stdio = await agentFlow({
+      mcpServerConfig: '{"command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "/tmp"]}',
+      mcpActions: "[]",
+    });
     const err = await failure(runFlow(stdio, makeCtx("hi", { runtime: allowed() })));
     expect(err.status).toBe(400);
     expect(err.message).toMatch(/Workers cannot start processes.*Give the URL of an MCP server reachable over HTTP instead/);
-    const slack = toolAgentFlow({ credential: await openAI(), calculator: false, memory: false, nodes: [{ id: "slackMCP_0", name: "slackMCP", label: "Slack MCP", inputs: { mcpActions: '["slack_post_message"]' } }] });
+    const slack = toolAgentFlow({
+      credential: await openAI(),
+      calculator: false,
+      memory: false,
+      nodes: [{ id: "slackMCP_0", name: "slackMCP", label: "Slack MCP", inputs: { mcpActions: '["slack_post_message"]' } }],
+    });
     const refused = await failure(runFlow(slack, makeCtx("hi")));
     expect(refused.status).toBe(400);
-    expect(refused.message).toMatch(/^Slack MCP \(slackMCP_0\): tool slackMCP runs its MCP server as a local process in Flowise, and Workers cannot start processes.*customMCP.*https:\/\/mcp\.slack\.com\/mcp/);
+    expect(refused.message).toMatch(
+      /^Slack MCP \(slackMCP_0\): tool slackMCP runs its MCP server as a local process in Flowise, and Workers cannot start processes.*customMCP.*https:\/\/mcp\.slack\.com\/mcp/,
+    );
   });
 });
 
 describe("customMCP in agentflows", () => {
-  const mcpTool = (actions: string[]) => ({ agentSelectedTool: "customMCP", agentSelectedToolConfig: { mcpServerConfig: config(), mcpActions: JSON.stringify(actions) } });
+  const mcpTool = (actions: string[]) => ({
+    agentSelectedTool: "customMCP",
+    agentSelectedToolConfig: { mcpServerConfig: config(), mcpActions: JSON.stringify(actions) },
+  });
 
   it("Agent node: the tool is offered and called; its answer is the model's", async () => {
-    const g = graph([start(), agent("agentAgentflow_0", { agentTools: [mcpTool(["add"])] }, "Agent 0")], [edge("startAgentflow_0", "agentAgentflow_0")]);
+    const g = graph(
+      [start(), agent("agentAgentflow_0", { agentTools: [mcpTool(["add"])] }, "Agent 0")],
+      [edge("startAgentflow_0", "agentAgentflow_0")],
+    );
     const m = marker();
     const out = await run(g, { question: `${callOf("add", { a: 1, b: 2 })} ${m}` }, { ctx: { runtime: allowed() } });
     expect(out.state).toBe("FINISHED");
@@ -107,15 +139,26 @@ describe("customMCP in agentflows", () => {
 
   it("Tool node: calls the chosen tool with its input arguments", async () => {
     const m = marker();
-    const tool = afNode("toolAgentflow_0", { toolAgentflowSelectedTool: "customMCP", toolAgentflowSelectedToolConfig: { mcpServerConfig: config(), mcpActions: '["echo"]' }, toolInputArgs: [{ inputArgName: "text", inputArgValue: m }] });
-    const out = await run(graph([start(), tool], [edge("startAgentflow_0", "toolAgentflow_0")]), { question: "go" }, { ctx: { runtime: allowed() } });
+    const tool = afNode("toolAgentflow_0", {
+      toolAgentflowSelectedTool: "customMCP",
+      toolAgentflowSelectedToolConfig: { mcpServerConfig: config(), mcpActions: '["echo"]' },
+      toolInputArgs: [{ inputArgName: "text", inputArgValue: m }],
+    });
+    const out = await run(
+      graph([start(), tool], [edge("startAgentflow_0", "toolAgentflow_0")]),
+      { question: "go" },
+      { ctx: { runtime: allowed() } },
+    );
     expect(out.state).toBe("FINISHED");
     expect(out.text).toBe(`mcp echo: ${m}`);
     expect(await callsWith(m)).toHaveLength(1);
   });
 
   it("Agent node with slackMCP: the 400 names it and says why", async () => {
-    const g = graph([start(), agent("agentAgentflow_0", { agentTools: [{ agentSelectedTool: "slackMCP", agentSelectedToolConfig: {} }] }, "Agent 0")], [edge("startAgentflow_0", "agentAgentflow_0")]);
+    const g = graph(
+      [start(), agent("agentAgentflow_0", { agentTools: [{ agentSelectedTool: "slackMCP", agentSelectedToolConfig: {} }] }, "Agent 0")],
+      [edge("startAgentflow_0", "agentAgentflow_0")],
+    );
     const out = await run(g, { question: "q" });
     expect(out).toMatchObject({ state: "ERROR", errorStatus: 400 });
     expect(out.error).toMatch(/tool slackMCP runs its MCP server as a local process in Flowise, and Workers cannot start processes/);
@@ -133,7 +176,9 @@ describe("the MCP client session: bounded", () => {
   });
 
   it("an answer over the size cap is a failure, not a full memory", async () => {
-    const err = await failure(withMcpSession({ url: `${mcpUrl()}/mcp`, headers: {} }, { policy }, (c) => c.callTool({ name: "big", arguments: {} })));
+    const err = await failure(
+      withMcpSession({ url: `${mcpUrl()}/mcp`, headers: {} }, { policy }, (c) => c.callTool({ name: "big", arguments: {} })),
+    );
     expect(err.status).toBe(502);
     expect(err.message).toMatch(/larger than 2 MB/);
   });
@@ -141,7 +186,9 @@ describe("the MCP client session: bounded", () => {
   it("the run's abort ends the session at once", async () => {
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 100);
-    const err = await failure(withMcpSession({ url: `${mcpUrl()}/hang`, headers: {} }, { policy, signal: controller.signal }, (c) => c.listTools()));
+    const err = await failure(
+      withMcpSession({ url: `${mcpUrl()}/hang`, headers: {} }, { policy, signal: controller.signal }, (c) => c.listTools()),
+    );
     expect((err as Error).name).toBe("AbortError");
   });
 });

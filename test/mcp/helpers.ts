@@ -36,11 +36,21 @@ export async function mcpClient(path: string, token: string | null, traffic?: Tr
 export const rpc = (path: string, body: unknown, headers: Record<string, string> = {}) =>
   workerFetch(`${BASE}${path}`, {
     method: "POST",
-    headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2025-06-18", ...headers },
+    headers: {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "mcp-protocol-version": "2025-06-18",
+      ...headers,
+    },
     body: JSON.stringify(body),
   });
 
-export const INITIALIZE = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } } };
+export const INITIALIZE = {
+  jsonrpc: "2.0",
+  id: 1,
+  method: "initialize",
+  params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+};
 
 /** Enables a flow's MCP server; answers its config with the full token. */
 export const enableMcp = (flowId: string, body: Record<string, unknown> = { toolName: "ask_flow", description: "Asks the flow" }) =>

@@ -26,7 +26,10 @@ async function toolNames(token: string, prefix: string): Promise<string[]> {
   const client = await mcpClient("/mcp", token);
   const { tools } = await client.listTools();
   await client.close();
-  return tools.map((t) => t.name).filter((n) => n.startsWith(prefix)).sort();
+  return tools
+    .map((t) => t.name)
+    .filter((n) => n.startsWith(prefix))
+    .sort();
 }
 
 describe("POST /mcp with an API key", () => {
@@ -56,18 +59,28 @@ describe("POST /mcp with an API key", () => {
     const key = await newKey([first, second]);
     const client = await mcpClient("/mcp", key.token);
     const { tools } = await client.listTools();
-    expect(tools.map((t) => [t.name, t.description])).toEqual([[`${m}_same`, "first"], [`${m}_same_2`, "second"]]);
+    expect(tools.map((t) => [t.name, t.description])).toEqual([
+      [`${m}_same`, "first"],
+      [`${m}_same_2`, "second"],
+    ]);
     const result = await client.callTool({ name: `${m}_same_2`, arguments: { question: `boots ${m}` } });
     expect(textOf(result)).toContain(`makes boots ${m}?`);
     expect(await messagesOf(first)).toHaveLength(0);
-    expect((await messagesOf(second)).map((x) => [x.role, x.chatType])).toEqual([["userMessage", "MCP"], ["apiMessage", "MCP"]]);
+    expect((await messagesOf(second)).map((x) => [x.role, x.chatType])).toEqual([
+      ["userMessage", "MCP"],
+      ["apiMessage", "MCP"],
+    ]);
     await client.close();
   });
 
   it("no key, a key that does not exist, or a flow's MCP token: 401 with the JSON-RPC body", async () => {
     const id = await saveChatflow();
     const { token } = await enableMcp(id);
-    for (const headers of [{} as Record<string, string>, { authorization: "Bearer not-a-real-key-0123456789" }, { authorization: `Bearer ${token}` }]) {
+    for (const headers of [
+      {} as Record<string, string>,
+      { authorization: "Bearer not-a-real-key-0123456789" },
+      { authorization: `Bearer ${token}` },
+    ]) {
       const res = await rpc("/mcp", INITIALIZE, headers);
       expect(res.status).toBe(401);
       expect(await res.json()).toEqual({ jsonrpc: "2.0", error: { code: -32001, message: "Unauthorized" }, id: null });

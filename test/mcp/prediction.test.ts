@@ -26,7 +26,12 @@ function route(target: string) {
 }
 
 async function saveFlow(): Promise<string> {
-  const mcp = { id: "customMCP_0", name: "customMCP", label: "Custom MCP", inputs: { mcpServerConfig: JSON.stringify({ url: `${PUBLIC}/mcp` }), mcpActions: '["echo"]' } };
+  const mcp = {
+    id: "customMCP_0",
+    name: "customMCP",
+    label: "Custom MCP",
+    inputs: { mcpServerConfig: JSON.stringify({ url: `${PUBLIC}/mcp` }), mcpActions: '["echo"]' },
+  };
   const flowData = toolAgentFlow({ credential: await openAICredential(), calculator: false, memory: false, nodes: [mcp] });
   return (await json("POST", "/chatflows", { body: { name: "mcp tools", flowData } })).id;
 }

@@ -26,13 +26,20 @@ describe("POST /mcp/{chatflowId} with the SDK client", () => {
     expect(client.getServerVersion()?.name).toBe("edgeflow-name_company");
     const { tools } = await client.listTools();
     expect(tools).toHaveLength(1);
-    expect(tools[0]).toMatchObject({ name: "name_company", description: "Names a company", inputSchema: { type: "object", required: ["question"] } });
+    expect(tools[0]).toMatchObject({
+      name: "name_company",
+      description: "Names a company",
+      inputSchema: { type: "object", required: ["question"] },
+    });
     const m = marker();
     const result = await client.callTool({ name: "name_company", arguments: { question: `socks ${m}` } });
     expect(result.isError).toBeFalsy();
     expect(textOf(result)).toContain(`What is a good name for a company that makes socks ${m}?`);
     const stored = await messagesOf(id);
-    expect(stored.map((x) => [x.role, x.chatType])).toEqual([["userMessage", "MCP"], ["apiMessage", "MCP"]]);
+    expect(stored.map((x) => [x.role, x.chatType])).toEqual([
+      ["userMessage", "MCP"],
+      ["apiMessage", "MCP"],
+    ]);
     expect(stored[0].content).toBe(`socks ${m}`);
     await client.close();
   });
@@ -59,7 +66,12 @@ describe("POST /mcp/{chatflowId}: Flowise's refusals, and the rules beyond them"
   it("a missing or wrong token: 401 with the JSON-RPC body; the SDK client fails to connect", async () => {
     const id = await saveChatflow();
     const { token } = await enableMcp(id);
-    for (const headers of [{} as Record<string, string>, { authorization: "Bearer wrong" }, { authorization: `Bearer ${token}x` }, { authorization: `Basic ${token}` }]) {
+    for (const headers of [
+      {} as Record<string, string>,
+      { authorization: "Bearer wrong" },
+      { authorization: `Bearer ${token}x` },
+      { authorization: `Basic ${token}` },
+    ]) {
       const res = await rpc(`/mcp/${id}`, INITIALIZE, headers);
       expect(res.status).toBe(401);
       expect(await res.json()).toEqual(UNAUTHORIZED);
@@ -86,7 +98,11 @@ describe("POST /mcp/{chatflowId}: Flowise's refusals, and the rules beyond them"
     expect(await get.json()).toEqual({ jsonrpc: "2.0", error: { code: -32000, message: "Method not allowed." }, id: null });
     const del = await workerFetch(`${BASE}/mcp/${id}`, { method: "DELETE", headers: { authorization: `Bearer ${token}` } });
     expect(del.status).toBe(405);
-    expect(await del.json()).toEqual({ jsonrpc: "2.0", error: { code: -32000, message: "Session termination is not supported in stateless mode." }, id: null });
+    expect(await del.json()).toEqual({
+      jsonrpc: "2.0",
+      error: { code: -32000, message: "Session termination is not supported in stateless mode." },
+      id: null,
+    });
     expect((await workerFetch(`${BASE}/mcp`, { method: "GET" })).status).toBe(405);
   });
 
@@ -97,7 +113,11 @@ describe("POST /mcp/{chatflowId}: Flowise's refusals, and the rules beyond them"
     const callBody = { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "ask_flow", arguments: { question: `evil ${m}` } } };
     const refused = await rpc(`/mcp/${id}`, callBody, { authorization: `Bearer ${token}`, origin: "https://evil.example" });
     expect(refused.status).toBe(403);
-    expect(await refused.json()).toMatchObject({ jsonrpc: "2.0", error: { code: -32000, message: expect.stringContaining("https://evil.example") }, id: null });
+    expect(await refused.json()).toMatchObject({
+      jsonrpc: "2.0",
+      error: { code: -32000, message: expect.stringContaining("https://evil.example") },
+      id: null,
+    });
     expect(refused.headers.get("access-control-allow-origin")).toBeNull();
     expect(await standinRequests(m)).toHaveLength(0);
     expect(await messagesOf(id)).toHaveLength(0);
@@ -108,7 +128,14 @@ describe("POST /mcp/{chatflowId}: Flowise's refusals, and the rules beyond them"
       expect(ok.status).toBe(200);
       expect(ok.headers.get("access-control-allow-origin")).toBe("https://app.example");
       expect(((await ok.json()) as { result: { content: Array<{ text: string }> } }).result.content[0].text).toContain(`evil ${m}`);
-      const preflight = await workerFetch(`${BASE}/mcp/${id}`, { method: "OPTIONS", headers: { origin: "https://app.example", "access-control-request-method": "POST", "access-control-request-headers": "authorization, content-type, mcp-protocol-version" } });
+      const preflight = await workerFetch(`${BASE}/mcp/${id}`, {
+        method: "OPTIONS",
+        headers: {
+          origin: "https://app.example",
+          "access-control-request-method": "POST",
+          "access-control-request-headers": "authorization, content-type, mcp-protocol-version",
+        },
+      });
       expect(preflight.headers.get("access-control-allow-headers")).toContain("mcp-protocol-version");
     } finally {
       restore();
@@ -131,7 +158,10 @@ describe("POST /mcp/{chatflowId}: Flowise's refusals, and the rules beyond them"
     await env.DB.prepare("UPDATE mcp_server SET toolName = '', description = '' WHERE chatflowId = ?").bind(id).run();
     const { token } = await json("POST", `/mcp-server/${id}/refresh`);
     const client = await mcpClient(`/mcp/${id}`, token);
-    expect((await client.listTools()).tools[0]).toMatchObject({ name: "ask_the_docs_v2", description: 'Execute the "Ask the Docs: v2!!" flow' });
+    expect((await client.listTools()).tools[0]).toMatchObject({
+      name: "ask_the_docs_v2",
+      description: 'Execute the "Ask the Docs: v2!!" flow',
+    });
     await client.close();
   });
 
@@ -155,17 +185,33 @@ describe("POST /mcp/{chatflowId}: Flowise's refusals, and the rules beyond them"
       { type: "boolean", label: "Adult", name: "is_adult" },
       { type: "options", label: "Drink", name: "drink", addOptions: [{ option: "Tea" }, { option: "Coffee" }] },
     ];
-    const { id } = await saveAgentflowOf([start({ startInputType: "formInput", formInputTypes }), llm("llmAgentflow_0", cred)], [afEdge("startAgentflow_0", "llmAgentflow_0")]);
+    const { id } = await saveAgentflowOf(
+      [start({ startInputType: "formInput", formInputTypes }), llm("llmAgentflow_0", cred)],
+      [afEdge("startAgentflow_0", "llmAgentflow_0")],
+    );
     const { token } = await enableMcp(id);
     const client = await mcpClient(`/mcp/${id}`, token);
     const [tool] = (await client.listTools()).tools;
     expect(tool.inputSchema).toMatchObject({
       type: "object",
       required: ["form"],
-      properties: { form: { type: "object", properties: { name: { type: "string", description: "Name" }, age: { type: "number" }, is_adult: { type: "boolean" }, drink: { enum: ["Tea", "Coffee"] } } } },
+      properties: {
+        form: {
+          type: "object",
+          properties: {
+            name: { type: "string", description: "Name" },
+            age: { type: "number" },
+            is_adult: { type: "boolean" },
+            drink: { enum: ["Tea", "Coffee"] },
+          },
+        },
+      },
     });
     const m = marker();
-    const result = await client.callTool({ name: "ask_flow", arguments: { form: { name: `Ada ${m}`, age: 36, is_adult: true, drink: "Tea" } } });
+    const result = await client.callTool({
+      name: "ask_flow",
+      arguments: { form: { name: `Ada ${m}`, age: 36, is_adult: true, drink: "Tea" } },
+    });
     expect(result.isError).toBeFalsy();
     expect(textOf(result)).toBe(`echo: name: Ada ${m}\nage: 36\nis_adult: true\ndrink: Tea`);
     const [question] = await messagesOf(id);
@@ -187,7 +233,9 @@ describe("POST /mcp/{chatflowId}: Flowise's refusals, and the rules beyond them"
 
   it("the flow's rate limit counts tool calls: over it, the call answers isError with the limit's message", async () => {
     const id = await saveChatflow();
-    await json("PUT", `/chatflows/${id}`, { body: { apiConfig: JSON.stringify({ rateLimit: { status: true, limitMax: 1, limitDuration: 60, limitMsg: "Slow down, MCP" } }) } });
+    await json("PUT", `/chatflows/${id}`, {
+      body: { apiConfig: JSON.stringify({ rateLimit: { status: true, limitMax: 1, limitDuration: 60, limitMsg: "Slow down, MCP" } }) },
+    });
     const { token } = await enableMcp(id);
     const client = await mcpClient(`/mcp/${id}`, token);
     await client.listTools(); // listing is not a run
@@ -201,7 +249,12 @@ describe("POST /mcp/{chatflowId}: Flowise's refusals, and the rules beyond them"
   it("a body over 1 MB: 413", async () => {
     const id = await saveChatflow();
     const { token } = await enableMcp(id);
-    const big = { jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "ask_flow", arguments: { question: "x".repeat(1024 * 1024) } } };
+    const big = {
+      jsonrpc: "2.0",
+      id: 3,
+      method: "tools/call",
+      params: { name: "ask_flow", arguments: { question: "x".repeat(1024 * 1024) } },
+    };
     expect((await rpc(`/mcp/${id}`, big, { authorization: `Bearer ${token}` })).status).toBe(413);
   });
 });

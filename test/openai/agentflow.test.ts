@@ -25,7 +25,11 @@ describe("an agentflow's answer", () => {
     expect(meta.paused).toBeUndefined();
     expect((await json("GET", `/executions/${meta.executionId}`)).state).toBe("FINISHED");
 
-    const stream = await client.chat.completions.create({ model: id, stream: true, messages: [{ role: "user", content: "one two three four" }] });
+    const stream = await client.chat.completions.create({
+      model: id,
+      stream: true,
+      messages: [{ role: "user", content: "one two three four" }],
+    });
     const deltas: string[] = [];
     for await (const chunk of stream) if (chunk.choices[0]?.delta?.content) deltas.push(chunk.choices[0].delta.content);
     expect(deltas.length).toBeGreaterThanOrEqual(4);
@@ -47,8 +51,13 @@ describe("a pause for human input", () => {
 
     // An OpenAI client sends the whole conversation again, with the answer last.
     const done = await client.chat.completions.create({
-      model: id, metadata: { executionId: meta.executionId },
-      messages: [{ role: "user", content: "draft a reply" }, { role: "assistant", content: paused.choices[0].message.content! }, { role: "user", content: "Proceed" }],
+      model: id,
+      metadata: { executionId: meta.executionId },
+      messages: [
+        { role: "user", content: "draft a reply" },
+        { role: "assistant", content: paused.choices[0].message.content! },
+        { role: "user", content: "Proceed" },
+      ],
     });
     expect(done.choices[0].message.content).toBe("approved");
     expect((done as any).metadata).toMatchObject({ executionId: meta.executionId, chatId: meta.chatId });
@@ -57,12 +66,16 @@ describe("a pause for human input", () => {
     expect(await executionsOf(id)).toHaveLength(1);
     const stored = await messagesOf(id);
     expect(stored.map((m) => [m.role, m.content, m.chatType])).toEqual([
-      ["userMessage", "draft a reply", "OPENAI"], ["apiMessage", paused.choices[0].message.content, "OPENAI"],
-      ["userMessage", "Proceed", "OPENAI"], ["apiMessage", "approved", "OPENAI"],
+      ["userMessage", "draft a reply", "OPENAI"],
+      ["apiMessage", paused.choices[0].message.content, "OPENAI"],
+      ["userMessage", "Proceed", "OPENAI"],
+      ["apiMessage", "approved", "OPENAI"],
     ]);
 
     // Nothing is paused any more: resuming it again is a 409.
-    const again = await client.chat.completions.create({ model: id, metadata: { executionId: meta.executionId }, messages: [{ role: "user", content: "proceed" }] }).catch((e) => e);
+    const again = await client.chat.completions
+      .create({ model: id, metadata: { executionId: meta.executionId }, messages: [{ role: "user", content: "proceed" }] })
+      .catch((e) => e);
     expect(again.status).toBe(409);
   });
 
@@ -70,19 +83,31 @@ describe("a pause for human input", () => {
     const client = openaiClient();
     const rejectFlow = await approval();
     const p1 = await client.chat.completions.create({ model: rejectFlow, messages: [{ role: "user", content: "draft" }] });
-    const rejected = await client.chat.completions.create({ model: rejectFlow, metadata: { executionId: (p1 as any).metadata.executionId }, messages: [{ role: "user", content: "reject" }] });
+    const rejected = await client.chat.completions.create({
+      model: rejectFlow,
+      metadata: { executionId: (p1 as any).metadata.executionId },
+      messages: [{ role: "user", content: "reject" }],
+    });
     expect(rejected.choices[0].message.content).toBe("rejected");
 
     const feedbackFlow = await approval();
     const p2 = await client.chat.completions.create({ model: feedbackFlow, messages: [{ role: "user", content: "draft" }] });
-    const proceeded = await client.chat.completions.create({ model: feedbackFlow, metadata: { executionId: (p2 as any).metadata.executionId }, messages: [{ role: "user", content: "looks good, but shorter" }] });
+    const proceeded = await client.chat.completions.create({
+      model: feedbackFlow,
+      metadata: { executionId: (p2 as any).metadata.executionId },
+      messages: [{ role: "user", content: "looks good, but shorter" }],
+    });
     expect(proceeded.choices[0].message.content).toBe("approved");
     expect((await messagesOf(feedbackFlow)).map((m) => m.content)).toContain("looks good, but shorter");
   });
 
   it("streams the question, then the stop chunk carrying executionId and paused", async () => {
     const id = await approval("Ship it?");
-    const stream = await openaiClient().chat.completions.create({ model: id, stream: true, messages: [{ role: "user", content: "draft" }] });
+    const stream = await openaiClient().chat.completions.create({
+      model: id,
+      stream: true,
+      messages: [{ role: "user", content: "draft" }],
+    });
     const chunks = [];
     for await (const chunk of stream) chunks.push(chunk);
     expect(chunks.map((c) => c.choices[0]?.delta?.content ?? "").join("")).toContain("Ship it?");
@@ -92,7 +117,13 @@ describe("a pause for human input", () => {
 
   it("an unknown execution is a 404", async () => {
     const id = await approval();
-    const err = await openaiClient().chat.completions.create({ model: id, metadata: { executionId: crypto.randomUUID() }, messages: [{ role: "user", content: "proceed" }] }).catch((e) => e);
+    const err = await openaiClient()
+      .chat.completions.create({
+        model: id,
+        metadata: { executionId: crypto.randomUUID() },
+        messages: [{ role: "user", content: "proceed" }],
+      })
+      .catch((e) => e);
     expect(err.status).toBe(404);
   });
 

@@ -12,7 +12,10 @@ describe("chat completions (openai SDK)", () => {
   it("answers a chat.completion: the last user message is the question, usage as the model reported it, metadata names the chat", async () => {
     const id = await echoFlow();
     const marker = crypto.randomUUID().slice(0, 8);
-    const completion = await openaiClient().chat.completions.create({ model: id, messages: [{ role: "user", content: `hello ${marker}` }] });
+    const completion = await openaiClient().chat.completions.create({
+      model: id,
+      messages: [{ role: "user", content: `hello ${marker}` }],
+    });
     expect(completion).toMatchObject({
       object: "chat.completion",
       model: id,
@@ -39,7 +42,10 @@ describe("chat completions (openai SDK)", () => {
     const id = await echoFlow();
     const marker = crypto.randomUUID().slice(0, 8);
     const stream = await openaiClient().chat.completions.create({
-      model: id, stream: true, stream_options: { include_usage: true }, messages: [{ role: "user", content: `one two three four ${marker}` }],
+      model: id,
+      stream: true,
+      stream_options: { include_usage: true },
+      messages: [{ role: "user", content: `one two three four ${marker}` }],
     });
     const chunks = [];
     for await (const chunk of stream) chunks.push(chunk);
@@ -58,13 +64,18 @@ describe("chat completions (openai SDK)", () => {
     expect(chunks.slice(0, -1).every((c) => c.usage === null)).toBe(true);
 
     const stored = await messagesOf(id);
-    expect(stored.map((m) => [m.role, m.chatType])).toEqual([["userMessage", "OPENAI"], ["apiMessage", "OPENAI"]]);
+    expect(stored.map((m) => [m.role, m.chatType])).toEqual([
+      ["userMessage", "OPENAI"],
+      ["apiMessage", "OPENAI"],
+    ]);
     expect(stored[1].content).toBe(`echo: one two three four ${marker}`);
   });
 
   it("ends the raw stream with data: [DONE]", async () => {
     const id = await echoFlow();
-    const res = await call("POST", "/openai/chat/completions", { body: { model: id, stream: true, messages: [{ role: "user", content: "a b" }] } });
+    const res = await call("POST", "/openai/chat/completions", {
+      body: { model: id, stream: true, messages: [{ role: "user", content: "a b" }] },
+    });
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toContain("text/event-stream");
     const events = await sseOf(res);
@@ -73,11 +84,24 @@ describe("chat completions (openai SDK)", () => {
   });
 
   it("passes earlier turns as history and the system message to a flow whose apiConfig lets it be overridden", async () => {
-    const apiConfig = JSON.stringify({ overrideConfig: { status: true, nodes: { "Conversation Chain": [{ name: "systemMessagePrompt", enabled: true }], ChatOpenAI: [{ name: "temperature", enabled: true }, { name: "maxTokens", enabled: true }] } } });
+    const apiConfig = JSON.stringify({
+      overrideConfig: {
+        status: true,
+        nodes: {
+          "Conversation Chain": [{ name: "systemMessagePrompt", enabled: true }],
+          ChatOpenAI: [
+            { name: "temperature", enabled: true },
+            { name: "maxTokens", enabled: true },
+          ],
+        },
+      },
+    });
     const id = await memoryFlow({ apiConfig });
     const marker = crypto.randomUUID().slice(0, 8);
     await openaiClient().chat.completions.create({
-      model: id, temperature: 0.25, max_tokens: 50,
+      model: id,
+      temperature: 0.25,
+      max_tokens: 50,
       messages: [
         { role: "system", content: `You are a pirate ${marker}` },
         { role: "user", content: "my name is Ada" },
@@ -98,7 +122,15 @@ describe("chat completions (openai SDK)", () => {
   it("ignores the system message and sampling fields where the flow does not allow overriding them", async () => {
     const id = await memoryFlow();
     const marker = crypto.randomUUID().slice(0, 8);
-    await openaiClient().chat.completions.create({ model: id, temperature: 0.25, max_tokens: 50, messages: [{ role: "system", content: "You are a pirate" }, { role: "user", content: marker }] });
+    await openaiClient().chat.completions.create({
+      model: id,
+      temperature: 0.25,
+      max_tokens: 50,
+      messages: [
+        { role: "system", content: "You are a pirate" },
+        { role: "user", content: marker },
+      ],
+    });
     const [sent] = await requestsWith(marker);
     expect(sent.body.temperature).toBe(0.9); // the flow's own
     expect(sent.body.max_tokens).toBeUndefined();
@@ -108,10 +140,20 @@ describe("chat completions (openai SDK)", () => {
   it("user is the sessionId and metadata.chatId the chat: a second turn continues the flow's memory", async () => {
     const id = await memoryFlow();
     const chatId = `chat-${crypto.randomUUID().slice(0, 8)}`;
-    const first = await openaiClient().chat.completions.create({ model: id, user: "ada", metadata: { chatId }, messages: [{ role: "user", content: "my name is Ada" }] });
+    const first = await openaiClient().chat.completions.create({
+      model: id,
+      user: "ada",
+      metadata: { chatId },
+      messages: [{ role: "user", content: "my name is Ada" }],
+    });
     expect((first as any).metadata).toMatchObject({ chatId, sessionId: "ada" });
     const marker = crypto.randomUUID().slice(0, 8);
-    await openaiClient().chat.completions.create({ model: id, user: "ada", metadata: { chatId }, messages: [{ role: "user", content: `name? ${marker}` }] });
+    await openaiClient().chat.completions.create({
+      model: id,
+      user: "ada",
+      metadata: { chatId },
+      messages: [{ role: "user", content: `name? ${marker}` }],
+    });
     const [sent] = await requestsWith(marker);
     expect(JSON.stringify(sent.body.messages)).toContain("my name is Ada");
     const stored = await messagesOf(id);
@@ -125,7 +167,10 @@ describe("chat completions (openai SDK)", () => {
     const completion = await openaiClient().chat.completions.create({ model: slug, messages: [{ role: "user", content: "hi" }] });
     expect(completion.choices[0].message.content).toBe("echo: hi");
     expect(completion.model).toBe(slug);
-    const trimmed = await openaiClient().chat.completions.create({ model: slug.replace(/-$/, ""), messages: [{ role: "user", content: "hi" }] });
+    const trimmed = await openaiClient().chat.completions.create({
+      model: slug.replace(/-$/, ""),
+      messages: [{ role: "user", content: "hi" }],
+    });
     expect(trimmed.choices[0].message.content).toBe("echo: hi");
     expect((await messagesOf(id)).length).toBe(4);
   });
@@ -136,9 +181,18 @@ describe("chat completions (openai SDK)", () => {
       for (const node of nodes.values()) if (node.data.category === "Chat Models") pointAtStandin(node, credential);
     });
     const id = (await json("POST", "/chatflows", { body: { name: "list", flowData } })).id;
-    const completion = await openaiClient().chat.completions.create({ model: id, response_format: { type: "json_object" }, messages: [{ role: "user", content: "[csv] three letters" }] });
+    const completion = await openaiClient().chat.completions.create({
+      model: id,
+      response_format: { type: "json_object" },
+      messages: [{ role: "user", content: "[csv] three letters" }],
+    });
     expect(JSON.parse(completion.choices[0].message.content!)).toEqual(["a", "b", "c"]);
-    const streamed = await openaiClient().chat.completions.create({ model: id, stream: true, response_format: { type: "json_object" }, messages: [{ role: "user", content: "[csv] again" }] });
+    const streamed = await openaiClient().chat.completions.create({
+      model: id,
+      stream: true,
+      response_format: { type: "json_object" },
+      messages: [{ role: "user", content: "[csv] again" }],
+    });
     let text = "";
     for await (const chunk of streamed) text += chunk.choices[0]?.delta?.content ?? "";
     expect(JSON.parse(text)).toEqual(["a", "b", "c"]);
@@ -148,7 +202,9 @@ describe("chat completions (openai SDK)", () => {
     const id = await echoFlow();
     const marker = crypto.randomUUID().slice(0, 8);
     // "[slow]": every token after the first comes 300 ms later.
-    const res = await call("POST", "/openai/chat/completions", { body: { model: id, stream: true, messages: [{ role: "user", content: `[slow] ${marker} a b c d e f` }] } });
+    const res = await call("POST", "/openai/chat/completions", {
+      body: { model: id, stream: true, messages: [{ role: "user", content: `[slow] ${marker} a b c d e f` }] },
+    });
     const reader = res.body!.getReader();
     const decoder = new TextDecoder();
     let seen = "";

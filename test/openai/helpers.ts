@@ -21,7 +21,10 @@ export const openaiClient = (apiKey: string = ADMIN_KEY) => new OpenAI({ apiKey,
 export const aiProvider = (apiKey: string = ADMIN_KEY) => createOpenAI({ apiKey, baseURL: OPENAI_BASE, fetch: workerFetch });
 
 /** A chatflow (llmChain, prompt "{product}" = the question) whose model is the stand-in; answers its id. */
-export async function echoFlow(extra: Record<string, unknown> = {}, options: { credential?: string; model?: string } = {}): Promise<string> {
+export async function echoFlow(
+  extra: Record<string, unknown> = {},
+  options: { credential?: string; model?: string } = {},
+): Promise<string> {
   const credential = options.credential ?? (await openAICredential("sk-openai-test"));
   return saveChain({ credential, model: options.model, extra: { name: `echo ${crypto.randomUUID().slice(0, 8)}`, ...extra } });
 }
@@ -41,8 +44,17 @@ export const messagesOf = (flowId: string) => json<any[]>("GET", `/chatmessage/$
 /** Server-sent events of a raw response: `data` lines (and `event` names) in order. */
 export async function sseOf(res: Response): Promise<Array<{ event?: string; data: string }>> {
   const text = await res.text();
-  return text.split("\n\n").filter((b) => b.trim() && !b.startsWith(":")).map((block) => {
-    const lines = block.split("\n");
-    return { event: lines.find((l) => l.startsWith("event: "))?.slice(7), data: lines.filter((l) => l.startsWith("data: ")).map((l) => l.slice(6)).join("\n") };
-  });
+  return text
+    .split("\n\n")
+    .filter((b) => b.trim() && !b.startsWith(":"))
+    .map((block) => {
+      const lines = block.split("\n");
+      return {
+        event: lines.find((l) => l.startsWith("event: "))?.slice(7),
+        data: lines
+          .filter((l) => l.startsWith("data: "))
+          .map((l) => l.slice(6))
+          .join("\n"),
+      };
+    });
 }

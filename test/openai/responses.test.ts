@@ -13,8 +13,20 @@ describe("POST /openai/responses (openai SDK)", () => {
     const client = openaiClient();
     const response = await client.responses.create({ model: id, input: "hello there", metadata: { mine: "kept" } });
     expect(response).toMatchObject({
-      object: "response", status: "completed", model: id, error: null, previous_response_id: null, store: true,
-      output: [{ type: "message", role: "assistant", status: "completed", content: [{ type: "output_text", text: "echo: hello there", annotations: [] }] }],
+      object: "response",
+      status: "completed",
+      model: id,
+      error: null,
+      previous_response_id: null,
+      store: true,
+      output: [
+        {
+          type: "message",
+          role: "assistant",
+          status: "completed",
+          content: [{ type: "output_text", text: "echo: hello there", annotations: [] }],
+        },
+      ],
       usage: { input_tokens: 1, output_tokens: 1, total_tokens: 2 },
       metadata: { mine: "kept", chatId: expect.any(String), sessionId: expect.any(String), chatMessageId: expect.any(String) },
     });
@@ -25,7 +37,8 @@ describe("POST /openai/responses (openai SDK)", () => {
     expect(again).toMatchObject({ id: response.id, status: "completed", output: response.output, metadata: response.metadata });
     const stored = await messagesOf(id);
     expect(stored.map((m) => [m.content, m.chatType, m.chatId])).toEqual([
-      ["hello there", "OPENAI", response.metadata!.chatId], ["echo: hello there", "OPENAI", response.metadata!.chatId],
+      ["hello there", "OPENAI", response.metadata!.chatId],
+      ["echo: hello there", "OPENAI", response.metadata!.chatId],
     ]);
   });
 
@@ -34,7 +47,11 @@ describe("POST /openai/responses (openai SDK)", () => {
     const client = openaiClient();
     const first = await client.responses.create({ model: id, input: "my name is Ada", instructions: "be brief" });
     const marker = crypto.randomUUID().slice(0, 8);
-    const second = await client.responses.create({ model: id, input: [{ role: "user", content: `what is my name? ${marker}` }], previous_response_id: first.id });
+    const second = await client.responses.create({
+      model: id,
+      input: [{ role: "user", content: `what is my name? ${marker}` }],
+      previous_response_id: first.id,
+    });
     expect(second.previous_response_id).toBe(first.id);
     expect(second.metadata!.chatId).toBe(first.metadata!.chatId);
     const [sent] = await requestsWith(marker);
@@ -72,9 +89,15 @@ describe("POST /openai/responses (openai SDK)", () => {
     const deltas = events.filter((e) => e.type === "response.output_text.delta");
     expect(deltas.length).toBeGreaterThanOrEqual(4);
     expect(types).toEqual([
-      "response.created", "response.in_progress", "response.output_item.added", "response.content_part.added",
+      "response.created",
+      "response.in_progress",
+      "response.output_item.added",
+      "response.content_part.added",
       ...deltas.map(() => "response.output_text.delta"),
-      "response.output_text.done", "response.content_part.done", "response.output_item.done", "response.completed",
+      "response.output_text.done",
+      "response.content_part.done",
+      "response.output_item.done",
+      "response.completed",
     ]);
     expect(events.map((e) => e.sequence_number)).toEqual(events.map((_, i) => i));
     expect(deltas.map((d) => d.delta).join("")).toBe("echo: one two three four");

@@ -40,18 +40,22 @@ describe("startLateStream", () => {
 
   it("opens after its wait with no token yet; a later failure is written as the error frames", async () => {
     let opened = 0;
-    const stream = startLateStream({
-      preamble: (out) => {
-        opened = Date.now();
-        out.write("data: start\n\n");
+    const stream = startLateStream(
+      {
+        preamble: (out) => {
+          opened = Date.now();
+          out.write("data: start\n\n");
+        },
+        async run() {
+          await sleep(150);
+          throw new ApiError(504, "too slow");
+        },
+        failed: (err, out) => out.write(`data: error ${(err as ApiError).status}\n\n`),
+        onGone: () => undefined,
       },
-      async run() {
-        await sleep(150);
-        throw new ApiError(504, "too slow");
-      },
-      failed: (err, out) => out.write(`data: error ${(err as ApiError).status}\n\n`),
-      onGone: () => undefined,
-    }, 30, 40);
+      30,
+      40,
+    );
     const started = Date.now();
     const readable = await stream.readable;
     expect(Date.now() - started).toBeLessThan(140); // before the run ended

@@ -28,7 +28,12 @@ async function step(name, fn) {
     console.log(`  ✓ ${name} (${Date.now() - t0} ms)`);
   } catch (err) {
     results.push(false);
-    console.log(`  ✗ ${name}\n    ${String((err?.message ?? err) + (err?.cause ? ` (${err.cause.message ?? err.cause})` : "")).split("\n").slice(0, 30).join("\n    ")}`);
+    console.log(
+      `  ✗ ${name}\n    ${String((err?.message ?? err) + (err?.cause ? ` (${err.cause.message ?? err.cause})` : ""))
+        .split("\n")
+        .slice(0, 30)
+        .join("\n    ")}`,
+    );
   }
 }
 
@@ -36,7 +41,10 @@ async function step(name, fn) {
 function run(command, args, { cwd = root, env = toolEnv } = {}) {
   const r = spawnSync(command, args, { cwd, env, encoding: "utf8", maxBuffer: 64 << 20, stdio: ["ignore", "pipe", "pipe"] });
   const output = `${r.stdout ?? ""}${r.stderr ?? ""}`;
-  if (r.error || r.status !== 0) throw new Error(`${command} ${args.join(" ")} failed (exit ${r.status ?? r.error?.message}):\n${output.trim().split("\n").slice(-30).join("\n")}`);
+  if (r.error || r.status !== 0)
+    throw new Error(
+      `${command} ${args.join(" ")} failed (exit ${r.status ?? r.error?.message}):\n${output.trim().split("\n").slice(-30).join("\n")}`,
+    );
   return output;
 }
 
@@ -74,7 +82,21 @@ try {
     rmSync(generated, { recursive: true, force: true });
     mkdirSync(generated, { recursive: true });
     // From the temporary directory, so npm exec resolves the pinned packages, not this project's.
-    run("npm", ["exec", "--yes", `--package=${OPENAPI_TYPESCRIPT}`, `--package=${TYPESCRIPT_FOR_GENERATOR}`, "--", "openapi-typescript", docFile, "-o", join(generated, "schema.d.ts")], { cwd: work });
+    run(
+      "npm",
+      [
+        "exec",
+        "--yes",
+        `--package=${OPENAPI_TYPESCRIPT}`,
+        `--package=${TYPESCRIPT_FOR_GENERATOR}`,
+        "--",
+        "openapi-typescript",
+        docFile,
+        "-o",
+        join(generated, "schema.d.ts"),
+      ],
+      { cwd: work },
+    );
   });
 
   await step("client.ts type-checks against the generated types (tsc)", async () => {

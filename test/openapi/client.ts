@@ -38,7 +38,10 @@ export async function runClientChecks(baseUrl: string, token: string, step: Step
     const updated = await api.PUT("/chatflows/{id}", { params: { path: { id: chatflowId } }, body: { name: "typed client, renamed" } });
     assert(updated.data?.name === "typed client, renamed", `update: ${JSON.stringify(updated.data ?? updated.error)}`);
     const missing = await api.GET("/chatflows/{id}", { params: { path: { id: "0b6f2c1e-3a4d-4e5f-8a9b-0c1d2e3f4a5b" } } });
-    assert(missing.response.status === 404 && missing.error?.statusCode === 404 && missing.error.success === false, `404: ${JSON.stringify(missing.error)}`);
+    assert(
+      missing.response.status === 404 && missing.error?.statusCode === 404 && missing.error.success === false,
+      `404: ${JSON.stringify(missing.error)}`,
+    );
   });
 
   await step("GET /feedback/{id} (the renamed segment: a chatflow id) answers the chatflow's feedback", async () => {
@@ -51,13 +54,19 @@ export async function runClientChecks(baseUrl: string, token: string, step: Step
     assert(store.data, `store: ${JSON.stringify(store.error)}`);
     const upsert = await api.POST("/document-store/upsert/{id}", {
       params: { path: { id: store.data.id } },
-      body: { loader: { name: "plainText", config: { text: "One paragraph.\n\nAnother paragraph." } }, splitter: { name: "characterTextSplitter", config: { chunkSize: 20, chunkOverlap: 0, separator: "\n\n" } } },
+      body: {
+        loader: { name: "plainText", config: { text: "One paragraph.\n\nAnother paragraph." } },
+        splitter: { name: "characterTextSplitter", config: { chunkSize: 20, chunkOverlap: 0, separator: "\n\n" } },
+      },
     });
     assert(upsert.response.status === 200, `upsert: ${upsert.response.status} ${JSON.stringify(upsert.error)}`);
     const page = await api.GET("/document-store/chunks/{storeId}/{loaderId}/{pageNoOrChunkId}", {
       params: { path: { storeId: store.data.id, loaderId: "all", pageNoOrChunkId: "1" } },
     });
-    assert(page.data?.count === 2 && page.data.chunks.map((c) => c.pageContent).join("|") === "One paragraph.|Another paragraph.", `page: ${JSON.stringify(page.data ?? page.error)}`);
+    assert(
+      page.data?.count === 2 && page.data.chunks.map((c) => c.pageContent).join("|") === "One paragraph.|Another paragraph.",
+      `page: ${JSON.stringify(page.data ?? page.error)}`,
+    );
     await api.DELETE("/document-store/store/{id}", { params: { path: { id: store.data.id } } });
   });
 

@@ -4,7 +4,7 @@ import { NamespaceCache, type LoadedNamespace, allocateNamespace, topK, unitQuer
 /** A namespace of n random int8 rows of `dims` (a seeded generator: the same rows every run). */
 function namespace(n: number, dims: number, seed = 7): LoadedNamespace {
   let x = seed;
-  const rand = () => ((x = (Math.imul(x, 1103515245) + 12345) >>> 0) / 4294967296);
+  const rand = () => (x = (Math.imul(x, 1103515245) + 12345) >>> 0) / 4294967296;
   const ns = allocateNamespace("s", dims, n);
   for (let v = 0; v < n; v++) {
     ns.ids.push(`v${v}`);
@@ -26,7 +26,13 @@ function reference(ns: LoadedNamespace, q: Float64Array, k: number) {
 
 describe("local vector index: top k", () => {
   it("ranks as the straightforward scan does, for sizes that are not multiples of 16 dimensions or a block of rows", async () => {
-    for (const [n, dims, k] of [[3000, 256, 4], [777, 7, 10], [3, 5, 10], [2100, 1, 1], [300, 4096, 3]] as const) {
+    for (const [n, dims, k] of [
+      [3000, 256, 4],
+      [777, 7, 10],
+      [3, 5, 10],
+      [2100, 1, 1],
+      [300, 4096, 3],
+    ] as const) {
       const ns = namespace(n, dims);
       const q = unitQuery(Array.from({ length: dims }, (_, i) => Math.sin(i + 1)));
       const got = await topK(ns, q, k);
@@ -60,7 +66,9 @@ describe("local vector index: top k", () => {
 
 describe("local vector index: namespace cache", () => {
   it("keeps namespaces within its byte budget, least recently used out first, and drops only the data it was given", () => {
-    const a = namespace(10, 100), b = namespace(10, 100), c = namespace(10, 100);
+    const a = namespace(10, 100),
+      b = namespace(10, 100),
+      c = namespace(10, 100);
     const cache = new NamespaceCache(2 * (65_536 + 80 + 480)); // two of these (one memory page each)
     cache.set("a", a);
     cache.set("b", b);

@@ -20,36 +20,56 @@ describe("local hash embeddings", () => {
     expect(hashEmbed("", 16).every((x) => x === 0)).toBe(true);
   });
   it("quantised vectors keep their cosine within a percent", () => {
-    const a = hashEmbed("solar panels on the roof"), b = hashEmbed("roof with solar panels");
-    const qa = quantize(a), qb = quantize(b);
+    const a = hashEmbed("solar panels on the roof"),
+      b = hashEmbed("roof with solar panels");
+    const qa = quantize(a),
+      qb = quantize(b);
     const approx = qa.codes.reduce((s, x, i) => s + x * qa.scale * qb.codes[i] * qb.scale, 0);
     expect(Math.abs(approx - cos(a, b))).toBeLessThan(0.01);
   });
   it("registry: names, defaults by binding, 400 for unknown names listing the supported ones", async () => {
-    expect(supportedEmbeddings()).toEqual(expect.arrayContaining(["cloudflareWorkersAIEmbeddings", "openAIEmbeddings", "localHashEmbeddings"]));
+    expect(supportedEmbeddings()).toEqual(
+      expect.arrayContaining(["cloudflareWorkersAIEmbeddings", "openAIEmbeddings", "localHashEmbeddings"]),
+    );
     expect(defaultEmbeddingsName({} as never)).toBe("localHashEmbeddings");
     expect(defaultEmbeddingsName({ AI: { run() {} } } as never)).toBe("cloudflareWorkersAIEmbeddings");
     expect(defaultVectorStoreName({} as never)).toBe("localVectorStore");
     expect(supportedVectorStores()).toEqual(expect.arrayContaining(["vectorize", "localVectorStore", "faiss", "memoryVectorStore"]));
-    await expect(buildEmbeddings("cohereEmbeddings", {}, { env: {} as never, getCredential: async () => ({}) })).rejects.toMatchObject({ status: 400, message: expect.stringContaining("Supported: ") });
-    await expect(buildEmbeddings("cloudflareWorkersAIEmbeddings", {}, { env: {} as never, getCredential: async () => ({}) })).rejects.toMatchObject({ status: 400, message: expect.stringContaining("Workers AI binding AI is not configured") });
+    await expect(buildEmbeddings("cohereEmbeddings", {}, { env: {} as never, getCredential: async () => ({}) })).rejects.toMatchObject({
+      status: 400,
+      message: expect.stringContaining("Supported: "),
+    });
+    await expect(
+      buildEmbeddings("cloudflareWorkersAIEmbeddings", {}, { env: {} as never, getCredential: async () => ({}) }),
+    ).rejects.toMatchObject({ status: 400, message: expect.stringContaining("Workers AI binding AI is not configured") });
   });
 });
 
 describe("splitters", () => {
   const text = "# Title\n\nFirst paragraph has several words in it.\n\nSecond paragraph, also words.\n\n## Part\n\nThird one here.";
   it("lists Flowise names", () => {
-    expect(supportedSplitters()).toEqual(["characterTextSplitter", "markdownTextSplitter", "recursiveCharacterTextSplitter", "tokenTextSplitter"]);
+    expect(supportedSplitters()).toEqual([
+      "characterTextSplitter",
+      "markdownTextSplitter",
+      "recursiveCharacterTextSplitter",
+      "tokenTextSplitter",
+    ]);
   });
   it("recursiveCharacterTextSplitter honours chunkSize, chunkOverlap and separators", async () => {
     const parts = await buildSplitter("recursiveCharacterTextSplitter", { chunkSize: "40", chunkOverlap: "0" }).splitText(text);
     expect(parts.every((p) => p.length <= 40)).toBe(true);
     expect(parts.length).toBeGreaterThan(2);
-    const bySep = await buildSplitter("recursiveCharacterTextSplitter", { chunkSize: 80, chunkOverlap: 0, separators: '["## ", " "]' }).splitText(text);
+    const bySep = await buildSplitter("recursiveCharacterTextSplitter", {
+      chunkSize: 80,
+      chunkOverlap: 0,
+      separators: '["## ", " "]',
+    }).splitText(text);
     expect(bySep.some((p) => /^(## )?Part/.test(p))).toBe(true);
   });
   it("characterTextSplitter splits on its separator (escapes honoured)", async () => {
-    const parts = await buildSplitter("characterTextSplitter", { chunkSize: 4, chunkOverlap: 0, separator: "\\n\\n" }).splitText("aaa\n\nbbb\n\nccc");
+    const parts = await buildSplitter("characterTextSplitter", { chunkSize: 4, chunkOverlap: 0, separator: "\\n\\n" }).splitText(
+      "aaa\n\nbbb\n\nccc",
+    );
     expect(parts).toEqual(["aaa", "bbb", "ccc"]);
   });
   it("markdownTextSplitter splits at headings first", async () => {
@@ -57,10 +77,14 @@ describe("splitters", () => {
     expect(parts.some((p) => p.startsWith("## Part"))).toBe(true);
   });
   it("tokenTextSplitter counts tokens with local ranks (no network) and overlaps", async () => {
-    const parts = await buildSplitter("tokenTextSplitter", { chunkSize: 5, chunkOverlap: 1 }).splitText("one two three four five six seven eight nine ten");
+    const parts = await buildSplitter("tokenTextSplitter", { chunkSize: 5, chunkOverlap: 1 }).splitText(
+      "one two three four five six seven eight nine ten",
+    );
     expect(parts[0]).toBe("one two three four five");
     expect(parts[1].startsWith(" five")).toBe(true);
-    const cl = await buildSplitter("tokenTextSplitter", { chunkSize: 3, chunkOverlap: 0, encodingName: "cl100k_base" }).splitText("hello world again and again");
+    const cl = await buildSplitter("tokenTextSplitter", { chunkSize: 3, chunkOverlap: 0, encodingName: "cl100k_base" }).splitText(
+      "hello world again and again",
+    );
     expect(cl.length).toBeGreaterThan(1);
     expect(() => buildSplitter("tokenTextSplitter", { encodingName: "p50k_edit" })).toThrow(/Supported: gpt2, cl100k_base/);
   }, 30_000); // decoding the rank tables takes seconds on a loaded 2-core machine

@@ -49,7 +49,8 @@ export class VectorizeStandin extends WorkerEntrypoint {
   }
   async query(vector, options) {
     vectorizeCalls.push({ op: "query", topK: options?.topK, namespace: options?.namespace });
-    if ((options?.topK ?? 5) > 20 && options?.returnMetadata && options.returnMetadata !== "none") throw new Error("topK over 20 with metadata");
+    if ((options?.topK ?? 5) > 20 && options?.returnMetadata && options.returnMetadata !== "none")
+      throw new Error("topK over 20 with metadata");
     const scored = [...vectors.values()]
       .filter((v) => options?.namespace === undefined || v.namespace === options.namespace)
       .map((v) => ({ id: v.id, score: v.values.reduce((a, x, i) => a + x * vector[i], 0) }))

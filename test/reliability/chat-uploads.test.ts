@@ -27,7 +27,13 @@ describe("DELETE /chatmessage/{id} and vector-upsert files", () => {
     expect((await call("POST", `/vector/upsert/${id}`, { raw: form })).status).toBe(200);
 
     for (const chatId of ["c1", "c2"]) {
-      await json("POST", `/prediction/${id}`, { body: { question: "where is the bakery?", chatId, uploads: [{ type: "file", name: `${chatId}.txt`, mime: "text/plain", data: note(chatId) }] } });
+      await json("POST", `/prediction/${id}`, {
+        body: {
+          question: "where is the bakery?",
+          chatId,
+          uploads: [{ type: "file", name: `${chatId}.txt`, mime: "text/plain", data: note(chatId) }],
+        },
+      });
     }
     expect(await keysUnder(`${id}/`)).toEqual([`${id}/c1/c1.txt`, `${id}/c2/c2.txt`, `${id}/town.txt`]);
 
@@ -44,7 +50,9 @@ describe("DELETE /chatmessage/{id} and vector-upsert files", () => {
     form.append("files", new File([TOWN_TEXT], "town.txt", { type: "text/plain" }));
     await call("POST", `/vector/upsert/${id}`, { raw: form });
     const ask = (chatId: string, name: string, text: string) =>
-      json("POST", `/prediction/${id}`, { body: { question: "where is the library?", chatId, uploads: [{ type: "file", name, mime: "text/plain", data: note(text) }] } });
+      json("POST", `/prediction/${id}`, {
+        body: { question: "where is the library?", chatId, uploads: [{ type: "file", name, mime: "text/plain", data: note(text) }] },
+      });
     await ask("c1", "same.txt", "first");
     await ask("c1", "same.txt", "second"); // the same key, named by two messages of c1
     await ask("c2", "other.txt", "other");

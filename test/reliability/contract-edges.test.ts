@@ -50,6 +50,9 @@ describe("anonymous PUT /feedback/{id}", () => {
       { role: "apiMessage", chatId: "c", createdDate: "2026-01-10T09:00:01.000Z" },
     ]);
     const created = await json("POST", "/feedback", { token: null, body: { messageId: answer.id, rating: "THUMBS_UP" } });
-    expect(await json("PUT", `/feedback/${created.id}`, { token: null, body: { content: "thanks" } })).toMatchObject({ id: created.id, content: "thanks" });
+    expect(await json("PUT", `/feedback/${created.id}`, { token: null, body: { content: "thanks" } })).toMatchObject({
+      id: created.id,
+      content: "thanks",
+    });
   });
 });

@@ -8,7 +8,8 @@ import { call, json } from "../helpers";
 import { LOCAL, loadersOf, newStore, upsert } from "../routes/document-store-helpers";
 
 const SPLIT_PARAGRAPHS = { name: "characterTextSplitter", config: { chunkSize: 60, chunkOverlap: 0, separator: "\n\n" } };
-const paragraphs = (n: number, topic: string) => Array.from({ length: n }, (_, i) => `Paragraph ${i + 1} is about ${topic} number ${i + 1}.`).join("\n\n");
+const paragraphs = (n: number, topic: string) =>
+  Array.from({ length: n }, (_, i) => `Paragraph ${i + 1} is about ${topic} number ${i + 1}.`).join("\n\n");
 const plain = (text: string) => ({ ...LOCAL, loader: { name: "plainText", config: { text } }, splitter: SPLIT_PARAGRAPHS });
 
 /**
@@ -18,12 +19,23 @@ const plain = (text: string) => ({ ...LOCAL, loader: { name: "plainText", config
 async function expectConsistent(storeId: string) {
   const store = await json("GET", `/document-store/store/${storeId}`);
   const loaders = loadersOf(store);
-  const rows = (await env.DB.prepare("SELECT docId, pageContent FROM document_store_file_chunk WHERE storeId = ?").bind(storeId).all<{ docId: string; pageContent: string }>()).results;
+  const rows = (
+    await env.DB.prepare("SELECT docId, pageContent FROM document_store_file_chunk WHERE storeId = ?")
+      .bind(storeId)
+      .all<{ docId: string; pageContent: string }>()
+  ).results;
   const ids = new Set(loaders.map((l: any) => l.id));
-  expect(rows.filter((r) => !ids.has(r.docId)), "chunks no loader owns").toEqual([]);
+  expect(
+    rows.filter((r) => !ids.has(r.docId)),
+    "chunks no loader owns",
+  ).toEqual([]);
   for (const l of loaders) {
     const own = rows.filter((r) => r.docId === l.id);
-    expect({ id: l.id, totalChunks: l.totalChunks, totalChars: l.totalChars }).toEqual({ id: l.id, totalChunks: own.length, totalChars: own.reduce((n, r) => n + r.pageContent.length, 0) });
+    expect({ id: l.id, totalChunks: l.totalChunks, totalChars: l.totalChars }).toEqual({
+      id: l.id,
+      totalChunks: own.length,
+      totalChars: own.reduce((n, r) => n + r.pageContent.length, 0),
+    });
   }
   expect(store.totalChunks).toBe(rows.length);
   expect(store.totalChars).toBe(rows.reduce((n, r) => n + r.pageContent.length, 0));
@@ -64,7 +76,11 @@ describe("chunk edits and deletes under concurrency", () => {
     const { chunks } = await json("GET", `/document-store/chunks/${store.id}/${up.docId}/1`);
     const answers = await Promise.all([
       ...chunks.slice(0, 5).map((c: any) => call("DELETE", `/document-store/chunks/${store.id}/${up.docId}/${c.id}`)),
-      ...chunks.slice(5, 10).map((c: any, i: number) => call("PUT", `/document-store/chunks/${store.id}/${up.docId}/${c.id}`, { body: { pageContent: "x".repeat(i * 7 + 1) } })),
+      ...chunks
+        .slice(5, 10)
+        .map((c: any, i: number) =>
+          call("PUT", `/document-store/chunks/${store.id}/${up.docId}/${c.id}`, { body: { pageContent: "x".repeat(i * 7 + 1) } }),
+        ),
     ]);
     expect(answers.map((r) => r.status)).toEqual(Array(10).fill(200));
     const { loaders, rows } = await expectConsistent(store.id);
@@ -79,7 +95,11 @@ describe("chunk edits and deletes under concurrency", () => {
     const [answers, upserts] = await Promise.all([
       Promise.all([
         ...chunks.slice(0, 4).map((c: any) => call("DELETE", `/document-store/chunks/${store.id}/${first.docId}/${c.id}`)),
-        ...chunks.slice(4, 8).map((c: any) => call("PUT", `/document-store/chunks/${store.id}/${first.docId}/${c.id}`, { body: { pageContent: `Edited ${c.chunkNo}` } })),
+        ...chunks
+          .slice(4, 8)
+          .map((c: any) =>
+            call("PUT", `/document-store/chunks/${store.id}/${first.docId}/${c.id}`, { body: { pageContent: `Edited ${c.chunkNo}` } }),
+          ),
       ]),
       Promise.all(Array.from({ length: 6 }, (_, i) => upsert(store.id, plain(paragraphs(2, `fig${i}`))))),
     ]);
@@ -96,9 +116,17 @@ describe("chunk edits and deletes under concurrency", () => {
     const [answers, replaced] = await Promise.all([
       Promise.all([
         ...chunks.slice(0, 5).map((c: any) => call("DELETE", `/document-store/chunks/${store.id}/${first.docId}/${c.id}`)),
-        ...chunks.slice(5, 10).map((c: any) => call("PUT", `/document-store/chunks/${store.id}/${first.docId}/${c.id}`, { body: { pageContent: "Edited while replaced" } })),
+        ...chunks
+          .slice(5, 10)
+          .map((c: any) =>
+            call("PUT", `/document-store/chunks/${store.id}/${first.docId}/${c.id}`, { body: { pageContent: "Edited while replaced" } }),
+          ),
       ]),
-      upsert(store.id, { docId: first.docId, replaceExisting: true, loader: { name: "plainText", config: { text: paragraphs(3, "kiwis") } } }),
+      upsert(store.id, {
+        docId: first.docId,
+        replaceExisting: true,
+        loader: { name: "plainText", config: { text: paragraphs(3, "kiwis") } },
+      }),
     ]);
     expect(replaced.docId).toBe(first.docId);
     expect(answers.every((r) => r.status === 200 || r.status === 404)).toBe(true);
@@ -114,7 +142,9 @@ describe("chunk edits and deletes under concurrency", () => {
     const first = await upsert(store.id, plain(paragraphs(4, "gone")));
     const [deleted, replaced] = await Promise.all([
       call("DELETE", `/document-store/loader/${store.id}/${first.docId}`),
-      call("POST", `/document-store/upsert/${store.id}`, { body: { docId: first.docId, replaceExisting: true, loader: { name: "plainText", config: { text: paragraphs(3, "back") } } } }),
+      call("POST", `/document-store/upsert/${store.id}`, {
+        body: { docId: first.docId, replaceExisting: true, loader: { name: "plainText", config: { text: paragraphs(3, "back") } } },
+      }),
     ]);
     expect(deleted.status).toBe(200);
     expect([200, 404]).toContain(replaced.status);

@@ -24,7 +24,9 @@ const TEXT = "The harbour opens at dawn for the fishing boats.\n\nThe market by 
 
 /** openAIEmbeddings at an outside URL whose answers the test controls through a fetch spy. */
 async function remoteEmbedding() {
-  const cred = await json("POST", "/credentials", { body: { name: "oa", credentialName: "openAIApi", plainDataObj: { openAIApiKey: "sk-test" } } });
+  const cred = await json("POST", "/credentials", {
+    body: { name: "oa", credentialName: "openAIApi", plainDataObj: { openAIApiKey: "sk-test" } },
+  });
   return { name: "openAIEmbeddings", config: { credential: cred.id, basepath: "https://embed.example.com/v1" } };
 }
 /** The embeddings endpoint answers (a tiny vector per text), or never does. */
@@ -45,7 +47,15 @@ describe("a sync upsert whose worker dies while indexing", () => {
     const embedding = await remoteEmbedding();
     const endpoint = embeddingsEndpoint("hang");
     const client = new AbortController();
-    const dying = call("POST", `/document-store/upsert/${store.id}`, { signal: client.signal, body: { embedding, vectorStore: LOCAL.vectorStore, splitter: SPLIT_PARAGRAPHS, loader: { name: "plainText", config: { text: TEXT } } } }).catch(() => "cut off");
+    const dying = call("POST", `/document-store/upsert/${store.id}`, {
+      signal: client.signal,
+      body: {
+        embedding,
+        vectorStore: LOCAL.vectorStore,
+        splitter: SPLIT_PARAGRAPHS,
+        loader: { name: "plainText", config: { text: TEXT } },
+      },
+    }).catch(() => "cut off");
     await until("the embedding call", async () => (endpoint.calls() ? true : undefined));
     client.abort(); // the request is cancelled: its worker does nothing more, as if it had crashed
     expect(await dying).toBe("cut off");
@@ -58,7 +68,11 @@ describe("a sync upsert whose worker dies while indexing", () => {
     advanceClock(HOUR);
     const stale = await json("GET", `/document-store/store/${store.id}`);
     expect(stale.status).toBe("STALE");
-    expect(loadersOf(stale)[0]).toMatchObject({ id: loader.id, status: "STALE", error: expect.stringMatching(/stopped before it finished/) });
+    expect(loadersOf(stale)[0]).toMatchObject({
+      id: loader.id,
+      status: "STALE",
+      error: expect.stringMatching(/stopped before it finished/),
+    });
     expect((await json("GET", "/document-store/store")).find((s: any) => s.id === store.id).status).toBe("STALE");
 
     vi.mocked(globalThis.fetch).mockRestore();
@@ -69,7 +83,9 @@ describe("a sync upsert whose worker dies while indexing", () => {
     expect(after.status).toBe("UPSERTED");
     expect(loadersOf(after)[0]).toMatchObject({ id: loader.id, status: "SYNC", totalChunks: 2 });
     expect(loadersOf(after)[0].error).toBeUndefined();
-    expect((await upsert(store.id, { loader: { name: "plainText", config: { text: "One more line about the harbour." } } })).numAdded).toBe(1);
+    expect((await upsert(store.id, { loader: { name: "plainText", config: { text: "One more line about the harbour." } } })).numAdded).toBe(
+      1,
+    );
   }, 30_000);
 
   it("a new upsert works on a store with a dead loader, which stays STALE until refreshed", async () => {
@@ -77,7 +93,10 @@ describe("a sync upsert whose worker dies while indexing", () => {
     const embedding = await remoteEmbedding();
     const endpoint = embeddingsEndpoint("hang");
     const client = new AbortController();
-    const dying = call("POST", `/document-store/upsert/${store.id}`, { signal: client.signal, body: { embedding, vectorStore: LOCAL.vectorStore, loader: { name: "plainText", config: { text: TEXT } } } }).catch(() => "cut off");
+    const dying = call("POST", `/document-store/upsert/${store.id}`, {
+      signal: client.signal,
+      body: { embedding, vectorStore: LOCAL.vectorStore, loader: { name: "plainText", config: { text: TEXT } } },
+    }).catch(() => "cut off");
     await until("the embedding call", async () => (endpoint.calls() ? true : undefined));
     client.abort();
     await dying;
@@ -86,7 +105,10 @@ describe("a sync upsert whose worker dies while indexing", () => {
     embeddingsEndpoint("answer");
     const added = await upsert(store.id, { loader: { name: "plainText", config: { text: "A second loader." } } });
     const s = await json("GET", `/document-store/store/${store.id}`);
-    expect(loadersOf(s).map((l: any) => [l.id === added.docId, l.status])).toEqual([[false, "STALE"], [true, "SYNC"]]);
+    expect(loadersOf(s).map((l: any) => [l.id === added.docId, l.status])).toEqual([
+      [false, "STALE"],
+      [true, "SYNC"],
+    ]);
     expect(s.status).toBe("STALE");
   }, 30_000);
 });
@@ -95,7 +117,9 @@ describe("an async upsert whose queue message is lost", () => {
   it("reads UPSERTING (loader SYNCING) while the lease lives, STALE with an error after; refresh and async refresh work", async () => {
     const store = await newStore();
     const send = vi.spyOn(env.UPSERT_QUEUE as Queue, "send").mockResolvedValue(undefined as never); // the server stops before the consumer runs
-    const res = await call("POST", `/document-store/upsert/${store.id}`, { body: { ...LOCAL, async: true, splitter: SPLIT_PARAGRAPHS, loader: { name: "plainText", config: { text: TEXT } } } });
+    const res = await call("POST", `/document-store/upsert/${store.id}`, {
+      body: { ...LOCAL, async: true, splitter: SPLIT_PARAGRAPHS, loader: { name: "plainText", config: { text: TEXT } } },
+    });
     expect(res.status).toBe(202);
     const accepted = await res.json<any>();
     expect(send).toHaveBeenCalledTimes(1);

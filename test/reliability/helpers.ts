@@ -6,7 +6,9 @@ import { json } from "../helpers";
 
 /** The llm-chain template with its prompt reduced to the question: the stand-in answers "echo: <question>". */
 export async function saveEchoFlow(extra: Record<string, unknown> = {}): Promise<string> {
-  const cred = (await json("POST", "/credentials", { body: { name: "openai", credentialName: "openAIApi", plainDataObj: { openAIApiKey: "sk-test" } } })).id;
+  const cred = (
+    await json("POST", "/credentials", { body: { name: "openai", credentialName: "openAIApi", plainDataObj: { openAIApiKey: "sk-test" } } })
+  ).id;
   const flowData = flowDataOf(llmChain as unknown as Fixture, (nodes) => {
     for (const node of nodes.values()) if (node.data.category === "Chat Models") pointAtStandin(node, cred);
     nodes.get("promptTemplate_0")!.data.inputs = { ...nodes.get("promptTemplate_0")!.data.inputs, template: "{product}" };

@@ -10,7 +10,8 @@ import { call, expectError, json, uuid } from "../helpers";
 import { saveEchoFlow, until } from "./helpers";
 
 const messagesOf = (flowId: string, query = "") => json<any[]>("GET", `/chatmessage/${flowId}${query}`);
-const rowsFor = async (flowId: string) => (await env.DB.prepare("SELECT role, content FROM chat_message WHERE chatflowid = ?").bind(flowId).all()).results;
+const rowsFor = async (flowId: string) =>
+  (await env.DB.prepare("SELECT role, content FROM chat_message WHERE chatflowid = ?").bind(flowId).all()).results;
 const note = (text: string) => `data:text/plain;base64,${btoa(text)}`;
 
 describe("a chatflow deleted mid-run", () => {
@@ -19,7 +20,13 @@ describe("a chatflow deleted mid-run", () => {
     const flow = await json("GET", `/chatflows/${id}`);
     const m = marker();
     // [slow]: the stand-in waits 1 s before answering, time enough to delete the chatflow.
-    const pending = call("POST", `/prediction/${id}`, { body: { question: `[slow] ${m}`, chatId: `c-${m}`, uploads: [{ type: "file", name: "note.txt", mime: "text/plain", data: note("hello") }] } });
+    const pending = call("POST", `/prediction/${id}`, {
+      body: {
+        question: `[slow] ${m}`,
+        chatId: `c-${m}`,
+        uploads: [{ type: "file", name: "note.txt", mime: "text/plain", data: note("hello") }],
+      },
+    });
     await until("the model call", async () => ((await requestsWith(m)).length ? true : undefined));
     expect(await json("DELETE", `/chatflows/${id}`)).toEqual({ deleted: 1 });
 

@@ -12,7 +12,9 @@ afterEach(() => {
 });
 
 async function saveAgentFlow(options: AgentFlowOptions = {}): Promise<string> {
-  const cred = (await json("POST", "/credentials", { body: { name: "openai", credentialName: "openAIApi", plainDataObj: { openAIApiKey: "sk-test" } } })).id;
+  const cred = (
+    await json("POST", "/credentials", { body: { name: "openai", credentialName: "openAIApi", plainDataObj: { openAIApiKey: "sk-test" } } })
+  ).id;
   return (await json("POST", "/chatflows", { body: { name: "agent", flowData: toolAgentFlow({ credential: cred, ...options }) } })).id;
 }
 
@@ -62,7 +64,13 @@ describe("the Tool Agent fixture through POST /prediction/{id}", () => {
       { tool: "calculator", toolInput: { input: "6*7" }, toolOutput: "42" },
       { tool: "city_info", toolInput: { city: "Porto" }, toolOutput: "Porto is lovely in spring" },
     ];
-    expect(answer).toMatchObject({ text: "tools said: 42 | Porto is lovely in spring", question, memoryType: "Buffer Memory", usedTools, isStreamValid: true });
+    expect(answer).toMatchObject({
+      text: "tools said: 42 | Porto is lovely in spring",
+      question,
+      memoryType: "Buffer Memory",
+      usedTools,
+      isStreamValid: true,
+    });
 
     const stored = await messagesOf(id);
     expect(stored.map((m) => m.role)).toEqual(["userMessage", "apiMessage"]);
@@ -104,7 +112,12 @@ describe("the Tool Agent fixture through POST /prediction/{id}", () => {
     expect(answer.usedTools).toHaveLength(2);
     const res = await call("POST", `/prediction/${id}`, { body: { question: "[tool] again", streaming: true } });
     const frames = await readStream(res);
-    expect(frames.filter((f) => f.event === "token").map((f) => f.data).join("")).toBe(answer.text);
+    expect(
+      frames
+        .filter((f) => f.event === "token")
+        .map((f) => f.data)
+        .join(""),
+    ).toBe(answer.text);
     expect(frames.some((f) => f.event === "error")).toBe(false);
   });
 });
@@ -117,7 +130,8 @@ describe("custom tools that misbehave", () => {
     const answer = await predict(id, callOf("spin", {}));
     expect(Date.now() - t0).toBeLessThan(15_000);
     // Stopped by the wall clock or, on a loaded machine, by the interrupt count that backs it up.
-    const stopped = /^Error: The function computed for more than 500 ms without waiting for a timer or a request \(TOOL_SLICE_MS\).*stopped$/;
+    const stopped =
+      /^Error: The function computed for more than 500 ms without waiting for a timer or a request \(TOOL_SLICE_MS\).*stopped$/;
     expect(answer.usedTools).toEqual([{ tool: "spin", toolInput: {}, toolOutput: expect.stringMatching(stopped) }]);
     expect(answer.text).toBe(`tools said: ${answer.usedTools[0].toolOutput}`);
     const next = await predict(id, callOf("calculator", { input: "1+2" }));
@@ -167,9 +181,15 @@ describe("tools that cannot be used: 400, nothing stored", () => {
   it("POST/PUT /tools refuse a schema that is not a list of arguments and a func that does not parse", async () => {
     const bad = await expectError(await call("POST", "/tools", { body: { name: "broken", func: "return (1 +;" } }), 400);
     expect(bad.message).toMatch(/^Tool broken: its function does not parse: SyntaxError: .+ \(line 1\)$/);
-    const notList = await expectError(await call("POST", "/tools", { body: { name: "odd", schema: '{"city": "string"}', func: "return 1" } }), 400);
+    const notList = await expectError(
+      await call("POST", "/tools", { body: { name: "odd", schema: '{"city": "string"}', func: "return 1" } }),
+      400,
+    );
     expect(notList.message).toBe("Tool odd: its schema must be a list of {property, type, description, required}");
-    const typed = await expectError(await call("POST", "/tools", { body: { name: "typed", schema: '[{"property":"n","type":"complex"}]' } }), 400);
+    const typed = await expectError(
+      await call("POST", "/tools", { body: { name: "typed", schema: '[{"property":"n","type":"complex"}]' } }),
+      400,
+    );
     expect(typed.message).toContain('argument n has type "complex"');
     const ok = await storeTool("fine", "return 1");
     const put = await expectError(await call("PUT", `/tools/${ok.id}`, { body: { func: "}{" } }), 400);

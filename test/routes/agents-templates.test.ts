@@ -27,7 +27,9 @@ describe("agent and parser templates over HTTP", () => {
     const flowData = flowDataOf(advancedParser as unknown as Fixture, (n) => pointAtStandin(n.get("chatOpenAI_0")!, cred));
     const { id } = await json("POST", "/chatflows", { body: { name: "parser", flowData } });
     const answer = await json("POST", `/prediction/${id}`, { body: { question: "Top movies [schema]" } });
-    expect(answer.json).toEqual([{ title: "text with a line\nbreak", yearOfRelease: 1999, genres: ["Action"], shortDescription: "text with a line\nbreak" }]);
+    expect(answer.json).toEqual([
+      { title: "text with a line\nbreak", yearOfRelease: 1999, genres: ["Action"], shortDescription: "text with a line\nbreak" },
+    ]);
   });
 
   it("ReAct Agent uses the calculator and answers", async () => {
@@ -38,14 +40,18 @@ describe("agent and parser templates over HTTP", () => {
     expect(answer.text).toBe("observed 42");
     expect(answer.usedTools).toEqual([{ tool: "calculator", toolInput: { input: "6*7" }, toolOutput: "42" }]);
     // The flow does not stream (the replies hold Thoughts and Actions): asked to, it answers JSON.
-    const streamed = await json("POST", `/prediction/${id}`, { body: { question: `[react calculator: 5*5] ${crypto.randomUUID()}`, streaming: true } });
+    const streamed = await json("POST", `/prediction/${id}`, {
+      body: { question: `[react calculator: 5*5] ${crypto.randomUUID()}`, streaming: true },
+    });
     expect(streamed.text).toBe("observed 25");
     expect(await json("GET", `/chatflows-streaming/${id}`)).toEqual({ isStreaming: false });
   });
 
   it("OpenAI Assistant runs the assistant saved with POST /assistants", async () => {
     const cred = await credentialOf("openAIApi", { openAIApiKey: "sk-route", basePath: `${standinUrl()}/v1` });
-    const assistant = await json("POST", "/assistants", { body: { credential: cred, details: { model: "m-route", instructions: "Be Pat." } } });
+    const assistant = await json("POST", "/assistants", {
+      body: { credential: cred, details: { model: "m-route", instructions: "Be Pat." } },
+    });
     const flowData = flowDataOf(openAIAssistant as unknown as Fixture, (n) => {
       n.get("openAIAssistant_0")!.data.inputs = { selectedAssistant: assistant.id, tools: ["{{calculator_0.data.instance}}"] };
     });
@@ -54,7 +60,9 @@ describe("agent and parser templates over HTTP", () => {
     data.nodes = data.nodes.filter((n: { id: string }) => n.id === "openAIAssistant_0" || n.id === "calculator_0");
     data.edges = data.edges.filter((e: { source: string }) => e.source === "calculator_0");
     const { id } = await json("POST", "/chatflows", { body: { name: "assistant", flowData: JSON.stringify(data) } });
-    const answer = await json("POST", `/prediction/${id}`, { body: { question: `[call calculator {"input":"2*21"}] ${crypto.randomUUID()}` } });
+    const answer = await json("POST", `/prediction/${id}`, {
+      body: { question: `[call calculator {"input":"2*21"}] ${crypto.randomUUID()}` },
+    });
     expect(answer.text).toBe("tools said: 42");
   });
 

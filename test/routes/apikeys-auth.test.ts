@@ -61,7 +61,12 @@ describe("API keys", () => {
 
     await sleep();
     const renamed = await json("PUT", `/apikey/${created.id}`, { body: { keyName: "ci-renamed" } });
-    expect(renamed).toEqual({ ...created, keyName: "ci-renamed", apiKey: `${created.apiKey.slice(0, 4)}…${created.apiKey.slice(-4)}`, updatedDate: expect.stringMatching(ISO) });
+    expect(renamed).toEqual({
+      ...created,
+      keyName: "ci-renamed",
+      apiKey: `${created.apiKey.slice(0, 4)}…${created.apiKey.slice(-4)}`,
+      updatedDate: expect.stringMatching(ISO),
+    });
     expect(renamed.updatedDate > created.updatedDate).toBe(true);
     expect((await json("GET", `/apikey/${created.id}`)).keyName).toBe("ci-renamed");
     expect((await call("GET", "/tools", { token: created.apiKey })).status).toBe(200);
@@ -109,7 +114,17 @@ describe("API keys", () => {
 
 describe("bearer authentication", () => {
   it("refuses a missing, unknown or malformed Authorization header with 401 JSON", async () => {
-    for (const header of [null, "Bearer wrong-token-wrong-token", "Bearer ", "Bearer", "Basic dXNlcjpwYXNz", "Basic x", "test-admin-key", "Bearer test-admin-key extra", "Token test-admin-key"]) {
+    for (const header of [
+      null,
+      "Bearer wrong-token-wrong-token",
+      "Bearer ",
+      "Bearer",
+      "Basic dXNlcjpwYXNz",
+      "Basic x",
+      "test-admin-key",
+      "Bearer test-admin-key extra",
+      "Token test-admin-key",
+    ]) {
       const err = await expectError(await withAuthorization("GET", "/tools", header), 401);
       expect(err.stack).toEqual({});
     }
@@ -246,7 +261,9 @@ describe("responses never contain secrets", () => {
     for (const text of texts.slice(0, 6)) expect(text).not.toContain("plainDataObj");
     expect(Object.keys(created).sort()).toEqual(["createdDate", "credentialName", "id", "name", "updatedDate"]);
 
-    const row = await env.DB.prepare("SELECT encryptedData FROM credential WHERE id = ?").bind(created.id).first<{ encryptedData: string }>();
+    const row = await env.DB.prepare("SELECT encryptedData FROM credential WHERE id = ?")
+      .bind(created.id)
+      .first<{ encryptedData: string }>();
     expect(row!.encryptedData.length).toBeGreaterThan(0);
     expect(row!.encryptedData).not.toContain(secret);
     expect(row!.encryptedData).not.toContain(other);

@@ -14,7 +14,13 @@ const requestsWith = async (marker: string) => (await fetch(`${standinUrl()}/req
 
 describe("POST /prediction/{assistantId}", () => {
   it("answers with the assistant's instructions, model, temperature and top_p, and stores the exchange", async () => {
-    const { assistant } = await assistantWith({ name: "Pirate", model: "pirate-model", instructions: "Talk like a pirate.", temperature: 0.3, top_p: 0.9 });
+    const { assistant } = await assistantWith({
+      name: "Pirate",
+      model: "pirate-model",
+      instructions: "Talk like a pirate.",
+      temperature: 0.3,
+      top_p: 0.9,
+    });
     const marker = crypto.randomUUID();
     const answer = await json("POST", `/prediction/${assistant.id}`, { body: { question: `ahoy ${marker}` } });
     expect(answer.text).toContain(`ahoy ${marker}`);
@@ -28,7 +34,10 @@ describe("POST /prediction/{assistantId}", () => {
     expect(body).toContain("0.9");
 
     const stored = await json<any[]>("GET", `/chatmessage/${assistant.id}`);
-    expect(stored.map((m) => [m.role, m.content])).toEqual([["userMessage", `ahoy ${marker}`], ["apiMessage", answer.text]]);
+    expect(stored.map((m) => [m.role, m.content])).toEqual([
+      ["userMessage", `ahoy ${marker}`],
+      ["apiMessage", answer.text],
+    ]);
   });
 
   it("remembers earlier turns of the same chat", async () => {
@@ -64,6 +73,8 @@ describe("POST /prediction/{assistantId}", () => {
   it("function tools naming a stored Tool that does not exist → 400", async () => {
     const missing = crypto.randomUUID();
     const { assistant } = await assistantWith({ model: "m", tools: ["function"], tool_resources: { function: { tool_ids: [missing] } } });
-    expect((await expectError(await call("POST", `/prediction/${assistant.id}`, { body: { question: "q" } }), 400)).message).toContain(missing);
+    expect((await expectError(await call("POST", `/prediction/${assistant.id}`, { body: { question: "q" } }), 400)).message).toContain(
+      missing,
+    );
   });
 });

@@ -4,7 +4,9 @@ import { call, expectError, json, sleep, uuid } from "../helpers";
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 const credential = () =>
-  json("POST", "/credentials", { body: { name: "openai", credentialName: "openAIApi", plainDataObj: { openAIApiKey: "sk-assistant-secret" } } });
+  json("POST", "/credentials", {
+    body: { name: "openai", credentialName: "openAIApi", plainDataObj: { openAIApiKey: "sk-assistant-secret" } },
+  });
 
 describe("assistants", () => {
   it("creates with details only and fills the defaults", async () => {
@@ -39,8 +41,18 @@ describe("assistants", () => {
       nested: { deep: { list: [1, "two", null, true] } },
     };
     const id = uuid();
-    const created = await json("POST", "/assistants", { body: { id, details, credential: cred.id, iconSrc: "https://x/icon.png", type: "OPENAI" } });
-    expect(created).toEqual({ id, details, credential: cred.id, iconSrc: "https://x/icon.png", type: "OPENAI", createdDate: expect.stringMatching(ISO), updatedDate: created.createdDate });
+    const created = await json("POST", "/assistants", {
+      body: { id, details, credential: cred.id, iconSrc: "https://x/icon.png", type: "OPENAI" },
+    });
+    expect(created).toEqual({
+      id,
+      details,
+      credential: cred.id,
+      iconSrc: "https://x/icon.png",
+      type: "OPENAI",
+      createdDate: expect.stringMatching(ISO),
+      updatedDate: created.createdDate,
+    });
     expect(await json("GET", `/assistants/${id}`)).toEqual(created);
     const listed = (await json("GET", "/assistants")).find((a: any) => a.id === id);
     expect(listed).toEqual(created);

@@ -6,14 +6,20 @@ import { BASE, expectError } from "../helpers";
 
 // The worker's own handler, called with an environment lacking bindings a deployment could forget.
 const fetchWith = (bindings: Record<string, unknown>, path: string) =>
-  worker.fetch(new Request(`${BASE}${path}`, { headers: { Authorization: "Bearer test-admin-key" } }), bindings as never, createExecutionContext());
+  worker.fetch(
+    new Request(`${BASE}${path}`, { headers: { Authorization: "Bearer test-admin-key" } }),
+    bindings as never,
+    createExecutionContext(),
+  );
 
 describe("required bindings", () => {
   it("a missing binding answers a 500 naming it, before any handler runs", async () => {
     const { DB: _db, FILES: _files, ...rest } = env as unknown as Record<string, unknown>;
     for (const path of ["/tools", "/ping"]) {
       const err = await expectError(await fetchWith(rest, path), 500);
-      expect(err.message).toBe("The worker is misconfigured: bindings DB, FILES missing (declare them in wrangler.toml; see the README's Configuration)");
+      expect(err.message).toBe(
+        "The worker is misconfigured: bindings DB, FILES missing (declare them in wrangler.toml; see the README's Configuration)",
+      );
     }
     const { ASSETS: _assets, ...noAssets } = env as unknown as Record<string, unknown>;
     expect((await expectError(await fetchWith(noAssets, "/ping"), 500)).message).toContain("binding ASSETS missing");

@@ -9,7 +9,11 @@ import { type Fixture, flowDataOf } from "../engine/helpers";
 import { call, expectError, json } from "../helpers";
 
 /** A node the way Flowise exports one (only what the engine reads). */
-const node = (id: string, name: string, category = "Tools") => ({ id, type: "customNode", data: { id, name, label: name, category, inputs: {} } });
+const node = (id: string, name: string, category = "Tools") => ({
+  id,
+  type: "customNode",
+  data: { id, name, label: name, category, inputs: {} },
+});
 const graph = (...nodes: unknown[]) => JSON.stringify({ nodes, edges: [] });
 
 /** What the warning must name for a fixture: its node names the registry lacks (sticky notes aside), sorted. */

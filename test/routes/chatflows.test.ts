@@ -122,9 +122,15 @@ describe("chatflows: update", () => {
     expect(await json("GET", `/chatflows/${flow.id}`)).toEqual(updated);
 
     await sleep();
-    const second = await json("PUT", `/chatflows/${flow.id}`, { body: { flowData: '{"nodes":[{"id":"n"}], "edges":[]}', type: "MULTIAGENT", isPublic: true } });
+    const second = await json("PUT", `/chatflows/${flow.id}`, {
+      body: { flowData: '{"nodes":[{"id":"n"}], "edges":[]}', type: "MULTIAGENT", isPublic: true },
+    });
     expect(second).toEqual({
-      ...updated, flowData: '{"nodes":[{"id":"n"}], "edges":[]}', type: "MULTIAGENT", isPublic: true, updatedDate: expect.stringMatching(ISO),
+      ...updated,
+      flowData: '{"nodes":[{"id":"n"}], "edges":[]}',
+      type: "MULTIAGENT",
+      isPublic: true,
+      updatedDate: expect.stringMatching(ISO),
       warning: "flowData cannot be run: flowData node n has no data.name",
     });
     expect(second.updatedDate > updated.updatedDate).toBe(true);
@@ -209,7 +215,11 @@ describe("chatflows: list", () => {
 describe("chatflows: unknown and malformed ids", () => {
   it("answers 404 for an unknown id and 400 for a non-UUID one", async () => {
     const ghost = uuid();
-    for (const [method, body] of [["GET", undefined], ["PUT", { name: "x" }], ["DELETE", undefined]] as const) {
+    for (const [method, body] of [
+      ["GET", undefined],
+      ["PUT", { name: "x" }],
+      ["DELETE", undefined],
+    ] as const) {
       const err = await expectError(await call(method, `/chatflows/${ghost}`, { body }), 404);
       expect(err.message).toContain(ghost);
       await expectError(await call(method, "/chatflows/not-a-uuid", { body }), 400);
@@ -274,13 +284,20 @@ describe("chatflows: delete cascades", () => {
     const ins = env.DB.prepare(
       "INSERT INTO chat_message (id, role, chatflowid, content, chatType, chatId, sessionId, createdDate) VALUES (?,?,?,?,?,?,?,?)",
     );
-    const u = uuid(), a = uuid(), k = uuid();
+    const u = uuid(),
+      a = uuid(),
+      k = uuid();
     await env.DB.batch([
       ins.bind(u, "userMessage", flow.id, "hi", "EXTERNAL", "c1", "c1", "2026-01-01T00:00:00.000Z"),
       ins.bind(a, "apiMessage", flow.id, "hello", "EXTERNAL", "c1", "c1", "2026-01-01T00:00:01.000Z"),
       ins.bind(k, "apiMessage", keep.id, "kept", "EXTERNAL", "c2", "c2", "2026-01-01T00:00:01.000Z"),
-      env.DB.prepare("INSERT INTO upsert_history (id, chatflowid, result, flowData, date) VALUES (?,?,?,?,?)")
-        .bind(uuid(), flow.id, "{}", FLOW, "2026-01-01T00:00:00.000Z"),
+      env.DB.prepare("INSERT INTO upsert_history (id, chatflowid, result, flowData, date) VALUES (?,?,?,?,?)").bind(
+        uuid(),
+        flow.id,
+        "{}",
+        FLOW,
+        "2026-01-01T00:00:00.000Z",
+      ),
     ]);
     await json("POST", "/feedback", { body: { messageId: a, rating: "THUMBS_UP" } });
     await json("POST", "/feedback", { body: { messageId: k, rating: "THUMBS_DOWN" } });
@@ -307,7 +324,8 @@ describe("chatflows: delete cascades", () => {
   it("a new chatflow with the deleted one's id starts empty", async () => {
     const flow = await create({ name: "reborn" });
     await env.DB.prepare("INSERT INTO chat_message (id, role, chatflowid, content, chatType, chatId, createdDate) VALUES (?,?,?,?,?,?,?)")
-      .bind(uuid(), "userMessage", flow.id, "old", "EXTERNAL", "c", "2026-01-01T00:00:00.000Z").run();
+      .bind(uuid(), "userMessage", flow.id, "old", "EXTERNAL", "c", "2026-01-01T00:00:00.000Z")
+      .run();
     await json("DELETE", `/chatflows/${flow.id}`);
     const again = await create({ id: flow.id, name: "reborn" });
     expect(again.id).toBe(flow.id);

@@ -19,16 +19,69 @@ async function conversation() {
   const flow = await createFlow();
   const other = await createFlow({ name: "other" });
   const [q1, a1, q2, a2, q3, a3, q4, a4] = await seedMessages(flow.id, [
-    { role: "userMessage", content: "q1", chatId: "c1", sessionId: "s1", memoryType: "Buffer Memory", createdDate: "2026-01-10T09:00:00.000Z", fileUploads: [{ type: "url", name: "pic.png", mime: "image/png", data: "https://example.com/pic.png" }] },
-    { role: "apiMessage", content: "a1", chatId: "c1", sessionId: "s1", memoryType: "Buffer Memory", createdDate: "2026-01-10T09:00:01.000Z", sourceDocuments: SOURCES, usedTools: TOOLS, followUpPrompts: ["more?"], action: { id: "x", elements: [] } },
-    { role: "userMessage", content: "q2", chatId: "c1", sessionId: "s1", memoryType: "Buffer Memory", createdDate: "2026-01-11T12:00:00.000Z", leadEmail: "ann@example.com" },
-    { role: "apiMessage", content: "a2", chatId: "c1", sessionId: "s1", memoryType: "Buffer Memory", createdDate: "2026-01-11T12:00:01.000Z", agentReasoning: [{ agentName: "agent", messages: ["hi"] }], artifacts: [{ type: "png", data: "x" }], fileAnnotations: [{ filePath: "p", fileName: "f.txt" }] },
+    {
+      role: "userMessage",
+      content: "q1",
+      chatId: "c1",
+      sessionId: "s1",
+      memoryType: "Buffer Memory",
+      createdDate: "2026-01-10T09:00:00.000Z",
+      fileUploads: [{ type: "url", name: "pic.png", mime: "image/png", data: "https://example.com/pic.png" }],
+    },
+    {
+      role: "apiMessage",
+      content: "a1",
+      chatId: "c1",
+      sessionId: "s1",
+      memoryType: "Buffer Memory",
+      createdDate: "2026-01-10T09:00:01.000Z",
+      sourceDocuments: SOURCES,
+      usedTools: TOOLS,
+      followUpPrompts: ["more?"],
+      action: { id: "x", elements: [] },
+    },
+    {
+      role: "userMessage",
+      content: "q2",
+      chatId: "c1",
+      sessionId: "s1",
+      memoryType: "Buffer Memory",
+      createdDate: "2026-01-11T12:00:00.000Z",
+      leadEmail: "ann@example.com",
+    },
+    {
+      role: "apiMessage",
+      content: "a2",
+      chatId: "c1",
+      sessionId: "s1",
+      memoryType: "Buffer Memory",
+      createdDate: "2026-01-11T12:00:01.000Z",
+      agentReasoning: [{ agentName: "agent", messages: ["hi"] }],
+      artifacts: [{ type: "png", data: "x" }],
+      fileAnnotations: [{ filePath: "p", fileName: "f.txt" }],
+    },
     { role: "userMessage", content: "q3", chatType: "INTERNAL", chatId: "c2", sessionId: "s2", createdDate: "2026-01-12T00:00:00.000Z" },
     { role: "apiMessage", content: "a3", chatType: "INTERNAL", chatId: "c2", sessionId: "s2", createdDate: "2026-01-12T23:59:59.999Z" },
-    { role: "userMessage", content: "q4", chatId: "c3", sessionId: "s1", memoryType: "Window Memory", createdDate: "2026-01-13T08:00:00.000Z" },
-    { role: "apiMessage", content: "a4", chatId: "c3", sessionId: "s1", memoryType: "Window Memory", createdDate: "2026-01-13T08:00:00.000Z" },
+    {
+      role: "userMessage",
+      content: "q4",
+      chatId: "c3",
+      sessionId: "s1",
+      memoryType: "Window Memory",
+      createdDate: "2026-01-13T08:00:00.000Z",
+    },
+    {
+      role: "apiMessage",
+      content: "a4",
+      chatId: "c3",
+      sessionId: "s1",
+      memoryType: "Window Memory",
+      createdDate: "2026-01-13T08:00:00.000Z",
+    },
   ]);
-  const [stranger] = await seedMessages(other.id, [{ role: "apiMessage", content: "elsewhere", chatId: "c1", sessionId: "s1", createdDate: "2026-01-11T00:00:00.000Z" }]);
+  const [stranger] = await seedMessages(other.id, [
+    { role: "apiMessage", content: "elsewhere", chatId: "c1", sessionId: "s1", createdDate: "2026-01-11T00:00:00.000Z" },
+  ]);
   const [up, down] = await seedFeedback([
     { message: a1, rating: "THUMBS_UP", content: "good", createdDate: "2026-01-10T10:00:00.000Z" },
     { message: a3, rating: "THUMBS_DOWN", createdDate: "2026-01-13T00:00:00.000Z" },
@@ -53,7 +106,14 @@ describe("GET /chatmessage/{chatflowid}", () => {
     expect(body[1].action).toEqual({ id: "x", elements: [] });
     expect(body[0].fileUploads).toEqual([{ type: "url", name: "pic.png", mime: "image/png", data: "https://example.com/pic.png" }]);
     expect(body[3].agentReasoning).toEqual([{ agentName: "agent", messages: ["hi"] }]);
-    expect(body[2]).toMatchObject({ sourceDocuments: null, usedTools: null, fileUploads: null, artifacts: null, action: null, leadEmail: "ann@example.com" });
+    expect(body[2]).toMatchObject({
+      sourceDocuments: null,
+      usedTools: null,
+      fileUploads: null,
+      artifacts: null,
+      action: null,
+      leadEmail: "ann@example.com",
+    });
     for (const m of body) expect(m).not.toHaveProperty("feedback");
     // q4 and a4 share a millisecond: the question still comes first.
     expect(contents(body.slice(6))).toEqual(["q4", "a4"]);
@@ -62,7 +122,9 @@ describe("GET /chatmessage/{chatflowid}", () => {
   it("answers null for a stored JSON field that does not parse (never a 500)", async () => {
     const flow = await createFlow();
     const [m] = await seedMessages(flow.id, [{ role: "apiMessage", chatId: "c", createdDate: "2026-01-01T00:00:00.000Z" }]);
-    await env.DB.prepare("UPDATE chat_message SET sourceDocuments = ?, usedTools = ?, fileUploads = ? WHERE id = ?").bind("{broken", "", "[]", m.id).run();
+    await env.DB.prepare("UPDATE chat_message SET sourceDocuments = ?, usedTools = ?, fileUploads = ? WHERE id = ?")
+      .bind("{broken", "", "[]", m.id)
+      .run();
     expect(await list(flow.id)).toEqual([{ ...presented(m), sourceDocuments: null, usedTools: null, fileUploads: [] }]);
   });
 
@@ -114,7 +176,14 @@ describe("GET /chatmessage/{chatflowid}", () => {
     expect(contents(await list(s.flow.id, "?startDate=2026-01-11T12:00:00.001Z"))).toEqual(["a2", "q3", "a3", "q4", "a4"]);
     expect(contents(await list(s.flow.id, "?startDate=2026-01-12"))).toEqual(["q3", "a3", "q4", "a4"]);
     // An offset is honoured: 13:00+01:00 is 12:00Z.
-    expect(contents(await list(s.flow.id, `?startDate=${encodeURIComponent("2026-01-11T13:00:00+01:00")}`))).toEqual(["q2", "a2", "q3", "a3", "q4", "a4"]);
+    expect(contents(await list(s.flow.id, `?startDate=${encodeURIComponent("2026-01-11T13:00:00+01:00")}`))).toEqual([
+      "q2",
+      "a2",
+      "q3",
+      "a3",
+      "q4",
+      "a4",
+    ]);
   });
 
   it("bounds by endDate alone (inclusive; a date includes that whole day)", async () => {
@@ -134,8 +203,9 @@ describe("GET /chatmessage/{chatflowid}", () => {
 
   it("combines chatId, sessionId, a date range and order", async () => {
     const s = await conversation();
-    expect(await list(s.flow.id, "?chatId=c1&sessionId=s1&startDate=2026-01-11&endDate=2026-01-11&order=DESC"))
-      .toEqual([s.a2, s.q2].map((m) => presented(m)));
+    expect(await list(s.flow.id, "?chatId=c1&sessionId=s1&startDate=2026-01-11&endDate=2026-01-11&order=DESC")).toEqual(
+      [s.a2, s.q2].map((m) => presented(m)),
+    );
     expect(contents(await list(s.flow.id, "?sessionId=s1&chatType=EXTERNAL&memoryType=Window%20Memory&order=desc"))).toEqual(["a4", "q4"]);
     expect(await list(s.flow.id, "?chatId=c1&sessionId=s2")).toEqual([]);
   });
@@ -144,7 +214,15 @@ describe("GET /chatmessage/{chatflowid}", () => {
     const s = await conversation();
     const body = await list(s.flow.id, "?feedback=true");
     expect(body).toEqual([presented(s.q1), presented(s.a1, s.up), presented(s.q3), presented(s.a3, s.down)]);
-    expect(body[1].feedback).toEqual({ id: s.up.id, chatflowid: s.flow.id, chatId: "c1", messageId: s.a1.id, rating: "THUMBS_UP", content: "good", createdDate: "2026-01-10T10:00:00.000Z" });
+    expect(body[1].feedback).toEqual({
+      id: s.up.id,
+      chatflowid: s.flow.id,
+      chatId: "c1",
+      messageId: s.a1.id,
+      rating: "THUMBS_UP",
+      content: "good",
+      createdDate: "2026-01-10T10:00:00.000Z",
+    });
     expect(body[0]).not.toHaveProperty("feedback");
     expect(contents(await list(s.flow.id, "?feedback=true&order=DESC"))).toEqual(["a3", "q3", "a1", "q1"]);
   });
@@ -178,7 +256,9 @@ describe("GET /chatmessage/{chatflowid}", () => {
       { role: "apiMessage", chatId: "w", createdDate: at(base, 6000) },
     ]);
     const [f2, fLone, f3] = await seedFeedback([
-      { message: a2, rating: "THUMBS_UP" }, { message: lone, rating: "THUMBS_DOWN" }, { message: a3, rating: "THUMBS_UP" },
+      { message: a2, rating: "THUMBS_UP" },
+      { message: lone, rating: "THUMBS_DOWN" },
+      { message: a3, rating: "THUMBS_UP" },
     ]);
     const body = await list(flow.id, "?feedback=true");
     const w = body.find((m) => m.id === a3.id);
@@ -194,8 +274,10 @@ describe("GET /chatmessage/{chatflowid}", () => {
 
   it("combines feedback with chatType and dates (the range bounds the questions too)", async () => {
     const s = await conversation();
-    expect(await list(s.flow.id, "?feedback=true&chatType=INTERNAL&startDate=2026-01-12&endDate=2026-01-12"))
-      .toEqual([presented(s.q3), presented(s.a3, s.down)]);
+    expect(await list(s.flow.id, "?feedback=true&chatType=INTERNAL&startDate=2026-01-12&endDate=2026-01-12")).toEqual([
+      presented(s.q3),
+      presented(s.a3, s.down),
+    ]);
     expect(await list(s.flow.id, "?feedback=true&chatType=EXTERNAL&endDate=2026-01-12")).toEqual([presented(s.q1), presented(s.a1, s.up)]);
     expect(await list(s.flow.id, "?feedback=true&chatType=INTERNAL&endDate=2026-01-11")).toEqual([]);
     // The answer a1 lies in the range, its question q1 (one second earlier) does not.
@@ -212,8 +294,18 @@ describe("GET /chatmessage/{chatflowid}", () => {
   it("answers 400 JSON for bad query values", async () => {
     const s = await conversation();
     for (const query of [
-      "order=sideways", "feedback=yes", "feedback=1", "feedback=", "chatType=FOO", "chatType=external", "feedback=true&feedbackType=MEH",
-      "feedbackType=MEH", "startDate=notadate", "endDate=2026-13-45", "startDate=2026-01-11T25:00:00Z", "endDate=yesterday",
+      "order=sideways",
+      "feedback=yes",
+      "feedback=1",
+      "feedback=",
+      "chatType=FOO",
+      "chatType=external",
+      "feedback=true&feedbackType=MEH",
+      "feedbackType=MEH",
+      "startDate=notadate",
+      "endDate=2026-13-45",
+      "startDate=2026-01-11T25:00:00Z",
+      "endDate=yesterday",
     ]) {
       const error = await expectError(await call("GET", `/chatmessage/${s.flow.id}?${query}`), 400);
       expect(error.message, query).toMatch(/query/i);
@@ -234,8 +326,29 @@ describe("GET /chatmessage/{chatflowid}", () => {
     const spec = await json("GET", "/openapi.json", { token: null });
     const path = spec.paths["/chatmessage/{chatflowid}"];
     const names = (op: { parameters: { name: string }[] }) => op.parameters.map((p) => p.name).sort();
-    expect(names(path.get)).toEqual(["chatId", "chatType", "chatflowid", "endDate", "feedback", "feedbackType", "memoryType", "order", "sessionId", "startDate"]);
-    expect(names(path.delete)).toEqual(["chatId", "chatType", "chatflowid", "endDate", "feedbackType", "hardDelete", "memoryType", "sessionId", "startDate"]);
+    expect(names(path.get)).toEqual([
+      "chatId",
+      "chatType",
+      "chatflowid",
+      "endDate",
+      "feedback",
+      "feedbackType",
+      "memoryType",
+      "order",
+      "sessionId",
+      "startDate",
+    ]);
+    expect(names(path.delete)).toEqual([
+      "chatId",
+      "chatType",
+      "chatflowid",
+      "endDate",
+      "feedbackType",
+      "hardDelete",
+      "memoryType",
+      "sessionId",
+      "startDate",
+    ]);
     for (const p of ["/feedback", "/feedback/{id}", "/leads", "/leads/{chatflowid}", "/upsert-history", "/upsert-history/{chatflowid}"]) {
       expect(Object.keys(spec.paths), p).toContain(p);
     }
@@ -256,7 +369,12 @@ describe("DELETE /chatmessage/{chatflowid}", () => {
   /** What is left of the chatflow's messages, by content. */
   const left = async (flowId: string) => contents(await list(flowId));
   const feedbackOf = async (messageIds: string[]) =>
-    (await rowsOf<{ messageId: string }>(`SELECT messageId FROM chat_message_feedback WHERE messageId IN (${messageIds.map(() => "?").join(",")})`, ...messageIds)).map((r) => r.messageId);
+    (
+      await rowsOf<{ messageId: string }>(
+        `SELECT messageId FROM chat_message_feedback WHERE messageId IN (${messageIds.map(() => "?").join(",")})`,
+        ...messageIds,
+      )
+    ).map((r) => r.messageId);
 
   it("without filters removes every message and feedback of the chatflow, nothing of other chatflows", async () => {
     const s = await conversation();
@@ -347,7 +465,9 @@ describe("DELETE /chatmessage/{chatflowid}", () => {
   it("feedbackType with a date range deletes only messages inside the range", async () => {
     const s = await conversation();
     // a1 lies in the range, its question q1 one second before it does not: q1 stays.
-    expect(await remove(s.flow.id, "?feedbackType=THUMBS_UP&startDate=2026-01-10T09:00:00.500Z&endDate=2026-01-10")).toEqual({ deleted: 1 });
+    expect(await remove(s.flow.id, "?feedbackType=THUMBS_UP&startDate=2026-01-10T09:00:00.500Z&endDate=2026-01-10")).toEqual({
+      deleted: 1,
+    });
     expect(await left(s.flow.id)).toEqual(["q1", "q2", "a2", "q3", "a3", "q4", "a4"]);
     expect(await feedbackOf([s.a1.id, s.a3.id])).toEqual([s.a3.id]);
     expect(await remove(s.flow.id, "?feedbackType=THUMBS_DOWN&startDate=2026-01-12&endDate=2026-01-12")).toEqual({ deleted: 2 });
@@ -377,10 +497,17 @@ describe("DELETE /chatmessage/{chatflowid}", () => {
     await seedMessages(flow.id, [
       { role: "userMessage", chatId: "chat-a", createdDate: "2026-04-01T00:00:00.000Z", fileUploads: upload("a.txt") },
       { role: "apiMessage", chatId: "chat-a", createdDate: "2026-04-01T00:00:01.000Z" },
-      { role: "userMessage", chatId: "chat-a", createdDate: "2026-04-02T00:00:00.000Z", fileUploads: [...upload("second.txt"), { type: "url", name: "remote.png", data: "https://example.com/remote.png" }] },
+      {
+        role: "userMessage",
+        chatId: "chat-a",
+        createdDate: "2026-04-02T00:00:00.000Z",
+        fileUploads: [...upload("second.txt"), { type: "url", name: "remote.png", data: "https://example.com/remote.png" }],
+      },
       { role: "userMessage", chatId: "chat-b", createdDate: "2026-04-01T00:00:00.000Z", fileUploads: upload("b.txt") },
     ]);
-    await seedMessages(other.id, [{ role: "userMessage", chatId: "chat-a", createdDate: "2026-04-01T00:00:00.000Z", fileUploads: upload("a.txt") }]);
+    await seedMessages(other.id, [
+      { role: "userMessage", chatId: "chat-a", createdDate: "2026-04-01T00:00:00.000Z", fileUploads: upload("a.txt") },
+    ]);
 
     // Only the first day of chat-a: a.txt goes, second.txt (a later message) stays.
     expect(await remove(flow.id, "?chatId=chat-a&endDate=2026-04-01")).toEqual({ deleted: 2 });
@@ -403,8 +530,18 @@ describe("DELETE /chatmessage/{chatflowid}", () => {
     const upserted = await putFile(`${flow.id}/town.txt`); // where POST /vector/upsert keeps a loader's file
     const keep = await putFile(`${other.id}/c1/a.txt`);
     await seedMessages(flow.id, [
-      { role: "userMessage", chatId: "c1", createdDate: "2026-04-01T00:00:00.000Z", fileUploads: [{ type: "stored-file", name: "a.txt", mime: "text/plain" }] },
-      { role: "userMessage", chatId: "c2", createdDate: "2026-04-01T00:00:00.000Z", fileUploads: [{ type: "stored-file", name: "b.txt", mime: "text/plain" }] },
+      {
+        role: "userMessage",
+        chatId: "c1",
+        createdDate: "2026-04-01T00:00:00.000Z",
+        fileUploads: [{ type: "stored-file", name: "a.txt", mime: "text/plain" }],
+      },
+      {
+        role: "userMessage",
+        chatId: "c2",
+        createdDate: "2026-04-01T00:00:00.000Z",
+        fileUploads: [{ type: "stored-file", name: "b.txt", mime: "text/plain" }],
+      },
       { role: "userMessage", chatId: "c3", createdDate: "2026-04-01T00:00:00.000Z" },
     ]);
     expect(await remove(flow.id)).toEqual({ deleted: 3 });
@@ -415,14 +552,22 @@ describe("DELETE /chatmessage/{chatflowid}", () => {
   it("deletes 250 messages at once (more than D1's 100 bound parameters), with their feedback and files", async () => {
     const flow = await createFlow();
     const base = "2026-05-01T00:00:00.000Z";
-    const messages = await seedMessages(flow.id, Array.from({ length: 250 }, (_, i) => ({
-      role: (i % 2 === 0 ? "userMessage" : "apiMessage") as "userMessage" | "apiMessage",
-      chatId: `chat-${Math.floor(i / 10)}`,
-      createdDate: at(base, i * 1000),
-      fileUploads: i % 2 === 0 ? [{ type: "stored-file", name: `f${i}.txt`, mime: "text/plain" }] : undefined,
-    })));
-    for (const m of messages.filter((_, i) => i % 2 === 0)) await putFile(`${flow.id}/${m.chatId}/${(m.fileUploads as { name: string }[])[0].name}`);
-    await seedFeedback(messages.filter((m) => m.role === "apiMessage").map((m, i) => ({ message: m, rating: i % 3 === 0 ? "THUMBS_DOWN" as const : "THUMBS_UP" as const })));
+    const messages = await seedMessages(
+      flow.id,
+      Array.from({ length: 250 }, (_, i) => ({
+        role: (i % 2 === 0 ? "userMessage" : "apiMessage") as "userMessage" | "apiMessage",
+        chatId: `chat-${Math.floor(i / 10)}`,
+        createdDate: at(base, i * 1000),
+        fileUploads: i % 2 === 0 ? [{ type: "stored-file", name: `f${i}.txt`, mime: "text/plain" }] : undefined,
+      })),
+    );
+    for (const m of messages.filter((_, i) => i % 2 === 0))
+      await putFile(`${flow.id}/${m.chatId}/${(m.fileUploads as { name: string }[])[0].name}`);
+    await seedFeedback(
+      messages
+        .filter((m) => m.role === "apiMessage")
+        .map((m, i) => ({ message: m, rating: i % 3 === 0 ? ("THUMBS_DOWN" as const) : ("THUMBS_UP" as const) })),
+    );
     expect(await list(flow.id)).toHaveLength(250);
 
     // 125 answers rated: 42 THUMBS_DOWN answers and their 42 questions.
@@ -442,11 +587,14 @@ describe("DELETE /chatmessage/{chatflowid}", () => {
 
   it("deletes 250 messages unfiltered", async () => {
     const flow = await createFlow();
-    const messages = await seedMessages(flow.id, Array.from({ length: 250 }, (_, i) => ({
-      role: (i % 2 === 0 ? "userMessage" : "apiMessage") as "userMessage" | "apiMessage",
-      chatId: `chat-${i % 7}`,
-      createdDate: at("2026-06-01T00:00:00.000Z", i),
-    })));
+    const messages = await seedMessages(
+      flow.id,
+      Array.from({ length: 250 }, (_, i) => ({
+        role: (i % 2 === 0 ? "userMessage" : "apiMessage") as "userMessage" | "apiMessage",
+        chatId: `chat-${i % 7}`,
+        createdDate: at("2026-06-01T00:00:00.000Z", i),
+      })),
+    );
     await seedFeedback(messages.filter((m) => m.role === "apiMessage").map((m) => ({ message: m, rating: "THUMBS_UP" as const })));
     expect(await remove(flow.id)).toEqual({ deleted: 250 });
     expect(await list(flow.id)).toEqual([]);

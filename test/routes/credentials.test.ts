@@ -44,7 +44,9 @@ describe("credentials", () => {
 
   it("merges plainDataObj on update: given keys replace, others are kept", async () => {
     const c = await create({ plainDataObj: { openAIApiKey: "old-key", basePath: "https://a.example", org: "o1" } });
-    const updated = await json("PUT", `/credentials/${c.id}`, { body: { plainDataObj: { openAIApiKey: "new-key", extra: { nested: [1, 2] } } } });
+    const updated = await json("PUT", `/credentials/${c.id}`, {
+      body: { plainDataObj: { openAIApiKey: "new-key", extra: { nested: [1, 2] } } },
+    });
     expect(updated).toEqual({ ...c, updatedDate: expect.stringMatching(ISO) });
     expect(await decrypt(c.id)).toEqual({ openAIApiKey: "new-key", basePath: "https://a.example", org: "o1", extra: { nested: [1, 2] } });
     // An empty object changes no value.
@@ -92,7 +94,10 @@ describe("credentials", () => {
   it("keeps a client id; 409 when reused; 404 / 400 for unknown / malformed ids", async () => {
     const id = uuid();
     expect((await create({ id })).id).toBe(id);
-    await expectError(await call("POST", "/credentials", { body: { id, name: "dup", credentialName: "x", plainDataObj: { k: "v" } } }), 409);
+    await expectError(
+      await call("POST", "/credentials", { body: { id, name: "dup", credentialName: "x", plainDataObj: { k: "v" } } }),
+      409,
+    );
     expect(await decrypt(id)).toEqual({ openAIApiKey: "sk-1" });
     const ghost = uuid();
     await expectError(await call("GET", `/credentials/${ghost}`), 404);

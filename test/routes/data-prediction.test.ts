@@ -40,7 +40,10 @@ describe("SQL DB Chain over the API", () => {
     const answer = await json("POST", `/prediction/${id}`, { body: { question } });
     expect(answer.text).toBe('rows: [{"name":"AC/DC"},{"name":"Accept"}]');
     const frames = await framesOf(await call("POST", `/prediction/${id}`, { body: { question, streaming: true } }));
-    const tokens = frames.filter((f) => f.event === "token").map((f) => f.data).join("");
+    const tokens = frames
+      .filter((f) => f.event === "token")
+      .map((f) => f.data)
+      .join("");
     expect(tokens).toBe(answer.text);
     expect(frames.at(-1)).toEqual({ event: "end", data: "[DONE]" });
   });
@@ -48,11 +51,19 @@ describe("SQL DB Chain over the API", () => {
   it("a Postgres database that is down: 502 JSON, and `error` then `end` when streaming", async () => {
     restore = setVars({ OUTBOUND_ALLOW: "127.0.0.1" });
     const port = new URL(closedUrl()).port;
-    const id = await save(sqlTemplate as unknown as Fixture, "sqlDatabaseChain_0", { database: "postgres", url: `postgres://u:pw-secret@127.0.0.1:${port}/shop` });
-    const body = await expectError(await call("POST", `/prediction/${id}`, { body: { question: `${marker()} [sql: SELECT 1 :sql]` } }), 502);
+    const id = await save(sqlTemplate as unknown as Fixture, "sqlDatabaseChain_0", {
+      database: "postgres",
+      url: `postgres://u:pw-secret@127.0.0.1:${port}/shop`,
+    });
+    const body = await expectError(
+      await call("POST", `/prediction/${id}`, { body: { question: `${marker()} [sql: SELECT 1 :sql]` } }),
+      502,
+    );
     expect(body.message).toContain(`PostgreSQL database at 127.0.0.1:${port}/shop cannot be reached`);
     expect(body.message).not.toContain("pw-secret");
-    const frames = await framesOf(await call("POST", `/prediction/${id}`, { body: { question: `${marker()} [sql: SELECT 1 :sql]`, streaming: true } }));
+    const frames = await framesOf(
+      await call("POST", `/prediction/${id}`, { body: { question: `${marker()} [sql: SELECT 1 :sql]`, streaming: true } }),
+    );
     expect(frames.map((f) => f.event)).toEqual(["error", "end"]);
     expect(frames[0].data).toContain("PostgreSQL database at 127.0.0.1");
   });
@@ -62,7 +73,9 @@ describe("CSV Agent over the API", () => {
   it("answers from the CSV through the sandbox", async () => {
     const csv = `data:text/csv;base64,${btoa("item,qty\napples,3\npears,5\n")},filename:stock.csv`;
     const id = await save(csvTemplate as unknown as Fixture, "csvAgent_0", { csvFile: csv });
-    const answer = await json("POST", `/prediction/${id}`, { body: { question: `Total? ${marker()} [js: return df.reduce((s, r) => s + r.qty, 0) :js]` } });
+    const answer = await json("POST", `/prediction/${id}`, {
+      body: { question: `Total? ${marker()} [js: return df.reduce((s, r) => s + r.qty, 0) :js]` },
+    });
     expect(answer.text).toBe("standalone: 8");
   });
 });

@@ -11,9 +11,13 @@ export async function newStore(name = "docs", extra: Record<string, unknown> = {
   return json("POST", "/document-store/store", { body: { name, ...extra } });
 }
 
-export const upsert = (storeId: string, body: Record<string, unknown>, expected = 200) => json("POST", `/document-store/upsert/${storeId}`, { body }, expected);
+export const upsert = (storeId: string, body: Record<string, unknown>, expected = 200) =>
+  json("POST", `/document-store/upsert/${storeId}`, { body }, expected);
 
-export function form(files: Array<{ name: string; type: string; data: string | Uint8Array }>, fields: Record<string, unknown> = {}): FormData {
+export function form(
+  files: Array<{ name: string; type: string; data: string | Uint8Array }>,
+  fields: Record<string, unknown> = {},
+): FormData {
   const f = new FormData();
   for (const file of files) f.append("files", new File([file.data], file.name, { type: file.type }));
   for (const [k, v] of Object.entries(fields)) f.append(k, typeof v === "string" ? v : JSON.stringify(v));
@@ -25,7 +29,8 @@ export const upsertForm = (storeId: string, body: FormData) => call("POST", `/do
 export async function snapshot(storeId: string) {
   const one = async (q: string) => (await env.DB.prepare(q).bind(storeId).first<{ n: number }>())?.n ?? 0;
   const store = await env.DB.prepare("SELECT * FROM document_store WHERE id = ?").bind(storeId).first();
-  const loaders = (await env.DB.prepare("SELECT * FROM document_store_loader WHERE storeId = ? ORDER BY position").bind(storeId).all()).results;
+  const loaders = (await env.DB.prepare("SELECT * FROM document_store_loader WHERE storeId = ? ORDER BY position").bind(storeId).all())
+    .results;
   const files = (await env.FILES.list({ prefix: `docustore/${storeId}/` })).objects.map((o) => o.key).sort();
   return {
     store,

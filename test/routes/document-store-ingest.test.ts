@@ -14,7 +14,8 @@ afterEach(() => {
 });
 
 const ONE_PER_PARAGRAPH = { name: "characterTextSplitter", config: { chunkSize: 1, chunkOverlap: 0, separator: "\n\n" } };
-const query = (storeId: string, q: string) => json("POST", "/document-store/vectorstore/query", { body: { storeId, query: q, inputs: { topK: 1 } } });
+const query = (storeId: string, q: string) =>
+  json("POST", "/document-store/vectorstore/query", { body: { storeId, query: q, inputs: { topK: 1 } } });
 const paragraph = (i: number) => `paragraph number ${i} of the long file`;
 
 /** Two ones per paragraph number (i mod 64, 64 + i / 64): another number shares at most one. */
@@ -49,7 +50,12 @@ describe("ingestion in slices", () => {
     const store = await newStore();
     const embedding = { name: "openAIEmbeddings", config: { credential: cred.id, basepath: "https://llm.example.com/v1", modelName: "m" } };
     const text = Array.from({ length: count }, (_, i) => paragraph(i)).join("\n\n");
-    const up = await upsert(store.id, { embedding, vectorStore: { name: "localVectorStore" }, loader: { name: "plainText", config: { text } }, splitter: ONE_PER_PARAGRAPH });
+    const up = await upsert(store.id, {
+      embedding,
+      vectorStore: { name: "localVectorStore" },
+      loader: { name: "plainText", config: { text } },
+      splitter: ONE_PER_PARAGRAPH,
+    });
     expect(up.numAdded).toBe(count);
 
     // Every text was embedded once, in requests of at most one slice, never more than the window at once.
@@ -59,10 +65,16 @@ describe("ingestion in slices", () => {
     expect(most).toBeLessThanOrEqual(EMBED_WINDOW);
 
     // Each stored vector row carries the chunk number of its text (written with the vector).
-    const rows = (await env.DB.prepare("SELECT pageContent, chunkNo FROM vector_document WHERE provider = 'local' AND namespace = ?").bind(store.id).all<{ pageContent: string; chunkNo: number }>()).results;
+    const rows = (
+      await env.DB.prepare("SELECT pageContent, chunkNo FROM vector_document WHERE provider = 'local' AND namespace = ?")
+        .bind(store.id)
+        .all<{ pageContent: string; chunkNo: number }>()
+    ).results;
     expect(rows).toHaveLength(count);
     expect(rows.every((r) => r.pageContent === paragraph(r.chunkNo - 1))).toBe(true);
-    const vectors = await env.DB.prepare("SELECT COUNT(*) AS n FROM local_embedding WHERE namespace = ?").bind(store.id).first<{ n: number }>();
+    const vectors = await env.DB.prepare("SELECT COUNT(*) AS n FROM local_embedding WHERE namespace = ?")
+      .bind(store.id)
+      .first<{ n: number }>();
     expect(vectors!.n).toBe(count);
 
     // Slice edges and the ends: the query for a paragraph finds that paragraph, as its chunk.
@@ -80,17 +92,30 @@ describe("ingestion in slices", () => {
     });
     const store = await newStore();
     const embedding = { name: "openAIEmbeddings", config: { credential: cred.id, basepath: "https://llm.example.com/v1", modelName: "m" } };
-    const err = await json("POST", `/document-store/upsert/${store.id}`, { body: { embedding, vectorStore: { name: "localVectorStore" }, loader: { name: "plainText", config: { text: "one\n\ntwo" } } } }, 502);
+    const err = await json(
+      "POST",
+      `/document-store/upsert/${store.id}`,
+      { body: { embedding, vectorStore: { name: "localVectorStore" }, loader: { name: "plainText", config: { text: "one\n\ntwo" } } } },
+      502,
+    );
     expect(err.message).toContain("without one embedding per input");
   });
 });
 
 describe("EmbedStream", () => {
-  const fake = (answer: (texts: string[]) => number[][]) => ({ embedDocuments: async (texts: string[]) => answer(texts), embedQuery: async () => [0] });
+  const fake = (answer: (texts: string[]) => number[][]) => ({
+    embedDocuments: async (texts: string[]) => answer(texts),
+    embedQuery: async () => [0],
+  });
 
   it("gives the vectors in order, in writes of at least min and at most max", async () => {
     const texts = Array.from({ length: 50 }, (_, i) => `t${i}`);
-    const stream = new EmbedStream(fake((ts) => ts.map((t) => [Number(t.slice(1))])), texts, 4, 2);
+    const stream = new EmbedStream(
+      fake((ts) => ts.map((t) => [Number(t.slice(1))])),
+      texts,
+      4,
+      2,
+    );
     const writes: number[][][] = [];
     for (let v; (v = await stream.next(10, 20)); ) writes.push(v);
     expect(writes.flat().map((v) => v[0])).toEqual(texts.map((_, i) => i));
@@ -98,7 +123,12 @@ describe("EmbedStream", () => {
   });
 
   it("a provider that answers fewer vectors than texts is a 502, not vectors shifted onto the wrong chunks", async () => {
-    const stream = new EmbedStream(fake((ts) => ts.slice(1).map(() => [1])), ["a", "b", "c"], 4, 1);
+    const stream = new EmbedStream(
+      fake((ts) => ts.slice(1).map(() => [1])),
+      ["a", "b", "c"],
+      4,
+      1,
+    );
     const err = await stream.next(1, 10).catch((e) => e);
     expect(err).toBeInstanceOf(ApiError);
     expect(err.status).toBe(502);

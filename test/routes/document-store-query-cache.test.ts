@@ -10,12 +10,21 @@ const query = (storeId: string, q: string) =>
 describe("local vector store queries after writes", () => {
   it("see new chunks, chunks replaced in place (new ids, same content), and removals", async () => {
     const store = await newStore("cache");
-    const first = await upsert(store.id, { ...LOCAL, loader: { name: "plainText", config: { text: "Otters hold hands while they sleep." } }, recordManager: { name: "SQLiteRecordManager" } });
+    const first = await upsert(store.id, {
+      ...LOCAL,
+      loader: { name: "plainText", config: { text: "Otters hold hands while they sleep." } },
+      recordManager: { name: "SQLiteRecordManager" },
+    });
     const before = await query(store.id, "otters sleep");
     expect(before.docs[0].pageContent).toContain("Otters");
 
     // Same content again, replacing the loader in place: the chunks get new ids.
-    await upsert(store.id, { ...LOCAL, docId: first.docId, replaceExisting: true, loader: { name: "plainText", config: { text: "Otters hold hands while they sleep." } } });
+    await upsert(store.id, {
+      ...LOCAL,
+      docId: first.docId,
+      replaceExisting: true,
+      loader: { name: "plainText", config: { text: "Otters hold hands while they sleep." } },
+    });
     const replaced = await query(store.id, "otters sleep");
     expect(replaced.docs[0].pageContent).toContain("Otters");
     const chunks = await json("GET", `/document-store/chunks/${store.id}/all/1`);
@@ -44,7 +53,9 @@ describe("queries after the store itself changed", () => {
     // from the earlier configuration would not notice.
     const row = await json("GET", `/document-store/store/${store.id}`);
     const embedding = JSON.parse(row.embeddingConfig);
-    await json("PUT", `/document-store/store/${store.id}`, { body: { embeddingConfig: JSON.stringify({ ...embedding, config: { ...embedding.config, dimensions: 64 } }) } });
+    await json("PUT", `/document-store/store/${store.id}`, {
+      body: { embeddingConfig: JSON.stringify({ ...embedding, config: { ...embedding.config, dimensions: 64 } }) },
+    });
     const res = await call("POST", "/document-store/vectorstore/query", { body: { storeId: store.id, query: "glaciers valleys" } });
     expect((await expectError(res, 400)).message).toMatch(/256 dimensions but the embedding gives 64/);
   });
@@ -60,7 +71,11 @@ describe("queries after the store itself changed", () => {
   it("link each hit to its chunk, and no longer once that chunk's text was edited (chunkNo -1, as Flowise)", async () => {
     const store = await newStore("cache-chunks");
     const text = ["Penguins nest on rocky shores.", "Camels store fat in their humps.", "Owls hunt silently at night."].join("\n\n");
-    const up = await upsert(store.id, { ...LOCAL, loader: { name: "plainText", config: { text } }, splitter: { name: "characterTextSplitter", config: { chunkSize: 40, chunkOverlap: 0, separator: "\n\n" } } });
+    const up = await upsert(store.id, {
+      ...LOCAL,
+      loader: { name: "plainText", config: { text } },
+      splitter: { name: "characterTextSplitter", config: { chunkSize: 40, chunkOverlap: 0, separator: "\n\n" } },
+    });
     const { chunks } = await json("GET", `/document-store/chunks/${store.id}/${up.docId}/1`);
     const camel = chunks.find((c: { pageContent: string }) => c.pageContent.includes("Camels"));
     const hit = (await query(store.id, "camels humps")).docs[0] as unknown as { id: string; chunkNo: number; pageContent: string };

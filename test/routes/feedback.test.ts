@@ -25,8 +25,13 @@ const storedFor = async (messageId: string) => rowsOf("SELECT * FROM chat_messag
 function expectRecord(body: any, message: Seeded, rating: string, content: string | null) {
   expect(Object.keys(body).sort()).toEqual(["chatId", "chatflowid", "content", "createdDate", "id", "messageId", "rating"]);
   expect(body).toEqual({
-    id: expect.stringMatching(UUID), chatflowid: message.chatflowid, chatId: message.chatId, messageId: message.id,
-    rating, content, createdDate: expect.stringMatching(ISO),
+    id: expect.stringMatching(UUID),
+    chatflowid: message.chatflowid,
+    chatId: message.chatId,
+    messageId: message.id,
+    rating,
+    content,
+    createdDate: expect.stringMatching(ISO),
   });
 }
 
@@ -49,16 +54,24 @@ describe("POST /feedback", () => {
     expect(await stored(body.id)).toEqual(body);
     // An upper-case chatflow id is the same chatflow.
     const s2 = await chat();
-    const upper = await json("POST", "/feedback", { body: { chatflowid: s2.flow.id.toUpperCase(), messageId: s2.a1.id.toUpperCase(), rating: "THUMBS_UP" } });
+    const upper = await json("POST", "/feedback", {
+      body: { chatflowid: s2.flow.id.toUpperCase(), messageId: s2.a1.id.toUpperCase(), rating: "THUMBS_UP" },
+    });
     expectRecord(upper, s2.a1, "THUMBS_UP", null);
   });
 
   it("refuses a chatflowid or chatId that disagrees with the message (400), storing nothing", async () => {
     const s = await chat();
     const other = await createFlow();
-    let error = await expectError(await call("POST", "/feedback", { body: { chatflowid: other.id, messageId: s.a1.id, rating: "THUMBS_UP" } }), 400);
+    let error = await expectError(
+      await call("POST", "/feedback", { body: { chatflowid: other.id, messageId: s.a1.id, rating: "THUMBS_UP" } }),
+      400,
+    );
     expect(error.message).toMatch(/chatflowid/);
-    error = await expectError(await call("POST", "/feedback", { body: { chatId: "another-chat", messageId: s.a1.id, rating: "THUMBS_UP" } }), 400);
+    error = await expectError(
+      await call("POST", "/feedback", { body: { chatId: "another-chat", messageId: s.a1.id, rating: "THUMBS_UP" } }),
+      400,
+    );
     expect(error.message).toMatch(/chatId/);
     expect(await storedFor(s.a1.id)).toEqual([]);
   });
@@ -106,14 +119,19 @@ describe("POST /feedback/{chatflowid} (the chat widget's form)", () => {
     const body = await json("POST", `/feedback/${s.flow.id}`, { body: { messageId: s.a1.id, rating: "THUMBS_UP" } });
     expectRecord(body, s.a1, "THUMBS_UP", null);
     expect(await stored(body.id)).toEqual(body);
-    const same = await json("POST", `/feedback/${s.flow.id}/`, { body: { chatflowid: s.flow.id, chatId: s.chatId, messageId: s.a2.id, rating: "THUMBS_DOWN", content: "meh" } });
+    const same = await json("POST", `/feedback/${s.flow.id}/`, {
+      body: { chatflowid: s.flow.id, chatId: s.chatId, messageId: s.a2.id, rating: "THUMBS_DOWN", content: "meh" },
+    });
     expectRecord(same, s.a2, "THUMBS_DOWN", "meh");
   });
 
   it("refuses a body chatflowid other than the path's, and a path other than the message's chatflow (400)", async () => {
     const s = await chat();
     const other = await createFlow();
-    const error = await expectError(await call("POST", `/feedback/${s.flow.id}`, { body: { chatflowid: other.id, messageId: s.a1.id, rating: "THUMBS_UP" } }), 400);
+    const error = await expectError(
+      await call("POST", `/feedback/${s.flow.id}`, { body: { chatflowid: other.id, messageId: s.a1.id, rating: "THUMBS_UP" } }),
+      400,
+    );
     expect(error.message).toMatch(/match/);
     await expectError(await call("POST", `/feedback/${other.id}`, { body: { messageId: s.a1.id, rating: "THUMBS_UP" } }), 400);
     await expectError(await call("POST", "/feedback/not-a-uuid", { body: { messageId: s.a1.id, rating: "THUMBS_UP" } }), 400);
@@ -161,7 +179,10 @@ describe("feedback access from chat widgets", () => {
     expectRecord(a, s.a1, "THUMBS_UP", null);
     const b = await json("POST", `/feedback/${s.flow.id}`, { token: null, body: { messageId: s.a2.id, rating: "THUMBS_DOWN" } });
     expectRecord(b, s.a2, "THUMBS_DOWN", null);
-    expect(await json("PUT", `/feedback/${b.id}`, { token: null, body: { content: "from the widget" } })).toEqual({ ...b, content: "from the widget" });
+    expect(await json("PUT", `/feedback/${b.id}`, { token: null, body: { content: "from the widget" } })).toEqual({
+      ...b,
+      content: "from the widget",
+    });
     // Validation and conflicts still apply to anonymous callers.
     await expectError(await call("POST", "/feedback", { token: null, body: { messageId: s.a1.id, rating: "THUMBS_UP" } }), 409);
     await expectError(await call("POST", "/feedback", { token: null, body: { messageId: s.a1.id, rating: "NOPE" } }), 400);
@@ -170,9 +191,15 @@ describe("feedback access from chat widgets", () => {
   it("a private chatflow answers 401 to anonymous callers and works with a token", async () => {
     const s = await chat({ isPublic: false });
     await expectError(await call("POST", "/feedback", { token: null, body: { messageId: s.a1.id, rating: "THUMBS_UP" } }), 401);
-    await expectError(await call("POST", `/feedback/${s.flow.id}`, { token: null, body: { messageId: s.a1.id, rating: "THUMBS_UP" } }), 401);
+    await expectError(
+      await call("POST", `/feedback/${s.flow.id}`, { token: null, body: { messageId: s.a1.id, rating: "THUMBS_UP" } }),
+      401,
+    );
     // A claim about the message's chat does not get an anonymous caller past the 401.
-    await expectError(await call("POST", "/feedback", { token: null, body: { messageId: s.a1.id, chatId: "guess", rating: "THUMBS_UP" } }), 401);
+    await expectError(
+      await call("POST", "/feedback", { token: null, body: { messageId: s.a1.id, chatId: "guess", rating: "THUMBS_UP" } }),
+      401,
+    );
     expect(await storedFor(s.a1.id)).toEqual([]);
 
     const created = await json("POST", "/feedback", { body: { messageId: s.a1.id, rating: "THUMBS_UP" } });
@@ -195,11 +222,17 @@ describe("feedback access from chat widgets", () => {
   it("a wrong token is 401 even on a public chatflow", async () => {
     const s = await chat({ isPublic: true });
     await expectError(await call("POST", "/feedback", { token: BAD_TOKEN, body: { messageId: s.a1.id, rating: "THUMBS_UP" } }), 401);
-    await expectError(await call("POST", `/feedback/${s.flow.id}`, { token: BAD_TOKEN, body: { messageId: s.a1.id, rating: "THUMBS_UP" } }), 401);
+    await expectError(
+      await call("POST", `/feedback/${s.flow.id}`, { token: BAD_TOKEN, body: { messageId: s.a1.id, rating: "THUMBS_UP" } }),
+      401,
+    );
     expect(await storedFor(s.a1.id)).toEqual([]);
     const created = await json("POST", "/feedback", { token: null, body: { messageId: s.a1.id, rating: "THUMBS_UP" } });
     await expectError(await call("PUT", `/feedback/${created.id}`, { token: BAD_TOKEN, body: { content: "x" } }), 401);
-    await expectError(await call("PUT", `/feedback/${created.id}`, { headers: { Authorization: "Basic abc" }, token: null, body: { content: "x" } }), 401);
+    await expectError(
+      await call("PUT", `/feedback/${created.id}`, { headers: { Authorization: "Basic abc" }, token: null, body: { content: "x" } }),
+      401,
+    );
     expect(await stored(created.id)).toEqual(created);
   });
 
@@ -208,12 +241,20 @@ describe("feedback access from chat widgets", () => {
     for (const path of ["/feedback", `/feedback/${s.flow.id}`]) {
       const res = await call("OPTIONS", path, {
         token: null,
-        headers: { Origin: "https://shop.example", "Access-Control-Request-Method": "POST", "Access-Control-Request-Headers": "content-type" },
+        headers: {
+          Origin: "https://shop.example",
+          "Access-Control-Request-Method": "POST",
+          "Access-Control-Request-Headers": "content-type",
+        },
       });
       expect(res.status).toBeLessThan(300);
       expect(res.headers.get("Access-Control-Allow-Origin")).toBe("https://shop.example");
     }
-    const res = await call("POST", "/feedback", { token: null, headers: { Origin: "https://shop.example" }, body: { messageId: s.a1.id, rating: "THUMBS_UP" } });
+    const res = await call("POST", "/feedback", {
+      token: null,
+      headers: { Origin: "https://shop.example" },
+      body: { messageId: s.a1.id, rating: "THUMBS_UP" },
+    });
     expect(res.status).toBe(200);
     expect(res.headers.get("Access-Control-Allow-Origin")).toBe("https://shop.example");
     const created = await res.json<{ id: string }>();

@@ -36,13 +36,28 @@ describe("prediction by flow type", () => {
   }
 
   it("AGENTFLOW runs on the agentflow runtime", async () => {
-    const start = { id: "startAgentflow_0", data: { id: "startAgentflow_0", name: "startAgentflow", label: "Start", inputs: { startInputType: "chatInput" } } };
-    const llm = { id: "llmAgentflow_0", data: { id: "llmAgentflow_0", name: "llmAgentflow", label: "LLM 0", inputs: { llmModel: "chatOpenAI", llmModelConfig: { modelName: "m", basepath: `${standinUrl()}/v1` } } } };
+    const start = {
+      id: "startAgentflow_0",
+      data: { id: "startAgentflow_0", name: "startAgentflow", label: "Start", inputs: { startInputType: "chatInput" } },
+    };
+    const llm = {
+      id: "llmAgentflow_0",
+      data: {
+        id: "llmAgentflow_0",
+        name: "llmAgentflow",
+        label: "LLM 0",
+        inputs: { llmModel: "chatOpenAI", llmModelConfig: { modelName: "m", basepath: `${standinUrl()}/v1` } },
+      },
+    };
     const edge = { source: "startAgentflow_0", sourceHandle: "startAgentflow_0-output-startAgentflow", target: "llmAgentflow_0" };
-    const saved = await json("POST", "/chatflows", { body: { name: "af", type: "AGENTFLOW", flowData: JSON.stringify({ nodes: [start, llm], edges: [edge] }) } });
+    const saved = await json("POST", "/chatflows", {
+      body: { name: "af", type: "AGENTFLOW", flowData: JSON.stringify({ nodes: [start, llm], edges: [edge] }) },
+    });
     expect((await json("POST", `/prediction/${saved.id}`, { body: { question: "agent hi" } })).text).toBe("echo: agent hi");
     expect(await json("GET", `/chatflows-streaming/${saved.id}`, { token: null })).toEqual({ isStreaming: true });
-    const loose = await json("POST", "/chatflows", { body: { name: "af2", type: "AGENTFLOW", flowData: JSON.stringify({ nodes: [start, llm], edges: [] }) } });
+    const loose = await json("POST", "/chatflows", {
+      body: { name: "af2", type: "AGENTFLOW", flowData: JSON.stringify({ nodes: [start, llm], edges: [] }) },
+    });
     const err = await expectError(await call("POST", `/prediction/${loose.id}`, { body: { question: "hi" } }), 400);
     expect(err.message).toBe("This agentflow cannot run: Only the Start node may have no incoming edge: LLM 0 (llmAgentflow_0) has none");
   });
@@ -51,11 +66,17 @@ describe("prediction by flow type", () => {
 describe("the runnable-flow routes in the OpenAPI document", () => {
   it("documents both bodies (JSON by schema, multipart with files) of prediction and vector upsert", async () => {
     const doc = await json("GET", "/openapi.json", { token: null });
-    for (const [path, schema] of [["/prediction/{id}", "PredictionRequest"], ["/vector/upsert/{id}", "VectorUpsertRequest"]]) {
+    for (const [path, schema] of [
+      ["/prediction/{id}", "PredictionRequest"],
+      ["/vector/upsert/{id}", "VectorUpsertRequest"],
+    ]) {
       const op = doc.paths[path].post;
       expect(op.parameters.map((p: any) => p.name)).toContain("id");
       expect(op.requestBody.content["application/json"].schema).toEqual({ $ref: `#/components/schemas/${schema}` });
-      expect(op.requestBody.content["multipart/form-data"].schema.properties.files).toEqual({ type: "array", items: { type: "string", format: "binary" } });
+      expect(op.requestBody.content["multipart/form-data"].schema.properties.files).toEqual({
+        type: "array",
+        items: { type: "string", format: "binary" },
+      });
       expect(doc.components.schemas[schema].type).toBe("object");
     }
   });

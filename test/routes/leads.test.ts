@@ -12,11 +12,18 @@ const storedLeads = (chatflowid: string) => rowsOf("SELECT * FROM lead WHERE cha
 describe("POST /leads", () => {
   it("records a lead, generating a chatId when none is given", async () => {
     const flow = await createFlow();
-    const body = await json("POST", "/leads", { body: { chatflowid: flow.id, name: "Ann", email: "ann@example.com", phone: "+33 1 23 45 67 89" } });
+    const body = await json("POST", "/leads", {
+      body: { chatflowid: flow.id, name: "Ann", email: "ann@example.com", phone: "+33 1 23 45 67 89" },
+    });
     expect(Object.keys(body).sort()).toEqual(["chatId", "chatflowid", "createdDate", "email", "id", "name", "phone"]);
     expect(body).toEqual({
-      id: expect.stringMatching(UUID), chatflowid: flow.id, chatId: expect.stringMatching(UUID),
-      name: "Ann", email: "ann@example.com", phone: "+33 1 23 45 67 89", createdDate: expect.stringMatching(ISO),
+      id: expect.stringMatching(UUID),
+      chatflowid: flow.id,
+      chatId: expect.stringMatching(UUID),
+      name: "Ann",
+      email: "ann@example.com",
+      phone: "+33 1 23 45 67 89",
+      createdDate: expect.stringMatching(ISO),
     });
     expect(body.chatId).not.toBe(body.id);
     expect(await storedLeads(flow.id)).toEqual([body]);
@@ -26,8 +33,13 @@ describe("POST /leads", () => {
     const flow = await createFlow();
     const body = await json("POST", "/leads", { body: { chatflowid: flow.id, chatId: "widget-chat-42", email: "bob@example.com" } });
     expect(body).toEqual({
-      id: expect.stringMatching(UUID), chatflowid: flow.id, chatId: "widget-chat-42",
-      name: null, email: "bob@example.com", phone: null, createdDate: expect.stringMatching(ISO),
+      id: expect.stringMatching(UUID),
+      chatflowid: flow.id,
+      chatId: "widget-chat-42",
+      name: null,
+      email: "bob@example.com",
+      phone: null,
+      createdDate: expect.stringMatching(ISO),
     });
     const bare = await json("POST", "/leads", { body: { chatflowid: flow.id } });
     expect(bare).toMatchObject({ chatflowid: flow.id, name: null, email: null, phone: null });
@@ -59,8 +71,14 @@ describe("POST /leads", () => {
   it("answers 400 for a missing or malformed chatflowid and other bad bodies", async () => {
     const flow = await createFlow();
     for (const body of [
-      {}, { name: "no flow" }, { chatflowid: "not-a-uuid" }, { chatflowid: 42 }, { chatflowid: flow.id, chatId: "" },
-      { chatflowid: flow.id, email: 5 }, [], "lead",
+      {},
+      { name: "no flow" },
+      { chatflowid: "not-a-uuid" },
+      { chatflowid: 42 },
+      { chatflowid: flow.id, chatId: "" },
+      { chatflowid: flow.id, email: 5 },
+      [],
+      "lead",
     ]) {
       await expectError(await call("POST", "/leads", { body }), 400);
     }
@@ -91,7 +109,11 @@ describe("POST /leads", () => {
   it("answers CORS preflight for any origin", async () => {
     const res = await call("OPTIONS", "/leads/", {
       token: null,
-      headers: { Origin: "https://blog.example", "Access-Control-Request-Method": "POST", "Access-Control-Request-Headers": "content-type" },
+      headers: {
+        Origin: "https://blog.example",
+        "Access-Control-Request-Method": "POST",
+        "Access-Control-Request-Headers": "content-type",
+      },
     });
     expect(res.status).toBeLessThan(300);
     expect(res.headers.get("Access-Control-Allow-Origin")).toBe("https://blog.example");
@@ -105,9 +127,25 @@ describe("GET /leads/{chatflowid}", () => {
     const insert = env.DB.prepare("INSERT INTO lead (id, name, email, phone, chatflowid, chatId, createdDate) VALUES (?,?,?,?,?,?,?)");
     const rows = [
       { id: uuid(), name: "second", email: null, phone: null, chatflowid: flow.id, chatId: "c2", createdDate: "2026-01-02T00:00:00.000Z" },
-      { id: uuid(), name: "first", email: "a@example.com", phone: "1", chatflowid: flow.id, chatId: "c1", createdDate: "2026-01-01T00:00:00.000Z" },
+      {
+        id: uuid(),
+        name: "first",
+        email: "a@example.com",
+        phone: "1",
+        chatflowid: flow.id,
+        chatId: "c1",
+        createdDate: "2026-01-01T00:00:00.000Z",
+      },
       { id: uuid(), name: "third", email: null, phone: null, chatflowid: flow.id, chatId: "c3", createdDate: "2026-01-03T00:00:00.000Z" },
-      { id: uuid(), name: "elsewhere", email: null, phone: null, chatflowid: other.id, chatId: "c1", createdDate: "2026-01-01T12:00:00.000Z" },
+      {
+        id: uuid(),
+        name: "elsewhere",
+        email: null,
+        phone: null,
+        chatflowid: other.id,
+        chatId: "c1",
+        createdDate: "2026-01-01T12:00:00.000Z",
+      },
     ];
     await env.DB.batch(rows.map((r) => insert.bind(r.id, r.name, r.email, r.phone, r.chatflowid, r.chatId, r.createdDate)));
     const created = await json("POST", "/leads", { body: { chatflowid: flow.id, name: "newest" } });

@@ -33,7 +33,10 @@ describe("contextChatEngine over HTTP", () => {
     expect(first).toMatchObject({ text: "echo: When does the bakery open in the morning?", memoryType: "mem_0" });
     expect(first.sourceDocuments).toEqual([{ pageContent: BAKERY, metadata: expect.objectContaining({ source: "town" }) }]);
     const stored = await json<any[]>("GET", `/chatmessage/${id}`);
-    expect(stored.map((s) => [s.role, s.content])).toEqual([["userMessage", "When does the bakery open in the morning?"], ["apiMessage", first.text]]);
+    expect(stored.map((s) => [s.role, s.content])).toEqual([
+      ["userMessage", "When does the bakery open in the morning?"],
+      ["apiMessage", first.text],
+    ]);
     expect(stored[1].sourceDocuments).toEqual(first.sourceDocuments);
 
     const m = marker();
@@ -54,7 +57,12 @@ describe("contextChatEngine over HTTP", () => {
     const events = frames.map((f) => f.event);
     expect(events[0]).toBe("start");
     expect(events.slice(-3)).toEqual(["sourceDocuments", "metadata", "end"]);
-    expect(frames.filter((f) => f.event === "token").map((f) => f.data).join("")).toBe(`echo: ${question}`);
+    expect(
+      frames
+        .filter((f) => f.event === "token")
+        .map((f) => f.data)
+        .join(""),
+    ).toBe(`echo: ${question}`);
     expect(frames.find((f) => f.event === "sourceDocuments")!.data[0].pageContent).toBe(LIBRARY);
   });
 
@@ -62,7 +70,9 @@ describe("contextChatEngine over HTTP", () => {
     const id = await saveContextEngine();
     const body = await expectError(await call("POST", `/prediction/${id}`, { body: { question: `bakery [fail] ${marker()}` } }), 502);
     expect(body.message).toContain("answered 500");
-    const frames = await framesOf(await call("POST", `/prediction/${id}`, { body: { question: `bakery [fail] ${marker()}`, streaming: true } }));
+    const frames = await framesOf(
+      await call("POST", `/prediction/${id}`, { body: { question: `bakery [fail] ${marker()}`, streaming: true } }),
+    );
     expect(frames.map((f) => f.event).slice(-2)).toEqual(["error", "end"]);
   });
 });

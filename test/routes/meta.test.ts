@@ -91,8 +91,13 @@ describe("meta endpoints", () => {
     expect(spec.paths["/ping"].get.security).toEqual([{}]);
     expect(spec.paths["/feedback/{id}"].put.security).toEqual([{}, { bearerAuth: [] }]);
     // The renamed path segments still take the same URLs (the chunk and feedback suites call them).
-    const params = (path: string, method: string) => spec.paths[path][method].parameters.filter((p: any) => p.in === "path").map((p: any) => p.name);
-    expect(params("/document-store/chunks/{storeId}/{loaderId}/{pageNoOrChunkId}", "get")).toEqual(["storeId", "loaderId", "pageNoOrChunkId"]);
+    const params = (path: string, method: string) =>
+      spec.paths[path][method].parameters.filter((p: any) => p.in === "path").map((p: any) => p.name);
+    expect(params("/document-store/chunks/{storeId}/{loaderId}/{pageNoOrChunkId}", "get")).toEqual([
+      "storeId",
+      "loaderId",
+      "pageNoOrChunkId",
+    ]);
     expect(params("/feedback/{id}", "get")).toEqual(["id"]);
   });
 
@@ -177,7 +182,11 @@ describe("routing details", () => {
     for (const path of ["/prediction/0b6f2c1e-3a4d-4e5f-8a9b-0c1d2e3f4a5b", "/leads", "/leads/", "/feedback", "/ping"]) {
       const res = await worker().fetch(`${BASE}${path}`, {
         method: "OPTIONS",
-        headers: { Origin: origin, "Access-Control-Request-Method": "POST", "Access-Control-Request-Headers": "content-type,authorization" },
+        headers: {
+          Origin: origin,
+          "Access-Control-Request-Method": "POST",
+          "Access-Control-Request-Headers": "content-type,authorization",
+        },
       });
       expect(res.status, path).toBeLessThan(300);
       expect(res.headers.get("access-control-allow-origin"), path).toBe(origin);
@@ -188,7 +197,11 @@ describe("routing details", () => {
       expect(allowed).toContain("authorization");
     }
     // An actual widget answer, even an error, carries the header so the browser shows it.
-    const refused = await call("POST", "/leads", { token: null, headers: { Origin: origin }, body: { chatflowid: "0b6f2c1e-3a4d-4e5f-8a9b-0c1d2e3f4a5b" } });
+    const refused = await call("POST", "/leads", {
+      token: null,
+      headers: { Origin: origin },
+      body: { chatflowid: "0b6f2c1e-3a4d-4e5f-8a9b-0c1d2e3f4a5b" },
+    });
     await expectError(refused.clone(), 404);
     expect(refused.headers.get("access-control-allow-origin")).toBe(origin);
 
@@ -223,12 +236,17 @@ describe("routing details", () => {
       },
     });
     const res = await worker().fetch(`${BASE}/tools`, {
-      method: "POST", body, headers: { "content-type": "application/json", authorization: "Bearer test-admin-key" },
+      method: "POST",
+      body,
+      headers: { "content-type": "application/json", authorization: "Bearer test-admin-key" },
       // @ts-expect-error duplex is needed for a streamed request body
       duplex: "half",
     });
     await expectError(res, 413);
-    await expectError(await call("POST", "/tools", { raw: '{"name":"x"}', headers: { "content-type": "application/json", "content-length": "99999999" } }), 413);
+    await expectError(
+      await call("POST", "/tools", { raw: '{"name":"x"}', headers: { "content-type": "application/json", "content-length": "99999999" } }),
+      413,
+    );
     expect((await json("GET", "/tools")).map((t: any) => t.name)).not.toContain("streamed");
   });
 

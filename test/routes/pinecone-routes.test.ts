@@ -14,7 +14,12 @@ beforeAll(() => {
 });
 afterAll(() => restore());
 
-const pineconeCredential = async () => (await json("POST", "/credentials", { body: { name: "pc", credentialName: "pineconeApi", plainDataObj: { pineconeApiKey: "pc-route-key-123456" } } })).id as string;
+const pineconeCredential = async () =>
+  (
+    await json("POST", "/credentials", {
+      body: { name: "pc", credentialName: "pineconeApi", plainDataObj: { pineconeApiKey: "pc-route-key-123456" } },
+    })
+  ).id as string;
 
 describe("a document store on pinecone", () => {
   it("upserts its chunks into the Pinecone namespace (with their docId) and answers queries from it", async () => {
@@ -23,14 +28,23 @@ describe("a document store on pinecone", () => {
     const index = `store-${crypto.randomUUID().slice(0, 8)}`;
     const vectorStore = { name: "pinecone", config: { pineconeIndex: index, pineconeNamespace: "kb", credential: cred } };
     const text = "Solar panels turn sunlight into electricity.\n\nWind turbines spin in strong coastal winds.";
-    const up = await upsert(store.id, { loader: { name: "plainText", config: { text } }, splitter: { name: "characterTextSplitter", config: { separator: "\n\n", chunkSize: 50, chunkOverlap: 0 } }, embedding: { name: "localHashEmbeddings" }, vectorStore });
+    const up = await upsert(store.id, {
+      loader: { name: "plainText", config: { text } },
+      splitter: { name: "characterTextSplitter", config: { separator: "\n\n", chunkSize: 50, chunkOverlap: 0 } },
+      embedding: { name: "localHashEmbeddings" },
+      vectorStore,
+    });
     expect(up).toMatchObject({ numAdded: 2 });
 
-    const received = ((await (await fetch(`${pinecone()}/requests`)).json()) as Array<{ path: string; body: any }>).filter((r) => r.path === `/idx/${index}/vectors/upsert`);
+    const received = ((await (await fetch(`${pinecone()}/requests`)).json()) as Array<{ path: string; body: any }>).filter(
+      (r) => r.path === `/idx/${index}/vectors/upsert`,
+    );
     expect(received[0].body.namespace).toBe("kb");
     expect(received[0].body.vectors.map((v: any) => v.metadata.docId)).toEqual([up.docId, up.docId]);
 
-    const found = await json("POST", "/document-store/vectorstore/query", { body: { storeId: store.id, query: "wind turbines on the coast", inputs: { topK: 1 } } });
+    const found = await json("POST", "/document-store/vectorstore/query", {
+      body: { storeId: store.id, query: "wind turbines on the coast", inputs: { topK: 1 } },
+    });
     expect(found.docs.map((d: any) => d.pageContent)).toEqual(["Wind turbines spin in strong coastal winds."]);
   });
 });

@@ -9,7 +9,9 @@ import { call, expectError, json } from "../helpers";
 import { setVars } from "../security/helpers";
 
 async function openAICredential(): Promise<string> {
-  return (await json("POST", "/credentials", { body: { name: "openai", credentialName: "openAIApi", plainDataObj: { openAIApiKey: "sk-test" } } })).id;
+  return (
+    await json("POST", "/credentials", { body: { name: "openai", credentialName: "openAIApi", plainDataObj: { openAIApiKey: "sk-test" } } })
+  ).id;
 }
 
 /** Saves a fixture as a chatflow, its chat model pointed at the stand-in (or `base`). */
@@ -53,7 +55,14 @@ describe("POST /prediction/{id} (JSON)", () => {
     const id = await saveFlow(llmChain);
     const answer = await json("POST", `/prediction/${id}`, { body: { question: "socks" } });
     expect(answer.text).toContain("What is a good name for a company that makes socks?");
-    expect(answer).toMatchObject({ question: "socks", json: null, memoryType: null, sourceDocuments: [], usedTools: [], isStreamValid: true });
+    expect(answer).toMatchObject({
+      question: "socks",
+      json: null,
+      memoryType: null,
+      sourceDocuments: [],
+      usedTools: [],
+      isStreamValid: true,
+    });
     expect(answer.sessionId).toBe(answer.chatId);
 
     const stored = await messagesOf(id);
@@ -82,7 +91,14 @@ describe("POST /prediction/{id} (JSON)", () => {
     const id = await saveFlow(conversationChain);
     const marker = crypto.randomUUID();
     const answer = await json("POST", `/prediction/${id}`, {
-      body: { question: `hello ${marker}`, overrideConfig: { sessionId: "s-1" }, history: [{ role: "userMessage", content: "earlier question" }, { role: "apiMessage", content: "earlier answer" }] },
+      body: {
+        question: `hello ${marker}`,
+        overrideConfig: { sessionId: "s-1" },
+        history: [
+          { role: "userMessage", content: "earlier question" },
+          { role: "apiMessage", content: "earlier answer" },
+        ],
+      },
     });
     expect(answer).toMatchObject({ chatId: "s-1", sessionId: "s-1" });
     const sent = JSON.stringify((await (await fetch(`${standinUrl()}/requests?contains=${marker}`)).json<any[]>()).at(-1));
@@ -99,7 +115,9 @@ describe("POST /prediction/{id} (JSON)", () => {
   it("stores data-URI uploads in R2 and records them without their data", async () => {
     const id = await saveFlow(llmChain);
     const data = `data:text/plain;base64,${btoa("hello file")}`;
-    const answer = await json("POST", `/prediction/${id}`, { body: { question: "q", uploads: [{ type: "file", name: "note.txt", mime: "text/plain", data }] } });
+    const answer = await json("POST", `/prediction/${id}`, {
+      body: { question: "q", uploads: [{ type: "file", name: "note.txt", mime: "text/plain", data }] },
+    });
     const object = await env.FILES.get(`${id}/${answer.chatId}/note.txt`);
     expect(await object?.text()).toBe("hello file");
     const [user] = await messagesOf(id);
@@ -120,9 +138,21 @@ describe("POST /prediction/{id} (JSON)", () => {
 
   it("applies overrideConfig only where apiConfig enables it", async () => {
     const marker = crypto.randomUUID();
-    const apiConfig = JSON.stringify({ overrideConfig: { status: true, nodes: { "Azure ChatOpenAI": [{ name: "temperature", enabled: true }, { name: "modelName", enabled: false }] } } });
+    const apiConfig = JSON.stringify({
+      overrideConfig: {
+        status: true,
+        nodes: {
+          "Azure ChatOpenAI": [
+            { name: "temperature", enabled: true },
+            { name: "modelName", enabled: false },
+          ],
+        },
+      },
+    });
     const id = await saveFlow(llmChain, { apiConfig });
-    await json("POST", `/prediction/${id}`, { body: { question: marker, overrideConfig: { temperature: 0.123, modelName: "not-allowed" } } });
+    await json("POST", `/prediction/${id}`, {
+      body: { question: marker, overrideConfig: { temperature: 0.123, modelName: "not-allowed" } },
+    });
     const [sent] = await (await fetch(`${standinUrl()}/requests?contains=${marker}`)).json<any[]>();
     expect(JSON.stringify(sent)).toContain("0.123");
     expect(JSON.stringify(sent)).not.toContain("not-allowed");
@@ -138,7 +168,10 @@ describe("POST /prediction/{id} (errors)", () => {
 
   it("400 for malformed flowData, no ending node, a cycle and unsupported nodes — nothing stored", async () => {
     const cases: Record<string, string> = {
-      noEnding: JSON.stringify({ nodes: [{ id: "p", data: { id: "p", name: "promptTemplate", label: "P", category: "Prompts", inputs: {} } }], edges: [] }),
+      noEnding: JSON.stringify({
+        nodes: [{ id: "p", data: { id: "p", name: "promptTemplate", label: "P", category: "Prompts", inputs: {} } }],
+        edges: [],
+      }),
       // Flowise's Tool Agent with its search tool swapped for a node no registry has.
       unsupported: flowDataOf(toolAgent as unknown as Fixture).replaceAll('"name":"serpAPI"', '"name":"notARealTool"'),
       notGraph: JSON.stringify({ nodes: "nope" }),
@@ -163,7 +196,10 @@ describe("POST /prediction/{id} (errors)", () => {
     await expectError(await call("POST", `/prediction/${id}`, { raw: "{", headers: { "content-type": "application/json" } }), 400);
     await expectError(await call("POST", `/prediction/${id}`, { raw: "q", headers: { "content-type": "text/plain" } }), 415);
     await expectError(await call("POST", `/prediction/${id}`, { body: { question: "x".repeat(10 * 1024 * 1024) } }), 413);
-    await expectError(await call("POST", `/prediction/${id}`, { body: { question: "q", uploads: [{ type: "file", name: "x", data: "not a data uri" }] } }), 400);
+    await expectError(
+      await call("POST", `/prediction/${id}`, { body: { question: "q", uploads: [{ type: "file", name: "x", data: "not a data uri" }] } }),
+      400,
+    );
   });
 });
 
@@ -189,14 +225,25 @@ describe("access: public, per-chatflow key, allowed origins, rate limit", () => 
   it("403 with allowedOriginsError for an origin not allowed; plain text when streaming; CORS headers kept", async () => {
     const chatbotConfig = JSON.stringify({ allowedOrigins: ["https://good.example"], allowedOriginsError: "Not on this site" });
     const id = await saveFlow(llmChain, { isPublic: true, chatbotConfig });
-    const bad = await call("POST", `/prediction/${id}`, { token: null, headers: { origin: "https://evil.example" }, body: { question: "q" } });
+    const bad = await call("POST", `/prediction/${id}`, {
+      token: null,
+      headers: { origin: "https://evil.example" },
+      body: { question: "q" },
+    });
     expect(bad.headers.get("access-control-allow-origin")).toBeTruthy();
     expect((await expectError(bad, 403)).message).toBe("Not on this site");
-    const streamed = await call("POST", `/prediction/${id}`, { token: null, headers: { origin: "https://evil.example" }, body: { question: "q", streaming: true } });
+    const streamed = await call("POST", `/prediction/${id}`, {
+      token: null,
+      headers: { origin: "https://evil.example" },
+      body: { question: "q", streaming: true },
+    });
     expect(streamed.status).toBe(403);
     expect(streamed.headers.get("content-type")).toContain("text/plain");
     expect(await streamed.text()).toBe("Not on this site");
-    expect((await call("POST", `/prediction/${id}`, { token: null, headers: { origin: "https://good.example/" }, body: { question: "q" } })).status).toBe(200);
+    expect(
+      (await call("POST", `/prediction/${id}`, { token: null, headers: { origin: "https://good.example/" }, body: { question: "q" } }))
+        .status,
+    ).toBe(200);
   });
 
   it("429 with limitMsg past apiConfig.rateLimit, per client IP behind Cloudflare", async () => {
@@ -206,11 +253,16 @@ describe("access: public, per-chatflow key, allowed origins, rate limit", () => 
     const restore = setVars({ TRUST_CF_CONNECTING_IP: "true" });
     try {
       const ip = { "cf-connecting-ip": "203.0.113.7" };
-      for (let i = 0; i < 2; i++) expect((await call("POST", `/prediction/${id}`, { headers: ip, body: { question: "q" } })).status).toBe(200);
-      expect((await expectError(await call("POST", `/prediction/${id}`, { headers: ip, body: { question: "q" } }), 429)).message).toBe("Slow down");
+      for (let i = 0; i < 2; i++)
+        expect((await call("POST", `/prediction/${id}`, { headers: ip, body: { question: "q" } })).status).toBe(200);
+      expect((await expectError(await call("POST", `/prediction/${id}`, { headers: ip, body: { question: "q" } }), 429)).message).toBe(
+        "Slow down",
+      );
       const streamed = await call("POST", `/prediction/${id}`, { headers: ip, body: { question: "q", streaming: true } });
       expect([streamed.status, await streamed.text()]).toEqual([429, "Slow down"]);
-      expect((await call("POST", `/prediction/${id}`, { headers: { "cf-connecting-ip": "203.0.113.8" }, body: { question: "q" } })).status).toBe(200);
+      expect(
+        (await call("POST", `/prediction/${id}`, { headers: { "cf-connecting-ip": "203.0.113.8" }, body: { question: "q" } })).status,
+      ).toBe(200);
     } finally {
       restore();
     }
@@ -241,7 +293,12 @@ describe("streaming", () => {
 
     const metadata = frames.find((f) => f.event === "metadata")!.data;
     const stored = await messagesOf(id);
-    expect(metadata).toMatchObject({ chatId: stored[0].chatId, chatMessageId: stored[1].id, question: "[slow] tell me", sessionId: stored[0].chatId });
+    expect(metadata).toMatchObject({
+      chatId: stored[0].chatId,
+      chatMessageId: stored[1].id,
+      question: "[slow] tell me",
+      sessionId: stored[0].chatId,
+    });
     expect(stored[1].content).toBe(tokens.map((t) => t.data).join(""));
   });
 
@@ -275,7 +332,10 @@ describe("widget endpoints", () => {
     const chatbotConfig = JSON.stringify({ welcomeMessage: "hi", allowedOrigins: [] });
     const id = await saveFlow(llmChain, { isPublic: true, chatbotConfig });
     const config = await json("GET", `/public-chatbotConfig/${id}`, { token: null });
-    expect(config).toMatchObject({ welcomeMessage: "hi", uploads: { isImageUploadAllowed: false, isRAGFileUploadAllowed: false, isSpeechToTextEnabled: false } });
+    expect(config).toMatchObject({
+      welcomeMessage: "hi",
+      uploads: { isImageUploadAllowed: false, isRAGFileUploadAllowed: false, isSpeechToTextEnabled: false },
+    });
     const privateId = await saveFlow(llmChain);
     await expectError(await call("GET", `/public-chatbotConfig/${privateId}`, { token: null }), 401);
     expect((await call("GET", `/public-chatbotConfig/${privateId}`)).status).toBe(200);
@@ -312,16 +372,23 @@ describe("history in the flowise-sdk shape", () => {
   it("accepts {type, message} entries as well as {role, content}", async () => {
     const id = await saveFlow(conversationChain);
     const marker = crypto.randomUUID();
-    await json("POST", `/prediction/${id}`, { body: { question: `hi ${marker}`, history: [{ type: "apiMessage", message: "sdk-shaped history" }] } });
+    await json("POST", `/prediction/${id}`, {
+      body: { question: `hi ${marker}`, history: [{ type: "apiMessage", message: "sdk-shaped history" }] },
+    });
     const sent = JSON.stringify((await (await fetch(`${standinUrl()}/requests?contains=${marker}`)).json<any[]>()).at(-1));
     expect(sent).toContain("sdk-shaped history");
-    await expectError(await call("POST", `/prediction/${id}`, { body: { question: "q", history: [{ type: "robot", message: "x" }] } }), 400);
+    await expectError(
+      await call("POST", `/prediction/${id}`, { body: { question: "q", history: [{ type: "robot", message: "x" }] } }),
+      400,
+    );
   });
 });
 
 describe("credentials read beside the chatflow", () => {
   it("the model gets the node's credential, and odd graphs still answer their proper 400", async () => {
-    const cred = await json("POST", "/credentials", { body: { name: "k", credentialName: "openAIApi", plainDataObj: { openAIApiKey: "sk-prefetched-key" } } });
+    const cred = await json("POST", "/credentials", {
+      body: { name: "k", credentialName: "openAIApi", plainDataObj: { openAIApiKey: "sk-prefetched-key" } },
+    });
     const flowData = flowDataOf(conversationChain as unknown as Fixture, (nodes) => {
       for (const node of nodes.values()) if (node.data.category === "Chat Models") pointAtStandin(node, cred.id);
     });

@@ -16,8 +16,13 @@ const CHAIN_LABEL = "Conversational Retrieval QA Chain";
 
 /** The fixture as exported (model and embeddings at the stand-in), with returnSourceDocuments open to overrides. */
 async function saveRetrievalFlow(): Promise<string> {
-  const flowData = retrievalFixtureFlow(await credential("mistralAIApi", { mistralAIAPIKey: "k" }), await credential("openAIApi", { openAIApiKey: "k" }));
-  const apiConfig = JSON.stringify({ overrideConfig: { status: true, nodes: { [CHAIN_LABEL]: [{ name: "returnSourceDocuments", enabled: true }] } } });
+  const flowData = retrievalFixtureFlow(
+    await credential("mistralAIApi", { mistralAIAPIKey: "k" }),
+    await credential("openAIApi", { openAIApiKey: "k" }),
+  );
+  const apiConfig = JSON.stringify({
+    overrideConfig: { status: true, nodes: { [CHAIN_LABEL]: [{ name: "returnSourceDocuments", enabled: true }] } },
+  });
   return (await json("POST", "/chatflows", { body: { name: "retrieval", flowData, apiConfig } })).id;
 }
 
@@ -38,7 +43,11 @@ const withSources = { returnSourceDocuments: true };
 /** The data frames of an event stream, in order. */
 async function frames(res: Response): Promise<Array<{ event: string; data: any }>> {
   const raw = await res.text();
-  return raw.split("\n\n").map((block) => block.split("\n").find((l) => l.startsWith("data:"))).filter(Boolean).map((l) => JSON.parse(l!.slice(5)));
+  return raw
+    .split("\n\n")
+    .map((block) => block.split("\n").find((l) => l.startsWith("data:")))
+    .filter(Boolean)
+    .map((l) => JSON.parse(l!.slice(5)));
 }
 
 describe("conversational-retrieval-qa-chain.json: POST /vector/upsert, then POST /prediction", () => {
@@ -55,7 +64,10 @@ describe("conversational-retrieval-qa-chain.json: POST /vector/upsert, then POST
     expect(sent.body.messages[0].content).toContain(BAKERY);
 
     const stored = await json<any[]>("GET", `/chatmessage/${id}`);
-    expect(stored.map((s) => [s.role, s.content])).toEqual([["userMessage", question], ["apiMessage", answer.text]]);
+    expect(stored.map((s) => [s.role, s.content])).toEqual([
+      ["userMessage", question],
+      ["apiMessage", answer.text],
+    ]);
     expect(stored[1].sourceDocuments).toEqual(answer.sourceDocuments);
     expect(stored[1].id).toBe(answer.chatMessageId);
   });
@@ -66,9 +78,13 @@ describe("conversational-retrieval-qa-chain.json: POST /vector/upsert, then POST
     const first = await json("POST", `/prediction/${id}`, { body: { question: "Which platform do night trains leave from?" } });
     expect(first.sourceDocuments).toEqual([]); // not asked for
     const m = marker();
-    const second = await json("POST", `/prediction/${id}`, { body: { question: `And where do taxis wait? ${m}`, chatId: first.chatId, overrideConfig: withSources } });
+    const second = await json("POST", `/prediction/${id}`, {
+      body: { question: `And where do taxis wait? ${m}`, chatId: first.chatId, overrideConfig: withSources },
+    });
     const [rephrase, response] = await chatRequestsWith(m);
-    expect(rephrase.body.messages[0].content).toContain(`human: Which platform do night trains leave from?\nai: ${first.text}\nFollow Up Input: And where do taxis wait? ${m}`);
+    expect(rephrase.body.messages[0].content).toContain(
+      `human: Which platform do night trains leave from?\nai: ${first.text}\nFollow Up Input: And where do taxis wait? ${m}`,
+    );
     expect(response.body.messages.slice(1).map((x: any) => x.role)).toEqual(["user", "assistant", "user"]);
     expect(second.sourceDocuments[0].pageContent).toBe(STATION);
     expect(await json<any[]>("GET", `/chatmessage/${id}?chatId=${first.chatId}`)).toHaveLength(4);
@@ -85,7 +101,10 @@ describe("conversational-retrieval-qa-chain.json: POST /vector/upsert, then POST
     expect(events[0]).toBe("start");
     expect(events.slice(-3)).toEqual(["sourceDocuments", "metadata", "end"]);
     expect(events.filter((e) => e === "token").length).toBeGreaterThan(3);
-    const tokens = list.filter((f) => f.event === "token").map((f) => f.data).join("");
+    const tokens = list
+      .filter((f) => f.event === "token")
+      .map((f) => f.data)
+      .join("");
     expect(tokens).toBe(`echo: ${question}`);
     const sources = list.find((f) => f.event === "sourceDocuments")!.data;
     expect(sources[0].pageContent).toBe(LIBRARY);
@@ -98,26 +117,49 @@ describe("conversational-retrieval-qa-chain.json: POST /vector/upsert, then POST
 describe("retrieval flows over document stores and in-flow stores", () => {
   it("a documentStore retriever over a store filled through POST /document-store/upsert (Workers AI + Vectorize stand-ins)", async () => {
     const store = await newStore("town, default providers");
-    await storeUpsert(store.id, { loader: { name: "plainText", config: { text: TOWN_TEXT } }, splitter: { name: "recursiveCharacterTextSplitter", config: { chunkSize: 1000 } } });
-    const id = await saveFlow(flow([
-      ["documentStore_0", "documentStore", "Vector Stores", { selectedStore: store.id, topK: 2 }, { output: "retriever" }],
-      standinModel(),
-      ["chain_0", "conversationalRetrievalQAChain", "Chains", { model: ref("model_0"), vectorStoreRetriever: ref("documentStore_0"), returnSourceDocuments: true }],
-    ] as never));
+    await storeUpsert(store.id, {
+      loader: { name: "plainText", config: { text: TOWN_TEXT } },
+      splitter: { name: "recursiveCharacterTextSplitter", config: { chunkSize: 1000 } },
+    });
+    const id = await saveFlow(
+      flow([
+        ["documentStore_0", "documentStore", "Vector Stores", { selectedStore: store.id, topK: 2 }, { output: "retriever" }],
+        standinModel(),
+        [
+          "chain_0",
+          "conversationalRetrievalQAChain",
+          "Chains",
+          { model: ref("model_0"), vectorStoreRetriever: ref("documentStore_0"), returnSourceDocuments: true },
+        ],
+      ] as never),
+    );
     const answer = await json("POST", `/prediction/${id}`, { body: { question: "sourdough croissants at the bakery" } });
     expect(answer.sourceDocuments).toHaveLength(2);
     expect(answer.sourceDocuments[0].pageContent).toBe(BAKERY);
   });
 
   it("retrievalQAChain over a plainText → memoryVectorStore branch upserted with JSON", async () => {
-    const id = await saveFlow(flow([
-      ["splitter_0", "recursiveCharacterTextSplitter", "Text Splitters", { chunkSize: 1000 }],
-      ["loader_0", "plainText", "Document Loaders", { text: TOWN_TEXT, textSplitter: ref("splitter_0") }],
-      ["emb_0", "localHashEmbeddings", "Embeddings"],
-      ["vs_0", "memoryVectorStore", "Vector Stores", { document: [ref("loader_0")], embeddings: ref("emb_0"), topK: 1 }, { output: "retriever" }],
-      standinModel(),
-      ["chain_0", "retrievalQAChain", "Chains", { model: ref("model_0"), vectorStoreRetriever: ref("vs_0"), returnSourceDocuments: true }],
-    ] as never));
+    const id = await saveFlow(
+      flow([
+        ["splitter_0", "recursiveCharacterTextSplitter", "Text Splitters", { chunkSize: 1000 }],
+        ["loader_0", "plainText", "Document Loaders", { text: TOWN_TEXT, textSplitter: ref("splitter_0") }],
+        ["emb_0", "localHashEmbeddings", "Embeddings"],
+        [
+          "vs_0",
+          "memoryVectorStore",
+          "Vector Stores",
+          { document: [ref("loader_0")], embeddings: ref("emb_0"), topK: 1 },
+          { output: "retriever" },
+        ],
+        standinModel(),
+        [
+          "chain_0",
+          "retrievalQAChain",
+          "Chains",
+          { model: ref("model_0"), vectorStoreRetriever: ref("vs_0"), returnSourceDocuments: true },
+        ],
+      ] as never),
+    );
     expect(await json("POST", `/vector/upsert/${id}`, { body: {} })).toMatchObject({ numAdded: 3 });
     const m = marker();
     const answer = await json("POST", `/prediction/${id}`, { body: { question: `reading room librarians ${m}` } });
@@ -127,14 +169,25 @@ describe("retrieval flows over document stores and in-flow stores", () => {
 
   it("a toolAgent with a retrieverTool: usedTools and sourceDocuments in JSON and in the stream", async () => {
     const store = await newStore("agent docs");
-    await storeUpsert(store.id, { loader: { name: "plainText", config: { text: TOWN_TEXT } }, splitter: { name: "recursiveCharacterTextSplitter", config: { chunkSize: 1000 } }, ...LOCAL });
-    const id = await saveFlow(flow([
-      ["documentStore_0", "documentStore", "Vector Stores", { selectedStore: store.id, topK: 1 }, { output: "retriever" }],
-      ["retrieverTool_0", "retrieverTool", "Tools", { name: "town_docs", description: "Facts about the town", retriever: ref("documentStore_0"), returnSourceDocuments: true }],
-      standinModel(),
-      ["memory_0", "bufferMemory", "Memory"],
-      ["agent_0", "toolAgent", "Agents", { model: ref("model_0"), tools: [ref("retrieverTool_0")], memory: ref("memory_0") }],
-    ] as never));
+    await storeUpsert(store.id, {
+      loader: { name: "plainText", config: { text: TOWN_TEXT } },
+      splitter: { name: "recursiveCharacterTextSplitter", config: { chunkSize: 1000 } },
+      ...LOCAL,
+    });
+    const id = await saveFlow(
+      flow([
+        ["documentStore_0", "documentStore", "Vector Stores", { selectedStore: store.id, topK: 1 }, { output: "retriever" }],
+        [
+          "retrieverTool_0",
+          "retrieverTool",
+          "Tools",
+          { name: "town_docs", description: "Facts about the town", retriever: ref("documentStore_0"), returnSourceDocuments: true },
+        ],
+        standinModel(),
+        ["memory_0", "bufferMemory", "Memory"],
+        ["agent_0", "toolAgent", "Agents", { model: ref("model_0"), tools: [ref("retrieverTool_0")], memory: ref("memory_0") }],
+      ] as never),
+    );
     const question = '[call town_docs {"input":"chess evenings at the library"}]';
     const answer = await json("POST", `/prediction/${id}`, { body: { question } });
     expect(answer.usedTools).toEqual([{ tool: "town_docs", toolInput: { input: "chess evenings at the library" }, toolOutput: LIBRARY }]);
@@ -152,15 +205,32 @@ describe("retrieval flows over document stores and in-flow stores", () => {
 describe("an assistant with file_search over a document store", () => {
   it("POST /prediction/{assistantId}: the model calls the store's retriever tool and answers from it", async () => {
     const store = await newStore("assistant docs");
-    await storeUpsert(store.id, { loader: { name: "plainText", config: { text: TOWN_TEXT } }, splitter: { name: "recursiveCharacterTextSplitter", config: { chunkSize: 1000 } } });
+    await storeUpsert(store.id, {
+      loader: { name: "plainText", config: { text: TOWN_TEXT } },
+      splitter: { name: "recursiveCharacterTextSplitter", config: { chunkSize: 1000 } },
+    });
     const cred = await credential("openAIApi", { openAIApiKey: "sk-test", basePath: `${standinUrl()}/v1` });
     const assistant = await json("POST", "/assistants", {
-      body: { credential: cred, details: { model: "m", instructions: "Answer from the documents.", tools: ["file_search"], tool_resources: { file_search: { document_store_ids: [store.id] } } } },
+      body: {
+        credential: cred,
+        details: {
+          model: "m",
+          instructions: "Answer from the documents.",
+          tools: ["file_search"],
+          tool_resources: { file_search: { document_store_ids: [store.id] } },
+        },
+      },
     });
     const m = marker();
     const question = `[call file_search_0 {"input":"left-luggage office at the railway station"}] ${m}`;
     const answer = await json("POST", `/prediction/${assistant.id}`, { body: { question } });
-    expect(answer.usedTools).toEqual([{ tool: "file_search_0", toolInput: { input: "left-luggage office at the railway station" }, toolOutput: expect.stringContaining(STATION) }]);
+    expect(answer.usedTools).toEqual([
+      {
+        tool: "file_search_0",
+        toolInput: { input: "left-luggage office at the railway station" },
+        toolOutput: expect.stringContaining(STATION),
+      },
+    ]);
     expect(answer.sourceDocuments[0].pageContent).toBe(STATION);
     expect(answer.text).toContain(`tools said: ${STATION}`);
     const [first] = await chatRequestsWith(m);
@@ -176,7 +246,10 @@ describe("an assistant with file_search over a document store", () => {
     const ghost = crypto.randomUUID();
     const cred = await credential("openAIApi", { openAIApiKey: "sk-test", basePath: `${standinUrl()}/v1` });
     const assistant = await json("POST", "/assistants", {
-      body: { credential: cred, details: { model: "m", tools: ["file_search"], tool_resources: { file_search: { document_store_ids: [ghost] } } } },
+      body: {
+        credential: cred,
+        details: { model: "m", tools: ["file_search"], tool_resources: { file_search: { document_store_ids: [ghost] } } },
+      },
     });
     const res = await call("POST", `/prediction/${assistant.id}`, { body: { question: "q" } });
     expect(res.status).toBe(400);

@@ -43,7 +43,9 @@ afterEach(() => {
 });
 
 async function saveFlow(fixture: unknown, extra: Record<string, unknown> = {}): Promise<string> {
-  const cred = (await json("POST", "/credentials", { body: { name: "openai", credentialName: "openAIApi", plainDataObj: { openAIApiKey: "sk-test" } } })).id;
+  const cred = (
+    await json("POST", "/credentials", { body: { name: "openai", credentialName: "openAIApi", plainDataObj: { openAIApiKey: "sk-test" } } })
+  ).id;
   const flowData = flowDataOf(fixture as Fixture, (nodes) => {
     for (const node of nodes.values()) if (node.data.category === "Chat Models") pointAtStandin(node, cred);
   });
@@ -66,10 +68,20 @@ describe("flowise-sdk against edgeflow", () => {
     const answer: any = await client.createPrediction({ chatflowId: id, question: "socks", streaming: false });
 
     expect(answer.text).toContain("What is a good name for a company that makes socks?");
-    expect(answer).toMatchObject({ question: "socks", json: null, memoryType: null, sourceDocuments: [], usedTools: [], isStreamValid: true });
+    expect(answer).toMatchObject({
+      question: "socks",
+      json: null,
+      memoryType: null,
+      sourceDocuments: [],
+      usedTools: [],
+      isStreamValid: true,
+    });
     expect(answer.sessionId).toBe(answer.chatId);
     const stored = await messagesOf(id);
-    expect(stored.map((m) => [m.role, m.content])).toEqual([["userMessage", "socks"], ["apiMessage", answer.text]]);
+    expect(stored.map((m) => [m.role, m.content])).toEqual([
+      ["userMessage", "socks"],
+      ["apiMessage", answer.text],
+    ]);
     expect(stored[1].id).toBe(answer.chatMessageId);
 
     // What the SDK sent: the streaming probe without a token, then the prediction with it (its
@@ -98,9 +110,18 @@ describe("flowise-sdk against edgeflow", () => {
     const text = tokens.join("");
     expect(text).toContain("What is a good name for a company that makes socks?");
     const stored = await messagesOf(id);
-    expect(stored.map((m) => [m.role, m.content])).toEqual([["userMessage", "socks"], ["apiMessage", text]]);
+    expect(stored.map((m) => [m.role, m.content])).toEqual([
+      ["userMessage", "socks"],
+      ["apiMessage", text],
+    ]);
     const metadata = events.find((e) => e.event === "metadata")!.data;
-    expect(metadata).toEqual({ chatId: "sdk-chat", chatMessageId: stored[1].id, question: "socks", sessionId: "sdk-chat", memoryType: null });
+    expect(metadata).toEqual({
+      chatId: "sdk-chat",
+      chatMessageId: stored[1].id,
+      question: "socks",
+      sessionId: "sdk-chat",
+      memoryType: null,
+    });
 
     // The same question without streaming gives the same text (the stand-in is deterministic).
     const plain: any = await client.createPrediction({ chatflowId: id, question: "socks" });
@@ -110,9 +131,16 @@ describe("flowise-sdk against edgeflow", () => {
   it("streaming a public chatflow without an API key", async () => {
     const id = await saveFlow(llmChain, { isPublic: true });
     const client = new FlowiseClient({ baseUrl: ORIGIN });
-    const events = await collect((await client.createPrediction({ chatflowId: id, question: "mugs", streaming: true })) as AsyncIterable<{ event: string; data: any }>);
+    const events = await collect(
+      (await client.createPrediction({ chatflowId: id, question: "mugs", streaming: true })) as AsyncIterable<{ event: string; data: any }>,
+    );
     expect(events.map((e) => e.event).filter((e) => e !== "token")).toEqual(["start", "metadata", "end"]);
-    expect(events.filter((e) => e.event === "token").map((e) => e.data).join("")).toContain("makes mugs?");
+    expect(
+      events
+        .filter((e) => e.event === "token")
+        .map((e) => e.data)
+        .join(""),
+    ).toContain("makes mugs?");
     expect(seen.every((s) => s.authorization === null)).toBe(true);
   });
 

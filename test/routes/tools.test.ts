@@ -3,7 +3,9 @@ import { call, expectError, json, uuid } from "../helpers";
 
 describe("tools", () => {
   it("creates, reads, lists, updates and deletes a tool", async () => {
-    const created = await json("POST", "/tools", { body: { name: "date_tool", description: "dates", schema: '[{"property":"x","type":"string"}]', func: "return 1" } });
+    const created = await json("POST", "/tools", {
+      body: { name: "date_tool", description: "dates", schema: '[{"property":"x","type":"string"}]', func: "return 1" },
+    });
     expect(created).toMatchObject({ name: "date_tool", description: "dates", color: null, func: "return 1" });
     expect(created.id).toMatch(/^[0-9a-f-]{36}$/);
     expect(created.createdDate).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);

@@ -3,13 +3,25 @@ import { describe, expect, it } from "vitest";
 import { call, expectError, json, uuid } from "../helpers";
 import { countOf, createFlow, rowsOf } from "../seed";
 
-interface History { id: string; chatflowid: string; result: string; flowData: string; date: string }
+interface History {
+  id: string;
+  chatflowid: string;
+  result: string;
+  flowData: string;
+  date: string;
+}
 
 async function seedHistory(chatflowid: string, dates: string[]): Promise<History[]> {
   const rows = dates.map((date, i) => ({
     id: uuid(),
     chatflowid,
-    result: JSON.stringify({ numAdded: i + 1, numUpdated: 0, numSkipped: 0, numDeleted: 0, addedDocs: [{ pageContent: `doc ${i}`, metadata: { source: "a.txt" } }] }),
+    result: JSON.stringify({
+      numAdded: i + 1,
+      numUpdated: 0,
+      numSkipped: 0,
+      numDeleted: 0,
+      addedDocs: [{ pageContent: `doc ${i}`, metadata: { source: "a.txt" } }],
+    }),
     flowData: JSON.stringify({ nodes: [{ id: "memoryVectorStore_0", data: { name: "memoryVectorStore" } }], edges: [] }),
     date,
   }));
@@ -23,7 +35,10 @@ async function histories() {
   const flow = await createFlow();
   const other = await createFlow();
   const [h3, h1, h2, h4] = await seedHistory(flow.id, [
-    "2026-01-11T18:00:00.000Z", "2026-01-10T08:00:00.000Z", "2026-01-11T09:00:00.000Z", "2026-01-12T23:59:59.999Z",
+    "2026-01-11T18:00:00.000Z",
+    "2026-01-10T08:00:00.000Z",
+    "2026-01-11T09:00:00.000Z",
+    "2026-01-12T23:59:59.999Z",
   ]);
   const [elsewhere] = await seedHistory(other.id, ["2026-01-11T00:00:00.000Z"]);
   return { flow, other, h1, h2, h3, h4, elsewhere };
@@ -64,7 +79,8 @@ describe("GET /upsert-history/{chatflowid}", () => {
   it("lists the upserts recorded under a document store id, as Flowise does", async () => {
     const storeId = uuid();
     await env.DB.prepare("INSERT INTO document_store (id, name, createdDate, updatedDate) VALUES (?,?,?,?)")
-      .bind(storeId, "docs", "2026-01-01T00:00:00.000Z", "2026-01-01T00:00:00.000Z").run();
+      .bind(storeId, "docs", "2026-01-01T00:00:00.000Z", "2026-01-01T00:00:00.000Z")
+      .run();
     const [h] = await seedHistory(storeId, ["2026-01-05T00:00:00.000Z"]);
     expect(await get(storeId)).toEqual([h]);
   });
@@ -108,7 +124,10 @@ describe("PATCH /upsert-history", () => {
 
   it("deletes more than 100 records at once", async () => {
     const flow = await createFlow();
-    const rows = await seedHistory(flow.id, Array.from({ length: 150 }, (_, i) => new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString()));
+    const rows = await seedHistory(
+      flow.id,
+      Array.from({ length: 150 }, (_, i) => new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString()),
+    );
     expect(await (await patch(rows.map((r) => r.id))).json()).toEqual({ deleted: 150 });
     expect(await countOf("upsert_history", "chatflowid = ?", flow.id)).toBe(0);
   });

@@ -13,11 +13,15 @@ const credential = async (credentialName: string, plainDataObj: Record<string, u
 
 /** The conversational retrieval fixture saved as a chatflow (model and embeddings at the stand-in). */
 async function saveRetrievalFlow(extra: Record<string, unknown> = {}): Promise<string> {
-  const flowData = retrievalFixtureFlow(await credential("mistralAIApi", { mistralAIAPIKey: "k" }), await credential("openAIApi", { openAIApiKey: "k" }));
+  const flowData = retrievalFixtureFlow(
+    await credential("mistralAIApi", { mistralAIAPIKey: "k" }),
+    await credential("openAIApi", { openAIApiKey: "k" }),
+  );
   return (await json("POST", "/chatflows", { body: { name: "retrieval", flowData, ...extra } })).id;
 }
 
-const saveFlow = async (flowData: string, extra: Record<string, unknown> = {}) => (await json("POST", "/chatflows", { body: { name: "flow", flowData, ...extra } })).id as string;
+const saveFlow = async (flowData: string, extra: Record<string, unknown> = {}) =>
+  (await json("POST", "/chatflows", { body: { name: "flow", flowData, ...extra } })).id as string;
 
 function filesForm(files: Array<{ name: string; type: string; data: string | Uint8Array }>, fields: Record<string, string> = {}): FormData {
   const form = new FormData();
@@ -30,7 +34,8 @@ const town = (name = "town.txt", data = TOWN_TEXT) => ({ name, type: "text/plain
 const upsertForm = (id: string, form: FormData, token?: string | null) => call("POST", `/vector/upsert/${id}`, { raw: form, token });
 const upsertJson = (id: string, body: unknown, token?: string | null) => call("POST", `/vector/upsert/${id}`, { body, token });
 const historyOf = (id: string) => json<Array<{ result: string; flowData: string }>>("GET", `/upsert-history/${id}`);
-const vectorsIn = async (namespace: string) => (await env.DB.prepare("SELECT COUNT(*) AS n FROM vector_document WHERE namespace = ?").bind(namespace).first<{ n: number }>())?.n ?? 0;
+const vectorsIn = async (namespace: string) =>
+  (await env.DB.prepare("SELECT COUNT(*) AS n FROM vector_document WHERE namespace = ?").bind(namespace).first<{ n: number }>())?.n ?? 0;
 const faissIn = faissIndexSize;
 
 /** plainText → memoryVectorStore (local providers): its `text` can be overridden when apiConfig enables it. */
@@ -61,7 +66,13 @@ describe("POST /vector/upsert/{id} (multipart)", () => {
     expect(JSON.parse(history.result)).toEqual({ numAdded: 3, numUpdated: 0, numSkipped: 0, numDeleted: 0 });
     const recorded = JSON.parse(history.flowData);
     expect(recorded.stopNodeId).toBe("faiss_0");
-    expect(recorded.nodes.map((n: any) => n.id)).toEqual(["openAIEmbeddings_0", "recursiveCharacterTextSplitter_0", "textFile_0", "documentStore_0", "faiss_0"]);
+    expect(recorded.nodes.map((n: any) => n.id)).toEqual([
+      "openAIEmbeddings_0",
+      "recursiveCharacterTextSplitter_0",
+      "textFile_0",
+      "documentStore_0",
+      "faiss_0",
+    ]);
     expect(recorded.nodes.find((n: any) => n.id === "textFile_0").inputs.txtFile).toBe('FILE-STORAGE::["town.txt"]');
     expect(history.flowData).not.toContain("credential");
   });
@@ -87,9 +98,17 @@ describe("POST /vector/upsert/{id} (multipart)", () => {
 
   it("a file type no loader of the branch reads → 400 naming it; a file the loader cannot read → 415; nothing kept", async () => {
     const id = await saveRetrievalFlow();
-    const pdf = await expectError(await upsertForm(id, filesForm([{ name: "report.pdf", type: "application/pdf", data: "%PDF-1.4" }])), 400);
-    expect(pdf.message).toBe("No document loader of this upsert reads report.pdf: a .pdf file goes to a pdfFile loader (its pdfFile input), and its file loaders: textFile_0 (textFile)");
-    await expectError(await upsertForm(id, filesForm([{ name: "photo.png", type: "image/png", data: new Uint8Array([137, 80, 78, 71, 0, 0]) }])), 415);
+    const pdf = await expectError(
+      await upsertForm(id, filesForm([{ name: "report.pdf", type: "application/pdf", data: "%PDF-1.4" }])),
+      400,
+    );
+    expect(pdf.message).toBe(
+      "No document loader of this upsert reads report.pdf: a .pdf file goes to a pdfFile loader (its pdfFile input), and its file loaders: textFile_0 (textFile)",
+    );
+    await expectError(
+      await upsertForm(id, filesForm([{ name: "photo.png", type: "image/png", data: new Uint8Array([137, 80, 78, 71, 0, 0]) }])),
+      415,
+    );
     await expectError(await upsertForm(id, filesForm([{ name: "empty.txt", type: "text/plain", data: "" }])), 400);
     expect((await env.FILES.list({ prefix: `${id}/` })).objects).toEqual([]);
     expect(await historyOf(id)).toEqual([]);
@@ -121,8 +140,12 @@ describe("POST /vector/upsert/{id} (JSON)", () => {
       ["vs_b", "memoryVectorStore", "Vector Stores", { document: [ref("loader_0")], embeddings: ref("emb_0") }],
     ] as never);
     const id = await saveFlow(flowData);
-    expect((await expectError(await upsertJson(id, {}), 400)).message).toBe("This chatflow has 2 vector stores fed by document loaders: vs_a (vs_a), vs_b (vs_b). Give stopNodeId to choose one");
-    expect((await expectError(await upsertJson(id, { stopNodeId: "nope_0" }), 400)).message).toBe("stopNodeId nope_0 is not a node of this chatflow; its vector stores are: vs_a (vs_a), vs_b (vs_b)");
+    expect((await expectError(await upsertJson(id, {}), 400)).message).toBe(
+      "This chatflow has 2 vector stores fed by document loaders: vs_a (vs_a), vs_b (vs_b). Give stopNodeId to choose one",
+    );
+    expect((await expectError(await upsertJson(id, { stopNodeId: "nope_0" }), 400)).message).toBe(
+      "stopNodeId nope_0 is not a node of this chatflow; its vector stores are: vs_a (vs_a), vs_b (vs_b)",
+    );
     expect((await expectError(await upsertJson(id, { stopNodeId: "emb_0" }), 400)).message).toContain("is not a vector store");
     expect(await (await upsertJson(id, { stopNodeId: "vs_b" })).json<any>()).toMatchObject({ numAdded: 1 });
     expect([await faissIn(`${id}_vs_a`), await vectorsIn(`${id}_vs_b`)]).toEqual([0, 1]);
@@ -132,7 +155,9 @@ describe("POST /vector/upsert/{id} (JSON)", () => {
 
   it("a chatflow without a vector store branch → 400", async () => {
     const id = await saveFlow(flowDataOf(llmChain as unknown as Fixture));
-    expect((await expectError(await upsertJson(id, {}), 400)).message).toBe("This chatflow has no vector store to upsert into: upsert needs a document loader → vector store branch");
+    expect((await expectError(await upsertJson(id, {}), 400)).message).toBe(
+      "This chatflow has no vector store to upsert into: upsert needs a document loader → vector store branch",
+    );
   });
 
   it("bad bodies: malformed JSON, not an object, a bad stopNodeId, another content type, a non-UUID id", async () => {
@@ -177,7 +202,6 @@ describe("OpenAPI", () => {
     expect(op.responses["200"].content["application/json"].schema.$ref).toBe("#/components/schemas/VectorUpsertResult");
   });
 });
-
 
 describe("deleting a chatflow deletes the vectors of its in-flow stores", () => {
   it("clears every table for its namespaces, and a chatflow recreated with the same id starts empty", async () => {

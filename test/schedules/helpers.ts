@@ -7,10 +7,15 @@ import { json } from "../helpers";
 
 type Inputs = Record<string, unknown>;
 
-export const scheduleStart = (inputs: Inputs = {}) => afNode("startAgentflow_0", "Start", {
-  startInputType: "scheduleInput", scheduleType: "cronExpression", scheduleCronExpression: "*/5 * * * *",
-  scheduleInputMode: "text", scheduleDefaultInput: "daily report", ...inputs,
-});
+export const scheduleStart = (inputs: Inputs = {}) =>
+  afNode("startAgentflow_0", "Start", {
+    startInputType: "scheduleInput",
+    scheduleType: "cronExpression",
+    scheduleCronExpression: "*/5 * * * *",
+    scheduleInputMode: "text",
+    scheduleDefaultInput: "daily report",
+    ...inputs,
+  });
 
 export const scheduleFlowData = (inputs: Inputs = {}, reply = "ran: {{ question }}") => ({
   nodes: [scheduleStart(inputs), directReply("directReplyAgentflow_0", reply)],

@@ -6,7 +6,7 @@ import { exports } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { afEdge, afNode, messagesOf, saveAgentflowOf } from "../agentflow-api/flows";
 import { call, expectError, json, sleep } from "../helpers";
-import { logsOf, saveScheduleFlow, scheduleStart, statusOf, tick } from "./helpers";
+import { logsOf, saveScheduleFlow, statusOf, tick } from "./helpers";
 
 vi.setConfig({ testTimeout: 30_000 });
 
@@ -40,13 +40,21 @@ describe("a tick", () => {
     expect(await tick(next)).toMatchObject({ outcome: "ok", due: 1, claimed: 1, started: 1, failed: 0 });
 
     const [log] = await settledLogs(id);
-    expect(log).toMatchObject({ status: "SUCCEEDED", targetId: id, triggerType: "AGENTFLOW", scheduledAt: new Date(next).toISOString(), error: null, executionId: expect.any(String) });
+    expect(log).toMatchObject({
+      status: "SUCCEEDED",
+      targetId: id,
+      triggerType: "AGENTFLOW",
+      scheduledAt: new Date(next).toISOString(),
+      error: null,
+      executionId: expect.any(String),
+    });
     expect(log.elapsedTimeMs).toBeGreaterThanOrEqual(0);
     const execution = await json("GET", `/executions/${log.executionId}`);
     expect(execution).toMatchObject({ state: "FINISHED", agentflowId: id });
     expect(execution.result.text).toBe("ran: compile the report");
     expect((await messagesOf(id)).map((m) => [m.role, m.content, m.chatType])).toEqual([
-      ["userMessage", "compile the report", "SCHEDULED"], ["apiMessage", "ran: compile the report", "SCHEDULED"],
+      ["userMessage", "compile the report", "SCHEDULED"],
+      ["apiMessage", "ran: compile the report", "SCHEDULED"],
     ]);
     // The schedule moved on: the slot ran, the next is after the tick.
     const { record } = await statusOf(id);
@@ -83,7 +91,10 @@ describe("a tick", () => {
 
     const { id, next } = await save({ scheduleCronExpression: "* * * * *" });
     // End 30 s after the first slot: that slot is the last.
-    const { nodes, edges } = (await import("./helpers")).scheduleFlowData({ scheduleCronExpression: "* * * * *", scheduleEndDate: new Date(next + 30_000).toISOString() });
+    const { nodes, edges } = (await import("./helpers")).scheduleFlowData({
+      scheduleCronExpression: "* * * * *",
+      scheduleEndDate: new Date(next + 30_000).toISOString(),
+    });
     await json("PUT", `/chatflows/${id}`, { body: { flowData: JSON.stringify({ nodes, edges }) } });
     expect(await tick(next)).toMatchObject({ claimed: 1 });
     expect((await statusOf(id)).record).toMatchObject({ enabled: false, nextRunAt: null });
@@ -92,7 +103,14 @@ describe("a tick", () => {
   });
 
   it("sends the default form in form mode, and a blank question in none mode", async () => {
-    const form = await save({ scheduleInputMode: "form", scheduleFormInputTypes: [{ type: "string", name: "team", label: "Team" }], scheduleFormDefaults: { team: "platform" } }, "team={{ $form.team }}");
+    const form = await save(
+      {
+        scheduleInputMode: "form",
+        scheduleFormInputTypes: [{ type: "string", name: "team", label: "Team" }],
+        scheduleFormDefaults: { team: "platform" },
+      },
+      "team={{ $form.team }}",
+    );
     const none = await save({ scheduleInputMode: "none", scheduleDefaultInput: "" }, "[{{ question }}]");
     await tick(Math.max(form.next, none.next));
     const [f] = await settledLogs(form.id);
@@ -103,7 +121,9 @@ describe("a tick", () => {
 
   it("a run that fails writes a FAILED log with the error; one that cannot start, too", async () => {
     const { nodes } = (await import("./helpers")).scheduleFlowData();
-    const thrower = afNode("customFunctionAgentflow_0", "Fail", { customFunctionJavascriptFunction: "throw new Error('report source down')" });
+    const thrower = afNode("customFunctionAgentflow_0", "Fail", {
+      customFunctionJavascriptFunction: "throw new Error('report source down')",
+    });
     const { id: failing } = await saveAgentflowOf([nodes[0], thrower], [afEdge("startAgentflow_0", "customFunctionAgentflow_0")]);
     made.push(failing);
     const unknown = afNode("noSuchNodeAgentflow_0", "Ghost", {});
@@ -113,15 +133,21 @@ describe("a tick", () => {
     const report = await tick(at);
     expect(report).toMatchObject({ claimed: 2, started: 1, failed: 1 });
     const [failed] = await settledLogs(failing);
-    expect(failed).toMatchObject({ status: "FAILED", error: expect.stringContaining("report source down"), executionId: expect.any(String) });
+    expect(failed).toMatchObject({
+      status: "FAILED",
+      error: expect.stringContaining("report source down"),
+      executionId: expect.any(String),
+    });
     const [refused] = await settledLogs(broken);
     expect(refused).toMatchObject({ status: "FAILED", executionId: null, error: expect.stringMatching(/cannot run/) });
   });
 
   it("is the worker's scheduled() handler (a Cron Trigger invocation)", async () => {
     const { id, next } = await save();
-    await (exports as unknown as { default: { scheduled(o: { scheduledTime: Date; cron: string }): Promise<unknown> } }).default
-      .scheduled({ scheduledTime: new Date(next), cron: "* * * * *" });
+    await (exports as unknown as { default: { scheduled(o: { scheduledTime: Date; cron: string }): Promise<unknown> } }).default.scheduled({
+      scheduledTime: new Date(next),
+      cron: "* * * * *",
+    });
     const logs = await settledLogs(id);
     expect(logs.map((l) => [l.status, l.scheduledAt])).toEqual([["SUCCEEDED", new Date(next).toISOString()]]);
   });
@@ -141,10 +167,14 @@ describe("trigger logs", () => {
     await expectError(await call("GET", `/chatflows/${id}/schedule/trigger-logs?status=DONE`), 400);
     await expectError(await call("GET", `/chatflows/${id}/schedule/trigger-logs?limit=0`), 400);
 
-    const removed = await json("DELETE", `/chatflows/${id}/schedule/trigger-logs`, { body: { logIds: [logs[0].id, logs[1].id, crypto.randomUUID()] } });
+    const removed = await json("DELETE", `/chatflows/${id}/schedule/trigger-logs`, {
+      body: { logIds: [logs[0].id, logs[1].id, crypto.randomUUID()] },
+    });
     expect(removed).toEqual({ success: true, deletedLogs: 2, deletedExecutions: 2 });
     expect((await logsOf(id)).data.map((l: any) => l.id)).toEqual([logs[2].id]);
     await expectError(await call("GET", `/executions/${logs[0].executionId}`), 404);
-    expect((await expectError(await call("DELETE", `/chatflows/${id}/schedule/trigger-logs`, { body: { logIds: "all" } }), 400)).message).toBe("logIds must be a string[]");
+    expect(
+      (await expectError(await call("DELETE", `/chatflows/${id}/schedule/trigger-logs`, { body: { logIds: "all" } }), 400)).message,
+    ).toBe("logIds must be a string[]");
   });
 });

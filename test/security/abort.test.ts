@@ -5,7 +5,8 @@ import { call, expectError, json } from "../helpers";
 import { framesOf, openAICredential, saveChain } from "./helpers";
 import { keyWith } from "./keys";
 
-const saveFlow = async (extra: Record<string, unknown> = {}) => saveChain({ model: "chatOpenAI", credential: await openAICredential("sk-test"), extra });
+const saveFlow = async (extra: Record<string, unknown> = {}) =>
+  saveChain({ model: "chatOpenAI", credential: await openAICredential("sk-test"), extra });
 const eventsOf = async (res: Response) => (await framesOf(res)).map((f) => f.event);
 
 /** Starts a slow streaming run (each token after the first waits 300 ms) and waits until it is under way. */
@@ -48,7 +49,9 @@ describe("abort follows the run rule", () => {
     const elsewhere = await saveFlow();
     const limited = await keyWith([], [elsewhere]);
     const run = await startRun(id, "scoped-chat");
-    expect((await expectError(await call("PUT", `/chatmessage/abort/${id}/scoped-chat`, { token: limited.apiKey }), 403)).message).toContain("limited to other chatflows");
+    expect(
+      (await expectError(await call("PUT", `/chatmessage/abort/${id}/scoped-chat`, { token: limited.apiKey }), 403)).message,
+    ).toContain("limited to other chatflows");
     expect(await eventsOf(run)).not.toContain("error");
   }, 20_000);
 
@@ -58,7 +61,9 @@ describe("abort follows the run rule", () => {
     const run = await startRun(id, "widget-chat", undefined);
     const foreign = await call("PUT", `/chatmessage/abort/${id}/widget-chat`, { token: null, headers: { origin: "https://evil.example" } });
     expect((await expectError(foreign, 403)).message).toBe("Not here");
-    expect(await json("PUT", `/chatmessage/abort/${id}/widget-chat`, { token: null, headers: { origin: "https://shop.example" } })).toEqual({ aborted: true });
+    expect(await json("PUT", `/chatmessage/abort/${id}/widget-chat`, { token: null, headers: { origin: "https://shop.example" } })).toEqual(
+      { aborted: true },
+    );
     expect(await eventsOf(run)).toContain("error");
   });
 

@@ -19,23 +19,40 @@ describe("JSON nested 100k deep is a 400, not a stack overflow", () => {
       const err = await expectError(await upsertForm(store.id, form([{ name: "deep.json", type: "application/json", data }], LOCAL)), 400);
       expect(err.message).toBe(`File deep.json nests deeper than ${MAX_JSON_DEPTH} levels`);
       const lines = `{"ok":"fine"}\n${data}\n`;
-      const errL = await expectError(await upsertForm(store.id, form([{ name: "deep.jsonl", type: "application/jsonl", data: lines }], LOCAL)), 400);
+      const errL = await expectError(
+        await upsertForm(store.id, form([{ name: "deep.jsonl", type: "application/jsonl", data: lines }], LOCAL)),
+        400,
+      );
       expect(errL.message).toBe(`File deep.jsonl line 2 nests deeper than ${MAX_JSON_DEPTH} levels`);
     }
     expect(await snapshot(store.id)).toEqual(before);
   });
 
   it("a prediction body: 400, nothing stored; at the limit it still runs", async () => {
-    const apiConfig = JSON.stringify({ overrideConfig: { status: true, nodes: { "Azure ChatOpenAI": [{ name: "temperature", enabled: true }] } } });
+    const apiConfig = JSON.stringify({
+      overrideConfig: { status: true, nodes: { "Azure ChatOpenAI": [{ name: "temperature", enabled: true }] } },
+    });
     const id = await saveChain({ credential: await openAICredential("sk-test"), extra: { apiConfig } });
     const raw = (depth: number, marker: string) => `{"question":"${marker}","overrideConfig":{"temperature":${objects(depth - 2, "0.5")}}}`;
-    const err = await expectError(await call("POST", `/prediction/${id}`, { raw: raw(DEEP, "too-deep"), headers: { "content-type": "application/json" } }), 400);
+    const err = await expectError(
+      await call("POST", `/prediction/${id}`, { raw: raw(DEEP, "too-deep"), headers: { "content-type": "application/json" } }),
+      400,
+    );
     expect(err.message).toBe(`The request body nests deeper than ${MAX_JSON_DEPTH} levels`);
     expect(await json("GET", `/chatmessage/${id}`)).toEqual([]);
 
-    await expectError(await call("POST", `/prediction/${id}`, { raw: raw(MAX_JSON_DEPTH + 1, "one-too-deep"), headers: { "content-type": "application/json" } }), 400);
+    await expectError(
+      await call("POST", `/prediction/${id}`, {
+        raw: raw(MAX_JSON_DEPTH + 1, "one-too-deep"),
+        headers: { "content-type": "application/json" },
+      }),
+      400,
+    );
     const marker = crypto.randomUUID();
-    const res = await call("POST", `/prediction/${id}`, { raw: raw(MAX_JSON_DEPTH, marker), headers: { "content-type": "application/json" } });
+    const res = await call("POST", `/prediction/${id}`, {
+      raw: raw(MAX_JSON_DEPTH, marker),
+      headers: { "content-type": "application/json" },
+    });
     expect(res.status).toBe(200);
     expect(await standinRequests(marker)).toHaveLength(1);
   });

@@ -8,7 +8,9 @@ import { json } from "../helpers";
 
 /** An openAIApi credential holding `key`; answers its id. */
 export async function openAICredential(key: string): Promise<string> {
-  return (await json("POST", "/credentials", { body: { name: "openai", credentialName: "openAIApi", plainDataObj: { openAIApiKey: key } } })).id;
+  return (
+    await json("POST", "/credentials", { body: { name: "openai", credentialName: "openAIApi", plainDataObj: { openAIApiKey: key } } })
+  ).id;
 }
 
 /**
@@ -16,7 +18,9 @@ export async function openAICredential(key: string): Promise<string> {
  * ({product} is the question) and its model (azureChatOpenAI, or `model`) at the stand-in with the
  * credential; answers the id.
  */
-export async function saveChain(options: { template?: string; credential?: string; base?: string; model?: string; extra?: Record<string, unknown> } = {}): Promise<string> {
+export async function saveChain(
+  options: { template?: string; credential?: string; base?: string; model?: string; extra?: Record<string, unknown> } = {},
+): Promise<string> {
   const flowData = flowDataOf(llmChain as unknown as Fixture, (nodes) => {
     for (const node of nodes.values()) {
       if (node.data.category !== "Chat Models") continue;

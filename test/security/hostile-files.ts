@@ -51,7 +51,7 @@ export function manyEntriesDocx(count: number): Uint8Array {
 const concat = (parts: Uint8Array[]) => {
   const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
   let at = 0;
-  for (const p of parts) (out.set(p, at), (at += p.length));
+  for (const p of parts) out.set(p, at), (at += p.length);
   return out;
 };
 
@@ -63,12 +63,72 @@ function rawZip(entries: Array<{ name: string; data: Uint8Array; method: number;
   const le = (n: number, bytes: number) => Array.from({ length: bytes }, (_, i) => (n / 2 ** (8 * i)) & 0xff);
   for (const e of entries) {
     const name = strToU8(e.name);
-    const local = new Uint8Array([...le(0x04034b50, 4), ...le(20, 2), 0, 0, ...le(e.method, 2), 0, 0, 0, 0, ...le(0, 4), ...le(e.data.length, 4), ...le(e.size, 4), ...le(name.length, 2), 0, 0, ...name]);
-    central.push(new Uint8Array([...le(0x02014b50, 4), ...le(20, 2), ...le(20, 2), 0, 0, ...le(e.method, 2), 0, 0, 0, 0, ...le(0, 4), ...le(e.data.length, 4), ...le(e.size, 4), ...le(name.length, 2), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, ...le(offset, 4), ...name]));
+    const local = new Uint8Array([
+      ...le(0x04034b50, 4),
+      ...le(20, 2),
+      0,
+      0,
+      ...le(e.method, 2),
+      0,
+      0,
+      0,
+      0,
+      ...le(0, 4),
+      ...le(e.data.length, 4),
+      ...le(e.size, 4),
+      ...le(name.length, 2),
+      0,
+      0,
+      ...name,
+    ]);
+    central.push(
+      new Uint8Array([
+        ...le(0x02014b50, 4),
+        ...le(20, 2),
+        ...le(20, 2),
+        0,
+        0,
+        ...le(e.method, 2),
+        0,
+        0,
+        0,
+        0,
+        ...le(0, 4),
+        ...le(e.data.length, 4),
+        ...le(e.size, 4),
+        ...le(name.length, 2),
+        0,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0,
+        ...le(offset, 4),
+        ...name,
+      ]),
+    );
     parts.push(local, e.data);
     offset += local.length + e.data.length;
   }
   const cd = concat(central);
-  const end = new Uint8Array([...le(0x06054b50, 4), 0, 0, 0, 0, ...le(entries.length, 2), ...le(entries.length, 2), ...le(cd.length, 4), ...le(offset, 4), 0, 0]);
+  const end = new Uint8Array([
+    ...le(0x06054b50, 4),
+    0,
+    0,
+    0,
+    0,
+    ...le(entries.length, 2),
+    ...le(entries.length, 2),
+    ...le(cd.length, 4),
+    ...le(offset, 4),
+    0,
+    0,
+  ]);
   return concat([...parts, cd, end]);
 }

@@ -12,7 +12,10 @@ import { setVars } from "./helpers";
 import { multipart, slowest, whilePinging } from "./pinging";
 
 const PARAGRAPHS = 6_000; // over UPSERT_QUEUE_CHUNKS (5,000), under MAX_CHUNKS_PER_UPSERT (20,000)
-const text = Array.from({ length: PARAGRAPHS }, (_, i) => `Paragraph ${i + 1} tells of harbour ${i % 97}, its boats, nets and weather on day ${i}.`).join("\n\n");
+const text = Array.from(
+  { length: PARAGRAPHS },
+  (_, i) => `Paragraph ${i + 1} tells of harbour ${i % 97}, its boats, nets and weather on day ${i}.`,
+).join("\n\n");
 const ONE_PER_PARAGRAPH = { name: "characterTextSplitter", config: { chunkSize: 100, chunkOverlap: 0, separator: "\n\n" } };
 const record = { name: "SQLiteRecordManager", config: { cleanup: "full" } };
 
@@ -20,7 +23,9 @@ describe("large upserts", () => {
   it("over UPSERT_QUEUE_CHUNKS: 202 at once; the queue consumer finishes it; /ping answers throughout", async () => {
     const store = await newStore();
     // plainText: a loader that holds its text whole, so its chunks are counted before anything is written.
-    const body = { body: { ...LOCAL, splitter: ONE_PER_PARAGRAPH, recordManager: record, loader: { name: "plainText", config: { text } } } };
+    const body = {
+      body: { ...LOCAL, splitter: ONE_PER_PARAGRAPH, recordManager: record, loader: { name: "plainText", config: { text } } },
+    };
     const { result, pings } = await whilePinging(async () => {
       const res = await call("POST", `/document-store/upsert/${store.id}`, body);
       const answer = await res.json<any>();
@@ -34,13 +39,22 @@ describe("large upserts", () => {
     expect(loadersOf(result.done)[0]).toMatchObject({ id: result.answer.docId, status: "SYNC", totalChunks: PARAGRAPHS });
     expect(await snapshot(store.id)).toMatchObject({ chunks: PARAGRAPHS, vectors: PARAGRAPHS, records: PARAGRAPHS });
     expect(slowest(pings)).toBeLessThan(1000);
-    const found = await json("POST", "/document-store/vectorstore/query", { body: { storeId: store.id, query: "harbour 42 boats nets day 4201", inputs: { topK: 1 } } });
+    const found = await json("POST", "/document-store/vectorstore/query", {
+      body: { storeId: store.id, query: "harbour 42 boats nets day 4201", inputs: { topK: 1 } },
+    });
     expect(found.docs[0].pageContent).toContain("day 4201.");
   }, 120_000);
 
   it("`async: false` runs it in the request (200 with the counts) and the request still yields", async () => {
     const store = await newStore();
-    const body = await multipart(form([{ name: "harbour.txt", type: "text/plain", data: text }], { ...LOCAL, splitter: ONE_PER_PARAGRAPH, recordManager: record, async: "false" }));
+    const body = await multipart(
+      form([{ name: "harbour.txt", type: "text/plain", data: text }], {
+        ...LOCAL,
+        splitter: ONE_PER_PARAGRAPH,
+        recordManager: record,
+        async: "false",
+      }),
+    );
     const { result, pings } = await whilePinging(() => call("POST", `/document-store/upsert/${store.id}`, body));
     expect(result.status).toBe(200);
     expect(await result.json<any>()).toMatchObject({ numAdded: PARAGRAPHS, numSkipped: 0, storeId: store.id });
@@ -51,7 +65,9 @@ describe("large upserts", () => {
     const restore = setVars({ UPSERT_QUEUE_MB: "0.25" });
     try {
       const store = await newStore();
-      const body = await multipart(form([{ name: "harbour.txt", type: "text/plain", data: text }], { ...LOCAL, splitter: ONE_PER_PARAGRAPH }));
+      const body = await multipart(
+        form([{ name: "harbour.txt", type: "text/plain", data: text }], { ...LOCAL, splitter: ONE_PER_PARAGRAPH }),
+      );
       const { result, pings } = await whilePinging(async () => {
         const res = await call("POST", `/document-store/upsert/${store.id}`, body);
         expect(res.status).toBe(202);
@@ -69,7 +85,9 @@ describe("large upserts", () => {
   it("under the threshold it answers 200 now, as before", async () => {
     const store = await newStore();
     const small = text.split("\n\n").slice(0, 50).join("\n\n");
-    const res = await call("POST", `/document-store/upsert/${store.id}`, { raw: form([{ name: "small.txt", type: "text/plain", data: small }], { ...LOCAL, splitter: ONE_PER_PARAGRAPH }) });
+    const res = await call("POST", `/document-store/upsert/${store.id}`, {
+      raw: form([{ name: "small.txt", type: "text/plain", data: small }], { ...LOCAL, splitter: ONE_PER_PARAGRAPH }),
+    });
     expect(res.status).toBe(200);
     expect((await res.json<any>()).numAdded).toBe(50);
   });

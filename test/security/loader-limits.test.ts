@@ -16,7 +16,11 @@ import { multipart, slowest, whilePinging } from "./pinging";
 const DOCX = "application/vnd.openxmlformats-officedocument.wordprocessingml.document";
 
 /** Uploads one file to a fresh store while pinging; answers the error body, the pings and whether the store changed. */
-async function refused(file: { name: string; type: string; data: string | Uint8Array }, status: number, fields: Record<string, unknown> = {}) {
+async function refused(
+  file: { name: string; type: string; data: string | Uint8Array },
+  status: number,
+  fields: Record<string, unknown> = {},
+) {
   const store = await newStore();
   const before = await snapshot(store.id);
   const body = await multipart(form([file], { ...LOCAL, ...fields }));
@@ -62,7 +66,7 @@ describe("document loaders: each limit refuses its attack", () => {
   }, 60_000);
 
   it("JSON nested 100,000 deep is a 400 (jsonFile, and a jsonlinesFile line)", async () => {
-    const deep = "[".repeat(100_000) + '"x"' + "]".repeat(100_000);
+    const deep = `${"[".repeat(100_000)}"x"${"]".repeat(100_000)}`;
     const file = await refused({ name: "deep.json", type: "application/json", data: deep }, 400);
     expect(file.message).toBe(`File deep.json nests deeper than ${MAX_JSON_DEPTH} levels`);
     const lines = await refused({ name: "deep.jsonl", type: "application/jsonl", data: `{"text":"fine"}\n{"a":${deep}}\n` }, 400);
@@ -89,7 +93,9 @@ describe("document loaders: each limit refuses its attack", () => {
       const text = await refused({ name: "big.txt", type: "text/plain", data: big }, 413);
       expect(text.message).toBe("File big.txt: more than 8 MB (MAX_STREAMED_FILE_MB); it has 13");
       const fine = "word ".repeat(200_000);
-      const chunks = await refused({ name: "fine.txt", type: "text/plain", data: fine }, 413, { splitter: { name: "characterTextSplitter", config: { chunkSize: 10, chunkOverlap: 0, separator: " " } } });
+      const chunks = await refused({ name: "fine.txt", type: "text/plain", data: fine }, 413, {
+        splitter: { name: "characterTextSplitter", config: { chunkSize: 10, chunkOverlap: 0, separator: " " } },
+      });
       expect(chunks.message).toBe("What loader textFile read: more than 20000 chunks (MAX_STREAMED_CHUNKS)");
     } finally {
       restore();
@@ -118,19 +124,28 @@ describe("the same limits on a chatflow's upsert (POST /vector/upsert)", () => {
       const { result, pings } = await whilePinging(() => call("POST", `/vector/upsert/${id}`, body));
       const error = await expectError(result, status);
       expect(slowest(pings)).toBeLessThan(1000);
-      const vectors = await env.DB.prepare("SELECT COUNT(*) AS n FROM vector_document WHERE namespace = ?").bind(`${id}_vs_0`).first<{ n: number }>();
+      const vectors = await env.DB.prepare("SELECT COUNT(*) AS n FROM vector_document WHERE namespace = ?")
+        .bind(`${id}_vs_0`)
+        .first<{ n: number }>();
       expect(vectors?.n).toBe(0);
       expect((await env.FILES.list({ prefix: `${id}/` })).objects).toEqual([]);
       return error.message;
     };
-    const deep = "{\"a\":".repeat(100_000) + "1" + "}".repeat(100_000);
-    expect(await refusedOnChatflow("jsonFile", { name: "deep.json", type: "application/json", data: deep }, 400)).toContain(`nests deeper than ${MAX_JSON_DEPTH} levels`);
-    expect(await refusedOnChatflow("docxFile", { name: "bomb.docx", type: DOCX, data: zipBombDocx(300, 4096) }, 413)).toContain("more than 50 MB unzipped (DOCX_MAX_UNZIPPED_MB)");
+    const deep = `${'{"a":'.repeat(100_000)}1${"}".repeat(100_000)}`;
+    expect(await refusedOnChatflow("jsonFile", { name: "deep.json", type: "application/json", data: deep }, 400)).toContain(
+      `nests deeper than ${MAX_JSON_DEPTH} levels`,
+    );
+    expect(await refusedOnChatflow("docxFile", { name: "bomb.docx", type: DOCX, data: zipBombDocx(300, 4096) }, 413)).toContain(
+      "more than 50 MB unzipped (DOCX_MAX_UNZIPPED_MB)",
+    );
   }, 60_000);
 
   it("a small file under every limit still upserts (the limits refuse only what exceeds them)", async () => {
     const store = await newStore();
-    const res = await upsertForm(store.id, form([{ name: "ok.json", type: "application/json", data: strToU8(JSON.stringify({ a: { b: ["one", "two"] } })) }], LOCAL));
+    const res = await upsertForm(
+      store.id,
+      form([{ name: "ok.json", type: "application/json", data: strToU8(JSON.stringify({ a: { b: ["one", "two"] } })) }], LOCAL),
+    );
     expect(res.status).toBe(200);
     expect((await res.json<any>()).numAdded).toBe(2);
   });

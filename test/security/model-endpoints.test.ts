@@ -44,7 +44,9 @@ describe("a chat model's endpoint through POST /prediction", () => {
     const m = marker();
     await withVars(PRODUCTION, async () => {
       const err = await expectError(await call("POST", `/prediction/${id}`, { body: { question: m } }), 400);
-      expect(err.message).toMatch(/^chatOpenAI basepath refused by the outbound policy: 127\.0\.0\.1 is a loopback address \(127\.0\.0\.0\/8\)/);
+      expect(err.message).toMatch(
+        /^chatOpenAI basepath refused by the outbound policy: 127\.0\.0\.1 is a loopback address \(127\.0\.0\.0\/8\)/,
+      );
       expect(err.message).toContain("loopback is allowed only when ENVIRONMENT=development");
       // Streaming: the refusal is the stream's error frame, then end (no token, nothing stored).
       const frames = await framesOf(await call("POST", `/prediction/${id}`, { body: { question: m, streaming: true } }));
@@ -59,8 +61,12 @@ describe("a chat model's endpoint through POST /prediction", () => {
     const spy = vi.spyOn(globalThis, "fetch");
     const id = await saveChain({ model: "chatOpenAI", credential, base: "" });
     const err = await expectError(await call("POST", `/prediction/${id}`, { body: { question: "hi" } }), 400);
-    expect(err.message).toMatch(/^openAIApi credential basePath refused by the outbound policy: 10\.20\.30\.40 is a private address \(10\.0\.0\.0\/8\)/);
-    expect(spy.mock.calls.map(([input]) => String(input instanceof Request ? input.url : input)).filter((u) => u.includes("10.20.30.40"))).toEqual([]);
+    expect(err.message).toMatch(
+      /^openAIApi credential basePath refused by the outbound policy: 10\.20\.30\.40 is a private address \(10\.0\.0\.0\/8\)/,
+    );
+    expect(
+      spy.mock.calls.map(([input]) => String(input instanceof Request ? input.url : input)).filter((u) => u.includes("10.20.30.40")),
+    ).toEqual([]);
   });
 
   it("chatOllama's baseUrl at the cloud metadata address is refused", async () => {
@@ -73,7 +79,9 @@ describe("a chat model's endpoint through POST /prediction", () => {
     const credential = await openAICredential("sk-allowed");
     const id = await saveChain({ model: "chatOpenAI", credential });
     const m = marker();
-    const answer = await withVars({ ...PRODUCTION, OUTBOUND_ALLOW: new URL(standinUrl()).host }, () => json("POST", `/prediction/${id}`, { body: { question: m } }));
+    const answer = await withVars({ ...PRODUCTION, OUTBOUND_ALLOW: new URL(standinUrl()).host }, () =>
+      json("POST", `/prediction/${id}`, { body: { question: m } }),
+    );
     expect(answer.text).toBe(`echo: ${m}`);
     expect(await standinRequests(m)).toHaveLength(1);
   });
@@ -85,7 +93,9 @@ describe("a chat model's endpoint through POST /prediction", () => {
     await withVars({ ENVIRONMENT: "development", OUTBOUND_ALLOW: "" }, async () => {
       expect((await json("POST", `/prediction/${local}`, { body: { question: m } })).text).toBe(`echo: ${m}`);
       const lan = await saveChain({ model: "chatOpenAI", credential, base: "http://192.168.1.20:11434/v1" });
-      expect((await expectError(await call("POST", `/prediction/${lan}`, { body: { question: "hi" } }), 400)).message).toMatch(/192\.168\.1\.20 is a private address/);
+      expect((await expectError(await call("POST", `/prediction/${lan}`, { body: { question: "hi" } }), 400)).message).toMatch(
+        /192\.168\.1\.20 is a private address/,
+      );
     });
   });
 
@@ -105,7 +115,10 @@ describe("a chat model's endpoint through POST /prediction", () => {
 });
 
 describe("every chat model node's endpoint field", () => {
-  const deps = (env: Record<string, string> = PRODUCTION) => ({ env, getCredential: async () => ({ openAIApiKey: "k", cloudflareWorkersAccountId: "a", cloudflareWorkersApiToken: "t" }) });
+  const deps = (env: Record<string, string> = PRODUCTION) => ({
+    env,
+    getCredential: async () => ({ openAIApiKey: "k", cloudflareWorkersAccountId: "a", cloudflareWorkersApiToken: "t" }),
+  });
   const cases: Array<[node: string, config: Record<string, unknown>, field: string]> = [
     ["chatOpenAI", { basepath: "http://127.0.0.1:1234/v1" }, "chatOpenAI basepath"],
     ["chatOpenAICustom", { basepath: "http://[::1]:8080/v1" }, "chatOpenAICustom basepath"],
@@ -121,7 +134,10 @@ describe("every chat model node's endpoint field", () => {
   ];
   for (const [node, config, field] of cases) {
     it(`${node}: ${field}`, async () => {
-      const err = await buildChatModel(node, config, deps()).then(() => undefined, (e: unknown) => e as { status: number; message: string });
+      const err = await buildChatModel(node, config, deps()).then(
+        () => undefined,
+        (e: unknown) => e as { status: number; message: string },
+      );
       expect(err?.status).toBe(400);
       expect(err?.message).toMatch(new RegExp(`^${field} refused by the outbound policy: `));
       expect(err?.message).toMatch(RULE);
@@ -134,14 +150,18 @@ describe("every chat model node's endpoint field", () => {
       ["chatAnthropic", { ANTHROPIC_BASE_URL: "http://10.1.1.2" }, "ANTHROPIC_BASE_URL"],
       ["replicate", { REPLICATE_BASE_URL: "http://10.1.1.3" }, "REPLICATE_BASE_URL"],
     ] as const) {
-      const err = await buildChatModel(node, { model: "a/b" }, { env: { ...PRODUCTION, ...env }, getCredential: async () => ({}) }).catch((e) => e);
+      const err = await buildChatModel(node, { model: "a/b" }, { env: { ...PRODUCTION, ...env }, getCredential: async () => ({}) }).catch(
+        (e) => e,
+      );
       expect(err.message, node).toMatch(new RegExp(`^${field} refused by the outbound policy: `));
     }
   });
 
   it("public endpoints and OUTBOUND_ALLOW'd ones build", async () => {
     await expect(buildChatModel("chatOpenAI", { basepath: "https://llm.example.com/v1" }, deps())).resolves.toBeDefined();
-    await expect(buildChatModel("chatMistralAI", { overrideEndpoint: "http://172.16.0.9" }, deps({ ...PRODUCTION, OUTBOUND_ALLOW: "172.16.0.9" }))).resolves.toBeDefined();
+    await expect(
+      buildChatModel("chatMistralAI", { overrideEndpoint: "http://172.16.0.9" }, deps({ ...PRODUCTION, OUTBOUND_ALLOW: "172.16.0.9" })),
+    ).resolves.toBeDefined();
   });
 });
 
@@ -152,7 +172,9 @@ describe("embeddings, vector stores and memories", () => {
     const m = marker();
     const embedding = { name: "openAIEmbeddings", config: { credential: cred, basepath: `${standinUrl()}/v1`, modelName: "m" } };
     await withVars(PRODUCTION, async () => {
-      const res = await call("POST", `/document-store/upsert/${store.id}`, { body: { loader: { name: "plainText", config: { text: `embed ${m}` } }, embedding, vectorStore: { name: "localVectorStore" } } });
+      const res = await call("POST", `/document-store/upsert/${store.id}`, {
+        body: { loader: { name: "plainText", config: { text: `embed ${m}` } }, embedding, vectorStore: { name: "localVectorStore" } },
+      });
       const err = await expectError(res, 400);
       expect(err.message).toMatch(/^openAIEmbeddings basepath refused by the outbound policy: 127\.0\.0\.1 is a loopback address/);
     });
@@ -163,9 +185,16 @@ describe("embeddings, vector stores and memories", () => {
 
   it("embeddings nodes: a credential's basePath, localAI's basePath", async () => {
     const refused = (name: string, config: Record<string, unknown>, credential: Record<string, unknown> = {}) =>
-      buildEmbeddings(name, config, { env: PRODUCTION, getCredential: async () => credential }).then(() => undefined, (e: { message: string }) => e.message);
-    expect(await refused("openAIEmbeddings", { credential: "c" }, { basePath: "http://169.254.169.254/v1" })).toMatch(/^openAIApi credential basePath refused by the outbound policy: /);
-    expect(await refused("localAIEmbeddings", { basePath: "http://127.0.0.1:8080/v1" })).toMatch(/^localAIEmbeddings basePath refused by the outbound policy: /);
+      buildEmbeddings(name, config, { env: PRODUCTION, getCredential: async () => credential }).then(
+        () => undefined,
+        (e: { message: string }) => e.message,
+      );
+    expect(await refused("openAIEmbeddings", { credential: "c" }, { basePath: "http://169.254.169.254/v1" })).toMatch(
+      /^openAIApi credential basePath refused by the outbound policy: /,
+    );
+    expect(await refused("localAIEmbeddings", { basePath: "http://127.0.0.1:8080/v1" })).toMatch(
+      /^localAIEmbeddings basePath refused by the outbound policy: /,
+    );
   });
 
   it("ollamaEmbeddings in a chatflow: its baseUrl on a private address is a 400", async () => {
@@ -182,23 +211,43 @@ describe("embeddings, vector stores and memories", () => {
 
   it("pinecone: a pineconeIndexHost input, and an index host describe_index answers, are refused", async () => {
     const env = { ...PRODUCTION, PINECONE_BASE_URL: inject("pineconeUrl") };
-    const ctx = { env: env as never, db: db(), embeddings: new LocalHashEmbeddings({ dims: 8 }), namespace: "ns", getCredential: async () => ({ pineconeApiKey: "pc-key" }) };
-    expect(() => buildVectorStore("pinecone", { pineconeIndex: "i", pineconeIndexHost: "10.0.0.5", credential: "c" }, ctx)).toThrow(/^pinecone pineconeIndexHost refused by the outbound policy: 10\.0\.0\.5 is a private address/);
+    const ctx = {
+      env: env as never,
+      db: db(),
+      embeddings: new LocalHashEmbeddings({ dims: 8 }),
+      namespace: "ns",
+      getCredential: async () => ({ pineconeApiKey: "pc-key" }),
+    };
+    expect(() => buildVectorStore("pinecone", { pineconeIndex: "i", pineconeIndexHost: "10.0.0.5", credential: "c" }, ctx)).toThrow(
+      /^pinecone pineconeIndexHost refused by the outbound policy: 10\.0\.0\.5 is a private address/,
+    );
     // The control plane (PINECONE_BASE_URL, a deployment var) is loopback here: allowed by listing it; its answer is not.
     const allowed = { ...ctx, env: { ...env, OUTBOUND_ALLOW: new URL(inject("pineconeUrl")).host } as never };
     const store = buildVectorStore("pinecone", { pineconeIndex: "metadata", credential: "c" }, allowed);
     await expect(store.similaritySearch("anything", 1)).rejects.toMatchObject({
       status: 400,
-      message: expect.stringMatching(/^the index host Pinecone's describe_index answered refused by the outbound policy: 169\.254\.169\.254 is a link-local address/),
+      message: expect.stringMatching(
+        /^the index host Pinecone's describe_index answered refused by the outbound policy: 169\.254\.169\.254 is a link-local address/,
+      ),
     });
   });
 
   it("Redis: redisUrl, redisCacheHost and Upstash's baseURL are under the rule (TCP addresses too)", () => {
-    expect(() => redisFromCredential({ redisUrl: "redis://10.0.0.7:6379" }, PRODUCTION)).toThrow(/^redisCacheUrlApi credential redisUrl refused by the outbound policy: 10\.0\.0\.7 is a private address/);
-    expect(() => redisFromCredential({ redisUrl: "rediss://[::1]:6380" }, PRODUCTION)).toThrow(/^redisCacheUrlApi credential redisUrl refused by the outbound policy: \[::1\] is a loopback address/);
-    expect(() => redisFromCredential({ redisUrl: "https://default:tok@169.254.169.254" }, PRODUCTION)).toThrow(/^redisCacheUrlApi credential redisUrl refused by the outbound policy: /);
-    expect(() => redisFromCredential({ redisCacheHost: "0x7f000001", redisCachePort: "6379" }, PRODUCTION)).toThrow(/^redisCacheApi credential redisCacheHost refused by the outbound policy: 127\.0\.0\.1 is a loopback address/);
-    expect(() => upstashFromInputs("http://192.168.5.5", { upstashRestToken: "t" }, PRODUCTION)).toThrow(/^UpstashRedisBackedChatMemory baseURL refused by the outbound policy: 192\.168\.5\.5 is a private address/);
+    expect(() => redisFromCredential({ redisUrl: "redis://10.0.0.7:6379" }, PRODUCTION)).toThrow(
+      /^redisCacheUrlApi credential redisUrl refused by the outbound policy: 10\.0\.0\.7 is a private address/,
+    );
+    expect(() => redisFromCredential({ redisUrl: "rediss://[::1]:6380" }, PRODUCTION)).toThrow(
+      /^redisCacheUrlApi credential redisUrl refused by the outbound policy: \[::1\] is a loopback address/,
+    );
+    expect(() => redisFromCredential({ redisUrl: "https://default:tok@169.254.169.254" }, PRODUCTION)).toThrow(
+      /^redisCacheUrlApi credential redisUrl refused by the outbound policy: /,
+    );
+    expect(() => redisFromCredential({ redisCacheHost: "0x7f000001", redisCachePort: "6379" }, PRODUCTION)).toThrow(
+      /^redisCacheApi credential redisCacheHost refused by the outbound policy: 127\.0\.0\.1 is a loopback address/,
+    );
+    expect(() => upstashFromInputs("http://192.168.5.5", { upstashRestToken: "t" }, PRODUCTION)).toThrow(
+      /^UpstashRedisBackedChatMemory baseURL refused by the outbound policy: 192\.168\.5\.5 is a private address/,
+    );
     // Loopback in a local environment, a listed host in production:
     expect(redisFromCredential({ redisUrl: "redis://127.0.0.1:6379" }, { ENVIRONMENT: "development" })).toBeDefined();
     expect(redisFromCredential({ redisCacheHost: "10.0.0.7" }, { ...PRODUCTION, OUTBOUND_ALLOW: "10.0.0.7:6379" })).toBeDefined();
@@ -213,7 +262,9 @@ describe("embeddings, vector stores and memories", () => {
       ["chain_0", "conversationChain", "Chains", { model: ref("model_0"), memory: ref("mem_0") }],
     ] as never);
     const id = (await json("POST", "/chatflows", { body: { name: "redis-endpoint", flowData } })).id;
-    const err = await withVars({ ...PRODUCTION, OUTBOUND_ALLOW: new URL(standinUrl()).host }, async () => expectError(await call("POST", `/prediction/${id}`, { body: { question: m } }), 400));
+    const err = await withVars({ ...PRODUCTION, OUTBOUND_ALLOW: new URL(standinUrl()).host }, async () =>
+      expectError(await call("POST", `/prediction/${id}`, { body: { question: m } }), 400),
+    );
     expect(err.message).toMatch(/^redisCacheUrlApi credential redisUrl refused by the outbound policy: 127\.0\.0\.1 is a loopback address/);
     expect(await standinRequests(m)).toEqual([]);
   });
@@ -232,16 +283,36 @@ describe("saving a flow", () => {
     expect(created.warning).toMatch(/^model_0 basepath refused by the outbound policy: 10\.0\.0\.8 is a private address/);
     expect((await json("GET", `/chatflows/${created.id}`)).flowData).toContain("10.0.0.8");
     // Agentflow V2's nested model config too, on update:
-    const agentflow = JSON.stringify({ nodes: [{ id: "llmAgentflow_0", data: { id: "llmAgentflow_0", name: "llmAgentflow", inputs: { llmModel: "chatOpenAI", llmModelConfig: { basepath: "http://169.254.169.254/v1" } } } }], edges: [] });
+    const agentflow = JSON.stringify({
+      nodes: [
+        {
+          id: "llmAgentflow_0",
+          data: {
+            id: "llmAgentflow_0",
+            name: "llmAgentflow",
+            inputs: { llmModel: "chatOpenAI", llmModelConfig: { basepath: "http://169.254.169.254/v1" } },
+          },
+        },
+      ],
+      edges: [],
+    });
     const updated = await json("PUT", `/chatflows/${created.id}`, { body: { flowData: agentflow } });
     expect(updated.warning).toMatch(/llmAgentflow_0 basepath refused by the outbound policy: 169\.254\.169\.254 is a link-local address/);
   });
 
   it("no warning for a public endpoint, a variable, or loopback outside production", async () => {
-    expect(await json("POST", "/chatflows", { body: { name: "ok", flowData: llmFlow("https://llm.example.com/v1") } })).not.toHaveProperty("warning");
-    expect(await json("POST", "/chatflows", { body: { name: "ok", flowData: llmFlow("{{$vars.modelUrl}}") } })).not.toHaveProperty("warning");
-    expect(await json("POST", "/chatflows", { body: { name: "ok", flowData: llmFlow(`${standinUrl()}/v1`) } })).not.toHaveProperty("warning");
-    const prod = await withVars(PRODUCTION, () => json("POST", "/chatflows", { body: { name: "prod", flowData: llmFlow(`${standinUrl()}/v1`) } }));
+    expect(await json("POST", "/chatflows", { body: { name: "ok", flowData: llmFlow("https://llm.example.com/v1") } })).not.toHaveProperty(
+      "warning",
+    );
+    expect(await json("POST", "/chatflows", { body: { name: "ok", flowData: llmFlow("{{$vars.modelUrl}}") } })).not.toHaveProperty(
+      "warning",
+    );
+    expect(await json("POST", "/chatflows", { body: { name: "ok", flowData: llmFlow(`${standinUrl()}/v1`) } })).not.toHaveProperty(
+      "warning",
+    );
+    const prod = await withVars(PRODUCTION, () =>
+      json("POST", "/chatflows", { body: { name: "prod", flowData: llmFlow(`${standinUrl()}/v1`) } }),
+    );
     expect(prod.warning).toMatch(/^model_0 basepath refused by the outbound policy: 127\.0\.0\.1 is a loopback address/);
   });
 });

@@ -26,7 +26,12 @@ describe("a broken model stream is an error, not an answer", () => {
     expect(events.slice(-2)).toEqual(["error", "end"]);
     expect(events).not.toContain("metadata");
     expect(frames.at(-2)!.data).toMatch(/OpenAI-compatible endpoint sent a malformed stream frame/);
-    expect(frames.filter((f) => f.event === "token").map((f) => f.data).join("")).not.toContain("lost");
+    expect(
+      frames
+        .filter((f) => f.event === "token")
+        .map((f) => f.data)
+        .join(""),
+    ).not.toContain("lost");
     expect(await messagesOf(id)).toEqual([]);
   });
 
@@ -66,8 +71,14 @@ describe("a broken model stream is an error, not an answer", () => {
       return runFlow(flow, ctx, recordingSink().sink).catch((e) => e);
     };
     const ok = `data: ${JSON.stringify({ response: "half " })}\n\n`;
-    expect(await run([ok])).toMatchObject({ status: 502, message: expect.stringMatching(/Workers AI's answer stream ended before the answer was complete/) });
-    expect(await run([ok, "data: {not json\n\n", "data: [DONE]\n\n"])).toMatchObject({ status: 502, message: expect.stringMatching(/Workers AI sent a malformed stream frame/) });
+    expect(await run([ok])).toMatchObject({
+      status: 502,
+      message: expect.stringMatching(/Workers AI's answer stream ended before the answer was complete/),
+    });
+    expect(await run([ok, "data: {not json\n\n", "data: [DONE]\n\n"])).toMatchObject({
+      status: 502,
+      message: expect.stringMatching(/Workers AI sent a malformed stream frame/),
+    });
     expect(await run([ok, "data: [DONE]\n\n"])).toMatchObject({ text: "half " });
   });
 });

@@ -15,7 +15,10 @@ describe("the attack: a web client's key manages the deployment", () => {
     const other = await flowOf();
     const webKey = await keyWith(["chatflows:view"]);
 
-    const rebind = await expectError(await call("PUT", `/chatflows/${other}`, { token: webKey.apiKey, body: { apikeyid: webKey.id } }), 403);
+    const rebind = await expectError(
+      await call("PUT", `/chatflows/${other}`, { token: webKey.apiKey, body: { apikeyid: webKey.id } }),
+      403,
+    );
     expect(rebind.message).toContain('"chatflows:update"');
     expect(await boundKeyOf(other)).toBeNull();
 
@@ -38,7 +41,9 @@ describe("the attack: a web client's key manages the deployment", () => {
     const run = await expectError(await call("POST", `/prediction/${mine}`, { token: key.apiKey, body: { question: "hi" } }), 400);
     expect(run.message).not.toMatch(/unauthori|forbidden/i);
     // Another private chatflow: out of its reach, to run or to read.
-    expect((await expectError(await call("POST", `/prediction/${other}`, { token: key.apiKey, body: { question: "hi" } }), 403)).message).toContain("limited to other chatflows");
+    expect(
+      (await expectError(await call("POST", `/prediction/${other}`, { token: key.apiKey, body: { question: "hi" } }), 403)).message,
+    ).toContain("limited to other chatflows");
     await expectError(await call("GET", `/chatmessage/${mine}`, { token: key.apiKey }), 403);
     await expectError(await call("GET", "/tools", { token: key.apiKey }), 403);
   });
@@ -47,23 +52,47 @@ describe("the attack: a web client's key manages the deployment", () => {
 describe("Flowise's permission names", () => {
   it("GET /auth/permissions/API_KEY lists Flowise's API-key permissions by category", async () => {
     const list = await json<Record<string, { key: string; value: string }[]>>("GET", "/auth/permissions/API_KEY");
-    expect(Object.keys(list)).toEqual(expect.arrayContaining(["chatflows", "agentflows", "tools", "assistants", "credentials", "variables", "apikeys", "documentStores", "executions"]));
+    expect(Object.keys(list)).toEqual(
+      expect.arrayContaining([
+        "chatflows",
+        "agentflows",
+        "tools",
+        "assistants",
+        "credentials",
+        "variables",
+        "apikeys",
+        "documentStores",
+        "executions",
+      ]),
+    );
     // Of Flowise's role-only workspace category, only the two permissions of /export-import.
     expect(list.workspace.map((p) => p.key)).toEqual(["workspace:export", "workspace:import"]);
     expect(Object.keys(list)).not.toContain("admin");
     expect(list.chatflows.map((p) => p.key)).toEqual([
-      "chatflows:view", "chatflows:create", "chatflows:update", "chatflows:duplicate", "chatflows:delete",
-      "chatflows:export", "chatflows:import", "chatflows:config", "chatflows:domains",
+      "chatflows:view",
+      "chatflows:create",
+      "chatflows:update",
+      "chatflows:duplicate",
+      "chatflows:delete",
+      "chatflows:export",
+      "chatflows:import",
+      "chatflows:config",
+      "chatflows:domains",
     ]);
     expect(list.executions.map((p) => p.key)).toEqual(["executions:view", "executions:update", "executions:delete"]);
-    expect(list.documentStores.find((p) => p.key === "documentStores:upsert-config")).toMatchObject({ value: "Upsert Config", isOpenSource: true });
+    expect(list.documentStores.find((p) => p.key === "documentStores:upsert-config")).toMatchObject({
+      value: "Upsert Config",
+      isOpenSource: true,
+    });
     await expectError(await call("GET", "/auth/permissions/API_KEY", { token: null }), 401);
     await expectError(await call("GET", "/auth/permissions/ROLE"), 400);
   });
 
   it("POST /apikey takes permissions and chatflows; GET /apikey shows them; unknown names are a 400 storing nothing", async () => {
     const flow = await flowOf();
-    const made = await json("POST", "/apikey", { body: { keyName: "scoped", permissions: ["tools:view", "chatflows:view"], chatflows: [flow.toUpperCase()] } });
+    const made = await json("POST", "/apikey", {
+      body: { keyName: "scoped", permissions: ["tools:view", "chatflows:view"], chatflows: [flow.toUpperCase()] },
+    });
     expect(made).toMatchObject({ permissions: ["tools:view", "chatflows:view"], chatflows: [flow] });
     const listed = (await json<any[]>("GET", "/apikey")).find((k) => k.id === made.id);
     expect(listed).toMatchObject({ permissions: ["tools:view", "chatflows:view"], chatflows: [flow] });
@@ -75,14 +104,19 @@ describe("Flowise's permission names", () => {
       expect(err.message).toContain("permissions");
     }
     const unknownFlow = uuid();
-    expect((await expectError(await call("POST", "/apikey", { body: { keyName: "bad", chatflows: [unknownFlow] } }), 400)).message).toContain(unknownFlow);
+    expect(
+      (await expectError(await call("POST", "/apikey", { body: { keyName: "bad", chatflows: [unknownFlow] } }), 400)).message,
+    ).toContain(unknownFlow);
     expect(await keyCount()).toBe(before);
   });
 
   it("PUT /apikey/{id} changes a key's permissions at once; null restores full access", async () => {
     const key = await keyWith(["tools:view"]);
     expect((await call("GET", "/tools", { token: key.apiKey })).status).toBe(200);
-    expect(await json("PUT", `/apikey/${key.id}`, { body: { permissions: ["variables:view"] } })).toMatchObject({ permissions: ["variables:view"], keyName: expect.any(String) });
+    expect(await json("PUT", `/apikey/${key.id}`, { body: { permissions: ["variables:view"] } })).toMatchObject({
+      permissions: ["variables:view"],
+      keyName: expect.any(String),
+    });
     expect((await expectError(await call("GET", "/tools", { token: key.apiKey }), 403)).message).toContain('"tools:view"');
     expect((await call("GET", "/variables", { token: key.apiKey })).status).toBe(200);
     await expectError(await call("PUT", `/apikey/${key.id}`, { body: { permissions: ["nope:nope"] } }), 400);
@@ -112,15 +146,22 @@ describe("agentflow records need agentflows:*, not chatflows:*", () => {
 
     for (const id of [agentflow, v1]) {
       expect((await expectError(await call("GET", `/chatflows/${id}`, as), 403)).message).toContain('"agentflows:view"');
-      expect((await expectError(await call("PUT", `/chatflows/${id}`, { ...as, body: { name: "taken" } }), 403)).message).toContain('"agentflows:update"');
+      expect((await expectError(await call("PUT", `/chatflows/${id}`, { ...as, body: { name: "taken" } }), 403)).message).toContain(
+        '"agentflows:update"',
+      );
       expect((await expectError(await call("DELETE", `/chatflows/${id}`, as), 403)).message).toContain('"agentflows:delete"');
       expect((await expectError(await call("GET", `/chatmessage/${id}`, as), 403)).message).toContain('"agentflows:view"');
     }
     expect((await json("GET", `/chatflows/${agentflow}`)).name).toBe("AGENTFLOW flow");
-    expect((await expectError(await call("POST", "/chatflows", { ...as, body: { name: "af", flowData: "{}", type: "AGENTFLOW" } }), 403)).message).toContain('"agentflows:create"');
+    expect(
+      (await expectError(await call("POST", "/chatflows", { ...as, body: { name: "af", flowData: "{}", type: "AGENTFLOW" } }), 403))
+        .message,
+    ).toContain('"agentflows:create"');
     expect((await expectError(await call("GET", "/chatflows?type=AGENTFLOW", as), 403)).message).toContain('"agentflows:view"');
     // Turning its own chatflow into an agentflow is creating one.
-    expect((await expectError(await call("PUT", `/chatflows/${chatflow}`, { ...as, body: { type: "AGENTFLOW" } }), 403)).message).toContain('"agentflows:update"');
+    expect((await expectError(await call("PUT", `/chatflows/${chatflow}`, { ...as, body: { type: "AGENTFLOW" } }), 403)).message).toContain(
+      '"agentflows:update"',
+    );
 
     const listed = (await json<any[]>("GET", "/chatflows", as)).map((f) => f.id);
     expect(listed).toContain(chatflow);
@@ -138,7 +179,9 @@ describe("agentflow records need agentflows:*, not chatflows:*", () => {
     const key = await keyWith(["agentflows:view", "agentflows:update"]);
     expect((await json("GET", `/chatflows/${agentflow}`, { token: key.apiKey })).id).toBe(agentflow);
     expect((await json("PUT", `/chatflows/${agentflow}`, { token: key.apiKey, body: { name: "renamed af" } })).name).toBe("renamed af");
-    expect((await expectError(await call("GET", `/chatflows/${chatflow}`, { token: key.apiKey }), 403)).message).toContain('"chatflows:view"');
+    expect((await expectError(await call("GET", `/chatflows/${chatflow}`, { token: key.apiKey }), 403)).message).toContain(
+      '"chatflows:view"',
+    );
     const listed = await json<any[]>("GET", "/chatflows", { token: key.apiKey });
     expect(listed.map((f) => f.id)).toContain(agentflow);
     expect(listed.every((f) => f.type === "AGENTFLOW" || f.type === "MULTIAGENT")).toBe(true);
@@ -162,7 +205,9 @@ describe("a key limited to chatflows sees and touches only those", () => {
     await expectError(await call("GET", `/feedback/${other}`, as), 403);
     await expectError(await call("GET", `/upsert-history/${other}`, as), 403);
     expect((await call("GET", `/chatmessage/${mine}`, as)).status).toBe(200);
-    expect((await expectError(await call("POST", "/chatflows", { ...as, body: { name: "x", flowData: "{}" } }), 403)).message).toContain("cannot create");
+    expect((await expectError(await call("POST", "/chatflows", { ...as, body: { name: "x", flowData: "{}" } }), 403)).message).toContain(
+      "cannot create",
+    );
 
     // GET /chatflows/apikey/{key}: only what it may see, even for a key bound to more.
     const bound = await keyWith();
@@ -179,7 +224,11 @@ describe("a limited key cannot hand out more than it holds", () => {
     const manager = await keyWith(["apikeys:create", "apikeys:view", "apikeys:update", "apikeys:delete", "tools:view"]);
     const as = { token: manager.apiKey };
     const before = await keyCount();
-    for (const body of [{ keyName: "full" }, { keyName: "wider", permissions: ["tools:view", "credentials:view"] }, { keyName: "null", permissions: null }]) {
+    for (const body of [
+      { keyName: "full" },
+      { keyName: "wider", permissions: ["tools:view", "credentials:view"] },
+      { keyName: "null", permissions: null },
+    ]) {
       expect((await expectError(await call("POST", "/apikey", { ...as, body }), 403)).message).toContain("within its own");
     }
     expect(await keyCount()).toBe(before);
@@ -198,7 +247,12 @@ describe("a limited key cannot hand out more than it holds", () => {
 
     // A key limited to chatflows gives out only keys limited within them.
     const limited = await keyWith(["apikeys:create"], [flow]);
-    await expectError(await call("POST", "/apikey", { token: limited.apiKey, body: { keyName: "k", permissions: ["apikeys:create"] } }), 403);
-    expect((await json("POST", "/apikey", { token: limited.apiKey, body: { keyName: "k", permissions: [], chatflows: [flow] } })).chatflows).toEqual([flow]);
+    await expectError(
+      await call("POST", "/apikey", { token: limited.apiKey, body: { keyName: "k", permissions: ["apikeys:create"] } }),
+      403,
+    );
+    expect(
+      (await json("POST", "/apikey", { token: limited.apiKey, body: { keyName: "k", permissions: [], chatflows: [flow] } })).chatflows,
+    ).toEqual([flow]);
   });
 });

@@ -49,7 +49,12 @@ describe("a provider echoing the credential it was sent", () => {
   });
 
   it("Azure's api-key header is scrubbed the same way", async () => {
-    const azure = await credential("azureOpenAIApi", { azureOpenAIApiKey: PLAIN_KEY, azureOpenAIApiInstanceName: "inst", azureOpenAIApiDeploymentName: "dep", azureOpenAIApiVersion: "2024-02-01" });
+    const azure = await credential("azureOpenAIApi", {
+      azureOpenAIApiKey: PLAIN_KEY,
+      azureOpenAIApiInstanceName: "inst",
+      azureOpenAIApiDeploymentName: "dep",
+      azureOpenAIApiVersion: "2024-02-01",
+    });
     const id = await saveChain({ credential: azure, extra: { isPublic: true } });
     const err = await expectError(await call("POST", `/prediction/${id}`, { token: null, body: { question: "[echo-auth] hi" } }), 502);
     expect(err.message).toContain("Azure OpenAI answered 401");
@@ -62,7 +67,10 @@ describe("a provider echoing the credential it was sent", () => {
     const res = await call("POST", `/document-store/upsert/${store.id}`, {
       body: {
         loader: { name: "plainText", config: { text: "[echo-auth] some text to embed" } },
-        embedding: { name: "openAIEmbeddings", config: { credential: cred, basepath: `${standinUrl()}/v1`, modelName: "text-embedding-3-small" } },
+        embedding: {
+          name: "openAIEmbeddings",
+          config: { credential: cred, basepath: `${standinUrl()}/v1`, modelName: "text-embedding-3-small" },
+        },
         vectorStore: { name: "memoryVectorStore" },
       },
     });
@@ -74,7 +82,14 @@ describe("a provider echoing the credential it was sent", () => {
 
 describe("the last scrub where errors leave", () => {
   it("a provider's non-JSON error page is not quoted whole (it may echo the request's headers)", async () => {
-    vi.spyOn(globalThis, "fetch").mockImplementation(async () => new Response(`<html><body><pre>authorization: Bearer ${PLAIN_KEY}</pre></body></html>`, { status: 403, statusText: "Forbidden", headers: { "content-type": "text/html" } }));
+    vi.spyOn(globalThis, "fetch").mockImplementation(
+      async () =>
+        new Response(`<html><body><pre>authorization: Bearer ${PLAIN_KEY}</pre></body></html>`, {
+          status: 403,
+          statusText: "Forbidden",
+          headers: { "content-type": "text/html" },
+        }),
+    );
     const id = await saveChain({ model: "chatOpenAI", base: "https://llm.example.com/v1", credential: await openAICredential(PLAIN_KEY) });
     const err = await expectError(await call("POST", `/prediction/${id}`, { body: { question: "hi" } }), 502);
     expect(err.message).toBe("OpenAI-compatible endpoint answered 403: Forbidden");
@@ -82,15 +97,18 @@ describe("the last scrub where errors leave", () => {
 
   it("redact(): known values in any quoting, authorization headers, bearer tokens, keys in URLs", () => {
     const out = redact(
-      `key ${PLAIN_KEY} json "${JSON.stringify(PLAIN_KEY).slice(1, -1)}" url ${encodeURIComponent("p@ss/" + PLAIN_KEY)} ` +
+      `key ${PLAIN_KEY} json "${JSON.stringify(PLAIN_KEY).slice(1, -1)}" url ${encodeURIComponent(`p@ss/${PLAIN_KEY}`)} ` +
         `Authorization: Bearer abc.def-123456 "api-key":"zz9zz9zz9" x-api-key=q1w2e3r4t5 token ghp_0123456789abcdefABCD ` +
         `https://user:hunter22@example.com/x?api_key=s3cr3t&ok=1 ${OPENAI_KEY}`,
-      [PLAIN_KEY, "p@ss/" + PLAIN_KEY],
+      [PLAIN_KEY, `p@ss/${PLAIN_KEY}`],
     );
-    for (const leaked of [PLAIN_KEY, "abc.def-123456", "zz9zz9zz9", "q1w2e3r4t5", "ghp_0123456789", "hunter22", "s3cr3t", OPENAI_KEY]) expect(out).not.toContain(leaked);
+    for (const leaked of [PLAIN_KEY, "abc.def-123456", "zz9zz9zz9", "q1w2e3r4t5", "ghp_0123456789", "hunter22", "s3cr3t", OPENAI_KEY])
+      expect(out).not.toContain(leaked);
     expect(out).toContain("ok=1");
     // Prose about tokens is left alone.
-    expect(redact("Invalid authorization header: expected 'Bearer <token>'")).toBe("Invalid authorization header: expected 'Bearer <token>'");
+    expect(redact("Invalid authorization header: expected 'Bearer <token>'")).toBe(
+      "Invalid authorization header: expected 'Bearer <token>'",
+    );
   });
 });
 
@@ -100,7 +118,10 @@ describe("the run's own scrub, behind the providers'", () => {
     registry.set("leakyUpstream", {
       name: "leakyUpstream",
       category: "Chains",
-      build: async ({ node, ctx }) => ({ key: String((await ctx.getCredential(String(node.data.credential))).openAIApiKey), admin: String(env.ADMIN_API_KEY) }), // nodes have no env: it quotes the secret it was handed
+      build: async ({ node, ctx }) => ({
+        key: String((await ctx.getCredential(String(node.data.credential))).openAIApiKey),
+        admin: String(env.ADMIN_API_KEY),
+      }), // nodes have no env: it quotes the secret it was handed
       run: async (instance) => {
         const { key, admin } = instance as { key: string; admin: string };
         throw new Error(`upstream refused ${key} (and ${admin})`);
@@ -109,8 +130,15 @@ describe("the run's own scrub, behind the providers'", () => {
     });
     try {
       const cred = await openAICredential(PLAIN_KEY);
-      const node = { id: "leaky_0", type: "customNode", position: { x: 0, y: 0 }, data: { id: "leaky_0", name: "leakyUpstream", label: "Leaky", category: "Chains", credential: cred, inputs: {} } };
-      const { id } = await json("POST", "/chatflows", { body: { name: "leaky", flowData: JSON.stringify({ nodes: [node], edges: [] }), isPublic: true } });
+      const node = {
+        id: "leaky_0",
+        type: "customNode",
+        position: { x: 0, y: 0 },
+        data: { id: "leaky_0", name: "leakyUpstream", label: "Leaky", category: "Chains", credential: cred, inputs: {} },
+      };
+      const { id } = await json("POST", "/chatflows", {
+        body: { name: "leaky", flowData: JSON.stringify({ nodes: [node], edges: [] }), isPublic: true },
+      });
 
       const res = await call("POST", `/prediction/${id}`, { token: null, body: { question: "hi" } });
       expect(res.status).toBe(500);
@@ -119,7 +147,10 @@ describe("the run's own scrub, behind the providers'", () => {
       for (const secret of [PLAIN_KEY, "test-admin-key"]) expect(body).not.toContain(secret);
 
       const frames = await framesOf(await call("POST", `/prediction/${id}`, { token: null, body: { question: "hi", streaming: true } }));
-      expect(frames).toEqual([{ event: "error", data: "Leaky (leakyUpstream) failed: upstream refused [redacted] (and [redacted])" }, { event: "end", data: "[DONE]" }]);
+      expect(frames).toEqual([
+        { event: "error", data: "Leaky (leakyUpstream) failed: upstream refused [redacted] (and [redacted])" },
+        { event: "end", data: "[DONE]" },
+      ]);
     } finally {
       registry.delete("leakyUpstream");
     }

@@ -10,10 +10,15 @@ const LIMIT = { status: true, limitMax: 2, limitDuration: 60, limitMsg: "Easy th
 
 /** A public chatflow limited to 2 calls a minute per client. Its graph is empty, so a run that passes the limit answers 400. */
 async function limitedFlow(): Promise<string> {
-  return (await json("POST", "/chatflows", { body: { name: "limited", flowData: '{"nodes":[],"edges":[]}', isPublic: true, apiConfig: JSON.stringify({ rateLimit: LIMIT }) } })).id;
+  return (
+    await json("POST", "/chatflows", {
+      body: { name: "limited", flowData: '{"nodes":[],"edges":[]}', isPublic: true, apiConfig: JSON.stringify({ rateLimit: LIMIT }) },
+    })
+  ).id;
 }
 
-const predict = (id: string, headers: Record<string, string>) => call("POST", `/prediction/${id}`, { token: null, headers, body: { question: "q" } });
+const predict = (id: string, headers: Record<string, string>) =>
+  call("POST", `/prediction/${id}`, { token: null, headers, body: { question: "q" } });
 
 describe("client IP for rate limits", () => {
   it("a new CF-Connecting-IP or X-Forwarded-For on each request does not reset the count under wrangler dev", async () => {
@@ -45,19 +50,31 @@ describe("leads and feedback get the chatflow's rate limit", () => {
     for (const name of ["a", "b"]) await json("POST", "/leads", { token: null, body: { chatflowid: id, name } });
     const refused = await expectError(await call("POST", "/leads", { token: null, body: { chatflowid: id, name: "flood" } }), 429);
     expect(refused.message).toBe("Easy there");
-    expect((await rowsOf<{ name: string }>("SELECT name FROM lead WHERE chatflowid = ?", id)).map((r) => r.name).sort()).toEqual(["a", "b"]);
+    expect((await rowsOf<{ name: string }>("SELECT name FROM lead WHERE chatflowid = ?", id)).map((r) => r.name).sort()).toEqual([
+      "a",
+      "b",
+    ]);
     // Its own count: the chat itself is not used up by leads.
     expect((await predict(id, {})).status).toBe(400);
   });
 
   it("POST /feedback and PUT /feedback past the limit are 429, and nothing more is stored or changed", async () => {
     const id = await limitedFlow();
-    const answers = (await seedMessages(id, [1, 2, 3].map((i) => ({ role: "apiMessage" as const, chatId: "c", createdDate: `2026-01-10T09:00:0${i}.000Z` }))));
+    const answers = await seedMessages(
+      id,
+      [1, 2, 3].map((i) => ({ role: "apiMessage" as const, chatId: "c", createdDate: `2026-01-10T09:00:0${i}.000Z` })),
+    );
     const first = await json("POST", "/feedback", { token: null, body: { messageId: answers[0].id, rating: "THUMBS_UP" } });
     await json("PUT", `/feedback/${first.id}`, { token: null, body: { content: "kept" } });
-    await expectError(await call("POST", `/feedback/${id}`, { token: null, body: { messageId: answers[1].id, rating: "THUMBS_DOWN" } }), 429);
+    await expectError(
+      await call("POST", `/feedback/${id}`, { token: null, body: { messageId: answers[1].id, rating: "THUMBS_DOWN" } }),
+      429,
+    );
     await expectError(await call("PUT", `/feedback/${first.id}`, { token: null, body: { content: "overwritten" } }), 429);
-    const rows = await rowsOf<{ messageId: string; content: string | null }>("SELECT messageId, content FROM chat_message_feedback WHERE chatflowid = ?", id);
+    const rows = await rowsOf<{ messageId: string; content: string | null }>(
+      "SELECT messageId, content FROM chat_message_feedback WHERE chatflowid = ?",
+      id,
+    );
     expect(rows).toEqual([{ messageId: answers[0].id, content: "kept" }]);
   });
 });

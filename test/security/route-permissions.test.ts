@@ -82,8 +82,12 @@ describe("route → permission", () => {
 
   it("GET /chatflows/apikey/{apikey} needs chatflows:view; the permission list needs only a valid bearer", async () => {
     const bound = await keyWith();
-    expect((await expectError(await call("GET", `/chatflows/apikey/${bound.apiKey}`, { token: bare.apiKey }), 403)).message).toContain('"chatflows:view"');
-    expect((await call("GET", `/chatflows/apikey/${bound.apiKey}`, { token: (await keyWith(["chatflows:view"])).apiKey })).status).toBe(200);
+    expect((await expectError(await call("GET", `/chatflows/apikey/${bound.apiKey}`, { token: bare.apiKey }), 403)).message).toContain(
+      '"chatflows:view"',
+    );
+    expect((await call("GET", `/chatflows/apikey/${bound.apiKey}`, { token: (await keyWith(["chatflows:view"])).apiKey })).status).toBe(
+      200,
+    );
     expect((await call("GET", "/auth/permissions/API_KEY", { token: bare.apiKey })).status).toBe(200);
   });
 

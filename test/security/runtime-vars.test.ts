@@ -32,8 +32,13 @@ describe("runtime variables read only what the deployment lists, never its secre
 
     const res = await json("POST", `/prediction/${id}`, { body: { question: callOf("read_vars", {}) } });
     expect(JSON.parse(res.usedTools[0].toolOutput)).toEqual({
-      ADMIN_API_KEY: null, JWT_SECRET: null, CREDENTIAL_ENCRYPTION_KEY: null, DB: null, FILES: null,
-      EDGEFLOW_GREETING: "hello-from-the-deployment", EDGEFLOW_UNLISTED: null,
+      ADMIN_API_KEY: null,
+      JWT_SECRET: null,
+      CREDENTIAL_ENCRYPTION_KEY: null,
+      DB: null,
+      FILES: null,
+      EDGEFLOW_GREETING: "hello-from-the-deployment",
+      EDGEFLOW_UNLISTED: null,
     });
     for (const secret of SECRETS) expect(JSON.stringify(res)).not.toContain(secret);
   });
@@ -57,7 +62,10 @@ describe("runtime variables read only what the deployment lists, never its secre
     const undo = setVars({ RUNTIME_VARS: "" });
     try {
       const marker = crypto.randomUUID();
-      const id = await saveChain({ template: `${marker} greeting={{$vars.EDGEFLOW_GREETING}} {product}`, credential: await openAICredential("sk-test") });
+      const id = await saveChain({
+        template: `${marker} greeting={{$vars.EDGEFLOW_GREETING}} {product}`,
+        credential: await openAICredential("sk-test"),
+      });
       await json("POST", `/prediction/${id}`, { body: { question: "q" } });
       const [sent] = await standinRequests(marker);
       expect(JSON.stringify(sent.body.messages)).not.toContain("hello-from-the-deployment");

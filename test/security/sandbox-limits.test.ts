@@ -12,11 +12,14 @@ afterEach(() => {
   vi.restoreAllMocks();
 });
 
-const SLICE = /^Error: The function computed for more than 500 ms without waiting for a timer or a request \(TOOL_SLICE_MS\), which would keep the server from answering anyone else, and was stopped$/;
+const SLICE =
+  /^Error: The function computed for more than 500 ms without waiting for a timer or a request \(TOOL_SLICE_MS\), which would keep the server from answering anyone else, and was stopped$/;
 
 /** A Tool Agent chatflow (model at the stand-in) with one stored custom tool. */
 async function agentWithTool(name: string, func: string): Promise<string> {
-  const credential = (await json("POST", "/credentials", { body: { name: "openai", credentialName: "openAIApi", plainDataObj: { openAIApiKey: "sk-test" } } })).id;
+  const credential = (
+    await json("POST", "/credentials", { body: { name: "openai", credentialName: "openAIApi", plainDataObj: { openAIApiKey: "sk-test" } } })
+  ).id;
   const tool = await json("POST", "/tools", { body: { name, description: `the ${name} tool`, func } });
   const flowData = toolAgentFlow({ credential, nodes: [customToolNode("customTool_0", tool.id)] });
   return (await json("POST", "/chatflows", { body: { name: "agent", flowData } })).id;
@@ -37,7 +40,9 @@ describe("custom tool code cannot stall the server", () => {
     const id = await agentWithTool("chain", "async function again() { await null; return again(); } return again();");
     const { result: answer, pings } = await whilePinging(() => predict(id, callOf("chain", {})));
     // It allocates as it goes: the engine's 64 MB may stop it before the slice; either is named.
-    expect(answer.usedTools[0].toolOutput).toMatch(new RegExp(`${SLICE.source}|^Error: The function used more than the sandbox's memory limit of 64 MB$`));
+    expect(answer.usedTools[0].toolOutput).toMatch(
+      new RegExp(`${SLICE.source}|^Error: The function used more than the sandbox's memory limit of 64 MB$`),
+    );
     expect(answer.usedTools[0].toolOutput).not.toContain("null");
     expect(slowest(pings)).toBeLessThan(1000);
   }, 30_000);
@@ -60,9 +65,16 @@ describe("custom tool code cannot stall the server", () => {
 
 describe("the sandbox's own reports", () => {
   it("a promise chain that grows until memory runs out (slice raised) is the memory limit, not 'null'", async () => {
-    const err = await runSandboxed("async function again() { await null; return again(); } return again();", { env: {}, timeoutMs: 30_000, sliceMs: 30_000 }).catch((e) => e);
+    const err = await runSandboxed("async function again() { await null; return again(); } return again();", {
+      env: {},
+      timeoutMs: 30_000,
+      sliceMs: 30_000,
+    }).catch((e) => e);
     expect(err).toBeInstanceOf(SandboxError);
-    expect(err).toMatchObject({ reason: "memory", message: expect.stringMatching(/^The function used more than (its memory limit of 32 MB|the sandbox's memory limit of 64 MB)$/) });
+    expect(err).toMatchObject({
+      reason: "memory",
+      message: expect.stringMatching(/^The function used more than (its memory limit of 32 MB|the sandbox's memory limit of 64 MB)$/),
+    });
   }, 40_000);
 });
 
@@ -72,6 +84,9 @@ describe("the slice where the clock stands still (Cloudflare freezes it while co
     vi.spyOn(Date, "now").mockReturnValue(frozen);
     const err = await runSandboxed("while (true) {}", { env: {}, timeoutMs: 60_000, sliceMs: 100 }).catch((e) => e);
     expect(err).toBeInstanceOf(SandboxError);
-    expect(err).toMatchObject({ reason: "timeout", message: expect.stringMatching(/^The function computed for more than 100 ms without waiting/) });
+    expect(err).toMatchObject({
+      reason: "timeout",
+      message: expect.stringMatching(/^The function computed for more than 100 ms without waiting/),
+    });
   });
 });

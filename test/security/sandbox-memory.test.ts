@@ -16,7 +16,9 @@ const MEMORY = /^Error: The function used more than (its memory limit of 32 MB|t
 const EITHER = new RegExp(`${SLICE.source}|${MEMORY.source}`);
 
 async function agentWithTool(name: string, func: string): Promise<string> {
-  const credential = (await json("POST", "/credentials", { body: { name: "openai", credentialName: "openAIApi", plainDataObj: { openAIApiKey: "sk-test" } } })).id;
+  const credential = (
+    await json("POST", "/credentials", { body: { name: "openai", credentialName: "openAIApi", plainDataObj: { openAIApiKey: "sk-test" } } })
+  ).id;
   const tool = await json("POST", "/tools", { body: { name, description: `the ${name} tool`, func } });
   const flowData = toolAgentFlow({ credential, nodes: [customToolNode("customTool_0", tool.id)] });
   return (await json("POST", "/chatflows", { body: { name: "agent", flowData } })).id;
@@ -37,7 +39,9 @@ describe("hostile sandbox code: a clear error naming the limit, and the server k
   for (const [name, func, expected] of cases) {
     it(`${name}: the tool answers the limit; /ping answers within a second`, async () => {
       const id = await agentWithTool(name.replace(/\W+/g, "_"), func);
-      const { result: answer, pings } = await whilePinging(() => json("POST", `/prediction/${id}`, { body: { question: callOf(name.replace(/\W+/g, "_"), {}) } }));
+      const { result: answer, pings } = await whilePinging(() =>
+        json("POST", `/prediction/${id}`, { body: { question: callOf(name.replace(/\W+/g, "_"), {}) } }),
+      );
       expect(answer.usedTools[0].toolOutput).toMatch(expected);
       expect(pings.length).toBeGreaterThan(0);
       expect(slowest(pings)).toBeLessThan(1000);

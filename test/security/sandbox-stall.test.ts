@@ -10,7 +10,8 @@ import { openAICredential, setVars } from "./helpers";
 
 // A chain of microtasks never returns to the host: the slice limit (TOOL_SLICE_MS) stops it first.
 // A chain that allocates as it goes may reach the engine's 64 MB first: that limit is named too.
-const TIME_LIMIT = /^The function computed for more than 500 ms without waiting for a timer or a request \(TOOL_SLICE_MS\)|^The function used more than the sandbox's memory limit of 64 MB$/;
+const TIME_LIMIT =
+  /^The function computed for more than 500 ms without waiting for a timer or a request \(TOOL_SLICE_MS\)|^The function used more than the sandbox's memory limit of 64 MB$/;
 
 let restore: () => void;
 beforeAll(() => {
@@ -34,7 +35,9 @@ describe("a promise chain that never settles is a time limit", () => {
   }, 30_000);
 
   it("through a prediction: the tool answers the model with the time limit, and the run goes on", async () => {
-    const tool = await json("POST", "/tools", { body: { name: "spin", description: "never settles", func: "const loop = () => Promise.resolve().then(loop); return await loop()" } });
+    const tool = await json("POST", "/tools", {
+      body: { name: "spin", description: "never settles", func: "const loop = () => Promise.resolve().then(loop); return await loop()" },
+    });
     const flowData = toolAgentFlow({ credential: await openAICredential("sk-test"), nodes: [customToolNode("customTool_0", tool.id)] });
     const { id } = await json("POST", "/chatflows", { body: { name: "agent", flowData } });
     const answer = await json("POST", `/prediction/${id}`, { body: { question: callOf("spin", {}) } });

@@ -13,12 +13,14 @@ import { slowest, whilePinging } from "./pinging";
 
 const limits = workLimits({});
 // 5 MB of 1,200-character lines: longer than a chunk, so the recursive splitter splits each again on spaces.
-const longLines = Array.from({ length: 4_200 }, (_, i) => `Line ${i} ` + "boats nets weather tide ".repeat(50)).join("\n");
+const longLines = Array.from({ length: 4_200 }, (_, i) => `Line ${i} ${"boats nets weather tide ".repeat(50)}`).join("\n");
 
 describe("CPU-heavy loops yield", () => {
   it("recursive character splitting of 5 MB of long lines", async () => {
     const splitter = buildSplitter("recursiveCharacterTextSplitter", {});
-    const { result, pings } = await whilePinging(() => splitWithin(splitter, [new Document({ pageContent: longLines, metadata: {} })], limits, "test"));
+    const { result, pings } = await whilePinging(() =>
+      splitWithin(splitter, [new Document({ pageContent: longLines, metadata: {} })], limits, "test"),
+    );
     expect(result.length).toBe(8_400);
     expect(result[0].pageContent.startsWith("Line 0 boats")).toBe(true);
     expect(result[2].metadata).toEqual({ loc: { lines: { from: 2, to: 2 } } });

@@ -36,18 +36,29 @@ export interface QueueReply {
 /** The frames of Flowise's event stream, read to its end. */
 async function framesOf(body: ReadableStream<Uint8Array>): Promise<Array<{ event: string; data: any }>> {
   const text = await new Response(body).text();
-  return text.split("\n\n").filter((b) => b.startsWith("message:\ndata:")).map((b) => JSON.parse(b.slice("message:\ndata:".length)));
+  return text
+    .split("\n\n")
+    .filter((b) => b.startsWith("message:\ndata:"))
+    .map((b) => JSON.parse(b.slice("message:\ndata:".length)));
 }
 
-export async function runQueueJob(ports: { db: Db; env: Env; runtime: Runtime }, job: QueueJob, rule: TriggerDefinition = QUEUE_TRIGGER, caller?: Caller): Promise<QueueReply> {
+export async function runQueueJob(
+  ports: { db: Db; env: Env; runtime: Runtime },
+  job: QueueJob,
+  rule: TriggerDefinition = QUEUE_TRIGGER,
+  caller?: Caller,
+): Promise<QueueReply> {
   const work: Promise<unknown>[] = [];
-  const delivered = await runFlow({ ...ports, waitUntil: (p) => void work.push(p), requestId: "queue" }, {
-    trigger: rule,
-    flowId: job.flowId,
-    input: { question: job.text, chatId: job.conversation },
-    caller,
-    delivery: job.stream ? "sse" : "json",
-  });
+  const delivered = await runFlow(
+    { ...ports, waitUntil: (p) => void work.push(p), requestId: "queue" },
+    {
+      trigger: rule,
+      flowId: job.flowId,
+      input: { question: job.text, chatId: job.conversation },
+      caller,
+      delivery: job.stream ? "sse" : "json",
+    },
+  );
   if (delivered.kind === "json") {
     const answer = delivered.body;
     return { reply: answer.text, conversation: answer.chatId, executionId: "executionId" in answer ? answer.executionId : undefined };

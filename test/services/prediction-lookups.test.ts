@@ -20,7 +20,12 @@ describe("lookUpRun", () => {
     await storeVariable(`other_${t}`, "not in the flow");
     const credentialId = await credential("openAIApi", { openAIApiKey: `sk-${t}` });
     const flowData = JSON.stringify({
-      nodes: [{ id: "chatOpenAI_0", data: { id: "chatOpenAI_0", name: "chatOpenAI", credential: credentialId, inputs: { systemMessage: `Use {{$vars.named_${t}}}` } } }],
+      nodes: [
+        {
+          id: "chatOpenAI_0",
+          data: { id: "chatOpenAI_0", name: "chatOpenAI", credential: credentialId, inputs: { systemMessage: `Use {{$vars.named_${t}}}` } },
+        },
+      ],
       edges: [],
     });
     const { id } = await json("POST", "/chatflows", { body: { name: `lookups ${t}`, flowData } });

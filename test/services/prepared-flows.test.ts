@@ -7,7 +7,12 @@ import type { PreparedFlow } from "../../src/engine";
 import { json } from "../helpers";
 import { openAICredential, saveChain, standinRequests } from "../security/helpers";
 
-const flowOf = (name: string): PreparedFlow => ({ kind: "chatflow", graph: { nodes: [], edges: [] }, streamable: false, run: async () => ({ text: name, memoryType: null }) });
+const flowOf = (name: string): PreparedFlow => ({
+  kind: "chatflow",
+  graph: { nodes: [], edges: [] },
+  streamable: false,
+  run: async () => ({ text: name, memoryType: null }),
+});
 
 describe("prepared flows per isolate", () => {
   it("a chatflow's saved change is what the next prediction runs", async () => {
@@ -34,7 +39,10 @@ describe("prepared flows per isolate", () => {
     expect(prepared).toBe(2);
 
     let refused = 0;
-    const refuse = () => { refused++; throw new Error("cannot run"); };
+    const refuse = () => {
+      refused++;
+      throw new Error("cannot run");
+    };
     expect(() => cache.get("CHATFLOW", "bad", refuse)).toThrow("cannot run");
     expect(() => cache.get("CHATFLOW", "bad", refuse)).toThrow("cannot run");
     expect(refused).toBe(2);

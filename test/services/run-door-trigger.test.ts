@@ -8,7 +8,15 @@ import { describe, expect, it } from "vitest";
 import type { Env } from "../../src/env";
 import { CallerRefused, runFlow } from "../../src/services/runs";
 import { ADMIN_KEY, json } from "../helpers";
-import { afEdge, approvalFlow, llm, messagesOf, openAICredential as agentflowCredential, saveAgentflowOf, start } from "../agentflow-api/flows";
+import {
+  afEdge,
+  approvalFlow,
+  llm,
+  messagesOf,
+  openAICredential as agentflowCredential,
+  saveAgentflowOf,
+  start,
+} from "../agentflow-api/flows";
 import { db, runtimeWith } from "../engine/helpers";
 import { openAICredential, saveChain, standinRequests } from "../security/helpers";
 import { QUEUE_TRIGGER, runQueueJob } from "./fake-trigger";
@@ -40,7 +48,10 @@ describe("a trigger defined in one adapter file", () => {
 
     const execution = await json("GET", `/executions/${done.executionId}`);
     expect(execution).toMatchObject({ agentflowId: id, sessionId: done.conversation, state: "FINISHED" });
-    expect(JSON.parse(execution.executionData).map((e: any) => [e.nodeId, e.status])).toEqual([["startAgentflow_0", "FINISHED"], ["llmAgentflow_0", "FINISHED"]]);
+    expect(JSON.parse(execution.executionData).map((e: any) => [e.nodeId, e.status])).toEqual([
+      ["startAgentflow_0", "FINISHED"],
+      ["llmAgentflow_0", "FINISHED"],
+    ]);
     const messages = await messagesOf(id);
     expect(messages.map((m) => [m.role, m.content, m.chatType, m.executionId])).toEqual([
       ["userMessage", text, "INTERNAL", done.executionId],
@@ -67,11 +78,17 @@ describe("a trigger defined in one adapter file", () => {
     const text = marker();
     const refused = runQueueJob(ports(), { flowId: id, text }, checked, { clientIp: "203.0.113.9" });
     await expect(refused).rejects.toBeInstanceOf(CallerRefused);
-    await expect(refused).rejects.toMatchObject({ status: 401, message: "Unauthorized: this chatflow is not public; a bearer token is required" });
+    await expect(refused).rejects.toMatchObject({
+      status: 401,
+      message: "Unauthorized: this chatflow is not public; a bearer token is required",
+    });
     expect(await standinRequests(text)).toHaveLength(0);
     expect(await messagesOf(id)).toEqual([]);
 
-    const done = await runQueueJob(ports(), { flowId: id, text }, checked, { clientIp: "203.0.113.9", authorization: `Bearer ${ADMIN_KEY}` });
+    const done = await runQueueJob(ports(), { flowId: id, text }, checked, {
+      clientIp: "203.0.113.9",
+      authorization: `Bearer ${ADMIN_KEY}`,
+    });
     expect(done.reply).toBe(`echo: ${text}`);
   });
 
@@ -86,13 +103,26 @@ describe("the trigger table", () => {
   it("a flow whose Start node is a webhook or a schedule runs only through that trigger (400 elsewhere); nothing runs", async () => {
     const cred = await agentflowCredential();
     const text = marker();
-    const hooked = await saveAgentflowOf([start({ startInputType: "webhookTrigger" }), llm("llmAgentflow_0", cred)], [afEdge("startAgentflow_0", "llmAgentflow_0")]);
-    await expect(runFlow(deps(), { trigger: "execute-flow", flowId: hooked.id, input: { question: text }, delivery: "json" }))
-      .rejects.toMatchObject({ status: 400, message: expect.stringContaining(`/api/v1/webhook/${hooked.id}`) });
-    const scheduled = await saveAgentflowOf([start({ startInputType: "scheduleInput", scheduleCronExpression: "0 0 * * *", scheduleDefaultInput: "x" }), llm("llmAgentflow_0", cred)], [afEdge("startAgentflow_0", "llmAgentflow_0")]);
-    await expect(runFlow(deps(), { trigger: "mcp", flowId: scheduled.id, input: { question: text }, delivery: "json" }))
-      .rejects.toMatchObject({ status: 400, message: expect.stringContaining("Scheduled Trigger") });
-    await expect(runFlow(deps(), { trigger: "webhook", flowId: scheduled.id, input: { question: text }, delivery: "json" })).rejects.toMatchObject({ status: 400 });
+    const hooked = await saveAgentflowOf(
+      [start({ startInputType: "webhookTrigger" }), llm("llmAgentflow_0", cred)],
+      [afEdge("startAgentflow_0", "llmAgentflow_0")],
+    );
+    await expect(
+      runFlow(deps(), { trigger: "execute-flow", flowId: hooked.id, input: { question: text }, delivery: "json" }),
+    ).rejects.toMatchObject({ status: 400, message: expect.stringContaining(`/api/v1/webhook/${hooked.id}`) });
+    const scheduled = await saveAgentflowOf(
+      [
+        start({ startInputType: "scheduleInput", scheduleCronExpression: "0 0 * * *", scheduleDefaultInput: "x" }),
+        llm("llmAgentflow_0", cred),
+      ],
+      [afEdge("startAgentflow_0", "llmAgentflow_0")],
+    );
+    await expect(
+      runFlow(deps(), { trigger: "mcp", flowId: scheduled.id, input: { question: text }, delivery: "json" }),
+    ).rejects.toMatchObject({ status: 400, message: expect.stringContaining("Scheduled Trigger") });
+    await expect(
+      runFlow(deps(), { trigger: "webhook", flowId: scheduled.id, input: { question: text }, delivery: "json" }),
+    ).rejects.toMatchObject({ status: 400 });
     expect(await standinRequests(text)).toHaveLength(0);
     await json("DELETE", `/chatflows/${scheduled.id}`);
   });
@@ -100,10 +130,17 @@ describe("the trigger table", () => {
   it("a trigger refuses a delivery it does not offer, and humanInput where it takes none (400)", async () => {
     const id = await saveChain({ model: "chatOpenAI", credential: await openAICredential("sk-test") });
     const text = marker();
-    await expect(runFlow(deps(), { trigger: "execute-flow", flowId: id, input: { question: text }, delivery: "sse" }))
-      .rejects.toMatchObject({ status: 400, message: "The execute-flow trigger does not deliver sse answers" });
-    await expect(runFlow(deps(), { trigger: "execute-flow", flowId: id, input: { question: text, humanInput: { type: "proceed" } }, delivery: "json" }))
-      .rejects.toMatchObject({ status: 400, message: "humanInput cannot be sent through the execute-flow trigger" });
+    await expect(
+      runFlow(deps(), { trigger: "execute-flow", flowId: id, input: { question: text }, delivery: "sse" }),
+    ).rejects.toMatchObject({ status: 400, message: "The execute-flow trigger does not deliver sse answers" });
+    await expect(
+      runFlow(deps(), {
+        trigger: "execute-flow",
+        flowId: id,
+        input: { question: text, humanInput: { type: "proceed" } },
+        delivery: "json",
+      }),
+    ).rejects.toMatchObject({ status: 400, message: "humanInput cannot be sent through the execute-flow trigger" });
     expect(await standinRequests(text)).toHaveLength(0);
   });
 
@@ -114,17 +151,40 @@ describe("the trigger table", () => {
     const paused = await json("POST", `/prediction/${id}`, { body: { question: "draft", chatId: "resume-chat" } });
     expect(paused.action).toBeTruthy();
 
-    await expect(runFlow(deps(), { trigger: "resume", flowId: id, input: { humanInput: { type: "proceed" }, chatId: "resume-chat" }, caller, delivery: "json" }))
-      .rejects.toMatchObject({ status: 400, message: "A resume names the paused execution: humanInput.executionId" });
+    await expect(
+      runFlow(deps(), {
+        trigger: "resume",
+        flowId: id,
+        input: { humanInput: { type: "proceed" }, chatId: "resume-chat" },
+        caller,
+        delivery: "json",
+      }),
+    ).rejects.toMatchObject({ status: 400, message: "A resume names the paused execution: humanInput.executionId" });
     const chatflow = await saveChain({ model: "chatOpenAI", credential: await openAICredential("sk-test") });
-    await expect(runFlow(deps(), { trigger: "resume", flowId: chatflow, input: { humanInput: { type: "proceed", executionId: paused.executionId } }, caller, delivery: "json" }))
-      .rejects.toMatchObject({ status: 400, message: `Flow ${chatflow} is not an agentflow: it has no paused execution to resume` });
+    await expect(
+      runFlow(deps(), {
+        trigger: "resume",
+        flowId: chatflow,
+        input: { humanInput: { type: "proceed", executionId: paused.executionId } },
+        caller,
+        delivery: "json",
+      }),
+    ).rejects.toMatchObject({ status: 400, message: `Flow ${chatflow} is not an agentflow: it has no paused execution to resume` });
 
-    const delivered = await runFlow(deps(), { trigger: "resume", flowId: id, input: { question: "Proceed", humanInput: { type: "proceed", executionId: paused.executionId } }, caller, delivery: "json" });
+    const delivered = await runFlow(deps(), {
+      trigger: "resume",
+      flowId: id,
+      input: { question: "Proceed", humanInput: { type: "proceed", executionId: paused.executionId } },
+      caller,
+      delivery: "json",
+    });
     expect(delivered).toMatchObject({ kind: "json", body: { text: "approved", executionId: paused.executionId, chatId: "resume-chat" } });
     expect((await json("GET", `/executions/${paused.executionId}`)).state).toBe("FINISHED");
     expect((await messagesOf(id)).map((m) => [m.role, m.content, m.chatType])).toEqual([
-      ["userMessage", "draft", "EXTERNAL"], ["apiMessage", paused.text, "EXTERNAL"], ["userMessage", "Proceed", "EXTERNAL"], ["apiMessage", "approved", "EXTERNAL"],
+      ["userMessage", "draft", "EXTERNAL"],
+      ["apiMessage", paused.text, "EXTERNAL"],
+      ["userMessage", "Proceed", "EXTERNAL"],
+      ["apiMessage", "approved", "EXTERNAL"],
     ]);
   });
 });

@@ -4,29 +4,57 @@
 import { chatScript, hang, serveStandin, sse, tokensOf } from "./base.mjs";
 
 const textOf = (content) =>
-  typeof content === "string" ? content : Array.isArray(content) ? content.filter((b) => b.type === "text").map((b) => b.text).join("") : "";
+  typeof content === "string"
+    ? content
+    : Array.isArray(content)
+      ? content
+          .filter((b) => b.type === "text")
+          .map((b) => b.text)
+          .join("")
+      : "";
 
 export function startAnthropicStandin() {
   return serveStandin(async ({ req, res, url, body, json }) => {
-    if (req.method !== "POST" || url.pathname !== "/v1/messages") return json(404, { type: "error", error: { type: "not_found_error", message: `no route ${url.pathname}` } });
-    if (!req.headers["x-api-key"]) return json(401, { type: "error", error: { type: "authentication_error", message: "x-api-key header is required" } });
-    if (!body?.max_tokens) return json(400, { type: "error", error: { type: "invalid_request_error", message: "max_tokens: Field required" } });
+    if (req.method !== "POST" || url.pathname !== "/v1/messages")
+      return json(404, { type: "error", error: { type: "not_found_error", message: `no route ${url.pathname}` } });
+    if (!req.headers["x-api-key"])
+      return json(401, { type: "error", error: { type: "authentication_error", message: "x-api-key header is required" } });
+    if (!body?.max_tokens)
+      return json(400, { type: "error", error: { type: "invalid_request_error", message: "max_tokens: Field required" } });
     const messages = body.messages ?? [];
     const lastUserIdx = messages.findLastIndex((m) => m.role === "user" && textOf(m.content));
     const last = textOf(messages[lastUserIdx]?.content);
-    const results = messages.slice(lastUserIdx + 1).flatMap((m) => (Array.isArray(m.content) ? m.content : []))
-      .filter((b) => b.type === "tool_result").map((b) => (typeof b.content === "string" ? b.content : textOf(b.content)));
+    const results = messages
+      .slice(lastUserIdx + 1)
+      .flatMap((m) => (Array.isArray(m.content) ? m.content : []))
+      .filter((b) => b.type === "tool_result")
+      .map((b) => (typeof b.content === "string" ? b.content : textOf(b.content)));
     const step = chatScript(last, results, Array.isArray(body.tools) && body.tools.length > 0);
-    if (step.fail) return json(step.fail, { type: "error", error: { type: step.fail === 500 ? "api_error" : "invalid_request_error", message: "stand-in refuses this request" } });
+    if (step.fail)
+      return json(step.fail, {
+        type: "error",
+        error: { type: step.fail === 500 ? "api_error" : "invalid_request_error", message: "stand-in refuses this request" },
+      });
     if (step.hang) return hang(res);
     const blocks = step.calls
       ? step.calls.map((c, i) => ({ type: "tool_use", id: `toolu_${results.length + i}`, name: c.name, input: c.args }))
       : [{ type: "text", text: step.text }];
     const stop = step.calls ? "tool_use" : "end_turn";
-    const message = { id: "msg_standin", type: "message", role: "assistant", model: body.model, content: blocks, stop_reason: stop, usage: { input_tokens: 3, output_tokens: 5 } };
+    const message = {
+      id: "msg_standin",
+      type: "message",
+      role: "assistant",
+      model: body.model,
+      content: blocks,
+      stop_reason: stop,
+      usage: { input_tokens: 3, output_tokens: 5 },
+    };
     if (!body.stream) return json(200, message);
     const ev = (type, data) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
-    const frames = [ev("message_start", { message: { ...message, content: [], stop_reason: null, usage: { input_tokens: 3, output_tokens: 0 } } }), ev("ping", {})];
+    const frames = [
+      ev("message_start", { message: { ...message, content: [], stop_reason: null, usage: { input_tokens: 3, output_tokens: 0 } } }),
+      ev("ping", {}),
+    ];
     blocks.forEach((b, index) => {
       if (b.type === "text") {
         frames.push(ev("content_block_start", { index, content_block: { type: "text", text: "" } }));

@@ -22,7 +22,10 @@ export function serveStandin(handle) {
       if (req.method === "DELETE") requests.length = 0;
       const marker = url.searchParams.get("contains");
       const list = marker ? requests.filter((r) => r.raw.includes(marker)) : requests;
-      return json(200, list.map(({ raw: _raw, ...r }) => r));
+      return json(
+        200,
+        list.map(({ raw: _raw, ...r }) => r),
+      );
     }
     let body;
     if (raw) {
@@ -44,7 +47,15 @@ export function serveStandin(handle) {
   return new Promise((resolve) => {
     server.listen(0, "127.0.0.1", () => {
       const { port } = server.address();
-      resolve({ url: `http://127.0.0.1:${port}`, requests, close: () => new Promise((r) => { server.closeAllConnections?.(); server.close(() => r()); }) });
+      resolve({
+        url: `http://127.0.0.1:${port}`,
+        requests,
+        close: () =>
+          new Promise((r) => {
+            server.closeAllConnections?.();
+            server.close(() => r());
+          }),
+      });
     });
   });
 }

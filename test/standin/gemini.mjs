@@ -3,7 +3,11 @@
 // functionCall parts, and errors in Google's shape ({error: {code, message, status}}).
 import { chatScript, hang, serveStandin, sse, tokensOf } from "./base.mjs";
 
-const textOf = (parts) => (parts ?? []).filter((p) => typeof p.text === "string").map((p) => p.text).join("");
+const textOf = (parts) =>
+  (parts ?? [])
+    .filter((p) => typeof p.text === "string")
+    .map((p) => p.text)
+    .join("");
 
 export function startGeminiStandin() {
   return serveStandin(async ({ req, res, url, body, json }) => {
@@ -13,20 +17,38 @@ export function startGeminiStandin() {
     const contents = body?.contents ?? [];
     const lastUserIdx = contents.findLastIndex((c) => c.role === "user" && textOf(c.parts));
     const last = textOf(contents[lastUserIdx]?.parts);
-    const results = contents.slice(lastUserIdx).flatMap((c) => c.parts ?? []).filter((p) => p.functionResponse)
-      .map((p) => (typeof p.functionResponse.response?.content === "string" ? p.functionResponse.response.content : JSON.stringify(p.functionResponse.response)));
+    const results = contents
+      .slice(lastUserIdx)
+      .flatMap((c) => c.parts ?? [])
+      .filter((p) => p.functionResponse)
+      .map((p) =>
+        typeof p.functionResponse.response?.content === "string"
+          ? p.functionResponse.response.content
+          : JSON.stringify(p.functionResponse.response),
+      );
     const offered = (body.tools ?? []).some((t) => t.functionDeclarations?.length);
     const step = chatScript(last, results, offered);
-    if (step.fail) return json(step.fail, { error: { code: step.fail, message: "stand-in refuses this request", status: step.fail === 500 ? "INTERNAL" : "INVALID_ARGUMENT" } });
+    if (step.fail)
+      return json(step.fail, {
+        error: { code: step.fail, message: "stand-in refuses this request", status: step.fail === 500 ? "INTERNAL" : "INVALID_ARGUMENT" },
+      });
     if (step.hang) return hang(res);
     const usageMetadata = { promptTokenCount: 3, candidatesTokenCount: 5, totalTokenCount: 8 };
-    const answer = (parts, finishReason) => ({ candidates: [{ content: { role: "model", parts }, ...(finishReason ? { finishReason } : {}), index: 0 }], usageMetadata, modelVersion: m[1] });
+    const answer = (parts, finishReason) => ({
+      candidates: [{ content: { role: "model", parts }, ...(finishReason ? { finishReason } : {}), index: 0 }],
+      usageMetadata,
+      modelVersion: m[1],
+    });
     const parts = step.calls ? step.calls.map((c) => ({ functionCall: { name: c.name, args: c.args } })) : [{ text: step.text }];
     if (m[2] === "generateContent") return json(200, answer(parts, "STOP"));
-    if (url.searchParams.get("alt") !== "sse") return json(400, { error: { code: 400, message: "stand-in streams only with alt=sse", status: "INVALID_ARGUMENT" } });
+    if (url.searchParams.get("alt") !== "sse")
+      return json(400, { error: { code: 400, message: "stand-in streams only with alt=sse", status: "INVALID_ARGUMENT" } });
     const frames = step.calls
       ? [answer(parts, "STOP")]
       : tokensOf(step.text).map((t, i, all) => answer([{ text: t }], i === all.length - 1 ? "STOP" : undefined));
-    sse(res, frames.map((f) => `data: ${JSON.stringify(f)}\r\n\r\n`));
+    sse(
+      res,
+      frames.map((f) => `data: ${JSON.stringify(f)}\r\n\r\n`),
+    );
   });
 }

@@ -17,13 +17,16 @@ const FILES = {
 };
 const flaky = new Map();
 
-const treeOf = () => [
-  { path: "README.md", type: "blob" },
-  { path: "docs", type: "tree" },
-  { path: "docs/guide", type: "tree" },
-  { path: "vendor/lib", type: "commit" },
-  ...Object.keys(FILES).filter((p) => p !== "README.md").map((path) => ({ path, type: "blob" })),
-].map((e) => (e.type === "blob" ? { ...e, mode: "100644", sha: "0", size: Buffer.byteLength(FILES[e.path]) } : { ...e, sha: "0" }));
+const treeOf = () =>
+  [
+    { path: "README.md", type: "blob" },
+    { path: "docs", type: "tree" },
+    { path: "docs/guide", type: "tree" },
+    { path: "vendor/lib", type: "commit" },
+    ...Object.keys(FILES)
+      .filter((p) => p !== "README.md")
+      .map((path) => ({ path, type: "blob" })),
+  ].map((e) => (e.type === "blob" ? { ...e, mode: "100644", sha: "0", size: Buffer.byteLength(FILES[e.path]) } : { ...e, sha: "0" }));
 
 export function startGithubStandin() {
   return serveStandin(async ({ req, res, url, json }) => {
@@ -44,7 +47,8 @@ export function startGithubStandin() {
     if ((url.searchParams.get("ref") ?? "main") !== "main") return json(404, { message: "No commit found for the ref" });
     const content = FILES[rest];
     if (content === undefined) return json(404, { message: "Not Found" });
-    if (!(req.headers.accept ?? "").includes("raw")) return json(200, { type: "file", path: rest, encoding: "base64", content: Buffer.from(content).toString("base64") });
+    if (!(req.headers.accept ?? "").includes("raw"))
+      return json(200, { type: "file", path: rest, encoding: "base64", content: Buffer.from(content).toString("base64") });
     res.writeHead(200, { "content-type": "application/vnd.github.raw" });
     res.end(content);
   });

@@ -10,5 +10,5 @@ export function subQuestionsAnswer(last) {
   if (!m) return undefined;
   const question = m[2].replace("[subquestions]", "").trim();
   const list = Object.keys(JSON.parse(m[1])).map((toolName) => ({ subQuestion: `${question} (${toolName})`, toolName }));
-  return "```json\n" + JSON.stringify(list, null, 4) + "\n```";
+  return `\`\`\`json\n${JSON.stringify(list, null, 4)}\n\`\`\``;
 }

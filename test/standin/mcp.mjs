@@ -16,10 +16,14 @@ import { z } from "zod";
 function serverFor(path, req, calls) {
   const server = new McpServer({ name: "standin-mcp", version: "1.0.0" }, { capabilities: { tools: {} } });
   const record = (tool, args) => calls.push({ path, tool, args, authorization: req.headers.authorization ?? null });
-  server.registerTool("echo", { description: "Echoes the text back", inputSchema: { text: z.string().describe("what to echo") } }, async (args) => {
-    record("echo", args);
-    return { content: [{ type: "text", text: `mcp echo: ${args.text}` }] };
-  });
+  server.registerTool(
+    "echo",
+    { description: "Echoes the text back", inputSchema: { text: z.string().describe("what to echo") } },
+    async (args) => {
+      record("echo", args);
+      return { content: [{ type: "text", text: `mcp echo: ${args.text}` }] };
+    },
+  );
   server.registerTool("add", { description: "Adds two numbers", inputSchema: { a: z.number(), b: z.number() } }, async (args) => {
     record("add", args);
     return { content: [{ type: "text", text: String(args.a + args.b) }] };

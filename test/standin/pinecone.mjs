@@ -20,7 +20,9 @@ const nsOf = (index, namespace = "") => {
 };
 
 function cosine(a, b) {
-  let dot = 0, na = 0, nb = 0;
+  let dot = 0,
+    na = 0,
+    nb = 0;
   for (let i = 0; i < a.length; i++) {
     dot += a[i] * b[i];
     na += a[i] * a[i];
@@ -39,16 +41,26 @@ function matches(metadata, filter) {
     const eq = (v) => (Array.isArray(value) ? value.includes(v) : value === v);
     return Object.entries(ops).every(([op, arg]) => {
       switch (op) {
-        case "$eq": return eq(arg);
-        case "$ne": return !eq(arg);
-        case "$gt": return value > arg;
-        case "$gte": return value >= arg;
-        case "$lt": return value < arg;
-        case "$lte": return value <= arg;
-        case "$in": return arg.some(eq);
-        case "$nin": return !arg.some(eq);
-        case "$exists": return (value !== undefined) === arg;
-        default: throw new Error(`unsupported filter operator ${op}`);
+        case "$eq":
+          return eq(arg);
+        case "$ne":
+          return !eq(arg);
+        case "$gt":
+          return value > arg;
+        case "$gte":
+          return value >= arg;
+        case "$lt":
+          return value < arg;
+        case "$lte":
+          return value <= arg;
+        case "$in":
+          return arg.some(eq);
+        case "$nin":
+          return !arg.some(eq);
+        case "$exists":
+          return (value !== undefined) === arg;
+        default:
+          throw new Error(`unsupported filter operator ${op}`);
       }
     });
   });
@@ -61,8 +73,15 @@ export function startPineconeStandin() {
     if (described && req.method === "GET") {
       const name = decodeURIComponent(described[1]);
       if (name === "missing") return json(404, { error: { code: "NOT_FOUND", message: `Resource ${name} not found` }, status: 404 });
-      if (name === "metadata") return json(200, { name, dimension: 0, metric: "cosine", host: "169.254.169.254/latest", status: { ready: true, state: "Ready" } });
-      return json(200, { name, dimension: 0, metric: "cosine", host: `${req.headers.host}/idx/${encodeURIComponent(name)}`, status: { ready: true, state: "Ready" } });
+      if (name === "metadata")
+        return json(200, { name, dimension: 0, metric: "cosine", host: "169.254.169.254/latest", status: { ready: true, state: "Ready" } });
+      return json(200, {
+        name,
+        dimension: 0,
+        metric: "cosine",
+        host: `${req.headers.host}/idx/${encodeURIComponent(name)}`,
+        status: { ready: true, state: "Ready" },
+      });
     }
     const data = /^\/idx\/([^/]+)(\/.*)$/.exec(url.pathname);
     if (!data) return json(404, { error: { code: "NOT_FOUND", message: `no route ${url.pathname}` } });
@@ -74,15 +93,27 @@ export function startPineconeStandin() {
       const ns = nsOf(index, body.namespace);
       for (const v of body.vectors) {
         const other = ns.values().next().value;
-        if (other && other.values.length !== v.values.length) return json(400, { error: { code: "INVALID_ARGUMENT", message: `Vector dimension ${v.values.length} does not match the dimension of the index ${other.values.length}` } });
+        if (other && other.values.length !== v.values.length)
+          return json(400, {
+            error: {
+              code: "INVALID_ARGUMENT",
+              message: `Vector dimension ${v.values.length} does not match the dimension of the index ${other.values.length}`,
+            },
+          });
         ns.set(v.id, { id: v.id, values: v.values, metadata: v.metadata ?? {} });
       }
       return json(200, { upsertedCount: body.vectors.length });
     }
     if (op === "/query" && req.method === "POST") {
       const ns = nsOf(index, body.namespace);
-      const scored = [...ns.values()].filter((v) => !body.filter || matches(v.metadata, body.filter))
-        .map((v) => ({ id: v.id, score: cosine(v.values, body.vector), ...(body.includeMetadata ? { metadata: v.metadata } : {}), ...(body.includeValues ? { values: v.values } : { values: [] }) }))
+      const scored = [...ns.values()]
+        .filter((v) => !body.filter || matches(v.metadata, body.filter))
+        .map((v) => ({
+          id: v.id,
+          score: cosine(v.values, body.vector),
+          ...(body.includeMetadata ? { metadata: v.metadata } : {}),
+          ...(body.includeValues ? { values: v.values } : { values: [] }),
+        }))
         .sort((a, b) => b.score - a.score)
         .slice(0, body.topK);
       return json(200, { matches: scored, namespace: body.namespace ?? "", usage: { readUnits: 1 } });

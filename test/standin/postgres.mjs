@@ -38,9 +38,10 @@ export async function startSilentTcp() {
   await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
   return {
     url: `postgres://app:pw@127.0.0.1:${server.address().port}/silent`,
-    close: () => new Promise((resolve) => {
-      for (const s of sockets) s.destroy();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
   };
 }

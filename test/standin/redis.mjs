@@ -20,15 +20,18 @@ function run(args, conn) {
   const cmd = String(name).toUpperCase();
   const key = rest[0];
   switch (cmd) {
-    case "PING": return { simple: "PONG" };
-    case "QUIT": return { simple: "OK", close: true };
+    case "PING":
+      return { simple: "PONG" };
+    case "QUIT":
+      return { simple: "OK", close: true };
     case "AUTH": {
       const password = rest.at(-1);
       if (password !== REDIS_PASSWORD) return { error: "WRONGPASS invalid username-password pair or user is disabled." };
       conn.authed = true;
       return { simple: "OK" };
     }
-    case "SELECT": return { simple: "OK" };
+    case "SELECT":
+      return { simple: "OK" };
     case "LPUSH":
     case "RPUSH": {
       const list = lists.get(key) ?? [];
@@ -43,10 +46,18 @@ function run(args, conn) {
       if (stop < 0) stop = list.length + stop;
       return { value: list.slice(start, stop + 1) };
     }
-    case "EXPIRE": ttls.set(key, Number(rest[1])); return { value: lists.has(key) ? 1 : 0 };
-    case "TTL": return { value: ttls.get(key) ?? -1 };
-    case "DEL": { const had = lists.delete(key); ttls.delete(key); return { value: had ? 1 : 0 }; }
-    default: return { error: `ERR unknown command '${name}'` };
+    case "EXPIRE":
+      ttls.set(key, Number(rest[1]));
+      return { value: lists.has(key) ? 1 : 0 };
+    case "TTL":
+      return { value: ttls.get(key) ?? -1 };
+    case "DEL": {
+      const had = lists.delete(key);
+      ttls.delete(key);
+      return { value: had ? 1 : 0 };
+    }
+    default:
+      return { error: `ERR unknown command '${name}'` };
   }
 }
 
@@ -108,7 +119,18 @@ function startTcp() {
       }
     });
   });
-  return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve({ port: server.address().port, close: () => new Promise((r) => { for (const s of open) s.destroy(); server.close(() => r()); }) })));
+  return new Promise((resolve) =>
+    server.listen(0, "127.0.0.1", () =>
+      resolve({
+        port: server.address().port,
+        close: () =>
+          new Promise((r) => {
+            for (const s of open) s.destroy();
+            server.close(() => r());
+          }),
+      }),
+    ),
+  );
 }
 
 export async function startRedisStandins() {

@@ -16,7 +16,9 @@ function valueFor(schema, depth = 0) {
     case "object":
       return Object.fromEntries(Object.entries(schema.properties ?? {}).map(([k, v]) => [k, valueFor(v, depth + 1)]));
     case "array":
-      return Array.from({ length: Math.max(1, Math.min(schema.minItems ?? 1, schema.maxItems ?? 1)) }, () => valueFor(schema.items, depth + 1));
+      return Array.from({ length: Math.max(1, Math.min(schema.minItems ?? 1, schema.maxItems ?? 1)) }, () =>
+        valueFor(schema.items, depth + 1),
+      );
     case "integer":
       return 1999;
     case "number":
@@ -37,5 +39,5 @@ export function schemaAnswer(messages, textOf) {
   const block = /```json\s*\n([\s\S]*?)\n```/.exec(all.slice(at));
   if (!block) return "The JSON Schema instance is not in a ```json block.";
   const value = valueFor(JSON.parse(block[1]));
-  return "```json\n" + JSON.stringify(value, null, 2) + "\n```";
+  return `\`\`\`json\n${JSON.stringify(value, null, 2)}\n\`\`\``;
 }

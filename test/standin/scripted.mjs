@@ -9,6 +9,7 @@ export function scriptedAnswer(last) {
   if (sql && text.endsWith("Answer:")) return `rows: ${/SQLResult: (.*)\nAnswer:$/.exec(text)?.[1] ?? "none"}`;
   const js = /\[js: ([\s\S]*?) :js\]/.exec(last);
   if (js && text.endsWith("Output Code:")) return js[1];
-  if (js && text.endsWith("Standalone Answer:")) return `standalone: ${/You have an answer to the question: ([\s\S]*)\. Rephrase the answer/.exec(text)?.[1] ?? "none"}`;
+  if (js && text.endsWith("Standalone Answer:"))
+    return `standalone: ${/You have an answer to the question: ([\s\S]*)\. Rephrase the answer/.exec(text)?.[1] ?? "none"}`;
   return undefined;
 }

@@ -62,11 +62,11 @@ const MOVIES = [
 
 function textOf(content) {
   if (typeof content === "string") return content;
-  if (Array.isArray(content)) return content.map((p) => (typeof p === "string" ? p : p?.text ?? "")).join("");
+  if (Array.isArray(content)) return content.map((p) => (typeof p === "string" ? p : (p?.text ?? ""))).join("");
   return "";
 }
 
-function answerFor(last, seen) {
+function answerFor(last, _seen) {
   const subQuestions = subQuestionsAnswer(last);
   if (subQuestions) return subQuestions;
   const react = reactAnswer(last);
@@ -75,9 +75,9 @@ function answerFor(last, seen) {
   if (scripted !== undefined) return scripted;
   if (last.includes("[fixjson]")) return JSON.stringify(MOVIES);
   if (last.includes("[badjson]")) return "Sorry, no JSON today [fixjson]";
-  if (last.includes("[json]")) return "Here you go:\n```json\n" + JSON.stringify(MOVIES, null, 2) + "\n```";
+  if (last.includes("[json]")) return `Here you go:\n\`\`\`json\n${JSON.stringify(MOVIES, null, 2)}\n\`\`\``;
   if (last.includes("[csv]")) return "a, b, c";
-  return "echo: " + last;
+  return `echo: ${last}`;
 }
 
 /** Arguments made up from a JSON schema (see the header). */
@@ -95,7 +95,7 @@ function fromSchema(schema, last) {
     case "boolean":
       return true;
     default:
-      return "echo: " + last.slice(0, 60);
+      return `echo: ${last.slice(0, 60)}`;
   }
 }
 
@@ -120,17 +120,23 @@ function scenarioAnswer(last) {
   const input = String(request.input ?? "");
   if (input.includes("[pick none]")) return "I cannot decide.";
   const n = Number(/\[pick (\d+)\]/.exec(input)?.[1] ?? 1);
-  return "```json\n" + JSON.stringify({ output: request.scenarios[n - 1] ?? request.scenarios[0] }) + "\n```";
+  return `\`\`\`json\n${JSON.stringify({ output: request.scenarios[n - 1] ?? request.scenarios[0] })}\n\`\`\``;
 }
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-const STOPWORDS = new Set("a an and are as at be by for from has have i in is it its of on or that the this to was we what when where which who will with you your does do".split(" "));
+const STOPWORDS = new Set(
+  "a an and are as at be by for from has have i in is it its of on or that the this to was we what when where which who will with you your does do".split(
+    " ",
+  ),
+);
 
 /** The stand-in's embedding of a text: hashed content words, normalised (see the header). */
 export function standinEmbedding(text, dims = 4096) {
   const v = new Float32Array(dims); // typed: the bench embeds thousands of texts through this
-  for (const word of String(text).toLowerCase().match(/[a-z0-9]+/g) ?? []) {
+  for (const word of String(text)
+    .toLowerCase()
+    .match(/[a-z0-9]+/g) ?? []) {
     if (STOPWORDS.has(word)) continue;
     let h = 2166136261;
     for (let i = 0; i < word.length; i++) h = Math.imul(h ^ word.charCodeAt(i), 16777619);
@@ -168,7 +174,11 @@ function echoAuth(req, res) {
   const header = req.headers.authorization ?? "";
   const key = req.headers["api-key"] ?? header.replace(/^Bearer\s+/i, "");
   res.writeHead(401, { "content-type": "application/json" });
-  res.end(JSON.stringify({ error: { message: `Invalid credentials: the request carried "Authorization: ${header}" (key ${key})`, type: "invalid_request_error" } }));
+  res.end(
+    JSON.stringify({
+      error: { message: `Invalid credentials: the request carried "Authorization: ${header}" (key ${key})`, type: "invalid_request_error" },
+    }),
+  );
 }
 
 /**
@@ -240,13 +250,19 @@ export function startStandin() {
       }
       const dims = Number.isInteger(body.dimensions) && body.dimensions > 0 ? body.dimensions : 4096;
       res.writeHead(200, { "content-type": "application/json" });
-      res.end(JSON.stringify({
-        object: "list",
-        model: body.model ?? "standin-embedding",
-        // encoding_format "base64": each vector as base64 of its little-endian float32s (OpenAI's format).
-        data: inputs.map((t, index) => ({ object: "embedding", index, embedding: encodeEmbedding(standinEmbedding(t, dims), body.encoding_format) })),
-        usage: { prompt_tokens: inputs.length, total_tokens: inputs.length },
-      }));
+      res.end(
+        JSON.stringify({
+          object: "list",
+          model: body.model ?? "standin-embedding",
+          // encoding_format "base64": each vector as base64 of its little-endian float32s (OpenAI's format).
+          data: inputs.map((t, index) => ({
+            object: "embedding",
+            index,
+            embedding: encodeEmbedding(standinEmbedding(t, dims), body.encoding_format),
+          })),
+          usage: { prompt_tokens: inputs.length, total_tokens: inputs.length },
+        }),
+      );
       return;
     }
     // An async run's callback receiver: recorded (GET /requests), answered with ?status= (default 200);
@@ -263,7 +279,15 @@ export function startStandin() {
     }
     if (url.pathname.startsWith("/echo")) {
       res.writeHead(Number(url.searchParams.get("status") ?? 200), { "content-type": "application/json" });
-      res.end(JSON.stringify({ method: req.method, path: url.pathname, query: Object.fromEntries(url.searchParams), headers: req.headers, body: raw }));
+      res.end(
+        JSON.stringify({
+          method: req.method,
+          path: url.pathname,
+          query: Object.fromEntries(url.searchParams),
+          headers: req.headers,
+          body: raw,
+        }),
+      );
       return;
     }
     if (req.method !== "POST" || !url.pathname.endsWith("/chat/completions")) {
@@ -308,25 +332,41 @@ export function startStandin() {
     let toolsSaid;
     if (planned.length && Array.isArray(body.tools) && body.tools.length) {
       const lastUser = messages.map((m) => m.role).lastIndexOf("user");
-      const results = messages.slice(lastUser + 1).filter((m) => m.role === "tool").map((m) => textOf(m.content));
+      const results = messages
+        .slice(lastUser + 1)
+        .filter((m) => m.role === "tool")
+        .map((m) => textOf(m.content));
       if (results.length < planned.length) {
-        const batch = (last.includes("[parallel]") ? planned.slice(results.length) : [planned[results.length]])
-          .map((c, i) => ({ id: `call_${results.length + i}`, type: "function", function: c }));
+        const batch = (last.includes("[parallel]") ? planned.slice(results.length) : [planned[results.length]]).map((c, i) => ({
+          id: `call_${results.length + i}`,
+          type: "function",
+          function: c,
+        }));
         const content = last.includes("[chatty]") ? `Calling ${batch.map((c) => c.function.name).join(" and ")}.` : null;
         if (!body.stream) {
           res.writeHead(200, { "content-type": "application/json" });
-          res.end(JSON.stringify({ id: "chatcmpl-standin", object: "chat.completion", created: 0, model: body.model,
-            choices: [{ index: 0, message: { role: "assistant", content, tool_calls: batch }, finish_reason: "tool_calls" }] }));
+          res.end(
+            JSON.stringify({
+              id: "chatcmpl-standin",
+              object: "chat.completion",
+              created: 0,
+              model: body.model,
+              choices: [{ index: 0, message: { role: "assistant", content, tool_calls: batch }, finish_reason: "tool_calls" }],
+            }),
+          );
           return;
         }
         res.writeHead(200, { "content-type": "text/event-stream" });
-        const chunk = (delta, finish = null) => `data: ${JSON.stringify({ id: "chatcmpl-standin", object: "chat.completion.chunk", model: body.model, choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+        const chunk = (delta, finish = null) =>
+          `data: ${JSON.stringify({ id: "chatcmpl-standin", object: "chat.completion.chunk", model: body.model, choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
         res.write(chunk({ role: "assistant", content: "" }));
         if (content) for (const word of content.split(/(?<=\s)/)) res.write(chunk({ content: word }));
         for (const [index, call] of batch.entries()) {
           const args = call.function.arguments;
           const half = Math.floor(args.length / 2);
-          res.write(chunk({ tool_calls: [{ index, id: call.id, type: "function", function: { name: call.function.name, arguments: "" } }] }));
+          res.write(
+            chunk({ tool_calls: [{ index, id: call.id, type: "function", function: { name: call.function.name, arguments: "" } }] }),
+          );
           res.write(chunk({ tool_calls: [{ index, function: { arguments: args.slice(0, half) } }] }));
           res.write(chunk({ tool_calls: [{ index, function: { arguments: args.slice(half) } }] }));
         }
@@ -338,36 +378,79 @@ export function startStandin() {
     }
     if (last.includes("[tool]") && Array.isArray(body.tools) && body.tools.length) {
       // A tool call to the first tool offered, with {"input": "2+2"}.
-      const call = { id: "call_standin", type: "function", function: { name: body.tools[0].function?.name ?? "tool", arguments: '{"input":"2+2"}' } };
+      const call = {
+        id: "call_standin",
+        type: "function",
+        function: { name: body.tools[0].function?.name ?? "tool", arguments: '{"input":"2+2"}' },
+      };
       if (!body.stream) {
         res.writeHead(200, { "content-type": "application/json" });
-        res.end(JSON.stringify({ id: "chatcmpl-standin", object: "chat.completion", created: 0, model: body.model,
-          choices: [{ index: 0, message: { role: "assistant", content: null, tool_calls: [call] }, finish_reason: "tool_calls" }] }));
+        res.end(
+          JSON.stringify({
+            id: "chatcmpl-standin",
+            object: "chat.completion",
+            created: 0,
+            model: body.model,
+            choices: [{ index: 0, message: { role: "assistant", content: null, tool_calls: [call] }, finish_reason: "tool_calls" }],
+          }),
+        );
         return;
       }
       res.writeHead(200, { "content-type": "text/event-stream" });
-      const chunk = (delta, finish = null) => `data: ${JSON.stringify({ id: "chatcmpl-standin", object: "chat.completion.chunk", model: body.model, choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
-      res.write(chunk({ role: "assistant", tool_calls: [{ index: 0, id: call.id, type: "function", function: { name: call.function.name, arguments: "" } }] }));
+      const chunk = (delta, finish = null) =>
+        `data: ${JSON.stringify({ id: "chatcmpl-standin", object: "chat.completion.chunk", model: body.model, choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+      res.write(
+        chunk({
+          role: "assistant",
+          tool_calls: [{ index: 0, id: call.id, type: "function", function: { name: call.function.name, arguments: "" } }],
+        }),
+      );
       res.write(chunk({ tool_calls: [{ index: 0, function: { arguments: '{"input":' } }] }));
       res.write(chunk({ tool_calls: [{ index: 0, function: { arguments: '"2+2"}' } }] }));
       res.write(chunk({}, "tool_calls"));
       res.end("data: [DONE]\n\n");
       return;
     }
-    if (last.includes("[trickle]")) return trickle(res, body.stream, (delta) => `data: ${JSON.stringify({ choices: [{ index: 0, delta, finish_reason: null }] })}\n\n`, record);
+    if (last.includes("[trickle]"))
+      return trickle(
+        res,
+        body.stream,
+        (delta) => `data: ${JSON.stringify({ choices: [{ index: 0, delta, finish_reason: null }] })}\n\n`,
+        record,
+      );
     const forced = body.tool_choice?.type === "function" && body.tool_choice.function?.name;
     if (forced && !toolsSaid) {
       const tool = (body.tools ?? []).find((t) => t.function?.name === forced);
       const given = /\[so (\{.*\})\]/s.exec(last)?.[1] ?? (forced === "route" ? routePlan(body.messages ?? []) : undefined);
       const args = given ?? JSON.stringify(fromSchema(tool?.function?.parameters, last));
       res.writeHead(200, { "content-type": "application/json" });
-      res.end(JSON.stringify({ id: "chatcmpl-standin", object: "chat.completion", created: 0, model: body.model,
-        choices: [{ index: 0, message: { role: "assistant", content: null, tool_calls: [{ id: "call_so", type: "function", function: { name: forced, arguments: args } }] }, finish_reason: "tool_calls" }],
-        usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } }));
+      res.end(
+        JSON.stringify({
+          id: "chatcmpl-standin",
+          object: "chat.completion",
+          created: 0,
+          model: body.model,
+          choices: [
+            {
+              index: 0,
+              message: {
+                role: "assistant",
+                content: null,
+                tool_calls: [{ id: "call_so", type: "function", function: { name: forced, arguments: args } }],
+              },
+              finish_reason: "tool_calls",
+            },
+          ],
+          usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+        }),
+      );
       return;
     }
     const bench = benchSpec(last);
-    const answer = toolsSaid ?? scenarioAnswer(last) ?? (bench ? benchTokens(bench.count).join("") : last.includes("[schema]") ? schemaAnswer(messages, textOf) : answerFor(last));
+    const answer =
+      toolsSaid ??
+      scenarioAnswer(last) ??
+      (bench ? benchTokens(bench.count).join("") : last.includes("[schema]") ? schemaAnswer(messages, textOf) : answerFor(last));
     const slow = last.includes("[slow]");
     const id = "chatcmpl-standin";
     const model = body.model ?? "standin";
@@ -375,11 +458,16 @@ export function startStandin() {
       if (slow) await sleep(1000);
       if (bench) await sleep(bench.count * bench.delayMs);
       res.writeHead(200, { "content-type": "application/json" });
-      res.end(JSON.stringify({
-        id, object: "chat.completion", created: 0, model,
-        choices: [{ index: 0, message: { role: "assistant", content: answer }, finish_reason: "stop" }],
-        usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
-      }));
+      res.end(
+        JSON.stringify({
+          id,
+          object: "chat.completion",
+          created: 0,
+          model,
+          choices: [{ index: 0, message: { role: "assistant", content: answer }, finish_reason: "stop" }],
+          usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+        }),
+      );
       return;
     }
     res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
@@ -418,7 +506,15 @@ export function startStandin() {
   return new Promise((resolve) => {
     server.listen(0, "127.0.0.1", () => {
       const { port } = server.address();
-      resolve({ url: `http://127.0.0.1:${port}`, requests, close: () => new Promise((r) => { server.closeAllConnections?.(); server.close(() => r()); }) });
+      resolve({
+        url: `http://127.0.0.1:${port}`,
+        requests,
+        close: () =>
+          new Promise((r) => {
+            server.closeAllConnections?.();
+            server.close(() => r());
+          }),
+      });
     });
   });
 }

@@ -19,7 +19,13 @@ const json = (res, status, body) => {
 };
 
 function keyOf(req, url) {
-  return url.searchParams.get("api_key") ?? url.searchParams.get("key") ?? req.headers["x-api-key"] ?? req.headers["x-subscription-token"] ?? (req.headers.authorization ?? "").replace(/^Bearer /, "");
+  return (
+    url.searchParams.get("api_key") ??
+    url.searchParams.get("key") ??
+    req.headers["x-api-key"] ??
+    req.headers["x-subscription-token"] ??
+    (req.headers.authorization ?? "").replace(/^Bearer /, "")
+  );
 }
 
 function atom(query) {
@@ -46,17 +52,26 @@ function answer(service, req, url, body, res) {
     case "serper":
       return json(res, 200, { organic: [{ title: "t", snippet: `serper snippet for ${q}` }] });
     case "google":
-      return json(res, 200, { items: [{ title: `Google on ${q}`, link: "https://example.com/g", snippet: `google snippet for ${q}`, extra: 1 }] });
+      return json(res, 200, {
+        items: [{ title: `Google on ${q}`, link: "https://example.com/g", snippet: `google snippet for ${q}`, extra: 1 }],
+      });
     case "brave":
-      return json(res, 200, { web: { results: [{ title: `Brave on ${q}`, url: "https://example.com/b", description: `brave snippet for ${q}` }] } });
+      return json(res, 200, {
+        web: { results: [{ title: `Brave on ${q}`, url: "https://example.com/b", description: `brave snippet for ${q}` }] },
+      });
     case "tavily":
-      return json(res, 200, { query: q, results: [{ title: `Tavily on ${q}`, url: "https://example.com/t", content: `tavily content for ${q}`, score: 0.9 }] });
+      return json(res, 200, {
+        query: q,
+        results: [{ title: `Tavily on ${q}`, url: "https://example.com/t", content: `tavily content for ${q}`, score: 0.9 }],
+      });
     case "arxiv":
       res.writeHead(200, { "content-type": "application/atom+xml" });
       return res.end(atom(q.replace(/^all:/, "")));
     case "web": {
       res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
-      return res.end(`<html><head><title>Page ${url.pathname}</title><script>var x = 1;</script></head><body><nav>menu</nav><p>Hello from ${url.pathname} &amp; &#8220;friends&#8221;</p><a href="/web/next">next</a></body></html>`);
+      return res.end(
+        `<html><head><title>Page ${url.pathname}</title><script>var x = 1;</script></head><body><nav>menu</nav><p>Hello from ${url.pathname} &amp; &#8220;friends&#8221;</p><a href="/web/next">next</a></body></html>`,
+      );
     }
     case "echo":
       return json(res, 200, { method: req.method, path: url.pathname + url.search, headers: req.headers, body: body ?? null });
@@ -76,7 +91,11 @@ export async function startServices() {
         if (req.method === "DELETE") requests.length = 0;
         const service = url.searchParams.get("service");
         const contains = url.searchParams.get("contains") ?? "";
-        return json(res, 200, requests.filter((r) => (!service || r.service === service) && JSON.stringify(r).includes(contains)));
+        return json(
+          res,
+          200,
+          requests.filter((r) => (!service || r.service === service) && JSON.stringify(r).includes(contains)),
+        );
       }
       const raw = Buffer.concat(chunks).toString("utf8");
       let body;
@@ -86,7 +105,14 @@ export async function startServices() {
         body = raw;
       }
       const service = url.pathname.split("/")[1];
-      requests.push({ service, method: req.method, path: url.pathname, query: Object.fromEntries(url.searchParams), headers: req.headers, body: body ?? null });
+      requests.push({
+        service,
+        method: req.method,
+        path: url.pathname,
+        query: Object.fromEntries(url.searchParams),
+        headers: req.headers,
+        body: body ?? null,
+      });
       answer(service, req, url, body, res);
     });
   });

@@ -10,7 +10,9 @@ type Streamed = Recorded & { stream?: { tokens: number; sent: number; finished: 
 
 /** The llm-chain template with its prompt reduced to the question, so the stand-in sees it verbatim. */
 async function saveEchoFlow(): Promise<string> {
-  const cred = (await json("POST", "/credentials", { body: { name: "openai", credentialName: "openAIApi", plainDataObj: { openAIApiKey: "sk-test" } } })).id;
+  const cred = (
+    await json("POST", "/credentials", { body: { name: "openai", credentialName: "openAIApi", plainDataObj: { openAIApiKey: "sk-test" } } })
+  ).id;
   const flowData = flowDataOf(llmChain as unknown as Fixture, (nodes) => {
     for (const node of nodes.values()) if (node.data.category === "Chat Models") pointAtStandin(node, cred);
     nodes.get("promptTemplate_0")!.data.inputs = { ...nodes.get("promptTemplate_0")!.data.inputs, template: "{product}" };
@@ -79,6 +81,9 @@ describe("client disconnect", () => {
     const [request] = (await requestsWith(m)) as Streamed[];
     expect(request.stream).toMatchObject({ tokens: 4, sent: 4, finished: true, closedEarly: false });
     const stored = await messagesOf(id);
-    expect(stored.map((s) => [s.role, s.content])).toEqual([["userMessage", `${m} a b`], ["apiMessage", `echo: ${m} a b`]]);
+    expect(stored.map((s) => [s.role, s.content])).toEqual([
+      ["userMessage", `${m} a b`],
+      ["apiMessage", `echo: ${m} a b`],
+    ]);
   });
 });

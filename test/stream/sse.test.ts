@@ -81,7 +81,13 @@ describe("SseWriter heartbeat", () => {
     const text = out.text();
 
     // Each chunk is one whole frame or one heartbeat: a heartbeat never lands inside a frame.
-    const expectedFrames = [frame("start", ""), frame("token", "a"), frame("token", "b"), frame("metadata", { chatId: "c" }), frame("end", "[DONE]")];
+    const expectedFrames = [
+      frame("start", ""),
+      frame("token", "a"),
+      frame("token", "b"),
+      frame("metadata", { chatId: "c" }),
+      frame("end", "[DONE]"),
+    ];
     expect(out.chunks.filter((c) => c !== HEARTBEAT)).toEqual(expectedFrames);
     const beats = out.chunks.filter((c) => c === HEARTBEAT).length;
     expect(beats).toBeGreaterThanOrEqual(4); // ~70 ms at 10 ms (timers may run late, never early)
@@ -135,7 +141,8 @@ describe("flowise-sdk reads a stream with heartbeats in it", () => {
     vi.spyOn(globalThis, "fetch").mockImplementation(async (input: RequestInfo | URL, init?: RequestInit) => {
       const url = new Request(input, init).url;
       if (url.endsWith("/api/v1/chatflows-streaming/flow-1")) return Response.json({ isStreaming: true });
-      if (url.endsWith("/api/v1/prediction/flow-1")) return new Response(sse.readable, { headers: { "content-type": "text/event-stream" } });
+      if (url.endsWith("/api/v1/prediction/flow-1"))
+        return new Response(sse.readable, { headers: { "content-type": "text/event-stream" } });
       return passthrough(input, init);
     });
     // The model speaks slowly: heartbeats go out before, between and after its tokens.
@@ -150,7 +157,10 @@ describe("flowise-sdk reads a stream with heartbeats in it", () => {
     })();
 
     const client = new FlowiseClient({ baseUrl: "http://sdk.test" });
-    const stream = (await client.createPrediction({ chatflowId: "flow-1", question: "q", streaming: true })) as AsyncIterable<{ event: string; data: unknown }>;
+    const stream = (await client.createPrediction({ chatflowId: "flow-1", question: "q", streaming: true })) as AsyncIterable<{
+      event: string;
+      data: unknown;
+    }>;
     const events: { event: string; data: unknown }[] = [];
     for await (const e of stream) events.push(e);
     await writing;

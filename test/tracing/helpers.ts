@@ -16,8 +16,14 @@ export const LANGSMITH_KEY = "lsv2_pt_standin_key";
 export async function analyticFor(over: { langfuse?: string; langsmith?: string; otlp?: string } = {}): Promise<string> {
   const base = tracingUrl();
   const langfuse = await credential("langfuseApi", { ...LANGFUSE_KEYS, langFuseEndpoint: over.langfuse ?? `${base}/langfuse` });
-  const langsmith = await credential("langsmithApi", { langSmithApiKey: LANGSMITH_KEY, langSmithEndpoint: over.langsmith ?? `${base}/langsmith` });
-  const otlp = await credential("otlpApi", { otlpEndpoint: over.otlp ?? `${base}/otlp`, otlpHeaders: "x-team=edge,authorization=Bearer otlp-standin-token" });
+  const langsmith = await credential("langsmithApi", {
+    langSmithApiKey: LANGSMITH_KEY,
+    langSmithEndpoint: over.langsmith ?? `${base}/langsmith`,
+  });
+  const otlp = await credential("otlpApi", {
+    otlpEndpoint: over.otlp ?? `${base}/otlp`,
+    otlpHeaders: "x-team=edge,authorization=Bearer otlp-standin-token",
+  });
   return JSON.stringify({
     langFuse: { credentialId: langfuse, status: true, release: "v1.2.3" },
     langSmith: { credentialId: langsmith, status: true, projectName: "moving-in" },

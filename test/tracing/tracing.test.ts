@@ -8,7 +8,19 @@ import { closedUrl } from "../engine/helpers";
 import { afEdge, llm, openAICredential, saveAgentflowOf, start } from "../agentflow-api/flows";
 import { call, json } from "../helpers";
 import { BAKERY, TOWN_TEXT, retrievalFixtureFlow } from "../engine/retrieval-flows";
-import { LANGFUSE_KEYS, LANGSMITH_KEY, type Received, analyticFor, attrs, byPath, credential, marker, receivedWith, toolAgentFlow, tracingUrl } from "./helpers";
+import {
+  LANGFUSE_KEYS,
+  LANGSMITH_KEY,
+  type Received,
+  analyticFor,
+  attrs,
+  byPath,
+  credential,
+  marker,
+  receivedWith,
+  toolAgentFlow,
+  tracingUrl,
+} from "./helpers";
 
 afterEach(() => vi.restoreAllMocks());
 
@@ -36,7 +48,13 @@ describe("a chatflow's trace reaches Langfuse, LangSmith and an OTLP collector",
     expect(lf.headers.authorization).toBe(`Basic ${btoa(`${LANGFUSE_KEYS.langFusePublicKey}:${LANGFUSE_KEYS.langFuseSecretKey}`)}`);
     const events = lf.body.batch as any[];
     const trace = events.find((e) => e.type === "trace-create").body;
-    expect(trace).toMatchObject({ sessionId: answer.chatId, input: question, output: "tools said: 4", release: "v1.2.3", metadata: { chatflowId: id, chatId: answer.chatId, chatMessageId: answer.chatMessageId, chatType: "EXTERNAL" } });
+    expect(trace).toMatchObject({
+      sessionId: answer.chatId,
+      input: question,
+      output: "tools said: 4",
+      release: "v1.2.3",
+      metadata: { chatflowId: id, chatId: answer.chatId, chatMessageId: answer.chatMessageId, chatType: "EXTERNAL" },
+    });
     const generations = events.filter((e) => e.type === "generation-create").map((e) => e.body);
     expect(generations).toHaveLength(2); // asks for the tool, then answers with its result
     for (const g of generations) {
@@ -56,7 +74,13 @@ describe("a chatflow's trace reaches Langfuse, LangSmith and an OTLP collector",
     expect(ls.headers["x-api-key"]).toBe(LANGSMITH_KEY);
     const runs = ls.body.post as any[];
     const root = runs.find((r) => r.parent_run_id === undefined);
-    expect(root).toMatchObject({ run_type: "chain", session_name: "moving-in", inputs: { question }, outputs: { text: "tools said: 4" }, extra: { metadata: { session_id: answer.chatId } } });
+    expect(root).toMatchObject({
+      run_type: "chain",
+      session_name: "moving-in",
+      inputs: { question },
+      outputs: { text: "tools said: 4" },
+      extra: { metadata: { session_id: answer.chatId } },
+    });
     const llmRuns = runs.filter((r) => r.run_type === "llm");
     expect(llmRuns).toHaveLength(2);
     for (const r of [...llmRuns, runs.find((x) => x.run_type === "tool")]) {
@@ -64,7 +88,11 @@ describe("a chatflow's trace reaches Langfuse, LangSmith and an OTLP collector",
       expect(r.dotted_order.startsWith(`${root.dotted_order}.`)).toBe(true);
     }
     expect(llmRuns[1].outputs.usage_metadata).toEqual({ input_tokens: 1, output_tokens: 1, total_tokens: 2 });
-    expect(runs.find((r) => r.run_type === "tool")).toMatchObject({ name: "calculator", inputs: { input: "2+2" }, outputs: { output: "4" } });
+    expect(runs.find((r) => r.run_type === "tool")).toMatchObject({
+      name: "calculator",
+      inputs: { input: "2+2" },
+      outputs: { output: "4" },
+    });
 
     // OTLP: GenAI semantic conventions on every span; the collector's headers from the credential.
     const otlp = one(got, TRACES);
@@ -75,17 +103,29 @@ describe("a chatflow's trace reaches Langfuse, LangSmith and an OTLP collector",
     expect(attrs(workflow)).toMatchObject({ "gen_ai.operation.name": "invoke_workflow", "gen_ai.conversation.id": answer.chatId });
     const chats = spans.filter((s) => s.name === "chat gpt-standin");
     expect(chats).toHaveLength(2);
-    expect(attrs(chats[1])).toMatchObject({ "gen_ai.operation.name": "chat", "gen_ai.request.model": "gpt-standin", "gen_ai.usage.input_tokens": "1", "gen_ai.usage.output_tokens": "1", "gen_ai.conversation.id": answer.chatId });
+    expect(attrs(chats[1])).toMatchObject({
+      "gen_ai.operation.name": "chat",
+      "gen_ai.request.model": "gpt-standin",
+      "gen_ai.usage.input_tokens": "1",
+      "gen_ai.usage.output_tokens": "1",
+      "gen_ai.conversation.id": answer.chatId,
+    });
     expect(chats[0]).toMatchObject({ kind: 3, traceId: workflow.traceId, parentSpanId: workflow.spanId });
     expect(attrs(chats[0])["gen_ai.input.messages"]).toContain(m);
     const toolSpan = spans.find((s) => s.name === "execute_tool calculator");
-    expect(attrs(toolSpan)).toMatchObject({ "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "calculator", "gen_ai.tool.call.result": "4" });
+    expect(attrs(toolSpan)).toMatchObject({
+      "gen_ai.operation.name": "execute_tool",
+      "gen_ai.tool.name": "calculator",
+      "gen_ai.tool.call.result": "4",
+    });
     expect(BigInt(toolSpan.endTimeUnixNano)).toBeGreaterThanOrEqual(BigInt(toolSpan.startTimeUnixNano));
   });
 
   it("an agentflow's nodes are spans, each model call under its node; a streamed run is traced too", async () => {
     const credential = await openAICredential();
-    const { id } = await saveAgentflowOf([start(), llm("llmAgentflow_0", credential)], [afEdge("startAgentflow_0", "llmAgentflow_0")], { analytic: await analyticFor() });
+    const { id } = await saveAgentflowOf([start(), llm("llmAgentflow_0", credential)], [afEdge("startAgentflow_0", "llmAgentflow_0")], {
+      analytic: await analyticFor(),
+    });
     const m = marker();
     const res = await call("POST", `/prediction/${id}`, { body: { question: `Hello ${m}`, streaming: true } });
     expect(res.status).toBe(200);
@@ -98,7 +138,10 @@ describe("a chatflow's trace reaches Langfuse, LangSmith and an OTLP collector",
     expect(trace.output).toBe(`echo: Hello ${m}`);
     expect(trace.metadata).toMatchObject({ flowType: "AGENTFLOW", executionId: expect.any(String), state: "FINISHED" });
     const nodes = events.filter((e) => e.metadata?.kind === "node");
-    expect(nodes.map((n) => [n.name, n.metadata.nodeId, n.parentObservationId])).toEqual([["Start", "startAgentflow_0", null], ["LLM 0", "llmAgentflow_0", null]]);
+    expect(nodes.map((n) => [n.name, n.metadata.nodeId, n.parentObservationId])).toEqual([
+      ["Start", "startAgentflow_0", null],
+      ["LLM 0", "llmAgentflow_0", null],
+    ]);
     const generation = events.find((e) => e.type === "generation-create");
     expect(generation.parentObservationId).toBe(nodes[1].id);
     expect(nodes[1].output).toMatchObject({ content: `echo: Hello ${m}` });
@@ -114,7 +157,10 @@ describe("a chatflow's trace reaches Langfuse, LangSmith and an OTLP collector",
   });
 
   it("retriever hits: the query and the documents found", async () => {
-    const flowData = retrievalFixtureFlow(await credential("mistralAIApi", { mistralAIAPIKey: "k" }), await credential("openAIApi", { openAIApiKey: "k" }));
+    const flowData = retrievalFixtureFlow(
+      await credential("mistralAIApi", { mistralAIAPIKey: "k" }),
+      await credential("openAIApi", { openAIApiKey: "k" }),
+    );
     const { id } = await json("POST", "/chatflows", { body: { name: "retrieval traced", flowData, analytic: await analyticFor() } });
     const form = new FormData();
     form.append("files", new File([TOWN_TEXT], "town.txt", { type: "text/plain" }));
@@ -157,7 +203,9 @@ describe("a chatflow's trace reaches Langfuse, LangSmith and an OTLP collector",
 describe("a tracing backend that is down or slow", () => {
   it("costs the prediction nothing measurable, and is logged", async () => {
     const logged = vi.spyOn(console, "error").mockImplementation(() => {});
-    const slow = await toolAgentFlow({ analytic: await analyticFor({ langfuse: `${tracingUrl()}/slow`, langsmith: `${closedUrl()}`, otlp: `${tracingUrl()}/fail` }) });
+    const slow = await toolAgentFlow({
+      analytic: await analyticFor({ langfuse: `${tracingUrl()}/slow`, langsmith: `${closedUrl()}`, otlp: `${tracingUrl()}/fail` }),
+    });
     const plain = await toolAgentFlow();
     const timed = async (id: string) => {
       const started = performance.now();
@@ -174,16 +222,21 @@ describe("a tracing backend that is down or slow", () => {
       traced.push(await timed(slow));
     }
     const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-    console.log(`prediction median: ${median(untraced).toFixed(1)} ms without tracing, ${median(traced).toFixed(1)} ms with three dead/slow backends`);
+    console.log(
+      `prediction median: ${median(untraced).toFixed(1)} ms without tracing, ${median(traced).toFixed(1)} ms with three dead/slow backends`,
+    );
     // The slow backend holds each trace for TRACE_TIMEOUT_MS (10 s): none of that reaches the answer.
     expect(median(traced)).toBeLessThan(median(untraced) + 150);
     expect(Math.max(...traced)).toBeLessThan(2000);
     // Each failure is logged (the slow one once its time limit passes).
-    await vi.waitFor(() => {
-      const lines = logged.mock.calls.map((c) => String(c[0]));
-      expect(lines.some((l) => l.startsWith("[tracing] otlp") && l.includes("answered 500"))).toBe(true);
-      expect(lines.some((l) => l.startsWith("[tracing] langsmith") && l.includes("not sent"))).toBe(true);
-    }, { timeout: 5000 });
+    await vi.waitFor(
+      () => {
+        const lines = logged.mock.calls.map((c) => String(c[0]));
+        expect(lines.some((l) => l.startsWith("[tracing] otlp") && l.includes("answered 500"))).toBe(true);
+        expect(lines.some((l) => l.startsWith("[tracing] langsmith") && l.includes("not sent"))).toBe(true);
+      },
+      { timeout: 5000 },
+    );
     for (const [line] of logged.mock.calls) expect(String(line)).not.toContain(LANGSMITH_KEY);
   });
 
@@ -192,9 +245,16 @@ describe("a tracing backend that is down or slow", () => {
     const id = await toolAgentFlow({ analytic: await analyticFor({ langfuse: "http://169.254.169.254/latest" }) });
     const m = marker();
     expect((await json("POST", `/prediction/${id}`, { body: { question: `policy ${m}` } })).text).toBe(`echo: policy ${m}`);
-    await vi.waitFor(() => {
-      expect(logged.mock.calls.some(([l]) => String(l).startsWith("[tracing] langfuse") && String(l).includes("refused by the outbound policy"))).toBe(true);
-    }, { timeout: 5000 });
+    await vi.waitFor(
+      () => {
+        expect(
+          logged.mock.calls.some(
+            ([l]) => String(l).startsWith("[tracing] langfuse") && String(l).includes("refused by the outbound policy"),
+          ),
+        ).toBe(true);
+      },
+      { timeout: 5000 },
+    );
     // The other two still got theirs.
     expect((await receivedWith(m, 2)).map((r) => r.path).sort()).toEqual([RUNS, TRACES].sort());
   });

@@ -9,8 +9,16 @@ type Inputs = Record<string, unknown>;
 export const webhookStart = (inputs: Inputs = {}) => afNode("startAgentflow_0", "Start", { startInputType: "webhookTrigger", ...inputs });
 
 /** Start (webhook) → Direct Reply `reply`; answers the flow id. */
-export async function saveWebhookFlow(inputs: Inputs = {}, reply = "got {{ $webhook.body.name }}", extra: Record<string, unknown> = {}): Promise<string> {
-  const { id } = await saveAgentflowOf([webhookStart(inputs), directReply("directReplyAgentflow_0", reply)], [afEdge("startAgentflow_0", "directReplyAgentflow_0")], extra);
+export async function saveWebhookFlow(
+  inputs: Inputs = {},
+  reply = "got {{ $webhook.body.name }}",
+  extra: Record<string, unknown> = {},
+): Promise<string> {
+  const { id } = await saveAgentflowOf(
+    [webhookStart(inputs), directReply("directReplyAgentflow_0", reply)],
+    [afEdge("startAgentflow_0", "directReplyAgentflow_0")],
+    extra,
+  );
   return id;
 }
 
@@ -41,5 +49,7 @@ export function hook(flowId: string, init: Hook = {}): Promise<Response> {
 
 export async function hmacHex(body: string, secret: string, hash: "SHA-256" | "SHA-1" = "SHA-256"): Promise<string> {
   const key = await crypto.subtle.importKey("raw", new TextEncoder().encode(secret), { name: "HMAC", hash }, false, ["sign"]);
-  return [...new Uint8Array(await crypto.subtle.sign("HMAC", key, new TextEncoder().encode(body)))].map((b) => b.toString(16).padStart(2, "0")).join("");
+  return [...new Uint8Array(await crypto.subtle.sign("HMAC", key, new TextEncoder().encode(body)))]
+    .map((b) => b.toString(16).padStart(2, "0"))
+    .join("");
 }

@@ -17,9 +17,19 @@ import { expectOk, inParallel } from "../load.mjs";
 /** A realistic small Flowise graph (chat model + memory + conversation chain), about 2 KB. */
 export function flowData(n) {
   const node = (id, label, name, type, category, baseClasses, x, y, inputs) => ({
-    id, position: { x, y }, type: "customNode", width: 300, height: 480,
+    id,
+    position: { x, y },
+    type: "customNode",
+    width: 300,
+    height: 480,
     data: {
-      id, label, version: 2, name, type, baseClasses, category,
+      id,
+      label,
+      version: 2,
+      name,
+      type,
+      baseClasses,
+      category,
       inputs,
       outputAnchors: [{ id: `${id}-output-${name}-${baseClasses.join("|")}`, name, label, type: baseClasses.join(" | ") }],
       outputs: {},
@@ -27,24 +37,46 @@ export function flowData(n) {
     selected: false,
   });
   const nodes = [
-    node("chatOpenAI_0", "ChatOpenAI", "chatOpenAI", "ChatOpenAI", "Chat Models", ["ChatOpenAI", "BaseChatModel"], 400, 100,
-      { modelName: "gpt-4o-mini", temperature: 0.7, maxTokens: "", streaming: true, basepath: "" }),
-    node("bufferMemory_0", "Buffer Memory", "bufferMemory", "BufferMemory", "Memory", ["BufferMemory", "BaseMemory"], 400, 600,
-      { sessionId: "", memoryKey: "chat_history" }),
-    node("conversationChain_0", "Conversation Chain", "conversationChain", "ConversationChain", "Chains", ["ConversationChain", "LLMChain", "BaseChain"], 900, 300,
-      { model: "{{chatOpenAI_0.data.instance}}", memory: "{{bufferMemory_0.data.instance}}",
-        systemMessagePrompt: `You are a helpful assistant for benchmark flow number ${n}. Answer briefly and politely.` }),
+    node("chatOpenAI_0", "ChatOpenAI", "chatOpenAI", "ChatOpenAI", "Chat Models", ["ChatOpenAI", "BaseChatModel"], 400, 100, {
+      modelName: "gpt-4o-mini",
+      temperature: 0.7,
+      maxTokens: "",
+      streaming: true,
+      basepath: "",
+    }),
+    node("bufferMemory_0", "Buffer Memory", "bufferMemory", "BufferMemory", "Memory", ["BufferMemory", "BaseMemory"], 400, 600, {
+      sessionId: "",
+      memoryKey: "chat_history",
+    }),
+    node(
+      "conversationChain_0",
+      "Conversation Chain",
+      "conversationChain",
+      "ConversationChain",
+      "Chains",
+      ["ConversationChain", "LLMChain", "BaseChain"],
+      900,
+      300,
+      {
+        model: "{{chatOpenAI_0.data.instance}}",
+        memory: "{{bufferMemory_0.data.instance}}",
+        systemMessagePrompt: `You are a helpful assistant for benchmark flow number ${n}. Answer briefly and politely.`,
+      },
+    ),
   ];
   const edge = (source, target, handle) => ({
-    source, sourceHandle: `${source}-output`, target, targetHandle: `${target}-input-${handle}`, type: "buttonedge", id: `${source}-${target}-${handle}`,
+    source,
+    sourceHandle: `${source}-output`,
+    target,
+    targetHandle: `${target}-input-${handle}`,
+    type: "buttonedge",
+    id: `${source}-${target}-${handle}`,
   });
   const edges = [edge("chatOpenAI_0", "conversationChain_0", "model"), edge("bufferMemory_0", "conversationChain_0", "memory")];
   return JSON.stringify({ nodes, edges, viewport: { x: 0, y: 0, zoom: 0.8 } });
 }
 
-
 const sqlString = (s) => (s === null || s === undefined ? "NULL" : `'${String(s).replaceAll("'", "''")}'`);
-
 
 const MESSAGES = 5000;
 const CHAT_IDS = 100;
@@ -65,9 +97,13 @@ export const crudScenarios = [
       const probe = await ctx.api("GET", "/chatflows");
       expectOk(probe, "GET /chatflows");
       const existing = Array.isArray(probe.json) ? probe.json.length : 0;
-      await inParallel(Array.from({ length: Math.max(0, 200 - existing) }, (_, i) => i), 8, async (i) => {
-        expectOk(await ctx.api("POST", "/chatflows", { name: `bench flow ${i}`, flowData: flowData(i) }), "POST /chatflows");
-      });
+      await inParallel(
+        Array.from({ length: Math.max(0, 200 - existing) }, (_, i) => i),
+        8,
+        async (i) => {
+          expectOk(await ctx.api("POST", "/chatflows", { name: `bench flow ${i}`, flowData: flowData(i) }), "POST /chatflows");
+        },
+      );
       const list = expectOk(await ctx.api("GET", "/chatflows"), "GET /chatflows");
       return `${Array.isArray(list) ? list.length : "?"} chatflows, flowData ${flowData(0).length} B each`;
     },
@@ -88,7 +124,7 @@ export const crudScenarios = [
       this.run = randomUUID().slice(0, 8);
       expectOk(await ctx.api("POST", "/variables", { name: `bench_${this.run}_setup`, value: "x", type: "static" }), "POST /variables");
     },
-    request(ctx, i) {
+    request(_ctx, i) {
       return { method: "POST", path: "/variables", body: { name: `bench_${this.run}_${i}`, value: `value ${i}`, type: "static" } };
     },
   },
@@ -106,13 +142,16 @@ export const crudScenarios = [
         const content = user
           ? `Question ${m}: how do I configure the retriever for document store ${m % 17}?`
           : `Answer ${m}: open the document store, choose a loader and a splitter, then upsert. The retriever uses the top 4 chunks by similarity.`;
-        rows.push(`(${[randomUUID(), user ? "userMessage" : "apiMessage", this.chatflowId, content, "EXTERNAL", chatId, chatId, null, created].map(sqlString).join(", ")})`);
+        rows.push(
+          `(${[randomUUID(), user ? "userMessage" : "apiMessage", this.chatflowId, content, "EXTERNAL", chatId, chatId, null, created].map(sqlString).join(", ")})`,
+        );
       }
       const statements = [];
       for (let i = 0; i < rows.length; i += 100) {
         statements.push(
           "INSERT INTO chat_message (id, role, chatflowid, content, chatType, chatId, sessionId, memoryType, createdDate) VALUES\n" +
-            rows.slice(i, i + 100).join(",\n") + ";",
+            rows.slice(i, i + 100).join(",\n") +
+            ";",
         );
       }
       return statements.join("\n");
@@ -141,7 +180,7 @@ export const crudScenarios = [
       const q = new URLSearchParams({ chatId: this.chatIds[i % CHAT_IDS], order: "DESC", ...RANGE });
       return `/chatmessage/${this.chatflowId}?${q}`;
     },
-    request(ctx, i) {
+    request(_ctx, i) {
       return { method: "GET", path: this.path(i) };
     },
   },

@@ -11,13 +11,39 @@ const DOC_BENCH = { ingestMb: 5, openAIMb: 1, ingestRuns: 3, queryChunks: 10_000
 function benchText(bytes, seed) {
   let x = seed >>> 0 || 1;
   const rand = () => {
-    x ^= x << 13; x >>>= 0; x ^= x >>> 17; x ^= x << 5; x >>>= 0;
+    x ^= x << 13;
+    x >>>= 0;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    x >>>= 0;
     return x / 4294967296;
   };
-  const syllables = ["ka", "lo", "mi", "ren", "tu", "sa", "vel", "dor", "qui", "an", "po", "ser", "lin", "ga", "mo", "tra", "el", "bri", "nu", "zo"];
+  const syllables = [
+    "ka",
+    "lo",
+    "mi",
+    "ren",
+    "tu",
+    "sa",
+    "vel",
+    "dor",
+    "qui",
+    "an",
+    "po",
+    "ser",
+    "lin",
+    "ga",
+    "mo",
+    "tra",
+    "el",
+    "bri",
+    "nu",
+    "zo",
+  ];
   const vocabulary = Array.from({ length: 4000 }, (_, i) => {
     let w = "";
-    for (let k = 0, n = 2 + (i % 3); k < n; k++) w += syllables[Math.floor(((i + 1) * (k + 7) * 2654435761) % 4294967296 / 4294967296 * syllables.length)];
+    for (let k = 0, n = 2 + (i % 3); k < n; k++)
+      w += syllables[Math.floor(((((i + 1) * (k + 7) * 2654435761) % 4294967296) / 4294967296) * syllables.length)];
     return w + (i % 10);
   });
   const parts = [];
@@ -26,8 +52,8 @@ function benchText(bytes, seed) {
     const sentences = [];
     for (let s = 0, n = 3 + Math.floor(rand() * 4); s < n; s++) {
       const words = [];
-      for (let w = 0, m = 6 + Math.floor(rand() * 10); w < m; w++) words.push(vocabulary[Math.floor(Math.pow(rand(), 2) * vocabulary.length)]);
-      sentences.push(words.join(" ") + ".");
+      for (let w = 0, m = 6 + Math.floor(rand() * 10); w < m; w++) words.push(vocabulary[Math.floor(rand() ** 2 * vocabulary.length)]);
+      sentences.push(`${words.join(" ")}.`);
     }
     const paragraph = sentences.join(" ");
     parts.push(paragraph);
@@ -45,11 +71,15 @@ async function measureIngest(ctx, { text, runs, embedding, label }) {
   const failures = {};
   let chunks = 0;
   for (let run = 0; run < runs; run++) {
-    const store = expectOk(await ctx.api("POST", "/document-store/store", { name: `bench ingest ${label} ${run}` }), "POST /document-store/store");
+    const store = expectOk(
+      await ctx.api("POST", "/document-store/store", { name: `bench ingest ${label} ${run}` }),
+      "POST /document-store/store",
+    );
     // multipart/form-data written out by hand (undici's fetch and Node's FormData may differ).
     const boundary = `----edgeflow-bench-${randomUUID()}`;
     const part = (headers, body) => `--${boundary}\r\n${headers}\r\n\r\n${body}\r\n`;
-    const body = part('Content-Disposition: form-data; name="files"; filename="bench.txt"\r\nContent-Type: text/plain', text) +
+    const body =
+      part('Content-Disposition: form-data; name="files"; filename="bench.txt"\r\nContent-Type: text/plain', text) +
       part('Content-Disposition: form-data; name="embedding"', JSON.stringify(embedding)) +
       part('Content-Disposition: form-data; name="vectorStore"', JSON.stringify({ name: "localVectorStore" })) +
       // Measured in the request: over UPSERT_QUEUE_CHUNKS chunks an upsert would otherwise go to the queue (202).
@@ -76,8 +106,18 @@ async function measureIngest(ctx, { text, runs, embedding, label }) {
   }
   const seconds = times.reduce((a, b) => a + b, 0) / 1000;
   const chunksPerSecond = seconds > 0 ? (chunks * times.length) / seconds : NaN;
-  console.log(`bench:   ingestion (${label}): ${chunks} chunks per file, ${Math.round(chunksPerSecond)} chunks/s (mean of ${times.length} runs)`);
-  return { requests: times.length, seconds, rps: times.length / seconds, ...stats(times), failures, chunksPerUpsert: chunks, chunksPerSecond };
+  console.log(
+    `bench:   ingestion (${label}): ${chunks} chunks per file, ${Math.round(chunksPerSecond)} chunks/s (mean of ${times.length} runs)`,
+  );
+  return {
+    requests: times.length,
+    seconds,
+    rps: times.length / seconds,
+    ...stats(times),
+    failures,
+    chunksPerUpsert: chunks,
+    chunksPerSecond,
+  };
 }
 
 export const documentScenarios = [
@@ -93,7 +133,12 @@ export const documentScenarios = [
       return `${(this.text.length / 1024 / 1024).toFixed(2)} MB, ${DOC_BENCH.ingestRuns} runs`;
     },
     measure(ctx) {
-      return measureIngest(ctx, { text: this.text, runs: DOC_BENCH.ingestRuns, embedding: { name: "localHashEmbeddings" }, label: "local" });
+      return measureIngest(ctx, {
+        text: this.text,
+        runs: DOC_BENCH.ingestRuns,
+        embedding: { name: "localHashEmbeddings" },
+        label: "local",
+      });
     },
   },
   {
@@ -105,10 +150,17 @@ export const documentScenarios = [
       const standin = await startStandin();
       ctx.onCleanup(() => standin.close());
       const cred = expectOk(
-        await ctx.api("POST", "/credentials", { name: "bench embeddings", credentialName: "openAIApi", plainDataObj: { openAIApiKey: "sk-bench" } }),
+        await ctx.api("POST", "/credentials", {
+          name: "bench embeddings",
+          credentialName: "openAIApi",
+          plainDataObj: { openAIApiKey: "sk-bench" },
+        }),
         "POST /credentials",
       );
-      this.embedding = { name: "openAIEmbeddings", config: { credential: cred.id, basepath: `${standin.url}/v1`, modelName: "text-embedding-3-small", dimensions: 1536 } };
+      this.embedding = {
+        name: "openAIEmbeddings",
+        config: { credential: cred.id, basepath: `${standin.url}/v1`, modelName: "text-embedding-3-small", dimensions: 1536 },
+      };
       this.text = benchText(DOC_BENCH.openAIMb * 1024 * 1024, 11);
       return `${(this.text.length / 1024 / 1024).toFixed(2)} MB, ${DOC_BENCH.ingestRuns} runs`;
     },

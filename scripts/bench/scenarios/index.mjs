@@ -9,4 +9,14 @@ import { runtimeFloorScenarios } from "./runtime-floor.mjs";
 import { streamingScenarios } from "./streaming.mjs";
 import { triggerScenarios } from "./triggers.mjs";
 
-export const SCENARIOS = [...runtimeFloorScenarios, ...crudScenarios, ...streamingScenarios, ...predictionJsonScenarios, ...mcpScenarios, ...openaiScenarios, ...triggerScenarios, ...documentScenarios, ...ingestionScenarios];
+export const SCENARIOS = [
+  ...runtimeFloorScenarios,
+  ...crudScenarios,
+  ...streamingScenarios,
+  ...predictionJsonScenarios,
+  ...mcpScenarios,
+  ...openaiScenarios,
+  ...triggerScenarios,
+  ...documentScenarios,
+  ...ingestionScenarios,
+];

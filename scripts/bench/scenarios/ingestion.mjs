@@ -19,7 +19,10 @@ import { performance } from "node:perf_hooks";
 import WebSocket from "ws";
 import { dispatcher, httpFetch } from "../load.mjs";
 
-const SIZES_MB = (process.env.BENCH_INGEST_MB ?? "1,19,100").split(",").map(Number).filter((n) => n > 0);
+const SIZES_MB = (process.env.BENCH_INGEST_MB ?? "1,19,100")
+  .split(",")
+  .map(Number)
+  .filter((n) => n > 0);
 /** `text` (a .txt file, textFile) or `jsonl` (a .jsonl file of {"id", "text"} records, jsonlinesFile on `text`). */
 const FORMAT = process.env.BENCH_INGEST_FORMAT === "jsonl" ? "jsonl" : "text";
 /** Files above this go through the queue (`async: true`); the others are answered in the request. */
@@ -32,13 +35,39 @@ const LIVE_EVERY_MS = Number(process.env.BENCH_LIVE_HEAP_MS ?? 250);
 function benchText(bytes, seed) {
   let x = seed >>> 0 || 1;
   const rand = () => {
-    x ^= x << 13; x >>>= 0; x ^= x >>> 17; x ^= x << 5; x >>>= 0;
+    x ^= x << 13;
+    x >>>= 0;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    x >>>= 0;
     return x / 4294967296;
   };
-  const syllables = ["ka", "lo", "mi", "ren", "tu", "sa", "vel", "dor", "qui", "an", "po", "ser", "lin", "ga", "mo", "tra", "el", "bri", "nu", "zo"];
+  const syllables = [
+    "ka",
+    "lo",
+    "mi",
+    "ren",
+    "tu",
+    "sa",
+    "vel",
+    "dor",
+    "qui",
+    "an",
+    "po",
+    "ser",
+    "lin",
+    "ga",
+    "mo",
+    "tra",
+    "el",
+    "bri",
+    "nu",
+    "zo",
+  ];
   const vocabulary = Array.from({ length: 4000 }, (_, i) => {
     let w = "";
-    for (let k = 0, n = 2 + (i % 3); k < n; k++) w += syllables[Math.floor(((i + 1) * (k + 7) * 2654435761) % 4294967296 / 4294967296 * syllables.length)];
+    for (let k = 0, n = 2 + (i % 3); k < n; k++)
+      w += syllables[Math.floor(((((i + 1) * (k + 7) * 2654435761) % 4294967296) / 4294967296) * syllables.length)];
     return w + (i % 10);
   });
   const parts = [];
@@ -47,8 +76,8 @@ function benchText(bytes, seed) {
     const sentences = [];
     for (let s = 0, n = 3 + Math.floor(rand() * 4); s < n; s++) {
       const words = [];
-      for (let w = 0, m = 6 + Math.floor(rand() * 10); w < m; w++) words.push(vocabulary[Math.floor(Math.pow(rand(), 2) * vocabulary.length)]);
-      sentences.push(words.join(" ") + ".");
+      for (let w = 0, m = 6 + Math.floor(rand() * 10); w < m; w++) words.push(vocabulary[Math.floor(rand() ** 2 * vocabulary.length)]);
+      sentences.push(`${words.join(" ")}.`);
     }
     const paragraph = sentences.join(" ");
     parts.push(paragraph);
@@ -67,7 +96,7 @@ function benchJsonl(bytes, seed) {
     lines.push(line);
     size += line.length + 1;
   }
-  return Buffer.from(lines.join("\n") + "\n");
+  return Buffer.from(`${lines.join("\n")}\n`);
 }
 
 /** The workerd process serving the bench (a descendant of the server script). */
@@ -81,17 +110,26 @@ function workerdPid(rootPid) {
       const close = stat.lastIndexOf(")");
       names.set(Number(d), stat.slice(stat.indexOf("(") + 1, close));
       parent.set(Number(d), Number(stat.slice(close + 2).split(" ")[1]));
-    } catch { /* gone */ }
+    } catch {
+      /* gone */
+    }
   }
-  const descends = (pid) => { for (let p = pid; p > 1; p = parent.get(p) ?? 0) if (p === rootPid) return true; return false; };
+  const descends = (pid) => {
+    for (let p = pid; p > 1; p = parent.get(p) ?? 0) if (p === rootPid) return true;
+    return false;
+  };
   return [...names].find(([pid, name]) => name.startsWith("workerd") && descends(pid))?.[0];
 }
 
 const rssMb = (pid) => {
   try {
-    const line = readFileSync(`/proc/${pid}/status`, "utf8").split("\n").find((l) => l.startsWith("VmRSS:"));
+    const line = readFileSync(`/proc/${pid}/status`, "utf8")
+      .split("\n")
+      .find((l) => l.startsWith("VmRSS:"));
     return Number(line.split(/\s+/)[1]) / 1024;
-  } catch { return NaN; }
+  } catch {
+    return NaN;
+  }
 };
 
 /** The worker's isolate over the inspector: getHeapUsage on demand. */
@@ -107,12 +145,19 @@ async function inspector(port) {
     if (msg.id && pending.has(msg.id)) pending.get(msg.id)(msg.result), pending.delete(msg.id);
   });
   // workerd answers some inspector calls only when the isolate next runs: none waits long.
-  const send = (method, params = {}, ms = 2000) => new Promise((resolve) => {
-    const id = ++nextId;
-    const timer = setTimeout(() => { pending.delete(id); resolve(undefined); }, ms);
-    pending.set(id, (result) => { clearTimeout(timer); resolve(result); });
-    ws.send(JSON.stringify({ id, method, params }));
-  });
+  const send = (method, params = {}, ms = 2000) =>
+    new Promise((resolve) => {
+      const id = ++nextId;
+      const timer = setTimeout(() => {
+        pending.delete(id);
+        resolve(undefined);
+      }, ms);
+      pending.set(id, (result) => {
+        clearTimeout(timer);
+        resolve(result);
+      });
+      ws.send(JSON.stringify({ id, method, params }));
+    });
   return {
     async heapMb() {
       const r = await send("Runtime.getHeapUsage");
@@ -132,7 +177,13 @@ async function sampler(isolate, pid) {
   let stop = false;
   // An idle isolate may not run the collection: then the used heap stands for "before".
   const before = await isolate.liveMb().catch(() => NaN);
-  const peaks = { heap: 0, live: 0, rss: 0, rssBefore: rssMb(pid), liveBefore: Number.isNaN(before) ? await isolate.heapMb().catch(() => NaN) : before };
+  const peaks = {
+    heap: 0,
+    live: 0,
+    rss: 0,
+    rssBefore: rssMb(pid),
+    liveBefore: Number.isNaN(before) ? await isolate.heapMb().catch(() => NaN) : before,
+  };
   let lastLive = 0;
   const loop = (async () => {
     while (!stop) {
@@ -147,7 +198,11 @@ async function sampler(isolate, pid) {
       await new Promise((r) => setTimeout(r, 50));
     }
   })();
-  return async () => { stop = true; await loop; return peaks; };
+  return async () => {
+    stop = true;
+    await loop;
+    return peaks;
+  };
 }
 
 function multipart(file, fields) {
@@ -193,22 +248,42 @@ async function ingestOne(ctx, isolate, mb) {
       const s = await ctx.api("GET", `/document-store/store/${storeId}`);
       const loader = JSON.parse(s.json.loaders)[0] ?? {};
       const p = loader.progress;
-      const line = p ? `${(p.bytesRead / 1024 / 1024).toFixed(1)} of ${(p.totalBytes / 1024 / 1024).toFixed(1)} MB, ${p.chunks} chunks` : `${loader.totalChunks} chunks`;
-      if (line !== last) console.log(`bench:     ${Math.round((performance.now() - t0) / 1000)} s: ${s.json.status}, loader ${loader.status}: ${line}`);
+      const line = p
+        ? `${(p.bytesRead / 1024 / 1024).toFixed(1)} of ${(p.totalBytes / 1024 / 1024).toFixed(1)} MB, ${p.chunks} chunks`
+        : `${loader.totalChunks} chunks`;
+      if (line !== last)
+        console.log(`bench:     ${Math.round((performance.now() - t0) / 1000)} s: ${s.json.status}, loader ${loader.status}: ${line}`);
       last = line;
       if (s.json.status !== "UPSERTING") {
         status = s.json.status === "UPSERTED" ? 200 : `${s.json.status}: ${loader.error ?? ""}`;
         chunks = loader.totalChunks;
         break;
       }
-      if (performance.now() - t0 > TIMEOUT_MS) { status = "timeout"; break; }
+      if (performance.now() - t0 > TIMEOUT_MS) {
+        status = "timeout";
+        break;
+      }
     }
   }
   const seconds = (performance.now() - t0) / 1000;
   const peaks = await stopSampling();
-  const row = { mb, mode: queued ? "queue (async: true)" : "request", status, chunks, seconds, chunksPerSecond: chunks / seconds, peakIsolateMb: peaks.heap, peakLiveMb: peaks.live, liveBeforeMb: peaks.liveBefore, peakRssAboveStartMb: peaks.rss - peaks.rssBefore, message: status === 200 ? undefined : answer.message };
-  console.log(`bench:   ${mb} MB (${row.mode}): ${status}${row.message ? ` ${row.message}` : ""}; ${chunks ?? 0} chunks in ${seconds.toFixed(1)} s → ${Math.round(row.chunksPerSecond) || 0} chunks/s; ` +
-    `isolate heap: live ${peaks.liveBefore.toFixed(1)} MB before, peak live ${peaks.live.toFixed(1)} MB, peak used (garbage included) ${peaks.heap.toFixed(1)} MB; workerd RSS +${row.peakRssAboveStartMb.toFixed(0)} MB (from ${peaks.rssBefore.toFixed(0)} MB)`);
+  const row = {
+    mb,
+    mode: queued ? "queue (async: true)" : "request",
+    status,
+    chunks,
+    seconds,
+    chunksPerSecond: chunks / seconds,
+    peakIsolateMb: peaks.heap,
+    peakLiveMb: peaks.live,
+    liveBeforeMb: peaks.liveBefore,
+    peakRssAboveStartMb: peaks.rss - peaks.rssBefore,
+    message: status === 200 ? undefined : answer.message,
+  };
+  console.log(
+    `bench:   ${mb} MB (${row.mode}): ${status}${row.message ? ` ${row.message}` : ""}; ${chunks ?? 0} chunks in ${seconds.toFixed(1)} s → ${Math.round(row.chunksPerSecond) || 0} chunks/s; ` +
+      `isolate heap: live ${peaks.liveBefore.toFixed(1)} MB before, peak live ${peaks.live.toFixed(1)} MB, peak used (garbage included) ${peaks.heap.toFixed(1)} MB; workerd RSS +${row.peakRssAboveStartMb.toFixed(0)} MB (from ${peaks.rssBefore.toFixed(0)} MB)`,
+  );
   return row;
 }
 
@@ -228,9 +303,13 @@ export const ingestionScenarios = [
       } finally {
         isolate.close();
       }
-      console.log("\n| file | how | answer | chunks | seconds | chunks/s | isolate live heap: before → peak MB | peak heap used (garbage included) MB | peak workerd RSS above start MB |\n|---:|---|---|---:|---:|---:|---:|---:|---:|");
+      console.log(
+        "\n| file | how | answer | chunks | seconds | chunks/s | isolate live heap: before → peak MB | peak heap used (garbage included) MB | peak workerd RSS above start MB |\n|---:|---|---|---:|---:|---:|---:|---:|---:|",
+      );
       for (const r of rows) {
-        console.log(`| ${r.mb} MB | ${r.mode} | ${r.status} | ${r.chunks ?? "–"} | ${r.seconds.toFixed(1)} | ${Math.round(r.chunksPerSecond) || "–"} | ${r.liveBeforeMb.toFixed(1)} → ${r.peakLiveMb.toFixed(1)} | ${r.peakIsolateMb.toFixed(1)} | ${r.peakRssAboveStartMb.toFixed(0)} |`);
+        console.log(
+          `| ${r.mb} MB | ${r.mode} | ${r.status} | ${r.chunks ?? "–"} | ${r.seconds.toFixed(1)} | ${Math.round(r.chunksPerSecond) || "–"} | ${r.liveBeforeMb.toFixed(1)} → ${r.peakLiveMb.toFixed(1)} | ${r.peakIsolateMb.toFixed(1)} | ${r.peakRssAboveStartMb.toFixed(0)} |`,
+        );
       }
       const ok = rows.filter((r) => r.status === 200);
       const failures = Object.fromEntries(rows.filter((r) => r.status !== 200).map((r) => [`${r.mb} MB`, r.status]));

@@ -50,7 +50,12 @@ export const mcpScenarios = [
         const m = await timed(`${ctx.baseUrl}/mcp/${flowId}`, {
           method: "POST",
           headers: mcpHeaders,
-          body: JSON.stringify({ jsonrpc: "2.0", id: i + 1000, method: "tools/call", params: { name: "bench_flow", arguments: { question } } }),
+          body: JSON.stringify({
+            jsonrpc: "2.0",
+            id: i + 1000,
+            method: "tools/call",
+            params: { name: "bench_flow", arguments: { question } },
+          }),
         });
         if (i < 0) continue;
         const answered = m.status === 200 && JSON.parse(m.text).result?.content?.[0]?.text?.includes(question);
@@ -64,8 +69,17 @@ export const mcpScenarios = [
       }
       const [ms, ps] = [stats(mcp), stats(prediction)];
       const seconds = mcp.reduce((a, b) => a + b, 0) / 1000;
-      console.log(`bench:   MCP tools/call p50 ${ms.p50.toFixed(2)} ms, POST /prediction p50 ${ps.p50.toFixed(2)} ms → MCP adds ${(ms.p50 - ps.p50).toFixed(2)} ms`);
-      return { requests: mcp.length, seconds, rps: mcp.length / seconds, ...ms, failures, json: { prediction: ps, addedP50: ms.p50 - ps.p50 } };
+      console.log(
+        `bench:   MCP tools/call p50 ${ms.p50.toFixed(2)} ms, POST /prediction p50 ${ps.p50.toFixed(2)} ms → MCP adds ${(ms.p50 - ps.p50).toFixed(2)} ms`,
+      );
+      return {
+        requests: mcp.length,
+        seconds,
+        rps: mcp.length / seconds,
+        ...ms,
+        failures,
+        json: { prediction: ps, addedP50: ms.p50 - ps.p50 },
+      };
     },
   },
 ];

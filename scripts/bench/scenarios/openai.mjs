@@ -13,7 +13,13 @@ const EXPECTED = Array.from({ length: TOKENS }, (_, i) => `tok${i + 1} `).join("
 
 async function timedJson(url, headers, body) {
   const t0 = performance.now();
-  const res = await httpFetch(url, { method: "POST", headers, body: JSON.stringify(body), dispatcher, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
+  const res = await httpFetch(url, {
+    method: "POST",
+    headers,
+    body: JSON.stringify(body),
+    dispatcher,
+    signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+  });
   const text = await res.text();
   return { ms: performance.now() - t0, status: res.status, text };
 }
@@ -22,7 +28,13 @@ async function timedJson(url, headers, body) {
 async function timedStream(url, headers, body, kind) {
   const t0 = performance.now();
   const out = { ttft: NaN, total: NaN, text: "", ended: false, status: 0 };
-  const res = await httpFetch(url, { method: "POST", headers, body: JSON.stringify(body), dispatcher, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
+  const res = await httpFetch(url, {
+    method: "POST",
+    headers,
+    body: JSON.stringify(body),
+    dispatcher,
+    signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+  });
   out.status = res.status;
   const decoder = new TextDecoder();
   let buffered = "";
@@ -37,7 +49,10 @@ async function timedStream(url, headers, body, kind) {
       const payload = line.slice(5).trim();
       let token;
       if (kind === "openai") {
-        if (payload === "[DONE]") { out.ended = true; continue; }
+        if (payload === "[DONE]") {
+          out.ended = true;
+          continue;
+        }
         token = JSON.parse(payload).choices?.[0]?.delta?.content || undefined;
       } else {
         const frame = JSON.parse(payload);
@@ -67,27 +82,60 @@ export const openaiScenarios = [
       const count = Math.min(ctx.opts.requests, 300);
       const t = { predictionJson: [], openaiJson: [], predictionTtft: [], openaiTtft: [], predictionTotal: [], openaiTotal: [] };
       const failures = {};
-      const fail = (key) => { failures[key] = (failures[key] ?? 0) + 1; };
+      const fail = (key) => {
+        failures[key] = (failures[key] ?? 0) + 1;
+      };
       for (let i = -Math.min(ctx.opts.warmup, 30); i < count; i++) {
         const question = `${PHRASE} openai ${i}`;
         const pj = await timedJson(`${ctx.baseUrl}/prediction/${flowId}`, headers, { question });
-        const oj = await timedJson(`${ctx.baseUrl}/openai/chat/completions`, headers, { model: flowId, messages: [{ role: "user", content: question }] });
+        const oj = await timedJson(`${ctx.baseUrl}/openai/chat/completions`, headers, {
+          model: flowId,
+          messages: [{ role: "user", content: question }],
+        });
         const ps = await timedStream(`${ctx.baseUrl}/prediction/${flowId}`, headers, { question, streaming: true }, "prediction");
-        const os = await timedStream(`${ctx.baseUrl}/openai/chat/completions`, headers, { model: flowId, stream: true, messages: [{ role: "user", content: question }] }, "openai");
+        const os = await timedStream(
+          `${ctx.baseUrl}/openai/chat/completions`,
+          headers,
+          { model: flowId, stream: true, messages: [{ role: "user", content: question }] },
+          "openai",
+        );
         if (i < 0) continue;
         const okJson = (r, read) => r.status === 200 && read(JSON.parse(r.text)) === EXPECTED;
-        if (okJson(pj, (b) => b.text)) t.predictionJson.push(pj.ms); else fail(`prediction JSON ${pj.status}`);
-        if (okJson(oj, (b) => b.choices?.[0]?.message?.content)) t.openaiJson.push(oj.ms); else fail(`openai JSON ${oj.status}`);
-        if (ps.status === 200 && ps.ended && ps.text === EXPECTED) { t.predictionTtft.push(ps.ttft); t.predictionTotal.push(ps.total); } else fail(`prediction stream ${ps.status}`);
-        if (os.status === 200 && os.ended && os.text === EXPECTED) { t.openaiTtft.push(os.ttft); t.openaiTotal.push(os.total); } else fail(`openai stream ${os.status}`);
+        if (okJson(pj, (b) => b.text)) t.predictionJson.push(pj.ms);
+        else fail(`prediction JSON ${pj.status}`);
+        if (okJson(oj, (b) => b.choices?.[0]?.message?.content)) t.openaiJson.push(oj.ms);
+        else fail(`openai JSON ${oj.status}`);
+        if (ps.status === 200 && ps.ended && ps.text === EXPECTED) {
+          t.predictionTtft.push(ps.ttft);
+          t.predictionTotal.push(ps.total);
+        } else fail(`prediction stream ${ps.status}`);
+        if (os.status === 200 && os.ended && os.text === EXPECTED) {
+          t.openaiTtft.push(os.ttft);
+          t.openaiTotal.push(os.total);
+        } else fail(`openai stream ${os.status}`);
       }
       const s = Object.fromEntries(Object.entries(t).map(([k, v]) => [k, stats(v)]));
-      const added = { json: s.openaiJson.p50 - s.predictionJson.p50, ttft: s.openaiTtft.p50 - s.predictionTtft.p50, total: s.openaiTotal.p50 - s.predictionTotal.p50 };
+      const added = {
+        json: s.openaiJson.p50 - s.predictionJson.p50,
+        ttft: s.openaiTtft.p50 - s.predictionTtft.p50,
+        total: s.openaiTotal.p50 - s.predictionTotal.p50,
+      };
       const f = (n) => n.toFixed(2);
-      console.log(`bench:   JSON p50: /prediction ${f(s.predictionJson.p50)} ms, /openai/chat/completions ${f(s.openaiJson.p50)} ms → added ${f(added.json)} ms`);
-      console.log(`bench:   stream p50 first token: /prediction ${f(s.predictionTtft.p50)} ms, /openai ${f(s.openaiTtft.p50)} ms → added ${f(added.ttft)} ms; whole answer: ${f(s.predictionTotal.p50)} / ${f(s.openaiTotal.p50)} ms → added ${f(added.total)} ms`);
+      console.log(
+        `bench:   JSON p50: /prediction ${f(s.predictionJson.p50)} ms, /openai/chat/completions ${f(s.openaiJson.p50)} ms → added ${f(added.json)} ms`,
+      );
+      console.log(
+        `bench:   stream p50 first token: /prediction ${f(s.predictionTtft.p50)} ms, /openai ${f(s.openaiTtft.p50)} ms → added ${f(added.ttft)} ms; whole answer: ${f(s.predictionTotal.p50)} / ${f(s.openaiTotal.p50)} ms → added ${f(added.total)} ms`,
+      );
       const seconds = t.openaiJson.reduce((a, b) => a + b, 0) / 1000;
-      return { requests: t.openaiJson.length, seconds, rps: t.openaiJson.length / seconds, ...s.openaiJson, failures, openai: { ...s, addedP50: added } };
+      return {
+        requests: t.openaiJson.length,
+        seconds,
+        rps: t.openaiJson.length / seconds,
+        ...s.openaiJson,
+        failures,
+        openai: { ...s, addedP50: added },
+      };
     },
   },
 ];

@@ -55,10 +55,17 @@ export const predictionJsonScenarios = [
       }
       const [ds, es, ps] = [stats(direct), stats(edgeflow), stats(ping)];
       const seconds = edgeflow.reduce((a, b) => a + b, 0) / 1000;
-      console.log(`bench:   JSON prediction p50 ${es.p50.toFixed(2)} ms, the model alone ${ds.p50.toFixed(2)} ms, /ping ${ps.p50.toFixed(2)} ms → added above the floor ${(es.p50 - ds.p50 - ps.p50).toFixed(2)} ms`);
+      console.log(
+        `bench:   JSON prediction p50 ${es.p50.toFixed(2)} ms, the model alone ${ds.p50.toFixed(2)} ms, /ping ${ps.p50.toFixed(2)} ms → added above the floor ${(es.p50 - ds.p50 - ps.p50).toFixed(2)} ms`,
+      );
       return {
-        requests: edgeflow.length, seconds, rps: edgeflow.length / seconds, ...es, failures,
-        cpuMsPerRequest: cpu / count, trips: await tripsOf(ctx, lastId),
+        requests: edgeflow.length,
+        seconds,
+        rps: edgeflow.length / seconds,
+        ...es,
+        failures,
+        cpuMsPerRequest: cpu / count,
+        trips: await tripsOf(ctx, lastId),
         json: { standin: ds, pingFloor: ps, addedAboveFloorP50: es.p50 - ds.p50 - ps.p50 },
       };
     },

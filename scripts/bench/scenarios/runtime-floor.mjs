@@ -15,10 +15,21 @@ export const runtimeFloorScenarios = [
       const dir = mkdtempSync(join(tmpdir(), "edgeflow-bench-hello-"));
       writeFileSync(join(dir, "index.js"), 'export default { fetch: () => new Response("pong") };\n');
       const port = await freePort();
-      const mf = new Miniflare(convertV4MiniflareOptions({
-        host: "127.0.0.1", port, cf: false,
-        workers: [{ name: "hello", modulesRoot: dir, modules: [{ type: "ESModule", path: join(dir, "index.js") }], compatibilityDate: "2025-01-01" }],
-      }));
+      const mf = new Miniflare(
+        convertV4MiniflareOptions({
+          host: "127.0.0.1",
+          port,
+          cf: false,
+          workers: [
+            {
+              name: "hello",
+              modulesRoot: dir,
+              modules: [{ type: "ESModule", path: join(dir, "index.js") }],
+              compatibilityDate: "2025-01-01",
+            },
+          ],
+        }),
+      );
       this.url = new URL("/", await mf.ready).href;
       ctx.onCleanup(async () => {
         await mf.dispose();

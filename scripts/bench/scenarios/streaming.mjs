@@ -26,7 +26,11 @@ export const streamingSetup = {
       const standin = await startStandin();
       ctx.onCleanup(() => standin.close());
       const cred = expectOk(
-        await ctx.api("POST", "/credentials", { name: "bench stand-in", credentialName: "openAIApi", plainDataObj: { openAIApiKey: "sk-bench" } }),
+        await ctx.api("POST", "/credentials", {
+          name: "bench stand-in",
+          credentialName: "openAIApi",
+          plainDataObj: { openAIApiKey: "sk-bench" },
+        }),
         "POST /credentials",
       );
       const flow = expectOk(
@@ -45,17 +49,46 @@ export const streamingSetup = {
 /** llmChain ← promptTemplate ("{product}" = the question) + chatOpenAI (basepath = the stand-in). */
 function streamingFlowData(basepath, credentialId) {
   const node = (id, name, category, inputs, extra = {}) => ({
-    id, type: "customNode", position: { x: 0, y: 0 },
+    id,
+    type: "customNode",
+    position: { x: 0, y: 0 },
     data: { id, label: name, name, category, inputs, outputs: {}, ...extra },
   });
   const nodes = [
-    node("chatOpenAI_0", "chatOpenAI", "Chat Models", { modelName: "gpt-4o-mini", temperature: 0, streaming: true, basepath }, { credential: credentialId }),
-    node("promptTemplate_0", "promptTemplate", "Prompts", { template: "{product}", promptValues: JSON.stringify({ product: "{{question}}" }) }),
-    node("llmChain_0", "llmChain", "Chains", { model: "{{chatOpenAI_0.data.instance}}", prompt: "{{promptTemplate_0.data.instance}}" }, { outputs: { output: "llmChain" } }),
+    node(
+      "chatOpenAI_0",
+      "chatOpenAI",
+      "Chat Models",
+      { modelName: "gpt-4o-mini", temperature: 0, streaming: true, basepath },
+      { credential: credentialId },
+    ),
+    node("promptTemplate_0", "promptTemplate", "Prompts", {
+      template: "{product}",
+      promptValues: JSON.stringify({ product: "{{question}}" }),
+    }),
+    node(
+      "llmChain_0",
+      "llmChain",
+      "Chains",
+      { model: "{{chatOpenAI_0.data.instance}}", prompt: "{{promptTemplate_0.data.instance}}" },
+      { outputs: { output: "llmChain" } },
+    ),
   ];
   const edges = [
-    { id: "e1", source: "chatOpenAI_0", sourceHandle: "chatOpenAI_0-output", target: "llmChain_0", targetHandle: "llmChain_0-input-model-BaseLanguageModel" },
-    { id: "e2", source: "promptTemplate_0", sourceHandle: "promptTemplate_0-output", target: "llmChain_0", targetHandle: "llmChain_0-input-prompt-BasePromptTemplate" },
+    {
+      id: "e1",
+      source: "chatOpenAI_0",
+      sourceHandle: "chatOpenAI_0-output",
+      target: "llmChain_0",
+      targetHandle: "llmChain_0-input-model-BaseLanguageModel",
+    },
+    {
+      id: "e2",
+      source: "promptTemplate_0",
+      sourceHandle: "promptTemplate_0-output",
+      target: "llmChain_0",
+      targetHandle: "llmChain_0-input-prompt-BasePromptTemplate",
+    },
   ];
   return JSON.stringify({ nodes, edges });
 }
@@ -78,16 +111,26 @@ async function streamAgent() {
  */
 async function streamOnce(kind, ctx, setup, i) {
   const question = `${BENCH_PHRASE} stream ${i}`;
-  const [url, headers, body] = kind === "direct"
-    ? [`${setup.standin.url}/v1/chat/completions`, { "content-type": "application/json" },
-      { model: "gpt-4o-mini", stream: true, temperature: 0, messages: [{ role: "user", content: question }] }]
-    : [`${ctx.baseUrl}/prediction/${setup.flowId}`, { "content-type": "application/json", authorization: `Bearer ${ctx.apiKey}` },
-      { question, streaming: true }];
+  const [url, headers, body] =
+    kind === "direct"
+      ? [
+          `${setup.standin.url}/v1/chat/completions`,
+          { "content-type": "application/json" },
+          { model: "gpt-4o-mini", stream: true, temperature: 0, messages: [{ role: "user", content: question }] },
+        ]
+      : [
+          `${ctx.baseUrl}/prediction/${setup.flowId}`,
+          { "content-type": "application/json", authorization: `Bearer ${ctx.apiKey}` },
+          { question, streaming: true },
+        ];
   const out = { ttft: NaN, total: NaN, modelAt: NaN, tokens: [], events: [], status: 0, error: undefined };
   const t0 = performance.now();
   try {
     const res = await httpFetch(url, {
-      method: "POST", headers, body: JSON.stringify(body), dispatcher: await streamAgent() ?? undefined,
+      method: "POST",
+      headers,
+      body: JSON.stringify(body),
+      dispatcher: (await streamAgent()) ?? undefined,
       signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
     });
     out.status = res.status;
@@ -176,16 +219,23 @@ function streamingScenario(concurrency, defaultStreams) {
       // Alternate batches of each side, so both see the same machine; 2 × concurrency per batch.
       const run = async (kind, count) => {
         const results = [];
-        await inParallel(Array.from({ length: count }, () => next++), concurrency, async (i) => {
-          results.push(await streamOnce(kind, ctx, setup, i));
-        });
+        await inParallel(
+          Array.from({ length: count }, () => next++),
+          concurrency,
+          async (i) => {
+            results.push(await streamOnce(kind, ctx, setup, i));
+          },
+        );
         return results;
       };
       const floor = async (count) => {
         const times = [];
         await inParallel(Array.from({ length: count }), concurrency, async () => {
           const t0 = performance.now();
-          const res = await httpFetch(`${ctx.baseUrl}/ping`, { dispatcher: await streamAgent() ?? undefined, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
+          const res = await httpFetch(`${ctx.baseUrl}/ping`, {
+            dispatcher: (await streamAgent()) ?? undefined,
+            signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+          });
           await res.arrayBuffer();
           times.push(performance.now() - t0);
         });
@@ -210,7 +260,9 @@ function streamingScenario(concurrency, defaultStreams) {
       }
 
       const failures = {};
-      const count = (key) => { failures[key] = (failures[key] ?? 0) + 1; };
+      const count = (key) => {
+        failures[key] = (failures[key] ?? 0) + 1;
+      };
       const problemsOf = (kind, list) => {
         let bad = 0;
         for (const r of list) {
@@ -254,10 +306,15 @@ function streamingScenario(concurrency, defaultStreams) {
         tokensChecked: edgeflow.reduce((n, r) => n + r.tokens.length, 0),
       };
       const lastOk = ok(edgeflow, "edgeflow").at(-1);
-      return { requests: 2 * streams, failures, streaming, cpuMsPerRequest: cpu / edgeflow.length, trips: await tripsOf(ctx, lastOk?.requestId) };
+      return {
+        requests: 2 * streams,
+        failures,
+        streaming,
+        cpuMsPerRequest: cpu / edgeflow.length,
+        trips: await tripsOf(ctx, lastOk?.requestId),
+      };
     },
   };
 }
-
 
 export const streamingScenarios = [streamingScenario(1, 200), streamingScenario(STREAM_CONCURRENCY, 10 * STREAM_CONCURRENCY)];

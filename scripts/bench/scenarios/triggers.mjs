@@ -12,13 +12,39 @@ import { REQUEST_TIMEOUT_MS, dispatcher, expectOk, httpFetch, stats } from "../l
 const SCHEDULES = 10_000;
 const DUE = 10;
 
-const agentflow = (startInputs) => JSON.stringify({
-  nodes: [
-    { id: "startAgentflow_0", type: "agentFlow", position: { x: 0, y: 0 }, data: { id: "startAgentflow_0", name: "startAgentflow", label: "Start", category: "Agent Flows", inputs: startInputs } },
-    { id: "directReplyAgentflow_0", type: "agentFlow", position: { x: 300, y: 0 }, data: { id: "directReplyAgentflow_0", name: "directReplyAgentflow", label: "Reply", category: "Agent Flows", inputs: { directReplyMessage: "got {{ question }}" } } },
-  ],
-  edges: [{ id: "e0", source: "startAgentflow_0", sourceHandle: "startAgentflow_0-output-startAgentflow", target: "directReplyAgentflow_0", targetHandle: "directReplyAgentflow_0", type: "agentFlow" }],
-});
+const agentflow = (startInputs) =>
+  JSON.stringify({
+    nodes: [
+      {
+        id: "startAgentflow_0",
+        type: "agentFlow",
+        position: { x: 0, y: 0 },
+        data: { id: "startAgentflow_0", name: "startAgentflow", label: "Start", category: "Agent Flows", inputs: startInputs },
+      },
+      {
+        id: "directReplyAgentflow_0",
+        type: "agentFlow",
+        position: { x: 300, y: 0 },
+        data: {
+          id: "directReplyAgentflow_0",
+          name: "directReplyAgentflow",
+          label: "Reply",
+          category: "Agent Flows",
+          inputs: { directReplyMessage: "got {{ question }}" },
+        },
+      },
+    ],
+    edges: [
+      {
+        id: "e0",
+        source: "startAgentflow_0",
+        sourceHandle: "startAgentflow_0-output-startAgentflow",
+        target: "directReplyAgentflow_0",
+        targetHandle: "directReplyAgentflow_0",
+        type: "agentFlow",
+      },
+    ],
+  });
 
 async function timed(url, init = {}) {
   const t0 = performance.now();
@@ -51,11 +77,26 @@ export const triggerScenarios = [
   {
     name: "webhook sync round trip vs POST /prediction/{id} JSON, one at a time (agentflow Start → Direct Reply)",
     async setup(ctx) {
-      this.prediction = expectOk(await ctx.api("POST", "/chatflows", { name: "bench chat start", type: "AGENTFLOW", flowData: agentflow({ startInputType: "chatInput" }) }), "POST /chatflows").id;
-      this.webhook = expectOk(await ctx.api("POST", "/chatflows", {
-        name: "bench webhook start", type: "AGENTFLOW",
-        flowData: agentflow({ startInputType: "webhookTrigger", webhookMethod: "POST", webhookDefaultInput: "{{ $webhook.body.question }}" }),
-      }), "POST /chatflows").id;
+      this.prediction = expectOk(
+        await ctx.api("POST", "/chatflows", {
+          name: "bench chat start",
+          type: "AGENTFLOW",
+          flowData: agentflow({ startInputType: "chatInput" }),
+        }),
+        "POST /chatflows",
+      ).id;
+      this.webhook = expectOk(
+        await ctx.api("POST", "/chatflows", {
+          name: "bench webhook start",
+          type: "AGENTFLOW",
+          flowData: agentflow({
+            startInputType: "webhookTrigger",
+            webhookMethod: "POST",
+            webhookDefaultInput: "{{ $webhook.body.question }}",
+          }),
+        }),
+        "POST /chatflows",
+      ).id;
       return `agentflows ${this.prediction} (chat input) and ${this.webhook} (webhook, no signature)`;
     },
     async measure(ctx) {
@@ -65,8 +106,16 @@ export const triggerScenarios = [
       const failures = {};
       for (let i = -Math.min(ctx.opts.warmup, 30); i < count; i++) {
         const body = JSON.stringify({ question: `bench ${i}` });
-        const p = await timed(`${ctx.baseUrl}/prediction/${this.prediction}`, { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${ctx.apiKey}` }, body });
-        const w = await timed(`${ctx.baseUrl}/webhook/${this.webhook}`, { method: "POST", headers: { "content-type": "application/json" }, body });
+        const p = await timed(`${ctx.baseUrl}/prediction/${this.prediction}`, {
+          method: "POST",
+          headers: { "content-type": "application/json", authorization: `Bearer ${ctx.apiKey}` },
+          body,
+        });
+        const w = await timed(`${ctx.baseUrl}/webhook/${this.webhook}`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body,
+        });
         if (i < 0) continue;
         if (p.status !== 200 || w.status !== 200 || !JSON.parse(w.text).text?.includes(`bench ${i}`)) {
           const key = p.status !== 200 ? `prediction ${p.status}` : `webhook ${w.status}`;
@@ -78,19 +127,33 @@ export const triggerScenarios = [
       }
       const [ws, ps] = [stats(hook), stats(prediction)];
       const seconds = hook.reduce((a, b) => a + b, 0) / 1000;
-      console.log(`bench:   webhook p50 ${ws.p50.toFixed(2)} ms, POST /prediction p50 ${ps.p50.toFixed(2)} ms → the webhook adds ${(ws.p50 - ps.p50).toFixed(2)} ms`);
-      return { requests: hook.length, seconds, rps: hook.length / seconds, ...ws, failures, json: { prediction: ps, addedP50: ws.p50 - ps.p50 } };
+      console.log(
+        `bench:   webhook p50 ${ws.p50.toFixed(2)} ms, POST /prediction p50 ${ps.p50.toFixed(2)} ms → the webhook adds ${(ws.p50 - ps.p50).toFixed(2)} ms`,
+      );
+      return {
+        requests: hook.length,
+        seconds,
+        rps: hook.length / seconds,
+        ...ws,
+        failures,
+        json: { prediction: ps, addedP50: ws.p50 - ps.p50 },
+      };
     },
   },
   {
     name: `cron tick, idle: ${SCHEDULES.toLocaleString("en")} schedules, none due (one indexed query)`,
     seedSql() {
       // Far-future slots: stored, enabled, never due during the bench.
-      const rows = Array.from({ length: SCHEDULES }, (_, i) =>
-        `('${randomUUID()}', 'AGENTFLOW', '${randomUUID()}', 'startAgentflow_0', '0 9 * * *', 'UTC', 1, 'text', 'bench', '2099-01-01T${String(i % 24).padStart(2, "0")}:00:00.000Z', '2026-11-01T00:00:00.000Z', '2026-11-01T00:00:00.000Z')`);
+      const rows = Array.from(
+        { length: SCHEDULES },
+        (_, i) =>
+          `('${randomUUID()}', 'AGENTFLOW', '${randomUUID()}', 'startAgentflow_0', '0 9 * * *', 'UTC', 1, 'text', 'bench', '2099-01-01T${String(i % 24).padStart(2, "0")}:00:00.000Z', '2026-11-01T00:00:00.000Z', '2026-11-01T00:00:00.000Z')`,
+      );
       const chunks = [];
       for (let i = 0; i < rows.length; i += 200) {
-        chunks.push(`INSERT INTO schedule_record (id, triggerType, targetId, nodeId, cronExpression, timezone, enabled, scheduleInputMode, defaultInput, nextRunAt, createdDate, updatedDate) VALUES\n${rows.slice(i, i + 200).join(",\n")};`);
+        chunks.push(
+          `INSERT INTO schedule_record (id, triggerType, targetId, nodeId, cronExpression, timezone, enabled, scheduleInputMode, defaultInput, nextRunAt, createdDate, updatedDate) VALUES\n${rows.slice(i, i + 200).join(",\n")};`,
+        );
       }
       return chunks.join("\n");
     },
@@ -109,10 +172,22 @@ export const triggerScenarios = [
     async setup(ctx) {
       this.flows = [];
       for (let i = 0; i < DUE; i++) {
-        const flowData = agentflow({ startInputType: "scheduleInput", scheduleType: "cronExpression", scheduleCronExpression: "* * * * *", scheduleInputMode: "text", scheduleDefaultInput: `bench ${i}` });
-        this.flows.push(expectOk(await ctx.api("POST", "/chatflows", { name: `bench schedule ${i}`, type: "AGENTFLOW", flowData }), "POST /chatflows").id);
+        const flowData = agentflow({
+          startInputType: "scheduleInput",
+          scheduleType: "cronExpression",
+          scheduleCronExpression: "* * * * *",
+          scheduleInputMode: "text",
+          scheduleDefaultInput: `bench ${i}`,
+        });
+        this.flows.push(
+          expectOk(await ctx.api("POST", "/chatflows", { name: `bench schedule ${i}`, type: "AGENTFLOW", flowData }), "POST /chatflows").id,
+        );
       }
-      const next = await Promise.all(this.flows.map(async (id) => Date.parse(expectOk(await ctx.api("GET", `/chatflows/${id}/schedule/status`), "status").record.nextRunAt)));
+      const next = await Promise.all(
+        this.flows.map(async (id) =>
+          Date.parse(expectOk(await ctx.api("GET", `/chatflows/${id}/schedule/status`), "status").record.nextRunAt),
+        ),
+      );
       this.t0 = Math.max(...next);
       return `${DUE} scheduled agentflows (* * * * *), each tick one minute after the last`;
     },

@@ -35,10 +35,11 @@ function buildOrder(node: V1Node): FlowNode[] {
   const visit = (n: FlowNode, path: Set<string>) => {
     if (done.has(n.id) || path.has(n.id)) return;
     path.add(n.id);
-    for (const e of edges) if (e.target === n.id) {
-      const source = nodes.find((x) => x.id === e.source);
-      if (source) visit(source, path);
-    }
+    for (const e of edges)
+      if (e.target === n.id) {
+        const source = nodes.find((x) => x.id === e.source);
+        if (source) visit(source, path);
+      }
     done.add(n.id);
     order.push(n);
   };
@@ -55,7 +56,8 @@ export async function resolveV1(node: V1Node, rt: NodeRuntime, input: string | u
   const state = { graph, built, skipped: new Set(skipped) };
   for (const component of buildOrder(node)) {
     const def = registry.get(component.data.name);
-    if (!def) throw badRequest(`${ownerOf(node)} uses ${component.data.label} (${component.data.name}), which is not available in edgeflow`);
+    if (!def)
+      throw badRequest(`${ownerOf(node)} uses ${component.data.label} (${component.data.name}), which is not available in edgeflow`);
     const args = await buildArgs(component, state, ctx);
     built.set(component.id, await asNodeStep(component, ctx, () => def.build(args)));
   }
@@ -67,14 +69,18 @@ export async function resolveV1(node: V1Node, rt: NodeRuntime, input: string | u
 
 /** The node's chat model (its own, else the supervisor's / seqStart's); 400 naming the node when none. */
 export function modelOf(node: V1Node, inputs: Record<string, unknown>): BaseChatModel {
-  if (!isChatModel(inputs.model)) throw badRequest(`${ownerOf(node)} needs a chat model: connect one to it or to the Start / Supervisor node`);
+  if (!isChatModel(inputs.model))
+    throw badRequest(`${ownerOf(node)} needs a chat model: connect one to it or to the Start / Supervisor node`);
   return inputs.model;
 }
 
 /** The tools an input holds (a list of tools, toolkits flattened). */
 export function toolsOf(value: unknown): StructuredToolInterface[] {
   const list = (Array.isArray(value) ? value.flat(2) : [value]).filter(Boolean);
-  return list.filter((t): t is StructuredToolInterface => !!t && typeof (t as StructuredToolInterface).invoke === "function" && typeof (t as StructuredToolInterface).name === "string");
+  return list.filter(
+    (t): t is StructuredToolInterface =>
+      !!t && typeof (t as StructuredToolInterface).invoke === "function" && typeof (t as StructuredToolInterface).name === "string",
+  );
 }
 
 /**

@@ -36,7 +36,8 @@ function distinct<T>(items: T[]): T[] {
 }
 
 export const usedToolsOf = (reasoning: AgentReasoning[]): UsedTool[] => distinct(reasoning.flatMap((r) => r.usedTools ?? []));
-export const sourceDocumentsOf = (reasoning: AgentReasoning[]): SourceDocument[] => distinct(reasoning.flatMap((r) => r.sourceDocuments ?? []));
+export const sourceDocumentsOf = (reasoning: AgentReasoning[]): SourceDocument[] =>
+  distinct(reasoning.flatMap((r) => r.sourceDocuments ?? []));
 
 /** The V1 action of a paused run (the paused node leaves `v1Action` in its output). */
 export function actionOf(data: ExecutedData[], id: string): V1Action | undefined {
@@ -48,7 +49,10 @@ export function actionOf(data: ExecutedData[], id: string): V1Action | undefined
   return {
     id,
     mapping: { approve, reject, toolCalls: Array.isArray(a.toolCalls) ? a.toolCalls : [] },
-    elements: [{ type: "approve-button", label: approve }, { type: "reject-button", label: reject }],
+    elements: [
+      { type: "approve-button", label: approve },
+      { type: "reject-button", label: reject },
+    ],
   };
 }
 

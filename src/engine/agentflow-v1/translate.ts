@@ -33,15 +33,17 @@ function componentClosure(graph: FlowGraph, roots: string[], isComponent: (id: s
   const queue = [...roots];
   while (queue.length) {
     const id = queue.shift()!;
-    for (const e of graph.edges) if (e.target === id && isComponent(e.source) && !ids.has(e.source)) {
-      ids.add(e.source);
-      queue.push(e.source);
-    }
+    for (const e of graph.edges)
+      if (e.target === id && isComponent(e.source) && !ids.has(e.source)) {
+        ids.add(e.source);
+        queue.push(e.source);
+      }
     const node = graph.nodes.find((n) => n.id === id);
-    for (const ref of Object.values(node?.data.inputs ?? {}).flatMap(refsOf)) if (isComponent(ref) && !ids.has(ref)) {
-      ids.add(ref);
-      queue.push(ref);
-    }
+    for (const ref of Object.values(node?.data.inputs ?? {}).flatMap(refsOf))
+      if (isComponent(ref) && !ids.has(ref)) {
+        ids.add(ref);
+        queue.push(ref);
+      }
   }
   // Edges into the roots too: a root that is itself a component (a Tool Node's tool) is built after its own.
   const into = new Set([...ids, ...roots]);
@@ -59,16 +61,21 @@ export function translateV1(graph: FlowGraph): V1Translation {
   const team = flow.some((n) => v1Defs.get(n.data.name)!.mode === "team");
   const sequential = flow.some((n) => v1Defs.get(n.data.name)!.mode === "sequential");
   if (team && sequential) errors.push("A multi-agent flow is either sequential agents (seqStart …) or a supervisor with workers, not both");
-  if (!flow.length) errors.push("A multi-agent flow needs a Start node (seqStart) or a Supervisor (supervisor) with workers; this one has neither");
+  if (!flow.length)
+    errors.push("A multi-agent flow needs a Start node (seqStart) or a Supervisor (supervisor) with workers; this one has neither");
   const mode = team ? "team" : "sequential";
   if (mode === "sequential" && flow.length) {
     if (!flow.some((n) => n.data.name === "seqStart")) errors.push("A sequential agent flow needs a Start node (seqStart)");
-    if (!flow.some((n) => n.data.name === "seqEnd" || n.data.name === "seqLoop")) errors.push("A sequential agent flow needs at least one End (seqEnd) or Loop (seqLoop) node");
+    if (!flow.some((n) => n.data.name === "seqEnd" || n.data.name === "seqLoop"))
+      errors.push("A sequential agent flow needs at least one End (seqEnd) or Loop (seqLoop) node");
   }
 
   const flowEdges = graph.edges.filter((e) => flowIds.has(e.source) && flowIds.has(e.target));
   const scope: TranslateScope = {
-    graph, byId, flow, errors,
+    graph,
+    byId,
+    flow,
+    errors,
     childrenOf: (id) => [...new Set(flowEdges.filter((e) => e.source === id).map((e) => e.target))],
     parentsOf: (id) => [...new Set(flowEdges.filter((e) => e.target === id).map((e) => e.source))],
     edgesFrom: (id) => flowEdges.filter((e) => e.source === id),
@@ -107,10 +114,16 @@ export function translateV1(graph: FlowGraph): V1Translation {
       id: node.id,
       type: "agentFlow",
       position: node.position,
-      data: { id: node.id, name: node.data.name, label: t.label ?? node.data.label ?? node.data.name, category: node.data.category, inputs: t.inputs ?? {}, v1: info },
+      data: {
+        id: node.id,
+        name: node.data.name,
+        label: t.label ?? node.data.label ?? node.data.name,
+        category: node.data.category,
+        inputs: t.inputs ?? {},
+        v1: info,
+      },
     } as AgentflowNode);
   }
   const edges: FlowEdge[] = flowEdges.map((e) => ({ ...e, sourceHandle: handles.get(e) ?? `${e.source}-output-v1` }));
   return { graph: { nodes: translated, edges, translated: true }, mode, errors };
 }
-

@@ -51,16 +51,31 @@ export interface LoopResult {
 }
 
 const capped = (text: string) =>
-  text.length > MAX_TOOL_OUTPUT_CHARS ? `${text.slice(0, MAX_TOOL_OUTPUT_CHARS)}… [${text.length - MAX_TOOL_OUTPUT_CHARS} more characters cut]` : text;
+  text.length > MAX_TOOL_OUTPUT_CHARS
+    ? `${text.slice(0, MAX_TOOL_OUTPUT_CHARS)}… [${text.length - MAX_TOOL_OUTPUT_CHARS} more characters cut]`
+    : text;
 
-async function callTool(tool: StructuredToolInterface | undefined, name: string, args: Record<string, unknown>, known: string[], signal: AbortSignal): Promise<{ output: string; error?: string }> {
+async function callTool(
+  tool: StructuredToolInterface | undefined,
+  name: string,
+  args: Record<string, unknown>,
+  known: string[],
+  signal: AbortSignal,
+): Promise<{ output: string; error?: string }> {
   if (!tool) {
     const error = `there is no tool named "${name}". The tools are: ${known.join(", ") || "(none)"}.`;
     return { output: `Error: ${error}`, error };
   }
   try {
     const out: unknown = await tool.invoke(args, { signal });
-    const text = typeof out === "string" ? out : out && typeof out === "object" && "content" in out ? contentText((out as { content: unknown }).content) : out === undefined ? "" : JSON.stringify(out);
+    const text =
+      typeof out === "string"
+        ? out
+        : out && typeof out === "object" && "content" in out
+          ? contentText((out as { content: unknown }).content)
+          : out === undefined
+            ? ""
+            : JSON.stringify(out);
     return { output: capped(text) };
   } catch (err) {
     if (signal.aborted || err instanceof RunAborted) throw new RunAborted();
@@ -69,7 +84,10 @@ async function callTool(tool: StructuredToolInterface | undefined, name: string,
   }
 }
 
-export async function runToolLoop(setup: LoopSetup, resume?: { humanInput: HumanInput; checkpoint: AgentflowMessage[] }): Promise<LoopResult> {
+export async function runToolLoop(
+  setup: LoopSetup,
+  resume?: { humanInput: HumanInput; checkpoint: AgentflowMessage[] },
+): Promise<LoopResult> {
   const { model, rt, maxIterations, live } = setup;
   let tools = setup.tools;
   let messages = [...setup.messages];
@@ -99,7 +117,11 @@ export async function runToolLoop(setup: LoopSetup, resume?: { humanInput: Human
       reply = new AIMessageChunk(pending?.content ?? "");
       return { reply, content: contentText(reply.content), messages, usedTools, toolCallTokens, waitingForHumanInput: false };
     }
-    if (rt.streaming) rt.emit.event("calledTools", pending.tool_calls.map((c) => ({ tool: c.name, toolInput: c.args, toolOutput: "" })));
+    if (rt.streaming)
+      rt.emit.event(
+        "calledTools",
+        pending.tool_calls.map((c) => ({ tool: c.name, toolInput: c.args, toolOutput: "" })),
+      );
     if (resume.humanInput.type === "reject") {
       const rejected = new Set(tools.filter((t) => pending.tool_calls!.some((c) => c.name === t.tool.name)).map((t) => t.component));
       tools = tools.filter((t) => !rejected.has(t.component));
@@ -121,7 +143,11 @@ export async function runToolLoop(setup: LoopSetup, resume?: { humanInput: Human
       onToken?.(text);
       return finish(new AIMessageChunk({ content: text, usage_metadata: reply.usage_metadata }), text);
     }
-    if (rt.streaming) rt.emit.event("calledTools", calls.map((c) => ({ tool: c.name || "tool", toolInput: c.args, toolOutput: "" })));
+    if (rt.streaming)
+      rt.emit.event(
+        "calledTools",
+        calls.map((c) => ({ tool: c.name || "tool", toolInput: c.args, toolOutput: "" })),
+      );
     toolCallTokens += reply.usage_metadata?.total_tokens ?? 0;
     messages.push(fromReply(reply));
     const approval = calls.find((c) => tools.find((t) => t.tool.name === c.name)?.requiresHumanInput);

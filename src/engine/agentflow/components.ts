@@ -18,13 +18,15 @@ const configOf = (config: unknown): Record<string, unknown> => (isObject(config)
 /** The chat model a node names; 400 when it names none or one edgeflow does not have. */
 export async function chatModel(ctx: RunContext, name: unknown, config: unknown, owner: string, param: string): Promise<BaseChatModel> {
   if (typeof name !== "string" || !name.trim()) throw badRequest(`${owner} needs a chat model: choose one in ${param}`);
-  if (!isChatModelName(name.trim())) throw badRequest(`${owner}: chat model ${name} is not available in edgeflow (available: ${supportedChatModels().join(", ")})`);
+  if (!isChatModelName(name.trim()))
+    throw badRequest(`${owner}: chat model ${name} is not available in edgeflow (available: ${supportedChatModels().join(", ")})`);
   return buildChatModel(name.trim(), configOf(config), providerDeps(ctx));
 }
 
 /** A tool (a toolkit: several) by name and config (the shared tool registry); 400 naming it when edgeflow has none such. */
 export async function tool(ctx: RunContext, name: string, config: unknown, owner: string, available: () => string[]): Promise<BuiltTool> {
-  if (!toolNodeNames().includes(name)) throw badRequest(`${owner}: tool ${name} is not available in edgeflow (available: ${available().join(", ")})`);
+  if (!toolNodeNames().includes(name))
+    throw badRequest(`${owner}: tool ${name} is not available in edgeflow (available: ${available().join(", ")})`);
   return buildTool(name, configOf(config), { ctx, label: owner });
 }
 
@@ -36,10 +38,23 @@ export async function documentStoreRetriever(ctx: RunContext, storeId: string, o
 }
 
 /** A vector store + embeddings of the node's own (Agent knowledge), namespaced per agentflow and node. */
-export async function vectorStoreRetriever(ctx: RunContext, row: Record<string, unknown>, nodeId: string, owner: string): Promise<BaseRetrieverInterface> {
+export async function vectorStoreRetriever(
+  ctx: RunContext,
+  row: Record<string, unknown>,
+  nodeId: string,
+  owner: string,
+): Promise<BaseRetrieverInterface> {
   const embeddingName = String(row.embeddingModel ?? "");
-  if (!supportedEmbeddings().includes(embeddingName)) throw badRequest(`${owner}: embeddings ${embeddingName || "(none)"} are not available in edgeflow (available: ${supportedEmbeddings().join(", ")})`);
+  if (!supportedEmbeddings().includes(embeddingName))
+    throw badRequest(
+      `${owner}: embeddings ${embeddingName || "(none)"} are not available in edgeflow (available: ${supportedEmbeddings().join(", ")})`,
+    );
   const embeddings = await buildEmbeddings(embeddingName, configOf(row.embeddingModelConfig), providerDeps(ctx));
-  const store = ctx.runtime.vectorStores.open(String(row.vectorStore ?? ""), configOf(row.vectorStoreConfig), embeddings, await flowNamespace(ctx.chatflowid, nodeId));
+  const store = ctx.runtime.vectorStores.open(
+    String(row.vectorStore ?? ""),
+    configOf(row.vectorStoreConfig),
+    embeddings,
+    await flowNamespace(ctx.chatflowid, nodeId),
+  );
   return store.asRetriever({ k: Math.min(DEFAULT_TOP_K, store.maxTopK) });
 }

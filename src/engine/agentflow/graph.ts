@@ -34,14 +34,20 @@ export class FlowMap {
   static top(graph: AgentflowGraph): FlowMap {
     const outside = graph.nodes.filter((n) => !n.parentNode);
     const ids = new Set(outside.map((n) => n.id));
-    return new FlowMap(outside, graph.edges.filter((e) => ids.has(e.source) && ids.has(e.target)));
+    return new FlowMap(
+      outside,
+      graph.edges.filter((e) => ids.has(e.source) && ids.has(e.target)),
+    );
   }
 
   /** One Iteration's block: its children and the edges between them. */
   static block(graph: AgentflowGraph, iterationId: string): FlowMap {
     const inside = graph.nodes.filter((n) => n.parentNode === iterationId);
     const ids = new Set(inside.map((n) => n.id));
-    return new FlowMap(inside, graph.edges.filter((e) => ids.has(e.source) && ids.has(e.target)));
+    return new FlowMap(
+      inside,
+      graph.edges.filter((e) => ids.has(e.source) && ids.has(e.target)),
+    );
   }
 
   childrenOf(id: string): string[] {

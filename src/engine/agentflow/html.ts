@@ -89,7 +89,12 @@ function table(el: Element): string {
   const walk = (nodes: Node[]) => {
     for (const n of nodes) {
       if (typeof n === "string") continue;
-      if (n.tag === "tr") rows.push(n.children.filter((c): c is Element => typeof c !== "string" && (c.tag === "td" || c.tag === "th")).map((c) => blocks(c.children, "").replace(/\n+/g, " ")));
+      if (n.tag === "tr")
+        rows.push(
+          n.children
+            .filter((c): c is Element => typeof c !== "string" && (c.tag === "td" || c.tag === "th"))
+            .map((c) => blocks(c.children, "").replace(/\n+/g, " ")),
+        );
       else walk(n.children);
     }
   };
@@ -122,13 +127,16 @@ function render(el: Element, indent: string): string {
     case "li":
       return blocks(el.children, indent);
     case "blockquote":
-      return blocks(el.children, indent).split("\n").map((l) => `> ${l}`).join("\n");
+      return blocks(el.children, indent)
+        .split("\n")
+        .map((l) => `> ${l}`)
+        .join("\n");
     case "pre": {
       const text = el.children.map((c) => (typeof c === "string" ? c : textContent(c))).join("");
-      return "```\n" + text.replace(/\n$/, "") + "\n```";
+      return `\`\`\`\n${text.replace(/\n$/, "")}\n\`\`\``;
     }
     case "code":
-      return "`" + textContent(el) + "`";
+      return `\`${textContent(el)}\``;
     case "strong":
     case "b": {
       const t = inline(el.children);
@@ -157,7 +165,9 @@ function textContent(el: Element): string {
 
 /** The Markdown text of a TipTap HTML value (trimmed, as Turndown's output is). */
 export function htmlToMarkdown(html: string): string {
-  return blocks(parse(html), "").replace(/[ \t]+\n/g, "\n").trim();
+  return blocks(parse(html), "")
+    .replace(/[ \t]+\n/g, "\n")
+    .trim();
 }
 
 /** The value as the model should read it: rich text converted, anything else unchanged. */

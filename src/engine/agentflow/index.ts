@@ -20,7 +20,8 @@ export type * from "./types";
 export async function runAgentflow(graph: AgentflowGraph, request: AgentflowRequest, ports: AgentflowPorts): Promise<AgentflowOutcome> {
   const { errors } = validateAgentflow(graph);
   if (errors.length) throw badRequest(`This agentflow cannot run: ${errors.join("; ")}`);
-  if (request.question && isObject(request.form) && Object.keys(request.form).length) throw badRequest("Question and form cannot be provided at the same time");
+  if (request.question && isObject(request.form) && Object.keys(request.form).length)
+    throw badRequest("Question and form cannot be provided at the same time");
 
   const map = FlowMap.top(graph);
   const start = [...map.nodes.values()].find((n) => agentflowNodes.get(n.data.name)?.start)!;
@@ -30,9 +31,15 @@ export async function runAgentflow(graph: AgentflowGraph, request: AgentflowRequ
     { graph, request, ports, events, input: userInput(request, point.form), now: () => ports.now?.() ?? Date.now(), steps: { count: 0 } },
     map,
     {
-      state: point.state, pastChatHistory: fromTurns(await ports.pastChatHistory()), form: point.form, executedData: point.executedData, humanInput: point.humanInput,
+      state: point.state,
+      pastChatHistory: fromTurns(await ports.pastChatHistory()),
+      form: point.form,
+      executedData: point.executedData,
+      humanInput: point.humanInput,
       // A translated (Agentflow V1) graph's nodes share one conversation, which a resume restores.
-      runtimeChatHistory: graph.translated ? point.executedData.filter((e) => e.status === "FINISHED").flatMap((e) => e.data.chatHistory ?? []) : undefined,
+      runtimeChatHistory: graph.translated
+        ? point.executedData.filter((e) => e.status === "FINISHED").flatMap((e) => e.data.chatHistory ?? [])
+        : undefined,
     },
   );
   events.flow("INPROGRESS");

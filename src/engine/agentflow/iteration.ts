@@ -28,10 +28,18 @@ export interface IterationParent {
   readonly executedData: ExecutedData[];
   readonly controller: AbortController;
   checkpoint(): Promise<void>;
-  subRun(block: FlowMap, init: SubRunInit): { drive(start: string[]): Promise<void>; readonly executedData: ExecutedData[]; readonly state: FlowState };
+  subRun(
+    block: FlowMap,
+    init: SubRunInit,
+  ): { drive(start: string[]): Promise<void>; readonly executedData: ExecutedData[]; readonly state: FlowState };
 }
 
-export async function iterate(parent: IterationParent, node: AgentflowNode, result: NodeResultData, channel: NodeEmitter): Promise<NodeResultData> {
+export async function iterate(
+  parent: IterationParent,
+  node: AgentflowNode,
+  result: NodeResultData,
+  channel: NodeEmitter,
+): Promise<NodeResultData> {
   const items = Array.isArray(result.input?.iterationInput) ? (result.input.iterationInput as unknown[]) : [];
   const block = FlowMap.block(parent.shared.graph, node.id);
   if (!block.nodes.size) return result;
@@ -39,7 +47,13 @@ export async function iterate(parent: IterationParent, node: AgentflowNode, resu
   const results: string[] = [];
   let state = { ...(isObject(result.state) ? result.state : parent.state) };
   for (const [index, value] of items.entries()) {
-    const iteration = { index, value, isFirst: index === 0, isLast: index === items.length - 1, sessionId: parent.shared.request.sessionId };
+    const iteration = {
+      index,
+      value,
+      isFirst: index === 0,
+      isLast: index === items.length - 1,
+      sessionId: parent.shared.request.sessionId,
+    };
     const child = parent.subRun(block, {
       state: { ...state },
       pastChatHistory: parent.pastChatHistory,
@@ -47,7 +61,10 @@ export async function iterate(parent: IterationParent, node: AgentflowNode, resu
       iteration,
       channel,
       onEntry: async (entry: ExecutedData) => {
-        parent.executedData.push({ ...entry, data: { ...entry.data, iterationIndex: index, iterationContext: iteration, parentNodeId: node.id } });
+        parent.executedData.push({
+          ...entry,
+          data: { ...entry.data, iterationIndex: index, iterationContext: iteration, parentNodeId: node.id },
+        });
         await parent.checkpoint();
       },
     });

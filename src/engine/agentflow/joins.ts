@@ -42,7 +42,9 @@ export class Joins {
   stalled(): Array<{ nodeId: string; missing: string[] }> {
     return [...this.waiting.entries()].map(([nodeId, w]) => ({
       nodeId,
-      missing: [...w.required].filter((r) => !w.received.has(r)).concat([...w.groups.values()].filter((g) => !g.some((s) => w.received.has(s))).flat()),
+      missing: [...w.required]
+        .filter((r) => !w.received.has(r))
+        .concat([...w.groups.values()].filter((g) => !g.some((s) => w.received.has(s))).flat()),
     }));
   }
 

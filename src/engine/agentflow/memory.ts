@@ -35,7 +35,10 @@ export function memorySettings(inputs: Record<string, unknown>, prefix: string):
   const enabled = inputs[`${prefix}EnableMemory`];
   return {
     enabled: enabled === undefined || enabled === "" ? true : enabled === true || enabled === "true",
-    type: typeof inputs[`${prefix}MemoryType`] === "string" && inputs[`${prefix}MemoryType`] ? String(inputs[`${prefix}MemoryType`]) : "allMessages",
+    type:
+      typeof inputs[`${prefix}MemoryType`] === "string" && inputs[`${prefix}MemoryType`]
+        ? String(inputs[`${prefix}MemoryType`])
+        : "allMessages",
     windowSize: Math.max(1, Math.floor(num(inputs[`${prefix}MemoryWindowSize`]) ?? 20)),
     maxTokenLimit: Math.max(1, num(inputs[`${prefix}MemoryMaxTokenLimit`]) ?? 2000),
   };
@@ -65,7 +68,9 @@ const lines = (messages: AgentflowMessage[]) => messages.map((m) => `${m.role}: 
 
 async function summarise(model: BaseChatModel, messages: AgentflowMessage[], signal: AbortSignal): Promise<string> {
   try {
-    const reply = await model.invoke([new HumanMessage(DEFAULT_SUMMARIZER_TEMPLATE.replace("{conversation}", lines(messages)))], { signal });
+    const reply = await model.invoke([new HumanMessage(DEFAULT_SUMMARIZER_TEMPLATE.replace("{conversation}", lines(messages)))], {
+      signal,
+    });
     return contentText(reply.content);
   } catch (err) {
     throw modelFailure(err, { signal });
@@ -73,7 +78,13 @@ async function summarise(model: BaseChatModel, messages: AgentflowMessage[], sig
 }
 
 /** The memory block appended to `messages`, per memory type. */
-export async function appendMemory(messages: AgentflowMessage[], past: AgentflowMessage[], settings: MemorySettings, model: BaseChatModel, signal: AbortSignal): Promise<void> {
+export async function appendMemory(
+  messages: AgentflowMessage[],
+  past: AgentflowMessage[],
+  settings: MemorySettings,
+  model: BaseChatModel,
+  signal: AbortSignal,
+): Promise<void> {
   if (!past.length) return;
   switch (settings.type) {
     case "windowSize":
@@ -105,7 +116,14 @@ export async function appendMemory(messages: AgentflowMessage[], past: Agentflow
  * memory block (past + runtime, the user input after it on the first node) and the node's user
  * message; without memory, the user input on the first node unless the node has its own user message.
  */
-export async function conversation(rt: NodeRuntime, own: AgentflowMessage[], input: string | undefined, settings: MemorySettings, userMessage: string | undefined, model: BaseChatModel): Promise<AgentflowMessage[]> {
+export async function conversation(
+  rt: NodeRuntime,
+  own: AgentflowMessage[],
+  input: string | undefined,
+  settings: MemorySettings,
+  userMessage: string | undefined,
+  model: BaseChatModel,
+): Promise<AgentflowMessage[]> {
   const messages = [...prependedHistory(rt), ...own.filter((m) => m.role !== "system")];
   messages.unshift(...own.filter((m) => m.role === "system"));
   const first = !rt.runtimeChatHistory.length;

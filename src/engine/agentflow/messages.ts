@@ -28,7 +28,8 @@ export function toLangChain(messages: AgentflowMessage[]): BaseMessage[] {
 export function fromReply(reply: BaseMessage): AgentflowMessage {
   const calls = (reply as AIMessage).tool_calls ?? [];
   const out: AgentflowMessage = { role: "assistant", content: contentText(reply.content) };
-  if (calls.length) out.tool_calls = calls.map((c, i) => ({ id: c.id ?? `call_${i}`, name: c.name, args: (c.args ?? {}) as Record<string, unknown> }));
+  if (calls.length)
+    out.tool_calls = calls.map((c, i) => ({ id: c.id ?? `call_${i}`, name: c.name, args: (c.args ?? {}) as Record<string, unknown> }));
   return out;
 }
 
@@ -39,7 +40,7 @@ export const fromTurns = (turns: ChatTurn[]): AgentflowMessage[] =>
 /** `{{ chat_history }}`: one `Human: …` / `Assistant: …` line per non-empty message. */
 export function historyText(messages: AgentflowMessage[]): string {
   return messages
-    .filter((m) => m.content && m.content.trim())
+    .filter((m) => m.content?.trim())
     .map((m) => (m.role === "assistant" ? `Assistant: ${m.content}` : m.role === "user" ? `Human: ${m.content}` : m.content))
     .join("\n");
 }

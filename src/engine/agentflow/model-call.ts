@@ -8,7 +8,12 @@ import { modelFailure } from "../core/errors";
 
 type Model = Pick<Runnable<BaseMessage[], BaseMessage>, "invoke" | "stream">;
 
-export async function callChat(model: Model, messages: BaseMessage[], signal: AbortSignal, onToken?: (text: string) => void): Promise<AIMessageChunk> {
+export async function callChat(
+  model: Model,
+  messages: BaseMessage[],
+  signal: AbortSignal,
+  onToken?: (text: string) => void,
+): Promise<AIMessageChunk> {
   try {
     if (!onToken) {
       const reply = await model.invoke(messages, { signal });
@@ -46,6 +51,9 @@ export function replyOutput(reply: AIMessageChunk, start: number, end: number): 
 
 /** The `calledTools` / `usageMetadata` frames after a streamed answer (as Flowise sends them). */
 export function afterStream(reply: AIMessageChunk, emit: (name: string, data: unknown) => void): void {
-  emit("calledTools", (reply.tool_calls ?? []).map((c) => ({ tool: c.name || "tool", toolInput: c.args, toolOutput: "" })));
+  emit(
+    "calledTools",
+    (reply.tool_calls ?? []).map((c) => ({ tool: c.name || "tool", toolInput: c.args, toolOutput: "" })),
+  );
   if (reply.usage_metadata) emit("usageMetadata", reply.usage_metadata);
 }

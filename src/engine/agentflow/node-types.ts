@@ -2,7 +2,15 @@
 // component name (nodes/registry.ts); the executor knows nothing node-specific beyond these flags.
 import type { RunContext } from "../core/ports";
 import type { FlowState } from "./state";
-import type { AgentflowMessage, AgentflowNode, AgentflowPorts, AgentflowRequest, HumanInput, HumanInputAction, NodeResultData } from "./types";
+import type {
+  AgentflowMessage,
+  AgentflowNode,
+  AgentflowPorts,
+  AgentflowRequest,
+  HumanInput,
+  HumanInputAction,
+  NodeResultData,
+} from "./types";
 
 /** Frames a node may send; they reach the client in node start order (see events.ts). */
 export interface NodeEmitter {

@@ -21,7 +21,9 @@ function outcomeOf(run: AgentflowRun, state: ExecutionState): AgentflowOutcome {
     text: typeof content === "string" ? content : content === undefined || content === null ? " " : JSON.stringify(content),
     state,
     executedData: run.executedData,
-    ...(state === "STOPPED" && isObject(output?.humanInputAction) ? { action: output.humanInputAction as unknown as HumanInputAction } : {}),
+    ...(state === "STOPPED" && isObject(output?.humanInputAction)
+      ? { action: output.humanInputAction as unknown as HumanInputAction }
+      : {}),
     sourceDocuments: listIn(output?.sourceDocuments) as SourceDocument[],
     usedTools: listIn(output?.usedTools) as UsedTool[],
     artifacts: listIn(output?.artifacts),
@@ -42,12 +44,25 @@ async function postProcessed(run: AgentflowRun, outcome: AgentflowOutcome): Prom
   const { request, ports, input } = run.shared;
   const output = run.executedData.at(-1)?.data?.output ?? {};
   const flow = {
-    input: input ?? "", state: run.state, chatflowId: request.chatflowId, sessionId: request.sessionId, chatId: request.chatId,
-    rawOutput: outcome.text, chatHistory: [...run.pastChatHistory, ...run.runtimeChatHistory],
-    sourceDocuments: output.sourceDocuments, usedTools: output.usedTools, artifacts: output.artifacts, fileAnnotations: output.fileAnnotations,
+    input: input ?? "",
+    state: run.state,
+    chatflowId: request.chatflowId,
+    sessionId: request.sessionId,
+    chatId: request.chatId,
+    rawOutput: outcome.text,
+    chatHistory: [...run.pastChatHistory, ...run.runtimeChatHistory],
+    sourceDocuments: output.sourceDocuments,
+    usedTools: output.usedTools,
+    artifacts: output.artifacts,
+    fileAnnotations: output.fileAnnotations,
   };
   try {
-    const text = await ports.ctx.runtime.code.run(request.postProcessing!, { args: { input: input ?? "" }, vars: request.vars, flow, signal: ports.ctx.signal });
+    const text = await ports.ctx.runtime.code.run(request.postProcessing!, {
+      args: { input: input ?? "" },
+      vars: request.vars,
+      flow,
+      signal: ports.ctx.signal,
+    });
     return text;
   } catch {
     return outcome.text;
@@ -80,7 +95,11 @@ export function stripCredentialIds(data: ExecutedData[]): ExecutedData[] {
   const strip = (v: unknown): unknown => {
     if (Array.isArray(v)) return v.map(strip);
     if (!isObject(v)) return v;
-    return Object.fromEntries(Object.entries(v).filter(([k]) => k !== "FLOWISE_CREDENTIAL_ID").map(([k, x]) => [k, strip(x)]));
+    return Object.fromEntries(
+      Object.entries(v)
+        .filter(([k]) => k !== "FLOWISE_CREDENTIAL_ID")
+        .map(([k, x]) => [k, strip(x)]),
+    );
   };
   return strip(data) as ExecutedData[];
 }

@@ -28,7 +28,8 @@ function formOf(value: unknown): Record<string, unknown> {
   return form;
 }
 
-const startForm = (data: ExecutedData[] | undefined) => formOf(data?.find((e) => agentflowNodes.get(e.data?.name)?.start)?.data?.output?.form);
+const startForm = (data: ExecutedData[] | undefined) =>
+  formOf(data?.find((e) => agentflowNodes.get(e.data?.name)?.start)?.data?.output?.form);
 
 /** The state of the last entry that has one (an empty object counts). */
 const lastState = (data: ExecutedData[]): FlowState => {
@@ -59,7 +60,13 @@ export function startPoint(map: FlowMap, start: AgentflowNode, request: Agentflo
   if (!latest) throw badRequest(`Node ${startNodeId} not found in execution ${resume.executionId}`);
   if (latest.status !== "STOPPED") throw badRequest(`Node ${startNodeId} of execution ${resume.executionId} is not waiting for input`);
   if (!map.nodes.has(startNodeId)) throw badRequest(`Node ${startNodeId} is no longer in this agentflow`);
-  return { startNodeId, state: lastState(data), form: requestForm ?? startForm(data), executedData: data, humanInput: { ...humanInput, startNodeId } };
+  return {
+    startNodeId,
+    state: lastState(data),
+    form: requestForm ?? startForm(data),
+    executedData: data,
+    humanInput: { ...humanInput, startNodeId },
+  };
 }
 
 /**

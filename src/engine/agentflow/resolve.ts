@@ -141,9 +141,15 @@ function variableParams(node: AgentflowNode, def: AgentflowNodeDef): Set<string>
   return names;
 }
 
-export function resolveInputs(node: AgentflowNode, def: AgentflowNodeDef, inputs: Record<string, unknown>, scope: ResolveScope): Record<string, unknown> {
+export function resolveInputs(
+  node: AgentflowNode,
+  def: AgentflowNodeDef,
+  inputs: Record<string, unknown>,
+  scope: ResolveScope,
+): Record<string, unknown> {
   const params = variableParams(node, def);
   const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(inputs)) out[key] = params.has(key) ? resolveValue(structuredClone(value), scope) : structuredClone(value);
+  for (const [key, value] of Object.entries(inputs))
+    out[key] = params.has(key) ? resolveValue(structuredClone(value), scope) : structuredClone(value);
   return out;
 }

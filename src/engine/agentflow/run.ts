@@ -13,7 +13,17 @@ import type { IterationContext, NodeEmitter } from "./node-types";
 import { agentflowNodes } from "./nodes/registry";
 import { type ResolveScope, resolveInputs } from "./resolve";
 import { type FlowState, changedKeys } from "./state";
-import type { AgentflowGraph, AgentflowMessage, AgentflowNode, AgentflowPorts, AgentflowRequest, ExecutedData, HumanInput, HumanInputAction, NodeResultData } from "./types";
+import type {
+  AgentflowGraph,
+  AgentflowMessage,
+  AgentflowNode,
+  AgentflowPorts,
+  AgentflowRequest,
+  ExecutedData,
+  HumanInput,
+  HumanInputAction,
+  NodeResultData,
+} from "./types";
 import { errorMessage, isObject } from "./util";
 
 /** Node runs per request (loops included) before the run is stopped as runaway. */
@@ -35,7 +45,10 @@ export interface Shared {
 
 /** A node that failed (or was stopped), with the node it happened in. */
 export class NodeFailure extends Error {
-  constructor(readonly node: AgentflowNode, readonly cause: unknown) {
+  constructor(
+    readonly node: AgentflowNode,
+    readonly cause: unknown,
+  ) {
     super(errorMessage(cause));
   }
 }
@@ -77,7 +90,11 @@ export class AgentflowRun {
   private humanInput?: HumanInput;
   private firstFailure?: NodeFailure;
 
-  constructor(readonly shared: Shared, readonly map: FlowMap, readonly init: RunInit) {
+  constructor(
+    readonly shared: Shared,
+    readonly map: FlowMap,
+    readonly init: RunInit,
+  ) {
     this.executedData = init.executedData ?? [];
     this.state = init.state;
     this.pastChatHistory = init.pastChatHistory;
@@ -143,7 +160,11 @@ export class AgentflowRun {
     this.shared.events.node(node.id, node.data.label, "INPROGRESS");
     const around = this.shared.ports.aroundNode;
     const promise = around
-      ? around({ id: node.id, label: node.data.label, name: node.data.name }, () => this.execute(node, channel), (done) => ({ input: done.result.input, output: done.result.output }))
+      ? around(
+          { id: node.id, label: node.data.label, name: node.data.name },
+          () => this.execute(node, channel),
+          (done) => ({ input: done.result.input, output: done.result.output }),
+        )
       : this.execute(node, channel);
     promise.catch((err) => {
       this.firstFailure ??= new NodeFailure(node, err);
@@ -183,8 +204,14 @@ export class AgentflowRun {
   }
 
   private runNode(
-    def: NonNullable<ReturnType<typeof agentflowNodes.get>>, node: AgentflowNode, inputs: Record<string, unknown>, startState: FlowState,
-    emit: NodeEmitter, humanInput: HumanInput | undefined, humanInputAction: HumanInputAction | undefined, childCount: number,
+    def: NonNullable<ReturnType<typeof agentflowNodes.get>>,
+    node: AgentflowNode,
+    inputs: Record<string, unknown>,
+    startState: FlowState,
+    emit: NodeEmitter,
+    humanInput: HumanInput | undefined,
+    humanInputAction: HumanInputAction | undefined,
+    childCount: number,
   ): Promise<NodeResultData> {
     const { request } = this.shared;
     return def.run({
@@ -262,12 +289,21 @@ export class AgentflowRun {
         next.push(result.output.nodeID);
         this.humanInput = undefined;
       } else {
-        const fallback = typeof result.output.fallbackMessage === "string" && result.output.fallbackMessage ? result.output.fallbackMessage : `Loop completed after reaching maximum iteration count of ${max}.`;
+        const fallback =
+          typeof result.output.fallbackMessage === "string" && result.output.fallbackMessage
+            ? result.output.fallbackMessage
+            : `Loop completed after reaching maximum iteration count of ${max}.`;
         if (this.shared.request.streaming && !this.recursive) channel.token(fallback);
         result.output = { ...result.output, content: fallback };
       }
     }
-    const entry: ExecutedData = { nodeId: node.id, nodeLabel: node.data.label, data: result, previousNodeIds: this.map.parentsOf(node.id), status: "FINISHED" };
+    const entry: ExecutedData = {
+      nodeId: node.id,
+      nodeLabel: node.data.label,
+      data: result,
+      previousNodeIds: this.map.parentsOf(node.id),
+      status: "FINISHED",
+    };
     this.executedData.push(entry);
     this.shared.events.node(node.id, node.data.label, "FINISHED");
     if (!this.recursive) this.shared.events.executedData(this.executedData);
@@ -315,6 +351,9 @@ export class AgentflowRun {
     const stuck = this.joins.stalled().find((s) => s.missing.some((m) => !ran.has(m)));
     if (!stuck) return;
     const node = this.map.nodes.get(stuck.nodeId)!;
-    throw new NodeFailure(node, new ApiError(400, `${node.data.label} (${node.id}) never ran: it waits for ${stuck.missing.join(", ")}, which did not run`));
+    throw new NodeFailure(
+      node,
+      new ApiError(400, `${node.data.label} (${node.id}) never ran: it waits for ${stuck.missing.join(", ")}, which did not run`),
+    );
   }
 }

@@ -54,7 +54,15 @@ function fromJsonSpec(spec: unknown): z.ZodType {
       if (description) field = field.describe(description);
       if (value.optional === true) field = field.optional();
     } else if (isObject(value)) field = fromJsonSpec(value);
-    else field = typeof value === "number" ? z.number() : typeof value === "boolean" ? z.boolean() : typeof value === "string" ? z.string() : z.any();
+    else
+      field =
+        typeof value === "number"
+          ? z.number()
+          : typeof value === "boolean"
+            ? z.boolean()
+            : typeof value === "string"
+              ? z.string()
+              : z.any();
     shape[key] = field;
   }
   return z.object(shape);
@@ -80,7 +88,10 @@ export function structuredSchema(raw: unknown, owner: string): z.ZodObject | und
         field = z.boolean();
         break;
       case "enum": {
-        const values = String(row.enumValues ?? "").split(",").map((v) => v.trim()).filter(Boolean);
+        const values = String(row.enumValues ?? "")
+          .split(",")
+          .map((v) => v.trim())
+          .filter(Boolean);
         field = z.enum((values.length ? values : ["default"]) as [string, ...string[]]);
         break;
       }
@@ -121,7 +132,11 @@ export interface StructuredAnswer {
 
 /** Asks the model for an object fitting `schema`; 502 when its answer does not parse or fit. */
 export async function invokeStructured(
-  model: BaseChatModel, messages: BaseMessage[], schema: z.ZodObject, owner: string, signal: AbortSignal,
+  model: BaseChatModel,
+  messages: BaseMessage[],
+  schema: z.ZodObject,
+  owner: string,
+  signal: AbortSignal,
   tool = { name: STRUCTURED_TOOL, description: "Give the answer in this structure." },
 ): Promise<StructuredAnswer> {
   const parameters = jsonSchemaOf(schema);
@@ -151,8 +166,13 @@ export async function invokeStructured(
   }
   const checked = schema.safeParse(value);
   if (!checked.success) {
-    const problems = checked.error.issues.slice(0, 5).map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; ");
-    throw badGateway(`${owner}: the model's structured output does not fit the schema (${problems}): ${JSON.stringify(value).slice(0, 300)}`);
+    const problems = checked.error.issues
+      .slice(0, 5)
+      .map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`)
+      .join("; ");
+    throw badGateway(
+      `${owner}: the model's structured output does not fit the schema (${problems}): ${JSON.stringify(value).slice(0, 300)}`,
+    );
   }
   return { value: checked.data as Record<string, unknown>, message: reply };
 }

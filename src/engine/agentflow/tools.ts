@@ -17,19 +17,37 @@ const agentflowToolNames = (): string[] => supportedTools().filter((n) => !NOT_A
 /** The tool(s) a component builds (a toolkit builds several). */
 export async function selectedTools(ctx: RunContext, name: unknown, config: unknown, owner: string): Promise<StructuredToolInterface[]> {
   if (typeof name !== "string" || !name.trim()) throw badRequest(`${owner} needs a tool: choose one`);
-  if (NOT_AGENTFLOW_TOOLS.has(name)) throw badRequest(`${owner}: ${name} cannot be used in an agentflow (available: ${agentflowToolNames().join(", ")})`);
+  if (NOT_AGENTFLOW_TOOLS.has(name))
+    throw badRequest(`${owner}: ${name} cannot be used in an agentflow (available: ${agentflowToolNames().join(", ")})`);
   const built: unknown = await tool(ctx, name, config, owner, agentflowToolNames);
   const list = (Array.isArray(built) ? built : [built]) as StructuredToolInterface[];
-  if (!list.every((t) => t && typeof t.invoke === "function" && typeof t.name === "string")) throw badRequest(`${owner}: ${name} did not build a tool`);
+  if (!list.every((t) => t && typeof t.invoke === "function" && typeof t.name === "string"))
+    throw badRequest(`${owner}: ${name} did not build a tool`);
   return list;
 }
 
 /** A knowledge name as a tool name: lower case, `[a-z0-9_-]`, at most 64 characters. */
 const knowledgeToolName = (name: string): string =>
-  name.toLowerCase().replace(/\s+/g, "_").replace(/[^a-z0-9_-]/g, "").slice(0, 64) || "knowledge";
+  name
+    .toLowerCase()
+    .replace(/\s+/g, "_")
+    .replace(/[^a-z0-9_-]/g, "")
+    .slice(0, 64) || "knowledge";
 
-async function retrieverTool(ctx: RunContext, retriever: unknown, name: string, description: unknown, returnSources: boolean, owner: string): Promise<StructuredToolInterface> {
-  const config = { name: knowledgeToolName(name), description: nonBlank(description) ?? `Searches ${name}`, retriever, returnSourceDocuments: returnSources };
+async function retrieverTool(
+  ctx: RunContext,
+  retriever: unknown,
+  name: string,
+  description: unknown,
+  returnSources: boolean,
+  owner: string,
+): Promise<StructuredToolInterface> {
+  const config = {
+    name: knowledgeToolName(name),
+    description: nonBlank(description) ?? `Searches ${name}`,
+    retriever,
+    returnSourceDocuments: returnSources,
+  };
   // retrieverTool builds one tool, never a list.
   return (await tool(ctx, "retrieverTool", config, owner, agentflowToolNames)) as StructuredToolInterface;
 }
@@ -46,7 +64,13 @@ export async function storeRetriever(ctx: RunContext, ref: unknown, owner: strin
  * Retriever tools for `agentKnowledgeDocumentStores` and `agentKnowledgeVSEmbeddings`. Documents a
  * tool finds go to `collect` when its row asks to return source documents.
  */
-export async function knowledgeTools(base: RunContext, inputs: Record<string, unknown>, nodeId: string, owner: string, collect: (docs: SourceDocument[]) => void): Promise<StructuredToolInterface[]> {
+export async function knowledgeTools(
+  base: RunContext,
+  inputs: Record<string, unknown>,
+  nodeId: string,
+  owner: string,
+  collect: (docs: SourceDocument[]) => void,
+): Promise<StructuredToolInterface[]> {
   const ctx: RunContext = { ...base, addSourceDocuments: collect };
   const tools: StructuredToolInterface[] = [];
   for (const row of listOf(inputs.agentKnowledgeDocumentStores).filter(isObject)) {

@@ -203,7 +203,11 @@ export interface AgentflowPorts {
    * Wraps each node's work (tracing: one span per node, the node's model and tool calls under it).
    * `resultOf` reads the node's input and output from what the work answered. Absent: the node just runs.
    */
-  aroundNode?<T>(node: { id: string; label: string; name: string }, work: () => Promise<T>, resultOf: (done: T) => { input?: unknown; output?: unknown }): Promise<T>;
+  aroundNode?<T>(
+    node: { id: string; label: string; name: string },
+    work: () => Promise<T>,
+    resultOf: (done: T) => { input?: unknown; output?: unknown },
+  ): Promise<T>;
 }
 
 // ---- outcome --------------------------------------------------------------------------------------

@@ -24,7 +24,10 @@ export function listOf<T = Record<string, unknown>>(v: unknown): T[] {
 /** lodash-style `get`: "a.b[0].c" or "a.b.0.c". */
 export function getPath(value: unknown, path: string): unknown {
   let cur: unknown = value;
-  for (const key of path.replace(/\[(\w+)\]/g, ".$1").split(".").filter(Boolean)) {
+  for (const key of path
+    .replace(/\[(\w+)\]/g, ".$1")
+    .split(".")
+    .filter(Boolean)) {
     if (cur === null || cur === undefined || typeof cur !== "object") return undefined;
     cur = (cur as Record<string, unknown>)[key];
   }
@@ -36,7 +39,9 @@ export const historyName = (label: string | undefined, id: string): string => (l
 
 /** True for whatever an aborted run throws. */
 export const isAbort = (err: unknown, signal?: AbortSignal): boolean =>
-  signal?.aborted === true || err instanceof RunAborted || (err instanceof Error && (err.name === "AbortError" || err.message === "Aborted"));
+  signal?.aborted === true ||
+  err instanceof RunAborted ||
+  (err instanceof Error && (err.name === "AbortError" || err.message === "Aborted"));
 
 /** The HTTP status an error deserves (ApiError keeps its own; anything else is the flow's fault at run time: 500 is never right). */
 export const statusOf = (err: unknown): number => (err instanceof ApiError ? err.status : 400);

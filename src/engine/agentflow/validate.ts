@@ -40,17 +40,27 @@ export function validateAgentflow(graph: AgentflowGraph): AgentflowValidation {
 
   const unknown = nodes.filter((n) => !agentflowNodes.has(n.data.name) || (defOf(n)?.translatedOnly && !graph.translated));
   if (unknown.length) {
-    errors.push(`Unknown agentflow nodes: ${unknown.map((n) => `${n.data.name} (${n.id})`).join(", ")}; the runtime has ${agentflowNodeNames().join(", ")}`);
+    errors.push(
+      `Unknown agentflow nodes: ${unknown.map((n) => `${n.data.name} (${n.id})`).join(", ")}; the runtime has ${agentflowNodeNames().join(", ")}`,
+    );
   }
 
   const starts = nodes.filter((n) => defOf(n)?.start);
-  if (starts.length !== 1) errors.push(starts.length ? `An agentflow has exactly one Start node; this one has ${starts.length}` : "An agentflow needs a Start node (startAgentflow)");
+  if (starts.length !== 1)
+    errors.push(
+      starts.length
+        ? `An agentflow has exactly one Start node; this one has ${starts.length}`
+        : "An agentflow needs a Start node (startAgentflow)",
+    );
 
   for (const n of nodes) {
     if (!n.parentNode) continue;
     const parent = byId.get(n.parentNode);
     if (!parent || !defOf(parent)?.runsBlock) errors.push(`${named(n)} is inside ${n.parentNode}, which is not an Iteration node`);
-    if (defOf(n)?.topLevelOnly) errors.push(`${named(n)}: a ${n.data.name} node cannot be inside an Iteration (${defOf(n)?.pauses ? "its pause could not be resumed" : "it must be at the top level"})`);
+    if (defOf(n)?.topLevelOnly)
+      errors.push(
+        `${named(n)}: a ${n.data.name} node cannot be inside an Iteration (${defOf(n)?.pauses ? "its pause could not be resumed" : "it must be at the top level"})`,
+      );
   }
 
   for (const e of graph.edges) {
@@ -60,7 +70,10 @@ export function validateAgentflow(graph: AgentflowGraph): AgentflowValidation {
     if (branches) {
       const m = new RegExp(`^${source.id.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}-output-(\\d+)$`).exec(e.sourceHandle);
       const count = branches(source.data.inputs ?? {});
-      if (!m || Number(m[1]) >= count) errors.push(`The edge from ${named(source)} to ${e.target} leaves from handle ${e.sourceHandle}, which is none of its ${count} branches`);
+      if (!m || Number(m[1]) >= count)
+        errors.push(
+          `The edge from ${named(source)} to ${e.target} leaves from handle ${e.sourceHandle}, which is none of its ${count} branches`,
+        );
     } else if (!e.sourceHandle.startsWith(`${source.id}-output-`)) {
       errors.push(`The edge from ${named(source)} to ${e.target} leaves from handle ${e.sourceHandle}, which is not one of ${source.id}'s`);
     }
@@ -70,7 +83,8 @@ export function validateAgentflow(graph: AgentflowGraph): AgentflowValidation {
     const target = loopTarget(n.data.inputs?.loopBackToNode);
     if (!target) errors.push(`${named(n)} needs a node to loop back to (loopBackToNode)`);
     else if (!byId.has(target)) errors.push(`${named(n)} loops back to ${target}, which is not in the flow`);
-    else if ((byId.get(target)!.parentNode ?? "") !== (n.parentNode ?? "")) errors.push(`${named(n)} loops back to ${target}, which is in another Iteration block`);
+    else if ((byId.get(target)!.parentNode ?? "") !== (n.parentNode ?? ""))
+      errors.push(`${named(n)} loops back to ${target}, which is in another Iteration block`);
   }
 
   const blocks = [FlowMap.top(graph), ...nodes.filter((n) => defOf(n)?.runsBlock).map((n) => FlowMap.block(graph, n.id))];
@@ -79,7 +93,10 @@ export function validateAgentflow(graph: AgentflowGraph): AgentflowValidation {
     if (cycle) errors.push(`The edges make a cycle through ${named(byId.get(cycle)!)}: use a Loop node to go back`);
     if (i === 0) {
       const loose = map.startingNodes().filter((id) => !defOf(byId.get(id)!)?.start);
-      if (loose.length) errors.push(`Only the Start node may have no incoming edge: ${loose.map((id) => named(byId.get(id)!)).join(", ")} ${loose.length === 1 ? "has" : "have"} none`);
+      if (loose.length)
+        errors.push(
+          `Only the Start node may have no incoming edge: ${loose.map((id) => named(byId.get(id)!)).join(", ")} ${loose.length === 1 ? "has" : "have"} none`,
+        );
     }
   }
   return { errors, warnings };

@@ -88,7 +88,10 @@ export function planRun(graph: FlowGraph): RunPlan {
     for (const s of sources) hasOutgoing.add(s);
   }
   const endings = nodes.filter(
-    (n) => !hasOutgoing.has(n.id) && (hasIncoming.has(n.id) || nodes.length === 1) && (ENDING_CATEGORIES.has(categoryOf(n) ?? "") || endsByOutput(n)),
+    (n) =>
+      !hasOutgoing.has(n.id) &&
+      (hasIncoming.has(n.id) || nodes.length === 1) &&
+      (ENDING_CATEGORIES.has(categoryOf(n) ?? "") || endsByOutput(n)),
   );
   // Several candidates: the last one in the graph answers, as Flowise does.
   const ending = endings[endings.length - 1];

@@ -27,7 +27,12 @@ export interface MemoryInstance {
 }
 
 /** A memory that reads its turns once per run (`read`), as messages on demand; `save` for one kept outside. */
-export function memoryInstance(label: string, memoryKey: string, read: () => Promise<ChatTurn[]>, save?: MemoryInstance["save"]): MemoryInstance {
+export function memoryInstance(
+  label: string,
+  memoryKey: string,
+  read: () => Promise<ChatTurn[]>,
+  save?: MemoryInstance["save"],
+): MemoryInstance {
   let turns: Promise<ChatTurn[]> | undefined;
   const load = () => (turns ??= read());
   return { kind: "memory", label, memoryKey, load, messages: async () => turnsToMessages(await load()), ...(save ? { save } : {}) };

@@ -41,7 +41,8 @@ export async function runChatflow(plan: ChatflowPlan, ctx: RunContext, sink?: St
   const memory = memoryNode(graph);
   const memoryInstance = memory ? built.get(memory.id) : undefined;
   // A memory kept outside (Redis) stores the exchange now; the built-in ones read D1, which the prediction layer writes.
-  if (memory && isMemory(memoryInstance) && memoryInstance.save) await asNodeStep(memory, ctx, () => memoryInstance.save!(ctx.question, text));
+  if (memory && isMemory(memoryInstance) && memoryInstance.save)
+    await asNodeStep(memory, ctx, () => memoryInstance.save!(ctx.question, text));
   return { ...answer, ...(sourceDocuments ? { sourceDocuments } : {}), text, memoryType: memory?.data.label ?? null };
 }
 

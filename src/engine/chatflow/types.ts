@@ -43,4 +43,3 @@ export interface NodeDefinition {
   /** Vector store nodes only: index what their loaders give (POST /vector/upsert), instead of build. */
   upsert?(args: BuildArgs): Promise<UpsertCounts>;
 }
-

@@ -35,15 +35,21 @@ function planUpsert(graph: FlowGraph, stopNodeId?: string): UpsertPlan {
     const node = graph.nodes.find((n) => n.id === stopNodeId);
     const known = stores.length ? `; its vector stores are: ${describe(stores)}` : "";
     if (!node) throw badRequest(`stopNodeId ${stopNodeId} is not a node of this chatflow${known}`);
-    if (!stores.includes(node)) throw badRequest(`stopNodeId ${stopNodeId} (${node.data.name}) is not a vector store this chatflow can upsert into${known}`);
-    if (!fed.includes(node)) throw badRequest(`${node.data.label} (${node.id}) has no document loader connected to its document input: nothing to upsert`);
+    if (!stores.includes(node))
+      throw badRequest(`stopNodeId ${stopNodeId} (${node.data.name}) is not a vector store this chatflow can upsert into${known}`);
+    if (!fed.includes(node))
+      throw badRequest(`${node.data.label} (${node.id}) has no document loader connected to its document input: nothing to upsert`);
     target = node;
   } else if (fed.length === 1) {
     target = fed[0];
   } else if (fed.length > 1) {
-    throw badRequest(`This chatflow has ${fed.length} vector stores fed by document loaders: ${describe(fed)}. Give stopNodeId to choose one`);
+    throw badRequest(
+      `This chatflow has ${fed.length} vector stores fed by document loaders: ${describe(fed)}. Give stopNodeId to choose one`,
+    );
   } else if (stores.length) {
-    throw badRequest(`No vector store of this chatflow has a document loader connected to its document input (${describe(stores)}): nothing to upsert`);
+    throw badRequest(
+      `No vector store of this chatflow has a document loader connected to its document input (${describe(stores)}): nothing to upsert`,
+    );
   } else {
     throw badRequest("This chatflow has no vector store to upsert into: upsert needs a document loader → vector store branch");
   }

@@ -18,7 +18,8 @@ export function parseFlowData(flowData: string): FlowGraph {
   }
   if (!isObject(parsed)) throw badRequest("flowData must be a JSON object with a nodes array");
   if (!Array.isArray(parsed.nodes)) throw badRequest("flowData has no nodes array");
-  if (parsed.edges !== undefined && parsed.edges !== null && !Array.isArray(parsed.edges)) throw badRequest("flowData edges must be an array");
+  if (parsed.edges !== undefined && parsed.edges !== null && !Array.isArray(parsed.edges))
+    throw badRequest("flowData edges must be an array");
 
   const ids = new Set<string>();
   const nodes: FlowNode[] = parsed.nodes.map((raw: unknown, i: number) => {
@@ -29,7 +30,8 @@ export function parseFlowData(flowData: string): FlowGraph {
     if (!isObject(data) || typeof data.name !== "string" || !data.name) throw badRequest(`flowData node ${id} has no data.name`);
     if (ids.has(id)) throw badRequest(`flowData has two nodes with id ${id}`);
     ids.add(id);
-    if (data.inputs !== undefined && data.inputs !== null && !isObject(data.inputs)) throw badRequest(`flowData node ${id} has inputs that are not an object`);
+    if (data.inputs !== undefined && data.inputs !== null && !isObject(data.inputs))
+      throw badRequest(`flowData node ${id} has inputs that are not an object`);
     return {
       ...(raw as object),
       id,
@@ -66,4 +68,3 @@ export function referencedIds(node: FlowNode): string[] {
   visit(node.data.inputs ?? {});
   return [...found];
 }
-

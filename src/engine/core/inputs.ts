@@ -15,7 +15,6 @@ export async function credentialOf(node: FlowNode, inputs: Record<string, unknow
   return id ? ctx.getCredential(id) : {};
 }
 
-
 /** A provider's config from a node: its inputs, with the credential it names as `credential` (an id). */
 export function providerConfig(node: FlowNode, inputs: Record<string, unknown>): Record<string, unknown> {
   const credential = credentialIdOf(node, inputs);

@@ -110,4 +110,8 @@ export interface RunContext {
 }
 
 /** What a provider registry needs for this run: bindings, the run's credentials and signal. */
-export const providerDeps = (ctx: RunContext): ProviderDeps => ({ env: ctx.runtime.providers, getCredential: ctx.getCredential, signal: ctx.signal });
+export const providerDeps = (ctx: RunContext): ProviderDeps => ({
+  env: ctx.runtime.providers,
+  getCredential: ctx.getCredential,
+  signal: ctx.signal,
+});

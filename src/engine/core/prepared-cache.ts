@@ -6,7 +6,10 @@ export class PreparedFlowCache<P> {
   private readonly entries = new Map<string, P>();
   private bytes = 0;
 
-  constructor(private readonly maxEntries: number, private readonly maxBytes: number) {}
+  constructor(
+    private readonly maxEntries: number,
+    private readonly maxBytes: number,
+  ) {}
 
   /** The prepared flow for (type, flowData), preparing it on a miss; a refusal (400) is not kept. */
   get(type: string, flowData: string, prepare: () => P): P {

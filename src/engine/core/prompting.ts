@@ -33,7 +33,12 @@ const withFormat = (text: string, formatInstructions: string | undefined) =>
   formatInstructions !== undefined && !text.includes(`{${FORMAT}}`) ? `${text}\n{${FORMAT}}` : text;
 
 /** Values for every variable of the templates, or a 400 naming those that have none. */
-function templateValues(variables: string[], promptValues: Record<string, unknown>, question: string, label: string): Record<string, string> {
+function templateValues(
+  variables: string[],
+  promptValues: Record<string, unknown>,
+  question: string,
+  label: string,
+): Record<string, string> {
   const values: Record<string, string> = {};
   const missing: string[] = [];
   for (const name of new Set(variables)) {

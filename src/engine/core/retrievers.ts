@@ -11,10 +11,16 @@ import { errorMessage } from "../../lib/error-message";
 
 /** A vector store instance (for nodes that take either a retriever or a vector store). */
 const isVectorStore = (v: unknown): v is VectorStore =>
-  !!v && typeof v === "object" && typeof (v as VectorStore).asRetriever === "function" && typeof (v as VectorStore).similaritySearch === "function";
+  !!v &&
+  typeof v === "object" &&
+  typeof (v as VectorStore).asRetriever === "function" &&
+  typeof (v as VectorStore).similaritySearch === "function";
 
 const isRetriever = (v: unknown): v is BaseRetrieverInterface =>
-  !!v && typeof v === "object" && typeof (v as BaseRetrieverInterface).invoke === "function" && typeof (v as { _getRelevantDocuments?: unknown })._getRelevantDocuments === "function";
+  !!v &&
+  typeof v === "object" &&
+  typeof (v as BaseRetrieverInterface).invoke === "function" &&
+  typeof (v as { _getRelevantDocuments?: unknown })._getRelevantDocuments === "function";
 
 /** The retriever an input must hold (a vector store becomes its retriever), or a 400 naming the input. */
 export function requireRetriever(value: unknown, label: string, input: string): BaseRetrieverInterface {
@@ -34,4 +40,5 @@ export async function retrieve(retriever: BaseRetrieverInterface, query: string,
   }
 }
 
-export const asSources = (docs: DocumentInterface[]): SourceDocument[] => docs.map((d) => ({ pageContent: d.pageContent, metadata: { ...(d.metadata ?? {}) } }));
+export const asSources = (docs: DocumentInterface[]): SourceDocument[] =>
+  docs.map((d) => ({ pageContent: d.pageContent, metadata: { ...(d.metadata ?? {}) } }));

@@ -9,14 +9,59 @@ import { errorMessage } from "../../lib/error-message";
 type Value = unknown;
 
 const ROOT = new Set([
-  "object", "array", "string", "number", "boolean", "enum", "literal", "optional", "nullable", "union",
-  "any", "unknown", "record", "tuple", "null", "int",
+  "object",
+  "array",
+  "string",
+  "number",
+  "boolean",
+  "enum",
+  "literal",
+  "optional",
+  "nullable",
+  "union",
+  "any",
+  "unknown",
+  "record",
+  "tuple",
+  "null",
+  "int",
 ]);
 const METHODS = new Set([
-  "optional", "nullable", "nullish", "describe", "int", "min", "max", "length", "array", "default",
-  "positive", "negative", "nonnegative", "nonpositive", "nonempty", "email", "url", "uuid", "trim",
-  "strict", "passthrough", "partial", "finite", "gt", "gte", "lt", "lte", "multipleOf", "startsWith",
-  "endsWith", "includes", "or", "datetime", "catchall", "step",
+  "optional",
+  "nullable",
+  "nullish",
+  "describe",
+  "int",
+  "min",
+  "max",
+  "length",
+  "array",
+  "default",
+  "positive",
+  "negative",
+  "nonnegative",
+  "nonpositive",
+  "nonempty",
+  "email",
+  "url",
+  "uuid",
+  "trim",
+  "strict",
+  "passthrough",
+  "partial",
+  "finite",
+  "gt",
+  "gte",
+  "lt",
+  "lte",
+  "multipleOf",
+  "startsWith",
+  "endsWith",
+  "includes",
+  "or",
+  "datetime",
+  "catchall",
+  "step",
 ]);
 
 export class ZodDslError extends Error {}
@@ -139,12 +184,14 @@ export function parseZodDsl(source: string): z.ZodType {
     }
     if (target === z) {
       if (!ROOT.has(name)) fail(`z.${name}() is not supported (supported: ${[...ROOT].join(", ")})`, tok);
-      if (name === "object" && !(args[0] && typeof args[0] === "object" && !isSchema(args[0]))) fail("z.object() needs an object of fields", tok);
+      if (name === "object" && !(args[0] && typeof args[0] === "object" && !isSchema(args[0])))
+        fail("z.object() needs an object of fields", tok);
       if (name === "object") {
         for (const [k, v] of Object.entries(args[0] as object)) if (!isSchema(v)) fail(`field ${k} of z.object() is not a schema`, tok);
       }
       if ((name === "array" || name === "optional" || name === "nullable") && !isSchema(args[0])) fail(`z.${name}() needs a schema`, tok);
-      if (name === "enum" && !(Array.isArray(args[0]) && args[0].length && args[0].every((v) => typeof v === "string"))) fail("z.enum() needs a list of strings", tok);
+      if (name === "enum" && !(Array.isArray(args[0]) && args[0].length && args[0].every((v) => typeof v === "string")))
+        fail("z.enum() needs a list of strings", tok);
       if (name === "union" && !(Array.isArray(args[0]) && args[0].every(isSchema))) fail("z.union() needs a list of schemas", tok);
       if (name === "tuple" && !(Array.isArray(args[0]) && args[0].every(isSchema))) fail("z.tuple() needs a list of schemas", tok);
       if (name === "record" && !args.every(isSchema)) fail("z.record() needs schemas", tok);

@@ -5,13 +5,34 @@ export class ArithmeticError extends Error {}
 
 const CONSTANTS: Record<string, number> = { pi: Math.PI, e: Math.E, tau: 2 * Math.PI, phi: (1 + Math.sqrt(5)) / 2 };
 const FUNCTIONS: Record<string, [min: number, max: number, fn: (...a: number[]) => number]> = {
-  abs: [1, 1, Math.abs], sqrt: [1, 1, Math.sqrt], cbrt: [1, 1, Math.cbrt], exp: [1, 1, Math.exp],
-  ln: [1, 1, Math.log], log: [1, 2, (x, base) => (base === undefined ? Math.log(x) : Math.log(x) / Math.log(base))],
-  log10: [1, 1, Math.log10], log2: [1, 1, Math.log2], sin: [1, 1, Math.sin], cos: [1, 1, Math.cos], tan: [1, 1, Math.tan],
-  asin: [1, 1, Math.asin], acos: [1, 1, Math.acos], atan: [1, 1, Math.atan], atan2: [2, 2, Math.atan2],
-  sinh: [1, 1, Math.sinh], cosh: [1, 1, Math.cosh], tanh: [1, 1, Math.tanh], floor: [1, 1, Math.floor], ceil: [1, 1, Math.ceil],
-  round: [1, 1, Math.round], trunc: [1, 1, Math.trunc], sign: [1, 1, Math.sign], pow: [2, 2, Math.pow],
-  min: [1, 100, Math.min], max: [1, 100, Math.max], hypot: [1, 100, Math.hypot], fac: [1, 1, (n) => factorial(n)],
+  abs: [1, 1, Math.abs],
+  sqrt: [1, 1, Math.sqrt],
+  cbrt: [1, 1, Math.cbrt],
+  exp: [1, 1, Math.exp],
+  ln: [1, 1, Math.log],
+  log: [1, 2, (x, base) => (base === undefined ? Math.log(x) : Math.log(x) / Math.log(base))],
+  log10: [1, 1, Math.log10],
+  log2: [1, 1, Math.log2],
+  sin: [1, 1, Math.sin],
+  cos: [1, 1, Math.cos],
+  tan: [1, 1, Math.tan],
+  asin: [1, 1, Math.asin],
+  acos: [1, 1, Math.acos],
+  atan: [1, 1, Math.atan],
+  atan2: [2, 2, Math.atan2],
+  sinh: [1, 1, Math.sinh],
+  cosh: [1, 1, Math.cosh],
+  tanh: [1, 1, Math.tanh],
+  floor: [1, 1, Math.floor],
+  ceil: [1, 1, Math.ceil],
+  round: [1, 1, Math.round],
+  trunc: [1, 1, Math.trunc],
+  sign: [1, 1, Math.sign],
+  pow: [2, 2, Math.pow],
+  min: [1, 100, Math.min],
+  max: [1, 100, Math.max],
+  hypot: [1, 100, Math.hypot],
+  fac: [1, 1, (n) => factorial(n)],
 };
 
 function factorial(n: number): number {
@@ -36,7 +57,8 @@ export function evaluateArithmetic(source: string): number {
   const peek = () => tokens[i];
   const take = (t?: string) => {
     const token = tokens[i];
-    if (t !== undefined && token !== t) throw new ArithmeticError(token === undefined ? `expected "${t}" at the end` : `expected "${t}" but found "${token}"`);
+    if (t !== undefined && token !== t)
+      throw new ArithmeticError(token === undefined ? `expected "${t}" at the end` : `expected "${t}" but found "${token}"`);
     i++;
     return token;
   };
@@ -66,15 +88,15 @@ export function evaluateArithmetic(source: string): number {
   };
   const unary = (): number =>
     nested(() => {
-      if (peek() === "-") return take(), -unary();
-      if (peek() === "+") return take(), unary();
+      if (peek() === "-") return (take(), -unary());
+      if (peek() === "+") return (take(), unary());
       return power();
     });
   const power = (): number => {
     const base = postfix();
     if (peek() === "^" || peek() === "**") {
       take();
-      return Math.pow(base, unary());
+      return base ** unary();
     }
     return base;
   };
@@ -112,7 +134,8 @@ export function evaluateArithmetic(source: string): number {
         }
         take(")");
         const [min, max, f] = fn;
-        if (args.length < min || args.length > max) throw new ArithmeticError(`${name} takes ${min === max ? min : `${min} to ${max}`} argument(s)`);
+        if (args.length < min || args.length > max)
+          throw new ArithmeticError(`${name} takes ${min === max ? min : `${min} to ${max}`} argument(s)`);
         return f(...args);
       }
       if (Object.hasOwn(CONSTANTS, name)) return CONSTANTS[name];

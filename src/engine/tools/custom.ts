@@ -40,7 +40,9 @@ function fieldSchema(field: Field, where: string): z.ZodType {
       schema = z.record(z.string(), z.any());
       break;
     default:
-      throw badRequest(`${where}: argument ${field.property} has type "${field.type}", not one of string, number, integer, boolean, date, array, object`);
+      throw badRequest(
+        `${where}: argument ${field.property} has type "${field.type}", not one of string, number, integer, boolean, date, array, object`,
+      );
   }
   if (field.description && field.type.toLowerCase() !== "date") schema = schema.describe(field.description);
   return field.required ? schema : schema.optional();
@@ -48,7 +50,7 @@ function fieldSchema(field: Field, where: string): z.ZodType {
 
 /** Flowise's [{property, type, description, required}] (or a JSON Schema object) → fields. */
 function fieldsOf(raw: string | null | undefined, where: string): Field[] {
-  if (!raw || !raw.trim()) return [];
+  if (!raw?.trim()) return [];
   let parsed: unknown;
   try {
     parsed = JSON.parse(raw);
@@ -59,7 +61,12 @@ function fieldsOf(raw: string | null | undefined, where: string): Field[] {
     const required = new Set(Array.isArray(parsed.required) ? parsed.required.map(String) : []);
     return Object.entries(parsed.properties).map(([property, spec]) => {
       const s = isObject(spec) ? spec : {};
-      return { property, type: typeof s.type === "string" ? s.type : "string", description: typeof s.description === "string" ? s.description : undefined, required: required.has(property) };
+      return {
+        property,
+        type: typeof s.type === "string" ? s.type : "string",
+        description: typeof s.description === "string" ? s.description : undefined,
+        required: required.has(property),
+      };
     });
   }
   if (!Array.isArray(parsed)) throw badRequest(`${where}: its schema must be a list of {property, type, description, required}`);
@@ -86,7 +93,10 @@ function fieldsOf(raw: string | null | undefined, where: string): Field[] {
  * Validates a stored tool's schema (JSON) and function (parses): the message of the first problem,
  * or undefined. Used by POST/PUT /tools and when a customTool node is built.
  */
-export async function toolDefinitionProblem(schema: string | null | undefined, func: string | null | undefined): Promise<string | undefined> {
+export async function toolDefinitionProblem(
+  schema: string | null | undefined,
+  func: string | null | undefined,
+): Promise<string | undefined> {
   try {
     const fields = fieldsOf(schema, "The tool");
     for (const f of fields) fieldSchema(f, "The tool");
@@ -100,7 +110,12 @@ export async function toolDefinitionProblem(schema: string | null | undefined, f
   return undefined;
 }
 
-export const flowOf = (ctx: RunContext) => ({ chatflowId: ctx.chatflowid, chatId: ctx.chatId, sessionId: ctx.sessionId, input: ctx.question });
+export const flowOf = (ctx: RunContext) => ({
+  chatflowId: ctx.chatflowid,
+  chatId: ctx.chatId,
+  sessionId: ctx.sessionId,
+  input: ctx.question,
+});
 
 export async function customTool(inputs: Record<string, unknown>, { ctx, label }: ToolDeps): Promise<DynamicStructuredTool> {
   const id = str(inputs.selectedTool);

@@ -42,7 +42,13 @@ export interface ServiceAnswer {
 }
 
 /** The value of a credential field, or a readable error naming the credential the node needs. */
-export async function credentialField(ctx: RunContext, inputs: Record<string, unknown>, credentialName: string, fields: string[], label: string): Promise<string[]> {
+export async function credentialField(
+  ctx: RunContext,
+  inputs: Record<string, unknown>,
+  credentialName: string,
+  fields: string[],
+  label: string,
+): Promise<string[]> {
   const data = await credentialOf(inputs, { getCredential: ctx.getCredential }).catch(() => ({}) as Record<string, unknown>);
   return fields.map((field) => {
     const value = str(data[field]);
@@ -87,7 +93,8 @@ export async function callService(call: ServiceCall, ctx: RunContext): Promise<S
     return { status: res.status, ok: res.ok, contentType: res.headers.get("content-type") ?? "", text };
   } catch (err) {
     if (deadline.aborted) throw new RunAborted();
-    if (deadline.timedOut) throw new ToolCallError(`${call.service} did not answer within ${Math.round((call.timeoutMs ?? SERVICE_TIMEOUT_MS) / 1000)} s`);
+    if (deadline.timedOut)
+      throw new ToolCallError(`${call.service} did not answer within ${Math.round((call.timeoutMs ?? SERVICE_TIMEOUT_MS) / 1000)} s`);
     if (err instanceof OutboundRefused) throw new ToolCallError(redact(err.message, secrets));
     throw new ToolCallError(`${call.service} is unreachable: ${redact(errorMessage(err), secrets)}`);
   } finally {
@@ -109,7 +116,8 @@ export async function callServiceJson(call: ServiceCall, ctx: RunContext): Promi
     const detail = messageOf(body) ?? res.text.slice(0, 300);
     throw new ToolCallError(redact(`${call.service} answered ${res.status}${detail ? `: ${detail}` : ""}`, secrets));
   }
-  if (!body || typeof body !== "object" || Array.isArray(body)) throw new ToolCallError(`${call.service} answered something that is not a JSON object`);
+  if (!body || typeof body !== "object" || Array.isArray(body))
+    throw new ToolCallError(`${call.service} answered something that is not a JSON object`);
   return body as Record<string, unknown>;
 }
 
@@ -119,10 +127,12 @@ function messageOf(body: unknown): string | undefined {
   const b = body as Record<string, unknown>;
   const e = b.error;
   if (typeof e === "string") return e;
-  if (e && typeof e === "object" && typeof (e as Record<string, unknown>).message === "string") return String((e as Record<string, unknown>).message);
+  if (e && typeof e === "object" && typeof (e as Record<string, unknown>).message === "string")
+    return String((e as Record<string, unknown>).message);
   if (typeof b.message === "string") return b.message;
   if (typeof b.detail === "string") return b.detail;
-  if (b.detail && typeof b.detail === "object" && typeof (b.detail as Record<string, unknown>).error === "string") return String((b.detail as Record<string, unknown>).error);
+  if (b.detail && typeof b.detail === "object" && typeof (b.detail as Record<string, unknown>).error === "string")
+    return String((b.detail as Record<string, unknown>).error);
   return undefined;
 }
 

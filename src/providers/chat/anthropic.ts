@@ -49,7 +49,8 @@ export function toAnthropicMessages(messages: BaseMessage[]): { system?: string;
   const turns: Turn[] = [];
   const push = (role: Turn["role"], blocks: Block[]) => {
     const last = turns.at(-1);
-    if (last?.role === role) last.content.push(...blocks); // consecutive same-role turns (tool results) merge
+    if (last?.role === role)
+      last.content.push(...blocks); // consecutive same-role turns (tool results) merge
     else turns.push({ role, content: blocks });
   };
   for (const m of messages) {
@@ -59,7 +60,8 @@ export function toAnthropicMessages(messages: BaseMessage[]): { system?: string;
       const blocks: Block[] = [];
       const text = contentText(m.content);
       if (text) blocks.push({ type: "text", text });
-      for (const [i, c] of ((m as AIMessage).tool_calls ?? []).entries()) blocks.push({ type: "tool_use", id: c.id ?? `toolu_${i}`, name: c.name, input: c.args ?? {} });
+      for (const [i, c] of ((m as AIMessage).tool_calls ?? []).entries())
+        blocks.push({ type: "tool_use", id: c.id ?? `toolu_${i}`, name: c.name, input: c.args ?? {} });
       if (blocks.length) push("assistant", blocks); // Anthropic refuses empty text blocks: an empty turn is left out
     } else if (type === "tool") {
       const id = (m as unknown as { tool_call_id?: string }).tool_call_id;
@@ -101,7 +103,10 @@ export class AnthropicChatModel extends NativeChatModel {
     return "anthropic";
   }
 
-  override bindTools(tools: BindToolsInput[], kwargs?: Partial<NativeCallOptions>): Runnable<BaseLanguageModelInput, AIMessageChunk, NativeCallOptions> {
+  override bindTools(
+    tools: BindToolsInput[],
+    kwargs?: Partial<NativeCallOptions>,
+  ): Runnable<BaseLanguageModelInput, AIMessageChunk, NativeCallOptions> {
     const wire = tools.map((t) => {
       const fn = (convertToOpenAITool(t as never) as { function: { name: string; description?: string; parameters?: unknown } }).function;
       return { name: fn.name, description: fn.description, input_schema: fn.parameters ?? { type: "object", properties: {} } };
@@ -124,7 +129,11 @@ export class AnthropicChatModel extends NativeChatModel {
 
   protected request(messages: BaseMessage[], options: this["ParsedCallOptions"], stream: boolean): WireRequest {
     const { system, messages: turns } = toAnthropicMessages(messages);
-    const headers: Record<string, string> = { "anthropic-version": ANTHROPIC_VERSION, accept: stream ? "text/event-stream" : "application/json", ...this.headers };
+    const headers: Record<string, string> = {
+      "anthropic-version": ANTHROPIC_VERSION,
+      accept: stream ? "text/event-stream" : "application/json",
+      ...this.headers,
+    };
     if (this.apiKey) headers["x-api-key"] = this.apiKey;
     return { url: this.url, headers, body: { ...this.invocationParams(options), ...(system ? { system } : {}), messages: turns, stream } };
   }
@@ -132,13 +141,32 @@ export class AnthropicChatModel extends NativeChatModel {
   protected result(json: Record<string, unknown>): ChatResult {
     if (json.type === "error" || json.error) throw badGateway(`Anthropic: ${messageOf(json.error)}`);
     const blocks = (json.content as Block[] | undefined) ?? [];
-    const text = blocks.filter((b) => b.type === "text").map((b) => String(b.text ?? "")).join("");
+    const text = blocks
+      .filter((b) => b.type === "text")
+      .map((b) => String(b.text ?? ""))
+      .join("");
     const toolCalls = blocks
       .filter((b) => b.type === "tool_use")
-      .map((b) => ({ id: String(b.id), name: String(b.name), args: (b.input as Record<string, unknown>) ?? {}, type: "tool_call" as const }));
+      .map((b) => ({
+        id: String(b.id),
+        name: String(b.name),
+        args: (b.input as Record<string, unknown>) ?? {},
+        type: "tool_call" as const,
+      }));
     const usage = json.usage as { input_tokens?: number; output_tokens?: number } | undefined;
-    const tokens = usage ? { input_tokens: usage.input_tokens ?? 0, output_tokens: usage.output_tokens ?? 0, total_tokens: (usage.input_tokens ?? 0) + (usage.output_tokens ?? 0) } : undefined;
-    const message = new AIMessage({ content: text, tool_calls: toolCalls, usage_metadata: tokens, response_metadata: { stop_reason: json.stop_reason, model: json.model } });
+    const tokens = usage
+      ? {
+          input_tokens: usage.input_tokens ?? 0,
+          output_tokens: usage.output_tokens ?? 0,
+          total_tokens: (usage.input_tokens ?? 0) + (usage.output_tokens ?? 0),
+        }
+      : undefined;
+    const message = new AIMessage({
+      content: text,
+      tool_calls: toolCalls,
+      usage_metadata: tokens,
+      response_metadata: { stop_reason: json.stop_reason, model: json.model },
+    });
     return { generations: [{ text, message, generationInfo: { finish_reason: json.stop_reason } }] };
   }
 
@@ -152,7 +180,9 @@ export class AnthropicChatModel extends NativeChatModel {
         const block = event.content_block as Block | undefined;
         const index = Number(event.index ?? 0);
         if (block?.type === "tool_use")
-          return [chunk("", { tool_call_chunks: [{ index, id: String(block.id), name: String(block.name), args: "", type: "tool_call_chunk" }] })];
+          return [
+            chunk("", { tool_call_chunks: [{ index, id: String(block.id), name: String(block.name), args: "", type: "tool_call_chunk" }] }),
+          ];
         if (block?.type === "text" && block.text) return [chunk(String(block.text))];
         return [];
       }
@@ -160,20 +190,30 @@ export class AnthropicChatModel extends NativeChatModel {
         const delta = event.delta as Block | undefined;
         if (delta?.type === "text_delta" && delta.text) return [chunk(String(delta.text))];
         if (delta?.type === "input_json_delta" && delta.partial_json)
-          return [chunk("", { tool_call_chunks: [{ index: Number(event.index ?? 0), args: String(delta.partial_json), type: "tool_call_chunk" }] })];
+          return [
+            chunk("", {
+              tool_call_chunks: [{ index: Number(event.index ?? 0), args: String(delta.partial_json), type: "tool_call_chunk" }],
+            }),
+          ];
         return [];
       }
       case "message_start": {
         const usage = ((event.message as Block | undefined)?.usage ?? {}) as { input_tokens?: number };
-        return usage.input_tokens ? [chunk("", { usage_metadata: { input_tokens: usage.input_tokens, output_tokens: 0, total_tokens: usage.input_tokens } })] : [];
+        return usage.input_tokens
+          ? [chunk("", { usage_metadata: { input_tokens: usage.input_tokens, output_tokens: 0, total_tokens: usage.input_tokens } })]
+          : [];
       }
       case "message_delta": {
         const usage = (event.usage ?? {}) as { output_tokens?: number };
         const stop = (event.delta as Block | undefined)?.stop_reason;
-        return [chunk("", {
-          usage_metadata: usage.output_tokens ? { input_tokens: 0, output_tokens: usage.output_tokens, total_tokens: usage.output_tokens } : undefined,
-          response_metadata: stop ? { stop_reason: stop } : {},
-        })];
+        return [
+          chunk("", {
+            usage_metadata: usage.output_tokens
+              ? { input_tokens: 0, output_tokens: usage.output_tokens, total_tokens: usage.output_tokens }
+              : undefined,
+            response_metadata: stop ? { stop_reason: stop } : {},
+          }),
+        ];
       }
       default:
         return []; // ping, content_block_stop, message_stop

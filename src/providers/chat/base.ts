@@ -94,7 +94,12 @@ export abstract class ChatModelBase<O extends BaseChatModelCallOptions = BaseCha
   }
 
   /** The chat completions body: invocation params, the messages (`textOnly`: content as plain text), stream. */
-  protected requestBody(messages: BaseMessage[], options: this["ParsedCallOptions"], stream: boolean, textOnly = false): Record<string, unknown> {
+  protected requestBody(
+    messages: BaseMessage[],
+    options: this["ParsedCallOptions"],
+    stream: boolean,
+    textOnly = false,
+  ): Record<string, unknown> {
     return { ...this.invocationParams(options), messages: toWireMessages(messages, textOnly), stream };
   }
 }

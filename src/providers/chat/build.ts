@@ -16,7 +16,12 @@ export function sampling(config: Record<string, unknown>) {
     maxTokens: num(config.maxTokens) ?? num(config.maxOutputTokens) ?? num(config.numPredict),
     topP: num(config.topP),
     timeoutMs: timeoutOf(config.timeout),
-    stop: stop ? stop.split(",").map((s) => s.trim()).filter(Boolean) : undefined,
+    stop: stop
+      ? stop
+          .split(",")
+          .map((s) => s.trim())
+          .filter(Boolean)
+      : undefined,
   };
 }
 
@@ -25,11 +30,21 @@ export function headersOf(value: unknown): Record<string, string> {
   const base = jsonObject(value);
   if (!base) return {};
   const source = base.headers && typeof base.headers === "object" ? (base.headers as Record<string, unknown>) : base;
-  return Object.fromEntries(Object.entries(source).filter(([, v]) => typeof v === "string" || typeof v === "number").map(([k, v]) => [k, String(v)]));
+  return Object.fromEntries(
+    Object.entries(source)
+      .filter(([, v]) => typeof v === "string" || typeof v === "number")
+      .map(([k, v]) => [k, String(v)]),
+  );
 }
 
 /** The model at `endpoint`, which the outbound policy must allow (else a 400 naming where its URL came from). */
-export function openAICompatibleModel(config: Record<string, unknown>, endpoint: ChatEndpoint, model: string, deps: ProviderDeps, extraBody?: Record<string, unknown>): OpenAICompatibleChatModel {
+export function openAICompatibleModel(
+  config: Record<string, unknown>,
+  endpoint: ChatEndpoint,
+  model: string,
+  deps: ProviderDeps,
+  extraBody?: Record<string, unknown>,
+): OpenAICompatibleChatModel {
   return new OpenAICompatibleChatModel({
     endpoint: { ...endpoint, headers: { ...headersOf(config.baseOptions), ...endpoint.headers } },
     policy: checkEndpoint(endpoint.url, endpoint.field, deps.env),

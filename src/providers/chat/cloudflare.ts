@@ -16,7 +16,12 @@ export const chatCloudflareWorkersAI: ChatModelDefinition = {
     if (!account || !token) return workersAIModel(config, model, deps); // reports the missing binding
     const base = str(config.baseUrl) ?? `https://api.cloudflare.com/client/v4/accounts/${encodeURIComponent(account)}/ai/v1`;
     const field = str(config.baseUrl) ? "chatCloudflareWorkersAI baseUrl" : "cloudflareApi credential account";
-    const endpoint = { url: `${base.replace(/\/+$/, "")}/chat/completions`, headers: { Authorization: `Bearer ${token}` }, provider: "Workers AI (REST)", field };
+    const endpoint = {
+      url: `${base.replace(/\/+$/, "")}/chat/completions`,
+      headers: { Authorization: `Bearer ${token}` },
+      provider: "Workers AI (REST)",
+      field,
+    };
     return openAICompatibleModel(config, endpoint, model, deps);
   },
 };

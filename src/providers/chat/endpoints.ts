@@ -45,8 +45,17 @@ export function bearerEndpoint(base: string, key: string | undefined, provider: 
 }
 
 /** chatOpenAI: `basepath` input, else the credential's basePath, else OPENAI_BASE_URL, else OpenAI. */
-export function openAIEndpoint(inputs: Record<string, unknown>, credential: Record<string, unknown>, env: ProviderEnv, node = "chatOpenAI"): ChatEndpoint {
-  const base = firstSet([inputs.basepath, `${node} basepath`], [credential.basePath, "openAIApi credential basePath"], [env.OPENAI_BASE_URL, "OPENAI_BASE_URL"]) ?? {
+export function openAIEndpoint(
+  inputs: Record<string, unknown>,
+  credential: Record<string, unknown>,
+  env: ProviderEnv,
+  node = "chatOpenAI",
+): ChatEndpoint {
+  const base = firstSet(
+    [inputs.basepath, `${node} basepath`],
+    [credential.basePath, "openAIApi credential basePath"],
+    [env.OPENAI_BASE_URL, "OPENAI_BASE_URL"],
+  ) ?? {
     value: "https://api.openai.com/v1",
     field: `${node} endpoint`,
   };
@@ -67,7 +76,10 @@ export function azureEndpoint(inputs: Record<string, unknown>, credential: Recor
   const deployment = str(credential.azureOpenAIApiDeploymentName) ?? str(inputs.deploymentName) ?? str(inputs.modelName);
   const version = str(credential.azureOpenAIApiVersion) ?? str(inputs.azureOpenAIApiVersion) ?? "2024-10-21";
   const instance = str(credential.azureOpenAIApiInstanceName);
-  const basepath = firstSet([inputs.basepath, "azureChatOpenAI basepath"], [credential.azureOpenAIBasePath, "azureOpenAIApi credential azureOpenAIBasePath"]);
+  const basepath = firstSet(
+    [inputs.basepath, "azureChatOpenAI basepath"],
+    [credential.azureOpenAIBasePath, "azureOpenAIApi credential azureOpenAIBasePath"],
+  );
   if (!deployment) throw badRequest("azureChatOpenAI needs a deployment name (credential azureOpenAIApiDeploymentName or modelName)");
   let base: string;
   let field: string;

@@ -32,7 +32,10 @@ function options(v: unknown): string[] {
     const parsed = JSON.parse(v);
     return Array.isArray(parsed) ? parsed.map(String) : [String(parsed)];
   } catch {
-    return v.split(",").map((s) => s.trim()).filter(Boolean);
+    return v
+      .split(",")
+      .map((s) => s.trim())
+      .filter(Boolean);
   }
 }
 
@@ -141,7 +144,10 @@ export class GeminiChatModel extends NativeChatModel {
     return "google-gemini";
   }
 
-  override bindTools(tools: BindToolsInput[], kwargs?: Partial<NativeCallOptions>): Runnable<BaseLanguageModelInput, AIMessageChunk, NativeCallOptions> {
+  override bindTools(
+    tools: BindToolsInput[],
+    kwargs?: Partial<NativeCallOptions>,
+  ): Runnable<BaseLanguageModelInput, AIMessageChunk, NativeCallOptions> {
     const declarations = tools.map((t) => {
       const fn = (convertToOpenAITool(t as never) as { function: { name: string; description?: string; parameters?: unknown } }).function;
       return { name: fn.name, description: fn.description ?? "", parameters: geminiSchema(fn.parameters) };
@@ -182,12 +188,17 @@ export class GeminiChatModel extends NativeChatModel {
     const candidate = (json.candidates as Array<Record<string, unknown>> | undefined)?.[0];
     const blocked = (json.promptFeedback as { blockReason?: string } | undefined)?.blockReason;
     if (!candidate && blocked) throw badGateway(`Google Gemini blocked the prompt: ${blocked}`);
-    return { parts: ((candidate?.content as { parts?: Part[] } | undefined)?.parts ?? []), finish: candidate?.finishReason as string | undefined };
+    return {
+      parts: (candidate?.content as { parts?: Part[] } | undefined)?.parts ?? [],
+      finish: candidate?.finishReason as string | undefined,
+    };
   }
 
   private static usage(json: Record<string, unknown>) {
     const u = json.usageMetadata as { promptTokenCount?: number; candidatesTokenCount?: number; totalTokenCount?: number } | undefined;
-    return u ? { input_tokens: u.promptTokenCount ?? 0, output_tokens: u.candidatesTokenCount ?? 0, total_tokens: u.totalTokenCount ?? 0 } : undefined;
+    return u
+      ? { input_tokens: u.promptTokenCount ?? 0, output_tokens: u.candidatesTokenCount ?? 0, total_tokens: u.totalTokenCount ?? 0 }
+      : undefined;
   }
 
   protected result(json: Record<string, unknown>): ChatResult {
@@ -199,7 +210,12 @@ export class GeminiChatModel extends NativeChatModel {
         const call = p.functionCall as { id?: string; name: string; args?: Record<string, unknown> };
         return { id: call.id ?? crypto.randomUUID(), name: call.name, args: call.args ?? {}, type: "tool_call" as const };
       });
-    const message = new AIMessage({ content: text, tool_calls: toolCalls, usage_metadata: GeminiChatModel.usage(json), response_metadata: { finish_reason: finish } });
+    const message = new AIMessage({
+      content: text,
+      tool_calls: toolCalls,
+      usage_metadata: GeminiChatModel.usage(json),
+      response_metadata: { finish_reason: finish },
+    });
     return { generations: [{ text, message, generationInfo: { finish_reason: finish } }] };
   }
 
@@ -214,14 +230,31 @@ export class GeminiChatModel extends NativeChatModel {
         const call = p.functionCall as { id?: string; name: string; args?: Record<string, unknown> };
         const index = Number(state.calls ?? 0);
         state.calls = index + 1;
-        const chunk = { index, id: call.id ?? crypto.randomUUID(), name: call.name, args: JSON.stringify(call.args ?? {}), type: "tool_call_chunk" as const };
+        const chunk = {
+          index,
+          id: call.id ?? crypto.randomUUID(),
+          name: call.name,
+          args: JSON.stringify(call.args ?? {}),
+          type: "tool_call_chunk" as const,
+        };
         out.push(new ChatGenerationChunk({ text: "", message: new AIMessageChunk({ content: "", tool_call_chunks: [chunk] }) }));
       }
     }
     // usageMetadata is cumulative in every event: count it once, with the finish.
     const usage = finish ? GeminiChatModel.usage(event) : undefined;
     if (finish) {
-      out.push(new ChatGenerationChunk({ text: "", message: new AIMessageChunk({ content: "", tool_call_chunks: [], usage_metadata: usage, response_metadata: finish ? { finish_reason: finish } : {} }), generationInfo: finish ? { finish_reason: finish } : undefined }));
+      out.push(
+        new ChatGenerationChunk({
+          text: "",
+          message: new AIMessageChunk({
+            content: "",
+            tool_call_chunks: [],
+            usage_metadata: usage,
+            response_metadata: finish ? { finish_reason: finish } : {},
+          }),
+          generationInfo: finish ? { finish_reason: finish } : undefined,
+        }),
+      );
     }
     return out;
   }

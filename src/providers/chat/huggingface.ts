@@ -49,10 +49,17 @@ export class HuggingFaceInferenceModel extends TextLLM {
     if (stop?.length) parameters.stop = stop;
     const headers: Record<string, string> = { "content-type": "application/json" };
     if (this.apiKey) headers.authorization = `Bearer ${this.apiKey}`;
-    const res = await providerFetch(this.url, { method: "POST", headers, body: JSON.stringify({ inputs: prompt, parameters }) }, deadline, this.provider, this.policy);
+    const res = await providerFetch(
+      this.url,
+      { method: "POST", headers, body: JSON.stringify({ inputs: prompt, parameters }) },
+      deadline,
+      this.provider,
+      this.policy,
+    );
     const json = await readJson<unknown>(res, deadline, this.provider);
     const first = Array.isArray(json) ? json[0] : json;
-    if (first && typeof first === "object" && "error" in first) throw badGateway(`${this.provider}: ${messageOf((first as { error: unknown }).error)}`);
+    if (first && typeof first === "object" && "error" in first)
+      throw badGateway(`${this.provider}: ${messageOf((first as { error: unknown }).error)}`);
     const text = first && typeof first === "object" ? (first as { generated_text?: unknown }).generated_text : undefined;
     if (typeof text !== "string") throw badGateway(`${this.provider} answered without generated_text`);
     return text;

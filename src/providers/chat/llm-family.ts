@@ -43,7 +43,8 @@ export const replicate: ChatModelDefinition = {
   async build(config, deps) {
     const credential = await credentialOf(config, deps);
     const model = str(config.model);
-    if (!model || !/^[\w.-]+\/[\w.-]+(:[\w]+)?$/.test(model)) throw badRequest("replicate needs its model input as owner/name or owner/name:version");
+    if (!model || !/^[\w.-]+\/[\w.-]+(:[\w]+)?$/.test(model))
+      throw badRequest("replicate needs its model input as owner/name or owner/name:version");
     const additional = config.additionalInputs === undefined || config.additionalInputs === "" ? {} : jsonObject(config.additionalInputs);
     if (!additional) throw badRequest("replicate additionalInputs must be a JSON object");
     const { timeoutMs } = sampling(config);

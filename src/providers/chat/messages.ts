@@ -24,7 +24,13 @@ export function contentText(content: unknown): string {
   if (typeof content === "string") return content;
   if (Array.isArray(content)) {
     return content
-      .map((part) => (typeof part === "string" ? part : part && typeof part === "object" && "text" in part ? String((part as { text: unknown }).text ?? "") : ""))
+      .map((part) =>
+        typeof part === "string"
+          ? part
+          : part && typeof part === "object" && "text" in part
+            ? String((part as { text: unknown }).text ?? "")
+            : "",
+      )
       .join("");
   }
   return content == null ? "" : String(content);
@@ -45,7 +51,7 @@ function wireContent(content: unknown): WireMessage["content"] {
 export function toWireMessages(messages: BaseMessage[], textOnly = false): WireMessage[] {
   return messages.map((m) => {
     const type = m.getType();
-    const role = ROLES[type] ?? (type === "generic" ? ROLES[String((m as unknown as { role?: string }).role)] ?? "user" : "user");
+    const role = ROLES[type] ?? (type === "generic" ? (ROLES[String((m as unknown as { role?: string }).role)] ?? "user") : "user");
     const out: WireMessage = { role, content: textOnly ? contentText(m.content) : wireContent(m.content) };
     const calls = (m as unknown as { tool_calls?: Array<{ id?: string; name: string; args: unknown }> }).tool_calls;
     if (role === "assistant" && calls?.length) {

@@ -17,7 +17,10 @@ export const chatAnthropic: ChatModelDefinition = {
   aliases: ["chatAnthropic_LlamaIndex"],
   async build(config, deps) {
     const credential = await credentialOf(config, deps);
-    const base = firstSet([config.baseUrl, "chatAnthropic baseUrl"], [deps.env.ANTHROPIC_BASE_URL, "ANTHROPIC_BASE_URL"]) ?? { value: "https://api.anthropic.com", field: "chatAnthropic endpoint" };
+    const base = firstSet([config.baseUrl, "chatAnthropic baseUrl"], [deps.env.ANTHROPIC_BASE_URL, "ANTHROPIC_BASE_URL"]) ?? {
+      value: "https://api.anthropic.com",
+      field: "chatAnthropic endpoint",
+    };
     const url = apiUrl(base.value, "v1", "messages", base.field);
     const s = sampling(config);
     return new AnthropicChatModel({
@@ -38,7 +41,10 @@ export const chatGoogleGenerativeAI: ChatModelDefinition = {
   name: "chatGoogleGenerativeAI",
   async build(config, deps) {
     const credential = await credentialOf(config, deps);
-    const base = firstSet([config.baseUrl, "chatGoogleGenerativeAI baseUrl"], [deps.env.GOOGLE_GENERATIVE_AI_BASE_URL, "GOOGLE_GENERATIVE_AI_BASE_URL"]) ?? {
+    const base = firstSet(
+      [config.baseUrl, "chatGoogleGenerativeAI baseUrl"],
+      [deps.env.GOOGLE_GENERATIVE_AI_BASE_URL, "GOOGLE_GENERATIVE_AI_BASE_URL"],
+    ) ?? {
       value: "https://generativelanguage.googleapis.com",
       field: "chatGoogleGenerativeAI endpoint",
     };

@@ -10,7 +10,7 @@ import { badGateway, badRequest } from "../../errors";
 import { type EndpointPolicy, endpointFetch } from "../../lib/outbound";
 import { ChatModelBase, type RemoteModelFields } from "./base";
 import { providerErrorMessage, sseData } from "./http";
-import { Deadline, RetryableProviderError, callWithRetry, streamWithRetry } from "../../lib/run-control";
+import { type Deadline, RetryableProviderError, callWithRetry, streamWithRetry } from "../../lib/run-control";
 
 export interface WireRequest {
   url: string;
@@ -50,12 +50,22 @@ export abstract class NativeChatModel<O extends NativeCallOptions = NativeCallOp
     return { timeoutMs: this.timeoutMs, signal: this.signalOf(options), provider: this.provider };
   }
 
-  async _generate(messages: BaseMessage[], options: this["ParsedCallOptions"], _runManager?: CallbackManagerForLLMRun): Promise<ChatResult> {
+  async _generate(
+    messages: BaseMessage[],
+    options: this["ParsedCallOptions"],
+    _runManager?: CallbackManagerForLLMRun,
+  ): Promise<ChatResult> {
     const req = this.request(messages, options, false);
-    return callWithRetry(this.rules(options), async (deadline) => this.result(await readJson(await this.post(req, deadline), deadline, this.provider)));
+    return callWithRetry(this.rules(options), async (deadline) =>
+      this.result(await readJson(await this.post(req, deadline), deadline, this.provider)),
+    );
   }
 
-  async *_streamResponseChunks(messages: BaseMessage[], options: this["ParsedCallOptions"], runManager?: CallbackManagerForLLMRun): AsyncGenerator<ChatGenerationChunk> {
+  async *_streamResponseChunks(
+    messages: BaseMessage[],
+    options: this["ParsedCallOptions"],
+    runManager?: CallbackManagerForLLMRun,
+  ): AsyncGenerator<ChatGenerationChunk> {
     const req = this.request(messages, options, true);
     yield* streamWithRetry(this.rules(options), (deadline) => this.attempt(req, deadline, runManager));
   }
@@ -84,7 +94,13 @@ export abstract class NativeChatModel<O extends NativeCallOptions = NativeCallOp
  * checked; a refusal is its 400): non-2xx → 502 naming the provider (retryable when 5xx), network
  * failure → retryable 502. Every chat provider's request goes out here.
  */
-export async function providerFetch(url: string, init: RequestInit, deadline: Deadline, provider: string, policy: EndpointPolicy): Promise<Response> {
+export async function providerFetch(
+  url: string,
+  init: RequestInit,
+  deadline: Deadline,
+  provider: string,
+  policy: EndpointPolicy,
+): Promise<Response> {
   let res: Response;
   try {
     res = await endpointFetch(url, { ...init, signal: deadline.signal }, policy);
@@ -111,7 +127,7 @@ export async function readJson<T = Record<string, unknown>>(res: Response, deadl
 /** `data:` URLs → {mime, base64}; undefined for anything else. */
 export function dataUrl(url: string): { mime: string; data: string } | undefined {
   const m = /^data:([^;,]+)?(;base64)?,(.*)$/s.exec(url);
-  if (!m || !m[2]) return undefined;
+  if (!m?.[2]) return undefined;
   return { mime: m[1] ?? "application/octet-stream", data: m[3] };
 }
 

@@ -15,7 +15,7 @@ import type { EndpointPolicy } from "../../lib/outbound";
 import { ChatModelBase, type RemoteModelFields } from "./base";
 import type { ChatEndpoint } from "./endpoints";
 import { sseData, streamCutShort, streamEvent } from "./http";
-import { type AttemptRules, Deadline, callWithRetry, streamWithRetry } from "../../lib/run-control";
+import { type AttemptRules, type Deadline, callWithRetry, streamWithRetry } from "../../lib/run-control";
 import { providerFetch, readJson } from "./native";
 import { contentText } from "./messages";
 
@@ -58,7 +58,10 @@ export class OpenAICompatibleChatModel extends ChatModelBase<OpenAICompatibleCal
     return "openai-compatible";
   }
 
-  override bindTools(tools: BindToolsInput[], kwargs?: Partial<OpenAICompatibleCallOptions>): Runnable<BaseLanguageModelInput, AIMessageChunk, OpenAICompatibleCallOptions> {
+  override bindTools(
+    tools: BindToolsInput[],
+    kwargs?: Partial<OpenAICompatibleCallOptions>,
+  ): Runnable<BaseLanguageModelInput, AIMessageChunk, OpenAICompatibleCallOptions> {
     return this.withConfig({ tools: tools.map((t) => convertToOpenAITool(t as never) as unknown as Record<string, unknown>), ...kwargs });
   }
 
@@ -78,19 +81,34 @@ export class OpenAICompatibleChatModel extends ChatModelBase<OpenAICompatibleCal
   /** One POST; non-2xx → 502 (retryable when 5xx), network failure → retryable 502. */
   private post(body: string, deadline: Deadline): Promise<Response> {
     const { url, headers, provider } = this.endpoint;
-    const init = { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers }, body };
+    const init = {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers },
+      body,
+    };
     return providerFetch(url, init, deadline, provider, this.policy);
   }
 
   private rules(options: this["ParsedCallOptions"]): AttemptRules {
     const secrets = headerSecrets(this.endpoint.headers);
     // a provider may echo the key it was sent
-    return { timeoutMs: this.timeoutMs, signal: this.signalOf(options), provider: this.endpoint.provider, scrub: (err) => redactError(err, secrets) };
+    return {
+      timeoutMs: this.timeoutMs,
+      signal: this.signalOf(options),
+      provider: this.endpoint.provider,
+      scrub: (err) => redactError(err, secrets),
+    };
   }
 
-  async _generate(messages: BaseMessage[], options: this["ParsedCallOptions"], _runManager?: CallbackManagerForLLMRun): Promise<ChatResult> {
+  async _generate(
+    messages: BaseMessage[],
+    options: this["ParsedCallOptions"],
+    _runManager?: CallbackManagerForLLMRun,
+  ): Promise<ChatResult> {
     const body = this.body(messages, options, false);
-    return callWithRetry(this.rules(options), async (deadline) => this.result(await readJson(await this.post(body, deadline), deadline, this.endpoint.provider)));
+    return callWithRetry(this.rules(options), async (deadline) =>
+      this.result(await readJson(await this.post(body, deadline), deadline, this.endpoint.provider)),
+    );
   }
 
   private result(json: Record<string, unknown>): ChatResult {
@@ -122,7 +140,11 @@ export class OpenAICompatibleChatModel extends ChatModelBase<OpenAICompatibleCal
     };
   }
 
-  async *_streamResponseChunks(messages: BaseMessage[], options: this["ParsedCallOptions"], runManager?: CallbackManagerForLLMRun): AsyncGenerator<ChatGenerationChunk> {
+  async *_streamResponseChunks(
+    messages: BaseMessage[],
+    options: this["ParsedCallOptions"],
+    runManager?: CallbackManagerForLLMRun,
+  ): AsyncGenerator<ChatGenerationChunk> {
     const body = this.body(messages, options, true);
     yield* streamWithRetry(this.rules(options), (deadline) => this.attempt(body, deadline, runManager));
   }

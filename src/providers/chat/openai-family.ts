@@ -34,8 +34,12 @@ const compact = (o: Record<string, unknown>) => Object.fromEntries(Object.entrie
 
 export const openAIFamilyModels: ChatModelDefinition[] = [
   // The LlamaIndex nodes take the same inputs and credentials as their LangChain twins.
-  openAIFamily("chatOpenAI", "gpt-4o-mini", (config, credential, deps) => openAIEndpoint(config, credential, deps.env), undefined, ["chatOpenAI_LlamaIndex"]),
-  openAIFamily("chatOpenAICustom", "gpt-4o-mini", (config, credential, deps) => openAIEndpoint(config, credential, deps.env, "chatOpenAICustom")),
+  openAIFamily("chatOpenAI", "gpt-4o-mini", (config, credential, deps) => openAIEndpoint(config, credential, deps.env), undefined, [
+    "chatOpenAI_LlamaIndex",
+  ]),
+  openAIFamily("chatOpenAICustom", "gpt-4o-mini", (config, credential, deps) =>
+    openAIEndpoint(config, credential, deps.env, "chatOpenAICustom"),
+  ),
   openAIFamily("chatLocalAI", "gpt-4", (config, credential) => {
     if (!str(config.basePath)) throw badRequest("chatLocalAI needs its basePath input (e.g. http://localhost:8080/v1)");
     return bearerEndpoint(String(config.basePath).trim(), str(credential.localAIApiKey), "LocalAI", "chatLocalAI basePath");
@@ -43,12 +47,23 @@ export const openAIFamilyModels: ChatModelDefinition[] = [
   openAIFamily("groqChat", "llama-3.3-70b-versatile", (config, credential) =>
     bearerEndpoint(str(config.basepath) ?? "https://api.groq.com/openai/v1", str(credential.groqApiKey), "Groq", "groqChat basepath"),
   ),
-  openAIFamily("azureChatOpenAI", "gpt-4o-mini", (config, credential) => azureEndpoint(config, credential), undefined, ["azureChatOpenAI_LlamaIndex"]),
-  openAIFamily("chatMistralAI", "mistral-small-latest", (config, credential) => mistralEndpoint(config, credential), (config) =>
-    compact({
-      random_seed: num(config.randomSeed),
-      safe_prompt: config.safeMode === true || config.safeMode === "true" ? true : undefined,
-    }),
+  openAIFamily("azureChatOpenAI", "gpt-4o-mini", (config, credential) => azureEndpoint(config, credential), undefined, [
+    "azureChatOpenAI_LlamaIndex",
+  ]),
+  openAIFamily(
+    "chatMistralAI",
+    "mistral-small-latest",
+    (config, credential) => mistralEndpoint(config, credential),
+    (config) =>
+      compact({
+        random_seed: num(config.randomSeed),
+        safe_prompt: config.safeMode === true || config.safeMode === "true" ? true : undefined,
+      }),
   ),
-  openAIFamily("chatOllama", "llama3.2", (config) => ollamaEndpoint(config), (config) => compact({ top_k: num(config.topK), seed: num(config.seed) })),
+  openAIFamily(
+    "chatOllama",
+    "llama3.2",
+    (config) => ollamaEndpoint(config),
+    (config) => compact({ top_k: num(config.topK), seed: num(config.seed) }),
+  ),
 ];

@@ -10,12 +10,7 @@ import { nativeChatModels } from "./native-family";
 import { openAIFamilyModels } from "./openai-family";
 import type { ChatModelDefinition } from "./types";
 
-const definitions: ChatModelDefinition[] = [
-  ...openAIFamilyModels,
-  chatCloudflareWorkersAI,
-  ...nativeChatModels,
-  ...textLLMModels,
-];
+const definitions: ChatModelDefinition[] = [...openAIFamilyModels, chatCloudflareWorkersAI, ...nativeChatModels, ...textLLMModels];
 
 const byName = new Map<string, ChatModelDefinition>();
 for (const def of definitions) {

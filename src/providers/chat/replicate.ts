@@ -68,15 +68,33 @@ export class ReplicateModel extends TextLLM {
     const [url, body] = version
       ? [`${this.baseUrl}/predictions`, { version, input }]
       : [`${this.baseUrl}/models/${name.split("/").map(encodeURIComponent).join("/")}/predictions`, { input }];
-    let p = await readJson<Prediction>(await providerFetch(url, { method: "POST", headers: this.headers(), body: JSON.stringify(body) }, deadline, this.provider, this.policy), deadline, this.provider);
+    let p = await readJson<Prediction>(
+      await providerFetch(
+        url,
+        { method: "POST", headers: this.headers(), body: JSON.stringify(body) },
+        deadline,
+        this.provider,
+        this.policy,
+      ),
+      deadline,
+      this.provider,
+    );
     const started = Date.now();
     while (p.status !== "succeeded") {
-      if (p.status === "failed" || p.status === "canceled") throw badGateway(`Replicate prediction ${p.status}: ${p.error ? messageOf(p.error) : "no details"}`);
+      if (p.status === "failed" || p.status === "canceled")
+        throw badGateway(`Replicate prediction ${p.status}: ${p.error ? messageOf(p.error) : "no details"}`);
       if (!p.id) throw badGateway("Replicate answered without a prediction id");
-      if (Date.now() - started > this.maxWaitMs) throw gatewayTimeout(`Replicate prediction ${p.id} did not finish within ${this.maxWaitMs} ms`);
+      if (Date.now() - started > this.maxWaitMs)
+        throw gatewayTimeout(`Replicate prediction ${p.id} did not finish within ${this.maxWaitMs} ms`);
       await sleep(this.pollMs, deadline.signal);
       deadline.touch(); // polling is progress; each request keeps its own deadline
-      const res = await providerFetch(`${this.baseUrl}/predictions/${encodeURIComponent(p.id)}`, { headers: this.headers() }, deadline, this.provider, this.policy);
+      const res = await providerFetch(
+        `${this.baseUrl}/predictions/${encodeURIComponent(p.id)}`,
+        { headers: this.headers() },
+        deadline,
+        this.provider,
+        this.policy,
+      );
       p = await readJson<Prediction>(res, deadline, this.provider);
     }
     const out = p.output;

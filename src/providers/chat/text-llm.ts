@@ -30,7 +30,11 @@ export abstract class TextLLM extends ChatModelBase {
   /** One completion of `prompt`; fetches under `deadline` (throw ApiError 502 / RetryableProviderError). */
   protected abstract complete(prompt: string, deadline: Deadline, options: this["ParsedCallOptions"]): Promise<string>;
 
-  async _generate(messages: BaseMessage[], options: this["ParsedCallOptions"], _runManager?: CallbackManagerForLLMRun): Promise<ChatResult> {
+  async _generate(
+    messages: BaseMessage[],
+    options: this["ParsedCallOptions"],
+    _runManager?: CallbackManagerForLLMRun,
+  ): Promise<ChatResult> {
     const prompt = promptOf(messages);
     const signal = this.signalOf(options);
     for (let attempt = 0; ; attempt++) {

@@ -70,7 +70,11 @@ export class WorkersAIChatModel extends ChatModelBase {
     }
   }
 
-  async *_streamResponseChunks(messages: BaseMessage[], options: this["ParsedCallOptions"], runManager?: CallbackManagerForLLMRun): AsyncGenerator<ChatGenerationChunk> {
+  async *_streamResponseChunks(
+    messages: BaseMessage[],
+    options: this["ParsedCallOptions"],
+    runManager?: CallbackManagerForLLMRun,
+  ): AsyncGenerator<ChatGenerationChunk> {
     const deadline = new Deadline(this.timeoutMs, this.signalOf(options));
     try {
       const out = await this.call(messages, options, true, deadline);
@@ -100,7 +104,9 @@ export class WorkersAIChatModel extends ChatModelBase {
         if (!complete) throw streamCutShort(PROVIDER);
       } catch (err) {
         if (err instanceof ApiError) throw err;
-        throw deadline.timedOut || deadline.aborted ? deadline.failure(err, PROVIDER) : badGateway(`${PROVIDER} stream failed: ${errorMessage(err)}`);
+        throw deadline.timedOut || deadline.aborted
+          ? deadline.failure(err, PROVIDER)
+          : badGateway(`${PROVIDER} stream failed: ${errorMessage(err)}`);
       }
     } finally {
       deadline.done();

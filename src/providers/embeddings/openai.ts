@@ -103,7 +103,10 @@ export class OpenAICompatibleEmbeddings extends Embeddings {
 
   private call(batch: string[]): Promise<number[][]> {
     const input = this.fields.stripNewLines === false ? batch : batch.map((t) => t.replace(/\n/g, " "));
-    return withOneRetry(() => this.attempt(input), () => false);
+    return withOneRetry(
+      () => this.attempt(input),
+      () => false,
+    );
   }
 
   private async attempt(input: string[]): Promise<number[][]> {
@@ -138,8 +141,12 @@ export class OpenAICompatibleEmbeddings extends Embeddings {
         throw badGateway(`${PROVIDER} answered something that is not JSON`);
       }
       const data = parsed?.data;
-      const vectors = Array.isArray(data) && data.length === input.length ? [...data].sort((a, b) => (a.index ?? 0) - (b.index ?? 0)).map((d) => decodeEmbedding(d?.embedding)) : [];
-      if (vectors.length !== input.length || vectors.some((v) => !v)) throw badGateway(`${PROVIDER} answered without one embedding per input`);
+      const vectors =
+        Array.isArray(data) && data.length === input.length
+          ? [...data].sort((a, b) => (a.index ?? 0) - (b.index ?? 0)).map((d) => decodeEmbedding(d?.embedding))
+          : [];
+      if (vectors.length !== input.length || vectors.some((v) => !v))
+        throw badGateway(`${PROVIDER} answered without one embedding per input`);
       return vectors as number[][];
     } catch (err) {
       // A provider may echo the key it was sent: the error carries the message without it.

@@ -18,7 +18,8 @@ const definitions: EmbeddingsDefinition[] = [
     name: LOCAL_EMBEDDINGS,
     build: (config) => {
       const dims = num(config.dimensions) ?? LOCAL_HASH_DIMS;
-      if (!Number.isInteger(dims) || dims < 8 || dims > 4096) throw badRequest("localHashEmbeddings dimensions must be a whole number from 8 to 4096");
+      if (!Number.isInteger(dims) || dims < 8 || dims > 4096)
+        throw badRequest("localHashEmbeddings dimensions must be a whole number from 8 to 4096");
       return new LocalHashEmbeddings({ dims });
     },
   },
@@ -41,7 +42,11 @@ const definitions: EmbeddingsDefinition[] = [
       const model = str(config.modelName) ?? str(config.model) ?? "text-embedding-3-small";
       // A model name starting @cf/ goes to Workers AI, as for chat models.
       if (model.startsWith("@cf/")) return new WorkersAIEmbeddings({ ai: deps.env.AI as never, model, batchSize: num(config.batchSize) });
-      const base = firstSet([config.basepath, "openAIEmbeddings basepath"], [credential.basePath, "openAIApi credential basePath"], [deps.env.OPENAI_BASE_URL, "OPENAI_BASE_URL"]) ?? {
+      const base = firstSet(
+        [config.basepath, "openAIEmbeddings basepath"],
+        [credential.basePath, "openAIApi credential basePath"],
+        [deps.env.OPENAI_BASE_URL, "OPENAI_BASE_URL"],
+      ) ?? {
         value: "https://api.openai.com/v1",
         field: "openAIEmbeddings endpoint",
       };

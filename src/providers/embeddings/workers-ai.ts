@@ -29,7 +29,8 @@ export class WorkersAIEmbeddings extends Embeddings {
 
   constructor(fields: WorkersAIEmbeddingsFields) {
     super({ maxRetries: 0 });
-    if (!isAiBound(fields.ai)) throw badRequest("Workers AI binding AI is not configured: cloudflareWorkersAIEmbeddings needs it (use localHashEmbeddings locally)");
+    if (!isAiBound(fields.ai))
+      throw badRequest("Workers AI binding AI is not configured: cloudflareWorkersAIEmbeddings needs it (use localHashEmbeddings locally)");
     this.ai = fields.ai;
     this.model = fields.model ?? WORKERS_AI_EMBEDDING_MODEL;
     this.batchSize = Math.max(1, Math.min(WORKERS_AI_MAX_BATCH, fields.batchSize ?? WORKERS_AI_MAX_BATCH));
@@ -47,7 +48,10 @@ export class WorkersAIEmbeddings extends Embeddings {
   }
 
   private call(batch: string[]): Promise<number[][]> {
-    return withOneRetry(() => this.attempt(batch), () => false);
+    return withOneRetry(
+      () => this.attempt(batch),
+      () => false,
+    );
   }
 
   private async attempt(batch: string[]): Promise<number[][]> {

@@ -89,17 +89,22 @@ export const csvLoader: LoaderDefinition = {
   name: "csvFile",
   label: "Csv File",
   fileField: "csvFile",
-  accepts: byExtOrMime(["csv", "tsv"], ["text/csv", "text/tab-separated-values", "text/plain", "application/csv", "application/vnd.ms-excel"]),
+  accepts: byExtOrMime(
+    ["csv", "tsv"],
+    ["text/csv", "text/tab-separated-values", "text/plain", "application/csv", "application/vnd.ms-excel"],
+  ),
   async load({ files, config, limits }) {
     needFiles(files, "csvFile");
     const column = typeof config.columnName === "string" && config.columnName.trim() ? config.columnName.trim() : undefined;
     const docs: Document[] = [];
     for (const f of files) {
-      const separator = extensionOf(f.name) === "tsv" ? "\t" : typeof config.separator === "string" && config.separator ? config.separator : ",";
+      const separator =
+        extensionOf(f.name) === "tsv" ? "\t" : typeof config.separator === "string" && config.separator ? config.separator : ",";
       const rows = await parseCsv(await decodeTextWithin(f, limits), { separator, limits, name: f.name });
       if (rows.length < 2) throw badRequest(`CSV file ${f.name} has no data rows under its header`);
       const [header, ...data] = rows;
-      if (column && !header.includes(column)) throw badRequest(`CSV file ${f.name} has no column "${column}" (columns: ${header.join(", ")})`);
+      if (column && !header.includes(column))
+        throw badRequest(`CSV file ${f.name} has no column "${column}" (columns: ${header.join(", ")})`);
       assertDocumentCount(docs.length + data.length, limits, `CSV file ${f.name}`);
       const at = column ? header.indexOf(column) : -1;
       const names = header.map((h) => h.trim());
@@ -111,7 +116,10 @@ export const csvLoader: LoaderDefinition = {
         await pacer.tick();
       }
     }
-    assertHasText(docs.map((d) => d.pageContent), files.map((f) => f.name).join(", "));
+    assertHasText(
+      docs.map((d) => d.pageContent),
+      files.map((f) => f.name).join(", "),
+    );
     return docs;
   },
 };

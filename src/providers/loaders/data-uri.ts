@@ -5,7 +5,12 @@ import type { LoaderFile } from "./types";
 
 /** A file name safe as the last part of a key: no path, no control characters. */
 export function safeFileName(name: string): string {
-  const base = name.split(/[\\/]/).pop()?.replace(/[\u0000-\u001f\u007f]/g, "").trim() ?? "";
+  const base =
+    name
+      .split(/[\\/]/)
+      .pop()
+      ?.replace(/[\u0000-\u001f\u007f]/g, "")
+      .trim() ?? "";
   return base && base !== "." && base !== ".." ? base.slice(0, 200) : "file";
 }
 

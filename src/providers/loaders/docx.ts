@@ -62,14 +62,18 @@ export async function docxXmlToText(xml: string): Promise<string> {
     }
     await pacer.tick();
   }
-  return paragraphs.join("\n").replace(/\n{3,}/g, "\n\n").trim();
+  return paragraphs
+    .join("\n")
+    .replace(/\n{3,}/g, "\n\n")
+    .trim();
 }
 
 export const docxLoader: LoaderDefinition = {
   name: "docxFile",
   label: "Docx File",
   fileField: "docxFile",
-  accepts: (f) => extensionOf(f.name) === "docx" || f.mime.toLowerCase() === "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+  accepts: (f) =>
+    extensionOf(f.name) === "docx" || f.mime.toLowerCase() === "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
   async load({ files, limits }) {
     if (!files.length) throw badRequest("docxFile needs a file: upload one in `files` or give it in the loader config");
     const docs: Document[] = [];
@@ -81,7 +85,8 @@ export const docxLoader: LoaderDefinition = {
           maxEntries: limits.docxEntries,
           maxBytes: megabytes(limits.docxUnzippedMb),
           tooManyEntries: (count) => overLimit(limits, "docxEntries", `DOCX ${f.name}`, count),
-          tooLarge: (declared) => overLimit(limits, "docxUnzippedMb", `DOCX ${f.name}`, declared === undefined ? undefined : Math.ceil(declared / 1024 / 1024)),
+          tooLarge: (declared) =>
+            overLimit(limits, "docxUnzippedMb", `DOCX ${f.name}`, declared === undefined ? undefined : Math.ceil(declared / 1024 / 1024)),
         });
       } catch (err) {
         if (err instanceof ApiError && err.status !== 400) throw err;

@@ -18,7 +18,10 @@ const textFileLoader: LoaderDefinition = {
     needFiles(files, "textFile");
     const docs: Document[] = [];
     for (const f of files) docs.push(new Document({ pageContent: await decodeTextWithin(f, limits), metadata: { source: f.name } }));
-    assertHasText(docs.map((d) => d.pageContent), files.map((f) => f.name).join(", "));
+    assertHasText(
+      docs.map((d) => d.pageContent),
+      files.map((f) => f.name).join(", "),
+    );
     return docs.filter((d) => d.pageContent.trim());
   },
 };

@@ -33,7 +33,14 @@ function valuesOf(value: unknown, keys: Set<string>, out: unknown[] = []): unkno
 }
 
 const listOf = (v: unknown): string[] =>
-  typeof v === "string" ? v.split(",").map((s) => s.trim().replace(/^\//, "")).filter(Boolean) : Array.isArray(v) ? v.map(String) : [];
+  typeof v === "string"
+    ? v
+        .split(",")
+        .map((s) => s.trim().replace(/^\//, ""))
+        .filter(Boolean)
+    : Array.isArray(v)
+      ? v.map(String)
+      : [];
 
 async function parseJsonFile(file: LoaderFile, limits: WorkLimits): Promise<unknown> {
   const text = await decodeTextWithin(file, limits);
@@ -87,7 +94,13 @@ export const jsonLoaders: LoaderDefinition[] = [
           assertDocumentCount(docs.length + json.length, limits, `File ${f.name}`);
           // One document per element of a top-level array, its selected keys (or all) as JSON.
           texts = json.map((item) =>
-            typeof item === "string" ? item : JSON.stringify(pointers.size && item && typeof item === "object" ? Object.fromEntries(Object.entries(item).filter(([k]) => pointers.has(k))) : item),
+            typeof item === "string"
+              ? item
+              : JSON.stringify(
+                  pointers.size && item && typeof item === "object"
+                    ? Object.fromEntries(Object.entries(item).filter(([k]) => pointers.has(k)))
+                    : item,
+                ),
           );
         } else {
           texts = pointers.size ? valuesOf(json, pointers).flatMap((v) => strings(v)) : strings(json);
@@ -97,7 +110,10 @@ export const jsonLoaders: LoaderDefinition[] = [
           if (t.trim()) docs.push(new Document({ pageContent: t, metadata: { source: f.name, line: i + 1 } }));
         });
       }
-      assertHasText(docs.map((d) => d.pageContent), files.map((f) => f.name).join(", "));
+      assertHasText(
+        docs.map((d) => d.pageContent),
+        files.map((f) => f.name).join(", "),
+      );
       return docs;
     },
   },
@@ -123,7 +139,10 @@ export const jsonLoaders: LoaderDefinition[] = [
           await pacer.tick();
         }
       }
-      assertHasText(docs.map((d) => d.pageContent), files.map((f) => f.name).join(", ") + (pointer ? ` (pointer "${pointer}")` : ""));
+      assertHasText(
+        docs.map((d) => d.pageContent),
+        files.map((f) => f.name).join(", ") + (pointer ? ` (pointer "${pointer}")` : ""),
+      );
       return docs;
     },
   },

@@ -58,10 +58,13 @@ export const pdfLoader: LoaderDefinition = {
       }
       assertHasText(pages, `PDF ${f.name} (it may hold only images)`);
       if (usage === "perFile") {
-        docs.push(new Document({ pageContent: pages.filter((p) => p.trim()).join("\n\n"), metadata: { source: f.name, pdf: { totalPages } } }));
+        docs.push(
+          new Document({ pageContent: pages.filter((p) => p.trim()).join("\n\n"), metadata: { source: f.name, pdf: { totalPages } } }),
+        );
       } else {
         pages.forEach((text, i) => {
-          if (text.trim()) docs.push(new Document({ pageContent: text, metadata: { source: f.name, pdf: { totalPages }, loc: { pageNumber: i + 1 } } }));
+          if (text.trim())
+            docs.push(new Document({ pageContent: text, metadata: { source: f.name, pdf: { totalPages }, loc: { pageNumber: i + 1 } } }));
         });
       }
     }

@@ -74,7 +74,13 @@ export async function loadDocuments(name: string, input: LoaderInput): Promise<D
  */
 export function metadataShaper(config: Record<string, unknown>): (metadata: Record<string, unknown>) => Record<string, unknown> {
   const extra = metadataObject(config.metadata);
-  const omit = typeof config.omitMetadataKeys === "string" ? config.omitMetadataKeys.split(",").map((s) => s.trim()).filter(Boolean) : [];
+  const omit =
+    typeof config.omitMetadataKeys === "string"
+      ? config.omitMetadataKeys
+          .split(",")
+          .map((s) => s.trim())
+          .filter(Boolean)
+      : [];
   return (original) => {
     if (omit.includes("*")) return { ...extra };
     const metadata: Record<string, unknown> = { ...original, ...extra };

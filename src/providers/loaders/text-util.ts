@@ -48,10 +48,32 @@ export function needFiles(files: LoaderFile[], loader: string): void {
 }
 
 const BINARY_MIME = /^(image|audio|video|font)\/|^application\/(pdf|zip|x-zip|gzip|x-tar|octet-stream|msword|vnd\.)/;
-const BINARY_EXT = new Set(["pdf", "docx", "doc", "xlsx", "xls", "pptx", "ppt", "zip", "gz", "tar", "png", "jpg", "jpeg", "gif", "webp", "mp3", "mp4", "wav", "exe", "bin"]);
+const BINARY_EXT = new Set([
+  "pdf",
+  "docx",
+  "doc",
+  "xlsx",
+  "xls",
+  "pptx",
+  "ppt",
+  "zip",
+  "gz",
+  "tar",
+  "png",
+  "jpg",
+  "jpeg",
+  "gif",
+  "webp",
+  "mp3",
+  "mp4",
+  "wav",
+  "exe",
+  "bin",
+]);
 
 /** A file a text loader can read: not a known binary kind by extension or MIME type. */
-export const isTextLike = (f: { name: string; mime: string }): boolean => !BINARY_EXT.has(extensionOf(f.name)) && !BINARY_MIME.test(f.mime.toLowerCase());
+export const isTextLike = (f: { name: string; mime: string }): boolean =>
+  !BINARY_EXT.has(extensionOf(f.name)) && !BINARY_MIME.test(f.mime.toLowerCase());
 
 export const byExtOrMime = (exts: string[], mimes: string[]) => (f: { name: string; mime: string }) =>
   exts.includes(extensionOf(f.name)) || mimes.some((m) => f.mime.toLowerCase().startsWith(m)) || (isTextLike(f) && !extensionOf(f.name));

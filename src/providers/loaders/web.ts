@@ -10,13 +10,21 @@ import { errorMessage } from "../../lib/error-message";
 
 const FETCH_TIMEOUT_MS = 30_000;
 const SKIP = "script, style, noscript, template, svg, iframe, object, head";
-const BLOCK = "p, div, br, li, ul, ol, h1, h2, h3, h4, h5, h6, tr, table, section, article, header, footer, nav, aside, main, blockquote, pre, hr, dt, dd, figcaption";
+const BLOCK =
+  "p, div, br, li, ul, ol, h1, h2, h3, h4, h5, h6, tr, table, section, article, header, footer, nav, aside, main, blockquote, pre, hr, dt, dd, figcaption";
 
 async function fetchPage(raw: string, outbound: OutboundEnv, maxBytes: number): Promise<{ url: string; html: string; type: string }> {
   const signal = AbortSignal.timeout(FETCH_TIMEOUT_MS);
   let res: Response;
   try {
-    res = await outboundFetch(raw, { signal, headers: { accept: "text/html,application/xhtml+xml,text/plain;q=0.9,*/*;q=0.5", "user-agent": "edgeflow-document-loader" } }, outbound);
+    res = await outboundFetch(
+      raw,
+      {
+        signal,
+        headers: { accept: "text/html,application/xhtml+xml,text/plain;q=0.9,*/*;q=0.5", "user-agent": "edgeflow-document-loader" },
+      },
+      outbound,
+    );
   } catch (err) {
     if (err instanceof ApiError) throw err;
     if (signal.aborted) throw gatewayTimeout(`${raw} did not answer within ${FETCH_TIMEOUT_MS / 1000} s`);
@@ -99,6 +107,8 @@ export const webLoader: LoaderDefinition = {
       }
     }
     if (!extracted.text) throw badRequest(`No text found at ${page.url}${selector !== "body" ? ` under "${selector}"` : ""}`);
-    return [new Document({ pageContent: extracted.text, metadata: { source: page.url, ...(extracted.title ? { title: extracted.title } : {}) } })];
+    return [
+      new Document({ pageContent: extracted.text, metadata: { source: page.url, ...(extracted.title ? { title: extracted.title } : {}) } }),
+    ];
   },
 };

@@ -32,7 +32,9 @@ export class D1RecordManager extends RecordManager {
    * moves on I/O, and a cleanup that compares times must never see two runs at the same instant.
    */
   async getTime(): Promise<number> {
-    const row = await this.db.get<{ latest: number | null }>(sql`SELECT MAX(updatedAt) AS latest FROM record_manager WHERE namespace = ${this.namespace}`);
+    const row = await this.db.get<{ latest: number | null }>(
+      sql`SELECT MAX(updatedAt) AS latest FROM record_manager WHERE namespace = ${this.namespace}`,
+    );
     return Math.max(Date.now(), (row?.latest ?? 0) + 1);
   }
 
@@ -42,15 +44,24 @@ export class D1RecordManager extends RecordManager {
     if (groupIds && groupIds.length !== keys.length) throw new Error("groupIds must match keys");
     const time = Math.max(await this.getTime(), timeAtLeast ?? 0);
     const rows = keys.map((k, i) => [k, groupIds?.[i] ?? null, docIds?.[i] ?? null, time]);
-    await runBatch(this.db, jsonInsert("INSERT INTO record_manager (namespace, key, groupId, docId, updatedAt)", [this.namespace], rows,
-      "ON CONFLICT (namespace, key) DO UPDATE SET updatedAt = excluded.updatedAt, groupId = excluded.groupId, docId = COALESCE(excluded.docId, record_manager.docId)"));
+    await runBatch(
+      this.db,
+      jsonInsert(
+        "INSERT INTO record_manager (namespace, key, groupId, docId, updatedAt)",
+        [this.namespace],
+        rows,
+        "ON CONFLICT (namespace, key) DO UPDATE SET updatedAt = excluded.updatedAt, groupId = excluded.groupId, docId = COALESCE(excluded.docId, record_manager.docId)",
+      ),
+    );
   }
 
   async exists(keys: string[]): Promise<boolean[]> {
     const found = new Set<string>();
     for (let i = 0; i < keys.length; i += KEYS_PER_QUERY) {
       const json = JSON.stringify(keys.slice(i, i + KEYS_PER_QUERY));
-      const rows = await this.db.all<{ key: string }>(sql`SELECT key FROM record_manager WHERE namespace = ${this.namespace} AND key IN (SELECT value FROM json_each(${json}))`);
+      const rows = await this.db.all<{ key: string }>(
+        sql`SELECT key FROM record_manager WHERE namespace = ${this.namespace} AND key IN (SELECT value FROM json_each(${json}))`,
+      );
       for (const r of rows) found.add(r.key);
     }
     return keys.map((k) => found.has(k));
@@ -61,9 +72,12 @@ export class D1RecordManager extends RecordManager {
     if (options.before !== undefined) conditions.push(sql`updatedAt < ${options.before}`);
     if (options.after !== undefined) conditions.push(sql`updatedAt > ${options.after}`);
     if (options.docId !== undefined) conditions.push(sql`docId = ${options.docId}`);
-    if (options.groupIds) conditions.push(sql`groupId IN (SELECT value FROM json_each(${JSON.stringify(options.groupIds.filter((g) => g !== null))}))`);
+    if (options.groupIds)
+      conditions.push(sql`groupId IN (SELECT value FROM json_each(${JSON.stringify(options.groupIds.filter((g) => g !== null))}))`);
     const limit = options.limit ? sql` LIMIT ${options.limit}` : sql``;
-    const rows = await this.db.all<{ key: string }>(sql`SELECT key FROM record_manager WHERE ${sql.join(conditions, sql` AND `)} ORDER BY updatedAt, key${limit}`);
+    const rows = await this.db.all<{ key: string }>(
+      sql`SELECT key FROM record_manager WHERE ${sql.join(conditions, sql` AND `)} ORDER BY updatedAt, key${limit}`,
+    );
     return rows.map((r) => r.key);
   }
 
@@ -71,7 +85,10 @@ export class D1RecordManager extends RecordManager {
     if (!keys.length) return;
     const statements: Stmt[] = [];
     for (let i = 0; i < keys.length; i += KEYS_PER_QUERY) {
-      statements.push({ sql: "DELETE FROM record_manager WHERE namespace = ? AND key IN (SELECT value FROM json_each(?))", params: [this.namespace, JSON.stringify(keys.slice(i, i + KEYS_PER_QUERY))] });
+      statements.push({
+        sql: "DELETE FROM record_manager WHERE namespace = ? AND key IN (SELECT value FROM json_each(?))",
+        params: [this.namespace, JSON.stringify(keys.slice(i, i + KEYS_PER_QUERY))],
+      });
     }
     await runBatch(this.db, statements);
   }

@@ -70,7 +70,12 @@ async function hashed(docs: DocumentInterface[]): Promise<{ unique: Array<{ uid:
   return { unique, uids };
 }
 
-export async function indexDocuments(docs: DocumentInterface[], recordManager: D1RecordManager, store: DocVectorStore, options: IndexOptions): Promise<IndexResult> {
+export async function indexDocuments(
+  docs: DocumentInterface[],
+  recordManager: D1RecordManager,
+  store: DocVectorStore,
+  options: IndexOptions,
+): Promise<IndexResult> {
   const { cleanup, sourceIdKey } = options;
   const start = options.startedAt ?? (await recordManager.getTime());
   const { unique: all, uids: inputUids } = await hashed(docs);
@@ -81,7 +86,8 @@ export async function indexDocuments(docs: DocumentInterface[], recordManager: D
   };
   if (cleanup === "incremental") {
     const missing = all.find((h) => sourceOf(h.doc) === null);
-    if (missing) throw badRequest(`Incremental cleanup needs every chunk's metadata to have "${sourceIdKey}" (the record manager's sourceIdKey)`);
+    if (missing)
+      throw badRequest(`Incremental cleanup needs every chunk's metadata to have "${sourceIdKey}" (the record manager's sourceIdKey)`);
   }
 
   const size = Math.max(1, options.batchSize ?? 1000);
@@ -102,7 +108,10 @@ export async function indexDocuments(docs: DocumentInterface[], recordManager: D
       toWrite.push(h);
     });
     if (toWrite.length) {
-      await store.addDocuments(toWrite.map((h) => h.doc), { ids: toWrite.map((h) => h.uid) });
+      await store.addDocuments(
+        toWrite.map((h) => h.doc),
+        { ids: toWrite.map((h) => h.uid) },
+      );
       result.numAdded += toWrite.length - rewritten;
       result.numUpdated += rewritten;
       result.addedDocs.push(...toWrite.map((h) => h.doc));

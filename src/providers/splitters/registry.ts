@@ -16,7 +16,8 @@ function int(config: Record<string, unknown>, key: string, fallback: number, min
   const v = config[key];
   if (v === undefined || v === null || v === "") return fallback;
   const n = typeof v === "number" ? v : Number(v);
-  if (!Number.isInteger(n) || n < min) throw badRequest(`Splitter ${key} must be a whole number of at least ${min}; got ${JSON.stringify(v)}`);
+  if (!Number.isInteger(n) || n < min)
+    throw badRequest(`Splitter ${key} must be a whole number of at least ${min}; got ${JSON.stringify(v)}`);
   return n;
 }
 
@@ -39,30 +40,42 @@ function separators(value: unknown): string[] | undefined {
       throw badRequest('Splitter separators must be a JSON array of strings, e.g. ["\\n\\n", "\\n", " ", ""]');
     }
   }
-  if (!Array.isArray(list) || !list.every((s) => typeof s === "string")) throw badRequest("Splitter separators must be an array of strings");
+  if (!Array.isArray(list) || !list.every((s) => typeof s === "string"))
+    throw badRequest("Splitter separators must be an array of strings");
   return list as string[];
 }
 
-const unescape = (s: string): string => s.replace(/\\n/g, "\n").replace(/\\t/g, "\t").replace(/\\r/g, "\r");
+const unescapeSeparator = (s: string): string => s.replace(/\\n/g, "\n").replace(/\\t/g, "\t").replace(/\\r/g, "\r");
 
 const definitions: SplitterDefinition[] = [
   {
     name: "recursiveCharacterTextSplitter",
     build: (config) =>
-      new RecursiveCharacterTextSplitter({ ...sizes(config), lengthFunction: pacedLength(), ...(separators(config.separators) ? { separators: separators(config.separators) } : {}) }),
+      new RecursiveCharacterTextSplitter({
+        ...sizes(config),
+        lengthFunction: pacedLength(),
+        ...(separators(config.separators) ? { separators: separators(config.separators) } : {}),
+      }),
   },
   {
     name: "characterTextSplitter",
     build: (config) => {
-      const separator = typeof config.separator === "string" && config.separator !== "" ? unescape(config.separator) : undefined;
-      return new CharacterTextSplitter({ ...sizes(config), lengthFunction: pacedLength(), ...(separator !== undefined ? { separator } : {}) });
+      const separator = typeof config.separator === "string" && config.separator !== "" ? unescapeSeparator(config.separator) : undefined;
+      return new CharacterTextSplitter({
+        ...sizes(config),
+        lengthFunction: pacedLength(),
+        ...(separator !== undefined ? { separator } : {}),
+      });
     },
   },
   { name: "markdownTextSplitter", build: (config) => new MarkdownTextSplitter({ ...sizes(config), lengthFunction: pacedLength() }) },
   {
     name: "tokenTextSplitter",
     build: (config) =>
-      new LocalTokenTextSplitter({ ...sizes(config, { chunkSize: 1000, chunkOverlap: 200 }), encodingName: typeof config.encodingName === "string" && config.encodingName ? config.encodingName : "gpt2" }),
+      new LocalTokenTextSplitter({
+        ...sizes(config, { chunkSize: 1000, chunkOverlap: 200 }),
+        encodingName: typeof config.encodingName === "string" && config.encodingName ? config.encodingName : "gpt2",
+      }),
   },
 ];
 

@@ -17,7 +17,8 @@ const cache = new Map<string, Promise<Tiktoken>>();
 
 /** The BPE tokenizer of an encoding, read once per isolate (also counts tokens where a provider reported none). */
 export async function tokenizer(encoding: string): Promise<Tiktoken> {
-  if (!ENCODINGS.has(encoding)) throw badRequest(`tokenTextSplitter encodingName "${encoding}" is not available here. Supported: ${supportedEncodings().join(", ")}`);
+  if (!ENCODINGS.has(encoding))
+    throw badRequest(`tokenTextSplitter encodingName "${encoding}" is not available here. Supported: ${supportedEncodings().join(", ")}`);
   let found = cache.get(encoding);
   if (!found) {
     found = Promise.all([readAsset(`tiktoken/${encoding}.json`).then((res) => res.json()), import("js-tiktoken/lite")]).then(
@@ -39,7 +40,10 @@ export class LocalTokenTextSplitter extends TextSplitter {
   constructor(fields: Partial<TextSplitterParams> & { encodingName?: string }) {
     super(fields);
     this.encodingName = fields.encodingName ?? "gpt2";
-    if (!ENCODINGS.has(this.encodingName)) throw badRequest(`tokenTextSplitter encodingName "${this.encodingName}" is not available here. Supported: ${supportedEncodings().join(", ")}`);
+    if (!ENCODINGS.has(this.encodingName))
+      throw badRequest(
+        `tokenTextSplitter encodingName "${this.encodingName}" is not available here. Supported: ${supportedEncodings().join(", ")}`,
+      );
   }
 
   async splitText(text: string): Promise<string[]> {

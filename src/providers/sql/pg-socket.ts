@@ -26,7 +26,9 @@ export async function workersSocket(options: ConnectOptions): Promise<EventEmitt
   try {
     await Promise.race([
       raw.opened,
-      new Promise((_, reject) => (timer = setTimeout(() => reject(new ConnectTimeout(`connect timed out after ${timeoutMs / 1000} s`)), timeoutMs))),
+      new Promise(
+        (_, reject) => (timer = setTimeout(() => reject(new ConnectTimeout(`connect timed out after ${timeoutMs / 1000} s`)), timeoutMs)),
+      ),
     ]);
   } catch (err) {
     raw.close().catch(() => undefined);

@@ -16,15 +16,21 @@ const PG_STATEMENT_TIMEOUT_MS = 30_000;
 /** `postgres://user:pass@host:port/db?sslmode=require`, or Flowise's placeholder form `host:port/db`. */
 function parsePostgresUrl(raw: string): URL {
   const text = raw.trim();
-  if (!text) throw badRequest("Sql Database Chain: a PostgreSQL database needs its connection string in the url input (postgres://user:password@host:5432/database)");
+  if (!text)
+    throw badRequest(
+      "Sql Database Chain: a PostgreSQL database needs its connection string in the url input (postgres://user:password@host:5432/database)",
+    );
   const withScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(text) ? text : `postgres://${text}`;
   let url: URL;
   try {
     url = new URL(withScheme);
   } catch {
-    throw badRequest("Sql Database Chain: the url input is not a PostgreSQL connection string (postgres://user:password@host:5432/database)");
+    throw badRequest(
+      "Sql Database Chain: the url input is not a PostgreSQL connection string (postgres://user:password@host:5432/database)",
+    );
   }
-  if (url.protocol !== "postgres:" && url.protocol !== "postgresql:") throw badRequest(`Sql Database Chain: a PostgreSQL connection string starts with postgres://, not ${url.protocol}//`);
+  if (url.protocol !== "postgres:" && url.protocol !== "postgresql:")
+    throw badRequest(`Sql Database Chain: a PostgreSQL connection string starts with postgres://, not ${url.protocol}//`);
   if (!url.hostname) throw badRequest("Sql Database Chain: the PostgreSQL connection string names no host");
   return url;
 }
@@ -93,7 +99,13 @@ export function postgresDatabase(raw: string, outbound: EndpointEnv): SqlDatabas
         return tables;
       }),
     sample: (table, n) =>
-      run(async () => [...(await sql.unsafe(`SELECT * FROM ${ident(schema)}.${ident(table)} LIMIT ${Math.max(0, Math.floor(n))}`))] as Record<string, unknown>[]),
+      run(
+        async () =>
+          [...(await sql.unsafe(`SELECT * FROM ${ident(schema)}.${ident(table)} LIMIT ${Math.max(0, Math.floor(n))}`))] as Record<
+            string,
+            unknown
+          >[],
+      ),
     query: (text, { maxRows, allowWrites }) =>
       run(async () => {
         const statement = checkStatement(text, allowWrites);

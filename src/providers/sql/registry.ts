@@ -33,14 +33,20 @@ export const sqlDepsFrom = (env: SqlEnv & EndpointEnv): SqlDeps => ({
   outbound: { OUTBOUND_ALLOW: env.OUTBOUND_ALLOW, ENVIRONMENT: env.ENVIRONMENT },
 });
 
-const isD1 = (v: unknown): v is D1Database => !!v && typeof v === "object" && typeof (v as D1Database).prepare === "function" && typeof (v as D1Database).batch === "function";
+const isD1 = (v: unknown): v is D1Database =>
+  !!v && typeof v === "object" && typeof (v as D1Database).prepare === "function" && typeof (v as D1Database).batch === "function";
 
 /** `SALES`, `d1:SALES` or `d1://SALES` → SALES; empty → the first allowed binding. */
 function openD1(url: string, deps: SqlDeps, allowWrites: boolean): SqlDatabase {
   const name = url.trim().replace(/^d1:(\/\/)?/i, "") || deps.d1Bindings[0];
-  if (!name) throw badRequest("Sql Database Chain: no D1 database may be queried: list the bindings flows may query in SQL_D1_BINDINGS, and name one in the url input");
-  if (!deps.d1Bindings.includes(name)) throw badRequest(`Sql Database Chain: D1 binding ${name} is not one flows may query (SQL_D1_BINDINGS)`);
-  if (allowWrites && !deps.d1WriteBindings.includes(name)) throw badRequest(`Sql Database Chain: D1 binding ${name} may not be written by flows (SQL_D1_WRITE_BINDINGS)`);
+  if (!name)
+    throw badRequest(
+      "Sql Database Chain: no D1 database may be queried: list the bindings flows may query in SQL_D1_BINDINGS, and name one in the url input",
+    );
+  if (!deps.d1Bindings.includes(name))
+    throw badRequest(`Sql Database Chain: D1 binding ${name} is not one flows may query (SQL_D1_BINDINGS)`);
+  if (allowWrites && !deps.d1WriteBindings.includes(name))
+    throw badRequest(`Sql Database Chain: D1 binding ${name} may not be written by flows (SQL_D1_WRITE_BINDINGS)`);
   const binding = deps.binding(name);
   if (!isD1(binding)) throw badRequest(`Sql Database Chain: the worker has no D1 binding named ${name}`);
   return d1Database(binding, name);
@@ -55,6 +61,7 @@ const openers: Record<string, (url: string, deps: SqlDeps, allowWrites: boolean)
 /** The database a node names; a 400 for one it cannot name or may not reach. */
 export function openSqlDatabase(database: string, url: string, allowWrites: boolean, deps: SqlDeps): SqlDatabase {
   const open = Object.hasOwn(openers, database) ? openers[database] : undefined;
-  if (!open) throw badRequest(`Sql Database Chain: database "${database}" is not supported here (supported: sqlite — a D1 binding —, postgres)`);
+  if (!open)
+    throw badRequest(`Sql Database Chain: database "${database}" is not supported here (supported: sqlite — a D1 binding —, postgres)`);
   return open(url, deps, allowWrites);
 }

@@ -9,8 +9,26 @@ const READ_STARTS = new Set(["select", "with", "values", "explain"]);
 // DML inside a WITH (WITH … DELETE), SELECT … INTO (a new table in Postgres), EXPLAIN ANALYZE of a
 // write, and statements that have no business inside a read.
 const WRITE_WORDS = new Set([
-  "insert", "update", "delete", "upsert", "merge", "drop", "alter", "create", "truncate", "attach", "detach",
-  "pragma", "vacuum", "reindex", "into", "grant", "revoke", "copy", "call", "lock",
+  "insert",
+  "update",
+  "delete",
+  "upsert",
+  "merge",
+  "drop",
+  "alter",
+  "create",
+  "truncate",
+  "attach",
+  "detach",
+  "pragma",
+  "vacuum",
+  "reindex",
+  "into",
+  "grant",
+  "revoke",
+  "copy",
+  "call",
+  "lock",
 ]);
 
 const DOLLAR_TAG = /^\$[A-Za-z_]*\$/;
@@ -39,7 +57,8 @@ function scan(sql: string): { words: string[]; statements: number } {
       for (;;) {
         const q = sql.indexOf(close, j);
         if (q < 0) throw new SqlRefused("The statement has an unterminated quote");
-        if (close !== "]" && sql[q + 1] === close) j = q + 2; // a doubled quote
+        if (close !== "]" && sql[q + 1] === close)
+          j = q + 2; // a doubled quote
         else {
           j = q + 1;
           break;
@@ -71,7 +90,8 @@ export function checkStatement(sql: string, allowWrites: boolean): string {
   if (statements > 1) throw new SqlRefused("Only one SQL statement may run at a time");
   if (allowWrites) return text;
   const first = words[0] ?? "";
-  if (!READ_STARTS.has(first)) throw new SqlRefused(`Only read-only statements (SELECT) may run; this one starts with ${first.toUpperCase() || "nothing"}`);
+  if (!READ_STARTS.has(first))
+    throw new SqlRefused(`Only read-only statements (SELECT) may run; this one starts with ${first.toUpperCase() || "nothing"}`);
   const write = words.find((w) => WRITE_WORDS.has(w));
   if (write) throw new SqlRefused(`Only read-only statements (SELECT) may run; this one contains ${write.toUpperCase()}`);
   return text;

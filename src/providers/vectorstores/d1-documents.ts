@@ -36,7 +36,9 @@ interface DocumentRow {
 export function linkHits(hits: Array<{ id: string; score: number }>, docs: Map<string, LinkedDoc>): LinkedHit[] {
   return hits.flatMap((h) => {
     const d = docs.get(h.id);
-    return d ? [{ document: new Document({ id: d.id, pageContent: d.pageContent, metadata: d.metadata }), score: h.score, chunk: d.chunk }] : [];
+    return d
+      ? [{ document: new Document({ id: d.id, pageContent: d.pageContent, metadata: d.metadata }), score: h.score, chunk: d.chunk }]
+      : [];
   });
 }
 
@@ -81,12 +83,22 @@ export abstract class D1DocumentsStore extends VectorStore implements DocVectorS
       const docId = typeof d.metadata?.docId === "string" ? d.metadata.docId : null;
       return [ids[i], docId, d.pageContent, JSON.stringify(d.metadata ?? {}), chunkNos?.[i] ?? null];
     });
-    return jsonInsert("INSERT OR REPLACE INTO vector_document (provider, namespace, id, docId, pageContent, metadata, chunkNo)", [this.provider, this.namespace], rows);
+    return jsonInsert(
+      "INSERT OR REPLACE INTO vector_document (provider, namespace, id, docId, pageContent, metadata, chunkNo)",
+      [this.provider, this.namespace],
+      rows,
+    );
   }
 
   protected documentDeletes(ids: string[]): Stmt[] {
     return chunk(ids, D1_MAX_PARAMS - 2).map((part) =>
-      stmt(this.db.delete(vectorDocument).where(and(eq(vectorDocument.provider, this.provider), eq(vectorDocument.namespace, this.namespace), inArray(vectorDocument.id, part)))),
+      stmt(
+        this.db
+          .delete(vectorDocument)
+          .where(
+            and(eq(vectorDocument.provider, this.provider), eq(vectorDocument.namespace, this.namespace), inArray(vectorDocument.id, part)),
+          ),
+      ),
     );
   }
 
@@ -95,21 +107,29 @@ export abstract class D1DocumentsStore extends VectorStore implements DocVectorS
     if (!pairs.length) return;
     // An upsert driven by the pairs (each a primary-key probe); UPDATE … FROM json_each would
     // scan the table once per pair. Only rows that exist are touched.
-    await runBatch(this.db, jsonBatches(pairs).map((json) => ({
-      sql: `INSERT INTO vector_document (provider, namespace, id, chunkNo, pageContent, metadata)
+    await runBatch(
+      this.db,
+      jsonBatches(pairs).map((json) => ({
+        sql: `INSERT INTO vector_document (provider, namespace, id, chunkNo, pageContent, metadata)
         SELECT ?1, ?2, json_extract(j.value, '$[0]'), json_extract(j.value, '$[1]'), '', '{}' FROM json_each(?3) j
         WHERE EXISTS (SELECT 1 FROM vector_document v WHERE v.provider = ?1 AND v.namespace = ?2 AND v.id = json_extract(j.value, '$[0]'))
         ON CONFLICT (provider, namespace, id) DO UPDATE SET chunkNo = excluded.chunkNo`,
-      params: [this.provider, this.namespace, json],
-    })));
+        params: [this.provider, this.namespace, json],
+      })),
+    );
   }
 
   /** Loader and chunk number each vector was last indexed from (see linkChunks). */
   async chunkHints(ids: string[]): Promise<Map<string, { docId: string | null; chunkNo: number | null }>> {
     const out = new Map<string, { docId: string | null; chunkNo: number | null }>();
     for (const part of chunk([...new Set(ids)], D1_MAX_PARAMS - 2)) {
-      const rows = await this.db.select({ id: vectorDocument.id, docId: vectorDocument.docId, chunkNo: vectorDocument.chunkNo }).from(vectorDocument)
-        .where(and(eq(vectorDocument.provider, this.provider), eq(vectorDocument.namespace, this.namespace), inArray(vectorDocument.id, part))).all();
+      const rows = await this.db
+        .select({ id: vectorDocument.id, docId: vectorDocument.docId, chunkNo: vectorDocument.chunkNo })
+        .from(vectorDocument)
+        .where(
+          and(eq(vectorDocument.provider, this.provider), eq(vectorDocument.namespace, this.namespace), inArray(vectorDocument.id, part)),
+        )
+        .all();
       for (const r of rows) out.set(r.id, { docId: r.docId, chunkNo: r.chunkNo });
     }
     return out;
@@ -118,28 +138,42 @@ export abstract class D1DocumentsStore extends VectorStore implements DocVectorS
   async has(ids: string[]): Promise<Set<string>> {
     const found = new Set<string>();
     for (const part of chunk([...new Set(ids)], D1_MAX_PARAMS - 2)) {
-      const rows = await this.db.select({ id: vectorDocument.id }).from(vectorDocument)
-        .where(and(eq(vectorDocument.provider, this.provider), eq(vectorDocument.namespace, this.namespace), inArray(vectorDocument.id, part))).all();
+      const rows = await this.db
+        .select({ id: vectorDocument.id })
+        .from(vectorDocument)
+        .where(
+          and(eq(vectorDocument.provider, this.provider), eq(vectorDocument.namespace, this.namespace), inArray(vectorDocument.id, part)),
+        )
+        .all();
       for (const r of rows) found.add(r.id);
     }
     return found;
   }
 
   async idsOfDoc(docId: string, limit?: number): Promise<string[]> {
-    const query = this.db.select({ id: vectorDocument.id }).from(vectorDocument)
-      .where(and(eq(vectorDocument.provider, this.provider), eq(vectorDocument.namespace, this.namespace), eq(vectorDocument.docId, docId)));
+    const query = this.db
+      .select({ id: vectorDocument.id })
+      .from(vectorDocument)
+      .where(
+        and(eq(vectorDocument.provider, this.provider), eq(vectorDocument.namespace, this.namespace), eq(vectorDocument.docId, docId)),
+      );
     const rows = await (limit ? query.limit(limit) : query).all();
     return rows.map((r) => r.id);
   }
 
   protected async allIds(): Promise<string[]> {
-    const rows = await this.db.select({ id: vectorDocument.id }).from(vectorDocument)
-      .where(and(eq(vectorDocument.provider, this.provider), eq(vectorDocument.namespace, this.namespace))).all();
+    const rows = await this.db
+      .select({ id: vectorDocument.id })
+      .from(vectorDocument)
+      .where(and(eq(vectorDocument.provider, this.provider), eq(vectorDocument.namespace, this.namespace)))
+      .all();
     return rows.map((r) => r.id);
   }
 
   async size(): Promise<number> {
-    const [row] = await this.db.select({ n: count() }).from(vectorDocument)
+    const [row] = await this.db
+      .select({ n: count() })
+      .from(vectorDocument)
       .where(and(eq(vectorDocument.provider, this.provider), eq(vectorDocument.namespace, this.namespace)));
     return row?.n ?? 0;
   }

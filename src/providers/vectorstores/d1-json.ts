@@ -42,8 +42,7 @@ export function jsonBatches(rows: unknown[][], maxBytes = JSON_BATCH_BYTES): str
 }
 
 /** `json_extract(value, '$[i]')` for each column: the SELECT list that unpacks one row. */
-export const jsonColumns = (count: number): string =>
-  Array.from({ length: count }, (_, i) => `json_extract(value, '$[${i}]')`).join(", ");
+export const jsonColumns = (count: number): string => Array.from({ length: count }, (_, i) => `json_extract(value, '$[${i}]')`).join(", ");
 
 /** One SQL statement with its parameters, ready for D1. */
 export interface Stmt {

@@ -58,7 +58,8 @@ function decode(bytes: Uint8Array, key: string): Index {
   } catch {
     // reported below
   }
-  if (header.format !== FORMAT || !Array.isArray(header.entries) || typeof header.dims !== "number") throw new ApiError(500, `The faiss index at ${key} is not readable`);
+  if (header.format !== FORMAT || !Array.isArray(header.entries) || typeof header.dims !== "number")
+    throw new ApiError(500, `The faiss index at ${key} is not readable`);
   const codes = new Int8Array(bytes.slice(4 + length).buffer);
   return { dims: header.dims, entries: header.entries, codes };
 }
@@ -145,7 +146,8 @@ export class FaissR2Store extends VectorStore implements DocVectorStore {
 
   async addVectors(vectors: number[][], documents: DocumentInterface[], options?: AddVectorsOptions): Promise<string[]> {
     const ids = options?.ids ?? documents.map((d) => d.id ?? newId());
-    if (ids.length !== documents.length || vectors.length !== documents.length) throw new Error("one id and one vector per document are needed");
+    if (ids.length !== documents.length || vectors.length !== documents.length)
+      throw new Error("one id and one vector per document are needed");
     if (!ids.length) return ids;
     const dims = vectors[0].length;
     const quantized = vectors.map((v) => {
@@ -153,13 +155,22 @@ export class FaissR2Store extends VectorStore implements DocVectorStore {
       return quantize(v);
     });
     return this.update((index) => {
-      if (index.entries.length && index.dims !== dims) throw badRequest(`The faiss index at ${this.namespace} holds vectors of ${index.dims} dimensions but the embedding gives ${dims}: upsert with the same embedding, or use another basePath`);
+      if (index.entries.length && index.dims !== dims)
+        throw badRequest(
+          `The faiss index at ${this.namespace} holds vectors of ${index.dims} dimensions but the embedding gives ${dims}: upsert with the same embedding, or use another basePath`,
+        );
       const replaced = new Set(ids);
       const keep = index.entries.map((e, i) => [e, i] as const).filter(([e]) => !replaced.has(e.id));
       const codes = new Int8Array((keep.length + ids.length) * dims);
       keep.forEach(([, i], j) => codes.set(index.codes.subarray(i * dims, (i + 1) * dims), j * dims));
       quantized.forEach((q, j) => codes.set(q.codes, (keep.length + j) * dims));
-      const added: Entry[] = ids.map((id, j) => ({ id, pageContent: documents[j].pageContent, metadata: documents[j].metadata ?? {}, scale: quantized[j].scale, ...(options?.chunkNos ? { chunkNo: options.chunkNos[j] } : {}) }));
+      const added: Entry[] = ids.map((id, j) => ({
+        id,
+        pageContent: documents[j].pageContent,
+        metadata: documents[j].metadata ?? {},
+        scale: quantized[j].scale,
+        ...(options?.chunkNos ? { chunkNo: options.chunkNos[j] } : {}),
+      }));
       return { index: { dims, entries: [...keep.map(([e]) => e), ...added], codes }, result: ids };
     });
   }
@@ -177,7 +188,10 @@ export class FaissR2Store extends VectorStore implements DocVectorStore {
   async similaritySearchVectorWithScore(query: number[], k: number): Promise<[Document, number][]> {
     const { index } = await this.read();
     if (!index.entries.length) return [];
-    if (index.dims !== query.length) throw badRequest(`The faiss index at ${this.namespace} holds vectors of ${index.dims} dimensions but the embedding gives ${query.length}`);
+    if (index.dims !== query.length)
+      throw badRequest(
+        `The faiss index at ${this.namespace} holds vectors of ${index.dims} dimensions but the embedding gives ${query.length}`,
+      );
     let norm = 0;
     for (const x of query) norm += x * x;
     norm = Math.sqrt(norm) || 1;
@@ -213,7 +227,10 @@ export class FaissR2Store extends VectorStore implements DocVectorStore {
   async linkChunks(pairs: Array<[string, number]>): Promise<void> {
     if (!pairs.length) return;
     const chunkOf = new Map(pairs);
-    await this.update((index) => ({ index: { ...index, entries: index.entries.map((e) => (chunkOf.has(e.id) ? { ...e, chunkNo: chunkOf.get(e.id) } : e)) }, result: undefined }));
+    await this.update((index) => ({
+      index: { ...index, entries: index.entries.map((e) => (chunkOf.has(e.id) ? { ...e, chunkNo: chunkOf.get(e.id) } : e)) },
+      result: undefined,
+    }));
   }
 
   async chunkHints(ids: string[]): Promise<Map<string, { docId: string | null; chunkNo: number | null }>> {
@@ -221,7 +238,8 @@ export class FaissR2Store extends VectorStore implements DocVectorStore {
     const wanted = new Set(ids);
     const out = new Map<string, { docId: string | null; chunkNo: number | null }>();
     for (const e of index.entries) {
-      if (wanted.has(e.id)) out.set(e.id, { docId: typeof e.metadata?.docId === "string" ? e.metadata.docId : null, chunkNo: e.chunkNo ?? null });
+      if (wanted.has(e.id))
+        out.set(e.id, { docId: typeof e.metadata?.docId === "string" ? e.metadata.docId : null, chunkNo: e.chunkNo ?? null });
     }
     return out;
   }

@@ -35,7 +35,15 @@ export function allocateNamespace(stamp: string, dims: number, rows: number): Lo
   const bytes = rows * stride + stride * 2 + BLOCK_ROWS * 8;
   const pages = Math.ceil(bytes / PAGE) - kernel.memory.buffer.byteLength / PAGE;
   if (pages > 0) kernel.memory.grow(pages);
-  return { stamp, dims, ids: [], scales: new Float64Array(rows), stride, codes: new Int8Array(kernel.memory.buffer, 0, rows * stride), kernel };
+  return {
+    stamp,
+    dims,
+    ids: [],
+    scales: new Float64Array(rows),
+    stride,
+    codes: new Int8Array(kernel.memory.buffer, 0, rows * stride),
+    kernel,
+  };
 }
 
 export interface Hit {

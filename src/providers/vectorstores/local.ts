@@ -72,7 +72,9 @@ export class LocalD1VectorStore extends D1DocumentsStore {
     if (!ids.length) return;
     await runBatch(this.db, [
       ...this.documentDeletes(ids),
-      ...chunk(ids, D1_MAX_PARAMS - 1).map((part) => stmt(this.db.delete(localEmbedding).where(and(eq(localEmbedding.namespace, this.namespace), inArray(localEmbedding.id, part))))),
+      ...chunk(ids, D1_MAX_PARAMS - 1).map((part) =>
+        stmt(this.db.delete(localEmbedding).where(and(eq(localEmbedding.namespace, this.namespace), inArray(localEmbedding.id, part)))),
+      ),
       this.bumpVersion(),
     ]);
   }
@@ -80,8 +82,13 @@ export class LocalD1VectorStore extends D1DocumentsStore {
   async clear(): Promise<number> {
     const [, removed] = await this.db.batch([
       this.db.delete(localEmbedding).where(eq(localEmbedding.namespace, this.namespace)),
-      this.db.delete(vectorDocument).where(and(eq(vectorDocument.provider, this.provider), eq(vectorDocument.namespace, this.namespace))).returning({ id: vectorDocument.id }),
-      this.db.insert(localEmbeddingVersion).values({ namespace: this.namespace, version: crypto.randomUUID() })
+      this.db
+        .delete(vectorDocument)
+        .where(and(eq(vectorDocument.provider, this.provider), eq(vectorDocument.namespace, this.namespace)))
+        .returning({ id: vectorDocument.id }),
+      this.db
+        .insert(localEmbeddingVersion)
+        .values({ namespace: this.namespace, version: crypto.randomUUID() })
         .onConflictDoUpdate({ target: localEmbeddingVersion.namespace, set: { version: crypto.randomUUID() } }),
     ]);
     return removed.length;
@@ -107,7 +114,14 @@ export class LocalD1VectorStore extends D1DocumentsStore {
     for (let ranking = 1; ; ranking++) {
       loaded ??= await this.load(q.length);
       const hits = await topK(loaded, q, k);
-      const [version, documents, extra] = await runBatch(this.db, [this.versionStmt(), this.documentsStmt(hits.map((h) => h.id), chunkStoreId), ...(also ? [also] : [])]);
+      const [version, documents, extra] = await runBatch(this.db, [
+        this.versionStmt(),
+        this.documentsStmt(
+          hits.map((h) => h.id),
+          chunkStoreId,
+        ),
+        ...(also ? [also] : []),
+      ]);
       const stamp = (version.results[0] as { version?: string } | undefined)?.version ?? NO_VERSION;
       if (stamp === loaded.stamp || ranking === MAX_RANKINGS) {
         return { hits: linkHits(hits, this.documentsFrom(documents)), also: (extra?.results ?? []) as Record<string, unknown>[] };
@@ -151,10 +165,16 @@ export class LocalD1VectorStore extends D1DocumentsStore {
     const groups = grouped.results as Array<{ n: number; ids: string; scales: string; vectors: string }>;
     const otherDims = (other.results[0] as { dims: number } | undefined)?.dims;
     if (!groups.length && otherDims !== undefined) {
-      throw badRequest(`The stored vectors have ${otherDims} dimensions but the embedding gives ${dims}: re-upsert with the same embedding, or delete the vector store first`);
+      throw badRequest(
+        `The stored vectors have ${otherDims} dimensions but the embedding gives ${dims}: re-upsert with the same embedding, or delete the vector store first`,
+      );
     }
     const stamp = (version.results[0] as { version?: string } | undefined)?.version ?? NO_VERSION;
-    const loaded = allocateNamespace(stamp, dims, groups.reduce((n, g) => n + g.n, 0));
+    const loaded = allocateNamespace(
+      stamp,
+      dims,
+      groups.reduce((n, g) => n + g.n, 0),
+    );
     const { ids, scales, codes, stride } = loaded;
     let v = 0;
     const pacer = new Pacer();

@@ -15,7 +15,10 @@ const VECTORIZE_MAX_TOP_K = 20;
 /** The slice of the Vectorize binding used here (a stand-in provides the same in tests). */
 export interface VectorizeLike {
   upsert(vectors: Array<{ id: string; values: number[]; namespace?: string; metadata?: Record<string, string> }>): Promise<unknown>;
-  query(vector: number[], options: { topK: number; namespace?: string; returnMetadata?: string | boolean; returnValues?: boolean }): Promise<{ matches: Array<{ id: string; score: number }> }>;
+  query(
+    vector: number[],
+    options: { topK: number; namespace?: string; returnMetadata?: string | boolean; returnValues?: boolean },
+  ): Promise<{ matches: Array<{ id: string; score: number }> }>;
   deleteByIds(ids: string[]): Promise<unknown>;
 }
 
@@ -44,7 +47,8 @@ export class VectorizeStore extends D1DocumentsStore {
   private index!: VectorizeLike;
 
   static create(index: unknown, ...rest: ConstructorParameters<typeof D1DocumentsStore>): VectorizeStore {
-    if (!isVectorizeBound(index)) throw badRequest("Vectorize binding VECTORIZE is not configured: the vectorize vector store needs it (use localVectorStore locally)");
+    if (!isVectorizeBound(index))
+      throw badRequest("Vectorize binding VECTORIZE is not configured: the vectorize vector store needs it (use localVectorStore locally)");
     const store = new VectorizeStore(...rest);
     store.index = index;
     return store;

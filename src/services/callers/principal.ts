@@ -20,7 +20,9 @@ export type KeyFinder = (token: string) => Promise<FoundKey | null>;
  * presenting bad credentials should know.
  */
 export async function principalOf(
-  header: string | undefined, env: Pick<Env, "ADMIN_API_KEY" | "JWT_SECRET">, findKey: KeyFinder,
+  header: string | undefined,
+  env: Pick<Env, "ADMIN_API_KEY" | "JWT_SECRET">,
+  findKey: KeyFinder,
 ): Promise<Principal | null> {
   if (!header) return null;
   const match = BEARER.exec(header);

@@ -15,7 +15,8 @@ export interface RunTarget {
 export function assertPrincipalMayRun(principal: Principal | null, flow: RunTarget): void {
   if (flow.apikeyid) {
     if (principal?.kind === "admin") return;
-    if (principal?.kind !== "apikey" || principal.keyId !== flow.apikeyid) throw unauthorized("Unauthorized: this chatflow requires its API key");
+    if (principal?.kind !== "apikey" || principal.keyId !== flow.apikeyid)
+      throw unauthorized("Unauthorized: this chatflow requires its API key");
   } else if (flow.isPublic) {
     return;
   } else if (!principal) {
@@ -55,8 +56,9 @@ export function assertOriginAllowed(chatbotConfig: string | null, origin: string
     : [];
   if (!allowed.length || allowed.includes("*")) return;
   if (allowed.includes(originOf(origin) ?? origin)) return;
-  const message = typeof config.allowedOriginsError === "string" && config.allowedOriginsError
-    ? config.allowedOriginsError
-    : "This site is not allowed to access this chatbot";
+  const message =
+    typeof config.allowedOriginsError === "string" && config.allowedOriginsError
+      ? config.allowedOriginsError
+      : "This site is not allowed to access this chatbot";
   throw forbidden(message);
 }

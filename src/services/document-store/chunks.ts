@@ -29,7 +29,13 @@ export async function chunkPage(db: Db, storeId: string, loaderId: string, pageN
   const file = loaderId === "all" ? undefined : loaderOf(store, loaderId);
   const where = file ? and(eq(chunks.storeId, storeId), eq(chunks.docId, loaderId)) : eq(chunks.storeId, storeId);
   const [page, totals] = await db.batch([
-    db.select().from(chunks).where(where).orderBy(asc(chunks.docId), asc(chunks.chunkNo)).limit(CHUNK_PAGE_SIZE).offset((pageNo - 1) * CHUNK_PAGE_SIZE),
+    db
+      .select()
+      .from(chunks)
+      .where(where)
+      .orderBy(asc(chunks.docId), asc(chunks.chunkNo))
+      .limit(CHUNK_PAGE_SIZE)
+      .offset((pageNo - 1) * CHUNK_PAGE_SIZE),
     db.select({ n: count() }).from(chunks).where(where),
   ]);
   return {
@@ -45,7 +51,11 @@ export async function chunkPage(db: Db, storeId: string, loaderId: string, pageN
 }
 
 async function findChunk(db: Db, storeId: string, loaderId: string, chunkId: string) {
-  const chunk = await db.select().from(chunks).where(and(eq(chunks.id, chunkId), eq(chunks.storeId, storeId), eq(chunks.docId, loaderId))).get();
+  const chunk = await db
+    .select()
+    .from(chunks)
+    .where(and(eq(chunks.id, chunkId), eq(chunks.storeId, storeId), eq(chunks.docId, loaderId)))
+    .get();
   if (!chunk) throw notFound(`Chunk ${chunkId} not found in loader ${loaderId}`);
   return chunk;
 }
@@ -57,7 +67,13 @@ const UNCHANGED = "id = ? AND storeId = ? AND docId = ? AND pageContent = ?";
  * Runs a change to a chunk against the chunk as last read: `attempt` answers whether it found the
  * chunk unchanged (and so applied); otherwise the chunk is read again — 404 once it is gone.
  */
-async function withChunk<T>(db: Db, storeId: string, loaderId: string, chunkId: string, attempt: (chunk: typeof chunks.$inferSelect) => Promise<T | undefined>): Promise<T> {
+async function withChunk<T>(
+  db: Db,
+  storeId: string,
+  loaderId: string,
+  chunkId: string,
+  attempt: (chunk: typeof chunks.$inferSelect) => Promise<T | undefined>,
+): Promise<T> {
   for (let i = 0; i < ATTEMPTS; i++) {
     const done = await attempt(await findChunk(db, storeId, loaderId, chunkId));
     if (done !== undefined) return done;
@@ -66,19 +82,32 @@ async function withChunk<T>(db: Db, storeId: string, loaderId: string, chunkId: 
 }
 
 /** Edits a chunk's text (and metadata); answers the page the chunk is on. */
-export async function editChunk(db: Db, storeId: string, loaderId: string, chunkId: string, edit: { pageContent: string; metadata?: Record<string, unknown> | string }) {
+export async function editChunk(
+  db: Db,
+  storeId: string,
+  loaderId: string,
+  chunkId: string,
+  edit: { pageContent: string; metadata?: Record<string, unknown> | string },
+) {
   loaderOf(await getStoreState(db, storeId), loaderId);
   const position = await withChunk(db, storeId, loaderId, chunkId, async (chunk) => {
     const was = [chunkId, storeId, loaderId, chunk.pageContent];
-    const metadata = edit.metadata === undefined ? chunk.metadata : typeof edit.metadata === "string" ? edit.metadata : JSON.stringify(edit.metadata);
+    const metadata =
+      edit.metadata === undefined ? chunk.metadata : typeof edit.metadata === "string" ? edit.metadata : JSON.stringify(edit.metadata);
     const [, changed, before] = await runBatch(db, [
       {
         sql: `UPDATE document_store_loader SET totalChars = totalChars + ?, updatedDate = ? WHERE id = ? AND storeId = ? AND EXISTS (SELECT 1 FROM document_store_file_chunk WHERE ${UNCHANGED})`,
         params: [edit.pageContent.length - chunk.pageContent.length, nowIso(), loaderId, storeId, ...was],
       },
-      { sql: `UPDATE document_store_file_chunk SET pageContent = ?, metadata = ? WHERE ${UNCHANGED}`, params: [edit.pageContent, metadata, ...was] },
+      {
+        sql: `UPDATE document_store_file_chunk SET pageContent = ?, metadata = ? WHERE ${UNCHANGED}`,
+        params: [edit.pageContent, metadata, ...was],
+      },
       // Where the chunk is in its loader: the page to answer.
-      { sql: "SELECT COUNT(*) AS n FROM document_store_file_chunk WHERE storeId = ? AND docId = ? AND chunkNo <= ?", params: [storeId, loaderId, chunk.chunkNo] },
+      {
+        sql: "SELECT COUNT(*) AS n FROM document_store_file_chunk WHERE storeId = ? AND docId = ? AND chunkNo <= ?",
+        params: [storeId, loaderId, chunk.chunkNo],
+      },
     ]);
     return changed.meta.changes ? Math.max(1, (before.results[0] as { n: number } | undefined)?.n ?? 1) : undefined;
   });
@@ -108,12 +137,21 @@ export async function deleteLoader(db: Db, bucket: R2Bucket, storeId: string, lo
   loaderOf(await getStoreState(db, storeId), loaderId);
   const [, gone] = await db.batch([
     db.delete(chunks).where(and(eq(chunks.storeId, storeId), eq(chunks.docId, loaderId))),
-    db.delete(documentStoreLoader).where(and(eq(documentStoreLoader.id, loaderId), eq(documentStoreLoader.storeId, storeId))).returning({ id: documentStoreLoader.id }),
+    db
+      .delete(documentStoreLoader)
+      .where(and(eq(documentStoreLoader.id, loaderId), eq(documentStoreLoader.storeId, storeId)))
+      .returning({ id: documentStoreLoader.id }),
     // The last loader gone: the store is EMPTY again (unless its vectors are still there).
-    db.update(documentStore).set({ status: "EMPTY", updatedDate: nowIso() }).where(and(
-      eq(documentStore.id, storeId), ne(documentStore.status, "UPSERTED"),
-      sql`NOT EXISTS (SELECT 1 FROM ${documentStoreLoader} WHERE ${documentStoreLoader.storeId} = ${storeId})`,
-    )),
+    db
+      .update(documentStore)
+      .set({ status: "EMPTY", updatedDate: nowIso() })
+      .where(
+        and(
+          eq(documentStore.id, storeId),
+          ne(documentStore.status, "UPSERTED"),
+          sql`NOT EXISTS (SELECT 1 FROM ${documentStoreLoader} WHERE ${documentStoreLoader.storeId} = ${storeId})`,
+        ),
+      ),
   ]);
   if (!gone.length) throw notFound(`Document loader ${loaderId} not found in document store ${storeId}`);
   await deleteLoaderFiles(bucket, storeId, loaderId);

@@ -14,7 +14,10 @@ export interface VectorComponents {
   recordManager?: ComponentConfig;
 }
 
-const merged = (given: { name: string; config?: Record<string, unknown> } | undefined, saved: ComponentConfig | undefined): ComponentConfig | undefined => {
+const merged = (
+  given: { name: string; config?: Record<string, unknown> } | undefined,
+  saved: ComponentConfig | undefined,
+): ComponentConfig | undefined => {
   if (given) return { name: given.name, config: { ...(saved && saved.name === given.name ? saved.config : {}), ...(given.config ?? {}) } };
   return saved;
 };
@@ -22,7 +25,11 @@ const merged = (given: { name: string; config?: Record<string, unknown> } | unde
 /** Picks the components and checks every name (400 listing the supported ones) before any work. */
 export function resolveComponents(
   env: Env,
-  given: { embedding?: { name: string; config?: Record<string, unknown> }; vectorStore?: { name: string; config?: Record<string, unknown> }; recordManager?: { name: string; config?: Record<string, unknown> } },
+  given: {
+    embedding?: { name: string; config?: Record<string, unknown> };
+    vectorStore?: { name: string; config?: Record<string, unknown> };
+    recordManager?: { name: string; config?: Record<string, unknown> };
+  },
   saved: { embedding?: ComponentConfig; vectorStore?: ComponentConfig; recordManager?: ComponentConfig },
 ): VectorComponents {
   const embedding = merged(given.embedding, saved.embedding) ?? { name: defaultEmbeddingsName(env), config: {} };
@@ -43,7 +50,13 @@ export interface BuiltComponents {
 /** Builds them for a store (its id is the vector namespace and the record manager's default). */
 export async function buildComponents(deps: DocStoreDeps, storeId: string, c: VectorComponents): Promise<BuiltComponents> {
   const embeddings = await buildEmbeddings(c.embedding.name, c.embedding.config, deps);
-  const store = buildVectorStore(c.vectorStore.name, c.vectorStore.config, { env: deps.env, db: deps.db, embeddings, namespace: storeId, getCredential: deps.getCredential });
+  const store = buildVectorStore(c.vectorStore.name, c.vectorStore.config, {
+    env: deps.env,
+    db: deps.db,
+    embeddings,
+    namespace: storeId,
+    getCredential: deps.getCredential,
+  });
   const recordManager = c.recordManager ? buildRecordManager(c.recordManager.name, c.recordManager.config, deps.db, storeId) : undefined;
   return { embeddings, store, recordManager };
 }

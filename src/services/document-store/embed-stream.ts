@@ -45,7 +45,10 @@ export class EmbedStream {
       });
       const entry: Slice = { vectors, settled: false };
       // Awaited when taken; a write may fail first, so a rejection here must not go unhandled.
-      entry.vectors.then(() => (entry.settled = true), () => (entry.settled = true));
+      entry.vectors.then(
+        () => (entry.settled = true),
+        () => (entry.settled = true),
+      );
       this.slices.push(entry);
     }
   }

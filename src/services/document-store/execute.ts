@@ -6,28 +6,21 @@
 // stored but not in the vector store. A worker that dies on the way leaves a lease that runs out.
 import { Document } from "@langchain/core/documents";
 import type { TextSplitter } from "@langchain/textsplitters";
-import { ApiError, badRequest, conflict, notFound } from "../../errors";
+import { ApiError, badRequest } from "../../errors";
 import { maxUploadBytes } from "../../env";
-import { newId } from "../../lib/ids";
 import { workLimits } from "../../lib/limits";
-import { nowIso } from "../../lib/time";
-import { loadDocuments, loaderDefinition } from "../../providers/loaders/registry";
+import { loadDocuments } from "../../providers/loaders/registry";
 import { splitWithin } from "../../providers/splitters/paced";
 import { buildSplitter } from "../../providers/splitters/registry";
-import { type Stmt, jsonBatches, jsonColumns, runBatch } from "../../providers/vectorstores/d1-json";
-import { recordUpsert } from "../upsert-history";
 import { buildComponents } from "./components";
-import { deleteLoaderFiles, fileKey, placeLoaderFiles, readWholeFiles } from "./files";
+import { deleteLoaderFiles, readWholeFiles } from "./files";
 import { type Continues, executeStreamed } from "./ingest";
 import { entryFor, lostLoader, recordRun, storeFiles, writeEntry, writesFiles } from "./loader-entry";
 import { type IndexControl, type UpsertResult, ADDED_DOCS_LIMIT, assertIndexable, embedAhead, indexChunks } from "./indexing";
-import { HOLDS_LEASE, LoaderLease, leaseMs, queuedLeaseMs } from "./lease";
-import { insertLoader, writeLoader } from "./loader-rows";
-import { FILE_STORAGE, type Plan } from "./plan";
+import { LoaderLease, leaseMs, queuedLeaseMs } from "./lease";
+import type { Plan } from "./plan";
 import { createStore } from "./stores";
-import type { DocStoreDeps, LoaderEntry, LoaderFileEntry } from "./types";
-
-
+import type { DocStoreDeps, LoaderEntry } from "./types";
 
 /** Reads, loads and splits: the chunks of a plan, in memory. 400 for files without text. */
 async function chunksOf(deps: DocStoreDeps, bucket: R2Bucket, plan: Plan): Promise<{ chunks: Document[] }> {
@@ -51,7 +44,9 @@ async function chunksOf(deps: DocStoreDeps, bucket: R2Bucket, plan: Plan): Promi
     throw badRequest(`Splitting failed: ${err instanceof Error ? err.message : String(err)}`);
   }
   // NUL characters cannot be stored as text (Flowise strips them too).
-  chunks = chunks.map((c) => new Document({ pageContent: c.pageContent.replaceAll("\u0000", ""), metadata: c.metadata })).filter((c) => c.pageContent.trim());
+  chunks = chunks
+    .map((c) => new Document({ pageContent: c.pageContent.replaceAll("\u0000", ""), metadata: c.metadata }))
+    .filter((c) => c.pageContent.trim());
   if (!chunks.length) throw badRequest(`No text found in what loader ${plan.loaderNode} read`);
   return { chunks };
 }
@@ -65,14 +60,20 @@ export class QueueInstead extends Error {
 }
 
 /** Runs a plan: chunks committed, then indexed. Statuses move as Flowise's do. */
-export async function executePlan(deps: DocStoreDeps, bucket: R2Bucket, plan: Plan, control: IndexControl = {}): Promise<UpsertResult | Continues> {
+export async function executePlan(
+  deps: DocStoreDeps,
+  bucket: R2Bucket,
+  plan: Plan,
+  control: IndexControl = {},
+): Promise<UpsertResult | Continues> {
   if (plan.streamed) return executeStreamed(deps, bucket, plan, control);
   const { chunks } = await chunksOf(deps, bucket, plan);
   const built = await buildComponents(deps, plan.storeId, plan.components);
   assertIndexable(built, chunks);
   if (control.queueAbove !== undefined && chunks.length > control.queueAbove) throw new QueueInstead(chunks.length);
   const ahead = embedAhead(built, chunks);
-  if (plan.newStore) await createStore(deps.db, { id: plan.storeId, name: plan.newStore.name, description: plan.newStore.description ?? null });
+  if (plan.newStore)
+    await createStore(deps.db, { id: plan.storeId, name: plan.newStore.name, description: plan.newStore.description ?? null });
 
   const lease = new LoaderLease(deps.db, plan.storeId, plan.entryId, leaseMs(deps.env), plan.lease);
   let entry: LoaderEntry;
@@ -89,7 +90,8 @@ export async function executePlan(deps: DocStoreDeps, bucket: R2Bucket, plan: Pl
     // A sync upsert gives back what it took; a queued one leaves its lease to the consumer (retry or fail).
     if (!plan.lease) await lease.release().catch(() => false);
     // Files put for a loader that is gone (or never got a row) would be left with no one to own them.
-    if (filesWritten && err instanceof ApiError && err.status === 404) await deleteLoaderFiles(bucket, plan.storeId, plan.entryId).catch(() => undefined);
+    if (filesWritten && err instanceof ApiError && err.status === 404)
+      await deleteLoaderFiles(bucket, plan.storeId, plan.entryId).catch(() => undefined);
     throw err;
   }
 
@@ -117,7 +119,8 @@ export async function executePlan(deps: DocStoreDeps, bucket: R2Bucket, plan: Pl
  * The queue consumer then runs the saved loader under that lease.
  */
 export async function stagePlan(deps: DocStoreDeps, bucket: R2Bucket, plan: Plan): Promise<{ entry: LoaderEntry; lease: string }> {
-  if (plan.newStore) await createStore(deps.db, { id: plan.storeId, name: plan.newStore.name, description: plan.newStore.description ?? null });
+  if (plan.newStore)
+    await createStore(deps.db, { id: plan.storeId, name: plan.newStore.name, description: plan.newStore.description ?? null });
   const lease = new LoaderLease(deps.db, plan.storeId, plan.entryId, queuedLeaseMs(deps.env));
   if (plan.replaces) await lease.claim();
   try {

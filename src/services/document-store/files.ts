@@ -30,7 +30,10 @@ async function copyObject(bucket: R2Bucket, from: string, to: string, mime: stri
   const src = await bucket.get(from);
   if (!src) throw badRequest(`File ${name} is no longer in storage: upload it again`);
   const sized = new FixedLengthStream(src.size);
-  await Promise.all([src.body.pipeTo(sized.writable), bucket.put(to, sized.readable, { httpMetadata: { contentType: mime || "application/octet-stream" } })]);
+  await Promise.all([
+    src.body.pipeTo(sized.writable),
+    bucket.put(to, sized.readable, { httpMetadata: { contentType: mime || "application/octet-stream" } }),
+  ]);
 }
 
 /**
@@ -38,7 +41,13 @@ async function copyObject(bucket: R2Bucket, from: string, to: string, mime: stri
  * loader keeps them, or written from memory) and lists them. Files already there stay; a loader
  * given other files than its own loses its old ones first.
  */
-export async function placeLoaderFiles(bucket: R2Bucket, storeId: string, loaderId: string, files: SourceFile[], replaces: boolean): Promise<LoaderFileEntry[]> {
+export async function placeLoaderFiles(
+  bucket: R2Bucket,
+  storeId: string,
+  loaderId: string,
+  files: SourceFile[],
+  replaces: boolean,
+): Promise<LoaderFileEntry[]> {
   const inPlace = (f: SourceFile) => f.key === fileKey(storeId, loaderId, f.name);
   if (replaces && !files.some(inPlace)) await deleteLoaderFiles(bucket, storeId, loaderId);
   const entries: LoaderFileEntry[] = [];
@@ -79,7 +88,8 @@ async function deletePrefix(bucket: R2Bucket, prefix: string): Promise<void> {
   } while (cursor);
 }
 
-export const deleteLoaderFiles = (bucket: R2Bucket, storeId: string, loaderId: string) => deletePrefix(bucket, `${ROOT}/${storeId}/${loaderId}/`);
+export const deleteLoaderFiles = (bucket: R2Bucket, storeId: string, loaderId: string) =>
+  deletePrefix(bucket, `${ROOT}/${storeId}/${loaderId}/`);
 export const deleteStoreFiles = (bucket: R2Bucket, storeId: string) => deletePrefix(bucket, `${ROOT}/${storeId}/`);
 
 /** Files a multipart upsert staged under upload `uploadId` of a store (see uploads.ts). */

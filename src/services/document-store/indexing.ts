@@ -34,14 +34,25 @@ export interface IndexControl {
  * come first; undefined with a record manager (it embeds only the chunks that changed).
  */
 export function embedAhead(built: BuiltComponents, chunks: Document[]): EmbedStream | undefined {
-  return built.recordManager ? undefined : new EmbedStream(built.store.embeddings, chunks.map((c) => c.pageContent));
+  return built.recordManager
+    ? undefined
+    : new EmbedStream(
+        built.store.embeddings,
+        chunks.map((c) => c.pageContent),
+      );
 }
 
 /** At most this many vectors per vector-store write (one D1 batch for the local store): 8 slices. */
 const WRITE_MAX = 1024;
 
 /** Chunks → vector store, through the record manager when the store has one (`ahead`: embedAhead's vectors). */
-export async function indexChunks(built: BuiltComponents, docId: string, chunks: Document[], control: IndexControl, ahead?: EmbedStream): Promise<IndexResult> {
+export async function indexChunks(
+  built: BuiltComponents,
+  docId: string,
+  chunks: Document[],
+  control: IndexControl,
+  ahead?: EmbedStream,
+): Promise<IndexResult> {
   const docs = chunks.map((c) => new Document({ pageContent: c.pageContent, metadata: { ...c.metadata, docId } }));
   if (!built.recordManager) return replaceVectors(built.store, docId, docs, ahead);
   const { recordManager, cleanup, sourceIdKey, forceUpdate } = built.recordManager;
@@ -68,8 +79,19 @@ async function replaceVectors(store: DocVectorStore, docId: string, docs: Docume
  * Embeds `docs` (chunks numbered from `firstChunkNo`) and writes their vectors under `ids`: each
  * write takes what the model has answered so far, in order, while it embeds the rest.
  */
-export async function writeVectors(store: DocVectorStore, docs: Document[], ids: string[], firstChunkNo: number, ahead?: EmbedStream): Promise<void> {
-  const stream = ahead ?? new EmbedStream(store.embeddings, docs.map((d) => d.pageContent));
+export async function writeVectors(
+  store: DocVectorStore,
+  docs: Document[],
+  ids: string[],
+  firstChunkNo: number,
+  ahead?: EmbedStream,
+): Promise<void> {
+  const stream =
+    ahead ??
+    new EmbedStream(
+      store.embeddings,
+      docs.map((d) => d.pageContent),
+    );
   // A write costs a D1 batch: small ones only pay when they let a remote model's latency overlap.
   const min = inIsolate(store.embeddings) ? WRITE_MAX : Math.min(store.minWrite ?? 1, WRITE_MAX);
   for (let from = 0, vectors; (vectors = await stream.next(min, WRITE_MAX)); from += vectors.length) {
@@ -84,6 +106,8 @@ export function assertIndexable(built: BuiltComponents, chunks: Document[]): voi
   const rm = built.recordManager;
   if (rm?.cleanup !== "incremental" || rm.sourceIdKey === "docId") return;
   if (chunks.some((c) => c.metadata?.[rm.sourceIdKey] === undefined || c.metadata?.[rm.sourceIdKey] === null)) {
-    throw badRequest(`Incremental cleanup needs every chunk's metadata to have "${rm.sourceIdKey}" (the record manager's sourceIdKey): add it with \`metadata\`, or use the docId key`);
+    throw badRequest(
+      `Incremental cleanup needs every chunk's metadata to have "${rm.sourceIdKey}" (the record manager's sourceIdKey): add it with \`metadata\`, or use the docId key`,
+    );
   }
 }

@@ -56,9 +56,19 @@ const messageOf = (err: unknown) => (err instanceof Error ? err.message : String
 const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
 /** Chunks read back from D1 at a time, to index what a stopped run stored but did not index. */
 const REINDEX_PAGE = 1_000;
-const STORE_CONFIG = { embeddingConfig: documentStore.embeddingConfig, vectorStoreConfig: documentStore.vectorStoreConfig, recordManagerConfig: documentStore.recordManagerConfig, updatedDate: documentStore.updatedDate };
+const STORE_CONFIG = {
+  embeddingConfig: documentStore.embeddingConfig,
+  vectorStoreConfig: documentStore.vectorStoreConfig,
+  recordManagerConfig: documentStore.recordManagerConfig,
+  updatedDate: documentStore.updatedDate,
+};
 
-export function executeStreamed(deps: DocStoreDeps, bucket: R2Bucket, plan: Plan, control: StreamControl = {}): Promise<UpsertResult | Continues> {
+export function executeStreamed(
+  deps: DocStoreDeps,
+  bucket: R2Bucket,
+  plan: Plan,
+  control: StreamControl = {},
+): Promise<UpsertResult | Continues> {
   return new StreamedRun(deps, bucket, plan, control).run();
 }
 
@@ -79,7 +89,9 @@ class StreamedRun {
   /** This call made the run's first write (a later call of a queued run did not). */
   private began = false;
   /** The store's component configs before the run wrote its own (put back if the run is undone). */
-  private storeBefore: { embeddingConfig: string | null; vectorStoreConfig: string | null; recordManagerConfig: string | null; updatedDate: string } | undefined;
+  private storeBefore:
+    | { embeddingConfig: string | null; vectorStoreConfig: string | null; recordManagerConfig: string | null; updatedDate: string }
+    | undefined;
 
   constructor(
     private readonly deps: DocStoreDeps,
@@ -134,7 +146,12 @@ class StreamedRun {
       while (p.file < plan.files.length) {
         const src = await this.source(p.file);
         const window = await readWindow(src, p.at, this.options);
-        let next: StreamProgress = { ...p, at: window.next, bytesRead: p.bytesRead + window.next.offset - p.at.offset, chunks: p.chunks + window.chunks.length };
+        let next: StreamProgress = {
+          ...p,
+          at: window.next,
+          bytesRead: p.bytesRead + window.next.offset - p.at.offset,
+          chunks: p.chunks + window.chunks.length,
+        };
         if (window.next.offset >= src.size && window.next.carry === undefined) next = { ...next, file: p.file + 1, at: START };
         if (next.chunks > limits.streamedChunks) throw overLimit(limits, "streamedChunks", `What loader ${plan.loaderNode} read`);
         assertIndexable(this.built, window.chunks);
@@ -145,10 +162,19 @@ class StreamedRun {
           await this.begin();
         }
         // The model starts on the window while its chunks are written.
-        const ahead = rm ? undefined : new EmbedStream(this.built.store.embeddings, window.chunks.map((c) => c.pageContent));
+        const ahead = rm
+          ? undefined
+          : new EmbedStream(
+              this.built.store.embeddings,
+              window.chunks.map((c) => c.pageContent),
+            );
         await this.commit(window.chunks, p, next);
         if (!next.cleared) next = await this.clearOldVectors(next);
-        next = { ...next, indexed: next.chunks, counts: addCounts(next.counts, await this.index(window.chunks, p.chunks + 1, next, ahead)) };
+        next = {
+          ...next,
+          indexed: next.chunks,
+          counts: addCounts(next.counts, await this.index(window.chunks, p.chunks + 1, next, ahead)),
+        };
         p = next;
         if (!last && this.control.budgetBytes !== undefined && p.bytesRead - readBefore >= this.control.budgetBytes) {
           await this.save(p);
@@ -180,8 +206,11 @@ class StreamedRun {
   private async begin(): Promise<void> {
     const { plan } = this;
     this.began = true;
-    this.storeBefore = plan.newStore ? undefined : await this.deps.db.select(STORE_CONFIG).from(documentStore).where(eq(documentStore.id, plan.storeId)).get();
-    if (plan.newStore) await createStore(this.deps.db, { id: plan.storeId, name: plan.newStore.name, description: plan.newStore.description ?? null });
+    this.storeBefore = plan.newStore
+      ? undefined
+      : await this.deps.db.select(STORE_CONFIG).from(documentStore).where(eq(documentStore.id, plan.storeId)).get();
+    if (plan.newStore)
+      await createStore(this.deps.db, { id: plan.storeId, name: plan.newStore.name, description: plan.newStore.description ?? null });
     if (plan.replaces) await this.lease.claim();
     this.lease.beat();
     this.filesWritten = writesFiles(plan);
@@ -194,9 +223,18 @@ class StreamedRun {
   private async commit(chunks: Document[], from: StreamProgress, next: StreamProgress): Promise<void> {
     const { deps, plan, lease } = this;
     if (!this.saved) {
-      await writeEntry(deps, plan, entryFor(plan, this.fileEntries, chunks, "SYNCING"), lease, chunks, [windowRow(lease, next, { chunks: 0, chars: 0 })]);
+      await writeEntry(deps, plan, entryFor(plan, this.fileEntries, chunks, "SYNCING"), lease, chunks, [
+        windowRow(lease, next, { chunks: 0, chars: 0 }),
+      ]);
     } else {
-      const rows = chunks.map((c, i) => [newId(), plan.entryId, plan.storeId, from.chunks + i + 1, c.pageContent, JSON.stringify(c.metadata ?? {})]);
+      const rows = chunks.map((c, i) => [
+        newId(),
+        plan.entryId,
+        plan.storeId,
+        from.chunks + i + 1,
+        c.pageContent,
+        JSON.stringify(c.metadata ?? {}),
+      ]);
       const chars = chunks.reduce((n, c) => n + c.pageContent.length, 0);
       const [row] = await runBatch(deps.db, [windowRow(lease, next, { chunks: chunks.length, chars }), ...chunkInserts(rows, this.held)]);
       if (!row.meta.changes) throw await lostLoader(lease, true);
@@ -225,12 +263,24 @@ class StreamedRun {
     if (!docs.length) return NO_COUNTS;
     const rm = this.built.recordManager;
     if (!rm) {
-      await writeVectors(this.built.store, docs, docs.map((_, i) => `${p.run}-${firstNo + i}`), firstNo, ahead);
+      await writeVectors(
+        this.built.store,
+        docs,
+        docs.map((_, i) => `${p.run}-${firstNo + i}`),
+        firstNo,
+        ahead,
+      );
       this.keep(docs);
       return { ...NO_COUNTS, numAdded: docs.length };
     }
     const { recordManager, cleanup, sourceIdKey, forceUpdate } = rm;
-    const result = await indexDocuments(docs, recordManager, this.built.store, { cleanup, sourceIdKey, forceUpdate, startedAt: p.since, skipFullCleanup: true });
+    const result = await indexDocuments(docs, recordManager, this.built.store, {
+      cleanup,
+      sourceIdKey,
+      forceUpdate,
+      startedAt: p.since,
+      skipFullCleanup: true,
+    });
     await this.built.store.linkChunks(result.uids.map((uid, i) => [uid, firstNo + i]));
     this.keep(result.addedDocs as Document[]);
     return { numAdded: result.numAdded, numUpdated: result.numUpdated, numSkipped: result.numSkipped, numDeleted: result.numDeleted };
@@ -249,13 +299,17 @@ class StreamedRun {
     let state = p;
     if (!state.cleared) state = await this.clearOldVectors(state);
     while (state.indexed < state.chunks) {
-      const [read] = await runBatch(this.deps.db, [{
-        sql: "SELECT chunkNo, pageContent, metadata FROM document_store_file_chunk WHERE storeId = ? AND docId = ? AND chunkNo > ? AND chunkNo <= ? ORDER BY chunkNo LIMIT ?",
-        params: [this.plan.storeId, this.plan.entryId, state.indexed, state.chunks, REINDEX_PAGE],
-      }]);
+      const [read] = await runBatch(this.deps.db, [
+        {
+          sql: "SELECT chunkNo, pageContent, metadata FROM document_store_file_chunk WHERE storeId = ? AND docId = ? AND chunkNo > ? AND chunkNo <= ? ORDER BY chunkNo LIMIT ?",
+          params: [this.plan.storeId, this.plan.entryId, state.indexed, state.chunks, REINDEX_PAGE],
+        },
+      ]);
       const rows = read.results as Array<{ chunkNo: number; pageContent: string; metadata: string }>;
       if (!rows.length) break;
-      const chunks = rows.map((r) => new Document({ pageContent: r.pageContent, metadata: JSON.parse(r.metadata) as Record<string, unknown> }));
+      const chunks = rows.map(
+        (r) => new Document({ pageContent: r.pageContent, metadata: JSON.parse(r.metadata) as Record<string, unknown> }),
+      );
       const counts = await this.index(chunks, rows[0].chunkNo, state);
       state = { ...state, indexed: rows[rows.length - 1].chunkNo, counts: addCounts(state.counts, counts) };
     }
@@ -267,7 +321,10 @@ class StreamedRun {
     let counts = p.counts;
     const rm = built.recordManager;
     if (rm?.cleanup === "full" && !control.skipFullCleanup) {
-      counts = { ...counts, numDeleted: counts.numDeleted + (await cleanupBefore(rm.recordManager, built.store, control.fullCleanupSince ?? p.since)) };
+      counts = {
+        ...counts,
+        numDeleted: counts.numDeleted + (await cleanupBefore(rm.recordManager, built.store, control.fullCleanupSince ?? p.since)),
+      };
     }
     const files = JSON.stringify(this.fileEntries.map((f) => ({ ...f, status: "SYNC" })));
     const [row] = await runBatch(deps.db, [endRow(lease, { status: "SYNC", files })]);
@@ -287,7 +344,8 @@ class StreamedRun {
     if (!this.saved) {
       // Nothing of this run is in D1: the lease goes back (a queued one stays for the consumer).
       if (!plan.lease) await lease.release().catch(() => false);
-      if (this.filesWritten && err instanceof ApiError && err.status === 404) await deleteLoaderFiles(this.bucket, plan.storeId, plan.entryId).catch(() => undefined);
+      if (this.filesWritten && err instanceof ApiError && err.status === 404)
+        await deleteLoaderFiles(this.bucket, plan.storeId, plan.entryId).catch(() => undefined);
       return err;
     }
     try {
@@ -305,10 +363,20 @@ class StreamedRun {
     const { deps, plan, lease } = this;
     if ((await lease.holder())?.leaseId !== lease.id) return; // taken over or deleted: nothing here is ours any more
     await deleteDocVectors(this.built, plan.entryId);
-    const dropChunks = { sql: `DELETE FROM document_store_file_chunk WHERE storeId = ? AND docId = ? AND ${HOLDS_LEASE}`, params: [plan.storeId, plan.entryId, ...this.held] };
+    const dropChunks = {
+      sql: `DELETE FROM document_store_file_chunk WHERE storeId = ? AND docId = ? AND ${HOLDS_LEASE}`,
+      params: [plan.storeId, plan.entryId, ...this.held],
+    };
     const store = this.restoreStore();
     if (!plan.replaces) {
-      await runBatch(deps.db, [dropChunks, ...store, { sql: "DELETE FROM document_store_loader WHERE id = ? AND storeId = ? AND leaseId = ?", params: [plan.entryId, plan.storeId, lease.id] }]);
+      await runBatch(deps.db, [
+        dropChunks,
+        ...store,
+        {
+          sql: "DELETE FROM document_store_loader WHERE id = ? AND storeId = ? AND leaseId = ?",
+          params: [plan.entryId, plan.storeId, lease.id],
+        },
+      ]);
       await deleteLoaderFiles(this.bucket, plan.storeId, plan.entryId);
       return;
     }
@@ -326,15 +394,31 @@ class StreamedRun {
     const b = this.storeBefore;
     if (!this.began) return [];
     if (plan.newStore) {
-      return [{ sql: "DELETE FROM document_store WHERE id = ? AND NOT EXISTS (SELECT 1 FROM document_store_loader WHERE storeId = ? AND id <> ?)", params: [plan.storeId, plan.storeId, plan.entryId] }];
+      return [
+        {
+          sql: "DELETE FROM document_store WHERE id = ? AND NOT EXISTS (SELECT 1 FROM document_store_loader WHERE storeId = ? AND id <> ?)",
+          params: [plan.storeId, plan.storeId, plan.entryId],
+        },
+      ];
     }
     if (!b) return [];
     const { embedding, vectorStore, recordManager } = plan.components;
-    return [{
-      sql: `UPDATE document_store SET embeddingConfig = ?, vectorStoreConfig = ?, recordManagerConfig = ?, updatedDate = ?
+    return [
+      {
+        sql: `UPDATE document_store SET embeddingConfig = ?, vectorStoreConfig = ?, recordManagerConfig = ?, updatedDate = ?
         WHERE id = ? AND embeddingConfig IS ? AND vectorStoreConfig IS ? AND recordManagerConfig IS ?`,
-      params: [b.embeddingConfig, b.vectorStoreConfig, b.recordManagerConfig, b.updatedDate, plan.storeId, configString(embedding), configString(vectorStore), configString(recordManager)],
-    }];
+        params: [
+          b.embeddingConfig,
+          b.vectorStoreConfig,
+          b.recordManagerConfig,
+          b.updatedDate,
+          plan.storeId,
+          configString(embedding),
+          configString(vectorStore),
+          configString(recordManager),
+        ],
+      },
+    ];
   }
 
   /** A request's run that failed on the server's side: its chunks stay; the loader says how far it got. */
@@ -344,7 +428,11 @@ class StreamedRun {
     const complete = p.file >= plan.files.length;
     const end = complete
       ? endRow(lease, { status: "SYNC", files: JSON.stringify(this.fileEntries.map((f) => ({ ...f, status: "SYNC" }))) })
-      : endRow(lease, { status: "STALE", error: `The upsert stopped after ${mb(p.bytesRead)} of ${mb(p.totalBytes)} MB (${p.chunks} chunks stored): ${error}. Refresh the store or upsert the loader again`, keepProgress: true });
+      : endRow(lease, {
+          status: "STALE",
+          error: `The upsert stopped after ${mb(p.bytesRead)} of ${mb(p.totalBytes)} MB (${p.chunks} chunks stored): ${error}. Refresh the store or upsert the loader again`,
+          keepProgress: true,
+        });
     await runBatch(deps.db, [end]);
     await lease.release("SYNC"); // chunks stored, not (all) in the vector store
   }

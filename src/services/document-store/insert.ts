@@ -30,7 +30,8 @@ export interface InsertInput {
 }
 
 const component = (name: string | undefined, config: Record<string, unknown> | undefined) => (name ? { name, config } : undefined);
-const configString = (c: { name: string; config: Record<string, unknown> } | undefined) => (c ? JSON.stringify({ name: c.name, config: c.config }) : null);
+const configString = (c: { name: string; config: Record<string, unknown> } | undefined) =>
+  c ? JSON.stringify({ name: c.name, config: c.config }) : null;
 
 function parsedMetadata(text: string): Record<string, unknown> {
   try {
@@ -47,24 +48,41 @@ export async function insertStoredChunks(deps: DocStoreDeps, input: InsertInput)
   const loaders = input.docId ? store.loaders.filter((l) => l.id === input.docId) : store.loaders;
   if (input.docId && !loaders.length) throw notFound(`Document loader ${input.docId} not found in document store ${input.storeId}`);
   if (!loaders.length) throw badRequest(`Document store ${input.storeId} has no loaders, so no chunks to insert`);
-  const components = resolveComponents(env, {
-    embedding: component(input.embeddingName, input.embeddingConfig),
-    vectorStore: component(input.vectorStoreName, input.vectorStoreConfig),
-    recordManager: component(input.recordManagerName, input.recordManagerConfig),
-  }, {
-    embedding: parseComponent(store.row.embeddingConfig),
-    vectorStore: parseComponent(store.row.vectorStoreConfig),
-    recordManager: parseComponent(store.row.recordManagerConfig),
-  });
+  const components = resolveComponents(
+    env,
+    {
+      embedding: component(input.embeddingName, input.embeddingConfig),
+      vectorStore: component(input.vectorStoreName, input.vectorStoreConfig),
+      recordManager: component(input.recordManagerName, input.recordManagerConfig),
+    },
+    {
+      embedding: parseComponent(store.row.embeddingConfig),
+      vectorStore: parseComponent(store.row.vectorStoreConfig),
+      recordManager: parseComponent(store.row.recordManagerConfig),
+    },
+  );
   const built = await buildComponents(deps, store.row.id, components);
   const maxChunks = workLimits(env).chunks;
 
-  const total: UpsertResult = { numAdded: 0, numUpdated: 0, numSkipped: 0, numDeleted: 0, addedDocs: [], docId: input.docId ?? "", storeId: store.row.id };
+  const total: UpsertResult = {
+    numAdded: 0,
+    numUpdated: 0,
+    numSkipped: 0,
+    numDeleted: 0,
+    addedDocs: [],
+    docId: input.docId ?? "",
+    storeId: store.row.id,
+  };
   const since = built.recordManager ? await built.recordManager.recordManager.getTime() : undefined;
   for (const [i, loader] of loaders.entries()) {
-    const rows = await db.select({ pageContent: documentStoreFileChunk.pageContent, metadata: documentStoreFileChunk.metadata }).from(documentStoreFileChunk)
-      .where(and(eq(documentStoreFileChunk.storeId, store.row.id), eq(documentStoreFileChunk.docId, loader.id))).orderBy(asc(documentStoreFileChunk.chunkNo)).all();
-    if (rows.length > maxChunks) throw badRequest(`Loader ${loader.id} has ${rows.length} chunks, more than one insert takes (MAX_CHUNKS_PER_UPSERT ${maxChunks})`);
+    const rows = await db
+      .select({ pageContent: documentStoreFileChunk.pageContent, metadata: documentStoreFileChunk.metadata })
+      .from(documentStoreFileChunk)
+      .where(and(eq(documentStoreFileChunk.storeId, store.row.id), eq(documentStoreFileChunk.docId, loader.id)))
+      .orderBy(asc(documentStoreFileChunk.chunkNo))
+      .all();
+    if (rows.length > maxChunks)
+      throw badRequest(`Loader ${loader.id} has ${rows.length} chunks, more than one insert takes (MAX_CHUNKS_PER_UPSERT ${maxChunks})`);
     if (!rows.length) continue;
     const docs = rows.map((r) => new Document({ pageContent: r.pageContent, metadata: parsedMetadata(r.metadata) }));
     assertIndexable(built, docs);
@@ -84,14 +102,32 @@ export async function insertStoredChunks(deps: DocStoreDeps, input: InsertInput)
     total.numUpdated += indexed.numUpdated;
     total.numSkipped += indexed.numSkipped;
     total.numDeleted += indexed.numDeleted;
-    for (const d of indexed.addedDocs) if (total.addedDocs.length < ADDED_DOCS_LIMIT) total.addedDocs.push({ pageContent: d.pageContent, metadata: d.metadata });
+    for (const d of indexed.addedDocs)
+      if (total.addedDocs.length < ADDED_DOCS_LIMIT) total.addedDocs.push({ pageContent: d.pageContent, metadata: d.metadata });
   }
   // The components used are the store's from now on (Flowise saves them with the insert).
-  await runBatch(db, [{
-    sql: "UPDATE document_store SET embeddingConfig = ?, vectorStoreConfig = ?, recordManagerConfig = ?, updatedDate = ? WHERE id = ?",
-    params: [configString(components.embedding), configString(components.vectorStore), configString(components.recordManager), nowIso(), store.row.id],
-  }]);
+  await runBatch(db, [
+    {
+      sql: "UPDATE document_store SET embeddingConfig = ?, vectorStoreConfig = ?, recordManagerConfig = ?, updatedDate = ? WHERE id = ?",
+      params: [
+        configString(components.embedding),
+        configString(components.vectorStore),
+        configString(components.recordManager),
+        nowIso(),
+        store.row.id,
+      ],
+    },
+  ]);
   const { addedDocs: _docs, ...counts } = total;
-  await recordUpsert(db, store.row.id, counts, JSON.stringify({ embedding: components.embedding, vectorStore: components.vectorStore, recordManager: components.recordManager ?? null }));
+  await recordUpsert(
+    db,
+    store.row.id,
+    counts,
+    JSON.stringify({
+      embedding: components.embedding,
+      vectorStore: components.vectorStore,
+      recordManager: components.recordManager ?? null,
+    }),
+  );
   return total;
 }

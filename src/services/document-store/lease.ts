@@ -30,7 +30,10 @@ export const stoppedMessage = (leaseUntil: number | null) =>
   `The upsert of this loader stopped before it finished (its worker stopped answering${leaseUntil ? ` by ${new Date(leaseUntil).toISOString()}` : ""}): refresh the store or upsert the loader again`;
 
 /** A loader's lease at `now`: held by live work, run out with the work unfinished, or none. */
-export function leaseState(row: { leaseId: string | null; leaseUntil: number | null; status: string }, now: number): "live" | "dead" | "none" {
+export function leaseState(
+  row: { leaseId: string | null; leaseUntil: number | null; status: string },
+  now: number,
+): "live" | "dead" | "none" {
   if (row.leaseId !== null && row.leaseUntil !== null && row.leaseUntil >= now) return "live";
   // A lease that ran out, or a loader left SYNCING with no lease at all (a version before leases).
   if (row.leaseId !== null || row.status === "SYNCING") return "dead";
@@ -45,7 +48,13 @@ export class LoaderLease {
   readonly id: string;
   private timer: ReturnType<typeof setInterval> | undefined;
 
-  constructor(private readonly db: Db, readonly storeId: string, readonly loaderId: string, readonly ms: number, id?: string) {
+  constructor(
+    private readonly db: Db,
+    readonly storeId: string,
+    readonly loaderId: string,
+    readonly ms: number,
+    id?: string,
+  ) {
     this.id = id ?? newId();
   }
 
@@ -56,31 +65,52 @@ export class LoaderLease {
   /** Takes an existing loader's lease if it is free, already ours, or run out; 404 / 409 otherwise. */
   async claim(): Promise<void> {
     const now = Date.now();
-    const r = await this.db.update(L).set({ leaseId: this.id, leaseUntil: this.until(now) })
-      .where(and(eq(L.id, this.loaderId), eq(L.storeId, this.storeId), or(isNull(L.leaseId), eq(L.leaseId, this.id), lt(L.leaseUntil, now))))
+    const r = await this.db
+      .update(L)
+      .set({ leaseId: this.id, leaseUntil: this.until(now) })
+      .where(
+        and(eq(L.id, this.loaderId), eq(L.storeId, this.storeId), or(isNull(L.leaseId), eq(L.leaseId, this.id), lt(L.leaseUntil, now))),
+      )
       .run();
     if (r.meta.changes) return;
-    const held = await this.db.select({ leaseUntil: L.leaseUntil }).from(L).where(and(eq(L.id, this.loaderId), eq(L.storeId, this.storeId))).get();
+    const held = await this.db
+      .select({ leaseUntil: L.leaseUntil })
+      .from(L)
+      .where(and(eq(L.id, this.loaderId), eq(L.storeId, this.storeId)))
+      .get();
     if (!held) throw notFound(`Document loader ${this.loaderId} not found in document store ${this.storeId}`);
-    throw conflict(`Document loader ${this.loaderId} is being processed by another upsert (its lease runs until ${new Date(held.leaseUntil ?? now).toISOString()} unless renewed): try again once the store is no longer UPSERTING`);
+    throw conflict(
+      `Document loader ${this.loaderId} is being processed by another upsert (its lease runs until ${new Date(held.leaseUntil ?? now).toISOString()} unless renewed): try again once the store is no longer UPSERTING`,
+    );
   }
 
   /** The loader's row as it is now (its lease holder), or undefined once the loader is deleted. */
   holder(): Promise<{ leaseId: string | null } | undefined> {
-    return this.db.select({ leaseId: L.leaseId }).from(L).where(and(eq(L.id, this.loaderId), eq(L.storeId, this.storeId))).get();
+    return this.db
+      .select({ leaseId: L.leaseId })
+      .from(L)
+      .where(and(eq(L.id, this.loaderId), eq(L.storeId, this.storeId)))
+      .get();
   }
 
   /** Renews the lease every quarter of its length until released. */
   beat(): this {
-    this.timer ??= setInterval(() => {
-      this.renew().catch(() => undefined); // a failed renewal is retried on the next beat
-    }, Math.max(50, Math.floor(this.ms / 4)));
+    this.timer ??= setInterval(
+      () => {
+        this.renew().catch(() => undefined); // a failed renewal is retried on the next beat
+      },
+      Math.max(50, Math.floor(this.ms / 4)),
+    );
     return this;
   }
 
   /** Pushes the lease's end out again (while it is still ours: a lost lease is noticed on release). */
   async renew(): Promise<void> {
-    await this.db.update(L).set({ leaseUntil: this.until() }).where(and(eq(L.id, this.loaderId), eq(L.leaseId, this.id))).run();
+    await this.db
+      .update(L)
+      .set({ leaseUntil: this.until() })
+      .where(and(eq(L.id, this.loaderId), eq(L.leaseId, this.id)))
+      .run();
   }
 
   stop(): void {
@@ -97,9 +127,17 @@ export class LoaderLease {
     const now = nowIso();
     const [first, second] = await runBatch(this.db, [
       ...(storeStatus
-        ? [{ sql: `UPDATE document_store SET status = ?, updatedDate = ? WHERE id = ? AND ${HOLDS_LEASE}`, params: [storeStatus, now, this.storeId, this.loaderId, this.id] }]
+        ? [
+            {
+              sql: `UPDATE document_store SET status = ?, updatedDate = ? WHERE id = ? AND ${HOLDS_LEASE}`,
+              params: [storeStatus, now, this.storeId, this.loaderId, this.id],
+            },
+          ]
         : []),
-      { sql: "UPDATE document_store_loader SET leaseId = NULL, leaseUntil = NULL WHERE id = ? AND leaseId = ?", params: [this.loaderId, this.id] },
+      {
+        sql: "UPDATE document_store_loader SET leaseId = NULL, leaseUntil = NULL WHERE id = ? AND leaseId = ?",
+        params: [this.loaderId, this.id],
+      },
     ]);
     return ((second ?? first).meta.changes ?? 0) > 0;
   }

@@ -41,26 +41,43 @@ export function entryFor(plan: Plan, files: LoaderFileEntry[], chunks: Document[
 }
 
 /** Puts the plan's files in R2 under its loader (unless they are already there) and lists them. */
-export const storeFiles = (bucket: R2Bucket, plan: Plan): Promise<LoaderFileEntry[]> => placeLoaderFiles(bucket, plan.storeId, plan.entryId, plan.files, plan.replaces);
+export const storeFiles = (bucket: R2Bucket, plan: Plan): Promise<LoaderFileEntry[]> =>
+  placeLoaderFiles(bucket, plan.storeId, plan.entryId, plan.files, plan.replaces);
 
 /** Whether storing the plan's files writes some under its loader (they go if the loader turns out to be gone). */
 export const writesFiles = (plan: Plan): boolean => plan.files.some((f) => f.key !== fileKey(plan.storeId, plan.entryId, f.name));
 
-export const configString = (c: { name: string; config: Record<string, unknown> } | undefined) => (c ? JSON.stringify({ name: c.name, config: c.config }) : null);
+export const configString = (c: { name: string; config: Record<string, unknown> } | undefined) =>
+  c ? JSON.stringify({ name: c.name, config: c.config }) : null;
 
 /**
  * Writes the loader entry (a new row, or the leased one) with — when given — its chunks replacing
  * the old ones, and the store's component configs: one D1 batch, every statement conditional on
  * the lease, so a store or loader deleted meanwhile gets nothing (404), as does a lost lease (409).
  */
-export async function writeEntry(deps: DocStoreDeps, plan: Plan, entry: LoaderEntry, lease: LoaderLease, chunks?: Document[], also: Stmt[] = []): Promise<void> {
+export async function writeEntry(
+  deps: DocStoreDeps,
+  plan: Plan,
+  entry: LoaderEntry,
+  lease: LoaderLease,
+  chunks?: Document[],
+  also: Stmt[] = [],
+): Promise<void> {
   const held = [entry.id, lease.id];
-  const statements: Stmt[] = [plan.replaces ? writeLoader(deps.db, entry, lease, lease.until(), !!chunks) : insertLoader(entry, lease, lease.until())];
+  const statements: Stmt[] = [
+    plan.replaces ? writeLoader(deps.db, entry, lease, lease.until(), !!chunks) : insertLoader(entry, lease, lease.until()),
+  ];
   if (chunks) {
     const rows = chunks.map((c, i) => [newId(), entry.id, plan.storeId, i + 1, c.pageContent, JSON.stringify(c.metadata ?? {})]);
-    statements.push({ sql: `DELETE FROM document_store_file_chunk WHERE storeId = ? AND docId = ? AND ${HOLDS_LEASE}`, params: [plan.storeId, entry.id, ...held] });
+    statements.push({
+      sql: `DELETE FROM document_store_file_chunk WHERE storeId = ? AND docId = ? AND ${HOLDS_LEASE}`,
+      params: [plan.storeId, entry.id, ...held],
+    });
     for (const json of jsonBatches(rows)) {
-      statements.push({ sql: `INSERT INTO document_store_file_chunk (id, docId, storeId, chunkNo, pageContent, metadata) SELECT ${jsonColumns(6)} FROM json_each(?) WHERE ${HOLDS_LEASE}`, params: [json, ...held] });
+      statements.push({
+        sql: `INSERT INTO document_store_file_chunk (id, docId, storeId, chunkNo, pageContent, metadata) SELECT ${jsonColumns(6)} FROM json_each(?) WHERE ${HOLDS_LEASE}`,
+        params: [json, ...held],
+      });
     }
   }
   const { embedding, vectorStore, recordManager } = plan.components;
@@ -81,12 +98,21 @@ export async function lostLoader(lease: LoaderLease, existing: boolean): Promise
 }
 
 /** The run in the store's upsert history, as Flowise records it. */
-export const recordRun = (deps: DocStoreDeps, plan: Plan, loaderConfig: Record<string, unknown>, counts: { numAdded: number; numUpdated: number; numSkipped: number; numDeleted: number }) =>
-  recordUpsert(deps.db, plan.storeId, counts, JSON.stringify({
-    loader: { name: plan.loaderNode, config: loaderConfig },
-    splitter: plan.splitter,
-    embedding: plan.components.embedding,
-    vectorStore: plan.components.vectorStore,
-    recordManager: plan.components.recordManager ?? null,
-  }));
-
+export const recordRun = (
+  deps: DocStoreDeps,
+  plan: Plan,
+  loaderConfig: Record<string, unknown>,
+  counts: { numAdded: number; numUpdated: number; numSkipped: number; numDeleted: number },
+) =>
+  recordUpsert(
+    deps.db,
+    plan.storeId,
+    counts,
+    JSON.stringify({
+      loader: { name: plan.loaderNode, config: loaderConfig },
+      splitter: plan.splitter,
+      embedding: plan.components.embedding,
+      vectorStore: plan.components.vectorStore,
+      recordManager: plan.components.recordManager ?? null,
+    }),
+  );

@@ -47,7 +47,8 @@ export function entryOf(row: LoaderRow, now: number): LoaderEntry {
 }
 
 /** A store's loader rows, in the order they were added. */
-export const loaderRowsQuery = (db: Db, storeId: string) => db.select().from(L).where(eq(L.storeId, storeId)).orderBy(asc(L.position), asc(L.id));
+export const loaderRowsQuery = (db: Db, storeId: string) =>
+  db.select().from(L).where(eq(L.storeId, storeId)).orderBy(asc(L.position), asc(L.id));
 
 /** Loader rows of several stores, by store id. */
 export async function loaderRowsOf(db: Db, storeIds: string[]): Promise<Map<string, LoaderRow[]>> {
@@ -81,18 +82,41 @@ export function insertLoader(entry: LoaderEntry, lease: LoaderLease, leaseUntil:
     sql: `INSERT INTO document_store_loader (id, storeId, position, loaderId, loaderName, loaderConfig, splitterId, splitterName, splitterConfig, totalChunks, totalChars, status, error, files, leaseId, leaseUntil, createdDate, updatedDate)
       SELECT ?, ?, COALESCE((SELECT MAX(position) FROM document_store_loader WHERE storeId = ?), 0) + 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?
       WHERE EXISTS (SELECT 1 FROM document_store WHERE id = ?)`,
-    params: [entry.id, lease.storeId, lease.storeId, c.loaderId, c.loaderName, c.loaderConfig, c.splitterId, c.splitterName, c.splitterConfig, c.totalChunks, c.totalChars, c.status, c.error, c.files, lease.id, leaseUntil, now, now, lease.storeId],
+    params: [
+      entry.id,
+      lease.storeId,
+      lease.storeId,
+      c.loaderId,
+      c.loaderName,
+      c.loaderConfig,
+      c.splitterId,
+      c.splitterName,
+      c.splitterConfig,
+      c.totalChunks,
+      c.totalChars,
+      c.status,
+      c.error,
+      c.files,
+      lease.id,
+      leaseUntil,
+      now,
+      now,
+      lease.storeId,
+    ],
   };
 }
 
 /** An existing loader's new content (its totals kept unless `withTotals`), only while `lease` holds it. */
 export function writeLoader(db: Db, entry: LoaderEntry, lease: LoaderLease, leaseUntil: number, withTotals = true): Stmt {
   const { totalChunks, totalChars, ...rest } = contentOf(entry);
-  return db.update(L)
-    // A streamed run's progress belongs to that run: a new one writes its own.
-    .set({ ...rest, ...(withTotals ? { totalChunks, totalChars } : {}), progress: null, leaseUntil, updatedDate: nowIso() })
-    .where(and(eq(L.id, entry.id), eq(L.storeId, lease.storeId), eq(L.leaseId, lease.id)))
-    .toSQL();
+  return (
+    db
+      .update(L)
+      // A streamed run's progress belongs to that run: a new one writes its own.
+      .set({ ...rest, ...(withTotals ? { totalChunks, totalChars } : {}), progress: null, leaseUntil, updatedDate: nowIso() })
+      .where(and(eq(L.id, entry.id), eq(L.storeId, lease.storeId), eq(L.leaseId, lease.id)))
+      .toSQL()
+  );
 }
 
 /**
@@ -100,7 +124,8 @@ export function writeLoader(db: Db, entry: LoaderEntry, lease: LoaderLease, leas
  * it is still SYNCING under this lease (or none): one already processed, or taken over, is left alone.
  */
 export async function failQueuedLoader(db: Db, loaderId: string, leaseId: string | undefined, error: string): Promise<void> {
-  await db.update(L)
+  await db
+    .update(L)
     .set({ status: "STALE", error, leaseId: null, leaseUntil: null, updatedDate: nowIso() })
     .where(and(eq(L.id, loaderId), eq(L.status, "SYNCING"), leaseId ? or(eq(L.leaseId, leaseId), isNull(L.leaseId)) : isNull(L.leaseId)))
     .run();
@@ -108,7 +133,11 @@ export async function failQueuedLoader(db: Db, loaderId: string, leaseId: string
 
 /** A queued loader whose attempt failed and will be retried: its lease lasts until the retry can run. */
 export async function holdForRetry(db: Db, loaderId: string, leaseId: string, leaseUntil: number): Promise<void> {
-  await db.update(L).set({ leaseUntil }).where(and(eq(L.id, loaderId), eq(L.leaseId, leaseId))).run();
+  await db
+    .update(L)
+    .set({ leaseUntil })
+    .where(and(eq(L.id, loaderId), eq(L.leaseId, leaseId)))
+    .run();
 }
 
 /**
@@ -124,16 +153,34 @@ export function windowRow(lease: LoaderLease, progress: StreamProgress, added: {
 }
 
 /** A streamed run's end on its loader's row: `status` (SYNC, or STALE with `error`), files as listed, progress cleared unless kept. */
-export function endRow(lease: LoaderLease, end: { status: "SYNC" | "STALE"; error?: string; files?: string; keepProgress?: boolean; emptied?: boolean }): Stmt {
+export function endRow(
+  lease: LoaderLease,
+  end: { status: "SYNC" | "STALE"; error?: string; files?: string; keepProgress?: boolean; emptied?: boolean },
+): Stmt {
   return {
     sql: `UPDATE document_store_loader SET status = ?, error = ?, files = COALESCE(?, files), progress = CASE WHEN ? THEN progress END,
       totalChunks = CASE WHEN ? THEN 0 ELSE totalChunks END, totalChars = CASE WHEN ? THEN 0 ELSE totalChars END, updatedDate = ?
       WHERE id = ? AND storeId = ? AND leaseId = ?`,
-    params: [end.status, end.error ?? null, end.files ?? null, end.keepProgress ? 1 : 0, end.emptied ? 1 : 0, end.emptied ? 1 : 0, nowIso(), lease.loaderId, lease.storeId, lease.id],
+    params: [
+      end.status,
+      end.error ?? null,
+      end.files ?? null,
+      end.keepProgress ? 1 : 0,
+      end.emptied ? 1 : 0,
+      end.emptied ? 1 : 0,
+      nowIso(),
+      lease.loaderId,
+      lease.storeId,
+      lease.id,
+    ],
   };
 }
 
 /** Whether store `storeId` has a loader `loaderId`. */
 export async function loaderExists(db: Db, storeId: string, loaderId: string): Promise<boolean> {
-  return !!(await db.select({ id: L.id }).from(L).where(and(eq(L.id, loaderId), eq(L.storeId, storeId))).get());
+  return !!(await db
+    .select({ id: L.id })
+    .from(L)
+    .where(and(eq(L.id, loaderId), eq(L.storeId, storeId)))
+    .get());
 }

@@ -48,10 +48,13 @@ export interface Uploads {
 function checkFile(f: SourceFile, loaderNode: string, maxBytes: number, limits: WorkLimits): void {
   const def = loaderDefinition(loaderNode);
   // Files read in windows may be larger: memory holds a window of them, never the whole.
-  if (def.windows && f.size > megabytes(limits.streamedFileMb)) throw overLimit(limits, "streamedFileMb", `File ${f.name}`, Math.ceil(f.size / 1024 / 1024));
-  if (!def.windows && f.size > maxBytes) throw payloadTooLarge(`File ${f.name} is larger than the upload limit of ${Math.round(maxBytes / 1024 / 1024)} MB (MAX_UPLOAD_MB)`);
+  if (def.windows && f.size > megabytes(limits.streamedFileMb))
+    throw overLimit(limits, "streamedFileMb", `File ${f.name}`, Math.ceil(f.size / 1024 / 1024));
+  if (!def.windows && f.size > maxBytes)
+    throw payloadTooLarge(`File ${f.name} is larger than the upload limit of ${Math.round(maxBytes / 1024 / 1024)} MB (MAX_UPLOAD_MB)`);
   if (!def.fileField) throw badRequest(`Loader ${loaderNode} takes no files`);
-  if (def.accepts && !def.accepts(f)) throw unsupportedMediaType(`Loader ${loaderNode} cannot read ${f.name} (${f.mime || "unknown type"})`);
+  if (def.accepts && !def.accepts(f))
+    throw unsupportedMediaType(`Loader ${loaderNode} cannot read ${f.name} (${f.mime || "unknown type"})`);
 }
 
 /** Data URIs given in the loader config (Flowise's JSON way of sending files). */
@@ -65,7 +68,8 @@ function dataUriFiles(value: unknown): LoaderFile[] | undefined {
     } catch {
       return undefined;
     }
-    if (Array.isArray(list) && list.length && list.every((v) => typeof v === "string" && v.startsWith("data:"))) return list.map((v) => decodeFlowiseDataUri(v as string));
+    if (Array.isArray(list) && list.length && list.every((v) => typeof v === "string" && v.startsWith("data:")))
+      return list.map((v) => decodeFlowiseDataUri(v as string));
   }
   return undefined;
 }
@@ -103,15 +107,25 @@ export function planUpsert(
     const value = loaderConfig[def.fileField];
     files = dataUriFiles(value)?.map((f) => ({ name: f.name, mime: f.mime, size: f.bytes.length, bytes: f.bytes })) ?? [];
     if (!files.length && typeof value === "string" && value.startsWith(FILE_STORAGE) && previous?.files?.length) {
-      files = previous.files.map((e) => ({ name: e.name, mime: e.mimePrefix, size: e.size, key: fileKey(row!.id, previous.id, e.name), entry: e }));
+      files = previous.files.map((e) => ({
+        name: e.name,
+        mime: e.mimePrefix,
+        size: e.size,
+        key: fileKey(row!.id, previous.id, e.name),
+        entry: e,
+      }));
     }
-    if (!files.length) throw badRequest(`Loader ${loaderNode} needs a file: upload it in \`files\` (multipart) or give ${def.fileField} as a data URI`);
+    if (!files.length)
+      throw badRequest(`Loader ${loaderNode} needs a file: upload it in \`files\` (multipart) or give ${def.fileField} as a data URI`);
   }
   for (const f of files) if (!f.entry) checkFile(f, loaderNode, maxBytes, limits);
   if (def.fileField) delete loaderConfig[def.fileField];
 
   const splitterName = input.splitter?.name ?? previous?.splitterId ?? DEFAULT_SPLITTER;
-  const splitterConfig = { ...(previous?.splitterId === splitterName ? previous.splitterConfig ?? {} : {}), ...(input.splitter?.config ?? {}) };
+  const splitterConfig = {
+    ...(previous?.splitterId === splitterName ? (previous.splitterConfig ?? {}) : {}),
+    ...(input.splitter?.config ?? {}),
+  };
   buildSplitter(splitterName, splitterConfig); // validates names and sizes now
 
   const components = resolveComponents(deps.env, input, {

@@ -45,7 +45,11 @@ export function parseProgress(text: string | null): StreamProgress | undefined {
 }
 
 /** What the API shows of it (the loader entry's `progress`). */
-export const publicProgress = (p: StreamProgress): LoaderProgress => ({ bytesRead: p.bytesRead, totalBytes: p.totalBytes, chunks: p.chunks });
+export const publicProgress = (p: StreamProgress): LoaderProgress => ({
+  bytesRead: p.bytesRead,
+  totalBytes: p.totalBytes,
+  chunks: p.chunks,
+});
 
 export const addCounts = (a: IndexCounts, b: IndexCounts): IndexCounts => ({
   numAdded: a.numAdded + b.numAdded,

@@ -37,7 +37,12 @@ const sameComponents = (a: ComponentsRow, b: ComponentsRow) =>
 
 function remember(row: ComponentsRow): void {
   recentRows.delete(row.id);
-  recentRows.set(row.id, { id: row.id, embeddingConfig: row.embeddingConfig, vectorStoreConfig: row.vectorStoreConfig, recordManagerConfig: row.recordManagerConfig });
+  recentRows.set(row.id, {
+    id: row.id,
+    embeddingConfig: row.embeddingConfig,
+    vectorStoreConfig: row.vectorStoreConfig,
+    recordManagerConfig: row.recordManagerConfig,
+  });
   if (recentRows.size > RECENT_ROWS) recentRows.delete(recentRows.keys().next().value as string);
 }
 
@@ -53,8 +58,17 @@ export async function queryStore(deps: DocStoreDeps, input: Query) {
       const hits = await linkByHints(deps.db, built.store, row.id, await built.store.similaritySearchWithScore(input.query, k));
       return answer(deps.db, row.id, hits, Date.now() - started);
     }
-    const guard = stmt(deps.db.select({ id: documentStore.id, embeddingConfig: documentStore.embeddingConfig, vectorStoreConfig: documentStore.vectorStoreConfig, recordManagerConfig: documentStore.recordManagerConfig })
-      .from(documentStore).where(eq(documentStore.id, row.id)));
+    const guard = stmt(
+      deps.db
+        .select({
+          id: documentStore.id,
+          embeddingConfig: documentStore.embeddingConfig,
+          vectorStoreConfig: documentStore.vectorStoreConfig,
+          recordManagerConfig: documentStore.recordManagerConfig,
+        })
+        .from(documentStore)
+        .where(eq(documentStore.id, row.id)),
+    );
     const found = await built.store.searchLinked(input.query, k, { chunkStoreId: row.id, also: guard });
     const timeTaken = Date.now() - started;
     const current = found.also[0] as ComponentsRow | undefined;
@@ -98,7 +112,12 @@ async function answer(db: Db, storeId: string, hits: LinkedHit[], timeTaken: num
  * indexed from (an index lookup), confirmed by the text. (CROSS JOIN keeps the few hits as the
  * outer loop: left to itself SQLite may walk the store's every chunk instead.)
  */
-async function linkByHints(db: Db, store: DocVectorStore, storeId: string, scored: Array<[DocumentInterface, number]>): Promise<LinkedHit[]> {
+async function linkByHints(
+  db: Db,
+  store: DocVectorStore,
+  storeId: string,
+  scored: Array<[DocumentInterface, number]>,
+): Promise<LinkedHit[]> {
   const hints = await store.chunkHints(scored.map(([d]) => d.id ?? ""));
   const wanted = scored.map(([d]) => [docIdOf(d), hints.get(d.id ?? "")?.chunkNo ?? -1]);
   const found = scored.length

@@ -5,7 +5,16 @@ import type { z } from "@hono/zod-openapi";
 import { FAISS_NAMESPACE_PREFIX } from "../../providers/vectorstores/faiss-r2";
 import { eq, sql } from "drizzle-orm";
 import type { Db, Env } from "../../env";
-import { documentStore, documentStoreFileChunk, documentStoreLoader, localEmbedding, localEmbeddingVersion, recordManager, upsertHistory, vectorDocument } from "../../db/schema";
+import {
+  documentStore,
+  documentStoreFileChunk,
+  documentStoreLoader,
+  localEmbedding,
+  localEmbeddingVersion,
+  recordManager,
+  upsertHistory,
+  vectorDocument,
+} from "../../db/schema";
 import type { DocumentStoreStatus } from "../../db/enums";
 import { notFound } from "../../errors";
 import type { DocumentStoreCreate, DocumentStoreUpdate } from "../../schemas/document-store";
@@ -32,7 +41,8 @@ export function parseComponent(value: string | null): ComponentConfig | undefine
   if (!value) return undefined;
   try {
     const v = JSON.parse(value);
-    if (v && typeof v === "object" && typeof v.name === "string" && v.name) return { name: v.name, config: v.config && typeof v.config === "object" ? v.config : {} };
+    if (v && typeof v === "object" && typeof v.name === "string" && v.name)
+      return { name: v.name, config: v.config && typeof v.config === "object" ? v.config : {} };
   } catch {
     // a config that is not ours: treated as absent
   }
@@ -79,7 +89,10 @@ export async function createStore(db: Db, input: z.infer<typeof DocumentStoreCre
 export async function listStores(db: Db, page: PageQueryInput) {
   const listed = await listRecords(db, stores, page);
   const rows = Array.isArray(listed) ? listed : listed.data;
-  const loaders = await loaderRowsOf(db, rows.map((r) => r.id));
+  const loaders = await loaderRowsOf(
+    db,
+    rows.map((r) => r.id),
+  );
   const data = rows.map((r) => present(r, loaders.get(r.id) ?? []));
   return Array.isArray(listed) ? data : { data, total: listed.total };
 }
@@ -96,8 +109,12 @@ export const updateStore = async (db: Db, id: string, patch: z.infer<typeof Docu
 
 /** After vectors were removed: SYNC while the store has loaders (their chunks stay), else EMPTY. */
 export async function settleStatus(db: Db, id: string): Promise<void> {
-  await db.update(documentStore)
-    .set({ status: sql`CASE WHEN EXISTS (SELECT 1 FROM ${documentStoreLoader} WHERE ${documentStoreLoader.storeId} = ${id}) THEN 'SYNC' ELSE 'EMPTY' END`, updatedDate: nowIso() })
+  await db
+    .update(documentStore)
+    .set({
+      status: sql`CASE WHEN EXISTS (SELECT 1 FROM ${documentStoreLoader} WHERE ${documentStoreLoader.storeId} = ${id}) THEN 'SYNC' ELSE 'EMPTY' END`,
+      updatedDate: nowIso(),
+    })
     .where(eq(documentStore.id, id));
 }
 
@@ -108,8 +125,15 @@ export async function settleStatus(db: Db, id: string): Promise<void> {
  */
 export async function deleteStore(db: Db, env: Env, files: R2Bucket, id: string): Promise<{ deleted: number }> {
   const row = await getStoreRow(db, id);
-  const vectorizeIds = await db.select({ id: vectorDocument.id }).from(vectorDocument).where(sql`${vectorDocument.provider} = 'vectorize' AND ${vectorDocument.namespace} = ${id}`).all();
-  await deleteVectorizeIds(env.VECTORIZE, vectorizeIds.map((r) => r.id));
+  const vectorizeIds = await db
+    .select({ id: vectorDocument.id })
+    .from(vectorDocument)
+    .where(sql`${vectorDocument.provider} = 'vectorize' AND ${vectorDocument.namespace} = ${id}`)
+    .all();
+  await deleteVectorizeIds(
+    env.VECTORIZE,
+    vectorizeIds.map((r) => r.id),
+  );
   await deleteStoreFiles(files, id);
   await files.delete(`${FAISS_NAMESPACE_PREFIX}${id}`); // a faiss index kept under the store's namespace
   const rmNamespace = (parseComponent(row.recordManagerConfig)?.config.namespace as string | undefined) || id;

@@ -90,7 +90,13 @@ class R2Writer {
  * Reads a multipart/form-data upsert body: fields up to MAX_BODY_MB each, files (field `files` or
  * `files[]`) staged in R2 under a new upload id of `storeId`. A failure removes what was staged.
  */
-export async function receiveForm(env: Env, bucket: R2Bucket, storeId: string, body: ReadableStream<Uint8Array> | null, contentType: string): Promise<ReceivedForm> {
+export async function receiveForm(
+  env: Env,
+  bucket: R2Bucket,
+  storeId: string,
+  body: ReadableStream<Uint8Array> | null,
+  contentType: string,
+): Promise<ReceivedForm> {
   const uploadId = newId();
   const fields: Record<string, string> = {};
   const files: SourceFile[] = [];
@@ -102,7 +108,10 @@ export async function receiveForm(env: Env, bucket: R2Bucket, storeId: string, b
       let text = "";
       for (let piece; (piece = await read()); ) {
         text += decoder.decode(piece, { stream: true });
-        if (text.length > maxField) throw payloadTooLarge(`Form field ${head.name} is larger than the limit of ${Math.round(maxField / 1024 / 1024)} MB (MAX_BODY_MB)`);
+        if (text.length > maxField)
+          throw payloadTooLarge(
+            `Form field ${head.name} is larger than the limit of ${Math.round(maxField / 1024 / 1024)} MB (MAX_BODY_MB)`,
+          );
       }
       text += decoder.decode();
       if (!(head.name in fields)) fields[head.name] = text;
@@ -139,4 +148,5 @@ export async function receiveForm(env: Env, bucket: R2Bucket, storeId: string, b
 }
 
 /** Removes what a multipart body staged (its upsert was refused before it ran). */
-export const discardUpload = (bucket: R2Bucket, storeId: string, uploadId: string) => deleteStagedFiles(bucket, storeId, uploadId).catch(() => undefined);
+export const discardUpload = (bucket: R2Bucket, storeId: string, uploadId: string) =>
+  deleteStagedFiles(bucket, storeId, uploadId).catch(() => undefined);

@@ -41,7 +41,8 @@ const isClientError = (err: unknown) => err instanceof ApiError && err.status < 
 
 function queueOf(deps: DocStoreDeps): QueueSender {
   const q = (deps.env as { UPSERT_QUEUE?: QueueSender }).UPSERT_QUEUE;
-  if (!q || typeof q.send !== "function") throw badRequest("Asynchronous upserts need the UPSERT_QUEUE queue binding; send without `async` to upsert now");
+  if (!q || typeof q.send !== "function")
+    throw badRequest("Asynchronous upserts need the UPSERT_QUEUE queue binding; send without `async` to upsert now");
   return q;
 }
 
@@ -54,10 +55,16 @@ async function stageAndQueue(deps: DocStoreDeps, bucket: R2Bucket, storeId: stri
   } finally {
     if (staged.length) {
       try {
-        await queue.send({ kind: "document-store-upsert", storeId, loaderIds: staged.map((s) => s.entry.id), leases: staged.map((s) => s.lease) });
+        await queue.send({
+          kind: "document-store-upsert",
+          storeId,
+          loaderIds: staged.map((s) => s.entry.id),
+          leases: staged.map((s) => s.lease),
+        });
       } catch (err) {
         // Nothing will run them: say so on the loaders rather than leave them waiting for their leases to run out.
         for (const s of staged) await failQueuedLoader(deps.db, s.entry.id, s.lease, `The upsert could not be queued: ${messageOf(err)}`);
+        // biome-ignore lint/correctness/noUnsafeFinally: what was staged cannot run, so this is the error to report, whatever staging threw
         throw err;
       }
     }
@@ -76,7 +83,13 @@ const hasQueue = (deps: DocStoreDeps): boolean => typeof (deps.env as { UPSERT_Q
  * loaders: their chunks are counted in memory before anything is written, so a refused upsert
  * stores nothing). The queue consumer has the CPU time a request lacks.
  */
-export async function upsertDocStore(deps: DocStoreDeps, bucket: R2Bucket, storeId: string, input: UpsertInput, uploads: Uploads = { files: [] }): Promise<UpsertResult | Accepted> {
+export async function upsertDocStore(
+  deps: DocStoreDeps,
+  bucket: R2Bucket,
+  storeId: string,
+  input: UpsertInput,
+  uploads: Uploads = { files: [] },
+): Promise<UpsertResult | Accepted> {
   try {
     return await upsertNowOrQueued(deps, bucket, storeId, input, uploads);
   } finally {
@@ -85,8 +98,16 @@ export async function upsertDocStore(deps: DocStoreDeps, bucket: R2Bucket, store
   }
 }
 
-async function upsertNowOrQueued(deps: DocStoreDeps, bucket: R2Bucket, storeId: string, input: UpsertInput, uploads: Uploads): Promise<UpsertResult | Accepted> {
-  const store = input.createNewDocStore ? await getStoreState(deps.db, storeId).catch(() => undefined) : await getStoreState(deps.db, storeId);
+async function upsertNowOrQueued(
+  deps: DocStoreDeps,
+  bucket: R2Bucket,
+  storeId: string,
+  input: UpsertInput,
+  uploads: Uploads,
+): Promise<UpsertResult | Accepted> {
+  const store = input.createNewDocStore
+    ? await getStoreState(deps.db, storeId).catch(() => undefined)
+    : await getStoreState(deps.db, storeId);
   const plan = planUpsert(deps, store, input, uploads);
   let why = "the upsert continues in the queue";
   if (!input.async) {
@@ -106,7 +127,12 @@ async function upsertNowOrQueued(deps: DocStoreDeps, bucket: R2Bucket, storeId: 
     }
   }
   const [entry] = await stageAndQueue(deps, bucket, plan.storeId, [plan]);
-  return { docId: entry.id, storeId: plan.storeId, status: "UPSERTING", message: `Accepted: ${why}; the store's status and the loader's counts and progress show how far it is` };
+  return {
+    docId: entry.id,
+    storeId: plan.storeId,
+    status: "UPSERTING",
+    message: `Accepted: ${why}; the store's status and the loader's counts and progress show how far it is`,
+  };
 }
 
 /** A run without a budget goes to its end. */
@@ -124,7 +150,12 @@ async function dropStagedUpload(deps: DocStoreDeps, bucket: R2Bucket, storeId: s
 }
 
 /** Runs a store's loaders (all, or the items given) again, in place; one result per item. */
-export async function refreshDocStore(deps: DocStoreDeps, bucket: R2Bucket, storeId: string, body: { items?: UpsertInput[]; async?: boolean }): Promise<UpsertResult[] | Accepted[]> {
+export async function refreshDocStore(
+  deps: DocStoreDeps,
+  bucket: R2Bucket,
+  storeId: string,
+  body: { items?: UpsertInput[]; async?: boolean },
+): Promise<UpsertResult[] | Accepted[]> {
   const store = await getStoreState(deps.db, storeId);
   const items: UpsertInput[] = body.items?.length ? body.items : store.loaders.map((l) => ({ docId: l.id }));
   if (!items.length) throw badRequest(`Document store ${storeId} has no loaders to refresh`);
@@ -150,7 +181,13 @@ interface InOrder {
  * the time the run started: otherwise each loader's indexing would delete the ones before it.
  * Stops at a streamed loader that used up the budget (`stoppedAt`: it and the rest are left).
  */
-async function runInOrder(deps: DocStoreDeps, bucket: R2Bucket, storeId: string, plans: Plan[], options: InOrder = {}): Promise<{ results: UpsertResult[]; since?: number; stoppedAt?: number }> {
+async function runInOrder(
+  deps: DocStoreDeps,
+  bucket: R2Bucket,
+  storeId: string,
+  plans: Plan[],
+  options: InOrder = {},
+): Promise<{ results: UpsertResult[]; since?: number; stoppedAt?: number }> {
   const first = await buildComponents(deps, storeId, plans[0].components);
   const since = options.since ?? (first.recordManager ? await first.recordManager.recordManager.getTime() : undefined);
   const results: UpsertResult[] = [];
@@ -201,7 +238,11 @@ export async function runUpsertJob(deps: DocStoreDeps, bucket: R2Bucket, job: Up
   }
   if (plans.length) {
     const budgetBytes = megabytes(workLimits(deps.env).messageMb);
-    const done = await runInOrder(deps, bucket, job.storeId, plans, { onFailure: (plan, err) => failed(plan.entryId, plan.lease, err), budgetBytes, since: job.since });
+    const done = await runInOrder(deps, bucket, job.storeId, plans, {
+      onFailure: (plan, err) => failed(plan.entryId, plan.lease, err),
+      budgetBytes,
+      since: job.since,
+    });
     if (done.stoppedAt !== undefined) {
       const rest = plans.slice(done.stoppedAt);
       const stopped = rest[0];

@@ -11,7 +11,8 @@ export type ComponentsRow = Pick<StoreRow, "id" | "embeddingConfig" | "vectorSto
 export function savedComponents(row: ComponentsRow): VectorComponents {
   const embedding = parseComponent(row.embeddingConfig);
   const vectorStore = parseComponent(row.vectorStoreConfig);
-  if (!embedding || !vectorStore) throw badRequest(`Document store ${row.id} has no embedding and vector store configured yet: upsert it first`);
+  if (!embedding || !vectorStore)
+    throw badRequest(`Document store ${row.id} has no embedding and vector store configured yet: upsert it first`);
   return { embedding, vectorStore, recordManager: parseComponent(row.recordManagerConfig) };
 }
 
@@ -19,7 +20,8 @@ export function savedComponents(row: ComponentsRow): VectorComponents {
 export async function deleteStoreVectors(deps: DocStoreDeps, storeId: string, docId?: string): Promise<{ deleted: number }> {
   const row = await getStoreRow(deps.db, storeId);
   const components = savedComponents(row);
-  if (!components.recordManager) throw badRequest(`Document store ${storeId} has no record manager: one is needed to know which vectors to delete`);
+  if (!components.recordManager)
+    throw badRequest(`Document store ${storeId} has no record manager: one is needed to know which vectors to delete`);
   const built = await buildComponents(deps, storeId, components);
   const rm = built.recordManager!.recordManager;
   const keys = await rm.listKeys(docId ? { docId } : {});

@@ -100,7 +100,11 @@ function decode(bytes: Uint8Array, atStart: boolean, name: string): string {
 
 /** Chunks as an upsert stores them: NUL characters cannot be stored as text (Flowise strips them too), empty ones dropped. */
 const storable = (chunks: Document[]): Document[] =>
-  chunks.map((c) => (c.pageContent.includes("\u0000") ? new Document({ pageContent: c.pageContent.replaceAll("\u0000", ""), metadata: c.metadata }) : c)).filter((c) => c.pageContent.trim());
+  chunks
+    .map((c) =>
+      c.pageContent.includes("\u0000") ? new Document({ pageContent: c.pageContent.replaceAll("\u0000", ""), metadata: c.metadata }) : c,
+    )
+    .filter((c) => c.pageContent.trim());
 
 const countLines = (text: string, end: number): number => {
   let n = 0;
@@ -153,7 +157,8 @@ async function textWindow(src: ByteSource, at: FilePosition, opts: WindowOptions
   // Line numbers as in the whole file: the splitter counted from this window's first line.
   for (const c of chunks) {
     const lines = (c.metadata.loc as { lines?: { from: number; to: number } } | undefined)?.lines;
-    if (lines && at.line > 1) c.metadata.loc = { ...(c.metadata.loc as object), lines: { from: lines.from + at.line - 1, to: lines.to + at.line - 1 } };
+    if (lines && at.line > 1)
+      c.metadata.loc = { ...(c.metadata.loc as object), lines: { from: lines.from + at.line - 1, to: lines.to + at.line - 1 } };
   }
   return { chunks: storable(chunks), next };
 }

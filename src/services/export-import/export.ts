@@ -9,8 +9,19 @@ import { entryOf, type LoaderRow } from "../document-store/loader-rows";
 
 /** Flowise's flags (convertExportInput): each true exports its records. */
 export const EXPORT_FLAGS = [
-  "agentflow", "agentflowv2", "assistantCustom", "assistantOpenAI", "assistantAzure", "chatflow",
-  "chat_message", "chat_feedback", "custom_template", "document_store", "execution", "tool", "variable",
+  "agentflow",
+  "agentflowv2",
+  "assistantCustom",
+  "assistantOpenAI",
+  "assistantAzure",
+  "chatflow",
+  "chat_message",
+  "chat_feedback",
+  "custom_template",
+  "document_store",
+  "execution",
+  "tool",
+  "variable",
 ] as const;
 export type ExportFlags = Partial<Record<(typeof EXPORT_FLAGS)[number], boolean>>;
 
@@ -18,9 +29,11 @@ const FlagsBody = z.object(Object.fromEntries(EXPORT_FLAGS.map((f) => [f, z.bool
 
 /** The request's flags; a flag that is not a boolean is a 400 naming it (Flowise answers 500). */
 export function exportFlags(body: unknown): ExportFlags {
-  if (!body || typeof body !== "object" || Array.isArray(body)) throw badRequest("The export request's body must be a JSON object of Flowise's flags ({chatflow: true, …})");
+  if (!body || typeof body !== "object" || Array.isArray(body))
+    throw badRequest("The export request's body must be a JSON object of Flowise's flags ({chatflow: true, …})");
   const parsed = FlagsBody.safeParse(body);
-  if (!parsed.success) throw badRequest(`Invalid ${String(parsed.error.issues[0].path[0])} property in the export request: must be true or false`);
+  if (!parsed.success)
+    throw badRequest(`Invalid ${String(parsed.error.issues[0].path[0])} property in the export request: must be true or false`);
   return parsed.data as ExportFlags;
 }
 
@@ -31,7 +44,10 @@ const client = (db: Db) => (db as unknown as { $client: D1Database }).$client;
 async function* pages(db: Db, sql: string, params: unknown[], pageSize: number): AsyncGenerator<Row[]> {
   let after = "";
   for (;;) {
-    const { results } = await client(db).prepare(sql).bind(...params, after, pageSize).all<Row>();
+    const { results } = await client(db)
+      .prepare(sql)
+      .bind(...params, after, pageSize)
+      .all<Row>();
     if (!results.length) return;
     yield results;
     if (results.length < pageSize) return;
@@ -48,7 +64,9 @@ const flowRecord = (r: Row) => {
     deployed: bool(flow.deployed),
     isPublic: bool(flow.isPublic),
     // The MCP token is stored hashed here, so it cannot be exported: Flowise's config without it.
-    ...(mcpEnabled !== null && mcpEnabled !== undefined ? { mcpServerConfig: JSON.stringify({ enabled: bool(mcpEnabled), token: "", toolName: mcpToolName, description: mcpDescription }) } : {}),
+    ...(mcpEnabled !== null && mcpEnabled !== undefined
+      ? { mcpServerConfig: JSON.stringify({ enabled: bool(mcpEnabled), token: "", toolName: mcpToolName, description: mcpDescription }) }
+      : {}),
   };
 };
 
@@ -65,8 +83,15 @@ interface SectionSource {
 const flows = (type: string) => (db: Db) => mapPages(pages(db, FLOW_SQL, [type], 20), flowRecord);
 // Flowise's assistant.credential is NOT NULL; for a custom assistant it is only a client-made UUID.
 const assistants = (type: string) => (db: Db) =>
-  mapPages(pages(db, "SELECT id, details, credential, iconSrc, type, createdDate, updatedDate FROM assistant WHERE type = ? AND id > ? ORDER BY id LIMIT ?", [type], 100),
-    (r) => (r.credential === null && r.type === "CUSTOM" ? { ...r, credential: crypto.randomUUID() } : r));
+  mapPages(
+    pages(
+      db,
+      "SELECT id, details, credential, iconSrc, type, createdDate, updatedDate FROM assistant WHERE type = ? AND id > ? ORDER BY id LIMIT ?",
+      [type],
+      100,
+    ),
+    (r) => (r.credential === null && r.type === "CUSTOM" ? { ...r, credential: crypto.randomUUID() } : r),
+  );
 
 async function* mapPages(source: AsyncGenerator<Row[]>, map: (r: Row) => Row): AsyncGenerator<Row[]> {
   for await (const page of source) yield page.map(map);
@@ -74,14 +99,23 @@ async function* mapPages(source: AsyncGenerator<Row[]>, map: (r: Row) => Row): A
 
 async function* storesWithLoaders(db: Db): AsyncGenerator<Row[]> {
   for await (const page of pages(db, "SELECT * FROM document_store WHERE id > ? ORDER BY id LIMIT ?", [], 50)) {
-    const { results } = await client(db).prepare("SELECT * FROM document_store_loader WHERE storeId IN (SELECT value FROM json_each(?)) ORDER BY position, id")
-      .bind(JSON.stringify(page.map((s) => s.id))).all<LoaderRow>();
+    const { results } = await client(db)
+      .prepare("SELECT * FROM document_store_loader WHERE storeId IN (SELECT value FROM json_each(?)) ORDER BY position, id")
+      .bind(JSON.stringify(page.map((s) => s.id)))
+      .all<LoaderRow>();
     const now = Date.now();
     yield page.map((s) => ({
-      id: s.id, name: s.name, description: s.description,
+      id: s.id,
+      name: s.name,
+      description: s.description,
       loaders: JSON.stringify(results.filter((l) => l.storeId === s.id).map((l) => entryOf(l, now))),
-      whereUsed: s.whereUsed, createdDate: s.createdDate, updatedDate: s.updatedDate, status: s.status,
-      vectorStoreConfig: s.vectorStoreConfig, embeddingConfig: s.embeddingConfig, recordManagerConfig: s.recordManagerConfig,
+      whereUsed: s.whereUsed,
+      createdDate: s.createdDate,
+      updatedDate: s.updatedDate,
+      status: s.status,
+      vectorStoreConfig: s.vectorStoreConfig,
+      embeddingConfig: s.embeddingConfig,
+      recordManagerConfig: s.recordManagerConfig,
     }));
   }
 }
@@ -96,23 +130,80 @@ const SOURCES: SectionSource[] = [
   { section: "AssistantAzure", flag: "assistantAzure", read: assistants("AZURE") },
   { section: "ChatFlow", flag: "chatflow", read: flows("CHATFLOW") },
   {
-    section: "ChatMessage", flag: "chat_message",
-    read: (db) => pages(db, `SELECT id, role, chatflowid, executionId, content, sourceDocuments, usedTools, fileAnnotations, agentReasoning, fileUploads, artifacts, action,
-      chatType, chatId, memoryType, sessionId, createdDate, leadEmail, followUpPrompts FROM chat_message WHERE id > ? ORDER BY id LIMIT ?`, [], 200),
+    section: "ChatMessage",
+    flag: "chat_message",
+    read: (db) =>
+      pages(
+        db,
+        `SELECT id, role, chatflowid, executionId, content, sourceDocuments, usedTools, fileAnnotations, agentReasoning, fileUploads, artifacts, action,
+      chatType, chatId, memoryType, sessionId, createdDate, leadEmail, followUpPrompts FROM chat_message WHERE id > ? ORDER BY id LIMIT ?`,
+        [],
+        200,
+      ),
   },
-  { section: "ChatMessageFeedback", flag: "chat_feedback", read: (db) => pages(db, "SELECT id, chatflowid, chatId, messageId, rating, content, createdDate FROM chat_message_feedback WHERE id > ? ORDER BY id LIMIT ?", [], 500) },
+  {
+    section: "ChatMessageFeedback",
+    flag: "chat_feedback",
+    read: (db) =>
+      pages(
+        db,
+        "SELECT id, chatflowid, chatId, messageId, rating, content, createdDate FROM chat_message_feedback WHERE id > ? ORDER BY id LIMIT ?",
+        [],
+        500,
+      ),
+  },
   { section: "CustomTemplate", flag: undefined, read: async function* () {} },
   { section: "DocumentStore", flag: "document_store", read: storesWithLoaders },
-  { section: "DocumentStoreFileChunk", flag: "document_store", read: (db) => pages(db, "SELECT id, docId, storeId, chunkNo, pageContent, metadata FROM document_store_file_chunk WHERE id > ? ORDER BY id LIMIT ?", [], 200) },
   {
-    section: "Execution", flag: "execution",
-    read: (db) => mapPages(pages(db, "SELECT id, executionData, state, agentflowId, sessionId, action, isPublic, createdDate, updatedDate, stoppedDate FROM execution WHERE id > ? ORDER BY id LIMIT ?", [], 20),
-      (r) => ({ ...r, isPublic: bool(r.isPublic) })),
+    section: "DocumentStoreFileChunk",
+    flag: "document_store",
+    read: (db) =>
+      pages(
+        db,
+        "SELECT id, docId, storeId, chunkNo, pageContent, metadata FROM document_store_file_chunk WHERE id > ? ORDER BY id LIMIT ?",
+        [],
+        200,
+      ),
+  },
+  {
+    section: "Execution",
+    flag: "execution",
+    read: (db) =>
+      mapPages(
+        pages(
+          db,
+          "SELECT id, executionData, state, agentflowId, sessionId, action, isPublic, createdDate, updatedDate, stoppedDate FROM execution WHERE id > ? ORDER BY id LIMIT ?",
+          [],
+          20,
+        ),
+        (r) => ({ ...r, isPublic: bool(r.isPublic) }),
+      ),
   },
   // Flowise's tool.description and tool.color are NOT NULL.
-  { section: "Tool", flag: "tool", read: (db) => mapPages(pages(db, "SELECT id, name, description, color, iconSrc, schema, func, createdDate, updatedDate FROM tool WHERE id > ? ORDER BY id LIMIT ?", [], 200), (r) => ({ ...r, description: r.description ?? "", color: r.color ?? "" })) },
+  {
+    section: "Tool",
+    flag: "tool",
+    read: (db) =>
+      mapPages(
+        pages(
+          db,
+          "SELECT id, name, description, color, iconSrc, schema, func, createdDate, updatedDate FROM tool WHERE id > ? ORDER BY id LIMIT ?",
+          [],
+          200,
+        ),
+        (r) => ({ ...r, description: r.description ?? "", color: r.color ?? "" }),
+      ),
+  },
   // Values are never exported (Flowise writes them empty too): they may be secrets.
-  { section: "Variable", flag: "variable", read: (db) => mapPages(pages(db, "SELECT id, name, type, createdDate, updatedDate FROM variable WHERE id > ? ORDER BY id LIMIT ?", [], 500), (r) => ({ id: r.id, name: r.name, value: "", type: r.type, createdDate: r.createdDate, updatedDate: r.updatedDate })) },
+  {
+    section: "Variable",
+    flag: "variable",
+    read: (db) =>
+      mapPages(
+        pages(db, "SELECT id, name, type, createdDate, updatedDate FROM variable WHERE id > ? ORDER BY id LIMIT ?", [], 500),
+        (r) => ({ id: r.id, name: r.name, value: "", type: r.type, createdDate: r.createdDate, updatedDate: r.updatedDate }),
+      ),
+  },
 ];
 
 /** The export file as a stream of JSON text: `{"FileDefaultName": "ExportData.json", "AgentFlow": [...], …}`. */

@@ -17,9 +17,17 @@ import { TABLE_ORDER, type TableName } from "./tables";
 
 /** What the answer counts, by the names the API uses for each kind of record. */
 const COUNTED: Array<[string, TableName]> = [
-  ["chatflows", "chat_flow"], ["assistants", "assistant"], ["tools", "tool"], ["variables", "variable"], ["documentStores", "document_store"],
-  ["documentStoreLoaders", "document_store_loader"], ["chunks", "document_store_file_chunk"], ["executions", "execution"], ["chatMessages", "chat_message"],
-  ["feedback", "chat_message_feedback"], ["mcpServers", "mcp_server"],
+  ["chatflows", "chat_flow"],
+  ["assistants", "assistant"],
+  ["tools", "tool"],
+  ["variables", "variable"],
+  ["documentStores", "document_store"],
+  ["documentStoreLoaders", "document_store_loader"],
+  ["chunks", "document_store_file_chunk"],
+  ["executions", "execution"],
+  ["chatMessages", "chat_message"],
+  ["feedback", "chat_message_feedback"],
+  ["mcpServers", "mcp_server"],
 ];
 
 export interface ImportResult {
@@ -37,18 +45,27 @@ export interface ImportResult {
 /** The body, counted: past `maxBytes` a 413 (MAX_IMPORT_MB). */
 function limited(body: ReadableStream<Uint8Array>, maxBytes: number): ReadableStream<Uint8Array> {
   let seen = 0;
-  return body.pipeThrough(new TransformStream<Uint8Array, Uint8Array>({
-    transform(chunk, controller) {
-      seen += chunk.byteLength;
-      if (seen > maxBytes) controller.error(payloadTooLarge(`The import file is larger than the limit of ${Math.round(maxBytes / 1024 / 1024)} MB (MAX_IMPORT_MB)`));
-      else controller.enqueue(chunk);
-    },
-  }));
+  return body.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        seen += chunk.byteLength;
+        if (seen > maxBytes)
+          controller.error(
+            payloadTooLarge(`The import file is larger than the limit of ${Math.round(maxBytes / 1024 / 1024)} MB (MAX_IMPORT_MB)`),
+          );
+        else controller.enqueue(chunk);
+      },
+    }),
+  );
 }
 
 const isSection = (name: string): name is Section => (SECTIONS as readonly string[]).includes(name);
 
-export async function importFile(db: Db, body: ReadableStream<Uint8Array>, options: { maxBytes: number; outbound: EndpointEnv }): Promise<ImportResult> {
+export async function importFile(
+  db: Db,
+  body: ReadableStream<Uint8Array>,
+  options: { maxBytes: number; outbound: EndpointEnv },
+): Promise<ImportResult> {
   const stager = new Stager(db, newId());
   const ledger = new Ledger(options.outbound);
   const skipped: Record<string, number> = {};
@@ -89,9 +106,12 @@ export async function importFile(db: Db, body: ReadableStream<Uint8Array>, optio
       warnings: ledger.warnings,
     };
   } catch (err) {
-    if (err instanceof ApiError && err.status === 400 && !err.message.startsWith("Nothing was imported")) throw badRequest(`Nothing was imported: ${err.message}`);
+    if (err instanceof ApiError && err.status === 400 && !err.message.startsWith("Nothing was imported"))
+      throw badRequest(`Nothing was imported: ${err.message}`);
     throw err;
   } finally {
-    await stager.drop().catch((err: unknown) => console.error(`import ${stager.importId}: its staged rows were not removed (swept later): ${String(err)}`));
+    await stager
+      .drop()
+      .catch((err: unknown) => console.error(`import ${stager.importId}: its staged rows were not removed (swept later): ${String(err)}`));
   }
 }

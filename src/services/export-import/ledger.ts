@@ -14,8 +14,16 @@ type Kind = "flow" | "assistant" | "tool" | "variable" | "store" | "loader" | "c
 type RefKind = "flowOrAssistant" | "agentflow";
 
 const KIND_NAMES: Record<Kind, string> = {
-  flow: "chatflow", assistant: "assistant", tool: "tool", variable: "variable", store: "document store", loader: "document loader",
-  chunk: "chunk", execution: "execution", message: "chat message", feedback: "feedback",
+  flow: "chatflow",
+  assistant: "assistant",
+  tool: "tool",
+  variable: "variable",
+  store: "document store",
+  loader: "document loader",
+  chunk: "chunk",
+  execution: "execution",
+  message: "chat message",
+  feedback: "feedback",
 };
 
 export interface ImportWarning {
@@ -75,7 +83,8 @@ export class Ledger {
   /** One feedback per message (a unique rule here as in Flowise). */
   feedbackOn(messageId: string, chatflowid: string, label: string): void {
     const earlier = this.feedback.get(messageId);
-    if (earlier) throw badRequest(`${label}: message ${messageId} already has feedback in the file (${earlier.label}); a message has at most one`);
+    if (earlier)
+      throw badRequest(`${label}: message ${messageId} already has feedback in the file (${earlier.label}); a message has at most one`);
     this.feedback.set(messageId, { chatflowid, label });
   }
 
@@ -103,9 +112,18 @@ export class Ledger {
       const lost = outside.find((id) => !found.has(id));
       if (lost) throw badRequest(`${refs.get(lost)}: ${what} ${lost} is neither in the file nor stored here`);
     };
-    await missing("flowOrAssistant", (id) => this.has("flow", id) || this.has("assistant", id),
-      "SELECT id FROM chat_flow WHERE id IN (SELECT value FROM json_each(?)) UNION SELECT id FROM assistant WHERE id IN (SELECT value FROM json_each(?))", "chatflow");
-    await missing("agentflow", (id) => this.has("flow", id), "SELECT id FROM chat_flow WHERE id IN (SELECT value FROM json_each(?))", "agentflow");
+    await missing(
+      "flowOrAssistant",
+      (id) => this.has("flow", id) || this.has("assistant", id),
+      "SELECT id FROM chat_flow WHERE id IN (SELECT value FROM json_each(?)) UNION SELECT id FROM assistant WHERE id IN (SELECT value FROM json_each(?))",
+      "chatflow",
+    );
+    await missing(
+      "agentflow",
+      (id) => this.has("flow", id),
+      "SELECT id FROM chat_flow WHERE id IN (SELECT value FROM json_each(?))",
+      "agentflow",
+    );
     await this.verifyFeedback(db);
     await this.verifyChunks(db);
     await this.warnUnknownKeys(db);
@@ -116,16 +134,22 @@ export class Ledger {
     for (const [messageId, f] of this.feedback) {
       const flow = this.messageFlow.get(messageId);
       if (flow === undefined) stored.push(messageId);
-      else if (flow !== f.chatflowid) throw badRequest(`${f.label}: chatflowid ${f.chatflowid} is not the chatflow of message ${messageId} (${flow})`);
+      else if (flow !== f.chatflowid)
+        throw badRequest(`${f.label}: chatflowid ${f.chatflowid} is not the chatflow of message ${messageId} (${flow})`);
     }
     if (!stored.length) return;
-    const flows = await storedIds(db, "SELECT id || ' ' || chatflowid AS id FROM chat_message WHERE id IN (SELECT value FROM json_each(?))", stored);
+    const flows = await storedIds(
+      db,
+      "SELECT id || ' ' || chatflowid AS id FROM chat_message WHERE id IN (SELECT value FROM json_each(?))",
+      stored,
+    );
     const flowOf = new Map([...flows].map((pair) => pair.split(" ") as [string, string]));
     for (const messageId of stored) {
       const f = this.feedback.get(messageId)!;
       const flow = flowOf.get(messageId);
       if (!flow) throw badRequest(`${f.label}: message ${messageId} is neither in the file nor stored here`);
-      if (flow !== f.chatflowid) throw badRequest(`${f.label}: chatflowid ${f.chatflowid} is not the chatflow of message ${messageId} (${flow})`);
+      if (flow !== f.chatflowid)
+        throw badRequest(`${f.label}: chatflowid ${f.chatflowid} is not the chatflow of message ${messageId} (${flow})`);
     }
   }
 
@@ -134,12 +158,19 @@ export class Ledger {
     for (const [key, label] of this.chunkLoaders) {
       const [storeId, docId] = key.split(" ");
       if (this.has("store", storeId)) {
-        if (this.loaderStore.get(docId) !== storeId) throw badRequest(`${label}: docId ${docId} is not a loader of document store ${storeId} in the file`);
+        if (this.loaderStore.get(docId) !== storeId)
+          throw badRequest(`${label}: docId ${docId} is not a loader of document store ${storeId} in the file`);
       } else stored.push([storeId, docId, label]);
     }
     if (!stored.length) return;
-    const stores = await storedIds(db, "SELECT id FROM document_store WHERE id IN (SELECT value FROM json_each(?))", [...new Set(stored.map(([s]) => s))]);
-    const loaders = await storedIds(db, "SELECT storeId || ' ' || id AS id FROM document_store_loader WHERE id IN (SELECT value FROM json_each(?))", [...new Set(stored.map(([, d]) => d))]);
+    const stores = await storedIds(db, "SELECT id FROM document_store WHERE id IN (SELECT value FROM json_each(?))", [
+      ...new Set(stored.map(([s]) => s)),
+    ]);
+    const loaders = await storedIds(
+      db,
+      "SELECT storeId || ' ' || id AS id FROM document_store_loader WHERE id IN (SELECT value FROM json_each(?))",
+      [...new Set(stored.map(([, d]) => d))],
+    );
     for (const [storeId, docId, label] of stored) {
       if (!stores.has(storeId)) throw badRequest(`${label}: document store ${storeId} is neither in the file nor stored here`);
       if (!loaders.has(`${storeId} ${docId}`)) throw badRequest(`${label}: docId ${docId} is not a loader of document store ${storeId}`);
@@ -153,7 +184,11 @@ export class Ledger {
     for (const [keyId, flows] of this.keyIds) {
       if (known.has(keyId)) continue;
       for (const f of flows) {
-        this.warnings.push({ id: f.id, name: f.name, warning: `apikeyid ${keyId} is not an API key of this deployment: only the admin key runs this flow until you set apikeyid (PUT /chatflows/${f.id}) to a key made here, or to null` });
+        this.warnings.push({
+          id: f.id,
+          name: f.name,
+          warning: `apikeyid ${keyId} is not an API key of this deployment: only the admin key runs this flow until you set apikeyid (PUT /chatflows/${f.id}) to a key made here, or to null`,
+        });
       }
     }
   }

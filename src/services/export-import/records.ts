@@ -3,7 +3,15 @@
 // extra fields such as workspaceId ignored) and turned into the rows it becomes here. References
 // between records are noted in the ledger, which checks them once the whole file was read.
 import { z } from "@hono/zod-openapi";
-import { ASSISTANT_TYPES, CHATFLOW_TYPES, type ChatflowType, DOCUMENT_STORE_STATUSES, EXECUTION_STATES, FEEDBACK_RATINGS, MESSAGE_ROLES } from "../../db/enums";
+import {
+  ASSISTANT_TYPES,
+  CHATFLOW_TYPES,
+  type ChatflowType,
+  DOCUMENT_STORE_STATUSES,
+  EXECUTION_STATES,
+  FEEDBACK_RATINGS,
+  MESSAGE_ROLES,
+} from "../../db/enums";
 import { sha256Hex } from "../../lib/crypto";
 import { jsonString, name, text, uuid } from "../../schemas/common";
 import type { Ledger } from "./ledger";
@@ -11,8 +19,21 @@ import type { TableName } from "./tables";
 
 /** Flowise's sections of the export file, in the order Flowise writes them. */
 export const SECTIONS = [
-  "AgentFlow", "AgentFlowV2", "AssistantCustom", "AssistantFlow", "AssistantOpenAI", "AssistantAzure", "ChatFlow",
-  "ChatMessage", "ChatMessageFeedback", "CustomTemplate", "DocumentStore", "DocumentStoreFileChunk", "Execution", "Tool", "Variable",
+  "AgentFlow",
+  "AgentFlowV2",
+  "AssistantCustom",
+  "AssistantFlow",
+  "AssistantOpenAI",
+  "AssistantAzure",
+  "ChatFlow",
+  "ChatMessage",
+  "ChatMessageFeedback",
+  "CustomTemplate",
+  "DocumentStore",
+  "DocumentStoreFileChunk",
+  "Execution",
+  "Tool",
+  "Variable",
 ] as const;
 export type Section = (typeof SECTIONS)[number];
 
@@ -30,7 +51,8 @@ const optional = <T extends z.ZodType>(schema: T) => z.preprocess(emptyToNull, s
 
 /** A date as Flowise's JSON has it (ISO string); missing → now, unreadable → an issue. */
 const date = () =>
-  z.preprocess((v) => (v === undefined || v === null || v === "" ? new Date().toISOString() : v), z.union([z.string(), z.number()]))
+  z
+    .preprocess((v) => (v === undefined || v === null || v === "" ? new Date().toISOString() : v), z.union([z.string(), z.number()]))
     .transform((v, ctx) => {
       const t = typeof v === "number" ? v : Date.parse(v);
       if (Number.isNaN(t)) {
@@ -41,7 +63,11 @@ const date = () =>
     });
 const optionalDate = () => z.preprocess(emptyToNull, z.union([z.null(), z.undefined(), date()])).transform((v) => v ?? null);
 
-const flag = () => z.preprocess((v) => (v === 1 || v === "true" ? true : v === 0 || v === "false" ? false : v), z.boolean()).nullish().transform((v) => (v ? 1 : 0));
+const flag = () =>
+  z
+    .preprocess((v) => (v === 1 || v === "true" ? true : v === 0 || v === "false" ? false : v), z.boolean())
+    .nullish()
+    .transform((v) => (v ? 1 : 0));
 
 // Field sizes as the create endpoints take them (D1 rows stop at 2 MB).
 const FLOW_DATA_BYTES = 1_800_000;
@@ -145,7 +171,10 @@ const Chunk = z.object({
   storeId: uuid(),
   chunkNo: z.number().int().min(0),
   pageContent: text(1_000_000),
-  metadata: z.preprocess((v) => (v === undefined || v === null || v === "" ? "{}" : typeof v === "object" ? JSON.stringify(v) : v), jsonString(1_000_000)),
+  metadata: z.preprocess(
+    (v) => (v === undefined || v === null || v === "" ? "{}" : typeof v === "object" ? JSON.stringify(v) : v),
+    jsonString(1_000_000),
+  ),
 });
 
 const Execution = z.object({
@@ -195,7 +224,10 @@ const Feedback = z.object({
 
 /** A record that fails its checks: the import answers 400 with this, naming the record. */
 export class RecordError extends Error {
-  constructor(readonly label: string, detail: string) {
+  constructor(
+    readonly label: string,
+    detail: string,
+  ) {
     super(`${label}: ${detail}`);
   }
 }
@@ -203,7 +235,10 @@ export class RecordError extends Error {
 /** "ChatFlow[3] (id …, "name")": how a message names a record. */
 export function labelOf(section: string, index: number, raw: unknown): string {
   const r = (raw && typeof raw === "object" ? raw : {}) as Record<string, unknown>;
-  const parts = [typeof r.id === "string" ? `id ${r.id.slice(0, 64)}` : "", typeof r.name === "string" ? JSON.stringify(r.name.slice(0, 80)) : ""].filter(Boolean);
+  const parts = [
+    typeof r.id === "string" ? `id ${r.id.slice(0, 64)}` : "",
+    typeof r.name === "string" ? JSON.stringify(r.name.slice(0, 80)) : "",
+  ].filter(Boolean);
   return `${section}[${index}]${parts.length ? ` (${parts.join(", ")})` : ""}`;
 }
 
@@ -215,8 +250,17 @@ function check<T extends z.ZodType>(schema: T, raw: unknown, label: string): z.i
   throw new RecordError(label, `${issue.path.map(String).join(".") || "record"}: ${issue.message}`);
 }
 
-const SECTION_TYPE: Partial<Record<Section, ChatflowType>> = { AgentFlow: "MULTIAGENT", AgentFlowV2: "AGENTFLOW", AssistantFlow: "ASSISTANT", ChatFlow: "CHATFLOW" };
-const ASSISTANT_SECTION_TYPE: Partial<Record<Section, (typeof ASSISTANT_TYPES)[number]>> = { AssistantCustom: "CUSTOM", AssistantOpenAI: "OPENAI", AssistantAzure: "AZURE" };
+const SECTION_TYPE: Partial<Record<Section, ChatflowType>> = {
+  AgentFlow: "MULTIAGENT",
+  AgentFlowV2: "AGENTFLOW",
+  AssistantFlow: "ASSISTANT",
+  ChatFlow: "CHATFLOW",
+};
+const ASSISTANT_SECTION_TYPE: Partial<Record<Section, (typeof ASSISTANT_TYPES)[number]>> = {
+  AssistantCustom: "CUSTOM",
+  AssistantOpenAI: "OPENAI",
+  AssistantAzure: "AZURE",
+};
 
 function parseJson(s: string): unknown {
   return JSON.parse(s);
@@ -227,15 +271,40 @@ async function readFlow(section: Section, raw: unknown, label: string, out: RowO
   const type = f.type ?? SECTION_TYPE[section]!;
   ledger.note("flow", f.id, label);
   ledger.flowSaved(f.id, f.name, f.flowData, type, f.apikeyid ?? null);
-  out("chat_flow", [f.id, f.name, f.flowData, f.deployed, f.isPublic, f.apikeyid ?? null, f.chatbotConfig ?? null, f.apiConfig ?? null, f.analytic ?? null,
-    f.speechToText ?? null, f.textToSpeech ?? null, f.followUpPrompts ?? null, f.category ?? null, type, f.createdDate, f.updatedDate]);
+  out("chat_flow", [
+    f.id,
+    f.name,
+    f.flowData,
+    f.deployed,
+    f.isPublic,
+    f.apikeyid ?? null,
+    f.chatbotConfig ?? null,
+    f.apiConfig ?? null,
+    f.analytic ?? null,
+    f.speechToText ?? null,
+    f.textToSpeech ?? null,
+    f.followUpPrompts ?? null,
+    f.category ?? null,
+    type,
+    f.createdDate,
+    f.updatedDate,
+  ]);
   // Flowise keeps an MCP server's token in the flow; here only its hash is kept, so MCP clients keep working.
   if (f.mcpServerConfig) {
     const mcp = McpServerConfig.safeParse(parseJson(f.mcpServerConfig));
     if (!mcp.success) throw new RecordError(label, "mcpServerConfig: must be {enabled, token, toolName, description}");
     const { enabled, token, toolName, description } = mcp.data;
     if (token) {
-      out("mcp_server", [f.id, enabled ? 1 : 0, await sha256Hex(token), `${token.slice(0, 4)}…${token.slice(-4)}`, toolName ?? "", description ?? "", f.createdDate, f.updatedDate]);
+      out("mcp_server", [
+        f.id,
+        enabled ? 1 : 0,
+        await sha256Hex(token),
+        `${token.slice(0, 4)}…${token.slice(-4)}`,
+        toolName ?? "",
+        description ?? "",
+        f.createdDate,
+        f.updatedDate,
+      ]);
     }
   }
 }
@@ -243,13 +312,31 @@ async function readFlow(section: Section, raw: unknown, label: string, out: RowO
 function readAssistant(section: Section, raw: unknown, label: string, out: RowOut, ledger: Ledger): void {
   const a = check(Assistant, raw, label);
   ledger.note("assistant", a.id, label);
-  out("assistant", [a.id, a.details, a.credential ?? null, a.iconSrc ?? null, a.type ?? ASSISTANT_SECTION_TYPE[section]!, a.createdDate, a.updatedDate]);
+  out("assistant", [
+    a.id,
+    a.details,
+    a.credential ?? null,
+    a.iconSrc ?? null,
+    a.type ?? ASSISTANT_SECTION_TYPE[section]!,
+    a.createdDate,
+    a.updatedDate,
+  ]);
 }
 
 function readTool(raw: unknown, label: string, out: RowOut, ledger: Ledger): void {
   const t = check(Tool, raw, label);
   ledger.note("tool", t.id, label);
-  out("tool", [t.id, t.name, t.description ?? null, t.color ?? null, t.iconSrc ?? null, t.schema ?? null, t.func ?? null, t.createdDate, t.updatedDate]);
+  out("tool", [
+    t.id,
+    t.name,
+    t.description ?? null,
+    t.color ?? null,
+    t.iconSrc ?? null,
+    t.schema ?? null,
+    t.func ?? null,
+    t.createdDate,
+    t.updatedDate,
+  ]);
 }
 
 function readVariable(raw: unknown, label: string, out: RowOut, ledger: Ledger): void {
@@ -272,15 +359,40 @@ function readStore(raw: unknown, label: string, out: RowOut, ledger: Ledger): vo
     if (!Array.isArray(list)) throw new RecordError(label, "loaders: must be a JSON array serialized as a string");
     loaders = list.map((l, i) => check(Loader, l, `${label} loaders[${i}]`));
   }
-  out("document_store", [s.id, s.name, s.description ?? null, s.whereUsed ?? "[]", storeStatus(s.status), s.vectorStoreConfig ?? null, s.embeddingConfig ?? null,
-    s.recordManagerConfig ?? null, s.createdDate, s.updatedDate]);
+  out("document_store", [
+    s.id,
+    s.name,
+    s.description ?? null,
+    s.whereUsed ?? "[]",
+    storeStatus(s.status),
+    s.vectorStoreConfig ?? null,
+    s.embeddingConfig ?? null,
+    s.recordManagerConfig ?? null,
+    s.createdDate,
+    s.updatedDate,
+  ]);
   loaders.forEach((l, i) => {
     const at = `${label} loaders[${i}]`;
     ledger.note("loader", l.id, at);
     ledger.loaderOf(l.id, s.id);
-    out("document_store_loader", [l.id, s.id, i + 1, l.loaderId, l.loaderName ?? l.loaderId, JSON.stringify(l.loaderConfig ?? {}), l.splitterId ?? null, l.splitterName ?? null,
-      l.splitterConfig ? JSON.stringify(l.splitterConfig) : null, l.totalChunks ?? 0, l.totalChars ?? 0, loaderStatus(l.status),
-      l.status === "SYNCING" ? "Imported while it was being processed: refresh or upsert it again" : (l.error ?? null), JSON.stringify(l.files ?? []), s.createdDate, s.updatedDate]);
+    out("document_store_loader", [
+      l.id,
+      s.id,
+      i + 1,
+      l.loaderId,
+      l.loaderName ?? l.loaderId,
+      JSON.stringify(l.loaderConfig ?? {}),
+      l.splitterId ?? null,
+      l.splitterName ?? null,
+      l.splitterConfig ? JSON.stringify(l.splitterConfig) : null,
+      l.totalChunks ?? 0,
+      l.totalChars ?? 0,
+      loaderStatus(l.status),
+      l.status === "SYNCING" ? "Imported while it was being processed: refresh or upsert it again" : (l.error ?? null),
+      JSON.stringify(l.files ?? []),
+      s.createdDate,
+      s.updatedDate,
+    ]);
   });
 }
 
@@ -295,7 +407,18 @@ function readExecution(raw: unknown, label: string, out: RowOut, ledger: Ledger)
   const e = check(Execution, raw, label);
   ledger.note("execution", e.id, label);
   ledger.refer("agentflow", e.agentflowId, label);
-  out("execution", [e.id, e.executionData, e.state, e.agentflowId, e.sessionId, e.action ?? null, e.isPublic, e.createdDate, e.updatedDate, e.stoppedDate]);
+  out("execution", [
+    e.id,
+    e.executionData,
+    e.state,
+    e.agentflowId,
+    e.sessionId,
+    e.action ?? null,
+    e.isPublic,
+    e.createdDate,
+    e.updatedDate,
+    e.stoppedDate,
+  ]);
 }
 
 function readMessage(raw: unknown, label: string, out: RowOut, ledger: Ledger): void {
@@ -303,9 +426,27 @@ function readMessage(raw: unknown, label: string, out: RowOut, ledger: Ledger): 
   ledger.note("message", m.id, label);
   ledger.refer("flowOrAssistant", m.chatflowid, label);
   ledger.messageOf(m.id, m.chatflowid);
-  out("chat_message", [m.id, m.role, m.chatflowid, m.content, m.sourceDocuments ?? null, m.usedTools ?? null, m.fileAnnotations ?? null, m.agentReasoning ?? null,
-    m.fileUploads ?? null, m.artifacts ?? null, m.action ?? null, m.followUpPrompts ?? null, m.chatType, m.chatId, m.memoryType ?? null, m.sessionId ?? null,
-    m.leadEmail ?? null, m.executionId ?? null, m.createdDate]);
+  out("chat_message", [
+    m.id,
+    m.role,
+    m.chatflowid,
+    m.content,
+    m.sourceDocuments ?? null,
+    m.usedTools ?? null,
+    m.fileAnnotations ?? null,
+    m.agentReasoning ?? null,
+    m.fileUploads ?? null,
+    m.artifacts ?? null,
+    m.action ?? null,
+    m.followUpPrompts ?? null,
+    m.chatType,
+    m.chatId,
+    m.memoryType ?? null,
+    m.sessionId ?? null,
+    m.leadEmail ?? null,
+    m.executionId ?? null,
+    m.createdDate,
+  ]);
 }
 
 function readFeedback(raw: unknown, label: string, out: RowOut, ledger: Ledger): void {

@@ -26,7 +26,10 @@ export async function storedIds(db: Db, sql: string, ids: string[]): Promise<Set
   const run = async () => {
     if (!part.length) return;
     const json = JSON.stringify(part);
-    const { results } = await d1.prepare(sql).bind(...Array(params).fill(json)).all<{ id: string }>();
+    const { results } = await d1
+      .prepare(sql)
+      .bind(...Array(params).fill(json))
+      .all<{ id: string }>();
     for (const r of results) found.add(r.id);
     part = [];
     bytes = 0;
@@ -45,13 +48,17 @@ export class Stager {
   private seq = 0;
   readonly rows: Record<TableName, number> = Object.fromEntries(TABLE_ORDER.map((t) => [t, 0])) as Record<TableName, number>;
 
-  constructor(private readonly db: Db, readonly importId: string) {}
+  constructor(
+    private readonly db: Db,
+    readonly importId: string,
+  ) {}
 
   /** Adds a row; writes its table's part to import_stage when it is full. */
   async add(table: TableName, row: unknown[], label: string): Promise<void> {
     const json = JSON.stringify(row);
     const bytes = utf8Length(json) + 1;
-    if (bytes > STAGE_PART_BYTES) throw badRequest(`${label} is too large to store (${bytes} bytes; a record holds at most ${STAGE_PART_BYTES})`);
+    if (bytes > STAGE_PART_BYTES)
+      throw badRequest(`${label} is too large to store (${bytes} bytes; a record holds at most ${STAGE_PART_BYTES})`);
     let part = this.parts.get(table);
     if (part && part.bytes + bytes > STAGE_PART_BYTES) {
       await this.write(table, part.rows);
@@ -70,8 +77,10 @@ export class Stager {
   }
 
   private async write(table: TableName, rows: string[]): Promise<void> {
-    await client(this.db).prepare("INSERT INTO import_stage (importId, tableName, seq, rows, createdDate) VALUES (?, ?, ?, ?, ?)")
-      .bind(this.importId, table, ++this.seq, `[${rows.join(",")}]`, nowIso()).run();
+    await client(this.db)
+      .prepare("INSERT INTO import_stage (importId, tableName, seq, rows, createdDate) VALUES (?, ?, ?, ?, ?)")
+      .bind(this.importId, table, ++this.seq, `[${rows.join(",")}]`, nowIso())
+      .run();
     rows.length = 0;
   }
 
@@ -133,7 +142,9 @@ function commitStatements(importId: string, tables: Set<TableName>): Stmt[] {
       // A message's execution that was not exported is forgotten (Flowise does the same).
       const at = TABLES.chat_message.indexOf("executionId");
       const ref = `json_extract(j.value, '$[${at}]')`;
-      out.push(insertAll(table, importId, { executionId: `CASE WHEN EXISTS (SELECT 1 FROM execution e WHERE e.id = ${ref}) THEN ${ref} END` }));
+      out.push(
+        insertAll(table, importId, { executionId: `CASE WHEN EXISTS (SELECT 1 FROM execution e WHERE e.id = ${ref}) THEN ${ref} END` }),
+      );
       continue;
     }
     out.push(insertAll(table, importId));

@@ -31,7 +31,10 @@ const view = (row: McpServerRow, token?: string): McpServerView => ({
 });
 
 /** Flowise validates by hand and answers the first failing rule: the same here (a 400 with its message). */
-function parsed<T>(schema: { safeParse(v: unknown): { success: true; data: T } | { success: false; error: { issues: Array<{ message: string }> } } }, body: unknown): T {
+function parsed<T>(
+  schema: { safeParse(v: unknown): { success: true; data: T } | { success: false; error: { issues: Array<{ message: string }> } } },
+  body: unknown,
+): T {
   const result = schema.safeParse(body ?? {});
   if (!result.success) throw badRequest(result.error.issues[0]?.message ?? "Invalid request body");
   return result.data;
@@ -58,24 +61,40 @@ export async function getMcpServerConfig(db: Db, chatflowId: string): Promise<Mc
  * Enables the server with a new token. An enabled config is answered as it is (its token masked:
  * it is not stored), before the body is looked at — as Flowise does.
  */
-export async function createMcpServerConfig(db: Db, chatflowId: string, body: unknown): Promise<{ created: boolean; config: McpServerView }> {
+export async function createMcpServerConfig(
+  db: Db,
+  chatflowId: string,
+  body: unknown,
+): Promise<{ created: boolean; config: McpServerView }> {
   const existing = await findRow(db, chatflowId);
   if (existing?.enabled) return { created: false, config: view(existing) };
   const input = parsed(McpServerCreate, body);
   const token = newToken();
   const now = nowIso();
-  const values = { enabled: true, tokenHash: await sha256Hex(token), tokenMask: mask(token), toolName: input.toolName, description: input.description, updatedDate: now };
-  const [row] = await db.insert(mcpServer).values({ chatflowId, ...values, createdDate: now })
-    .onConflictDoUpdate({ target: mcpServer.chatflowId, set: values }).returning();
+  const values = {
+    enabled: true,
+    tokenHash: await sha256Hex(token),
+    tokenMask: mask(token),
+    toolName: input.toolName,
+    description: input.description,
+    updatedDate: now,
+  };
+  const [row] = await db
+    .insert(mcpServer)
+    .values({ chatflowId, ...values, createdDate: now })
+    .onConflictDoUpdate({ target: mcpServer.chatflowId, set: values })
+    .returning();
   return { created: true, config: view(row, token) };
 }
 
 export async function updateMcpServerConfig(db: Db, chatflowId: string, body: unknown): Promise<McpServerView> {
   if (!(await findRow(db, chatflowId))) throw missing(chatflowId);
   const input = parsed(McpServerUpdate, body);
-  const [row] = await db.update(mcpServer)
+  const [row] = await db
+    .update(mcpServer)
     .set({ toolName: input.toolName, description: input.description, enabled: input.enabled, updatedDate: nowIso() })
-    .where(eq(mcpServer.chatflowId, chatflowId)).returning();
+    .where(eq(mcpServer.chatflowId, chatflowId))
+    .returning();
   if (!row) throw missing(chatflowId);
   return view(row);
 }
@@ -91,9 +110,11 @@ export async function disableMcpServerConfig(db: Db, chatflowId: string): Promis
 export async function refreshMcpToken(db: Db, chatflowId: string): Promise<McpServerView> {
   if (!(await findRow(db, chatflowId))) throw missing(chatflowId);
   const token = newToken();
-  const [row] = await db.update(mcpServer)
+  const [row] = await db
+    .update(mcpServer)
     .set({ tokenHash: await sha256Hex(token), tokenMask: mask(token), updatedDate: nowIso() })
-    .where(eq(mcpServer.chatflowId, chatflowId)).returning();
+    .where(eq(mcpServer.chatflowId, chatflowId))
+    .returning();
   if (!row) throw missing(chatflowId);
   return view(row, token);
 }

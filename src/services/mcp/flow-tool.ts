@@ -31,7 +31,14 @@ export const MAX_TOOL_NAME = 64;
 /** `toolName`, else the flow's name lower-cased with runs of other characters as `_` (Flowise's rule). */
 export function flowToolName(config: FlowToolConfig, flow: Pick<FlowToolSource, "name">): string {
   if (config.toolName) return config.toolName;
-  return flow.name.toLowerCase().replace(/[^a-z0-9_-]/g, "_").replace(/_+/g, "_").replace(/^_|_$/g, "").substring(0, MAX_TOOL_NAME) || "chatflow_tool";
+  return (
+    flow.name
+      .toLowerCase()
+      .replace(/[^a-z0-9_-]/g, "_")
+      .replace(/_+/g, "_")
+      .replace(/^_|_$/g, "")
+      .substring(0, MAX_TOOL_NAME) || "chatflow_tool"
+  );
 }
 
 export const flowToolDescription = (config: FlowToolConfig, flow: Pick<FlowToolSource, "name">): string =>

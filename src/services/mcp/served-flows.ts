@@ -26,16 +26,22 @@ type Row = { flow: ServedFlow["flow"]; config: McpServerRow };
 
 /** The flow and its config (enabled or not), or undefined when either is missing. */
 export async function findServedFlow(db: Db, chatflowId: string): Promise<ServedFlow | undefined> {
-  const row: Row | undefined = await db.select({ flow: columns, config: mcpServer }).from(mcpServer)
+  const row: Row | undefined = await db
+    .select({ flow: columns, config: mcpServer })
+    .from(mcpServer)
     .innerJoin(chatFlow, eq(chatFlow.id, mcpServer.chatflowId))
-    .where(eq(mcpServer.chatflowId, chatflowId)).get();
+    .where(eq(mcpServer.chatflowId, chatflowId))
+    .get();
   return row;
 }
 
 /** Every flow whose MCP server is enabled, oldest flow first (so tool names' suffixes stay put). */
 export async function listServedFlows(db: Db): Promise<ServedFlow[]> {
-  return db.select({ flow: columns, config: mcpServer }).from(mcpServer)
+  return db
+    .select({ flow: columns, config: mcpServer })
+    .from(mcpServer)
     .innerJoin(chatFlow, eq(chatFlow.id, mcpServer.chatflowId))
     .where(and(eq(mcpServer.enabled, true)))
-    .orderBy(asc(chatFlow.createdDate), asc(chatFlow.id)).all();
+    .orderBy(asc(chatFlow.createdDate), asc(chatFlow.id))
+    .all();
 }

@@ -31,7 +31,11 @@ export function resultText(result: McpRunResult): string {
   return result.json !== undefined && result.json !== null ? JSON.stringify(result.json) : "";
 }
 
-export async function callResult(run: Promise<McpRunResult>, options: Pick<ServerOptions, "secrets" | "log">, toolName: string): Promise<CallToolResult> {
+export async function callResult(
+  run: Promise<McpRunResult>,
+  options: Pick<ServerOptions, "secrets" | "log">,
+  toolName: string,
+): Promise<CallToolResult> {
   try {
     return { content: [{ type: "text", text: resultText(await run) }] };
   } catch (err) {
@@ -56,10 +60,14 @@ function argsOf(tool: FlowTool, args: Record<string, unknown>): McpRunInput {
 
 /** An MCP server offering `tools`, each call run by `run`. */
 export function flowsServer(tools: FlowTool[], run: ToolRunner, options: ServerOptions): McpServer {
-  const server = new McpServer({ name: options.name, version: options.version }, { capabilities: { tools: {} }, jsonSchemaValidator: validator });
+  const server = new McpServer(
+    { name: options.name, version: options.version },
+    { capabilities: { tools: {} }, jsonSchemaValidator: validator },
+  );
   for (const tool of tools) {
     server.registerTool(tool.name, { description: tool.description, inputSchema: tool.shape }, (args, extra) =>
-      callResult(run(tool, argsOf(tool, args as Record<string, unknown>), extra.signal), options, tool.name));
+      callResult(run(tool, argsOf(tool, args as Record<string, unknown>), extra.signal), options, tool.name),
+    );
   }
   return server;
 }

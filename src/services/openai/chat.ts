@@ -31,7 +31,11 @@ export function answerMetadata(done: FlowRunOutcome) {
   };
 }
 
-const wireUsage = (u: TokenUsage) => ({ prompt_tokens: u.promptTokens, completion_tokens: u.completionTokens, total_tokens: u.totalTokens });
+const wireUsage = (u: TokenUsage) => ({
+  prompt_tokens: u.promptTokens,
+  completion_tokens: u.completionTokens,
+  total_tokens: u.totalTokens,
+});
 
 /** The answer's content: with a JSON response_format, the flow's structured output as JSON text. */
 function contentOf(done: FlowRunOutcome, run: ChatRun): string {
@@ -48,7 +52,9 @@ export async function completeChat(deps: FlowRunDeps, target: ChatTarget, run: C
     created: unixNow(),
     model: target.model,
     system_fingerprint: null,
-    choices: [{ index: 0, message: { role: "assistant" as const, content, refusal: null }, logprobs: null, finish_reason: "stop" as const }],
+    choices: [
+      { index: 0, message: { role: "assistant" as const, content, refusal: null }, logprobs: null, finish_reason: "stop" as const },
+    ],
     usage: wireUsage(usage),
     metadata: answerMetadata(done),
   };
@@ -61,27 +67,41 @@ export interface StreamLog {
 }
 
 /** The run as `chat.completion.chunk` frames; `stream_options.include_usage` adds the usage chunk before `[DONE]`. */
-export function streamChat(deps: FlowRunDeps, target: ChatTarget, run: ChatRun, body: ChatCompletionBody, log: StreamLog, signal: AbortSignal): LateStream {
+export function streamChat(
+  deps: FlowRunDeps,
+  target: ChatTarget,
+  run: ChatRun,
+  body: ChatCompletionBody,
+  log: StreamLog,
+  signal: AbortSignal,
+): LateStream {
   const id = completionId();
   const created = unixNow();
   const includeUsage = !!body.stream_options?.include_usage;
   const controller = abortWith(signal);
   const data = (payload: unknown) => `data: ${JSON.stringify(payload)}\n\n`;
-  const chunk = (delta: Record<string, unknown>, finish: "stop" | null = null, extra: Record<string, unknown> = {}) => data({
-    id, object: "chat.completion.chunk", created, model: target.model, system_fingerprint: null,
-    choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
-    ...(includeUsage ? { usage: null } : {}),
-    ...extra,
-  });
+  const chunk = (delta: Record<string, unknown>, finish: "stop" | null = null, extra: Record<string, unknown> = {}) =>
+    data({
+      id,
+      object: "chat.completion.chunk",
+      created,
+      model: target.model,
+      system_fingerprint: null,
+      choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
+      ...(includeUsage ? { usage: null } : {}),
+      ...extra,
+    });
   return startLateStream({
     preamble: (out) => out.write(chunk({ role: "assistant", content: "" })),
     async run(open) {
       let sent = "";
       // A JSON response_format answers the structured output whole, at the end.
-      const onToken = run.wantsJson ? undefined : (token: string) => {
-        sent += token;
-        open().write(chunk({ content: token }));
-      };
+      const onToken = run.wantsJson
+        ? undefined
+        : (token: string) => {
+            sent += token;
+            open().write(chunk({ content: token }));
+          };
       const done = await runFlow(deps, target.flow, target.lookups, run.input, { signal: controller.signal, onToken });
       const content = done.streamed ? sent : contentOf(done, run);
       const out = open();
@@ -89,7 +109,17 @@ export function streamChat(deps: FlowRunDeps, target: ChatTarget, run: ChatRun, 
       out.write(chunk({}, "stop", { metadata: answerMetadata(done) }));
       if (includeUsage) {
         const usage = await usageOf(done.usage, run.promptTexts, content);
-        out.write(data({ id, object: "chat.completion.chunk", created, model: target.model, system_fingerprint: null, choices: [], usage: wireUsage(usage) }));
+        out.write(
+          data({
+            id,
+            object: "chat.completion.chunk",
+            created,
+            model: target.model,
+            system_fingerprint: null,
+            choices: [],
+            usage: wireUsage(usage),
+          }),
+        );
       }
       out.write("data: [DONE]\n\n");
     },

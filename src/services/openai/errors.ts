@@ -9,7 +9,12 @@ export const OPENAI_PATH_PREFIX = "/api/v1/openai";
 export const isOpenAIPath = (path: string): boolean => path === OPENAI_PATH_PREFIX || path.startsWith(`${OPENAI_PATH_PREFIX}/`);
 
 export class OpenAIError extends ApiError {
-  constructor(status: number, message: string, readonly param: string | null = null, readonly code: string | null = null) {
+  constructor(
+    status: number,
+    message: string,
+    readonly param: string | null = null,
+    readonly code: string | null = null,
+  ) {
     super(status, message);
     this.name = "OpenAIError";
   }
@@ -19,7 +24,12 @@ export class OpenAIError extends ApiError {
 export const unsupportedParameter = (param: string, message: string) => new OpenAIError(400, message, param, "unsupported_parameter");
 export const invalidValue = (param: string | null, message: string) => new OpenAIError(400, message, param, "invalid_value");
 export const modelNotFound = (model: string) =>
-  new OpenAIError(404, `The model '${model}' does not exist or you do not have access to it (a model is a flow's id or its name slug; GET /openai/models lists them)`, "model", "model_not_found");
+  new OpenAIError(
+    404,
+    `The model '${model}' does not exist or you do not have access to it (a model is a flow's id or its name slug; GET /openai/models lists them)`,
+    "model",
+    "model_not_found",
+  );
 
 export interface OpenAIErrorBody {
   error: { message: string; type: string; param: string | null; code: string | null };

@@ -32,14 +32,21 @@ function mayRun(principal: Principal, flow: FlowListing): boolean {
 }
 
 async function runnableFlows(db: Db, principal: Principal): Promise<FlowListing[]> {
-  const rows = await db.select({ id: chatFlow.id, name: chatFlow.name, apikeyid: chatFlow.apikeyid, createdDate: chatFlow.createdDate })
-    .from(chatFlow).orderBy(chatFlow.createdDate, chatFlow.id).all();
+  const rows = await db
+    .select({ id: chatFlow.id, name: chatFlow.name, apikeyid: chatFlow.apikeyid, createdDate: chatFlow.createdDate })
+    .from(chatFlow)
+    .orderBy(chatFlow.createdDate, chatFlow.id)
+    .all();
   return rows.filter((f) => mayRun(principal, f));
 }
 
 export async function listModels(db: Db, principal: Principal): Promise<OpenAIModel[]> {
   return (await runnableFlows(db, principal)).map((f) => ({
-    id: f.id, object: "model", created: Math.floor(Date.parse(f.createdDate) / 1000) || 0, owned_by: "edgeflow", name: f.name,
+    id: f.id,
+    object: "model",
+    created: Math.floor(Date.parse(f.createdDate) / 1000) || 0,
+    owned_by: "edgeflow",
+    name: f.name,
   }));
 }
 
@@ -54,6 +61,10 @@ export async function resolveModel(db: Db, principal: Principal, model: string):
   const trimmed = (slug: string) => slug.replace(/^-+|-+$/g, "");
   const matches = (await runnableFlows(db, principal)).filter((f) => slugOf(f.name) === wanted || trimmed(slugOf(f.name)) === wanted);
   if (!matches.length) throw modelNotFound(model);
-  if (matches.length > 1) throw invalidValue("model", `The model name '${model}' matches ${matches.length} flows; use one of their ids: ${matches.map((f) => f.id).join(", ")}`);
+  if (matches.length > 1)
+    throw invalidValue(
+      "model",
+      `The model name '${model}' matches ${matches.length} flows; use one of their ids: ${matches.map((f) => f.id).join(", ")}`,
+    );
   return matches[0].id;
 }

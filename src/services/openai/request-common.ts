@@ -11,15 +11,20 @@ export function textOf(content: unknown, param: string, textTypes: readonly stri
   if (content === null || content === undefined) return "";
   if (typeof content === "string") return content;
   const parts = content as Array<{ type: string; text?: string; refusal?: string }>;
-  return parts.map((part, j) => {
-    if (textTypes.includes(part.type) && typeof part.text === "string") return part.text;
-    if (part.type === "refusal" && typeof part.refusal === "string") return part.refusal;
-    throw unsupportedParameter(`${param}[${j}]`, `Content parts of type '${part.type}' are not supported: a flow takes text`);
-  }).join("");
+  return parts
+    .map((part, j) => {
+      if (textTypes.includes(part.type) && typeof part.text === "string") return part.text;
+      if (part.type === "refusal" && typeof part.refusal === "string") return part.refusal;
+      throw unsupportedParameter(`${param}[${j}]`, `Content parts of type '${part.type}' are not supported: a flow takes text`);
+    })
+    .join("");
 }
 
 /** OpenAI's sampling fields as the overrideConfig parameters of Flowise's chat model nodes (gated by the flow's apiConfig). */
-export function samplingOverrides(fields: { temperature?: number | null; top_p?: number | null; maxTokens?: number | null }, system: string): Record<string, unknown> {
+export function samplingOverrides(
+  fields: { temperature?: number | null; top_p?: number | null; maxTokens?: number | null },
+  system: string,
+): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   if (fields.temperature != null) out.temperature = fields.temperature;
   if (fields.top_p != null) out.topP = fields.top_p;
@@ -39,12 +44,14 @@ export function metadataIds(metadata: Record<string, unknown> | null | undefined
   const out: MetadataIds = {};
   const chatId = metadata?.chatId;
   if (chatId !== undefined && chatId !== null && chatId !== "") {
-    if (typeof chatId !== "string" || chatId.length > 1000) throw invalidValue("metadata.chatId", "metadata.chatId must be a string of at most 1000 characters");
+    if (typeof chatId !== "string" || chatId.length > 1000)
+      throw invalidValue("metadata.chatId", "metadata.chatId must be a string of at most 1000 characters");
     out.chatId = chatId;
   }
   const executionId = metadata?.executionId;
   if (executionId !== undefined && executionId !== null && executionId !== "") {
-    if (typeof executionId !== "string" || !isUuid(executionId)) throw invalidValue("metadata.executionId", "metadata.executionId must be the executionId of a paused run (a UUID)");
+    if (typeof executionId !== "string" || !isUuid(executionId))
+      throw invalidValue("metadata.executionId", "metadata.executionId must be the executionId of a paused run (a UUID)");
     out.executionId = executionId.toLowerCase();
   }
   return out;
@@ -68,9 +75,13 @@ export function hasStructuredOutput(flowData: string): boolean {
   } catch {
     return false;
   }
-  return nodes.some((n) => CHATFLOW_PARSERS.has(n.data.name)
-    || AGENTFLOW_STRUCTURED.some((k) => Array.isArray(n.data.inputs?.[k]) && (n.data.inputs[k] as unknown[]).length > 0));
+  return nodes.some(
+    (n) =>
+      CHATFLOW_PARSERS.has(n.data.name) ||
+      AGENTFLOW_STRUCTURED.some((k) => Array.isArray(n.data.inputs?.[k]) && (n.data.inputs[k] as unknown[]).length > 0),
+  );
 }
 
 /** `tool_choice` that asks for nothing: absent, "none" or "auto" (with no tools, both mean a plain answer). */
-export const harmlessToolChoice = (choice: unknown): boolean => choice === undefined || choice === null || choice === "none" || choice === "auto";
+export const harmlessToolChoice = (choice: unknown): boolean =>
+  choice === undefined || choice === null || choice === "none" || choice === "auto";

@@ -30,18 +30,27 @@ export interface ResponseRun {
 /** The 400s that need no flow. */
 export function checkResponseRequest(body: ResponseBody): void {
   if (body.tools?.length) throw unsupportedParameter("tools", "tools are not supported: a flow uses the tools it was built with");
-  if (!harmlessToolChoice(body.tool_choice)) throw unsupportedParameter("tool_choice", "tool_choice is not supported: a flow uses the tools it was built with");
-  if (body.background) throw unsupportedParameter("background", "background responses are not supported: ask with stream: true for a long run");
-  if (body.conversation != null) throw unsupportedParameter("conversation", "conversation is not supported: continue a chat with previous_response_id (or metadata.chatId)");
+  if (!harmlessToolChoice(body.tool_choice))
+    throw unsupportedParameter("tool_choice", "tool_choice is not supported: a flow uses the tools it was built with");
+  if (body.background)
+    throw unsupportedParameter("background", "background responses are not supported: ask with stream: true for a long run");
+  if (body.conversation != null)
+    throw unsupportedParameter(
+      "conversation",
+      "conversation is not supported: continue a chat with previous_response_id (or metadata.chatId)",
+    );
   if (body.prompt != null) throw unsupportedParameter("prompt", "Prompt templates are not supported: the flow holds its own prompts");
-  if (body.top_logprobs) throw unsupportedParameter("top_logprobs", "top_logprobs are not supported: a flow does not expose its models' token probabilities");
+  if (body.top_logprobs)
+    throw unsupportedParameter("top_logprobs", "top_logprobs are not supported: a flow does not expose its models' token probabilities");
   if (typeof body.input !== "string") {
     body.input.forEach((item, i) => {
-      if (item.type !== undefined && item.type !== "message") throw unsupportedParameter(`input[${i}].type`, `Input items of type '${item.type}' are not supported: a flow takes messages`);
+      if (item.type !== undefined && item.type !== "message")
+        throw unsupportedParameter(`input[${i}].type`, `Input items of type '${item.type}' are not supported: a flow takes messages`);
       if (item.role === undefined) throw invalidValue(`input[${i}].role`, "An input message needs a role");
     });
     const last = body.input.at(-1)!;
-    if (last.role !== "user") throw invalidValue("input", `The last input message must be the user's (the flow's question), not '${last.role}'`);
+    if (last.role !== "user")
+      throw invalidValue("input", `The last input message must be the user's (the flow's question), not '${last.role}'`);
   }
 }
 
@@ -53,7 +62,10 @@ export function responseRunOf(body: ResponseBody, flow: RunnableFlow, previous?:
   const format = body.text?.format ?? { type: "text" };
   const wantsJson = format.type !== "text";
   if (wantsJson && !hasStructuredOutput(flow.flowData)) {
-    throw unsupportedParameter("text.format", `text.format '${format.type}' needs a flow with a structured output (an output parser, or an LLM/Agent node's structured output); this one answers text`);
+    throw unsupportedParameter(
+      "text.format",
+      `text.format '${format.type}' needs a flow with a structured output (an output parser, or an LLM/Agent node's structured output); this one answers text`,
+    );
   }
   const system: string[] = body.instructions ? [body.instructions] : [];
   const turns: FlowTurn[] = [];
@@ -71,13 +83,17 @@ export function responseRunOf(body: ResponseBody, flow: RunnableFlow, previous?:
 
   const ids = metadataIds(body.metadata);
   if (previous) {
-    if (previous.chatflowid !== flow.id) throw invalidValue("previous_response_id", `Response ${previous.id} was answered by another model (flow ${previous.chatflowid})`);
-    if (ids.chatId && ids.chatId !== previous.chatId) throw invalidValue("metadata.chatId", `metadata.chatId differs from the chat of previous_response_id (${previous.chatId})`);
+    if (previous.chatflowid !== flow.id)
+      throw invalidValue("previous_response_id", `Response ${previous.id} was answered by another model (flow ${previous.chatflowid})`);
+    if (ids.chatId && ids.chatId !== previous.chatId)
+      throw invalidValue("metadata.chatId", `metadata.chatId differs from the chat of previous_response_id (${previous.chatId})`);
   }
   // A previous response that paused is answered by this one, unless the request names another run.
-  const pausedBefore = previous && previous.executionId && (JSON.parse(previous.response) as { metadata?: { paused?: string } }).metadata?.paused === "true";
+  const pausedBefore =
+    previous?.executionId && (JSON.parse(previous.response) as { metadata?: { paused?: string } }).metadata?.paused === "true";
   const executionId = ids.executionId ?? (pausedBefore ? previous.executionId! : undefined);
-  if (ids.executionId && !isAgentflow(flow)) throw invalidValue("metadata.executionId", "metadata.executionId resumes a paused agentflow run; this flow is a chatflow");
+  if (ids.executionId && !isAgentflow(flow))
+    throw invalidValue("metadata.executionId", "metadata.executionId resumes a paused agentflow run; this flow is a chatflow");
 
   const systemText = system.filter(Boolean).join("\n\n");
   const input: FlowRunInput = {

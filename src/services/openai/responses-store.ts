@@ -17,6 +17,12 @@ export async function saveResponse(db: Db, row: Omit<StoredResponse, "createdDat
 /** The stored response `id`; 404 (naming `param`) when there is none. */
 export async function findResponse(db: Db, id: string, param: string | null = null): Promise<StoredResponse> {
   const row = await db.select().from(openaiResponse).where(eq(openaiResponse.id, id)).get();
-  if (!row) throw new OpenAIError(404, `Response with id '${id}' not found (responses created with store: false are not kept)`, param, "response_not_found");
+  if (!row)
+    throw new OpenAIError(
+      404,
+      `Response with id '${id}' not found (responses created with store: false are not kept)`,
+      param,
+      "response_not_found",
+    );
   return row;
 }

@@ -38,7 +38,11 @@ interface Shell {
   run: ResponseRun;
 }
 
-function responseObject(shell: Shell, status: Status, extra: { output?: unknown[]; usage?: TokenUsage; metadata?: Record<string, string>; error?: { code: string; message: string } } = {}) {
+function responseObject(
+  shell: Shell,
+  status: Status,
+  extra: { output?: unknown[]; usage?: TokenUsage; metadata?: Record<string, string>; error?: { code: string; message: string } } = {},
+) {
   const { echo } = shell.run;
   return {
     id: shell.id,
@@ -75,21 +79,47 @@ const contentOf = (done: FlowRunOutcome, run: ResponseRun): string =>
   run.wantsJson && done.json !== undefined && done.json !== null ? JSON.stringify(done.json) : done.text;
 
 /** The completed response; kept when `store`. */
-async function finish(deps: FlowRunDeps, shell: Shell, target: ChatTarget, done: FlowRunOutcome, itemId: string, text: string): Promise<ResponseObject> {
+async function finish(
+  deps: FlowRunDeps,
+  shell: Shell,
+  target: ChatTarget,
+  done: FlowRunOutcome,
+  itemId: string,
+  text: string,
+): Promise<ResponseObject> {
   const usage = await usageOf(done.usage, shell.run.promptTexts, text);
-  const response = responseObject(shell, "completed", { output: [messageItem(itemId, "completed", text)], usage, metadata: answerMetadata(done) });
+  const response = responseObject(shell, "completed", {
+    output: [messageItem(itemId, "completed", text)],
+    usage,
+    metadata: answerMetadata(done),
+  });
   if (shell.run.echo.store) {
     await saveResponse(deps.db, {
-      id: shell.id, chatflowid: target.flow.id, chatId: done.chatId, sessionId: done.sessionId, executionId: done.executionId ?? null, response: JSON.stringify(response),
+      id: shell.id,
+      chatflowid: target.flow.id,
+      chatId: done.chatId,
+      sessionId: done.sessionId,
+      executionId: done.executionId ?? null,
+      response: JSON.stringify(response),
     });
   }
   return response;
 }
 
-const newShell = (target: ChatTarget, run: ResponseRun): Shell => ({ id: newResponseId(), createdAt: Math.floor(Date.now() / 1000), model: target.model, run });
+const newShell = (target: ChatTarget, run: ResponseRun): Shell => ({
+  id: newResponseId(),
+  createdAt: Math.floor(Date.now() / 1000),
+  model: target.model,
+  run,
+});
 const newItemId = () => `msg_${crypto.randomUUID().replaceAll("-", "")}`;
 
-export async function createResponse(deps: FlowRunDeps, target: ChatTarget, run: ResponseRun, signal: AbortSignal): Promise<ResponseObject> {
+export async function createResponse(
+  deps: FlowRunDeps,
+  target: ChatTarget,
+  run: ResponseRun,
+  signal: AbortSignal,
+): Promise<ResponseObject> {
   const shell = newShell(target, run);
   const done = await runFlow(deps, target.flow, target.lookups, run.input, { signal });
   return finish(deps, shell, target, done, newItemId(), contentOf(done, run));
@@ -113,10 +143,12 @@ export function streamResponse(deps: FlowRunDeps, target: ChatTarget, run: Respo
     },
     async run(open) {
       let sent = "";
-      const onToken = run.wantsJson ? undefined : (token: string) => {
-        sent += token;
-        open().write(event("response.output_text.delta", { ...at, delta: token, logprobs: [] }));
-      };
+      const onToken = run.wantsJson
+        ? undefined
+        : (token: string) => {
+            sent += token;
+            open().write(event("response.output_text.delta", { ...at, delta: token, logprobs: [] }));
+          };
       const done = await runFlow(deps, target.flow, target.lookups, run.input, { signal: controller.signal, onToken });
       const text = done.streamed ? sent : contentOf(done, run);
       const response = await finish(deps, shell, target, done, itemId, text);
@@ -129,10 +161,22 @@ export function streamResponse(deps: FlowRunDeps, target: ChatTarget, run: Respo
     },
     failed(err, out) {
       const status = err instanceof ApiError ? err.status : 500;
-      if (!(err instanceof ApiError)) console.error(`[${log.requestId}] openai responses stream failed: ${redact(errorText(err), log.secrets)}`);
-      const { error } = openAIErrorBody(status, redact(err instanceof ApiError ? err.message : "The flow failed while answering", log.secrets), err);
+      if (!(err instanceof ApiError))
+        console.error(`[${log.requestId}] openai responses stream failed: ${redact(errorText(err), log.secrets)}`);
+      const { error } = openAIErrorBody(
+        status,
+        redact(err instanceof ApiError ? err.message : "The flow failed while answering", log.secrets),
+        err,
+      );
       const code = error.code ?? "server_error";
-      out.write(event("response.failed", { response: responseObject(shell, "failed", { output: [messageItem(itemId, "in_progress")], error: { code, message: error.message } }) }));
+      out.write(
+        event("response.failed", {
+          response: responseObject(shell, "failed", {
+            output: [messageItem(itemId, "in_progress")],
+            error: { code, message: error.message },
+          }),
+        }),
+      );
       // OpenAI's stream-level error event: the openai SDK throws an APIError on it, the AI SDK reports an error part.
       out.write(event("error", { code, message: error.message, param: error.param, error }));
     },

@@ -66,7 +66,9 @@ function predictionInput(input: FlowRunInput, streaming: boolean): PredictionInp
     chatId: input.chatId,
     overrideConfig,
     streaming,
-    ...(resume ? { humanInput: { type: resume.type, executionId: resume.executionId, ...(resume.feedback ? { feedback: resume.feedback } : {}) } } : {}),
+    ...(resume
+      ? { humanInput: { type: resume.type, executionId: resume.executionId, ...(resume.feedback ? { feedback: resume.feedback } : {}) } }
+      : {}),
   };
 }
 
@@ -76,26 +78,45 @@ function predictionInput(input: FlowRunInput, streaming: boolean): PredictionInp
  * did. Throws the run's ApiError (400, 404, 409, 502, 504, …).
  */
 export async function runFlow(
-  deps: FlowRunDeps, flow: RunnableFlow, lookups: RunLookups, input: FlowRunInput, options: { signal: AbortSignal; onToken?: (token: string) => void },
+  deps: FlowRunDeps,
+  flow: RunnableFlow,
+  lookups: RunLookups,
+  input: FlowRunInput,
+  options: { signal: AbortSignal; onToken?: (token: string) => void },
 ): Promise<FlowRunOutcome> {
   const { onToken } = options;
   let streamed = false;
-  const token = onToken && ((t: string) => {
-    streamed = true;
-    onToken(t);
-  });
-  const frames = token && { token, event: (name: string, data: unknown) => (name === "token" && typeof data === "string" ? token(data) : undefined) };
+  const token =
+    onToken &&
+    ((t: string) => {
+      streamed = true;
+      onToken(t);
+    });
+  const frames = token && {
+    token,
+    event: (name: string, data: unknown) => (name === "token" && typeof data === "string" ? token(data) : undefined),
+  };
   const { result, usage } = collectUsage(async (): Promise<Omit<FlowRunOutcome, "usage" | "streamed">> => {
     const delivered = await runThroughDoor(deps, {
-      trigger: "openai", flowId: flow.id, input: predictionInput(input, !!onToken), delivery: "json", signal: options.signal, lookups, frames,
+      trigger: "openai",
+      flowId: flow.id,
+      input: predictionInput(input, !!onToken),
+      delivery: "json",
+      signal: options.signal,
+      lookups,
+      frames,
     });
     if (delivered.kind !== "json") throw new Error("The openai trigger answers JSON");
     const answer = delivered.body;
     const executionId = "executionId" in answer ? answer.executionId : undefined;
     return {
-      text: answer.text, json: "json" in answer ? (answer.json ?? undefined) : undefined,
-      chatId: answer.chatId, sessionId: answer.sessionId, chatMessageId: answer.chatMessageId,
-      executionId, paused: executionId !== undefined && "action" in answer && !!answer.action,
+      text: answer.text,
+      json: "json" in answer ? (answer.json ?? undefined) : undefined,
+      chatId: answer.chatId,
+      sessionId: answer.sessionId,
+      chatMessageId: answer.chatMessageId,
+      executionId,
+      paused: executionId !== undefined && "action" in answer && !!answer.action,
     };
   });
   const outcome = await result;

@@ -70,24 +70,27 @@ export function startLateStream(parts: LateStreamParts, openWithinMs = OPEN_WITH
   };
   const timer = setTimeout(open, openWithinMs);
 
-  const work = parts.run(open).then(
-    () => {
-      open();
-    },
-    (err: unknown) => {
-      clearTimeout(timer);
-      if (!opened) {
-        closed = true;
-        rejectReadable(err);
-        return;
-      }
-      parts.failed(err, out);
-    },
-  ).finally(async () => {
-    clearInterval(heartbeat);
-    if (!opened) return writer.abort().catch(() => undefined);
-    closed = true;
-    await writer.close().catch(() => undefined);
-  });
+  const work = parts
+    .run(open)
+    .then(
+      () => {
+        open();
+      },
+      (err: unknown) => {
+        clearTimeout(timer);
+        if (!opened) {
+          closed = true;
+          rejectReadable(err);
+          return;
+        }
+        parts.failed(err, out);
+      },
+    )
+    .finally(async () => {
+      clearInterval(heartbeat);
+      if (!opened) return writer.abort().catch(() => undefined);
+      closed = true;
+      await writer.close().catch(() => undefined);
+    });
   return { readable: readablePromise, work };
 }

@@ -44,7 +44,8 @@ class UsageCollector extends BaseCallbackHandler {
     }
     for (const generation of output.generations.flat()) {
       const counts = (generation as { message?: { usage_metadata?: Counts } }).message?.usage_metadata;
-      if (counts && (counts.input_tokens || counts.output_tokens || counts.total_tokens)) this.add(counts.input_tokens ?? 0, counts.output_tokens ?? 0, counts.total_tokens);
+      if (counts && (counts.input_tokens || counts.output_tokens || counts.total_tokens))
+        this.add(counts.input_tokens ?? 0, counts.output_tokens ?? 0, counts.total_tokens);
     }
   }
 
@@ -62,7 +63,10 @@ export function collectUsage<T>(work: () => Promise<T>): { result: Promise<T>; u
   const result = AsyncLocalStorageProviderSingleton.runWithConfig({ callbacks: [collector] }, work) as Promise<T>;
   return {
     result,
-    usage: () => (collector.calls ? { promptTokens: collector.prompt, completionTokens: collector.completion, totalTokens: collector.total } : undefined),
+    usage: () =>
+      collector.calls
+        ? { promptTokens: collector.prompt, completionTokens: collector.completion, totalTokens: collector.total }
+        : undefined,
   };
 }
 

@@ -33,7 +33,8 @@ export interface AgentflowExchange {
   resumed: boolean;
 }
 
-const asJson = (value: unknown) => (value === undefined || value === null || (Array.isArray(value) && !value.length) ? null : JSON.stringify(value));
+const asJson = (value: unknown) =>
+  value === undefined || value === null || (Array.isArray(value) && !value.length) ? null : JSON.stringify(value);
 
 const COLUMNS = Object.keys(getTableColumns(chatMessage)) as (keyof typeof chatMessage.$inferInsert)[];
 
@@ -42,26 +43,62 @@ const COLUMNS = Object.keys(getTableColumns(chatMessage)) as (keyof typeof chatM
  * (Drizzle lists every column, in the table's order, before a raw SELECT.)
  */
 function guardedInsert(db: Db, values: Partial<Record<(typeof COLUMNS)[number], string | null>>, guard: SQL) {
-  return db.insert(chatMessage).select(sql`SELECT ${sql.join(COLUMNS.map((c) => sql`${values[c] ?? null}`), sql`, `)} WHERE ${guard}`);
+  return db.insert(chatMessage).select(
+    sql`SELECT ${sql.join(
+      COLUMNS.map((c) => sql`${values[c] ?? null}`),
+      sql`, `,
+    )} WHERE ${guard}`,
+  );
 }
 
 /** The statements storing a run's exchange; the API message id is chosen by the caller (it is `$flow.apiMessageId`). */
 export function exchangeStatements(db: Db, x: AgentflowExchange, apiMessageId: string, guard: SQL) {
-  const common = { chatflowid: x.chatflowid, chatId: x.chatId, sessionId: x.sessionId, executionId: x.executionId, chatType: x.chatType, memoryType: null };
+  const common = {
+    chatflowid: x.chatflowid,
+    chatId: x.chatId,
+    sessionId: x.sessionId,
+    executionId: x.executionId,
+    chatType: x.chatType,
+    memoryType: null,
+  };
   const statements: BatchItem<"sqlite">[] = [
-    guardedInsert(db, {
-      ...common, id: newId(), role: "userMessage", content: x.userContent, createdDate: x.startedAt,
-      fileUploads: asJson(x.fileUploads), leadEmail: x.leadEmail ?? null,
-    }, guard),
-    guardedInsert(db, {
-      ...common, id: apiMessageId, role: "apiMessage", content: x.answer, createdDate: nowIso(),
-      sourceDocuments: asJson(x.sourceDocuments), usedTools: asJson(x.usedTools), artifacts: asJson(x.artifacts), agentReasoning: asJson(x.agentReasoning),
-      action: x.action ? JSON.stringify(x.action) : null,
-    }, guard),
+    guardedInsert(
+      db,
+      {
+        ...common,
+        id: newId(),
+        role: "userMessage",
+        content: x.userContent,
+        createdDate: x.startedAt,
+        fileUploads: asJson(x.fileUploads),
+        leadEmail: x.leadEmail ?? null,
+      },
+      guard,
+    ),
+    guardedInsert(
+      db,
+      {
+        ...common,
+        id: apiMessageId,
+        role: "apiMessage",
+        content: x.answer,
+        createdDate: nowIso(),
+        sourceDocuments: asJson(x.sourceDocuments),
+        usedTools: asJson(x.usedTools),
+        artifacts: asJson(x.artifacts),
+        agentReasoning: asJson(x.agentReasoning),
+        action: x.action ? JSON.stringify(x.action) : null,
+      },
+      guard,
+    ),
   ];
   if (x.resumed) {
-    statements.unshift(db.update(chatMessage).set({ action: null })
-      .where(and(eq(chatMessage.executionId, x.executionId), isNotNull(chatMessage.action), guard)));
+    statements.unshift(
+      db
+        .update(chatMessage)
+        .set({ action: null })
+        .where(and(eq(chatMessage.executionId, x.executionId), isNotNull(chatMessage.action), guard)),
+    );
   }
   return statements;
 }

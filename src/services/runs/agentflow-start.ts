@@ -4,7 +4,15 @@ import { z } from "@hono/zod-openapi";
 import { and, desc, eq, ne } from "drizzle-orm";
 import { badRequest } from "../../errors";
 import { execution } from "../../db/schema";
-import type { AgentflowRequest, AgentflowUpload, ExecutedData, FlowCall, FlowCallResult, HumanInput, WebhookPayload } from "../../engine/agentflow/types";
+import type {
+  AgentflowRequest,
+  AgentflowUpload,
+  ExecutedData,
+  FlowCall,
+  FlowCallResult,
+  HumanInput,
+  WebhookPayload,
+} from "../../engine/agentflow/types";
 import { type AgentflowRunOutcome, type ChatTurn, type PreparedAgentflow, type RunContext, createRunContext } from "../../engine";
 import type { Db } from "../../env";
 import { newId } from "../../lib/ids";
@@ -65,7 +73,9 @@ function humanInputOf(input: PredictionInput, type: string | null): (HumanInput 
   if (input.humanInput === undefined) return type === "MULTIAGENT" ? v1Answer(input) : undefined;
   const parsed = HumanInputBody.safeParse(input.humanInput);
   if (!parsed.success) {
-    throw badRequest(`humanInput must be {type: "proceed"|"reject", startNodeId?, feedback?, executionId?}: ${parsed.error.issues.map((i) => `${i.path.join(".") || "humanInput"}: ${i.message}`).join("; ")}`);
+    throw badRequest(
+      `humanInput must be {type: "proceed"|"reject", startNodeId?, feedback?, executionId?}: ${parsed.error.issues.map((i) => `${i.path.join(".") || "humanInput"}: ${i.message}`).join("; ")}`,
+    );
   }
   return parsed.data;
 }
@@ -89,9 +99,13 @@ function checkStartNode(human: HumanInput, target: { row: { id: string }; execut
 
 /** The session's newest execution's data, other than `own` (a detached run's row, made before it started). */
 async function previousExecutionData(db: Db, agentflowId: string, sessionId: string, own?: string): Promise<ExecutedData[] | undefined> {
-  const row = await db.select({ executionData: execution.executionData }).from(execution)
+  const row = await db
+    .select({ executionData: execution.executionData })
+    .from(execution)
     .where(and(eq(execution.agentflowId, agentflowId), eq(execution.sessionId, sessionId), own ? ne(execution.id, own) : undefined))
-    .orderBy(desc(execution.createdDate), desc(execution.id)).limit(1).get();
+    .orderBy(desc(execution.createdDate), desc(execution.id))
+    .limit(1)
+    .get();
   return executedDataOf(row?.executionData);
 }
 
@@ -109,7 +123,13 @@ function executedDataOf(json: string | undefined): ExecutedData[] | undefined {
  * A new run's previous execution and stored history: none for a session the request did not name
  * (a new one), those the look-ups read (lookups.ts) when they did, else read now beside each other.
  */
-async function sessionStart(db: Db, runtime: RunDeps["runtime"], base: Omit<RunBase, "release">, sessionId: string, own?: string): Promise<[ExecutedData[] | undefined, ChatTurn[]]> {
+async function sessionStart(
+  db: Db,
+  runtime: RunDeps["runtime"],
+  base: Omit<RunBase, "release">,
+  sessionId: string,
+  own?: string,
+): Promise<[ExecutedData[] | undefined, ChatTurn[]]> {
   if (askedSessionOf(base.input) === undefined) return [undefined, []];
   const read = base.session;
   if (read && read.id === sessionId && !own) return [executedDataOf(read.previousExecution), read.history.slice()];
@@ -187,7 +207,10 @@ export async function startAgentflow(deps: RunDeps, base: Omit<RunBase, "release
   const postProcessing = postProcessingOf(flow.chatbotConfig);
 
   const ctx = createRunContext(runtime, {
-    chatId, sessionId, history, nodeOverrides,
+    chatId,
+    sessionId,
+    history,
+    nodeOverrides,
     vars: base.vars,
     chatflowid: flow.id,
     question: input.question ?? "",
@@ -195,18 +218,36 @@ export async function startAgentflow(deps: RunDeps, base: Omit<RunBase, "release
     getCredential: base.getCredential,
   });
   const request: AgentflowRequest = {
-    chatflowId: flow.id, chatId, sessionId, apiMessageId,
+    chatflowId: flow.id,
+    chatId,
+    sessionId,
+    apiMessageId,
     question: input.question,
     form: input.form,
     webhook: start.webhook,
     history,
     uploads: uploads.length ? runtimeUploads(uploads) : undefined,
     streaming: start.streaming && !postProcessing,
-    nodeOverrides, vars: base.vars, previousExecution, resume, callStack: start.callStack, postProcessing,
+    nodeOverrides,
+    vars: base.vars,
+    previousExecution,
+    resume,
+    callStack: start.callStack,
+    postProcessing,
   };
   return {
-    ...base, kind: "agentflow", prepared: start.prepared, runFlow: start.runFlow, steps: start.steps,
-    deps, request, ctx, apiMessageId, releaseClaim, pastHistory, detachedResume,
+    ...base,
+    kind: "agentflow",
+    prepared: start.prepared,
+    runFlow: start.runFlow,
+    steps: start.steps,
+    deps,
+    request,
+    ctx,
+    apiMessageId,
+    releaseClaim,
+    pastHistory,
+    detachedResume,
     recorder: new ExecutionRecorder(db, { id: executionId, agentflowId: flow.id, sessionId }, claimed),
     release: track(env, flow.id, chatId, base.controller),
     startedAt: nowIso(),

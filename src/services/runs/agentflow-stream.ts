@@ -22,20 +22,26 @@ export function streamAgentflow(run: AgentflowRun): Promise<ReadableStream<Uint8
       }
       return sse;
     };
-    completeAgentflow(run, { event: (name, data) => open().event(name, data) }).then((done) => {
-      const { outcome } = done;
-      const form = run.input.form && Object.keys(run.input.form).length;
-      open().event("metadata", {
-        chatId: run.ctx.chatId,
-        chatMessageId: done.chatMessageId,
-        ...(form ? {} : { question: run.input.question ?? "" }),
-        sessionId: run.ctx.sessionId,
-        ...(outcome.state === "STOPPED" && (outcome.v1Action ?? outcome.action) ? { action: outcome.v1Action ?? outcome.action } : {}),
-      });
-    }, (err: unknown) => {
-      if (!sse) return reject(err);
-      if (!(err instanceof ApiError)) onFault(err);
-      sse.error(err instanceof ApiError ? err.message : "The agentflow failed while answering");
-    }).then(() => sse?.end()).finally(ended);
+    completeAgentflow(run, { event: (name, data) => open().event(name, data) })
+      .then(
+        (done) => {
+          const { outcome } = done;
+          const form = run.input.form && Object.keys(run.input.form).length;
+          open().event("metadata", {
+            chatId: run.ctx.chatId,
+            chatMessageId: done.chatMessageId,
+            ...(form ? {} : { question: run.input.question ?? "" }),
+            sessionId: run.ctx.sessionId,
+            ...(outcome.state === "STOPPED" && (outcome.v1Action ?? outcome.action) ? { action: outcome.v1Action ?? outcome.action } : {}),
+          });
+        },
+        (err: unknown) => {
+          if (!sse) return reject(err);
+          if (!(err instanceof ApiError)) onFault(err);
+          sse.error(err instanceof ApiError ? err.message : "The agentflow failed while answering");
+        },
+      )
+      .then(() => sse?.end())
+      .finally(ended);
   });
 }

@@ -29,7 +29,9 @@ const stoppedState = (signal: AbortSignal) => (stoppedRunError(signal).status ==
 function userContent(run: AgentflowRun): string {
   const { input } = run;
   if (input.form && Object.keys(input.form).length) {
-    return Object.entries(input.form).map(([k, v]) => `${k}: ${typeof v === "string" ? v : JSON.stringify(v)}`).join("\n");
+    return Object.entries(input.form)
+      .map(([k, v]) => `${k}: ${typeof v === "string" ? v : JSON.stringify(v)}`)
+      .join("\n");
   }
   // A webhook flow passing its whole payload stores it as what the user sent (Flowise's "payload" mode).
   const payload = run.request.webhook && !run.request.resume ? JSON.stringify(run.request.webhook) : undefined;
@@ -43,8 +45,10 @@ function portsOf(run: AgentflowRun, events: AgentflowEvents): AgentflowPorts {
     pastChatHistory: async () => run.pastHistory,
     // A detached run replaying finished steps has stored those checkpoints already (and may have
     // moved its row on since): only a live run writes them.
-    checkpoint: (data, state) => (run.steps && !run.steps.live ? Promise.resolve()
-      : run.recorder.checkpoint(data, state === "TERMINATED" && ctx.signal.aborted ? stoppedState(ctx.signal) : state)),
+    checkpoint: (data, state) =>
+      run.steps && !run.steps.live
+        ? Promise.resolve()
+        : run.recorder.checkpoint(data, state === "TERMINATED" && ctx.signal.aborted ? stoppedState(ctx.signal) : state),
     events,
     runFlow: (flowId, call) => run.runFlow(flowId, call, ctx.signal),
     step: run.steps ? (name, work) => run.steps!.do(name, work) : undefined,
@@ -102,13 +106,36 @@ async function record(run: AgentflowRun, outcome: AgentflowRunOutcome): Promise<
     fileUploads = run.uploads.length ? await storeUploads(deps.env.FILES, run.flow.id, ctx.chatId, run.uploads) : undefined;
     const action = outcome.state === "STOPPED" ? (outcome.v1Action ?? outcome.action) : undefined;
     const { statement, guard } = recorder.finish(outcome.executedData, outcome.state as "FINISHED" | "STOPPED", action);
-    const [[written]] = await Promise.all([deps.db.batch([statement, ...exchangeStatements(deps.db, {
-      chatflowid: run.flow.id, chatType: run.chatType, chatId: ctx.chatId, sessionId: ctx.sessionId, executionId: recorder.run.id,
-      userContent: userContent(run), startedAt: run.startedAt, answer: outcome.text, fileUploads,
-      leadEmail: run.input.leadEmail, sourceDocuments: outcome.sourceDocuments, usedTools: outcome.usedTools,
-      artifacts: outcome.artifacts, action, agentReasoning: outcome.agentReasoning,
-      resumed: !!run.request.resume,
-    }, run.apiMessageId, guard), ...detachedResult(run, outcome)]), recorder.drain()]);
+    const [[written]] = await Promise.all([
+      deps.db.batch([
+        statement,
+        ...exchangeStatements(
+          deps.db,
+          {
+            chatflowid: run.flow.id,
+            chatType: run.chatType,
+            chatId: ctx.chatId,
+            sessionId: ctx.sessionId,
+            executionId: recorder.run.id,
+            userContent: userContent(run),
+            startedAt: run.startedAt,
+            answer: outcome.text,
+            fileUploads,
+            leadEmail: run.input.leadEmail,
+            sourceDocuments: outcome.sourceDocuments,
+            usedTools: outcome.usedTools,
+            artifacts: outcome.artifacts,
+            action,
+            agentReasoning: outcome.agentReasoning,
+            resumed: !!run.request.resume,
+          },
+          run.apiMessageId,
+          guard,
+        ),
+        ...detachedResult(run, outcome),
+      ]),
+      recorder.drain(),
+    ]);
     await recorder.confirm(written as unknown[]);
   } catch (err) {
     // Nothing names the uploads then: they must not linger.
@@ -139,7 +166,10 @@ export async function completeAgentflow(run: AgentflowRun, events: AgentflowEven
   };
   try {
     const outcome = run.trace
-      ? await run.trace.around(work, (o) => ({ output: o.text, metadata: { executionId: run.recorder.run.id, chatMessageId: run.apiMessageId, state: o.state } }))
+      ? await run.trace.around(work, (o) => ({
+          output: o.text,
+          metadata: { executionId: run.recorder.run.id, chatMessageId: run.apiMessageId, state: o.state },
+        }))
       : await work();
     return { outcome, chatMessageId: run.apiMessageId };
   } catch (err) {

@@ -35,11 +35,20 @@ export interface RunBase {
 }
 
 export function runBase(
-  env: Env, flow: RunnableFlow, prefetched: Prefetched, input: PredictionInput, uploads: UploadInput[], chatType: ChatType,
+  env: Env,
+  flow: RunnableFlow,
+  prefetched: Prefetched,
+  input: PredictionInput,
+  uploads: UploadInput[],
+  chatType: ChatType,
 ): Omit<RunBase, "release"> {
   const secrets = new Set(workerSecretValues(env));
   return {
-    flow, input, uploads, chatType, secrets,
+    flow,
+    input,
+    uploads,
+    chatType,
+    secrets,
     controller: new AbortController(),
     vars: { ...prefetched.vars, ...gateVarOverrides(flow.apiConfig, input.overrideConfig ?? {}) },
     getCredential: notingSecrets(prefetched.getCredential, secrets),

@@ -26,7 +26,8 @@ export interface Exchange {
   humanInput?: unknown;
 }
 
-const asJson = (value: unknown) => (value === undefined || value === null || (Array.isArray(value) && !value.length) ? null : JSON.stringify(value));
+const asJson = (value: unknown) =>
+  value === undefined || value === null || (Array.isArray(value) && !value.length) ? null : JSON.stringify(value);
 
 // The next free time in a chat: `t` unless the chat already has a message at or after it, then
 // 1 ms after its latest. ISO strings of one format compare as times; strftime keeps that format.
@@ -58,7 +59,22 @@ export async function storeExchange(db: Db, x: Exchange): Promise<string> {
   // form / humanInput are recorded on the user message (its `action` field), so the run is auditable.
   const action = x.form !== undefined || x.humanInput !== undefined ? { form: x.form, humanInput: x.humanInput } : null;
   const [question] = await runBatch(db, [
-    { sql: INSERT_QUESTION, params: [questionId, x.startedAt, x.chatflowid, x.chatId, x.question, x.memoryType, x.sessionId, asJson(x.fileUploads), x.leadEmail ?? null, asJson(action), x.chatType] },
+    {
+      sql: INSERT_QUESTION,
+      params: [
+        questionId,
+        x.startedAt,
+        x.chatflowid,
+        x.chatId,
+        x.question,
+        x.memoryType,
+        x.sessionId,
+        asJson(x.fileUploads),
+        x.leadEmail ?? null,
+        asJson(action),
+        x.chatType,
+      ],
+    },
     { sql: INSERT_ANSWER, params: [apiMessageId, nowIso(), questionId, x.answer, asJson(x.sourceDocuments), asJson(x.usedTools)] },
   ]);
   if (!question.meta.changes) throw notFound(`Chatflow ${x.chatflowid} was deleted while the run was in progress: nothing was stored`);

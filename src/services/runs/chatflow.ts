@@ -38,7 +38,8 @@ export function startChatflow(deps: RunDeps, base: Omit<RunBase, "release">, pre
   // A detached run's chatflow runs later, in its Workflow: the memory read at acceptance may be old by then.
   const memory = runMemory(deps.runtime, flow.id, steps ? undefined : base.session);
   const ctx = createRunContext(memory.runtime, {
-    chatId, sessionId,
+    chatId,
+    sessionId,
     history: input.history ?? [],
     vars: base.vars,
     chatflowid: flow.id,
@@ -48,7 +49,13 @@ export function startChatflow(deps: RunDeps, base: Omit<RunBase, "release">, pre
     getCredential: base.getCredential,
   });
   return {
-    ...base, kind: "chatflow", prepared, ctx, deps, steps, noteMemory: memory.note,
+    ...base,
+    kind: "chatflow",
+    prepared,
+    ctx,
+    deps,
+    steps,
+    noteMemory: memory.note,
     streamable: prepared.streamable,
     release: track(deps.env, flow.id, chatId, base.controller),
     startedAt: nowIso(),

@@ -32,7 +32,11 @@ export function credentialReader(db: Db, secret: string | undefined, rows: Crede
   const direct: CredentialReader = (id) => getCredentialData(db, secret, id);
   if (!secret || !rows.length) return direct;
   const found = new Map<string, Promise<Record<string, unknown>>>();
-  for (const row of rows) found.set(row.id, decryptText(secret, row.encryptedData).then((text) => JSON.parse(text) as Record<string, unknown>));
+  for (const row of rows)
+    found.set(
+      row.id,
+      decryptText(secret, row.encryptedData).then((text) => JSON.parse(text) as Record<string, unknown>),
+    );
   // A failed decrypt is reported by the direct read, with its clear message.
   return (id) => (found.get(id) ?? Promise.reject(new Error("not prefetched"))).catch(() => direct(id));
 }

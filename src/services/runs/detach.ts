@@ -73,7 +73,10 @@ function checkCallback(url: string, env: RunDeps["env"], where: string): void {
 async function parkUploads(files: R2Bucket, executionId: string, uploads: UploadInput[]): Promise<string | undefined> {
   if (!uploads.length) return undefined;
   const key = uploadsKeyOf(executionId);
-  const json = uploads.map((u) => ({ ...u, bytes: u.bytes ? btoa(Array.from(u.bytes, (b) => String.fromCharCode(b)).join("")) : undefined }));
+  const json = uploads.map((u) => ({
+    ...u,
+    bytes: u.bytes ? btoa(Array.from(u.bytes, (b) => String.fromCharCode(b)).join("")) : undefined,
+  }));
   await files.put(key, JSON.stringify(json));
   return key;
 }
@@ -111,17 +114,33 @@ export async function detach(deps: RunDeps, ready: Ready, request: RunRequest, c
   const webhookKey = request.webhook ? webhookKeyOf(executionId) : undefined;
   if (webhookKey) await env.FILES.put(webhookKey, JSON.stringify(request.webhook));
   await db.insert(execution).values({
-    id: executionId, agentflowId: flow.id, sessionId: ids.sessionId, state: "INPROGRESS", executionData: "[]",
-    detached: true, createdDate: now, updatedDate: now,
+    id: executionId,
+    agentflowId: flow.id,
+    sessionId: ids.sessionId,
+    state: "INPROGRESS",
+    executionData: "[]",
+    detached: true,
+    createdDate: now,
+    updatedDate: now,
   });
   const params: DetachedParams = {
-    executionId, flowId: flow.id, input: fixed, uploadsKey, callbackUrl,
-    chatType, webhookKey, flowiseCallback: request.flowiseCallback, triggerLogId: request.triggerLogId,
+    executionId,
+    flowId: flow.id,
+    input: fixed,
+    uploadsKey,
+    callbackUrl,
+    chatType,
+    webhookKey,
+    flowiseCallback: request.flowiseCallback,
+    triggerLogId: request.triggerLogId,
   };
   try {
     await runs.create({ id: executionId, params });
   } catch (err) {
-    await db.update(execution).set({ state: "ERROR", error: "The run could not be started", updatedDate: nowIso() }).where(eq(execution.id, executionId));
+    await db
+      .update(execution)
+      .set({ state: "ERROR", error: "The run could not be started", updatedDate: nowIso() })
+      .where(eq(execution.id, executionId));
     throw err;
   }
   return { executionId, chatId: ids.chatId, sessionId: ids.sessionId, status: "INPROGRESS" };

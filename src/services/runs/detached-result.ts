@@ -32,7 +32,9 @@ export async function settleDetached(db: Db, executionId: string, outcome: Detac
 
 /** A pause nobody answered in time: the execution ends TIMEOUT. */
 export async function expireDetachedPause(db: Db, executionId: string, message: string): Promise<void> {
-  await db.update(execution).set({ state: "TIMEOUT", error: message, updatedDate: nowIso() })
+  await db
+    .update(execution)
+    .set({ state: "TIMEOUT", error: message, updatedDate: nowIso() })
     .where(and(eq(execution.id, executionId), eq(execution.state, "STOPPED")));
 }
 

@@ -30,7 +30,9 @@ export function postProcessingOf(chatbotConfig: string | null): string | undefin
   if (!chatbotConfig) return undefined;
   try {
     const post = (JSON.parse(chatbotConfig) as { postProcessing?: { enabled?: unknown; customFunction?: unknown } })?.postProcessing;
-    return post?.enabled === true && typeof post.customFunction === "string" && post.customFunction.trim() ? post.customFunction : undefined;
+    return post?.enabled === true && typeof post.customFunction === "string" && post.customFunction.trim()
+      ? post.customFunction
+      : undefined;
   } catch {
     return undefined;
   }

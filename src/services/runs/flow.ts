@@ -17,9 +17,22 @@ export async function findRunnable(db: Db, id: string): Promise<RunnableFlow> {
   if (flowData) {
     const now = nowIso();
     return {
-      id, flowData, name: "assistant", type: "ASSISTANT", deployed: true, isPublic: false, apikeyid: null,
-      chatbotConfig: null, apiConfig: null, analytic: null, speechToText: null, textToSpeech: null,
-      followUpPrompts: null, category: null, createdDate: now, updatedDate: now,
+      id,
+      flowData,
+      name: "assistant",
+      type: "ASSISTANT",
+      deployed: true,
+      isPublic: false,
+      apikeyid: null,
+      chatbotConfig: null,
+      apiConfig: null,
+      analytic: null,
+      speechToText: null,
+      textToSpeech: null,
+      followUpPrompts: null,
+      category: null,
+      createdDate: now,
+      updatedDate: now,
     };
   }
   throw notFound(`Chatflow ${id} not found`);

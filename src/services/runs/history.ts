@@ -8,7 +8,13 @@ import type { ChatTurn } from "../../engine";
  * Earlier turns of (chatflow, session), oldest first, with the request's `history` before them.
  * `limit` keeps only the most recent turns (bufferWindowMemory's k exchanges = 2k messages).
  */
-export async function loadSessionMemory(db: Db, chatflowid: string, sessionId: string, history: ChatTurn[], limit?: number): Promise<ChatTurn[]> {
+export async function loadSessionMemory(
+  db: Db,
+  chatflowid: string,
+  sessionId: string,
+  history: ChatTurn[],
+  limit?: number,
+): Promise<ChatTurn[]> {
   const rows = await db
     .select({ role: chatMessage.role, content: chatMessage.content })
     .from(chatMessage)

@@ -29,7 +29,8 @@ export interface SessionMemory {
 
 // As services/runs/history.ts and agentflow-start.ts read them (?1 the flow, ?2 the session).
 const HISTORY_SQL = "SELECT role, content FROM chat_message WHERE chatflowid = ?1 AND sessionId = ?2 ORDER BY createdDate DESC LIMIT 10000";
-const PREVIOUS_EXECUTION_SQL = "SELECT executionData FROM execution WHERE agentflowId = ?1 AND sessionId = ?2 ORDER BY createdDate DESC, id DESC LIMIT 1";
+const PREVIOUS_EXECUTION_SQL =
+  "SELECT executionData FROM execution WHERE agentflowId = ?1 AND sessionId = ?2 ORDER BY createdDate DESC, id DESC LIMIT 1";
 
 export interface RunLookups {
   /** The chatflow (or an assistant made into one); rejects with 404 when the id names neither. */
@@ -61,26 +62,37 @@ export function lookUpRun(db: Db, env: Env, id: string, token?: string, session?
   const KEY = session ? 5 : 3; // the key's statement comes last
   const batch = keyHash.then((hash) => runBatch(db, statements(hash)));
   const flow = batch.then(
-    ([flows]) => { const row = flows.results[0] as FlowRow | undefined; return row ? flowOf(row) : findRunnable(db, id); },
+    ([flows]) => {
+      const row = flows.results[0] as FlowRow | undefined;
+      return row ? flowOf(row) : findRunnable(db, id);
+    },
     () => findRunnable(db, id),
   );
   const prefetched = batch.then(
     ([, vars, credentials, history, executions]): Prefetched => ({
       vars: variablesOf(vars.results as VariableRow[], env),
       getCredential: credentialReader(db, env.CREDENTIAL_ENCRYPTION_KEY, credentials.results as CredentialRow[]),
-      session: session ? {
-        id: session,
-        history: (history.results as ChatTurn[]).reverse(),
-        previousExecution: (executions.results[0] as { executionData?: string } | undefined)?.executionData,
-      } : undefined,
+      session: session
+        ? {
+            id: session,
+            history: (history.results as ChatTurn[]).reverse(),
+            previousExecution: (executions.results[0] as { executionData?: string } | undefined)?.executionData,
+          }
+        : undefined,
     }),
     // The batch failed as a whole (one statement refused): the variables on their own, credentials one by one.
-    async () => ({ vars: variablesOf(await variablesQuery(db).all(), env), getCredential: credentialReader(db, env.CREDENTIAL_ENCRYPTION_KEY, []) }),
+    async () => ({
+      vars: variablesOf(await variablesQuery(db).all(), env),
+      getCredential: credentialReader(db, env.CREDENTIAL_ENCRYPTION_KEY, []),
+    }),
   );
   const findKey = async (asked: string) => {
     const hash = asked === token ? await keyHash : undefined;
     if (!hash) return findApiKeyByToken(db, asked);
-    const rows = await batch.then((results) => results[KEY]?.results, () => undefined);
+    const rows = await batch.then(
+      (results) => results[KEY]?.results,
+      () => undefined,
+    );
     return rows ? foundKey(rows[0] as Parameters<typeof foundKey>[0], hash) : findApiKeyByToken(db, asked);
   };
   flow.catch(() => {}); // each is awaited by the caller, maybe after another check failed first

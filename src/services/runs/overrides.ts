@@ -47,5 +47,9 @@ export function gateVarOverrides(apiConfig: string | null, overrideConfig: Recor
   const vars = overrideConfig.vars;
   if (!settings?.status || !isPlainObject(vars)) return {};
   const enabled = new Set((settings.variables ?? []).filter((v) => v.enabled && v.name).map((v) => v.name as string));
-  return Object.fromEntries(Object.entries(vars).filter(([k]) => enabled.has(k)).map(([k, v]) => [k, String(v)]));
+  return Object.fromEntries(
+    Object.entries(vars)
+      .filter(([k]) => enabled.has(k))
+      .map(([k, v]) => [k, String(v)]),
+  );
 }

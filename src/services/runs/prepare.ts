@@ -32,8 +32,15 @@ export async function prepare(deps: RunDeps, request: RunRequest, rule: TriggerD
   // The session's memory goes in the batch when the request names one (a new session has none) and
   // the flow may read it: no memory read of its own between the batch and the model.
   const session = askedSessionOf(request.input);
-  const lookups = request.lookups
-    ?? lookUpRun(deps.db, deps.env, request.flowId, bearerToken(caller?.authorization), session && mayReadMemory(request.flowId) ? session : undefined);
+  const lookups =
+    request.lookups ??
+    lookUpRun(
+      deps.db,
+      deps.env,
+      request.flowId,
+      bearerToken(caller?.authorization),
+      session && mayReadMemory(request.flowId) ? session : undefined,
+    );
   const flow = await admit(deps.env, lookups, rule, caller);
   const prefetched = await lookups.prefetched;
   const prepared = prepareFlow(flow.type, flow.flowData);

@@ -7,7 +7,9 @@ import { badRequest } from "../../errors";
 import type { TriggerRule } from "./triggers";
 
 /** The Start node's inputs of an Agentflow V2 graph, if it has one. */
-export function startInputsOf(nodes: ReadonlyArray<{ data?: { name?: string; inputs?: Record<string, unknown> } }>): Record<string, unknown> | undefined {
+export function startInputsOf(
+  nodes: ReadonlyArray<{ data?: { name?: string; inputs?: Record<string, unknown> } }>,
+): Record<string, unknown> | undefined {
   return nodes.find((n) => n.data?.name === "startAgentflow")?.data?.inputs;
 }
 
@@ -17,9 +19,13 @@ export function assertStartTrigger(rule: Pick<TriggerRule, "chatType">, prepared
   const type = inputs?.startInputType;
   if (type === "webhookTrigger" && rule.chatType !== "WEBHOOK") {
     const method = typeof inputs?.webhookMethod === "string" && inputs.webhookMethod ? inputs.webhookMethod.toUpperCase() : "POST";
-    throw badRequest(`This flow is configured as a Webhook Trigger. Call ${method} /api/v1/webhook/${flowId} instead of the prediction API.`);
+    throw badRequest(
+      `This flow is configured as a Webhook Trigger. Call ${method} /api/v1/webhook/${flowId} instead of the prediction API.`,
+    );
   }
   if (type === "scheduleInput" && rule.chatType !== "SCHEDULED") {
-    throw badRequest("This flow is configured as a Scheduled Trigger. It is fired by the scheduler and cannot be invoked via the API. Change the Start node Input Type to Chat or Form to call it from the prediction API.");
+    throw badRequest(
+      "This flow is configured as a Scheduled Trigger. It is fired by the scheduler and cannot be invoked via the API. Change the Start node Input Type to Chat or Form to call it from the prediction API.",
+    );
   }
 }

@@ -10,7 +10,8 @@ import type { RunDeps } from "./types";
 export function traced<R extends ChatflowRun | AgentflowRun>(deps: RunDeps, run: R): R {
   if (!run.flow.analytic) return run;
   const { input, ctx } = run;
-  const question = input.question ?? (input.form ? JSON.stringify(input.form) : (input.humanInput ? `humanInput: ${JSON.stringify(input.humanInput)}` : ""));
+  const question =
+    input.question ?? (input.form ? JSON.stringify(input.form) : input.humanInput ? `humanInput: ${JSON.stringify(input.humanInput)}` : "");
   run.trace = startTrace(deps, {
     analytic: run.flow.analytic,
     flowId: run.flow.id,

@@ -61,7 +61,14 @@ export const TRIGGERS: Record<TriggerId, TriggerRule | Planned> = {
   // shape), its secret and its rate limit; Flowise's response modes are the three deliveries
   // (sync: json, stream: sse, async: detached with the Start node's callback); a humanInput in
   // the body resumes the flow's paused execution.
-  webhook: { chatType: "WEBHOOK", access: "adapter", checkOrigin: false, rateLimit: false, resume: "may", deliveries: ["json", "sse", "detached"] },
+  webhook: {
+    chatType: "WEBHOOK",
+    access: "adapter",
+    checkOrigin: false,
+    rateLimit: false,
+    resume: "may",
+    deliveries: ["json", "sse", "detached"],
+  },
   // The Worker's Cron Trigger (services/schedule/tick.ts): the deployment itself starts each
   // claimed slot of a schedule as a detached run, a new chat each time.
   schedule: { chatType: "SCHEDULED", access: "adapter", checkOrigin: false, rateLimit: false, resume: "never", deliveries: ["detached"] },
@@ -85,5 +92,11 @@ export function triggerRule(trigger: TriggerId | TriggerDefinition): TriggerDefi
  * was accepted, its frames go to the execution's event log, its answer to the execution's row.
  */
 export const DETACHED_RUN: TriggerDefinition = {
-  id: "async", chatType: "EXTERNAL", access: "adapter", checkOrigin: false, rateLimit: false, resume: "may", deliveries: ["json"],
+  id: "async",
+  chatType: "EXTERNAL",
+  access: "adapter",
+  checkOrigin: false,
+  rateLimit: false,
+  resume: "may",
+  deliveries: ["json"],
 };

@@ -40,7 +40,12 @@ export async function storeUploads(files: R2Bucket, chatflowid: string, chatId: 
 }
 
 /** Removes uploads that storeUploads put (best effort: a failure here must not hide the run's own error). */
-export async function removeUploads(files: R2Bucket, chatflowid: string, chatId: string, stored: StoredUpload[] | undefined): Promise<void> {
+export async function removeUploads(
+  files: R2Bucket,
+  chatflowid: string,
+  chatId: string,
+  stored: StoredUpload[] | undefined,
+): Promise<void> {
   const keys = (stored ?? []).filter((u) => u.type === "stored-file").map((u) => `${chatflowid}/${chatId}/${u.name}`);
   if (keys.length) await files.delete(keys).catch(() => undefined);
 }

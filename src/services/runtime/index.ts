@@ -44,11 +44,17 @@ export function createRuntime(env: Env, db: Db): Runtime {
     },
     documentStores: documentStorePort({ db, env, getCredential: credentials }),
     vectorStores: {
-      open: (name, config, embeddings, namespace) => buildVectorStore(name, config, { env, db, embeddings, namespace, getCredential: credentials }),
+      open: (name, config, embeddings, namespace) =>
+        buildVectorStore(name, config, { env, db, embeddings, namespace, getCredential: credentials }),
       recordManager: (name, config, namespace) => buildRecordManager(name, config, db, namespace),
     },
     tools: {
-      get: (id) => db.select({ name: tool.name, description: tool.description, schema: tool.schema, func: tool.func }).from(tool).where(eq(tool.id, id)).get(),
+      get: (id) =>
+        db
+          .select({ name: tool.name, description: tool.description, schema: tool.schema, func: tool.func })
+          .from(tool)
+          .where(eq(tool.id, id))
+          .get(),
     },
     assistants: { get: async (id) => (await assistantSpec(db, id)) ?? undefined },
     memory: { load: (chatflowid, sessionId, limit) => loadSessionMemory(db, chatflowid, sessionId, [], limit) },

@@ -28,7 +28,10 @@ export function checkCron(expression: unknown, timezone: string): CronCheck {
   if (fields.length !== 5 && fields.length !== 6) return { valid: false, error: FIELDS };
   if (!validTimezone(timezone)) return { valid: false, error: `Invalid timezone: ${timezone}` };
   if (fields.length === 6 && !/^\d{1,2}$/.test(fields[0])) {
-    return { valid: false, error: `Invalid cron field at position 1: "${fields[0]}" (schedules run at most once a minute: give the seconds field a single value)` };
+    return {
+      valid: false,
+      error: `Invalid cron field at position 1: "${fields[0]}" (schedules run at most once a minute: give the seconds field a single value)`,
+    };
   }
   try {
     patternOf(expression.trim(), timezone);

@@ -40,10 +40,14 @@ export function scheduleOfFlow(flow: Pick<FlowRecord, "type" | "flowData">, now 
 
 /** The next slot after `after`, when the schedule has a valid expression and has not ended. */
 const nextRunOf = (s: Pick<StartSchedule, "cronValid" | "cronExpression" | "timezone" | "endDate">, after: Date): string | null =>
-  (s.cronValid ? nextSlot(s.cronExpression, s.timezone, after, s.endDate ? new Date(s.endDate) : null)?.toISOString() ?? null : null);
+  s.cronValid ? (nextSlot(s.cronExpression, s.timezone, after, s.endDate ? new Date(s.endDate) : null)?.toISOString() ?? null) : null;
 
 const findRow = (db: Db, flowId: string) =>
-  db.select().from(scheduleRecord).where(and(eq(scheduleRecord.targetId, flowId), eq(scheduleRecord.triggerType, AGENTFLOW))).get();
+  db
+    .select()
+    .from(scheduleRecord)
+    .where(and(eq(scheduleRecord.targetId, flowId), eq(scheduleRecord.triggerType, AGENTFLOW)))
+    .get();
 
 /**
  * After a save: the flow's schedule row made or updated from its Start node (a new one is enabled
@@ -70,16 +74,30 @@ export async function syncSchedule(db: Db, flow: FlowRecord, isNew = false): Pro
     nextRunAt: nextRunOf(schedule, now),
     updatedDate: now.toISOString(),
   };
-  const created = { id: newId(), triggerType: AGENTFLOW, targetId: flow.id, enabled: schedule.canEnable, createdDate: now.toISOString(), ...values };
-  await db.insert(scheduleRecord).values(created).onConflictDoUpdate({
-    target: [scheduleRecord.targetId, scheduleRecord.triggerType],
-    set: schedule.canEnable ? values : { ...values, enabled: false },
-  });
+  const created = {
+    id: newId(),
+    triggerType: AGENTFLOW,
+    targetId: flow.id,
+    enabled: schedule.canEnable,
+    createdDate: now.toISOString(),
+    ...values,
+  };
+  await db
+    .insert(scheduleRecord)
+    .values(created)
+    .onConflictDoUpdate({
+      target: [scheduleRecord.targetId, scheduleRecord.triggerType],
+      set: schedule.canEnable ? values : { ...values, enabled: false },
+    });
   return schedule.canEnable ? undefined : `The schedule cannot be enabled: ${schedule.reason}`;
 }
 
 async function flowOf(db: Db, flowId: string): Promise<FlowRecord> {
-  const flow = await db.select({ id: chatFlow.id, type: chatFlow.type, flowData: chatFlow.flowData }).from(chatFlow).where(eq(chatFlow.id, flowId)).get();
+  const flow = await db
+    .select({ id: chatFlow.id, type: chatFlow.type, flowData: chatFlow.flowData })
+    .from(chatFlow)
+    .where(eq(chatFlow.id, flowId))
+    .get();
   if (!flow) throw notFound(`Chatflow ${flowId} not found`);
   return flow;
 }
@@ -96,7 +114,12 @@ export async function getScheduleStatus(db: Db, flowId: string): Promise<Schedul
   const [flow, row] = await Promise.all([flowOf(db, flowId), findRow(db, flowId)]);
   const record = row ?? null;
   const schedule = scheduleOfFlow(flow);
-  const status = (canEnable: boolean, reason?: string): ScheduleStatus => ({ enabled: record?.enabled ?? false, canEnable, ...(reason ? { reason } : {}), record });
+  const status = (canEnable: boolean, reason?: string): ScheduleStatus => ({
+    enabled: record?.enabled ?? false,
+    canEnable,
+    ...(reason ? { reason } : {}),
+    record,
+  });
   if (!schedule) return status(false, "Flow is not configured as a scheduled flow");
   return status(schedule.canEnable, schedule.reason);
 }

@@ -44,7 +44,11 @@ function pickerCron(inputs: Inputs): { cron: string } | { error: string } {
   const [h, m] = time.split(":").map(Number);
   if (h > 23 || m > 59) return { error: "On Time contains out-of-range values" };
   if (frequency === "daily") return { cron: `${m} ${h} * * *` };
-  const list = (field: string) => str(inputs[field]).split(",").map((d) => d.trim()).filter(Boolean);
+  const list = (field: string) =>
+    str(inputs[field])
+      .split(",")
+      .map((d) => d.trim())
+      .filter(Boolean);
   if (frequency === "weekly") {
     const days = list("scheduleOnDayOfWeek");
     if (!days.length) return { error: "On Day of Week is required for weekly frequency" };
@@ -76,13 +80,20 @@ function formDefaults(raw: unknown): string {
 
 export function startSchedule(inputs: Inputs, nodeId: string | undefined, now: Date): StartSchedule {
   const timezone = str(inputs.scheduleTimezone) || "UTC";
-  const mode = (["text", "form", "none"].includes(str(inputs.scheduleInputMode)) ? str(inputs.scheduleInputMode) : "text") as ScheduleInputMode;
+  const mode = (
+    ["text", "form", "none"].includes(str(inputs.scheduleInputMode)) ? str(inputs.scheduleInputMode) : "text"
+  ) as ScheduleInputMode;
   const defaultInput = mode === "text" ? str(inputs.scheduleDefaultInput) : "";
   const { cron, error } = resolveCron(inputs, timezone);
   const schedule: StartSchedule = {
-    nodeId, cronExpression: cron, timezone, inputMode: mode, defaultInput,
+    nodeId,
+    cronExpression: cron,
+    timezone,
+    inputMode: mode,
+    defaultInput,
     defaultForm: mode === "form" ? formDefaults(inputs.scheduleFormDefaults) : null,
-    canEnable: true, cronValid: !error,
+    canEnable: true,
+    cronValid: !error,
   };
   const rawEnd = inputs.scheduleEndDate;
   const end = rawEnd !== undefined && rawEnd !== null && rawEnd !== "" ? new Date(rawEnd as string) : undefined;

@@ -68,9 +68,13 @@ function planOf(row: ScheduleRow, now: Date): Plan {
 export async function runScheduleTick(deps: RunDeps, scheduledTime: number): Promise<TickReport> {
   const { db, env } = deps;
   const now = new Date(tickTimeOf(scheduledTime));
-  const due = await db.select().from(scheduleRecord)
+  const due = await db
+    .select()
+    .from(scheduleRecord)
     .where(and(eq(scheduleRecord.enabled, true), lte(scheduleRecord.nextRunAt, now.toISOString())))
-    .orderBy(scheduleRecord.nextRunAt).limit(TICK_BATCH).all();
+    .orderBy(scheduleRecord.nextRunAt)
+    .limit(TICK_BATCH)
+    .all();
   const report: TickReport = { due: due.length, claimed: 0, started: 0, failed: 0 };
   if (!due.length) return report;
 
@@ -80,36 +84,62 @@ export async function runScheduleTick(deps: RunDeps, scheduledTime: number): Pro
   const startedAt = Date.now();
   const createdDate = new Date(startedAt).toISOString();
   const statements = plans.flatMap((p) => [
-    db.insert(scheduleTriggerLog).values({
-      id: p.logId, scheduleRecordId: p.row.id, triggerType: p.row.triggerType, targetId: p.row.targetId,
-      status: "RUNNING", scheduledAt: p.slot, createdDate,
-    }).onConflictDoNothing().returning({ id: scheduleTriggerLog.id }),
+    db
+      .insert(scheduleTriggerLog)
+      .values({
+        id: p.logId,
+        scheduleRecordId: p.row.id,
+        triggerType: p.row.triggerType,
+        targetId: p.row.targetId,
+        status: "RUNNING",
+        scheduledAt: p.slot,
+        createdDate,
+      })
+      .onConflictDoNothing()
+      .returning({ id: scheduleTriggerLog.id }),
     // A schedule with no slot left (its end date) is switched off, as Flowise does.
-    db.update(scheduleRecord)
+    db
+      .update(scheduleRecord)
       .set({ nextRunAt: p.next, lastRunAt: p.slot, ...(p.next === null ? { enabled: false } : {}), updatedDate: createdDate })
       .where(and(eq(scheduleRecord.id, p.row.id), eq(scheduleRecord.nextRunAt, p.slot))),
   ]);
-  const results = await db.batch(statements as [typeof statements[number], ...typeof statements]);
+  const results = await db.batch(statements as [(typeof statements)[number], ...typeof statements]);
   const claimed = plans.filter((_, i) => (results[2 * i] as unknown[]).length === 1);
   report.claimed = claimed.length;
 
   const secrets = workerSecretValues(env);
   // Each started run's execution id (or why it could not start), written in one batch after.
-  const settled = await Promise.all(claimed.map(async (p): Promise<{ p: Plan; executionId?: string; error?: string }> => {
-    try {
-      const delivered = await runFlow(deps, { trigger: "schedule", flowId: p.row.targetId, input: inputOf(p.row), delivery: "detached", triggerLogId: p.logId });
-      return { p, executionId: delivered.kind === "detached" ? delivered.body.executionId : undefined };
-    } catch (err) {
-      // The run could not be started (the flow was deleted or cannot run, Workflows refused it): a FAILED row says why.
-      if (!(err instanceof ApiError)) console.error(`schedule ${p.row.id}: ${redact(String(err), secrets)}`);
-      return { p, error: err instanceof ApiError ? redact(err.message, secrets) : "The run could not be started" };
-    }
-  }));
+  const settled = await Promise.all(
+    claimed.map(async (p): Promise<{ p: Plan; executionId?: string; error?: string }> => {
+      try {
+        const delivered = await runFlow(deps, {
+          trigger: "schedule",
+          flowId: p.row.targetId,
+          input: inputOf(p.row),
+          delivery: "detached",
+          triggerLogId: p.logId,
+        });
+        return { p, executionId: delivered.kind === "detached" ? delivered.body.executionId : undefined };
+      } catch (err) {
+        // The run could not be started (the flow was deleted or cannot run, Workflows refused it): a FAILED row says why.
+        if (!(err instanceof ApiError)) console.error(`schedule ${p.row.id}: ${redact(String(err), secrets)}`);
+        return { p, error: err instanceof ApiError ? redact(err.message, secrets) : "The run could not be started" };
+      }
+    }),
+  );
   report.failed = settled.filter((s) => s.error !== undefined).length;
   report.started = settled.length - report.failed;
-  const writes = settled.map(({ p, executionId, error }) => (error === undefined
-    ? db.update(scheduleTriggerLog).set({ executionId: executionId ?? null }).where(eq(scheduleTriggerLog.id, p.logId))
-    : db.update(scheduleTriggerLog).set({ status: "FAILED", error, elapsedTimeMs: Date.now() - startedAt }).where(eq(scheduleTriggerLog.id, p.logId))));
-  if (writes.length) await db.batch(writes as [typeof writes[number], ...typeof writes]);
+  const writes = settled.map(({ p, executionId, error }) =>
+    error === undefined
+      ? db
+          .update(scheduleTriggerLog)
+          .set({ executionId: executionId ?? null })
+          .where(eq(scheduleTriggerLog.id, p.logId))
+      : db
+          .update(scheduleTriggerLog)
+          .set({ status: "FAILED", error, elapsedTimeMs: Date.now() - startedAt })
+          .where(eq(scheduleTriggerLog.id, p.logId)),
+  );
+  if (writes.length) await db.batch(writes as [(typeof writes)[number], ...typeof writes]);
   return report;
 }

@@ -11,7 +11,8 @@ import { deleteExecutions } from "../executions";
 export type TriggerLogRow = typeof scheduleTriggerLog.$inferSelect;
 
 async function assertFlow(db: Db, flowId: string): Promise<void> {
-  if (!(await db.select({ id: chatFlow.id }).from(chatFlow).where(eq(chatFlow.id, flowId)).get())) throw notFound(`Chatflow ${flowId} not found`);
+  if (!(await db.select({ id: chatFlow.id }).from(chatFlow).where(eq(chatFlow.id, flowId)).get()))
+    throw notFound(`Chatflow ${flowId} not found`);
 }
 
 export interface TriggerLogQuery {
@@ -31,13 +32,25 @@ function positive(name: string, raw: string | undefined, fallback: number): numb
 export async function listTriggerLogs(db: Db, flowId: string, query: TriggerLogQuery) {
   const page = positive("page", query.page, 1);
   const limit = Math.min(100, positive("limit", query.limit, 20));
-  const statuses = (query.status ?? []).flatMap((s) => s.split(",")).map((s) => s.trim()).filter(Boolean);
+  const statuses = (query.status ?? [])
+    .flatMap((s) => s.split(","))
+    .map((s) => s.trim())
+    .filter(Boolean);
   const unknown = statuses.find((s) => !SCHEDULE_TRIGGER_STATUSES.includes(s as ScheduleTriggerStatus));
   if (unknown) throw badRequest(`status must be one of ${SCHEDULE_TRIGGER_STATUSES.join(", ")} (got ${unknown})`);
   await assertFlow(db, flowId);
-  const where = and(eq(scheduleTriggerLog.targetId, flowId), statuses.length ? inArray(scheduleTriggerLog.status, statuses as ScheduleTriggerStatus[]) : undefined);
+  const where = and(
+    eq(scheduleTriggerLog.targetId, flowId),
+    statuses.length ? inArray(scheduleTriggerLog.status, statuses as ScheduleTriggerStatus[]) : undefined,
+  );
   const [data, [{ total }]] = await db.batch([
-    db.select().from(scheduleTriggerLog).where(where).orderBy(desc(scheduleTriggerLog.scheduledAt), desc(scheduleTriggerLog.id)).limit(limit).offset((page - 1) * limit),
+    db
+      .select()
+      .from(scheduleTriggerLog)
+      .where(where)
+      .orderBy(desc(scheduleTriggerLog.scheduledAt), desc(scheduleTriggerLog.id))
+      .limit(limit)
+      .offset((page - 1) * limit),
     db.select({ total: count() }).from(scheduleTriggerLog).where(where),
   ]);
   return { data, total, page, limit };
@@ -51,7 +64,9 @@ export async function deleteTriggerLogs(db: Db, flowId: string, body: unknown) {
   if (!logIds.length) return { success: true, deletedLogs: 0, deletedExecutions: 0 };
   // The ids as one JSON parameter (json_each): D1 binds at most 100 parameters per statement.
   const ids = sql`${scheduleTriggerLog.id} IN (SELECT value FROM json_each(${JSON.stringify([...new Set(logIds as string[])])}))`;
-  const rows = await db.delete(scheduleTriggerLog).where(and(eq(scheduleTriggerLog.targetId, flowId), ids))
+  const rows = await db
+    .delete(scheduleTriggerLog)
+    .where(and(eq(scheduleTriggerLog.targetId, flowId), ids))
     .returning({ executionId: scheduleTriggerLog.executionId });
   const executionIds = rows.map((r) => r.executionId).filter((id): id is string => !!id);
   const deletedExecutions = executionIds.length ? (await deleteExecutions(db, executionIds, [flowId])).deleted : 0;
@@ -60,12 +75,18 @@ export async function deleteTriggerLogs(db: Db, flowId: string, body: unknown) {
 
 /** A run's end: SUCCEEDED (a pause for human input included, as Flowise counts it) or FAILED with its error. */
 export async function settleTriggerLog(db: Db, id: string, error?: string): Promise<void> {
-  const row = await db.select({ createdDate: scheduleTriggerLog.createdDate }).from(scheduleTriggerLog).where(eq(scheduleTriggerLog.id, id)).get();
+  const row = await db
+    .select({ createdDate: scheduleTriggerLog.createdDate })
+    .from(scheduleTriggerLog)
+    .where(eq(scheduleTriggerLog.id, id))
+    .get();
   if (!row) return; // deleted meanwhile
-  await db.update(scheduleTriggerLog).set({
-    status: error === undefined ? "SUCCEEDED" : "FAILED",
-    error: error ?? null,
-    elapsedTimeMs: Math.max(0, Date.now() - Date.parse(row.createdDate)),
-  }).where(eq(scheduleTriggerLog.id, id));
+  await db
+    .update(scheduleTriggerLog)
+    .set({
+      status: error === undefined ? "SUCCEEDED" : "FAILED",
+      error: error ?? null,
+      elapsedTimeMs: Math.max(0, Date.now() - Date.parse(row.createdDate)),
+    })
+    .where(eq(scheduleTriggerLog.id, id));
 }
-

@@ -12,7 +12,11 @@ export interface RunTrace {
   /** Runs the flow's work with the trace recording; then sends it, with `result`'s answer and ids (or the error). */
   around<T>(work: () => Promise<T>, result: (done: T) => { output?: string; metadata?: Record<string, string | undefined> }): Promise<T>;
   /** An agentflow node's work as a span (the engine's aroundNode port). */
-  aroundNode<T>(node: { id: string; label: string; name: string }, work: () => Promise<T>, resultOf: (done: T) => { input?: unknown; output?: unknown }): Promise<T>;
+  aroundNode<T>(
+    node: { id: string; label: string; name: string },
+    work: () => Promise<T>,
+    resultOf: (done: T) => { input?: unknown; output?: unknown },
+  ): Promise<T>;
 }
 
 export interface TraceDeps {
@@ -43,7 +47,13 @@ export function startTrace(deps: TraceDeps, start: TraceStart): RunTrace | undef
     name: start.flowName,
     sessionId: start.chatId,
     input: start.question,
-    metadata: { chatflowId: start.flowId, flowType: start.flowType, chatId: start.chatId, sessionId: start.sessionId, chatType: start.chatType },
+    metadata: {
+      chatflowId: start.flowId,
+      flowType: start.flowType,
+      chatId: start.chatId,
+      sessionId: start.sessionId,
+      chatType: start.chatType,
+    },
   });
   // Tracing never fails a run: whatever goes wrong here is logged.
   const send = (result: { output?: string; error?: string; metadata?: Record<string, string | undefined> }) => {

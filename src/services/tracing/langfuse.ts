@@ -33,27 +33,35 @@ function observation(trace: Trace, span: Span): Event {
     body.modelParameters = span.parameters ?? {};
     if (span.usage) body.usageDetails = { input: span.usage.input, output: span.usage.output, total: span.usage.total };
   }
-  return { id: crypto.randomUUID(), timestamp: iso(span.start), type: span.kind === "generation" ? "generation-create" : "span-create", body };
+  return {
+    id: crypto.randomUUID(),
+    timestamp: iso(span.start),
+    type: span.kind === "generation" ? "generation-create" : "span-create",
+    body,
+  };
 }
 
 /** The ingestion bodies of a trace (usually one). */
 export function langfuseBatches(trace: Trace, options: { release?: string }): string[] {
-  const events: Event[] = [{
-    id: crypto.randomUUID(),
-    timestamp: iso(trace.start),
-    type: "trace-create",
-    body: {
-      id: trace.id,
+  const events: Event[] = [
+    {
+      id: crypto.randomUUID(),
       timestamp: iso(trace.start),
-      name: trace.name,
-      sessionId: trace.sessionId,
-      input: trace.input,
-      output: trace.output ?? null,
-      metadata: { ...trace.metadata, ...(trace.error ? { error: trace.error } : {}) },
-      tags: ["edgeflow"],
-      ...(options.release ? { release: options.release } : {}),
+      type: "trace-create",
+      body: {
+        id: trace.id,
+        timestamp: iso(trace.start),
+        name: trace.name,
+        sessionId: trace.sessionId,
+        input: trace.input,
+        output: trace.output ?? null,
+        metadata: { ...trace.metadata, ...(trace.error ? { error: trace.error } : {}) },
+        tags: ["edgeflow"],
+        ...(options.release ? { release: options.release } : {}),
+      },
     },
-  }, ...trace.spans.map((s) => observation(trace, s))];
+    ...trace.spans.map((s) => observation(trace, s)),
+  ];
   const batches: string[] = [];
   let part: string[] = [];
   let size = 0;

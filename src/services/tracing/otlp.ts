@@ -25,7 +25,8 @@ function attribute(key: string, value: unknown): KeyValue | undefined {
   return { key, value: { stringValue: typeof value === "string" ? value : JSON.stringify(value) } };
 }
 
-const attributes = (entries: Array<[string, unknown]>): KeyValue[] => entries.map(([k, v]) => attribute(k, v)).filter((a): a is KeyValue => !!a);
+const attributes = (entries: Array<[string, unknown]>): KeyValue[] =>
+  entries.map(([k, v]) => attribute(k, v)).filter((a): a is KeyValue => !!a);
 
 /** GenAI messages: role plus parts (the shape gen_ai.input.messages / gen_ai.output.messages take). */
 function genAiMessages(value: unknown): unknown {
@@ -34,7 +35,12 @@ function genAiMessages(value: unknown): unknown {
     role: m.role ?? "user",
     parts: [
       ...(m.content ? [{ type: "text", content: m.content }] : []),
-      ...((m.tool_calls ?? []) as Array<{ id?: string; name?: string; args?: unknown }>).map((c) => ({ type: "tool_call", id: c.id, name: c.name, arguments: c.args })),
+      ...((m.tool_calls ?? []) as Array<{ id?: string; name?: string; args?: unknown }>).map((c) => ({
+        type: "tool_call",
+        id: c.id,
+        name: c.name,
+        arguments: c.args,
+      })),
     ],
   }));
 }
@@ -49,32 +55,57 @@ function spanOf(trace: Trace, span: Span): Record<string, unknown> {
       name = `chat ${span.model ?? span.name}`;
       kind = SPAN_KIND_CLIENT;
       extra = [
-        ["gen_ai.operation.name", "chat"], ["gen_ai.provider.name", span.provider], ["gen_ai.request.model", span.model],
-        ["gen_ai.request.temperature", span.parameters?.temperature], ["gen_ai.request.max_tokens", span.parameters?.max_tokens ?? span.parameters?.maxTokens],
-        ["gen_ai.usage.input_tokens", span.usage?.input], ["gen_ai.usage.output_tokens", span.usage?.output],
-        ["gen_ai.input.messages", genAiMessages(span.input)], ["gen_ai.output.messages", genAiMessages(span.output)],
+        ["gen_ai.operation.name", "chat"],
+        ["gen_ai.provider.name", span.provider],
+        ["gen_ai.request.model", span.model],
+        ["gen_ai.request.temperature", span.parameters?.temperature],
+        ["gen_ai.request.max_tokens", span.parameters?.max_tokens ?? span.parameters?.maxTokens],
+        ["gen_ai.usage.input_tokens", span.usage?.input],
+        ["gen_ai.usage.output_tokens", span.usage?.output],
+        ["gen_ai.input.messages", genAiMessages(span.input)],
+        ["gen_ai.output.messages", genAiMessages(span.output)],
       ];
       break;
     case "tool":
       name = `execute_tool ${span.name}`;
-      extra = [["gen_ai.operation.name", "execute_tool"], ["gen_ai.tool.name", span.name], ["gen_ai.tool.call.id", span.attributes?.toolCallId],
-        ["gen_ai.tool.call.arguments", span.input], ["gen_ai.tool.call.result", span.output]];
+      extra = [
+        ["gen_ai.operation.name", "execute_tool"],
+        ["gen_ai.tool.name", span.name],
+        ["gen_ai.tool.call.id", span.attributes?.toolCallId],
+        ["gen_ai.tool.call.arguments", span.input],
+        ["gen_ai.tool.call.result", span.output],
+      ];
       break;
     case "retriever":
       name = `retrieval ${span.name}`;
-      extra = [["gen_ai.operation.name", "retrieval"], ["gen_ai.retrieval.query.text", span.input], ["gen_ai.retrieval.documents", span.output]];
+      extra = [
+        ["gen_ai.operation.name", "retrieval"],
+        ["gen_ai.retrieval.query.text", span.input],
+        ["gen_ai.retrieval.documents", span.output],
+      ];
       break;
     case "node": {
       const agent = span.attributes?.nodeName === "agentAgentflow";
       if (agent) name = `invoke_agent ${span.name}`;
       extra = [
-        ...(agent ? [["gen_ai.operation.name", "invoke_agent"], ["gen_ai.agent.name", span.name]] as Array<[string, unknown]> : []),
-        ["edgeflow.node.id", span.attributes?.nodeId], ["edgeflow.node.name", span.attributes?.nodeName], ["edgeflow.node.input", span.input], ["edgeflow.node.output", span.output],
+        ...(agent
+          ? ([
+              ["gen_ai.operation.name", "invoke_agent"],
+              ["gen_ai.agent.name", span.name],
+            ] as Array<[string, unknown]>)
+          : []),
+        ["edgeflow.node.id", span.attributes?.nodeId],
+        ["edgeflow.node.name", span.attributes?.nodeName],
+        ["edgeflow.node.input", span.input],
+        ["edgeflow.node.output", span.output],
       ];
       break;
     }
     default:
-      extra = [["edgeflow.chain.input", span.input], ["edgeflow.chain.output", span.output]];
+      extra = [
+        ["edgeflow.chain.input", span.input],
+        ["edgeflow.chain.output", span.output],
+      ];
   }
   return {
     traceId: hex(trace.id, 32),
@@ -98,17 +129,23 @@ export function otlpRequest(trace: Trace, options: { serviceName?: string }): st
     startTimeUnixNano: nanos(trace.start),
     endTimeUnixNano: nanos(trace.end),
     attributes: attributes([
-      ["gen_ai.operation.name", "invoke_workflow"], ["gen_ai.conversation.id", trace.sessionId],
+      ["gen_ai.operation.name", "invoke_workflow"],
+      ["gen_ai.conversation.id", trace.sessionId],
       ["gen_ai.input.messages", [{ role: "user", parts: [{ type: "text", content: trace.input }] }]],
-      ["gen_ai.output.messages", trace.output === undefined ? undefined : [{ role: "assistant", parts: [{ type: "text", content: trace.output }] }]],
+      [
+        "gen_ai.output.messages",
+        trace.output === undefined ? undefined : [{ role: "assistant", parts: [{ type: "text", content: trace.output }] }],
+      ],
       ...Object.entries(trace.metadata).map(([k, v]) => [`edgeflow.${k}`, v] as [string, unknown]),
     ]),
     status: trace.error ? { code: STATUS_ERROR, message: trace.error } : { code: STATUS_OK },
   };
   return JSON.stringify({
-    resourceSpans: [{
-      resource: { attributes: attributes([["service.name", options.serviceName ?? "edgeflow"]]) },
-      scopeSpans: [{ scope: { name: "edgeflow" }, spans: [root, ...trace.spans.map((s) => spanOf(trace, s))] }],
-    }],
+    resourceSpans: [
+      {
+        resource: { attributes: attributes([["service.name", options.serviceName ?? "edgeflow"]]) },
+        scopeSpans: [{ scope: { name: "edgeflow" }, spans: [root, ...trace.spans.map((s) => spanOf(trace, s))] }],
+      },
+    ],
   });
 }

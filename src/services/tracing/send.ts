@@ -44,7 +44,13 @@ function parseHeaders(value: unknown): Record<string, string> {
       return {};
     }
   }
-  return Object.fromEntries(text.split(",").map((pair) => pair.split("=")).filter(([k, v]) => k?.trim() && v !== undefined).map(([k, ...v]) => [k.trim(), decodeURIComponent(v.join("=").trim())]));
+  return Object.fromEntries(
+    text
+      .split(",")
+      .map((pair) => pair.split("="))
+      .filter(([k, v]) => k?.trim() && v !== undefined)
+      .map(([k, ...v]) => [k.trim(), decodeURIComponent(v.join("=").trim())]),
+  );
 }
 
 async function deliveryFor(target: TraceTarget, trace: Trace, credential: Record<string, unknown>): Promise<Delivery | string> {
@@ -74,7 +80,12 @@ async function deliveryFor(target: TraceTarget, trace: Trace, credential: Record
       const endpoint = str(credential.otlpEndpoint) ?? target.endpoint;
       if (!endpoint) return "it names no endpoint (otlpApi credential otlpEndpoint, or analytic.otlp.endpoint)";
       const url = /\/v1\/traces$/.test(base(endpoint)) ? base(endpoint) : `${base(endpoint)}/v1/traces`;
-      return { url, field: "OTLP endpoint", headers: parseHeaders(credential.otlpHeaders), bodies: [otlpRequest(trace, { serviceName: str(credential.otlpServiceName) })] };
+      return {
+        url,
+        field: "OTLP endpoint",
+        headers: parseHeaders(credential.otlpHeaders),
+        bodies: [otlpRequest(trace, { serviceName: str(credential.otlpServiceName) })],
+      };
     }
   }
 }
@@ -83,17 +94,29 @@ async function deliveryFor(target: TraceTarget, trace: Trace, credential: Record
 function scrubbed(trace: Trace, secrets: Iterable<string>): Trace {
   const list = [...secrets];
   if (!trace.error && !trace.spans.some((s) => s.error)) return trace;
-  return { ...trace, error: trace.error && redact(trace.error, list), spans: trace.spans.map((s) => (s.error ? { ...s, error: redact(s.error, list) } : s)) };
+  return {
+    ...trace,
+    error: trace.error && redact(trace.error, list),
+    spans: trace.spans.map((s) => (s.error ? { ...s, error: redact(s.error, list) } : s)),
+  };
 }
 
-async function sendOne(target: TraceTarget, trace: Trace, deps: { db: Db; env: Env }, signal: AbortSignal, secrets: Set<string>): Promise<void> {
+async function sendOne(
+  target: TraceTarget,
+  trace: Trace,
+  deps: { db: Db; env: Env },
+  signal: AbortSignal,
+  secrets: Set<string>,
+): Promise<void> {
   const what = `${target.kind} trace ${trace.id}`;
   let credential: Record<string, unknown> = {};
   if (target.credentialId) {
     try {
       credential = await getCredentialData(deps.db, deps.env.CREDENTIAL_ENCRYPTION_KEY, target.credentialId);
     } catch (err) {
-      console.error(`[tracing] ${what} not sent: credential ${target.credentialId} could not be read (${err instanceof Error ? err.message : String(err)})`);
+      console.error(
+        `[tracing] ${what} not sent: credential ${target.credentialId} could not be read (${err instanceof Error ? err.message : String(err)})`,
+      );
       return;
     }
   } else if (target.kind !== "otlp") {
@@ -108,15 +131,25 @@ async function sendOne(target: TraceTarget, trace: Trace, deps: { db: Db; env: E
   const policy: EndpointPolicy = { field: delivery.field, env: deps.env };
   for (const body of delivery.bodies) {
     try {
-      const res = await endpointFetch(delivery.url, { method: "POST", headers: { "content-type": "application/json", ...delivery.headers }, body, signal }, policy);
+      const res = await endpointFetch(
+        delivery.url,
+        { method: "POST", headers: { "content-type": "application/json", ...delivery.headers }, body, signal },
+        policy,
+      );
       await res.body?.cancel().catch(() => undefined);
       if (!res.ok) {
         console.error(`[tracing] ${what}: ${new URL(delivery.url).origin} answered ${res.status}`);
         return;
       }
     } catch (err) {
-      const why = signal.aborted ? `no answer within ${traceTimeoutMs(deps.env)} ms (TRACE_TIMEOUT_MS)` : err instanceof Error ? err.message : String(err);
-      console.error(`[tracing] ${what} not sent to ${new URL(delivery.url).origin}: ${redact(why, [...secrets, ...Object.values(delivery.headers)])}`);
+      const why = signal.aborted
+        ? `no answer within ${traceTimeoutMs(deps.env)} ms (TRACE_TIMEOUT_MS)`
+        : err instanceof Error
+          ? err.message
+          : String(err);
+      console.error(
+        `[tracing] ${what} not sent to ${new URL(delivery.url).origin}: ${redact(why, [...secrets, ...Object.values(delivery.headers)])}`,
+      );
       return;
     }
   }
@@ -125,5 +158,9 @@ async function sendOne(target: TraceTarget, trace: Trace, deps: { db: Db; env: E
 /** Every target at once, within the time limit; never throws. */
 export async function sendTrace(deps: { db: Db; env: Env }, targets: TraceTarget[], trace: Trace, secrets: Set<string>): Promise<void> {
   const signal = AbortSignal.timeout(traceTimeoutMs(deps.env));
-  await Promise.all(targets.map((t) => sendOne(t, trace, deps, signal, secrets).catch((err: unknown) => console.error(`[tracing] ${t.kind}: ${String(err)}`))));
+  await Promise.all(
+    targets.map((t) =>
+      sendOne(t, trace, deps, signal, secrets).catch((err: unknown) => console.error(`[tracing] ${t.kind}: ${String(err)}`)),
+    ),
+  );
 }

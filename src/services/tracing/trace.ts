@@ -64,7 +64,8 @@ const SPAN_KEY = "edgeflow_trace_span";
 /** A value as it goes into a trace: JSON-safe, long text cut. */
 export function clip(value: unknown): unknown {
   if (value === undefined || value === null) return value;
-  if (typeof value === "string") return value.length > MAX_FIELD_CHARS ? `${value.slice(0, MAX_FIELD_CHARS)}… (${value.length} characters)` : value;
+  if (typeof value === "string")
+    return value.length > MAX_FIELD_CHARS ? `${value.slice(0, MAX_FIELD_CHARS)}… (${value.length} characters)` : value;
   let text: string;
   try {
     text = JSON.stringify(value);
@@ -81,7 +82,11 @@ const roleOf = (m: BaseMessage): string => {
 };
 
 const contentOf = (content: unknown): string =>
-  typeof content === "string" ? content : Array.isArray(content) ? content.map((p) => (typeof p === "string" ? p : ((p as { text?: string }).text ?? ""))).join("") : "";
+  typeof content === "string"
+    ? content
+    : Array.isArray(content)
+      ? content.map((p) => (typeof p === "string" ? p : ((p as { text?: string }).text ?? ""))).join("")
+      : "";
 
 export interface ChatMessageOut {
   role: string;
@@ -124,7 +129,10 @@ function outputOf(output: LLMResult): ChatMessageOut[] {
 }
 
 const nameOf = (serialized: Serialized | undefined, runName: string | undefined, fallback: string): string =>
-  runName || (serialized && "name" in serialized && typeof serialized.name === "string" ? serialized.name : undefined) || serialized?.id?.at(-1) || fallback;
+  runName ||
+  (serialized && "name" in serialized && typeof serialized.name === "string" ? serialized.name : undefined) ||
+  serialized?.id?.at(-1) ||
+  fallback;
 
 /** What LangChain passes as `metadata` and `extraParams` to a model's start. */
 type Meta = Record<string, unknown> | undefined;
@@ -164,24 +172,52 @@ export class TraceRecorder extends BaseCallbackHandler {
     if (span) Object.assign(span, { end: Date.now(), ...fields });
   }
 
-  override handleChatModelStart(llm: Serialized, messages: BaseMessage[][], runId: string, parentRunId?: string, extraParams?: Meta, _tags?: string[], metadata?: Meta, runName?: string): void {
+  override handleChatModelStart(
+    llm: Serialized,
+    messages: BaseMessage[][],
+    runId: string,
+    parentRunId?: string,
+    extraParams?: Meta,
+    _tags?: string[],
+    metadata?: Meta,
+    runName?: string,
+  ): void {
     const invocation = (extraParams?.invocation_params ?? {}) as Record<string, unknown>;
     const model = String(metadata?.ls_model_name ?? invocation.model ?? invocation.modelName ?? invocation.model_name ?? "");
     const parameters: Record<string, unknown> = {};
-    for (const key of ["temperature", "max_tokens", "maxTokens", "top_p", "topP"]) if (invocation[key] !== undefined) parameters[key] = invocation[key];
+    for (const key of ["temperature", "max_tokens", "maxTokens", "top_p", "topP"])
+      if (invocation[key] !== undefined) parameters[key] = invocation[key];
     if (metadata?.ls_temperature !== undefined && parameters.temperature === undefined) parameters.temperature = metadata.ls_temperature;
     this.open({
-      id: runId, parentId: this.parentOf(parentRunId, metadata), kind: "generation", name: nameOf(llm, runName, "chat model"),
-      input: clip(messagesOf(messages[0] ?? [])), model: model || undefined, provider: typeof metadata?.ls_provider === "string" ? metadata.ls_provider : undefined,
+      id: runId,
+      parentId: this.parentOf(parentRunId, metadata),
+      kind: "generation",
+      name: nameOf(llm, runName, "chat model"),
+      input: clip(messagesOf(messages[0] ?? [])),
+      model: model || undefined,
+      provider: typeof metadata?.ls_provider === "string" ? metadata.ls_provider : undefined,
       parameters,
     });
   }
 
-  override handleLLMStart(llm: Serialized, prompts: string[], runId: string, parentRunId?: string, extraParams?: Meta, _tags?: string[], metadata?: Meta, runName?: string): void {
+  override handleLLMStart(
+    llm: Serialized,
+    prompts: string[],
+    runId: string,
+    parentRunId?: string,
+    extraParams?: Meta,
+    _tags?: string[],
+    metadata?: Meta,
+    runName?: string,
+  ): void {
     const invocation = (extraParams?.invocation_params ?? {}) as Record<string, unknown>;
     this.open({
-      id: runId, parentId: this.parentOf(parentRunId, metadata), kind: "generation", name: nameOf(llm, runName, "llm"),
-      input: clip(prompts.map((p) => ({ role: "user", content: p }))), model: String(metadata?.ls_model_name ?? invocation.model ?? "") || undefined,
+      id: runId,
+      parentId: this.parentOf(parentRunId, metadata),
+      kind: "generation",
+      name: nameOf(llm, runName, "llm"),
+      input: clip(prompts.map((p) => ({ role: "user", content: p }))),
+      model: String(metadata?.ls_model_name ?? invocation.model ?? "") || undefined,
     });
   }
 
@@ -193,9 +229,22 @@ export class TraceRecorder extends BaseCallbackHandler {
     this.close(runId, { error: errorText(err) });
   }
 
-  override handleToolStart(tool: Serialized, input: string, runId: string, parentRunId?: string, _tags?: string[], metadata?: Meta, runName?: string, toolCallId?: string): void {
+  override handleToolStart(
+    tool: Serialized,
+    input: string,
+    runId: string,
+    parentRunId?: string,
+    _tags?: string[],
+    metadata?: Meta,
+    runName?: string,
+    toolCallId?: string,
+  ): void {
     this.open({
-      id: runId, parentId: this.parentOf(parentRunId, metadata), kind: "tool", name: nameOf(tool, runName, "tool"), input: clip(parseMaybe(input)),
+      id: runId,
+      parentId: this.parentOf(parentRunId, metadata),
+      kind: "tool",
+      name: nameOf(tool, runName, "tool"),
+      input: clip(parseMaybe(input)),
       ...(toolCallId ? { attributes: { toolCallId } } : {}),
     });
   }
@@ -209,8 +258,22 @@ export class TraceRecorder extends BaseCallbackHandler {
     this.close(runId, { error: errorText(err) });
   }
 
-  override handleRetrieverStart(retriever: Serialized, query: string, runId: string, parentRunId?: string, _tags?: string[], metadata?: Meta, name?: string): void {
-    this.open({ id: runId, parentId: this.parentOf(parentRunId, metadata), kind: "retriever", name: nameOf(retriever, name, "retriever"), input: clip(query) });
+  override handleRetrieverStart(
+    retriever: Serialized,
+    query: string,
+    runId: string,
+    parentRunId?: string,
+    _tags?: string[],
+    metadata?: Meta,
+    name?: string,
+  ): void {
+    this.open({
+      id: runId,
+      parentId: this.parentOf(parentRunId, metadata),
+      kind: "retriever",
+      name: nameOf(retriever, name, "retriever"),
+      input: clip(query),
+    });
   }
 
   override handleRetrieverEnd(documents: DocumentInterface[], runId: string): void {
@@ -221,8 +284,23 @@ export class TraceRecorder extends BaseCallbackHandler {
     this.close(runId, { error: errorText(err) });
   }
 
-  override handleChainStart(chain: Serialized, inputs: Record<string, unknown>, runId: string, parentRunId?: string, _tags?: string[], metadata?: Meta, _runType?: string, runName?: string): void {
-    this.open({ id: runId, parentId: this.parentOf(parentRunId, metadata), kind: "chain", name: nameOf(chain, runName, "chain"), input: clip(inputs) });
+  override handleChainStart(
+    chain: Serialized,
+    inputs: Record<string, unknown>,
+    runId: string,
+    parentRunId?: string,
+    _tags?: string[],
+    metadata?: Meta,
+    _runType?: string,
+    runName?: string,
+  ): void {
+    this.open({
+      id: runId,
+      parentId: this.parentOf(parentRunId, metadata),
+      kind: "chain",
+      name: nameOf(chain, runName, "chain"),
+      input: clip(inputs),
+    });
   }
 
   override handleChainEnd(outputs: unknown, runId: string): void {
@@ -235,16 +313,30 @@ export class TraceRecorder extends BaseCallbackHandler {
 
   /** Runs `work` with this recorder among the LangChain callbacks of every call inside it (other handlers kept). */
   within<T>(work: () => Promise<T>, span?: string): Promise<T> {
-    const current = AsyncLocalStorageProviderSingleton.getRunnableConfig() as { callbacks?: unknown; metadata?: Record<string, unknown> } | undefined;
+    const current = AsyncLocalStorageProviderSingleton.getRunnableConfig() as
+      | { callbacks?: unknown; metadata?: Record<string, unknown> }
+      | undefined;
     const inherited = Array.isArray(current?.callbacks) ? (current.callbacks as BaseCallbackHandler[]) : [];
     const callbacks = inherited.includes(this) ? inherited : [...inherited, this];
     const metadata = span ? { ...(current?.metadata ?? {}), [SPAN_KEY]: span } : current?.metadata;
-    return AsyncLocalStorageProviderSingleton.runWithConfig({ ...(current ?? {}), callbacks, ...(metadata ? { metadata } : {}) }, work) as Promise<T>;
+    return AsyncLocalStorageProviderSingleton.runWithConfig(
+      { ...(current ?? {}), callbacks, ...(metadata ? { metadata } : {}) },
+      work,
+    ) as Promise<T>;
   }
 
   /** An agentflow node as a span around its work; the calls it makes hang under it. */
-  async node<T>(node: { id: string; label: string; name: string }, work: () => Promise<T>, resultOf: (done: T) => { input?: unknown; output?: unknown }): Promise<T> {
-    const span = this.open({ id: crypto.randomUUID(), kind: "node", name: node.label || node.id, attributes: { nodeId: node.id, nodeName: node.name } });
+  async node<T>(
+    node: { id: string; label: string; name: string },
+    work: () => Promise<T>,
+    resultOf: (done: T) => { input?: unknown; output?: unknown },
+  ): Promise<T> {
+    const span = this.open({
+      id: crypto.randomUUID(),
+      kind: "node",
+      name: node.label || node.id,
+      attributes: { nodeId: node.id, nodeName: node.name },
+    });
     if (!span) return work();
     try {
       const done = await this.within(work, span.id);

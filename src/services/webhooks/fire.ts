@@ -24,7 +24,10 @@ export interface WebhookCall extends WebhookRequest {
 
 async function verify(flowId: string, hook: StartWebhook, call: WebhookCall, secret: Promise<string | undefined>): Promise<void> {
   const key = await secret;
-  if (!key) throw unauthorized(`Webhook signature verification is enabled but no secret has been generated: POST /api/v1/chatflows/${flowId}/webhook-secret makes one`);
+  if (!key)
+    throw unauthorized(
+      `Webhook signature verification is enabled but no secret has been generated: POST /api/v1/chatflows/${flowId}/webhook-secret makes one`,
+    );
   const provided = call.headers[hook.signatureHeader] ?? "";
   if (!provided) throw unauthorized(`Missing signature header: ${hook.signatureHeader}`);
   const valid = hook.signatureType === "plain-token" ? tokenMatches(key, provided) : await hmacMatches(key, call.rawBody, provided);
@@ -36,7 +39,10 @@ function inputOf(hook: StartWebhook, body: unknown, payload: WebhookPayload): Pr
   const fields = (typeof body === "object" && body !== null && !Array.isArray(body) ? body : {}) as Record<string, unknown>;
   const text = (v: unknown) => (typeof v === "string" && v && v.length <= 1000 ? v : undefined);
   const sessionId = text(fields.sessionId);
-  const humanInput = fields.humanInput !== undefined && fields.humanInput !== null && typeof fields.humanInput === "object" ? fields.humanInput as Record<string, unknown> : undefined;
+  const humanInput =
+    fields.humanInput !== undefined && fields.humanInput !== null && typeof fields.humanInput === "object"
+      ? (fields.humanInput as Record<string, unknown>)
+      : undefined;
   return {
     chatId: text(fields.chatId) ?? sessionId ?? newId(),
     ...(sessionId ? { overrideConfig: { sessionId } } : {}),

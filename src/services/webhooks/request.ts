@@ -19,7 +19,15 @@ export interface WebhookRequest {
 
 // Flowise's redactSensitiveHeaders (flowise-components headerValidation.js); the signature header
 // is added by the caller (with a plain token it is the secret itself).
-const SENSITIVE_HEADERS = ["authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key", "x-auth-token", "x-amz-security-token"];
+const SENSITIVE_HEADERS = [
+  "authorization",
+  "proxy-authorization",
+  "cookie",
+  "set-cookie",
+  "x-api-key",
+  "x-auth-token",
+  "x-amz-security-token",
+];
 export const REDACTED = "[REDACTED]";
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
@@ -63,14 +71,22 @@ export function parseBody(request: WebhookRequest): unknown {
 /** Flowise's type check of one body parameter (declared types only). */
 function wrongType(p: WebhookParam, value: unknown): boolean {
   switch (p.type) {
-    case "number": return value === "" || Number.isNaN(Number(value));
-    case "boolean": return typeof value !== "boolean" && value !== "true" && value !== "false";
-    case "object": return !isRecord(value);
-    case "array[string]": return !Array.isArray(value) || value.some((v) => typeof v !== "string");
-    case "array[number]": return !Array.isArray(value) || value.some((v) => typeof v !== "number");
-    case "array[boolean]": return !Array.isArray(value) || value.some((v) => typeof v !== "boolean");
-    case "array[object]": return !Array.isArray(value) || value.some((v) => !isRecord(v));
-    default: return typeof value !== p.type;
+    case "number":
+      return value === "" || Number.isNaN(Number(value));
+    case "boolean":
+      return typeof value !== "boolean" && value !== "true" && value !== "false";
+    case "object":
+      return !isRecord(value);
+    case "array[string]":
+      return !Array.isArray(value) || value.some((v) => typeof v !== "string");
+    case "array[number]":
+      return !Array.isArray(value) || value.some((v) => typeof v !== "number");
+    case "array[boolean]":
+      return !Array.isArray(value) || value.some((v) => typeof v !== "boolean");
+    case "array[object]":
+      return !Array.isArray(value) || value.some((v) => !isRecord(v));
+    default:
+      return typeof value !== p.type;
   }
 }
 
@@ -79,7 +95,10 @@ const present = (v: unknown) => v !== undefined && v !== null;
 
 /** 405: the Start node takes another method (`allow`, for the Allow header). */
 export class MethodNotAllowed extends ApiError {
-  constructor(readonly allow: string, method: string) {
+  constructor(
+    readonly allow: string,
+    method: string,
+  ) {
     super(405, `Method ${method} not allowed. Expected ${allow}`);
   }
 }
@@ -117,7 +136,10 @@ const PROTOTYPE_PATH = /(^|\.)(__proto__|constructor|prototype)(\.|$)/;
 
 function lookup(payload: WebhookPayload, path: string): unknown {
   let cur: unknown = payload;
-  for (const key of path.replace(/\[(\w+)\]/g, ".$1").split(".").filter(Boolean)) {
+  for (const key of path
+    .replace(/\[(\w+)\]/g, ".$1")
+    .split(".")
+    .filter(Boolean)) {
     if (typeof cur !== "object" || cur === null || !Object.hasOwn(cur, key)) return undefined;
     cur = (cur as Record<string, unknown>)[key];
   }

@@ -15,7 +15,8 @@ function keyOf(key: string | undefined): string {
 }
 
 async function assertFlow(db: Db, flowId: string): Promise<void> {
-  if (!(await db.select({ id: chatFlow.id }).from(chatFlow).where(eq(chatFlow.id, flowId)).get())) throw notFound(`Chatflow ${flowId} not found`);
+  if (!(await db.select({ id: chatFlow.id }).from(chatFlow).where(eq(chatFlow.id, flowId)).get()))
+    throw notFound(`Chatflow ${flowId} not found`);
 }
 
 /** A new secret (the old one stops working at once); answered in full this once. */
@@ -24,7 +25,9 @@ export async function createWebhookSecret(db: Db, key: string | undefined, flowI
   await assertFlow(db, flowId);
   const secret = toHex(crypto.getRandomValues(new Uint8Array(32)));
   const encryptedSecret = await encryptText(sealKey, secret);
-  await db.insert(webhookSecret).values({ chatflowId: flowId, encryptedSecret, createdDate: nowIso() })
+  await db
+    .insert(webhookSecret)
+    .values({ chatflowId: flowId, encryptedSecret, createdDate: nowIso() })
     .onConflictDoUpdate({ target: webhookSecret.chatflowId, set: { encryptedSecret, createdDate: nowIso() } });
   return { webhookSecret: secret };
 }
@@ -38,7 +41,11 @@ export async function clearWebhookSecret(db: Db, flowId: string): Promise<{ dele
 
 /** The secret in clear, for checking a request; undefined when none was made. */
 export async function readWebhookSecret(db: Db, key: string | undefined, flowId: string): Promise<string | undefined> {
-  const row = await db.select({ sealed: webhookSecret.encryptedSecret }).from(webhookSecret).where(eq(webhookSecret.chatflowId, flowId)).get();
+  const row = await db
+    .select({ sealed: webhookSecret.encryptedSecret })
+    .from(webhookSecret)
+    .where(eq(webhookSecret.chatflowId, flowId))
+    .get();
   if (!row) return undefined;
   try {
     return await decryptText(keyOf(key), row.sealed);

@@ -64,7 +64,7 @@ export function webhookOfFlow(flow: { type: string | null; flowData: string }): 
   } catch {
     return undefined;
   }
-  if (!inputs || inputs.startInputType !== "webhookTrigger") return undefined;
+  if (inputs?.startInputType !== "webhookTrigger") return undefined;
   const mode = str(inputs.webhookResponseMode);
   const responseMode: ResponseMode = mode === "async" || mode === "stream" ? mode : "sync";
   const inputMode = str(inputs.webhookInputMode);

@@ -80,16 +80,22 @@ export function promptValuesOf(raw: unknown): Record<string, unknown> {
  */
 export function openingMessages(rt: NodeRuntime, input: string | undefined, memory: boolean): AgentflowMessage[] {
   const earlier: AgentflowMessage[] = memory
-    ? (rt.request.previousExecution ?? []).filter((e) => e.status === "FINISHED")
-      .flatMap((e) => (Array.isArray(e.data?.chatHistory) ? e.data.chatHistory : []))
-      .map((m) => ({ ...m, additional_kwargs: { ...m.additional_kwargs, earlier: true } }))
-    : (rt.request.history ?? []).map((t) => ({ role: t.role === "apiMessage" ? ("assistant" as const) : ("user" as const), content: t.content }));
+    ? (rt.request.previousExecution ?? [])
+        .filter((e) => e.status === "FINISHED")
+        .flatMap((e) => (Array.isArray(e.data?.chatHistory) ? e.data.chatHistory : []))
+        .map((m) => ({ ...m, additional_kwargs: { ...m.additional_kwargs, earlier: true } }))
+    : (rt.request.history ?? []).map((t) => ({
+        role: t.role === "apiMessage" ? ("assistant" as const) : ("user" as const),
+        content: t.content,
+      }));
   return [...earlier, { role: "user", content: input ?? "" }];
 }
 
 /** The last message a node of this run said (its reasoning's last message), for a final answer. */
 export const lastSaid = (messages: AgentflowMessage[], type?: string): AgentflowMessage | undefined =>
-  [...messages].reverse().find((m) => m.role !== "system" && !m.additional_kwargs?.earlier && (type === undefined || m.additional_kwargs?.type === type));
+  [...messages]
+    .reverse()
+    .find((m) => m.role !== "system" && !m.additional_kwargs?.earlier && (type === undefined || m.additional_kwargs?.type === type));
 
 /** Messages of this request (not restored from an earlier turn by agent memory). */
 export const thisTurn = (messages: AgentflowMessage[]): AgentflowMessage[] => messages.filter((m) => !m.additional_kwargs?.earlier);

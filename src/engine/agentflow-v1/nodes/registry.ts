@@ -16,9 +16,18 @@ import { workerNode } from "./worker";
 export type { TranslateScope, V1NodeDef } from "./common";
 
 const defs: V1NodeDef[] = [
-  supervisorNode, workerNode,
-  seqStartNode, seqAgentNode, seqLLMNode, seqToolNode, seqConditionNode, seqConditionAgentNode, seqLoopNode, seqEndNode,
-  seqCustomFunctionNode, seqExecuteFlowNode,
+  supervisorNode,
+  workerNode,
+  seqStartNode,
+  seqAgentNode,
+  seqLLMNode,
+  seqToolNode,
+  seqConditionNode,
+  seqConditionAgentNode,
+  seqLoopNode,
+  seqEndNode,
+  seqCustomFunctionNode,
+  seqExecuteFlowNode,
 ];
 
 export const v1NodeList: V1NodeDef[] = defs.map((d) => ({ ...d, translatedOnly: true as const }));

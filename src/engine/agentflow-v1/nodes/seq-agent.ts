@@ -13,7 +13,8 @@ import { applyState, approvalMessage, historyFor, promptMessages, promptValues, 
 
 function resumeOf(humanInput: HumanInput | undefined, checkpoint: unknown, owner: string) {
   if (!humanInput) return undefined;
-  if (humanInput.type !== "proceed" && humanInput.type !== "reject") throw badRequest(`${owner}: humanInput.type must be "proceed" or "reject"`);
+  if (humanInput.type !== "proceed" && humanInput.type !== "reject")
+    throw badRequest(`${owner}: humanInput.type must be "proceed" or "reject"`);
   return { humanInput, checkpoint: Array.isArray(checkpoint) ? (checkpoint as AgentflowMessage[]) : [] };
 }
 
@@ -34,7 +35,9 @@ export const seqAgentNode: V1NodeDef = {
     const maxIterations = given !== undefined && given >= 1 ? Math.min(Math.floor(given), MAX_MAX_ITERATIONS) : DEFAULT_MAX_ITERATIONS;
 
     const resume = resumeOf(rt.humanInput, rt.humanInputAction?.data?.input?.messages, owner);
-    const messages = resume ? [] : promptMessages(inputs, historyFor(rt, input, inputs.conversationHistorySelection), promptValues(v1, inputs, rt, input));
+    const messages = resume
+      ? []
+      : promptMessages(inputs, historyFor(rt, input, inputs.conversationHistorySelection), promptValues(v1, inputs, rt, input));
     const loop = await runToolLoop({ model, tools, messages, maxIterations, live: false, rt }, resume);
 
     if (loop.waitingForHumanInput) {
@@ -47,9 +50,21 @@ export const seqAgentNode: V1NodeDef = {
         output: {
           content: question,
           isWaitingForHumanInput: true,
-          v1Action: { approve: nonBlank(inputs.approveButtonText) ?? "Yes", reject: nonBlank(inputs.rejectButtonText) ?? "No", toolCalls: loop.messages.at(-1)?.tool_calls ?? [] },
+          v1Action: {
+            approve: nonBlank(inputs.approveButtonText) ?? "Yes",
+            reject: nonBlank(inputs.rejectButtonText) ?? "No",
+            toolCalls: loop.messages.at(-1)?.tool_calls ?? [],
+          },
           usedTools: calls,
-          ...reasoning({ agentName: node.data.label, messages: [question], usedTools: calls, sourceDocuments: [], state: {}, nodeName: "seqAgent", nodeId: node.id }),
+          ...reasoning({
+            agentName: node.data.label,
+            messages: [question],
+            usedTools: calls,
+            sourceDocuments: [],
+            state: {},
+            nodeName: "seqAgent",
+            nodeId: node.id,
+          }),
         },
         state: rt.state,
       };
@@ -67,7 +82,15 @@ export const seqAgentNode: V1NodeDef = {
         content,
         ...(loop.usedTools.length ? { usedTools: loop.usedTools } : {}),
         ...(found.length ? { sourceDocuments: found } : {}),
-        ...reasoning({ agentName: node.data.label, messages: [content], usedTools: loop.usedTools, sourceDocuments: found, state: updates, nodeName: "seqAgent", nodeId: node.id }),
+        ...reasoning({
+          agentName: node.data.label,
+          messages: [content],
+          usedTools: loop.usedTools,
+          sourceDocuments: found,
+          state: updates,
+          nodeName: "seqAgent",
+          nodeId: node.id,
+        }),
       },
       state: applyState(rt.state, updates, v1.data.v1.channels),
       chatHistory: [said(v1, content, kwargs)],

@@ -15,8 +15,14 @@ import { fillPrompt, promptValuesOf, thisTurn } from "./common";
 
 /** The agent name a sequential node is known by (Loop's "Loop To", reasoning's agentName). */
 export const seqName = (inputs: Record<string, unknown> | undefined, label: string): string =>
-  nonBlank(inputs?.agentName) ?? nonBlank(inputs?.llmNodeName) ?? nonBlank(inputs?.toolNodeName) ?? nonBlank(inputs?.conditionAgentName) ??
-  nonBlank(inputs?.conditionName) ?? nonBlank(inputs?.functionName) ?? nonBlank(inputs?.seqExecuteFlowName) ?? label;
+  nonBlank(inputs?.agentName) ??
+  nonBlank(inputs?.llmNodeName) ??
+  nonBlank(inputs?.toolNodeName) ??
+  nonBlank(inputs?.conditionAgentName) ??
+  nonBlank(inputs?.conditionName) ??
+  nonBlank(inputs?.functionName) ??
+  nonBlank(inputs?.seqExecuteFlowName) ??
+  label;
 
 /** Flowise's customGet: `a.b[0]`, `a.b[-1]`, `messages.length`. */
 function pathGet(root: unknown, path: string): unknown {
@@ -24,7 +30,13 @@ function pathGet(root: unknown, path: string): unknown {
   for (const part of path.split(".").filter(Boolean)) {
     const m = /^([^[\]]*)(?:\[(-?\d+)\])?$/.exec(part);
     if (!m) return undefined;
-    if (m[1]) value = m[1] === "length" && Array.isArray(value) ? value.length : isObject(value) || Array.isArray(value) ? (value as Record<string, unknown>)[m[1]] : undefined;
+    if (m[1])
+      value =
+        m[1] === "length" && Array.isArray(value)
+          ? value.length
+          : isObject(value) || Array.isArray(value)
+            ? (value as Record<string, unknown>)[m[1]]
+            : undefined;
     if (m[2] !== undefined) {
       if (!Array.isArray(value)) return undefined;
       const i = Number(m[2]);
@@ -38,8 +50,13 @@ function pathGet(root: unknown, path: string): unknown {
 /** What `$flow.…` reads: the state (with the conversation as `messages`), the node's output, the vars. */
 export function flowOf(rt: NodeRuntime, input: string | undefined, output?: unknown): Record<string, unknown> {
   return {
-    chatflowId: rt.request.chatflowId, sessionId: rt.request.sessionId, chatId: rt.request.chatId, input: input ?? "",
-    state: { ...rt.state, messages: rt.runtimeChatHistory }, output, vars: rt.request.vars,
+    chatflowId: rt.request.chatflowId,
+    sessionId: rt.request.sessionId,
+    chatId: rt.request.chatId,
+    input: input ?? "",
+    state: { ...rt.state, messages: rt.runtimeChatHistory },
+    output,
+    vars: rt.request.vars,
   };
 }
 
@@ -52,10 +69,16 @@ export function flowValue(value: unknown, flow: Record<string, unknown>): unknow
 }
 
 /** The last message a node said in this run (a prompt value naming a node). */
-const lastOf = (rt: NodeRuntime, nodeId: string) => [...rt.runtimeChatHistory].reverse().find((m) => m.additional_kwargs?.nodeId === nodeId)?.content ?? "";
+const lastOf = (rt: NodeRuntime, nodeId: string) =>
+  [...rt.runtimeChatHistory].reverse().find((m) => m.additional_kwargs?.nodeId === nodeId)?.content ?? "";
 
 /** promptValues: a node reference → its last message, `$flow.state…` → the state, else the resolved text. */
-export function promptValues(node: V1Node, inputs: Record<string, unknown>, rt: NodeRuntime, input: string | undefined): Record<string, unknown> {
+export function promptValues(
+  node: V1Node,
+  inputs: Record<string, unknown>,
+  rt: NodeRuntime,
+  input: string | undefined,
+): Record<string, unknown> {
   const raw = promptValuesOf(node.data.v1.original.data.inputs?.promptValues);
   const resolved = promptValuesOf(inputs.promptValues);
   const flow = flowOf(rt, input);
@@ -81,7 +104,11 @@ export function historyFor(rt: NodeRuntime, input: string | undefined, selection
 }
 
 /** [system prompt] + history + [human prompt], `{variables}` filled. */
-export function promptMessages(inputs: Record<string, unknown>, history: AgentflowMessage[], values: Record<string, unknown>): AgentflowMessage[] {
+export function promptMessages(
+  inputs: Record<string, unknown>,
+  history: AgentflowMessage[],
+  values: Record<string, unknown>,
+): AgentflowMessage[] {
   const system = nonBlank(inputs.systemMessagePrompt);
   const human = nonBlank(inputs.humanMessagePrompt);
   return [
@@ -92,7 +119,10 @@ export function promptMessages(inputs: Record<string, unknown>, history: Agentfl
 }
 
 /** State channels of the seqState node: key → Replace | Append, and their defaults. */
-export function channelsOf(stateNode: { data: { inputs?: Record<string, unknown> } } | undefined): { types: Record<string, string>; defaults: Record<string, unknown> } {
+export function channelsOf(stateNode: { data: { inputs?: Record<string, unknown> } } | undefined): {
+  types: Record<string, string>;
+  defaults: Record<string, unknown>;
+} {
   const types: Record<string, string> = {};
   const defaults: Record<string, unknown> = {};
   const raw = stateNode?.data.inputs?.stateMemoryUI ?? stateNode?.data.inputs?.stateMemory;
@@ -106,7 +136,11 @@ export function channelsOf(stateNode: { data: { inputs?: Record<string, unknown>
 }
 
 /** The state after a node's updates: Append channels concatenate, the others are replaced. */
-export function applyState(state: Record<string, unknown>, updates: Record<string, unknown>, types: Record<string, string> = {}): Record<string, unknown> {
+export function applyState(
+  state: Record<string, unknown>,
+  updates: Record<string, unknown>,
+  types: Record<string, string> = {},
+): Record<string, unknown> {
   const next = { ...state };
   for (const [k, v] of Object.entries(updates)) {
     if (types[k] === "Append") next[k] = [...(Array.isArray(next[k]) ? (next[k] as unknown[]) : []), ...(Array.isArray(v) ? v : [v])];
@@ -116,7 +150,13 @@ export function applyState(state: Record<string, unknown>, updates: Record<strin
 }
 
 /** The node's state updates: UI rows ({key, value: `$flow.output.x`…}), or code returning an object (sandboxed). */
-export async function stateUpdates(inputs: Record<string, unknown>, rt: NodeRuntime, input: string | undefined, output: unknown, owner: string): Promise<Record<string, unknown>> {
+export async function stateUpdates(
+  inputs: Record<string, unknown>,
+  rt: NodeRuntime,
+  input: string | undefined,
+  output: unknown,
+  owner: string,
+): Promise<Record<string, unknown>> {
   const flow = flowOf(rt, input, output);
   const code = nonBlank(inputs.updateStateMemoryCode);
   if (inputs.updateStateMemory === "updateStateMemoryCode" && code) {
@@ -139,20 +179,34 @@ export async function stateUpdates(inputs: Record<string, unknown>, rt: NodeRunt
 
 /** Flowise's approval question: the approval prompt (its `{tools}` the pending calls) asked of the model. */
 export async function approvalMessage(model: BaseChatModel, prompt: unknown, calls: unknown[], signal: AbortSignal): Promise<string> {
-  const text = (nonBlank(prompt) ?? "You are about to execute tool: {tools}. Ask if user want to proceed").replaceAll("{tools}", JSON.stringify(calls));
+  const text = (nonBlank(prompt) ?? "You are about to execute tool: {tools}. Ask if user want to proceed").replaceAll(
+    "{tools}",
+    JSON.stringify(calls),
+  );
   const reply = await callChat(model, [new HumanMessage(text)], signal);
   return contentText(reply.content) || "Do you want to proceed?";
 }
 
 /** Flowise V1 structured-output rows (String, String Array, Number, Boolean, Enum) as the runtime's rows. */
 export function structuredRows(raw: unknown): Array<Record<string, unknown>> {
-  const types: Record<string, string> = { String: "string", "String Array": "stringArray", Number: "number", Boolean: "boolean", Enum: "enum" };
-  return listOf(raw).filter(isObject).map((r) => ({ ...r, type: types[String(r.type)] ?? "string" }));
+  const types: Record<string, string> = {
+    String: "string",
+    "String Array": "stringArray",
+    Number: "number",
+    Boolean: "boolean",
+    Enum: "enum",
+  };
+  return listOf(raw)
+    .filter(isObject)
+    .map((r) => ({ ...r, type: types[String(r.type)] ?? "string" }));
 }
 
 /** A V1 node's reply joining the conversation (named, tagged with its node). */
 export const said = (node: V1Node, content: string, extra: Record<string, unknown> = {}): AgentflowMessage => ({
-  role: "assistant", content, name: node.data.label.toLowerCase().replace(/\s/g, "_"), additional_kwargs: { nodeId: node.id, ...extra },
+  role: "assistant",
+  content,
+  name: node.data.label.toLowerCase().replace(/\s/g, "_"),
+  additional_kwargs: { nodeId: node.id, ...extra },
 });
 
 export { thisTurn };

@@ -27,29 +27,58 @@ function holds(input: unknown, operation: string, value: unknown = ""): boolean 
   const nb = isNumeric(b) ? parseFloat(b) : NaN;
   const numeric = (f: (x: number, y: number) => boolean) => !isNaN(na) && !isNaN(nb) && f(na, nb);
   const ops: Record<string, () => boolean> = {
-    Contains: () => a.includes(b), "Not Contains": () => !a.includes(b), "Start With": () => a.startsWith(b), "End With": () => a.endsWith(b),
-    Is: () => a === b, "Is Not": () => a !== b, "Is Empty": () => a.trim().length === 0, "Is Not Empty": () => a.trim().length > 0,
-    "Greater Than": () => numeric((x, y) => x > y), "Less Than": () => numeric((x, y) => x < y), "Equal To": () => numeric((x, y) => x === y),
-    "Not Equal To": () => numeric((x, y) => x !== y), "Greater Than or Equal To": () => numeric((x, y) => x >= y), "Less Than or Equal To": () => numeric((x, y) => x <= y),
+    Contains: () => a.includes(b),
+    "Not Contains": () => !a.includes(b),
+    "Start With": () => a.startsWith(b),
+    "End With": () => a.endsWith(b),
+    Is: () => a === b,
+    "Is Not": () => a !== b,
+    "Is Empty": () => a.trim().length === 0,
+    "Is Not Empty": () => a.trim().length > 0,
+    "Greater Than": () => numeric((x, y) => x > y),
+    "Less Than": () => numeric((x, y) => x < y),
+    "Equal To": () => numeric((x, y) => x === y),
+    "Not Equal To": () => numeric((x, y) => x !== y),
+    "Greater Than or Equal To": () => numeric((x, y) => x >= y),
+    "Less Than or Equal To": () => numeric((x, y) => x <= y),
   };
   return ops[operation]?.() ?? false;
 }
 
 function translateRoutes(node: FlowNode, scope: TranslateScope): Translated {
-  const anchors = Array.isArray(node.data.outputAnchors) ? (node.data.outputAnchors as Array<{ options?: Array<{ id?: string; label?: string }> }>) : [];
+  const anchors = Array.isArray(node.data.outputAnchors)
+    ? (node.data.outputAnchors as Array<{ options?: Array<{ id?: string; label?: string }> }>)
+    : [];
   const options = (anchors[0]?.options ?? []).filter((o) => typeof o.id === "string");
   const edges = scope.edgesFrom(node.id);
-  if (!edges.length || !options.length) scope.errors.push(`${node.data.label} (${node.id}) has no routes: connect its outputs to the nodes each route leads to`);
-  const handles = new Map(edges.map((e) => {
-    const i = options.findIndex((o) => o.id === e.sourceHandle);
-    if (i < 0) scope.errors.push(`The edge from ${node.data.label} (${node.id}) to ${e.target} leaves from ${e.sourceHandle}, which is none of its routes`);
-    return [e, `${node.id}-output-${Math.max(i, 0)}`];
-  }));
-  return { label: seqName(node.data.inputs, node.data.label), inputs: { v1Branches: options.length + 1 }, handles, info: { routes: options.map((o) => String(o.label ?? "")) } };
+  if (!edges.length || !options.length)
+    scope.errors.push(`${node.data.label} (${node.id}) has no routes: connect its outputs to the nodes each route leads to`);
+  const handles = new Map(
+    edges.map((e) => {
+      const i = options.findIndex((o) => o.id === e.sourceHandle);
+      if (i < 0)
+        scope.errors.push(
+          `The edge from ${node.data.label} (${node.id}) to ${e.target} leaves from ${e.sourceHandle}, which is none of its routes`,
+        );
+      return [e, `${node.id}-output-${Math.max(i, 0)}`];
+    }),
+  );
+  return {
+    label: seqName(node.data.inputs, node.data.label),
+    inputs: { v1Branches: options.length + 1 },
+    handles,
+    info: { routes: options.map((o) => String(o.label ?? "")) },
+  };
 }
 
 /** The route the condition rows (or code) choose; "End" when none holds. */
-async function chooseRoute(inputs: Record<string, unknown>, rt: NodeRuntime, input: string | undefined, output: unknown, owner: string): Promise<string> {
+async function chooseRoute(
+  inputs: Record<string, unknown>,
+  rt: NodeRuntime,
+  input: string | undefined,
+  output: unknown,
+  owner: string,
+): Promise<string> {
   const code = nonBlank(inputs.conditionFunction);
   const tab = String(Object.entries(inputs).find(([k]) => k.startsWith("selectedConditionFunctionTab"))?.[1] ?? "conditionUI");
   if (tab.startsWith("conditionFunction") && code) {
@@ -60,9 +89,10 @@ async function chooseRoute(inputs: Record<string, unknown>, rt: NodeRuntime, inp
   for (const row of listOf(inputs.conditionUI).filter(isObject)) {
     const variable = nonBlank(row.variable);
     if (!variable) throw badRequest(`${owner}: a condition needs a variable`);
-    const value = variable.startsWith("$flow.") || variable.startsWith("$vars.")
-      ? flowValue(variable, flow)
-      : [...rt.runtimeChatHistory].reverse().find((m) => m.additional_kwargs?.nodeId === variable.slice(1))?.content;
+    const value =
+      variable.startsWith("$flow.") || variable.startsWith("$vars.")
+        ? flowValue(variable, flow)
+        : [...rt.runtimeChatHistory].reverse().find((m) => m.additional_kwargs?.nodeId === variable.slice(1))?.content;
     if (holds(value, String(row.operation ?? ""), row.value)) return String(row.output ?? "");
   }
   return "End";
@@ -70,7 +100,7 @@ async function chooseRoute(inputs: Record<string, unknown>, rt: NodeRuntime, inp
 
 function decided(node: V1Node, route: string) {
   const routes = node.data.v1.routes ?? [];
-  const at = routes.findIndex((r) => r === route);
+  const at = routes.indexOf(route);
   return [...routes.map((r, i) => ({ route: r, isFulfilled: i === at })), { route: "(no route)", isFulfilled: at < 0 }];
 }
 
@@ -88,7 +118,12 @@ export const seqConditionNode: V1NodeDef = {
       id: node.id,
       name: node.data.name,
       input: { conditionUI: inputs.conditionUI },
-      output: { content: route, route, conditions: decided(v1, route), ...reasoning({ agentName: node.data.label, messages: [route], nodeName: "seqCondition", nodeId: node.id }) },
+      output: {
+        content: route,
+        route,
+        conditions: decided(v1, route),
+        ...reasoning({ agentName: node.data.label, messages: [route], nodeName: "seqCondition", nodeId: node.id }),
+      },
       state: rt.state,
     };
   },
@@ -109,7 +144,10 @@ export const seqConditionAgentNode: V1NodeDef = {
     const schema = structuredSchema(structuredRows(inputs.conditionAgentStructuredOutput), owner);
     let output: Record<string, unknown>;
     if (schema) {
-      const { value } = await invokeStructured(model, toMessages(prompt), schema, owner, rt.signal, { name: "extract", description: "Extract structured data from the output" });
+      const { value } = await invokeStructured(model, toMessages(prompt), schema, owner, rt.signal, {
+        name: "extract",
+        description: "Extract structured data from the output",
+      });
       output = { ...value, content: JSON.stringify(value) };
     } else {
       output = { content: contentText((await callChat(model, toMessages(prompt), rt.signal)).content) };
@@ -120,7 +158,12 @@ export const seqConditionAgentNode: V1NodeDef = {
       id: node.id,
       name: node.data.name,
       input: { messages: prompt },
-      output: { ...output, route, conditions: decided(v1, route), ...reasoning({ agentName: node.data.label, messages: [content], nodeName: "seqConditionAgent", nodeId: node.id, state: {} }) },
+      output: {
+        ...output,
+        route,
+        conditions: decided(v1, route),
+        ...reasoning({ agentName: node.data.label, messages: [content], nodeName: "seqConditionAgent", nodeId: node.id, state: {} }),
+      },
       state: rt.state,
       chatHistory: [said(v1, content)],
     };

@@ -15,7 +15,12 @@ export const seqLoopNode: V1NodeDef = {
   loopsBack: true,
   translate(node, scope) {
     const to = String(node.data.inputs?.loopToName ?? "");
-    const target = scope.flow.find((n) => n.id !== node.id && !["seqLoop", "seqEnd", "seqStart"].includes(n.data.name) && norm(seqName(n.data.inputs, n.data.label)) === norm(to));
+    const target = scope.flow.find(
+      (n) =>
+        n.id !== node.id &&
+        !["seqLoop", "seqEnd", "seqStart"].includes(n.data.name) &&
+        norm(seqName(n.data.inputs, n.data.label)) === norm(to),
+    );
     if (!target) {
       scope.errors.push(`${node.data.label} (${node.id}) loops to "${to}", which names no agent or LLM node of this flow`);
       return {};
@@ -24,13 +29,18 @@ export const seqLoopNode: V1NodeDef = {
   },
   async run({ node, rt }) {
     const target = String(node.data.inputs?.loopBackToNode ?? "").split("-")[0];
-    const label = String(node.data.inputs?.loopBackToNode ?? "").split("-").slice(1).join("-");
+    const label = String(node.data.inputs?.loopBackToNode ?? "")
+      .split("-")
+      .slice(1)
+      .join("-");
     return {
       id: node.id,
       name: node.data.name,
       input: { nodeID: target },
       output: {
-        content: `Loop back to ${label} (${target})`, nodeID: target, maxLoopCount: SEQ_LOOP_LIMIT,
+        content: `Loop back to ${label} (${target})`,
+        nodeID: target,
+        maxLoopCount: SEQ_LOOP_LIMIT,
         fallbackMessage: `Stopped: the loop back to ${label} ran ${SEQ_LOOP_LIMIT} times in this request.`,
       },
       state: rt.state,

@@ -14,7 +14,13 @@ import { type V1NodeDef, promptValuesOf, reasoning } from "./common";
 import { applyState, flowOf, flowValue, said, seqName } from "./seq-common";
 
 /** The node's answer as returnValueAs says: a message (AI by default, or human), or state updates. */
-function answered(v1: V1Node, content: string, as: unknown, state: Record<string, unknown>, owner: string): Pick<NodeResultData, "state" | "chatHistory"> & { updates: Record<string, unknown> } {
+function answered(
+  v1: V1Node,
+  content: string,
+  as: unknown,
+  state: Record<string, unknown>,
+  owner: string,
+): Pick<NodeResultData, "state" | "chatHistory"> & { updates: Record<string, unknown> } {
   if (as === "stateObj") {
     let updates: unknown;
     try {
@@ -41,7 +47,9 @@ export const seqCustomFunctionNode: V1NodeDef = {
     const code = nonBlank(inputs.javascriptFunction);
     if (!code) throw badRequest(`${owner} has no JavaScript function`);
     const flow = flowOf(rt, input);
-    const variables = Object.fromEntries(Object.entries(promptValuesOf(inputs.functionInputVariables)).map(([k, v]) => [k, flowValue(v, flow)]));
+    const variables = Object.fromEntries(
+      Object.entries(promptValuesOf(inputs.functionInputVariables)).map(([k, v]) => [k, flowValue(v, flow)]),
+    );
     let content: string;
     try {
       content = await runFunction(code, input, variables, rt);
@@ -51,8 +59,13 @@ export const seqCustomFunctionNode: V1NodeDef = {
     }
     const { updates, ...rest } = answered(v1, content, inputs.returnValueAs, rt.state, owner);
     return {
-      id: node.id, name: node.data.name, input: { code, variables },
-      output: { content, ...reasoning({ agentName: node.data.label, messages: [content], state: updates, nodeName: "seqCustomFunction", nodeId: node.id }) },
+      id: node.id,
+      name: node.data.name,
+      input: { code, variables },
+      output: {
+        content,
+        ...reasoning({ agentName: node.data.label, messages: [content], state: updates, nodeName: "seqCustomFunction", nodeId: node.id }),
+      },
       ...rest,
     };
   },
@@ -72,7 +85,8 @@ export const seqExecuteFlowNode: V1NodeDef = {
     const stack = [...(rt.request.callStack ?? []), rt.request.chatflowId];
     if (stack.includes(flowId)) throw badRequest(`${owner}: executing ${flowId} would make a cycle (${[...stack, flowId].join(" → ")})`);
     const asked = inputs.seqExecuteFlowInput;
-    const question = asked === "userQuestion" || asked === undefined || asked === "" ? (input ?? "") : String(flowValue(asked, flowOf(rt, input)) ?? "");
+    const question =
+      asked === "userQuestion" || asked === undefined || asked === "" ? (input ?? "") : String(flowValue(asked, flowOf(rt, input)) ?? "");
     const overrideConfig = promptValuesOf(inputs.overrideConfig);
     const chatId = inputs.startNewSession === true || inputs.startNewSession === "true" ? crypto.randomUUID() : rt.request.chatId;
     const answer = await rt.ports.runFlow(flowId, { question, chatId, overrideConfig, callStack: stack });
@@ -81,8 +95,21 @@ export const seqExecuteFlowNode: V1NodeDef = {
     const usedTools = answer.usedTools ?? [];
     const sourceDocuments = answer.sourceDocuments ?? [];
     return {
-      id: node.id, name: node.data.name, input: { question, flowId },
-      output: { content, ...reasoning({ agentName: node.data.label, messages: [content], usedTools, sourceDocuments, state: updates, nodeName: "seqExecuteFlow", nodeId: node.id }) },
+      id: node.id,
+      name: node.data.name,
+      input: { question, flowId },
+      output: {
+        content,
+        ...reasoning({
+          agentName: node.data.label,
+          messages: [content],
+          usedTools,
+          sourceDocuments,
+          state: updates,
+          nodeName: "seqExecuteFlow",
+          nodeId: node.id,
+        }),
+      },
       ...rest,
     };
   },

@@ -17,7 +17,9 @@ export const seqLLMNode: V1NodeDef = {
   mode: "sequential",
   variableParams: [],
   translate(node, scope) {
-    const neighbours = [...scope.childrenOf(node.id), ...scope.parentsOf(node.id)].map((id) => scope.byId.get(id)!).filter((n) => n.data.name === "seqToolNode");
+    const neighbours = [...scope.childrenOf(node.id), ...scope.parentsOf(node.id)]
+      .map((id) => scope.byId.get(id)!)
+      .filter((n) => n.data.name === "seqToolNode");
     const toolRefs = neighbours.flatMap((n) => {
       const tools = n.data.inputs?.tools;
       return (Array.isArray(tools) ? tools : [tools]).map(refId).filter((id): id is string => !!id);
@@ -38,7 +40,10 @@ export const seqLLMNode: V1NodeDef = {
     let output: Record<string, unknown>;
     let toolCalls: ReturnType<typeof fromReply>["tool_calls"];
     if (schema) {
-      const { value } = await invokeStructured(model, messages, schema, owner, rt.signal, { name: "extract", description: "Extract structured data from the output" });
+      const { value } = await invokeStructured(model, messages, schema, owner, rt.signal, {
+        name: "extract",
+        description: "Extract structured data from the output",
+      });
       content = JSON.stringify(value);
       output = { ...value, content };
     } else {
@@ -54,7 +59,18 @@ export const seqLLMNode: V1NodeDef = {
       id: node.id,
       name: node.data.name,
       input: { messages: prompt },
-      output: { ...output, ...reasoning({ agentName: node.data.label, messages: [content], usedTools: [], sourceDocuments: [], state: updates, nodeName: "seqLLMNode", nodeId: node.id }) },
+      output: {
+        ...output,
+        ...reasoning({
+          agentName: node.data.label,
+          messages: [content],
+          usedTools: [],
+          sourceDocuments: [],
+          state: updates,
+          nodeName: "seqLLMNode",
+          nodeId: node.id,
+        }),
+      },
       state: applyState(rt.state, updates, v1.data.v1.channels),
       chatHistory: [message],
     };

@@ -18,16 +18,21 @@ export const seqStartNode: V1NodeDef = {
   translate(node, scope) {
     const starts = scope.ofName("seqStart");
     if (starts.length > 1 && starts[0].id === node.id) {
-      scope.errors.push(`A sequential agent flow has exactly one Start node (seqStart); this one has ${starts.length}: ${starts.map((s) => `${s.data.label} (${s.id})`).join(", ")}`);
+      scope.errors.push(
+        `A sequential agent flow has exactly one Start node (seqStart); this one has ${starts.length}: ${starts.map((s) => `${s.data.label} (${s.id})`).join(", ")}`,
+      );
     }
-    if (!refId(node.data.inputs?.model)) scope.errors.push(`${node.data.label} (${node.id}) needs a chat model: connect one to its Chat Model input`);
+    if (!refId(node.data.inputs?.model))
+      scope.errors.push(`${node.data.label} (${node.id}) needs a chat model: connect one to its Chat Model input`);
     return { info: { memory: refId(node.data.inputs?.agentMemory) !== undefined, stateNode: scope.stateNode } };
   },
   async run({ node, input: asked, rt }) {
     const { memory, stateNode } = (node as V1Node).data.v1;
     const input = await moderated(node as V1Node, (await resolveV1(node as V1Node, rt, asked)).inputs, asked);
     const { defaults } = channelsOf(stateNode);
-    const previous = memory ? [...(rt.request.previousExecution ?? [])].reverse().find((e) => isObject(e.data?.state))?.data.state : undefined;
+    const previous = memory
+      ? [...(rt.request.previousExecution ?? [])].reverse().find((e) => isObject(e.data?.state))?.data.state
+      : undefined;
     const state = { ...defaults, ...(previous ?? {}) };
     return {
       id: node.id,

@@ -15,9 +15,19 @@ import type { V1Node } from "../types";
 import { type V1NodeDef, reasoning } from "./common";
 import { applyState, approvalMessage, seqName, stateUpdates, thisTurn } from "./seq-common";
 
-const text = (out: unknown) => (typeof out === "string" ? out : out && typeof out === "object" && "content" in out ? contentText((out as { content: unknown }).content) : JSON.stringify(out ?? ""));
+const text = (out: unknown) =>
+  typeof out === "string"
+    ? out
+    : out && typeof out === "object" && "content" in out
+      ? contentText((out as { content: unknown }).content)
+      : JSON.stringify(out ?? "");
 
-async function invoke(tool: StructuredToolInterface | undefined, name: string, args: Record<string, unknown>, signal: AbortSignal): Promise<{ output: string; error?: string }> {
+async function invoke(
+  tool: StructuredToolInterface | undefined,
+  name: string,
+  args: Record<string, unknown>,
+  signal: AbortSignal,
+): Promise<{ output: string; error?: string }> {
   if (!tool) return { output: `Error: there is no tool named "${name}"`, error: `there is no tool named "${name}"` };
   try {
     return { output: text(await tool.invoke(args, { signal })).slice(0, MAX_TOOL_OUTPUT_CHARS) };
@@ -44,7 +54,8 @@ export const seqToolNode: V1NodeDef = {
     const calls = [...thisTurn(rt.runtimeChatHistory)].reverse().find((m) => m.role === "assistant")?.tool_calls ?? [];
     const ends = [{ isFulfilled: false }, { isFulfilled: true }];
     const goesOn = [{ isFulfilled: true }, { isFulfilled: false }];
-    if (!calls.length) return { id: node.id, name: node.data.name, input: { toolCalls: [] }, output: { content: "", conditions: ends }, state: rt.state };
+    if (!calls.length)
+      return { id: node.id, name: node.data.name, input: { toolCalls: [] }, output: { content: "", conditions: ends }, state: rt.state };
 
     const { inputs, found } = await resolveV1(v1, rt, input);
     const pending = calls.map((c) => ({ tool: c.name, toolInput: c.args, toolOutput: "" }));
@@ -55,9 +66,24 @@ export const seqToolNode: V1NodeDef = {
         name: node.data.name,
         input: { toolCalls: calls },
         output: {
-          content: question, isWaitingForHumanInput: true, conditions: ends, usedTools: pending,
-          v1Action: { approve: nonBlank(inputs.approveButtonText) ?? "Yes", reject: nonBlank(inputs.rejectButtonText) ?? "No", toolCalls: calls },
-          ...reasoning({ agentName: node.data.label, messages: [question], usedTools: pending, sourceDocuments: [], state: {}, nodeName: "seqToolNode", nodeId: node.id }),
+          content: question,
+          isWaitingForHumanInput: true,
+          conditions: ends,
+          usedTools: pending,
+          v1Action: {
+            approve: nonBlank(inputs.approveButtonText) ?? "Yes",
+            reject: nonBlank(inputs.rejectButtonText) ?? "No",
+            toolCalls: calls,
+          },
+          ...reasoning({
+            agentName: node.data.label,
+            messages: [question],
+            usedTools: pending,
+            sourceDocuments: [],
+            state: {},
+            nodeName: "seqToolNode",
+            nodeId: node.id,
+          }),
         },
         state: rt.state,
       };
@@ -68,9 +94,13 @@ export const seqToolNode: V1NodeDef = {
     const replies: AgentflowMessage[] = [];
     for (const call of calls) {
       const { output, error } = rejected
-        ? { output: `The user rejected this call to ${call.name}.${rt.humanInput?.feedback ? ` Feedback: ${rt.humanInput.feedback}` : ""}`, error: undefined }
+        ? {
+            output: `The user rejected this call to ${call.name}.${rt.humanInput?.feedback ? ` Feedback: ${rt.humanInput.feedback}` : ""}`,
+            error: undefined,
+          }
         : await invoke(tools.get(call.name), call.name, call.args, rt.signal);
-      if (!rejected) usedTools.push({ tool: call.name, toolInput: call.args, toolOutput: error ? "" : output, ...(error ? { error } : {}) } as UsedTool);
+      if (!rejected)
+        usedTools.push({ tool: call.name, toolInput: call.args, toolOutput: error ? "" : output, ...(error ? { error } : {}) } as UsedTool);
       replies.push({ role: "tool", content: output, tool_call_id: call.id, name: call.name, additional_kwargs: { nodeId: node.id } });
     }
     const contents = replies.map((r) => r.content);
@@ -80,10 +110,19 @@ export const seqToolNode: V1NodeDef = {
       name: node.data.name,
       input: { toolCalls: calls },
       output: {
-        content: contents.join("\n"), conditions: goesOn,
+        content: contents.join("\n"),
+        conditions: goesOn,
         ...(usedTools.length ? { usedTools } : {}),
         ...(found.length ? { sourceDocuments: found } : {}),
-        ...reasoning({ agentName: node.data.label, messages: contents, usedTools, sourceDocuments: found, state: updates, nodeName: "seqToolNode", nodeId: node.id }),
+        ...reasoning({
+          agentName: node.data.label,
+          messages: contents,
+          usedTools,
+          sourceDocuments: found,
+          state: updates,
+          nodeName: "seqToolNode",
+          nodeId: node.id,
+        }),
       },
       state: applyState(rt.state, updates, v1.data.v1.channels),
       chatHistory: replies,

@@ -33,19 +33,35 @@ export const supervisorNode: V1NodeDef = {
   translate(node, scope) {
     const supervisors = scope.ofName("supervisor");
     if (supervisors.length > 1 && supervisors[0].id === node.id) {
-      scope.errors.push(`A multi-agent flow has one Supervisor; this one has ${supervisors.length}: ${supervisors.map((s) => `${s.data.label} (${s.id})`).join(", ")}`);
+      scope.errors.push(
+        `A multi-agent flow has one Supervisor; this one has ${supervisors.length}: ${supervisors.map((s) => `${s.data.label} (${s.id})`).join(", ")}`,
+      );
     }
     // In the graph's node order, as Flowise lists the team.
     const children = new Set(scope.childrenOf(node.id));
     const workers = scope.flow.filter((n) => n.data.name === "worker" && children.has(n.id));
     if (!workers.length) scope.errors.push(`${node.data.label} (${node.id}) has no workers: connect at least one Worker to it`);
-    const handles = new Map(scope.edgesFrom(node.id).map((e) => [e, `${node.id}-output-${Math.max(0, workers.findIndex((w) => w.id === e.target))}`]));
+    const handles = new Map(
+      scope.edgesFrom(node.id).map((e) => [
+        e,
+        `${node.id}-output-${Math.max(
+          0,
+          workers.findIndex((w) => w.id === e.target),
+        )}`,
+      ]),
+    );
     const label = nonBlank(node.data.inputs?.supervisorName) ?? node.data.label;
     return {
       label,
       inputs: { v1Branches: workers.length + 1 },
       handles,
-      info: { workers: workers.map((w) => ({ id: w.id, label: nonBlank(w.data.inputs?.workerName) ?? w.data.label, name: snake(nonBlank(w.data.inputs?.workerName) ?? w.data.label) })) },
+      info: {
+        workers: workers.map((w) => ({
+          id: w.id,
+          label: nonBlank(w.data.inputs?.workerName) ?? w.data.label,
+          name: snake(nonBlank(w.data.inputs?.workerName) ?? w.data.label),
+        })),
+      },
     };
   },
   async run({ node, input, rt }) {
@@ -60,7 +76,9 @@ export const supervisorNode: V1NodeDef = {
     const summarize = inputs.summarization === true || inputs.summarization === "true";
 
     const first = !rt.runtimeChatHistory.length;
-    const opening = first ? openingMessages(rt, await moderated(v1, inputs, input), refId(v1.data.v1.original.data.inputs?.agentMemory) !== undefined) : [];
+    const opening = first
+      ? openingMessages(rt, await moderated(v1, inputs, input), refId(v1.data.v1.original.data.inputs?.agentMemory) !== undefined)
+      : [];
     const conversation = [...rt.runtimeChatHistory, ...opening];
     const workerRuns = thisTurn(conversation).filter((m) => m.additional_kwargs?.type === "worker").length;
     const system = (nonBlank(inputs.supervisorPrompt) ?? SUPERVISOR_PROMPT).replaceAll("{team_members}", members.join(", "));
@@ -73,7 +91,10 @@ export const supervisorNode: V1NodeDef = {
       ...(summarize ? { summarization: z.string().optional().describe("Summarization of the conversation") } : {}),
     });
     const messages = toMessages([{ role: "system", content: system }, ...conversation, { role: "user", content: ask }]);
-    const { value } = await invokeStructured(model, messages, schema, owner, rt.signal, { name: "route", description: "Select the worker to act next" });
+    const { value } = await invokeStructured(model, messages, schema, owner, rt.signal, {
+      name: "route",
+      description: "Select the worker to act next",
+    });
 
     let next = String(value.next);
     const instructions = String(value.instructions ?? "");
@@ -83,7 +104,9 @@ export const supervisorNode: V1NodeDef = {
     let content = "";
     if (next === "FINISH") {
       const last = lastSaid(rt.runtimeChatHistory, "worker")?.content;
-      content = stopped ? `${recursionMessage(limit)}${last ? `\n\nThe last worker's answer:\n${last}` : ""}` : last || nonBlank(value.summarization) || instructions;
+      content = stopped
+        ? `${recursionMessage(limit)}${last ? `\n\nThe last worker's answer:\n${last}` : ""}`
+        : last || nonBlank(value.summarization) || instructions;
     }
     const teamState = { next, instructions, team_members: members.join(", ") };
     return {
@@ -94,8 +117,21 @@ export const supervisorNode: V1NodeDef = {
         content,
         ...teamState,
         ...(stopped ? { recursionLimitReached: limit } : {}),
-        conditions: [...workers.map((w) => ({ worker: w.label, isFulfilled: w.name === next })), { worker: "FINISH", isFulfilled: next === "FINISH" }],
-        ...reasoning({ agentName: node.data.label, messages: [], next, instructions, usedTools: [], sourceDocuments: [], artifacts: [], state: teamState, nodeId: node.id }),
+        conditions: [
+          ...workers.map((w) => ({ worker: w.label, isFulfilled: w.name === next })),
+          { worker: "FINISH", isFulfilled: next === "FINISH" },
+        ],
+        ...reasoning({
+          agentName: node.data.label,
+          messages: [],
+          next,
+          instructions,
+          usedTools: [],
+          sourceDocuments: [],
+          artifacts: [],
+          state: teamState,
+          nodeId: node.id,
+        }),
       },
       // The team state Flowise keeps (next, instructions, team_members): workers read team_members.
       state: { ...rt.state, ...teamState },

@@ -55,7 +55,11 @@ export const workerNode: V1NodeDef = {
       const given = num(inputs.maxIterations);
       const maxIterations = given !== undefined && given >= 1 ? Math.min(Math.floor(given), MAX_MAX_ITERATIONS) : DEFAULT_MAX_ITERATIONS;
       const loop = await runToolLoop({
-        model, messages, maxIterations, live: false, rt,
+        model,
+        messages,
+        maxIterations,
+        live: false,
+        rt,
         tools: tools.map((tool) => ({ tool, requiresHumanInput: false, component: tool.name })),
       });
       content = loop.content;
@@ -76,7 +80,15 @@ export const workerNode: V1NodeDef = {
         maxLoopCount: Number.MAX_SAFE_INTEGER,
         ...(usedTools.length ? { usedTools } : {}),
         ...(found.length ? { sourceDocuments: found } : {}),
-        ...reasoning({ agentName: node.data.label, messages: [content], usedTools, sourceDocuments: found, artifacts: [], state: {}, nodeId: node.id }),
+        ...reasoning({
+          agentName: node.data.label,
+          messages: [content],
+          usedTools,
+          sourceDocuments: found,
+          artifacts: [],
+          state: {},
+          nodeId: node.id,
+        }),
       },
       state: rt.state,
       chatHistory: [{ role: "user", content, name, additional_kwargs: kwargs }],

@@ -24,7 +24,13 @@ function builtInTools(inputs: Record<string, unknown>): string[] {
   return BUILT_IN.flatMap((k) => {
     const v = inputs[k];
     if (Array.isArray(v)) return v.map(String);
-    if (typeof v === "string" && v.trim()) return v.trim().startsWith("[") ? listOf<string>(v).map(String) : v.split(",").map((s) => s.trim()).filter(Boolean);
+    if (typeof v === "string" && v.trim())
+      return v.trim().startsWith("[")
+        ? listOf<string>(v).map(String)
+        : v
+            .split(",")
+            .map((s) => s.trim())
+            .filter(Boolean);
     return [];
   });
 }
@@ -40,7 +46,10 @@ export const agentNode: AgentflowNodeDef = {
       const config = isObject(inputs.agentModelConfig) ? inputs.agentModelConfig : {};
       const model = await chatModel(rt.ctx, inputs.agentModel, config, owner, "agentModel");
       const builtIn = builtInTools(inputs);
-      if (builtIn.length) throw badRequest(`${owner}: provider built-in tools (${builtIn.join(", ")}) are not available in edgeflow; use tools from agentTools`);
+      if (builtIn.length)
+        throw badRequest(
+          `${owner}: provider built-in tools (${builtIn.join(", ")}) are not available in edgeflow; use tools from agentTools`,
+        );
 
       const sourceDocuments: SourceDocument[] = [];
       const toolCtx = { ...rt.ctx, question: input ?? "" };
@@ -58,7 +67,10 @@ export const agentNode: AgentflowNodeDef = {
         name: tool.name,
         description: tool.description,
         schema: safeSchema(tool.schema),
-        toolNode: { label: component.startsWith("knowledge:") ? "Retriever Tool" : component, name: component.startsWith("knowledge:") ? "retrieverTool" : component },
+        toolNode: {
+          label: component.startsWith("knowledge:") ? "Retriever Tool" : component,
+          name: component.startsWith("knowledge:") ? "retrieverTool" : component,
+        },
       }));
 
       const memory = memorySettings(inputs, "agent");
@@ -80,7 +92,7 @@ export const agentNode: AgentflowNodeDef = {
       if (schema && !loop.waitingForHumanInput) {
         const prompt = [{ role: "user" as const, content: `Convert the following response to the structured output format: ${content}` }];
         structured = (await invokeStructured(model, toLangChain(prompt), schema, owner, rt.signal)).value;
-        content = "```json\n" + JSON.stringify(structured, null, 2) + "\n```";
+        content = `\`\`\`json\n${JSON.stringify(structured, null, 2)}\n\`\`\``;
       }
       if (answers && !loop.waitingForHumanInput) {
         if (!live) rt.emit.token(content);
@@ -91,7 +103,12 @@ export const agentNode: AgentflowNodeDef = {
 
       const output: Record<string, unknown> = { ...replyOutput(loop.reply, start, rt.now()), content };
       const usage = loop.reply.usage_metadata;
-      if (usage || loop.toolCallTokens) output.usageMetadata = { ...(usage ?? {}), total_tokens: (usage?.total_tokens ?? 0) + loop.toolCallTokens, tool_call_tokens: loop.toolCallTokens };
+      if (usage || loop.toolCallTokens)
+        output.usageMetadata = {
+          ...(usage ?? {}),
+          total_tokens: (usage?.total_tokens ?? 0) + loop.toolCallTokens,
+          tool_call_tokens: loop.toolCallTokens,
+        };
       if (structured) for (const [k, v] of Object.entries(structured)) if (v !== undefined && v !== null) output[k] = v;
       if (loop.usedTools.length) output.usedTools = loop.usedTools;
       if (sourceDocuments.length) output.sourceDocuments = sourceDocuments;
@@ -99,7 +116,11 @@ export const agentNode: AgentflowNodeDef = {
       if (loop.waitingForHumanInput) output.isWaitingForHumanInput = true;
 
       const { agentMessages: _, humanInput: __, ...rest } = inputs;
-      const reply: AgentflowMessage = { role: inputs.agentReturnResponseAs === "assistantMessage" ? "assistant" : "user", content, name: historyName(node.data.label, node.id) };
+      const reply: AgentflowMessage = {
+        role: inputs.agentReturnResponseAs === "assistantMessage" ? "assistant" : "user",
+        content,
+        name: historyName(node.data.label, node.id),
+      };
       if (loop.usedTools.length) reply.additional_kwargs = { usedTools: loop.usedTools };
       return {
         id: node.id,
@@ -120,7 +141,10 @@ function resumeOf(humanInput: { type: string }, checkpoint: unknown, owner: stri
   if (humanInput.type !== "proceed" && humanInput.type !== "reject") {
     throw badRequest(`${owner}: humanInput.type must be "proceed" or "reject", not "${humanInput.type}"`);
   }
-  return { humanInput: humanInput as { type: "proceed" | "reject" }, checkpoint: Array.isArray(checkpoint) ? (checkpoint as AgentflowMessage[]) : [] };
+  return {
+    humanInput: humanInput as { type: "proceed" | "reject" },
+    checkpoint: Array.isArray(checkpoint) ? (checkpoint as AgentflowMessage[]) : [],
+  };
 }
 
 function safeSchema(schema: unknown): unknown {

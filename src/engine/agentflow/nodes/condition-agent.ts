@@ -30,7 +30,7 @@ function matchScenario(scenarios: string[], answer: string): number {
   if (!scenarios.length) return -1;
   const wanted = answer.toLowerCase().trim();
   const lower = scenarios.map((s) => s.toLowerCase());
-  let i = lower.findIndex((s) => s === wanted);
+  let i = lower.indexOf(wanted);
   if (i < 0) i = lower.findIndex((s) => s.startsWith(wanted));
   if (i < 0) i = lower.findIndex((s) => s.includes(wanted) || wanted.includes(s));
   return i < 0 ? scenarios.length - 1 : i;
@@ -42,7 +42,8 @@ function chosen(text: string): string {
   const start = body.indexOf("{");
   const end = body.lastIndexOf("}");
   const parsed = start >= 0 && end > start ? JSON.parse(body.slice(start, end + 1)) : undefined;
-  if (!isObject(parsed) || typeof parsed.output !== "string" || !parsed.output) throw new Error('the "output" key is missing or not a string');
+  if (!isObject(parsed) || typeof parsed.output !== "string" || !parsed.output)
+    throw new Error('the "output" key is missing or not a string');
   return parsed.output;
 }
 
@@ -53,12 +54,18 @@ export const conditionAgentNode: AgentflowNodeDef = {
   async run({ node, inputs, input, rt }) {
     try {
       const owner = ownerOf(node);
-      const scenarios = listOf<{ scenario?: unknown }>(inputs.conditionAgentScenarios).map((s) => (typeof s?.scenario === "string" ? s.scenario : ""));
+      const scenarios = listOf<{ scenario?: unknown }>(inputs.conditionAgentScenarios).map((s) =>
+        typeof s?.scenario === "string" ? s.scenario : "",
+      );
       if (!scenarios.length) throw badRequest(`${owner} needs at least one scenario (conditionAgentScenarios)`);
       const model = await chatModel(rt.ctx, inputs.conditionAgentModel, inputs.conditionAgentModelConfig, owner, "conditionAgentModel");
-      const own = typeof inputs.conditionAgentSystemPrompt === "string" && inputs.conditionAgentSystemPrompt.trim() && bool(inputs.conditionAgentOverrideSystemPrompt);
+      const own =
+        typeof inputs.conditionAgentSystemPrompt === "string" &&
+        inputs.conditionAgentSystemPrompt.trim() &&
+        bool(inputs.conditionAgentOverrideSystemPrompt);
       const system = own ? String(inputs.conditionAgentSystemPrompt) : CONDITION_AGENT_SYSTEM_PROMPT;
-      const text = typeof inputs.conditionAgentInput === "string" && inputs.conditionAgentInput ? inputs.conditionAgentInput : input ?? "";
+      const text =
+        typeof inputs.conditionAgentInput === "string" && inputs.conditionAgentInput ? inputs.conditionAgentInput : (input ?? "");
       const instruction = typeof inputs.conditionAgentInstructions === "string" ? inputs.conditionAgentInstructions : "";
       const request = JSON.stringify({ input: text, scenarios, instruction });
       const pretty = `### Input\n${text}\n\n### Scenarios\n${scenarios.map((s, i) => `${i + 1}. ${s}`).join("\n")}\n\n### Instruction\n${instruction}`;
@@ -81,7 +88,9 @@ export const conditionAgentNode: AgentflowNodeDef = {
       try {
         name = chosen(content);
       } catch (err) {
-        throw badGateway(`Failed to parse a valid scenario from the model's answer (${errorMessage(err)}); the model must answer JSON {"output": "<scenario>"}. Its answer: "${content.slice(0, 300)}"`);
+        throw badGateway(
+          `Failed to parse a valid scenario from the model's answer (${errorMessage(err)}); the model must answer JSON {"output": "<scenario>"}. Its answer: "${content.slice(0, 300)}"`,
+        );
       }
       const match = matchScenario(scenarios, name);
       messages[messages.length - 1] = { role: "user", content: pretty };

@@ -24,7 +24,11 @@ function stripMarkdown(text: string): string {
     .replace(/`([^`]*)`/g, "$1");
 }
 
-const unescapeRegex = (escaped: string) => escaped.replace(/\\\\/g, "\0").replace(/\\([[\]*])/g, "$1").replace(/\0/g, "\\");
+const unescapeRegex = (escaped: string) =>
+  escaped
+    .replace(/\\\\/g, "\0")
+    .replace(/\\([[\]*])/g, "$1")
+    .replace(/\0/g, "\\");
 
 const text = (v: Value) => (v === undefined || v === null ? "" : String(v));
 const number = (v: Value) => Number(v) || 0;
@@ -70,7 +74,10 @@ export const conditionNode: AgentflowNodeDef = {
     for (const [i, row] of rows.entries()) {
       const operation = typeof row.operation === "string" ? row.operation : "";
       const compare = OPERATIONS[operation];
-      if (!compare) throw badRequest(`${ownerOf(node)}: condition #${i + 1} has an unknown operation "${operation}" (one of ${Object.keys(OPERATIONS).join(", ")})`);
+      if (!compare)
+        throw badRequest(
+          `${ownerOf(node)}: condition #${i + 1} has an unknown operation "${operation}" (one of ${Object.keys(OPERATIONS).join(", ")})`,
+        );
       if (compare(...operands(row.type, row.value1, row.value2))) {
         conditions[i] = { ...row, isFulfilled: true };
         fulfilled = true;

@@ -10,9 +10,24 @@ import { runForValue, valueText } from "../../core/function-code";
 import { errorMessage, listOf } from "../util";
 import { ownerOf, stateAfter, streamsAnswer } from "./common";
 
-export async function runFunction(code: string, input: string | undefined, variables: Record<string, unknown>, rt: NodeRuntime, extraFlow: Record<string, unknown> = {}): Promise<string> {
-  const flow = { input: input ?? "", state: rt.state, chatflowId: rt.request.chatflowId, sessionId: rt.request.sessionId, chatId: rt.request.chatId, ...extraFlow };
-  return valueText(await runForValue(code, rt.ctx.runtime, { args: { input: input ?? "", ...variables }, vars: rt.request.vars, flow, signal: rt.signal }));
+export async function runFunction(
+  code: string,
+  input: string | undefined,
+  variables: Record<string, unknown>,
+  rt: NodeRuntime,
+  extraFlow: Record<string, unknown> = {},
+): Promise<string> {
+  const flow = {
+    input: input ?? "",
+    state: rt.state,
+    chatflowId: rt.request.chatflowId,
+    sessionId: rt.request.sessionId,
+    chatId: rt.request.chatId,
+    ...extraFlow,
+  };
+  return valueText(
+    await runForValue(code, rt.ctx.runtime, { args: { input: input ?? "", ...variables }, vars: rt.request.vars, flow, signal: rt.signal }),
+  );
 }
 
 export const customFunctionNode: AgentflowNodeDef = {

@@ -34,7 +34,11 @@ export const executeFlowNode: AgentflowNodeDef = {
     const overrideConfig = overrideConfigOf(inputs.executeFlowOverrideConfig, owner);
 
     const answer = await rt.ports.runFlow(flowId, { question, chatId: rt.request.chatId, overrideConfig, callStack: stack });
-    const content = answer.text ? answer.text : answer.json !== undefined && answer.json !== null ? "```json\n" + JSON.stringify(answer.json, null, 2) : JSON.stringify(answer, null, 2);
+    const content = answer.text
+      ? answer.text
+      : answer.json !== undefined && answer.json !== null
+        ? `\`\`\`json\n${JSON.stringify(answer.json, null, 2)}`
+        : JSON.stringify(answer, null, 2);
     const sourceDocuments = answer.sourceDocuments ?? [];
     const usedTools = answer.usedTools ?? [];
     const artifacts = answer.artifacts ?? [];
@@ -62,7 +66,9 @@ export const executeFlowNode: AgentflowNodeDef = {
           role,
           content,
           name: historyName(node.data.label, node.id),
-          ...(usedTools.length || artifacts.length ? { additional_kwargs: { ...(usedTools.length ? { usedTools } : {}), ...(artifacts.length ? { artifacts } : {}) } } : {}),
+          ...(usedTools.length || artifacts.length
+            ? { additional_kwargs: { ...(usedTools.length ? { usedTools } : {}), ...(artifacts.length ? { artifacts } : {}) } }
+            : {}),
         },
       ],
     };

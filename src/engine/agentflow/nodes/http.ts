@@ -53,9 +53,11 @@ function body(type: unknown, raw: unknown, headers: Record<string, string>, owne
 
 async function readCapped(res: Response, owner: string): Promise<Uint8Array> {
   const declared = Number(res.headers.get("content-length"));
-  if (declared > MAX_HTTP_RESPONSE_BYTES) throw badGateway(`${owner}: the response is larger than ${MAX_HTTP_RESPONSE_BYTES / 1024 / 1024} MB`);
+  if (declared > MAX_HTTP_RESPONSE_BYTES)
+    throw badGateway(`${owner}: the response is larger than ${MAX_HTTP_RESPONSE_BYTES / 1024 / 1024} MB`);
   const bytes = new Uint8Array(await res.arrayBuffer());
-  if (bytes.byteLength > MAX_HTTP_RESPONSE_BYTES) throw badGateway(`${owner}: the response is larger than ${MAX_HTTP_RESPONSE_BYTES / 1024 / 1024} MB`);
+  if (bytes.byteLength > MAX_HTTP_RESPONSE_BYTES)
+    throw badGateway(`${owner}: the response is larger than ${MAX_HTTP_RESPONSE_BYTES / 1024 / 1024} MB`);
   return bytes;
 }
 
@@ -87,7 +89,8 @@ export const httpNode: AgentflowNodeDef = {
     const credentialId = nonBlank(node.data.credential) ?? nonBlank(inputs.credential) ?? nonBlank(inputs.FLOWISE_CREDENTIAL_ID);
     if (credentialId) {
       const c = await rt.ctx.getCredential(credentialId);
-      if (nonBlank(c.basicAuthUsername) || nonBlank(c.basicAuthPassword)) headers.Authorization = `Basic ${btoa(`${c.basicAuthUsername ?? ""}:${c.basicAuthPassword ?? ""}`)}`;
+      if (nonBlank(c.basicAuthUsername) || nonBlank(c.basicAuthPassword))
+        headers.Authorization = `Basic ${btoa(`${c.basicAuthUsername ?? ""}:${c.basicAuthPassword ?? ""}`)}`;
       else if (nonBlank(c.token)) headers.Authorization = `Bearer ${c.token}`;
       else if (nonBlank(c.key) && nonBlank(c.value)) headers[String(c.key)] = String(c.value);
     }
@@ -98,10 +101,15 @@ export const httpNode: AgentflowNodeDef = {
     const deadline = AbortSignal.timeout(HTTP_TIMEOUT_MS);
     let res: Response;
     try {
-      res = await outboundFetch(finalUrl, { method, headers, body: payload, signal: AbortSignal.any([rt.signal, deadline]) }, rt.ctx.runtime.outbound);
+      res = await outboundFetch(
+        finalUrl,
+        { method, headers, body: payload, signal: AbortSignal.any([rt.signal, deadline]) },
+        rt.ctx.runtime.outbound,
+      );
     } catch (err) {
       if (err instanceof ApiError || rt.signal.aborted) throw err;
-      if (deadline.aborted) throw gatewayTimeout(`${owner}: ${method} ${finalUrl.slice(0, 200)} did not answer within ${HTTP_TIMEOUT_MS / 1000} s`);
+      if (deadline.aborted)
+        throw gatewayTimeout(`${owner}: ${method} ${finalUrl.slice(0, 200)} did not answer within ${HTTP_TIMEOUT_MS / 1000} s`);
       throw badGateway(`${owner}: ${method} ${finalUrl.slice(0, 200)} failed: ${errorMessage(err)}`);
     }
     const data = decodeAs(inputs.responseType, await readCapped(res, owner));
@@ -112,7 +120,17 @@ export const httpNode: AgentflowNodeDef = {
     return {
       id: node.id,
       name: node.data.name,
-      input: { http: { method, url, headers: inputs.headers, queryParams: inputs.queryParams, bodyType: inputs.bodyType, body: inputs.body, responseType: inputs.responseType } },
+      input: {
+        http: {
+          method,
+          url,
+          headers: inputs.headers,
+          queryParams: inputs.queryParams,
+          bodyType: inputs.bodyType,
+          body: inputs.body,
+          responseType: inputs.responseType,
+        },
+      },
       output: { http: { data, status: res.status, statusText: res.statusText, headers: Object.fromEntries(res.headers) } },
       state: rt.state,
     };

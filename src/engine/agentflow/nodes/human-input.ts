@@ -30,7 +30,12 @@ export const humanInputNode: AgentflowNodeDef = {
     if (answer) {
       const feedback = feedbackOn && answer.feedback ? answer.feedback : undefined;
       const content = answer.feedback || answer.type;
-      const conditions = (["proceed", "reject"] as const).map((type) => ({ type, startNodeId: answer.startNodeId, feedback, isFulfilled: answer.type === type }));
+      const conditions = (["proceed", "reject"] as const).map((type) => ({
+        type,
+        startNodeId: answer.startNodeId,
+        feedback,
+        isFulfilled: answer.type === type,
+      }));
       return {
         id: node.id,
         name: node.data.name,
@@ -44,15 +49,27 @@ export const humanInputNode: AgentflowNodeDef = {
     let description: string;
     if (inputs.humanInputDescriptionType === "dynamic") {
       const model = await chatModel(rt.ctx, inputs.humanInputModel, inputs.humanInputModelConfig, ownerOf(node), "humanInputModel");
-      const prompt = typeof inputs.humanInputModelPrompt === "string" && inputs.humanInputModelPrompt.trim() ? inputs.humanInputModelPrompt : DEFAULT_MODEL_PROMPT;
-      const reply = await callChat(model, toLangChain([...past, { role: "user", content: prompt }]), rt.signal, rt.streaming ? rt.emit.token : undefined);
+      const prompt =
+        typeof inputs.humanInputModelPrompt === "string" && inputs.humanInputModelPrompt.trim()
+          ? inputs.humanInputModelPrompt
+          : DEFAULT_MODEL_PROMPT;
+      const reply = await callChat(
+        model,
+        toLangChain([...past, { role: "user", content: prompt }]),
+        rt.signal,
+        rt.streaming ? rt.emit.token : undefined,
+      );
       description = typeof reply.content === "string" ? reply.content : String(reply.text ?? "");
     } else {
-      const fixed = typeof inputs.humanInputDescription === "string" && inputs.humanInputDescription ? inputs.humanInputDescription : DEFAULT_DESCRIPTION;
+      const fixed =
+        typeof inputs.humanInputDescription === "string" && inputs.humanInputDescription
+          ? inputs.humanInputDescription
+          : DEFAULT_DESCRIPTION;
       description = `${past.at(-1)?.content ?? ""}\n\n${fixed}`;
       if (rt.streaming) rt.emit.token(description);
     }
-    if (rt.iteration) throw badRequest(`${ownerOf(node)}: a Human Input inside an Iteration cannot pause the run; move it out of the iteration block`);
+    if (rt.iteration)
+      throw badRequest(`${ownerOf(node)}: a Human Input inside an Iteration cannot pause the run; move it out of the iteration block`);
     return {
       id: node.id,
       name: node.data.name,

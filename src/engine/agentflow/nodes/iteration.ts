@@ -24,7 +24,8 @@ export const iterationNode: AgentflowNodeDef = {
   async run({ node, inputs, rt }) {
     const items = parseItems(inputs.iterationInput);
     if (!Array.isArray(items)) {
-      const shown = typeof inputs.iterationInput === "string" ? inputs.iterationInput.slice(0, 200) : JSON.stringify(inputs.iterationInput ?? null);
+      const shown =
+        typeof inputs.iterationInput === "string" ? inputs.iterationInput.slice(0, 200) : JSON.stringify(inputs.iterationInput ?? null);
       throw badRequest(`${ownerOf(node)}: Invalid input array: its iterationInput must be a JSON array, got ${shown}`);
     }
     return { id: node.id, name: node.data.name, input: { iterationInput: items }, output: {}, state: rt.state };

@@ -55,7 +55,11 @@ export const llmNode: AgentflowNodeDef = {
         state: stateAfter(rt.state, inputs.llmUpdateState, content),
         chatHistory: [
           ...inputHistory(rt, own, input, memory.enabled),
-          { role: inputs.llmReturnResponseAs === "assistantMessage" ? "assistant" : "user", content, name: historyName(node.data.label, node.id) },
+          {
+            role: inputs.llmReturnResponseAs === "assistantMessage" ? "assistant" : "user",
+            content,
+            name: historyName(node.data.label, node.id),
+          },
         ],
       };
     } catch (err) {

@@ -51,4 +51,8 @@ export function registerTranslatedNodes(defs: readonly AgentflowNodeDef[]): void
 }
 
 /** Node names the runtime runs, sorted (for messages and the save-time check). */
-export const agentflowNodeNames = (): string[] => definitions.filter((d) => !d.translatedOnly).map((d) => d.name).sort();
+export const agentflowNodeNames = (): string[] =>
+  definitions
+    .filter((d) => !d.translatedOnly)
+    .map((d) => d.name)
+    .sort();

@@ -15,7 +15,7 @@ export const retrieverNode: AgentflowNodeDef = {
   async run(args) {
     const { node, inputs, input, rt } = args;
     const owner = ownerOf(node);
-    const query = typeof inputs.retrieverQuery === "string" && inputs.retrieverQuery ? inputs.retrieverQuery : input ?? "";
+    const query = typeof inputs.retrieverQuery === "string" && inputs.retrieverQuery ? inputs.retrieverQuery : (input ?? "");
     const docs: DocumentInterface[] = [];
     for (const row of listOf(inputs.retrieverKnowledgeDocumentStores).filter(isObject)) {
       const { retriever } = await storeRetriever(rt.ctx, row.documentStore, owner);

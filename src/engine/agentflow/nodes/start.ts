@@ -54,7 +54,10 @@ export const startNode: AgentflowNodeDef = {
       inputData.form = { inputs: inputs.scheduleFormInputTypes };
       outputData.form = rt.form;
     } else if (type === "scheduleInput") {
-      const question = inputs.scheduleInputMode === "none" ? " " : input || (typeof inputs.scheduleDefaultInput === "string" ? inputs.scheduleDefaultInput : "");
+      const question =
+        inputs.scheduleInputMode === "none"
+          ? " "
+          : input || (typeof inputs.scheduleDefaultInput === "string" ? inputs.scheduleDefaultInput : "");
       inputData.question = question;
       outputData.question = question;
     } else if (input !== undefined) {

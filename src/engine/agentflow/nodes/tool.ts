@@ -10,7 +10,13 @@ import { ownerOf, stateAfter, streamsAnswer } from "./common";
 
 function argValue(value: unknown): unknown {
   if (typeof value !== "string") return value;
-  const cleaned = value.replace(/\\"/g, '"').replace(/\\\[/g, "[").replace(/\\\]/g, "]").replace(/\\\{/g, "{").replace(/\\\}/g, "}").replace(/\\\\/g, "\\");
+  const cleaned = value
+    .replace(/\\"/g, '"')
+    .replace(/\\\[/g, "[")
+    .replace(/\\\]/g, "]")
+    .replace(/\\\{/g, "{")
+    .replace(/\\\}/g, "}")
+    .replace(/\\\\/g, "\\");
   if ((cleaned.startsWith("[") && cleaned.endsWith("]")) || (cleaned.startsWith("{") && cleaned.endsWith("}"))) {
     try {
       return JSON.parse(cleaned);
@@ -22,7 +28,11 @@ function argValue(value: unknown): unknown {
 }
 
 const outputText = (out: unknown): string =>
-  typeof out === "string" ? out : out && typeof out === "object" && "content" in out ? contentText((out as { content: unknown }).content) : JSON.stringify(out, null, 2) ?? "";
+  typeof out === "string"
+    ? out
+    : out && typeof out === "object" && "content" in out
+      ? contentText((out as { content: unknown }).content)
+      : (JSON.stringify(out, null, 2) ?? "");
 
 export const toolNode: AgentflowNodeDef = {
   name: "toolAgentflow",

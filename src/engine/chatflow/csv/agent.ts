@@ -27,11 +27,13 @@ export interface CsvAgentInstance {
   moderations: ModerationInstance[];
 }
 
-export const isCsvAgent = (v: unknown): v is CsvAgentInstance => !!v && typeof v === "object" && (v as { kind?: unknown }).kind === "csvAgent";
+export const isCsvAgent = (v: unknown): v is CsvAgentInstance =>
+  !!v && typeof v === "object" && (v as { kind?: unknown }).kind === "csvAgent";
 
 // Builds `df` from the row chunks, waiting on a timer between chunks so that no stretch of parsing
 // reaches the sandbox's slice limit (one line: the model's code keeps its line numbers + 1).
-const LOAD_DF = "const df = []; for (const part of $rows) { for (const row of JSON.parse(part)) df.push(row); await new Promise((resolve) => setTimeout(resolve, 0)); }";
+const LOAD_DF =
+  "const df = []; for (const part of $rows) { for (const row of JSON.parse(part)) df.push(row); await new Promise((resolve) => setTimeout(resolve, 0)); }";
 
 const DECLARATION = /^(const|let|var|if|for|while|do|switch|try|function|class|return|throw|\}|\/\/|\/\*)/;
 
@@ -67,11 +69,18 @@ export async function runCsvAgent(agent: CsvAgentInstance, ctx: RunContext, sink
 
   let result: string;
   try {
-    result = await ctx.runtime.code.run(`${LOAD_DF}\n${codeBody(code)}`, { args: { rows: rowChunks(frame.rows) }, vars: ctx.vars, flow: flowOf(ctx), signal: ctx.signal });
+    result = await ctx.runtime.code.run(`${LOAD_DF}\n${codeBody(code)}`, {
+      args: { rows: rowChunks(frame.rows) },
+      vars: ctx.vars,
+      flow: flowOf(ctx),
+      signal: ctx.signal,
+    });
   } catch (err) {
     if (err instanceof RunAborted || (err instanceof ApiError && err.status !== 400)) throw err;
     const why = errorMessage(err);
-    throw badGateway(`${agent.label}: Sorry, I'm unable to find answer for question: "${question}" using following code: "${code}" (${why})`);
+    throw badGateway(
+      `${agent.label}: Sorry, I'm unable to find answer for question: "${question}" using following code: "${code}" (${why})`,
+    );
   }
   if (!result) {
     sink?.token(code);

@@ -17,7 +17,16 @@ import type { Runnable } from "@langchain/core/runnables";
 import { type StructuredToolInterface, isStructuredTool } from "@langchain/core/tools";
 import { badRequest } from "../../../errors";
 import { contentText } from "../../../providers/chat/messages";
-import { type MemoryInstance, type ModerationInstance, type PromptInstance, isMemory, isPrompt, moderate, moderationsOf, requireChatModel } from "../instances";
+import {
+  type MemoryInstance,
+  type ModerationInstance,
+  type PromptInstance,
+  isMemory,
+  isPrompt,
+  moderate,
+  moderationsOf,
+  requireChatModel,
+} from "../instances";
 import { modelFailure } from "../../core/errors";
 import { RunAborted } from "../../../lib/run-control";
 import { promptMessages } from "../../core/prompting";
@@ -84,7 +93,9 @@ function buildAgent(defaultSystem: string) {
     const model = requireChatModel(inputs.model, label);
     const list = toolsInput(inputs.tools, label);
     if (list.length && typeof model.bindTools !== "function") {
-      throw badRequest(`${label}: its chat model (${model._llmType()}) cannot call tools; use a model with tool calling (an OpenAI-compatible endpoint)`);
+      throw badRequest(
+        `${label}: its chat model (${model._llmType()}) cannot call tools; use a model with tool calling (an OpenAI-compatible endpoint)`,
+      );
     }
     return {
       kind: "agent",
@@ -113,7 +124,12 @@ async function firstMessages(agent: AgentInstance, question: string): Promise<Ba
 type Model = Runnable<BaseMessage[], AIMessageChunk>;
 
 /** One model turn: streamed (text tokens to onToken as they come) or not. */
-async function modelTurn(model: Model, messages: BaseMessage[], ctx: RunContext, onToken?: (t: string) => void): Promise<AIMessageChunk | AIMessage> {
+async function modelTurn(
+  model: Model,
+  messages: BaseMessage[],
+  ctx: RunContext,
+  onToken?: (t: string) => void,
+): Promise<AIMessageChunk | AIMessage> {
   try {
     if (!onToken) return await model.invoke(messages, { signal: ctx.signal });
     let whole: AIMessageChunk | undefined;
@@ -132,10 +148,18 @@ async function modelTurn(model: Model, messages: BaseMessage[], ctx: RunContext,
 const MAX_TOOL_OUTPUT_CHARS = 50_000;
 
 export const capped = (text: string) =>
-  text.length > MAX_TOOL_OUTPUT_CHARS ? `${text.slice(0, MAX_TOOL_OUTPUT_CHARS)}… [${text.length - MAX_TOOL_OUTPUT_CHARS} more characters cut]` : text;
+  text.length > MAX_TOOL_OUTPUT_CHARS
+    ? `${text.slice(0, MAX_TOOL_OUTPUT_CHARS)}… [${text.length - MAX_TOOL_OUTPUT_CHARS} more characters cut]`
+    : text;
 
 /** A tool's output for the model; failures become "Error: …" (aborts stop the run). */
-export async function callTool(tool: StructuredToolInterface | undefined, name: string, args: Record<string, unknown>, known: string[], ctx: RunContext): Promise<string> {
+export async function callTool(
+  tool: StructuredToolInterface | undefined,
+  name: string,
+  args: Record<string, unknown>,
+  known: string[],
+  ctx: RunContext,
+): Promise<string> {
   if (!tool) return `Error: there is no tool named "${name}". The tools are: ${known.join(", ") || "(none)"}.`;
   try {
     const out: unknown = await tool.invoke(args, { signal: ctx.signal });
@@ -182,8 +206,16 @@ export async function runAgent(agent: AgentInstance, ctx: RunContext, sink?: Str
     const text = contentText(reply.content);
     if (text) texts.push(text);
     // Calls whose arguments did not parse (a streamed call cut short) still get an answer the model can read.
-    const broken = (reply.invalid_tool_calls ?? []).map((c) => ({ id: c.id, name: c.name ?? "", args: {} as Record<string, unknown>, unreadable: c.args ?? "" }));
-    const calls: Array<{ id?: string; name: string; args: Record<string, unknown>; unreadable?: string }> = [...(reply.tool_calls ?? []), ...broken];
+    const broken = (reply.invalid_tool_calls ?? []).map((c) => ({
+      id: c.id,
+      name: c.name ?? "",
+      args: {} as Record<string, unknown>,
+      unreadable: c.args ?? "",
+    }));
+    const calls: Array<{ id?: string; name: string; args: Record<string, unknown>; unreadable?: string }> = [
+      ...(reply.tool_calls ?? []),
+      ...broken,
+    ];
     if (!calls.length) return answer();
     if (round >= agent.maxIterations) {
       turnWrote = false;
@@ -192,14 +224,20 @@ export async function runAgent(agent: AgentInstance, ctx: RunContext, sink?: Str
     }
 
     const ids = calls.map((c, i) => c.id || `call_${round}_${i}`);
-    messages.push(new AIMessage({ content: text, tool_calls: calls.map((c, i) => ({ name: c.name, args: c.args, id: ids[i], type: "tool_call" as const })) }));
+    messages.push(
+      new AIMessage({
+        content: text,
+        tool_calls: calls.map((c, i) => ({ name: c.name, args: c.args, id: ids[i], type: "tool_call" as const })),
+      }),
+    );
     for (const [i, call] of calls.entries()) {
       if (ctx.signal?.aborted) throw new RunAborted();
       const tool = byName.get(call.name);
       const args = call.args ?? {};
-      const output = call.unreadable !== undefined
-        ? `Error: the arguments for ${call.name || "the tool"} are not valid JSON: ${call.unreadable.slice(0, 500)}`
-        : capped(await callTool(tool, call.name, args, known, ctx));
+      const output =
+        call.unreadable !== undefined
+          ? `Error: the arguments for ${call.name || "the tool"} are not valid JSON: ${call.unreadable.slice(0, 500)}`
+          : capped(await callTool(tool, call.name, args, known, ctx));
       used.push({ tool: call.name, toolInput: args, toolOutput: output });
       sink?.event("usedTools", used.slice());
       messages.push(new ToolMessage({ content: output, tool_call_id: ids[i], name: call.name }));

@@ -24,7 +24,12 @@ function threadOf(ctx: RunContext, label: string): MemoryInstance {
 }
 
 /** The assistant's own tools: its stored Tools, then a retriever tool per document store. */
-async function assistantTools(storedToolIds: string[], storeIds: string[], ctx: RunContext, label: string): Promise<StructuredToolInterface[]> {
+async function assistantTools(
+  storedToolIds: string[],
+  storeIds: string[],
+  ctx: RunContext,
+  label: string,
+): Promise<StructuredToolInterface[]> {
   const tools: StructuredToolInterface[] = [];
   for (const [i, id] of storedToolIds.entries()) {
     tools.push((await buildTool("customTool", { selectedTool: id }, { ctx, label: `${label} tool ${i}` })) as StructuredToolInterface);

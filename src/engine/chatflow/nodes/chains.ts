@@ -23,7 +23,7 @@ import { inputNode, isConnected } from "../../core/refs";
 import type { NodeDefinition } from "../types";
 import type { FlowGraph, FlowNode, RunResult, StreamSink } from "../../core/types";
 import type { RunContext } from "../../core/ports";
-import { asList, str } from "../../core/inputs";
+import { str } from "../../core/inputs";
 import { errorMessage } from "../../../lib/error-message";
 
 const CATEGORY = "Chains";
@@ -61,7 +61,7 @@ export function chainCanStream(node: FlowNode, graph: FlowGraph): boolean {
   return !isConnected(node, "outputParser");
 }
 
-const fenced = (json: unknown) => "```json\n" + JSON.stringify(json, null, 2) + "\n```";
+const fenced = (json: unknown) => `\`\`\`json\n${JSON.stringify(json, null, 2)}\n\`\`\``;
 
 const fixPrompt = (instructions: string, completion: string, error: string) =>
   [

@@ -34,7 +34,8 @@ function variablesOf(raw: unknown, node: FlowNode): Record<string, unknown> {
     }
   }
   if (vars === undefined || vars === null) return {};
-  if (typeof vars !== "object" || Array.isArray(vars)) throw badRequest(`${owner(node)}: its Input Variables must be a JSON object of name → value`);
+  if (typeof vars !== "object" || Array.isArray(vars))
+    throw badRequest(`${owner(node)}: its Input Variables must be a JSON object of name → value`);
   // As Flowise does: a value that is a JSON object in text (another node's output) arrives parsed.
   const out: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(vars)) {
@@ -56,7 +57,12 @@ async function evaluate(node: FlowNode, inputs: Record<string, unknown>, ctx: Ru
   if (!code.trim()) throw badRequest(`${owner(node)} has no JavaScript function (javascriptFunction)`);
   const variables = variablesOf(inputs.functionInputVariables, node);
   try {
-    return await runForValue(code, ctx.runtime, { args: { input: ctx.question, ...variables }, vars: ctx.vars, flow: flowOf(ctx), signal: ctx.signal });
+    return await runForValue(code, ctx.runtime, {
+      args: { input: ctx.question, ...variables },
+      vars: ctx.vars,
+      flow: flowOf(ctx),
+      signal: ctx.signal,
+    });
   } catch (err) {
     if (err instanceof RunAborted || err instanceof ApiError || ctx.signal?.aborted) throw err;
     // The same status and wording as the agentflow Custom Function: the function's own failure.

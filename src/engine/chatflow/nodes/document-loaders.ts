@@ -69,7 +69,10 @@ export async function filesOfInput(value: unknown, ctx: RunContext, where: strin
     for (const name of list) {
       if (typeof name !== "string" || !name) continue;
       const stored = await ctx.runtime.files.read(chatflowFileKey(ctx.chatflowid, name));
-      if (!stored) throw badRequest(`${where}: file ${name} is not in this chatflow's storage; upload it with POST /vector/upsert (multipart \`files\`)`);
+      if (!stored)
+        throw badRequest(
+          `${where}: file ${name} is not in this chatflow's storage; upload it with POST /vector/upsert (multipart \`files\`)`,
+        );
       out.push({ name: safeFileName(name), ...stored });
     }
     return out;
@@ -82,7 +85,8 @@ export async function filesOfInput(value: unknown, ctx: RunContext, where: strin
     } catch {
       list = undefined;
     }
-    if (Array.isArray(list)) return list.filter((v): v is string => typeof v === "string" && v.startsWith("data:")).map(decodeFlowiseDataUri);
+    if (Array.isArray(list))
+      return list.filter((v): v is string => typeof v === "string" && v.startsWith("data:")).map(decodeFlowiseDataUri);
   }
   throw badRequest(`${where}: its file input must be a data URI or FILE-STORAGE::[names]; or upload the file with POST /vector/upsert`);
 }
@@ -90,8 +94,10 @@ export async function filesOfInput(value: unknown, ctx: RunContext, where: strin
 /** Checks an upload against a loader: its size (413) and whether the loader reads it (415). */
 export function checkLoaderFile(loader: string, file: LoaderFile, maxBytes: number): void {
   const def = loaderDefinition(loader);
-  if (file.bytes.length > maxBytes) throw payloadTooLarge(`File ${file.name} is larger than the upload limit of ${Math.round(maxBytes / 1024 / 1024)} MB (MAX_UPLOAD_MB)`);
-  if (def.accepts && !def.accepts(file)) throw unsupportedMediaType(`Loader ${loader} cannot read ${file.name} (${file.mime || "unknown type"})`);
+  if (file.bytes.length > maxBytes)
+    throw payloadTooLarge(`File ${file.name} is larger than the upload limit of ${Math.round(maxBytes / 1024 / 1024)} MB (MAX_UPLOAD_MB)`);
+  if (def.accepts && !def.accepts(file))
+    throw unsupportedMediaType(`Loader ${loader} cannot read ${file.name} (${file.mime || "unknown type"})`);
 }
 
 /** The loader's documents, split by its text splitter when one is connected. */
@@ -106,11 +112,22 @@ async function loadNodeDocuments({ node, inputs, ctx }: BuildArgs): Promise<Docu
   if (def.fileField) {
     files = ctx.files?.[def.fileField] ?? (await filesOfInput(inputs[def.fileField], ctx, where));
     delete config[def.fileField];
-    if (!files.length) throw badRequest(`${where} has no file: upload one with POST /vector/upsert (multipart \`files\`), or set its ${def.fileField} input`);
+    if (!files.length)
+      throw badRequest(
+        `${where} has no file: upload one with POST /vector/upsert (multipart \`files\`), or set its ${def.fileField} input`,
+      );
     for (const f of files) checkLoaderFile(name, f, maxBytes);
   }
   const { limits } = ctx.runtime;
-  let docs = await loadDocuments(name, { config, files, outbound: ctx.runtime.outbound, maxBytes, limits, getCredential: ctx.getCredential, services: ctx.runtime.providers });
+  let docs = await loadDocuments(name, {
+    config,
+    files,
+    outbound: ctx.runtime.outbound,
+    maxBytes,
+    limits,
+    getCredential: ctx.getCredential,
+    services: ctx.runtime.providers,
+  });
   const splitter = inputs.textSplitter;
   if (splitter !== undefined && splitter !== null && splitter !== "") {
     if (!isTextSplitter(splitter)) throw badRequest(`${where}: its textSplitter input is not a text splitter`);
@@ -122,7 +139,9 @@ async function loadNodeDocuments({ node, inputs, ctx }: BuildArgs): Promise<Docu
     }
   }
   // NUL characters cannot be stored as text (the document store strips them too).
-  return docs.map((d) => new Document({ pageContent: d.pageContent.replaceAll("\u0000", ""), metadata: d.metadata })).filter((d) => d.pageContent.trim());
+  return docs
+    .map((d) => new Document({ pageContent: d.pageContent.replaceAll("\u0000", ""), metadata: d.metadata }))
+    .filter((d) => d.pageContent.trim());
 }
 
 /** A loader's output: the documents, or (`text`) their text joined. */

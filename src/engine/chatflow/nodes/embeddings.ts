@@ -12,7 +12,10 @@ import { providerDeps } from "../../core/ports";
 const CATEGORY = "Embeddings";
 
 const isEmbeddings = (v: unknown): v is Embeddings =>
-  !!v && typeof v === "object" && typeof (v as Embeddings).embedQuery === "function" && typeof (v as Embeddings).embedDocuments === "function";
+  !!v &&
+  typeof v === "object" &&
+  typeof (v as Embeddings).embedQuery === "function" &&
+  typeof (v as Embeddings).embedDocuments === "function";
 
 /** The embeddings an input must hold, or a 400 naming the node and input. */
 export function requireEmbeddings(value: unknown, label: string, input = "embeddings"): Embeddings {
@@ -44,4 +47,9 @@ const ollamaEmbeddings: NodeDefinition = {
   },
 };
 
-export const embeddingsNodes: NodeDefinition[] = [...supportedEmbeddings().filter((n) => n !== ollamaEmbeddings.name).map(providerNode), ollamaEmbeddings];
+export const embeddingsNodes: NodeDefinition[] = [
+  ...supportedEmbeddings()
+    .filter((n) => n !== ollamaEmbeddings.name)
+    .map(providerNode),
+  ollamaEmbeddings,
+];

@@ -10,7 +10,12 @@ const DEFAULT_MESSAGE = "Cannot Process! Input violates content moderation polic
 
 /** One deny-list entry per line; blank lines and surrounding spaces do not count. */
 const denyListOf = (value: unknown): string[] =>
-  typeof value === "string" ? value.split(/\r?\n/).map((s) => s.trim()).filter(Boolean) : [];
+  typeof value === "string"
+    ? value
+        .split(/\r?\n/)
+        .map((s) => s.trim())
+        .filter(Boolean)
+    : [];
 
 export const moderationNodes: NodeDefinition[] = [
   {
@@ -26,7 +31,15 @@ export const moderationNodes: NodeDefinition[] = [
           if (model) {
             // With a chat model: ask whether the input resembles each entry.
             for (const entry of denyList) {
-              const verdict = await callModel(model, [new HumanMessage(`Are these two sentences similar to each other? Only return Yes or No.\nFirst sentence: ${input}\nSecond sentence: ${entry}`)], ctx);
+              const verdict = await callModel(
+                model,
+                [
+                  new HumanMessage(
+                    `Are these two sentences similar to each other? Only return Yes or No.\nFirst sentence: ${input}\nSecond sentence: ${entry}`,
+                  ),
+                ],
+                ctx,
+              );
               if (verdict.toLowerCase().includes("yes")) throw new ModerationRejected(message);
             }
             return input;

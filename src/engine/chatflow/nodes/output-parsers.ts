@@ -96,7 +96,10 @@ export const outputParserNodes: NodeDefinition[] = [
         formatInstructions: () => "Your response should be a list of comma separated values, eg: `foo, bar, baz`",
         parse(text) {
           const body = text.replace(/^```[^\n]*\n?|```\s*$/g, "").trim();
-          const items = body.split(",").map((s) => s.trim()).filter(Boolean);
+          const items = body
+            .split(",")
+            .map((s) => s.trim())
+            .filter(Boolean);
           if (!items.length) throw new OutputParseError("the answer holds no comma separated values");
           return { json: items };
         },
@@ -116,7 +119,11 @@ export const outputParserNodes: NodeDefinition[] = [
         formatInstructions: () =>
           `Your response should be a list of ${length ? `${length} ` : ""}items separated by "${separator}" (eg: \`foo${separator} bar${separator} baz\`)`,
         parse(text) {
-          const items = text.trim().split(separator).map((s) => s.trim()).filter(Boolean);
+          const items = text
+            .trim()
+            .split(separator)
+            .map((s) => s.trim())
+            .filter(Boolean);
           if (length && items.length !== length) throw new OutputParseError(`expected ${length} items, got ${items.length}`);
           return { json: items };
         },

@@ -20,7 +20,13 @@ export const promptNodes: NodeDefinition[] = [
     async build({ node, inputs }): Promise<PromptInstance> {
       const template = typeof inputs.template === "string" ? inputs.template : "";
       if (!template.trim()) throw badRequest(`${node.data.label}: the template is empty`);
-      return { kind: "prompt", type: "string", template, promptValues: promptValuesOf(inputs.promptValues, node.data.label), label: node.data.label };
+      return {
+        kind: "prompt",
+        type: "string",
+        template,
+        promptValues: promptValuesOf(inputs.promptValues, node.data.label),
+        label: node.data.label,
+      };
     },
   },
   {
@@ -30,7 +36,14 @@ export const promptNodes: NodeDefinition[] = [
       const system = typeof inputs.systemMessagePrompt === "string" ? inputs.systemMessagePrompt : undefined;
       const human = typeof inputs.humanMessagePrompt === "string" ? inputs.humanMessagePrompt : undefined;
       if (!str(system) && !str(human)) throw badRequest(`${node.data.label}: give a system or a human message`);
-      return { kind: "prompt", type: "chat", system, human, promptValues: promptValuesOf(inputs.promptValues, node.data.label), label: node.data.label };
+      return {
+        kind: "prompt",
+        type: "chat",
+        system,
+        human,
+        promptValues: promptValuesOf(inputs.promptValues, node.data.label),
+        label: node.data.label,
+      };
     },
   },
 ];

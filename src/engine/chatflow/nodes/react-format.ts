@@ -77,7 +77,12 @@ export function readReply(text: string): ReactReply {
   const action = ACTION.exec(reply);
   const final = FINAL.exec(reply);
   if (action && (!final || action.index < final.index)) {
-    const input = action[2].split(FINAL)[0].trim().replace(/^```(?:json)?\s*|\s*```$/g, "").replace(/^"([\s\S]*)"$/, "$1").trim();
+    const input = action[2]
+      .split(FINAL)[0]
+      .trim()
+      .replace(/^```(?:json)?\s*|\s*```$/g, "")
+      .replace(/^"([\s\S]*)"$/, "$1")
+      .trim();
     return { action: action[1].trim().replace(/^`|`$/g, ""), input };
   }
   if (final) return { final: reply.slice(final.index + final[0].length).trim() };
@@ -95,7 +100,8 @@ export function toolArgs(tool: StructuredToolInterface, input: string): Record<s
   } catch {
     parsed = undefined;
   }
-  if (parsed && typeof parsed === "object" && !Array.isArray(parsed) && keys.some((k) => k in (parsed as object))) return parsed as Record<string, unknown>;
+  if (parsed && typeof parsed === "object" && !Array.isArray(parsed) && keys.some((k) => k in (parsed as object)))
+    return parsed as Record<string, unknown>;
   if (keys.length === 1) return { [keys[0]]: input };
   return `Error: ${tool.name} takes a JSON object with ${keys.join(", ")} as its Action Input.`;
 }

@@ -29,7 +29,8 @@ interface ReactAgentInstance {
   moderations: ModerationInstance[];
 }
 
-const isReactAgent = (v: unknown): v is ReactAgentInstance => !!v && typeof v === "object" && (v as { kind?: unknown }).kind === "reactAgent";
+const isReactAgent = (v: unknown): v is ReactAgentInstance =>
+  !!v && typeof v === "object" && (v as { kind?: unknown }).kind === "reactAgent";
 
 async function runReact(agent: ReactAgentInstance, ctx: RunContext): Promise<Omit<RunResult, "memoryType">> {
   const checked = await moderate(ctx.question, agent.moderations);

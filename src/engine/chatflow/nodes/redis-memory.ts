@@ -7,7 +7,13 @@ import type { MemoryInstance } from "../instances";
 import { memoryInstance } from "../instances";
 import { credentialOf, num, str } from "../../core/inputs";
 import type { BuildArgs, NodeDefinition } from "../types";
-import { type RedisCommands, loadRedisHistory, redisFromCredential, saveRedisExchange, upstashFromInputs } from "../../../providers/memory/redis";
+import {
+  type RedisCommands,
+  loadRedisHistory,
+  redisFromCredential,
+  saveRedisExchange,
+  upstashFromInputs,
+} from "../../../providers/memory/redis";
 import { badRequest } from "../../../errors";
 
 const CATEGORY = "Memory";
@@ -18,8 +24,9 @@ function redisMemory({ node, inputs, ctx }: BuildArgs, client: RedisCommands): M
   const options = { client, key: str(inputs.sessionId) ?? ctx.sessionId, ttl, windowSize: windowSize ? Math.floor(windowSize) : undefined };
   // The request's history first, as Flowise prepends it.
   const read = () => loadRedisHistory(options).then((stored) => [...ctx.history, ...stored]);
-  return memoryInstance(node.data.label, str(inputs.memoryKey) ?? "chat_history", read, (question, answer) => saveRedisExchange(options, question, answer));
-
+  return memoryInstance(node.data.label, str(inputs.memoryKey) ?? "chat_history", read, (question, answer) =>
+    saveRedisExchange(options, question, answer),
+  );
 }
 
 export const redisMemoryNodes: NodeDefinition[] = [
@@ -28,13 +35,20 @@ export const redisMemoryNodes: NodeDefinition[] = [
     category: CATEGORY,
     async build(args) {
       const client = redisFromCredential(await credentialOf(args.node, args.inputs, args.ctx), args.ctx.runtime.providers);
-      if (!client) throw badRequest(`${args.node.data.label} is not configured: connect a redisCacheUrlApi credential (redisUrl) or a redisCacheApi one (host, port, password)`);
+      if (!client)
+        throw badRequest(
+          `${args.node.data.label} is not configured: connect a redisCacheUrlApi credential (redisUrl) or a redisCacheApi one (host, port, password)`,
+        );
       return redisMemory(args, client);
     },
   },
   {
     name: "UpstashRedisBackedChatMemory",
     category: CATEGORY,
-    build: async (args) => redisMemory(args, upstashFromInputs(str(args.inputs.baseURL), await credentialOf(args.node, args.inputs, args.ctx), args.ctx.runtime.providers)),
+    build: async (args) =>
+      redisMemory(
+        args,
+        upstashFromInputs(str(args.inputs.baseURL), await credentialOf(args.node, args.inputs, args.ctx), args.ctx.runtime.providers),
+      ),
   },
 ];

@@ -14,7 +14,15 @@ import { type BaseMessage, HumanMessage, SystemMessage } from "@langchain/core/m
 import type { BaseRetrieverInterface } from "@langchain/core/retrievers";
 import { badRequest } from "../../../errors";
 import { asSources, requireRetriever, retrieve } from "../../core/retrievers";
-import { type MemoryInstance, type ModerationInstance, isMemory, moderate, moderationsOf, requireChatModel, turnsToMessages } from "../instances";
+import {
+  type MemoryInstance,
+  type ModerationInstance,
+  isMemory,
+  moderate,
+  moderationsOf,
+  requireChatModel,
+  turnsToMessages,
+} from "../instances";
 import { callModel } from "../../core/llm";
 import type { BuildArgs, NodeDefinition } from "../types";
 import type { ChatTurn, FlowNode, RunResult, StreamSink } from "../../core/types";
@@ -68,7 +76,7 @@ const documentStoreNode = (name: string): NodeDefinition => ({
 const DEFAULT_REPHRASE_PROMPT =
   "Given the following conversation and a follow up question, rephrase the follow up question to be a standalone question.\n\nChat History:\n{chat_history}\nFollow Up Input: {question}\nStandalone Question:";
 const DEFAULT_RESPONSE_PROMPT =
-  'You are a helpful assistant. Using the provided context, answer the user\'s question to the best of your ability using the resources provided.\nIf there is nothing in the context relevant to the question at hand, just say "Hmm, I\'m not sure." Don\'t try to make up an answer.\n------------\n{context}\n------------\nREMEMBER: If there is no relevant information within the context, just say "Hmm, I\'m not sure." Don\'t try to make up an answer.';
+  "You are a helpful assistant. Using the provided context, answer the user's question to the best of your ability using the resources provided.\nIf there is nothing in the context relevant to the question at hand, just say \"Hmm, I'm not sure.\" Don't try to make up an answer.\n------------\n{context}\n------------\nREMEMBER: If there is no relevant information within the context, just say \"Hmm, I'm not sure.\" Don't try to make up an answer.";
 const QA_SYSTEM_PROMPT =
   "Answer the user's question using the pieces of context below. If they do not hold the answer, say that you do not know rather than making one up.\n----------------\n{context}";
 
@@ -86,7 +94,8 @@ interface RetrievalChainInstance {
   responsePrompt: string;
 }
 
-const isRetrievalChain = (v: unknown): v is RetrievalChainInstance => !!v && typeof v === "object" && (v as { kind?: unknown }).kind === "retrievalChain";
+const isRetrievalChain = (v: unknown): v is RetrievalChainInstance =>
+  !!v && typeof v === "object" && (v as { kind?: unknown }).kind === "retrievalChain";
 
 /** Fills `{name}` placeholders (`{{` / `}}` are literal braces); unknown names stay as written. */
 function fillTemplate(template: string, values: Record<string, string>): string {
@@ -148,7 +157,8 @@ function retrievalChainNode(name: string, conversational: boolean): NodeDefiniti
         returnSourceDocuments: bool(inputs.returnSourceDocuments),
         conversational,
         rephrasePrompt: str(inputs.rephrasePrompt) ?? DEFAULT_REPHRASE_PROMPT,
-        responsePrompt: (conversational ? str(inputs.responsePrompt) : undefined) ?? (conversational ? DEFAULT_RESPONSE_PROMPT : QA_SYSTEM_PROMPT),
+        responsePrompt:
+          (conversational ? str(inputs.responsePrompt) : undefined) ?? (conversational ? DEFAULT_RESPONSE_PROMPT : QA_SYSTEM_PROMPT),
       };
     },
     async run(instance, { ctx, sink }) {

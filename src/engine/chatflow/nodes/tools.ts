@@ -8,5 +8,6 @@ import type { NodeDefinition } from "../types";
 export const toolNodes: NodeDefinition[] = toolNodeNames().map((name) => ({
   name,
   category: "Tools",
-  build: ({ node, inputs, ctx, answer }) => buildTool(name, providerConfig(node, inputs), { ctx, label: `${node.data.label} (${node.id})`, answer }),
+  build: ({ node, inputs, ctx, answer }) =>
+    buildTool(name, providerConfig(node, inputs), { ctx, label: `${node.data.label} (${node.id})`, answer }),
 }));

@@ -46,7 +46,11 @@ export function storeOutput(store: DocVectorStore, output: string | undefined, t
   const k = topKOf(topK, store.maxTopK);
   // Flowise's searchType "mmr" (fetchK, lambda) where the store can diversify its results; else similarity.
   if (inputs.searchType === "mmr" && typeof store.maxMarginalRelevanceSearch === "function") {
-    return store.asRetriever({ k, searchType: "mmr", searchKwargs: { fetchK: num(inputs.fetchK) ?? 20, lambda: num(inputs.lambda) ?? 0.5 } });
+    return store.asRetriever({
+      k,
+      searchType: "mmr",
+      searchKwargs: { fetchK: num(inputs.fetchK) ?? 20, lambda: num(inputs.lambda) ?? 0.5 },
+    });
   }
   return store.asRetriever({ k });
 }
@@ -58,7 +62,8 @@ interface RecordManagerInstance {
   config: Record<string, unknown>;
 }
 
-const isRecordManager = (v: unknown): v is RecordManagerInstance => !!v && typeof v === "object" && (v as { kind?: unknown }).kind === "recordManager";
+const isRecordManager = (v: unknown): v is RecordManagerInstance =>
+  !!v && typeof v === "object" && (v as { kind?: unknown }).kind === "recordManager";
 
 /** The node's store: the provider named like the node, or `storeName` (a LlamaIndex twin opens its LangChain store). */
 export async function storeOf({ node, inputs, ctx }: BuildArgs, storeName = node.data.name): Promise<DocVectorStore> {
@@ -91,7 +96,9 @@ export async function upsertInto(args: BuildArgs, storeName?: string): Promise<U
   if (!docs.length) throw badRequest(`${label}: nothing to upsert — the loaders connected to its document input gave no documents`);
   const store = await storeOf(args, storeName);
   // Without a record manager node: one of its own with full cleanup (the namespace then holds what this upsert gave).
-  const { name, config } = isRecordManager(inputs.recordManager) ? inputs.recordManager : { name: DEFAULT_RECORD_MANAGER, config: { cleanup: "full" } };
+  const { name, config } = isRecordManager(inputs.recordManager)
+    ? inputs.recordManager
+    : { name: DEFAULT_RECORD_MANAGER, config: { cleanup: "full" } };
   const { recordManager, cleanup, sourceIdKey, forceUpdate } = ctx.runtime.vectorStores.recordManager(name, config, store.namespace);
   const result = await indexDocuments(docs, recordManager, store, { cleanup, sourceIdKey, forceUpdate });
   return {
@@ -116,7 +123,12 @@ function vectorStoreNode(name: string): NodeDefinition {
 const recordManagerNode = (name: string): NodeDefinition => ({
   name,
   category: "Record Manager",
-  build: async ({ node, inputs }): Promise<RecordManagerInstance> => ({ kind: "recordManager", name, label: node.data.label, config: inputs }),
+  build: async ({ node, inputs }): Promise<RecordManagerInstance> => ({
+    kind: "recordManager",
+    name,
+    label: node.data.label,
+    config: inputs,
+  }),
 });
 
 export const vectorStoreNodes: NodeDefinition[] = [

@@ -33,7 +33,8 @@ export interface SqlChainInstance {
   moderations: ModerationInstance[];
 }
 
-export const isSqlChain = (v: unknown): v is SqlChainInstance => !!v && typeof v === "object" && (v as { kind?: unknown }).kind === "sqlDatabaseChain";
+export const isSqlChain = (v: unknown): v is SqlChainInstance =>
+  !!v && typeof v === "object" && (v as { kind?: unknown }).kind === "sqlDatabaseChain";
 
 /** The model's query as something to run: no fences, no quotes around it, nothing after the stop. */
 function cleanQuery(text: string): string {
@@ -48,13 +49,18 @@ function cleanQuery(text: string): string {
 /** BigInt-safe JSON of the rows, cut at MAX_RESULT_CHARS; a cut says so in words. */
 function resultText(rows: unknown[], truncated: boolean, maxRows: number): string {
   const json = JSON.stringify(rows, (_k, v) => (typeof v === "bigint" ? v.toString() : v));
-  if (json.length > MAX_RESULT_CHARS) return `${json.slice(0, MAX_RESULT_CHARS)} (cut: the result is longer than ${MAX_RESULT_CHARS} characters)`;
+  if (json.length > MAX_RESULT_CHARS)
+    return `${json.slice(0, MAX_RESULT_CHARS)} (cut: the result is longer than ${MAX_RESULT_CHARS} characters)`;
   return truncated ? `${json} (cut: the statement returned more than ${maxRows} rows)` : json;
 }
 
 async function promptFor(chain: SqlChainInstance, dialect: string, info: string, input: string): Promise<string> {
   const values = { dialect, top_k: String(chain.topK), table_info: info, input };
-  if (!chain.customPrompt) return SQL_PROMPTS[dialect as keyof typeof SQL_PROMPTS].replace(/\{(dialect|top_k|table_info|input)\}/g, (_m, k: keyof typeof values) => values[k]);
+  if (!chain.customPrompt)
+    return SQL_PROMPTS[dialect as keyof typeof SQL_PROMPTS].replace(
+      /\{(dialect|top_k|table_info|input)\}/g,
+      (_m, k: keyof typeof values) => values[k],
+    );
   try {
     const template = PromptTemplate.fromTemplate(chain.customPrompt);
     const used = Object.fromEntries(template.inputVariables.map((v) => [v, values[v as keyof typeof values]]));

@@ -12,12 +12,20 @@ export interface TableSelection {
 
 /** Flowise's comma-separated table list (blank entries left out). */
 export const tableList = (value: unknown): string[] =>
-  typeof value === "string" ? value.split(",").map((t) => t.trim()).filter(Boolean) : [];
+  typeof value === "string"
+    ? value
+        .split(",")
+        .map((t) => t.trim())
+        .filter(Boolean)
+    : [];
 
 export function selectTables(all: SqlTable[], { includes, ignores }: TableSelection, label: string): SqlTable[] {
   if (includes.length && ignores.length) throw badRequest(`${label}: use Include Tables or Ignore Tables, not both`);
   const names = new Set(all.map((t) => t.name));
-  for (const [list, what] of [[includes, "Include"], [ignores, "Ignore"]] as const) {
+  for (const [list, what] of [
+    [includes, "Include"],
+    [ignores, "Ignore"],
+  ] as const) {
     const missing = list.filter((t) => !names.has(t));
     if (missing.length) throw badRequest(`${label}: ${what} Tables names tables the database does not have: ${missing.join(", ")}`);
   }
@@ -37,7 +45,14 @@ export async function tableInfo(db: SqlDatabase, tables: SqlTable[], sampleRows:
     const select = `SELECT * FROM ${quoted(table.name)} LIMIT ${sampleRows};\n`;
     const columns = `${table.columns.map((c) => ` ${c.name}`).join("")}\n`;
     const rows = sampleRows > 0 ? await db.sample(table.name, sampleRows) : [];
-    const sample = rows.map((r) => `${Object.values(r).map((v) => ` ${cell(v)}`).join("")}\n`).join("");
+    const sample = rows
+      .map(
+        (r) =>
+          `${Object.values(r)
+            .map((v) => ` ${cell(v)}`)
+            .join("")}\n`,
+      )
+      .join("");
     out += create + select + columns + sample;
   }
   return out;

@@ -97,20 +97,35 @@ function sessionError(err: unknown, server: McpServerAddress, deadline: Deadline
 async function connect(client: Client, server: McpServerAddress, fetch: ReturnType<typeof sessionFetch>): Promise<void> {
   const url = new URL(server.url);
   const requestInit = { headers: server.headers };
-  const streamable: Transport = new StreamableHTTPClientTransport(url, { fetch, requestInit, reconnectionOptions: { maxRetries: 0, initialReconnectionDelay: 1000, maxReconnectionDelay: 1000, reconnectionDelayGrowFactor: 1 } });
+  const streamable: Transport = new StreamableHTTPClientTransport(url, {
+    fetch,
+    requestInit,
+    reconnectionOptions: { maxRetries: 0, initialReconnectionDelay: 1000, maxReconnectionDelay: 1000, reconnectionDelayGrowFactor: 1 },
+  });
   try {
     await client.connect(streamable);
   } catch (err) {
     // A server of the 2024-11-05 protocol (HTTP+SSE) refuses the POST: connect the old way.
     if (!(err instanceof StreamableHTTPError) || ![400, 404, 405].includes(err.code ?? 0)) throw err;
     await client.close().catch(() => undefined);
-    const sse = new SSEClientTransport(url, { fetch, requestInit, eventSourceInit: { fetch: (u, init) => fetch(u, { ...init, headers: { ...Object.fromEntries(new Headers(init?.headers).entries()), ...server.headers } }) } });
+    const sse = new SSEClientTransport(url, {
+      fetch,
+      requestInit,
+      eventSourceInit: {
+        fetch: (u, init) =>
+          fetch(u, { ...init, headers: { ...Object.fromEntries(new Headers(init?.headers).entries()), ...server.headers } }),
+      },
+    });
     await client.connect(sse);
   }
 }
 
 /** Connects, does `work`, closes. Throws McpSessionError (or RunAborted when the run stopped). */
-export async function withMcpSession<T>(server: McpServerAddress, options: SessionOptions, work: (client: Client, request: { signal: AbortSignal; timeout: number }) => Promise<T>): Promise<T> {
+export async function withMcpSession<T>(
+  server: McpServerAddress,
+  options: SessionOptions,
+  work: (client: Client, request: { signal: AbortSignal; timeout: number }) => Promise<T>,
+): Promise<T> {
   const timeoutMs = options.timeoutMs ?? MCP_SESSION_TIMEOUT_MS;
   const deadline = new Deadline(timeoutMs, options.signal);
   const client = new Client({ name: "edgeflow", version: "1.0.0" }, { capabilities: {}, jsonSchemaValidator: validator });

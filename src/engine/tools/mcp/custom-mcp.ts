@@ -22,7 +22,8 @@ export const NO_PROCESSES = "Workers cannot start processes, so stdio MCP server
 /** Flowise's config text: JSON, else its looser JavaScript-object form (unquoted keys, single quotes, trailing commas). */
 function parseConfig(raw: unknown, label: string): Record<string, unknown> {
   if (isObject(raw)) return raw;
-  if (typeof raw !== "string" || !raw.trim()) throw badRequest(`${label} needs an MCP Server Config: {"url": "https://…/mcp", "headers": {…}}`);
+  if (typeof raw !== "string" || !raw.trim())
+    throw badRequest(`${label} needs an MCP Server Config: {"url": "https://…/mcp", "headers": {…}}`);
   let parsed: unknown;
   try {
     parsed = JSON.parse(raw);
@@ -39,7 +40,8 @@ function parseConfig(raw: unknown, label: string): Record<string, unknown> {
 
 /** `{{$vars.name}}` in every string of the config, with the run's variables (Flowise's substitution). */
 function withVars(value: unknown, ctx: RunContext): unknown {
-  if (typeof value === "string") return value.replace(/\{\{\s*\$vars\.([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g, (whole, name: string) => ctx.vars?.[name] ?? whole);
+  if (typeof value === "string")
+    return value.replace(/\{\{\s*\$vars\.([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g, (whole, name: string) => ctx.vars?.[name] ?? whole);
   if (Array.isArray(value)) return value.map((v) => withVars(v, ctx));
   if (isObject(value)) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, withVars(v, ctx)]));
   return value;
@@ -48,17 +50,22 @@ function withVars(value: unknown, ctx: RunContext): unknown {
 export function mcpAddress(raw: unknown, ctx: RunContext, label: string): McpServerAddress {
   const config = withVars(parseConfig(raw, label), ctx) as Record<string, unknown>;
   if (config.command !== undefined) {
-    throw badRequest(`${label}: ${NO_PROCESSES}. Give the URL of an MCP server reachable over HTTP instead: {"url": "https://…/mcp", "headers": {…}}`);
+    throw badRequest(
+      `${label}: ${NO_PROCESSES}. Give the URL of an MCP server reachable over HTTP instead: {"url": "https://…/mcp", "headers": {…}}`,
+    );
   }
-  if (typeof config.url !== "string" || !config.url.trim()) throw badRequest(`${label}: its MCP Server Config needs a url (a Streamable HTTP or SSE MCP endpoint)`);
+  if (typeof config.url !== "string" || !config.url.trim())
+    throw badRequest(`${label}: its MCP Server Config needs a url (a Streamable HTTP or SSE MCP endpoint)`);
   let url: URL;
   try {
     url = new URL(config.url.trim());
   } catch {
     throw badRequest(`${label}: the MCP server url ${config.url.slice(0, 200)} is not an absolute URL`);
   }
-  if (url.protocol !== "http:" && url.protocol !== "https:") throw badRequest(`${label}: the MCP server url must be http(s), not ${url.protocol}`);
-  if (config.headers !== undefined && !isObject(config.headers)) throw badRequest(`${label}: headers in its MCP Server Config must be an object`);
+  if (url.protocol !== "http:" && url.protocol !== "https:")
+    throw badRequest(`${label}: the MCP server url must be http(s), not ${url.protocol}`);
+  if (config.headers !== undefined && !isObject(config.headers))
+    throw badRequest(`${label}: headers in its MCP Server Config must be an object`);
   const headers = Object.fromEntries(Object.entries((config.headers as Record<string, unknown>) ?? {}).map(([k, v]) => [k, String(v)]));
   return { url: url.toString(), headers };
 }
@@ -77,7 +84,8 @@ function actionsOf(raw: unknown): string[] {
 }
 
 /** Before the first call, a failure refuses the run with its status (400 refused URL, 502, 504). */
-const asRunError = (err: unknown, label: string): unknown => (err instanceof McpSessionError ? new ApiError(err.status, `${label}: ${err.message}`) : err);
+const asRunError = (err: unknown, label: string): unknown =>
+  err instanceof McpSessionError ? new ApiError(err.status, `${label}: ${err.message}`) : err;
 
 const MAX_DESCRIPTION = 1024;
 
@@ -90,17 +98,22 @@ export async function customMcpTools(inputs: Record<string, unknown>, { ctx, lab
   });
   return listed.tools
     .filter((t) => wanted.has(t.name))
-    .map((t) => new DynamicStructuredTool({
-      name: toolName(t.name), // the chat APIs' rule; the server is called with its own name
-      description: (t.description || t.name).slice(0, MAX_DESCRIPTION),
-      schema: { properties: {}, ...t.inputSchema, type: "object" },
-      func: async (args: Record<string, unknown>) => {
-        const result = await withMcpSession(server, session, (client, request) => client.callTool({ name: t.name, arguments: args }, undefined, request)).catch((err: unknown) => {
-          throw err instanceof McpSessionError ? new ToolCallError(err.message) : err;
-        });
-        const text = mcpResultText(result);
-        if (result.isError) throw new ToolCallError(text || `${t.name} failed`);
-        return text;
-      },
-    }));
+    .map(
+      (t) =>
+        new DynamicStructuredTool({
+          name: toolName(t.name), // the chat APIs' rule; the server is called with its own name
+          description: (t.description || t.name).slice(0, MAX_DESCRIPTION),
+          schema: { properties: {}, ...t.inputSchema, type: "object" },
+          func: async (args: Record<string, unknown>) => {
+            const result = await withMcpSession(server, session, (client, request) =>
+              client.callTool({ name: t.name, arguments: args }, undefined, request),
+            ).catch((err: unknown) => {
+              throw err instanceof McpSessionError ? new ToolCallError(err.message) : err;
+            });
+            const text = mcpResultText(result);
+            if (result.isError) throw new ToolCallError(text || `${t.name} failed`);
+            return text;
+          },
+        }),
+    );
 }

@@ -51,7 +51,9 @@ export function specText(value: unknown, where: string): string {
   if (typeof value !== "string" || !value.trim()) throw badRequest(`${where} needs an OpenAPI spec: upload one in yamlFile`);
   const text = value.trim();
   if (text.startsWith("FILE-STORAGE::")) {
-    throw badRequest(`${where}: its yamlFile names stored files (${text.slice(0, 80)}); give the spec in the flow as a data URI or as text`);
+    throw badRequest(
+      `${where}: its yamlFile names stored files (${text.slice(0, 80)}); give the spec in the flow as a data URI or as text`,
+    );
   }
   const body = text.startsWith("data:") ? new TextDecoder().decode(decodeFlowiseDataUri(text).bytes) : text;
   if (body.length > MAX_SPEC_BYTES) throw badRequest(`${where}: its OpenAPI spec is over ${MAX_SPEC_BYTES / 1024} KiB`);
@@ -86,14 +88,23 @@ function resolver(doc: Json, where: string) {
 }
 
 const operationId = (method: string, path: string) =>
-  `${method}_${path.replace(/[{}]/g, "").replace(/[^a-zA-Z0-9]+/g, "_").replace(/^_+|_+$/g, "")}`;
+  `${method}_${path
+    .replace(/[{}]/g, "")
+    .replace(/[^a-zA-Z0-9]+/g, "_")
+    .replace(/^_+|_+$/g, "")}`;
 
 function parametersOf(list: unknown[], where: string, id: string): Parameter[] {
   const out: Parameter[] = [];
   for (const p of list) {
     if (!isObject(p) || typeof p.name !== "string" || (p.in !== "path" && p.in !== "query")) continue;
     const schema = isObject(p.schema) ? p.schema : { type: "string" };
-    out.push({ name: p.name, in: p.in, required: p.in === "path" || p.required === true, description: typeof p.description === "string" ? p.description : undefined, schema });
+    out.push({
+      name: p.name,
+      in: p.in,
+      required: p.in === "path" || p.required === true,
+      description: typeof p.description === "string" ? p.description : undefined,
+      schema,
+    });
   }
   const names = new Set<string>();
   for (const p of out) {
@@ -128,10 +139,12 @@ export function parseSpec(text: string, where: string): OpenApiSpec {
   const first = isObject(servers[0]) && typeof servers[0].url === "string" ? servers[0] : undefined;
   // Server variables ({region}) take their defaults.
   const vars = isObject(first?.variables) ? first.variables : {};
-  const server = first && (first.url as string).replace(/\{([^}]+)\}/g, (whole, name: string) => {
-    const v = vars[name];
-    return isObject(v) && (typeof v.default === "string" || typeof v.default === "number") ? String(v.default) : whole;
-  });
+  const server =
+    first &&
+    (first.url as string).replace(/\{([^}]+)\}/g, (whole, name: string) => {
+      const v = vars[name];
+      return isObject(v) && (typeof v.default === "string" || typeof v.default === "number") ? String(v.default) : whole;
+    });
 
   const operations: Operation[] = [];
   const ids = new Set<string>();

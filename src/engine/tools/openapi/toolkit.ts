@@ -48,10 +48,14 @@ function zodOf(schema: Record<string, unknown> | undefined, description?: string
 }
 
 const paramsObject = (params: Parameter[]) =>
-  z.object(Object.fromEntries(params.map((p) => {
-    const s = zodOf(p.schema, p.description ?? p.name);
-    return [p.name, p.required ? s : s.optional()];
-  })));
+  z.object(
+    Object.fromEntries(
+      params.map((p) => {
+        const s = zodOf(p.schema, p.description ?? p.name);
+        return [p.name, p.required ? s : s.optional()];
+      }),
+    ),
+  );
 
 function schemaOf(op: Operation): z.ZodObject {
   const shape: Record<string, z.ZodType> = {};
@@ -68,7 +72,11 @@ function schemaOf(op: Operation): z.ZodObject {
 function withoutNulls(value: unknown): unknown {
   if (Array.isArray(value)) return value.filter((v) => v !== null && v !== undefined).map(withoutNulls);
   if (value && typeof value === "object") {
-    return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== null && v !== undefined).map(([k, v]) => [k, withoutNulls(v)]));
+    return Object.fromEntries(
+      Object.entries(value)
+        .filter(([, v]) => v !== null && v !== undefined)
+        .map(([k, v]) => [k, withoutNulls(v)]),
+    );
   }
   return value;
 }
@@ -84,7 +92,8 @@ function urlFor(base: string, op: Operation, args: Args): string {
   const url = new URL(base.replace(/\/+$/, "") + path);
   for (const [k, v] of Object.entries(args.QueryParameters ?? {})) {
     if (v === undefined || v === null) continue;
-    for (const item of Array.isArray(v) ? v : [v]) url.searchParams.append(k, typeof item === "object" ? JSON.stringify(item) : String(item));
+    for (const item of Array.isArray(v) ? v : [v])
+      url.searchParams.append(k, typeof item === "object" ? JSON.stringify(item) : String(item));
   }
   return url.toString();
 }
@@ -98,7 +107,8 @@ function baseUrlOf(inputs: Record<string, unknown>, server: string | undefined, 
   } catch {
     throw badRequest(`${label}: the API's base URL ${base} is not an absolute URL; set baseUrl`);
   }
-  if (url.protocol !== "http:" && url.protocol !== "https:") throw badRequest(`${label}: the API's base URL must be http(s), not ${url.protocol}`);
+  if (url.protocol !== "http:" && url.protocol !== "https:")
+    throw badRequest(`${label}: the API's base URL must be http(s), not ${url.protocol}`);
   return base;
 }
 
@@ -127,7 +137,8 @@ export async function openApiToolkit(inputs: Record<string, unknown>, { ctx, lab
       return redact(out, secrets);
     }
     const res = await callService({ service: `${label} ${op.id}`, url, init: options, secrets, policy: ctx.runtime.outbound }, ctx);
-    if (!res.ok) throw new ToolCallError(redact(`${op.id} answered HTTP ${res.status}${res.text ? `: ${res.text.slice(0, 300)}` : ""}`, secrets));
+    if (!res.ok)
+      throw new ToolCallError(redact(`${op.id} answered HTTP ${res.status}${res.text ? `: ${res.text.slice(0, 300)}` : ""}`, secrets));
     return res.text.length > MAX_OUTPUT_CHARS ? `${res.text.slice(0, MAX_OUTPUT_CHARS)}… [cut]` : res.text;
   };
 

@@ -23,10 +23,32 @@ interface RequestsSpec {
 }
 
 const SPECS: RequestsSpec[] = [
-  { node: "requestsGet", method: "GET", prefix: "requestsGet", description: "Use this when you need to execute a GET request to get data from a website." },
-  { node: "requestsPost", method: "POST", prefix: "requestsPost", bodyInput: "requestPostBody", description: "Use this when you want to execute a POST request to create or update a resource." },
-  { node: "requestsPut", method: "PUT", prefix: "requestsPut", bodyInput: "requestPutBody", description: "Use this when you want to execute a PUT request to update or replace a resource." },
-  { node: "requestsDelete", method: "DELETE", prefix: "requestsDelete", description: "Use this when you need to execute a DELETE request to remove data from a website." },
+  {
+    node: "requestsGet",
+    method: "GET",
+    prefix: "requestsGet",
+    description: "Use this when you need to execute a GET request to get data from a website.",
+  },
+  {
+    node: "requestsPost",
+    method: "POST",
+    prefix: "requestsPost",
+    bodyInput: "requestPostBody",
+    description: "Use this when you want to execute a POST request to create or update a resource.",
+  },
+  {
+    node: "requestsPut",
+    method: "PUT",
+    prefix: "requestsPut",
+    bodyInput: "requestPutBody",
+    description: "Use this when you want to execute a PUT request to update or replace a resource.",
+  },
+  {
+    node: "requestsDelete",
+    method: "DELETE",
+    prefix: "requestsDelete",
+    description: "Use this when you need to execute a DELETE request to remove data from a website.",
+  },
 ];
 
 const stripHtml = (s: string) => s.replace(/<[^>]*>/g, "").trim();
@@ -44,13 +66,18 @@ function requestsTool(spec: RequestsSpec) {
     const input = (name: string) => inputs[name.charAt(0).toLowerCase() + name.slice(1)] ?? inputs[`${spec.prefix}${name}`];
     const url = str(input("Url")) && stripHtml(str(input("Url"))!);
     if (!url) throw badRequest(`${label} needs a URL (${spec.prefix}Url)`);
-    const headers = Object.fromEntries(Object.entries(objectInput(input("Headers"), `${label}: headers`) ?? {}).map(([k, v]) => [k, String(v)]));
+    const headers = Object.fromEntries(
+      Object.entries(objectInput(input("Headers"), `${label}: headers`) ?? {}).map(([k, v]) => [k, String(v)]),
+    );
     const fixedBody = spec.bodyInput ? objectInput(inputs.body ?? inputs[spec.bodyInput], `${label}: body`) : undefined;
     const specs = spec.bodyInput
       ? paramSpecs(input("BodySchema"), `${label}: body schema`)
       : paramSpecs(inputs.queryParamsSchema ?? inputs[`${spec.prefix}QueryParamsSchema`], `${label}: query parameters schema`);
     const maxOutput = num(inputs[`${spec.prefix}MaxOutputLength`]) ?? 2000;
-    const name = str(input("Name"))?.toLowerCase().replace(/ /g, "_").replace(/[^a-z0-9_-]/g, "");
+    const name = str(input("Name"))
+      ?.toLowerCase()
+      .replace(/ /g, "_")
+      .replace(/[^a-z0-9_-]/g, "");
     const secrets = headerSecrets(headers);
 
     return new DynamicStructuredTool({

@@ -18,7 +18,8 @@ export function paramSpecs(raw: unknown, where: string): Record<string, ParamSpe
       throw badRequest(`${where} is not valid JSON (${errorMessage(err)})`);
     }
   }
-  if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) throw badRequest(`${where} must be a JSON object of {name: {type, description, required}}`);
+  if (!parsed || typeof parsed !== "object" || Array.isArray(parsed))
+    throw badRequest(`${where} must be a JSON object of {name: {type, description, required}}`);
   const specs = parsed as Record<string, ParamSpec>;
   return Object.keys(specs).length ? specs : undefined;
 }
@@ -30,8 +31,13 @@ const described = (t: z.ZodType, spec: ParamSpec) => {
 
 /** GET/DELETE: {queryParams}; typed values arrive as text (Flowise converts numbers and booleans). */
 export function querySchema(specs: Record<string, ParamSpec> | undefined) {
-  if (!specs) return z.object({ queryParams: z.record(z.string(), z.string()).optional().describe("Optional query parameters to include in the request") });
-  const shape = Object.fromEntries(Object.entries(specs).map(([k, s]) => [k, described(z.union([z.string(), z.number(), z.boolean()]), s)]));
+  if (!specs)
+    return z.object({
+      queryParams: z.record(z.string(), z.string()).optional().describe("Optional query parameters to include in the request"),
+    });
+  const shape = Object.fromEntries(
+    Object.entries(specs).map(([k, s]) => [k, described(z.union([z.string(), z.number(), z.boolean()]), s)]),
+  );
   return z.object({ queryParams: z.object(shape).optional().describe("Query parameters for the request") });
 }
 
@@ -39,7 +45,15 @@ export function querySchema(specs: Record<string, ParamSpec> | undefined) {
 export function bodySchema(specs: Record<string, ParamSpec> | undefined) {
   if (!specs) return z.object({ body: z.record(z.string(), z.any()).optional().describe("Optional body data to include in the request") });
   const typeOf = (t?: string): z.ZodType =>
-    t === "number" ? z.number() : t === "boolean" ? z.boolean() : t === "object" ? z.record(z.string(), z.any()) : t === "array" ? z.array(z.any()) : z.string();
+    t === "number"
+      ? z.number()
+      : t === "boolean"
+        ? z.boolean()
+        : t === "object"
+          ? z.record(z.string(), z.any())
+          : t === "array"
+            ? z.array(z.any())
+            : z.string();
   const shape = Object.fromEntries(Object.entries(specs).map(([k, s]) => [k, described(typeOf(s.type), s)]));
   return z.object({ body: z.object(shape).describe("Request body parameters") });
 }
@@ -57,7 +71,9 @@ export function urlWith(base: string, params: Record<string, unknown> | undefine
     if (specs && !spec) continue;
     if (spec?.in === "path") {
       const placeholder = new RegExp(`:${key.replace(/[^\w-]/g, "")}\\b`, "g");
-      url = placeholder.test(url) ? url.replace(placeholder, encodeURIComponent(String(value))) : `${url.replace(/\/$/, "")}/${encodeURIComponent(String(value))}`;
+      url = placeholder.test(url)
+        ? url.replace(placeholder, encodeURIComponent(String(value)))
+        : `${url.replace(/\/$/, "")}/${encodeURIComponent(String(value))}`;
     } else query.push([key, String(value)]);
   }
   if (!query.length) return url;

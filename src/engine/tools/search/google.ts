@@ -8,10 +8,17 @@ import { list, queryTool } from "./query-tool";
 export async function googleCustomSearchTool(inputs: Record<string, unknown>, { ctx, label }: ToolDeps) {
   return queryTool({
     name: "google-custom-search",
-    description: "a custom search engine. useful for when you need to answer questions about current events. input should be a search query. outputs a JSON array of results.",
+    description:
+      "a custom search engine. useful for when you need to answer questions about current events. input should be a search query. outputs a JSON array of results.",
     inputs,
     run: async (input) => {
-      const [key, cx] = await credentialField(ctx, inputs, "googleCustomSearchApi", ["googleCustomSearchApiKey", "googleCustomSearchApiId"], label);
+      const [key, cx] = await credentialField(
+        ctx,
+        inputs,
+        "googleCustomSearchApi",
+        ["googleCustomSearchApiKey", "googleCustomSearchApiId"],
+        label,
+      );
       const base = baseUrlOf(ctx.runtime.providers.GOOGLE_CUSTOM_SEARCH_BASE_URL, "https://www.googleapis.com");
       const url = `${base}/customsearch/v1?${new URLSearchParams({ key, cx, q: input })}`;
       const res = await callServiceJson({ service: "Google Custom Search", url, secrets: [key, cx] }, ctx);

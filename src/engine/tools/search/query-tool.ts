@@ -24,5 +24,6 @@ export const queryTool = ({ name, description, argument = "the search query", in
 
 export const list = (v: unknown): Record<string, unknown>[] => (Array.isArray(v) ? v.filter(isObject) : []);
 
-export const SEARCH_DESCRIPTION = "a search engine. useful for when you need to answer questions about current events. input should be a search query.";
+export const SEARCH_DESCRIPTION =
+  "a search engine. useful for when you need to answer questions about current events. input should be a search query.";
 export const NO_RESULT = "No good search result found";

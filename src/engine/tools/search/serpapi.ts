@@ -9,13 +9,21 @@ import { NO_RESULT, SEARCH_DESCRIPTION, list, queryTool } from "./query-tool";
 function serpAnswer(res: Record<string, unknown>): string {
   const box = Array.isArray(res.answer_box_list) ? res.answer_box_list[0] : res.answer_box;
   if (isObject(box)) {
-    const found = nonBlank(box.result) ?? nonBlank(box.answer) ?? nonBlank(box.snippet) ?? (Array.isArray(box.snippet_highlighted_words) ? box.snippet_highlighted_words.join(",") : undefined);
+    const found =
+      nonBlank(box.result) ??
+      nonBlank(box.answer) ??
+      nonBlank(box.snippet) ??
+      (Array.isArray(box.snippet_highlighted_words) ? box.snippet_highlighted_words.join(",") : undefined);
     if (found) return found;
   }
   const sports = isObject(res.sports_results) ? res.sports_results.game_spotlight : undefined;
   if (sports) return typeof sports === "string" ? sports : JSON.stringify(sports);
   const shopping = list(res.shopping_results);
-  if (nonBlank(shopping[0]?.title)) return shopping.slice(0, 3).map((r) => `${r.title} ${r.price ?? ""}`.trim()).join("\n");
+  if (nonBlank(shopping[0]?.title))
+    return shopping
+      .slice(0, 3)
+      .map((r) => `${r.title} ${r.price ?? ""}`.trim())
+      .join("\n");
   const graph = isObject(res.knowledge_graph) ? nonBlank(res.knowledge_graph.description) : undefined;
   if (graph) return graph;
   for (const key of ["organic_results", "news_results", "jobs_results", "questions_and_answers"]) {

@@ -25,7 +25,11 @@ export async function serperTool(inputs: Record<string, unknown>, { ctx, label }
     run: async (input) => {
       const [key] = await credentialField(ctx, inputs, "serperApi", ["serperApiKey"], label);
       const url = `${baseUrlOf(ctx.runtime.providers.SERPER_BASE_URL, "https://google.serper.dev")}/search`;
-      const init = { method: "POST", headers: { "X-API-KEY": key, "Content-Type": "application/json" }, body: JSON.stringify({ q: input }) };
+      const init = {
+        method: "POST",
+        headers: { "X-API-KEY": key, "Content-Type": "application/json" },
+        body: JSON.stringify({ q: input }),
+      };
       return serperAnswer(await callServiceJson({ service: "Serper", url, init, secrets: [key] }, ctx));
     },
   });

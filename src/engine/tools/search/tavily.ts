@@ -7,7 +7,11 @@ import { bool, num, str } from "../../core/inputs";
 import type { ToolDeps } from "../types";
 import { baseUrlOf, callServiceJson, credentialField } from "../service";
 
-const domains = (v: unknown) => str(v)?.split(",").map((d) => d.trim()).filter(Boolean);
+const domains = (v: unknown) =>
+  str(v)
+    ?.split(",")
+    .map((d) => d.trim())
+    .filter(Boolean);
 
 /** The request body from the node's inputs (Flowise names → Tavily's), unset options left out. */
 function tavilyBody(query: string, inputs: Record<string, unknown>): Record<string, unknown> {
@@ -38,7 +42,11 @@ export async function tavilyTool(inputs: Record<string, unknown>, { ctx, label }
     func: async ({ query }) => {
       const [key] = await credentialField(ctx, inputs, "tavilyApi", ["tavilyApiKey"], label);
       const url = `${baseUrlOf(ctx.runtime.providers.TAVILY_BASE_URL, "https://api.tavily.com")}/search`;
-      const init = { method: "POST", headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json" }, body: JSON.stringify(tavilyBody(query, inputs)) };
+      const init = {
+        method: "POST",
+        headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json" },
+        body: JSON.stringify(tavilyBody(query, inputs)),
+      };
       const res = await callServiceJson({ service: "Tavily", url, init, secrets: [key] }, ctx);
       const results = Array.isArray(res.results) ? res.results : [];
       if (!results.length && !res.answer) return "No search results found. Try a different query.";

@@ -43,11 +43,16 @@ export async function arxivTool(inputs: Record<string, unknown>, { ctx, label }:
   const topK = Math.max(1, Math.floor(num(inputs.topKResults) ?? 3));
   const maxQuery = Math.max(1, Math.floor(num(inputs.maxQueryLength) ?? 300));
   const maxChars = Math.floor(num(inputs.docContentCharsMax) ?? 10_000);
-  if (bool(inputs.loadFullContent)) throw badRequest(`${label}: loadFullContent (PDF download) is not supported; turn it off to search summaries`);
+  if (bool(inputs.loadFullContent))
+    throw badRequest(`${label}: loadFullContent (PDF download) is not supported; turn it off to search summaries`);
   return new DynamicStructuredTool({
     name: toolName(str(inputs.arxivName) ?? "arxiv_search"),
     description: str(inputs.arxivDescription) ?? DESCRIPTION,
-    schema: z.object({ query: z.string().describe("Search query for Arxiv papers. Can be keywords, topics, authors, or specific Arxiv IDs (e.g., 2301.12345)") }),
+    schema: z.object({
+      query: z
+        .string()
+        .describe("Search query for Arxiv papers. Can be keywords, topics, authors, or specific Arxiv IDs (e.g., 2301.12345)"),
+    }),
     func: async ({ query }) => {
       const q = query.trim().slice(0, maxQuery);
       if (!q) throw new ToolCallError("Query is required for Arxiv search");

@@ -31,7 +31,8 @@ export async function webScraperTool(inputs: Record<string, unknown>, { ctx }: T
     try {
       const res = await fetchPage(url);
       if (!res.ok) return { ...empty, error: `HTTP Error: ${res.status}. ${res.text.slice(0, 200)}` };
-      if (!res.contentType.includes("text/html")) return { ...empty, error: `Skipped non-HTML content (Content-Type: ${res.contentType || "none"})` };
+      if (!res.contentType.includes("text/html"))
+        return { ...empty, error: `Skipped non-HTML content (Content-Type: ${res.contentType || "none"})` };
       return { url, ...(await pageParts(res.text, url)) };
     } catch (err) {
       if (!(err instanceof ToolCallError)) throw err;
@@ -73,7 +74,9 @@ export async function webScraperTool(inputs: Record<string, unknown>, { ctx }: T
         }
         level = [...new Set(level)];
       }
-      return useSitemap ? JSON.stringify({ warning: "Sitemap not found or empty; fell back to recursive scraping.", scrapedData: results }) : JSON.stringify(results);
+      return useSitemap
+        ? JSON.stringify({ warning: "Sitemap not found or empty; fell back to recursive scraping.", scrapedData: results })
+        : JSON.stringify(results);
     },
   });
 }

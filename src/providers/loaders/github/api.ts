@@ -55,7 +55,8 @@ export class GithubApi {
     if (res.ok) return res;
     const detail = this.scrub(await messageOf(res));
     if (res.status >= 500 || res.status === 429) throw new Retryable(`GitHub answered ${res.status} (${what}): ${detail}`);
-    if (res.status === 404) throw badRequest(`GitHub: ${what} not found${this.o.token ? "" : " (a private repository needs a githubApi credential)"}`);
+    if (res.status === 404)
+      throw badRequest(`GitHub: ${what} not found${this.o.token ? "" : " (a private repository needs a githubApi credential)"}`);
     if (res.status === 401) throw badRequest(`GitHub refused the githubApi credential (401): ${detail}`);
     throw badGateway(`GitHub answered ${res.status} (${what}): ${detail}`);
   }
@@ -78,7 +79,11 @@ export class GithubApi {
 
   /** Every path of the branch (GET /repos/{o}/{r}/git/trees/{branch}?recursive=1). */
   async tree(owner: string, repo: string, branch: string): Promise<{ entries: TreeEntry[]; truncated: boolean }> {
-    const res = await this.call(`/repos/${enc(owner)}/${enc(repo)}/git/trees/${enc(branch)}?recursive=1`, "application/vnd.github+json", `repository ${owner}/${repo} at branch "${branch}"`);
+    const res = await this.call(
+      `/repos/${enc(owner)}/${enc(repo)}/git/trees/${enc(branch)}?recursive=1`,
+      "application/vnd.github+json",
+      `repository ${owner}/${repo} at branch "${branch}"`,
+    );
     const body = (await res.json().catch(() => ({}))) as { tree?: unknown; truncated?: unknown };
     if (!Array.isArray(body.tree)) throw badGateway(`GitHub answered a tree without entries for ${owner}/${repo}`);
     const entries = body.tree.filter((e): e is TreeEntry => !!e && typeof e.path === "string" && typeof e.type === "string");
@@ -87,7 +92,11 @@ export class GithubApi {
 
   /** A file's bytes (GET /repos/{o}/{r}/contents/{path}?ref=… as raw). */
   async raw(owner: string, repo: string, branch: string, path: string): Promise<Uint8Array> {
-    const res = await this.call(`/repos/${enc(owner)}/${enc(repo)}/contents/${path.split("/").map(enc).join("/")}?ref=${enc(branch)}`, "application/vnd.github.raw", `file ${path}`);
+    const res = await this.call(
+      `/repos/${enc(owner)}/${enc(repo)}/contents/${path.split("/").map(enc).join("/")}?ref=${enc(branch)}`,
+      "application/vnd.github.raw",
+      `file ${path}`,
+    );
     return new Uint8Array(await res.arrayBuffer());
   }
 }

@@ -15,7 +15,8 @@ export function ignorePatterns(value: unknown): string[] {
       throw badRequest(`github ignorePath must be a JSON array of patterns, e.g. ["*.md", "docs/"]`);
     }
   }
-  if (!Array.isArray(v) || !v.every((p) => typeof p === "string")) throw badRequest(`github ignorePath must be a JSON array of patterns, e.g. ["*.md", "docs/"]`);
+  if (!Array.isArray(v) || !v.every((p) => typeof p === "string"))
+    throw badRequest(`github ignorePath must be a JSON array of patterns, e.g. ["*.md", "docs/"]`);
   return v;
 }
 

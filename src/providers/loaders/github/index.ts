@@ -97,7 +97,8 @@ async function loadGithub(input: LoaderInput): Promise<Document[]> {
   const files = filesToLoad(entries, ref.path, recursive, ignored);
   if (files.length > limits.chunks) throw overLimit(limits, "chunks", `Repository ${ref.owner}/${ref.repo}`, files.length);
   const bytes = files.reduce((n, f) => n + (f.size ?? 0), 0);
-  if (bytes > megabytes(limits.textMb)) throw overLimit(limits, "textMb", `Repository ${ref.owner}/${ref.repo}`, Math.ceil(bytes / 1024 / 1024));
+  if (bytes > megabytes(limits.textMb))
+    throw overLimit(limits, "textMb", `Repository ${ref.owner}/${ref.repo}`, Math.ceil(bytes / 1024 / 1024));
 
   const decoder = new TextDecoder();
   const repository = `${baseUrl}/${ref.owner}/${ref.repo}`;

@@ -20,9 +20,14 @@ export interface RedisHistoryOptions {
 const TYPES: Record<string, StoredRole> = { human: "userMessage", ai: "apiMessage" };
 
 const contentText = (content: unknown): string =>
-  typeof content === "string" ? content : Array.isArray(content) ? content.map((p) => (typeof p === "string" ? p : typeof p?.text === "string" ? p.text : "")).join("") : "";
+  typeof content === "string"
+    ? content
+    : Array.isArray(content)
+      ? content.map((p) => (typeof p === "string" ? p : typeof p?.text === "string" ? p.text : "")).join("")
+      : "";
 
-const stored = (type: "human" | "ai", content: string) => JSON.stringify({ type, data: { content, additional_kwargs: {}, response_metadata: {} } });
+const stored = (type: "human" | "ai", content: string) =>
+  JSON.stringify({ type, data: { content, additional_kwargs: {}, response_metadata: {} } });
 
 function check(client: RedisCommands, replies: RespValue[]): RespValue[] {
   for (const r of replies) if (r instanceof RespError) throw badGateway(`${client.label} answered an error: ${r.message}`);

@@ -25,7 +25,8 @@ export function redisFromCredential(credential: Record<string, unknown>, env: En
       throw badRequest("The Redis credential's redisUrl is not a URL (redis://host:6379, rediss://…, or an Upstash https:// URL)");
     }
     const field = "redisCacheUrlApi credential redisUrl";
-    if (parsed.protocol === "redis:" || parsed.protocol === "rediss:") return new RedisTcp({ ...tcpOptionsOfUrl(url), policy: { field, env }, timeoutMs });
+    if (parsed.protocol === "redis:" || parsed.protocol === "rediss:")
+      return new RedisTcp({ ...tcpOptionsOfUrl(url), policy: { field, env }, timeoutMs });
     if (parsed.protocol === "https:" || parsed.protocol === "http:") {
       const token = decodeURIComponent(parsed.password || parsed.username);
       if (!token) throw badRequest("An Upstash redisUrl needs its REST token as the URL's password (https://default:TOKEN@host)");
@@ -50,9 +51,15 @@ export function redisFromCredential(credential: Record<string, unknown>, env: En
   });
 }
 
-export function upstashFromInputs(baseURL: string | undefined, credential: Record<string, unknown>, env: EndpointEnv, timeoutMs?: number): RedisCommands {
+export function upstashFromInputs(
+  baseURL: string | undefined,
+  credential: Record<string, unknown>,
+  env: EndpointEnv,
+  timeoutMs?: number,
+): RedisCommands {
   if (!baseURL) throw badRequest("UpstashRedisBackedChatMemory needs its baseURL input (https://<your-url>.upstash.io)");
   const token = str(credential.upstashRestToken);
-  if (!token) throw badRequest("UpstashRedisBackedChatMemory is not configured: connect an upstashRedisMemoryApi credential with upstashRestToken");
+  if (!token)
+    throw badRequest("UpstashRedisBackedChatMemory is not configured: connect an upstashRedisMemoryApi credential with upstashRestToken");
   return new UpstashRest(baseURL, token, checkEndpoint(baseURL, "UpstashRedisBackedChatMemory baseURL", env), timeoutMs);
 }

@@ -26,7 +26,12 @@ export class UpstashRest implements RedisCommands {
     try {
       const res = await endpointFetch(
         `${this.url}/pipeline`,
-        { method: "POST", headers: { Authorization: `Bearer ${this.token}`, "Content-Type": "application/json" }, body: JSON.stringify(commands.map((c) => c.map(String))), signal },
+        {
+          method: "POST",
+          headers: { Authorization: `Bearer ${this.token}`, "Content-Type": "application/json" },
+          body: JSON.stringify(commands.map((c) => c.map(String))),
+          signal,
+        },
         this.policy,
       );
       const text = await res.text();
@@ -37,11 +42,17 @@ export class UpstashRest implements RedisCommands {
         body = undefined;
       }
       if (!res.ok) {
-        const detail = body && typeof body === "object" && typeof (body as { error?: unknown }).error === "string" ? (body as { error: string }).error : res.statusText;
+        const detail =
+          body && typeof body === "object" && typeof (body as { error?: unknown }).error === "string"
+            ? (body as { error: string }).error
+            : res.statusText;
         throw badGateway(`${this.label} answered ${res.status}: ${redact(detail, [this.token])}`);
       }
-      if (!Array.isArray(body) || body.length !== commands.length) throw badGateway(`${this.label} answered something that is not one reply per command`);
-      return body.map((r: { result?: RespValue; error?: string }) => (typeof r?.error === "string" ? new RespError(r.error) : (r?.result ?? null)));
+      if (!Array.isArray(body) || body.length !== commands.length)
+        throw badGateway(`${this.label} answered something that is not one reply per command`);
+      return body.map((r: { result?: RespValue; error?: string }) =>
+        typeof r?.error === "string" ? new RespError(r.error) : (r?.result ?? null),
+      );
     } catch (err) {
       if (err instanceof ApiError) throw err;
       if (signal.aborted) throw gatewayTimeout(`${this.label} did not answer within ${Math.round(this.timeoutMs)} ms`);

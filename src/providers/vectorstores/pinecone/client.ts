@@ -63,14 +63,20 @@ export class PineconeClient {
     const attempt = async (): Promise<T> => {
       const deadline = new Deadline(ms, this.o.signal);
       try {
-        const headers = { "Api-Key": this.o.apiKey, "X-Pinecone-API-Version": PINECONE_API_VERSION, Accept: "application/json", ...(init.body ? { "Content-Type": "application/json" } : {}) };
+        const headers = {
+          "Api-Key": this.o.apiKey,
+          "X-Pinecone-API-Version": PINECONE_API_VERSION,
+          Accept: "application/json",
+          ...(init.body ? { "Content-Type": "application/json" } : {}),
+        };
         const res = await endpointFetch(url, { ...init, headers, signal: deadline.signal }, policy);
         if (!res.ok) {
           const detail = redact(await deadline.race(providerErrorMessage(res)), [this.o.apiKey]);
           const message = `Pinecone ${what} failed (${res.status}): ${detail}`;
           if (res.status >= 500) throw new RetryableProviderError(message);
           if (res.status === 404) throw badRequest(`Pinecone ${what}: not found (${detail}); check the pineconeIndex input`);
-          if (res.status === 401 || res.status === 403) throw badGateway(`Pinecone ${what} was refused (${res.status}): check the pineconeApi credential`);
+          if (res.status === 401 || res.status === 403)
+            throw badGateway(`Pinecone ${what} was refused (${res.status}): check the pineconeApi credential`);
           throw badGateway(message);
         }
         const text = await deadline.race(res.text());
@@ -101,8 +107,14 @@ export class PineconeClient {
     const known = hosts.get(key);
     if (known) return { url: known, policy };
     const control = { field: this.o.controlPlaneField, env: this.o.env };
-    const described = await this.call<{ host?: unknown }>("describe_index", `${this.o.controlPlane}/indexes/${encodeURIComponent(this.o.index)}`, { method: "GET" }, control);
-    if (typeof described.host !== "string" || !described.host) throw badGateway(`Pinecone describe_index gave no host for index "${this.o.index}"`);
+    const described = await this.call<{ host?: unknown }>(
+      "describe_index",
+      `${this.o.controlPlane}/indexes/${encodeURIComponent(this.o.index)}`,
+      { method: "GET" },
+      control,
+    );
+    if (typeof described.host !== "string" || !described.host)
+      throw badGateway(`Pinecone describe_index gave no host for index "${this.o.index}"`);
     const host = withScheme(described.host, this.o.controlPlane);
     hosts.set(key, host);
     return { url: host, policy };
@@ -118,8 +130,21 @@ export class PineconeClient {
     await this.data("upsert", "/vectors/upsert", { method: "POST", body: JSON.stringify({ vectors, namespace }) });
   }
 
-  async query(vector: number[], topK: number, namespace: string, filter?: Record<string, unknown>, includeValues = false): Promise<PineconeMatch[]> {
-    const body = { vector, topK, namespace, includeMetadata: true, includeValues, ...(filter && Object.keys(filter).length ? { filter } : {}) };
+  async query(
+    vector: number[],
+    topK: number,
+    namespace: string,
+    filter?: Record<string, unknown>,
+    includeValues = false,
+  ): Promise<PineconeMatch[]> {
+    const body = {
+      vector,
+      topK,
+      namespace,
+      includeMetadata: true,
+      includeValues,
+      ...(filter && Object.keys(filter).length ? { filter } : {}),
+    };
     const res = await this.data<{ matches?: PineconeMatch[] }>("query", "/query", { method: "POST", body: JSON.stringify(body) });
     return Array.isArray(res.matches) ? res.matches : [];
   }

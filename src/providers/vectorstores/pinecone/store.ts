@@ -51,7 +51,8 @@ export function filterOf(value: unknown): Record<string, unknown> | undefined {
   return v as Record<string, unknown>;
 }
 
-const slices = <T>(items: T[], size: number): T[][] => Array.from({ length: Math.ceil(items.length / size) }, (_, i) => items.slice(i * size, (i + 1) * size));
+const slices = <T>(items: T[], size: number): T[][] =>
+  Array.from({ length: Math.ceil(items.length / size) }, (_, i) => items.slice(i * size, (i + 1) * size));
 
 export class PineconeVectorStore extends D1DocumentsStore {
   declare FilterType: Record<string, unknown>;
@@ -75,9 +76,16 @@ export class PineconeVectorStore extends D1DocumentsStore {
     const ids = this.idsFor(documents, options);
     if (!ids.length) return ids;
     const client = await this.client();
-    const records = ids.map((id, i) => ({ id, values: vectors[i], metadata: pineconeMetadata(documents[i].metadata ?? {}, documents[i].pageContent) }));
+    const records = ids.map((id, i) => ({
+      id,
+      values: vectors[i],
+      metadata: pineconeMetadata(documents[i].metadata ?? {}, documents[i].pageContent),
+    }));
     // D1 keeps only which loader each vector came from: the text lives in Pinecone.
-    const bookkeeping = documents.map((d) => ({ pageContent: "", metadata: typeof d.metadata?.docId === "string" ? { docId: d.metadata.docId } : {} }));
+    const bookkeeping = documents.map((d) => ({
+      pageContent: "",
+      metadata: typeof d.metadata?.docId === "string" ? { docId: d.metadata.docId } : {},
+    }));
     await runBatch(this.db, this.documentWrites(ids, bookkeeping, options?.chunkNos));
     try {
       for (const part of slices(records, PINECONE_UPSERT_BATCH)) await client.upsert(part, this.pineconeNamespace);
@@ -93,7 +101,8 @@ export class PineconeVectorStore extends D1DocumentsStore {
     const found = new Set<string>();
     if (!ids.length) return found;
     const client = await this.client();
-    for (const part of slices([...new Set(ids)], PINECONE_FETCH_BATCH)) for (const id of await client.fetchIds(part, this.pineconeNamespace)) found.add(id);
+    for (const part of slices([...new Set(ids)], PINECONE_FETCH_BATCH))
+      for (const id of await client.fetchIds(part, this.pineconeNamespace)) found.add(id);
     return found;
   }
 
@@ -121,13 +130,27 @@ export class PineconeVectorStore extends D1DocumentsStore {
   }
 
   /** Flowise's searchType "mmr": fetchK nearest (with their vectors), then k of them picked for relevance and variety. */
-  async maxMarginalRelevanceSearch(query: string, options: MaxMarginalRelevanceSearchOptions<Record<string, unknown>>): Promise<Document[]> {
+  async maxMarginalRelevanceSearch(
+    query: string,
+    options: MaxMarginalRelevanceSearchOptions<Record<string, unknown>>,
+  ): Promise<Document[]> {
     const client = await this.client();
     const vector = await this.embeddings.embedQuery(query);
-    const matches = await client.query(vector, this.topK(options.fetchK ?? 20), this.pineconeNamespace, options.filter ?? this.defaultFilter, true);
+    const matches = await client.query(
+      vector,
+      this.topK(options.fetchK ?? 20),
+      this.pineconeNamespace,
+      options.filter ?? this.defaultFilter,
+      true,
+    );
     const withValues = matches.filter((m) => Array.isArray(m.values) && m.values.length === vector.length);
     if (!withValues.length) return [];
-    const picked = maximalMarginalRelevance(vector, withValues.map((m) => m.values!), options.lambda ?? 0.5, options.k);
+    const picked = maximalMarginalRelevance(
+      vector,
+      withValues.map((m) => m.values!),
+      options.lambda ?? 0.5,
+      options.k,
+    );
     return picked.map((i) => documentOf(withValues[i]));
   }
 

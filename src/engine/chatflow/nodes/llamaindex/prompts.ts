@@ -41,7 +41,10 @@ export function fillPrompt(template: string, vars: PromptVars): string {
   return template.replace(/\{(context|query|existingAnswer)\}/g, (_, name: keyof PromptVars) => vars[name] ?? "");
 }
 
-const EXAMPLE_TOOLS = { uber_10k: "Provides information about Uber financials for year 2021", lyft_10k: "Provides information about Lyft financials for year 2021" };
+const EXAMPLE_TOOLS = {
+  uber_10k: "Provides information about Uber financials for year 2021",
+  lyft_10k: "Provides information about Lyft financials for year 2021",
+};
 const EXAMPLE_QUERY = "Compare and contrast the revenue growth and EBITDA of Uber and Lyft for year 2021";
 const EXAMPLE_OUTPUT = [
   { subQuestion: "What is the revenue growth of Uber", toolName: "uber_10k" },
@@ -55,7 +58,10 @@ export const toolsText = (tools: Array<{ name: string; description: string }>): 
   JSON.stringify(Object.fromEntries(tools.map((t) => [t.name, t.description])), null, 4);
 
 /** LlamaIndex's sub-question prompt: one worked example, then the tools and the user's question. */
-export const subQuestionPrompt = (tools: string, query: string): string => `Given a user question, and a list of tools, output a list of relevant sub-questions that when composed can help answer the full user question:
+export const subQuestionPrompt = (
+  tools: string,
+  query: string,
+): string => `Given a user question, and a list of tools, output a list of relevant sub-questions that when composed can help answer the full user question:
 
 # Example 1
 <Tools>

@@ -45,7 +45,14 @@ function synthesizerOf(value: unknown, label: string): SynthesizerInstance {
 }
 
 /** The synthesized answer to the run's question from these passages (streamed to the sink). */
-async function answerFrom(s: SynthesizerInstance, model: BaseChatModel, passages: SourceDocument[], ctx: RunContext, sink: StreamSink | undefined, returnSources: boolean): Promise<Answer> {
+async function answerFrom(
+  s: SynthesizerInstance,
+  model: BaseChatModel,
+  passages: SourceDocument[],
+  ctx: RunContext,
+  sink: StreamSink | undefined,
+  returnSources: boolean,
+): Promise<Answer> {
   const chunks = passages.map((p) => p.pageContent);
   const text = await synthesize(s, ctx.question, chunks, completer(model, ctx, sink), (t) => sink?.token(t));
   return returnSources ? { text, sourceDocuments: passages } : { text };
@@ -64,7 +71,10 @@ async function runQueryEngine(engine: QueryEngine, ctx: RunContext, sink?: Strea
 export const MAX_SUB_QUESTIONS = 12;
 
 async function runSubQuestionEngine(engine: SubQuestionEngine, ctx: RunContext, sink?: StreamSink): Promise<Answer> {
-  const subQuestions = (await generateSubQuestions(engine.model, engine.tools, ctx.question, ctx, engine.label)).slice(0, MAX_SUB_QUESTIONS);
+  const subQuestions = (await generateSubQuestions(engine.model, engine.tools, ctx.question, ctx, engine.label)).slice(
+    0,
+    MAX_SUB_QUESTIONS,
+  );
   const byName = new Map(engine.tools.map((t) => [t.name, t]));
   const answered = await Promise.all(
     subQuestions.map(async ({ subQuestion, toolName }) => {
@@ -79,7 +89,10 @@ async function runSubQuestionEngine(engine: SubQuestionEngine, ctx: RunContext, 
 }
 
 const isTool = (v: unknown): v is StructuredToolInterface =>
-  !!v && typeof v === "object" && typeof (v as StructuredToolInterface).invoke === "function" && typeof (v as StructuredToolInterface).name === "string";
+  !!v &&
+  typeof v === "object" &&
+  typeof (v as StructuredToolInterface).invoke === "function" &&
+  typeof (v as StructuredToolInterface).name === "string";
 
 const isQueryEngine = isKind<QueryEngine>("queryEngine");
 const isSubQuestionEngine = isKind<SubQuestionEngine>("subQuestionQueryEngine");

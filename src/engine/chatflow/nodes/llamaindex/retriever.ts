@@ -20,7 +20,8 @@ export interface IndexRetriever {
   model?: BaseChatModel;
 }
 
-const isIndexRetriever = (v: unknown): v is IndexRetriever => !!v && typeof v === "object" && (v as { kind?: unknown }).kind === "llamaIndexRetriever";
+const isIndexRetriever = (v: unknown): v is IndexRetriever =>
+  !!v && typeof v === "object" && (v as { kind?: unknown }).kind === "llamaIndexRetriever";
 
 /** The retriever an engine's input holds (a LlamaIndex one, or a LangChain retriever / vector store), or a 400. */
 export function indexRetrieverOf(value: unknown, label: string, input = "vectorStoreRetriever"): IndexRetriever {

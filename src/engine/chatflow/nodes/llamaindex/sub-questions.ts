@@ -44,7 +44,7 @@ export async function generateSubQuestions(
 ): Promise<SubQuestion[]> {
   const text = await callModel(model, [new HumanMessage(subQuestionPrompt(toolsText(tools), query))], ctx);
   const items = parseJsonMarkdown(text);
-  if (!items || !items.every(isSubQuestion)) {
+  if (!items?.every(isSubQuestion)) {
     const shown = text.length > 200 ? `${text.slice(0, 200)}…` : text;
     throw badGateway(`${label}: the model's sub-questions are not a JSON list of {subQuestion, toolName}: ${JSON.stringify(shown)}`);
   }

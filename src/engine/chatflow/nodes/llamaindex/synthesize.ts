@@ -86,7 +86,8 @@ async function treeSummarize(s: SynthesizerInstance, query: string, chunks: stri
     if (pieces.length === 1) return complete(fillPrompt(s.textQAPrompt, { context: pieces[0], query }), true);
     const summaries = await Promise.all(pieces.map((context) => complete(fillPrompt(s.textQAPrompt, { context, query }), false)));
     // Summaries no shorter than their text would only multiply the calls, round after round.
-    if (totalLength(summaries) >= totalLength(texts)) throw badGateway("TreeSummarize: the model's summaries are no shorter than the text they summarise");
+    if (totalLength(summaries) >= totalLength(texts))
+      throw badGateway("TreeSummarize: the model's summaries are no shorter than the text they summarise");
     texts = summaries;
   }
   throw badGateway(`TreeSummarize: the model's summaries still do not fit one prompt after ${MAX_TREE_ROUNDS} rounds`);
@@ -96,7 +97,8 @@ type Strategy = (s: SynthesizerInstance, query: string, chunks: string[], comple
 
 /** Each synthesizer type's way to an answer (undefined: nothing to synthesize from). */
 const strategies: Record<SynthesizerType, Strategy> = {
-  SimpleResponseBuilder: (s, query, chunks, complete) => complete(fillPrompt(s.textQAPrompt, { context: chunks.join("\n\n"), query }), true),
+  SimpleResponseBuilder: (s, query, chunks, complete) =>
+    complete(fillPrompt(s.textQAPrompt, { context: chunks.join("\n\n"), query }), true),
   TreeSummarize: treeSummarize,
   CompactAndRefine: async (s, query, chunks, complete) => refine(s, query, await repack(biggestPrompt(s, query), chunks), complete),
   // Each chunk on its own (split only when it alone does not fit).
@@ -111,7 +113,13 @@ const strategies: Record<SynthesizerType, Strategy> = {
  * The synthesizer's answer to `query` from the retrieved text chunks. With nothing to work from,
  * LlamaIndex answers "Empty Response" without calling the model; `say` passes that on (streaming).
  */
-export async function synthesize(s: SynthesizerInstance, query: string, chunks: string[], complete: Complete, say: (text: string) => void): Promise<string> {
+export async function synthesize(
+  s: SynthesizerInstance,
+  query: string,
+  chunks: string[],
+  complete: Complete,
+  say: (text: string) => void,
+): Promise<string> {
   const answer = await strategies[s.type](s, query, chunks, complete);
   if (answer !== undefined) return answer;
   say(EMPTY_RESPONSE);

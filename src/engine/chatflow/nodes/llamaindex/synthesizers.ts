@@ -8,7 +8,11 @@ import type { SynthesizerInstance, SynthesizerType } from "./synthesize";
 
 const CATEGORY = "Response Synthesizer";
 
-function synthesizerNode(name: string, type: SynthesizerType, prompts: (inputs: Record<string, unknown>) => { textQAPrompt: string; refinePrompt?: string }): NodeDefinition {
+function synthesizerNode(
+  name: string,
+  type: SynthesizerType,
+  prompts: (inputs: Record<string, unknown>) => { textQAPrompt: string; refinePrompt?: string },
+): NodeDefinition {
   return {
     name,
     category: CATEGORY,
@@ -27,7 +31,9 @@ const refinePrompts = (inputs: Record<string, unknown>) => ({
 export const synthesizerNodes: NodeDefinition[] = [
   synthesizerNode("compactrefineLlamaIndex", "CompactAndRefine", refinePrompts),
   synthesizerNode("refineLlamaIndex", "Refine", refinePrompts),
-  synthesizerNode("treeSummarizeLlamaIndex", "TreeSummarize", (inputs) => ({ textQAPrompt: str(inputs.prompt) ?? DEFAULT_TREE_SUMMARIZE_PROMPT })),
+  synthesizerNode("treeSummarizeLlamaIndex", "TreeSummarize", (inputs) => ({
+    textQAPrompt: str(inputs.prompt) ?? DEFAULT_TREE_SUMMARIZE_PROMPT,
+  })),
   // No inputs: Flowise builds it without a template, so LlamaIndex's text QA prompt.
   synthesizerNode("simpleResponseBuilderLlamaIndex", "SimpleResponseBuilder", () => ({ textQAPrompt: DEFAULT_TEXT_QA_PROMPT })),
 ];
