@@ -22,7 +22,8 @@ function assertOnOwner(access: Access, owner: RecordOwner, actions: readonly Rec
 }
 
 const describe = (actions: readonly RecordAction[]) =>
-  `${actions.map((a) => `<kind>:${a}`).join(" or ")} for the record's kind (chatflows, agentflows for AGENTFLOW/MULTIAGENT, assistants, documentStores), within the key's chatflow limit`;
+  `${actions.map((a) => `<kind>:${a}`).join(" or ")} for the record's kind (chatflows, agentflows for ` +
+  `AGENTFLOW/MULTIAGENT, assistants, documentStores), within the key's chatflow limit`;
 
 /**
  * The action on each record the request names (ids from the path or body). Ids naming nothing

@@ -66,7 +66,8 @@ export class WorkflowSteps implements RunSteps {
     if (++this.counter.count > WORKFLOW_STEP_LIMIT - BOOKKEEPING) {
       throw new ApiError(
         400,
-        `The run reached Cloudflare Workflows' limit of ${WORKFLOW_STEP_LIMIT} steps per run (one per node, resumes included) and was stopped`,
+        `The run reached Cloudflare Workflows' limit of ${WORKFLOW_STEP_LIMIT} steps per run (one per node, ` +
+          `resumes included) and was stopped`,
       );
     }
     const stepName = `${this.prefix}${name}`;

@@ -40,7 +40,9 @@ function readSimulation(env: Pick<Env, "ENVIRONMENT" | (typeof VARS)[number]>): 
   if (env.ENVIRONMENT !== "development") {
     throw new ApiError(
       500,
-      `The worker is misconfigured: ${set.join(" and ")} ${set.length > 1 ? "are" : "is"} set, but the simulated D1 round trips are for ENVIRONMENT=development only (ENVIRONMENT is "${env.ENVIRONMENT ?? ""}"); remove ${set.length > 1 ? "them" : "it"}`,
+      `The worker is misconfigured: ${set.join(" and ")} ${set.length > 1 ? "are" : "is"} set, but the simulated ` +
+        `D1 round trips are for ENVIRONMENT=development only (ENVIRONMENT is "${env.ENVIRONMENT ?? ""}"); ` +
+        `remove ${set.length > 1 ? "them" : "it"}`,
     );
   }
   const [primaryMs, replicaMs] = VARS.map((name) => {

@@ -15,7 +15,12 @@ const TOKEN = String.raw`(?:(?=[A-Za-z0-9._~+/=-]*\d)[A-Za-z0-9._~+/=-]{8,}|[A-Z
 const PATTERNS: Array<[RegExp, string]> = [
   // Header lines and JSON/form fields: `Authorization: Bearer x`, `"api-key":"x"`, `x-api-key=x`.
   [
-    /\b((?:proxy-)?authorization|x-api-key|api-key|api_key|apikey|x-goog-api-key|ocp-apim-subscription-key)(["']?\s*[:=]\s*["']?)(?!(?:(?:bearer|basic|token|digest)\s+)?\[redacted\])(?:(?:bearer|basic|token|digest)\s+)?[^\s"',;&}\]]+/gi,
+    new RegExp(
+      String.raw`\b((?:proxy-)?authorization|x-api-key|api-key|api_key|apikey|x-goog-api-key|ocp-apim-subscription-key)` +
+        String.raw`(["']?\s*[:=]\s*["']?)(?!(?:(?:bearer|basic|token|digest)\s+)?\[redacted\])` +
+        String.raw`(?:(?:bearer|basic|token|digest)\s+)?[^\s"',;&}\]]+`,
+      "gi",
+    ),
     `$1$2${REDACTED}`,
   ],
   // A credential after an auth scheme anywhere in the text.

@@ -18,7 +18,8 @@ export function assertBindings(env: Env): void {
   if (missing.length) {
     throw new ApiError(
       500,
-      `The worker is misconfigured: binding${missing.length > 1 ? "s" : ""} ${missing.join(", ")} missing (declare ${missing.length > 1 ? "them" : "it"} in wrangler.toml; see the README's Configuration)`,
+      `The worker is misconfigured: binding${missing.length > 1 ? "s" : ""} ${missing.join(", ")} missing ` +
+        `(declare ${missing.length > 1 ? "them" : "it"} in wrangler.toml; see the README's Configuration)`,
     );
   }
   simulationOf(env); // the simulated D1 round trips: refused outside development

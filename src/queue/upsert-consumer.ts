@@ -34,7 +34,8 @@ export async function queue(batch: MessageBatch<unknown>, env: Env): Promise<voi
       message.ack();
     } catch (err) {
       console.error(
-        `upsert queue: job for store ${message.body.storeId} failed (attempt ${message.attempts}): ${redact(errorText(err), workerSecretValues(env))}`,
+        `upsert queue: job for store ${message.body.storeId} failed ` +
+          `(attempt ${message.attempts}): ${redact(errorText(err), workerSecretValues(env))}`,
       );
       if (message.attempts < MAX_ATTEMPTS) message.retry({ delaySeconds: 2 * message.attempts });
       else message.ack();

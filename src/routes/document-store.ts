@@ -61,7 +61,8 @@ export const limitUpload: MiddlewareHandler<AppEnv> = (c, next) => {
     onError: () => {
       throw payloadTooLarge(
         docStore
-          ? `Upload is larger than the limit of ${mb} MB (the largest file limit, MAX_STREAMED_FILE_MB or MAX_UPLOAD_MB, plus MAX_BODY_MB for the fields)`
+          ? `Upload is larger than the limit of ${mb} MB (the largest file limit, MAX_STREAMED_FILE_MB or ` +
+              `MAX_UPLOAD_MB, plus MAX_BODY_MB for the fields)`
           : `Upload is larger than the limit of ${Math.round(maxUploadBytes(c.env) / 1024 / 1024)} MB (MAX_UPLOAD_MB)`,
       );
     },
@@ -241,7 +242,8 @@ export const documentStoreRoutes = createRouter()
       permission: can("documentStores:upsert-config"),
       tags,
       summary:
-        "Insert the store's stored chunks into its vector store (no loading or splitting: how a store moved in from Flowise gets its vectors back)",
+        "Insert the store's stored chunks into its vector store (no loading or splitting: how a store moved in " +
+        "from Flowise gets its vectors back)",
       request: { body: jsonBody(InsertBody) },
       responses: { ...jsonResponse(VectorUpsertResponse), ...errorResponsesFor([502, 504]) },
     }),
@@ -308,7 +310,8 @@ documentStoreRoutes.openAPIRegistry.registerPath({
     200: { description: "The upsert's counts", content: { "application/json": { schema: VectorUpsertResponse } } },
     202: {
       description:
-        "Accepted: continues in the queue (`async: true`, or more than UPSERT_QUEUE_CHUNKS chunks or UPSERT_QUEUE_MB of text and JSON Lines files)",
+        "Accepted: continues in the queue (`async: true`, or more than UPSERT_QUEUE_CHUNKS chunks or " +
+        "UPSERT_QUEUE_MB of text and JSON Lines files)",
       content: { "application/json": { schema: UpsertAccepted } },
     },
     ...errorResponsesFor([400, 401, 403, 404, 413, 415, 502, 504]),

@@ -59,7 +59,8 @@ export const executionRoutes = createRouter()
       permission: onExecution("view"),
       tags,
       summary:
-        "An asynchronous run's frames (Flowise's stream format with id: lines): from its start (or after Last-Event-ID), then live until end",
+        "An asynchronous run's frames (Flowise's stream format with id: lines): from its start (or after " +
+        "Last-Event-ID), then live until end",
       request: { params: IdParam },
       responses: { 200: { description: "text/event-stream frames", content: { "text/event-stream": { schema: z.string() } } } },
     }),

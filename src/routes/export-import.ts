@@ -38,7 +38,9 @@ export const exportImportRoutes = createRouter();
 const flagsSchema = z.object(Object.fromEntries(EXPORT_FLAGS.map((f) => [f, z.boolean().optional()]))).openapi("ExportFlags");
 const fileSchema = z.record(z.string(), z.unknown()).openapi("FlowiseExportFile", {
   description:
-    "Flowise 3.1.4's export file: {FileDefaultName, AgentFlow, AgentFlowV2, AssistantCustom, AssistantFlow, AssistantOpenAI, AssistantAzure, ChatFlow, ChatMessage, ChatMessageFeedback, CustomTemplate, DocumentStore, DocumentStoreFileChunk, Execution, Tool, Variable}, each an array of records",
+    "Flowise 3.1.4's export file: {FileDefaultName, AgentFlow, AgentFlowV2, AssistantCustom, AssistantFlow, " +
+    "AssistantOpenAI, AssistantAzure, ChatFlow, ChatMessage, ChatMessageFeedback, CustomTemplate, DocumentStore, " +
+    "DocumentStoreFileChunk, Execution, Tool, Variable}, each an array of records",
 });
 
 exportImportRoutes.openAPIRegistry.registerPath({

@@ -133,7 +133,8 @@ mcpRoutes.openAPIRegistry.registerPath({
   security: [{ bearerAuth: [] }],
   summary: "A chatflow as an MCP server (Streamable HTTP, stateless): one tool; the bearer is the token of POST /mcp-server/{id}",
   description:
-    "Needs: the flow's MCP token (from POST /mcp-server/{id} or its refresh) as the bearer; API keys are not accepted here. GET and DELETE: 405.",
+    "Needs: the flow's MCP token (from POST /mcp-server/{id} or its refresh) as the bearer; API keys are not " +
+    "accepted here. GET and DELETE: 405.",
   request: { params: z.object({ chatflowId: z.string() }), body: { required: true, content: { "application/json": { schema: JsonRpc } } } },
   responses: {
     ...mcpResponses("Missing or wrong token"),
@@ -148,7 +149,8 @@ mcpRoutes.openAPIRegistry.registerPath({
   summary:
     "An API key's MCP server (Streamable HTTP, stateless): a tool for every flow whose MCP server is enabled and that the key may run",
   description:
-    "Needs: any valid API key (no permission): the tools are the flows it may run — those bound to no key or to it, within its chatflow limit. GET and DELETE: 405.",
+    "Needs: any valid API key (no permission): the tools are the flows it may run — those bound to no key or to " +
+    "it, within its chatflow limit. GET and DELETE: 405.",
   request: { body: { required: true, content: { "application/json": { schema: JsonRpc } } } },
   responses: mcpResponses("Missing or invalid API key"),
 });

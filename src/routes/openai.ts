@@ -38,7 +38,8 @@ const BEARER_REQUIRED = "Unauthorized: the OpenAI-compatible API needs an API ke
 const tags = ["openai"];
 const security = [{ bearerAuth: [] }];
 const NEEDS_RUN =
-  "Needs: any valid bearer token; a flow bound to an API key takes only that key (or the admin key), and a key limited to chatflows only those.";
+  "Needs: any valid bearer token; a flow bound to an API key takes only that key (or the admin key), and a key " +
+  "limited to chatflows only those.";
 
 type Issue = { path: PropertyKey[]; message: string; code?: string };
 
@@ -115,7 +116,8 @@ openaiRoutes.openapi(
     middleware: [requireAuth],
     summary: "The flows this key may run, as OpenAI models (id = the flow's id; its name slug is accepted as a model too)",
     description:
-      "Needs: any valid bearer token; lists only the flows that token may run (a key's chatflow limit, flows bound to another key left out).",
+      "Needs: any valid bearer token; lists only the flows that token may run (a key's chatflow limit, flows bound " +
+      "to another key left out).",
     responses: { 200: { description: "OK", content: { "application/json": { schema: OpenAIModelList } } }, ...errors([401, 403]) },
   }),
   async (c) => c.json({ object: "list" as const, data: await listModels(c.var.db, (await resolvePrincipal(c))!) }, 200),

@@ -43,14 +43,17 @@ webhookRoutes.all("/:id", handle);
 // The API reference: any method reaches the flow; the body is the sender's own.
 const accepted = z.object({ chatId: z.string(), executionId: z.string(), status: z.literal("PROCESSING") }).openapi("WebhookAccepted");
 for (const method of ["post", "get", "put", "patch", "delete"] as const) {
+  const verb = method.toUpperCase();
   webhookRoutes.openAPIRegistry.registerPath({
     method,
     path: "/{id}",
     tags: ["webhooks"],
     security: [{}],
-    summary: `Fire a webhook-triggered agentflow (${method.toUpperCase()}; the Start node's webhookMethod, when set, is the only one taken)`,
+    summary: `Fire a webhook-triggered agentflow (${verb}; the Start node's webhookMethod, when set, is the only one taken)`,
     description:
-      "No bearer token: when the Start node verifies signatures, the request carries the HMAC of its raw body (`sha256=<hex>`, `sha1=<hex>` or bare hex) or the plain secret in its signature header. The body is read by its content type (JSON, form — a form's JSON `payload` field unwrapped — or text), at most 1 MB.",
+      "No bearer token: when the Start node verifies signatures, the request carries the HMAC of its raw body " +
+      "(`sha256=<hex>`, `sha1=<hex>` or bare hex) or the plain secret in its signature header. The body is read by its " +
+      "content type (JSON, form — a form's JSON `payload` field unwrapped — or text), at most 1 MB.",
     request: { params: z.object({ id: z.string().uuid() }) },
     responses: {
       200: {

@@ -48,7 +48,8 @@ export function stopFailure(stop: Stop, limits: StopLimits): Error {
     return new SandboxError(`The function ran longer than its time limit of ${seconds(limits.timeoutMs)} and was stopped`, "timeout");
   if (stop === "slice") {
     return new SandboxError(
-      `The function computed for more than ${seconds(limits.sliceMs)} without waiting for a timer or a request (TOOL_SLICE_MS), which would keep the server from answering anyone else, and was stopped`,
+      `The function computed for more than ${seconds(limits.sliceMs)} without waiting for a timer or a request ` +
+        `(TOOL_SLICE_MS), which would keep the server from answering anyone else, and was stopped`,
       "timeout",
     );
   }

@@ -8,7 +8,8 @@ export const FILENAME = "tool.js";
 export const wrap = (body: string) => `__finish((async function () {${body}\n})())`;
 
 // Runs inside QuickJS before the function: the globals it may use.
-export const PRELUDE = String.raw`(() => {
+export const PRELUDE =
+  String.raw`(() => {
   const input = JSON.parse(globalThis.__input);
   delete globalThis.__input;
   const hostFetch = globalThis.__hostFetch;
@@ -71,7 +72,8 @@ export const PRELUDE = String.raw`(() => {
       const url = typeof resource === "string" ? resource : resource && typeof resource.url === "string" ? resource.url : String(resource);
       const o = init || {};
       let body = o.body;
-      if (body !== undefined && body !== null && typeof body !== "string") body = typeof body === "object" ? JSON.stringify(body) : String(body);
+      if (body !== undefined && body !== null && typeof body !== "string") ` +
+  String.raw`body = typeof body === "object" ? JSON.stringify(body) : String(body);
       hostFetch(id, url, JSON.stringify({ method: o.method, headers: plainHeaders(o.headers), body: body === null ? undefined : body }));
     });
   };

@@ -7,7 +7,8 @@ const permissions = z
   .max(200)
   .openapi({
     description:
-      "Flowise permission names (e.g. `chatflows:view`, `apikeys:create`). Omitted or null: every permission (full access); [] none — the key can then only run the chatflows it may run.",
+      "Flowise permission names (e.g. `chatflows:view`, `apikeys:create`). Omitted or null: every permission (full " +
+      "access); [] none — the key can then only run the chatflows it may run.",
     example: ["chatflows:view", "chatflows:update"],
   });
 

@@ -35,8 +35,10 @@ export const DocumentStore = z
     description: z.string().nullable(),
     loaders: z.string().openapi({
       description:
-        "JSON array of loaders: {id, loaderId, loaderName, loaderConfig, splitterId, splitterName, splitterConfig, totalChunks, totalChars, status, files, error?, progress?}. " +
-        "`progress` {bytesRead, totalBytes, chunks}: while text or JSON Lines files are read a window at a time, and after such a run stopped unfinished",
+        "JSON array of loaders: {id, loaderId, loaderName, loaderConfig, splitterId, splitterName, splitterConfig, " +
+        "totalChunks, totalChars, status, files, error?, progress?}. " +
+        "`progress` {bytesRead, totalBytes, chunks}: while text or JSON Lines files are read a window at a time, " +
+        "and after such a run stopped unfinished",
     }),
     whereUsed: z.string(),
     status: z.enum(DOCUMENT_STORE_STATUSES),
@@ -147,7 +149,8 @@ export const UpsertBody = z
     recordManager: componentField(),
     async: boolField().openapi({
       description:
-        "true: answer 202 at once and finish in the upsert queue; false: run now even when larger than UPSERT_QUEUE_CHUNKS chunks or UPSERT_QUEUE_MB of text and JSON Lines files (absent: the queue takes those)",
+        "true: answer 202 at once and finish in the upsert queue; false: run now even when larger than " +
+        "UPSERT_QUEUE_CHUNKS chunks or UPSERT_QUEUE_MB of text and JSON Lines files (absent: the queue takes those)",
     }),
   })
   .openapi("DocumentStoreLoaderForUpsert");

@@ -36,7 +36,8 @@ export const McpServerConfig = z
     enabled: z.boolean(),
     token: z.string().openapi({
       description:
-        'The bearer token of POST /mcp/{chatflowId}: in full from POST and refresh only; masked (abcd…wxyz) by GET and PUT; "" when never enabled',
+        "The bearer token of POST /mcp/{chatflowId}: in full from POST and refresh only; masked (abcd…wxyz) by GET " +
+        'and PUT; "" when never enabled',
     }),
     toolName: z.string(),
     description: z.string(),

@@ -115,7 +115,8 @@ export class ExecutionRecorder {
   private async markLost(): Promise<never> {
     const row = await this.db.select({ state: execution.state }).from(execution).where(eq(execution.id, this.run.id)).get();
     this.lostReason = row
-      ? `Execution ${this.run.id} is ${row.state}: it stopped counting as running (no sign of life within its lease), so this run's results were not stored`
+      ? `Execution ${this.run.id} is ${row.state}: it stopped counting as running (no sign of life within its ` +
+        `lease), so this run's results were not stored`
       : `Execution ${this.run.id} was deleted while it ran`;
     throw conflict(this.lostReason);
   }
@@ -201,7 +202,8 @@ export class ExecutionRecorder {
           .insert(execution)
           .values({ ...this.run, ...values, createdDate: now })
           .returning({ id: execution.id });
-    const guard: SQL = sql`EXISTS (SELECT 1 FROM ${execution} WHERE ${execution.id} = ${this.run.id} AND ${execution.state} = ${state} AND ${execution.updatedDate} = ${now})`;
+    const unchanged = sql`${execution.state} = ${state} AND ${execution.updatedDate} = ${now}`;
+    const guard: SQL = sql`EXISTS (SELECT 1 FROM ${execution} WHERE ${execution.id} = ${this.run.id} AND ${unchanged})`;
     return { statement, guard };
   }
 

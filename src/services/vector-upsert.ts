@@ -68,7 +68,9 @@ function filesByInput(plan: UpsertPlan, uploads: LoaderFile[], maxBytes: number)
         ? `its file loaders: ${branchLoaders.map((n) => `${n.id} (${n.data.name})`).join(", ")}`
         : "it has no file loader";
       throw badRequest(
-        `No document loader of this upsert reads ${file.name}: ${ext ? `a .${ext} file` : "a file without an extension"} goes to a ${loader} loader (its ${field} input), and ${have}`,
+        `No document loader of this upsert reads ${file.name}: ${
+          ext ? `a .${ext} file` : "a file without an " + "extension"
+        } goes to a ${loader} loader (its ${field} input), and ${have}`,
       );
     }
     checkLoaderFile(loader, file, maxBytes);

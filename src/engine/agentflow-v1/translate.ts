@@ -60,7 +60,8 @@ export function translateV1(graph: FlowGraph): V1Translation {
   const isComponent = (id: string) => byId.has(id) && !flowIds.has(id) && !ABSORBED.has(byId.get(id)!.data.name);
   const team = flow.some((n) => v1Defs.get(n.data.name)!.mode === "team");
   const sequential = flow.some((n) => v1Defs.get(n.data.name)!.mode === "sequential");
-  if (team && sequential) errors.push("A multi-agent flow is either sequential agents (seqStart …) or a supervisor with workers, not both");
+  if (team && sequential)
+    errors.push("A multi-agent flow is either sequential agents (seqStart …) or a " + "supervisor with workers, not both");
   if (!flow.length)
     errors.push("A multi-agent flow needs a Start node (seqStart) or a Supervisor (supervisor) with workers; this one has neither");
   const mode = team ? "team" : "sequential";

@@ -152,7 +152,8 @@ export async function runToolLoop(
     messages.push(fromReply(reply));
     const approval = calls.find((c) => tools.find((t) => t.tool.name === c.name)?.requiresHumanInput);
     if (approval && !rt.iteration) {
-      const content = `${contentText(reply.content)}\nAttempting to use tool:\n\`\`\`json\n${JSON.stringify({ name: approval.name, args: approval.args, id: approval.id, type: "tool_call" }, null, 2)}\n\`\`\``;
+      const call = JSON.stringify({ name: approval.name, args: approval.args, id: approval.id, type: "tool_call" }, null, 2);
+      const content = `${contentText(reply.content)}\nAttempting to use tool:\n\`\`\`json\n${call}\n\`\`\``;
       if (rt.streaming) rt.emit.token(content);
       return { reply, content, messages, usedTools, toolCallTokens, waitingForHumanInput: true };
     }

@@ -8,14 +8,16 @@ import type { NodeRuntime } from "./node-types";
 import type { AgentflowMessage } from "./types";
 import { listOf, num } from "./util";
 
-const DEFAULT_SUMMARIZER_TEMPLATE = `Progressively summarize the conversation provided and return a new summary.
+const DEFAULT_SUMMARIZER_TEMPLATE =
+  `Progressively summarize the conversation provided and return a new summary.
 
 EXAMPLE:
 Human: Why do you think artificial intelligence is a force for good?
 AI: Because artificial intelligence will help humans reach their full potential.
 
 New summary:
-The human asks what the AI thinks of artificial intelligence. The AI thinks artificial intelligence is a force for good because it will help humans reach their full potential.
+The human asks what the AI thinks of artificial intelligence. The AI thinks artificial intelligence is a force for ` +
+  `good because it will help humans reach their full potential.
 END OF EXAMPLE
 
 Conversation:

@@ -41,7 +41,8 @@ export function validateAgentflow(graph: AgentflowGraph): AgentflowValidation {
   const unknown = nodes.filter((n) => !agentflowNodes.has(n.data.name) || (defOf(n)?.translatedOnly && !graph.translated));
   if (unknown.length) {
     errors.push(
-      `Unknown agentflow nodes: ${unknown.map((n) => `${n.data.name} (${n.id})`).join(", ")}; the runtime has ${agentflowNodeNames().join(", ")}`,
+      `Unknown agentflow nodes: ${unknown.map((n) => `${n.data.name} (${n.id})`).join(", ")}; the runtime ` +
+        `has ${agentflowNodeNames().join(", ")}`,
     );
   }
 
@@ -59,7 +60,9 @@ export function validateAgentflow(graph: AgentflowGraph): AgentflowValidation {
     if (!parent || !defOf(parent)?.runsBlock) errors.push(`${named(n)} is inside ${n.parentNode}, which is not an Iteration node`);
     if (defOf(n)?.topLevelOnly)
       errors.push(
-        `${named(n)}: a ${n.data.name} node cannot be inside an Iteration (${defOf(n)?.pauses ? "its pause could not be resumed" : "it must be at the top level"})`,
+        `${named(n)}: a ${n.data.name} node cannot be inside an Iteration (${
+          defOf(n)?.pauses ? "its pause could " + "not be resumed" : "it must be at the top level"
+        })`,
       );
   }
 
@@ -95,7 +98,8 @@ export function validateAgentflow(graph: AgentflowGraph): AgentflowValidation {
       const loose = map.startingNodes().filter((id) => !defOf(byId.get(id)!)?.start);
       if (loose.length)
         errors.push(
-          `Only the Start node may have no incoming edge: ${loose.map((id) => named(byId.get(id)!)).join(", ")} ${loose.length === 1 ? "has" : "have"} none`,
+          `Only the Start node may have no incoming ` +
+            `edge: ${loose.map((id) => named(byId.get(id)!)).join(", ")} ${loose.length === 1 ? "has" : "have"} none`,
         );
     }
   }

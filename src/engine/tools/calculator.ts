@@ -20,7 +20,8 @@ export const calculatorTool = () =>
   new DynamicStructuredTool({
     name: "calculator",
     description:
-      "Useful for getting the result of a math expression. The input to this tool should be a valid mathematical expression that could be executed by a simple calculator.",
+      "Useful for getting the result of a math expression. The input to this tool should be a valid mathematical " +
+      "expression that could be executed by a simple calculator.",
     schema: z.object({ input: z.string().describe("the expression, e.g. (2 + 3) * 4 ^ 2 / sqrt(16)") }),
     func: async ({ input }) => calculate(input),
   });

@@ -9,9 +9,10 @@ export const LOCAL_HASH_DIMS = 256;
 
 // Words too common to say anything about a text; left out of word features (trigrams keep them).
 const STOP_WORDS = new Set(
-  "a an and are as at be but by for from has have he her his i in is it its of on or our she that the their them they this to was we were what when which who will with you your".split(
-    " ",
-  ),
+  (
+    "a an and are as at be but by for from has have he her his i in is it its of on or our she that the their them " +
+    "they this to was we were what when which who will with you your"
+  ).split(" "),
 );
 
 /** FNV-1a over a string's UTF-16 code units, finished with a murmur-style mix. */

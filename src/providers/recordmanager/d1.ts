@@ -50,7 +50,8 @@ export class D1RecordManager extends RecordManager {
         "INSERT INTO record_manager (namespace, key, groupId, docId, updatedAt)",
         [this.namespace],
         rows,
-        "ON CONFLICT (namespace, key) DO UPDATE SET updatedAt = excluded.updatedAt, groupId = excluded.groupId, docId = COALESCE(excluded.docId, record_manager.docId)",
+        "ON CONFLICT (namespace, key) DO UPDATE SET updatedAt = excluded.updatedAt, groupId = excluded.groupId, " +
+          "docId = COALESCE(excluded.docId, record_manager.docId)",
       ),
     );
   }

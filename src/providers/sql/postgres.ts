@@ -18,7 +18,8 @@ function parsePostgresUrl(raw: string): URL {
   const text = raw.trim();
   if (!text)
     throw badRequest(
-      "Sql Database Chain: a PostgreSQL database needs its connection string in the url input (postgres://user:password@host:5432/database)",
+      "Sql Database Chain: a PostgreSQL database needs its connection string in the url input " +
+        "(postgres://user:password@host:5432/database)",
     );
   const withScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(text) ? text : `postgres://${text}`;
   let url: URL;

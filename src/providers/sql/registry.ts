@@ -41,7 +41,8 @@ function openD1(url: string, deps: SqlDeps, allowWrites: boolean): SqlDatabase {
   const name = url.trim().replace(/^d1:(\/\/)?/i, "") || deps.d1Bindings[0];
   if (!name)
     throw badRequest(
-      "Sql Database Chain: no D1 database may be queried: list the bindings flows may query in SQL_D1_BINDINGS, and name one in the url input",
+      "Sql Database Chain: no D1 database may be queried: list the bindings flows may query in SQL_D1_BINDINGS, " +
+        "and name one in the url input",
     );
   if (!deps.d1Bindings.includes(name))
     throw badRequest(`Sql Database Chain: D1 binding ${name} is not one flows may query (SQL_D1_BINDINGS)`);

@@ -189,7 +189,12 @@ export abstract class D1DocumentsStore extends VectorStore implements DocVectorS
     return {
       sql: `SELECT v.id, v.docId, v.pageContent, v.metadata${link ? ", c.id AS chunkId, c.chunkNo AS chunkNo" : ""}
         FROM json_each(?3) w CROSS JOIN vector_document v ON v.provider = ?1 AND v.namespace = ?2 AND v.id = w.value
-        ${link ? "LEFT JOIN document_store_file_chunk c ON c.storeId = ?4 AND c.docId = v.docId AND c.chunkNo = v.chunkNo AND c.pageContent = v.pageContent" : ""}`,
+        ${
+          link
+            ? "LEFT JOIN document_store_file_chunk c ON c.storeId = ?4 AND c.docId = v.docId AND c.chunkNo = " +
+              "v.chunkNo AND c.pageContent = v.pageContent"
+            : ""
+        }`,
       params: [this.provider, this.namespace, JSON.stringify(ids), ...(link ? [chunkStoreId] : [])],
     };
   }

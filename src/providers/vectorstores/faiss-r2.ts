@@ -157,7 +157,8 @@ export class FaissR2Store extends VectorStore implements DocVectorStore {
     return this.update((index) => {
       if (index.entries.length && index.dims !== dims)
         throw badRequest(
-          `The faiss index at ${this.namespace} holds vectors of ${index.dims} dimensions but the embedding gives ${dims}: upsert with the same embedding, or use another basePath`,
+          `The faiss index at ${this.namespace} holds vectors of ${index.dims} dimensions but the embedding ` +
+            `gives ${dims}: upsert with the same embedding, or use another basePath`,
         );
       const replaced = new Set(ids);
       const keep = index.entries.map((e, i) => [e, i] as const).filter(([e]) => !replaced.has(e.id));

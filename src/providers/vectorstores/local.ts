@@ -138,7 +138,9 @@ export class LocalD1VectorStore extends D1DocumentsStore {
   /** Replaces the namespace's version token; goes in the same batch as the write it marks. */
   private bumpVersion(): Stmt {
     return {
-      sql: "INSERT INTO local_embedding_version (namespace, version) VALUES (?, ?) ON CONFLICT(namespace) DO UPDATE SET version = excluded.version",
+      sql:
+        "INSERT INTO local_embedding_version (namespace, version) VALUES (?, ?) ON CONFLICT(namespace) DO " +
+        "UPDATE SET version = excluded.version",
       params: [this.namespace, crypto.randomUUID()],
     };
   }
@@ -166,7 +168,8 @@ export class LocalD1VectorStore extends D1DocumentsStore {
     const otherDims = (other.results[0] as { dims: number } | undefined)?.dims;
     if (!groups.length && otherDims !== undefined) {
       throw badRequest(
-        `The stored vectors have ${otherDims} dimensions but the embedding gives ${dims}: re-upsert with the same embedding, or delete the vector store first`,
+        `The stored vectors have ${otherDims} dimensions but the embedding gives ${dims}: re-upsert with the same ` +
+          `embedding, or delete the vector store first`,
       );
     }
     const stamp = (version.results[0] as { version?: string } | undefined)?.version ?? NO_VERSION;

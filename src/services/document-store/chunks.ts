@@ -96,7 +96,9 @@ export async function editChunk(
       edit.metadata === undefined ? chunk.metadata : typeof edit.metadata === "string" ? edit.metadata : JSON.stringify(edit.metadata);
     const [, changed, before] = await runBatch(db, [
       {
-        sql: `UPDATE document_store_loader SET totalChars = totalChars + ?, updatedDate = ? WHERE id = ? AND storeId = ? AND EXISTS (SELECT 1 FROM document_store_file_chunk WHERE ${UNCHANGED})`,
+        sql:
+          `UPDATE document_store_loader SET totalChars = totalChars + ?, updatedDate = ? WHERE id = ? AND ` +
+          `storeId = ? AND EXISTS (SELECT 1 FROM document_store_file_chunk WHERE ${UNCHANGED})`,
         params: [edit.pageContent.length - chunk.pageContent.length, nowIso(), loaderId, storeId, ...was],
       },
       {
@@ -120,7 +122,10 @@ export async function deleteChunk(db: Db, storeId: string, loaderId: string, chu
     const was = [chunkId, storeId, loaderId, chunk.pageContent];
     const [, gone] = await runBatch(db, [
       {
-        sql: `UPDATE document_store_loader SET totalChunks = MAX(0, totalChunks - 1), totalChars = MAX(0, totalChars - ?), updatedDate = ? WHERE id = ? AND storeId = ? AND EXISTS (SELECT 1 FROM document_store_file_chunk WHERE ${UNCHANGED})`,
+        sql:
+          `UPDATE document_store_loader SET totalChunks = MAX(0, totalChunks - 1), totalChars = MAX(0, ` +
+          `totalChars - ?), updatedDate = ? WHERE id = ? AND storeId = ? AND EXISTS (SELECT 1 FROM ` +
+          `document_store_file_chunk WHERE ${UNCHANGED})`,
         params: [chunk.pageContent.length, nowIso(), loaderId, storeId, ...was],
       },
       { sql: `DELETE FROM document_store_file_chunk WHERE ${UNCHANGED}`, params: was },

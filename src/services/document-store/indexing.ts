@@ -107,7 +107,8 @@ export function assertIndexable(built: BuiltComponents, chunks: Document[]): voi
   if (rm?.cleanup !== "incremental" || rm.sourceIdKey === "docId") return;
   if (chunks.some((c) => c.metadata?.[rm.sourceIdKey] === undefined || c.metadata?.[rm.sourceIdKey] === null)) {
     throw badRequest(
-      `Incremental cleanup needs every chunk's metadata to have "${rm.sourceIdKey}" (the record manager's sourceIdKey): add it with \`metadata\`, or use the docId key`,
+      `Incremental cleanup needs every chunk's metadata to have "${rm.sourceIdKey}" (the record manager's ` +
+        `sourceIdKey): add it with \`metadata\`, or use the docId key`,
     );
   }
 }

@@ -219,7 +219,10 @@ class StreamedRun {
     this.sources.clear();
   }
 
-  /** A window's chunks with the loader's totals and progress, in one batch under the lease (the run's first replaces the loader's chunks). */
+  /**
+   * A window's chunks with the loader's totals and progress, in one batch under the lease (the run's first
+   * replaces the loader's chunks).
+   */
   private async commit(chunks: Document[], from: StreamProgress, next: StreamProgress): Promise<void> {
     const { deps, plan, lease } = this;
     if (!this.saved) {
@@ -248,7 +251,10 @@ class StreamedRun {
     this.saved = p;
   }
 
-  /** The loader's vectors from before this run go (no record manager: it is replaced, not added to); noted before any of this run's are written. */
+  /**
+   * The loader's vectors from before this run go (no record manager: it is replaced, not added to); noted before
+   * any of this run's are written.
+   */
   private async clearOldVectors(p: StreamProgress): Promise<StreamProgress> {
     await deleteDocVectors(this.built, this.plan.entryId);
     const next = { ...p, cleared: true };
@@ -256,7 +262,10 @@ class StreamedRun {
     return next;
   }
 
-  /** Chunks numbered from `firstNo` into the vector store; their vector ids are the run's and their numbers (a retry rewrites the same ones). */
+  /**
+   * Chunks numbered from `firstNo` into the vector store; their vector ids are the run's and their numbers (a
+   * retry rewrites the same ones).
+   */
   private async index(chunks: Document[], firstNo: number, p: StreamProgress, ahead?: EmbedStream): Promise<IndexCounts> {
     const docId = this.plan.entryId;
     const docs = chunks.map((c) => new Document({ pageContent: c.pageContent, metadata: { ...c.metadata, docId } }));
@@ -301,7 +310,9 @@ class StreamedRun {
     while (state.indexed < state.chunks) {
       const [read] = await runBatch(this.deps.db, [
         {
-          sql: "SELECT chunkNo, pageContent, metadata FROM document_store_file_chunk WHERE storeId = ? AND docId = ? AND chunkNo > ? AND chunkNo <= ? ORDER BY chunkNo LIMIT ?",
+          sql:
+            "SELECT chunkNo, pageContent, metadata FROM document_store_file_chunk WHERE storeId = ? AND docId = " +
+            "? AND chunkNo > ? AND chunkNo <= ? ORDER BY chunkNo LIMIT ?",
           params: [this.plan.storeId, this.plan.entryId, state.indexed, state.chunks, REINDEX_PAGE],
         },
       ]);
@@ -358,7 +369,10 @@ class StreamedRun {
     return err;
   }
 
-  /** Bad input after some windows: what this run wrote goes (a new loader entirely; one processed again is left empty, STALE, with the error). */
+  /**
+   * Bad input after some windows: what this run wrote goes (a new loader entirely; one processed again is left
+   * empty, STALE, with the error).
+   */
   private async undo(error: string): Promise<void> {
     const { deps, plan, lease } = this;
     if ((await lease.holder())?.leaseId !== lease.id) return; // taken over or deleted: nothing here is ours any more
@@ -430,7 +444,9 @@ class StreamedRun {
       ? endRow(lease, { status: "SYNC", files: JSON.stringify(this.fileEntries.map((f) => ({ ...f, status: "SYNC" }))) })
       : endRow(lease, {
           status: "STALE",
-          error: `The upsert stopped after ${mb(p.bytesRead)} of ${mb(p.totalBytes)} MB (${p.chunks} chunks stored): ${error}. Refresh the store or upsert the loader again`,
+          error:
+            `The upsert stopped after ${mb(p.bytesRead)} of ${mb(p.totalBytes)} MB (${p.chunks} chunks ` +
+            `stored): ${error}. Refresh the store or upsert the loader again`,
           keepProgress: true,
         });
     await runBatch(deps.db, [end]);
@@ -441,7 +457,9 @@ class StreamedRun {
 /** INSERTs of chunk rows ([id, docId, storeId, chunkNo, pageContent, metadata]), conditional on the lease (`held`: loader id, lease id). */
 function chunkInserts(rows: unknown[][], held: string[]) {
   return jsonBatches(rows).map((json) => ({
-    sql: `INSERT INTO document_store_file_chunk (id, docId, storeId, chunkNo, pageContent, metadata) SELECT ${jsonColumns(6)} FROM json_each(?) WHERE ${HOLDS_LEASE}`,
+    sql:
+      `INSERT INTO document_store_file_chunk (id, docId, storeId, chunkNo, pageContent, metadata) ` +
+      `SELECT ${jsonColumns(6)} FROM json_each(?) WHERE ${HOLDS_LEASE}`,
     params: [json, ...held],
   }));
 }

@@ -27,7 +27,9 @@ export const queuedLeaseMs = (env: Env): number => leaseMs(env) * QUEUED_FACTOR;
 
 /** The error a loader shows once the worker processing it stopped renewing its lease. */
 export const stoppedMessage = (leaseUntil: number | null) =>
-  `The upsert of this loader stopped before it finished (its worker stopped answering${leaseUntil ? ` by ${new Date(leaseUntil).toISOString()}` : ""}): refresh the store or upsert the loader again`;
+  `The upsert of this loader stopped before it finished (its worker stopped answering${
+    leaseUntil ? ` by ${new Date(leaseUntil).toISOString()}` : ""
+  }): refresh the store or upsert the loader again`;
 
 /** A loader's lease at `now`: held by live work, run out with the work unfinished, or none. */
 export function leaseState(
@@ -80,7 +82,8 @@ export class LoaderLease {
       .get();
     if (!held) throw notFound(`Document loader ${this.loaderId} not found in document store ${this.storeId}`);
     throw conflict(
-      `Document loader ${this.loaderId} is being processed by another upsert (its lease runs until ${new Date(held.leaseUntil ?? now).toISOString()} unless renewed): try again once the store is no longer UPSERTING`,
+      `Document loader ${this.loaderId} is being processed by another upsert (its lease runs ` +
+        `until ${new Date(held.leaseUntil ?? now).toISOString()} unless renewed): try again once the store is no longer UPSERTING`,
     );
   }
 

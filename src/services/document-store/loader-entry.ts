@@ -75,14 +75,18 @@ export async function writeEntry(
     });
     for (const json of jsonBatches(rows)) {
       statements.push({
-        sql: `INSERT INTO document_store_file_chunk (id, docId, storeId, chunkNo, pageContent, metadata) SELECT ${jsonColumns(6)} FROM json_each(?) WHERE ${HOLDS_LEASE}`,
+        sql:
+          `INSERT INTO document_store_file_chunk (id, docId, storeId, chunkNo, pageContent, metadata) ` +
+          `SELECT ${jsonColumns(6)} FROM json_each(?) WHERE ${HOLDS_LEASE}`,
         params: [json, ...held],
       });
     }
   }
   const { embedding, vectorStore, recordManager } = plan.components;
   statements.push({
-    sql: `UPDATE document_store SET embeddingConfig = ?, vectorStoreConfig = ?, recordManagerConfig = ?, updatedDate = ? WHERE id = ? AND ${HOLDS_LEASE}`,
+    sql:
+      `UPDATE document_store SET embeddingConfig = ?, vectorStoreConfig = ?, recordManagerConfig = ?, ` +
+      `updatedDate = ? WHERE id = ? AND ${HOLDS_LEASE}`,
     params: [configString(embedding), configString(vectorStore), configString(recordManager), nowIso(), plan.storeId, ...held],
   });
   const [written] = await runBatch(deps.db, [...statements, ...also]);

@@ -79,8 +79,12 @@ export function insertLoader(entry: LoaderEntry, lease: LoaderLease, leaseUntil:
   const c = contentOf(entry);
   const now = nowIso();
   return {
-    sql: `INSERT INTO document_store_loader (id, storeId, position, loaderId, loaderName, loaderConfig, splitterId, splitterName, splitterConfig, totalChunks, totalChars, status, error, files, leaseId, leaseUntil, createdDate, updatedDate)
-      SELECT ?, ?, COALESCE((SELECT MAX(position) FROM document_store_loader WHERE storeId = ?), 0) + 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?
+    sql:
+      `INSERT INTO document_store_loader (id, storeId, position, loaderId, loaderName, loaderConfig, ` +
+      `splitterId, splitterName, splitterConfig, totalChunks, totalChars, status, error, files, leaseId, ` +
+      `leaseUntil, createdDate, updatedDate)
+      SELECT ?, ?, COALESCE((SELECT MAX(position) FROM document_store_loader WHERE storeId = ?), 0) + 1, ?, ?, ?, ` +
+      `?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?
       WHERE EXISTS (SELECT 1 FROM document_store WHERE id = ?)`,
     params: [
       entry.id,
@@ -146,7 +150,9 @@ export async function holdForRetry(db: Db, loaderId: string, leaseId: string, le
  */
 export function windowRow(lease: LoaderLease, progress: StreamProgress, added: { chunks: number; chars: number }): Stmt {
   return {
-    sql: `UPDATE document_store_loader SET totalChunks = totalChunks + ?, totalChars = totalChars + ?, progress = ?, leaseUntil = ?, updatedDate = ?
+    sql:
+      `UPDATE document_store_loader SET totalChunks = totalChunks + ?, totalChars = totalChars + ?, progress = ` +
+      `?, leaseUntil = ?, updatedDate = ?
       WHERE id = ? AND storeId = ? AND leaseId = ?`,
     params: [added.chunks, added.chars, JSON.stringify(progress), lease.until(), nowIso(), lease.loaderId, lease.storeId, lease.id],
   };

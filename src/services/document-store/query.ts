@@ -94,9 +94,11 @@ async function answer(db: Db, storeId: string, hits: LinkedHit[], timeTaken: num
   const missing = hits.filter((h) => !h.chunk);
   const byText = new Map<string, Found>();
   if (missing.length) {
+    const pairs = JSON.stringify(missing.map((h) => [docIdOf(h.document), h.document.pageContent]));
+    const sameText = sql`c.docId = json_extract(w.value, '$[0]') AND c.pageContent = json_extract(w.value, '$[1]')`;
     const found = await db.all<Found>(sql`
-      SELECT c.id, c.chunkNo, c.docId, c.pageContent FROM json_each(${JSON.stringify(missing.map((h) => [docIdOf(h.document), h.document.pageContent]))}) w
-      CROSS JOIN document_store_file_chunk c ON c.storeId = ${storeId} AND c.docId = json_extract(w.value, '$[0]') AND c.pageContent = json_extract(w.value, '$[1]')`);
+      SELECT c.id, c.chunkNo, c.docId, c.pageContent FROM json_each(${pairs}) w
+      CROSS JOIN document_store_file_chunk c ON c.storeId = ${storeId} AND ${sameText}`);
     for (const c of found) byText.set(key(c.docId, c.pageContent), c);
   }
   const docs = hits.map(({ document: d, chunk: linked }) => {
@@ -120,10 +122,11 @@ async function linkByHints(
 ): Promise<LinkedHit[]> {
   const hints = await store.chunkHints(scored.map(([d]) => d.id ?? ""));
   const wanted = scored.map(([d]) => [docIdOf(d), hints.get(d.id ?? "")?.chunkNo ?? -1]);
+  const sameNo = sql`c.docId = json_extract(w.value, '$[0]') AND c.chunkNo = json_extract(w.value, '$[1]')`;
   const found = scored.length
     ? await db.all<{ id: string; chunkNo: number; docId: string; pageContent: string }>(sql`
         SELECT c.id, c.chunkNo, c.docId, c.pageContent FROM json_each(${JSON.stringify(wanted)}) w
-        CROSS JOIN document_store_file_chunk c ON c.storeId = ${storeId} AND c.docId = json_extract(w.value, '$[0]') AND c.chunkNo = json_extract(w.value, '$[1]')`)
+        CROSS JOIN document_store_file_chunk c ON c.storeId = ${storeId} AND ${sameNo}`)
     : [];
   return scored.map(([d, score]) => {
     const c = found.find((f) => f.docId === docIdOf(d) && f.pageContent === d.pageContent);

@@ -109,10 +109,11 @@ export const updateStore = async (db: Db, id: string, patch: z.infer<typeof Docu
 
 /** After vectors were removed: SYNC while the store has loaders (their chunks stay), else EMPTY. */
 export async function settleStatus(db: Db, id: string): Promise<void> {
+  const hasLoaders = sql`EXISTS (SELECT 1 FROM ${documentStoreLoader} WHERE ${documentStoreLoader.storeId} = ${id})`;
   await db
     .update(documentStore)
     .set({
-      status: sql`CASE WHEN EXISTS (SELECT 1 FROM ${documentStoreLoader} WHERE ${documentStoreLoader.storeId} = ${id}) THEN 'SYNC' ELSE 'EMPTY' END`,
+      status: sql`CASE WHEN ${hasLoaders} THEN 'SYNC' ELSE 'EMPTY' END`,
       updatedDate: nowIso(),
     })
     .where(eq(documentStore.id, id));

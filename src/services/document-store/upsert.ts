@@ -115,14 +115,18 @@ async function upsertNowOrQueued(
     const auto = input.async === undefined && hasQueue(deps);
     const bytes = plan.streamed ? plan.files.reduce((n, f) => n + f.size, 0) : 0;
     if (auto && bytes > megabytes(limits.queueMb)) {
-      why = `its files (${(bytes / 1024 / 1024).toFixed(1)} MB) are more than one request reads (UPSERT_QUEUE_MB ${limits.queueMb}), so the upsert continues in the queue`;
+      why =
+        `its files (${(bytes / 1024 / 1024).toFixed(1)} MB) are more than one request reads ` +
+        `(UPSERT_QUEUE_MB ${limits.queueMb}), so the upsert continues in the queue`;
     } else {
       const queueAbove = auto ? limits.queueChunks : undefined;
       try {
         return finished(await executePlan(deps, bucket, plan, { queueAbove }));
       } catch (err) {
         if (!(err instanceof QueueInstead)) throw err;
-        why = `its ${err.chunks} chunks are more than one request processes (UPSERT_QUEUE_CHUNKS ${queueAbove}), so the upsert continues in the queue`;
+        why =
+          `its ${err.chunks} chunks are more than one request processes (UPSERT_QUEUE_CHUNKS ${queueAbove}), ` +
+          `so the upsert continues in the queue`;
       }
     }
   }

@@ -70,8 +70,11 @@ const flowRecord = (r: Row) => {
   };
 };
 
-const FLOW_SQL = `SELECT f.id, f.name, f.flowData, f.deployed, f.isPublic, f.apikeyid, f.chatbotConfig, f.apiConfig, f.analytic, f.speechToText, f.textToSpeech,
-  f.followUpPrompts, f.category, f.type, f.createdDate, f.updatedDate, m.enabled AS mcpEnabled, m.toolName AS mcpToolName, m.description AS mcpDescription
+const FLOW_SQL =
+  `SELECT f.id, f.name, f.flowData, f.deployed, f.isPublic, f.apikeyid, f.chatbotConfig, ` +
+  `f.apiConfig, f.analytic, f.speechToText, f.textToSpeech,
+  f.followUpPrompts, f.category, f.type, f.createdDate, f.updatedDate, m.enabled AS mcpEnabled, m.toolName AS ` +
+  `mcpToolName, m.description AS mcpDescription
   FROM chat_flow f LEFT JOIN mcp_server m ON m.chatflowId = f.id WHERE f.type = ? AND f.id > ? ORDER BY f.id LIMIT ?`;
 
 interface SectionSource {
@@ -86,7 +89,8 @@ const assistants = (type: string) => (db: Db) =>
   mapPages(
     pages(
       db,
-      "SELECT id, details, credential, iconSrc, type, createdDate, updatedDate FROM assistant WHERE type = ? AND id > ? ORDER BY id LIMIT ?",
+      "SELECT id, details, credential, iconSrc, type, createdDate, updatedDate FROM assistant WHERE type = ? AND " +
+        "id > ? ORDER BY id LIMIT ?",
       [type],
       100,
     ),
@@ -135,7 +139,8 @@ const SOURCES: SectionSource[] = [
     read: (db) =>
       pages(
         db,
-        `SELECT id, role, chatflowid, executionId, content, sourceDocuments, usedTools, fileAnnotations, agentReasoning, fileUploads, artifacts, action,
+        `SELECT id, role, chatflowid, executionId, content, sourceDocuments, usedTools, fileAnnotations, ` +
+          `agentReasoning, fileUploads, artifacts, action,
       chatType, chatId, memoryType, sessionId, createdDate, leadEmail, followUpPrompts FROM chat_message WHERE id > ? ORDER BY id LIMIT ?`,
         [],
         200,
@@ -147,7 +152,8 @@ const SOURCES: SectionSource[] = [
     read: (db) =>
       pages(
         db,
-        "SELECT id, chatflowid, chatId, messageId, rating, content, createdDate FROM chat_message_feedback WHERE id > ? ORDER BY id LIMIT ?",
+        "SELECT id, chatflowid, chatId, messageId, rating, content, createdDate FROM chat_message_feedback WHERE " +
+          "id > ? ORDER BY id LIMIT ?",
         [],
         500,
       ),
@@ -172,7 +178,8 @@ const SOURCES: SectionSource[] = [
       mapPages(
         pages(
           db,
-          "SELECT id, executionData, state, agentflowId, sessionId, action, isPublic, createdDate, updatedDate, stoppedDate FROM execution WHERE id > ? ORDER BY id LIMIT ?",
+          "SELECT id, executionData, state, agentflowId, sessionId, action, isPublic, createdDate, updatedDate, " +
+            "stoppedDate FROM execution WHERE id > ? ORDER BY id LIMIT ?",
           [],
           20,
         ),

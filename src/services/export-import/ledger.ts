@@ -115,7 +115,8 @@ export class Ledger {
     await missing(
       "flowOrAssistant",
       (id) => this.has("flow", id) || this.has("assistant", id),
-      "SELECT id FROM chat_flow WHERE id IN (SELECT value FROM json_each(?)) UNION SELECT id FROM assistant WHERE id IN (SELECT value FROM json_each(?))",
+      "SELECT id FROM chat_flow WHERE id IN (SELECT value FROM json_each(?)) UNION SELECT id FROM assistant WHERE " +
+        "id IN (SELECT value FROM json_each(?))",
       "chatflow",
     );
     await missing(
@@ -187,7 +188,9 @@ export class Ledger {
         this.warnings.push({
           id: f.id,
           name: f.name,
-          warning: `apikeyid ${keyId} is not an API key of this deployment: only the admin key runs this flow until you set apikeyid (PUT /chatflows/${f.id}) to a key made here, or to null`,
+          warning:
+            `apikeyid ${keyId} is not an API key of this deployment: only the admin key runs this flow ` +
+            `until you set apikeyid (PUT /chatflows/${f.id}) to a key made here, or to null`,
         });
       }
     }

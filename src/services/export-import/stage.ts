@@ -104,7 +104,9 @@ const keyColumn = (table: TableName) => TABLES[table][0];
 /** How many of the staged records replace stored ones, per table. */
 export async function countReplaced(db: Db, importId: string, tables: TableName[]): Promise<Record<TableName, number>> {
   const statements: Stmt[] = tables.map((t) => ({
-    sql: `SELECT COUNT(*) AS n FROM ${t} WHERE ${keyColumn(t)} IN (SELECT json_extract(j.value, '$[0]') FROM import_stage s, json_each(s.rows) j WHERE s.importId = ? AND s.tableName = '${t}')`,
+    sql:
+      `SELECT COUNT(*) AS n FROM ${t} WHERE ${keyColumn(t)} IN (SELECT json_extract(j.value, '$[0]') FROM ` +
+      `import_stage s, json_each(s.rows) j WHERE s.importId = ? AND s.tableName = '${t}')`,
     params: [importId],
   }));
   const results = await runBatch(db, statements);
@@ -119,7 +121,9 @@ const insertAll = (table: TableName, importId: string, expressions?: Partial<Rec
 /** The statements that move the staged rows into place, in one batch. */
 function commitStatements(importId: string, tables: Set<TableName>): Stmt[] {
   const out: Stmt[] = [];
-  const storeIds = `SELECT json_extract(j.value, '$[0]') FROM import_stage s, json_each(s.rows) j WHERE s.importId = ? AND s.tableName = 'document_store'`;
+  const storeIds =
+    `SELECT json_extract(j.value, '$[0]') FROM import_stage s, json_each(s.rows) j WHERE s.importId ` +
+    `= ? AND s.tableName = 'document_store'`;
   for (const table of TABLE_ORDER) {
     if (!tables.has(table)) continue;
     if (table === "document_store") {
@@ -131,8 +135,10 @@ function commitStatements(importId: string, tables: Set<TableName>): Stmt[] {
       // Flowise exports every variable's value empty: an empty value never wipes one stored here
       // (same id, else same name). A stored variable of the same name and another id gives way.
       out.push({
-        sql: `INSERT OR REPLACE INTO variable (id, name, value, type, createdDate, updatedDate)
-          SELECT f.id, f.name, COALESCE(NULLIF(f.value, ''), (SELECT v.value FROM variable v WHERE v.id = f.id), (SELECT v.value FROM variable v WHERE v.name = f.name), ''),
+        sql:
+          `INSERT OR REPLACE INTO variable (id, name, value, type, createdDate, updatedDate)
+          SELECT f.id, f.name, COALESCE(NULLIF(f.value, ''), (SELECT v.value FROM variable v WHERE v.id = f.id), ` +
+          `(SELECT v.value FROM variable v WHERE v.name = f.name), ''),
             f.type, f.createdDate, f.updatedDate FROM (${staged("variable")}) f`,
         params: [importId],
       });

@@ -13,13 +13,15 @@ export interface ServedFlow {
   config: McpServerRow;
 }
 
+const hasFormInput = sql`${chatFlow.type} = 'AGENTFLOW' AND instr(${chatFlow.flowData}, '"formInput"') > 0`;
+
 const columns = {
   id: chatFlow.id,
   name: chatFlow.name,
   type: chatFlow.type,
   apikeyid: chatFlow.apikeyid,
   apiConfig: chatFlow.apiConfig,
-  flowData: sql<string>`CASE WHEN ${chatFlow.type} = 'AGENTFLOW' AND instr(${chatFlow.flowData}, '"formInput"') > 0 THEN ${chatFlow.flowData} ELSE '' END`,
+  flowData: sql<string>`CASE WHEN ${hasFormInput} THEN ${chatFlow.flowData} ELSE '' END`,
 };
 
 type Row = { flow: ServedFlow["flow"]; config: McpServerRow };

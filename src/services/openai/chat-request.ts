@@ -60,7 +60,8 @@ export function chatRunOf(body: ChatCompletionBody, flow: RunnableFlow): ChatRun
   if (wantsJson && !hasStructuredOutput(flow.flowData)) {
     throw unsupportedParameter(
       "response_format",
-      `response_format '${format}' needs a flow with a structured output (an output parser, or an LLM/Agent node's structured output); this one answers text`,
+      `response_format '${format}' needs a flow with a structured output (an output parser, or an LLM/Agent node's ` +
+        `structured output); this one answers text`,
     );
   }
   const system: string[] = [];

@@ -26,7 +26,8 @@ export const invalidValue = (param: string | null, message: string) => new OpenA
 export const modelNotFound = (model: string) =>
   new OpenAIError(
     404,
-    `The model '${model}' does not exist or you do not have access to it (a model is a flow's id or its name slug; GET /openai/models lists them)`,
+    `The model '${model}' does not exist or you do not have access to it (a model is a flow's id or its name slug; ` +
+      `GET /openai/models lists them)`,
     "model",
     "model_not_found",
   );

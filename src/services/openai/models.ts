@@ -25,7 +25,10 @@ interface FlowListing {
 /** A name as a model: lower-cased, each run of characters other than a-z0-9 as one "-". */
 export const slugOf = (name: string): string => name.toLowerCase().replace(/[^a-z0-9]+/g, "-");
 
-/** The rule of POST /prediction for a caller with a bearer token: a bound flow takes only its key (or the admin key); a limited key only its flows. */
+/**
+ * The rule of POST /prediction for a caller with a bearer token: a bound flow takes only its key (or the admin
+ * key); a limited key only its flows.
+ */
 function mayRun(principal: Principal, flow: FlowListing): boolean {
   if (flow.apikeyid && principal.kind !== "admin" && !(principal.kind === "apikey" && principal.keyId === flow.apikeyid)) return false;
   return flowInScope(accessOf(principal), flow.id);

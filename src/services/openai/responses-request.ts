@@ -64,7 +64,8 @@ export function responseRunOf(body: ResponseBody, flow: RunnableFlow, previous?:
   if (wantsJson && !hasStructuredOutput(flow.flowData)) {
     throw unsupportedParameter(
       "text.format",
-      `text.format '${format.type}' needs a flow with a structured output (an output parser, or an LLM/Agent node's structured output); this one answers text`,
+      `text.format '${format.type}' needs a flow with a structured output (an output parser, or an LLM/Agent ` +
+        `node's structured output); this one answers text`,
     );
   }
   const system: string[] = body.instructions ? [body.instructions] : [];

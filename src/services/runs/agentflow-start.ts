@@ -74,7 +74,8 @@ function humanInputOf(input: PredictionInput, type: string | null): (HumanInput 
   const parsed = HumanInputBody.safeParse(input.humanInput);
   if (!parsed.success) {
     throw badRequest(
-      `humanInput must be {type: "proceed"|"reject", startNodeId?, feedback?, executionId?}: ${parsed.error.issues.map((i) => `${i.path.join(".") || "humanInput"}: ${i.message}`).join("; ")}`,
+      `humanInput must be {type: "proceed"|"reject", startNodeId?, feedback?, ` +
+        `executionId?}: ${parsed.error.issues.map((i) => `${i.path.join(".") || "humanInput"}: ${i.message}`).join("; ")}`,
     );
   }
   return parsed.data;

@@ -35,11 +35,16 @@ const NEXT_TIME = (latest: string) =>
   `CASE WHEN ${latest} IS NULL OR ?2 > ${latest} THEN ?2 ELSE strftime('%Y-%m-%dT%H:%M:%fZ', ${latest}, '+0.001 seconds') END`;
 
 // ?1 id, ?2 time, ?3 chatflowid, ?4 chatId, then the message's own columns.
-const INSERT_QUESTION = `INSERT INTO chat_message (id, createdDate, chatflowid, chatId, role, chatType, content, memoryType, sessionId, fileUploads, leadEmail, action)
-  SELECT ?1, ${NEXT_TIME("(SELECT MAX(createdDate) FROM chat_message WHERE chatflowid = ?3 AND chatId = ?4)")}, ?3, ?4, 'userMessage', ?11, ?5, ?6, ?7, ?8, ?9, ?10
+const INSERT_QUESTION =
+  `INSERT INTO chat_message (id, createdDate, chatflowid, chatId, role, chatType, content, ` +
+  `memoryType, sessionId, fileUploads, leadEmail, action)
+  SELECT ?1, ${NEXT_TIME("(SELECT MAX(createdDate) FROM chat_message WHERE chatflowid = ?3 AND chatId = ?4)")}, ` +
+  `?3, ?4, 'userMessage', ?11, ?5, ?6, ?7, ?8, ?9, ?10
   WHERE EXISTS (SELECT 1 FROM chat_flow WHERE id = ?3) OR EXISTS (SELECT 1 FROM assistant WHERE id = ?3)`;
 // ?3 is the question's id here: the answer exists only with its question, and follows it.
-const INSERT_ANSWER = `INSERT INTO chat_message (id, createdDate, chatflowid, chatId, role, chatType, content, memoryType, sessionId, sourceDocuments, usedTools)
+const INSERT_ANSWER =
+  `INSERT INTO chat_message (id, createdDate, chatflowid, chatId, role, chatType, content, ` +
+  `memoryType, sessionId, sourceDocuments, usedTools)
   SELECT ?1, ${NEXT_TIME("q.createdDate")}, q.chatflowid, q.chatId, 'apiMessage', q.chatType, ?4, q.memoryType, q.sessionId, ?5, ?6
   FROM chat_message q WHERE q.id = ?3`;
 

@@ -39,7 +39,8 @@ export function streamChatflow(run: ChatflowRun): ReadableStream<Uint8Array> {
         memoryType: answer.memoryType,
       });
     } catch (err) {
-      if (!(err instanceof ApiError)) console.error(`[${deps.requestId}] prediction stream failed: ${errorText(err)}`); // completeChatflow scrubbed it
+      // completeChatflow scrubbed it
+      if (!(err instanceof ApiError)) console.error(`[${deps.requestId}] prediction stream failed: ${errorText(err)}`);
       sse.error(err instanceof ApiError ? err.message : "The chatflow failed while answering");
     } finally {
       await sse.end();

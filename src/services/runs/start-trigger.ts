@@ -25,7 +25,8 @@ export function assertStartTrigger(rule: Pick<TriggerRule, "chatType">, prepared
   }
   if (type === "scheduleInput" && rule.chatType !== "SCHEDULED") {
     throw badRequest(
-      "This flow is configured as a Scheduled Trigger. It is fired by the scheduler and cannot be invoked via the API. Change the Start node Input Type to Chat or Form to call it from the prediction API.",
+      "This flow is configured as a Scheduled Trigger. It is fired by the scheduler and cannot be invoked via the " +
+        "API. Change the Start node Input Type to Chat or Form to call it from the prediction API.",
     );
   }
 }

@@ -30,7 +30,9 @@ export function checkCron(expression: unknown, timezone: string): CronCheck {
   if (fields.length === 6 && !/^\d{1,2}$/.test(fields[0])) {
     return {
       valid: false,
-      error: `Invalid cron field at position 1: "${fields[0]}" (schedules run at most once a minute: give the seconds field a single value)`,
+      error:
+        `Invalid cron field at position 1: "${fields[0]}" (schedules run at most once a minute: give the ` +
+        `seconds field a single value)`,
     };
   }
   try {

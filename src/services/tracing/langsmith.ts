@@ -10,7 +10,9 @@ const RUN_TYPES: Record<Span["kind"], string> = { generation: "llm", tool: "tool
 function stamp(ms: number, id: string): string {
   const d = new Date(ms);
   const pad = (n: number, w = 2) => String(n).padStart(w, "0");
-  return `${d.getUTCFullYear()}${pad(d.getUTCMonth() + 1)}${pad(d.getUTCDate())}T${pad(d.getUTCHours())}${pad(d.getUTCMinutes())}${pad(d.getUTCSeconds())}${pad(d.getUTCMilliseconds() * 1000, 6)}Z${id}`;
+  const date = `${d.getUTCFullYear()}${pad(d.getUTCMonth() + 1)}${pad(d.getUTCDate())}`;
+  const time = `${pad(d.getUTCHours())}${pad(d.getUTCMinutes())}${pad(d.getUTCSeconds())}${pad(d.getUTCMilliseconds() * 1000, 6)}`;
+  return `${date}T${time}Z${id}`;
 }
 
 const iso = (ms: number | undefined) => new Date(ms ?? Date.now()).toISOString();

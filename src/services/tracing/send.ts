@@ -115,7 +115,8 @@ async function sendOne(
       credential = await getCredentialData(deps.db, deps.env.CREDENTIAL_ENCRYPTION_KEY, target.credentialId);
     } catch (err) {
       console.error(
-        `[tracing] ${what} not sent: credential ${target.credentialId} could not be read (${err instanceof Error ? err.message : String(err)})`,
+        `[tracing] ${what} not sent: credential ${target.credentialId} could not be read ` +
+          `(${err instanceof Error ? err.message : String(err)})`,
       );
       return;
     }

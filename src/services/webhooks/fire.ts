@@ -26,7 +26,8 @@ async function verify(flowId: string, hook: StartWebhook, call: WebhookCall, sec
   const key = await secret;
   if (!key)
     throw unauthorized(
-      `Webhook signature verification is enabled but no secret has been generated: POST /api/v1/chatflows/${flowId}/webhook-secret makes one`,
+      `Webhook signature verification is enabled but no secret has been generated: POST ` +
+        `/api/v1/chatflows/${flowId}/webhook-secret makes one`,
     );
   const provided = call.headers[hook.signatureHeader] ?? "";
   if (!provided) throw unauthorized(`Missing signature header: ${hook.signatureHeader}`);

@@ -162,7 +162,10 @@ export function resolveWebhookText(template: string, payload: WebhookPayload): s
   });
 }
 
-/** The question a new run gets: the resolved Custom Text (a blank one is " "), " " for No Input; none for the whole payload (the flow gets it as JSON). */
+/**
+ * The question a new run gets: the resolved Custom Text (a blank one is " "), " " for No Input; none for the
+ * whole payload (the flow gets it as JSON).
+ */
 export function questionOf(hook: StartWebhook, payload: WebhookPayload): string | undefined {
   if (hook.inputMode === "payload") return undefined;
   if (hook.inputMode === "none") return " ";

@@ -19,7 +19,8 @@ export const seqStartNode: V1NodeDef = {
     const starts = scope.ofName("seqStart");
     if (starts.length > 1 && starts[0].id === node.id) {
       scope.errors.push(
-        `A sequential agent flow has exactly one Start node (seqStart); this one has ${starts.length}: ${starts.map((s) => `${s.data.label} (${s.id})`).join(", ")}`,
+        `A sequential agent flow has exactly one Start node (seqStart); this one ` +
+          `has ${starts.length}: ${starts.map((s) => `${s.data.label} (${s.id})`).join(", ")}`,
       );
     }
     if (!refId(node.data.inputs?.model))

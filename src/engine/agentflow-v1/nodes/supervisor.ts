@@ -34,7 +34,8 @@ export const supervisorNode: V1NodeDef = {
     const supervisors = scope.ofName("supervisor");
     if (supervisors.length > 1 && supervisors[0].id === node.id) {
       scope.errors.push(
-        `A multi-agent flow has one Supervisor; this one has ${supervisors.length}: ${supervisors.map((s) => `${s.data.label} (${s.id})`).join(", ")}`,
+        `A multi-agent flow has one Supervisor; this one ` +
+          `has ${supervisors.length}: ${supervisors.map((s) => `${s.data.label} (${s.id})`).join(", ")}`,
       );
     }
     // In the graph's node order, as Flowise lists the team.
@@ -82,7 +83,11 @@ export const supervisorNode: V1NodeDef = {
     const conversation = [...rt.runtimeChatHistory, ...opening];
     const workerRuns = thisTurn(conversation).filter((m) => m.additional_kwargs?.type === "worker").length;
     const system = (nonBlank(inputs.supervisorPrompt) ?? SUPERVISOR_PROMPT).replaceAll("{team_members}", members.join(", "));
-    const ask = `Given the conversation above, who should act next? Or should we FINISH? Select one of: ${["FINISH", ...members].join(", ")}. Use the route tool in your response.${summarize ? "\nRemember to give reasonings, instructions and summarization" : ""}`;
+    const ask =
+      `Given the conversation above, who should act next? Or should we FINISH? Select one ` +
+      `of: ${["FINISH", ...members].join(", ")}. Use the route tool in your response.${
+        summarize ? "\nRemember to give " + "reasonings, instructions and summarization" : ""
+      }`;
     if (!members.length) throw badRequest(`${owner} has no workers`);
     const schema = z.object({
       reasoning: z.string(),

@@ -12,7 +12,9 @@ import type { AgentflowMessage } from "../types";
 import { bool, errorMessage, isAbort, isObject, listOf, prefixed } from "../util";
 import { ownerOf } from "./common";
 
-const CONDITION_AGENT_SYSTEM_PROMPT = `You route requests in a system of cooperating agents. Read the input and choose the ONE scenario from the given list that fits it best.
+const CONDITION_AGENT_SYSTEM_PROMPT =
+  `You route requests in a system of cooperating agents. Read the input and ` +
+  `choose the ONE scenario from the given list that fits it best.
 
 Steps:
 1. Read the input, the scenarios and the instruction.
@@ -20,9 +22,12 @@ Steps:
 3. Compare it with every scenario and pick the best fit.
 4. Answer with the chosen scenario in the JSON format below.
 
-Output format: a JSON object naming the chosen scenario, exactly as written in the list: {"output": "<scenario>"}. Write nothing else: no explanation, no other text.`;
+Output format: a JSON object naming the chosen scenario, exactly as written in the list: {"output": "<scenario>"}. ` +
+  `Write nothing else: no explanation, no other text.`;
 
-const EXAMPLE_INPUT = `{"input": "Hello", "scenarios": ["user is asking about AI", "user is not asking about AI"], "instruction": "Your task is to check if the user is asking about AI."}`;
+const EXAMPLE_INPUT =
+  `{"input": "Hello", "scenarios": ["user is asking about AI", "user is not asking about AI"], ` +
+  `"instruction": "Your task is to check if the user is asking about AI."}`;
 const EXAMPLE_OUTPUT = '```json\n{"output": "user is not asking about AI"}\n```';
 
 /** Index of the scenario an answer names (see the header); -1 when there are none. */
@@ -68,7 +73,9 @@ export const conditionAgentNode: AgentflowNodeDef = {
         typeof inputs.conditionAgentInput === "string" && inputs.conditionAgentInput ? inputs.conditionAgentInput : (input ?? "");
       const instruction = typeof inputs.conditionAgentInstructions === "string" ? inputs.conditionAgentInstructions : "";
       const request = JSON.stringify({ input: text, scenarios, instruction });
-      const pretty = `### Input\n${text}\n\n### Scenarios\n${scenarios.map((s, i) => `${i + 1}. ${s}`).join("\n")}\n\n### Instruction\n${instruction}`;
+      const pretty =
+        `### Input\n${text}\n\n### ` +
+        `Scenarios\n${scenarios.map((s, i) => `${i + 1}. ${s}`).join("\n")}\n\n### Instruction\n${instruction}`;
 
       const messages: AgentflowMessage[] = prependedHistory(rt);
       const memory = memorySettings(inputs, "conditionAgent");
@@ -89,7 +96,8 @@ export const conditionAgentNode: AgentflowNodeDef = {
         name = chosen(content);
       } catch (err) {
         throw badGateway(
-          `Failed to parse a valid scenario from the model's answer (${errorMessage(err)}); the model must answer JSON {"output": "<scenario>"}. Its answer: "${content.slice(0, 300)}"`,
+          `Failed to parse a valid scenario from the model's answer (${errorMessage(err)}); the model must answer ` +
+            `JSON {"output": "<scenario>"}. Its answer: "${content.slice(0, 300)}"`,
         );
       }
       const match = matchScenario(scenarios, name);

@@ -10,7 +10,9 @@ import { bool } from "../util";
 import { ownerOf } from "./common";
 
 const DEFAULT_DESCRIPTION = "Do you want to proceed?";
-const DEFAULT_MODEL_PROMPT = `Summarize the conversation between the user and the assistant so far, repeat the assistant's last message in full, and ask whether the user wants to proceed or has feedback on it.
+const DEFAULT_MODEL_PROMPT =
+  `Summarize the conversation between the user and the assistant so far, repeat the ` +
+  `assistant's last message in full, and ask whether the user wants to proceed or has feedback on it.
 
 Answer in three parts, as plain text:
 - a summary of the conversation (1-3 sentences);

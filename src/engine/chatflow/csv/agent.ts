@@ -33,7 +33,8 @@ export const isCsvAgent = (v: unknown): v is CsvAgentInstance =>
 // Builds `df` from the row chunks, waiting on a timer between chunks so that no stretch of parsing
 // reaches the sandbox's slice limit (one line: the model's code keeps its line numbers + 1).
 const LOAD_DF =
-  "const df = []; for (const part of $rows) { for (const row of JSON.parse(part)) df.push(row); await new Promise((resolve) => setTimeout(resolve, 0)); }";
+  "const df = []; for (const part of $rows) { for (const row of JSON.parse(part)) df.push(row); await new " +
+  "Promise((resolve) => setTimeout(resolve, 0)); }";
 
 const DECLARATION = /^(const|let|var|if|for|while|do|switch|try|function|class|return|throw|\}|\/\/|\/\*)/;
 

@@ -51,7 +51,8 @@ export function maxIterationsOf(value: unknown): number {
 const DEFAULT_TOOL_AGENT_SYSTEM = "You are a helpful AI assistant.";
 const DEFAULT_CONVERSATIONAL_SYSTEM =
   "You are an assistant that holds a natural conversation on any topic: answer questions, explain, discuss and help with tasks. " +
-  "When one of your tools can give a more accurate or current answer than you could alone (a calculation, a lookup), use it, then answer in your own words.";
+  "When one of your tools can give a more accurate or current answer than you could alone (a calculation, a " +
+  "lookup), use it, then answer in your own words.";
 
 export interface AgentInstance {
   kind: "agent";

@@ -29,7 +29,8 @@ import { errorMessage } from "../../../lib/error-message";
 const CATEGORY = "Chains";
 
 const DEFAULT_CONVERSATION_SYSTEM =
-  "The following is a friendly conversation between a human and an AI. The AI is talkative and provides lots of specific details from its context. If the AI does not know the answer to a question, it truthfully says it does not know.";
+  "The following is a friendly conversation between a human and an AI. The AI is talkative and provides lots of " +
+  "specific details from its context. If the AI does not know the answer to a question, it truthfully says it does not know.";
 
 interface LlmChainInstance {
   kind: "llmChain";

@@ -48,4 +48,5 @@ export const memoryNodes: NodeDefinition[] = [
 ];
 
 const SUMMARY_PROMPT =
-  "Summarise the conversation below in a few sentences, keeping names, facts, decisions and open questions the assistant will need to continue it.";
+  "Summarise the conversation below in a few sentences, keeping names, facts, decisions and open questions the " +
+  "assistant will need to continue it.";

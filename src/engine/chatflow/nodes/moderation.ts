@@ -35,7 +35,8 @@ export const moderationNodes: NodeDefinition[] = [
                 model,
                 [
                   new HumanMessage(
-                    `Are these two sentences similar to each other? Only return Yes or No.\nFirst sentence: ${input}\nSecond sentence: ${entry}`,
+                    `Are these two sentences similar to each other? Only return Yes or No.\nFirst ` +
+                      `sentence: ${input}\nSecond sentence: ${entry}`,
                   ),
                 ],
                 ctx,

@@ -40,21 +40,27 @@ export function extractJson(text: string): unknown {
 
 /** LangChain's format instructions for a zod schema (StructuredOutputParser), arrays at the top level included. */
 function schemaInstructions(schema: z.ZodType): string {
-  return `You must format your output as a JSON value that adheres to a given "JSON Schema" instance.
+  return (
+    `You must format your output as a JSON value that adheres to a given "JSON Schema" instance.
 
 "JSON Schema" is a declarative language that allows you to annotate and validate JSON documents.
 
-For example, the example "JSON Schema" instance {"properties": {"foo": {"description": "a list of test words", "type": "array", "items": {"type": "string"}}}, "required": ["foo"]}
-would match an object with one required property, "foo". The "type" property specifies "foo" must be an "array", and the "description" property semantically describes it as "a list of test words". The items within "foo" must be strings.
-Thus, the object {"foo": ["bar", "baz"]} is a well-formatted instance of this example "JSON Schema". The object {"properties": {"foo": ["bar", "baz"]}} is not well-formatted.
+For example, the example "JSON Schema" instance {"properties": {"foo": {"description": "a list of test words", ` +
+    `"type": "array", "items": {"type": "string"}}}, "required": ["foo"]}
+would match an object with one required property, "foo". The "type" property specifies "foo" must be an "array", ` +
+    `and the "description" property semantically describes it as "a list of test words". The items within "foo" must be strings.
+Thus, the object {"foo": ["bar", "baz"]} is a well-formatted instance of this example "JSON Schema". The object ` +
+    `{"properties": {"foo": ["bar", "baz"]}} is not well-formatted.
 
-Your output will be parsed and type-checked according to the provided schema instance, so make sure all fields in your output match the schema exactly and there are no trailing commas!
+Your output will be parsed and type-checked according to the provided schema instance, so make sure all fields in ` +
+    `your output match the schema exactly and there are no trailing commas!
 
 Here is the JSON Schema instance your output must adhere to. Include the enclosing markdown codeblock:
 \`\`\`json
 ${JSON.stringify(jsonSchemaOf(schema))}
 \`\`\`
-`;
+`
+  );
 }
 
 function schemaParser(label: string, schema: z.ZodType, autofix: boolean): OutputParserInstance {
@@ -117,7 +123,8 @@ export const outputParserNodes: NodeDefinition[] = [
         label: node.data.label,
         autofix: bool(inputs.autofixParser),
         formatInstructions: () =>
-          `Your response should be a list of ${length ? `${length} ` : ""}items separated by "${separator}" (eg: \`foo${separator} bar${separator} baz\`)`,
+          `Your response should be a list of ${length ? `${length} ` : ""}items separated by "${separator}" (eg: ` +
+          `\`foo${separator} bar${separator} baz\`)`,
         parse(text) {
           const items = text
             .trim()

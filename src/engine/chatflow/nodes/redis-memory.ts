@@ -37,7 +37,8 @@ export const redisMemoryNodes: NodeDefinition[] = [
       const client = redisFromCredential(await credentialOf(args.node, args.inputs, args.ctx), args.ctx.runtime.providers);
       if (!client)
         throw badRequest(
-          `${args.node.data.label} is not configured: connect a redisCacheUrlApi credential (redisUrl) or a redisCacheApi one (host, port, password)`,
+          `${args.node.data.label} is not configured: connect a redisCacheUrlApi credential (redisUrl) or a ` +
+            `redisCacheApi one (host, port, password)`,
         );
       return redisMemory(args, client);
     },

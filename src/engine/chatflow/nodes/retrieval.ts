@@ -74,11 +74,16 @@ const documentStoreNode = (name: string): NodeDefinition => ({
 // ---- retrieval chains ---------------------------------------------------------------------------
 
 const DEFAULT_REPHRASE_PROMPT =
-  "Given the following conversation and a follow up question, rephrase the follow up question to be a standalone question.\n\nChat History:\n{chat_history}\nFollow Up Input: {question}\nStandalone Question:";
+  "Given the following conversation and a follow up question, rephrase the follow up question to be a standalone " +
+  "question.\n\nChat History:\n{chat_history}\nFollow Up Input: {question}\nStandalone Question:";
 const DEFAULT_RESPONSE_PROMPT =
-  "You are a helpful assistant. Using the provided context, answer the user's question to the best of your ability using the resources provided.\nIf there is nothing in the context relevant to the question at hand, just say \"Hmm, I'm not sure.\" Don't try to make up an answer.\n------------\n{context}\n------------\nREMEMBER: If there is no relevant information within the context, just say \"Hmm, I'm not sure.\" Don't try to make up an answer.";
+  "You are a helpful assistant. Using the provided context, answer the user's question to the best of your ability " +
+  "using the resources provided.\nIf there is nothing in the context relevant to the question at hand, just say " +
+  "\"Hmm, I'm not sure.\" Don't try to make up an answer.\n------------\n{context}\n------------\nREMEMBER: If there " +
+  "is no relevant information within the context, just say \"Hmm, I'm not sure.\" Don't try to make up an answer.";
 const QA_SYSTEM_PROMPT =
-  "Answer the user's question using the pieces of context below. If they do not hold the answer, say that you do not know rather than making one up.\n----------------\n{context}";
+  "Answer the user's question using the pieces of context below. If they do not hold the answer, say that you do " +
+  "not know rather than making one up.\n----------------\n{context}";
 
 interface RetrievalChainInstance {
   kind: "retrievalChain";

@@ -17,7 +17,8 @@ export const processMcpNodes: ToolDefinition[] = PROCESS_NODES.map((name) => ({
   build: async (_inputs, { label }) => {
     const hint = HOSTED[name] ? ` (e.g. ${HOSTED[name]})` : "";
     throw badRequest(
-      `${label}: tool ${name} runs its MCP server as a local process in Flowise, and ${NO_PROCESSES}. Add a customMCP tool with the URL of an HTTP MCP server instead${hint}`,
+      `${label}: tool ${name} runs its MCP server as a local process in Flowise, and ${NO_PROCESSES}. Add a ` +
+        `customMCP tool with the URL of an HTTP MCP server instead${hint}`,
     );
   },
 }));

@@ -9,7 +9,8 @@ export async function googleCustomSearchTool(inputs: Record<string, unknown>, { 
   return queryTool({
     name: "google-custom-search",
     description:
-      "a custom search engine. useful for when you need to answer questions about current events. input should be a search query. outputs a JSON array of results.",
+      "a custom search engine. useful for when you need to answer questions about current events. input should be " +
+      "a search query. outputs a JSON array of results.",
     inputs,
     run: async (input) => {
       const [key, cx] = await credentialField(

@@ -40,7 +40,8 @@ export async function serpApiTool(inputs: Record<string, unknown>, { ctx, label 
     inputs,
     run: async (input) => {
       const [key] = await credentialField(ctx, inputs, "serpApi", ["serpApiKey"], label);
-      const url = `${baseUrlOf(ctx.runtime.providers.SERPAPI_BASE_URL, "https://serpapi.com")}/search?${new URLSearchParams({ engine: "google", q: input, api_key: key })}`;
+      const base = baseUrlOf(ctx.runtime.providers.SERPAPI_BASE_URL, "https://serpapi.com");
+      const url = `${base}/search?${new URLSearchParams({ engine: "google", q: input, api_key: key })}`;
       return serpAnswer(await callServiceJson({ service: "SerpAPI", url, secrets: [key] }, ctx));
     },
   });

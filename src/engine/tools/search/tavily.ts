@@ -37,7 +37,8 @@ export async function tavilyTool(inputs: Record<string, unknown>, { ctx, label }
   return new DynamicStructuredTool({
     name: "tavily_search",
     description:
-      "A search engine optimized for comprehensive, accurate, and trusted results. Useful for when you need to answer questions about current events. Input should be a search query.",
+      "A search engine optimized for comprehensive, accurate, and trusted results. Useful for when you need to " +
+      "answer questions about current events. Input should be a search query.",
     schema: z.object({ query: z.string().describe("Search query to look up") }),
     func: async ({ query }) => {
       const [key] = await credentialField(ctx, inputs, "tavilyApi", ["tavilyApiKey"], label);

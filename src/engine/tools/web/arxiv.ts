@@ -11,7 +11,8 @@ import { toolName } from "../names";
 import type { ToolDeps } from "../types";
 
 const DESCRIPTION =
-  "Use this tool to search for academic papers on Arxiv. You can search by keywords, topics, authors, or specific Arxiv IDs. The tool can return either paper summaries or download and extract full paper content.";
+  "Use this tool to search for academic papers on Arxiv. You can search by keywords, topics, authors, or specific " +
+  "Arxiv IDs. The tool can return either paper summaries or download and extract full paper content.";
 
 const tag = (xml: string, name: string) => {
   const m = new RegExp(`<${name}[^>]*>([\\s\\S]*?)</${name}>`).exec(xml);

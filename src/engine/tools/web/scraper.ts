@@ -21,8 +21,10 @@ export async function webScraperTool(inputs: Record<string, unknown>, { ctx }: T
   const timeoutS = num(inputs.timeoutS);
   const timeoutMs = timeoutS && timeoutS > 0 ? Math.round(timeoutS * 1000) : 60_000;
   const description = useSitemap
-    ? `Scrapes URLs listed in the detected default sitemap (/sitemap.xml) up to ${maxPages} pages, with a ${timeoutMs / 1000}-second timeout per page. Falls back to Recursive Link Following if sitemap is not found or empty.`
-    : `Recursively scrapes web pages starting from a given URL up to ${maxDepth} level(s) deep or until ${maxPages} pages are scraped, with a ${timeoutMs / 1000}-second timeout per page, whichever comes first.`;
+    ? `Scrapes URLs listed in the detected default sitemap (/sitemap.xml) up to ${maxPages} pages, with ` +
+      `a ${timeoutMs / 1000}-second timeout per page. Falls back to Recursive Link Following if sitemap is not found or empty.`
+    : `Recursively scrapes web pages starting from a given URL up to ${maxDepth} level(s) deep or ` +
+      `until ${maxPages} pages are scraped, with a ${timeoutMs / 1000}-second timeout per page, whichever comes first.`;
 
   const fetchPage = async (url: string) => callService({ service: url, url, policy: ctx.runtime.outbound, timeoutMs }, ctx);
 
@@ -42,7 +44,11 @@ export async function webScraperTool(inputs: Record<string, unknown>, { ctx }: T
 
   return new DynamicStructuredTool({
     name: "web_scraper_tool",
-    description: `${str(inputs.description) ?? `${description} Extracts title, description, and paragraph text. Input should be a single URL string. Returns a JSON string array of scraped page data.`}`,
+    description: `${
+      str(inputs.description) ??
+      `${description} Extracts title, description, and paragraph text. ` +
+        `Input should be a single URL string. Returns a JSON string array of scraped page data.`
+    }`,
     schema: z.object({ input: z.string().describe("the URL to start from") }),
     func: async ({ input }) => {
       const start = input.trim();

@@ -58,10 +58,9 @@ export const toolsText = (tools: Array<{ name: string; description: string }>): 
   JSON.stringify(Object.fromEntries(tools.map((t) => [t.name, t.description])), null, 4);
 
 /** LlamaIndex's sub-question prompt: one worked example, then the tools and the user's question. */
-export const subQuestionPrompt = (
-  tools: string,
-  query: string,
-): string => `Given a user question, and a list of tools, output a list of relevant sub-questions that when composed can help answer the full user question:
+export const subQuestionPrompt = (tools: string, query: string): string =>
+  `Given a user question, and a list of tools, output a list of relevant sub-questions that when ` +
+  `composed can help answer the full user question:
 
 # Example 1
 <Tools>
