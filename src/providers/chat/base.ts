@@ -6,7 +6,7 @@ import type { BaseMessage } from "@langchain/core/messages";
 import { AsyncLocalStorageProviderSingleton } from "@langchain/core/singletons";
 import type { EndpointPolicy } from "../../lib/outbound";
 import { DEFAULT_TIMEOUT_MS } from "../../lib/run-control";
-import { toWireMessages } from "./messages";
+import { contentText, toWireMessages } from "./messages";
 
 export interface ChatModelFields extends BaseChatModelParams {
   model: string;
@@ -56,8 +56,16 @@ export abstract class ChatModelBase<O extends BaseChatModelCallOptions = BaseCha
     return !(AsyncLocalStorageProviderSingleton.getRunnableConfig() as { callbacks?: unknown } | undefined)?.callbacks;
   }
 
-  /** The answer's text as it streams, straight from the provider (callers check `direct` first). */
+  /**
+   * The answer's text as it streams, straight from the provider (callers check `direct` first); a
+   * model that cannot stream (a text LLM) answers it as one piece, as LangChain's stream() does.
+   */
   async *textStream(messages: BaseMessage[], signal: AbortSignal): AsyncGenerator<string> {
+    if (this._streamResponseChunks === BaseChatModel.prototype._streamResponseChunks) {
+      const text = contentText((await this.generateText(messages, signal)).content);
+      if (text) yield text;
+      return;
+    }
     for await (const chunk of this._streamResponseChunks(messages, { signal } as this["ParsedCallOptions"])) {
       if (chunk.text) yield chunk.text;
     }
