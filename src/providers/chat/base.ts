@@ -56,9 +56,11 @@ export abstract class ChatModelBase<O extends BaseChatModelCallOptions = BaseCha
     return !(AsyncLocalStorageProviderSingleton.getRunnableConfig() as { callbacks?: unknown } | undefined)?.callbacks;
   }
 
-  /** The answer's text as it streams, straight from the provider (callers check `direct` first). */
+  /**
+   * The answer's text as it streams, straight from the provider (callers check `direct` first); a
+   * model that cannot stream (a text LLM) answers it as one piece, as LangChain's stream() does.
+   */
   async *textStream(messages: BaseMessage[], signal: AbortSignal): AsyncGenerator<string> {
-    // A model that cannot stream (a text LLM) answers whole, as LangChain's own stream() does then.
     if (this._streamResponseChunks === BaseChatModel.prototype._streamResponseChunks) {
       const text = contentText((await this.generateText(messages, signal)).content);
       if (text) yield text;
