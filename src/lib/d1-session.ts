@@ -28,6 +28,8 @@ const RUN_PATHS = [
   /^\/api\/v1\/prediction\/[^/]+\/?$/,
   /^\/api\/v1\/openai\/(?:chat\/completions|responses)\/?$/,
   /^\/api\/v1\/mcp(?:\/[^/]+)?\/?$/,
+  // A webhook runs its flow whatever its method.
+  /^\/api\/v1\/webhook\/[^/]+\/?$/,
 ];
 
 /**
@@ -36,7 +38,7 @@ const RUN_PATHS = [
  * before writing (does the record exist, is the name free) see the latest state.
  */
 export function sessionStart(method: string, path: string, bookmark: string | undefined): { constraint: string; primaryFirst: boolean } {
-  const reads = method === "GET" || method === "HEAD" || (method === "POST" && RUN_PATHS.some((re) => re.test(path)));
+  const reads = method === "GET" || method === "HEAD" || RUN_PATHS.some((re) => re.test(path));
   if (!reads) return { constraint: "first-primary", primaryFirst: true };
   return { constraint: bookmark ?? "first-unconstrained", primaryFirst: false };
 }
