@@ -12,7 +12,7 @@ import type { Env } from "../env";
 import { ApiError } from "../errors";
 import { redact } from "../lib/redact";
 import { workerSecretValues } from "../lib/secrets";
-import { createRuntime } from "../services/runtime";
+import { createServices } from "../services/container";
 import { type RunDeps, runFlow } from "../services/runs";
 import { type DetachedParams, RESUME_EVENT, type ResumeEvent, unparkUploads, unparkWebhook } from "../services/runs/detach";
 import { type DetachedOutcome, detachedState, expireDetachedPause, settleDetached } from "../services/runs/detached-result";
@@ -30,13 +30,7 @@ export class RunWorkflow extends WorkflowEntrypoint<Env, DetachedParams> {
     const params = event.payload;
     const env = detachedEnv(this.env);
     const db = createDb(env.DB);
-    const deps: RunDeps = {
-      db,
-      env,
-      runtime: createRuntime(env, db),
-      waitUntil: (work) => this.ctx.waitUntil(work),
-      requestId: `execution ${params.executionId}`,
-    };
+    const deps: RunDeps = createServices(env, db, { id: `execution ${params.executionId}`, waitUntil: (work) => this.ctx.waitUntil(work) });
     const counter: StepCounter = { count: 0 };
     const secrets = workerSecretValues(env);
     let input = params.input;

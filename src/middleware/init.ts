@@ -1,6 +1,7 @@
 // init: the request's D1 session (lib/d1-session.ts: a replica for reads and runs, the primary for
 // other writes, the client's bookmark honoured and the newest one sent back), the database client
-// over it and the engine's ports (per request) on c.var, for the routes. The context map is
+// over it, and the request's services container (services/container.ts: the client, env, config,
+// the engine's ports, credentials, waitUntil) on c.var, for the routes. The context map is
 // declared here, with the middleware that fills it, so that neither env.ts (which everything
 // imports) nor a service knows Hono's context. With the simulated planet on (lib/d1-simulation.ts,
 // development only), the session is delayed and its round trips counted.
@@ -9,12 +10,15 @@ import { dbOver } from "../db";
 import { BOOKMARK_HEADER, bookmarkOf, sessionStart } from "../lib/d1-session";
 import { type D1Trace, newTrace, simulateD1, simulationOf, traceOf } from "../lib/d1-simulation";
 import type { AppEnv } from "../env";
-import { createRuntime } from "../services/runtime";
+import { type Services, createServices } from "../services/container";
+import type { Runtime } from "../engine";
 
 declare module "hono" {
   interface ContextVariableMap {
     /** The engine's ports (services/runtime builds them; routes hand them to services). */
-    runtime: ReturnType<typeof createRuntime>;
+    runtime: Runtime;
+    /** The request's services container (services/container.ts): what routes hand to services. */
+    services: Services;
   }
 }
 
@@ -34,8 +38,10 @@ export const init: MiddlewareHandler<AppEnv> = async (c, next) => {
   const session = c.env.DB.withSession(constraint);
   const trace = sim ? newTrace(c.get("requestId")) : undefined;
   const db = dbOver(sim && trace ? simulateD1(session, sim, trace, primaryFirst) : session);
+  const services = createServices(c.env, db, { id: c.get("requestId"), waitUntil: (work) => c.executionCtx.waitUntil(work) });
   c.set("db", db);
-  c.set("runtime", createRuntime(c.env, db));
+  c.set("runtime", services.runtime);
+  c.set("services", services);
   await next();
   // The newest state this request saw or made (a stream's later writes are not in it: its head has left).
   const bookmark = session.getBookmark();

@@ -6,7 +6,7 @@ import type { Env } from "../env";
 import { errorText, redact } from "../lib/redact";
 import { workerSecretValues } from "../lib/secrets";
 import type { DocStoreDeps } from "../services/document-store/types";
-import { createRuntime } from "../services/runtime";
+import { createServices } from "../services/container";
 import { type UpsertJob, runUpsertJob } from "../services/document-store/upsert";
 
 const MAX_ATTEMPTS = 3;
@@ -20,9 +20,8 @@ const isJob = (body: unknown): body is UpsertJob =>
 
 export async function queue(batch: MessageBatch<unknown>, env: Env): Promise<void> {
   const db = createDb(env.DB);
-  // The same ports as a request's: the consumer reads credentials the way a run does.
-  const runtime = createRuntime(env, db);
-  const deps: DocStoreDeps = { db, env, getCredential: runtime.credentials };
+  // The same services as a request's: the consumer reads credentials the way a run does.
+  const deps: DocStoreDeps = createServices(env, db, { id: "upsert queue", waitUntil: () => undefined });
   for (const message of batch.messages) {
     if (!isJob(message.body)) {
       console.error(`upsert queue: dropping a message that is not a document store job (${message.id})`);

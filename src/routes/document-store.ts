@@ -24,7 +24,6 @@ import {
   VectorDeleteQuery,
   VectorUpsertResponse,
 } from "../schemas/document-store";
-import { getCredentialData } from "../services/credentials";
 import * as chunks from "../services/document-store/chunks";
 import * as stores from "../services/document-store/stores";
 import type { DocStoreDeps } from "../services/document-store/types";
@@ -40,11 +39,8 @@ import { assertAllowed, can } from "../auth/guard";
 
 const tags = ["document-store"];
 
-const depsOf = (c: Context<AppEnv>): DocStoreDeps => ({
-  db: c.var.db,
-  env: c.env,
-  getCredential: (id) => getCredentialData(c.var.db, c.env.CREDENTIAL_ENCRYPTION_KEY, id),
-});
+/** The request's services container (c.var.services): it is what document stores take. */
+const depsOf = (c: Context<AppEnv>): DocStoreDeps => c.var.services;
 
 /**
  * Upserts carry files. A chatflow's vector upsert: up to MAX_UPLOAD_MB (plus room for the form

@@ -7,13 +7,8 @@ import { clientIpOf } from "../rate-limit/check";
 import type { Caller, RunDeps } from "../services/runs";
 import { abortOnDisconnect } from "./runnable";
 
-export const runDepsOf = (c: Context<AppEnv>): RunDeps => ({
-  db: c.var.db,
-  env: c.env,
-  runtime: c.var.runtime,
-  waitUntil: (work) => c.executionCtx.waitUntil(work),
-  requestId: c.get("requestId"),
-});
+/** The request's services container (c.var.services, built by init): it is the door's RunDeps. */
+export const runDepsOf = (c: Context<AppEnv>): RunDeps => c.var.services;
 
 /** The Authorization and Origin headers and the client's address, for the door's caller checks. */
 export const callerOf = (c: Context<AppEnv>): Caller => ({

@@ -4,7 +4,7 @@
 // nothing and several isolates never fire a slot twice.
 import { createDb } from "../db";
 import type { Env } from "../env";
-import { createRuntime } from "../services/runtime";
+import { createServices } from "../services/container";
 import type { RunDeps } from "../services/runs";
 import { type TickReport, runScheduleTick } from "../services/schedules/tick";
 
@@ -14,13 +14,7 @@ export async function fireSchedules(
   ctx: Pick<ExecutionContext, "waitUntil">,
 ): Promise<TickReport> {
   const db = createDb(env.DB);
-  const deps: RunDeps = {
-    db,
-    env,
-    runtime: createRuntime(env, db),
-    waitUntil: (work) => ctx.waitUntil(work),
-    requestId: `cron ${controller.cron}`,
-  };
+  const deps: RunDeps = createServices(env, db, { id: `cron ${controller.cron}`, waitUntil: (work) => ctx.waitUntil(work) });
   const report = await runScheduleTick(deps, controller.scheduledTime);
   if (report.claimed) console.log(`cron ${controller.cron}: ${report.started} scheduled run(s) started, ${report.failed} could not start`);
   return report;
