@@ -19,24 +19,12 @@ import {
 import { getScheduleStatus, setScheduleEnabled } from "../services/schedules/records";
 import { deleteTriggerLogs, listTriggerLogs } from "../services/schedules/trigger-logs";
 import { clearWebhookSecret, createWebhookSecret } from "../services/webhooks/secret";
+import { documentedBody, jsonBodyOrEmpty } from "./request-body";
 import { createRouter, jsonResponse, protectedRoute } from "./router";
 
 export const chatflowTriggerRoutes = createRouter();
 chatflowTriggerRoutes.openAPIRegistry.register("ScheduleEnabled", ScheduleEnabledBody);
 chatflowTriggerRoutes.openAPIRegistry.register("ScheduleTriggerLogDelete", TriggerLogDeleteBody);
-const documented = (name: string) =>
-  ({ required: true, content: { "application/json": { schema: { $ref: `#/components/schemas/${name}` } } } }) as never;
-
-/** The JSON body, or {} when there is none (the service then names what is missing). */
-async function bodyOf(c: Context<AppEnv>): Promise<unknown> {
-  const text = await c.req.text();
-  if (!text.trim()) return {};
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw badRequest("Request body is not valid JSON");
-  }
-}
 
 const tags = ["chatflows"];
 const id = (c: Context<AppEnv>) => c.req.param("id")!.toLowerCase();
@@ -85,10 +73,10 @@ chatflowTriggerRoutes
       permission: onPathRecord("id", "update"),
       tags,
       summary: "Switch the schedule on or off ({enabled}); on runs from the next slot after now",
-      request: { params: IdParam, body: documented("ScheduleEnabled") },
+      request: { params: IdParam, body: documentedBody("ScheduleEnabled", true) },
       responses: jsonResponse(ScheduleRecord),
     }),
-    async (c) => c.json(await setScheduleEnabled(c.var.db, id(c), await bodyOf(c)), 200),
+    async (c) => c.json(await setScheduleEnabled(c.var.db, id(c), await jsonBodyOrEmpty(c)), 200),
   )
   .openapi(
     protectedRoute({
@@ -117,8 +105,8 @@ chatflowTriggerRoutes
       permission: onPathRecord("id", "update"),
       tags,
       summary: "Delete trigger logs by id ({logIds}), with the executions they name",
-      request: { params: IdParam, body: documented("ScheduleTriggerLogDelete") },
+      request: { params: IdParam, body: documentedBody("ScheduleTriggerLogDelete", true) },
       responses: jsonResponse(TriggerLogDeleted),
     }),
-    async (c) => c.json(await deleteTriggerLogs(c.var.db, id(c), await bodyOf(c)), 200),
+    async (c) => c.json(await deleteTriggerLogs(c.var.db, id(c), await jsonBodyOrEmpty(c)), 200),
   );

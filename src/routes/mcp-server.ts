@@ -9,6 +9,7 @@ import { badRequest } from "../errors";
 import { IdParam } from "../schemas/common";
 import { McpServerConfig, McpServerCreate, McpServerUpdate } from "../schemas/mcp-server";
 import * as service from "../services/mcp/config";
+import { documentedBody, jsonBodyOrEmpty } from "./request-body";
 import { createRouter, jsonResponse, protectedRoute } from "./router";
 
 const tags = ["mcp-server"];
@@ -17,19 +18,6 @@ const permission = onFlowConfig("id");
 export const mcpServerRoutes = createRouter();
 mcpServerRoutes.openAPIRegistry.register("McpServerCreate", McpServerCreate);
 mcpServerRoutes.openAPIRegistry.register("McpServerUpdate", McpServerUpdate);
-const documented = (name: string) =>
-  ({ required: false, content: { "application/json": { schema: { $ref: `#/components/schemas/${name}` } } } }) as never;
-
-/** The JSON body, or {} when there is none (the service then names what is missing). */
-async function bodyOf(c: Context<AppEnv>): Promise<unknown> {
-  const text = await c.req.text();
-  if (!text.trim()) return {};
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw badRequest("Request body is not valid JSON");
-  }
-}
 
 mcpServerRoutes
   .openapi(
@@ -51,7 +39,7 @@ mcpServerRoutes
       permission,
       tags,
       summary: "Enable a chatflow's MCP server: {toolName, description}; the token is shown in full only here and by refresh",
-      request: { params: IdParam, body: documented("McpServerCreate") },
+      request: { params: IdParam, body: documentedBody("McpServerCreate", false) },
       responses: {
         201: {
           description: "Enabled (or already enabled: the config as it is)",
@@ -60,7 +48,7 @@ mcpServerRoutes
       },
     }),
     async (c) => {
-      const { config } = await service.createMcpServerConfig(c.var.db, c.req.valid("param").id, await bodyOf(c));
+      const { config } = await service.createMcpServerConfig(c.var.db, c.req.valid("param").id, await jsonBodyOrEmpty(c));
       return c.json(config, 201);
     },
   )
@@ -71,10 +59,10 @@ mcpServerRoutes
       permission,
       tags,
       summary: "Change toolName, description or enabled",
-      request: { params: IdParam, body: documented("McpServerUpdate") },
+      request: { params: IdParam, body: documentedBody("McpServerUpdate", false) },
       responses: jsonResponse(McpServerConfig),
     }),
-    async (c) => c.json(await service.updateMcpServerConfig(c.var.db, c.req.valid("param").id, await bodyOf(c)), 200),
+    async (c) => c.json(await service.updateMcpServerConfig(c.var.db, c.req.valid("param").id, await jsonBodyOrEmpty(c)), 200),
   )
   .openapi(
     protectedRoute({

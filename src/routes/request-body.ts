@@ -42,3 +42,21 @@ export async function readJsonOrForm(c: Context<AppEnv>): Promise<JsonOrForm> {
   if (!type) throw badRequest("Request body is required (application/json or multipart/form-data)");
   throw unsupportedMediaType(`Content type ${type} is not accepted: send application/json or multipart/form-data`);
 }
+
+/**
+ * A JSON body the handler validates itself, so that a missing field is named in the service's own
+ * words (Flowise's): {} when there is none, a 400 when it is not JSON.
+ */
+export async function jsonBodyOrEmpty(c: Context<AppEnv>): Promise<unknown> {
+  const text = await c.req.text();
+  if (!text.trim()) return {};
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw badRequest("Request body is not valid JSON");
+  }
+}
+
+/** The OpenAPI request body of such a route: the registered schema `name`, by reference. */
+export const documentedBody = (name: string, required: boolean) =>
+  ({ required, content: { "application/json": { schema: { $ref: `#/components/schemas/${name}` } } } }) as never;

@@ -35,6 +35,17 @@ export function resumePoint(row: ExecutionRow): ExecutedData[] | undefined {
   return data[end - 1]?.status === "STOPPED" ? data.slice(0, end) : undefined;
 }
 
+/** Execution `executionId` of agentflow `agentflowId`; 404 when the agentflow has no such execution. */
+async function executionOfFlow(db: Db, agentflowId: string, executionId: string): Promise<ExecutionRow> {
+  const row = await db
+    .select()
+    .from(execution)
+    .where(and(eq(execution.id, executionId), eq(execution.agentflowId, agentflowId)))
+    .get();
+  if (!row) throw notFound(`Execution ${executionId} of agentflow ${agentflowId} not found`);
+  return row;
+}
+
 export interface ResumeTarget {
   row: ExecutionRow;
   executedData: ExecutedData[];
@@ -53,12 +64,7 @@ export async function findResumeTarget(
 ): Promise<ResumeTarget> {
   if (executionId) {
     await expireStaleRuns(db, env, [executionId]);
-    const row = await db
-      .select()
-      .from(execution)
-      .where(and(eq(execution.id, executionId), eq(execution.agentflowId, agentflowId)))
-      .get();
-    if (!row) throw notFound(`Execution ${executionId} of agentflow ${agentflowId} not found`);
+    const row = await executionOfFlow(db, agentflowId, executionId);
     if (sessionId !== undefined && row.sessionId !== sessionId) {
       throw badRequest(`Execution ${executionId} belongs to session ${row.sessionId}, not ${sessionId}`);
     }
@@ -119,12 +125,7 @@ export async function claimForResume(db: Db, target: ResumeTarget): Promise<{ re
  * INPROGRESS, its data trimmed to the pause. The run's Workflow resumes from it.
  */
 export async function claimedResumeTarget(db: Db, agentflowId: string, executionId: string): Promise<ResumeTarget> {
-  const row = await db
-    .select()
-    .from(execution)
-    .where(and(eq(execution.id, executionId), eq(execution.agentflowId, agentflowId)))
-    .get();
-  if (!row) throw notFound(`Execution ${executionId} of agentflow ${agentflowId} not found`);
+  const row = await executionOfFlow(db, agentflowId, executionId);
   if (row.state !== "INPROGRESS") throw conflict(`Execution ${executionId} is ${row.state}: its resume was not claimed`);
   return { row, executedData: parseData(row) };
 }
