@@ -4,6 +4,7 @@
 // it. A worker that dies stops renewing: once `leaseUntil` has passed with the work unfinished,
 // the loader reads STALE with an error, and a refresh or a new upsert may take the lease over.
 import { and, eq, isNull, lt, or } from "drizzle-orm";
+import { configOf } from "../../config";
 import type { Db, Env } from "../../env";
 import { documentStoreLoader } from "../../db/schema";
 import type { DocumentStoreStatus } from "../../db/enums";
@@ -13,15 +14,11 @@ import { nowIso } from "../../lib/time";
 import { runBatch } from "../../providers/vectorstores/d1-json";
 
 const L = documentStoreLoader;
-const DEFAULT_LEASE_SECONDS = 60;
 /** A queued upsert waits for the queue's consumer (and its retries) before it can heartbeat. */
 const QUEUED_FACTOR = 5;
 
 /** How long a lease lasts without a heartbeat (UPSERT_LEASE_SECONDS). */
-export function leaseMs(env: Env): number {
-  const s = Number(env.UPSERT_LEASE_SECONDS);
-  return (Number.isFinite(s) && s > 0 ? s : DEFAULT_LEASE_SECONDS) * 1000;
-}
+export const leaseMs = (env: Env): number => configOf(env).UPSERT_LEASE_SECONDS * 1000;
 
 export const queuedLeaseMs = (env: Env): number => leaseMs(env) * QUEUED_FACTOR;
 
