@@ -4,9 +4,9 @@
 import type { Db } from "../../env";
 import type { PredictionInput } from "../../schemas/prediction";
 import { type RunDeps, runFlow as runThroughDoor } from "../runs";
-import { type RunnableFlow, findRunnable } from "../runs/flow";
-import { runsOnAgentflowRuntime } from "../runs/flow-types";
-import { type RunLookups, lookUpRun } from "../runs/lookups";
+import { type RunnableFlow, findRunnable } from "../runs";
+import { runsOnAgentflowRuntime } from "../runs";
+import { type RunLookups, lookUpRun } from "../runs";
 import { type TokenUsage, collectUsage } from "./usage";
 
 export type { RunLookups, RunnableFlow };
