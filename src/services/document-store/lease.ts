@@ -18,9 +18,9 @@ const L = documentStoreLoader;
 const QUEUED_FACTOR = 5;
 
 /** How long a lease lasts without a heartbeat (UPSERT_LEASE_SECONDS). */
-export const leaseMs = (env: Env): number => configOf(env).UPSERT_LEASE_SECONDS * 1000;
+export const upsertLeaseMs = (env: Env): number => configOf(env).UPSERT_LEASE_SECONDS * 1000;
 
-export const queuedLeaseMs = (env: Env): number => leaseMs(env) * QUEUED_FACTOR;
+export const queuedUpsertLeaseMs = (env: Env): number => upsertLeaseMs(env) * QUEUED_FACTOR;
 
 /** The error a loader shows once the worker processing it stopped renewing its lease. */
 export const stoppedMessage = (leaseUntil: number | null) =>

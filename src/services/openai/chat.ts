@@ -6,7 +6,7 @@ import { errorText, redact } from "../../lib/redact";
 import type { ChatCompletionBody } from "../../schemas/openai";
 import type { ChatRun } from "./chat-request";
 import { openAIErrorBody } from "./errors";
-import { type FlowRunDeps, type FlowRunOutcome, type RunLookups, type RunnableFlow, runFlow } from "./run-flow";
+import { type FlowRunDeps, type FlowRunOutcome, type RunLookups, type RunnableFlow, runFlowAsModel } from "./run-flow";
 import { type LateStream, startLateStream } from "./stream";
 import { type TokenUsage, usageOf } from "./usage";
 
@@ -43,7 +43,7 @@ function contentOf(done: FlowRunOutcome, run: ChatRun): string {
 }
 
 export async function completeChat(deps: FlowRunDeps, target: ChatTarget, run: ChatRun, signal: AbortSignal) {
-  const done = await runFlow(deps, target.flow, target.lookups, run.input, { signal });
+  const done = await runFlowAsModel(deps, target.flow, target.lookups, run.input, { signal });
   const content = contentOf(done, run);
   const usage = await usageOf(done.usage, run.promptTexts, content);
   return {
@@ -102,7 +102,7 @@ export function streamChat(
             sent += token;
             open().write(chunk({ content: token }));
           };
-      const done = await runFlow(deps, target.flow, target.lookups, run.input, { signal: controller.signal, onToken });
+      const done = await runFlowAsModel(deps, target.flow, target.lookups, run.input, { signal: controller.signal, onToken });
       const content = done.streamed ? sent : contentOf(done, run);
       const out = open();
       if (!done.streamed && content) out.write(chunk({ content }));

@@ -11,7 +11,7 @@ import { type ChatTarget, type StreamLog, abortWith, answerMetadata } from "./ch
 import { openAIErrorBody } from "./errors";
 import type { ResponseRun } from "./responses-request";
 import { newResponseId, saveResponse } from "./responses-store";
-import { type FlowRunDeps, type FlowRunOutcome, runFlow } from "./run-flow";
+import { type FlowRunDeps, type FlowRunOutcome, runFlowAsModel } from "./run-flow";
 import { type LateStream, startLateStream } from "./stream";
 import { type TokenUsage, usageOf } from "./usage";
 
@@ -121,7 +121,7 @@ export async function createResponse(
   signal: AbortSignal,
 ): Promise<ResponseObject> {
   const shell = newShell(target, run);
-  const done = await runFlow(deps, target.flow, target.lookups, run.input, { signal });
+  const done = await runFlowAsModel(deps, target.flow, target.lookups, run.input, { signal });
   return finish(deps, shell, target, done, newItemId(), contentOf(done, run));
 }
 
@@ -149,7 +149,7 @@ export function streamResponse(deps: FlowRunDeps, target: ChatTarget, run: Respo
             sent += token;
             open().write(event("response.output_text.delta", { ...at, delta: token, logprobs: [] }));
           };
-      const done = await runFlow(deps, target.flow, target.lookups, run.input, { signal: controller.signal, onToken });
+      const done = await runFlowAsModel(deps, target.flow, target.lookups, run.input, { signal: controller.signal, onToken });
       const text = done.streamed ? sent : contentOf(done, run);
       const response = await finish(deps, shell, target, done, itemId, text);
       const out = open();

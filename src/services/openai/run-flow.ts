@@ -77,7 +77,7 @@ function predictionInput(input: FlowRunInput, streaming: boolean): PredictionInp
  * (chatType OPENAI). With `onToken` the run streams where the flow can; `streamed` says whether it
  * did. Throws the run's ApiError (400, 404, 409, 502, 504, …).
  */
-export async function runFlow(
+export async function runFlowAsModel(
   deps: FlowRunDeps,
   flow: RunnableFlow,
   lookups: RunLookups,

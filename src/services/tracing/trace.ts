@@ -109,7 +109,7 @@ export class TraceRecorder extends BaseCallbackHandler {
   }
 
   override handleLLMError(err: unknown, runId: string): void {
-    this.close(runId, { error: errorText(err) });
+    this.close(runId, { error: spanError(err) });
   }
 
   override handleToolStart(
@@ -138,7 +138,7 @@ export class TraceRecorder extends BaseCallbackHandler {
   }
 
   override handleToolError(err: unknown, runId: string): void {
-    this.close(runId, { error: errorText(err) });
+    this.close(runId, { error: spanError(err) });
   }
 
   override handleRetrieverStart(
@@ -164,7 +164,7 @@ export class TraceRecorder extends BaseCallbackHandler {
   }
 
   override handleRetrieverError(err: unknown, runId: string): void {
-    this.close(runId, { error: errorText(err) });
+    this.close(runId, { error: spanError(err) });
   }
 
   override handleChainStart(
@@ -191,7 +191,7 @@ export class TraceRecorder extends BaseCallbackHandler {
   }
 
   override handleChainError(err: unknown, runId: string): void {
-    this.close(runId, { error: errorText(err) });
+    this.close(runId, { error: spanError(err) });
   }
 
   /** Runs `work` with this recorder among the LangChain callbacks of every call inside it (other handlers kept). */
@@ -227,7 +227,7 @@ export class TraceRecorder extends BaseCallbackHandler {
       Object.assign(span, { end: Date.now(), input: clip(input), output: clip(output) });
       return done;
     } catch (err) {
-      Object.assign(span, { end: Date.now(), error: errorText(err) });
+      Object.assign(span, { end: Date.now(), error: spanError(err) });
       throw err;
     }
   }
@@ -253,6 +253,6 @@ function parseMaybe(input: string): unknown {
   }
 }
 
-export function errorText(err: unknown): string {
+export function spanError(err: unknown): string {
   return (err instanceof Error ? err.message : String(err)).slice(0, 2000);
 }
