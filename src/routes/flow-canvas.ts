@@ -1,9 +1,8 @@
 // What the studio's canvas and test chat read about a saved flow (services/flow-canvas.ts).
 import { z } from "@hono/zod-openapi";
 import { onPathRecord } from "../auth/record-guards";
-import { FEEDBACK_RATINGS } from "../db/enums";
 import { IdParam, dateQuery } from "../schemas/common";
-import { chatTypeList } from "../schemas/chatmessages";
+import { chatTypeList, feedbackTypeList } from "../schemas/chatmessages";
 import * as service from "../services/flow-canvas";
 import { createRouter, jsonResponse, protectedRoute, publicRoute } from "./router";
 
@@ -18,14 +17,13 @@ const Uploads = z.object({
   fileUploadSizeAndTypes: z.array(SizeAndTypes),
 });
 const Stats = z.object({ totalMessages: z.number(), totalSessions: z.number(), totalFeedback: z.number(), positiveFeedback: z.number() });
-const oneOrMany = <T extends z.ZodType>(item: T) => z.union([item, z.array(item)]).optional();
 const StatsQuery = z.object({
   chatType: chatTypeList(),
   "chatType[]": chatTypeList(),
   startDate: dateQuery("start").optional(),
   endDate: dateQuery("end").optional(),
-  feedbackType: oneOrMany(z.enum(FEEDBACK_RATINGS)),
-  "feedbackType[]": oneOrMany(z.enum(FEEDBACK_RATINGS)),
+  feedbackType: feedbackTypeList(),
+  "feedbackType[]": feedbackTypeList(),
 });
 
 const hasChangedRoute = (path: string) =>

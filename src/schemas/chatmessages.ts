@@ -17,6 +17,12 @@ export const chatTypeList = () =>
     )
     .openapi({ description: "A chat type, a JSON array of them, or repeated" });
 
+/** feedbackType on /stats: one rating or several (repeated, or feedbackType[]). */
+export const feedbackTypeList = () =>
+  z
+    .preprocess((v) => (v === undefined ? undefined : Array.isArray(v) ? v : [v]), z.array(z.enum(FEEDBACK_RATINGS)).optional())
+    .openapi({ description: "THUMBS_UP, THUMBS_DOWN, or both" });
+
 function jsonArrayOrSelf(value: unknown): unknown[] {
   if (typeof value !== "string" || !value.trim().startsWith("[")) return [value];
   try {

@@ -1,3 +1,4 @@
+/// <reference types="vite/client" />
 // The catalogue against Flowise 3.1.4's 51 marketplace flows (the fixtures the engine tests run:
 // 24 chatflows, 13 Agentflow V2, 14 Agentflow V1): every node they use is offered, and every input
 // they hold (inputParams), every input anchor and every output anchor agrees with the catalogue's
