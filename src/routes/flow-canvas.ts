@@ -26,25 +26,25 @@ const StatsQuery = z.object({
   "feedbackType[]": feedbackTypeList(),
 });
 
-const hasChangedRoute = (path: string) =>
+const hasChangedRoute = <P extends z.ZodObject>(path: string, params: P) =>
   protectedRoute({
     method: "get",
     path,
     permission: onPathRecord("id", "update"),
     tags,
     summary: "Whether a flow was saved since the canvas read it (an empty timestamp: false)",
-    request: { params: z.object({ id: IdParam.shape.id, ts: z.string().max(100).optional() }) },
+    request: { params },
     responses: jsonResponse(HasChanged),
   });
 
 const many = <T>(...values: (T | T[] | undefined)[]): T[] => values.flatMap((v) => (v === undefined ? [] : Array.isArray(v) ? v : [v]));
 
 export const flowCanvasRoutes = createRouter()
-  .openapi(hasChangedRoute("/chatflows/has-changed/{id}/{ts}"), async (c) => {
+  .openapi(hasChangedRoute("/chatflows/has-changed/{id}/{ts}", IdParam.extend({ ts: z.string().max(100) })), async (c) => {
     const { id, ts } = c.req.valid("param");
-    return c.json(await service.hasChanged(c.var.db, id, ts ?? ""), 200);
+    return c.json(await service.hasChanged(c.var.db, id, ts), 200);
   })
-  .openapi(hasChangedRoute("/chatflows/has-changed/{id}"), async (c) =>
+  .openapi(hasChangedRoute("/chatflows/has-changed/{id}", IdParam), async (c) =>
     c.json(await service.hasChanged(c.var.db, c.req.valid("param").id, ""), 200),
   )
   .openapi(
