@@ -15,11 +15,12 @@ import { workerSecretValues } from "../lib/secrets";
 import { createServices } from "../services/container";
 import { type RunDeps, runFlow } from "../services/runs";
 import { type DetachedParams, RESUME_EVENT, type ResumeEvent, unparkUploads, unparkWebhook } from "../services/runs/detach";
-import { type DetachedOutcome, detachedState, expireDetachedPause, settleDetached } from "../services/runs/detached-result";
+import { type DetachedOutcome, detachedState, expireDetachedPause, markProgress, settleDetached } from "../services/runs/detached-result";
 import { DETACHED_RUN } from "../services/runs/triggers";
 import { settleTriggerLog } from "../services/schedules/trigger-logs";
 import { type CallbackBody, deliverCallback, deliverFlowiseCallback } from "./callback";
 import { eventLogOf } from "./event-log";
+import { workflowRuns } from "./runs-port";
 import { type StepCounter, WorkflowSteps } from "./steps";
 
 /** The Worker's env for a detached run: its time limit is ASYNC_RUN_TIMEOUT_MS (an hour), not a request's. */
@@ -30,13 +31,20 @@ export class RunWorkflow extends WorkflowEntrypoint<Env, DetachedParams> {
     const params = event.payload;
     const env = detachedEnv(this.env);
     const db = createDb(env.DB);
-    const deps: RunDeps = createServices(env, db, { id: `execution ${params.executionId}`, waitUntil: (work) => this.ctx.waitUntil(work) });
+    const request = { id: `execution ${params.executionId}`, waitUntil: (work: Promise<unknown>) => this.ctx.waitUntil(work) };
+    const deps: RunDeps = createServices(env, db, request, workflowRuns(env.RUNS));
     const counter: StepCounter = { count: 0 };
     const secrets = workerSecretValues(env);
+    // While a step works, the row shows progress often enough that no wake takes the run for stalled.
+    const progress = {
+      beat: () => markProgress(db, params.executionId),
+      everyMs: Math.max(1000, Math.floor(configOf(env).DETACHED_STALL_MS / 3)),
+    };
     let input = params.input;
     for (let part = 0; ; part++) {
-      const steps = new WorkflowSteps(step, env.FILES, params.executionId, `${part}: `, counter);
-      const log = eventLogOf(env, params.executionId, () => steps.live);
+      const prefix = `${part}: `;
+      const steps = new WorkflowSteps(step, env.FILES, params.executionId, prefix, counter, progress);
+      const log = eventLogOf(env, params.executionId, prefix, () => steps.live);
       steps.onStep = (ran) => log.stepped(ran);
       const outcome = await this.runPart(deps, params, input, part, steps, log);
       await log.flush();
