@@ -30,7 +30,8 @@ const minify = !process.argv.includes("--no-minify");
 const build = !process.argv.includes("--no-build");
 const vars = {};
 for (let i = 2; i < process.argv.length; i++) {
-  const given = process.argv[i] === "--var" ? process.argv[++i] : process.argv[i].startsWith("--var=") ? process.argv[i].slice(6) : undefined;
+  const given =
+    process.argv[i] === "--var" ? process.argv[++i] : process.argv[i].startsWith("--var=") ? process.argv[i].slice(6) : undefined;
   if (given === undefined) continue;
   const at = given.indexOf(":");
   if (at < 1) {

@@ -4,7 +4,9 @@
 // payload, a schedule's slot), stores the outcome in the execution row (and a slot's trigger log),
 // closes or extends the event log, calls the caller back (edgeflow's callback, or an async
 // webhook's Flowise one), and — when the run paused for human input — waits for the resume
-// (step.waitForEvent) and runs it the same way, until the run ends or its wait times out.
+// (step.waitForEvent) and runs it the same way, until the run ends or its wait times out. A run
+// cut off by a restart is woken by services/detached-wake.ts (an event it never waits for); its
+// cut-off step then runs again, which doubles nothing (steps.ts, event-log.ts, the records' keys).
 import { WorkflowEntrypoint, type WorkflowEvent, type WorkflowStep } from "cloudflare:workers";
 import { configOf } from "../config";
 import { createDb } from "../db";
