@@ -14,7 +14,7 @@ export interface RunFrame {
 
 /**
  * A frame as the run sends it: `key` names it (an append of a key kept already is dropped); `scope`
- * and `attempt` the step attempt that made it (a later attempt of the scope replaces its frames).
+ * and `attempt` the step attempt that made it (the scope's next attempt replaces its frames).
  */
 export interface KeyedFrame extends RunFrame {
   key?: string;
@@ -52,7 +52,10 @@ export class ExecutionEvents extends DurableObject {
       }
       sql.exec("CREATE UNIQUE INDEX IF NOT EXISTS frame_key ON frame (key)");
       sql.exec("CREATE INDEX IF NOT EXISTS frame_scope ON frame (scope)");
-      sql.exec("CREATE TABLE IF NOT EXISTS attempt (scope TEXT PRIMARY KEY, attempt TEXT NOT NULL)");
+      sql.exec(
+        "CREATE TABLE IF NOT EXISTS frame_attempt (scope TEXT NOT NULL, attempt TEXT NOT NULL, current INTEGER NOT NULL, " +
+          "PRIMARY KEY (scope, attempt))",
+      );
       this.ready = true;
     }
     return sql;
@@ -60,7 +63,7 @@ export class ExecutionEvents extends DurableObject {
 
   /**
    * Appends frames in order and sends them to every follower; `end` closes the followers. A frame
-   * whose key is kept already, or made by an attempt older than its scope's newest, is dropped.
+   * whose key is kept already, or made by an attempt its scope's next one superseded, is dropped.
    * Answers the last frame's number (0 when none was kept).
    */
   async append(frames: KeyedFrame[]): Promise<number> {
@@ -91,23 +94,22 @@ export class ExecutionEvents extends DurableObject {
   }
 
   /**
-   * Whether `attempt` is its scope's newest: a newer one than the scope has seen removes the frames
-   * of the attempts before it (a step that runs again after a restart or a retry starts over).
+   * Whether `attempt` is its scope's current one. An attempt the scope has not seen supersedes the
+   * earlier ones and removes their frames (a step that runs again after a restart or a retry starts
+   * over); a superseded attempt still sending (a zombie) is dropped. Arrival decides, not clocks.
    */
   private current(sql: SqlStorage, scope: string, attempt: string): boolean {
-    const known = sql.exec<{ attempt: string }>("SELECT attempt FROM attempt WHERE scope = ?", scope).toArray()[0]?.attempt;
-    if (known === attempt) return true;
-    if (known !== undefined && known > attempt) return false;
+    const known = sql
+      .exec<{ current: number }>("SELECT current FROM frame_attempt WHERE scope = ? AND attempt = ?", scope, attempt)
+      .toArray()[0];
+    if (known) return known.current === 1;
+    sql.exec("UPDATE frame_attempt SET current = 0 WHERE scope = ?", scope);
     sql.exec("DELETE FROM frame WHERE scope = ?", scope);
-    sql.exec(
-      "INSERT INTO attempt (scope, attempt) VALUES (?, ?) ON CONFLICT (scope) DO UPDATE SET attempt = excluded.attempt",
-      scope,
-      attempt,
-    );
+    sql.exec("INSERT INTO frame_attempt (scope, attempt, current) VALUES (?, ?, 1)", scope, attempt);
     return true;
   }
 
-  /** Forgets every frame (the execution was deleted). */
+  /** Forgets every frame (the execution was deleted, or its log's week is over). */
   async clear(): Promise<void> {
     for (const f of this.followers) this.close(f);
     await this.ctx.storage.deleteAll();

@@ -44,9 +44,6 @@ export interface StepScope {
 /** The step attempt the current code runs in (undefined between steps). */
 export const stepScope = new AsyncLocalStorage<StepScope>();
 
-/** Attempt ids sort by when the attempt began (a later attempt replaces an earlier one's frames). */
-const attemptId = () => `${Date.now().toString(36).padStart(10, "0")}.${crypto.randomUUID().slice(0, 8)}`;
-
 /** The run's sign of life while a step works: `beat` touches the execution row. */
 export interface Progress {
   beat(): Promise<void>;
@@ -103,7 +100,7 @@ export class WorkflowSteps implements RunSteps {
     this.beat(false);
     if (this.progress && !this.beating) this.beating = setInterval(() => this.beat(true), this.progress.everyMs);
     try {
-      return await stepScope.run({ name, attempt: attemptId(), frames: 0 }, work);
+      return await stepScope.run({ name, attempt: crypto.randomUUID(), frames: 0 }, work);
     } finally {
       if (--this.working === 0 && this.beating) {
         clearInterval(this.beating);

@@ -89,14 +89,25 @@ async function attempt(store: Map<string, unknown>, flowId: string, executionId:
   return (await go(store, flowId, executionId, question)) as Answer;
 }
 
-/** A go that dies in step `cut`, after its work: resolves once it died (its frames sent, its writes landed). */
-async function killedIn(cut: string, store: Map<string, unknown>, flowId: string, executionId: string, question: string): Promise<void> {
+/**
+ * A go that dies in step `cut`, after its work: resolves once it died (its frames sent, its writes
+ * landed) — and, when `after` names another step, once that one is stored too (a branch beside it).
+ */
+async function killedIn(
+  cut: string,
+  store: Map<string, unknown>,
+  flowId: string,
+  executionId: string,
+  question: string,
+  after?: string,
+): Promise<void> {
   let killed!: () => void;
   const died = new Promise<void>((r) => (killed = r));
   // The dead go never ends by itself; the lease it leaves running may end it later (409): nobody waits for it.
   go(store, flowId, executionId, question, { name: cut, killed }).catch(() => undefined);
   await died;
-  await new Promise((r) => setTimeout(r, 100)); // its last appends reach the event log
+  for (let i = 0; i < 200 && after && !store.has(`0: ${after}`); i++) await new Promise((r) => setTimeout(r, 25));
+  await new Promise((r) => setTimeout(r, 200)); // its last appends reach the event log
 }
 
 async function go(
@@ -165,6 +176,38 @@ describe("an interrupted step runs again without doubling anything", () => {
     ]);
   });
 
+  it("parallel branches: a branch cut off after its held-back tokens went out shows them once", async () => {
+    const marker = `cut-branch-${crypto.randomUUID()}`;
+    const cred = await openAICredential();
+    const { id } = await saveAgentflowOf(
+      [
+        start(),
+        llm("llmAgentflow_1", cred, { llmUserMessage: `${marker} left` }),
+        llm("llmAgentflow_2", cred, { llmUserMessage: `${marker} right` }),
+      ],
+      [afEdge("startAgentflow_0", "llmAgentflow_1"), afEdge("startAgentflow_0", "llmAgentflow_2")],
+    );
+    const executionId = await detachedRow(id);
+    const store = new Map<string, unknown>();
+    // The right branch's frames wait behind the left's (events.ts) and go out when the left one is
+    // done; the right one's step dies after its work, the left one is stored.
+    await killedIn("node llmAgentflow_2 #3", store, id, executionId, marker, "node llmAgentflow_1 #2");
+    await attempt(store, id, executionId, marker);
+
+    expect(await asked(`${marker} left`)).toBe(1);
+    expect(await asked(`${marker} right`)).toBe(2);
+    const frames = await framesOf(executionId);
+    // Each branch says it called no tools: two equal frames, one per branch.
+    expect(frames.filter((f) => f.event === "calledTools")).toHaveLength(2);
+    expect(repeated(frames.filter((f) => f.event !== "calledTools"))).toEqual([]);
+    const tokens = frames
+      .filter((f) => f.event === "token")
+      .map((f) => f.data)
+      .join("");
+    expect(tokens.split(`echo: ${marker} left`)).toHaveLength(2);
+    expect(tokens.split(`echo: ${marker} right`)).toHaveLength(2);
+  });
+
   it("an agentflow cut off after its record landed: the record finds its answer and stores nothing twice", async () => {
     const marker = `cut-record-${crypto.randomUUID()}`;
     const cred = await openAICredential();
@@ -220,19 +263,19 @@ describe("the event log's keys (ExecutionEvents)", () => {
   const stubOf = (id: string) =>
     env.EXECUTION_EVENTS.get(env.EXECUTION_EVENTS.idFromName(id)) as unknown as { append(frames: KeyedFrame[]): Promise<number> };
 
-  it("drops a key it has, lets a step's next attempt replace the earlier one's frames, and drops a stale attempt", async () => {
+  it("drops a key it has; a step's next attempt (by arrival, not id) replaces the earlier one's frames, whose late ones are dropped", async () => {
     const id = crypto.randomUUID();
     const log = stubOf(id);
     await log.append([
       { event: "nextAgentFlow", data: { nodeId: "a" }, key: "0: gap:1" },
-      { event: "token", data: "one ", key: "s@1#0", scope: "s", attempt: "0001" },
-      { event: "token", data: "two ", key: "s@1#1", scope: "s", attempt: "0001" },
+      { event: "token", data: "one ", key: "s@1#0", scope: "s", attempt: "x-first" },
+      { event: "token", data: "two ", key: "s@1#1", scope: "s", attempt: "x-first" },
     ]);
     expect(await log.append([{ event: "nextAgentFlow", data: { nodeId: "a" }, key: "0: gap:1" }])).toBe(0);
-    await log.append([{ event: "token", data: "ONE ", key: "s@2#0", scope: "s", attempt: "0002" }]);
-    expect(await log.append([{ event: "token", data: "late ", key: "s@1#2", scope: "s", attempt: "0001" }])).toBe(0);
+    await log.append([{ event: "token", data: "ONE ", key: "s@2#0", scope: "s", attempt: "a-second" }]);
+    expect(await log.append([{ event: "token", data: "late ", key: "s@1#2", scope: "s", attempt: "x-first" }])).toBe(0);
     await log.append([
-      { event: "token", data: "TWO", key: "s@2#1", scope: "s", attempt: "0002" },
+      { event: "token", data: "TWO", key: "s@2#1", scope: "s", attempt: "a-second" },
       { event: "legacy", data: "no key" },
       { event: "end", data: "[DONE]", key: "0: end" },
     ]);
