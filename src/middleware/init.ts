@@ -1,9 +1,9 @@
 // init: the request's D1 session (lib/d1-session.ts: a replica for reads and runs, the primary for
 // other writes, the client's bookmark honoured and the newest one sent back), the database client
 // over it, and the request's services container (services/container.ts: the client, env, config,
-// the engine's ports, credentials, waitUntil, the detached runs' engine) on c.var, for the routes. The context map is
-// declared here, with the middleware that fills it, so that neither env.ts (which everything
-// imports) nor a service knows Hono's context. With the simulated planet on (lib/d1-simulation.ts,
+// the engine's ports, credentials, waitUntil, the detached runs port) on c.var, for the routes.
+// The context map is declared here, with the middleware that fills it, so that neither env.ts
+// (which everything imports) nor a service knows Hono's context. With the simulated planet on (lib/d1-simulation.ts,
 // development only), the session is delayed and its round trips counted.
 import type { Context, MiddlewareHandler } from "hono";
 import { dbOver } from "../db";
