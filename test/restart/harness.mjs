@@ -36,6 +36,10 @@ export async function startServer({ port, state, vars, build = true }) {
     } catch {}
   };
   const exited = new Promise((r) => child.once("exit", r));
+  // Never left running: whatever ends this process ends the server's group too.
+  const orphan = () => kill("SIGKILL");
+  process.once("exit", orphan);
+  exited.then(() => process.off("exit", orphan));
   for (let i = 0; i < 480 && child.exitCode === null; i++) {
     try {
       if ((await fetch(`${url}/ping`)).ok) {
@@ -88,10 +92,27 @@ export async function callbackReceiver() {
   return { url: `http://127.0.0.1:${port}/callback`, received, up, down };
 }
 
-/** SSE frames of GET /executions/{id}/events, with their ids (the run must have ended: the replay closes). */
-export async function framesOf(base, key, id) {
+/**
+ * SSE frames of GET /executions/{id}/events, with their ids: an ended run's replay closes by itself;
+ * one that did not end is read for `ms` (its stream stays open for what comes next).
+ */
+export async function framesOf(base, key, id, ms = 5000) {
   const res = await fetch(`${base()}/executions/${id}/events`, { headers: { Authorization: `Bearer ${key}` } });
-  const text = await res.text();
+  const reader = res.body.getReader();
+  const decoder = new TextDecoder();
+  let text = "";
+  const deadline = setTimeout(() => reader.cancel().catch(() => {}), ms);
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      text += decoder.decode(value, { stream: true });
+    }
+  } catch {
+    // cancelled at the deadline: what arrived is the answer
+  } finally {
+    clearTimeout(deadline);
+  }
   return text
     .split("\n\n")
     .filter((b) => b.includes("data:"))
