@@ -8,6 +8,7 @@ import type { ExecutionListInput } from "../schemas/executions";
 import { D1_MAX_PARAMS, chunk } from "../lib/chunk";
 import { stripCredentialIds } from "../engine/agentflow";
 import type { ExecutedData } from "../engine/agentflow/types";
+import { type WakeDeps, wakeIfDue } from "./detached-wake";
 import { expireStaleRuns } from "./execution-lease";
 
 export type ExecutionRow = typeof execution.$inferSelect;
@@ -17,7 +18,7 @@ export type ExecutionRow = typeof execution.$inferSelect;
  * answer a synchronous prediction would have given) once it ended, and `error` when it failed.
  */
 export function presentExecution(row: ExecutionRow) {
-  const { detached: _detached, result, error, ...shown } = row;
+  const { detached: _detached, wokenAt: _wokenAt, result, error, ...shown } = row;
   let parsed: unknown;
   try {
     parsed = result === null ? undefined : JSON.parse(result);
@@ -73,8 +74,11 @@ async function findExecution(db: Db, env: Env, id: string): Promise<ExecutionRow
   return row;
 }
 
-export async function getExecution(db: Db, env: Env, id: string) {
-  return presentExecution(await findExecution(db, env, id));
+/** A detached run found stalled by this read is woken in the background (detached-wake.ts). */
+export async function getExecution(deps: WakeDeps, id: string) {
+  const row = await findExecution(deps.db, deps.env, id);
+  wakeIfDue(deps, row);
+  return presentExecution(row);
 }
 
 export async function updateExecution(db: Db, env: Env, id: string, patch: { isPublic: boolean }) {
@@ -140,18 +144,25 @@ export async function getPublicExecution(db: Db, env: Env, id: string) {
 /**
  * An asynchronous run's event log (its ExecutionEvents object): the frames after `lastEventId`
  * (a Last-Event-ID header; none: from the start), then live ones until `end`. 404 for an execution
- * that was not started with async: true (a synchronous run's frames went to its caller).
+ * that was not started with async: true (a synchronous run's frames went to its caller). A stalled
+ * run is woken in the background.
  */
 export async function executionEvents(
-  db: Db,
-  env: Env,
+  deps: WakeDeps,
   id: string,
   lastEventId: string | undefined,
   signal?: AbortSignal,
 ): Promise<ReadableStream<Uint8Array>> {
-  const row = await db.select({ detached: execution.detached }).from(execution).where(eq(execution.id, id)).get();
+  const { db, env } = deps;
+  const row = await db
+    .select({ detached: execution.detached, state: execution.state, updatedDate: execution.updatedDate, wokenAt: execution.wokenAt })
+    .from(execution)
+    .where(eq(execution.id, id))
+    .get();
   if (!row) throw notFound(`Execution ${id} not found`);
   if (!row.detached) throw notFound(`Execution ${id} has no event log: only runs started with async: true keep one`);
+  // A follower of a run a restart cut off would wait forever: the read wakes it.
+  wakeIfDue(deps, { ...row, id });
   const after = /^\d{1,15}$/.test(lastEventId?.trim() ?? "") ? lastEventId!.trim() : "0";
   const stub = env.EXECUTION_EVENTS.get(env.EXECUTION_EVENTS.idFromName(id));
   const res = await stub.fetch(`https://execution-events/?after=${after}`, { signal });
