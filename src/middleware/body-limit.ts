@@ -48,7 +48,9 @@ export const limitBody =
     const counted = new CountedBody(body, limit);
     c.req.raw = new Request(c.req.raw, { body: counted.stream, signal: c.req.raw.signal });
     await next();
-    // Whatever the handler answered (a parse error, a 401 before reading): a body over the limit is
-    // a 413, and it goes out only once the body has been read to its end.
-    if (await counted.finish()) throw payloadTooLarge(limit.message);
+    // Whatever the handler made of a body cut at the limit (a parse error), or answered without
+    // reading it all (a 401): a body over the limit is this 413 — unless the handler refused it
+    // with a 413 of its own (a file over its limit) — and it goes out once the body was read to its end.
+    const cut = counted.over;
+    if ((await counted.finish()) && (cut || c.res.status !== 413)) throw payloadTooLarge(limit.message);
   };
