@@ -16,6 +16,7 @@ import type { WorkflowStep, WorkflowStepConfig } from "cloudflare:workers";
 import { ApiError } from "../errors";
 import { sha256Hex } from "../lib/crypto";
 import { stableId } from "../lib/ids";
+import { executionFilesPrefix } from "../services/files";
 import type { RunSteps } from "../services/runs";
 
 /** Workflows' own limit; a few are kept for the run's bookkeeping (result, frames, callback, waits). */
@@ -145,7 +146,7 @@ export class WorkflowSteps implements RunSteps {
   private async spill<T>(name: string, value: T): Promise<Stored<T>> {
     const json = JSON.stringify(value ?? null);
     if (json.length < SPILL_BYTES) return { ok: true, value: JSON.parse(json) };
-    const key = `executions/${this.executionId}/steps/${await sha256Hex(name)}.json`;
+    const key = `${executionFilesPrefix(this.executionId)}steps/${await sha256Hex(name)}.json`;
     await this.files.put(key, json);
     return { ok: true, value: { r2: key }, spilled: true };
   }

@@ -92,7 +92,7 @@ export const executionRoutes = createRouter()
       request: { params: IdParam },
       responses: jsonResponse(DeletedResponse),
     }),
-    async (c) => c.json(await service.deleteExecution(c.var.db, c.req.valid("param").id), 200),
+    async (c) => c.json(await service.deleteExecution(c.var.services, c.req.valid("param").id), 200),
   )
   .openapi(
     protectedRoute({
@@ -104,7 +104,7 @@ export const executionRoutes = createRouter()
       request: { body: jsonBody(ExecutionDeleteMany) },
       responses: jsonResponse(DeletedResponse),
     }),
-    async (c) => c.json(await service.deleteExecutions(c.var.db, c.req.valid("json").executionIds, await scopeOf(c)), 200),
+    async (c) => c.json(await service.deleteExecutions(c.var.services, c.req.valid("json").executionIds, await scopeOf(c)), 200),
   );
 
 export const publicExecutionRoutes = createRouter().openapi(

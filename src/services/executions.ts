@@ -10,6 +10,7 @@ import { stripCredentialIds } from "../engine/agentflow";
 import type { ExecutedData } from "../engine/agentflow/types";
 import { type WakeDeps, wakeIfDue } from "./detached-wake";
 import { expireStaleRuns } from "./execution-lease";
+import { deleteExecutionFiles } from "./files";
 
 export type ExecutionRow = typeof execution.$inferSelect;
 
@@ -94,11 +95,23 @@ export async function agentflowOf(db: Db, id: string): Promise<string | undefine
   return (await db.select({ flow: execution.agentflowId }).from(execution).where(eq(execution.id, id)).get())?.flow;
 }
 
+/** What deleting executions needs: the database, and R2 with waitUntil to remove their files after the rows. */
+export interface ExecutionDeleteDeps {
+  db: Db;
+  env: { FILES: R2Bucket };
+  waitUntil(work: Promise<unknown>): void;
+}
+
 /**
  * Deletes executions (of the agentflows in `flows`, when given); their messages stay, no longer
- * pointing at them (as Flowise does).
+ * pointing at them (as Flowise does). The files asynchronous runs kept in R2 go after the rows.
  */
-export async function deleteExecutions(db: Db, ids: string[], flows: string[] | null = null): Promise<{ deleted: number }> {
+export async function deleteExecutions(
+  deps: ExecutionDeleteDeps,
+  ids: string[],
+  flows: string[] | null = null,
+): Promise<{ deleted: number }> {
+  const { db } = deps;
   if (!ids.length) throw badRequest("No execution IDs provided");
   if (flows) {
     const kept: string[] = [];
@@ -115,14 +128,18 @@ export async function deleteExecutions(db: Db, ids: string[], flows: string[] | 
   }
   const statements = chunk([...new Set(ids)], D1_MAX_PARAMS - 1).flatMap((part) => [
     db.update(chatMessage).set({ executionId: null }).where(inArray(chatMessage.executionId, part)),
-    db.delete(execution).where(inArray(execution.id, part)).returning({ id: execution.id }),
+    db.delete(execution).where(inArray(execution.id, part)).returning({ id: execution.id, detached: execution.detached }),
   ]);
   const results = await db.batch(statements as [(typeof statements)[number], ...typeof statements]);
-  return { deleted: results.filter((_, i) => i % 2 === 1).reduce((n, r) => n + (r as unknown[]).length, 0) };
+  const deleted = results.filter((_, i) => i % 2 === 1).flat() as Array<{ id: string; detached: boolean }>;
+  // Only asynchronous runs keep files.
+  const withFiles = deleted.filter((r) => r.detached).map((r) => r.id);
+  if (withFiles.length) deps.waitUntil(deleteExecutionFiles(deps.env.FILES, withFiles));
+  return { deleted: deleted.length };
 }
 
-export async function deleteExecution(db: Db, id: string): Promise<{ deleted: number }> {
-  const done = await deleteExecutions(db, [id]);
+export async function deleteExecution(deps: ExecutionDeleteDeps, id: string): Promise<{ deleted: number }> {
+  const done = await deleteExecutions(deps, [id]);
   if (!done.deleted) throw notFound(`Execution ${id} not found`);
   return done;
 }
