@@ -3,7 +3,7 @@
 // Each attempt is counted before the password is checked (so parallel guesses cannot slip past
 // the count), then taken back when it succeeds: what stays counted are the failures.
 import type { Env } from "../env";
-import { tooManyRequests } from "../errors";
+import { ApiError } from "../errors";
 import { sha256Hex } from "../lib/crypto";
 import type { RateLimiter } from "./limiter";
 
@@ -39,7 +39,10 @@ export async function countSignInAttempt(env: Env, email: string, clientIp: stri
   if (!byAccount.allowed || !byClient.allowed) {
     const waitMs = Math.max(...[byAccount, byClient].filter((count) => !count.allowed).map((count) => count.retryAfterMs));
     const minutes = Math.max(1, Math.ceil(waitMs / 60_000));
-    throw tooManyRequests(`Too many failed sign-in attempts: try again in ${minutes} minute${minutes === 1 ? "" : "s"}`);
+    // `type`: the UI shows its own "too many requests" line on the sign-in page for this one.
+    throw new ApiError(429, `Too many failed sign-in attempts: try again in ${minutes} minute${minutes === 1 ? "" : "s"}`, {
+      type: "authentication_rate_limit",
+    });
   }
   return { succeeded: () => Promise.all([account.reset(), client.forgive()]).then(() => {}) };
 }

@@ -7,7 +7,17 @@ import { resolvePrincipal } from "../auth/bearer";
 import { clearSessionCookie, sameOriginOnly, sessionToken, setSessionCookie } from "../auth/session";
 import { unauthorized } from "../errors";
 import { clientIpOf } from "../rate-limit/check";
-import { AccountAnswer, FlowiseUser, LoggedOut, LoginBody, PasswordResetBody, RegisterBody, Resolve, Settings } from "../schemas/accounts";
+import {
+  AccountAnswer,
+  FlowiseUser,
+  LoggedOut,
+  LoginBody,
+  LoginMethods,
+  PasswordResetBody,
+  RegisterBody,
+  Resolve,
+  Settings,
+} from "../schemas/accounts";
 import { createAccount, firstAccountExists, hasAccounts, resetPassword } from "../services/accounts/accounts";
 import { endSession, primaryDb, refreshSession, sessionTimes, startSession } from "../services/accounts/sessions";
 import { signIn } from "../services/accounts/sign-in";
@@ -27,6 +37,16 @@ export const signInRoutes = createRouter()
       responses: jsonResponse(Settings),
     }),
     (c) => c.json({ PLATFORM_TYPE: "open source" as const }, 200),
+  )
+  .openapi(
+    publicRoute({
+      method: "get",
+      path: "/loginmethod/default",
+      tags,
+      summary: "Single sign-on providers the sign-in page offers: none (email and password only)",
+      responses: jsonResponse(LoginMethods),
+    }),
+    (c) => c.json({ providers: [] }, 200),
   )
   .openapi(
     publicRoute({

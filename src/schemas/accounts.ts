@@ -61,3 +61,4 @@ export const FlowiseUser = z
 export const Settings = z.object({ PLATFORM_TYPE: z.literal("open source") }).openapi("Settings");
 export const Resolve = z.object({ redirectUrl: z.enum(["/organization-setup", "/signin"]) }).openapi("ResolveLogin");
 export const LoggedOut = z.object({ message: z.literal("logged_out"), redirectTo: z.string() }).openapi("LoggedOut");
+export const LoginMethods = z.object({ providers: z.array(z.string()) }).openapi("LoginMethods");

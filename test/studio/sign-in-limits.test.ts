@@ -24,6 +24,7 @@ describe("per account", () => {
     const blocked = await attempt(email, PASSWORD, "198.51.100.99");
     const body = await expectError(blocked, 429);
     expect(body.message).toMatch(/Too many failed sign-in attempts: try again in \d+ minutes?/);
+    expect(body).toMatchObject({ type: "authentication_rate_limit" }); // the UI's sign-in page shows its own line for it
     expect(sessionCookie(blocked)).toBeUndefined();
 
     const other = await makeAccount();

@@ -42,6 +42,7 @@ describe("the first account, through the setup page", () => {
 
   it("GET /settings says open source, and /auth/resolve sends to setup while no account exists; both without credentials", async () => {
     expect(await (await studio("GET", "/settings")).json()).toEqual({ PLATFORM_TYPE: "open source" });
+    expect(await (await studio("GET", "/loginmethod/default")).json()).toEqual({ providers: [] });
     const res = await studio("POST", "/auth/resolve", { body: {} });
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ redirectUrl: "/organization-setup" });
