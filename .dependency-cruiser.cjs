@@ -57,6 +57,9 @@ const sideways = [
   ["agentflow-not-v1", "Agentflow V1 registers its nodes into V2's registry; V2 does not know V1", "^src/engine/agentflow/", "^src/engine/agentflow-v1/"],
   ["chatflow-not-agentflow", "agentflows build on chatflow's nodes, not the other way", "^src/engine/chatflow/", "^src/engine/agentflow(-v1)?/"],
   ["tools-not-runtimes", "the tool registry is shared by the runtimes: it imports none of them", "^src/engine/tools/", "^src/engine/(chatflow|agentflow|agentflow-v1)/"],
+  // The run door (services/runs/): every trigger and service enters through its index, so what the
+  // door offers is one list and its stages stay free to change.
+  ["run-door-closed", "services/runs/ is entered through its index only (src/services/runs/index.ts)", "^src/(?!services/runs/)", "^src/services/runs/(?!index\\.ts$)"],
   ["core-is-core", "engine/core is shared by every runtime: it imports none of them", "^src/engine/core/", "^src/engine/(chatflow|agentflow|agentflow-v1|tools)/"],
 ].map(([name, comment, from, to]) => ({ name, comment, severity: "error", from: { path: from }, to: { path: to } }));
 

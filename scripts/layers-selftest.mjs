@@ -1,6 +1,6 @@
 // Proves that .dependency-cruiser.cjs catches what it is there for: it cruises a throwaway src/ tree
 // (in a temp folder) holding one upward import, one skip past the services, V2 importing V1, a file
-// cycle, a folder cycle and a few allowed imports, and fails unless exactly the bad ones are reported.
+// cycle, a folder cycle, a deep import into the run door and a few allowed imports, and fails unless exactly the bad ones are reported.
 // Run by `npm run check` after the cruise of the real src/.
 import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -24,6 +24,9 @@ const files = {
   "src/providers/x/four.ts": "export const four = 4;",
   "src/providers/y/two.ts": "export const two = 2;",
   "src/providers/y/three.ts": 'import { four } from "../x/four";\nexport const three = four;',
+  "src/services/runs/stage.ts": 'import { e } from "../../errors";\nexport const stage = e;',
+  "src/services/runs/index.ts": 'import { stage } from "./stage";\nexport const runFlow = stage;',
+  "src/services/door-user.ts": 'import { runFlow } from "./runs";\nimport { stage } from "./runs/stage";\nexport const u = [runFlow, stage];', // deep
 };
 
 const expected = [
@@ -32,6 +35,7 @@ const expected = [
   "agentflow-not-v1 src/engine/agentflow/probe.ts → src/engine/agentflow-v1/probe.ts",
   "no-circular src/engine/core/a.ts ↔ src/engine/core/b.ts",
   "no-circular-folders src/providers/x ↔ src/providers/y",
+  "run-door-closed src/services/door-user.ts → src/services/runs/stage.ts",
 ].sort();
 
 /** A violation as one line; a cycle once, whichever of its members dependency-cruiser names first. */
@@ -63,7 +67,7 @@ try {
     process.exit(1);
   }
   console.log(
-    `layers self-test: the rules catch an upward import, a skip, V2 → V1, a file cycle and a folder cycle (${found.length} findings, as expected)`,
+    `layers self-test: the rules catch an upward import, a skip, V2 → V1, a file cycle, a folder cycle and a deep import into the run door (${found.length} findings, as expected)`,
   );
 } finally {
   rmSync(dir, { recursive: true, force: true });

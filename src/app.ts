@@ -31,6 +31,8 @@ import { mcpServerRoutes } from "./routes/mcp-server";
 import { mcpRoutes } from "./routes/mcp";
 import { openaiRoutes } from "./routes/openai";
 import { exportImportRoutes, isImport } from "./routes/export-import";
+import { catalogueRoutes } from "./routes/catalogue";
+import { flowCanvasRoutes } from "./routes/flow-canvas";
 import { webhookRoutes } from "./routes/webhook";
 import { chatflowTriggerRoutes } from "./routes/chatflow-triggers";
 
@@ -79,6 +81,8 @@ export function createApp() {
   api.route("/openai", openaiRoutes);
   api.route("/export-import", exportImportRoutes);
   api.route("/webhook", webhookRoutes);
+  api.route("/", catalogueRoutes);
+  api.route("/", flowCanvasRoutes);
 
   serveOpenApiDocument(api, API_BASE);
 

@@ -43,6 +43,12 @@ const Vars = z.object({
   SESSION_IDLE_MINUTES: positive(720, 30 * 24 * 60),
   MAX_BODY_MB: positive(5),
   MAX_UPLOAD_MB: positive(20),
+  /** A Flowise export file's size limit (POST /export-import/import reads it as a stream). */
+  MAX_IMPORT_MB: positive(50),
+  /** Time to send one run's trace to every backend (sent after the answer, through waitUntil). */
+  TRACE_TIMEOUT_MS: positive(10_000, 25_000),
+  /** How long a document store upsert's lease lasts without a heartbeat. */
+  UPSERT_LEASE_SECONDS: positive(60),
   /** Behind Cloudflare's edge, CF-Connecting-IP is the client's address (rate limits count by it). */
   TRUST_CF_CONNECTING_IP: z
     .unknown()
@@ -72,3 +78,4 @@ export function forgetConfig(env: object): void {
 const MB = 1024 * 1024;
 export const maxBodyBytes = (env: object): number => configOf(env).MAX_BODY_MB * MB;
 export const maxUploadBytes = (env: object): number => configOf(env).MAX_UPLOAD_MB * MB;
+export const maxImportBytes = (env: object): number => configOf(env).MAX_IMPORT_MB * MB;

@@ -101,13 +101,7 @@ export function isDevelopment(env: Env): boolean {
 }
 
 // The body and upload limits are read from the one configuration (config.ts).
-export { maxBodyBytes, maxUploadBytes } from "./config";
-
-/** The import file limit of POST /export-import/import: MAX_IMPORT_MB (default 50). */
-export function maxImportBytes(env: Env): number {
-  const mb = Number(env.MAX_IMPORT_MB);
-  return (Number.isFinite(mb) && mb > 0 ? mb : 50) * 1024 * 1024;
-}
+export { maxBodyBytes, maxImportBytes, maxUploadBytes } from "./config";
 
 export function listVar(value: string | undefined): string[] {
   return (value ?? "")

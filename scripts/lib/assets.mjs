@@ -54,5 +54,6 @@ export async function buildAssets() {
     const ranks = (await import(`js-tiktoken/ranks/${encoding}`)).default;
     refresh(target, source, () => JSON.stringify(ranks));
   }
+  (await import("./catalogue.mjs")).buildCatalogue(root, ASSETS_DIR); // the studio's node catalogue
   return ASSETS_DIR;
 }

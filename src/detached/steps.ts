@@ -9,7 +9,7 @@
 import type { WorkflowStep, WorkflowStepConfig } from "cloudflare:workers";
 import { ApiError } from "../errors";
 import { sha256Hex } from "../lib/crypto";
-import type { RunSteps } from "../services/runs/steps";
+import type { RunSteps } from "../services/runs";
 
 /** Workflows' own limit; a few are kept for the run's bookkeeping (result, frames, callback, waits). */
 export const WORKFLOW_STEP_LIMIT = 1024;

@@ -16,3 +16,10 @@ export async function readAsset(path: string): Promise<Response> {
   if (!res.ok) throw new Error(`Static asset ${path} is missing (${res.status}): build it with \`node scripts/build-assets.mjs\``);
   return res;
 }
+
+/** A static asset as ASSETS answers it, whatever its status (404 when absent); `headers` go with the request (If-None-Match). */
+export async function fetchAsset(path: string, headers?: HeadersInit): Promise<Response> {
+  const assets = (env as { ASSETS?: Fetcher }).ASSETS;
+  if (!assets) throw new Error("The ASSETS binding is missing: wrangler.toml's [assets] must be configured");
+  return assets.fetch(new Request(`https://assets.local/${path}`, { headers }));
+}

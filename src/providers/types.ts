@@ -7,7 +7,7 @@ import type { EndpointEnv } from "../lib/outbound";
 /**
  * The bindings and vars providers read (the names: env.ts PROVIDER_VARS). OUTBOUND_ALLOW and
  * ENVIRONMENT (EndpointEnv): every endpoint a provider calls is under the outbound policy's
- * endpoint rule (src/lib/outbound.ts).
+ * endpoint rule (src/lib/outbound/).
  */
 export interface ProviderEnv extends EndpointEnv, Partial<Record<ProviderVar, string>> {
   AI?: Ai;

@@ -1,5 +1,5 @@
-import { DeletedResponse, IdParam, PageQuery, listOf } from "../schemas/common";
-import { Assistant, AssistantCreate, AssistantUpdate } from "../schemas/assistants";
+import { DeletedResponse, IdParam, listOf } from "../schemas/common";
+import { Assistant, AssistantCreate, AssistantListQuery, AssistantUpdate } from "../schemas/assistants";
 import * as service from "../services/assistants";
 import { VALIDATION_422, createRouter, jsonBody, jsonResponse, protectedRoute } from "./router";
 import { can } from "../auth/guard";
@@ -26,10 +26,13 @@ export const assistantRoutes = createRouter()
       permission: can("assistants:view"),
       tags,
       summary: "List assistants",
-      request: { query: PageQuery },
+      request: { query: AssistantListQuery },
       responses: jsonResponse(listOf(Assistant)),
     }),
-    async (c) => c.json(await service.listAssistants(c.var.db, c.req.valid("query")), 200),
+    async (c) => {
+      const { type, ...page } = c.req.valid("query");
+      return c.json(await service.listAssistants(c.var.db, page, type), 200);
+    },
   )
   .openapi(
     protectedRoute({

@@ -20,9 +20,10 @@ export const chatMessageRoutes = createRouter()
     }),
     async (c) => {
       const { chatflowid } = c.req.valid("param");
-      const { order, feedback, feedbackType, ...filter } = c.req.valid("query");
+      const { order, feedback, feedbackType, chatType, "chatType[]": chatTypeArray, ...filter } = c.req.valid("query");
       await findConversationOwner(c.var.db, chatflowid);
-      const messages = await service.listChatMessages(c.var.db, { ...filter, chatflowid }, { order, feedback, feedbackType });
+      const chatTypes = [...(chatType ?? []), ...(chatTypeArray ?? [])];
+      const messages = await service.listChatMessages(c.var.db, { ...filter, chatTypes, chatflowid }, { order, feedback, feedbackType });
       return c.json(messages as z.infer<typeof ChatMessage>[], 200);
     },
   )
@@ -40,9 +41,10 @@ export const chatMessageRoutes = createRouter()
       const { chatflowid } = c.req.valid("param");
       // hardDelete would also clear an external memory store; edgeflow's memories read this table,
       // so deleting the rows is the whole job either way.
-      const { hardDelete: _hardDelete, feedbackType, ...filter } = c.req.valid("query");
+      const { hardDelete: _hardDelete, feedbackType, chatType, "chatType[]": chatTypeArray, ...filter } = c.req.valid("query");
       await findConversationOwner(c.var.db, chatflowid);
-      const deleted = await service.deleteChatMessages(c.var.db, c.env.FILES, { ...filter, chatflowid }, feedbackType);
+      const chatTypes = [...(chatType ?? []), ...(chatTypeArray ?? [])];
+      const deleted = await service.deleteChatMessages(c.var.db, c.env.FILES, { ...filter, chatTypes, chatflowid }, feedbackType);
       return c.json({ deleted }, 200);
     },
   );

@@ -2,7 +2,7 @@ import type { Context } from "hono";
 import type { AppEnv } from "../env";
 import { badRequest } from "../errors";
 import { PredictionRequest, type PredictionInput } from "../schemas/prediction";
-import { type UploadInput, decodeDataUri } from "../services/runs/uploads";
+import { type UploadInput, decodeDataUri } from "../services/runs";
 import { readJsonOrForm } from "./request-body";
 import { describeIssues } from "./router";
 

@@ -8,7 +8,7 @@ import type { AppEnv } from "../env";
 import { badRequest } from "../errors";
 import type { LoaderFile } from "../services/document-store/types";
 import { IdParam } from "../schemas/common";
-import { loadVariables } from "../services/runs/vars";
+import { loadVariables } from "../services/runs";
 import { type VectorUpsertRequest, findChatflow, upsertChatflowVectors } from "../services/vector-upsert";
 import { readJsonOrForm } from "./request-body";
 import { bodyReadByHandler, createRouter, describeIssues, errorResponsesFor, multipartWithFiles } from "./router";

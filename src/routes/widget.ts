@@ -4,7 +4,7 @@ import { assertMayRun, assertOriginAllowed } from "../auth/prediction-access";
 import { text, uuid } from "../schemas/common";
 import { IdParam } from "../schemas/common";
 import { chatflowStreams, findConversationOwner, getChatflow } from "../services/chatflows";
-import { abortRun } from "../services/runs/in-flight";
+import { abortRun } from "../services/runs";
 import { OPTIONAL_BEARER, createRouter, jsonResponse, publicRoute } from "./router";
 
 const tags = ["widget"];

@@ -131,7 +131,7 @@ export class HostBridge {
     try {
       res = await outboundFetch(url, { method, headers: init.headers ?? {}, body, signal: this.controller.signal }, this.env);
     } catch (err) {
-      if (err instanceof Error && err.name === "OutboundRefused") throw err;
+      if (err instanceof Error && (err.name === "OutboundRefused" || err.name === "RedirectRefused")) throw err;
       throw new Error(`fetch ${url.slice(0, 200)} failed: ${errorMessage(err)}`);
     }
     const text = await readCapped(res, MAX_RESPONSE_BYTES);

@@ -6,7 +6,7 @@
 // The function body runs as the body of an async function, so it may `await` and `return`. It sees
 // its arguments as `$<name>` variables, `$vars` (the flow's variables) and `$flow` (chatflowId,
 // chatId, sessionId, input), `console` (ignored), `setTimeout`, and `fetch` — the host's fetch under
-// the outbound URL policy (src/lib/outbound.ts), also available as `require("node-fetch")`, which
+// the outbound URL policy (src/lib/outbound/), also available as `require("node-fetch")`, which
 // Flowise's custom tool examples use. The result is a string: strings as they are, other values
 // JSON-stringified, undefined as "".
 //

@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { ASSISTANT_TYPES } from "../db/enums";
-import { text, uuid } from "./common";
+import { PageQuery, text, uuid } from "./common";
 
 const ASSISTANT_TOOLS = ["function", "code_interpreter", "file_search"] as const;
 
@@ -42,3 +42,13 @@ export const Assistant = z
     updatedDate: z.string(),
   })
   .openapi("Assistant");
+
+/** GET /assistants: pages, and `type` (Flowise's filter; the studio asks for CUSTOM). */
+export const AssistantListQuery = PageQuery.extend({
+  type: z
+    .string()
+    .transform((s) => s.toUpperCase())
+    .pipe(z.enum(ASSISTANT_TYPES))
+    .optional()
+    .openapi({ description: "CUSTOM, OPENAI or AZURE" }),
+});

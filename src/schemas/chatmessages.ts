@@ -8,8 +8,35 @@ const upperEnum = <T extends readonly [string, ...string[]]>(values: T) =>
     .transform((s) => s.toUpperCase())
     .pipe(z.enum(values));
 
+/** One chat type, a JSON array of them, or the parameter repeated: Flowise's forms of the chatType filter. */
+export const chatTypeList = () =>
+  z
+    .preprocess(
+      (v) => (v === undefined ? undefined : (Array.isArray(v) ? v : [v]).flatMap(jsonArrayOrSelf)),
+      z.array(z.enum(CHAT_TYPES)).optional(),
+    )
+    .openapi({ description: "A chat type, a JSON array of them, or repeated" });
+
+/** feedbackType on /stats: one rating or several (repeated, or feedbackType[]). */
+export const feedbackTypeList = () =>
+  z
+    .preprocess((v) => (v === undefined ? undefined : Array.isArray(v) ? v : [v]), z.array(z.enum(FEEDBACK_RATINGS)).optional())
+    .openapi({ description: "THUMBS_UP, THUMBS_DOWN, or both" });
+
+function jsonArrayOrSelf(value: unknown): unknown[] {
+  if (typeof value !== "string" || !value.trim().startsWith("[")) return [value];
+  try {
+    const parsed = JSON.parse(value);
+    return Array.isArray(parsed) ? parsed : [value];
+  } catch {
+    return [value];
+  }
+}
+
 const filters = {
-  chatType: z.enum(CHAT_TYPES).optional(),
+  chatType: chatTypeList(),
+  // The studio sends the array form (axios' chatType[]=A&chatType[]=B).
+  "chatType[]": chatTypeList(),
   chatId: text(1000).optional(),
   memoryType: text(1000).optional(),
   sessionId: text(1000).optional(),

@@ -1,6 +1,7 @@
 import type { z } from "@hono/zod-openapi";
 import { eq } from "drizzle-orm";
 import type { Db } from "../env";
+import type { AssistantType } from "../db/enums";
 import { invalid } from "../errors";
 import { assistant, credential } from "../db/schema";
 import type { AssistantCreate, AssistantUpdate } from "../schemas/assistants";
@@ -31,5 +32,7 @@ export async function updateAssistant(db: Db, id: string, patch: z.infer<typeof 
 }
 
 export const getAssistant = async (db: Db, id: string) => present(await findRecord(db, assistants, id));
-export const listAssistants = (db: Db, page: PageQueryInput) => listRecords(db, assistants, page, { map: present });
+/** Newest first; `type` keeps one kind (CUSTOM, OPENAI, AZURE), as Flowise's `?type=`. */
+export const listAssistants = (db: Db, page: PageQueryInput, type?: AssistantType) =>
+  listRecords(db, assistants, page, { map: present, where: type ? eq(assistant.type, type) : undefined });
 export const deleteAssistant = (db: Db, id: string) => deleteRecord(db, assistants, id);

@@ -31,7 +31,7 @@ import { type Resource, findRecord, insertRecord, listRecords, updateRecord } fr
 import { findApiKeyByToken } from "./apikeys";
 import { deleteFilesUnder } from "./files";
 import { canStreamFlow, parseFlowData, unsupportedNodes } from "../engine";
-import { agentflowTypeFault, postProcessingOf, runsOnAgentflowRuntime } from "./runs/flow-types";
+import { agentflowTypeFault, postProcessingOf, runsOnAgentflowRuntime } from "./runs";
 import type { EndpointEnv } from "../lib/outbound";
 import { endpointRefusals } from "./flow-endpoints";
 import { syncSchedule } from "./schedules/records";

@@ -7,7 +7,7 @@ import { D1_MAX_PARAMS, chunk } from "../lib/chunk";
 
 export interface MessageFilter {
   chatflowid: string;
-  chatType?: ChatType;
+  chatTypes?: ChatType[];
   chatId?: string;
   memoryType?: string;
   sessionId?: string;
@@ -49,7 +49,7 @@ function presentMessage(row: MessageRow, feedback?: FeedbackRow | null) {
 function conditions(f: MessageFilter, m: typeof chatMessage = chatMessage): SQL[] {
   const where: (SQL | undefined)[] = [
     eq(m.chatflowid, f.chatflowid),
-    f.chatType && eq(m.chatType, f.chatType),
+    f.chatTypes?.length ? inArray(m.chatType, f.chatTypes) : undefined,
     f.chatId !== undefined ? eq(m.chatId, f.chatId) : undefined,
     f.memoryType !== undefined ? eq(m.memoryType, f.memoryType) : undefined,
     f.sessionId !== undefined ? eq(m.sessionId, f.sessionId) : undefined,

@@ -7,7 +7,7 @@ import type { Config } from "../config";
 import { configOf } from "../config";
 import type { Db, Env } from "../env";
 import type { DocStoreDeps } from "./document-store/types";
-import type { RunDeps } from "./runs/types";
+import type { RunDeps } from "./runs";
 import { createRuntime } from "./runtime";
 
 export interface Services extends RunDeps, DocStoreDeps {

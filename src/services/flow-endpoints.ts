@@ -1,5 +1,5 @@
 // The endpoints a flow's nodes name (a model's basepath, an Ollama baseUrl, a Pinecone host, …),
-// checked at save time under the outbound policy's endpoint rule (src/lib/outbound.ts): a refused
+// checked at save time under the outbound policy's endpoint rule (src/lib/outbound/): a refused
 // one is said in the saved record's `warning`, since every prediction would answer 400 for it.
 // Only literal http(s) URLs in node inputs (Agentflow's nested model configs included); variables
 // ({{$vars.url}}) and credentials are read at run time, where the rule applies again.

@@ -24,7 +24,7 @@ import { extensionOf } from "../providers/loaders/text-util";
 import type { LoaderFile } from "../providers/loaders/types";
 import { safeFileName } from "./document-store/files";
 import { ADDED_DOCS_LIMIT } from "./document-store/indexing";
-import { gateNodeOverrides, gateVarOverrides } from "./runs/overrides";
+import { gateNodeOverrides, gateVarOverrides } from "./runs";
 import { recordUpsert } from "./upsert-history";
 
 export type ChatflowRow = typeof chatFlow.$inferSelect;

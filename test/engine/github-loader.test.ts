@@ -38,7 +38,8 @@ const load = (config: Record<string, unknown>, limits = workLimits({})) =>
     maxBytes: 1 << 20,
     limits,
     getCredential: async (id) => credentials[id] ?? {},
-    services: { GITHUB_API_BASE_URL: githubUrl() },
+    // The deployment's API URL is under the endpoint rule: loopback only in a local environment.
+    services: { GITHUB_API_BASE_URL: githubUrl(), ENVIRONMENT: "test" },
   });
 const sources = async (config: Record<string, unknown>) => (await load(config)).map((d) => d.metadata.source).sort();
 type Received = { path: string; headers: Record<string, string> };

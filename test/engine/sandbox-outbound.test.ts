@@ -1,4 +1,4 @@
-// The outbound URL policy (src/lib/outbound.ts) that tool fetches (and web loaders) go through.
+// The outbound URL policy (src/lib/outbound/) that tool fetches (and web loaders) go through.
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { OutboundRefused, assertOutboundAllowed, isOutboundAllowed, outboundFetch } from "../../src/lib/outbound";
 
@@ -135,7 +135,9 @@ describe("outboundFetch", () => {
       "Outbound request refused: [::1] is a loopback address (::1)",
     );
     expect(spy).toHaveBeenCalledTimes(1);
-    await expect(outboundFetch("https://loop.example/", {}, none)).rejects.toThrow("more than 5 redirects");
+    await expect(outboundFetch("https://loop.example/", {}, none)).rejects.toThrow(
+      "https://loop.example redirected more than 5 times (at most 5 redirects are followed)",
+    );
   });
 
   it("a 303 continues as a GET without a body", async () => {

@@ -31,6 +31,9 @@ declare module "vitest" {
     redisUrl: string;
     /** Langfuse, LangSmith and OTLP collector stand-ins (test/standin/tracing.mjs), by path prefix. */
     tracingUrl: string;
+    /** The redirecting stand-in's two origins (test/standin/redirector.mjs): base URLs on two loopback ports. */
+    redirectorA: string;
+    redirectorB: string;
   }
 }
 export {};

@@ -329,6 +329,7 @@ describe("GET /chatmessage/{chatflowid}", () => {
     expect(names(path.get)).toEqual([
       "chatId",
       "chatType",
+      "chatType[]",
       "chatflowid",
       "endDate",
       "feedback",
@@ -341,6 +342,7 @@ describe("GET /chatmessage/{chatflowid}", () => {
     expect(names(path.delete)).toEqual([
       "chatId",
       "chatType",
+      "chatType[]",
       "chatflowid",
       "endDate",
       "feedbackType",

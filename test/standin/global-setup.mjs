@@ -8,6 +8,7 @@ import { startGithubStandin } from "./github.mjs";
 import { startMcpStandin } from "./mcp.mjs";
 import { startPineconeStandin } from "./pinecone.mjs";
 import { startPostgresStandin, startSilentTcp } from "./postgres.mjs";
+import { startRedirector } from "./redirector.mjs";
 import { startRedisStandins } from "./redis.mjs";
 import { startReplicateStandin } from "./replicate.mjs";
 import { startServices } from "./services.mjs";
@@ -48,7 +49,22 @@ export default async function setup(project) {
   const redis = await startRedisStandins();
   project.provide("upstashUrl", redis.url);
   project.provide("redisUrl", redis.redisUrl);
+  // Two origins that redirect (test/standin/redirector.mjs), ending at the stand-ins above.
+  const redirector = await startRedirector({
+    openai: standin.url,
+    tools: toolServices.url,
+    anthropic: services.anthropicUrl.url,
+    gemini: services.geminiUrl.url,
+    pinecone: services.pineconeUrl.url,
+    github: services.githubUrl.url,
+    mcp: services.mcpUrl.url,
+    tracing: services.tracingUrl.url,
+    upstash: redis.url,
+  });
+  project.provide("redirectorA", redirector.a);
+  project.provide("redirectorB", redirector.b);
   return async () => {
+    await redirector.close();
     await toolServices.close();
     await standin.close();
     for (const s of Object.values(services)) await s.close();

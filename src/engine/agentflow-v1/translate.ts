@@ -11,7 +11,7 @@ import { channelsOf } from "./nodes/seq-common";
 import type { ComponentGraph, V1Info } from "./types";
 
 /** Nodes that are neither flow nor component: their job is done by the translation (state, memory). */
-const ABSORBED = new Set(["seqState", "agentMemory"]);
+export const ABSORBED = new Set(["seqState", "agentMemory"]);
 const STICKY = new Set(["stickyNote", "stickyNoteAgentflow"]);
 
 export interface V1Translation {

@@ -20,6 +20,10 @@ export const DEFAULT_MAX_ITERATIONS = 10;
 export const MAX_MAX_ITERATIONS = 100;
 export const MAX_TOOL_OUTPUT_CHARS = 50_000;
 
+/** A node's maxIterations input: a whole number of at least 1, at most MAX_MAX_ITERATIONS; else the default. */
+export const maxIterationsOf = (given: number | undefined): number =>
+  given !== undefined && given >= 1 ? Math.min(Math.floor(given), MAX_MAX_ITERATIONS) : DEFAULT_MAX_ITERATIONS;
+
 const iterationLimitMessage = (n: number) =>
   `Agent stopped: it used tools ${n} time${n === 1 ? "" : "s"} (its maxIterations) without reaching a final answer.`;
 

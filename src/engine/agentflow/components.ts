@@ -13,21 +13,21 @@ import { buildTool, toolNodeNames } from "../tools/registry";
 import type { BuiltTool } from "../tools/types";
 import { isObject } from "./util";
 
-const configOf = (config: unknown): Record<string, unknown> => (isObject(config) ? { ...config } : {});
+const componentConfigOf = (config: unknown): Record<string, unknown> => (isObject(config) ? { ...config } : {});
 
 /** The chat model a node names; 400 when it names none or one edgeflow does not have. */
 export async function chatModel(ctx: RunContext, name: unknown, config: unknown, owner: string, param: string): Promise<BaseChatModel> {
   if (typeof name !== "string" || !name.trim()) throw badRequest(`${owner} needs a chat model: choose one in ${param}`);
   if (!isChatModelName(name.trim()))
     throw badRequest(`${owner}: chat model ${name} is not available in edgeflow (available: ${supportedChatModels().join(", ")})`);
-  return buildChatModel(name.trim(), configOf(config), providerDeps(ctx));
+  return buildChatModel(name.trim(), componentConfigOf(config), providerDeps(ctx));
 }
 
 /** A tool (a toolkit: several) by name and config (the shared tool registry); 400 naming it when edgeflow has none such. */
 export async function tool(ctx: RunContext, name: string, config: unknown, owner: string, available: () => string[]): Promise<BuiltTool> {
   if (!toolNodeNames().includes(name))
     throw badRequest(`${owner}: tool ${name} is not available in edgeflow (available: ${available().join(", ")})`);
-  return buildTool(name, configOf(config), { ctx, label: owner });
+  return buildTool(name, componentConfigOf(config), { ctx, label: owner });
 }
 
 /** The retriever of one of our document stores (its saved embedding and vector store). */
@@ -49,10 +49,10 @@ export async function vectorStoreRetriever(
     throw badRequest(
       `${owner}: embeddings ${embeddingName || "(none)"} are not available in edgeflow (available: ${supportedEmbeddings().join(", ")})`,
     );
-  const embeddings = await buildEmbeddings(embeddingName, configOf(row.embeddingModelConfig), providerDeps(ctx));
+  const embeddings = await buildEmbeddings(embeddingName, componentConfigOf(row.embeddingModelConfig), providerDeps(ctx));
   const store = ctx.runtime.vectorStores.open(
     String(row.vectorStore ?? ""),
-    configOf(row.vectorStoreConfig),
+    componentConfigOf(row.vectorStoreConfig),
     embeddings,
     await flowNamespace(ctx.chatflowid, nodeId),
   );

@@ -7,7 +7,7 @@ import { agentflowNodes } from "./nodes/registry";
 import { fromTurns } from "./messages";
 import { failed, finished } from "./outcome";
 import { startPoint, userInput } from "./prepare";
-import { AgentflowRun, NodeFailure } from "./run";
+import { AgentflowExecutor, NodeFailure } from "./executor";
 import type { AgentflowGraph, AgentflowOutcome, AgentflowPorts, AgentflowRequest } from "./types";
 import { isObject } from "./util";
 import { validateAgentflow } from "./validate";
@@ -27,7 +27,7 @@ export async function runAgentflow(graph: AgentflowGraph, request: AgentflowRequ
   const start = [...map.nodes.values()].find((n) => agentflowNodes.get(n.data.name)?.start)!;
   const point = startPoint(map, start, request);
   const events = new EventStream(request.streaming ? ports.events : undefined);
-  const run = new AgentflowRun(
+  const run = new AgentflowExecutor(
     { graph, request, ports, events, input: userInput(request, point.form), now: () => ports.now?.() ?? Date.now(), steps: { count: 0 } },
     map,
     {

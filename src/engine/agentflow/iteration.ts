@@ -19,7 +19,7 @@ export interface SubRunInit {
   onEntry: (entry: ExecutedData) => Promise<void>;
 }
 
-/** The run an Iteration node is in, as iterating needs it: run.ts's AgentflowRun, without importing it back. */
+/** The run an Iteration node is in, as iterating needs it: run.ts's AgentflowExecutor, without importing it back. */
 export interface IterationParent {
   readonly shared: { graph: AgentflowGraph; request: AgentflowRequest };
   readonly state: FlowState;

@@ -2,7 +2,7 @@
 // what the caller answers and stores (AGENTFLOW.md §4.9, §9).
 import { RunAborted } from "../../lib/run-control";
 import type { SourceDocument, UsedTool } from "../core/types";
-import type { NodeFailure, AgentflowRun } from "./run";
+import type { NodeFailure, AgentflowExecutor } from "./executor";
 import type { AgentflowOutcome, ExecutedData, ExecutionState, HumanInputAction } from "./types";
 import { errorMessage, isObject, statusOf } from "./util";
 
@@ -14,7 +14,7 @@ function finalState(data: ExecutedData[]): ExecutionState {
 
 const listIn = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 
-function outcomeOf(run: AgentflowRun, state: ExecutionState): AgentflowOutcome {
+function outcomeOf(run: AgentflowExecutor, state: ExecutionState): AgentflowOutcome {
   const output = run.executedData.at(-1)?.data?.output;
   const content = output?.content;
   return {
@@ -31,7 +31,7 @@ function outcomeOf(run: AgentflowRun, state: ExecutionState): AgentflowOutcome {
   };
 }
 
-export async function finished(run: AgentflowRun): Promise<AgentflowOutcome> {
+export async function finished(run: AgentflowExecutor): Promise<AgentflowOutcome> {
   const state = finalState(run.executedData);
   await run.shared.ports.checkpoint(run.executedData, state);
   run.shared.events.flow(state);
@@ -40,7 +40,7 @@ export async function finished(run: AgentflowRun): Promise<AgentflowOutcome> {
 }
 
 /** The chatbot's post-processing function over the final text; its failure keeps the text (as Flowise). */
-async function postProcessed(run: AgentflowRun, outcome: AgentflowOutcome): Promise<string> {
+async function postProcessed(run: AgentflowExecutor, outcome: AgentflowOutcome): Promise<string> {
   const { request, ports, input } = run.shared;
   const output = run.executedData.at(-1)?.data?.output ?? {};
   const flow = {
@@ -70,7 +70,7 @@ async function postProcessed(run: AgentflowRun, outcome: AgentflowOutcome): Prom
 }
 
 /** A node failed or the run was stopped: an ERROR / TERMINATED entry for it, stored and streamed. */
-export async function failed(run: AgentflowRun, failure: NodeFailure): Promise<AgentflowOutcome> {
+export async function failed(run: AgentflowExecutor, failure: NodeFailure): Promise<AgentflowOutcome> {
   // Stopped from outside (client gone, abort route), or a node saw the abort first.
   const status = run.shared.ports.ctx.signal?.aborted || failure.cause instanceof RunAborted ? "TERMINATED" : "ERROR";
   const message = status === "TERMINATED" ? "Flow execution was cancelled" : errorMessage(failure.cause);

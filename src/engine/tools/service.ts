@@ -1,7 +1,7 @@
 // How tools call web services (search APIs, arXiv, plain HTTP requests): one deadline per call,
 // the run's abort signal, and every failure as an Error whose message the model can read and that
 // never holds the credential (the agent turns it into "Error: …" and the run goes on).
-import { type OutboundEnv, OutboundRefused, outboundFetch } from "../../lib/outbound";
+import { type OutboundEnv, OutboundRefused, RedirectRefused, endpointFetch, outboundFetch } from "../../lib/outbound";
 import { redact } from "../../lib/redact";
 import { credentialOf } from "../../providers/config";
 import { Deadline, RunAborted } from "../../lib/run-control";
@@ -29,8 +29,13 @@ export interface ServiceCall {
   init?: RequestInit;
   /** Values to keep out of messages (the key, wherever the service echoes it). */
   secrets?: string[];
-  /** Set for URLs a user or model chose: the outbound policy applies (src/lib/outbound.ts). */
+  /** Set for URLs a user or model chose: the outbound policy's request rule applies (src/lib/outbound/). */
   policy?: OutboundEnv;
+  /**
+   * Without `policy` the URL is the deployment's (a `*_BASE_URL` var, or the service's own address):
+   * the endpoint rule applies, and this names the var in a refusal (default: `service`).
+   */
+  field?: string;
   timeoutMs?: number;
 }
 
@@ -88,14 +93,16 @@ export async function callService(call: ServiceCall, ctx: RunContext): Promise<S
   const deadline = new Deadline(call.timeoutMs ?? SERVICE_TIMEOUT_MS, ctx.signal);
   try {
     const init = { ...call.init, signal: deadline.signal };
-    const res = call.policy ? await outboundFetch(call.url, init, call.policy) : await fetch(call.url, init);
+    const res = call.policy
+      ? await outboundFetch(call.url, init, call.policy)
+      : await endpointFetch(call.url, init, { field: call.field ?? call.service, env: ctx.runtime.providers });
     const text = await readCapped(res, deadline);
     return { status: res.status, ok: res.ok, contentType: res.headers.get("content-type") ?? "", text };
   } catch (err) {
     if (deadline.aborted) throw new RunAborted();
     if (deadline.timedOut)
       throw new ToolCallError(`${call.service} did not answer within ${Math.round((call.timeoutMs ?? SERVICE_TIMEOUT_MS) / 1000)} s`);
-    if (err instanceof OutboundRefused) throw new ToolCallError(redact(err.message, secrets));
+    if (err instanceof OutboundRefused || err instanceof RedirectRefused) throw new ToolCallError(redact(err.message, secrets));
     throw new ToolCallError(`${call.service} is unreachable: ${redact(errorMessage(err), secrets)}`);
   } finally {
     deadline.done();

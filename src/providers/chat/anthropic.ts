@@ -10,7 +10,8 @@ import { convertToOpenAITool } from "@langchain/core/utils/function_calling";
 import { badGateway } from "../../errors";
 import type { RemoteModelFields } from "./base";
 import { contentText } from "./messages";
-import { type NativeCallOptions, NativeChatModel, type WireRequest, dataUrl, imageUrlOf, messageOf } from "./native";
+import { type WireRequest, messageOf } from "./http";
+import { type NativeCallOptions, NativeChatModel, dataUrl, imageUrlOf } from "./native";
 
 export const ANTHROPIC_VERSION = "2023-06-01";
 /** Anthropic requires max_tokens; LangChain's ChatAnthropic default. */

@@ -1,4 +1,5 @@
-// Where the OpenAI-compatible chat model nodes send their calls: the URL (checked), the auth
+// Where the chat model nodes send their calls: configured base URLs checked (http(s) only) and
+// joined to the API's path; for the OpenAI-compatible nodes the whole endpoint — the URL, the auth
 // header and a provider name for error messages, from Flowise's inputs and credential fields, and
 // which of those the URL came from (the outbound policy's refusal names it: openAICompatibleModel).
 import { badRequest } from "../../errors";
@@ -15,8 +16,8 @@ export interface ChatEndpoint {
   field: string;
 }
 
-/** Checks a configured base URL and joins a path to it. */
-function joinUrl(base: string, path: string, what: string): string {
+/** A configured base URL, checked (http(s) only, 400 otherwise), without trailing slashes. */
+export function httpUrl(base: string, what: string): string {
   let url: URL;
   try {
     url = new URL(base);
@@ -24,8 +25,23 @@ function joinUrl(base: string, path: string, what: string): string {
     throw badRequest(`${what} is not a valid URL: ${base}`);
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") throw badRequest(`${what} must be an http(s) URL: ${base}`);
-  const trimmed = base.replace(/\/+$/, "");
-  return /\/chat\/completions$/.test(url.pathname) ? trimmed : `${trimmed}/${path}`;
+  return base.replace(/\/+$/, "");
+}
+
+/**
+ * `base` (checked) + `version/rest`, or + `rest` when the base already ends with the version
+ * ("https://api.anthropic.com" and "https://api.anthropic.com/v1" both work).
+ */
+export function apiUrl(base: string, version: string, rest: string, what: string): string {
+  const trimmed = httpUrl(base, what);
+  const joined = new URL(trimmed).pathname.replace(/\/+$/, "").endsWith(`/${version}`) ? trimmed : `${trimmed}/${version}`;
+  return rest ? `${joined}/${rest}` : joined;
+}
+
+/** Checks a configured base URL and joins a path to it (unless it already ends with /chat/completions). */
+function joinUrl(base: string, path: string, what: string): string {
+  const trimmed = httpUrl(base, what);
+  return /\/chat\/completions$/.test(new URL(base).pathname) ? trimmed : `${trimmed}/${path}`;
 }
 
 /** A bare host (no path) gets `/v1`: how Mistral's and Ollama's base URLs are usually written. */

@@ -11,7 +11,8 @@ import { convertToOpenAITool } from "@langchain/core/utils/function_calling";
 import { badGateway, badRequest } from "../../errors";
 import type { RemoteModelFields } from "./base";
 import { contentText } from "./messages";
-import { type NativeCallOptions, NativeChatModel, type WireRequest, dataUrl, imageUrlOf, messageOf } from "./native";
+import { type WireRequest, messageOf } from "./http";
+import { type NativeCallOptions, NativeChatModel, dataUrl, imageUrlOf } from "./native";
 
 export interface GeminiFields extends RemoteModelFields {
   /** …/v1beta/models */

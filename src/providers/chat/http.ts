@@ -1,8 +1,66 @@
-// Shared plumbing for providers' HTTP answers: the provider's error message, server-sent event
-// frames, and broken streams as ApiError 502. Deadlines and retries: src/lib/run-control.ts.
+// Shared plumbing for chat providers' HTTP calls: the one request (a JSON POST) under a deadline
+// and the outbound policy, non-2xx as the provider's error, the JSON answer, server-sent event
+// frames, and broken answers and streams as ApiError 502. Deadlines and retries: src/lib/run-control.ts.
 import { createParser } from "eventsource-parser";
 import { badGateway } from "../../errors";
+import { type EndpointPolicy, endpointFetch } from "../../lib/outbound";
 import { redact } from "../../lib/redact";
+import { type Deadline, RetryableProviderError } from "../../lib/run-control";
+
+/** What a provider is sent: where, with which headers (content-type is added), what (as JSON). */
+export interface WireRequest {
+  url: string;
+  headers: Record<string, string>;
+  body: unknown;
+}
+
+/**
+ * One request under `deadline` and the outbound policy (`policy`: the URL and every redirect hop
+ * checked; a refusal is its 400): non-2xx → 502 naming the provider (retryable when 5xx), network
+ * failure → retryable 502. Every chat provider's request goes out here.
+ */
+export async function providerFetch(
+  url: string,
+  init: RequestInit,
+  deadline: Deadline,
+  provider: string,
+  policy: EndpointPolicy,
+): Promise<Response> {
+  let res: Response;
+  try {
+    res = await endpointFetch(url, { ...init, signal: deadline.signal }, policy);
+  } catch (err) {
+    throw deadline.failure(err, provider);
+  }
+  if (!res.ok) {
+    const message = `${provider} answered ${res.status}: ${await deadline.race(providerErrorMessage(res)).catch(() => res.statusText)}`;
+    throw res.status >= 500 ? new RetryableProviderError(message) : badGateway(message);
+  }
+  return res;
+}
+
+/** `req` POSTed as JSON (providerFetch's rules). */
+export function postJson(req: WireRequest, deadline: Deadline, provider: string, policy: EndpointPolicy): Promise<Response> {
+  const init = { method: "POST", headers: { "content-type": "application/json", ...req.headers }, body: JSON.stringify(req.body) };
+  return providerFetch(req.url, init, deadline, provider, policy);
+}
+
+/** The JSON body of a 2xx answer; a body that is not JSON → 502. */
+export async function readJson<T = Record<string, unknown>>(res: Response, deadline: Deadline, provider: string): Promise<T> {
+  try {
+    return (await deadline.race(res.json())) as T;
+  } catch (err) {
+    if (deadline.timedOut || deadline.aborted) throw err;
+    throw badGateway(`${provider} answered with a body that is not JSON`);
+  }
+}
+
+/** The message of an `error` a provider put in a 2xx answer or a stream frame (a string or {message}). */
+export function messageOf(error: unknown): string {
+  if (typeof error === "string") return error;
+  if (error && typeof error === "object" && "message" in error) return String((error as { message: unknown }).message);
+  return JSON.stringify(error);
+}
 
 /**
  * The provider's own error message from a non-2xx answer (OpenAI, Azure, Mistral, Ollama shapes):
@@ -61,6 +119,37 @@ export async function* sseData(body: ReadableStream<Uint8Array>, onProgress?: ()
   } finally {
     reader.cancel().catch(() => {});
   }
+}
+
+/** `body`'s event payloads under `deadline`: every chunk restarts its clock, its end stops a waiting read. */
+export const eventsOf = (body: ReadableStream<Uint8Array>, deadline: Deadline): AsyncGenerator<string> =>
+  sseData(body, () => deadline.touch(), deadline.signal);
+
+/**
+ * The JSON events of a chat completions stream (OpenAI's shape; Workers AI streams it too) up to
+ * `[DONE]`: keep-alives skipped, a frame that is not a JSON object a 502, and a stream that ends
+ * without [DONE] or a finish_reason a 502 (cut short). `stopOnAbort`: for a stream no fetch signal
+ * governs, the deadline is checked before every frame (one read may bring many).
+ */
+export async function* chatCompletionEvents(
+  body: ReadableStream<Uint8Array>,
+  deadline: Deadline,
+  provider: string,
+  stopOnAbort = false,
+): AsyncGenerator<Record<string, unknown>> {
+  let complete = false; // [DONE] or a finish_reason seen: anything less is a cut-off answer
+  for await (const data of eventsOf(body, deadline)) {
+    if (stopOnAbort && deadline.signal.aborted) throw deadline.signal.reason;
+    if (data.trim() === "[DONE]") {
+      complete = true;
+      break;
+    }
+    if (!data.trim()) continue; // an empty keep-alive event
+    const event = streamEvent(data, provider);
+    if ((event.choices as Array<{ finish_reason?: unknown }> | undefined)?.[0]?.finish_reason) complete = true;
+    yield event;
+  }
+  if (!complete) throw streamCutShort(provider);
 }
 
 /**

@@ -4,7 +4,7 @@
 import { badGateway } from "../../errors";
 import type { RemoteModelFields } from "./base";
 import type { Deadline } from "../../lib/run-control";
-import { messageOf, providerFetch, readJson } from "./native";
+import { messageOf } from "./http";
 import { TextLLM } from "./text-llm";
 
 export interface HuggingFaceFields extends RemoteModelFields {
@@ -49,14 +49,8 @@ export class HuggingFaceInferenceModel extends TextLLM {
     if (stop?.length) parameters.stop = stop;
     const headers: Record<string, string> = { "content-type": "application/json" };
     if (this.apiKey) headers.authorization = `Bearer ${this.apiKey}`;
-    const res = await providerFetch(
-      this.url,
-      { method: "POST", headers, body: JSON.stringify({ inputs: prompt, parameters }) },
-      deadline,
-      this.provider,
-      this.policy,
-    );
-    const json = await readJson<unknown>(res, deadline, this.provider);
+    const init = { method: "POST", headers, body: JSON.stringify({ inputs: prompt, parameters }) };
+    const json = await this.fetchJson<unknown>(this.url, init, deadline);
     const first = Array.isArray(json) ? json[0] : json;
     if (first && typeof first === "object" && "error" in first)
       throw badGateway(`${this.provider}: ${messageOf((first as { error: unknown }).error)}`);

@@ -7,7 +7,7 @@ import { checkEndpoint } from "../../lib/outbound";
 import { credentialOf } from "../config";
 import { sampling } from "./build";
 import { HuggingFaceInferenceModel } from "./huggingface";
-import { apiUrl, httpUrl } from "./native";
+import { apiUrl, httpUrl } from "./endpoints";
 import { ReplicateModel } from "./replicate";
 import type { ChatModelDefinition } from "./types";
 

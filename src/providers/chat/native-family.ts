@@ -8,7 +8,7 @@ import { credentialOf, firstSet, modelNameOf } from "../config";
 import { AnthropicChatModel } from "./anthropic";
 import { headersOf, sampling } from "./build";
 import { GeminiChatModel, safetySettingsOf } from "./gemini";
-import { apiUrl } from "./native";
+import { apiUrl } from "./endpoints";
 import type { ChatModelDefinition } from "./types";
 
 export const chatAnthropic: ChatModelDefinition = {

@@ -1,27 +1,24 @@
 // A chat model speaking the OpenAI chat completions API over fetch: OpenAI, Azure OpenAI, Mistral,
 // Ollama (its /v1 API), LM Studio, vLLM, … Streaming (server-sent events), tool calls, a deadline
 // per call (504), provider failures as 502 with the provider's message, at most one retry on a
-// network failure or 5xx before any token was produced, and the caller's abort signal honoured.
-import type { BaseChatModelCallOptions, BindToolsInput } from "@langchain/core/language_models/chat_models";
-import type { CallbackManagerForLLMRun } from "@langchain/core/callbacks/manager";
+// network failure or 5xx before any token was produced, and the caller's abort signal honoured
+// (that call loop is RemoteChatModel's; this module writes the body and reads the answer).
+import type { BindToolsInput } from "@langchain/core/language_models/chat_models";
 import { AIMessage, AIMessageChunk, type BaseMessage } from "@langchain/core/messages";
 import { ChatGenerationChunk, type ChatResult } from "@langchain/core/outputs";
 import { convertToOpenAITool } from "@langchain/core/utils/function_calling";
 import type { Runnable } from "@langchain/core/runnables";
 import type { BaseLanguageModelInput } from "@langchain/core/language_models/base";
 import { badGateway } from "../../errors";
-import { headerSecrets, redactError } from "../../lib/redact";
-import type { EndpointPolicy } from "../../lib/outbound";
-import { ChatModelBase, type RemoteModelFields } from "./base";
+import { headerSecrets } from "../../lib/redact";
+import type { Deadline } from "../../lib/run-control";
+import type { RemoteModelFields } from "./base";
 import type { ChatEndpoint } from "./endpoints";
-import { sseData, streamCutShort, streamEvent } from "./http";
-import { type AttemptRules, type Deadline, callWithRetry, streamWithRetry } from "../../lib/run-control";
-import { providerFetch, readJson } from "./native";
+import { type WireRequest, chatCompletionEvents, messageOf } from "./http";
 import { contentText } from "./messages";
+import { type BodyResponse, type RemoteCallOptions, RemoteChatModel } from "./remote";
 
-export interface OpenAICompatibleCallOptions extends BaseChatModelCallOptions {
-  tools?: Array<Record<string, unknown>>;
-}
+export type OpenAICompatibleCallOptions = RemoteCallOptions;
 
 export interface OpenAICompatibleFields extends RemoteModelFields {
   endpoint: ChatEndpoint;
@@ -34,9 +31,9 @@ export interface OpenAICompatibleFields extends RemoteModelFields {
 type Usage = { prompt_tokens?: number; completion_tokens?: number; total_tokens?: number };
 type WireToolCall = { index?: number; id?: string; type?: string; function?: { name?: string; arguments?: string } };
 
-export class OpenAICompatibleChatModel extends ChatModelBase<OpenAICompatibleCallOptions> {
+export class OpenAICompatibleChatModel extends RemoteChatModel<OpenAICompatibleCallOptions> {
   readonly endpoint: ChatEndpoint;
-  private readonly policy: EndpointPolicy;
+  readonly provider: string;
   frequencyPenalty?: number;
   presencePenalty?: number;
   extraBody?: Record<string, unknown>;
@@ -48,7 +45,7 @@ export class OpenAICompatibleChatModel extends ChatModelBase<OpenAICompatibleCal
   constructor(fields: OpenAICompatibleFields) {
     super(fields);
     this.endpoint = fields.endpoint;
-    this.policy = fields.policy;
+    this.provider = fields.endpoint.provider;
     this.frequencyPenalty = fields.frequencyPenalty;
     this.presencePenalty = fields.presencePenalty;
     this.extraBody = fields.extraBody;
@@ -74,48 +71,25 @@ export class OpenAICompatibleChatModel extends ChatModelBase<OpenAICompatibleCal
     return { ...params, ...this.extraBody };
   }
 
-  private body(messages: BaseMessage[], options: this["ParsedCallOptions"], stream: boolean): string {
-    return JSON.stringify(this.requestBody(messages, options, stream));
-  }
-
-  /** One POST; non-2xx → 502 (retryable when 5xx), network failure → retryable 502. */
-  private post(body: string, deadline: Deadline): Promise<Response> {
-    const { url, headers, provider } = this.endpoint;
-    const init = {
-      method: "POST",
-      headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers },
-      body,
-    };
-    return providerFetch(url, init, deadline, provider, this.policy);
-  }
-
-  private rules(options: this["ParsedCallOptions"]): AttemptRules {
-    const secrets = headerSecrets(this.endpoint.headers);
-    // a provider may echo the key it was sent
+  protected request(messages: BaseMessage[], options: this["ParsedCallOptions"], stream: boolean): WireRequest {
+    const { url, headers } = this.endpoint;
     return {
-      timeoutMs: this.timeoutMs,
-      signal: this.signalOf(options),
-      provider: this.endpoint.provider,
-      scrub: (err) => redactError(err, secrets),
+      url,
+      headers: { accept: "application/json, text/event-stream", ...headers },
+      body: this.requestBody(messages, options, stream),
     };
   }
 
-  async _generate(
-    messages: BaseMessage[],
-    options: this["ParsedCallOptions"],
-    _runManager?: CallbackManagerForLLMRun,
-  ): Promise<ChatResult> {
-    const body = this.body(messages, options, false);
-    return callWithRetry(this.rules(options), async (deadline) =>
-      this.result(await readJson(await this.post(body, deadline), deadline, this.endpoint.provider)),
-    );
+  /** A provider may echo the key it was sent. */
+  protected override secrets(): string[] {
+    return headerSecrets(this.endpoint.headers);
   }
 
-  private result(json: Record<string, unknown>): ChatResult {
-    if (json.error) throw badGateway(`${this.endpoint.provider}: ${messageOf(json.error)}`);
+  protected result(json: Record<string, unknown>): ChatResult {
+    if (json.error) throw badGateway(`${this.provider}: ${messageOf(json.error)}`);
     const choice = (json.choices as Array<Record<string, unknown>> | undefined)?.[0];
     const message = choice?.message as { content?: unknown; tool_calls?: WireToolCall[] } | undefined;
-    if (!message) throw badGateway(`${this.endpoint.provider} answered without a message`);
+    if (!message) throw badGateway(`${this.provider} answered without a message`);
     const text = contentText(message.content);
     const usage = json.usage as Usage | undefined;
     const toolCalls = (message.tool_calls ?? []).map((c) => ({
@@ -140,35 +114,16 @@ export class OpenAICompatibleChatModel extends ChatModelBase<OpenAICompatibleCal
     };
   }
 
-  async *_streamResponseChunks(
-    messages: BaseMessage[],
-    options: this["ParsedCallOptions"],
-    runManager?: CallbackManagerForLLMRun,
-  ): AsyncGenerator<ChatGenerationChunk> {
-    const body = this.body(messages, options, true);
-    yield* streamWithRetry(this.rules(options), (deadline) => this.attempt(body, deadline, runManager));
-  }
-
-  private async *attempt(body: string, deadline: Deadline, runManager?: CallbackManagerForLLMRun): AsyncGenerator<ChatGenerationChunk> {
-    const res = await this.post(body, deadline);
-    if (!res.body) throw badGateway(`${this.endpoint.provider} answered without a body`);
+  protected async *streamChunks(res: BodyResponse, deadline: Deadline): AsyncGenerator<ChatGenerationChunk> {
     if (!(res.headers.get("content-type") ?? "").includes("event-stream")) {
       // Some servers ignore `stream: true` and answer one JSON body.
       const result = this.result((await deadline.race(res.json())) as Record<string, unknown>);
       const text = result.generations[0].text;
       yield new ChatGenerationChunk({ text, message: new AIMessageChunk({ content: text, tool_call_chunks: [] }) });
-      if (text) await runManager?.handleLLMNewToken(text);
       return;
     }
-    let complete = false; // [DONE] or a finish_reason seen: anything less is a cut-off answer
-    for await (const data of sseData(res.body, () => deadline.touch(), deadline.signal)) {
-      if (data.trim() === "[DONE]") {
-        complete = true;
-        break;
-      }
-      if (!data.trim()) continue; // an empty keep-alive event
-      const event = streamEvent(data, this.endpoint.provider);
-      if (event.error) throw badGateway(`${this.endpoint.provider}: ${messageOf(event.error)}`);
+    for await (const event of chatCompletionEvents(res.body, deadline, this.provider)) {
+      if (event.error) throw badGateway(`${this.provider}: ${messageOf(event.error)}`);
       const choice = (event.choices as Array<Record<string, unknown>> | undefined)?.[0];
       const delta = choice?.delta as { content?: unknown; tool_calls?: WireToolCall[] } | undefined;
       const text = typeof delta?.content === "string" ? delta.content : "";
@@ -180,7 +135,6 @@ export class OpenAICompatibleChatModel extends ChatModelBase<OpenAICompatibleCal
         type: "tool_call_chunk" as const,
       }));
       const usage = event.usage as Usage | undefined;
-      if (choice?.finish_reason) complete = true;
       if (!text && !toolCallChunks.length && !usage && !choice?.finish_reason) continue;
       yield new ChatGenerationChunk({
         text,
@@ -194,16 +148,8 @@ export class OpenAICompatibleChatModel extends ChatModelBase<OpenAICompatibleCal
         }),
         generationInfo: choice?.finish_reason ? { finish_reason: choice.finish_reason } : undefined,
       });
-      if (text) await runManager?.handleLLMNewToken(text);
     }
-    if (!complete) throw streamCutShort(this.endpoint.provider);
   }
-}
-
-function messageOf(error: unknown): string {
-  if (typeof error === "string") return error;
-  if (error && typeof error === "object" && "message" in error) return String((error as { message: unknown }).message);
-  return JSON.stringify(error);
 }
 
 function parseArgs(args: string | undefined): Record<string, unknown> {

@@ -6,7 +6,7 @@
 import { badGateway, gatewayTimeout } from "../../errors";
 import type { RemoteModelFields } from "./base";
 import type { Deadline } from "../../lib/run-control";
-import { messageOf, providerFetch, readJson } from "./native";
+import { messageOf } from "./http";
 import { TextLLM } from "./text-llm";
 
 export interface ReplicateFields extends RemoteModelFields {
@@ -68,17 +68,7 @@ export class ReplicateModel extends TextLLM {
     const [url, body] = version
       ? [`${this.baseUrl}/predictions`, { version, input }]
       : [`${this.baseUrl}/models/${name.split("/").map(encodeURIComponent).join("/")}/predictions`, { input }];
-    let p = await readJson<Prediction>(
-      await providerFetch(
-        url,
-        { method: "POST", headers: this.headers(), body: JSON.stringify(body) },
-        deadline,
-        this.provider,
-        this.policy,
-      ),
-      deadline,
-      this.provider,
-    );
+    let p = await this.fetchJson<Prediction>(url, { method: "POST", headers: this.headers(), body: JSON.stringify(body) }, deadline);
     const started = Date.now();
     while (p.status !== "succeeded") {
       if (p.status === "failed" || p.status === "canceled")
@@ -88,14 +78,11 @@ export class ReplicateModel extends TextLLM {
         throw gatewayTimeout(`Replicate prediction ${p.id} did not finish within ${this.maxWaitMs} ms`);
       await sleep(this.pollMs, deadline.signal);
       deadline.touch(); // polling is progress; each request keeps its own deadline
-      const res = await providerFetch(
+      p = await this.fetchJson<Prediction>(
         `${this.baseUrl}/predictions/${encodeURIComponent(p.id)}`,
         { headers: this.headers() },
         deadline,
-        this.provider,
-        this.policy,
       );
-      p = await readJson<Prediction>(res, deadline, this.provider);
     }
     const out = p.output;
     if (typeof out === "string") return out;

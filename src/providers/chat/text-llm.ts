@@ -6,7 +6,8 @@ import { AIMessage, type BaseMessage } from "@langchain/core/messages";
 import type { ChatResult } from "@langchain/core/outputs";
 import type { EndpointPolicy } from "../../lib/outbound";
 import { ChatModelBase, type RemoteModelFields } from "./base";
-import { Deadline, RetryableProviderError } from "../../lib/run-control";
+import { type Deadline, callWithRetry } from "../../lib/run-control";
+import { providerFetch, readJson } from "./http";
 import { contentText } from "./messages";
 
 const ROLE_NAMES: Record<string, string> = { system: "System", human: "User", ai: "Assistant", tool: "Tool" };
@@ -36,19 +37,15 @@ export abstract class TextLLM extends ChatModelBase {
     _runManager?: CallbackManagerForLLMRun,
   ): Promise<ChatResult> {
     const prompt = promptOf(messages);
-    const signal = this.signalOf(options);
-    for (let attempt = 0; ; attempt++) {
-      const deadline = new Deadline(this.timeoutMs, signal);
-      try {
-        const text = await this.complete(prompt, deadline, options);
-        return { generations: [{ text, message: new AIMessage(text) }] };
-      } catch (err) {
-        const failure = deadline.failure(err, this.provider);
-        if (failure instanceof RetryableProviderError && attempt === 0 && !signal?.aborted) continue;
-        throw failure;
-      } finally {
-        deadline.done();
-      }
-    }
+    const rules = { timeoutMs: this.timeoutMs, signal: this.signalOf(options), provider: this.provider };
+    return callWithRetry(rules, async (deadline) => {
+      const text = await this.complete(prompt, deadline, options);
+      return { generations: [{ text, message: new AIMessage(text) }] };
+    });
+  }
+
+  /** One request of `complete` (providerFetch under the model's policy): its JSON answer. */
+  protected async fetchJson<T>(url: string, init: RequestInit, deadline: Deadline): Promise<T> {
+    return readJson<T>(await providerFetch(url, init, deadline, this.provider, this.policy), deadline, this.provider);
   }
 }

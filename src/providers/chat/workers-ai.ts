@@ -7,7 +7,7 @@ import { ChatGenerationChunk, type ChatResult } from "@langchain/core/outputs";
 import { ApiError, badGateway } from "../../errors";
 import { errorMessage } from "../../lib/error-message";
 import { type ChatModelFields, ChatModelBase } from "./base";
-import { sseData, streamCutShort, streamEvent } from "./http";
+import { chatCompletionEvents } from "./http";
 import { Deadline } from "../../lib/run-control";
 
 /** The slice of the `Ai` binding this model uses. */
@@ -85,23 +85,14 @@ export class WorkersAIChatModel extends ChatModelBase {
         return;
       }
       try {
-        let complete = false; // Workers AI ends every stream with [DONE]: without it the answer was cut off
-        for await (const data of sseData(out as ReadableStream<Uint8Array>, () => deadline.touch(), deadline.signal)) {
-          if (deadline.signal.aborted) throw deadline.signal.reason;
-          if (data.trim() === "[DONE]") {
-            complete = true;
-            break;
-          }
-          if (!data.trim()) continue;
-          const event = streamEvent(data, PROVIDER);
-          const finish = (event.choices as Array<{ finish_reason?: unknown }> | undefined)?.[0]?.finish_reason;
-          if (finish) complete = true;
+        // Workers AI ends every stream with [DONE]: without it the answer was cut off. No fetch signal
+        // governs the binding's stream: the deadline is checked between frames.
+        for await (const event of chatCompletionEvents(out as ReadableStream<Uint8Array>, deadline, PROVIDER, true)) {
           const text = textOf(event, true);
           if (!text) continue;
           yield new ChatGenerationChunk({ text, message: new AIMessageChunk(text) });
           await runManager?.handleLLMNewToken(text);
         }
-        if (!complete) throw streamCutShort(PROVIDER);
       } catch (err) {
         if (err instanceof ApiError) throw err;
         throw deadline.timedOut || deadline.aborted

@@ -20,8 +20,8 @@ export interface LoaderInput {
   limits: WorkLimits;
   /** Decrypted credential values by id, for loaders behind a service (github). */
   getCredential?(id: string): Promise<Record<string, unknown>>;
-  /** Service base URLs the deployment sets (tests: stand-ins). */
-  services?: { GITHUB_API_BASE_URL?: string };
+  /** Service base URLs the deployment sets (tests: stand-ins), and ENVIRONMENT for the endpoint rule (lib/outbound). */
+  services?: { GITHUB_API_BASE_URL?: string; ENVIRONMENT?: string };
 }
 
 export interface LoaderDefinition {

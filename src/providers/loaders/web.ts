@@ -1,4 +1,4 @@
-// cheerioWebScraper: fetches one page under the outbound URL policy (src/lib/outbound.ts: the URL
+// cheerioWebScraper: fetches one page under the outbound URL policy (src/lib/outbound/: the URL
 // and every redirect hop checked) and extracts its text with HTMLRewriter — the workers runtime's
 // own streaming HTML parser, so no DOM library is bundled. `selector` narrows the text (default body).
 import { Document } from "@langchain/core/documents";

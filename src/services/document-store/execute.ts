@@ -17,7 +17,7 @@ import { deleteLoaderFiles, readWholeFiles } from "./files";
 import { type Continues, executeStreamed } from "./ingest";
 import { entryFor, lostLoader, recordRun, storeFiles, writeEntry, writesFiles } from "./loader-entry";
 import { type IndexControl, type UpsertResult, ADDED_DOCS_LIMIT, assertIndexable, embedAhead, indexChunks } from "./indexing";
-import { LoaderLease, leaseMs, queuedLeaseMs } from "./lease";
+import { LoaderLease, upsertLeaseMs, queuedUpsertLeaseMs } from "./lease";
 import type { Plan } from "./plan";
 import { createStore } from "./stores";
 import type { DocStoreDeps, LoaderEntry } from "./types";
@@ -75,7 +75,7 @@ export async function executePlan(
   if (plan.newStore)
     await createStore(deps.db, { id: plan.storeId, name: plan.newStore.name, description: plan.newStore.description ?? null });
 
-  const lease = new LoaderLease(deps.db, plan.storeId, plan.entryId, leaseMs(deps.env), plan.lease);
+  const lease = new LoaderLease(deps.db, plan.storeId, plan.entryId, upsertLeaseMs(deps.env), plan.lease);
   let entry: LoaderEntry;
   let filesWritten = false;
   try {
@@ -121,7 +121,7 @@ export async function executePlan(
 export async function stagePlan(deps: DocStoreDeps, bucket: R2Bucket, plan: Plan): Promise<{ entry: LoaderEntry; lease: string }> {
   if (plan.newStore)
     await createStore(deps.db, { id: plan.storeId, name: plan.newStore.name, description: plan.newStore.description ?? null });
-  const lease = new LoaderLease(deps.db, plan.storeId, plan.entryId, queuedLeaseMs(deps.env));
+  const lease = new LoaderLease(deps.db, plan.storeId, plan.entryId, queuedUpsertLeaseMs(deps.env));
   if (plan.replaces) await lease.claim();
   try {
     const entry = entryFor(plan, await storeFiles(bucket, plan), undefined, "SYNCING");

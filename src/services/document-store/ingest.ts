@@ -28,7 +28,7 @@ import { EmbedStream } from "./embed-stream";
 import { configString, entryFor, lostLoader, recordRun, storeFiles, writeEntry, writesFiles } from "./loader-entry";
 import { deleteLoaderFiles, fileKey } from "./files";
 import { type IndexControl, type UpsertResult, ADDED_DOCS_LIMIT, assertIndexable, writeVectors } from "./indexing";
-import { HOLDS_LEASE, LoaderLease, leaseMs } from "./lease";
+import { HOLDS_LEASE, LoaderLease, upsertLeaseMs } from "./lease";
 import { endRow, windowRow } from "./loader-rows";
 import type { Plan } from "./plan";
 import { type IndexCounts, type StreamProgress, NO_COUNTS, addCounts } from "./progress";
@@ -100,7 +100,7 @@ class StreamedRun {
     private readonly control: StreamControl,
   ) {
     this.limits = workLimits(deps.env);
-    this.lease = new LoaderLease(deps.db, plan.storeId, plan.entryId, leaseMs(deps.env), plan.lease);
+    this.lease = new LoaderLease(deps.db, plan.storeId, plan.entryId, upsertLeaseMs(deps.env), plan.lease);
     this.held = [plan.entryId, this.lease.id];
     // Only work under the lease the progress was written with continues it (a queued run's next message or retry).
     this.saved = plan.lease && plan.progress?.lease === plan.lease ? plan.progress : undefined;

@@ -13,7 +13,7 @@ import { runBatch } from "../../providers/vectorstores/d1-json";
 import { recordUpsert } from "../upsert-history";
 import { buildComponents, resolveComponents } from "./components";
 import { ADDED_DOCS_LIMIT, type UpsertResult, assertIndexable, indexChunks } from "./indexing";
-import { LoaderLease, leaseMs } from "./lease";
+import { LoaderLease, upsertLeaseMs } from "./lease";
 import { getStoreState, parseComponent } from "./stores";
 import type { DocStoreDeps } from "./types";
 
@@ -86,7 +86,7 @@ export async function insertStoredChunks(deps: DocStoreDeps, input: InsertInput)
     if (!rows.length) continue;
     const docs = rows.map((r) => new Document({ pageContent: r.pageContent, metadata: parsedMetadata(r.metadata) }));
     assertIndexable(built, docs);
-    const lease = new LoaderLease(db, store.row.id, loader.id, leaseMs(env));
+    const lease = new LoaderLease(db, store.row.id, loader.id, upsertLeaseMs(env));
     await lease.claim();
     lease.beat();
     let indexed;

@@ -4,6 +4,7 @@
 // it. A worker that dies stops renewing: once `leaseUntil` has passed with the work unfinished,
 // the loader reads STALE with an error, and a refresh or a new upsert may take the lease over.
 import { and, eq, isNull, lt, or } from "drizzle-orm";
+import { configOf } from "../../config";
 import type { Db, Env } from "../../env";
 import { documentStoreLoader } from "../../db/schema";
 import type { DocumentStoreStatus } from "../../db/enums";
@@ -13,17 +14,13 @@ import { nowIso } from "../../lib/time";
 import { runBatch } from "../../providers/vectorstores/d1-json";
 
 const L = documentStoreLoader;
-const DEFAULT_LEASE_SECONDS = 60;
 /** A queued upsert waits for the queue's consumer (and its retries) before it can heartbeat. */
 const QUEUED_FACTOR = 5;
 
 /** How long a lease lasts without a heartbeat (UPSERT_LEASE_SECONDS). */
-export function leaseMs(env: Env): number {
-  const s = Number(env.UPSERT_LEASE_SECONDS);
-  return (Number.isFinite(s) && s > 0 ? s : DEFAULT_LEASE_SECONDS) * 1000;
-}
+export const upsertLeaseMs = (env: Env): number => configOf(env).UPSERT_LEASE_SECONDS * 1000;
 
-export const queuedLeaseMs = (env: Env): number => leaseMs(env) * QUEUED_FACTOR;
+export const queuedUpsertLeaseMs = (env: Env): number => upsertLeaseMs(env) * QUEUED_FACTOR;
 
 /** The error a loader shows once the worker processing it stopped renewing its lease. */
 export const stoppedMessage = (leaseUntil: number | null) =>

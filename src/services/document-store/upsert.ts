@@ -8,7 +8,7 @@ import { QueueInstead, executePlan, stagePlan } from "./execute";
 import { deleteStagedFiles } from "./files";
 import { type Continues, isContinues } from "./ingest";
 import type { UpsertResult } from "./indexing";
-import { queuedLeaseMs } from "./lease";
+import { queuedUpsertLeaseMs } from "./lease";
 import { failQueuedLoader, holdForRetry, loaderExists } from "./loader-rows";
 import { type Plan, type Uploads, planSaved, planUpsert } from "./plan";
 import { getStoreState } from "./stores";
@@ -227,7 +227,7 @@ export async function runUpsertJob(deps: DocStoreDeps, bucket: R2Bucket, job: Up
     if (isClientError(err) || lastAttempt || !lease) {
       await failQueuedLoader(deps.db, loaderId, lease, messageOf(err));
     } else {
-      await holdForRetry(deps.db, loaderId, lease, Date.now() + queuedLeaseMs(deps.env));
+      await holdForRetry(deps.db, loaderId, lease, Date.now() + queuedUpsertLeaseMs(deps.env));
     }
     if (!isClientError(err)) retry ??= err;
   };
@@ -251,7 +251,7 @@ export async function runUpsertJob(deps: DocStoreDeps, bucket: R2Bucket, job: Up
       const rest = plans.slice(done.stoppedAt);
       const stopped = rest[0];
       // Its lease lasts until the next message can run; the message carries the rest of the job.
-      if (stopped.lease) await holdForRetry(deps.db, stopped.entryId, stopped.lease, Date.now() + queuedLeaseMs(deps.env));
+      if (stopped.lease) await holdForRetry(deps.db, stopped.entryId, stopped.lease, Date.now() + queuedUpsertLeaseMs(deps.env));
       await queueOf(deps).send({
         kind: "document-store-upsert",
         storeId: job.storeId,

@@ -2,7 +2,7 @@
 // chat, as POST /prediction would run it (same memory, stored messages with chatType MCP,
 // executions, limits, scrubbed errors) — and the answer as text or JSON, or the question a paused
 // run asks. The MCP route checked the token or key, the Origin and the rate limit before calling.
-import type { RunAnswer } from "../runs/answers";
+import type { RunAnswer } from "../runs";
 import { newId } from "../../lib/ids";
 import { type RunDeps, runFlow } from "../runs";
 

@@ -1,22 +1,15 @@
 // POST /openai/chat/completions once the flow is found and the caller may run it: the run as one
 // `chat.completion`, or as `chat.completion.chunk` frames ending with `data: [DONE]`. Each answer
 // carries `metadata` {chatId, sessionId, chatMessageId, executionId?, paused?} beside OpenAI's fields.
-import { ApiError } from "../../errors";
-import { errorText, redact } from "../../lib/redact";
 import type { ChatCompletionBody } from "../../schemas/openai";
 import type { ChatRun } from "./chat-request";
 import { openAIErrorBody } from "./errors";
-import { type FlowRunDeps, type FlowRunOutcome, type RunLookups, type RunnableFlow, runFlow } from "./run-flow";
+import { type ChatTarget, type StreamLog, abortWith, contentOf, runStreamed, streamFailure } from "./flow-stream";
+
+export type { ChatTarget } from "./flow-stream";
+import { type FlowRunDeps, type FlowRunOutcome, runFlowAsModel } from "./run-flow";
 import { type LateStream, startLateStream } from "./stream";
 import { type TokenUsage, usageOf } from "./usage";
-
-export interface ChatTarget {
-  flow: RunnableFlow;
-  /** The flow's look-ups (one D1 batch), which the run goes on with. */
-  lookups: RunLookups;
-  /** The model as the request named it: answers echo it. */
-  model: string;
-}
 
 const completionId = () => `chatcmpl-${crypto.randomUUID().replaceAll("-", "")}`;
 const unixNow = () => Math.floor(Date.now() / 1000);
@@ -37,13 +30,8 @@ const wireUsage = (u: TokenUsage) => ({
   total_tokens: u.totalTokens,
 });
 
-/** The answer's content: with a JSON response_format, the flow's structured output as JSON text. */
-function contentOf(done: FlowRunOutcome, run: ChatRun): string {
-  return run.wantsJson && done.json !== undefined && done.json !== null ? JSON.stringify(done.json) : done.text;
-}
-
 export async function completeChat(deps: FlowRunDeps, target: ChatTarget, run: ChatRun, signal: AbortSignal) {
-  const done = await runFlow(deps, target.flow, target.lookups, run.input, { signal });
+  const done = await runFlowAsModel(deps, target.flow, target.lookups, run.input, { signal });
   const content = contentOf(done, run);
   const usage = await usageOf(done.usage, run.promptTexts, content);
   return {
@@ -58,12 +46,6 @@ export async function completeChat(deps: FlowRunDeps, target: ChatTarget, run: C
     usage: wireUsage(usage),
     metadata: answerMetadata(done),
   };
-}
-
-export interface StreamLog {
-  requestId: string;
-  /** Secrets a stray error message must not carry (the worker's). */
-  secrets: string[];
 }
 
 /** The run as `chat.completion.chunk` frames; `stream_options.include_usage` adds the usage chunk before `[DONE]`. */
@@ -94,18 +76,13 @@ export function streamChat(
   return startLateStream({
     preamble: (out) => out.write(chunk({ role: "assistant", content: "" })),
     async run(open) {
-      let sent = "";
-      // A JSON response_format answers the structured output whole, at the end.
-      const onToken = run.wantsJson
-        ? undefined
-        : (token: string) => {
-            sent += token;
-            open().write(chunk({ content: token }));
-          };
-      const done = await runFlow(deps, target.flow, target.lookups, run.input, { signal: controller.signal, onToken });
-      const content = done.streamed ? sent : contentOf(done, run);
+      const {
+        done,
+        text: content,
+        whole,
+      } = await runStreamed(deps, target, run, controller.signal, (token) => open().write(chunk({ content: token })));
       const out = open();
-      if (!done.streamed && content) out.write(chunk({ content }));
+      if (whole) out.write(chunk({ content }));
       out.write(chunk({}, "stop", { metadata: answerMetadata(done) }));
       if (includeUsage) {
         const usage = await usageOf(done.usage, run.promptTexts, content);
@@ -125,19 +102,9 @@ export function streamChat(
     },
     failed(err, out) {
       // An error object as a data frame, and no [DONE]: the openai SDK throws an APIError on it, the AI SDK reports an error part.
-      const status = err instanceof ApiError ? err.status : 500;
-      if (!(err instanceof ApiError)) console.error(`[${log.requestId}] openai chat stream failed: ${redact(errorText(err), log.secrets)}`);
-      const message = err instanceof ApiError ? err.message : "The flow failed while answering";
-      out.write(data(openAIErrorBody(status, redact(message, log.secrets), err)));
+      const { status, message } = streamFailure(err, log, "openai chat stream");
+      out.write(data(openAIErrorBody(status, message, err)));
     },
     onGone: () => controller.abort(new Error("Client disconnected")),
   });
-}
-
-/** A controller that aborts with `signal` (the request's: the client hung up) and also on its own (the stream's reader went away). */
-export function abortWith(signal: AbortSignal): AbortController {
-  const controller = new AbortController();
-  if (signal.aborted) controller.abort(signal.reason);
-  else signal.addEventListener("abort", () => controller.abort(signal.reason ?? new Error("Client disconnected")), { once: true });
-  return controller;
 }

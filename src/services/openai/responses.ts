@@ -5,13 +5,12 @@
 // response.completed — the sequence the `openai` SDK's ResponseStream and the AI SDK accumulate.
 // A failure after the stream opened is response.failed then an `error` event (SDKs raise it). Kept
 // (store, default true) once the run completed, before its last event goes out.
-import { ApiError } from "../../errors";
-import { errorText, redact } from "../../lib/redact";
-import { type ChatTarget, type StreamLog, abortWith, answerMetadata } from "./chat";
+import { answerMetadata } from "./chat";
+import { type ChatTarget, type StreamLog, abortWith, contentOf, runStreamed, streamFailure } from "./flow-stream";
 import { openAIErrorBody } from "./errors";
 import type { ResponseRun } from "./responses-request";
 import { newResponseId, saveResponse } from "./responses-store";
-import { type FlowRunDeps, type FlowRunOutcome, runFlow } from "./run-flow";
+import { type FlowRunDeps, type FlowRunOutcome, runFlowAsModel } from "./run-flow";
 import { type LateStream, startLateStream } from "./stream";
 import { type TokenUsage, usageOf } from "./usage";
 
@@ -75,9 +74,6 @@ function responseObject(
 
 export type ResponseObject = ReturnType<typeof responseObject>;
 
-const contentOf = (done: FlowRunOutcome, run: ResponseRun): string =>
-  run.wantsJson && done.json !== undefined && done.json !== null ? JSON.stringify(done.json) : done.text;
-
 /** The completed response; kept when `store`. */
 async function finish(
   deps: FlowRunDeps,
@@ -121,7 +117,7 @@ export async function createResponse(
   signal: AbortSignal,
 ): Promise<ResponseObject> {
   const shell = newShell(target, run);
-  const done = await runFlow(deps, target.flow, target.lookups, run.input, { signal });
+  const done = await runFlowAsModel(deps, target.flow, target.lookups, run.input, { signal });
   return finish(deps, shell, target, done, newItemId(), contentOf(done, run));
 }
 
@@ -142,32 +138,20 @@ export function streamResponse(deps: FlowRunDeps, target: ChatTarget, run: Respo
       out.write(event("response.content_part.added", { ...at, part: outputText("") }));
     },
     async run(open) {
-      let sent = "";
-      const onToken = run.wantsJson
-        ? undefined
-        : (token: string) => {
-            sent += token;
-            open().write(event("response.output_text.delta", { ...at, delta: token, logprobs: [] }));
-          };
-      const done = await runFlow(deps, target.flow, target.lookups, run.input, { signal: controller.signal, onToken });
-      const text = done.streamed ? sent : contentOf(done, run);
+      const { done, text, whole } = await runStreamed(deps, target, run, controller.signal, (token) =>
+        open().write(event("response.output_text.delta", { ...at, delta: token, logprobs: [] })),
+      );
       const response = await finish(deps, shell, target, done, itemId, text);
       const out = open();
-      if (!done.streamed && text) out.write(event("response.output_text.delta", { ...at, delta: text, logprobs: [] }));
+      if (whole) out.write(event("response.output_text.delta", { ...at, delta: text, logprobs: [] }));
       out.write(event("response.output_text.done", { ...at, text, logprobs: [] }));
       out.write(event("response.content_part.done", { ...at, part: outputText(text) }));
       out.write(event("response.output_item.done", { output_index: 0, item: messageItem(itemId, "completed", text) }));
       out.write(event("response.completed", { response }));
     },
     failed(err, out) {
-      const status = err instanceof ApiError ? err.status : 500;
-      if (!(err instanceof ApiError))
-        console.error(`[${log.requestId}] openai responses stream failed: ${redact(errorText(err), log.secrets)}`);
-      const { error } = openAIErrorBody(
-        status,
-        redact(err instanceof ApiError ? err.message : "The flow failed while answering", log.secrets),
-        err,
-      );
+      const { status, message } = streamFailure(err, log, "openai responses stream");
+      const { error } = openAIErrorBody(status, message, err);
       const code = error.code ?? "server_error";
       out.write(
         event("response.failed", {

@@ -4,9 +4,9 @@
 import type { Db } from "../../env";
 import type { PredictionInput } from "../../schemas/prediction";
 import { type RunDeps, runFlow as runThroughDoor } from "../runs";
-import { type RunnableFlow, findRunnable } from "../runs/flow";
-import { runsOnAgentflowRuntime } from "../runs/flow-types";
-import { type RunLookups, lookUpRun } from "../runs/lookups";
+import { type RunnableFlow, findRunnable } from "../runs";
+import { runsOnAgentflowRuntime } from "../runs";
+import { type RunLookups, lookUpRun } from "../runs";
 import { type TokenUsage, collectUsage } from "./usage";
 
 export type { RunLookups, RunnableFlow };
@@ -77,7 +77,7 @@ function predictionInput(input: FlowRunInput, streaming: boolean): PredictionInp
  * (chatType OPENAI). With `onToken` the run streams where the flow can; `streamed` says whether it
  * did. Throws the run's ApiError (400, 404, 409, 502, 504, …).
  */
-export async function runFlow(
+export async function runFlowAsModel(
   deps: FlowRunDeps,
   flow: RunnableFlow,
   lookups: RunLookups,

@@ -124,7 +124,7 @@ function executedDataOf(json: string | undefined): ExecutedData[] | undefined {
  * A new run's previous execution and stored history: none for a session the request did not name
  * (a new one), those the look-ups read (lookups.ts) when they did, else read now beside each other.
  */
-async function sessionStart(
+async function chatSessionStart(
   db: Db,
   runtime: RunDeps["runtime"],
   base: Omit<RunBase, "release">,
@@ -195,7 +195,7 @@ export async function startAgentflow(deps: RunDeps, base: Omit<RunBase, "release
     claimed = { executionData: JSON.stringify(target.executedData) };
   } else {
     ids = runIds(input);
-    [previousExecution, pastHistory] = await sessionStart(db, runtime, base, ids.sessionId, start.executionId);
+    [previousExecution, pastHistory] = await chatSessionStart(db, runtime, base, ids.sessionId, start.executionId);
     if (start.executionId) {
       executionId = start.executionId;
       claimed = { executionData: "[]" };

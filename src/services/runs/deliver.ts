@@ -2,7 +2,8 @@
 // and answers its body; a stream starts the run and answers Flowise's frames as they happen — a
 // chatflow's at once, an agentflow's with its first event (a refusal before it is an ordinary
 // error). A flow that cannot stream (a chatflow's plan, an agentflow's post-processing) answers
-// JSON, as Flowise does. Detached runs (issue 20) are not delivered yet.
+// JSON, as Flowise does. A detached run is not delivered here: the door accepts it (detach.ts) and
+// its Workflow runs it with JSON delivery into the execution's row and event log.
 import { ApiError } from "../../errors";
 import { completeAgentflow } from "./agentflow";
 import type { AgentflowRun } from "./agentflow-start";

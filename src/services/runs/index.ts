@@ -59,8 +59,23 @@ function follow(signal: AbortSignal | undefined, controller: AbortController): v
   else signal.addEventListener("abort", () => controller.abort(signal.reason), { once: true });
 }
 
+// What adapters and other services may use: the door's index is its only entrance (a
+// dependency-cruiser rule keeps deep imports into services/runs/ out).
 export { CallerRefused } from "./access";
 export type { Caller, RunDeps, RunRequest } from "./types";
 export type { Delivered } from "./deliver";
 export type { DeliveryKind, TriggerDefinition, TriggerId, TriggerRule } from "./triggers";
-export { TRIGGERS } from "./triggers";
+export { DETACHED_RUN, TRIGGERS } from "./triggers";
+export type { RunAnswer } from "./answers";
+export type { RunSteps } from "./steps";
+export { type RunnableFlow, findRunnable } from "./flow";
+export { agentflowTypeFault, postProcessingOf, runsOnAgentflowRuntime } from "./flow-types";
+export { type RunLookups, lookUpRun } from "./lookups";
+export { loadSessionMemory } from "./history";
+export { loadVariables } from "./vars";
+export { gateNodeOverrides, gateVarOverrides } from "./overrides";
+export { startInputsOf } from "./start-trigger";
+export { abortRun } from "./in-flight";
+export { type UploadInput, decodeDataUri } from "./uploads";
+export { type DetachedParams, RESUME_EVENT, type ResumeEvent, unparkUploads, unparkWebhook } from "./detach";
+export { type DetachedOutcome, detachedState, expireDetachedPause, settleDetached } from "./detached-result";

@@ -38,14 +38,9 @@ export interface TriggerDefinition extends TriggerRule {
   id: string;
 }
 
-/** A trigger named here that no adapter reaches yet: the issue that wires it, and the chatType it will store. */
-interface Planned {
-  planned: string;
-}
-
 const BY_CALLER = { access: "caller", checkOrigin: true, rateLimit: true } as const;
 
-export const TRIGGERS: Record<TriggerId, TriggerRule | Planned> = {
+export const TRIGGERS: Record<TriggerId, TriggerRule> = {
   // POST /prediction/{id}.
   prediction: { chatType: "EXTERNAL", ...BY_CALLER, resume: "may", deliveries: ["json", "sse"] },
   // A paused agentflow's execution, continued by its id (adapters that hold the id: detached runs, OpenAI's metadata.executionId).
@@ -69,7 +64,7 @@ export const TRIGGERS: Record<TriggerId, TriggerRule | Planned> = {
     resume: "may",
     deliveries: ["json", "sse", "detached"],
   },
-  // The Worker's Cron Trigger (services/schedule/tick.ts): the deployment itself starts each
+  // The Worker's Cron Trigger (schedule/cron-trigger.ts, services/schedules/tick.ts): the deployment itself starts each
   // claimed slot of a schedule as a detached run, a new chat each time.
   schedule: { chatType: "SCHEDULED", access: "adapter", checkOrigin: false, rateLimit: false, resume: "never", deliveries: ["detached"] },
   // /openai/chat/completions and /openai/responses: the route resolved the model and checked the
@@ -78,12 +73,11 @@ export const TRIGGERS: Record<TriggerId, TriggerRule | Planned> = {
   openai: { chatType: "OPENAI", access: "adapter", checkOrigin: false, rateLimit: false, resume: "may", deliveries: ["json"] },
 };
 
-/** The rule of a trigger named in the table, or the definition given; a planned one is a 501. */
+/** The rule of a trigger named in the table, or the definition given. */
 export function triggerRule(trigger: TriggerId | TriggerDefinition): TriggerDefinition {
   if (typeof trigger !== "string") return trigger;
   const rule = TRIGGERS[trigger];
   if (!rule) throw new ApiError(400, `Unknown trigger ${trigger}`);
-  if ("planned" in rule) throw new ApiError(501, `Runs through the ${trigger} trigger are not available yet (${rule.planned})`);
   return { id: trigger, ...rule };
 }
 

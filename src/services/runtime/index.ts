@@ -14,8 +14,8 @@ import { assistantSpec } from "../assistant-flow";
 import { getCredentialData } from "../credentials";
 import { type Db, type Env, PROVIDER_VARS, type ProviderVar, maxUploadBytes } from "../../env";
 import type { ProviderEnv } from "../../providers/types";
-import { loadSessionMemory } from "../runs/history";
-import { loadVariables } from "../runs/vars";
+import { loadSessionMemory } from "../runs";
+import { loadVariables } from "../runs";
 import { documentStorePort } from "./document-stores";
 
 /** The bindings and vars provider registries read (src/providers/types.ts ProviderEnv): one list, env.ts PROVIDER_VARS. */

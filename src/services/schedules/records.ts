@@ -8,7 +8,7 @@ import type { Db } from "../../env";
 import { badRequest, notFound } from "../../errors";
 import { newId } from "../../lib/ids";
 import { nowIso } from "../../lib/time";
-import { startInputsOf } from "../runs/start-trigger";
+import { startInputsOf } from "../runs";
 import { nextSlot } from "./cron";
 import { type StartSchedule, startSchedule } from "./start-schedule";
 

@@ -6,7 +6,7 @@
 import type { Db, Env } from "../../env";
 import { type TraceTarget, traceTargets } from "./config";
 import { sendTrace } from "./send";
-import { TraceRecorder, errorText } from "./trace";
+import { TraceRecorder, spanError } from "./trace";
 
 export interface RunTrace {
   /** Runs the flow's work with the trace recording; then sends it, with `result`'s answer and ids (or the error). */
@@ -61,7 +61,7 @@ export function startTrace(deps: TraceDeps, start: TraceStart): RunTrace | undef
       if (start.live && !start.live()) return;
       deps.waitUntil(sendTrace(deps, targets, recorder.finish(result), start.secrets));
     } catch (err) {
-      console.error(`[tracing] trace ${recorder.trace.id} not sent: ${errorText(err)}`);
+      console.error(`[tracing] trace ${recorder.trace.id} not sent: ${spanError(err)}`);
     }
   };
   return {
@@ -70,7 +70,7 @@ export function startTrace(deps: TraceDeps, start: TraceStart): RunTrace | undef
       try {
         done = await recorder.within(work);
       } catch (err) {
-        send({ error: errorText(err) });
+        send({ error: spanError(err) });
         throw err;
       }
       send(result(done));

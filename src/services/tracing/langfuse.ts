@@ -2,7 +2,7 @@
 // auth publicKey:secretKey): one trace-create, then a generation-create per model call and a
 // span-create per tool call, retriever hit, chain and agentflow node, each under its parent.
 // Batches stay under Langfuse's 3.5 MB limit.
-import type { Span, Trace } from "./trace";
+import type { Span, Trace } from "./trace-types";
 
 const iso = (ms: number | undefined) => new Date(ms ?? Date.now()).toISOString();
 const MAX_BATCH_CHARS = 3_000_000;

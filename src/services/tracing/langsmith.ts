@@ -2,7 +2,7 @@
 // for the flow (a chain, its session the chatId in metadata.session_id, as LangSmith's threads
 // read it) and one child run per model call (llm), tool call (tool), retriever hit (retriever),
 // chain and agentflow node (chain), each with trace_id and dotted_order so LangSmith nests them.
-import type { Span, Trace } from "./trace";
+import type { Span, Trace } from "./trace-types";
 
 const RUN_TYPES: Record<Span["kind"], string> = { generation: "llm", tool: "tool", retriever: "retriever", chain: "chain", node: "chain" };
 

@@ -3,7 +3,7 @@
 // `chat {model}` client span (gen_ai.request.model, gen_ai.usage.*_tokens, gen_ai.input.messages /
 // gen_ai.output.messages), a tool call `execute_tool {name}`, a retriever hit `retrieval {name}`,
 // an agentflow Agent node `invoke_agent {label}`; every span carries gen_ai.conversation.id (the chatId).
-import type { Span, Trace } from "./trace";
+import type { Span, Trace } from "./trace-types";
 
 type AnyValue = { stringValue: string } | { intValue: string } | { doubleValue: number } | { boolValue: boolean };
 interface KeyValue {

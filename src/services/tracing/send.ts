@@ -3,6 +3,7 @@
 // langfuseApi and langsmithApi; otlpApi for an OpenTelemetry collector), every URL under the
 // outbound policy's endpoint rule, every backend at once, all of them within TRACE_TIMEOUT_MS.
 // A backend that is down, slow or refuses is logged and forgotten: the run never waits for it.
+import { configOf } from "../../config";
 import type { Db, Env } from "../../env";
 import { type EndpointPolicy, endpointFetch } from "../../lib/outbound";
 import { redact } from "../../lib/redact";
@@ -11,16 +12,12 @@ import type { TraceTarget } from "./config";
 import { langfuseBatches } from "./langfuse";
 import { langsmithBatch } from "./langsmith";
 import { otlpRequest } from "./otlp";
-import type { Trace } from "./trace";
+import type { Trace } from "./trace-types";
 
-const DEFAULT_TIMEOUT_MS = 10_000;
 const DEFAULT_LANGFUSE = "https://cloud.langfuse.com";
 const DEFAULT_LANGSMITH = "https://api.smith.langchain.com";
 
-export function traceTimeoutMs(env: Env): number {
-  const ms = Number(env.TRACE_TIMEOUT_MS);
-  return Number.isFinite(ms) && ms > 0 ? Math.min(ms, 25_000) : DEFAULT_TIMEOUT_MS;
-}
+export const traceTimeoutMs = (env: Env): number => configOf(env).TRACE_TIMEOUT_MS;
 
 interface Delivery {
   url: string;

@@ -11,131 +11,14 @@ import type { BaseMessage } from "@langchain/core/messages";
 import type { LLMResult } from "@langchain/core/outputs";
 import type { DocumentInterface } from "@langchain/core/documents";
 import { AsyncLocalStorageProviderSingleton } from "@langchain/core/singletons";
+import type { Span, Trace } from "./trace-types";
+import { type Meta, clip, messagesOf, nameOf, outputOf, usageOf } from "./trace-values";
 
 // LangChain keeps its run config in this storage; without a real one every lookup finds nothing.
 AsyncLocalStorageProviderSingleton.initializeGlobalInstance(new AsyncLocalStorage());
 
-export type SpanKind = "generation" | "tool" | "retriever" | "chain" | "node";
-
-export interface Usage {
-  input: number;
-  output: number;
-  total: number;
-}
-
-export interface Span {
-  id: string;
-  parentId?: string;
-  kind: SpanKind;
-  name: string;
-  start: number;
-  end?: number;
-  input?: unknown;
-  output?: unknown;
-  /** Generations: the model asked for, its provider (ls_provider), parameters, token usage. */
-  model?: string;
-  provider?: string;
-  parameters?: Record<string, unknown>;
-  usage?: Usage;
-  /** Nodes: the node's id and Flowise name; tools: the call id. */
-  attributes?: Record<string, string>;
-  error?: string;
-}
-
-export interface Trace {
-  id: string;
-  name: string;
-  /** chatId: Langfuse's sessionId, LangSmith's metadata.session_id, OTLP's gen_ai.conversation.id. */
-  sessionId: string;
-  input: string;
-  output?: string;
-  start: number;
-  end?: number;
-  error?: string;
-  metadata: Record<string, string>;
-  spans: Span[];
-}
-
-/** A field's text is cut past this many characters: a trace is diagnostics, not storage. */
-const MAX_FIELD_CHARS = 32_000;
 const MAX_SPANS = 500;
 const SPAN_KEY = "edgeflow_trace_span";
-
-/** A value as it goes into a trace: JSON-safe, long text cut. */
-export function clip(value: unknown): unknown {
-  if (value === undefined || value === null) return value;
-  if (typeof value === "string")
-    return value.length > MAX_FIELD_CHARS ? `${value.slice(0, MAX_FIELD_CHARS)}… (${value.length} characters)` : value;
-  let text: string;
-  try {
-    text = JSON.stringify(value);
-  } catch {
-    return String(value);
-  }
-  if (text === undefined) return undefined;
-  return text.length > MAX_FIELD_CHARS ? `${text.slice(0, MAX_FIELD_CHARS)}… (${text.length} characters)` : JSON.parse(text);
-}
-
-const roleOf = (m: BaseMessage): string => {
-  const type = m.getType?.() ?? "user";
-  return type === "human" ? "user" : type === "ai" ? "assistant" : type;
-};
-
-const contentOf = (content: unknown): string =>
-  typeof content === "string"
-    ? content
-    : Array.isArray(content)
-      ? content.map((p) => (typeof p === "string" ? p : ((p as { text?: string }).text ?? ""))).join("")
-      : "";
-
-export interface ChatMessageOut {
-  role: string;
-  content: string;
-  tool_calls?: unknown[];
-}
-
-function messagesOf(list: BaseMessage[]): ChatMessageOut[] {
-  return list.map((m) => {
-    const calls = (m as { tool_calls?: unknown[] }).tool_calls;
-    return { role: roleOf(m), content: contentOf(m.content), ...(calls?.length ? { tool_calls: calls } : {}) };
-  });
-}
-
-type Counts = { input_tokens?: number; output_tokens?: number; total_tokens?: number };
-
-function usageOf(output: LLMResult): Usage | undefined {
-  const reported = output.llmOutput?.tokenUsage as { promptTokens?: number; completionTokens?: number; totalTokens?: number } | undefined;
-  if (reported && (reported.promptTokens || reported.completionTokens || reported.totalTokens)) {
-    const input = reported.promptTokens ?? 0;
-    const out = reported.completionTokens ?? 0;
-    return { input, output: out, total: reported.totalTokens || input + out };
-  }
-  for (const generation of output.generations.flat()) {
-    const counts = (generation as { message?: { usage_metadata?: Counts } }).message?.usage_metadata;
-    if (counts && (counts.input_tokens || counts.output_tokens || counts.total_tokens)) {
-      const input = counts.input_tokens ?? 0;
-      const out = counts.output_tokens ?? 0;
-      return { input, output: out, total: counts.total_tokens || input + out };
-    }
-  }
-  return undefined;
-}
-
-function outputOf(output: LLMResult): ChatMessageOut[] {
-  return output.generations.flat().map((g) => {
-    const message = (g as { message?: BaseMessage }).message;
-    return message ? messagesOf([message])[0] : { role: "assistant", content: g.text };
-  });
-}
-
-const nameOf = (serialized: Serialized | undefined, runName: string | undefined, fallback: string): string =>
-  runName ||
-  (serialized && "name" in serialized && typeof serialized.name === "string" ? serialized.name : undefined) ||
-  serialized?.id?.at(-1) ||
-  fallback;
-
-/** What LangChain passes as `metadata` and `extraParams` to a model's start. */
-type Meta = Record<string, unknown> | undefined;
 
 /** The run's trace, filled by LangChain's callbacks and the node hook. */
 export class TraceRecorder extends BaseCallbackHandler {
@@ -226,7 +109,7 @@ export class TraceRecorder extends BaseCallbackHandler {
   }
 
   override handleLLMError(err: unknown, runId: string): void {
-    this.close(runId, { error: errorText(err) });
+    this.close(runId, { error: spanError(err) });
   }
 
   override handleToolStart(
@@ -255,7 +138,7 @@ export class TraceRecorder extends BaseCallbackHandler {
   }
 
   override handleToolError(err: unknown, runId: string): void {
-    this.close(runId, { error: errorText(err) });
+    this.close(runId, { error: spanError(err) });
   }
 
   override handleRetrieverStart(
@@ -281,7 +164,7 @@ export class TraceRecorder extends BaseCallbackHandler {
   }
 
   override handleRetrieverError(err: unknown, runId: string): void {
-    this.close(runId, { error: errorText(err) });
+    this.close(runId, { error: spanError(err) });
   }
 
   override handleChainStart(
@@ -308,7 +191,7 @@ export class TraceRecorder extends BaseCallbackHandler {
   }
 
   override handleChainError(err: unknown, runId: string): void {
-    this.close(runId, { error: errorText(err) });
+    this.close(runId, { error: spanError(err) });
   }
 
   /** Runs `work` with this recorder among the LangChain callbacks of every call inside it (other handlers kept). */
@@ -344,7 +227,7 @@ export class TraceRecorder extends BaseCallbackHandler {
       Object.assign(span, { end: Date.now(), input: clip(input), output: clip(output) });
       return done;
     } catch (err) {
-      Object.assign(span, { end: Date.now(), error: errorText(err) });
+      Object.assign(span, { end: Date.now(), error: spanError(err) });
       throw err;
     }
   }
@@ -370,6 +253,6 @@ function parseMaybe(input: string): unknown {
   }
 }
 
-export function errorText(err: unknown): string {
+export function spanError(err: unknown): string {
   return (err instanceof Error ? err.message : String(err)).slice(0, 2000);
 }

@@ -9,7 +9,7 @@ import { newId } from "../../lib/ids";
 import { enforceRateLimit } from "../../rate-limit/check";
 import type { PredictionInput } from "../../schemas/prediction";
 import { type Delivered, type RunDeps, runFlow } from "../runs";
-import { lookUpRun } from "../runs/lookups";
+import { lookUpRun } from "../runs";
 import { type WebhookRequest, checkRequest, parseBody, payloadOf, questionOf } from "./request";
 import { readWebhookSecret } from "./secret";
 import { hmacMatches, tokenMatches } from "./signature";

@@ -2,7 +2,7 @@
 // the method and content type it takes, whether requests are signed and how, the shape it checks,
 // how the caller is answered (sync, stream, async with a callback), and what the flow is given as
 // its input (a text made from the request, nothing, or the whole payload).
-import { startInputsOf } from "../runs/start-trigger";
+import { startInputsOf } from "../runs";
 
 export interface WebhookParam {
   name: string;

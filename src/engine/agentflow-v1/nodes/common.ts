@@ -3,6 +3,9 @@
 // variables, and the opening messages of a run (agentMemory: the session's previous execution).
 import { AIMessage, type BaseMessage, HumanMessage, SystemMessage, ToolMessage } from "@langchain/core/messages";
 import type { FlowEdge, FlowGraph, FlowNode } from "../../core/types";
+import type { StructuredToolInterface } from "@langchain/core/tools";
+import type { UsedTool } from "../../core/types";
+import type { AgentTool } from "../../agentflow/agent-loop";
 import type { AgentflowNodeDef, NodeRuntime } from "../../agentflow/node-types";
 import type { AgentflowMessage } from "../../agentflow/types";
 import { isObject } from "../../agentflow/util";
@@ -99,6 +102,19 @@ export const lastSaid = (messages: AgentflowMessage[], type?: string): Agentflow
 
 /** Messages of this request (not restored from an earlier turn by agent memory). */
 export const thisTurn = (messages: AgentflowMessage[]): AgentflowMessage[] => messages.filter((m) => !m.additional_kwargs?.earlier);
+
+/** A decision's branch count (its routes, then the one leading nowhere), set by its translation. */
+export const routeBranches = (inputs: Record<string, unknown>): number => Number(inputs.v1Branches) || 1;
+
+/** A V1 agent's tools for the tool loop: each its own component, all asking approval first or none. */
+export const agentTools = (tools: StructuredToolInterface[], requiresHumanInput: boolean): AgentTool[] =>
+  tools.map((tool) => ({ tool, requiresHumanInput, component: tool.name }));
+
+/** usedTools and sourceDocuments, each only when there are some (how an answer and its message carry them). */
+export const carried = (usedTools: UsedTool[], sourceDocuments: unknown[]): { usedTools?: UsedTool[]; sourceDocuments?: unknown[] } => ({
+  ...(usedTools.length ? { usedTools } : {}),
+  ...(sourceDocuments.length ? { sourceDocuments } : {}),
+});
 
 /** One agentReasoning entry as a node's output carries it. */
 export const reasoning = (entry: AgentReasoning): { agentReasoning: AgentReasoning[] } => ({ agentReasoning: [entry] });

@@ -3,13 +3,13 @@
 // Approval) every tool call pauses the run first: the answer is Flowise's approval question and a
 // V1 action; humanInput proceed runs the calls, reject drops them and the agent answers without.
 import { badRequest } from "../../../errors";
-import { DEFAULT_MAX_ITERATIONS, MAX_MAX_ITERATIONS, runToolLoop } from "../../agentflow/agent-loop";
+import { maxIterationsOf, runToolLoop } from "../../agentflow/agent-loop";
 import type { AgentflowMessage, HumanInput } from "../../agentflow/types";
 import { bool, nonBlank, num } from "../../agentflow/util";
 import { modelOf, ownerOf, resolveV1, toolsOf } from "../components";
 import type { V1Node } from "../types";
-import { type V1NodeDef, reasoning } from "./common";
-import { applyState, approvalMessage, historyFor, promptMessages, promptValues, said, seqName, stateUpdates } from "./seq-common";
+import { type V1NodeDef, agentTools, carried, reasoning } from "./common";
+import { applyState, approvalMessage, said, seqPrompt, seqTranslate, stateUpdates } from "./seq-common";
 
 function resumeOf(humanInput: HumanInput | undefined, checkpoint: unknown, owner: string) {
   if (!humanInput) return undefined;
@@ -23,21 +23,17 @@ export const seqAgentNode: V1NodeDef = {
   mode: "sequential",
   variableParams: [],
   pauses: (result) => result?.output?.isWaitingForHumanInput === true,
-  translate: (node) => ({ label: seqName(node.data.inputs, node.data.label) }),
+  translate: seqTranslate,
   async run({ node, input, rt }) {
     const v1 = node as V1Node;
     const owner = ownerOf(node);
     const { inputs, found } = await resolveV1(v1, rt, input);
     const model = modelOf(v1, inputs);
-    const interrupt = bool(inputs.interrupt);
-    const tools = toolsOf(inputs.tools).map((tool) => ({ tool, requiresHumanInput: interrupt, component: tool.name }));
-    const given = num(inputs.maxIterations);
-    const maxIterations = given !== undefined && given >= 1 ? Math.min(Math.floor(given), MAX_MAX_ITERATIONS) : DEFAULT_MAX_ITERATIONS;
+    const tools = agentTools(toolsOf(inputs.tools), bool(inputs.interrupt));
+    const maxIterations = maxIterationsOf(num(inputs.maxIterations));
 
     const resume = resumeOf(rt.humanInput, rt.humanInputAction?.data?.input?.messages, owner);
-    const messages = resume
-      ? []
-      : promptMessages(inputs, historyFor(rt, input, inputs.conversationHistorySelection), promptValues(v1, inputs, rt, input));
+    const messages = resume ? [] : seqPrompt(v1, inputs, rt, input);
     const loop = await runToolLoop({ model, tools, messages, maxIterations, live: false, rt }, resume);
 
     if (loop.waitingForHumanInput) {
@@ -71,17 +67,13 @@ export const seqAgentNode: V1NodeDef = {
     }
     const content = loop.content;
     const updates = await stateUpdates(inputs, rt, input, { content, usedTools: loop.usedTools, sourceDocuments: found }, owner);
-    const kwargs: Record<string, unknown> = {};
-    if (loop.usedTools.length) kwargs.usedTools = loop.usedTools;
-    if (found.length) kwargs.sourceDocuments = found;
     return {
       id: node.id,
       name: node.data.name,
       input: { messages: loop.messages },
       output: {
         content,
-        ...(loop.usedTools.length ? { usedTools: loop.usedTools } : {}),
-        ...(found.length ? { sourceDocuments: found } : {}),
+        ...carried(loop.usedTools, found),
         ...reasoning({
           agentName: node.data.label,
           messages: [content],
@@ -93,7 +85,7 @@ export const seqAgentNode: V1NodeDef = {
         }),
       },
       state: applyState(rt.state, updates, v1.data.v1.channels),
-      chatHistory: [said(v1, content, kwargs)],
+      chatHistory: [said(v1, content, carried(loop.usedTools, found))],
     };
   },
 };

@@ -2,16 +2,18 @@
 // conversation history selection, state channels (Replace / Append) and their updates, the
 // approval question, and Flowise's structured-output rows.
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
-import { HumanMessage } from "@langchain/core/messages";
+import { type BaseMessage, HumanMessage } from "@langchain/core/messages";
+import type { z } from "zod";
 import { contentText } from "../../../providers/chat/messages";
 import { refId } from "../../core/refs";
 import { callChat } from "../../agentflow/model-call";
 import type { NodeRuntime } from "../../agentflow/node-types";
 import { runFunction } from "../../agentflow/nodes/custom-function";
+import { invokeStructured } from "../../agentflow/structured";
 import type { AgentflowMessage } from "../../agentflow/types";
 import { isObject, listOf, nonBlank } from "../../agentflow/util";
 import type { V1Node } from "../types";
-import { fillPrompt, promptValuesOf, thisTurn } from "./common";
+import { type Translated, fillPrompt, promptValuesOf, thisTurn } from "./common";
 
 /** The agent name a sequential node is known by (Loop's "Loop To", reasoning's agentName). */
 export const seqName = (inputs: Record<string, unknown> | undefined, label: string): string =>
@@ -23,6 +25,11 @@ export const seqName = (inputs: Record<string, unknown> | undefined, label: stri
   nonBlank(inputs?.functionName) ??
   nonBlank(inputs?.seqExecuteFlowName) ??
   label;
+
+/** A sequential node's translation when it needs nothing but its name. */
+export const seqTranslate = (node: { data: { inputs?: Record<string, unknown>; label: string } }): Translated => ({
+  label: seqName(node.data.inputs, node.data.label),
+});
 
 /** Flowise's customGet: `a.b[0]`, `a.b[-1]`, `messages.length`. */
 function pathGet(root: unknown, path: string): unknown {
@@ -118,6 +125,10 @@ export function promptMessages(
   ];
 }
 
+/** A sequential node's prompt: its prompts over the history it selects, its promptValues filled in. */
+export const seqPrompt = (node: V1Node, inputs: Record<string, unknown>, rt: NodeRuntime, input: string | undefined): AgentflowMessage[] =>
+  promptMessages(inputs, historyFor(rt, input, inputs.conversationHistorySelection), promptValues(node, inputs, rt, input));
+
 /** State channels of the seqState node: key → Replace | Append, and their defaults. */
 export function channelsOf(stateNode: { data: { inputs?: Record<string, unknown> } } | undefined): {
   types: Record<string, string>;
@@ -199,6 +210,21 @@ export function structuredRows(raw: unknown): Array<Record<string, unknown>> {
   return listOf(raw)
     .filter(isObject)
     .map((r) => ({ ...r, type: types[String(r.type)] ?? "string" }));
+}
+
+/** The forced `extract` call of a node with structured output rows: the object, and as JSON its content. */
+export async function structuredAnswer(
+  model: BaseChatModel,
+  messages: BaseMessage[],
+  schema: z.ZodObject,
+  owner: string,
+  signal: AbortSignal,
+): Promise<Record<string, unknown> & { content: string }> {
+  const { value } = await invokeStructured(model, messages, schema, owner, signal, {
+    name: "extract",
+    description: "Extract structured data from the output",
+  });
+  return { ...value, content: JSON.stringify(value) };
 }
 
 /** A V1 node's reply joining the conversation (named, tagged with its node). */

@@ -9,12 +9,12 @@ import type { FlowNode } from "../../core/types";
 import { callChat } from "../../agentflow/model-call";
 import type { NodeRuntime } from "../../agentflow/node-types";
 import { runFunction } from "../../agentflow/nodes/custom-function";
-import { invokeStructured, structuredSchema } from "../../agentflow/structured";
+import { structuredSchema } from "../../agentflow/structured";
 import { isObject, listOf, nonBlank } from "../../agentflow/util";
 import { modelOf, ownerOf, resolveV1 } from "../components";
 import type { V1Node } from "../types";
-import { type TranslateScope, type Translated, type V1NodeDef, reasoning, toMessages } from "./common";
-import { flowOf, flowValue, historyFor, promptMessages, promptValues, said, seqName, structuredRows } from "./seq-common";
+import { type TranslateScope, type Translated, type V1NodeDef, reasoning, routeBranches, toMessages } from "./common";
+import { flowOf, flowValue, said, seqName, seqPrompt, structuredAnswer, structuredRows } from "./seq-common";
 
 const isNumeric = (s: string) => /^-?\d*\.?\d+$/.test(s);
 
@@ -108,7 +108,7 @@ export const seqConditionNode: V1NodeDef = {
   name: "seqCondition",
   mode: "sequential",
   variableParams: [],
-  branches: (inputs) => Number(inputs.v1Branches) || 1,
+  branches: routeBranches,
   translate: translateRoutes,
   async run({ node, input, rt }) {
     const v1 = node as V1Node;
@@ -133,25 +133,18 @@ export const seqConditionAgentNode: V1NodeDef = {
   name: "seqConditionAgent",
   mode: "sequential",
   variableParams: [],
-  branches: (inputs) => Number(inputs.v1Branches) || 1,
+  branches: routeBranches,
   translate: translateRoutes,
   async run({ node, input, rt }) {
     const v1 = node as V1Node;
     const owner = ownerOf(node);
     const { inputs } = await resolveV1(v1, rt, input);
     const model = modelOf(v1, inputs);
-    const prompt = promptMessages(inputs, historyFor(rt, input, inputs.conversationHistorySelection), promptValues(v1, inputs, rt, input));
+    const prompt = seqPrompt(v1, inputs, rt, input);
     const schema = structuredSchema(structuredRows(inputs.conditionAgentStructuredOutput), owner);
-    let output: Record<string, unknown>;
-    if (schema) {
-      const { value } = await invokeStructured(model, toMessages(prompt), schema, owner, rt.signal, {
-        name: "extract",
-        description: "Extract structured data from the output",
-      });
-      output = { ...value, content: JSON.stringify(value) };
-    } else {
-      output = { content: contentText((await callChat(model, toMessages(prompt), rt.signal)).content) };
-    }
+    const output: Record<string, unknown> = schema
+      ? await structuredAnswer(model, toMessages(prompt), schema, owner, rt.signal)
+      : { content: contentText((await callChat(model, toMessages(prompt), rt.signal)).content) };
     const route = await chooseRoute(inputs, rt, input, output, owner);
     const content = String(output.content);
     return {

@@ -11,7 +11,7 @@ import { errorMessage, isObject, nonBlank } from "../../agentflow/util";
 import { ownerOf, resolveV1 } from "../components";
 import type { V1Node } from "../types";
 import { type V1NodeDef, promptValuesOf, reasoning } from "./common";
-import { applyState, flowOf, flowValue, said, seqName } from "./seq-common";
+import { applyState, flowOf, flowValue, said, seqTranslate } from "./seq-common";
 
 /** The node's answer as returnValueAs says: a message (AI by default, or human), or state updates. */
 function answered(
@@ -39,7 +39,7 @@ export const seqCustomFunctionNode: V1NodeDef = {
   name: "seqCustomFunction",
   mode: "sequential",
   variableParams: [],
-  translate: (node) => ({ label: seqName(node.data.inputs, node.data.label) }),
+  translate: seqTranslate,
   async run({ node, input, rt }) {
     const v1 = node as V1Node;
     const owner = ownerOf(node);
@@ -75,7 +75,7 @@ export const seqExecuteFlowNode: V1NodeDef = {
   name: "seqExecuteFlow",
   mode: "sequential",
   variableParams: [],
-  translate: (node) => ({ label: seqName(node.data.inputs, node.data.label) }),
+  translate: seqTranslate,
   async run({ node, input, rt }) {
     const v1 = node as V1Node;
     const owner = ownerOf(node);

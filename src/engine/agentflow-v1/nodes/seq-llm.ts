@@ -5,12 +5,12 @@
 import { contentText } from "../../../providers/chat/messages";
 import { refId } from "../../core/refs";
 import { callChat } from "../../agentflow/model-call";
-import { invokeStructured, structuredSchema } from "../../agentflow/structured";
+import { structuredSchema } from "../../agentflow/structured";
 import { fromReply } from "../../agentflow/messages";
 import { modelOf, ownerOf, resolveV1, toolsOf } from "../components";
 import type { V1Node } from "../types";
 import { type V1NodeDef, reasoning, toMessages } from "./common";
-import { applyState, historyFor, promptMessages, promptValues, said, seqName, stateUpdates, structuredRows } from "./seq-common";
+import { applyState, said, seqName, seqPrompt, stateUpdates, structuredAnswer, structuredRows } from "./seq-common";
 
 export const seqLLMNode: V1NodeDef = {
   name: "seqLLMNode",
@@ -32,7 +32,7 @@ export const seqLLMNode: V1NodeDef = {
     const { inputs, built } = await resolveV1(v1, rt, input);
     const model = modelOf(v1, inputs);
     const tools = toolsOf((v1.data.v1.toolRefs ?? []).map((id) => built.get(id)));
-    const prompt = promptMessages(inputs, historyFor(rt, input, inputs.conversationHistorySelection), promptValues(v1, inputs, rt, input));
+    const prompt = seqPrompt(v1, inputs, rt, input);
     const messages = toMessages(prompt);
     const schema = structuredSchema(structuredRows(inputs.llmStructuredOutput), owner);
 
@@ -40,12 +40,8 @@ export const seqLLMNode: V1NodeDef = {
     let output: Record<string, unknown>;
     let toolCalls: ReturnType<typeof fromReply>["tool_calls"];
     if (schema) {
-      const { value } = await invokeStructured(model, messages, schema, owner, rt.signal, {
-        name: "extract",
-        description: "Extract structured data from the output",
-      });
-      content = JSON.stringify(value);
-      output = { ...value, content };
+      output = await structuredAnswer(model, messages, schema, owner, rt.signal);
+      content = String(output.content);
     } else {
       const bound = tools.length && typeof model.bindTools === "function" ? model.bindTools(tools) : model;
       const reply = await callChat(bound, messages, rt.signal);

@@ -12,7 +12,7 @@ import type { AgentflowMessage } from "../../agentflow/types";
 import { bool, errorMessage, nonBlank } from "../../agentflow/util";
 import { modelOf, ownerOf, resolveV1, toolsOf } from "../components";
 import type { V1Node } from "../types";
-import { type V1NodeDef, reasoning } from "./common";
+import { type V1NodeDef, carried, reasoning } from "./common";
 import { applyState, approvalMessage, seqName, stateUpdates, thisTurn } from "./seq-common";
 
 const text = (out: unknown) =>
@@ -112,8 +112,7 @@ export const seqToolNode: V1NodeDef = {
       output: {
         content: contents.join("\n"),
         conditions: goesOn,
-        ...(usedTools.length ? { usedTools } : {}),
-        ...(found.length ? { sourceDocuments: found } : {}),
+        ...carried(usedTools, found),
         ...reasoning({
           agentName: node.data.label,
           messages: contents,

@@ -10,7 +10,7 @@ import { invokeStructured } from "../../agentflow/structured";
 import { nonBlank, num } from "../../agentflow/util";
 import { moderated, modelOf, ownerOf, resolveV1 } from "../components";
 import type { V1Node } from "../types";
-import { type V1NodeDef, lastSaid, openingMessages, thisTurn, reasoning, snake, toMessages } from "./common";
+import { type V1NodeDef, lastSaid, openingMessages, thisTurn, reasoning, routeBranches, snake, toMessages } from "./common";
 
 const SUPERVISOR_PROMPT = `You are a supervisor tasked with managing a conversation between the following workers: {team_members}.
 Given the following user request, respond with the worker to act next.
@@ -29,7 +29,7 @@ export const supervisorNode: V1NodeDef = {
   variableParams: [],
   start: true,
   topLevelOnly: true,
-  branches: (inputs) => Number(inputs.v1Branches) || 1,
+  branches: routeBranches,
   translate(node, scope) {
     const supervisors = scope.ofName("supervisor");
     if (supervisors.length > 1 && supervisors[0].id === node.id) {

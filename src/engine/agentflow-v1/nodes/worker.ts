@@ -5,13 +5,13 @@
 import { contentText } from "../../../providers/chat/messages";
 import { refId } from "../../core/refs";
 import type { UsedTool } from "../../core/types";
-import { DEFAULT_MAX_ITERATIONS, MAX_MAX_ITERATIONS, runToolLoop } from "../../agentflow/agent-loop";
+import { maxIterationsOf, runToolLoop } from "../../agentflow/agent-loop";
 import { callChat } from "../../agentflow/model-call";
 import type { AgentflowMessage } from "../../agentflow/types";
 import { nonBlank, num } from "../../agentflow/util";
 import { modelOf, resolveV1, toolsOf } from "../components";
 import type { V1Node } from "../types";
-import { type V1NodeDef, fillPrompt, promptValuesOf, reasoning, snake, toMessages } from "./common";
+import { type V1NodeDef, agentTools, carried, fillPrompt, promptValuesOf, reasoning, snake, toMessages } from "./common";
 
 const AUTONOMY =
   "\nWork autonomously according to your specialty, using the tools available to you." +
@@ -52,24 +52,13 @@ export const workerNode: V1NodeDef = {
     let content: string;
     let usedTools: UsedTool[] = [];
     if (tools.length) {
-      const given = num(inputs.maxIterations);
-      const maxIterations = given !== undefined && given >= 1 ? Math.min(Math.floor(given), MAX_MAX_ITERATIONS) : DEFAULT_MAX_ITERATIONS;
-      const loop = await runToolLoop({
-        model,
-        messages,
-        maxIterations,
-        live: false,
-        rt,
-        tools: tools.map((tool) => ({ tool, requiresHumanInput: false, component: tool.name })),
-      });
+      const maxIterations = maxIterationsOf(num(inputs.maxIterations));
+      const loop = await runToolLoop({ model, tools: agentTools(tools, false), messages, maxIterations, live: false, rt });
       content = loop.content;
       usedTools = loop.usedTools;
     } else {
       content = contentText((await callChat(model, toMessages(messages), rt.signal)).content);
     }
-    const kwargs: Record<string, unknown> = { nodeId: node.id, type: "worker" };
-    if (usedTools.length) kwargs.usedTools = usedTools;
-    if (found.length) kwargs.sourceDocuments = found;
     return {
       id: node.id,
       name: node.data.name,
@@ -78,8 +67,7 @@ export const workerNode: V1NodeDef = {
         content,
         nodeID: supervisorId,
         maxLoopCount: Number.MAX_SAFE_INTEGER,
-        ...(usedTools.length ? { usedTools } : {}),
-        ...(found.length ? { sourceDocuments: found } : {}),
+        ...carried(usedTools, found),
         ...reasoning({
           agentName: node.data.label,
           messages: [content],
@@ -91,7 +79,7 @@ export const workerNode: V1NodeDef = {
         }),
       },
       state: rt.state,
-      chatHistory: [{ role: "user", content, name, additional_kwargs: kwargs }],
+      chatHistory: [{ role: "user", content, name, additional_kwargs: { nodeId: node.id, type: "worker", ...carried(usedTools, found) } }],
     };
   },
 };

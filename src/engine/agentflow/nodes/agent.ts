@@ -6,7 +6,7 @@
 import { badRequest } from "../../../errors";
 import { jsonSchemaOf } from "../../core/zod-dsl";
 import type { SourceDocument } from "../../core/types";
-import { type AgentTool, DEFAULT_MAX_ITERATIONS, MAX_MAX_ITERATIONS, runToolLoop } from "../agent-loop";
+import { type AgentTool, maxIterationsOf, runToolLoop } from "../agent-loop";
 import { chatModel } from "../components";
 import { conversation, inputHistory, memorySettings, ownMessages } from "../memory";
 import { toLangChain } from "../messages";
@@ -79,8 +79,7 @@ export const agentNode: AgentflowNodeDef = {
       const schema = structuredSchema(inputs.agentStructuredOutput, owner);
       const answers = streamsAnswer(args);
       const live = answers && config.streaming !== false && config.streaming !== "false" && !schema;
-      const given = num(inputs.agentMaxIterations) ?? num(inputs.maxIterations);
-      const maxIterations = given !== undefined && given >= 1 ? Math.min(Math.floor(given), MAX_MAX_ITERATIONS) : DEFAULT_MAX_ITERATIONS;
+      const maxIterations = maxIterationsOf(num(inputs.agentMaxIterations) ?? num(inputs.maxIterations));
 
       const start = rt.now();
       const resume = rt.humanInput ? resumeOf(rt.humanInput, rt.humanInputAction?.data?.input?.messages, owner) : undefined;

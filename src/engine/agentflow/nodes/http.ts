@@ -1,4 +1,4 @@
-// HTTP: one request through the outbound URL policy (src/lib/outbound.ts: loopback, private and
+// HTTP: one request through the outbound URL policy (src/lib/outbound/: loopback, private and
 // metadata addresses refused unless OUTBOUND_ALLOW lists them; every redirect hop checked). Body
 // types json (JSON text or rows), raw, formData and xWwwFormUrlencoded (rows {key, value}); no body
 // on GET. Credentials: basic auth, bearer token or an API key header. The output is `{http: {data,

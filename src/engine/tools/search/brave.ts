@@ -16,7 +16,7 @@ export async function braveSearchTool(inputs: Record<string, unknown>, { ctx, la
       const base = baseUrlOf(ctx.runtime.providers.BRAVE_SEARCH_BASE_URL, "https://api.search.brave.com");
       const url = `${base}/res/v1/web/search?${new URLSearchParams({ q: input })}`;
       const init = { headers: { "X-Subscription-Token": key, Accept: "application/json" } };
-      const res = await callServiceJson({ service: "Brave Search", url, init, secrets: [key] }, ctx);
+      const res = await callServiceJson({ service: "Brave Search", field: "BRAVE_SEARCH_BASE_URL", url, init, secrets: [key] }, ctx);
       const results = list(isObject(res.web) ? res.web.results : undefined);
       return JSON.stringify(results.map((r) => ({ title: r.title ?? "", link: r.url ?? "", snippet: r.description ?? "" })));
     },

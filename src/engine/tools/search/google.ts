@@ -22,7 +22,10 @@ export async function googleCustomSearchTool(inputs: Record<string, unknown>, { 
       );
       const base = baseUrlOf(ctx.runtime.providers.GOOGLE_CUSTOM_SEARCH_BASE_URL, "https://www.googleapis.com");
       const url = `${base}/customsearch/v1?${new URLSearchParams({ key, cx, q: input })}`;
-      const res = await callServiceJson({ service: "Google Custom Search", url, secrets: [key, cx] }, ctx);
+      const res = await callServiceJson(
+        { service: "Google Custom Search", field: "GOOGLE_CUSTOM_SEARCH_BASE_URL", url, secrets: [key, cx] },
+        ctx,
+      );
       const items = list(res.items).map((r) => ({ title: r.title ?? "", link: r.link ?? "", snippet: r.snippet ?? "" }));
       return JSON.stringify(items);
     },

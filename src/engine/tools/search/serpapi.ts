@@ -42,7 +42,7 @@ export async function serpApiTool(inputs: Record<string, unknown>, { ctx, label 
       const [key] = await credentialField(ctx, inputs, "serpApi", ["serpApiKey"], label);
       const base = baseUrlOf(ctx.runtime.providers.SERPAPI_BASE_URL, "https://serpapi.com");
       const url = `${base}/search?${new URLSearchParams({ engine: "google", q: input, api_key: key })}`;
-      return serpAnswer(await callServiceJson({ service: "SerpAPI", url, secrets: [key] }, ctx));
+      return serpAnswer(await callServiceJson({ service: "SerpAPI", field: "SERPAPI_BASE_URL", url, secrets: [key] }, ctx));
     },
   });
 }

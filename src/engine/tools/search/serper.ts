@@ -30,7 +30,7 @@ export async function serperTool(inputs: Record<string, unknown>, { ctx, label }
         headers: { "X-API-KEY": key, "Content-Type": "application/json" },
         body: JSON.stringify({ q: input }),
       };
-      return serperAnswer(await callServiceJson({ service: "Serper", url, init, secrets: [key] }, ctx));
+      return serperAnswer(await callServiceJson({ service: "Serper", field: "SERPER_BASE_URL", url, init, secrets: [key] }, ctx));
     },
   });
 }

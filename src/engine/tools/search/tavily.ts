@@ -48,7 +48,7 @@ export async function tavilyTool(inputs: Record<string, unknown>, { ctx, label }
         headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json" },
         body: JSON.stringify(tavilyBody(query, inputs)),
       };
-      const res = await callServiceJson({ service: "Tavily", url, init, secrets: [key] }, ctx);
+      const res = await callServiceJson({ service: "Tavily", field: "TAVILY_BASE_URL", url, init, secrets: [key] }, ctx);
       const results = Array.isArray(res.results) ? res.results : [];
       if (!results.length && !res.answer) return "No search results found. Try a different query.";
       return JSON.stringify(res);

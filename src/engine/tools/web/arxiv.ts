@@ -61,7 +61,7 @@ export async function arxivTool(inputs: Record<string, unknown>, { ctx, label }:
         ? { id_list: q.split(/\s+/).join(","), max_results: String(topK) }
         : { search_query: `all:${q.replace(/[:-]/g, "")}`, max_results: String(topK), sortBy: "relevance", sortOrder: "descending" };
       const url = `${baseUrlOf(ctx.runtime.providers.ARXIV_BASE_URL, "https://export.arxiv.org")}/api/query?${new URLSearchParams(params)}`;
-      const res = await callService({ service: "arXiv", url }, ctx);
+      const res = await callService({ service: "arXiv", field: "ARXIV_BASE_URL", url }, ctx);
       if (!res.ok) throw new ToolCallError(`Failed to search Arxiv: arXiv answered ${res.status}`);
       const entries = arxivEntries(res.text);
       if (!entries.length) return "No good Arxiv Result was found";

@@ -2,7 +2,7 @@
 // every path) and a file's raw contents. Each call has a deadline; network failures, 5xx and 429
 // are retried (maxRetries, backoff doubling from 250 ms); the token never appears in a message.
 import { ApiError, badGateway, badRequest, gatewayTimeout } from "../../../errors";
-import { type OutboundEnv, outboundFetch } from "../../../lib/outbound";
+import { type EndpointPolicy, type OutboundEnv, endpointFetch, outboundFetch } from "../../../lib/outbound";
 import { redact } from "../../../lib/redact";
 import { errorMessage } from "../../../lib/error-message";
 
@@ -20,8 +20,11 @@ export interface GithubApiOptions {
   apiUrl: string;
   token?: string;
   maxRetries: number;
-  /** Set when the API URL came from the flow (githubInstanceApi): the outbound policy applies. */
-  policy?: OutboundEnv;
+  /**
+   * The outbound rule the API URL is under: `request` when it came from the flow (githubInstanceApi),
+   * else `endpoint` (GITHUB_API_BASE_URL, or GitHub's own).
+   */
+  rule: { request: OutboundEnv } | { endpoint: EndpointPolicy };
   timeoutMs?: number;
 }
 
@@ -46,7 +49,8 @@ export class GithubApi {
     let res: Response;
     try {
       const init = { headers: this.headers(accept), signal };
-      res = this.o.policy ? await outboundFetch(url, init, this.o.policy) : await fetch(url, init);
+      const rule = this.o.rule;
+      res = "request" in rule ? await outboundFetch(url, init, rule.request) : await endpointFetch(url, init, rule.endpoint);
     } catch (err) {
       if (err instanceof ApiError) throw err;
       if (signal.aborted) throw gatewayTimeout(`GitHub did not answer within ${Math.round(ms / 1000)} s (${what})`);

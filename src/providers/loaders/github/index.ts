@@ -85,9 +85,11 @@ async function loadGithub(input: LoaderInput): Promise<Document[]> {
   const credential = input.getCredential ? await credentialOf(config, { getCredential: input.getCredential }) : {};
   const instanceApi = str(config.githubInstanceApi);
   const api = new GithubApi({
-    // A githubInstanceApi input is the flow's choice: the outbound policy applies to it.
     apiUrl: (instanceApi ?? str(input.services?.GITHUB_API_BASE_URL) ?? GITHUB_API).replace(/\/+$/, ""),
-    policy: instanceApi ? input.outbound : undefined,
+    // A githubInstanceApi input is the flow's choice (the request rule); the deployment's URL an endpoint.
+    rule: instanceApi
+      ? { request: input.outbound }
+      : { endpoint: { field: "GITHUB_API_BASE_URL", env: { ...input.outbound, ENVIRONMENT: input.services?.ENVIRONMENT } } },
     token: str(credential.accessToken),
     maxRetries: wholeNumber(config.maxRetries, "maxRetries", DEFAULT_RETRIES, 0),
   });

@@ -5,7 +5,6 @@
 // tool awaiting approval) pauses the run; a Loop queues its target again until its count is used up.
 import { ApiError } from "../../errors";
 import { RunAborted } from "../../lib/run-control";
-import type { EventStream } from "./events";
 import type { FlowMap } from "./graph";
 import { type SubRunInit, iterate } from "./iteration";
 import { Joins } from "./joins";
@@ -13,51 +12,16 @@ import type { IterationContext, NodeEmitter } from "./node-types";
 import { agentflowNodes } from "./nodes/registry";
 import { type ResolveScope, resolveInputs } from "./resolve";
 import { type FlowState, changedKeys } from "./state";
-import type {
-  AgentflowGraph,
-  AgentflowMessage,
-  AgentflowNode,
-  AgentflowPorts,
-  AgentflowRequest,
-  ExecutedData,
-  HumanInput,
-  HumanInputAction,
-  NodeResultData,
-} from "./types";
-import { errorMessage, isObject } from "./util";
+import type { AgentflowMessage, AgentflowNode, ExecutedData, HumanInput, HumanInputAction, NodeResultData } from "./types";
+import { isObject } from "./util";
+import { NodeFailure, type Running, type Shared } from "./executor-types";
+
+export { NodeFailure, type Shared } from "./executor-types";
 
 /** Node runs per request (loops included) before the run is stopped as runaway. */
 const MAX_STEPS = 1000;
 /** A Loop's count when its output gives none (Flowise's MAX_LOOP_COUNT default). */
 const FALLBACK_MAX_LOOP_COUNT = 10;
-
-/** What every run of one request shares (iteration sub-runs included). */
-export interface Shared {
-  graph: AgentflowGraph;
-  request: AgentflowRequest;
-  ports: AgentflowPorts;
-  events: EventStream;
-  /** The user input every node receives. */
-  input: string | undefined;
-  now: () => number;
-  steps: { count: number };
-}
-
-/** A node that failed (or was stopped), with the node it happened in. */
-export class NodeFailure extends Error {
-  constructor(
-    readonly node: AgentflowNode,
-    readonly cause: unknown,
-  ) {
-    super(errorMessage(cause));
-  }
-}
-
-interface Running {
-  node: AgentflowNode;
-  channel: NodeEmitter & { close(): void };
-  promise: Promise<{ result: NodeResultData; pause: boolean; startState: FlowState }>;
-}
 
 export interface RunInit {
   state: FlowState;
@@ -67,7 +31,7 @@ export interface RunInit {
   humanInput?: HumanInput;
   iteration?: IterationContext;
   /** The run an iteration sub-run belongs to. */
-  parent?: AgentflowRun;
+  parent?: AgentflowExecutor;
   /** Called with each entry this run commits (an iteration passes its children's up). */
   onEntry?: (entry: ExecutedData) => Promise<void>;
   /** An iteration's sub-run writes its frames into the Iteration node's channel. */
@@ -76,7 +40,7 @@ export interface RunInit {
   runtimeChatHistory?: AgentflowMessage[];
 }
 
-export class AgentflowRun {
+export class AgentflowExecutor {
   executedData: ExecutedData[];
   state: FlowState;
   pastChatHistory: AgentflowMessage[];
@@ -117,8 +81,8 @@ export class AgentflowRun {
   }
 
   /** An Iteration's sub-run over the nodes of its block (iteration.ts). */
-  subRun(block: FlowMap, init: SubRunInit): AgentflowRun {
-    return new AgentflowRun(this.shared, block, { ...init, parent: this });
+  subRun(block: FlowMap, init: SubRunInit): AgentflowExecutor {
+    return new AgentflowExecutor(this.shared, block, { ...init, parent: this });
   }
 
   /** Stores the whole execution so far (an iteration's sub-run stores through the top run). */

@@ -1,0 +1,86 @@
+// The call loop every chat model behind an HTTP API shares (OpenAI-compatible and native ones):
+// one JSON POST per attempt under a Deadline and the outbound policy, non-2xx → 502 with the
+// provider's message (5xx and network failures retried once before anything was produced), a JSON
+// answer or a stream. A provider module only says what to send (request) and how to read what
+// comes back (result, streamChunks).
+import type { BaseChatModelCallOptions } from "@langchain/core/language_models/chat_models";
+import type { CallbackManagerForLLMRun } from "@langchain/core/callbacks/manager";
+import type { BaseMessage } from "@langchain/core/messages";
+import type { ChatGenerationChunk, ChatResult } from "@langchain/core/outputs";
+import { badGateway } from "../../errors";
+import type { EndpointPolicy } from "../../lib/outbound";
+import { redactError } from "../../lib/redact";
+import { type AttemptRules, type Deadline, callWithRetry, streamWithRetry } from "../../lib/run-control";
+import { ChatModelBase, type RemoteModelFields } from "./base";
+import { type WireRequest, postJson, readJson } from "./http";
+
+export interface RemoteCallOptions extends BaseChatModelCallOptions {
+  tools?: Array<Record<string, unknown>>;
+}
+
+/** A 2xx answer that has a body. */
+export type BodyResponse = Response & { body: ReadableStream<Uint8Array> };
+
+export abstract class RemoteChatModel<O extends RemoteCallOptions = RemoteCallOptions> extends ChatModelBase<O> {
+  /** Named in error messages ("Anthropic answered 401: …"). */
+  abstract readonly provider: string;
+  protected readonly policy: EndpointPolicy;
+
+  constructor(fields: RemoteModelFields) {
+    super(fields);
+    this.policy = fields.policy;
+  }
+
+  protected abstract request(messages: BaseMessage[], options: this["ParsedCallOptions"], stream: boolean): WireRequest;
+  /** A whole JSON answer → the result (throw badGateway for an error body). */
+  protected abstract result(json: Record<string, unknown>): ChatResult;
+  /** One attempt's streamed answer → its chunks (the caller hands each chunk's text to the run manager). */
+  protected abstract streamChunks(res: BodyResponse, deadline: Deadline): AsyncGenerator<ChatGenerationChunk>;
+
+  /**
+   * The values scrubbed, with anything shaped like a credential, from the error that leaves (a
+   * provider may echo the key it was sent); undefined: the error leaves as it is.
+   */
+  protected secrets(): string[] | undefined {
+    return undefined;
+  }
+
+  private rules(options: this["ParsedCallOptions"]): AttemptRules {
+    const secrets = this.secrets();
+    return {
+      timeoutMs: this.timeoutMs,
+      signal: this.signalOf(options),
+      provider: this.provider,
+      ...(secrets ? { scrub: (err: Error) => redactError(err, secrets) } : {}),
+    };
+  }
+
+  async _generate(
+    messages: BaseMessage[],
+    options: this["ParsedCallOptions"],
+    _runManager?: CallbackManagerForLLMRun,
+  ): Promise<ChatResult> {
+    const req = this.request(messages, options, false);
+    return callWithRetry(this.rules(options), async (deadline) =>
+      this.result(await readJson(await postJson(req, deadline, this.provider, this.policy), deadline, this.provider)),
+    );
+  }
+
+  async *_streamResponseChunks(
+    messages: BaseMessage[],
+    options: this["ParsedCallOptions"],
+    runManager?: CallbackManagerForLLMRun,
+  ): AsyncGenerator<ChatGenerationChunk> {
+    const req = this.request(messages, options, true);
+    yield* streamWithRetry(this.rules(options), (deadline) => this.attempt(req, deadline, runManager));
+  }
+
+  private async *attempt(req: WireRequest, deadline: Deadline, runManager?: CallbackManagerForLLMRun): AsyncGenerator<ChatGenerationChunk> {
+    const res = await postJson(req, deadline, this.provider, this.policy);
+    if (!res.body) throw badGateway(`${this.provider} answered without a body`);
+    for await (const chunk of this.streamChunks(res as BodyResponse, deadline)) {
+      yield chunk;
+      if (chunk.text) await runManager?.handleLLMNewToken(chunk.text);
+    }
+  }
+}

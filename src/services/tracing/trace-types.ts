@@ -1,0 +1,42 @@
+// The shape of one run's trace: spans of model calls, tools, retrievers and nodes, as every
+// backend (Langfuse, LangSmith, OTLP) reads it.
+export type SpanKind = "generation" | "tool" | "retriever" | "chain" | "node";
+
+export interface Usage {
+  input: number;
+  output: number;
+  total: number;
+}
+
+export interface Span {
+  id: string;
+  parentId?: string;
+  kind: SpanKind;
+  name: string;
+  start: number;
+  end?: number;
+  input?: unknown;
+  output?: unknown;
+  /** Generations: the model asked for, its provider (ls_provider), parameters, token usage. */
+  model?: string;
+  provider?: string;
+  parameters?: Record<string, unknown>;
+  usage?: Usage;
+  /** Nodes: the node's id and Flowise name; tools: the call id. */
+  attributes?: Record<string, string>;
+  error?: string;
+}
+
+export interface Trace {
+  id: string;
+  name: string;
+  /** chatId: Langfuse's sessionId, LangSmith's metadata.session_id, OTLP's gen_ai.conversation.id. */
+  sessionId: string;
+  input: string;
+  output?: string;
+  start: number;
+  end?: number;
+  error?: string;
+  metadata: Record<string, string>;
+  spans: Span[];
+}
