@@ -6,7 +6,8 @@
 //     run_worker_first, so they are never served at a URL of their own), read through ASSETS:
 //       _edgeflow/api-reference/scalar.js   Scalar's standalone API reference, served at
 //                                           /api/v1/docs/scalar.js so /api/v1/docs works without network;
-//       _edgeflow/tiktoken/<encoding>.json  js-tiktoken's BPE ranks (~735 KB gzip), read by tokenTextSplitter.
+//       _edgeflow/tiktoken/<encoding>.json  js-tiktoken's BPE ranks (~735 KB gzip), read by tokenTextSplitter;
+//       _edgeflow/catalogue/                the studio's node catalogue (scripts/lib/catalogue.mjs).
 // Each file is written only when it is missing or its source changed, so this is cheap to call
 // from every entry point.
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
@@ -54,6 +55,6 @@ export async function buildAssets() {
     const ranks = (await import(`js-tiktoken/ranks/${encoding}`)).default;
     refresh(target, source, () => JSON.stringify(ranks));
   }
-  (await import("./catalogue.mjs")).buildCatalogue(root, ASSETS_DIR); // the studio's node catalogue
+  (await import("./catalogue.mjs")).buildCatalogue(root, own); // the studio's node catalogue
   return ASSETS_DIR;
 }

@@ -83,3 +83,16 @@ describe("the API beside it", () => {
     expect((await script.text()).length).toBeGreaterThan(100_000);
   });
 });
+
+describe("the worker's own files", () => {
+  it("a missing one is a miss (404), not the studio's page the single-page fallback would give", async () => {
+    const { fetchAsset, readAsset } = await import("../../src/lib/assets");
+    expect((await asset("/_edgeflow/no-such-file.json")).status).toBe(200); // the binding alone: index.html
+    expect((await fetchAsset("no-such-file.json")).status).toBe(404);
+    const conditional = await fetchAsset("catalogue/node/noSuchNode.json", { "if-none-match": "*" });
+    expect(conditional.status).toBe(404);
+    await expect(readAsset("no-such-file.json")).rejects.toThrow(/missing/);
+    const ranks = await readAsset("tiktoken/gpt2.json");
+    expect(ranks.headers.get("content-type")).toMatch(/json/);
+  });
+});
