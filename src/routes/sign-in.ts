@@ -90,7 +90,8 @@ export const signInRoutes = createRouter()
       tags,
       summary: "Sign in: answers Flowise's user object and sets the HttpOnly session cookie",
       description:
-        "An unknown email and a wrong password get the same 401. Repeated failures for one account or from one client are answered 429 for a while.",
+        "An unknown email and a wrong password get the same 401. Repeated failures for one account or from one client " +
+        "are answered 429 for a while.",
       middleware: [sameOriginOnly],
       request: { body: jsonBody(LoginBody) },
       responses: { ...jsonResponse(FlowiseUser), ...errorResponsesFor([403, 429]) },
