@@ -61,3 +61,12 @@ export function setSessionCookie(c: Context<AppEnv>, token: string, maxAgeSecond
 export function clearSessionCookie(c: Context<AppEnv>): void {
   deleteCookie(c, SESSION_COOKIE, { path: "/", httpOnly: true, sameSite: "Lax", secure: new URL(c.req.url).protocol === "https:" });
 }
+
+/** 403 unless the request is the signed-in person of account `id` (a profile is changed by its person only). */
+export function assertOwnAccount(c: Context<AppEnv>, id: string): string {
+  const principal = c.get("principal");
+  const token = sessionToken(c);
+  if (principal?.kind !== "session" || principal.accountId !== id || !token)
+    throw forbidden("Forbidden: an account's profile and password are changed by its signed-in person (others: PUT /account/password)");
+  return token;
+}

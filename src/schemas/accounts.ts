@@ -2,6 +2,7 @@
 // (STUDIO.md): its setup page's `{user: {name, email, credential}}`, its sign-in page's
 // `{email, password}`, and the user object it keeps in localStorage.
 import { z } from "@hono/zod-openapi";
+import { uuid } from "./common";
 
 /** Emails are compared lower-cased: one account per address however it is typed. */
 export const Email = z
@@ -62,3 +63,21 @@ export const Settings = z.object({ PLATFORM_TYPE: z.literal("open source") }).op
 export const Resolve = z.object({ redirectUrl: z.enum(["/organization-setup", "/signin"]) }).openapi("ResolveLogin");
 export const LoggedOut = z.object({ message: z.literal("logged_out"), redirectTo: z.string() }).openapi("LoggedOut");
 export const LoginMethods = z.object({ providers: z.array(z.string()) }).openapi("LoginMethods");
+
+export const UserQuery = z.object({ id: uuid() });
+
+/** The Account Settings page's two forms: the profile (name, email), and the password (old, new, confirmed). */
+export const ProfileUpdate = z
+  .object({
+    id: uuid(),
+    name: AccountName.optional(),
+    email: Email.optional(),
+    oldPassword: z.string().max(256, "must be at most 256 characters").optional(),
+    newPassword: Password.optional(),
+    confirmPassword: z.string().max(256, "must be at most 256 characters").optional(),
+  })
+  .openapi("ProfileUpdate");
+
+export const PublicAccount = z
+  .object({ id: z.string(), email: z.string(), name: z.string(), createdDate: z.string() })
+  .openapi("PublicAccount");

@@ -21,6 +21,7 @@ const PAGES = [
   ["/document-stores", "/api/v1/document-store/store"],
   ["/canvas", "/api/v1/nodes"],
   ["/v2/agentcanvas", "/api/v1/nodes"],
+  ["/account", "/api/v1/user"],
 ];
 const EMAIL = "owner@example.com";
 const PASSWORD = "Studio-e2e-Passw0rd!";
