@@ -34,6 +34,8 @@ const Vars = z.object({
   ASYNC_RUN_TIMEOUT_MS: positive(HOUR_MS),
   /** How long a paused detached run waits for its resume. */
   HUMAN_INPUT_TIMEOUT_MS: positive(7 * 24 * HOUR_MS),
+  /** How long a detached run may go without progress before it is woken (a restart left it cut off). */
+  DETACHED_STALL_MS: positive(30_000),
   /** Sandboxed code: the whole call, and a computing stretch between awaits (both at most 60 s). */
   TOOL_TIMEOUT_MS: positive(5_000, 60_000),
   TOOL_SLICE_MS: positive(500, 60_000),

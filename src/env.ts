@@ -65,6 +65,8 @@ interface OptionalConfig extends Partial<Record<Exclude<ProviderVar, keyof Cloud
   HUMAN_INPUT_TIMEOUT_MS?: string;
   /** Studio sessions: minutes without a request before signing in again (config.ts; default 720). */
   SESSION_IDLE_MINUTES?: string;
+  /** ms a detached run may go without progress before it is woken (default 30000; services/detached-wake.ts). */
+  DETACHED_STALL_MS?: string;
   /** The largest Flowise export file POST /export-import/import takes, in MB (default 50). */
   MAX_IMPORT_MB?: string;
   /** How long sending one run's trace (Langfuse, LangSmith, OTLP) may take, in ms (default 10000). */

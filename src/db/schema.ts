@@ -123,7 +123,8 @@ export const chatMessage = sqliteTable(
 /**
  * One run of an agentflow (Flowise's `execution`): `executionData` is the JSON of the executed
  * nodes so far, rewritten after every node, so a paused or interrupted run is never lost.
- * `updatedDate` doubles as the run's lease: an INPROGRESS row not touched for a while is TIMEOUT.
+ * `updatedDate` doubles as the run's lease: an INPROGRESS row not touched for a while is TIMEOUT
+ * (a detached run's is its sign of progress instead: a stalled one is woken, not ended).
  */
 export const execution = sqliteTable(
   "execution",
@@ -144,6 +145,9 @@ export const execution = sqliteTable(
     detached: integer("detached", { mode: "boolean" }).notNull().default(false),
     result: text("result"),
     error: text("error"),
+    // When a stalled detached run was last woken (services/detached-wake.ts): one wake a minute,
+    // claimed by a conditional UPDATE so two sweeps wake it once.
+    wokenAt: text("wokenAt"),
   },
   (t) => [
     index("idx_execution_flow_session").on(t.agentflowId, t.sessionId, t.createdDate),

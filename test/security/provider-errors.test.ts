@@ -164,3 +164,46 @@ describe("redact() is stable", () => {
     expect(redact(once, [PLAIN_KEY])).toBe(once);
   });
 });
+
+describe("native providers echoing their key (Anthropic's x-api-key, Gemini's x-goog-api-key)", () => {
+  const cases = [
+    {
+      name: "chatAnthropic",
+      credential: () => credential("anthropicApi", { anthropicApiKey: PLAIN_KEY }),
+      model: "claude-3-5-haiku-latest",
+    },
+    {
+      name: "chatGoogleGenerativeAI",
+      credential: () => credential("googleGenerativeAI", { googleGenerativeAPIKey: PLAIN_KEY }),
+      model: "gemini-1.5-flash-latest",
+    },
+  ];
+  for (const c of cases) {
+    it(`${c.name}: the provider's 401 quoting the key leaves without it`, async () => {
+      const { buildChatModel } = await import("../../src/providers/chat/registry");
+      const { getCredentialData } = await import("../../src/services/credentials");
+      const { db } = await import("../engine/helpers");
+      vi.spyOn(globalThis, "fetch").mockImplementation(async () =>
+        Response.json({ error: { message: `invalid x-api-key ${PLAIN_KEY}` } }, { status: 401 }),
+      );
+      const model = await buildChatModel(
+        c.name,
+        { modelName: c.model, credential: await c.credential() },
+        {
+          env: {
+            ENVIRONMENT: env.ENVIRONMENT,
+            ANTHROPIC_BASE_URL: "http://127.0.0.1:9",
+            GOOGLE_GENERATIVE_AI_BASE_URL: "http://127.0.0.1:9",
+          },
+          getCredential: (id) => getCredentialData(db(), env.CREDENTIAL_ENCRYPTION_KEY, id),
+        },
+      );
+      const err = await model.invoke("hi").then(
+        () => undefined,
+        (e: Error) => e,
+      );
+      expect(err?.message).toMatch(/401/);
+      expectScrubbed(String(err?.message), PLAIN_KEY);
+    });
+  }
+});

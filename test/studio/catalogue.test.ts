@@ -31,6 +31,22 @@ describe("the node catalogue", () => {
     expect(nodes).not.toContain("slackMCP");
   });
 
+  it("offers Flowise 3.1.4's spellings of renamed nodes; the older spellings still run but are not listed", async () => {
+    const listed = ((await json("GET", "/nodes")) as Node[]).map((n) => n.name);
+    const runnable = runnableNodeNames();
+    for (const [flowise, older] of [
+      ["ollamaEmbedding", "ollamaEmbeddings"],
+      ["upstashRedisBackedChatMemory", "UpstashRedisBackedChatMemory"],
+      ["MySQLRecordManager", "mySQLRecordManager"],
+    ]) {
+      expect(listed).toContain(flowise);
+      expect(listed).not.toContain(older);
+      expect(runnable).toEqual(expect.arrayContaining([flowise, older]));
+      expect((await call("GET", `/nodes/${older}`)).status).toBe(200);
+    }
+    expect(runnable).toContain("simpleStoreLlamaIndex");
+  });
+
   it("GET /nodes lists the offered nodes in Flowise's shape, with an ETag; a repeat load is a 304", async () => {
     const res = await call("GET", "/nodes");
     expect(res.status).toBe(200);

@@ -8,6 +8,7 @@ import { ChatGenerationChunk, type ChatResult } from "@langchain/core/outputs";
 import type { Runnable } from "@langchain/core/runnables";
 import { convertToOpenAITool } from "@langchain/core/utils/function_calling";
 import { badGateway } from "../../errors";
+import { headerSecrets } from "../../lib/redact";
 import type { RemoteModelFields } from "./base";
 import { contentText } from "./messages";
 import { type WireRequest, messageOf } from "./http";
@@ -126,6 +127,11 @@ export class AnthropicChatModel extends NativeChatModel {
     const choice = toolChoice(options?.tool_choice);
     if (choice && options?.tools?.length) params.tool_choice = choice;
     return params;
+  }
+
+  /** A provider may echo the key it was sent. */
+  protected secrets(): string[] {
+    return [...(this.apiKey ? [this.apiKey] : []), ...headerSecrets(this.headers)];
   }
 
   protected request(messages: BaseMessage[], options: this["ParsedCallOptions"], stream: boolean): WireRequest {

@@ -174,6 +174,11 @@ export class GeminiChatModel extends NativeChatModel {
     return params;
   }
 
+  /** A provider may echo the key it was sent. */
+  protected secrets(): string[] {
+    return this.apiKey ? [this.apiKey] : [];
+  }
+
   protected request(messages: BaseMessage[], options: this["ParsedCallOptions"], stream: boolean): WireRequest {
     const { system, contents } = toGeminiContents(messages);
     const model = encodeURIComponent(this.model.replace(/^models\//, ""));

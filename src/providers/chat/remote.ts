@@ -38,12 +38,10 @@ export abstract class RemoteChatModel<O extends RemoteCallOptions = RemoteCallOp
   protected abstract streamChunks(res: BodyResponse, deadline: Deadline): AsyncGenerator<ChatGenerationChunk>;
 
   /**
-   * The values scrubbed, with anything shaped like a credential, from the error that leaves (a
-   * provider may echo the key it was sent); undefined: the error leaves as it is.
+   * The values scrubbed, with anything shaped like a credential, from every error that leaves (a
+   * provider may echo the key it was sent): the provider's key and credential-named headers.
    */
-  protected secrets(): string[] | undefined {
-    return undefined;
-  }
+  protected abstract secrets(): string[];
 
   private rules(options: this["ParsedCallOptions"]): AttemptRules {
     const secrets = this.secrets();
@@ -51,7 +49,7 @@ export abstract class RemoteChatModel<O extends RemoteCallOptions = RemoteCallOp
       timeoutMs: this.timeoutMs,
       signal: this.signalOf(options),
       provider: this.provider,
-      ...(secrets ? { scrub: (err: Error) => redactError(err, secrets) } : {}),
+      scrub: (err: Error) => redactError(err, secrets),
     };
   }
 
