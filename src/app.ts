@@ -12,6 +12,8 @@ import { metaRoutes } from "./routes/meta";
 import { toolsRoutes } from "./routes/tools";
 import { apiKeyRoutes } from "./routes/apikeys";
 import { authRoutes } from "./routes/auth";
+import { signInRoutes } from "./routes/sign-in";
+import { accountSettingsRoutes } from "./routes/account-settings";
 import { chatflowRoutes } from "./routes/chatflows";
 import { assistantRoutes } from "./routes/assistants";
 import { leadRoutes } from "./routes/leads";
@@ -64,6 +66,8 @@ export function createApp() {
   api.route("/tools", toolsRoutes);
   api.route("/apikey", apiKeyRoutes);
   api.route("/auth", authRoutes);
+  api.route("/", signInRoutes);
+  api.route("/", accountSettingsRoutes);
   api.route("/chatflows", chatflowRoutes);
   api.route("/chatflows", chatflowTriggerRoutes);
   api.route("/assistants", assistantRoutes);

@@ -41,6 +41,8 @@ const Vars = z.object({
   TOOL_SLICE_MS: positive(500, 60_000),
   /** Seconds an agentflow execution may go without a sign of life before it is TIMEOUT. */
   EXECUTION_LEASE_SECONDS: positive(120),
+  /** Studio sessions: minutes without a request after which a person must sign in again (default 12 h, at most 30 days). */
+  SESSION_IDLE_MINUTES: positive(720, 30 * 24 * 60),
   MAX_BODY_MB: positive(5),
   MAX_UPLOAD_MB: positive(20),
   /** A Flowise export file's size limit (POST /export-import/import reads it as a stream). */

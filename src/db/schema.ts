@@ -484,3 +484,37 @@ export const scheduleTriggerLog = sqliteTable(
     index("idx_schedule_trigger_log_execution").on(t.executionId),
   ],
 );
+
+/**
+ * A person who signs in to the studio (the web UI at /). `email` is stored lower-cased (unique);
+ * `passwordHash` is lib/password.ts's "pbkdf2-sha256$<iterations>$<salt>$<hash>", never the password.
+ */
+export const account = sqliteTable(
+  "account",
+  {
+    id: text("id").primaryKey(),
+    email: text("email").notNull(),
+    name: text("name").notNull(),
+    passwordHash: text("passwordHash").notNull(),
+    createdDate: createdDate(),
+    updatedDate: updatedDate(),
+  },
+  (t) => [uniqueIndex("uq_account_email").on(t.email)],
+);
+
+/**
+ * A signed-in session. `id` is the SHA-256 (hex) of the cookie's token: the token itself is never
+ * stored. Requests pass until `accessUntil`; then POST /auth/refreshToken moves both times on,
+ * until `expiresAt` (the idle limit) has passed. Deleting the row signs the session out at once.
+ */
+export const accountSession = sqliteTable(
+  "account_session",
+  {
+    id: text("id").primaryKey(),
+    accountId: text("accountId").notNull(),
+    accessUntil: text("accessUntil").notNull(),
+    expiresAt: text("expiresAt").notNull(),
+    createdDate: createdDate(),
+  },
+  (t) => [index("idx_account_session_account").on(t.accountId)],
+);

@@ -17,7 +17,7 @@ type Node = {
 };
 
 async function manifest(): Promise<{ nodes: string[]; listed: string[]; credentials: string[] }> {
-  const res = await (env as unknown as { ASSETS: Fetcher }).ASSETS.fetch("https://assets.local/catalogue/manifest.json");
+  const res = await (env as unknown as { ASSETS: Fetcher }).ASSETS.fetch("https://assets.local/_edgeflow/catalogue/manifest.json");
   return res.json();
 }
 
