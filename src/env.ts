@@ -63,7 +63,7 @@ interface OptionalConfig extends Partial<Record<Exclude<ProviderVar, keyof Cloud
   CALLBACK_SECRET?: string;
   ASYNC_RUN_TIMEOUT_MS?: string;
   HUMAN_INPUT_TIMEOUT_MS?: string;
-  /** ms a detached run may go without progress before it is woken (default 30000; services/detached-wake.ts). */
+  /** ms a detached run may go without progress before it is woken (default 30000; services/executions/wake.ts). */
   DETACHED_STALL_MS?: string;
   /** The largest Flowise export file POST /export-import/import takes, in MB (default 50). */
   MAX_IMPORT_MB?: string;
