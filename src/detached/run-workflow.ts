@@ -44,7 +44,7 @@ export class RunWorkflow extends WorkflowEntrypoint<Env, DetachedParams> {
     const env = detachedEnv(this.env);
     const db = createDb(env.DB);
     const request = { id: `execution ${params.executionId}`, waitUntil: (work: Promise<unknown>) => this.ctx.waitUntil(work) };
-    const deps: RunDeps = createServices(env, db, request, workflowRuns(env.RUNS));
+    const deps: RunDeps = createServices({ db, env, request, detached: workflowRuns(env.RUNS) });
     const counter: StepCounter = { count: 0 };
     const secrets = workerSecretValues(env);
     // While a step works, the row shows progress often enough that no wake takes the run for stalled.
@@ -74,7 +74,7 @@ export class RunWorkflow extends WorkflowEntrypoint<Env, DetachedParams> {
       });
       if (part === 0 && params.triggerLogId) {
         await steps.own("trigger log", async () => {
-          await settleTriggerLog(db, params.triggerLogId!, outcome.ok ? undefined : redact(outcome.message, secrets));
+          await settleTriggerLog(deps, params.triggerLogId!, outcome.ok ? undefined : redact(outcome.message, secrets));
           return true;
         });
       }
