@@ -13,7 +13,11 @@ export const bearerTokenOf = (c: Context<AppEnv>): string | undefined => bearerT
 export async function resolvePrincipal(c: Context<AppEnv>, findKey?: KeyFinder): Promise<Principal | null> {
   const cached = c.get("principal") as Principal | null | undefined;
   if (cached !== undefined) return cached;
-  const principal = await principalOf(c.req.header("Authorization"), c.env, findKey ?? ((t: string) => findApiKeyByToken(c.get("db"), t)));
+  const principal = await principalOf(
+    c.req.header("Authorization"),
+    c.env,
+    findKey ?? ((t: string) => findApiKeyByToken(c.var.services, t)),
+  );
   c.set("principal", principal);
   return principal;
 }
