@@ -91,7 +91,6 @@ export type AppEnv = {
   Bindings: Env;
   Variables: {
     requestId: string;
-    db: Db;
     principal: Principal | null;
     /** 422 on the endpoints whose contract names a validation exception; else 400. */
     validationStatus: 400 | 422;

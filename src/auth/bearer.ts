@@ -19,7 +19,7 @@ export async function resolvePrincipal(c: Context<AppEnv>, findKey?: KeyFinder):
   if (cached !== undefined) return cached;
   const header = c.req.header("Authorization");
   const principal = header
-    ? await principalOf(header, c.env, findKey ?? ((t: string) => findApiKeyByToken(c.get("db"), t)))
+    ? await principalOf(header, c.env, findKey ?? ((t: string) => findApiKeyByToken(c.var.services, t)))
     : await sessionPrincipal(c);
   c.set("principal", principal);
   return principal;

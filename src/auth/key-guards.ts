@@ -15,7 +15,7 @@ export function onApiKey(param: string, ...names: string[]): Guard {
     if (!allowsAny(access, names)) throw lacking(names);
     const id = pathId(c, param);
     if (!id) return;
-    const scope = await findKeyScope(c.var.db, id);
+    const scope = await findKeyScope(c.var.services, id);
     if (scope && !covers(access, scope)) throw beyond();
   });
 }

@@ -19,7 +19,7 @@ export function onFlowConfig(param: string): Guard {
       if (!allowsAny(access, CONFIG)) throw lacking(CONFIG);
       const id = pathId(c, param);
       if (!id) return;
-      const owner = await findOwner(c.var.db, id);
+      const owner = await findOwner(c.var.services, id);
       if (owner?.kind !== "chatflow") return;
       const names = [categoryOfFlowType(owner.type) === "agentflows" ? "agentflows:config" : "chatflows:config"];
       if (!allowsAny(access, names)) throw lacking(names);

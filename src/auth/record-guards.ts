@@ -33,7 +33,7 @@ export function onRecords(idsOf: (c: Context<AppEnv>) => Promise<string[]>, ...a
   return guard(describe(actions), async (c, access) => {
     if (!ALL_CATEGORIES.some((cat) => allowsAny(access, namesFor(cat, actions)))) throw lacking(namesFor("chatflows", actions));
     for (const id of await idsOf(c)) {
-      const owner = await findOwner(c.var.db, id);
+      const owner = await findOwner(c.var.services, id);
       if (owner) assertOnOwner(access, owner, actions);
     }
   });

@@ -42,7 +42,7 @@ export async function sessionPrincipal(c: Context<AppEnv>): Promise<Principal | 
   const token = sessionToken(c);
   if (!token || !isStudioRequest(c)) return null;
   if (!isRead(c.req.method)) assertSameOrigin(c);
-  const session = await checkSession(primaryDb(c.env), token);
+  const session = await checkSession({ db: primaryDb(c.env) }, token);
   if (session.state === "valid") return { kind: "session", accountId: session.accountId };
   if (session.state === "refresh") throw new ApiError(401, "Token Expired", { retry: true });
   throw unauthorized("Unauthorized: the session has ended; sign in again");

@@ -13,7 +13,7 @@ import { workflowRuns } from "./runs-port";
 import type { Progress, StepCounter } from "./steps";
 
 export interface DetachedContext {
-  deps: Services;
+  deps: Services & { timeLimitMs?: number };
   params: DetachedParams;
   step: WorkflowStep;
   counter: StepCounter;
@@ -27,8 +27,14 @@ export function detachedContext(
   step: WorkflowStep,
   waitUntil: (work: Promise<unknown>) => void,
 ): DetachedContext {
-  const services = createServices(env, createDb(env.DB), { id: `execution ${params.executionId}`, waitUntil }, workflowRuns(env));
-  const deps: Services = { ...services, timeLimitMs: services.config.ASYNC_RUN_TIMEOUT_MS };
+  const services = createServices({
+    db: createDb(env.DB),
+    env,
+    request: { id: `execution ${params.executionId}`, waitUntil },
+    detached: workflowRuns(env),
+  });
+  // Assigned, not spread: a spread would read the container's lazy runtime and build every port now.
+  const deps = Object.assign(services, { timeLimitMs: services.config.ASYNC_RUN_TIMEOUT_MS });
   return {
     deps,
     params,

@@ -82,7 +82,7 @@ export async function logTrigger(ctx: DetachedContext, { steps }: Part, outcome:
   const logId = params.triggerLogId;
   if (!logId) return;
   await steps.own("trigger log", async () => {
-    await settleTriggerLog(deps.db, logId, outcome.ok ? undefined : redact(outcome.message, secrets));
+    await settleTriggerLog(deps, logId, outcome.ok ? undefined : redact(outcome.message, secrets));
     return true;
   });
 }

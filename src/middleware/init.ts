@@ -1,9 +1,10 @@
 // init: the request's D1 session (lib/d1-session.ts: a replica for reads and runs, the primary for
 // other writes, the client's bookmark honoured and the newest one sent back), the database client
-// over it, and the request's services container (services/container.ts: the client, env, config,
-// the engine's ports, credentials, waitUntil, the detached runs port) on c.var, for the routes.
-// The context map is declared here, with the middleware that fills it, so that neither env.ts
-// (which everything imports) nor a service knows Hono's context. With the simulated planet on (lib/d1-simulation.ts,
+// over it, and the request's services container over that client (services/container.ts: env,
+// config, files, the engine's ports built on first use, credentials, waitUntil, the detached runs
+// port) on c.var.services: a route or guard reaches the database only through it, handing it to a
+// service. The context map is declared here, with the middleware that fills it, so that neither
+// env.ts (which everything imports) nor a service knows Hono's context. With the simulated planet on (lib/d1-simulation.ts,
 // development only), the session is delayed and its round trips counted.
 import type { Context, MiddlewareHandler } from "hono";
 import { dbOver } from "../db";
@@ -12,12 +13,9 @@ import { type D1Trace, newTrace, simulateD1, simulationOf, traceOf } from "../li
 import type { AppEnv } from "../env";
 import { workflowRuns } from "../detached/runs-port";
 import { type Services, createServices } from "../services/container";
-import type { Runtime } from "../engine";
 
 declare module "hono" {
   interface ContextVariableMap {
-    /** The engine's ports (services/runtime builds them; routes hand them to services). */
-    runtime: Runtime;
     /** The request's services container (services/container.ts): what routes hand to services. */
     services: Services;
   }
@@ -40,10 +38,7 @@ export const init: MiddlewareHandler<AppEnv> = async (c, next) => {
   const trace = sim ? newTrace(c.get("requestId")) : undefined;
   const db = dbOver(sim && trace ? simulateD1(session, sim, trace, primaryFirst) : session);
   const request = { id: c.get("requestId"), waitUntil: (work: Promise<unknown>) => c.executionCtx.waitUntil(work) };
-  const services = createServices(c.env, db, request, workflowRuns(c.env));
-  c.set("db", db);
-  c.set("runtime", services.runtime);
-  c.set("services", services);
+  c.set("services", createServices({ db, env: c.env, request, detached: workflowRuns(c.env) }));
   await next();
   // The newest state this request saw or made (a stream's later writes are not in it: its head has left).
   const bookmark = session.getBookmark();

@@ -19,9 +19,8 @@ const isJob = (body: unknown): body is UpsertJob =>
   Array.isArray((body as UpsertJob).loaderIds);
 
 export async function queue(batch: MessageBatch<unknown>, env: Env): Promise<void> {
-  const db = createDb(env.DB);
   // The same services as a request's: the consumer reads credentials the way a run does.
-  const deps: DocStoreDeps = createServices(env, db, { id: "upsert queue", waitUntil: () => undefined });
+  const deps: DocStoreDeps = createServices({ db: createDb(env.DB), env, request: { id: "upsert queue", waitUntil: () => undefined } });
   for (const message of batch.messages) {
     if (!isJob(message.body)) {
       console.error(`upsert queue: dropping a message that is not a document store job (${message.id})`);
@@ -29,7 +28,7 @@ export async function queue(batch: MessageBatch<unknown>, env: Env): Promise<voi
       continue;
     }
     try {
-      await runUpsertJob(deps, env.FILES, message.body, message.attempts >= MAX_ATTEMPTS);
+      await runUpsertJob(deps, message.body, message.attempts >= MAX_ATTEMPTS);
       message.ack();
     } catch (err) {
       console.error(

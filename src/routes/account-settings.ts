@@ -25,7 +25,7 @@ export const accountSettingsRoutes = createRouter()
       responses: jsonResponse(PublicAccount),
     }),
     async (c) => {
-      const found = await findAccount(c.var.db, c.req.valid("query").id);
+      const found = await findAccount(c.var.services, c.req.valid("query").id);
       if (!found) throw notFound(`Account ${c.req.valid("query").id} not found`);
       return c.json({ id: found.id, email: found.email, name: found.name, createdDate: found.createdDate }, 200);
     },
@@ -44,7 +44,7 @@ export const accountSettingsRoutes = createRouter()
     async (c) => {
       const { id, ...patch } = c.req.valid("json");
       const sessionToken = assertOwnAccount(c, id);
-      const updated = await updateOwnAccount(c.env, c.var.db, id, patch, { sessionToken, clientIp: clientIpOf(c.req.raw.headers, c.env) });
+      const updated = await updateOwnAccount(c.var.services, id, patch, { sessionToken, clientIp: clientIpOf(c.req.raw.headers, c.env) });
       return c.json({ user: flowiseUser(updated) }, 200);
     },
   );

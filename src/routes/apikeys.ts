@@ -17,7 +17,7 @@ export const apiKeyRoutes = createRouter()
       request: { body: jsonBody(ApiKeyCreate) },
       responses: jsonResponse(ApiKey),
     }),
-    async (c) => c.json(await service.createApiKey(c.var.db, c.req.valid("json"), await grantCheck(c)), 200),
+    async (c) => c.json(await service.createApiKey(c.var.services, c.req.valid("json"), await grantCheck(c)), 200),
   )
   .openapi(
     protectedRoute({
@@ -29,7 +29,7 @@ export const apiKeyRoutes = createRouter()
       request: { query: PageQuery },
       responses: jsonResponse(listOf(ApiKey)),
     }),
-    async (c) => c.json(await service.listApiKeys(c.var.db, c.req.valid("query"), await visibleKeys(c)), 200),
+    async (c) => c.json(await service.listApiKeys(c.var.services, c.req.valid("query"), await visibleKeys(c)), 200),
   )
   .openapi(
     protectedRoute({
@@ -41,7 +41,7 @@ export const apiKeyRoutes = createRouter()
       request: { params: IdParam },
       responses: jsonResponse(ApiKey),
     }),
-    async (c) => c.json(await service.getApiKey(c.var.db, c.req.valid("param").id), 200),
+    async (c) => c.json(await service.getApiKey(c.var.services, c.req.valid("param").id), 200),
   )
   .openapi(
     protectedRoute({
@@ -53,7 +53,7 @@ export const apiKeyRoutes = createRouter()
       request: { params: IdParam, body: jsonBody(ApiKeyUpdate) },
       responses: jsonResponse(ApiKey),
     }),
-    async (c) => c.json(await service.updateApiKey(c.var.db, c.req.valid("param").id, c.req.valid("json"), await grantCheck(c)), 200),
+    async (c) => c.json(await service.updateApiKey(c.var.services, c.req.valid("param").id, c.req.valid("json"), await grantCheck(c)), 200),
   )
   .openapi(
     protectedRoute({
@@ -65,5 +65,5 @@ export const apiKeyRoutes = createRouter()
       request: { params: IdParam },
       responses: jsonResponse(DeletedResponse),
     }),
-    async (c) => c.json(await service.deleteApiKey(c.var.db, c.req.valid("param").id), 200),
+    async (c) => c.json(await service.deleteApiKey(c.var.services, c.req.valid("param").id), 200),
   );

@@ -17,7 +17,7 @@ export const assistantRoutes = createRouter()
       request: { body: jsonBody(AssistantCreate) },
       responses: jsonResponse(Assistant),
     }),
-    async (c) => c.json(await service.createAssistant(c.var.db, c.req.valid("json")), 200),
+    async (c) => c.json(await service.createAssistant(c.var.services, c.req.valid("json")), 200),
   )
   .openapi(
     protectedRoute({
@@ -31,7 +31,7 @@ export const assistantRoutes = createRouter()
     }),
     async (c) => {
       const { type, ...page } = c.req.valid("query");
-      return c.json(await service.listAssistants(c.var.db, page, type), 200);
+      return c.json(await service.listAssistants(c.var.services, page, type), 200);
     },
   )
   .openapi(
@@ -44,7 +44,7 @@ export const assistantRoutes = createRouter()
       request: { params: IdParam },
       responses: jsonResponse(Assistant),
     }),
-    async (c) => c.json(await service.getAssistant(c.var.db, c.req.valid("param").id), 200),
+    async (c) => c.json(await service.getAssistant(c.var.services, c.req.valid("param").id), 200),
   )
   .openapi(
     protectedRoute({
@@ -56,7 +56,7 @@ export const assistantRoutes = createRouter()
       request: { params: IdParam, body: jsonBody(AssistantUpdate) },
       responses: jsonResponse(Assistant),
     }),
-    async (c) => c.json(await service.updateAssistant(c.var.db, c.req.valid("param").id, c.req.valid("json")), 200),
+    async (c) => c.json(await service.updateAssistant(c.var.services, c.req.valid("param").id, c.req.valid("json")), 200),
   )
   .openapi(
     protectedRoute({
@@ -68,5 +68,5 @@ export const assistantRoutes = createRouter()
       request: { params: IdParam },
       responses: jsonResponse(DeletedResponse),
     }),
-    async (c) => c.json(await service.deleteAssistant(c.var.db, c.req.valid("param").id), 200),
+    async (c) => c.json(await service.deleteAssistant(c.var.services, c.req.valid("param").id), 200),
   );

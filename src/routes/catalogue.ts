@@ -94,7 +94,7 @@ export const catalogueRoutes = createRouter()
       },
       responses: { ...jsonResponse(z.array(LoadOption)), 501: { description: "A load method not available yet" } },
     }),
-    async (c) => c.json(await loadOptions(c.var.db, c.req.valid("param").name, c.req.valid("json")), 200),
+    async (c) => c.json(await loadOptions(c.var.services, c.req.valid("param").name, c.req.valid("json")), 200),
   )
   .openapi(
     protectedRoute({

@@ -39,7 +39,7 @@ chatflowTriggerRoutes
       request: { params: IdParam },
       responses: jsonResponse(WebhookSecretResponse),
     }),
-    async (c) => c.json(await createWebhookSecret(c.var.db, c.env.CREDENTIAL_ENCRYPTION_KEY, c.req.valid("param").id), 200),
+    async (c) => c.json(await createWebhookSecret(c.var.services, c.req.valid("param").id), 200),
   )
   .openapi(
     protectedRoute({
@@ -51,7 +51,7 @@ chatflowTriggerRoutes
       request: { params: IdParam },
       responses: jsonResponse(DeletedResponse),
     }),
-    async (c) => c.json(await clearWebhookSecret(c.var.db, c.req.valid("param").id), 200),
+    async (c) => c.json(await clearWebhookSecret(c.var.services, c.req.valid("param").id), 200),
   )
   .openapi(
     protectedRoute({
@@ -63,7 +63,7 @@ chatflowTriggerRoutes
       request: { params: IdParam },
       responses: jsonResponse(ScheduleStatus),
     }),
-    async (c) => c.json(await getScheduleStatus(c.var.db, c.req.valid("param").id), 200),
+    async (c) => c.json(await getScheduleStatus(c.var.services, c.req.valid("param").id), 200),
   )
   .openapi(
     protectedRoute({
@@ -75,7 +75,7 @@ chatflowTriggerRoutes
       request: { params: IdParam, body: documentedBody("ScheduleEnabled", true) },
       responses: jsonResponse(ScheduleRecord),
     }),
-    async (c) => c.json(await setScheduleEnabled(c.var.db, id(c), await jsonBodyOrEmpty(c)), 200),
+    async (c) => c.json(await setScheduleEnabled(c.var.services, id(c), await jsonBodyOrEmpty(c)), 200),
   )
   .openapi(
     protectedRoute({
@@ -89,7 +89,7 @@ chatflowTriggerRoutes
     }),
     async (c) =>
       c.json(
-        await listTriggerLogs(c.var.db, c.req.valid("param").id, {
+        await listTriggerLogs(c.var.services, c.req.valid("param").id, {
           page: c.req.query("page"),
           limit: c.req.query("limit"),
           status: c.req.queries("status"),

@@ -20,7 +20,7 @@ export const chatflowRoutes = createRouter()
       request: { body: jsonBody(ChatflowCreate) },
       responses: jsonResponse(ChatflowSaved),
     }),
-    async (c) => c.json(await service.createChatflow(c.var.db, c.req.valid("json"), c.env), 200),
+    async (c) => c.json(await service.createChatflow(c.var.services, c.req.valid("json")), 200),
   )
   .openapi(
     protectedRoute({
@@ -34,7 +34,7 @@ export const chatflowRoutes = createRouter()
     }),
     async (c) => {
       const { type, ...page } = c.req.valid("query");
-      return c.json(await service.listChatflows(c.var.db, page, type, visibleFlows(await accessFrom(c), ["view", "update"])), 200);
+      return c.json(await service.listChatflows(c.var.services, page, type, visibleFlows(await accessFrom(c), ["view", "update"])), 200);
     },
   )
   .openapi(
@@ -49,7 +49,11 @@ export const chatflowRoutes = createRouter()
     }),
     async (c) =>
       c.json(
-        await service.listChatflowsByApiKey(c.var.db, c.req.valid("param").apikey, visibleFlows(await accessFrom(c), ["view", "update"])),
+        await service.listChatflowsByApiKey(
+          c.var.services,
+          c.req.valid("param").apikey,
+          visibleFlows(await accessFrom(c), ["view", "update"]),
+        ),
         200,
       ),
   )
@@ -63,7 +67,7 @@ export const chatflowRoutes = createRouter()
       request: { params: IdParam },
       responses: jsonResponse(Chatflow),
     }),
-    async (c) => c.json(await service.getChatflow(c.var.db, c.req.valid("param").id), 200),
+    async (c) => c.json(await service.getChatflow(c.var.services, c.req.valid("param").id), 200),
   )
   .openapi(
     protectedRoute({
@@ -75,7 +79,7 @@ export const chatflowRoutes = createRouter()
       request: { params: IdParam, body: jsonBody(ChatflowUpdate) },
       responses: jsonResponse(ChatflowSaved),
     }),
-    async (c) => c.json(await service.updateChatflow(c.var.db, c.req.valid("param").id, c.req.valid("json"), c.env), 200),
+    async (c) => c.json(await service.updateChatflow(c.var.services, c.req.valid("param").id, c.req.valid("json")), 200),
   )
   .openapi(
     protectedRoute({

@@ -21,9 +21,13 @@ export const chatMessageRoutes = createRouter()
     async (c) => {
       const { chatflowid } = c.req.valid("param");
       const { order, feedback, feedbackType, chatType, "chatType[]": chatTypeArray, ...filter } = c.req.valid("query");
-      await findConversationOwner(c.var.db, chatflowid);
+      await findConversationOwner(c.var.services, chatflowid);
       const chatTypes = [...(chatType ?? []), ...(chatTypeArray ?? [])];
-      const messages = await service.listChatMessages(c.var.db, { ...filter, chatTypes, chatflowid }, { order, feedback, feedbackType });
+      const messages = await service.listChatMessages(
+        c.var.services,
+        { ...filter, chatTypes, chatflowid },
+        { order, feedback, feedbackType },
+      );
       return c.json(messages as z.infer<typeof ChatMessage>[], 200);
     },
   )
@@ -42,9 +46,9 @@ export const chatMessageRoutes = createRouter()
       // hardDelete would also clear an external memory store; edgeflow's memories read this table,
       // so deleting the rows is the whole job either way.
       const { hardDelete: _hardDelete, feedbackType, chatType, "chatType[]": chatTypeArray, ...filter } = c.req.valid("query");
-      await findConversationOwner(c.var.db, chatflowid);
+      await findConversationOwner(c.var.services, chatflowid);
       const chatTypes = [...(chatType ?? []), ...(chatTypeArray ?? [])];
-      const deleted = await service.deleteChatMessages(c.var.db, c.env.FILES, { ...filter, chatTypes, chatflowid }, feedbackType);
+      const deleted = await service.deleteChatMessages(c.var.services, { ...filter, chatTypes, chatflowid }, feedbackType);
       return c.json({ deleted }, 200);
     },
   );

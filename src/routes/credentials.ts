@@ -16,7 +16,7 @@ export const credentialRoutes = createRouter()
       request: { body: jsonBody(CredentialCreate) },
       responses: jsonResponse(Credential),
     }),
-    async (c) => c.json(await service.createCredential(c.var.db, c.env.CREDENTIAL_ENCRYPTION_KEY, c.req.valid("json")), 200),
+    async (c) => c.json(await service.createCredential(c.var.services, c.req.valid("json")), 200),
   )
   .openapi(
     protectedRoute({
@@ -30,7 +30,7 @@ export const credentialRoutes = createRouter()
     }),
     async (c) => {
       const { credentialName, ...page } = c.req.valid("query");
-      return c.json(await service.listCredentials(c.var.db, page, credentialName), 200);
+      return c.json(await service.listCredentials(c.var.services, page, credentialName), 200);
     },
   )
   .openapi(
@@ -43,7 +43,7 @@ export const credentialRoutes = createRouter()
       request: { params: IdParam },
       responses: jsonResponse(Credential),
     }),
-    async (c) => c.json(await service.getCredential(c.var.db, c.req.valid("param").id), 200),
+    async (c) => c.json(await service.getCredential(c.var.services, c.req.valid("param").id), 200),
   )
   .openapi(
     protectedRoute({
@@ -55,8 +55,7 @@ export const credentialRoutes = createRouter()
       request: { params: IdParam, body: jsonBody(CredentialUpdate) },
       responses: jsonResponse(Credential),
     }),
-    async (c) =>
-      c.json(await service.updateCredential(c.var.db, c.env.CREDENTIAL_ENCRYPTION_KEY, c.req.valid("param").id, c.req.valid("json")), 200),
+    async (c) => c.json(await service.updateCredential(c.var.services, c.req.valid("param").id, c.req.valid("json")), 200),
   )
   .openapi(
     protectedRoute({
@@ -68,5 +67,5 @@ export const credentialRoutes = createRouter()
       request: { params: IdParam },
       responses: jsonResponse(DeletedResponse),
     }),
-    async (c) => c.json(await service.deleteCredential(c.var.db, c.req.valid("param").id), 200),
+    async (c) => c.json(await service.deleteCredential(c.var.services, c.req.valid("param").id), 200),
   );

@@ -26,7 +26,6 @@ import {
 } from "../schemas/document-store";
 import * as chunks from "../services/document-store/chunks";
 import * as stores from "../services/document-store/stores";
-import type { DocStoreDeps } from "../services/document-store/types";
 import { isAccepted, refreshDocStore, upsertDocStore } from "../services/document-store/upsert";
 import type { Uploads } from "../services/document-store/plan";
 import { discardUpload, largestUpload, receiveForm } from "../services/document-store/uploads";
@@ -38,9 +37,6 @@ import { createRouter, describeIssues, errorResponsesFor, jsonBody, jsonResponse
 import { assertAllowed, can } from "../auth/guard";
 
 const tags = ["document-store"];
-
-/** The request's services container (c.var.services): it is what document stores take. */
-const depsOf = (c: Context<AppEnv>): DocStoreDeps => c.var.services;
 
 /**
  * Upserts carry files. A chatflow's vector upsert: up to MAX_UPLOAD_MB (plus room for the form
@@ -72,11 +68,11 @@ async function readUpsertBody(c: Context<AppEnv>, storeId: string): Promise<{ in
     const body = await readJsonOrForm(c);
     return { input: parseUpsertBody(body.kind === "json" ? body.body : body.fields), uploads: { files: [] } };
   }
-  const form = await receiveForm(c.env, c.env.FILES, storeId, c.req.raw.body, c.req.header("content-type") ?? "");
+  const form = await receiveForm(c.var.services, storeId, c.req.raw.body, c.req.header("content-type") ?? "");
   try {
     return { input: parseUpsertBody(form.fields), uploads: { files: form.files, id: form.uploadId } };
   } catch (err) {
-    await discardUpload(c.env.FILES, storeId, form.uploadId);
+    await discardUpload(c.var.services, storeId, form.uploadId);
     throw err;
   }
 }
@@ -98,7 +94,7 @@ export const documentStoreRoutes = createRouter()
       request: { body: jsonBody(DocumentStoreCreate) },
       responses: jsonResponse(DocumentStore),
     }),
-    async (c) => c.json(await stores.createStore(c.var.db, c.req.valid("json")), 200),
+    async (c) => c.json(await stores.createStore(c.var.services, c.req.valid("json")), 200),
   )
   .openapi(
     protectedRoute({
@@ -110,7 +106,7 @@ export const documentStoreRoutes = createRouter()
       request: { query: PageQuery },
       responses: jsonResponse(listOf(DocumentStore)),
     }),
-    async (c) => c.json(await stores.listStores(c.var.db, c.req.valid("query")), 200),
+    async (c) => c.json(await stores.listStores(c.var.services, c.req.valid("query")), 200),
   )
   .openapi(
     protectedRoute({
@@ -122,7 +118,7 @@ export const documentStoreRoutes = createRouter()
       request: { params: IdParam },
       responses: jsonResponse(DocumentStore),
     }),
-    async (c) => c.json(await stores.getStore(c.var.db, c.req.valid("param").id), 200),
+    async (c) => c.json(await stores.getStore(c.var.services, c.req.valid("param").id), 200),
   )
   .openapi(
     protectedRoute({
@@ -134,7 +130,7 @@ export const documentStoreRoutes = createRouter()
       request: { params: IdParam, body: jsonBody(DocumentStoreUpdate) },
       responses: jsonResponse(DocumentStore),
     }),
-    async (c) => c.json(await stores.updateStore(c.var.db, c.req.valid("param").id, c.req.valid("json")), 200),
+    async (c) => c.json(await stores.updateStore(c.var.services, c.req.valid("param").id, c.req.valid("json")), 200),
   )
   .openapi(
     protectedRoute({
@@ -146,7 +142,7 @@ export const documentStoreRoutes = createRouter()
       request: { params: IdParam },
       responses: jsonResponse(DeletedResponse),
     }),
-    async (c) => c.json(await stores.deleteStore(c.var.db, c.env, c.env.FILES, c.req.valid("param").id), 200),
+    async (c) => c.json(await stores.deleteStore(c.var.services, c.req.valid("param").id), 200),
   )
   .openapi(
     protectedRoute({
@@ -160,7 +156,7 @@ export const documentStoreRoutes = createRouter()
     }),
     async (c) => {
       const { storeId, loaderId, pageNoOrChunkId: pageNo } = c.req.valid("param");
-      return c.json(await chunks.chunkPage(c.var.db, storeId, loaderId, pageNo), 200);
+      return c.json(await chunks.chunkPage(c.var.services, storeId, loaderId, pageNo), 200);
     },
   )
   .openapi(
@@ -175,7 +171,7 @@ export const documentStoreRoutes = createRouter()
     }),
     async (c) => {
       const { storeId, loaderId, pageNoOrChunkId: chunkId } = c.req.valid("param");
-      return c.json(await chunks.editChunk(c.var.db, storeId, loaderId, chunkId, c.req.valid("json")), 200);
+      return c.json(await chunks.editChunk(c.var.services, storeId, loaderId, chunkId, c.req.valid("json")), 200);
     },
   )
   .openapi(
@@ -190,7 +186,7 @@ export const documentStoreRoutes = createRouter()
     }),
     async (c) => {
       const { storeId, loaderId, pageNoOrChunkId: chunkId } = c.req.valid("param");
-      return c.json(await chunks.deleteChunk(c.var.db, storeId, loaderId, chunkId), 200);
+      return c.json(await chunks.deleteChunk(c.var.services, storeId, loaderId, chunkId), 200);
     },
   )
   .openapi(
@@ -205,7 +201,7 @@ export const documentStoreRoutes = createRouter()
     }),
     async (c) => {
       const { storeId, loaderId } = c.req.valid("param");
-      return c.json(await chunks.deleteLoader(c.var.db, c.env.FILES, storeId, loaderId), 200);
+      return c.json(await chunks.deleteLoader(c.var.services, storeId, loaderId), 200);
     },
   )
   .openapi(
@@ -224,7 +220,7 @@ export const documentStoreRoutes = createRouter()
     }),
     async (c) => {
       const body = (c.req.valid("json") ?? {}) as z.infer<typeof RefreshBody>;
-      const result = await refreshDocStore(depsOf(c), c.env.FILES, c.req.valid("param").id, body);
+      const result = await refreshDocStore(c.var.services, c.req.valid("param").id, body);
       return c.json(result as never, body.async ? 202 : 200);
     },
   )
@@ -240,7 +236,7 @@ export const documentStoreRoutes = createRouter()
       request: { body: jsonBody(InsertBody) },
       responses: { ...jsonResponse(VectorUpsertResponse), ...errorResponsesFor([502, 504]) },
     }),
-    async (c) => c.json(await insertStoredChunks(depsOf(c), c.req.valid("json")), 200),
+    async (c) => c.json(await insertStoredChunks(c.var.services, c.req.valid("json")), 200),
   )
   .openapi(
     protectedRoute({
@@ -252,7 +248,7 @@ export const documentStoreRoutes = createRouter()
       request: { body: jsonBody(QueryBody) },
       responses: { ...jsonResponse(QueryResponse), ...errorResponsesFor([502, 504]) },
     }),
-    async (c) => c.json(await queryStore(depsOf(c), c.req.valid("json")), 200),
+    async (c) => c.json(await queryStore(c.var.services, c.req.valid("json")), 200),
   )
   .openapi(
     protectedRoute({
@@ -264,7 +260,7 @@ export const documentStoreRoutes = createRouter()
       request: { params: IdParam, query: VectorDeleteQuery },
       responses: { ...jsonResponse(DeletedResponse), ...errorResponsesFor([502, 504]) },
     }),
-    async (c) => c.json(await deleteStoreVectors(depsOf(c), c.req.valid("param").id, c.req.valid("query").docId), 200),
+    async (c) => c.json(await deleteStoreVectors(c.var.services, c.req.valid("param").id, c.req.valid("query").docId), 200),
   );
 
 documentStoreRoutes.openAPIRegistry.registerPath({
@@ -318,10 +314,10 @@ documentStoreRoutes.post("/upsert/:id", requireAuth, can("documentStores:upsert-
   const { input, uploads } = await readUpsertBody(c, storeId);
   if (input.createNewDocStore) {
     await assertAllowed(c, ["documentStores:create"]).catch(async (err: unknown) => {
-      if (uploads.id) await discardUpload(c.env.FILES, storeId, uploads.id);
+      if (uploads.id) await discardUpload(c.var.services, storeId, uploads.id);
       throw err;
     });
   }
-  const result = await upsertDocStore(depsOf(c), c.env.FILES, storeId, input, uploads);
+  const result = await upsertDocStore(c.var.services, storeId, input, uploads);
   return c.json(result, isAccepted(result) ? 202 : 200);
 });

@@ -71,7 +71,7 @@ exportImportRoutes.post("/export", requireAuth, workspace("workspace:export"), a
     throw badRequest("Malformed JSON in request body");
   }
   const flags = exportFlags(body);
-  return new Response(exportFile(c.var.db, flags), { status: 200, headers: { "content-type": "application/json; charset=UTF-8" } });
+  return new Response(exportFile(c.var.services, flags), { status: 200, headers: { "content-type": "application/json; charset=UTF-8" } });
 });
 
 const ImportResult = z
@@ -103,5 +103,5 @@ exportImportRoutes.post("/import", requireAuth, workspace("workspace:import"), a
   const maxBytes = maxImportBytes(c.env);
   const body = c.req.raw.body;
   if (!body) throw badRequest("Request body is required (application/json: Flowise's export file)");
-  return c.json(await importFile(c.var.db, body, { maxBytes, outbound: c.env }), 200);
+  return c.json(await importFile(c.var.services, body, { maxBytes }), 200);
 });

@@ -27,10 +27,10 @@ const ChatflowIdSegment = z.object({ id: uuid().openapi({ description: "The chat
 const FeedbackIdSegment = z.object({ id: uuid().openapi({ description: "The feedback id" }) });
 
 async function create(c: Context<AppEnv>, input: z.infer<typeof FeedbackCreate>) {
-  const message = await service.findRatedMessage(c.var.db, input);
-  await assertMayRate(c, await findConversationOwner(c.var.db, message.chatflowid));
+  const message = await service.findRatedMessage(c.var.services, input);
+  await assertMayRate(c, await findConversationOwner(c.var.services, message.chatflowid));
   service.assertMatchesMessage(message, input);
-  return c.json(await service.createFeedback(c.var.db, message, input), 200);
+  return c.json(await service.createFeedback(c.var.services, message, input), 200);
 }
 
 export const feedbackRoutes = createRouter()
@@ -80,8 +80,8 @@ export const feedbackRoutes = createRouter()
     async (c) => {
       const { id: chatflowid } = c.req.valid("param");
       const { sortOrder, order, ...q } = c.req.valid("query");
-      await findConversationOwner(c.var.db, chatflowid);
-      return c.json(await service.listFeedback(c.var.db, chatflowid, { ...q, order: sortOrder ?? order ?? "asc" }), 200);
+      await findConversationOwner(c.var.services, chatflowid);
+      return c.json(await service.listFeedback(c.var.services, chatflowid, { ...q, order: sortOrder ?? order ?? "asc" }), 200);
     },
   )
   .openapi(
@@ -100,8 +100,8 @@ export const feedbackRoutes = createRouter()
       // Anonymous callers get the same 401 for an unknown id as for a private chatflow's feedback,
       // so they cannot probe which ids exist; only a bearer learns of a 404.
       const owner = await service
-        .getFeedback(c.var.db, id)
-        .then((current) => findConversationOwner(c.var.db, current.chatflowid))
+        .getFeedback(c.var.services, id)
+        .then((current) => findConversationOwner(c.var.services, current.chatflowid))
         .catch(async (err) => {
           if (err instanceof ApiError && err.status === 404 && !(await resolvePrincipal(c))) {
             throw unauthorized("Unauthorized: this chatflow is not public; a bearer token is required");
@@ -109,6 +109,6 @@ export const feedbackRoutes = createRouter()
           throw err;
         });
       await assertMayRate(c, owner);
-      return c.json(await service.updateFeedback(c.var.db, id, c.req.valid("json")), 200);
+      return c.json(await service.updateFeedback(c.var.services, id, c.req.valid("json")), 200);
     },
   );

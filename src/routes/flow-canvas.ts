@@ -42,10 +42,10 @@ const many = <T>(...values: (T | T[] | undefined)[]): T[] => values.flatMap((v) 
 export const flowCanvasRoutes = createRouter()
   .openapi(hasChangedRoute("/chatflows/has-changed/{id}/{ts}", IdParam.extend({ ts: z.string().max(100) })), async (c) => {
     const { id, ts } = c.req.valid("param");
-    return c.json(await service.hasChanged(c.var.db, id, ts), 200);
+    return c.json(await service.hasChanged(c.var.services, id, ts), 200);
   })
   .openapi(hasChangedRoute("/chatflows/has-changed/{id}", IdParam), async (c) =>
-    c.json(await service.hasChanged(c.var.db, c.req.valid("param").id, ""), 200),
+    c.json(await service.hasChanged(c.var.services, c.req.valid("param").id, ""), 200),
   )
   .openapi(
     protectedRoute({
@@ -57,7 +57,7 @@ export const flowCanvasRoutes = createRouter()
       request: { params: IdParam },
       responses: jsonResponse(z.array(z.record(z.string(), z.unknown()))),
     }),
-    async (c) => c.json(await service.flowConfig(c.var.db, c.req.valid("param").id), 200),
+    async (c) => c.json(await service.flowConfig(c.var.services, c.req.valid("param").id), 200),
   )
   .openapi(
     publicRoute({
@@ -68,7 +68,7 @@ export const flowCanvasRoutes = createRouter()
       request: { params: IdParam },
       responses: jsonResponse(Uploads),
     }),
-    async (c) => c.json(await service.uploadsConfig(c.var.db, c.req.valid("param").id), 200),
+    async (c) => c.json(await service.uploadsConfig(c.var.services, c.req.valid("param").id), 200),
   )
   .openapi(
     protectedRoute({
@@ -85,6 +85,6 @@ export const flowCanvasRoutes = createRouter()
       const chatTypes = many(q.chatType, q["chatType[]"]);
       const feedbackTypes = many(q.feedbackType, q["feedbackType[]"]);
       const filter = { chatTypes, startDate: q.startDate, endDate: q.endDate, feedbackTypes: [...new Set(feedbackTypes)] };
-      return c.json(await service.flowStats(c.var.db, c.req.valid("param").id, filter), 200);
+      return c.json(await service.flowStats(c.var.services, c.req.valid("param").id, filter), 200);
     },
   );

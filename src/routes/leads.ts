@@ -24,10 +24,10 @@ export const leadRoutes = createRouter()
     }),
     async (c) => {
       const input = c.req.valid("json");
-      const owner = await findConversationOwner(c.var.db, input.chatflowid);
+      const owner = await findConversationOwner(c.var.services, input.chatflowid);
       await assertMayRun(c, owner);
       await enforceRateLimit(c.env, owner.id, owner.apiConfig, clientIpOf(c.req.raw.headers, c.env), "leads");
-      return c.json(await service.createLead(c.var.db, input), 200);
+      return c.json(await service.createLead(c.var.services, input), 200);
     },
   )
   .openapi(
@@ -42,7 +42,7 @@ export const leadRoutes = createRouter()
     }),
     async (c) => {
       const { chatflowid } = c.req.valid("param");
-      await findConversationOwner(c.var.db, chatflowid);
-      return c.json(await service.listLeads(c.var.db, chatflowid), 200);
+      await findConversationOwner(c.var.services, chatflowid);
+      return c.json(await service.listLeads(c.var.services, chatflowid), 200);
     },
   );

@@ -27,7 +27,7 @@ mcpServerRoutes
       request: { params: IdParam },
       responses: jsonResponse(McpServerConfig),
     }),
-    async (c) => c.json(await service.getMcpServerConfig(c.var.db, c.req.valid("param").id), 200),
+    async (c) => c.json(await service.getMcpServerConfig(c.var.services, c.req.valid("param").id), 200),
   )
   .openapi(
     protectedRoute({
@@ -45,7 +45,7 @@ mcpServerRoutes
       },
     }),
     async (c) => {
-      const { config } = await service.createMcpServerConfig(c.var.db, c.req.valid("param").id, await jsonBodyOrEmpty(c));
+      const { config } = await service.createMcpServerConfig(c.var.services, c.req.valid("param").id, await jsonBodyOrEmpty(c));
       return c.json(config, 201);
     },
   )
@@ -59,7 +59,7 @@ mcpServerRoutes
       request: { params: IdParam, body: documentedBody("McpServerUpdate", false) },
       responses: jsonResponse(McpServerConfig),
     }),
-    async (c) => c.json(await service.updateMcpServerConfig(c.var.db, c.req.valid("param").id, await jsonBodyOrEmpty(c)), 200),
+    async (c) => c.json(await service.updateMcpServerConfig(c.var.services, c.req.valid("param").id, await jsonBodyOrEmpty(c)), 200),
   )
   .openapi(
     protectedRoute({
@@ -71,7 +71,7 @@ mcpServerRoutes
       request: { params: IdParam },
       responses: jsonResponse(z.object({ message: z.string() })),
     }),
-    async (c) => c.json(await service.disableMcpServerConfig(c.var.db, c.req.valid("param").id), 200),
+    async (c) => c.json(await service.disableMcpServerConfig(c.var.services, c.req.valid("param").id), 200),
   )
   .openapi(
     protectedRoute({
@@ -83,5 +83,5 @@ mcpServerRoutes
       request: { params: IdParam },
       responses: jsonResponse(McpServerConfig),
     }),
-    async (c) => c.json(await service.refreshMcpToken(c.var.db, c.req.valid("param").id), 200),
+    async (c) => c.json(await service.refreshMcpToken(c.var.services, c.req.valid("param").id), 200),
   );

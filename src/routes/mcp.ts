@@ -19,7 +19,6 @@ import { clientIpOf, enforceRateLimit } from "../rate-limit/check";
 import { tokenMatches } from "../services/mcp/config";
 import { type FlowTool, flowTool, uniqueFlowTools } from "../services/mcp/flow-tool";
 import { runFlowForMcp } from "../services/mcp/run-flow";
-import { runDepsOf } from "./run-adapter";
 import { type ToolRunner, flowsServer } from "../services/mcp/server";
 import { type ServedFlow, findServedFlow, listServedFlows } from "../services/mcp/served-flows";
 import { createRouter, errorResponsesFor } from "./router";
@@ -45,7 +44,7 @@ async function serve(c: Context<AppEnv>, name: string, tools: FlowTool[], served
   const run: ToolRunner = async (tool, args, signal) => {
     const { flow } = served.get(tool.flowId)!;
     await enforceRateLimit(c.env, flow.id, flow.apiConfig, clientIpOf(c.req.raw.headers, c.env));
-    return runFlowForMcp(runDepsOf(c), flow.id, args, AbortSignal.any([signal, c.req.raw.signal]));
+    return runFlowForMcp(c.var.services, flow.id, args, AbortSignal.any([signal, c.req.raw.signal]));
   };
   const server = flowsServer(tools, run, {
     name,
@@ -77,7 +76,7 @@ mcpRoutes.post("/:chatflowId", async (c) => {
   const token = bearerTokenOf(c);
   if (!token) return unauthorized(c);
   const id = c.req.param("chatflowId").toLowerCase();
-  const served = isUuid(id) ? await findServedFlow(c.var.db, id) : undefined;
+  const served = isUuid(id) ? await findServedFlow(c.var.services, id) : undefined;
   if (!served?.config.enabled) return rpcError(c, 404, -32001, "MCP server not found");
   if (!(await tokenMatches(served.config, token))) return unauthorized(c);
   const tool = flowTool(served.flow, served.config);
@@ -94,7 +93,7 @@ mcpRoutes.post("/", async (c) => {
     principal = null; // a token that is no key: the same answer as none
   }
   if (!principal) return unauthorized(c);
-  const visible = (await listServedFlows(c.var.db)).filter((s) => mayRunOverMcp(principal, s.flow));
+  const visible = (await listServedFlows(c.var.services)).filter((s) => mayRunOverMcp(principal, s.flow));
   const tools = uniqueFlowTools(visible.map(({ flow, config }) => ({ flow, config })));
   return serve(c, "edgeflow", tools, new Map(visible.map((s) => [s.flow.id, s])));
 });

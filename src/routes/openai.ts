@@ -31,7 +31,6 @@ import { type FlowRunDeps, findFlow, lookUpFlow } from "../services/openai/run-f
 import type { LateStream } from "../services/openai/stream";
 import { SSE_HEADERS } from "../stream/sse";
 import { describeIssues } from "./router";
-import { runDepsOf } from "./run-adapter";
 import { runnableFlow } from "./runnable";
 
 const BEARER_REQUIRED = "Unauthorized: the OpenAI-compatible API needs an API key (Authorization: Bearer <key>)";
@@ -78,7 +77,7 @@ const jsonOrStream = (schema: z.ZodType, description: string) => ({
 
 const route = <R extends RouteConfig>(config: R) => createRoute({ tags, security, ...config });
 
-const depsOf = (c: Context<AppEnv>): FlowRunDeps => runDepsOf(c);
+const _depsOf = (c: Context<AppEnv>): FlowRunDeps => c.var.services;
 const signalOf = (c: Context<AppEnv>): AbortSignal => c.req.raw.signal ?? new AbortController().signal;
 const logOf = (c: Context<AppEnv>) => ({ requestId: c.get("requestId"), secrets: workerSecretValues(c.env) });
 
@@ -92,9 +91,9 @@ async function targetOf(c: Context<AppEnv>, model: string): Promise<ChatTarget> 
   if (!isUuid(model)) {
     const principal = await resolvePrincipal(c);
     if (!principal) throw unauthorized(BEARER_REQUIRED);
-    id = await resolveModel(c.var.db, principal, model);
+    id = await resolveModel(c.var.services, principal, model);
   }
-  const lookups = lookUpFlow(depsOf(c), id.toLowerCase(), bearerTokenOf(c));
+  const lookups = lookUpFlow(c.var.services, id.toLowerCase(), bearerTokenOf(c));
   const found = lookups.flow.catch((err: unknown) => {
     throw err instanceof ApiError && err.status === 404 ? modelNotFound(model) : err;
   });
@@ -120,7 +119,7 @@ openaiRoutes.openapi(
       "to another key left out).",
     responses: { 200: { description: "OK", content: { "application/json": { schema: OpenAIModelList } } }, ...errors([401, 403]) },
   }),
-  async (c) => c.json({ object: "list" as const, data: await listModels(c.var.db, (await resolvePrincipal(c))!) }, 200),
+  async (c) => c.json({ object: "list" as const, data: await listModels(c.var.services, (await resolvePrincipal(c))!) }, 200),
 );
 
 openaiRoutes.openapi(
@@ -141,8 +140,8 @@ openaiRoutes.openapi(
     checkChatRequest(body);
     const target = await targetOf(c, body.model);
     const run = chatRunOf(body, target.flow);
-    if (body.stream) return streamed(c, streamChat(depsOf(c), target, run, body, logOf(c), signalOf(c)));
-    return c.json(await completeChat(depsOf(c), target, run, signalOf(c)), 200);
+    if (body.stream) return streamed(c, streamChat(c.var.services, target, run, body, logOf(c), signalOf(c)));
+    return c.json(await completeChat(c.var.services, target, run, signalOf(c)), 200);
   },
 );
 
@@ -162,12 +161,14 @@ openaiRoutes.openapi(
   async (c) => {
     const body = c.req.valid("json");
     checkResponseRequest(body);
-    const previous = body.previous_response_id ? findResponse(c.var.db, body.previous_response_id, "previous_response_id") : undefined;
+    const previous = body.previous_response_id
+      ? findResponse(c.var.services, body.previous_response_id, "previous_response_id")
+      : undefined;
     previous?.catch(() => undefined); // awaited after the caller's checks: no 404 for a caller who may not run the flow
     const target = await targetOf(c, body.model);
     const run = responseRunOf(body, target.flow, await previous);
-    if (body.stream) return streamed(c, streamResponse(depsOf(c), target, run, logOf(c), signalOf(c)));
-    return c.json(await createResponse(depsOf(c), target, run, signalOf(c)), 200);
+    if (body.stream) return streamed(c, streamResponse(c.var.services, target, run, logOf(c), signalOf(c)));
+    return c.json(await createResponse(c.var.services, target, run, signalOf(c)), 200);
   },
 );
 
@@ -184,8 +185,8 @@ openaiRoutes.openapi(
   }),
   async (c) => {
     const { id } = c.req.valid("param");
-    const row = await findResponse(c.var.db, id);
-    const flow = await findFlow(c.var.db, row.chatflowid).catch(() => {
+    const row = await findResponse(c.var.services, id);
+    const flow = await findFlow(c.var.services, row.chatflowid).catch(() => {
       throw new OpenAIError(404, `Response with id '${id}' not found: its flow was deleted`, null, "response_not_found");
     });
     await assertMayRun(c, { id: flow.id, isPublic: false, apikeyid: flow.apikeyid });

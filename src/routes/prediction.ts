@@ -7,7 +7,7 @@ import { CallerRefused, runFlow } from "../services/runs";
 import { SSE_HEADERS } from "../stream/sse";
 import { readPredictionBody } from "./prediction-body";
 import { OPTIONAL_BEARER, bodyReadByHandler, createRouter, errorResponsesFor, multipartWithFiles } from "./router";
-import { callerOf, disconnectSignal, runDepsOf } from "./run-adapter";
+import { callerOf, disconnectSignal } from "./run-adapter";
 
 // The widget shows a 401/403/429 body to the person chatting as it is, so on a streaming request
 // those three answer the bare message as text/plain (API.md, "Streaming").
@@ -47,7 +47,7 @@ predictionRoutes.openapi(route, async (c) => {
   const { input, uploads } = await readPredictionBody(c);
   try {
     // async: true is the `async` trigger: accepted (202) and run detached; a disconnect no longer matters.
-    const delivered = await runFlow(runDepsOf(c), {
+    const delivered = await runFlow(c.var.services, {
       trigger: input.async ? "async" : "prediction",
       flowId: id,
       input,

@@ -56,7 +56,8 @@ export const signInRoutes = createRouter()
       summary: "Where the studio starts: the setup page while no account exists, else sign-in",
       responses: jsonResponse(Resolve),
     }),
-    async (c) => c.json({ redirectUrl: (await hasAccounts(c.var.db)) ? ("/signin" as const) : ("/organization-setup" as const) }, 200),
+    async (c) =>
+      c.json({ redirectUrl: (await hasAccounts(c.var.services)) ? ("/signin" as const) : ("/organization-setup" as const) }, 200),
   )
   .openapi(
     publicRoute({
@@ -78,8 +79,8 @@ export const signInRoutes = createRouter()
       const trusted = (await resolvePrincipal(c)) !== null;
       if (trusted) await assertAllowed(c, ["users:manage"]);
       // Checked before hashing too: an anonymous call past setup costs no password hashing.
-      else if (await hasAccounts(c.var.db)) throw firstAccountExists();
-      const account = await createAccount(c.var.db, input, !trusted);
+      else if (await hasAccounts(c.var.services)) throw firstAccountExists();
+      const account = await createAccount(c.var.services, input, !trusted);
       return c.json({ ...account, message: "Account created: sign in with its email and password" }, 201);
     },
   )
@@ -98,9 +99,9 @@ export const signInRoutes = createRouter()
     }),
     async (c) => {
       const { email, password } = c.req.valid("json");
-      const account = await signIn(c.env, c.var.db, email, password, clientIpOf(c.req.raw.headers, c.env));
+      const account = await signIn(c.var.services, email, password, clientIpOf(c.req.raw.headers, c.env));
       const times = sessionTimes(c.env);
-      setSessionCookie(c, await startSession(c.var.db, account.id, times), times.idleMs / 1000);
+      setSessionCookie(c, await startSession(c.var.services, account.id, times), times.idleMs / 1000);
       return c.json(flowiseUser(account), 200);
     },
   )
@@ -116,7 +117,7 @@ export const signInRoutes = createRouter()
     async (c) => {
       const token = sessionToken(c);
       const times = sessionTimes(c.env);
-      const account = token ? await refreshSession(primaryDb(c.env), token, times) : undefined;
+      const account = token ? await refreshSession({ db: primaryDb(c.env) }, token, times) : undefined;
       if (!account) throw unauthorized("Unauthorized: the session has ended; sign in again");
       setSessionCookie(c, token!, times.idleMs / 1000);
       return c.json(flowiseUser(account), 200);
@@ -133,7 +134,7 @@ export const signInRoutes = createRouter()
     }),
     async (c) => {
       const token = sessionToken(c);
-      if (token) await endSession(primaryDb(c.env), token);
+      if (token) await endSession({ db: primaryDb(c.env) }, token);
       clearSessionCookie(c);
       return c.json({ message: "logged_out" as const, redirectTo: "/signin" }, 200);
     },
@@ -151,7 +152,7 @@ export const signInRoutes = createRouter()
     }),
     async (c) => {
       const { email, password } = c.req.valid("json");
-      const account = await resetPassword(c.var.db, email, password);
+      const account = await resetPassword(c.var.services, email, password);
       return c.json({ ...account, message: "Password set; the account's sessions have ended" }, 200);
     },
   );

@@ -16,7 +16,7 @@ export const toolsRoutes = createRouter()
       request: { body: jsonBody(ToolCreate) },
       responses: jsonResponse(Tool),
     }),
-    async (c) => c.json(await service.createTool(c.var.db, c.req.valid("json")), 200),
+    async (c) => c.json(await service.createTool(c.var.services, c.req.valid("json")), 200),
   )
   .openapi(
     protectedRoute({
@@ -28,7 +28,7 @@ export const toolsRoutes = createRouter()
       request: { query: PageQuery },
       responses: jsonResponse(listOf(Tool)),
     }),
-    async (c) => c.json(await service.listTools(c.var.db, c.req.valid("query")), 200),
+    async (c) => c.json(await service.listTools(c.var.services, c.req.valid("query")), 200),
   )
   .openapi(
     protectedRoute({
@@ -40,7 +40,7 @@ export const toolsRoutes = createRouter()
       request: { params: IdParam },
       responses: jsonResponse(Tool),
     }),
-    async (c) => c.json(await service.getTool(c.var.db, c.req.valid("param").id), 200),
+    async (c) => c.json(await service.getTool(c.var.services, c.req.valid("param").id), 200),
   )
   .openapi(
     protectedRoute({
@@ -52,7 +52,7 @@ export const toolsRoutes = createRouter()
       request: { params: IdParam, body: jsonBody(ToolUpdate) },
       responses: jsonResponse(Tool),
     }),
-    async (c) => c.json(await service.updateTool(c.var.db, c.req.valid("param").id, c.req.valid("json")), 200),
+    async (c) => c.json(await service.updateTool(c.var.services, c.req.valid("param").id, c.req.valid("json")), 200),
   )
   .openapi(
     protectedRoute({
@@ -64,5 +64,5 @@ export const toolsRoutes = createRouter()
       request: { params: IdParam },
       responses: jsonResponse(DeletedResponse),
     }),
-    async (c) => c.json(await service.deleteTool(c.var.db, c.req.valid("param").id), 200),
+    async (c) => c.json(await service.deleteTool(c.var.services, c.req.valid("param").id), 200),
   );

@@ -15,7 +15,7 @@ async function historyIdsOf(c: Context<AppEnv>): Promise<string[]> {
   const ids = (await peekBody(c)).ids;
   if (!Array.isArray(ids)) return []; // validation answers 400
   return upsertHistoryOwners(
-    c.var.db,
+    c.var.services,
     ids
       .filter((id): id is string => typeof id === "string")
       .slice(0, 1000)
@@ -35,8 +35,8 @@ export const upsertHistoryRoutes = createRouter()
     }),
     async (c) => {
       const { chatflowid } = c.req.valid("param");
-      await service.assertHistoryOwner(c.var.db, chatflowid);
-      return c.json(await service.listUpsertHistory(c.var.db, chatflowid, c.req.valid("query")), 200);
+      await service.assertHistoryOwner(c.var.services, chatflowid);
+      return c.json(await service.listUpsertHistory(c.var.services, chatflowid, c.req.valid("query")), 200);
     },
   )
   .openapi(
@@ -49,7 +49,7 @@ export const upsertHistoryRoutes = createRouter()
       request: { body: jsonBody(UpsertHistoryDelete) },
       responses: jsonResponse(DeletedResponse),
     }),
-    async (c) => c.json({ deleted: await service.deleteUpsertHistory(c.var.db, c.req.valid("json").ids) }, 200),
+    async (c) => c.json({ deleted: await service.deleteUpsertHistory(c.var.services, c.req.valid("json").ids) }, 200),
   )
   .openapi(
     // The service document lists the PATCH under /upsert-history/{id}: the records of that chatflow.
@@ -64,7 +64,7 @@ export const upsertHistoryRoutes = createRouter()
     }),
     async (c) => {
       const { chatflowid } = c.req.valid("param");
-      await service.assertHistoryOwner(c.var.db, chatflowid);
-      return c.json({ deleted: await service.deleteUpsertHistory(c.var.db, c.req.valid("json").ids, chatflowid) }, 200);
+      await service.assertHistoryOwner(c.var.services, chatflowid);
+      return c.json({ deleted: await service.deleteUpsertHistory(c.var.services, c.req.valid("json").ids, chatflowid) }, 200);
     },
   );

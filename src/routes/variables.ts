@@ -17,7 +17,7 @@ export const variableRoutes = createRouter()
       request: { body: jsonBody(VariableCreate) },
       responses: jsonResponse(Variable),
     }),
-    async (c) => c.json(await service.createVariable(c.var.db, c.req.valid("json")), 200),
+    async (c) => c.json(await service.createVariable(c.var.services, c.req.valid("json")), 200),
   )
   .openapi(
     protectedRoute({
@@ -29,7 +29,7 @@ export const variableRoutes = createRouter()
       request: { query: PageQuery },
       responses: jsonResponse(listOf(Variable)),
     }),
-    async (c) => c.json(await service.listVariables(c.var.db, c.req.valid("query")), 200),
+    async (c) => c.json(await service.listVariables(c.var.services, c.req.valid("query")), 200),
   )
   .openapi(
     protectedRoute({
@@ -41,7 +41,7 @@ export const variableRoutes = createRouter()
       request: { params: IdParam, body: jsonBody(VariableUpdate) },
       responses: jsonResponse(Variable),
     }),
-    async (c) => c.json(await service.updateVariable(c.var.db, c.req.valid("param").id, c.req.valid("json")), 200),
+    async (c) => c.json(await service.updateVariable(c.var.services, c.req.valid("param").id, c.req.valid("json")), 200),
   )
   .openapi(
     protectedRoute({
@@ -53,5 +53,5 @@ export const variableRoutes = createRouter()
       request: { params: IdParam },
       responses: jsonResponse(DeletedResponse),
     }),
-    async (c) => c.json(await service.deleteVariable(c.var.db, c.req.valid("param").id), 200),
+    async (c) => c.json(await service.deleteVariable(c.var.services, c.req.valid("param").id), 200),
   );

@@ -8,7 +8,6 @@ import type { AppEnv } from "../env";
 import { badRequest } from "../errors";
 import type { LoaderFile } from "../services/document-store/types";
 import { IdParam } from "../schemas/common";
-import { loadVariables } from "../services/runs";
 import { type VectorUpsertRequest, findChatflow, upsertChatflowVectors } from "../services/vector-upsert";
 import { readJsonOrForm } from "./request-body";
 import { bodyReadByHandler, createRouter, describeIssues, errorResponsesFor, multipartWithFiles } from "./router";
@@ -96,17 +95,13 @@ const route = createRoute({
 
 vectorUpsertRoutes.openapi(route, async (c) => {
   const { id } = c.req.valid("param");
-  const flow = await runnableFlow(c, findChatflow(c.var.db, id), { bearerRequired: "Unauthorized: a bearer token is required to upsert" });
+  const flow = await runnableFlow(c, findChatflow(c.var.services, id), {
+    bearerRequired: "Unauthorized: a bearer token is required to upsert",
+  });
   const { request, files } = await readBody(c);
 
   const controller = new AbortController();
   abortOnDisconnect(c, controller);
-  const result = await upsertChatflowVectors(
-    { db: c.var.db, runtime: c.var.runtime, signal: controller.signal },
-    flow,
-    request,
-    files,
-    await loadVariables(c.var.db, c.env),
-  );
+  const result = await upsertChatflowVectors(c.var.services, flow, request, files, controller.signal);
   return c.json(result, 200);
 });

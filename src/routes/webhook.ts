@@ -12,7 +12,7 @@ import { fireWebhook } from "../services/webhooks/fire";
 import { MethodNotAllowed, fieldsOf } from "../services/webhooks/request";
 import { SSE_HEADERS } from "../stream/sse";
 import { createRouter, errorResponsesFor } from "./router";
-import { disconnectSignal, runDepsOf } from "./run-adapter";
+import { disconnectSignal } from "./run-adapter";
 
 export const webhookRoutes = createRouter();
 
@@ -21,7 +21,7 @@ async function handle(c: Context<AppEnv>): Promise<Response> {
   if (!isUuid(id)) throw badRequest(`Invalid request path: id: ${id.slice(0, 100)} is not a UUID`);
   const url = new URL(c.req.url);
   try {
-    const { delivered } = await fireWebhook(runDepsOf(c), id.toLowerCase(), {
+    const { delivered } = await fireWebhook(c.var.services, id.toLowerCase(), {
       method: c.req.method,
       headers: Object.fromEntries(c.req.raw.headers),
       query: fieldsOf(url.searchParams),

@@ -30,7 +30,7 @@ export const widgetRoutes = createRouter()
       request: { params: IdParam },
       responses: jsonResponse(z.object({ isStreaming: z.boolean() })),
     }),
-    async (c) => c.json({ isStreaming: await chatflowStreams(c.var.db, c.req.valid("param").id) }, 200),
+    async (c) => c.json({ isStreaming: await chatflowStreams(c.var.services, c.req.valid("param").id) }, 200),
   )
   .openapi(
     publicRoute({
@@ -44,7 +44,7 @@ export const widgetRoutes = createRouter()
       responses: jsonResponse(z.record(z.string(), z.unknown())),
     }),
     async (c) => {
-      const flow = await getChatflow(c.var.db, c.req.valid("param").id);
+      const flow = await getChatflow(c.var.services, c.req.valid("param").id);
       await assertMayRun(c, flow);
       // Capabilities are reported true only where the endpoint they make the widget call is served.
       const uploads = {
@@ -71,7 +71,7 @@ export const widgetRoutes = createRouter()
     async (c) => {
       const { chatflowid, chatId } = c.req.valid("param");
       // The same rule as running it: otherwise anyone could end a private chatflow's runs.
-      const owner = await findConversationOwner(c.var.db, chatflowid);
+      const owner = await findConversationOwner(c.var.services, chatflowid);
       await assertMayRun(c, owner);
       assertOriginAllowed(owner.chatbotConfig, c.req.header("origin"));
       return c.json({ aborted: abortRun(chatflowid, chatId) }, 200);

@@ -16,13 +16,13 @@ export async function fireSchedules(
   env: Env,
   ctx: Pick<ExecutionContext, "waitUntil">,
 ): Promise<TickReport & { wake: SweepReport }> {
-  const db = createDb(env.DB);
-  const deps: RunDeps = createServices(
+  // The engine's ports are built only if a slot is due and its run starts (the container's lazy runtime).
+  const deps: RunDeps = createServices({
+    db: createDb(env.DB),
     env,
-    db,
-    { id: `cron ${controller.cron}`, waitUntil: (work) => ctx.waitUntil(work) },
-    workflowRuns(env),
-  );
+    request: { id: `cron ${controller.cron}`, waitUntil: (work) => ctx.waitUntil(work) },
+    detached: workflowRuns(env),
+  });
   // The sweep goes by the clock, not the tick's time (a tick fired by hand may name any time), and
   // beside the schedules: a failure of one leaves the other to do its work.
   const sweeping = sweepDetached(deps).catch((err): SweepReport => {

@@ -8,6 +8,7 @@ import { D1_MAX_PARAMS, chunk } from "../lib/chunk";
 import type { ApiKeyCreate, ApiKeyUpdate } from "../schemas/apikeys";
 import type { PageQueryInput } from "../schemas/common";
 import { type Resource, deleteRecord, findRecord, insertRecord, listRecords, updateRecord } from "./crud";
+import type { Deps } from "./deps";
 
 const keys: Resource<typeof apiKey> = { table: apiKey, label: "API key", sqlName: "apikey" };
 
@@ -48,7 +49,7 @@ async function assertChatflowsExist(db: Db, ids: string[] | null | undefined): P
 export type GrantCheck = (scope: KeyScope) => void;
 
 /** Creates a key; the only answer that ever holds the full key. */
-export async function createApiKey(db: Db, input: z.infer<typeof ApiKeyCreate>, mayGrant: GrantCheck) {
+export async function createApiKey({ db }: Deps<"db">, input: z.infer<typeof ApiKeyCreate>, mayGrant: GrantCheck) {
   const scope = { permissions: input.permissions ?? null, chatflows: input.chatflows ?? null };
   mayGrant(scope);
   await assertChatflowsExist(db, scope.chatflows);
@@ -64,7 +65,7 @@ export async function createApiKey(db: Db, input: z.infer<typeof ApiKeyCreate>, 
 }
 
 /** Renames and/or re-scopes a key (null resets a list to "all"); `mayGrant` sees the scope it would have. */
-export async function updateApiKey(db: Db, id: string, patch: z.infer<typeof ApiKeyUpdate>, mayGrant: GrantCheck) {
+export async function updateApiKey({ db }: Deps<"db">, id: string, patch: z.infer<typeof ApiKeyUpdate>, mayGrant: GrantCheck) {
   const current = scopeOf(await findRecord(db, keys, id));
   mayGrant({
     permissions: patch.permissions !== undefined ? patch.permissions : current.permissions,
@@ -86,7 +87,7 @@ export async function updateApiKey(db: Db, id: string, patch: z.infer<typeof Api
  * Newest first. `visible` hides keys the caller may not manage; the table is small, so that
  * filter runs here and paging after it.
  */
-export async function listApiKeys(db: Db, page: PageQueryInput, visible?: (scope: KeyScope) => boolean) {
+export async function listApiKeys({ db }: Deps<"db">, page: PageQueryInput, visible?: (scope: KeyScope) => boolean) {
   if (!visible) return listRecords(db, keys, page, { map: present });
   const all = ((await listRecords(db, keys, {}, { map: present })) as ReturnType<typeof present>[]).filter(visible);
   if (page.page === undefined && page.limit === undefined) return all;
@@ -95,15 +96,15 @@ export async function listApiKeys(db: Db, page: PageQueryInput, visible?: (scope
   return { data: all.slice(offset, offset + limit), total: all.length };
 }
 
-export async function deleteApiKey(db: Db, id: string) {
+export async function deleteApiKey({ db }: Deps<"db">, id: string) {
   const deleted = await deleteRecord(db, keys, id);
   forgetKey(id, true);
   return deleted;
 }
-export const getApiKey = async (db: Db, id: string) => present(await findRecord(db, keys, id));
+export const getApiKey = async ({ db }: Deps<"db">, id: string) => present(await findRecord(db, keys, id));
 
 /** The scope of a key by id, or null when there is no such key. */
-export async function findKeyScope(db: Db, id: string): Promise<KeyScope | null> {
+export async function findKeyScope({ db }: Deps<"db">, id: string): Promise<KeyScope | null> {
   const row = await db.select().from(apiKey).where(eq(apiKey.id, id)).get();
   return row ? scopeOf(row) : null;
 }
@@ -113,7 +114,7 @@ export async function findKeyScope(db: Db, id: string): Promise<KeyScope | null>
  * is right for 256-bit random keys (no dictionary to guess from), and keeps auth off the
  * request's critical path, unlike Flowise's per-request scrypt.
  */
-export async function findApiKeyByToken(db: Db, token: string): Promise<FoundKey | null> {
+export async function findApiKeyByToken({ db }: Deps<"db">, token: string): Promise<FoundKey | null> {
   const hash = await apiKeyHashOf(token);
   if (!hash) return null;
   const known = knownKeys.get(hash);

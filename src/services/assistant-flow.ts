@@ -1,8 +1,8 @@
 import { eq, inArray } from "drizzle-orm";
-import type { Db } from "../env";
 import { badRequest } from "../errors";
 import { assistant, credential, tool } from "../db/schema";
 import { FILE_SEARCH_DESCRIPTION, type FlowEdge, type FlowNode, type StoredAssistant, chatflowNodes } from "../engine";
+import type { Deps } from "./deps";
 
 // An assistant runs as a Flowise graph built on the fly, so it gets the engine, memory,
 // persistence and streaming of chatflows unchanged:
@@ -47,7 +47,7 @@ const ref = (id: string) => `{{${id}.data.instance}}`;
  * document stores its `file_search` reads (`tool_resources.file_search.document_store_ids`, or
  * `vector_store_ids`). Null when no assistant has the id; 400 when it names what does not exist.
  */
-export async function assistantSpec(db: Db, assistantId: string): Promise<StoredAssistant | null> {
+export async function assistantSpec({ db }: Deps<"db">, assistantId: string): Promise<StoredAssistant | null> {
   const row = await db.select().from(assistant).where(eq(assistant.id, assistantId)).get();
   if (!row) return null;
   const details = JSON.parse(row.details) as Details;
@@ -102,8 +102,8 @@ export async function assistantSpec(db: Db, assistantId: string): Promise<Stored
 }
 
 /** The assistant as flowData (POST /prediction of an assistant id). */
-export async function assistantFlowData(db: Db, assistantId: string): Promise<string | null> {
-  const spec = await assistantSpec(db, assistantId);
+export async function assistantFlowData({ db }: Deps<"db">, assistantId: string): Promise<string | null> {
+  const spec = await assistantSpec({ db }, assistantId);
   if (!spec) return null;
   const { credential: credentialId, ...modelInputs } = spec.modelInputs;
   const model = node(

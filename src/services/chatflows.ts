@@ -2,7 +2,7 @@ import type { z } from "@hono/zod-openapi";
 import { and, eq, gte, inArray, lt, sql } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { VECTORIZE_PROVIDER, deleteVectorizeIds } from "../providers/vectorstores/vectorize";
-import type { Db, Env } from "../env";
+import type { Db } from "../env";
 import { ApiError, invalid, notFound, unauthorized } from "../errors";
 import { FAISS_NAMESPACE_PREFIX } from "../providers/vectorstores/faiss-r2";
 import {
@@ -29,12 +29,13 @@ import type { PageQueryInput } from "../schemas/common";
 import { type Resource, findRecord, insertRecord, listRecords, updateRecord } from "./crud";
 import { findApiKeyByToken } from "./apikeys";
 import { deleteFilesUnder } from "./files";
-import { type ExecutionDeleteDeps, flowExecutionsDeletion } from "./executions";
+import { flowExecutionsDeletion } from "./executions";
 import { canStreamFlow, parseFlowData, unsupportedNodes } from "../engine";
 import { agentflowTypeFault, postProcessingOf, runsOnAgentflowRuntime } from "./runs";
 import type { EndpointEnv } from "../lib/outbound";
 import { endpointRefusals } from "./flow-endpoints";
 import { syncSchedule } from "./schedules/records";
+import type { Deps } from "./deps";
 
 const chatflows: Resource<typeof chatFlow> = { table: chatFlow, label: "Chatflow", sqlName: "chat_flow" };
 
@@ -79,30 +80,31 @@ function withWarning<T extends ChatflowRow>(
   return warnings.length ? { ...row, warning: warnings.join("; ") } : row;
 }
 
-export async function createChatflow(db: Db, input: z.infer<typeof ChatflowCreate>, outbound?: EndpointEnv) {
+/** `env`: the outbound policy's settings the saved flowData's endpoints are checked against. */
+export async function createChatflow({ db, env }: Deps<"db" | "env">, input: z.infer<typeof ChatflowCreate>) {
   await assertApiKeyExists(db, input.apikeyid);
   const row = await insertRecord(db, chatflows, input);
   // A scheduled agentflow keeps a schedule row (services/schedules); why it cannot run is a warning.
-  return withWarning(row, input.flowData, outbound, await syncSchedule(db, row, true));
+  return withWarning(row, input.flowData, env, await syncSchedule({ db }, row, true));
 }
 
-export async function updateChatflow(db: Db, id: string, patch: z.infer<typeof ChatflowUpdate>, outbound?: EndpointEnv) {
+export async function updateChatflow({ db, env }: Deps<"db" | "env">, id: string, patch: z.infer<typeof ChatflowUpdate>) {
   await assertApiKeyExists(db, patch.apikeyid);
   const row = await updateRecord(db, chatflows, id, patch);
-  const schedule = patch.flowData !== undefined || patch.type ? await syncSchedule(db, row) : undefined;
+  const schedule = patch.flowData !== undefined || patch.type ? await syncSchedule({ db }, row) : undefined;
   // A new type reads the same graph differently (an agentflow's nodes are not a chatflow's).
-  return withWarning(row, patch.flowData ?? (patch.type ? row.flowData : undefined), outbound, schedule);
+  return withWarning(row, patch.flowData ?? (patch.type ? row.flowData : undefined), env, schedule);
 }
 
-export const getChatflow = (db: Db, id: string) => findRecord(db, chatflows, id);
+export const getChatflow = ({ db }: Deps<"db">, id: string) => findRecord(db, chatflows, id);
 
 /**
  * Whether a chatflow's answers stream (its widget asks before the first message). A graph that
  * cannot run cannot stream (false; prediction reports why); nor does an agentflow whose final text
  * post-processing rewrites the answer, which then comes as JSON (as Flowise decides).
  */
-export async function chatflowStreams(db: Db, id: string): Promise<boolean> {
-  const flow = await getChatflow(db, id);
+export async function chatflowStreams({ db }: Deps<"db">, id: string): Promise<boolean> {
+  const flow = await getChatflow({ db }, id);
   const rewritten = runsOnAgentflowRuntime(flow.type) && postProcessingOf(flow.chatbotConfig) !== undefined;
   return !rewritten && canStreamFlow(flow.type, flow.flowData);
 }
@@ -120,7 +122,7 @@ const visibleWhere = (v: FlowVisibility) =>
     v.ids ? sql`${chatFlow.id} IN (SELECT value FROM json_each(${JSON.stringify(v.ids)}))` : undefined,
   );
 
-export const listChatflows = (db: Db, page: PageQueryInput, type: ChatflowType | undefined, visible: FlowVisibility) =>
+export const listChatflows = ({ db }: Deps<"db">, page: PageQueryInput, type: ChatflowType | undefined, visible: FlowVisibility) =>
   listRecords(db, chatflows, page, { where: and(type ? eq(chatFlow.type, type) : undefined, visibleWhere(visible)) });
 
 /**
@@ -129,9 +131,9 @@ export const listChatflows = (db: Db, page: PageQueryInput, type: ChatflowType |
  * files, and the vectors of its in-flow vector stores (every namespace `<chatflowid>_<node>`), so
  * a chatflow later created with the same id starts empty.
  */
-export async function deleteChatflow(deps: ExecutionDeleteDeps & { env: Env }, id: string) {
-  const { db, env } = deps;
-  await getChatflow(db, id);
+export async function deleteChatflow(deps: Deps<"db" | "env" | "files" | "waitUntil">, id: string) {
+  const { db, env, files } = deps;
+  await getChatflow(deps, id);
   // Its executions go in the batch below; their asynchronous runs' files (R2) once the rows are gone.
   const executions = await flowExecutionsDeletion(deps, id);
   // Namespaces beginning `<id>_`: a range on the indexed column ('`' sorts right after '_').
@@ -162,15 +164,15 @@ export async function deleteChatflow(deps: ExecutionDeleteDeps & { env: Env }, i
     db.delete(scheduleTriggerLog).where(eq(scheduleTriggerLog.targetId, id)),
     db.delete(chatFlow).where(eq(chatFlow.id, id)),
   ]);
-  await deleteFilesUnder(env.FILES, `${id}/`);
-  await deleteFilesUnder(env.FILES, `${FAISS_NAMESPACE_PREFIX}${id}_`);
+  await deleteFilesUnder(files, `${id}/`);
+  await deleteFilesUnder(files, `${FAISS_NAMESPACE_PREFIX}${id}_`);
   executions.removeFiles();
   return { deleted: 1 };
 }
 
 /** The chatflows (of those the caller may see) bound to the API key whose value is `key`; 401 when no such key exists. */
-export async function listChatflowsByApiKey(db: Db, key: string, visible: FlowVisibility) {
-  const found = await findApiKeyByToken(db, key);
+export async function listChatflowsByApiKey({ db }: Deps<"db">, key: string, visible: FlowVisibility) {
+  const found = await findApiKeyByToken({ db }, key);
   if (!found) throw unauthorized("Unauthorized: unknown API key");
   return db
     .select()
@@ -194,7 +196,7 @@ export interface ConversationOwner {
  * A chatflow, or an assistant (predictions on an assistant are recorded under its id).
  * Assistants are never public, bound to no key and without a rate limit.
  */
-export async function findConversationOwner(db: Db, id: string): Promise<ConversationOwner> {
+export async function findConversationOwner({ db }: Deps<"db">, id: string): Promise<ConversationOwner> {
   const flow = await db
     .select({
       id: chatFlow.id,

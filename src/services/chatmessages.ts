@@ -1,9 +1,9 @@
 import { type SQL, and, asc, desc, eq, gte, inArray, lte, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/sqlite-core";
-import type { Db } from "../env";
 import { chatMessage, chatMessageFeedback } from "../db/schema";
 import type { ChatType, FeedbackRating } from "../db/enums";
 import { D1_MAX_PARAMS, chunk } from "../lib/chunk";
+import type { Deps } from "./deps";
 
 export interface MessageFilter {
   chatflowid: string;
@@ -89,7 +89,7 @@ function selection(f: MessageFilter, feedbackOnly: boolean, rating?: FeedbackRat
 }
 
 export async function listChatMessages(
-  db: Db,
+  { db }: Deps<"db">,
   f: MessageFilter,
   options: { order?: "ASC" | "DESC"; feedback?: boolean; feedbackType?: FeedbackRating },
 ) {
@@ -126,7 +126,11 @@ function uploadKeys(chatflowid: string, m: { chatId: string; fileUploads: string
  * chatflow's prefix, where POST /vector/upsert keeps the files its loaders read — and not one a
  * message that stays still names (a file sent twice in one chat is one key).
  */
-export async function deleteChatMessages(db: Db, files: R2Bucket, f: MessageFilter, feedbackType?: FeedbackRating): Promise<number> {
+export async function deleteChatMessages(
+  { db, files }: Deps<"db" | "files">,
+  f: MessageFilter,
+  feedbackType?: FeedbackRating,
+): Promise<number> {
   const targets = await db
     .select({ id: chatMessage.id, chatId: chatMessage.chatId, fileUploads: chatMessage.fileUploads })
     .from(chatMessage)

@@ -1,36 +1,46 @@
-// The services container a request's handlers get (c.var.services, built once by the init
-// middleware, as unkey's init does): the request's database client, the Worker's env and its parsed
-// configuration, the engine's ports, credentials, the request's id and waitUntil, and the Workflows
-// engine behind detached runs. It satisfies what the run door (RunDeps) and the document stores
-// (DocStoreDeps) take, so a route hands it on whole instead of assembling its own deps.
-import type { Config } from "../config";
-import { configOf } from "../config";
+// The services container (deps.ts says what it holds): built once per request by the init
+// middleware (c.var.services, as unkey's init does), per batch by the upsert queue's consumer, per
+// tick by the Cron Trigger and per run by the Workflow, always here and always the same way. Every
+// service takes it, or the part of it it needs, as its first argument. The engine's ports are built
+// on first use: a request, a tick or a batch that runs no flow never builds them.
+import { type Config, configOf } from "../config";
+import type { Runtime } from "../engine";
 import type { Db, Env } from "../env";
-import type { DocStoreDeps } from "./document-store/types";
+import { getCredentialData } from "./credentials";
+import type { Services } from "./deps";
 import type { DetachedRuns } from "./detached-runs";
-import type { RunDeps } from "./runs";
 import { createRuntime } from "./runtime";
 
-export interface Services extends RunDeps, DocStoreDeps {
-  config: Config;
+export type { Deps, Services } from "./deps";
+
+export interface ServicesInit {
+  db: Db;
+  env: Env;
+  /** Defaults to the env's (configOf). */
+  config?: Config;
+  /** Defaults to the FILES binding. */
+  files?: R2Bucket;
+  /** Who asked (its id prefixes fault logs) and how work outlives the answer. */
+  request: { id?: string; waitUntil(work: Promise<unknown>): void };
+  /** The Workflows engine behind detached runs (src/detached/runs-port.ts), handed in by the entry that builds this. */
+  detached?: DetachedRuns;
 }
 
-/** `detached`: the Workflows engine behind detached runs (src/detached/runs-port.ts), handed in by the entry that builds this. */
-export function createServices(
-  env: Env,
-  db: Db,
-  request: { id?: string; waitUntil(work: Promise<unknown>): void },
-  detached?: DetachedRuns,
-): Services {
-  const runtime = createRuntime(env, db);
+export function createServices({ db, env, config = configOf(env), files = env.FILES, request, detached }: ServicesInit): Services {
+  const getCredential = (id: string) => getCredentialData({ db, env }, id);
+  let runtime: Runtime | undefined;
   return {
-    detached,
     db,
     env,
-    config: configOf(env),
-    runtime,
-    getCredential: runtime.credentials,
+    config,
+    files,
+    get runtime() {
+      runtime ??= createRuntime({ db, env, files, getCredential });
+      return runtime;
+    },
+    getCredential,
     waitUntil: (work) => request.waitUntil(work),
     requestId: request.id,
+    detached,
   };
 }

@@ -1,18 +1,18 @@
 import type { z } from "@hono/zod-openapi";
 import { and, asc, desc, eq, gte, lte } from "drizzle-orm";
-import type { Db } from "../env";
 import { badRequest, conflict, notFound } from "../errors";
 import { isUniqueViolation } from "../db/errors";
 import { chatMessage, chatMessageFeedback } from "../db/schema";
 import type { FeedbackCreate, FeedbackUpdate } from "../schemas/feedback";
 import { type Resource, findRecord, insertRecord, updateRecord } from "./crud";
+import type { Deps } from "./deps";
 
 const feedbacks: Resource<typeof chatMessageFeedback> = { table: chatMessageFeedback, label: "Feedback", sqlName: "chat_message_feedback" };
 
 type FeedbackInput = z.infer<typeof FeedbackCreate>;
 
 /** The API message a new feedback is about (404 for an unknown id or a user message). */
-export async function findRatedMessage(db: Db, input: FeedbackInput) {
+export async function findRatedMessage({ db }: Deps<"db">, input: FeedbackInput) {
   const message = await db
     .select({ id: chatMessage.id, role: chatMessage.role, chatflowid: chatMessage.chatflowid, chatId: chatMessage.chatId })
     .from(chatMessage)
@@ -37,7 +37,11 @@ export function assertMatchesMessage(message: { id: string; chatflowid: string; 
 }
 
 /** One feedback per message: a second is a 409. */
-export async function createFeedback(db: Db, message: { id: string; chatflowid: string; chatId: string }, input: FeedbackInput) {
+export async function createFeedback(
+  { db }: Deps<"db">,
+  message: { id: string; chatflowid: string; chatId: string },
+  input: FeedbackInput,
+) {
   try {
     return await insertRecord(db, feedbacks, {
       chatflowid: message.chatflowid,
@@ -52,12 +56,13 @@ export async function createFeedback(db: Db, message: { id: string; chatflowid: 
   }
 }
 
-export const getFeedback = (db: Db, id: string) => findRecord(db, feedbacks, id);
+export const getFeedback = ({ db }: Deps<"db">, id: string) => findRecord(db, feedbacks, id);
 
-export const updateFeedback = (db: Db, id: string, patch: z.infer<typeof FeedbackUpdate>) => updateRecord(db, feedbacks, id, patch);
+export const updateFeedback = ({ db }: Deps<"db">, id: string, patch: z.infer<typeof FeedbackUpdate>) =>
+  updateRecord(db, feedbacks, id, patch);
 
 export function listFeedback(
-  db: Db,
+  { db }: Deps<"db">,
   chatflowid: string,
   q: { chatId?: string; order: "asc" | "desc"; startDate?: string; endDate?: string },
 ) {

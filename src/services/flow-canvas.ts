@@ -2,11 +2,11 @@
 // since it was opened, the inputs a caller may override (flow-config), what its chat may upload,
 // and its message statistics (counted in SQL).
 import { type SQL, and, eq, gte, inArray, lte, sql } from "drizzle-orm";
-import type { Db } from "../env";
 import { chatMessage, chatMessageFeedback } from "../db/schema";
 import type { ChatType, FeedbackRating } from "../db/enums";
 import { getChatflow } from "./chatflows";
 import { credentialList } from "./catalogue/files";
+import type { Deps } from "./deps";
 
 type Json = Record<string, unknown>;
 const record = (v: unknown): Json => (v && typeof v === "object" && !Array.isArray(v) ? (v as Json) : {});
@@ -36,8 +36,8 @@ function nodesOf(flowData: string): { nodes: CanvasNode[]; edges: Json[] } {
  * canvas asks with an empty timestamp before re-saving a flow it opened: nothing to compare,
  * so not changed (Flowise's route does not match that URL and its page goes on saving).
  */
-export async function hasChanged(db: Db, id: string, since: string): Promise<{ hasChanged: boolean }> {
-  const flow = await getChatflow(db, id);
+export async function hasChanged({ db }: Deps<"db">, id: string, since: string): Promise<{ hasChanged: boolean }> {
+  const flow = await getChatflow({ db }, id);
   if (!since) return { hasChanged: false };
   if (since === flow.updatedDate) return { hasChanged: false };
   const a = Date.parse(since);
@@ -54,8 +54,8 @@ function configType(value: unknown): string {
 }
 
 /** The flow's overridable inputs, as Flowise's findAvailableConfigs lists them (one entry per node input). */
-export async function flowConfig(db: Db, id: string): Promise<Json[]> {
-  const flow = await getChatflow(db, id);
+export async function flowConfig({ db }: Deps<"db">, id: string): Promise<Json[]> {
+  const flow = await getChatflow({ db }, id);
   const credentials = new Map<string, Json>();
   const file = await credentialList();
   for (const c of list(file.body ? await new Response(file.body).json() : [])) credentials.set(String(record(c).name), record(c));
@@ -114,8 +114,8 @@ const IMAGE_NODES = new Set([
 const MODEL_CONFIGS = ["agentModelConfig", "llmModelConfig", "conditionAgentModelConfig"];
 
 /** What the flow's chat may upload, derived from its graph and speech settings as Flowise does. */
-export async function uploadsConfig(db: Db, id: string) {
-  const flow = await getChatflow(db, id);
+export async function uploadsConfig({ db }: Deps<"db">, id: string) {
+  const flow = await getChatflow({ db }, id);
   const { nodes, edges } = nodesOf(flow.flowData);
   const speech = record(safeJson(flow.speechToText));
   const isSpeechToTextEnabled = Object.entries(speech).some(([provider, v]) => provider !== "none" && record(v).status === true);
@@ -166,8 +166,8 @@ export interface StatsFilter {
  * with a feedback filter, only sessions holding such feedback, counting the rated messages and
  * the message just before each.
  */
-export async function flowStats(db: Db, id: string, f: StatsFilter) {
-  await getChatflow(db, id);
+export async function flowStats({ db }: Deps<"db">, id: string, f: StatsFilter) {
+  await getChatflow({ db }, id);
   const m = chatMessage;
   const fb = chatMessageFeedback;
   const where: SQL[] = [eq(m.chatflowid, id)];

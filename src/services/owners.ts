@@ -1,8 +1,8 @@
 import { eq, inArray } from "drizzle-orm";
-import type { Db } from "../env";
 import type { ChatflowType } from "../db/enums";
 import { assistant, chatFlow, documentStore, upsertHistory } from "../db/schema";
 import { D1_MAX_PARAMS, chunk } from "../lib/chunk";
+import type { Deps } from "./deps";
 
 /**
  * What a record id in a path names, for permission checks: a chatflow (its type decides which
@@ -13,7 +13,7 @@ export type RecordOwner =
   | { kind: "assistant"; id: string }
   | { kind: "documentStore"; id: string };
 
-export async function findOwner(db: Db, id: string): Promise<RecordOwner | null> {
+export async function findOwner({ db }: Deps<"db">, id: string): Promise<RecordOwner | null> {
   const [flows, assistants, stores] = await db.batch([
     db.select({ type: chatFlow.type }).from(chatFlow).where(eq(chatFlow.id, id)),
     db.select({ id: assistant.id }).from(assistant).where(eq(assistant.id, id)),
@@ -26,7 +26,7 @@ export async function findOwner(db: Db, id: string): Promise<RecordOwner | null>
 }
 
 /** The records (chatflows or document stores) that these upsert history rows belong to. */
-export async function upsertHistoryOwners(db: Db, ids: string[]): Promise<string[]> {
+export async function upsertHistoryOwners({ db }: Deps<"db">, ids: string[]): Promise<string[]> {
   const owners = new Set<string>();
   for (const part of chunk([...new Set(ids)], D1_MAX_PARAMS - 1)) {
     const rows = await db

@@ -1,23 +1,27 @@
 import { and, asc, desc, eq, gte, inArray, lte } from "drizzle-orm";
-import type { Db } from "../env";
 import { notFound } from "../errors";
 import { chatFlow, documentStore, upsertHistory } from "../db/schema";
 import { D1_MAX_PARAMS, chunk } from "../lib/chunk";
 import { newId } from "../lib/ids";
 import { nowIso } from "../lib/time";
+import type { Deps } from "./deps";
 
 /**
  * What upsert history is recorded under: a chatflow (vector upsert) or, as in Flowise, a
  * document store (its vector store inserts). 404 when it is neither.
  */
-export async function assertHistoryOwner(db: Db, id: string): Promise<void> {
+export async function assertHistoryOwner({ db }: Deps<"db">, id: string): Promise<void> {
   const flow = await db.select({ id: chatFlow.id }).from(chatFlow).where(eq(chatFlow.id, id)).get();
   if (flow) return;
   const store = await db.select({ id: documentStore.id }).from(documentStore).where(eq(documentStore.id, id)).get();
   if (!store) throw notFound(`Chatflow ${id} not found`);
 }
 
-export function listUpsertHistory(db: Db, chatflowid: string, q: { order?: "ASC" | "DESC"; startDate?: string; endDate?: string }) {
+export function listUpsertHistory(
+  { db }: Deps<"db">,
+  chatflowid: string,
+  q: { order?: "ASC" | "DESC"; startDate?: string; endDate?: string },
+) {
   const h = upsertHistory;
   const direction = q.order === "DESC" ? desc : asc;
   return db
@@ -34,7 +38,7 @@ export function listUpsertHistory(db: Db, chatflowid: string, q: { order?: "ASC"
  * Deletes the listed records (only those of `chatflowid` when given). Deleting what does not
  * exist is a 404: when none of the ids names a record.
  */
-export async function deleteUpsertHistory(db: Db, ids: string[], chatflowid?: string): Promise<number> {
+export async function deleteUpsertHistory({ db }: Deps<"db">, ids: string[], chatflowid?: string): Promise<number> {
   let deleted = 0;
   for (const part of chunk([...new Set(ids)], D1_MAX_PARAMS - 1)) {
     deleted += (
@@ -49,7 +53,7 @@ export async function deleteUpsertHistory(db: Db, ids: string[], chatflowid?: st
 }
 
 /** Written by vector upserts: what was upserted, with the graph that did it. */
-export async function recordUpsert(db: Db, chatflowid: string, result: unknown, flowData: string) {
+export async function recordUpsert({ db }: Deps<"db">, chatflowid: string, result: unknown, flowData: string) {
   const [row] = await db
     .insert(upsertHistory)
     .values({ id: newId(), chatflowid, result: JSON.stringify(result), flowData, date: nowIso() })

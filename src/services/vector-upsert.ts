@@ -3,11 +3,9 @@
 // loader input their extension names (as Flowise maps them: .txt → txtFile, .pdf → pdfFile, …),
 // keeps the files in R2 under <chatflowid>/, and records an upsert history row.
 import { eq } from "drizzle-orm";
-import type { Db } from "../env";
 import { chatFlow } from "../db/schema";
 import { badRequest, notFound } from "../errors";
 import {
-  type Runtime,
   type UpsertCounts,
   type UpsertPlan,
   assertUpsertSupported,
@@ -24,17 +22,11 @@ import { extensionOf } from "../providers/loaders/text-util";
 import type { LoaderFile } from "../providers/loaders/types";
 import { safeFileName } from "./document-store/files";
 import { ADDED_DOCS_LIMIT } from "./document-store/indexing";
-import { gateNodeOverrides, gateVarOverrides } from "./runs";
+import { gateNodeOverrides, gateVarOverrides, loadVariables } from "./runs";
 import { recordUpsert } from "./upsert-history";
+import type { Deps } from "./deps";
 
 export type ChatflowRow = typeof chatFlow.$inferSelect;
-
-export interface VectorUpsertDeps {
-  db: Db;
-  runtime: Runtime;
-  /** Aborted when the caller goes away. */
-  signal?: AbortSignal;
-}
 
 export interface VectorUpsertRequest {
   stopNodeId?: string;
@@ -44,7 +36,7 @@ export interface VectorUpsertRequest {
 export type VectorUpsertResult = UpsertCounts;
 
 /** The chatflow to upsert into; 404 when the id names none (assistants have no vector stores). */
-export async function findChatflow(db: Db, id: string): Promise<ChatflowRow> {
+export async function findChatflow({ db }: Deps<"db">, id: string): Promise<ChatflowRow> {
   const flow = await db.select().from(chatFlow).where(eq(chatFlow.id, id)).get();
   if (!flow) throw notFound(`Chatflow ${id} not found`);
   return flow;
@@ -92,14 +84,18 @@ function branchFlowData(plan: UpsertPlan, files: Record<string, LoaderFile[]>): 
   return JSON.stringify({ stopNodeId: plan.target.id, nodes });
 }
 
-/** Runs the upsert: counts as LangChain's indexing reports them, addedDocs cut at 1000. */
+/**
+ * Runs the upsert: counts as LangChain's indexing reports them, addedDocs cut at 1000. `signal`:
+ * aborted when the caller goes away.
+ */
 export async function upsertChatflowVectors(
-  deps: VectorUpsertDeps,
+  deps: Deps<"db" | "env" | "runtime">,
   flow: ChatflowRow,
   request: VectorUpsertRequest,
   uploads: LoaderFile[],
-  storedVars: Record<string, string>,
+  signal?: AbortSignal,
 ): Promise<VectorUpsertResult> {
+  const storedVars = await loadVariables(deps);
   const { graph, plan } = planFlowUpsert(flow.flowData, request.stopNodeId);
   assertUpsertSupported(plan);
   const files = filesByInput(plan, uploads, deps.runtime.maxUploadBytes);
@@ -110,7 +106,7 @@ export async function upsertChatflowVectors(
     chatId: runId,
     nodeOverrides: gateNodeOverrides(graph, flow.apiConfig, overrideConfig),
     vars: { ...storedVars, ...gateVarOverrides(flow.apiConfig, overrideConfig) },
-    ...(deps.signal ? { signal: deps.signal } : {}),
+    ...(signal ? { signal } : {}),
     files,
   });
   const counts = await runUpsert(graph, plan, ctx);
@@ -120,6 +116,6 @@ export async function upsertChatflowVectors(
     for (const f of list) await deps.runtime.files.write(chatflowFileKey(flow.id, f.name), f);
   }
   const { addedDocs, ...numbers } = counts;
-  await recordUpsert(deps.db, flow.id, numbers, branchFlowData(plan, files));
+  await recordUpsert(deps, flow.id, numbers, branchFlowData(plan, files));
   return { ...numbers, addedDocs: addedDocs.slice(0, ADDED_DOCS_LIMIT) };
 }

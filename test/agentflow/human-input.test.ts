@@ -236,12 +236,15 @@ describe("Human Input", () => {
 
 describe("Agent tools that require human input", () => {
   const toolFlow = async () => {
-    const send = await createTool(db(), {
-      name: "send_mail",
-      description: "sends",
-      schema: JSON.stringify([{ property: "to", type: "string", required: true }]),
-      func: "return 'sent to ' + $to",
-    });
+    const send = await createTool(
+      { db: db() },
+      {
+        name: "send_mail",
+        description: "sends",
+        schema: JSON.stringify([{ property: "to", type: "string", required: true }]),
+        func: "return 'sent to ' + $to",
+      },
+    );
     return graph(
       [
         start(),

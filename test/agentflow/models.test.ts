@@ -265,12 +265,15 @@ describe("Condition Agent", () => {
 describe("Agent", () => {
   it("calls tools (calculator, a stored custom tool in the sandbox) and answers; usedTools and frames", async () => {
     const m = marker();
-    const stored = await createTool(db(), {
-      name: "shout",
-      description: "shouts",
-      schema: JSON.stringify([{ property: "text", type: "string", required: true }]),
-      func: "return $text.toUpperCase() + '!'",
-    });
+    const stored = await createTool(
+      { db: db() },
+      {
+        name: "shout",
+        description: "shouts",
+        schema: JSON.stringify([{ property: "text", type: "string", required: true }]),
+        func: "return $text.toUpperCase() + '!'",
+      },
+    );
     const g = graph(
       [
         start(),
@@ -318,7 +321,7 @@ describe("Agent", () => {
   });
 
   it("a failing tool answers Error: … to the model, which goes on; the failure is in usedTools", async () => {
-    const stored = await createTool(db(), { name: "broken", func: "throw new Error('tool down')" });
+    const stored = await createTool({ db: db() }, { name: "broken", func: "throw new Error('tool down')" });
     const g = graph(
       [
         start(),

@@ -142,11 +142,14 @@ describe("templates that answer through the stand-in", () => {
   });
 
   it("Human In The Loop (tools stubbed): form → draft → pause; proceed → subject/body → the send tool gets them", async () => {
-    const sent = await createTool(db(), {
-      name: "gmail_stub",
-      schema: JSON.stringify(["to", "subject", "body"].map((property) => ({ property, type: "string", required: true }))),
-      func: "return 'sent to ' + $to + ': ' + $subject",
-    });
+    const sent = await createTool(
+      { db: db() },
+      {
+        name: "gmail_stub",
+        schema: JSON.stringify(["to", "subject", "body"].map((property) => ({ property, type: "string", required: true }))),
+        func: "return 'sent to ' + $to + ': ' + $subject",
+      },
+    );
     const g = runnable("Human In The Loop", {
       patch: (n) => {
         n.get("agentAgentflow_0")!.data.inputs!.agentTools = "";

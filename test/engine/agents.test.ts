@@ -21,7 +21,7 @@ function sink() {
 }
 
 const tool = (name: string, func: string, schema?: unknown[], description = `the ${name} tool`) =>
-  createTool(db(), { name, description, func, schema: schema ? JSON.stringify(schema) : undefined });
+  createTool({ db: db() }, { name, description, func, schema: schema ? JSON.stringify(schema) : undefined });
 
 const cityTool = () =>
   tool("lookup_city", "return `${$city} has ${$vars.population ?? 'many'} people`", [

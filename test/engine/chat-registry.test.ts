@@ -10,10 +10,11 @@ import { WorkersAIChatModel } from "../../src/providers/chat/workers-ai";
 import type { ProviderDeps } from "../../src/providers/types";
 import { credential, db, marker, requestsWith, standinUrl } from "./helpers";
 import { getCredentialData } from "../../src/services/credentials";
+import type { Env } from "../../src/env";
 
 const deps = (over: Partial<ProviderDeps["env"]> = {}): ProviderDeps => ({
   env: { ENVIRONMENT: env.ENVIRONMENT, ...over }, // the test runner's: loopback stand-ins are reachable
-  getCredential: (id) => getCredentialData(db(), env.CREDENTIAL_ENCRYPTION_KEY, id),
+  getCredential: (id) => getCredentialData({ db: db(), env: env as unknown as Env }, id),
 });
 
 describe("buildChatModel", () => {

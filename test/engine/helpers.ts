@@ -16,7 +16,7 @@ import {
 } from "../../src/engine";
 import type { Env } from "../../src/env";
 import { createCredential } from "../../src/services/credentials";
-import { createRuntime } from "../../src/services/runtime";
+import { createServices } from "../../src/services/container";
 
 export const standinUrl = () => inject("standinUrl");
 export const closedUrl = () => inject("closedUrl");
@@ -43,7 +43,10 @@ export function pointAtStandin(node: FlowNode, credentialId?: string, base = `${
 export const db = () => createDb(env.DB);
 
 export async function credential(credentialName: string, plainDataObj: Record<string, unknown>): Promise<string> {
-  const row = await createCredential(db(), env.CREDENTIAL_ENCRYPTION_KEY, { name: `test ${credentialName}`, credentialName, plainDataObj });
+  const row = await createCredential(
+    { db: db(), env: env as unknown as Env },
+    { name: `test ${credentialName}`, credentialName, plainDataObj },
+  );
   return row.id;
 }
 
@@ -66,8 +69,9 @@ export async function storeTurns(chatflowid: string, sessionId: string, turns: C
   }
 }
 
-/** The ports a request gets (src/services/runtime) on the test D1, with `env` patched. */
-export const runtimeWith = (patch: Partial<Env> = {}): Runtime => createRuntime({ ...(env as unknown as Env), ...patch }, db());
+/** The ports a request gets (the container's runtime, src/services/runtime) on the test D1, with `env` patched. */
+export const runtimeWith = (patch: Partial<Env> = {}): Runtime =>
+  createServices({ db: db(), env: { ...(env as unknown as Env), ...patch }, request: { waitUntil: () => undefined } }).runtime;
 
 /** A run's context as the run door makes it, on the real ports. */
 export function makeCtx(question: string, over: Partial<RunContext> = {}): RunContext {

@@ -13,13 +13,14 @@ import { getCredentialData } from "../../src/services/credentials";
 import { callOf, toolAgentFlow } from "./agents-flows";
 import { buildEmbeddings } from "../../src/providers/embeddings/registry";
 import { closedUrl, credential, db, makeCtx, marker, recordingSink, requestsWith, runFlow, runtimeWith, standinUrl } from "./helpers";
+import type { Env } from "../../src/env";
 
 const anthropicUrl = () => inject("anthropicUrl");
 const geminiUrl = () => inject("geminiUrl");
 
 const deps = (over: Partial<ProviderDeps["env"]> = {}): ProviderDeps => ({
   env: { ENVIRONMENT: env.ENVIRONMENT, ANTHROPIC_BASE_URL: anthropicUrl(), GOOGLE_GENERATIVE_AI_BASE_URL: geminiUrl(), ...over }, // loopback stand-ins reachable
-  getCredential: (id) => getCredentialData(db(), env.CREDENTIAL_ENCRYPTION_KEY, id),
+  getCredential: (id) => getCredentialData({ db: db(), env: env as unknown as Env }, id),
 });
 
 type Received = {

@@ -31,30 +31,39 @@ const services = () => inject("servicesUrl");
 
 async function setup(details: Record<string, unknown> = {}, modelBase = `${standinUrl()}/v1`) {
   const modelCred = await credential("openAIApi", { openAIApiKey: "sk-assistant-key-1", basePath: modelBase });
-  const city = await createTool(db(), {
-    name: "lookup_city",
-    description: "facts about a city",
-    func: "return `${$city} is lovely`",
-    schema: JSON.stringify([{ property: "city", type: "string", description: "a city", required: true }]),
-  });
-  const shout = await createTool(db(), {
-    name: "shout",
-    description: "shouts a word",
-    func: "return String($word).toUpperCase()",
-    schema: JSON.stringify([{ property: "word", type: "string", description: "a word", required: true }]),
-  });
-  const assistant = await createAssistant(db(), {
-    credential: modelCred,
-    details: {
-      name: "Pat",
-      model: "assistant-model-x",
-      instructions: "You are Pat, a travel helper.",
-      temperature: 0.2,
-      tools: ["function"],
-      tool_resources: { function: { tool_ids: [city.id] } },
-      ...details,
+  const city = await createTool(
+    { db: db() },
+    {
+      name: "lookup_city",
+      description: "facts about a city",
+      func: "return `${$city} is lovely`",
+      schema: JSON.stringify([{ property: "city", type: "string", description: "a city", required: true }]),
     },
-  });
+  );
+  const shout = await createTool(
+    { db: db() },
+    {
+      name: "shout",
+      description: "shouts a word",
+      func: "return String($word).toUpperCase()",
+      schema: JSON.stringify([{ property: "word", type: "string", description: "a word", required: true }]),
+    },
+  );
+  const assistant = await createAssistant(
+    { db: db() },
+    {
+      credential: modelCred,
+      details: {
+        name: "Pat",
+        model: "assistant-model-x",
+        instructions: "You are Pat, a travel helper.",
+        temperature: 0.2,
+        tools: ["function"],
+        tool_resources: { function: { tool_ids: [city.id] } },
+        ...details,
+      },
+    },
+  );
   const serper = await credential("serperApi", { serperApiKey: "serper-secret-key-42" });
   const flow = flowDataOf(assistantTemplate as unknown as Fixture, (n) => {
     n.get("openAIAssistant_0")!.data.inputs!.selectedAssistant = assistant.id;

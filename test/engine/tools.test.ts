@@ -93,12 +93,15 @@ describe("customTool", () => {
   ]);
 
   it("builds a tool from the stored Tool: name, description, zod schema from its schema, func in the sandbox", async () => {
-    const stored = await createTool(db(), {
-      name: "get weather",
-      description: "Weather for a city",
-      schema: weatherSchema,
-      func: "return `${$city}: ${$days ?? 1} day(s), ${$metric ? 'C' : 'F'}, unit ${$vars.unit}, flow ${$flow.chatflowId}, asked ${$flow.input}`;",
-    });
+    const stored = await createTool(
+      { db: db() },
+      {
+        name: "get weather",
+        description: "Weather for a city",
+        schema: weatherSchema,
+        func: "return `${$city}: ${$days ?? 1} day(s), ${$metric ? 'C' : 'F'}, unit ${$vars.unit}, flow ${$flow.chatflowId}, asked ${$flow.input}`;",
+      },
+    );
     const ctx = makeCtx("what is the weather?", { vars: { unit: "km" } });
     const t = await build("customTool", { selectedTool: stored.id }, ctx);
     expect(t.name).toBe("get_weather");
@@ -120,12 +123,15 @@ describe("customTool", () => {
   });
 
   it("the node's customToolName / customToolDesc / customToolReturnDirect / customToolSchema inputs win", async () => {
-    const stored = await createTool(db(), {
-      name: "stored_name",
-      description: "stored",
-      schema: weatherSchema,
-      func: "return JSON.stringify({ q: $query, n: $n })",
-    });
+    const stored = await createTool(
+      { db: db() },
+      {
+        name: "stored_name",
+        description: "stored",
+        schema: weatherSchema,
+        func: "return JSON.stringify({ q: $query, n: $n })",
+      },
+    );
     const t = await build("customTool", {
       selectedTool: stored.id,
       customToolName: "search_docs",
@@ -138,7 +144,7 @@ describe("customTool", () => {
   });
 
   it("a tool without a schema takes no arguments; objects are JSON-stringified", async () => {
-    const stored = await createTool(db(), { name: "now", func: "return { ok: true, list: [1, 2] }" });
+    const stored = await createTool({ db: db() }, { name: "now", func: "return { ok: true, list: [1, 2] }" });
     const t = await build("customTool", { selectedTool: stored.id });
     expect(await t.invoke({})).toBe('{"ok":true,"list":[1,2]}');
   });
@@ -175,7 +181,7 @@ describe("customTool", () => {
     expect((await buildError("customTool", { selectedTool: noFunc })).message).toBe(
       'Custom Tool (customTool_0): tool "empty" has no function (func)',
     );
-    const stored = await createTool(db(), { name: "ok_tool", func: "return 1" });
+    const stored = await createTool({ db: db() }, { name: "ok_tool", func: "return 1" });
     expect((await buildError("customTool", { selectedTool: stored.id, customToolSchema: "z.string(" })).message).toContain(
       "customToolSchema is not a supported zod schema",
     );

@@ -3,9 +3,10 @@ import { describe, expect, it } from "vitest";
 import { createDb } from "../../src/db";
 import { getCredentialData } from "../../src/services/credentials";
 import { call, expectError, json, sleep, uuid } from "../helpers";
+import type { Env } from "../../src/env";
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-const decrypt = (id: string) => getCredentialData(createDb(env.DB), env.CREDENTIAL_ENCRYPTION_KEY, id);
+const decrypt = (id: string) => getCredentialData({ db: createDb(env.DB), env: env as unknown as Env }, id);
 
 const create = (body: Record<string, unknown> = {}) =>
   json("POST", "/credentials", { body: { name: "cred", credentialName: "openAIApi", plainDataObj: { openAIApiKey: "sk-1" }, ...body } });

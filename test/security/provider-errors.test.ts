@@ -10,6 +10,7 @@ import { redact } from "../../src/lib/redact";
 import { credential, standinUrl } from "../engine/helpers";
 import { registry } from "../../src/engine/chatflow/registry";
 import { framesOf, openAICredential, saveChain } from "./helpers";
+import type { Env } from "../../src/env";
 
 afterEach(() => {
   vi.restoreAllMocks();
@@ -195,7 +196,7 @@ describe("native providers echoing their key (Anthropic's x-api-key, Gemini's x-
             ANTHROPIC_BASE_URL: "http://127.0.0.1:9",
             GOOGLE_GENERATIVE_AI_BASE_URL: "http://127.0.0.1:9",
           },
-          getCredential: (id) => getCredentialData(db(), env.CREDENTIAL_ENCRYPTION_KEY, id),
+          getCredential: (id) => getCredentialData({ db: db(), env: env as unknown as Env }, id),
         },
       );
       const err = await model.invoke("hi").then(

@@ -30,7 +30,7 @@ describe("lookUpRun", () => {
     });
     const { id } = await json("POST", "/chatflows", { body: { name: `lookups ${t}`, flowData } });
 
-    const lookups = lookUpRun(db(), env as unknown as Env, id);
+    const lookups = lookUpRun({ db: db(), env: env as unknown as Env }, id);
     const flow = await lookups.flow;
     expect(flow).toMatchObject({ id, name: `lookups ${t}`, flowData, deployed: false, isPublic: false, type: "CHATFLOW" });
     const { vars, getCredential } = await lookups.prefetched;
@@ -40,7 +40,7 @@ describe("lookUpRun", () => {
   });
 
   it("an id that names no chatflow is a 404 once the flow is awaited", async () => {
-    const lookups = lookUpRun(db(), env as unknown as Env, crypto.randomUUID());
+    const lookups = lookUpRun({ db: db(), env: env as unknown as Env }, crypto.randomUUID());
     await expect(lookups.flow).rejects.toMatchObject({ status: 404 });
   });
 });

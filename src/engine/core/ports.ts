@@ -1,5 +1,6 @@
-// The engine's only way out. A Runtime is built once per request (the `init` middleware in
-// src/app.ts) or per queue batch, by src/services/runtime; a RunContext is one run on top of it.
+// The engine's only way out. A Runtime is built by src/services/runtime on the first use of the
+// services container's `runtime` (one per request, queue batch, Cron tick, Workflow run); a
+// RunContext is one run on top of it.
 // Nodes use these ports and nothing else: no database handle, no Worker env, no service import.
 import type { Document } from "@langchain/core/documents";
 import type { Embeddings } from "@langchain/core/embeddings";

@@ -2,13 +2,13 @@
 // none exists; later ones by someone already trusted (a signed-in person or a key with
 // `users:manage`). Passwords are only ever stored as lib/password.ts hashes.
 import { eq, sql } from "drizzle-orm";
-import type { Db } from "../../env";
 import { conflict, forbidden, notFound } from "../../errors";
 import { isUniqueViolation } from "../../db/errors";
 import { account, accountSession } from "../../db/schema";
 import { hashPassword } from "../../lib/password";
 import { newId } from "../../lib/ids";
 import { nowIso } from "../../lib/time";
+import type { Deps } from "../deps";
 
 export type Account = typeof account.$inferSelect;
 
@@ -29,15 +29,18 @@ export interface NewAccount {
   password: string;
 }
 
-export async function hasAccounts(db: Db): Promise<boolean> {
+export async function hasAccounts(deps: Deps<"db">): Promise<boolean> {
+  const { db } = deps;
   return (await db.select({ id: account.id }).from(account).limit(1)).length > 0;
 }
 
-export async function findAccountByEmail(db: Db, email: string): Promise<Account | undefined> {
+export async function findAccountByEmail(deps: Deps<"db">, email: string): Promise<Account | undefined> {
+  const { db } = deps;
   return (await db.select().from(account).where(eq(account.email, email)).limit(1))[0];
 }
 
-export async function findAccount(db: Db, id: string): Promise<Account | undefined> {
+export async function findAccount(deps: Deps<"db">, id: string): Promise<Account | undefined> {
+  const { db } = deps;
   return (await db.select().from(account).where(eq(account.id, id)).limit(1))[0];
 }
 
@@ -45,7 +48,8 @@ export async function findAccount(db: Db, id: string): Promise<Account | undefin
  * Creates an account. `firstOnly`: only while no account exists, checked in the INSERT itself, so
  * two setup pages racing cannot both create one (the loser is refused 403 like any later try).
  */
-export async function createAccount(db: Db, input: NewAccount, firstOnly: boolean): Promise<PublicAccount> {
+export async function createAccount(deps: Deps<"db">, input: NewAccount, firstOnly: boolean): Promise<PublicAccount> {
+  const { db } = deps;
   const now = nowIso();
   const row: Account = {
     id: newId(),
@@ -77,8 +81,9 @@ export const firstAccountExists = () =>
   forbidden("Forbidden: an account exists already. Sign in, or ask a signed-in person (or an API key with users:manage) to add yours");
 
 /** Sets an account's password and signs it out everywhere (its old sessions may be someone else's). */
-export async function resetPassword(db: Db, email: string, password: string): Promise<PublicAccount> {
-  const found = await findAccountByEmail(db, email);
+export async function resetPassword(deps: Deps<"db">, email: string, password: string): Promise<PublicAccount> {
+  const { db } = deps;
+  const found = await findAccountByEmail({ db }, email);
   if (!found) throw notFound(`No account has the email ${email}`);
   const passwordHash = await hashPassword(password);
   const updatedDate = nowIso();

@@ -2,7 +2,7 @@
 // email, and the password — which takes the old one (checked like a sign-in, counted against the
 // same limits) and ends the account's other sessions, keeping the one in use.
 import { and, eq, ne } from "drizzle-orm";
-import type { Db, Env } from "../../env";
+import type { Env } from "../../env";
 import { badRequest, conflict, notFound } from "../../errors";
 import { isUniqueViolation } from "../../db/errors";
 import { account, accountSession } from "../../db/schema";
@@ -11,6 +11,7 @@ import { sha256Hex } from "../../lib/crypto";
 import { nowIso } from "../../lib/time";
 import { countSignInAttempt } from "../../rate-limit/sign-in";
 import { type Account, findAccount } from "./accounts";
+import type { Deps } from "../deps";
 
 export interface ProfilePatch {
   name?: string;
@@ -37,8 +38,9 @@ async function newPasswordHash(env: Env, found: Account, patch: ProfilePatch, cl
   return hashPassword(patch.newPassword);
 }
 
-export async function updateOwnAccount(env: Env, db: Db, id: string, patch: ProfilePatch, caller: Caller): Promise<Account> {
-  const found = await findAccount(db, id);
+export async function updateOwnAccount(deps: Deps<"db" | "env">, id: string, patch: ProfilePatch, caller: Caller): Promise<Account> {
+  const { db, env } = deps;
+  const found = await findAccount({ db }, id);
   if (!found) throw notFound(`Account ${id} not found`);
   const passwordHash = await newPasswordHash(env, found, patch, caller.clientIp);
   const updated: Account = {

@@ -12,6 +12,7 @@ import type { Db, Env } from "../../env";
 import { accountSession } from "../../db/schema";
 import { randomToken, sha256Hex } from "../../lib/crypto";
 import { type Account, findAccount } from "./accounts";
+import type { Deps } from "../deps";
 
 /** How long a session answers requests before the UI must refresh it (never longer than the idle limit). */
 const ACCESS_MINUTES = 15;
@@ -32,7 +33,8 @@ export function sessionTimes(env: Env): SessionTimes {
 const iso = (ms: number) => new Date(ms).toISOString();
 
 /** A new session for the account: answers the cookie's token (shown once; only its hash is kept). */
-export async function startSession(db: Db, accountId: string, times: SessionTimes, now = Date.now()): Promise<string> {
+export async function startSession(deps: Deps<"db">, accountId: string, times: SessionTimes, now = Date.now()): Promise<string> {
+  const { db } = deps;
   const token = randomToken(32);
   await db.batch([
     // The account's ended sessions go as a new one starts: the table does not grow without bound.
@@ -51,7 +53,8 @@ export async function startSession(db: Db, accountId: string, times: SessionTime
 /** "valid": requests pass; "refresh": the UI must refresh it first; "ended": signed out, expired or never was. */
 export type SessionState = { state: "valid"; accountId: string } | { state: "refresh" } | { state: "ended" };
 
-export async function checkSession(db: Db, token: string, now = Date.now()): Promise<SessionState> {
+export async function checkSession(deps: Deps<"db">, token: string, now = Date.now()): Promise<SessionState> {
+  const { db } = deps;
   const row = (
     await db
       .select()
@@ -64,17 +67,19 @@ export async function checkSession(db: Db, token: string, now = Date.now()): Pro
 }
 
 /** Moves a live session's times on; answers its account, or undefined when it has ended. */
-export async function refreshSession(db: Db, token: string, times: SessionTimes, now = Date.now()): Promise<Account | undefined> {
+export async function refreshSession(deps: Deps<"db">, token: string, times: SessionTimes, now = Date.now()): Promise<Account | undefined> {
+  const { db } = deps;
   const id = await sha256Hex(token);
   const [row] = await db
     .update(accountSession)
     .set({ accessUntil: iso(now + times.accessMs), expiresAt: iso(now + times.idleMs) })
     .where(and(eq(accountSession.id, id), gt(accountSession.expiresAt, iso(now))))
     .returning({ accountId: accountSession.accountId });
-  return row ? findAccount(db, row.accountId) : undefined;
+  return row ? findAccount({ db }, row.accountId) : undefined;
 }
 
 /** Ends the session with this token (signing out): later requests with it are refused. */
-export async function endSession(db: Db, token: string): Promise<void> {
+export async function endSession(deps: Deps<"db">, token: string): Promise<void> {
+  const { db } = deps;
   await db.delete(accountSession).where(eq(accountSession.id, await sha256Hex(token)));
 }

@@ -8,6 +8,7 @@ import { ApiError, badRequest } from "../../errors";
 import type { Db } from "../../env";
 import { assistant, chatFlow, documentStore, tool } from "../../db/schema";
 import { type LoadOption, type NodeDescriptor, builtOptions, declaredLoadMethods, nodeDescriptor } from "./files";
+import type { Deps } from "../deps";
 
 /** What the canvas sends: the node's data plus the method, and for agentflow nodes their neighbours. */
 export interface LoadRequest {
@@ -148,7 +149,7 @@ export const NOT_YET = new Set(["listActions", "listServers", "listEndpoints"]);
 export const loadMethodNames = (): string[] => Object.keys(METHODS);
 
 /** The options of `request.loadMethod` for node `name`: 404 unknown node, 400 a method it does not declare. */
-export async function loadOptions(db: Db, name: string, request: LoadRequest): Promise<LoadOption[]> {
+export async function loadOptions({ db }: Deps<"db">, name: string, request: LoadRequest): Promise<LoadOption[]> {
   const method = text(request.loadMethod);
   if (!method) throw badRequest("loadMethod is required: the name of the node's load method (e.g. listModels)");
   const node = await nodeDescriptor(name);

@@ -12,6 +12,7 @@ import { runBatch } from "../../providers/vectorstores/d1-json";
 import { deleteLoaderFiles } from "./files";
 import { type StoreState, getStoreState } from "./stores";
 import type { LoaderEntry } from "./types";
+import type { Deps } from "../deps";
 
 export const CHUNK_PAGE_SIZE = 50;
 const chunks = documentStoreFileChunk;
@@ -24,8 +25,8 @@ function loaderOf(store: StoreState, loaderId: string): LoaderEntry {
   return loader;
 }
 
-export async function chunkPage(db: Db, storeId: string, loaderId: string, pageNo: number) {
-  const store = await getStoreState(db, storeId);
+export async function chunkPage({ db }: Deps<"db">, storeId: string, loaderId: string, pageNo: number) {
+  const store = await getStoreState({ db }, storeId);
   const file = loaderId === "all" ? undefined : loaderOf(store, loaderId);
   const where = file ? and(eq(chunks.storeId, storeId), eq(chunks.docId, loaderId)) : eq(chunks.storeId, storeId);
   const [page, totals] = await db.batch([
@@ -83,13 +84,13 @@ async function withChunk<T>(
 
 /** Edits a chunk's text (and metadata); answers the page the chunk is on. */
 export async function editChunk(
-  db: Db,
+  { db }: Deps<"db">,
   storeId: string,
   loaderId: string,
   chunkId: string,
   edit: { pageContent: string; metadata?: Record<string, unknown> | string },
 ) {
-  loaderOf(await getStoreState(db, storeId), loaderId);
+  loaderOf(await getStoreState({ db }, storeId), loaderId);
   const position = await withChunk(db, storeId, loaderId, chunkId, async (chunk) => {
     const was = [chunkId, storeId, loaderId, chunk.pageContent];
     const metadata =
@@ -113,11 +114,11 @@ export async function editChunk(
     ]);
     return changed.meta.changes ? Math.max(1, (before.results[0] as { n: number } | undefined)?.n ?? 1) : undefined;
   });
-  return chunkPage(db, storeId, loaderId, Math.ceil(position / CHUNK_PAGE_SIZE));
+  return chunkPage({ db }, storeId, loaderId, Math.ceil(position / CHUNK_PAGE_SIZE));
 }
 
-export async function deleteChunk(db: Db, storeId: string, loaderId: string, chunkId: string): Promise<{ deleted: number }> {
-  loaderOf(await getStoreState(db, storeId), loaderId);
+export async function deleteChunk({ db }: Deps<"db">, storeId: string, loaderId: string, chunkId: string): Promise<{ deleted: number }> {
+  loaderOf(await getStoreState({ db }, storeId), loaderId);
   return withChunk(db, storeId, loaderId, chunkId, async (chunk) => {
     const was = [chunkId, storeId, loaderId, chunk.pageContent];
     const [, gone] = await runBatch(db, [
@@ -138,8 +139,8 @@ export async function deleteChunk(db: Db, storeId: string, loaderId: string, chu
  * Removes a loader, its chunks and its files; its vectors stay (DELETE vectorstore removes those).
  * An upsert still working on it finds its lease gone and writes nothing more.
  */
-export async function deleteLoader(db: Db, bucket: R2Bucket, storeId: string, loaderId: string): Promise<{ deleted: number }> {
-  loaderOf(await getStoreState(db, storeId), loaderId);
+export async function deleteLoader({ db, files }: Deps<"db" | "files">, storeId: string, loaderId: string): Promise<{ deleted: number }> {
+  loaderOf(await getStoreState({ db }, storeId), loaderId);
   const [, gone] = await db.batch([
     db.delete(chunks).where(and(eq(chunks.storeId, storeId), eq(chunks.docId, loaderId))),
     db
@@ -159,6 +160,6 @@ export async function deleteLoader(db: Db, bucket: R2Bucket, storeId: string, lo
       ),
   ]);
   if (!gone.length) throw notFound(`Document loader ${loaderId} not found in document store ${storeId}`);
-  await deleteLoaderFiles(bucket, storeId, loaderId);
+  await deleteLoaderFiles(files, storeId, loaderId);
   return { deleted: 1 };
 }

@@ -23,8 +23,8 @@ import { createStore } from "./stores";
 import type { DocStoreDeps, LoaderEntry } from "./types";
 
 /** Reads, loads and splits: the chunks of a plan, in memory. 400 for files without text. */
-async function chunksOf(deps: DocStoreDeps, bucket: R2Bucket, plan: Plan): Promise<{ chunks: Document[] }> {
-  const files = await readWholeFiles(bucket, plan.files);
+async function chunksOf(deps: DocStoreDeps, plan: Plan): Promise<{ chunks: Document[] }> {
+  const files = await readWholeFiles(deps.files, plan.files);
   const limits = workLimits(deps.env);
   const docs = await loadDocuments(plan.loaderNode, {
     config: plan.loaderConfig,
@@ -60,20 +60,15 @@ export class QueueInstead extends Error {
 }
 
 /** Runs a plan: chunks committed, then indexed. Statuses move as Flowise's do. */
-export async function executePlan(
-  deps: DocStoreDeps,
-  bucket: R2Bucket,
-  plan: Plan,
-  control: IndexControl = {},
-): Promise<UpsertResult | Continues> {
-  if (plan.streamed) return executeStreamed(deps, bucket, plan, control);
-  const { chunks } = await chunksOf(deps, bucket, plan);
+export async function executePlan(deps: DocStoreDeps, plan: Plan, control: IndexControl = {}): Promise<UpsertResult | Continues> {
+  if (plan.streamed) return executeStreamed(deps, plan, control);
+  const { chunks } = await chunksOf(deps, plan);
   const built = await buildComponents(deps, plan.storeId, plan.components);
   assertIndexable(built, chunks);
   if (control.queueAbove !== undefined && chunks.length > control.queueAbove) throw new QueueInstead(chunks.length);
   const ahead = embedAhead(built, chunks);
   if (plan.newStore)
-    await createStore(deps.db, { id: plan.storeId, name: plan.newStore.name, description: plan.newStore.description ?? null });
+    await createStore(deps, { id: plan.storeId, name: plan.newStore.name, description: plan.newStore.description ?? null });
 
   const lease = new LoaderLease(deps.db, plan.storeId, plan.entryId, upsertLeaseMs(deps.env), plan.lease);
   let entry: LoaderEntry;
@@ -81,7 +76,7 @@ export async function executePlan(
   try {
     if (plan.replaces) await lease.claim().then(() => lease.beat());
     filesWritten = writesFiles(plan);
-    const fileEntries = (await storeFiles(bucket, plan)).map((f) => ({ ...f, status: "SYNC" as const }));
+    const fileEntries = (await storeFiles(deps.files, plan)).map((f) => ({ ...f, status: "SYNC" as const }));
     entry = entryFor(plan, fileEntries, chunks, "SYNC");
     await writeEntry(deps, plan, entry, lease, chunks);
     lease.beat();
@@ -91,7 +86,7 @@ export async function executePlan(
     if (!plan.lease) await lease.release().catch(() => false);
     // Files put for a loader that is gone (or never got a row) would be left with no one to own them.
     if (filesWritten && err instanceof ApiError && err.status === 404)
-      await deleteLoaderFiles(bucket, plan.storeId, plan.entryId).catch(() => undefined);
+      await deleteLoaderFiles(deps.files, plan.storeId, plan.entryId).catch(() => undefined);
     throw err;
   }
 
@@ -118,13 +113,13 @@ export async function executePlan(
  * (its files NEW) under a lease long enough for the queue to deliver (the store reads UPSERTING).
  * The queue consumer then runs the saved loader under that lease.
  */
-export async function stagePlan(deps: DocStoreDeps, bucket: R2Bucket, plan: Plan): Promise<{ entry: LoaderEntry; lease: string }> {
+export async function stagePlan(deps: DocStoreDeps, plan: Plan): Promise<{ entry: LoaderEntry; lease: string }> {
   if (plan.newStore)
-    await createStore(deps.db, { id: plan.storeId, name: plan.newStore.name, description: plan.newStore.description ?? null });
+    await createStore(deps, { id: plan.storeId, name: plan.newStore.name, description: plan.newStore.description ?? null });
   const lease = new LoaderLease(deps.db, plan.storeId, plan.entryId, queuedUpsertLeaseMs(deps.env));
   if (plan.replaces) await lease.claim();
   try {
-    const entry = entryFor(plan, await storeFiles(bucket, plan), undefined, "SYNCING");
+    const entry = entryFor(plan, await storeFiles(deps.files, plan), undefined, "SYNCING");
     await writeEntry(deps, plan, entry, lease);
     return { entry, lease: lease.id };
   } catch (err) {

@@ -63,13 +63,8 @@ const STORE_CONFIG = {
   updatedDate: documentStore.updatedDate,
 };
 
-export function executeStreamed(
-  deps: DocStoreDeps,
-  bucket: R2Bucket,
-  plan: Plan,
-  control: StreamControl = {},
-): Promise<UpsertResult | Continues> {
-  return new StreamedRun(deps, bucket, plan, control).run();
+export function executeStreamed(deps: DocStoreDeps, plan: Plan, control: StreamControl = {}): Promise<UpsertResult | Continues> {
+  return new StreamedRun(deps, plan, control).run();
 }
 
 class StreamedRun {
@@ -95,7 +90,6 @@ class StreamedRun {
 
   constructor(
     private readonly deps: DocStoreDeps,
-    private readonly bucket: R2Bucket,
     private readonly plan: Plan,
     private readonly control: StreamControl,
   ) {
@@ -196,7 +190,7 @@ class StreamedRun {
     if (!src) {
       const f = this.plan.files[i];
       const key = this.placed ? fileKey(this.plan.storeId, this.plan.entryId, f.name) : f.key;
-      src = key ? await r2Source(this.bucket, key, f.name) : memorySource(f.name, f.bytes ?? new Uint8Array(0));
+      src = key ? await r2Source(this.deps.files, key, f.name) : memorySource(f.name, f.bytes ?? new Uint8Array(0));
       if (!f.bytes || this.placed) this.sources.set(i, src);
     }
     return src;
@@ -210,11 +204,11 @@ class StreamedRun {
       ? undefined
       : await this.deps.db.select(STORE_CONFIG).from(documentStore).where(eq(documentStore.id, plan.storeId)).get();
     if (plan.newStore)
-      await createStore(this.deps.db, { id: plan.storeId, name: plan.newStore.name, description: plan.newStore.description ?? null });
+      await createStore(this.deps, { id: plan.storeId, name: plan.newStore.name, description: plan.newStore.description ?? null });
     if (plan.replaces) await this.lease.claim();
     this.lease.beat();
     this.filesWritten = writesFiles(plan);
-    this.fileEntries = await storeFiles(this.bucket, plan);
+    this.fileEntries = await storeFiles(this.deps.files, plan);
     this.placed = true;
     this.sources.clear();
   }
@@ -356,7 +350,7 @@ class StreamedRun {
       // Nothing of this run is in D1: the lease goes back (a queued one stays for the consumer).
       if (!plan.lease) await lease.release().catch(() => false);
       if (this.filesWritten && err instanceof ApiError && err.status === 404)
-        await deleteLoaderFiles(this.bucket, plan.storeId, plan.entryId).catch(() => undefined);
+        await deleteLoaderFiles(this.deps.files, plan.storeId, plan.entryId).catch(() => undefined);
       return err;
     }
     try {
@@ -391,7 +385,7 @@ class StreamedRun {
           params: [plan.entryId, plan.storeId, lease.id],
         },
       ]);
-      await deleteLoaderFiles(this.bucket, plan.storeId, plan.entryId);
+      await deleteLoaderFiles(this.deps.files, plan.storeId, plan.entryId);
       return;
     }
     await runBatch(deps.db, [dropChunks, ...store, endRow(lease, { status: "STALE", error, emptied: true })]);

@@ -44,7 +44,7 @@ function parsedMetadata(text: string): Record<string, unknown> {
 
 export async function insertStoredChunks(deps: DocStoreDeps, input: InsertInput): Promise<UpsertResult> {
   const { db, env } = deps;
-  const store = await getStoreState(db, input.storeId);
+  const store = await getStoreState({ db }, input.storeId);
   const loaders = input.docId ? store.loaders.filter((l) => l.id === input.docId) : store.loaders;
   if (input.docId && !loaders.length) throw notFound(`Document loader ${input.docId} not found in document store ${input.storeId}`);
   if (!loaders.length) throw badRequest(`Document store ${input.storeId} has no loaders, so no chunks to insert`);
@@ -120,7 +120,7 @@ export async function insertStoredChunks(deps: DocStoreDeps, input: InsertInput)
   ]);
   const { addedDocs: _docs, ...counts } = total;
   await recordUpsert(
-    db,
+    { db },
     store.row.id,
     counts,
     JSON.stringify({

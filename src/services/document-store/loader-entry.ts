@@ -109,7 +109,7 @@ export const recordRun = (
   counts: { numAdded: number; numUpdated: number; numSkipped: number; numDeleted: number },
 ) =>
   recordUpsert(
-    deps.db,
+    deps,
     plan.storeId,
     counts,
     JSON.stringify({

@@ -10,6 +10,7 @@ import type { Stmt } from "../../providers/vectorstores/d1-json";
 import { type LoaderLease, leaseState, stoppedMessage } from "./lease";
 import { type StreamProgress, parseProgress, publicProgress } from "./progress";
 import type { LoaderEntry } from "./types";
+import type { Deps } from "../deps";
 
 const L = documentStoreLoader;
 export type LoaderRow = typeof L.$inferSelect;
@@ -51,7 +52,7 @@ export const loaderRowsQuery = (db: Db, storeId: string) =>
   db.select().from(L).where(eq(L.storeId, storeId)).orderBy(asc(L.position), asc(L.id));
 
 /** Loader rows of several stores, by store id. */
-export async function loaderRowsOf(db: Db, storeIds: string[]): Promise<Map<string, LoaderRow[]>> {
+export async function loaderRowsOf({ db }: Deps<"db">, storeIds: string[]): Promise<Map<string, LoaderRow[]>> {
   const out = new Map<string, LoaderRow[]>(storeIds.map((id) => [id, []]));
   for (const part of chunk(storeIds, D1_MAX_PARAMS)) {
     const rows = await db.select().from(L).where(inArray(L.storeId, part)).orderBy(asc(L.position), asc(L.id)).all();
@@ -127,7 +128,7 @@ export function writeLoader(db: Db, entry: LoaderEntry, lease: LoaderLease, leas
  * A queued loader that cannot be processed: STALE with the error, its lease given back. Only while
  * it is still SYNCING under this lease (or none): one already processed, or taken over, is left alone.
  */
-export async function failQueuedLoader(db: Db, loaderId: string, leaseId: string | undefined, error: string): Promise<void> {
+export async function failQueuedLoader({ db }: Deps<"db">, loaderId: string, leaseId: string | undefined, error: string): Promise<void> {
   await db
     .update(L)
     .set({ status: "STALE", error, leaseId: null, leaseUntil: null, updatedDate: nowIso() })
@@ -136,7 +137,7 @@ export async function failQueuedLoader(db: Db, loaderId: string, leaseId: string
 }
 
 /** A queued loader whose attempt failed and will be retried: its lease lasts until the retry can run. */
-export async function holdForRetry(db: Db, loaderId: string, leaseId: string, leaseUntil: number): Promise<void> {
+export async function holdForRetry({ db }: Deps<"db">, loaderId: string, leaseId: string, leaseUntil: number): Promise<void> {
   await db
     .update(L)
     .set({ leaseUntil })
@@ -183,7 +184,7 @@ export function endRow(
 }
 
 /** Whether store `storeId` has a loader `loaderId`. */
-export async function loaderExists(db: Db, storeId: string, loaderId: string): Promise<boolean> {
+export async function loaderExists({ db }: Deps<"db">, storeId: string, loaderId: string): Promise<boolean> {
   return !!(await db
     .select({ id: L.id })
     .from(L)

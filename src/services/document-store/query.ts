@@ -49,7 +49,7 @@ function remember(row: ComponentsRow): void {
 type Query = { storeId: string; query: string; inputs?: Record<string, unknown> };
 
 export async function queryStore(deps: DocStoreDeps, input: Query) {
-  let row: ComponentsRow = recentRows.get(input.storeId) ?? (await getStoreRow(deps.db, input.storeId));
+  let row: ComponentsRow = recentRows.get(input.storeId) ?? (await getStoreRow(deps, input.storeId));
   for (;;) {
     const built = await buildComponents(deps, row.id, savedComponents(row));
     const k = topKOf(input.inputs?.topK, built.store.maxTopK);

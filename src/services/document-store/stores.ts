@@ -4,7 +4,6 @@
 import type { z } from "@hono/zod-openapi";
 import { FAISS_NAMESPACE_PREFIX } from "../../providers/vectorstores/faiss-r2";
 import { eq, sql } from "drizzle-orm";
-import type { Db, Env } from "../../env";
 import {
   documentStore,
   documentStoreFileChunk,
@@ -26,6 +25,7 @@ import type { ComponentConfig, LoaderEntry } from "./types";
 import { deleteStoreFiles } from "./files";
 import { leaseState } from "./lease";
 import { type LoaderRow, entryOf, loaderRowsOf, loaderRowsQuery } from "./loader-rows";
+import type { Deps } from "../deps";
 
 export const stores: Resource<typeof documentStore> = { table: documentStore, label: "Document store", sqlName: "document_store" };
 export type StoreRow = typeof documentStore.$inferSelect;
@@ -75,40 +75,40 @@ export function present(row: StoreRow, rows: LoaderRow[], now = Date.now()) {
   };
 }
 
-export async function getStoreState(db: Db, id: string): Promise<StoreState> {
+export async function getStoreState({ db }: Deps<"db">, id: string): Promise<StoreState> {
   const [found, rows] = await db.batch([db.select().from(documentStore).where(eq(documentStore.id, id)), loaderRowsQuery(db, id)]);
   if (!found[0]) throw notFound(`Document store ${id} not found`);
   const now = Date.now();
   return { row: found[0], rows, loaders: rows.map((r) => entryOf(r, now)) };
 }
 
-export async function createStore(db: Db, input: z.infer<typeof DocumentStoreCreate>) {
+export async function createStore({ db }: Deps<"db">, input: z.infer<typeof DocumentStoreCreate>) {
   return present(await insertRecord(db, stores, { ...input, whereUsed: input.whereUsed ?? "[]", status: "EMPTY" }), []);
 }
 
-export async function listStores(db: Db, page: PageQueryInput) {
+export async function listStores({ db }: Deps<"db">, page: PageQueryInput) {
   const listed = await listRecords(db, stores, page);
   const rows = Array.isArray(listed) ? listed : listed.data;
   const loaders = await loaderRowsOf(
-    db,
+    { db },
     rows.map((r) => r.id),
   );
   const data = rows.map((r) => present(r, loaders.get(r.id) ?? []));
   return Array.isArray(listed) ? data : { data, total: listed.total };
 }
 
-export const getStoreRow = (db: Db, id: string) => findRecord(db, stores, id);
-export const getStore = async (db: Db, id: string) => {
-  const s = await getStoreState(db, id);
+export const getStoreRow = ({ db }: Deps<"db">, id: string) => findRecord(db, stores, id);
+export const getStore = async ({ db }: Deps<"db">, id: string) => {
+  const s = await getStoreState({ db }, id);
   return present(s.row, s.rows);
 };
-export const updateStore = async (db: Db, id: string, patch: z.infer<typeof DocumentStoreUpdate>) => {
+export const updateStore = async ({ db }: Deps<"db">, id: string, patch: z.infer<typeof DocumentStoreUpdate>) => {
   const row = await updateRecord(db, stores, id, patch);
   return present(row, await loaderRowsQuery(db, id).all());
 };
 
 /** After vectors were removed: SYNC while the store has loaders (their chunks stay), else EMPTY. */
-export async function settleStatus(db: Db, id: string): Promise<void> {
+export async function settleStatus({ db }: Deps<"db">, id: string): Promise<void> {
   const hasLoaders = sql`EXISTS (SELECT 1 FROM ${documentStoreLoader} WHERE ${documentStoreLoader.storeId} = ${id})`;
   await db
     .update(documentStore)
@@ -124,8 +124,8 @@ export async function settleStatus(db: Db, id: string): Promise<void> {
  * still known), R2 files, then loaders, chunks, vector rows, record-manager rows, upsert history
  * and the record itself in one D1 batch.
  */
-export async function deleteStore(db: Db, env: Env, files: R2Bucket, id: string): Promise<{ deleted: number }> {
-  const row = await getStoreRow(db, id);
+export async function deleteStore({ db, env, files }: Deps<"db" | "env" | "files">, id: string): Promise<{ deleted: number }> {
+  const row = await getStoreRow({ db }, id);
   const vectorizeIds = await db
     .select({ id: vectorDocument.id })
     .from(vectorDocument)

@@ -1,5 +1,5 @@
 import type { DocumentStoreStatus } from "../../db/enums";
-import type { Db, Env } from "../../env";
+import type { Deps } from "../deps";
 
 /** An uploaded file, as routes hand it to the services (the loaders' own type). */
 export type { LoaderFile } from "../../providers/loaders/types";
@@ -61,9 +61,5 @@ export interface ComponentConfig {
   config: Record<string, unknown>;
 }
 
-/** What the document store services need from outside; no HTTP in here. */
-export interface DocStoreDeps {
-  db: Db;
-  env: Env;
-  getCredential(id: string): Promise<Record<string, unknown>>;
-}
+/** What the document store services need from outside (the container's part); no HTTP in here. */
+export type DocStoreDeps = Deps<"db" | "env" | "files" | "getCredential">;

@@ -10,6 +10,7 @@ import { megabytes, workLimits } from "../../lib/limits";
 import { type PartHead, boundaryOf, readParts } from "../../lib/multipart-stream";
 import { deleteStagedFiles, fileKey, safeFileName } from "./files";
 import type { SourceFile } from "./types";
+import type { Deps } from "../deps";
 
 /** Bytes per R2 upload part: R2's smallest (every part but the last is this size). */
 export const R2_PART = 5 * 1024 * 1024;
@@ -91,8 +92,7 @@ class R2Writer {
  * `files[]`) staged in R2 under a new upload id of `storeId`. A failure removes what was staged.
  */
 export async function receiveForm(
-  env: Env,
-  bucket: R2Bucket,
+  { env, files: bucket }: Deps<"env" | "files">,
   storeId: string,
   body: ReadableStream<Uint8Array> | null,
   contentType: string,
@@ -148,5 +148,5 @@ export async function receiveForm(
 }
 
 /** Removes what a multipart body staged (its upsert was refused before it ran). */
-export const discardUpload = (bucket: R2Bucket, storeId: string, uploadId: string) =>
-  deleteStagedFiles(bucket, storeId, uploadId).catch(() => undefined);
+export const discardUpload = ({ files }: Deps<"files">, storeId: string, uploadId: string) =>
+  deleteStagedFiles(files, storeId, uploadId).catch(() => undefined);

@@ -47,11 +47,11 @@ function queueOf(deps: DocStoreDeps): QueueSender {
 }
 
 /** Stages each plan and queues one job for what was staged (also when a later plan failed to stage). */
-async function stageAndQueue(deps: DocStoreDeps, bucket: R2Bucket, storeId: string, plans: Plan[]) {
+async function stageAndQueue(deps: DocStoreDeps, storeId: string, plans: Plan[]) {
   const queue = queueOf(deps);
   const staged: Array<Awaited<ReturnType<typeof stagePlan>>> = [];
   try {
-    for (const plan of plans) staged.push(await stagePlan(deps, bucket, plan));
+    for (const plan of plans) staged.push(await stagePlan(deps, plan));
   } finally {
     if (staged.length) {
       try {
@@ -63,7 +63,7 @@ async function stageAndQueue(deps: DocStoreDeps, bucket: R2Bucket, storeId: stri
         });
       } catch (err) {
         // Nothing will run them: say so on the loaders rather than leave them waiting for their leases to run out.
-        for (const s of staged) await failQueuedLoader(deps.db, s.entry.id, s.lease, `The upsert could not be queued: ${messageOf(err)}`);
+        for (const s of staged) await failQueuedLoader(deps, s.entry.id, s.lease, `The upsert could not be queued: ${messageOf(err)}`);
         // biome-ignore lint/correctness/noUnsafeFinally: what was staged cannot run, so this is the error to report, whatever staging threw
         throw err;
       }
@@ -85,29 +85,25 @@ const hasQueue = (deps: DocStoreDeps): boolean => typeof (deps.env as { UPSERT_Q
  */
 export async function upsertDocStore(
   deps: DocStoreDeps,
-  bucket: R2Bucket,
   storeId: string,
   input: UpsertInput,
   uploads: Uploads = { files: [] },
 ): Promise<UpsertResult | Accepted> {
   try {
-    return await upsertNowOrQueued(deps, bucket, storeId, input, uploads);
+    return await upsertNowOrQueued(deps, storeId, input, uploads);
   } finally {
     // Files a multipart body staged that no loader of the store took as its own (a failure, a replaced loader, a new store).
-    if (uploads.id) await dropStagedUpload(deps, bucket, storeId, uploads.id);
+    if (uploads.id) await dropStagedUpload(deps, storeId, uploads.id);
   }
 }
 
 async function upsertNowOrQueued(
   deps: DocStoreDeps,
-  bucket: R2Bucket,
   storeId: string,
   input: UpsertInput,
   uploads: Uploads,
 ): Promise<UpsertResult | Accepted> {
-  const store = input.createNewDocStore
-    ? await getStoreState(deps.db, storeId).catch(() => undefined)
-    : await getStoreState(deps.db, storeId);
+  const store = input.createNewDocStore ? await getStoreState(deps, storeId).catch(() => undefined) : await getStoreState(deps, storeId);
   const plan = planUpsert(deps, store, input, uploads);
   let why = "the upsert continues in the queue";
   if (!input.async) {
@@ -121,7 +117,7 @@ async function upsertNowOrQueued(
     } else {
       const queueAbove = auto ? limits.queueChunks : undefined;
       try {
-        return finished(await executePlan(deps, bucket, plan, { queueAbove }));
+        return finished(await executePlan(deps, plan, { queueAbove }));
       } catch (err) {
         if (!(err instanceof QueueInstead)) throw err;
         why =
@@ -130,7 +126,7 @@ async function upsertNowOrQueued(
       }
     }
   }
-  const [entry] = await stageAndQueue(deps, bucket, plan.storeId, [plan]);
+  const [entry] = await stageAndQueue(deps, plan.storeId, [plan]);
   return {
     docId: entry.id,
     storeId: plan.storeId,
@@ -145,9 +141,9 @@ function finished(result: UpsertResult | Continues): UpsertResult {
   return result;
 }
 
-async function dropStagedUpload(deps: DocStoreDeps, bucket: R2Bucket, storeId: string, uploadId: string): Promise<void> {
+async function dropStagedUpload(deps: DocStoreDeps, storeId: string, uploadId: string): Promise<void> {
   try {
-    if (!(await loaderExists(deps.db, storeId, uploadId))) await deleteStagedFiles(bucket, storeId, uploadId);
+    if (!(await loaderExists(deps, storeId, uploadId))) await deleteStagedFiles(deps.files, storeId, uploadId);
   } catch (err) {
     console.error(`document store: removing the staged upload ${uploadId} failed: ${messageOf(err)}`);
   }
@@ -156,19 +152,18 @@ async function dropStagedUpload(deps: DocStoreDeps, bucket: R2Bucket, storeId: s
 /** Runs a store's loaders (all, or the items given) again, in place; one result per item. */
 export async function refreshDocStore(
   deps: DocStoreDeps,
-  bucket: R2Bucket,
   storeId: string,
   body: { items?: UpsertInput[]; async?: boolean },
 ): Promise<UpsertResult[] | Accepted[]> {
-  const store = await getStoreState(deps.db, storeId);
+  const store = await getStoreState(deps, storeId);
   const items: UpsertInput[] = body.items?.length ? body.items : store.loaders.map((l) => ({ docId: l.id }));
   if (!items.length) throw badRequest(`Document store ${storeId} has no loaders to refresh`);
   const plans: Plan[] = items.map((item) => planUpsert(deps, store, { ...item, createNewDocStore: false }, undefined, { inPlace: true }));
   if (body.async) {
-    const entries = await stageAndQueue(deps, bucket, storeId, plans);
+    const entries = await stageAndQueue(deps, storeId, plans);
     return entries.map((e) => ({ docId: e.id, storeId, status: "UPSERTING", message: "Accepted: the refresh continues in the queue" }));
   }
-  return (await runInOrder(deps, bucket, storeId, plans)).results;
+  return (await runInOrder(deps, storeId, plans)).results;
 }
 
 interface InOrder {
@@ -187,7 +182,6 @@ interface InOrder {
  */
 async function runInOrder(
   deps: DocStoreDeps,
-  bucket: R2Bucket,
   storeId: string,
   plans: Plan[],
   options: InOrder = {},
@@ -198,7 +192,7 @@ async function runInOrder(
   for (let i = 0; i < plans.length; i++) {
     const control = { fullCleanupSince: since, skipFullCleanup: i < plans.length - 1, budgetBytes: options.budgetBytes };
     try {
-      const result = await executePlan(deps, bucket, plans[i], control);
+      const result = await executePlan(deps, plans[i], control);
       if (isContinues(result)) return { results, since, stoppedAt: i };
       results.push(result);
     } catch (err) {
@@ -216,8 +210,8 @@ async function runInOrder(
  * says), and on the last attempt recorded like the others. A streamed loader that reads more than
  * one message's share (UPSERT_MESSAGE_MB) is continued by a new message, with the loaders after it.
  */
-export async function runUpsertJob(deps: DocStoreDeps, bucket: R2Bucket, job: UpsertJob, lastAttempt = false): Promise<void> {
-  const store = await getStoreState(deps.db, job.storeId).catch((err: unknown) => {
+export async function runUpsertJob(deps: DocStoreDeps, job: UpsertJob, lastAttempt = false): Promise<void> {
+  const store = await getStoreState(deps, job.storeId).catch((err: unknown) => {
     if (err instanceof ApiError && err.status === 404) return undefined; // the store was deleted since
     throw err;
   });
@@ -225,9 +219,9 @@ export async function runUpsertJob(deps: DocStoreDeps, bucket: R2Bucket, job: Up
   let retry: unknown;
   const failed = async (loaderId: string, lease: string | undefined, err: unknown) => {
     if (isClientError(err) || lastAttempt || !lease) {
-      await failQueuedLoader(deps.db, loaderId, lease, messageOf(err));
+      await failQueuedLoader(deps, loaderId, lease, messageOf(err));
     } else {
-      await holdForRetry(deps.db, loaderId, lease, Date.now() + queuedUpsertLeaseMs(deps.env));
+      await holdForRetry(deps, loaderId, lease, Date.now() + queuedUpsertLeaseMs(deps.env));
     }
     if (!isClientError(err)) retry ??= err;
   };
@@ -242,7 +236,7 @@ export async function runUpsertJob(deps: DocStoreDeps, bucket: R2Bucket, job: Up
   }
   if (plans.length) {
     const budgetBytes = megabytes(workLimits(deps.env).messageMb);
-    const done = await runInOrder(deps, bucket, job.storeId, plans, {
+    const done = await runInOrder(deps, job.storeId, plans, {
       onFailure: (plan, err) => failed(plan.entryId, plan.lease, err),
       budgetBytes,
       since: job.since,
@@ -251,7 +245,7 @@ export async function runUpsertJob(deps: DocStoreDeps, bucket: R2Bucket, job: Up
       const rest = plans.slice(done.stoppedAt);
       const stopped = rest[0];
       // Its lease lasts until the next message can run; the message carries the rest of the job.
-      if (stopped.lease) await holdForRetry(deps.db, stopped.entryId, stopped.lease, Date.now() + queuedUpsertLeaseMs(deps.env));
+      if (stopped.lease) await holdForRetry(deps, stopped.entryId, stopped.lease, Date.now() + queuedUpsertLeaseMs(deps.env));
       await queueOf(deps).send({
         kind: "document-store-upsert",
         storeId: job.storeId,

@@ -18,7 +18,7 @@ export function savedComponents(row: ComponentsRow): VectorComponents {
 
 /** Deletes the vectors the record manager recorded (all, or one loader's); answers how many. */
 export async function deleteStoreVectors(deps: DocStoreDeps, storeId: string, docId?: string): Promise<{ deleted: number }> {
-  const row = await getStoreRow(deps.db, storeId);
+  const row = await getStoreRow(deps, storeId);
   const components = savedComponents(row);
   if (!components.recordManager)
     throw badRequest(`Document store ${storeId} has no record manager: one is needed to know which vectors to delete`);
@@ -29,6 +29,6 @@ export async function deleteStoreVectors(deps: DocStoreDeps, storeId: string, do
     await built.store.delete({ ids: keys });
     await rm.deleteKeys(keys);
   }
-  if (!docId) await settleStatus(deps.db, storeId);
+  if (!docId) await settleStatus(deps, storeId);
   return { deleted: keys.length };
 }

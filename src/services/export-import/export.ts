@@ -6,6 +6,7 @@ import { z } from "@hono/zod-openapi";
 import type { Db } from "../../env";
 import { badRequest } from "../../errors";
 import { entryOf, type LoaderRow } from "../document-store/loader-rows";
+import type { Deps } from "../deps";
 
 /** Flowise's flags (convertExportInput): each true exports its records. */
 export const EXPORT_FLAGS = [
@@ -214,7 +215,7 @@ const SOURCES: SectionSource[] = [
 ];
 
 /** The export file as a stream of JSON text: `{"FileDefaultName": "ExportData.json", "AgentFlow": [...], …}`. */
-export function exportFile(db: Db, flags: ExportFlags): ReadableStream<Uint8Array> {
+export function exportFile({ db }: Deps<"db">, flags: ExportFlags): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
   async function* text(): AsyncGenerator<string> {
     yield '{"FileDefaultName":"ExportData.json"';

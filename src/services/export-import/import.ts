@@ -1,15 +1,7 @@
-// POST /export-import/import: Flowise 3.1.4's export file, as it is, into this deployment, keeping
-// every id (embedded widgets, API scripts and MCP clients keep pointing at the same flows).
-// Streamed: records are read one at a time from the request body (lib/json-sections.ts), checked
-// (records.ts), staged in D1 (stage.ts) and, once the whole file checked out (ledger.ts), moved
-// into place by one batch. A bad record imports nothing and answers 400 naming it. Ids already
-// stored are replaced by the file's records, in that same batch: importing a file twice changes
-// nothing the second time, and never duplicates anything.
-import type { Db } from "../../env";
+import type { Deps } from "../deps";
 import { ApiError, badRequest, payloadTooLarge } from "../../errors";
 import { newId } from "../../lib/ids";
 import { readSections } from "../../lib/json-sections";
-import type { EndpointEnv } from "../../lib/outbound";
 import { type ImportWarning, Ledger } from "./ledger";
 import { RecordError } from "./record-schemas";
 import { SECTIONS, SKIPPED_SECTIONS, type Section, readRecord } from "./records";
@@ -62,13 +54,14 @@ function limited(body: ReadableStream<Uint8Array>, maxBytes: number): ReadableSt
 
 const isSection = (name: string): name is Section => (SECTIONS as readonly string[]).includes(name);
 
+/** `env`: the outbound policy's settings the imported flows' endpoints are checked against. */
 export async function importFile(
-  db: Db,
+  { db, env }: Deps<"db" | "env">,
   body: ReadableStream<Uint8Array>,
-  options: { maxBytes: number; outbound: EndpointEnv },
+  options: { maxBytes: number },
 ): Promise<ImportResult> {
   const stager = new Stager(db, newId());
-  const ledger = new Ledger(options.outbound);
+  const ledger = new Ledger(env);
   const skipped: Record<string, number> = {};
   const rows: Array<[TableName, unknown[]]> = [];
   try {
@@ -97,8 +90,8 @@ export async function importFile(
       throw err instanceof ApiError && err.status === 400 ? badRequest(`Nothing was imported: ${err.message}`) : err;
     });
     const tables = new Set(TABLE_ORDER.filter((t) => stager.rows[t] > 0));
-    const replaced = tables.size ? await countReplaced(db, stager.importId, [...tables]) : ({} as Record<TableName, number>);
-    if (tables.size) await commitStaged(db, stager.importId, tables);
+    const replaced = tables.size ? await countReplaced({ db }, stager.importId, [...tables]) : ({} as Record<TableName, number>);
+    if (tables.size) await commitStaged({ db }, stager.importId, tables);
     return {
       message: "success",
       imported: Object.fromEntries(COUNTED.map(([name, t]) => [name, stager.rows[t]])),

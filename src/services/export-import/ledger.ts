@@ -111,7 +111,7 @@ export class Ledger {
       if (!refs) return;
       const outside = [...refs.keys()].filter((id) => !inFile(id));
       if (!outside.length) return;
-      const found = await storedIds(db, sqlOf, outside);
+      const found = await storedIds({ db }, sqlOf, outside);
       const lost = outside.find((id) => !found.has(id));
       if (lost) throw badRequest(`${refs.get(lost)}: ${what} ${lost} is neither in the file nor stored here`);
     };
@@ -143,7 +143,7 @@ export class Ledger {
     }
     if (!stored.length) return;
     const flows = await storedIds(
-      db,
+      { db },
       "SELECT id || ' ' || chatflowid AS id FROM chat_message WHERE id IN (SELECT value FROM json_each(?))",
       stored,
     );
@@ -167,11 +167,11 @@ export class Ledger {
       } else stored.push([storeId, docId, label]);
     }
     if (!stored.length) return;
-    const stores = await storedIds(db, "SELECT id FROM document_store WHERE id IN (SELECT value FROM json_each(?))", [
+    const stores = await storedIds({ db }, "SELECT id FROM document_store WHERE id IN (SELECT value FROM json_each(?))", [
       ...new Set(stored.map(([s]) => s)),
     ]);
     const loaders = await storedIds(
-      db,
+      { db },
       "SELECT storeId || ' ' || id AS id FROM document_store_loader WHERE id IN (SELECT value FROM json_each(?))",
       [...new Set(stored.map(([, d]) => d))],
     );
@@ -184,7 +184,7 @@ export class Ledger {
   /** A flow bound to a Flowise API key that does not exist here runs only with the admin key until it is rebound. */
   private async warnUnknownKeys(db: Db): Promise<void> {
     if (!this.keyIds.size) return;
-    const known = await storedIds(db, "SELECT id FROM apikey WHERE id IN (SELECT value FROM json_each(?))", [...this.keyIds.keys()]);
+    const known = await storedIds({ db }, "SELECT id FROM apikey WHERE id IN (SELECT value FROM json_each(?))", [...this.keyIds.keys()]);
     for (const [keyId, flows] of this.keyIds) {
       if (known.has(keyId)) continue;
       for (const f of flows) {

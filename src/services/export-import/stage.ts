@@ -8,6 +8,7 @@ import { badRequest } from "../../errors";
 import { nowIso } from "../../lib/time";
 import { type Stmt, runBatch, utf8Length } from "../../providers/vectorstores/d1-json";
 import { TABLES, TABLE_ORDER, type TableName } from "./tables";
+import type { Deps } from "../deps";
 
 /** Bytes of JSON rows per staged part: under D1's 2 MB per value, with room for the brackets. */
 export const STAGE_PART_BYTES = 1_800_000;
@@ -17,7 +18,7 @@ const STALE_STAGE_MS = 24 * 60 * 60 * 1000;
 const client = (db: Db) => (db as unknown as { $client: D1Database }).$client;
 
 /** The ids `sql` answers (column `id`) for `ids`, passed as one JSON array to each `?` (split when large). */
-export async function storedIds(db: Db, sql: string, ids: string[]): Promise<Set<string>> {
+export async function storedIds({ db }: Deps<"db">, sql: string, ids: string[]): Promise<Set<string>> {
   const found = new Set<string>();
   const params = sql.split("?").length - 1;
   const d1 = client(db);
@@ -102,7 +103,7 @@ function staged(table: TableName, expressions: Partial<Record<string, string>> =
 const keyColumn = (table: TableName) => TABLES[table][0];
 
 /** How many of the staged records replace stored ones, per table. */
-export async function countReplaced(db: Db, importId: string, tables: TableName[]): Promise<Record<TableName, number>> {
+export async function countReplaced({ db }: Deps<"db">, importId: string, tables: TableName[]): Promise<Record<TableName, number>> {
   const statements: Stmt[] = tables.map((t) => ({
     sql:
       `SELECT COUNT(*) AS n FROM ${t} WHERE ${keyColumn(t)} IN (SELECT json_extract(j.value, '$[0]') FROM ` +
@@ -183,6 +184,6 @@ function commitStatements(importId: string, tables: Set<TableName>): Stmt[] {
 }
 
 /** Moves every staged row into its table: one D1 batch, so all of them or none. */
-export async function commitStaged(db: Db, importId: string, tables: Set<TableName>): Promise<void> {
+export async function commitStaged({ db }: Deps<"db">, importId: string, tables: Set<TableName>): Promise<void> {
   await runBatch(db, commitStatements(importId, tables));
 }

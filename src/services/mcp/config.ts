@@ -8,6 +8,7 @@ import { badRequest, notFound } from "../../errors";
 import { constantTimeEqual, sha256Hex, toHex } from "../../lib/crypto";
 import { nowIso } from "../../lib/time";
 import { McpServerCreate, McpServerUpdate } from "../../schemas/mcp-server";
+import type { Deps } from "../deps";
 
 export type McpServerRow = typeof mcpServer.$inferSelect;
 
@@ -52,7 +53,7 @@ async function findRow(db: Db, chatflowId: string): Promise<McpServerRow | undef
 
 const missing = (chatflowId: string) => notFound(`MCP server config not found for ID: ${chatflowId}`);
 
-export async function getMcpServerConfig(db: Db, chatflowId: string): Promise<McpServerView> {
+export async function getMcpServerConfig({ db }: Deps<"db">, chatflowId: string): Promise<McpServerView> {
   const row = await findRow(db, chatflowId);
   return row ? view(row) : NONE;
 }
@@ -62,7 +63,7 @@ export async function getMcpServerConfig(db: Db, chatflowId: string): Promise<Mc
  * it is not stored), before the body is looked at — as Flowise does.
  */
 export async function createMcpServerConfig(
-  db: Db,
+  { db }: Deps<"db">,
   chatflowId: string,
   body: unknown,
 ): Promise<{ created: boolean; config: McpServerView }> {
@@ -87,7 +88,7 @@ export async function createMcpServerConfig(
   return { created: true, config: view(row, token) };
 }
 
-export async function updateMcpServerConfig(db: Db, chatflowId: string, body: unknown): Promise<McpServerView> {
+export async function updateMcpServerConfig({ db }: Deps<"db">, chatflowId: string, body: unknown): Promise<McpServerView> {
   if (!(await findRow(db, chatflowId))) throw missing(chatflowId);
   const input = parsed(McpServerUpdate, body);
   const [row] = await db
@@ -100,14 +101,14 @@ export async function updateMcpServerConfig(db: Db, chatflowId: string, body: un
 }
 
 /** Disables (the row stays: PUT {enabled: true} turns it back on with the same token). */
-export async function disableMcpServerConfig(db: Db, chatflowId: string): Promise<{ message: string }> {
+export async function disableMcpServerConfig({ db }: Deps<"db">, chatflowId: string): Promise<{ message: string }> {
   await assertFlow(db, chatflowId);
   await db.update(mcpServer).set({ enabled: false, updatedDate: nowIso() }).where(eq(mcpServer.chatflowId, chatflowId)).run();
   return { message: "MCP server config disabled" };
 }
 
 /** A new token; the old one stops working with this write. */
-export async function refreshMcpToken(db: Db, chatflowId: string): Promise<McpServerView> {
+export async function refreshMcpToken({ db }: Deps<"db">, chatflowId: string): Promise<McpServerView> {
   if (!(await findRow(db, chatflowId))) throw missing(chatflowId);
   const token = newToken();
   const [row] = await db

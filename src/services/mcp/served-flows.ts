@@ -3,10 +3,10 @@
 // flowData is read only where the tool's input depends on it (an agentflow that may start with a
 // form): a workspace's flows can be large, and the whole flow is read again when a call runs it.
 import { and, asc, eq, sql } from "drizzle-orm";
-import type { Db } from "../../env";
 import { chatFlow, mcpServer } from "../../db/schema";
 import type { McpServerRow } from "./config";
 import type { FlowToolSource } from "./flow-tool";
+import type { Deps } from "../deps";
 
 export interface ServedFlow {
   flow: FlowToolSource & { apikeyid: string | null; apiConfig: string | null };
@@ -27,7 +27,7 @@ const columns = {
 type Row = { flow: ServedFlow["flow"]; config: McpServerRow };
 
 /** The flow and its config (enabled or not), or undefined when either is missing. */
-export async function findServedFlow(db: Db, chatflowId: string): Promise<ServedFlow | undefined> {
+export async function findServedFlow({ db }: Deps<"db">, chatflowId: string): Promise<ServedFlow | undefined> {
   const row: Row | undefined = await db
     .select({ flow: columns, config: mcpServer })
     .from(mcpServer)
@@ -38,7 +38,7 @@ export async function findServedFlow(db: Db, chatflowId: string): Promise<Served
 }
 
 /** Every flow whose MCP server is enabled, oldest flow first (so tool names' suffixes stay put). */
-export async function listServedFlows(db: Db): Promise<ServedFlow[]> {
+export async function listServedFlows({ db }: Deps<"db">): Promise<ServedFlow[]> {
   return db
     .select({ flow: columns, config: mcpServer })
     .from(mcpServer)

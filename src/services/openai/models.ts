@@ -5,6 +5,7 @@ import { chatFlow } from "../../db/schema";
 import type { Db, Principal } from "../../env";
 import { isUuid } from "../../lib/ids";
 import { invalidValue, modelNotFound } from "./errors";
+import type { Deps } from "../deps";
 
 export interface OpenAIModel {
   id: string;
@@ -43,7 +44,7 @@ async function runnableFlows(db: Db, principal: Principal): Promise<FlowListing[
   return rows.filter((f) => mayRun(principal, f));
 }
 
-export async function listModels(db: Db, principal: Principal): Promise<OpenAIModel[]> {
+export async function listModels({ db }: Deps<"db">, principal: Principal): Promise<OpenAIModel[]> {
   return (await runnableFlows(db, principal)).map((f) => ({
     id: f.id,
     object: "model",
@@ -58,7 +59,7 @@ export async function listModels(db: Db, principal: Principal): Promise<OpenAIMo
  * must name exactly one flow the caller may run (404 none, 400 several). A slug also matches
  * without the leading or trailing "-" a name's punctuation gives it.
  */
-export async function resolveModel(db: Db, principal: Principal, model: string): Promise<string> {
+export async function resolveModel({ db }: Deps<"db">, principal: Principal, model: string): Promise<string> {
   if (isUuid(model)) return model.toLowerCase();
   const wanted = model.toLowerCase();
   const trimmed = (slug: string) => slug.replace(/^-+|-+$/g, "");

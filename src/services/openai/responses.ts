@@ -90,7 +90,7 @@ async function finish(
     metadata: answerMetadata(done),
   });
   if (shell.run.echo.store) {
-    await saveResponse(deps.db, {
+    await saveResponse(deps, {
       id: shell.id,
       chatflowid: target.flow.id,
       chatId: done.chatId,

@@ -1,13 +1,10 @@
-// The OpenAI-compatible API's one way to run a flow: look it up, then run it through the run door's
-// `openai` trigger (chatType OPENAI) whole (JSON) or with a token callback (streaming, through the
-// run's frames). Every other file of the OpenAI API goes through this one.
-import type { Db } from "../../env";
 import type { PredictionInput } from "../../schemas/prediction";
 import { type RunDeps, runFlow as runThroughDoor } from "../runs";
 import { type RunnableFlow, findRunnable } from "../runs";
 import { runsOnAgentflowRuntime } from "../runs";
 import { type RunLookups, lookUpRun } from "../runs";
 import { type TokenUsage, collectUsage } from "./usage";
+import type { Deps } from "../deps";
 
 export type { RunLookups, RunnableFlow };
 export type FlowRunDeps = RunDeps;
@@ -47,12 +44,12 @@ export interface FlowRunOutcome {
 }
 
 /** The flow `id` and what a run needs beside it, in one D1 round trip with the caller's key (`token`). */
-export function lookUpFlow(deps: Pick<FlowRunDeps, "db" | "env">, id: string, token: string | undefined): RunLookups {
-  return lookUpRun(deps.db, deps.env, id, token);
+export function lookUpFlow(deps: Deps<"db" | "env">, id: string, token: string | undefined): RunLookups {
+  return lookUpRun(deps, id, token);
 }
 
 /** The flow (or assistant) `id`, without the run's other look-ups; 404 when there is none. */
-export const findFlow = (db: Db, id: string): Promise<RunnableFlow> => findRunnable(db, id);
+export const findFlow = (deps: Deps<"db">, id: string): Promise<RunnableFlow> => findRunnable(deps, id);
 
 export const isAgentflow = (flow: RunnableFlow): boolean => runsOnAgentflowRuntime(flow.type);
 

@@ -1,7 +1,6 @@
 // The two messages a chatflow (or assistant) run stores once it succeeded: the record stage of a
 // chatflow run, one conditional D1 batch.
 import { eq } from "drizzle-orm";
-import type { Db } from "../../env";
 import { chatMessage } from "../../db/schema";
 import type { ChatType } from "../../db/enums";
 import { notFound } from "../../errors";
@@ -9,6 +8,7 @@ import { runBatch } from "../../providers/vectorstores/d1-json";
 import type { SourceDocument, UsedTool } from "../../engine";
 import { newId } from "../../lib/ids";
 import { nowIso } from "../../lib/time";
+import type { Deps } from "../deps";
 
 export interface Exchange {
   chatflowid: string;
@@ -66,7 +66,7 @@ export interface ExchangeIds {
  *   So each question is directly followed by its own answer, timestamps strictly increasing.
  * Answers the API message id.
  */
-export async function storeExchange(db: Db, x: Exchange, ids?: ExchangeIds): Promise<string> {
+export async function storeExchange({ db }: Deps<"db">, x: Exchange, ids?: ExchangeIds): Promise<string> {
   const questionId = ids?.question ?? newId();
   const apiMessageId = ids?.answer ?? newId();
   // Keyed ids (a detached run's record running again): a stored answer means the batch landed.

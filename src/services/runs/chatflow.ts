@@ -79,7 +79,7 @@ async function execute(run: ChatflowRun, sink?: StreamSink): Promise<RunResult> 
 async function record(run: ChatflowRun, result: RunResult, ids?: ExchangeIds): Promise<string> {
   const fileUploads = run.uploads.length ? await storeUploads(run.deps.env.FILES, run.flow.id, run.ctx.chatId, run.uploads) : undefined;
   return storeExchange(
-    run.deps.db,
+    run.deps,
     {
       chatflowid: run.flow.id,
       chatType: run.chatType,

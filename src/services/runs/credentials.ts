@@ -1,4 +1,4 @@
-import type { Db } from "../../env";
+import type { Deps } from "../deps";
 import { getCredentialData } from "../credentials";
 import { decryptText } from "../../lib/encryption";
 import { credentialSecrets } from "../../lib/redact";
@@ -28,8 +28,9 @@ export interface CredentialRow {
 }
 
 /** A reader over the prefetched rows (decrypted once each); ids it did not find fall back to a direct read. */
-export function credentialReader(db: Db, secret: string | undefined, rows: CredentialRow[]): CredentialReader {
-  const direct: CredentialReader = (id) => getCredentialData(db, secret, id);
+export function credentialReader(deps: Deps<"db" | "env">, rows: CredentialRow[]): CredentialReader {
+  const direct: CredentialReader = (id) => getCredentialData(deps, id);
+  const secret = deps.env.CREDENTIAL_ENCRYPTION_KEY;
   if (!secret || !rows.length) return direct;
   const found = new Map<string, Promise<Record<string, unknown>>>();
   for (const row of rows)

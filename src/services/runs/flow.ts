@@ -1,19 +1,19 @@
 // The flow a run runs: a chatflow row, or an assistant made into one.
 import { eq } from "drizzle-orm";
-import type { Db } from "../../env";
 import { notFound } from "../../errors";
 import { chatFlow } from "../../db/schema";
 import { nowIso } from "../../lib/time";
 import { assistantFlowData } from "../assistant-flow";
+import type { Deps } from "../deps";
 
 export type RunnableFlow = typeof chatFlow.$inferSelect;
 
 /** The chatflow to run; 404 when the id names nothing. */
-export async function findRunnable(db: Db, id: string): Promise<RunnableFlow> {
+export async function findRunnable({ db }: Deps<"db">, id: string): Promise<RunnableFlow> {
   const flow = await db.select().from(chatFlow).where(eq(chatFlow.id, id)).get();
   if (flow) return flow;
   // An assistant runs as a graph made from its details; it is never public and has no key or origins.
-  const flowData = await assistantFlowData(db, id);
+  const flowData = await assistantFlowData({ db }, id);
   if (flowData) {
     const now = nowIso();
     return {

@@ -1,15 +1,15 @@
 // A session's stored conversation, as memory nodes read it (the runtime's memory port).
 import { and, desc, eq } from "drizzle-orm";
-import type { Db } from "../../env";
 import { chatMessage } from "../../db/schema";
 import type { ChatTurn } from "../../engine";
+import type { Deps } from "../deps";
 
 /**
  * Earlier turns of (chatflow, session), oldest first, with the request's `history` before them.
  * `limit` keeps only the most recent turns (bufferWindowMemory's k exchanges = 2k messages).
  */
 export async function loadSessionMemory(
-  db: Db,
+  { db }: Deps<"db">,
   chatflowid: string,
   sessionId: string,
   history: ChatTurn[],

@@ -4,7 +4,7 @@
 // statements: one round trip on the way to the model call, from a replica (the request's session,
 // lib/d1-session.ts), and no query builder on the hot path (Drizzle's build and row mapping cost more
 // than the round trip itself when measured locally).
-import type { Db, Env } from "../../env";
+import type { Deps } from "../deps";
 import type { ChatTurn } from "../../engine";
 import { runBatch } from "../../providers/vectorstores/d1-json";
 import { API_KEY_BY_HASH_SQL, type FoundKey, apiKeyHashOf, findApiKeyByToken, foundKey } from "../apikeys";
@@ -51,7 +51,8 @@ const flowOf = (row: FlowRow): RunnableFlow => ({ ...row, deployed: !!row.deploy
  * batch. `session`: the session the request names, whose memory is read in the batch too (a run
  * that finds it there reads no memory of its own before the model).
  */
-export function lookUpRun(db: Db, env: Env, id: string, token?: string, session?: string): RunLookups {
+export function lookUpRun(deps: Deps<"db" | "env">, id: string, token?: string, session?: string): RunLookups {
+  const { db, env } = deps;
   const keyHash = token ? apiKeyHashOf(token) : Promise.resolve(undefined);
   const statements = (hash: string | undefined) => [
     ...[FLOW_SQL, FLOW_VARIABLES_SQL, FLOW_CREDENTIALS_SQL].map((sql) => ({ sql, params: [id] })),
@@ -63,14 +64,14 @@ export function lookUpRun(db: Db, env: Env, id: string, token?: string, session?
   const flow = batch.then(
     ([flows]) => {
       const row = flows.results[0] as FlowRow | undefined;
-      return row ? flowOf(row) : findRunnable(db, id);
+      return row ? flowOf(row) : findRunnable(deps, id);
     },
-    () => findRunnable(db, id),
+    () => findRunnable(deps, id),
   );
   const prefetched = batch.then(
     ([, vars, credentials, history, executions]): Prefetched => ({
       vars: variablesOf(vars.results as VariableRow[], env),
-      getCredential: credentialReader(db, env.CREDENTIAL_ENCRYPTION_KEY, credentials.results as CredentialRow[]),
+      getCredential: credentialReader(deps, credentials.results as CredentialRow[]),
       session: session
         ? {
             id: session,
@@ -82,17 +83,17 @@ export function lookUpRun(db: Db, env: Env, id: string, token?: string, session?
     // The batch failed as a whole (one statement refused): the variables on their own, credentials one by one.
     async () => ({
       vars: variablesOf(await variablesQuery(db).all(), env),
-      getCredential: credentialReader(db, env.CREDENTIAL_ENCRYPTION_KEY, []),
+      getCredential: credentialReader(deps, []),
     }),
   );
   const findKey = async (asked: string) => {
     const hash = asked === token ? await keyHash : undefined;
-    if (!hash) return findApiKeyByToken(db, asked);
+    if (!hash) return findApiKeyByToken(deps, asked);
     const rows = await batch.then(
       (results) => results[KEY]?.results,
       () => undefined,
     );
-    return rows ? foundKey(rows[0] as Parameters<typeof foundKey>[0], hash) : findApiKeyByToken(db, asked);
+    return rows ? foundKey(rows[0] as Parameters<typeof foundKey>[0], hash) : findApiKeyByToken(deps, asked);
   };
   flow.catch(() => {}); // each is awaited by the caller, maybe after another check failed first
   prefetched.catch(() => {});

@@ -34,13 +34,7 @@ export async function prepare(deps: RunDeps, request: RunRequest, rule: TriggerD
   const session = askedSessionOf(request.input);
   const lookups =
     request.lookups ??
-    lookUpRun(
-      deps.db,
-      deps.env,
-      request.flowId,
-      bearerToken(caller?.authorization),
-      session && mayReadMemory(request.flowId) ? session : undefined,
-    );
+    lookUpRun(deps, request.flowId, bearerToken(caller?.authorization), session && mayReadMemory(request.flowId) ? session : undefined);
   const flow = await admit(deps.env, lookups, rule, caller);
   const prefetched = await lookups.prefetched;
   const prepared = prepareFlow(flow.type, flow.flowData);

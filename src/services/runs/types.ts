@@ -1,9 +1,7 @@
-// The door's input and output (index.ts runFlow), HTTP-free: an adapter turns its request into a
-// RunRequest and the Delivered answer (deliver.ts) back into its response.
-import type { Db, Env } from "../../env";
-import type { Runtime, StreamSink } from "../../engine";
+import type { StreamSink } from "../../engine";
 import type { AgentflowEvents, WebhookPayload } from "../../engine/agentflow/types";
-import type { DetachedRuns, FlowiseCallback } from "../detached-runs";
+import type { Deps } from "../deps";
+import type { FlowiseCallback } from "../detached-runs";
 import type { RunLookups } from "./lookups";
 import type { RunSteps } from "./steps";
 import type { PredictionInput } from "../../schemas/prediction";
@@ -64,18 +62,8 @@ export type RunFrames = StreamSink & Pick<AgentflowEvents, "hold">;
 
 export type { FlowiseCallback };
 
-/** What a run reaches outside itself; an HTTP adapter builds it from its context. */
-export interface RunDeps {
-  db: Db;
-  env: Env;
-  /** The engine's ports (services/runtime). */
-  runtime: Runtime;
-  /** Keeps the isolate alive for work that outlives the answer (a stream's run): executionCtx.waitUntil. */
-  waitUntil(work: Promise<unknown>): void;
-  /** Prefixes the log line of a fault that is not the API's own error. */
-  requestId?: string;
-  /** The Workflows engine behind detached runs (absent without the RUNS binding): starts, resumes and tells them. */
-  detached?: DetachedRuns;
+/** What a run reaches outside itself: the services container's part (an adapter hands the container whole). */
+export type RunDeps = Deps<"db" | "env" | "runtime" | "waitUntil" | "requestId" | "detached"> & {
   /** The run's time limit; absent: a request's, RUN_TIMEOUT_MS. A detached run's Workflow passes ASYNC_RUN_TIMEOUT_MS. */
   timeLimitMs?: number;
-}
+};

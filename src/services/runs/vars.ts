@@ -1,4 +1,5 @@
 import type { Db, Env } from "../../env";
+import type { Deps } from "../deps";
 import { variable } from "../../db/schema";
 import { readableEnvVar } from "../../lib/secrets";
 
@@ -7,7 +8,7 @@ import { readableEnvVar } from "../../lib/secrets";
  * the names RUNTIME_VARS lists, never a secret or a binding (an unreadable one is left out, as an
  * unset one is).
  */
-export async function loadVariables(db: Db, env: Env): Promise<Record<string, string>> {
+export async function loadVariables({ db, env }: Deps<"db" | "env">): Promise<Record<string, string>> {
   return variablesOf(await variablesQuery(db).all(), env);
 }
 

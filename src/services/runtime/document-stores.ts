@@ -13,7 +13,7 @@ import { savedComponents } from "../document-store/vectors";
 
 async function rowOrNothing(db: Db, storeId: string) {
   try {
-    return await getStoreRow(db, storeId);
+    return await getStoreRow({ db }, storeId);
   } catch (err) {
     if (err instanceof ApiError && err.status === 404) return undefined;
     throw err;

@@ -1,6 +1,8 @@
-// The engine's ports, built for each request (the `init` middleware, src/middleware/init.ts) and queue batch:
+// The engine's ports, built on a run's first use of the container's `runtime` (services/container.ts):
 // every way out of a run — D1, R2, the AI and Vectorize bindings, credentials, the sandbox — as a
-// narrow function, so the engine never holds the database or the Worker's env.
+// narrow function, so the engine never holds the database or the Worker's env. What takes work to
+// make (the providers' vars, the limits, the document store port, the SQL settings) is made when a
+// node first asks for it; the rest are functions that do their work when called.
 import { eq } from "drizzle-orm";
 import { tool } from "../../db/schema";
 import type { Runtime } from "../../engine";
@@ -11,9 +13,9 @@ import { openSqlDatabase, sqlDepsFrom } from "../../providers/sql/registry";
 import { buildVectorStore } from "../../providers/vectorstores/registry";
 import { runSandboxed } from "../../sandbox";
 import { assistantSpec } from "../assistant-flow";
-import { getCredentialData } from "../credentials";
-import { type Db, type Env, PROVIDER_VARS, type ProviderVar, maxUploadBytes } from "../../env";
+import { type Env, PROVIDER_VARS, type ProviderVar, maxUploadBytes } from "../../env";
 import type { ProviderEnv } from "../../providers/types";
+import type { Deps } from "../deps";
 import { loadSessionMemory } from "../runs";
 import { loadVariables } from "../runs";
 import { documentStorePort } from "./document-stores";
@@ -25,24 +27,46 @@ const providerEnv = (env: Env): ProviderEnv => ({
   ...(Object.fromEntries(PROVIDER_VARS.map((name) => [name, env[name]])) as Partial<Record<ProviderVar, string>>),
 });
 
-export function createRuntime(env: Env, db: Db): Runtime {
-  const credentials = (id: string) => getCredentialData(db, env.CREDENTIAL_ENCRYPTION_KEY, id);
+/** `make()` once, on the first call. */
+function once<T>(make: () => T): () => T {
+  let made: { value: T } | undefined;
+  return () => {
+    made ??= { value: make() };
+    return made.value;
+  };
+}
+
+export function createRuntime(deps: Deps<"db" | "env" | "files" | "getCredential">): Runtime {
+  const { db, env, files, getCredential: credentials } = deps;
+  const providers = once(() => providerEnv(env));
+  const limits = once(() => workLimits(env));
+  const uploadBytes = once(() => maxUploadBytes(env));
+  const documentStores = once(() => documentStorePort(deps));
+  const sqlDeps = once(() => sqlDepsFrom(env));
   return {
-    providers: providerEnv(env),
+    get providers() {
+      return providers();
+    },
     outbound: { OUTBOUND_ALLOW: env.OUTBOUND_ALLOW },
-    maxUploadBytes: maxUploadBytes(env),
-    limits: workLimits(env),
+    get maxUploadBytes() {
+      return uploadBytes();
+    },
+    get limits() {
+      return limits();
+    },
     credentials,
     files: {
       async read(key) {
-        const obj = await env.FILES.get(key);
+        const obj = await files.get(key);
         return obj ? { mime: obj.httpMetadata?.contentType ?? "", bytes: new Uint8Array(await obj.arrayBuffer()) } : undefined;
       },
       async write(key, file) {
-        await env.FILES.put(key, file.bytes, { httpMetadata: { contentType: file.mime || "application/octet-stream" } });
+        await files.put(key, file.bytes, { httpMetadata: { contentType: file.mime || "application/octet-stream" } });
       },
     },
-    documentStores: documentStorePort({ db, env, getCredential: credentials }),
+    get documentStores() {
+      return documentStores();
+    },
     vectorStores: {
       open: (name, config, embeddings, namespace) =>
         buildVectorStore(name, config, { env, db, embeddings, namespace, getCredential: credentials }),
@@ -56,12 +80,12 @@ export function createRuntime(env: Env, db: Db): Runtime {
           .where(eq(tool.id, id))
           .get(),
     },
-    assistants: { get: async (id) => (await assistantSpec(db, id)) ?? undefined },
-    memory: { load: (chatflowid, sessionId, limit) => loadSessionMemory(db, chatflowid, sessionId, [], limit) },
+    assistants: { get: async (id) => (await assistantSpec(deps, id)) ?? undefined },
+    memory: { load: (chatflowid, sessionId, limit) => loadSessionMemory(deps, chatflowid, sessionId, [], limit) },
     // A run reads only the variables its flowData names (prediction/lookups.ts); code may name any,
     // as in Flowise, so a code run gets every stored variable under the run's own (overrides win).
-    code: { run: async (func, run) => runSandboxed(func, { ...run, vars: { ...(await loadVariables(db, env)), ...run.vars }, env }) },
+    code: { run: async (func, run) => runSandboxed(func, { ...run, vars: { ...(await loadVariables(deps)), ...run.vars }, env }) },
     clock: { now: nowIso },
-    sql: { open: (database, url, allowWrites) => openSqlDatabase(database, url, allowWrites, sqlDepsFrom(env)) },
+    sql: { open: (database, url, allowWrites) => openSqlDatabase(database, url, allowWrites, sqlDeps()) },
   };
 }

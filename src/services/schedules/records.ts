@@ -11,6 +11,7 @@ import { nowIso } from "../../lib/time";
 import { startInputsOf } from "../runs";
 import { nextSlot } from "./cron";
 import { type StartSchedule, startSchedule } from "./start-schedule";
+import type { Deps } from "../deps";
 
 export type ScheduleRow = typeof scheduleRecord.$inferSelect;
 
@@ -94,7 +95,7 @@ export function scheduleRowOf(
  * when it can be; an existing one keeps its switch unless it can no longer be on), or removed when
  * the flow is no longer a schedule. Answers the save warning when the schedule cannot be enabled.
  */
-export async function syncSchedule(db: Db, flow: FlowRecord, isNew = false): Promise<string | undefined> {
+export async function syncSchedule({ db }: Deps<"db">, flow: FlowRecord, isNew = false): Promise<string | undefined> {
   const now = new Date();
   const schedule = scheduleRowOf(flow, now);
   if (!schedule) {
@@ -140,7 +141,7 @@ export interface ScheduleStatus {
 }
 
 /** Flowise's GET /chatflows/{id}/schedule/status: judged on the flow as saved now, not on the row. */
-export async function getScheduleStatus(db: Db, flowId: string): Promise<ScheduleStatus> {
+export async function getScheduleStatus({ db }: Deps<"db">, flowId: string): Promise<ScheduleStatus> {
   const [flow, row] = await Promise.all([flowOf(db, flowId), findRow(db, flowId)]);
   const record = row ?? null;
   const schedule = scheduleOfFlow(flow);
@@ -155,7 +156,7 @@ export async function getScheduleStatus(db: Db, flowId: string): Promise<Schedul
 }
 
 /** PATCH /chatflows/{id}/schedule/enabled {enabled}: answers the row. Enabling starts from the next slot after now. */
-export async function setScheduleEnabled(db: Db, flowId: string, body: unknown): Promise<ScheduleRow> {
+export async function setScheduleEnabled({ db }: Deps<"db">, flowId: string, body: unknown): Promise<ScheduleRow> {
   const enabled = (body as { enabled?: unknown } | null)?.enabled;
   if (typeof enabled !== "boolean") throw badRequest('"enabled" must be a boolean');
   const [flow, row] = await Promise.all([flowOf(db, flowId), findRow(db, flowId)]);

@@ -7,6 +7,7 @@ import { chatFlow, scheduleTriggerLog } from "../../db/schema";
 import type { Db } from "../../env";
 import { badRequest, notFound } from "../../errors";
 import { type ExecutionDeleteDeps, deleteExecutions } from "../executions";
+import type { Deps } from "../deps";
 
 export type TriggerLogRow = typeof scheduleTriggerLog.$inferSelect;
 
@@ -29,7 +30,7 @@ function positive(name: string, raw: string | undefined, fallback: number): numb
 }
 
 /** GET /chatflows/{id}/schedule/trigger-logs: `{data, total, page, limit}` (limit 1–100, default 20). */
-export async function listTriggerLogs(db: Db, flowId: string, query: TriggerLogQuery) {
+export async function listTriggerLogs({ db }: Deps<"db">, flowId: string, query: TriggerLogQuery) {
   const page = positive("page", query.page, 1);
   const limit = Math.min(100, positive("limit", query.limit, 20));
   const statuses = (query.status ?? [])
@@ -75,7 +76,7 @@ export async function deleteTriggerLogs(deps: ExecutionDeleteDeps, flowId: strin
 }
 
 /** A run's end: SUCCEEDED (a pause for human input included, as Flowise counts it) or FAILED with its error. */
-export async function settleTriggerLog(db: Db, id: string, error?: string): Promise<void> {
+export async function settleTriggerLog({ db }: Deps<"db">, id: string, error?: string): Promise<void> {
   const row = await db
     .select({ createdDate: scheduleTriggerLog.createdDate })
     .from(scheduleTriggerLog)

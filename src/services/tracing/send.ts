@@ -109,7 +109,7 @@ async function sendOne(
   let credential: Record<string, unknown> = {};
   if (target.credentialId) {
     try {
-      credential = await getCredentialData(deps.db, deps.env.CREDENTIAL_ENCRYPTION_KEY, target.credentialId);
+      credential = await getCredentialData(deps, target.credentialId);
     } catch (err) {
       console.error(
         `[tracing] ${what} not sent: credential ${target.credentialId} could not be read ` +

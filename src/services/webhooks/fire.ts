@@ -57,8 +57,8 @@ export interface Fired {
 }
 
 export async function fireWebhook(deps: RunDeps, flowId: string, call: WebhookCall): Promise<Fired> {
-  const lookups = lookUpRun(deps.db, deps.env, flowId);
-  const secret = readWebhookSecret(deps.db, deps.env.CREDENTIAL_ENCRYPTION_KEY, flowId); // beside the flow: one round trip
+  const lookups = lookUpRun(deps, flowId);
+  const secret = readWebhookSecret(deps, flowId); // beside the flow: one round trip
   secret.catch(() => {});
   const flow = await lookups.flow;
   const hook = webhookOfFlow(flow);

@@ -8,6 +8,7 @@ import { ApiError, notFound } from "../../errors";
 import { toHex } from "../../lib/crypto";
 import { decryptText, encryptText } from "../../lib/encryption";
 import { nowIso } from "../../lib/time";
+import type { Deps } from "../deps";
 
 function keyOf(key: string | undefined): string {
   if (!key) throw new ApiError(500, "Webhook secrets cannot be stored: set the CREDENTIAL_ENCRYPTION_KEY secret");
@@ -20,8 +21,8 @@ async function assertFlow(db: Db, flowId: string): Promise<void> {
 }
 
 /** A new secret (the old one stops working at once); answered in full this once. */
-export async function createWebhookSecret(db: Db, key: string | undefined, flowId: string): Promise<{ webhookSecret: string }> {
-  const sealKey = keyOf(key);
+export async function createWebhookSecret({ db, env }: Deps<"db" | "env">, flowId: string): Promise<{ webhookSecret: string }> {
+  const sealKey = keyOf(env.CREDENTIAL_ENCRYPTION_KEY);
   await assertFlow(db, flowId);
   const secret = toHex(crypto.getRandomValues(new Uint8Array(32)));
   const encryptedSecret = await encryptText(sealKey, secret);
@@ -33,14 +34,14 @@ export async function createWebhookSecret(db: Db, key: string | undefined, flowI
 }
 
 /** Clears the secret: `{deleted: 1}`, or 0 when none was set. */
-export async function clearWebhookSecret(db: Db, flowId: string): Promise<{ deleted: number }> {
+export async function clearWebhookSecret({ db }: Deps<"db">, flowId: string): Promise<{ deleted: number }> {
   await assertFlow(db, flowId);
   const gone = await db.delete(webhookSecret).where(eq(webhookSecret.chatflowId, flowId)).returning({ id: webhookSecret.chatflowId });
   return { deleted: gone.length };
 }
 
 /** The secret in clear, for checking a request; undefined when none was made. */
-export async function readWebhookSecret(db: Db, key: string | undefined, flowId: string): Promise<string | undefined> {
+export async function readWebhookSecret({ db, env }: Deps<"db" | "env">, flowId: string): Promise<string | undefined> {
   const row = await db
     .select({ sealed: webhookSecret.encryptedSecret })
     .from(webhookSecret)
@@ -48,7 +49,7 @@ export async function readWebhookSecret(db: Db, key: string | undefined, flowId:
     .get();
   if (!row) return undefined;
   try {
-    return await decryptText(keyOf(key), row.sealed);
+    return await decryptText(keyOf(env.CREDENTIAL_ENCRYPTION_KEY), row.sealed);
   } catch (err) {
     if (err instanceof ApiError) throw err;
     throw new ApiError(500, `The webhook secret of chatflow ${flowId} cannot be decrypted: was CREDENTIAL_ENCRYPTION_KEY changed?`);
