@@ -4,7 +4,8 @@
 // counted):
 //   api-reference/scalar.js       Scalar's standalone API reference, served at /api/v1/docs/scalar.js
 //                                 so /api/v1/docs works without network;
-//   tiktoken/<encoding>.json      js-tiktoken's BPE ranks (~735 KB gzip), read by tokenTextSplitter.
+//   tiktoken/<encoding>.json      js-tiktoken's BPE ranks (~735 KB gzip), read by tokenTextSplitter;
+//   catalogue/, templates/        the studio's node catalogue and marketplace templates (catalogue.mjs, templates.mjs).
 // Each file is written only when it is missing or its source changed, so this is cheap to call
 // from every entry point (dev, start, test, check, deploy).
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
@@ -47,5 +48,6 @@ export async function buildAssets() {
     refresh(target, source, () => JSON.stringify(ranks));
   }
   (await import("./catalogue.mjs")).buildCatalogue(root, ASSETS_DIR); // the studio's node catalogue
+  (await import("./templates.mjs")).buildTemplates(root, ASSETS_DIR); // the marketplace's templates, checked against it
   return ASSETS_DIR;
 }

@@ -480,3 +480,24 @@ export const scheduleTriggerLog = sqliteTable(
     index("idx_schedule_trigger_log_execution").on(t.executionId),
   ],
 );
+
+/**
+ * A flow (or tool) the user saved as a template (Flowise's custom_template, without workspaces):
+ * `flowData` is the exported graph (a tool's `{iconSrc, schema, func}`), `usecases` a JSON list.
+ */
+export const customTemplate = sqliteTable(
+  "custom_template",
+  {
+    id: text("id").primaryKey(),
+    name: text("name").notNull(),
+    flowData: text("flowData").notNull(),
+    description: text("description"),
+    badge: text("badge"),
+    framework: text("framework"),
+    usecases: text("usecases"),
+    type: text("type"),
+    createdDate: createdDate(),
+    updatedDate: updatedDate(),
+  },
+  (t) => [index("idx_custom_template_created").on(t.createdDate)],
+);
