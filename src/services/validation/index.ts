@@ -5,7 +5,15 @@
 // engine's own checks (an agentflow's validateAgentflow, a chatflow's plan), each reason placed on
 // the node it names.
 import { ApiError } from "../../errors";
-import { type AgentflowGraph, type FlowGraph, type FlowNode, parseFlowData, prepareFlow, validateAgentflow } from "../../engine";
+import {
+  type AgentflowGraph,
+  type FlowEdge,
+  type FlowGraph,
+  type FlowNode,
+  parseFlowData,
+  prepareFlow,
+  validateAgentflow,
+} from "../../engine";
 import { isObject } from "../../lib/inputs";
 import { nodeDescriptor } from "../catalogue/files";
 import type { Descriptor } from "../catalogue/node-data";
@@ -92,24 +100,44 @@ function engineReasons(type: string, flowData: string, graph: FlowGraph): string
   }
 }
 
+/**
+ * The graph as the engine reads it, less the edges whose ends are not in it (the engine refuses
+ * those outright; here they are issues of the node still there), and those edges.
+ */
+function readGraph(flowData: string): { graph: FlowGraph; text: string; dangling: FlowEdge[] } {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(flowData);
+  } catch {
+    return { graph: parseFlowData(flowData), text: flowData, dangling: [] }; // throws the engine's own 400
+  }
+  const edges = isObject(raw) && Array.isArray(raw.edges) ? (raw.edges as FlowEdge[]) : [];
+  const nodes = isObject(raw) && Array.isArray(raw.nodes) ? (raw.nodes as unknown[]) : [];
+  const ids = new Set(nodes.map((n) => (isObject(n) ? n.id : undefined)));
+  const joins = (e: FlowEdge) => isObject(e) && ids.has(e.source) && ids.has(e.target);
+  const text = isObject(raw) && Array.isArray(raw.edges) ? JSON.stringify({ ...raw, edges: edges.filter(joins) }) : flowData;
+  return { graph: parseFlowData(text), text, dangling: edges.filter((e) => isObject(e) && !joins(e)) };
+}
+
 const mentions = (reason: string, id: string) =>
   new RegExp(`(^|[^A-Za-z0-9_])${id.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}($|[^A-Za-z0-9_])`).test(reason);
 
 export async function validateFlow(db: Db, id: string): Promise<ValidationResult[]> {
   const flow = await getChatflow(db, id);
   const flowEntry = (issues: string[]): ValidationResult => ({ id: flow.id, label: flow.name, name: "flow", issues });
-  let graph: FlowGraph;
+  let read: ReturnType<typeof readGraph>;
   try {
-    graph = parseFlowData(flow.flowData);
+    read = readGraph(flow.flowData);
   } catch (err) {
     if (err instanceof ApiError) return [flowEntry([err.message])];
     throw err;
   }
+  const { graph, dangling } = read;
   const nodes = graph.nodes.filter((n) => !NOTES.has(n.data.name));
   const descriptors = await descriptorsOf(graph);
   const missing = new Set<string>();
   const componentOf = (name: string) => descriptors.get(name);
-  const connected = new Set(graph.edges.flatMap((e) => [e.source, e.target]));
+  const connected = new Set([...graph.edges, ...dangling].flatMap((e) => [e.source, e.target]));
   const into = connectedInputs(graph);
   const results = new Map<string, ValidationResult>();
   const add = (node: FlowNode, issue: string) => {
@@ -137,7 +165,7 @@ export async function validateFlow(db: Db, id: string): Promise<ValidationResult
 
   const ids = new Set(graph.nodes.map((n) => n.id));
   const edgeResults: ValidationResult[] = [];
-  for (const e of graph.edges) {
+  for (const e of dangling) {
     const source = graph.nodes.find((n) => n.id === e.source);
     const target = graph.nodes.find((n) => n.id === e.target);
     if (source && !ids.has(e.target)) add(source, `Connected to non-existent target node ${e.target}`);
@@ -154,7 +182,7 @@ export async function validateFlow(db: Db, id: string): Promise<ValidationResult
   // The engine speaks only when the catalogue knows every node (else its first word is that it does not).
   const unplaced: string[] = [];
   if (!missing.size) {
-    for (const reason of engineReasons(flow.type, flow.flowData, graph)) {
+    for (const reason of engineReasons(flow.type, read.text, graph)) {
       const named = nodes.filter((n) => mentions(reason, n.id));
       if (named.length) for (const n of named) add(n, reason);
       else unplaced.push(reason);
