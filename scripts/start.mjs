@@ -1,4 +1,5 @@
-// `npm start -- [--port <P>] [--ip <host>] [--persist-to <dir>] [--log-level <lvl>] [--inspect <port>] [--no-minify]`
+// `npm start -- [--port <P>] [--ip <host>] [--persist-to <dir>] [--log-level <lvl>] [--inspect <port>] [--no-minify]
+//   [--var NAME:VALUE …] [--no-build]`
 //
 // Serves http://127.0.0.1:<P>/api/v1 from the built worker, for running rather than editing:
 // the bundle `wrangler deploy` would upload (minified, the `local` environment's bindings), served
@@ -9,9 +10,13 @@
 //   3. builds the worker into dist/worker (and its static assets into dist/assets);
 //   4. serves it until SIGINT/SIGTERM/SIGHUP.
 // --inspect <port> opens the V8 inspector (Chrome DevTools, or a CDP client for CPU profiles);
-// --no-minify keeps function names readable in those profiles.
+// --no-minify keeps function names readable in those profiles. --var NAME:VALUE (repeatable, as
+// `wrangler dev --var`) sets a var over wrangler.toml's and .dev.vars' (the restart test's short
+// DETACHED_STALL_MS). --no-build serves the bundle the last start built (dist/worker) as it is: a
+// restart on the same state in seconds (the restart test stops and starts the server).
+import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { buildWorker } from "./lib/build.mjs";
+import { buildWorker, builtEntry } from "./lib/build.mjs";
 import { applyLocalMigrations, argReader, ensureDevVars, requireWrangler, root } from "./lib/local.mjs";
 import { serveBuiltWorker } from "./lib/serve.mjs";
 
@@ -22,6 +27,19 @@ const persistTo = arg.value(["--persist-to"]);
 const logLevel = arg.value(["--log-level"]) ?? "warn";
 const inspectorPort = arg.value(["--inspect"]) === undefined ? undefined : Number(arg.value(["--inspect"]));
 const minify = !process.argv.includes("--no-minify");
+const build = !process.argv.includes("--no-build");
+const vars = {};
+for (let i = 2; i < process.argv.length; i++) {
+  const given =
+    process.argv[i] === "--var" ? process.argv[++i] : process.argv[i].startsWith("--var=") ? process.argv[i].slice(6) : undefined;
+  if (given === undefined) continue;
+  const at = given.indexOf(":");
+  if (at < 1) {
+    console.error(`start: --var takes NAME:VALUE, got ${given}`);
+    process.exit(1);
+  }
+  vars[given.slice(0, at)] = given.slice(at + 1);
+}
 if (!Number.isInteger(port) || port < 0 || port > 65535) {
   console.error(`start: --port must be a port number, got ${arg.value(["--port"])}`);
   process.exit(1);
@@ -34,11 +52,16 @@ applyLocalMigrations(["--env", "local", ...(persistTo ? ["--persist-to", persist
 let server;
 try {
   const t0 = performance.now();
-  const built = await buildWorker({ env: "local", outdir: join(root, "dist", "worker"), minify });
-  console.log(
-    `start: built ${built.modules.join(", ")} in ${((performance.now() - t0) / 1000).toFixed(1)} s (${built.sizeLine ?? "size unknown"})`,
-  );
-  server = await serveBuiltWorker({ outdir: built.outdir, host, port, persistTo, logLevel, inspectorPort });
+  const outdir = join(root, "dist", "worker");
+  if (build) {
+    const built = await buildWorker({ env: "local", outdir, minify });
+    console.log(
+      `start: built ${built.modules.join(", ")} in ${((performance.now() - t0) / 1000).toFixed(1)} s (${built.sizeLine ?? "size unknown"})`,
+    );
+  } else if (!existsSync(builtEntry(outdir))) {
+    throw new Error(`--no-build: there is no bundle in ${outdir} yet (run npm start once without it)`);
+  }
+  server = await serveBuiltWorker({ outdir, host, port, persistTo, logLevel, inspectorPort, vars });
 } catch (err) {
   console.error(`start: ${err.message}`);
   process.exit(1);

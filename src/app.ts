@@ -4,7 +4,7 @@ import type { AppEnv } from "./env";
 import { checkBindings } from "./middleware/bindings";
 import { init } from "./middleware/init";
 import { corsPolicy } from "./middleware/cors";
-import { limitBody, limitMcpBody, limitWebhookBody } from "./middleware/body-limit";
+import { MCP_BODY_LIMIT, WEBHOOK_BODY_LIMIT, defaultBodyLimit, limitBody } from "./middleware/body-limit";
 import { isMcpPath, isWebhookPath } from "./auth/public-paths";
 import { handleError, handleNotFound } from "./middleware/error-handler";
 import { validationHook } from "./routes/router";
@@ -12,6 +12,8 @@ import { metaRoutes } from "./routes/meta";
 import { toolsRoutes } from "./routes/tools";
 import { apiKeyRoutes } from "./routes/apikeys";
 import { authRoutes } from "./routes/auth";
+import { signInRoutes } from "./routes/sign-in";
+import { accountSettingsRoutes } from "./routes/account-settings";
 import { chatflowRoutes } from "./routes/chatflows";
 import { assistantRoutes } from "./routes/assistants";
 import { leadRoutes } from "./routes/leads";
@@ -22,14 +24,14 @@ import { credentialRoutes } from "./routes/credentials";
 import { upsertHistoryRoutes } from "./routes/upsert-history";
 import { predictionRoutes } from "./routes/prediction";
 import { widgetRoutes } from "./routes/widget";
-import { documentStoreRoutes, isDocumentStoreUpload, limitUpload } from "./routes/document-store";
+import { documentStoreRoutes, isDocumentStoreUpload, uploadLimit } from "./routes/document-store";
 import { isVectorUpsert, vectorUpsertRoutes } from "./routes/vector-upsert";
 import { serveOpenApiDocument } from "./routes/openapi";
 import { executionRoutes, publicExecutionRoutes } from "./routes/executions";
 import { mcpServerRoutes } from "./routes/mcp-server";
 import { mcpRoutes } from "./routes/mcp";
 import { openaiRoutes } from "./routes/openai";
-import { exportImportRoutes, isImport } from "./routes/export-import";
+import { exportImportRoutes, importLimit, isImport } from "./routes/export-import";
 import { catalogueRoutes } from "./routes/catalogue";
 import { flowCanvasRoutes } from "./routes/flow-canvas";
 import { webhookRoutes } from "./routes/webhook";
@@ -47,14 +49,19 @@ export function createApp() {
   app.use("*", requestId({ headerName: "X-Request-Id" }));
   app.use("*", corsPolicy);
   app.use("*", checkBindings);
-  // Document store and chatflow vector upserts carry files: their own, larger limit (MAX_UPLOAD_MB).
-  // MCP's JSON-RPC bodies and webhooks: 1 MB. An import reads its body as a stream under its own limit (MAX_IMPORT_MB).
-  app.use("*", (c, next) => {
-    if (isImport(c.req.method, c.req.path)) return next();
-    if (isDocumentStoreUpload(c.req.method, c.req.path) || isVectorUpsert(c.req.method, c.req.path)) return limitUpload(c, next);
-    if (isWebhookPath(c.req.path)) return limitWebhookBody(c, next);
-    return isMcpPath(c.req.path) ? limitMcpBody(c, next) : limitBody(c, next);
-  });
+  // Each body under its route's limit, counted as it streams: document store and chatflow vector
+  // upserts carry files (MAX_UPLOAD_MB), an import its export file (MAX_IMPORT_MB), MCP's JSON-RPC
+  // bodies and webhooks 1 MB, the rest MAX_BODY_MB.
+  app.use(
+    "*",
+    limitBody((c) => {
+      const { method, path } = c.req;
+      if (isImport(method, path)) return importLimit(c.env);
+      if (isDocumentStoreUpload(method, path) || isVectorUpsert(method, path)) return uploadLimit(c);
+      if (isWebhookPath(path)) return WEBHOOK_BODY_LIMIT;
+      return isMcpPath(path) ? MCP_BODY_LIMIT : defaultBodyLimit(c.env);
+    }),
+  );
   app.use("*", init);
 
   const api = new OpenAPIHono<AppEnv>({ strict: false, defaultHook: validationHook });
@@ -62,6 +69,8 @@ export function createApp() {
   api.route("/tools", toolsRoutes);
   api.route("/apikey", apiKeyRoutes);
   api.route("/auth", authRoutes);
+  api.route("/", signInRoutes);
+  api.route("/", accountSettingsRoutes);
   api.route("/chatflows", chatflowRoutes);
   api.route("/chatflows", chatflowTriggerRoutes);
   api.route("/assistants", assistantRoutes);

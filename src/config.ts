@@ -34,11 +34,15 @@ const Vars = z.object({
   ASYNC_RUN_TIMEOUT_MS: positive(HOUR_MS),
   /** How long a paused detached run waits for its resume. */
   HUMAN_INPUT_TIMEOUT_MS: positive(7 * 24 * HOUR_MS),
+  /** How long a detached run may go without progress before it is woken (a restart left it cut off). */
+  DETACHED_STALL_MS: positive(30_000),
   /** Sandboxed code: the whole call, and a computing stretch between awaits (both at most 60 s). */
   TOOL_TIMEOUT_MS: positive(5_000, 60_000),
   TOOL_SLICE_MS: positive(500, 60_000),
   /** Seconds an agentflow execution may go without a sign of life before it is TIMEOUT. */
   EXECUTION_LEASE_SECONDS: positive(120),
+  /** Studio sessions: minutes without a request after which a person must sign in again (default 12 h, at most 30 days). */
+  SESSION_IDLE_MINUTES: positive(720, 30 * 24 * 60),
   MAX_BODY_MB: positive(5),
   MAX_UPLOAD_MB: positive(20),
   /** A Flowise export file's size limit (POST /export-import/import reads it as a stream). */

@@ -63,6 +63,10 @@ interface OptionalConfig extends Partial<Record<Exclude<ProviderVar, keyof Cloud
   CALLBACK_SECRET?: string;
   ASYNC_RUN_TIMEOUT_MS?: string;
   HUMAN_INPUT_TIMEOUT_MS?: string;
+  /** Studio sessions: minutes without a request before signing in again (config.ts; default 720). */
+  SESSION_IDLE_MINUTES?: string;
+  /** ms a detached run may go without progress before it is woken (default 30000; services/detached-wake.ts). */
+  DETACHED_STALL_MS?: string;
   /** The largest Flowise export file POST /export-import/import takes, in MB (default 50). */
   MAX_IMPORT_MB?: string;
   /** How long sending one run's trace (Langfuse, LangSmith, OTLP) may take, in ms (default 10000). */
@@ -79,7 +83,9 @@ interface OptionalConfig extends Partial<Record<Exclude<ProviderVar, keyof Cloud
 export type Principal =
   | { kind: "admin" }
   | { kind: "apikey"; keyId: string; permissions: string[] | null; chatflows: string[] | null }
-  | { kind: "jwt"; subject: string | null };
+  | { kind: "jwt"; subject: string | null }
+  /** A person signed in to the studio (session cookie): every permission, as the admin key. */
+  | { kind: "session"; accountId: string };
 
 export type AppEnv = {
   Bindings: Env;

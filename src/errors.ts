@@ -1,8 +1,10 @@
 /** The one error type services and routes throw; app.onError turns it into the JSON body. */
 export class ApiError extends Error {
+  /** `extra`: fields the error body carries besides the usual ones (Flowise's `retry` on an expired session). */
   constructor(
     readonly status: number,
     message: string,
+    readonly extra?: Record<string, unknown>,
   ) {
     super(message);
     this.name = "ApiError";
@@ -24,8 +26,8 @@ export interface ErrorBody {
   stack: Record<string, never> | string;
 }
 
-export function errorBody(status: number, message: string, stack?: string): ErrorBody {
-  return { statusCode: status, success: false, message, stack: stack ?? {} };
+export function errorBody(status: number, message: string, stack?: string, extra?: Record<string, unknown>): ErrorBody {
+  return { ...extra, statusCode: status, success: false, message, stack: stack ?? {} };
 }
 
 /**

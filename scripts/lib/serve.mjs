@@ -11,7 +11,7 @@ const LOG_LEVELS = { none: "NONE", error: "ERROR", warn: "WARN", info: "INFO", l
 
 /**
  * Starts the built worker in `outdir` on host:port with state under `persistTo` (wrangler's
- * `--persist-to`; default .wrangler/state). Answers {url, dispose}.
+ * `--persist-to`; default .wrangler/state); `vars` override the configured ones. Answers {url, dispose}.
  */
 export async function serveBuiltWorker({
   outdir,
@@ -21,6 +21,7 @@ export async function serveBuiltWorker({
   persistTo,
   logLevel = "warn",
   inspectorPort,
+  vars = {},
 }) {
   const { Miniflare, Log, LogLevel, convertV4MiniflareOptions } = await import("miniflare");
   const { unstable_getMiniflareWorkerOptions } = await import("wrangler");
@@ -51,7 +52,7 @@ export async function serveBuiltWorker({
           name: "edgeflow",
           modules,
           modulesRoot: outdir,
-          bindings: { ...bindings.bindings, ...readDevVars() },
+          bindings: { ...bindings.bindings, ...readDevVars(), ...vars },
         },
       ],
     }),

@@ -1,5 +1,5 @@
 // edgeflow's own marketplace templates (GET /api/v1/marketplaces/templates), built into
-// dist/assets/templates/templates.json as a static file the worker reads through ASSETS: never in
+// dist/assets/_edgeflow/templates/templates.json as a static file the worker reads through ASSETS: never in
 // the worker's bundle.
 //
 // Sources: src/services/templates/flows/<name>.json, written by hand in a short form — each node
@@ -94,7 +94,7 @@ function checkTemplate(file, t, descriptors) {
   return used;
 }
 
-/** Builds dist/assets/templates/templates.json; throws naming the file on any mistake. */
+/** Builds dist/assets/_edgeflow/templates/templates.json; throws naming the file on any mistake. */
 export function buildTemplates(root, assetsDir) {
   const dir = join(root, "src", "services", "templates", "flows");
   const descriptors = new Map([...loadDescriptors(root).values()].map(({ descriptor }) => [descriptor.name, descriptor]));

@@ -3,17 +3,24 @@ import type { AppEnv, Principal } from "../env";
 import { unauthorized } from "../errors";
 import { findApiKeyByToken } from "../services/apikeys";
 import { type KeyFinder, bearerToken, principalOf } from "../services/callers/principal";
+import { sessionPrincipal } from "./session";
 
 export type { KeyFinder };
 
 /** The request's bearer token, or undefined (no header, or not a bearer one: resolvePrincipal says why). */
 export const bearerTokenOf = (c: Context<AppEnv>): string | undefined => bearerToken(c.req.header("Authorization"));
 
-/** The request's principal (principalOf), read once per request. */
+/**
+ * The request's principal, read once per request: its bearer token (principalOf), or, without an
+ * Authorization header, the studio's session cookie (session.ts: only with `x-request-from: internal`).
+ */
 export async function resolvePrincipal(c: Context<AppEnv>, findKey?: KeyFinder): Promise<Principal | null> {
   const cached = c.get("principal") as Principal | null | undefined;
   if (cached !== undefined) return cached;
-  const principal = await principalOf(c.req.header("Authorization"), c.env, findKey ?? ((t: string) => findApiKeyByToken(c.get("db"), t)));
+  const header = c.req.header("Authorization");
+  const principal = header
+    ? await principalOf(header, c.env, findKey ?? ((t: string) => findApiKeyByToken(c.get("db"), t)))
+    : await sessionPrincipal(c);
   c.set("principal", principal);
   return principal;
 }

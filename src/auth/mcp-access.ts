@@ -1,7 +1,7 @@
 // Access rules of the MCP endpoints: who configures a flow's MCP server (/mcp-server/{id}), and
 // which flows an API key's MCP server (POST /mcp) offers — those the key may run.
 import type { Principal } from "../env";
-import { accessOf, allowsAny, categoryOfFlowType, flowInScope } from "../services/callers/access";
+import { accessOf, allowsAny, categoryOfFlowType, flowInScope, isOwner } from "../services/callers/access";
 import { type Guard, guard, lacking, outOfScope, pathId } from "./guard";
 import { findOwner } from "../services/owners";
 
@@ -33,6 +33,6 @@ export function onFlowConfig(param: string): Guard {
  * that key (or the admin key) only, and a key limited to chatflows runs only those.
  */
 export function mayRunOverMcp(principal: Principal, flow: { id: string; apikeyid: string | null }): boolean {
-  if (flow.apikeyid && principal.kind !== "admin" && !(principal.kind === "apikey" && principal.keyId === flow.apikeyid)) return false;
+  if (flow.apikeyid && !isOwner(principal) && !(principal.kind === "apikey" && principal.keyId === flow.apikeyid)) return false;
   return flowInScope(accessOf(principal), flow.id);
 }

@@ -123,7 +123,8 @@ export const chatMessage = sqliteTable(
 /**
  * One run of an agentflow (Flowise's `execution`): `executionData` is the JSON of the executed
  * nodes so far, rewritten after every node, so a paused or interrupted run is never lost.
- * `updatedDate` doubles as the run's lease: an INPROGRESS row not touched for a while is TIMEOUT.
+ * `updatedDate` doubles as the run's lease: an INPROGRESS row not touched for a while is TIMEOUT
+ * (a detached run's is its sign of progress instead: a stalled one is woken, not ended).
  */
 export const execution = sqliteTable(
   "execution",
@@ -144,6 +145,9 @@ export const execution = sqliteTable(
     detached: integer("detached", { mode: "boolean" }).notNull().default(false),
     result: text("result"),
     error: text("error"),
+    // When a stalled detached run was last woken (services/detached-wake.ts): one wake a minute,
+    // claimed by a conditional UPDATE so two sweeps wake it once.
+    wokenAt: text("wokenAt"),
   },
   (t) => [
     index("idx_execution_flow_session").on(t.agentflowId, t.sessionId, t.createdDate),
@@ -479,6 +483,40 @@ export const scheduleTriggerLog = sqliteTable(
     index("idx_schedule_trigger_log_target").on(t.targetId, t.scheduledAt),
     index("idx_schedule_trigger_log_execution").on(t.executionId),
   ],
+);
+
+/**
+ * A person who signs in to the studio (the web UI at /). `email` is stored lower-cased (unique);
+ * `passwordHash` is lib/password.ts's "pbkdf2-sha256$<iterations>$<salt>$<hash>", never the password.
+ */
+export const account = sqliteTable(
+  "account",
+  {
+    id: text("id").primaryKey(),
+    email: text("email").notNull(),
+    name: text("name").notNull(),
+    passwordHash: text("passwordHash").notNull(),
+    createdDate: createdDate(),
+    updatedDate: updatedDate(),
+  },
+  (t) => [uniqueIndex("uq_account_email").on(t.email)],
+);
+
+/**
+ * A signed-in session. `id` is the SHA-256 (hex) of the cookie's token: the token itself is never
+ * stored. Requests pass until `accessUntil`; then POST /auth/refreshToken moves both times on,
+ * until `expiresAt` (the idle limit) has passed. Deleting the row signs the session out at once.
+ */
+export const accountSession = sqliteTable(
+  "account_session",
+  {
+    id: text("id").primaryKey(),
+    accountId: text("accountId").notNull(),
+    accessUntil: text("accessUntil").notNull(),
+    expiresAt: text("expiresAt").notNull(),
+    createdDate: createdDate(),
+  },
+  (t) => [index("idx_account_session_account").on(t.accountId)],
 );
 
 /**

@@ -4,7 +4,9 @@
 // payload, a schedule's slot), stores the outcome in the execution row (and a slot's trigger log),
 // closes or extends the event log, calls the caller back (edgeflow's callback, or an async
 // webhook's Flowise one), and — when the run paused for human input — waits for the resume
-// (step.waitForEvent) and runs it the same way, until the run ends or its wait times out.
+// (step.waitForEvent) and runs it the same way, until the run ends or its wait times out. A run
+// cut off by a restart is woken by services/detached-wake.ts (an event it never waits for); its
+// cut-off step then runs again, which doubles nothing (steps.ts, event-log.ts, the records' keys).
 import { WorkflowEntrypoint, type WorkflowEvent, type WorkflowStep } from "cloudflare:workers";
 import { configOf } from "../config";
 import { createDb } from "../db";
@@ -14,12 +16,23 @@ import { redact } from "../lib/redact";
 import { workerSecretValues } from "../lib/secrets";
 import { createServices } from "../services/container";
 import { type RunDeps, runFlow } from "../services/runs";
-import { type DetachedParams, RESUME_EVENT, type ResumeEvent, unparkUploads, unparkWebhook } from "../services/runs";
-import { type DetachedOutcome, detachedState, expireDetachedPause, settleDetached } from "../services/runs";
-import { DETACHED_RUN } from "../services/runs";
+import {
+  DETACHED_RUN,
+  type DetachedOutcome,
+  type DetachedParams,
+  RESUME_EVENT,
+  type ResumeEvent,
+  detachedState,
+  expireDetachedPause,
+  markProgress,
+  settleDetached,
+  unparkUploads,
+  unparkWebhook,
+} from "../services/runs";
 import { settleTriggerLog } from "../services/schedules/trigger-logs";
 import { type CallbackBody, deliverCallback, deliverFlowiseCallback } from "./callback";
 import { eventLogOf } from "./event-log";
+import { workflowRuns } from "./runs-port";
 import { type StepCounter, WorkflowSteps } from "./steps";
 
 /** The Worker's env for a detached run: its time limit is ASYNC_RUN_TIMEOUT_MS (an hour), not a request's. */
@@ -30,13 +43,20 @@ export class RunWorkflow extends WorkflowEntrypoint<Env, DetachedParams> {
     const params = event.payload;
     const env = detachedEnv(this.env);
     const db = createDb(env.DB);
-    const deps: RunDeps = createServices(env, db, { id: `execution ${params.executionId}`, waitUntil: (work) => this.ctx.waitUntil(work) });
+    const request = { id: `execution ${params.executionId}`, waitUntil: (work: Promise<unknown>) => this.ctx.waitUntil(work) };
+    const deps: RunDeps = createServices(env, db, request, workflowRuns(env.RUNS));
     const counter: StepCounter = { count: 0 };
     const secrets = workerSecretValues(env);
+    // While a step works, the row shows progress often enough that no wake takes the run for stalled.
+    const progress = {
+      beat: () => markProgress(db, params.executionId),
+      everyMs: Math.max(1000, Math.floor(configOf(env).DETACHED_STALL_MS / 3)),
+    };
     let input = params.input;
     for (let part = 0; ; part++) {
-      const steps = new WorkflowSteps(step, env.FILES, params.executionId, `${part}: `, counter);
-      const log = eventLogOf(env, params.executionId, () => steps.live);
+      const prefix = `${part}: `;
+      const steps = new WorkflowSteps(step, env.FILES, params.executionId, prefix, counter, progress);
+      const log = eventLogOf(env, params.executionId, prefix, () => steps.live);
       steps.onStep = (ran) => log.stepped(ran);
       const outcome = await this.runPart(deps, params, input, part, steps, log);
       await log.flush();

@@ -31,7 +31,8 @@ export function handleError(err: unknown, c: Context<AppEnv>): Response {
   // The OpenAI-compatible API answers every error in OpenAI's body, so its clients raise them as such.
   if (isOpenAIPath(c.req.path)) return c.json(openAIErrorBody(status, redact(message, secrets), err), status as 400);
   const stack = isDevelopment(c.env) && err instanceof Error && err.stack ? redact(err.stack, secrets) : undefined;
-  return c.json(errorBody(status, redact(message, secrets), stack), status as 400);
+  const extra = err instanceof ApiError ? err.extra : undefined;
+  return c.json(errorBody(status, redact(message, secrets), stack, extra), status as 400);
 }
 
 export function handleNotFound(c: Context<AppEnv>): Response {

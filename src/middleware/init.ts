@@ -1,15 +1,16 @@
 // init: the request's D1 session (lib/d1-session.ts: a replica for reads and runs, the primary for
 // other writes, the client's bookmark honoured and the newest one sent back), the database client
 // over it, and the request's services container (services/container.ts: the client, env, config,
-// the engine's ports, credentials, waitUntil) on c.var, for the routes. The context map is
-// declared here, with the middleware that fills it, so that neither env.ts (which everything
-// imports) nor a service knows Hono's context. With the simulated planet on (lib/d1-simulation.ts,
+// the engine's ports, credentials, waitUntil, the detached runs port) on c.var, for the routes.
+// The context map is declared here, with the middleware that fills it, so that neither env.ts
+// (which everything imports) nor a service knows Hono's context. With the simulated planet on (lib/d1-simulation.ts,
 // development only), the session is delayed and its round trips counted.
 import type { Context, MiddlewareHandler } from "hono";
 import { dbOver } from "../db";
 import { BOOKMARK_HEADER, bookmarkOf, sessionStart } from "../lib/d1-session";
 import { type D1Trace, newTrace, simulateD1, simulationOf, traceOf } from "../lib/d1-simulation";
 import type { AppEnv } from "../env";
+import { workflowRuns } from "../detached/runs-port";
 import { type Services, createServices } from "../services/container";
 import type { Runtime } from "../engine";
 
@@ -38,7 +39,8 @@ export const init: MiddlewareHandler<AppEnv> = async (c, next) => {
   const session = c.env.DB.withSession(constraint);
   const trace = sim ? newTrace(c.get("requestId")) : undefined;
   const db = dbOver(sim && trace ? simulateD1(session, sim, trace, primaryFirst) : session);
-  const services = createServices(c.env, db, { id: c.get("requestId"), waitUntil: (work) => c.executionCtx.waitUntil(work) });
+  const request = { id: c.get("requestId"), waitUntil: (work: Promise<unknown>) => c.executionCtx.waitUntil(work) };
+  const services = createServices(c.env, db, request, workflowRuns(c.env.RUNS));
   c.set("db", db);
   c.set("runtime", services.runtime);
   c.set("services", services);

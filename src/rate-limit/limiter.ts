@@ -1,8 +1,8 @@
 import { DurableObject } from "cloudflare:workers";
 
 /**
- * One instance per (chatflow, client IP): a fixed-window counter. A Durable Object is the one
- * place every Worker isolate sees the same count.
+ * One instance per (chatflow, client IP), or per sign-in account or client (sign-in.ts): a
+ * fixed-window counter. A Durable Object is the one place every Worker isolate sees the same count.
  */
 export class RateLimiter extends DurableObject {
   private windowStart = 0;
@@ -17,5 +17,15 @@ export class RateLimiter extends DurableObject {
     }
     this.count++;
     return { allowed: this.count <= limitMax, retryAfterMs: Math.max(0, this.windowStart + windowMs - now) };
+  }
+
+  /** Takes back one counted call (a sign-in that succeeded counts no failure). */
+  async forgive(): Promise<void> {
+    if (this.count > 0) this.count--;
+  }
+
+  /** Starts the count again (an account's failures, once its password was given). */
+  async reset(): Promise<void> {
+    this.count = 0;
   }
 }

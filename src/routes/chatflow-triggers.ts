@@ -4,7 +4,6 @@
 import type { Context } from "hono";
 import { onPathRecord } from "../auth/record-guards";
 import type { AppEnv } from "../env";
-import { badRequest } from "../errors";
 import { DeletedResponse, IdParam } from "../schemas/common";
 import {
   ScheduleEnabledBody,
@@ -108,5 +107,5 @@ chatflowTriggerRoutes
       request: { params: IdParam, body: documentedBody("ScheduleTriggerLogDelete", true) },
       responses: jsonResponse(TriggerLogDeleted),
     }),
-    async (c) => c.json(await deleteTriggerLogs(c.var.db, id(c), await jsonBodyOrEmpty(c)), 200),
+    async (c) => c.json(await deleteTriggerLogs(c.var.services, id(c), await jsonBodyOrEmpty(c)), 200),
   );

@@ -87,5 +87,5 @@ export const chatflowRoutes = createRouter()
       request: { params: IdParam },
       responses: jsonResponse(DeletedResponse),
     }),
-    async (c) => c.json(await service.deleteChatflow(c.var.db, c.env, c.req.valid("param").id), 200),
+    async (c) => c.json(await service.deleteChatflow(c.var.services, c.req.valid("param").id), 200),
   );

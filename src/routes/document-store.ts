@@ -1,9 +1,9 @@
 import { z } from "@hono/zod-openapi";
-import type { Context, MiddlewareHandler } from "hono";
-import { bodyLimit } from "hono/body-limit";
+import type { Context } from "hono";
 import { type AppEnv, maxBodyBytes, maxUploadBytes } from "../env";
 import { requireAuth } from "../auth/bearer";
-import { badRequest, payloadTooLarge } from "../errors";
+import type { BodyLimit } from "../lib/counted-body";
+import { badRequest } from "../errors";
 import { DeletedResponse, IdParam, PageQuery, listOf } from "../schemas/common";
 import {
   ChunkEdit,
@@ -48,21 +48,18 @@ const depsOf = (c: Context<AppEnv>): DocStoreDeps => c.var.services;
  * its own limit (uploads.ts): its body may be as large as its largest file limit plus MAX_BODY_MB.
  */
 export const isDocumentStoreUpload = (method: string, path: string) => method === "POST" && /\/document-store\/upsert(\/|$)/.test(path);
-export const limitUpload: MiddlewareHandler<AppEnv> = (c, next) => {
-  const docStore = isDocumentStoreUpload(c.req.method, c.req.path);
-  const max = docStore ? largestUpload(c.env) + maxBodyBytes(c.env) : maxUploadBytes(c.env) + 256 * 1024;
-  const mb = Math.round(max / 1024 / 1024);
-  return bodyLimit({
-    maxSize: max,
-    onError: () => {
-      throw payloadTooLarge(
-        docStore
-          ? `Upload is larger than the limit of ${mb} MB (the largest file limit, MAX_STREAMED_FILE_MB or ` +
-              `MAX_UPLOAD_MB, plus MAX_BODY_MB for the fields)`
-          : `Upload is larger than the limit of ${Math.round(maxUploadBytes(c.env) / 1024 / 1024)} MB (MAX_UPLOAD_MB)`,
-      );
-    },
-  })(c, next);
+export const uploadLimit = (c: Context<AppEnv>): BodyLimit => {
+  if (!isDocumentStoreUpload(c.req.method, c.req.path)) {
+    const mb = Math.round(maxUploadBytes(c.env) / 1024 / 1024);
+    return { maxBytes: maxUploadBytes(c.env) + 256 * 1024, message: `Upload is larger than the limit of ${mb} MB (MAX_UPLOAD_MB)` };
+  }
+  const max = largestUpload(c.env) + maxBodyBytes(c.env);
+  return {
+    maxBytes: max,
+    message:
+      `Upload is larger than the limit of ${Math.round(max / 1024 / 1024)} MB (the largest file limit, MAX_STREAMED_FILE_MB or ` +
+      `MAX_UPLOAD_MB, plus MAX_BODY_MB for the fields)`,
+  };
 };
 
 /**

@@ -50,7 +50,7 @@ export const executionRoutes = createRouter()
       request: { params: IdParam },
       responses: jsonResponse(Execution),
     }),
-    async (c) => c.json(await service.getExecution(c.var.db, c.env, c.req.valid("param").id), 200),
+    async (c) => c.json(await service.getExecution(c.var.services, c.req.valid("param").id), 200),
   )
   .openapi(
     protectedRoute({
@@ -65,7 +65,8 @@ export const executionRoutes = createRouter()
       responses: { 200: { description: "text/event-stream frames", content: { "text/event-stream": { schema: z.string() } } } },
     }),
     async (c) => {
-      const body = await service.executionEvents(c.var.db, c.env, c.req.valid("param").id, c.req.header("Last-Event-ID"), c.req.raw.signal);
+      const id = c.req.valid("param").id;
+      const body = await service.executionEvents(c.var.services, id, c.req.header("Last-Event-ID"), c.req.raw.signal);
       return c.body(body, 200, SSE_HEADERS);
     },
   )
@@ -91,7 +92,7 @@ export const executionRoutes = createRouter()
       request: { params: IdParam },
       responses: jsonResponse(DeletedResponse),
     }),
-    async (c) => c.json(await service.deleteExecution(c.var.db, c.req.valid("param").id), 200),
+    async (c) => c.json(await service.deleteExecution(c.var.services, c.req.valid("param").id), 200),
   )
   .openapi(
     protectedRoute({
@@ -103,7 +104,7 @@ export const executionRoutes = createRouter()
       request: { body: jsonBody(ExecutionDeleteMany) },
       responses: jsonResponse(DeletedResponse),
     }),
-    async (c) => c.json(await service.deleteExecutions(c.var.db, c.req.valid("json").executionIds, await scopeOf(c)), 200),
+    async (c) => c.json(await service.deleteExecutions(c.var.services, c.req.valid("json").executionIds, await scopeOf(c)), 200),
   );
 
 export const publicExecutionRoutes = createRouter().openapi(

@@ -4,19 +4,24 @@
 // one; both live in services/export-import.
 import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import { type AppEnv, maxImportBytes } from "../env";
+import { type AppEnv, type Env, maxImportBytes } from "../env";
+import type { BodyLimit } from "../lib/counted-body";
 import { requireAuth } from "../auth/bearer";
 import { type Guard, guard, lacking } from "../auth/guard";
 import { allowsAny } from "../services/callers/access";
-import { badRequest, forbidden, payloadTooLarge, unsupportedMediaType } from "../errors";
+import { badRequest, forbidden, unsupportedMediaType } from "../errors";
 import { EXPORT_FLAGS, exportFile, exportFlags } from "../services/export-import/export";
 import { importFile } from "../services/export-import/import";
 import { createRouter, errorResponsesFor } from "./router";
 
 const tags = ["export-import"];
 
-/** The import's own body limit (MAX_IMPORT_MB), so app.ts leaves this path to it. */
+/** The import's own body limit (MAX_IMPORT_MB): its file is read as a stream, never held whole. */
 export const isImport = (method: string, path: string) => method === "POST" && /\/export-import\/import\/?$/.test(path);
+export const importLimit = (env: Env): BodyLimit => ({
+  maxBytes: maxImportBytes(env),
+  message: `The import file is larger than the limit of ${Math.round(maxImportBytes(env) / 1024 / 1024)} MB (MAX_IMPORT_MB)`,
+});
 
 /** A workspace permission, held by a key that reaches every chatflow: these routes span the whole deployment. */
 const workspace = (permission: string): Guard =>
@@ -96,9 +101,6 @@ exportImportRoutes.openAPIRegistry.registerPath({
 exportImportRoutes.post("/import", requireAuth, workspace("workspace:import"), async (c) => {
   isJson(c);
   const maxBytes = maxImportBytes(c.env);
-  const length = Number(c.req.header("content-length"));
-  if (Number.isFinite(length) && length > maxBytes)
-    throw payloadTooLarge(`The import file is larger than the limit of ${Math.round(maxBytes / 1024 / 1024)} MB (MAX_IMPORT_MB)`);
   const body = c.req.raw.body;
   if (!body) throw badRequest("Request body is required (application/json: Flowise's export file)");
   return c.json(await importFile(c.var.db, body, { maxBytes, outbound: c.env }), 200);

@@ -2,10 +2,7 @@
 // Bodies are checked by the service in Flowise's order (a POST on an enabled config answers it
 // before looking at the body), so the router only documents them.
 import { z } from "@hono/zod-openapi";
-import type { Context } from "hono";
 import { onFlowConfig } from "../auth/mcp-access";
-import type { AppEnv } from "../env";
-import { badRequest } from "../errors";
 import { IdParam } from "../schemas/common";
 import { McpServerConfig, McpServerCreate, McpServerUpdate } from "../schemas/mcp-server";
 import * as service from "../services/mcp/config";

@@ -22,10 +22,15 @@ export const metaRoutes = createRouter()
       method: "get",
       path: "/version",
       tags,
-      summary: "Server version",
-      responses: { 200: { description: "Version", content: { "application/json": { schema: z.object({ version: z.string() }) } } } },
+      summary: "The Flowise version edgeflow answers as (the studio compares it), and edgeflow's own",
+      responses: {
+        200: {
+          description: "Version",
+          content: { "application/json": { schema: z.object({ version: z.string(), edgeflow: z.string() }) } },
+        },
+      },
     }),
-    (c) => c.json({ version: pkg.version }, 200),
+    (c) => c.json({ version: pkg.studio.version, edgeflow: pkg.version }, 200),
   );
 
 // Scalar's reference page. Its script is one of the worker's static assets (scripts/lib/assets.mjs),

@@ -108,6 +108,9 @@ const CATALOGUE: Record<string, [string, string, string][]> = {
     ["export", "Export Data within Workspace", "OEC"],
     ["import", "Import Data within Workspace", "OEC"],
   ],
+  // Studio accounts (POST /account/register past the first, PUT /account/password): a key holding
+  // it can make itself a person who signs in, so it is as strong as full access.
+  users: [["manage", "Manage Users", "OEC"]],
   logs: [["view", "View Logs", "E"]],
   loginActivity: [["view", "View Login Activity", "E"]],
 };

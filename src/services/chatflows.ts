@@ -29,7 +29,8 @@ import type { ChatflowType } from "../db/enums";
 import type { PageQueryInput } from "../schemas/common";
 import { type Resource, findRecord, insertRecord, listRecords, updateRecord } from "./crud";
 import { findApiKeyByToken } from "./apikeys";
-import { deleteFilesUnder } from "./files";
+import { deleteExecutionFiles, deleteFilesUnder } from "./files";
+import type { ExecutionDeleteDeps } from "./executions";
 import { canStreamFlow, parseFlowData, unsupportedNodes } from "../engine";
 import { agentflowTypeFault, postProcessingOf, runsOnAgentflowRuntime } from "./runs";
 import type { EndpointEnv } from "../lib/outbound";
@@ -129,8 +130,15 @@ export const listChatflows = (db: Db, page: PageQueryInput, type: ChatflowType |
  * files, and the vectors of its in-flow vector stores (every namespace `<chatflowid>_<node>`), so
  * a chatflow later created with the same id starts empty.
  */
-export async function deleteChatflow(db: Db, env: Env, id: string) {
+export async function deleteChatflow(deps: ExecutionDeleteDeps & { env: Env }, id: string) {
+  const { db, env } = deps;
   await getChatflow(db, id);
+  // Its asynchronous runs' files (R2), removed once their rows are gone.
+  const detached = await db
+    .select({ id: execution.id })
+    .from(execution)
+    .where(and(eq(execution.agentflowId, id), eq(execution.detached, true)))
+    .all();
   // Namespaces beginning `<id>_`: a range on the indexed column ('`' sorts right after '_').
   const underFlow = (column: SQLiteColumn) => and(gte(column, `${id}_`), lt(column, `${id}\``));
   const vectorizeIds = await db
@@ -161,6 +169,13 @@ export async function deleteChatflow(db: Db, env: Env, id: string) {
   ]);
   await deleteFilesUnder(env.FILES, `${id}/`);
   await deleteFilesUnder(env.FILES, `${FAISS_NAMESPACE_PREFIX}${id}_`);
+  if (detached.length)
+    deps.waitUntil(
+      deleteExecutionFiles(
+        env.FILES,
+        detached.map((r) => r.id),
+      ),
+    );
   return { deleted: 1 };
 }
 

@@ -8,7 +8,9 @@ import type { ExecutionListInput } from "../schemas/executions";
 import { D1_MAX_PARAMS, chunk } from "../lib/chunk";
 import { stripCredentialIds } from "../engine/agentflow";
 import type { ExecutedData } from "../engine/agentflow/types";
+import { type WakeDeps, wakeIfDue } from "./detached-wake";
 import { expireStaleRuns } from "./execution-lease";
+import { deleteExecutionFiles } from "./files";
 
 export type ExecutionRow = typeof execution.$inferSelect;
 
@@ -17,7 +19,7 @@ export type ExecutionRow = typeof execution.$inferSelect;
  * answer a synchronous prediction would have given) once it ended, and `error` when it failed.
  */
 export function presentExecution(row: ExecutionRow) {
-  const { detached: _detached, result, error, ...shown } = row;
+  const { detached: _detached, wokenAt: _wokenAt, result, error, ...shown } = row;
   let parsed: unknown;
   try {
     parsed = result === null ? undefined : JSON.parse(result);
@@ -73,8 +75,11 @@ async function findExecution(db: Db, env: Env, id: string): Promise<ExecutionRow
   return row;
 }
 
-export async function getExecution(db: Db, env: Env, id: string) {
-  return presentExecution(await findExecution(db, env, id));
+/** A detached run found stalled by this read is woken in the background (detached-wake.ts). */
+export async function getExecution(deps: WakeDeps, id: string) {
+  const row = await findExecution(deps.db, deps.env, id);
+  wakeIfDue(deps, row);
+  return presentExecution(row);
 }
 
 export async function updateExecution(db: Db, env: Env, id: string, patch: { isPublic: boolean }) {
@@ -90,11 +95,23 @@ export async function agentflowOf(db: Db, id: string): Promise<string | undefine
   return (await db.select({ flow: execution.agentflowId }).from(execution).where(eq(execution.id, id)).get())?.flow;
 }
 
+/** What deleting executions needs: the database, and R2 with waitUntil to remove their files after the rows. */
+export interface ExecutionDeleteDeps {
+  db: Db;
+  env: { FILES: R2Bucket };
+  waitUntil(work: Promise<unknown>): void;
+}
+
 /**
  * Deletes executions (of the agentflows in `flows`, when given); their messages stay, no longer
- * pointing at them (as Flowise does).
+ * pointing at them (as Flowise does). The files asynchronous runs kept in R2 go after the rows.
  */
-export async function deleteExecutions(db: Db, ids: string[], flows: string[] | null = null): Promise<{ deleted: number }> {
+export async function deleteExecutions(
+  deps: ExecutionDeleteDeps,
+  ids: string[],
+  flows: string[] | null = null,
+): Promise<{ deleted: number }> {
+  const { db } = deps;
   if (!ids.length) throw badRequest("No execution IDs provided");
   if (flows) {
     const kept: string[] = [];
@@ -111,14 +128,18 @@ export async function deleteExecutions(db: Db, ids: string[], flows: string[] | 
   }
   const statements = chunk([...new Set(ids)], D1_MAX_PARAMS - 1).flatMap((part) => [
     db.update(chatMessage).set({ executionId: null }).where(inArray(chatMessage.executionId, part)),
-    db.delete(execution).where(inArray(execution.id, part)).returning({ id: execution.id }),
+    db.delete(execution).where(inArray(execution.id, part)).returning({ id: execution.id, detached: execution.detached }),
   ]);
   const results = await db.batch(statements as [(typeof statements)[number], ...typeof statements]);
-  return { deleted: results.filter((_, i) => i % 2 === 1).reduce((n, r) => n + (r as unknown[]).length, 0) };
+  const deleted = results.filter((_, i) => i % 2 === 1).flat() as Array<{ id: string; detached: boolean }>;
+  // Only asynchronous runs keep files.
+  const withFiles = deleted.filter((r) => r.detached).map((r) => r.id);
+  if (withFiles.length) deps.waitUntil(deleteExecutionFiles(deps.env.FILES, withFiles));
+  return { deleted: deleted.length };
 }
 
-export async function deleteExecution(db: Db, id: string): Promise<{ deleted: number }> {
-  const done = await deleteExecutions(db, [id]);
+export async function deleteExecution(deps: ExecutionDeleteDeps, id: string): Promise<{ deleted: number }> {
+  const done = await deleteExecutions(deps, [id]);
   if (!done.deleted) throw notFound(`Execution ${id} not found`);
   return done;
 }
@@ -140,18 +161,25 @@ export async function getPublicExecution(db: Db, env: Env, id: string) {
 /**
  * An asynchronous run's event log (its ExecutionEvents object): the frames after `lastEventId`
  * (a Last-Event-ID header; none: from the start), then live ones until `end`. 404 for an execution
- * that was not started with async: true (a synchronous run's frames went to its caller).
+ * that was not started with async: true (a synchronous run's frames went to its caller). A stalled
+ * run is woken in the background.
  */
 export async function executionEvents(
-  db: Db,
-  env: Env,
+  deps: WakeDeps,
   id: string,
   lastEventId: string | undefined,
   signal?: AbortSignal,
 ): Promise<ReadableStream<Uint8Array>> {
-  const row = await db.select({ detached: execution.detached }).from(execution).where(eq(execution.id, id)).get();
+  const { db, env } = deps;
+  const row = await db
+    .select({ detached: execution.detached, state: execution.state, updatedDate: execution.updatedDate, wokenAt: execution.wokenAt })
+    .from(execution)
+    .where(eq(execution.id, id))
+    .get();
   if (!row) throw notFound(`Execution ${id} not found`);
   if (!row.detached) throw notFound(`Execution ${id} has no event log: only runs started with async: true keep one`);
+  // A follower of a run a restart cut off would wait forever: the read wakes it.
+  wakeIfDue(deps, { ...row, id });
   const after = /^\d{1,15}$/.test(lastEventId?.trim() ?? "") ? lastEventId!.trim() : "0";
   const stub = env.EXECUTION_EVENTS.get(env.EXECUTION_EVENTS.idFromName(id));
   const res = await stub.fetch(`https://execution-events/?after=${after}`, { signal });

@@ -209,6 +209,7 @@ describe("resuming", () => {
       detached: false,
       result: null,
       error: null,
+      wokenAt: null,
     };
     const stopped = [entry("start"), entry("hi", "STOPPED")];
     expect(resumePoint({ ...base, state: "STOPPED", executionData: JSON.stringify(stopped) })).toEqual(stopped);

@@ -20,14 +20,17 @@ export function freePort() {
   });
 }
 
-/** Starts `npm run dev`'s script on a free port and a fresh state dir; resolves once /ping answers. */
-export async function startEdgeflow() {
-  const port = await freePort();
+/**
+ * Starts `npm run dev`'s script (or `scripts/start.mjs`, the built worker, as `npm start` does) on a
+ * free port and a fresh state dir; resolves once /ping answers.
+ */
+export async function startEdgeflow({ script = "scripts/dev.mjs", port: wanted } = {}) {
+  const port = wanted ?? (await freePort());
   const state = mkdtempSync(join(tmpdir(), "edgeflow-e2e-"));
   const log = [];
   const child = spawn(
     process.execPath,
-    ["scripts/dev.mjs", "--port", String(port), "--persist-to", state, "--log-level", process.env.E2E_VERBOSE ? "log" : "warn"],
+    [script, "--port", String(port), "--persist-to", state, "--log-level", process.env.E2E_VERBOSE ? "log" : "warn"],
     {
       cwd: root,
       detached: true,

@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { chromium } from "playwright-core";
 import { startStandin } from "../standin/server.mjs";
 import { checkDocsOffline } from "./docs.e2e.mjs";
+import { checkStudio } from "./studio.e2e.mjs";
 import { root, startEdgeflow, startPageServer, widgetPage } from "./servers.mjs";
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
@@ -285,6 +286,7 @@ try {
   });
 
   await checkDocsOffline(browser, edgeflow.url, step);
+  await checkStudio(browser, edgeflow.url, step);
 } finally {
   await browser.close();
   await pages.close();

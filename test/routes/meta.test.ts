@@ -15,10 +15,11 @@ describe("meta endpoints", () => {
     expect(await (await call("GET", "/ping")).text()).toBe("pong");
   });
 
-  it("GET /version answers package.json's version without a token", async () => {
+  it("GET /version answers the Flowise version of the pinned studio (the UI compares it) and edgeflow's, without a token", async () => {
     const res = await call("GET", "/version", { token: null });
     expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ version: pkg.version });
+    expect(await res.json()).toEqual({ version: pkg.studio.version, edgeflow: pkg.version });
+    expect(pkg.studio.version).toMatch(/^3\.\d+\.\d+$/);
   });
 
   it("GET /openapi.json is OpenAPI 3.1 with every resource and the bearerAuth scheme", async () => {

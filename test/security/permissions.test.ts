@@ -99,7 +99,7 @@ describe("Flowise's permission names", () => {
     expect(await json("GET", `/apikey/${made.id}`)).toMatchObject({ permissions: ["tools:view", "chatflows:view"] });
 
     const before = await keyCount();
-    for (const permissions of [["chatflows:fly"], ["workspace:view"], ["users:manage"], "chatflows:view", [7]]) {
+    for (const permissions of [["chatflows:fly"], ["workspace:view"], ["roles:manage"], "chatflows:view", [7]]) {
       const err = await expectError(await call("POST", "/apikey", { body: { keyName: "bad", permissions } }), 400);
       expect(err.message).toContain("permissions");
     }

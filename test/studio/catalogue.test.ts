@@ -17,7 +17,7 @@ type Node = {
 };
 
 async function manifest(): Promise<{ nodes: string[]; listed: string[]; credentials: string[] }> {
-  const res = await (env as unknown as { ASSETS: Fetcher }).ASSETS.fetch("https://assets.local/catalogue/manifest.json");
+  const res = await (env as unknown as { ASSETS: Fetcher }).ASSETS.fetch("https://assets.local/_edgeflow/catalogue/manifest.json");
   return res.json();
 }
 
@@ -29,6 +29,22 @@ describe("the node catalogue", () => {
     expect(runnable.filter((n) => !nodes.includes(n))).toEqual([]);
     // Tool nodes the tool registry recognises only to refuse are never offered.
     expect(nodes).not.toContain("slackMCP");
+  });
+
+  it("offers Flowise 3.1.4's spellings of renamed nodes; the older spellings still run but are not listed", async () => {
+    const listed = ((await json("GET", "/nodes")) as Node[]).map((n) => n.name);
+    const runnable = runnableNodeNames();
+    for (const [flowise, older] of [
+      ["ollamaEmbedding", "ollamaEmbeddings"],
+      ["upstashRedisBackedChatMemory", "UpstashRedisBackedChatMemory"],
+      ["MySQLRecordManager", "mySQLRecordManager"],
+    ]) {
+      expect(listed).toContain(flowise);
+      expect(listed).not.toContain(older);
+      expect(runnable).toEqual(expect.arrayContaining([flowise, older]));
+      expect((await call("GET", `/nodes/${older}`)).status).toBe(200);
+    }
+    expect(runnable).toContain("simpleStoreLlamaIndex");
   });
 
   it("GET /nodes lists the offered nodes in Flowise's shape, with an ETag; a repeat load is a 304", async () => {

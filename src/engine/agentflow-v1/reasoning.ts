@@ -60,6 +60,7 @@ export function actionOf(data: ExecutedData[], id: string): V1Action | undefined
 export function v1Events(sink: AgentflowEvents, reader: ReasoningReader, labels: Map<string, string>): AgentflowEvents {
   let sent = 0;
   return {
+    hold: sink.hold ? () => sink.hold!() : undefined,
     event(name, data) {
       if (name !== "agentFlowExecutedData" || !Array.isArray(data)) return;
       const all = reader.entries(data as ExecutedData[]);

@@ -6,7 +6,8 @@ import type { NodeEmitter } from "./node-types";
 import type { AgentflowEvents, ExecutedData, NodeStatus } from "./types";
 
 interface Channel extends NodeEmitter {
-  buffered: Array<[string, unknown]>;
+  /** A frame held back, and how to send it as made where it was (AgentflowEvents.hold). */
+  buffered: Array<[string, unknown, ((send: () => void) => void) | undefined]>;
   live: boolean;
 }
 
@@ -46,7 +47,7 @@ export class EventStream {
       event: (name, data) => {
         if (!this.sink) return;
         if (channel.live) this.sink.event(name, data);
-        else channel.buffered.push([name, structuredClone(data)]);
+        else channel.buffered.push([name, structuredClone(data), this.sink.hold?.()]);
       },
       token: (text) => {
         if (text) channel.event("token", text);
@@ -63,7 +64,11 @@ export class EventStream {
     const head = this.channels[0];
     if (head && !head.live) {
       head.live = true;
-      for (const [name, data] of head.buffered.splice(0)) this.sink?.event(name, data);
+      for (const [name, data, from] of head.buffered.splice(0)) {
+        const send = () => this.sink?.event(name, data);
+        if (from) from(send);
+        else send();
+      }
     }
   }
 }

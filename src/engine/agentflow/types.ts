@@ -154,6 +154,11 @@ export interface AgentflowRequest {
  */
 export interface AgentflowEvents {
   event(name: string, data: unknown): void;
+  /**
+   * Called where a frame is made but held back (a branch waiting its turn): answers how to send it
+   * later as if from there (a detached run's log knows a frame by the step that made it).
+   */
+  hold?(): (send: () => void) => void;
 }
 
 /** What Execute Flow sends to another flow of this deployment. */

@@ -12,7 +12,8 @@ export interface RecordManagerSettings {
   forceUpdate: boolean;
 }
 
-const NAMES = ["SQLiteRecordManager", "postgresRecordManager", "mySQLRecordManager", "d1RecordManager"];
+// MySQLRecordManager is Flowise 3's spelling; mySQLRecordManager an older one flows may carry.
+const NAMES = ["SQLiteRecordManager", "postgresRecordManager", "MySQLRecordManager", "mySQLRecordManager", "d1RecordManager"];
 const CLEANUPS: Cleanup[] = ["none", "incremental", "full"];
 
 export const supportedRecordManagers = (): string[] => [...NAMES].sort();

@@ -16,7 +16,7 @@ const VECTORIZE_VECTOR_STORE = "vectorize";
 const definitions: VectorStoreDefinition[] = [
   {
     name: LOCAL_VECTOR_STORE,
-    aliases: ["memoryVectorStore", "inMemoryVectorStore", "simpleStore", "hnswlib", "d1VectorStore"],
+    aliases: ["memoryVectorStore", "inMemoryVectorStore", "simpleStore", "simpleStoreLlamaIndex", "hnswlib", "d1VectorStore"],
     build: (_config, ctx) => new LocalD1VectorStore(ctx.embeddings, ctx.db, ctx.namespace),
   },
   {

@@ -26,6 +26,9 @@ export function accessOf(principal: Principal): Access {
   };
 }
 
+/** The admin key, or a person signed in to the studio: passes even a flow bound to an API key. */
+export const isOwner = (principal: Principal | null | undefined): boolean => principal?.kind === "admin" || principal?.kind === "session";
+
 export const isFull = (a: Access): boolean => a.permissions === null && a.chatflows === null;
 
 export const allowsAny = (a: Access, names: readonly string[]): boolean =>

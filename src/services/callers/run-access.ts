@@ -2,7 +2,7 @@
 // to a request, the run door (services/runs) to a caller its adapter describes.
 import type { Principal } from "../../env";
 import { forbidden, unauthorized } from "../../errors";
-import { accessOf, flowInScope, outOfScope } from "./access";
+import { accessOf, flowInScope, isOwner, outOfScope } from "./access";
 
 /** What the run rule reads of a chatflow (or assistant, which is never public and has no key). */
 export interface RunTarget {
@@ -14,7 +14,7 @@ export interface RunTarget {
 /** assertMayRun's rule for a principal already resolved (the run door gets the caller as data). */
 export function assertPrincipalMayRun(principal: Principal | null, flow: RunTarget): void {
   if (flow.apikeyid) {
-    if (principal?.kind === "admin") return;
+    if (isOwner(principal)) return;
     if (principal?.kind !== "apikey" || principal.keyId !== flow.apikeyid)
       throw unauthorized("Unauthorized: this chatflow requires its API key");
   } else if (flow.isPublic) {

@@ -11,7 +11,8 @@ import { newId } from "../../lib/ids";
 import { readSections } from "../../lib/json-sections";
 import type { EndpointEnv } from "../../lib/outbound";
 import { type ImportWarning, Ledger } from "./ledger";
-import { RecordError, SECTIONS, SKIPPED_SECTIONS, type Section, readRecord } from "./records";
+import { RecordError } from "./record-schemas";
+import { SECTIONS, SKIPPED_SECTIONS, type Section, readRecord } from "./records";
 import { STAGE_PART_BYTES, Stager, commitStaged, countReplaced } from "./stage";
 import { TABLE_ORDER, type TableName } from "./tables";
 

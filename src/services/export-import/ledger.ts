@@ -94,9 +94,12 @@ export class Ledger {
     this.variableNames.set(name, label);
   }
 
-  /** A flow as saved: what POST /chatflows would warn about it, and the API key it is bound to. */
-  flowSaved(id: string, name: string, flowData: string, type: ChatflowType, apikeyid: string | null): void {
-    const said = [flowDataWarning(flowData, type), ...endpointRefusals(flowData, this.outbound)].filter(Boolean);
+  /**
+   * A flow as saved: what POST /chatflows would warn about it (`schedule`: why its schedule cannot
+   * be enabled), and the API key it is bound to.
+   */
+  flowSaved(id: string, name: string, flowData: string, type: ChatflowType, apikeyid: string | null, schedule?: string): void {
+    const said = [flowDataWarning(flowData, type), ...endpointRefusals(flowData, this.outbound), schedule].filter(Boolean);
     if (said.length) this.warnings.push({ id, name, warning: said.join("; ") });
     if (apikeyid) this.keyIds.set(apikeyid, [...(this.keyIds.get(apikeyid) ?? []), { id, name }]);
   }

@@ -118,14 +118,38 @@ const insertAll = (table: TableName, importId: string, expressions?: Partial<Rec
   params: [importId],
 });
 
+/** One column (by position) of a table's staged rows. */
+const stagedIds = (table: TableName, at: number) =>
+  `SELECT json_extract(j.value, '$[${at}]') FROM import_stage s, json_each(s.rows) j WHERE s.importId = ? AND s.tableName = '${table}'`;
+
 /** The statements that move the staged rows into place, in one batch. */
 function commitStatements(importId: string, tables: Set<TableName>): Stmt[] {
   const out: Stmt[] = [];
-  const storeIds =
-    `SELECT json_extract(j.value, '$[0]') FROM import_stage s, json_each(s.rows) j WHERE s.importId ` +
-    `= ? AND s.tableName = 'document_store'`;
+  const storeIds = stagedIds("document_store", 0);
   for (const table of TABLE_ORDER) {
     if (!tables.has(table)) continue;
+    if (table === "chat_flow") {
+      // A flow the file makes no schedule loses the schedule row it had here (as a save does).
+      out.push({
+        sql:
+          `DELETE FROM schedule_record WHERE triggerType = 'AGENTFLOW' AND targetId IN (${stagedIds("chat_flow", 0)}) ` +
+          `AND targetId NOT IN (${stagedIds("schedule_record", TABLES.schedule_record.indexOf("targetId"))})`,
+        params: [importId, importId],
+      });
+    }
+    if (table === "schedule_record") {
+      // The row a save makes: a new one enabled when it can be, one already here keeping its switch unless it can no longer be on.
+      const columns = TABLES.schedule_record;
+      const kept = new Set(["id", "triggerType", "targetId", "enabled", "createdDate"]);
+      const set = columns.filter((c) => !kept.has(c)).map((c) => `"${c}" = excluded."${c}"`);
+      out.push({
+        sql:
+          `INSERT INTO schedule_record (${columns.map((c) => `"${c}"`).join(", ")}) ${staged(table)} ` +
+          `ON CONFLICT (targetId, triggerType) DO UPDATE SET ${set.join(", ")}, enabled = schedule_record.enabled AND excluded.enabled`,
+        params: [importId],
+      });
+      continue;
+    }
     if (table === "document_store") {
       // A store in the file comes with its loaders and chunks: those stored before are the file's now.
       out.push({ sql: `DELETE FROM document_store_loader WHERE storeId IN (${storeIds})`, params: [importId] });

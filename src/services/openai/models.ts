@@ -1,6 +1,6 @@
 // Flows as OpenAI models: the ones a caller may run (its key's chatflow scope, each flow's key
 // binding), and a request's `model` — a flow id or its name slug — resolved to a flow id.
-import { accessOf, flowInScope } from "../callers/access";
+import { accessOf, flowInScope, isOwner } from "../callers/access";
 import { chatFlow } from "../../db/schema";
 import type { Db, Principal } from "../../env";
 import { isUuid } from "../../lib/ids";
@@ -30,7 +30,7 @@ export const slugOf = (name: string): string => name.toLowerCase().replace(/[^a-
  * key); a limited key only its flows.
  */
 function mayRun(principal: Principal, flow: FlowListing): boolean {
-  if (flow.apikeyid && principal.kind !== "admin" && !(principal.kind === "apikey" && principal.keyId === flow.apikeyid)) return false;
+  if (flow.apikeyid && !isOwner(principal) && !(principal.kind === "apikey" && principal.keyId === flow.apikeyid)) return false;
   return flowInScope(accessOf(principal), flow.id);
 }
 

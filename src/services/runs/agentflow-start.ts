@@ -204,7 +204,8 @@ export async function startAgentflow(deps: RunDeps, base: Omit<RunBase, "release
   const { chatId, sessionId } = ids;
   const history = input.history ?? [];
   const nodeOverrides = gateNodeOverrides(start.prepared.graph, flow.apiConfig, input.overrideConfig ?? {});
-  const apiMessageId = newId();
+  // A detached run's answer id is one its replay makes again: the record after a restart finds the message it stored.
+  const apiMessageId = start.steps ? await start.steps.id("answer") : newId();
   const postProcessing = postProcessingOf(flow.chatbotConfig);
 
   const ctx = createRunContext(runtime, {

@@ -4,7 +4,7 @@
 // failure only the execution (ERROR, TERMINATED, TIMEOUT past the run's time limit), no messages.
 // HTTP-free.
 import { eq } from "drizzle-orm";
-import { execution } from "../../db/schema";
+import { chatMessage, execution } from "../../db/schema";
 import { ApiError } from "../../errors";
 import { redactError } from "../../lib/redact";
 import type { AgentflowRunOutcome } from "../../engine";
@@ -144,6 +144,12 @@ async function record(run: AgentflowRun, outcome: AgentflowRunOutcome): Promise<
   }
 }
 
+/** Whether the run's answer is stored: its record's batch (state, messages, result, all or none) landed. */
+async function recorded(run: AgentflowRun): Promise<boolean> {
+  const row = await run.deps.db.select({ id: chatMessage.id }).from(chatMessage).where(eq(chatMessage.id, run.apiMessageId)).get();
+  return row !== undefined;
+}
+
 /**
  * A detached run's answer, written with its final state (GET /executions/{id} never shows the new
  * state with the previous part's result).
@@ -159,8 +165,9 @@ export async function completeAgentflow(run: AgentflowRun, events: AgentflowEven
   const stopLease = run.recorder.keepAlive(run.deps.env, (reason) => run.controller.abort(new Error(reason)));
   const work = async () => {
     const outcome = await execute(run, events);
-    // A detached run records in a durable step: a replay does not store the messages twice.
-    if (run.steps) await run.steps.do("record", () => record(run, outcome).then(() => true));
+    // A detached run records in a durable step: a replay does not store the messages twice, and a
+    // record cut off after its batch landed finds its answer stored and does nothing more.
+    if (run.steps) await run.steps.do("record", async () => (await recorded(run)) || record(run, outcome).then(() => true));
     else await record(run, outcome);
     return outcome;
   };

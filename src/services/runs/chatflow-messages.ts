@@ -1,6 +1,8 @@
 // The two messages a chatflow (or assistant) run stores once it succeeded: the record stage of a
 // chatflow run, one conditional D1 batch.
+import { eq } from "drizzle-orm";
 import type { Db } from "../../env";
+import { chatMessage } from "../../db/schema";
 import type { ChatType } from "../../db/enums";
 import { notFound } from "../../errors";
 import { runBatch } from "../../providers/vectorstores/d1-json";
@@ -48,6 +50,12 @@ const INSERT_ANSWER =
   SELECT ?1, ${NEXT_TIME("q.createdDate")}, q.chatflowid, q.chatId, 'apiMessage', q.chatType, ?4, q.memoryType, q.sessionId, ?5, ?6
   FROM chat_message q WHERE q.id = ?3`;
 
+/** The two messages' ids, when the caller chooses them. */
+export interface ExchangeIds {
+  question: string;
+  answer: string;
+}
+
 /**
  * Stores the question then the answer after a successful run: one D1 batch (one transaction), so
  * concurrent turns of a chat cannot interleave, and conditional —
@@ -58,9 +66,11 @@ const INSERT_ANSWER =
  *   So each question is directly followed by its own answer, timestamps strictly increasing.
  * Answers the API message id.
  */
-export async function storeExchange(db: Db, x: Exchange): Promise<string> {
-  const questionId = newId();
-  const apiMessageId = newId();
+export async function storeExchange(db: Db, x: Exchange, ids?: ExchangeIds): Promise<string> {
+  const questionId = ids?.question ?? newId();
+  const apiMessageId = ids?.answer ?? newId();
+  // Keyed ids (a detached run's record running again): a stored answer means the batch landed.
+  if (ids && (await db.select({ id: chatMessage.id }).from(chatMessage).where(eq(chatMessage.id, apiMessageId)).get())) return apiMessageId;
   // form / humanInput are recorded on the user message (its `action` field), so the run is auditable.
   const action = x.form !== undefined || x.humanInput !== undefined ? { form: x.form, humanInput: x.humanInput } : null;
   const [question] = await runBatch(db, [

@@ -3,7 +3,7 @@
 import { type PreparedChatflow, type RunContext, type RunResult, type StreamSink, createRunContext } from "../../engine";
 import { redactError } from "../../lib/redact";
 import { nowIso } from "../../lib/time";
-import { storeExchange } from "./chatflow-messages";
+import { type ExchangeIds, storeExchange } from "./chatflow-messages";
 import { type RunBase, runIds, track } from "./base";
 import { runMemory } from "./memory";
 import { gateNodeOverrides } from "./overrides";
@@ -72,25 +72,32 @@ async function execute(run: ChatflowRun, sink?: StreamSink): Promise<RunResult> 
   return result;
 }
 
-/** Record: uploads, then the question and answer (one guarded batch); answers the API message id. */
-async function record(run: ChatflowRun, result: RunResult): Promise<string> {
+/**
+ * Record: uploads, then the question and answer (one guarded batch); answers the API message id.
+ * `ids`: the messages' ids (a detached run's, which its replay makes again).
+ */
+async function record(run: ChatflowRun, result: RunResult, ids?: ExchangeIds): Promise<string> {
   const fileUploads = run.uploads.length ? await storeUploads(run.deps.env.FILES, run.flow.id, run.ctx.chatId, run.uploads) : undefined;
-  return storeExchange(run.deps.db, {
-    chatflowid: run.flow.id,
-    chatType: run.chatType,
-    chatId: run.ctx.chatId,
-    sessionId: run.ctx.sessionId,
-    memoryType: result.memoryType,
-    question: run.ctx.question,
-    answer: result.text,
-    startedAt: run.startedAt,
-    fileUploads,
-    leadEmail: run.input.leadEmail,
-    sourceDocuments: result.sourceDocuments,
-    usedTools: result.usedTools,
-    form: run.input.form,
-    humanInput: run.input.humanInput,
-  }).catch(async (err: unknown) => {
+  return storeExchange(
+    run.deps.db,
+    {
+      chatflowid: run.flow.id,
+      chatType: run.chatType,
+      chatId: run.ctx.chatId,
+      sessionId: run.ctx.sessionId,
+      memoryType: result.memoryType,
+      question: run.ctx.question,
+      answer: result.text,
+      startedAt: run.startedAt,
+      fileUploads,
+      leadEmail: run.input.leadEmail,
+      sourceDocuments: result.sourceDocuments,
+      usedTools: result.usedTools,
+      form: run.input.form,
+      humanInput: run.input.humanInput,
+    },
+    ids,
+  ).catch(async (err: unknown) => {
     // No message names the uploads (the chatflow is gone, or D1 failed): they must not linger.
     await removeUploads(run.deps.env.FILES, run.flow.id, run.ctx.chatId, fileUploads);
     throw err;
@@ -107,7 +114,7 @@ export async function completeChatflow(run: ChatflowRun, sink?: StreamSink): Pro
     run.noteMemory();
     return { result, chatMessageId: await record(run, result) };
   };
-  const work = () => (run.steps ? run.steps.do("run", complete) : complete());
+  const work = () => (run.steps ? completeInSteps(run, run.steps, sink) : complete());
   try {
     if (!run.trace) return await work();
     return await run.trace.around(work, (done) => ({ output: done.result.text, metadata: { chatMessageId: done.chatMessageId } }));
@@ -116,4 +123,17 @@ export async function completeChatflow(run: ChatflowRun, sink?: StreamSink): Pro
   } finally {
     run.release();
   }
+}
+
+/**
+ * A detached run: the answer is one durable step and its record another, so a restart between them
+ * does not ask the model again; the record's messages have ids the replay makes again, so a record
+ * cut off after its batch landed finds them and stores nothing twice.
+ */
+async function completeInSteps(run: ChatflowRun, steps: RunSteps, sink?: StreamSink): Promise<ChatflowDone> {
+  const ran = await steps.do("run", () => execute(run, sink));
+  // A run started before the record had its own step answered both at once (its replay keeps that).
+  if ("chatMessageId" in ran && "result" in ran) return ran as unknown as ChatflowDone;
+  const ids: ExchangeIds = { question: await steps.id("question"), answer: await steps.id("answer") };
+  return { result: ran, chatMessageId: await steps.do("record", () => record(run, ran, ids)) };
 }

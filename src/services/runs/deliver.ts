@@ -11,9 +11,9 @@ import { streamAgentflow } from "./agentflow-stream";
 import { type RunAnswer, agentflowAnswer, chatflowAnswer } from "./answers";
 import { type ChatflowRun, completeChatflow } from "./chatflow";
 import { streamChatflow } from "./chatflow-stream";
-import type { StreamSink } from "../../engine";
 import type { DetachedRun } from "./detach";
 import type { DeliveryKind } from "./triggers";
+import type { RunFrames } from "./types";
 
 /** The answer as the delivery chose it: a JSON body, Flowise's event stream, or a detached run accepted (202). */
 export type Delivered =
@@ -22,12 +22,13 @@ export type Delivered =
   | { kind: "detached"; body: DetachedRun };
 
 /** `frames`: a JSON run's frames go there too as they happen (a detached run's event log). */
-export async function deliver(run: ChatflowRun | AgentflowRun, delivery: DeliveryKind, frames?: StreamSink): Promise<Delivered> {
+export async function deliver(run: ChatflowRun | AgentflowRun, delivery: DeliveryKind, frames?: RunFrames): Promise<Delivered> {
   if (delivery === "detached") throw new ApiError(500, "A detached run is delivered by its Workflow, not here");
   if (run.kind === "chatflow") {
     if (delivery === "sse" && run.streamable) return { kind: "sse", body: streamChatflow(run) };
     return { kind: "json", body: chatflowAnswer(run, await completeChatflow(run, frames)) };
   }
   if (run.request.streaming && delivery === "sse") return { kind: "sse", body: await streamAgentflow(run) };
-  return { kind: "json", body: agentflowAnswer(run, await completeAgentflow(run, frames ? { event: frames.event } : undefined)) };
+  const events = frames ? { event: frames.event, hold: frames.hold } : undefined;
+  return { kind: "json", body: agentflowAnswer(run, await completeAgentflow(run, events)) };
 }

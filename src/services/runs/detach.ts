@@ -12,6 +12,7 @@ import { assertOutboundAllowed } from "../../lib/outbound";
 import { nowIso } from "../../lib/time";
 import type { PredictionInput } from "../../schemas/prediction";
 import { claimForResume, findResumeTarget } from "../execution-resume";
+import { executionFilesPrefix } from "../files";
 import { runIds } from "./base";
 import type { Ready } from "./prepare";
 import type { FlowiseCallback, RunDeps, RunRequest } from "./types";
@@ -50,8 +51,9 @@ export interface ResumeEvent {
 }
 export const RESUME_EVENT = "resume";
 
-const uploadsKeyOf = (executionId: string) => `executions/${executionId}/uploads.json`;
-const webhookKeyOf = (executionId: string) => `executions/${executionId}/webhook.json`;
+// Under the execution's prefix, so deleting the execution removes them (services/files.ts).
+const uploadsKeyOf = (executionId: string) => `${executionFilesPrefix(executionId)}uploads.json`;
+const webhookKeyOf = (executionId: string) => `${executionFilesPrefix(executionId)}webhook.json`;
 
 /** The webhook payload parkWebhook kept (none when the key is gone). */
 export async function unparkWebhook(files: R2Bucket, key: string | undefined): Promise<WebhookPayload | undefined> {

@@ -2,7 +2,7 @@
 // `result` and `error`): the answer a synchronous prediction would have given, or why it failed.
 // A chatflow's row ends here (FINISHED or ERROR); an agentflow's state was written by its own
 // record, and only a failure before its first node is still INPROGRESS here.
-import { and, eq } from "drizzle-orm";
+import { and, eq, notInArray } from "drizzle-orm";
 import { execution } from "../../db/schema";
 import type { ExecutionState } from "../../db/enums";
 import type { Db } from "../../env";
@@ -21,9 +21,14 @@ export async function settleDetached(db: Db, executionId: string, outcome: Detac
       db.update(execution).set({ result, error: null }).where(eq(execution.id, executionId)),
     ]);
   } else {
+    // The message goes on a row that failed (now, or by its own record: ERROR, TERMINATED, TIMEOUT),
+    // never on one a finished record left FINISHED or STOPPED.
     await db.batch([
       db.update(execution).set({ state: "ERROR", updatedDate: now }).where(running),
-      db.update(execution).set({ error: outcome.message }).where(eq(execution.id, executionId)),
+      db
+        .update(execution)
+        .set({ error: outcome.message })
+        .where(and(eq(execution.id, executionId), notInArray(execution.state, ["FINISHED", "STOPPED"]))),
     ]);
   }
   const row = await db.select({ state: execution.state }).from(execution).where(eq(execution.id, executionId)).get();
@@ -41,4 +46,12 @@ export async function expireDetachedPause(db: Db, executionId: string, message: 
 /** The row's state now (a synchronous resume may have moved it). */
 export async function detachedState(db: Db, executionId: string): Promise<ExecutionState | undefined> {
   return (await db.select({ state: execution.state }).from(execution).where(eq(execution.id, executionId)).get())?.state;
+}
+
+/** The run's sign of progress (a step working): the row of a running part touched, so no wake takes it for stalled. */
+export async function markProgress(db: Db, executionId: string): Promise<void> {
+  await db
+    .update(execution)
+    .set({ updatedDate: nowIso() })
+    .where(and(eq(execution.id, executionId), eq(execution.state, "INPROGRESS")));
 }

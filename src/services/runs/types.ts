@@ -2,7 +2,8 @@
 // RunRequest and the Delivered answer (deliver.ts) back into its response.
 import type { Db, Env } from "../../env";
 import type { Runtime, StreamSink } from "../../engine";
-import type { WebhookPayload } from "../../engine/agentflow/types";
+import type { AgentflowEvents, WebhookPayload } from "../../engine/agentflow/types";
+import type { DetachedRuns } from "../detached-runs";
 import type { RunLookups } from "./lookups";
 import type { RunSteps } from "./steps";
 import type { PredictionInput } from "../../schemas/prediction";
@@ -46,7 +47,7 @@ export interface RunRequest {
   /** A detached run: each agentflow node, and the record, as a durable step; a chatflow as one step. */
   steps?: RunSteps;
   /** A detached run: where its frames go as they happen (the execution's event log). */
-  frames?: StreamSink;
+  frames?: RunFrames;
   /** The webhook that fired the run: `$webhook.*` in the flow (trigger `webhook`). */
   webhook?: WebhookPayload;
   /**
@@ -57,6 +58,9 @@ export interface RunRequest {
   /** A scheduled run: its slot's trigger-log row, settled when the run ends. */
   triggerLogId?: string;
 }
+
+/** Where a detached run's frames go: tokens and events, and where a held-back frame was made (AgentflowEvents.hold). */
+export type RunFrames = StreamSink & Pick<AgentflowEvents, "hold">;
 
 /** Flowise's webhook callback (dist/utils/callbackDispatcher.js): where, and the HMAC key of X-Flowise-Signature. */
 export interface FlowiseCallback {
@@ -74,4 +78,6 @@ export interface RunDeps {
   waitUntil(work: Promise<unknown>): void;
   /** Prefixes the log line of a fault that is not the API's own error. */
   requestId?: string;
+  /** The Workflows engine behind detached runs (absent without the RUNS binding). */
+  detached?: DetachedRuns;
 }

@@ -49,21 +49,31 @@ const findRow = (db: Db, flowId: string) =>
     .where(and(eq(scheduleRecord.targetId, flowId), eq(scheduleRecord.triggerType, AGENTFLOW)))
     .get();
 
+/** The values a save writes into a scheduled flow's row; `enabled` is what a new row gets. */
+export interface ScheduleValues {
+  nodeId: string | null;
+  cronExpression: string;
+  timezone: string;
+  scheduleInputMode: StartSchedule["inputMode"];
+  defaultInput: StartSchedule["defaultInput"];
+  defaultForm: StartSchedule["defaultForm"];
+  endDate: string | null;
+  nextRunAt: string | null;
+  updatedDate: string;
+}
+
 /**
- * After a save: the flow's schedule row made or updated from its Start node (a new one is enabled
- * when it can be; an existing one keeps its switch unless it can no longer be on), or removed when
- * the flow is no longer a schedule. Answers the save warning when the schedule cannot be enabled.
+ * What a save makes of a flow's Start node: its schedule row's values, whether it can be enabled,
+ * and the save warning when it cannot; undefined when the flow is no schedule. (An import writes
+ * the same rows: export-import/flow-records.ts.)
  */
-export async function syncSchedule(db: Db, flow: FlowRecord, isNew = false): Promise<string | undefined> {
-  const now = new Date();
+export function scheduleRowOf(
+  flow: FlowRecord,
+  now = new Date(),
+): { values: ScheduleValues; canEnable: boolean; warning?: string } | undefined {
   const schedule = scheduleOfFlow(flow, now);
-  if (!schedule) {
-    // A flow just created has no schedule row to remove (deleting a flow removes its rows): no write.
-    if (isNew) return undefined;
-    await db.delete(scheduleRecord).where(and(eq(scheduleRecord.targetId, flow.id), eq(scheduleRecord.triggerType, AGENTFLOW)));
-    return undefined;
-  }
-  const values = {
+  if (!schedule) return undefined;
+  const values: ScheduleValues = {
     nodeId: schedule.nodeId ?? null,
     cronExpression: schedule.cronExpression,
     timezone: schedule.timezone,
@@ -74,11 +84,31 @@ export async function syncSchedule(db: Db, flow: FlowRecord, isNew = false): Pro
     nextRunAt: nextRunOf(schedule, now),
     updatedDate: now.toISOString(),
   };
+  return schedule.canEnable
+    ? { values, canEnable: true }
+    : { values, canEnable: false, warning: `The schedule cannot be enabled: ${schedule.reason}` };
+}
+
+/**
+ * After a save: the flow's schedule row made or updated from its Start node (a new one is enabled
+ * when it can be; an existing one keeps its switch unless it can no longer be on), or removed when
+ * the flow is no longer a schedule. Answers the save warning when the schedule cannot be enabled.
+ */
+export async function syncSchedule(db: Db, flow: FlowRecord, isNew = false): Promise<string | undefined> {
+  const now = new Date();
+  const schedule = scheduleRowOf(flow, now);
+  if (!schedule) {
+    // A flow just created has no schedule row to remove (deleting a flow removes its rows): no write.
+    if (isNew) return undefined;
+    await db.delete(scheduleRecord).where(and(eq(scheduleRecord.targetId, flow.id), eq(scheduleRecord.triggerType, AGENTFLOW)));
+    return undefined;
+  }
+  const { values, canEnable, warning } = schedule;
   const created = {
     id: newId(),
     triggerType: AGENTFLOW,
     targetId: flow.id,
-    enabled: schedule.canEnable,
+    enabled: canEnable,
     createdDate: now.toISOString(),
     ...values,
   };
@@ -87,9 +117,9 @@ export async function syncSchedule(db: Db, flow: FlowRecord, isNew = false): Pro
     .values(created)
     .onConflictDoUpdate({
       target: [scheduleRecord.targetId, scheduleRecord.triggerType],
-      set: schedule.canEnable ? values : { ...values, enabled: false },
+      set: canEnable ? values : { ...values, enabled: false },
     });
-  return schedule.canEnable ? undefined : `The schedule cannot be enabled: ${schedule.reason}`;
+  return warning;
 }
 
 async function flowOf(db: Db, flowId: string): Promise<FlowRecord> {

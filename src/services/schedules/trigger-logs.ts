@@ -6,7 +6,7 @@ import { SCHEDULE_TRIGGER_STATUSES, type ScheduleTriggerStatus } from "../../db/
 import { chatFlow, scheduleTriggerLog } from "../../db/schema";
 import type { Db } from "../../env";
 import { badRequest, notFound } from "../../errors";
-import { deleteExecutions } from "../executions";
+import { type ExecutionDeleteDeps, deleteExecutions } from "../executions";
 
 export type TriggerLogRow = typeof scheduleTriggerLog.$inferSelect;
 
@@ -57,7 +57,8 @@ export async function listTriggerLogs(db: Db, flowId: string, query: TriggerLogQ
 }
 
 /** DELETE /chatflows/{id}/schedule/trigger-logs {logIds}: the rows of this flow among them, and their executions. */
-export async function deleteTriggerLogs(db: Db, flowId: string, body: unknown) {
+export async function deleteTriggerLogs(deps: ExecutionDeleteDeps, flowId: string, body: unknown) {
+  const { db } = deps;
   const logIds = (body as { logIds?: unknown } | null)?.logIds;
   if (!Array.isArray(logIds) || logIds.some((x) => typeof x !== "string")) throw badRequest("logIds must be a string[]");
   await assertFlow(db, flowId);
@@ -69,7 +70,7 @@ export async function deleteTriggerLogs(db: Db, flowId: string, body: unknown) {
     .where(and(eq(scheduleTriggerLog.targetId, flowId), ids))
     .returning({ executionId: scheduleTriggerLog.executionId });
   const executionIds = rows.map((r) => r.executionId).filter((id): id is string => !!id);
-  const deletedExecutions = executionIds.length ? (await deleteExecutions(db, executionIds, [flowId])).deleted : 0;
+  const deletedExecutions = executionIds.length ? (await deleteExecutions(deps, executionIds, [flowId])).deleted : 0;
   return { success: true, deletedLogs: rows.length, deletedExecutions };
 }
 

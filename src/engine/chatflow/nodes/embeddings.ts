@@ -52,4 +52,6 @@ export const embeddingsNodes: NodeDefinition[] = [
     .filter((n) => n !== ollamaEmbeddings.name)
     .map(providerNode),
   ollamaEmbeddings,
+  // Flowise 3's name for the same node (ollamaEmbeddings is kept for flows saved with it).
+  { ...ollamaEmbeddings, name: "ollamaEmbedding" },
 ];

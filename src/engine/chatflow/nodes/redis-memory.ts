@@ -43,13 +43,16 @@ export const redisMemoryNodes: NodeDefinition[] = [
       return redisMemory(args, client);
     },
   },
-  {
-    name: "UpstashRedisBackedChatMemory",
-    category: CATEGORY,
-    build: async (args) =>
-      redisMemory(
-        args,
-        upstashFromInputs(str(args.inputs.baseURL), await credentialOf(args.node, args.inputs, args.ctx), args.ctx.runtime.providers),
-      ),
-  },
+  // Flowise 3's name, and the capitalised one older flows were saved with.
+  ...["upstashRedisBackedChatMemory", "UpstashRedisBackedChatMemory"].map(
+    (name): NodeDefinition => ({
+      name,
+      category: CATEGORY,
+      build: async (args) =>
+        redisMemory(
+          args,
+          upstashFromInputs(str(args.inputs.baseURL), await credentialOf(args.node, args.inputs, args.ctx), args.ctx.runtime.providers),
+        ),
+    }),
+  ),
 ];

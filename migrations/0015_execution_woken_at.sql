@@ -1,0 +1,1 @@
+ALTER TABLE `execution` ADD `wokenAt` text;
