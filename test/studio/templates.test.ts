@@ -4,6 +4,7 @@
 // validation issues are what the user must choose (a document store, a credential).
 import { describe, expect, it } from "vitest";
 import { call, expectError, json } from "../helpers";
+import { signedIn, studio } from "./helpers";
 import { type Flow, NAMES, type Template, saveTemplate, template, templates } from "./templates";
 
 type Param = { name: string; type: string; id?: string };
@@ -140,5 +141,29 @@ describe("Use template, then Save", () => {
       ).toEqual(expected[name]);
     }
     for (const id of made.splice(0)) await call("DELETE", `/chatflows/${id}`);
+  });
+});
+
+describe("from the studio (a signed-in session)", () => {
+  it("the page reads the templates, saves a flow as a template, lists and deletes it, and validates a flow", async () => {
+    const { cookie } = await signedIn();
+    const list = await studio("GET", "/marketplaces/templates", { cookie });
+    expect(list.status).toBe(200);
+    expect(((await list.json()) as Template[]).length).toBe(7);
+    const { template: t, flow } = await template(NAMES.hitl);
+    const saved = await saveTemplate(t, flow);
+    made.push(saved.id);
+    expect((await studio("GET", `/validation/${saved.id}`, { cookie })).status).toBe(200);
+    const custom = await studio("POST", "/marketplaces/custom", {
+      cookie,
+      body: { name: "From the studio", chatflowId: saved.id, usecases: [] },
+    });
+    expect(custom.status).toBe(200);
+    const { id } = (await custom.json()) as { id: string };
+    expect(((await (await studio("GET", "/marketplaces/custom", { cookie })).json()) as { id: string }[]).some((x) => x.id === id)).toBe(
+      true,
+    );
+    expect((await studio("DELETE", `/marketplaces/custom/${id}`, { cookie })).status).toBe(200);
+    for (const flowId of made.splice(0)) await call("DELETE", `/chatflows/${flowId}`);
   });
 });
