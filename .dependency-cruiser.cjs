@@ -60,6 +60,9 @@ const sideways = [
   // The run door (services/runs/): every trigger and service enters through its index, so what the
   // door offers is one list and its stages stay free to change.
   ["run-door-closed", "services/runs/ is entered through its index only (src/services/runs/index.ts)", "^src/(?!services/runs/)", "^src/services/runs/(?!index\\.ts$)"],
+  // Executions (services/executions/) own the execution table: every other file reaches a run's row
+  // through their index, so one module holds its lifecycle.
+  ["executions-door-closed", "services/executions/ is entered through its index only (src/services/executions/index.ts)", "^src/(?!services/executions/)", "^src/services/executions/(?!index\\.ts$)"],
   ["core-is-core", "engine/core is shared by every runtime: it imports none of them", "^src/engine/core/", "^src/engine/(chatflow|agentflow|agentflow-v1|tools)/"],
 ].map(([name, comment, from, to]) => ({ name, comment, severity: "error", from: { path: from }, to: { path: to } }));
 

@@ -1,6 +1,7 @@
 // Proves that .dependency-cruiser.cjs catches what it is there for: it cruises a throwaway src/ tree
 // (in a temp folder) holding one upward import, one skip past the services, V2 importing V1, a file
-// cycle, a folder cycle, a deep import into the run door and a few allowed imports, and fails unless exactly the bad ones are reported.
+// cycle, a folder cycle, a deep import into the run door and into the executions, and a few allowed imports, and fails unless
+// exactly the bad ones are reported.
 // Run by `npm run check` after the cruise of the real src/.
 import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -26,7 +27,12 @@ const files = {
   "src/providers/y/three.ts": 'import { four } from "../x/four";\nexport const three = four;',
   "src/services/runs/stage.ts": 'import { e } from "../../errors";\nexport const stage = e;',
   "src/services/runs/index.ts": 'import { stage } from "./stage";\nexport const runFlow = stage;',
-  "src/services/door-user.ts": 'import { runFlow } from "./runs";\nimport { stage } from "./runs/stage";\nexport const u = [runFlow, stage];', // deep
+  "src/services/door-user.ts":
+    'import { runFlow } from "./runs";\nimport { stage } from "./runs/stage";\nexport const u = [runFlow, stage];', // deep
+  "src/services/executions/lease.ts": 'import { e } from "../../errors";\nexport const lease = e;',
+  "src/services/executions/index.ts": 'import { lease } from "./lease";\nexport const expire = lease;',
+  "src/services/row-user.ts":
+    'import { expire } from "./executions";\nimport { lease } from "./executions/lease";\nexport const x = [expire, lease];', // deep
 };
 
 const expected = [
@@ -36,6 +42,7 @@ const expected = [
   "no-circular src/engine/core/a.ts ↔ src/engine/core/b.ts",
   "no-circular-folders src/providers/x ↔ src/providers/y",
   "run-door-closed src/services/door-user.ts → src/services/runs/stage.ts",
+  "executions-door-closed src/services/row-user.ts → src/services/executions/lease.ts",
 ].sort();
 
 /** A violation as one line; a cycle once, whichever of its members dependency-cruiser names first. */
@@ -67,7 +74,7 @@ try {
     process.exit(1);
   }
   console.log(
-    `layers self-test: the rules catch an upward import, a skip, V2 → V1, a file cycle, a folder cycle and a deep import into the run door (${found.length} findings, as expected)`,
+    `layers self-test: the rules catch an upward import, a skip, V2 → V1, a file cycle, a folder cycle and deep imports into the run door and the executions (${found.length} findings, as expected)`,
   );
 } finally {
   rmSync(dir, { recursive: true, force: true });

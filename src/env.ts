@@ -65,7 +65,7 @@ interface OptionalConfig extends Partial<Record<Exclude<ProviderVar, keyof Cloud
   HUMAN_INPUT_TIMEOUT_MS?: string;
   /** Studio sessions: minutes without a request before signing in again (config.ts; default 720). */
   SESSION_IDLE_MINUTES?: string;
-  /** ms a detached run may go without progress before it is woken (default 30000; services/detached-wake.ts). */
+  /** ms a detached run may go without progress before it is woken (default 30000; services/executions/wake.ts). */
   DETACHED_STALL_MS?: string;
   /** The largest Flowise export file POST /export-import/import takes, in MB (default 50). */
   MAX_IMPORT_MB?: string;

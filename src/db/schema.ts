@@ -145,7 +145,7 @@ export const execution = sqliteTable(
     detached: integer("detached", { mode: "boolean" }).notNull().default(false),
     result: text("result"),
     error: text("error"),
-    // When a stalled detached run was last woken (services/detached-wake.ts): one wake a minute,
+    // When a stalled detached run was last woken (services/executions/wake.ts): one wake a minute,
     // claimed by a conditional UPDATE so two sweeps wake it once.
     wokenAt: text("wokenAt"),
   },

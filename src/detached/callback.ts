@@ -6,6 +6,7 @@
 // backoff), not a loop here.
 import { toHex } from "../lib/crypto";
 import { type OutboundEnv, outboundFetch } from "../lib/outbound";
+import type { DetachedOutcome } from "../services/executions";
 
 export type CallbackStatus = "SUCCESS" | "STOPPED" | "ERROR";
 
@@ -15,6 +16,16 @@ export interface CallbackBody {
   executionId: string;
   data?: unknown;
   error?: string;
+}
+
+/** The callback of a part that ended with `outcome` (`paused`: STOPPED for human input). */
+export function callbackBodyOf(executionId: string, chatId: string | undefined, outcome: DetachedOutcome, paused: boolean): CallbackBody {
+  return {
+    status: !outcome.ok ? "ERROR" : paused ? "STOPPED" : "SUCCESS",
+    chatId: chatId ?? "",
+    executionId,
+    ...(outcome.ok ? { data: outcome.answer } : { error: outcome.message }),
+  };
 }
 
 export const SIGNATURE_HEADER = "X-Edgeflow-Signature";

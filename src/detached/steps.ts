@@ -9,7 +9,7 @@
 //   attempt id), so the frames it makes are known as that attempt's (event-log.ts): an interrupted
 //   step that runs again replaces them instead of adding to them;
 // - while a step's work runs the run shows progress (`progress`: the execution row touched at its
-//   start and every `everyMs`), so a live run is never taken for a stalled one (services/detached-wake.ts);
+//   start and every `everyMs`), so a live run is never taken for a stalled one (services/executions/wake.ts);
 // - a run that would pass Workflows' 1,024 steps per instance ends with an error naming the limit.
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { WorkflowStep, WorkflowStepConfig } from "cloudflare:workers";

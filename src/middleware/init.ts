@@ -40,7 +40,7 @@ export const init: MiddlewareHandler<AppEnv> = async (c, next) => {
   const trace = sim ? newTrace(c.get("requestId")) : undefined;
   const db = dbOver(sim && trace ? simulateD1(session, sim, trace, primaryFirst) : session);
   const request = { id: c.get("requestId"), waitUntil: (work: Promise<unknown>) => c.executionCtx.waitUntil(work) };
-  const services = createServices(c.env, db, request, workflowRuns(c.env.RUNS));
+  const services = createServices(c.env, db, request, workflowRuns(c.env));
   c.set("db", db);
   c.set("runtime", services.runtime);
   c.set("services", services);

@@ -22,7 +22,7 @@ const onExecution = (action: "view" | "update" | "delete"): Guard[] => [
   can(`executions:${action}`),
   guard("an execution of a chatflow within the key's limit", async (c, access) => {
     const id = pathId(c, "id");
-    const flowId = id && access.chatflows ? await service.agentflowOf(c.var.db, id) : undefined;
+    const flowId = id && access.chatflows ? await service.agentflowOf(c.var.services, id) : undefined;
     if (flowId && !flowInScope(access, flowId)) throw outOfScope();
   }),
 ];
@@ -38,7 +38,7 @@ export const executionRoutes = createRouter()
       request: { query: ExecutionListQuery },
       responses: jsonResponse(ExecutionList),
     }),
-    async (c) => c.json(await service.listExecutions(c.var.db, c.env, c.req.valid("query"), await scopeOf(c)), 200),
+    async (c) => c.json(await service.listExecutions(c.var.services, c.req.valid("query"), await scopeOf(c)), 200),
   )
   .openapi(
     protectedRoute({
@@ -80,7 +80,7 @@ export const executionRoutes = createRouter()
       request: { params: IdParam, body: jsonBody(ExecutionUpdate) },
       responses: jsonResponse(Execution),
     }),
-    async (c) => c.json(await service.updateExecution(c.var.db, c.env, c.req.valid("param").id, c.req.valid("json")), 200),
+    async (c) => c.json(await service.updateExecution(c.var.services, c.req.valid("param").id, c.req.valid("json")), 200),
   )
   .openapi(
     protectedRoute({
@@ -116,5 +116,5 @@ export const publicExecutionRoutes = createRouter().openapi(
     request: { params: IdParam },
     responses: jsonResponse(Execution),
   }),
-  async (c) => c.json(await service.getPublicExecution(c.var.db, c.env, c.req.valid("param").id), 200),
+  async (c) => c.json(await service.getPublicExecution(c.var.services, c.req.valid("param").id), 200),
 );

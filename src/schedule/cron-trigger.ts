@@ -1,13 +1,13 @@
 // The Worker's Cron Trigger (wrangler.toml `[triggers] crons = ["* * * * *"]`): every minute, the
 // scheduled agentflows whose slot is due are claimed and started as detached runs
 // (services/schedules/tick.ts), and detached runs a restart left stalled are woken
-// (services/detached-wake.ts). No timer lives in any request or isolate, so a restart loses
+// (services/executions/wake.ts). No timer lives in any request or isolate, so a restart loses
 // nothing and several isolates never fire a slot, or wake a run, twice.
 import { createDb } from "../db";
 import type { Env } from "../env";
 import { workflowRuns } from "../detached/runs-port";
 import { createServices } from "../services/container";
-import { type SweepReport, sweepDetached } from "../services/detached-wake";
+import { type SweepReport, sweepDetached } from "../services/executions";
 import type { RunDeps } from "../services/runs";
 import { type TickReport, runScheduleTick } from "../services/schedules/tick";
 
@@ -21,7 +21,7 @@ export async function fireSchedules(
     env,
     db,
     { id: `cron ${controller.cron}`, waitUntil: (work) => ctx.waitUntil(work) },
-    workflowRuns(env.RUNS),
+    workflowRuns(env),
   );
   // The sweep goes by the clock, not the tick's time (a tick fired by hand may name any time), and
   // beside the schedules: a failure of one leaves the other to do its work.

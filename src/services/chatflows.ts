@@ -11,7 +11,6 @@ import {
   chatFlow,
   chatMessage,
   chatMessageFeedback,
-  execution,
   lead,
   localEmbedding,
   localEmbeddingVersion,
@@ -29,8 +28,8 @@ import type { ChatflowType } from "../db/enums";
 import type { PageQueryInput } from "../schemas/common";
 import { type Resource, findRecord, insertRecord, listRecords, updateRecord } from "./crud";
 import { findApiKeyByToken } from "./apikeys";
-import { deleteExecutionFiles, deleteFilesUnder } from "./files";
-import type { ExecutionDeleteDeps } from "./executions";
+import { deleteFilesUnder } from "./files";
+import { type ExecutionDeleteDeps, flowExecutionsDeletion } from "./executions";
 import { canStreamFlow, parseFlowData, unsupportedNodes } from "../engine";
 import { agentflowTypeFault, postProcessingOf, runsOnAgentflowRuntime } from "./runs";
 import type { EndpointEnv } from "../lib/outbound";
@@ -133,12 +132,8 @@ export const listChatflows = (db: Db, page: PageQueryInput, type: ChatflowType |
 export async function deleteChatflow(deps: ExecutionDeleteDeps & { env: Env }, id: string) {
   const { db, env } = deps;
   await getChatflow(db, id);
-  // Its asynchronous runs' files (R2), removed once their rows are gone.
-  const detached = await db
-    .select({ id: execution.id })
-    .from(execution)
-    .where(and(eq(execution.agentflowId, id), eq(execution.detached, true)))
-    .all();
+  // Its executions go in the batch below; their asynchronous runs' files (R2) once the rows are gone.
+  const executions = await flowExecutionsDeletion(deps, id);
   // Namespaces beginning `<id>_`: a range on the indexed column ('`' sorts right after '_').
   const underFlow = (column: SQLiteColumn) => and(gte(column, `${id}_`), lt(column, `${id}\``));
   const vectorizeIds = await db
@@ -153,7 +148,7 @@ export async function deleteChatflow(deps: ExecutionDeleteDeps & { env: Env }, i
   await db.batch([
     db.delete(chatMessageFeedback).where(eq(chatMessageFeedback.chatflowid, id)),
     db.delete(chatMessage).where(eq(chatMessage.chatflowid, id)),
-    db.delete(execution).where(eq(execution.agentflowId, id)),
+    executions.statement,
     db.delete(openaiResponse).where(eq(openaiResponse.chatflowid, id)),
     db.delete(lead).where(eq(lead.chatflowid, id)),
     db.delete(upsertHistory).where(eq(upsertHistory.chatflowid, id)),
@@ -169,13 +164,7 @@ export async function deleteChatflow(deps: ExecutionDeleteDeps & { env: Env }, i
   ]);
   await deleteFilesUnder(env.FILES, `${id}/`);
   await deleteFilesUnder(env.FILES, `${FAISS_NAMESPACE_PREFIX}${id}_`);
-  if (detached.length)
-    deps.waitUntil(
-      deleteExecutionFiles(
-        env.FILES,
-        detached.map((r) => r.id),
-      ),
-    );
+  executions.removeFiles();
   return { deleted: 1 };
 }
 

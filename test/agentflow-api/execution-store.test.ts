@@ -4,12 +4,18 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { createDb } from "../../src/db";
 import { ApiError } from "../../src/errors";
-import { ExecutionRecorder, MAX_EXECUTION_DATA_BYTES } from "../../src/services/execution-runs";
-import { claimForResume, findResumeTarget, resumePoint } from "../../src/services/execution-resume";
+import {
+  ExecutionCheckpointer,
+  MAX_EXECUTION_DATA_BYTES,
+  claimForResume,
+  findResumeTarget,
+  resumePoint,
+} from "../../src/services/executions";
 import { exchangeStatements } from "../../src/services/runs/agentflow-messages";
 import { seedExecution } from "./seed";
 
 const db = createDb(env.DB);
+const deps = { db, env };
 const rowOf = (id: string) => env.DB.prepare("SELECT * FROM execution WHERE id = ?").bind(id).first<any>();
 const messagesOf = (executionId: string) =>
   env.DB.prepare("SELECT role, content, action, executionId FROM chat_message WHERE executionId = ? ORDER BY role DESC")
@@ -24,9 +30,9 @@ const entry = (nodeId: string, status = "FINISHED") => ({
   status,
 });
 const recorder = (agentflowId = crypto.randomUUID()) =>
-  new ExecutionRecorder(db, { id: crypto.randomUUID(), agentflowId, sessionId: "s-1" });
+  new ExecutionCheckpointer(db, { id: crypto.randomUUID(), agentflowId, sessionId: "s-1" });
 
-function exchange(r: ExecutionRecorder, extra: Record<string, unknown> = {}) {
+function exchange(r: ExecutionCheckpointer, extra: Record<string, unknown> = {}) {
   return {
     chatflowid: r.run.agentflowId,
     chatType: "EXTERNAL" as const,
@@ -160,9 +166,9 @@ describe("resuming", () => {
     const flow = crypto.randomUUID();
     const data = [entry("start"), entry("hi", "STOPPED")];
     const id = await seedExecution({ agentflowId: flow, sessionId: "s-9", state: "STOPPED", executionData: data });
-    const [a, b] = await Promise.all([findResumeTarget(db, env, flow, "s-9"), findResumeTarget(db, env, flow, "s-9")]);
+    const [a, b] = await Promise.all([findResumeTarget(deps, flow, "s-9"), findResumeTarget(deps, flow, "s-9")]);
     expect(a.row.id).toBe(id);
-    const results = await Promise.allSettled([claimForResume(db, a), claimForResume(db, b)]);
+    const results = await Promise.allSettled([claimForResume(deps, a), claimForResume(deps, b)]);
     const won = results.filter((r) => r.status === "fulfilled");
     const lost = results.filter((r) => r.status === "rejected");
     expect(won).toHaveLength(1);
@@ -188,12 +194,12 @@ describe("resuming", () => {
       state: "FINISHED",
       createdDate: "2026-05-02T00:00:00.000Z",
     });
-    expect((await findResumeTarget(db, env, flow, "s-2")).row.id).toBe(paused);
-    await expect(findResumeTarget(db, env, flow, "s-other")).rejects.toMatchObject({ status: 404 });
-    await expect(findResumeTarget(db, env, flow, undefined, finished)).rejects.toMatchObject({ status: 409 });
-    await expect(findResumeTarget(db, env, crypto.randomUUID(), undefined, paused)).rejects.toMatchObject({ status: 404 });
-    await expect(findResumeTarget(db, env, flow, "s-other", paused)).rejects.toMatchObject({ status: 400 });
-    expect((await findResumeTarget(db, env, flow, undefined, paused)).row.id).toBe(paused);
+    expect((await findResumeTarget(deps, flow, "s-2")).row.id).toBe(paused);
+    await expect(findResumeTarget(deps, flow, "s-other")).rejects.toMatchObject({ status: 404 });
+    await expect(findResumeTarget(deps, flow, undefined, finished)).rejects.toMatchObject({ status: 409 });
+    await expect(findResumeTarget(deps, crypto.randomUUID(), undefined, paused)).rejects.toMatchObject({ status: 404 });
+    await expect(findResumeTarget(deps, flow, "s-other", paused)).rejects.toMatchObject({ status: 400 });
+    expect((await findResumeTarget(deps, flow, undefined, paused)).row.id).toBe(paused);
   });
 
   it("a resume that failed right after the pause can be resumed again, from the pause", () => {

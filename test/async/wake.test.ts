@@ -1,4 +1,4 @@
-// Issue 28: detached runs a restart left cut off are woken (services/detached-wake.ts) — by the Cron
+// Issue 28: detached runs a restart left cut off are woken (services/executions/wake.ts) — by the Cron
 // Trigger's sweep and by reads of the execution — once a minute at most, claimed by one conditional
 // UPDATE; an instance the engine will never run again has its row settled instead. The engine is a
 // stand-in here (what it answers is the test's choice), except where the real local one is named.
@@ -8,7 +8,7 @@ import { afterAll, describe, expect, it, vi } from "vitest";
 import { execution } from "../../src/db/schema";
 import { workflowRuns } from "../../src/detached/runs-port";
 import type { Env } from "../../src/env";
-import { isDue, sweepDetached, wakeExecution } from "../../src/services/detached-wake";
+import { isDue, sweepDetached, wakeExecution } from "../../src/services/executions";
 import type { DetachedRuns, InstanceStatus } from "../../src/services/detached-runs";
 import { call, json, sleep } from "../helpers";
 import { setVars, standinRequests } from "../security/helpers";
@@ -54,7 +54,7 @@ const read = (id: string) =>
 /** A stand-in engine: every instance has `status`; each wake is counted. */
 function engine(status: InstanceStatus = "live", error?: string) {
   const woken: string[] = [];
-  const runs: DetachedRuns = {
+  const runs: Pick<DetachedRuns, "inspect" | "wake"> = {
     inspect: async () => ({ status, ...(error ? { error } : {}) }),
     wake: async (id) => {
       await sleep(5);
@@ -72,7 +72,7 @@ async function saveChatflow(): Promise<string> {
   return (await json("POST", "/chatflows", { body: { name: "wake", flowData } })).id;
 }
 
-const depsOf = (runs?: DetachedRuns) => ({ db: db(), env: env as unknown as Env, detached: runs });
+const depsOf = (runs?: Pick<DetachedRuns, "inspect" | "wake">) => ({ db: db(), env: env as unknown as Env, detached: runs });
 
 describe("the sweep", () => {
   it("two sweeps at once wake each stalled execution once; another within the minute wakes none again", async () => {
@@ -142,8 +142,8 @@ describe("an instance the engine will not run again", () => {
     const instance = await env.RUNS.create({ id, params });
     for (let i = 0; i < 200 && !(await standinRequests(marker)).length; i++) await sleep(50);
     await instance.terminate();
-    expect(await workflowRuns(env.RUNS)!.inspect(id)).toEqual({ status: "terminated" });
-    expect(await wakeExecution(depsOf(workflowRuns(env.RUNS)), id)).toBe("settled");
+    expect(await workflowRuns(env)!.inspect(id)).toEqual({ status: "terminated" });
+    expect(await wakeExecution(depsOf(workflowRuns(env)), id)).toBe("settled");
     expect(await read(id)).toMatchObject({ state: "ERROR", error: "The run's Workflow instance was terminated" });
   });
 });
@@ -195,7 +195,7 @@ describe("a wake of a finished run", () => {
         asked: (await standinRequests(marker)).length,
         frames: await (await call("GET", `/executions/${accepted.executionId}/events`)).text(),
       };
-      const runs = workflowRuns(env.RUNS)!;
+      const runs = workflowRuns(env)!;
       expect(await runs.inspect(accepted.executionId)).toEqual({ status: "complete" });
       await runs.wake(accepted.executionId);
       await sleep(500);

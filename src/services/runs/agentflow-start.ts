@@ -1,28 +1,20 @@
-// Everything before an agentflow's first node: request checks (400s), ids, the execution to resume
-// (found and claimed) or a new one, the stored history, and the runtime's request. HTTP-free.
-import { z } from "@hono/zod-openapi";
-import { and, desc, eq, ne } from "drizzle-orm";
+// Everything before an agentflow's first node: request checks (400s), then where the run begins — a
+// new run (agentflow-new.ts), a resume run in the request (agentflow-resume.ts), or a detached run's
+// resume in its Workflow (agentflow-resume-detached.ts) — and the runtime's request built on it.
+// HTTP-free.
 import { badRequest } from "../../errors";
-import { execution } from "../../db/schema";
-import type {
-  AgentflowRequest,
-  AgentflowUpload,
-  ExecutedData,
-  FlowCall,
-  FlowCallResult,
-  HumanInput,
-  WebhookPayload,
-} from "../../engine/agentflow/types";
+import type { AgentflowRequest, AgentflowUpload, FlowCall, FlowCallResult, WebhookPayload } from "../../engine/agentflow/types";
 import { type AgentflowRunOutcome, type ChatTurn, type PreparedAgentflow, type RunContext, createRunContext } from "../../engine";
-import type { Db } from "../../env";
 import { newId } from "../../lib/ids";
 import { nowIso } from "../../lib/time";
-import { uuid } from "../../schemas/common";
-import type { PredictionInput } from "../../schemas/prediction";
-import { ExecutionRecorder } from "../execution-runs";
-import { claimForResume, claimedResumeTarget, findResumeTarget } from "../execution-resume";
-import { type RunBase, askedSessionOf, runIds, track } from "./base";
+import type { ExecutionCheckpointer } from "../executions";
+import type { Beginning } from "./agentflow-beginning";
+import { beginNew } from "./agentflow-new";
+import { resumeInRequest } from "./agentflow-resume";
+import { resumeDetached } from "./agentflow-resume-detached";
+import { type RunBase, track } from "./base";
 import { postProcessingOf } from "./flow-types";
+import { humanInputOf } from "./human-input";
 import { gateNodeOverrides } from "./overrides";
 import type { RunSteps } from "./steps";
 import type { RunDeps } from "./types";
@@ -31,26 +23,18 @@ import type { UploadInput } from "./uploads";
 /** Execute Flow's port (execute-flow.ts): another flow of this deployment, run through the door. */
 export type FlowCaller = (flowId: string, call: FlowCall, signal: AbortSignal) => Promise<FlowCallResult>;
 
-const HumanInputBody = z.object({
-  type: z.enum(["proceed", "reject"]),
-  startNodeId: z.string().min(1).max(1000).optional(),
-  feedback: z.string().max(100_000).optional(),
-  executionId: uuid().optional(),
-});
-
 export interface AgentflowRun extends RunBase {
   kind: "agentflow";
   prepared: PreparedAgentflow<AgentflowRunOutcome>;
   deps: RunDeps;
   request: AgentflowRequest;
   ctx: RunContext;
-  recorder: ExecutionRecorder;
+  /** The run's execution: the engine's checkpoints are written through it (services/executions). */
+  execution: ExecutionCheckpointer;
   startedAt: string;
   apiMessageId: string;
   /** Stored messages of (agentflow, session), oldest first: read beside the other look-ups. */
   pastHistory: ChatTurn[];
-  /** Set on a resume: gives the pause back when the run is refused before its first node. */
-  releaseClaim?: () => Promise<void>;
   runFlow: FlowCaller;
   /** A detached run's durable steps (RunRequest.steps). */
   steps?: RunSteps;
@@ -58,27 +42,6 @@ export interface AgentflowRun extends RunBase {
   detachedResume?: boolean;
   /** A detached run: the JSON answer of a done run, stored with its final state (the door sets it: answers.ts). */
   answerOf?: (done: { outcome: AgentflowRunOutcome; chatMessageId: string }) => unknown;
-}
-
-/** Flowise V1's answer to an approval: the question is the approve or reject button's label, with the action shown. */
-function v1Answer(input: PredictionInput): HumanInput | undefined {
-  const mapping = input.action?.mapping;
-  if (!mapping || input.question === undefined) return undefined;
-  if (input.question === mapping.approve) return { type: "proceed" };
-  if (input.question === mapping.reject) return { type: "reject" };
-  return undefined;
-}
-
-function humanInputOf(input: PredictionInput, type: string | null): (HumanInput & { executionId?: string }) | undefined {
-  if (input.humanInput === undefined) return type === "MULTIAGENT" ? v1Answer(input) : undefined;
-  const parsed = HumanInputBody.safeParse(input.humanInput);
-  if (!parsed.success) {
-    throw badRequest(
-      `humanInput must be {type: "proceed"|"reject", startNodeId?, feedback?, ` +
-        `executionId?}: ${parsed.error.issues.map((i) => `${i.path.join(".") || "humanInput"}: ${i.message}`).join("; ")}`,
-    );
-  }
-  return parsed.data;
 }
 
 /** Uploads as the runtime takes them: data URIs (multipart files re-encoded) or URLs. */
@@ -89,52 +52,6 @@ function runtimeUploads(uploads: UploadInput[]): AgentflowUpload[] {
     for (let i = 0; i < u.bytes.length; i += 0x8000) binary += String.fromCharCode(...u.bytes.subarray(i, i + 0x8000));
     return { type: u.type, name: u.name, mime: u.mime ?? "", data: `data:${u.mime || "application/octet-stream"};base64,${btoa(binary)}` };
   });
-}
-
-/** The human input's startNodeId must be a node of the execution it resumes. */
-function checkStartNode(human: HumanInput, target: { row: { id: string }; executedData: ExecutedData[] }): void {
-  if (human.startNodeId && !target.executedData.some((e) => e.nodeId === human.startNodeId)) {
-    throw badRequest(`humanInput.startNodeId ${human.startNodeId} is not a node of execution ${target.row.id}`);
-  }
-}
-
-/** The session's newest execution's data, other than `own` (a detached run's row, made before it started). */
-async function previousExecutionData(db: Db, agentflowId: string, sessionId: string, own?: string): Promise<ExecutedData[] | undefined> {
-  const row = await db
-    .select({ executionData: execution.executionData })
-    .from(execution)
-    .where(and(eq(execution.agentflowId, agentflowId), eq(execution.sessionId, sessionId), own ? ne(execution.id, own) : undefined))
-    .orderBy(desc(execution.createdDate), desc(execution.id))
-    .limit(1)
-    .get();
-  return executedDataOf(row?.executionData);
-}
-
-function executedDataOf(json: string | undefined): ExecutedData[] | undefined {
-  if (json === undefined) return undefined;
-  try {
-    const data = JSON.parse(json);
-    return Array.isArray(data) ? data : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * A new run's previous execution and stored history: none for a session the request did not name
- * (a new one), those the look-ups read (lookups.ts) when they did, else read now beside each other.
- */
-async function chatSessionStart(
-  db: Db,
-  runtime: RunDeps["runtime"],
-  base: Omit<RunBase, "release">,
-  sessionId: string,
-  own?: string,
-): Promise<[ExecutedData[] | undefined, ChatTurn[]]> {
-  if (askedSessionOf(base.input) === undefined) return [undefined, []];
-  const read = base.session;
-  if (read && read.id === sessionId && !own) return [executedDataOf(read.previousExecution), read.history.slice()];
-  return Promise.all([previousExecutionData(db, base.flow.id, sessionId, own), runtime.memory.load(base.flow.id, sessionId)]);
 }
 
 export interface AgentflowStart {
@@ -151,56 +68,20 @@ export interface AgentflowStart {
   webhook?: WebhookPayload;
 }
 
+/** Where the run begins: a resume (in its Workflow when detached, else here) or a new run. */
+async function begin(deps: RunDeps, base: Omit<RunBase, "release">, start: AgentflowStart): Promise<Beginning> {
+  const humanInput = humanInputOf(base.input, base.flow.type);
+  if (base.input.question && base.input.form && Object.keys(base.input.form).length)
+    throw badRequest("Send either question or form, not both");
+  if (!humanInput) return beginNew(deps, base, start.executionId);
+  const { executionId: named, ...human } = humanInput;
+  return start.steps ? resumeDetached(deps, base, human, named, start.steps) : resumeInRequest(deps, base, human, named);
+}
+
 /** The run, its execution new or claimed for a resume. */
 export async function startAgentflow(deps: RunDeps, base: Omit<RunBase, "release">, start: AgentflowStart): Promise<AgentflowRun> {
-  const { db, env, runtime } = deps;
   const { flow, input, uploads } = base;
-  const humanInput = humanInputOf(input, flow.type);
-  if (input.question && input.form && Object.keys(input.form).length) throw badRequest("Send either question or form, not both");
-
-  let executionId = newId();
-  let resume: AgentflowRequest["resume"];
-  let previousExecution: ExecutedData[] | undefined;
-  let claimed: { executionData: string } | undefined;
-  let releaseClaim: (() => Promise<void>) | undefined;
-  let detachedResume = false;
-  let pastHistory: ChatTurn[];
-  let ids: { chatId: string; sessionId: string };
-  if (humanInput && start.steps) {
-    // Detached: the target, claimed when the resume was accepted, is read in a durable step (a replay
-    // resumes from the same point, whatever the row says by then).
-    const { executionId: named, ...human } = humanInput;
-    if (!named) throw badRequest("An asynchronous resume names the paused execution: humanInput.executionId");
-    const target = await start.steps.do("resume", async () => {
-      const found = await claimedResumeTarget(db, flow.id, named); // claimed when the resume was accepted
-      checkStartNode(human, found);
-      return { id: found.row.id, sessionId: found.row.sessionId, executedData: found.executedData };
-    });
-    ids = runIds(input, target.sessionId);
-    pastHistory = await runtime.memory.load(flow.id, ids.sessionId);
-    executionId = target.id;
-    resume = { executionId, executedData: target.executedData, humanInput: human };
-    claimed = { executionData: JSON.stringify(target.executedData) };
-  } else if (humanInput) {
-    const target = await findResumeTarget(db, env, flow.id, askedSessionOf(input), humanInput.executionId);
-    const { executionId: _named, ...human } = humanInput;
-    checkStartNode(human, target);
-    ids = runIds(input, target.row.sessionId);
-    let claim;
-    [claim, pastHistory] = await Promise.all([claimForResume(db, target), runtime.memory.load(flow.id, ids.sessionId)]);
-    releaseClaim = claim.release;
-    executionId = target.row.id;
-    detachedResume = target.row.detached;
-    resume = { executionId, executedData: target.executedData, humanInput: human };
-    claimed = { executionData: JSON.stringify(target.executedData) };
-  } else {
-    ids = runIds(input);
-    [previousExecution, pastHistory] = await chatSessionStart(db, runtime, base, ids.sessionId, start.executionId);
-    if (start.executionId) {
-      executionId = start.executionId;
-      claimed = { executionData: "[]" };
-    }
-  }
+  const { ids, execution, pastHistory, resume, previousExecution, detachedResume = false } = await begin(deps, base, start);
   const { chatId, sessionId } = ids;
   const history = input.history ?? [];
   const nodeOverrides = gateNodeOverrides(start.prepared.graph, flow.apiConfig, input.overrideConfig ?? {});
@@ -208,7 +89,7 @@ export async function startAgentflow(deps: RunDeps, base: Omit<RunBase, "release
   const apiMessageId = start.steps ? await start.steps.id("answer") : newId();
   const postProcessing = postProcessingOf(flow.chatbotConfig);
 
-  const ctx = createRunContext(runtime, {
+  const ctx = createRunContext(deps.runtime, {
     chatId,
     sessionId,
     history,
@@ -247,11 +128,10 @@ export async function startAgentflow(deps: RunDeps, base: Omit<RunBase, "release
     request,
     ctx,
     apiMessageId,
-    releaseClaim,
     pastHistory,
     detachedResume,
-    recorder: new ExecutionRecorder(db, { id: executionId, agentflowId: flow.id, sessionId }, claimed),
-    release: track(env, flow.id, chatId, base.controller),
+    execution,
+    release: track(deps, flow.id, chatId, base.controller),
     startedAt: nowIso(),
   };
 }

@@ -4,14 +4,14 @@
 // failure only the execution (ERROR, TERMINATED, TIMEOUT past the run's time limit), no messages.
 // HTTP-free.
 import { eq } from "drizzle-orm";
-import { chatMessage, execution } from "../../db/schema";
+import { chatMessage } from "../../db/schema";
 import { ApiError } from "../../errors";
 import { redactError } from "../../lib/redact";
 import type { AgentflowRunOutcome } from "../../engine";
 import type { AgentflowEvents, AgentflowOutcome, AgentflowPorts } from "../../engine/agentflow/types";
+import { resultStatement } from "../executions";
 import { exchangeStatements } from "./agentflow-messages";
 import type { AgentflowRun } from "./agentflow-start";
-import { RESUME_EVENT, type ResumeEvent } from "./detach";
 import { stoppedRunError, untilAborted } from "./time-limit";
 import { type StoredUpload, removeUploads, storeUploads } from "./uploads";
 
@@ -48,7 +48,7 @@ function portsOf(run: AgentflowRun, events: AgentflowEvents): AgentflowPorts {
     checkpoint: (data, state) =>
       run.steps && !run.steps.live
         ? Promise.resolve()
-        : run.recorder.checkpoint(data, state === "TERMINATED" && ctx.signal.aborted ? stoppedState(ctx.signal) : state),
+        : run.execution.checkpoint(data, state === "TERMINATED" && ctx.signal.aborted ? stoppedState(ctx.signal) : state),
     events,
     runFlow: (flowId, call) => run.runFlow(flowId, call, ctx.signal),
     step: run.steps ? (name, work) => run.steps!.do(name, work) : undefined,
@@ -68,7 +68,7 @@ function graceAfter(signal: AbortSignal, ms = 1000): AbortSignal {
 
 /** The error a failed outcome answers: the lost row first (409), then a stop (499, or 504 past the time limit), then the runtime's own. */
 function failure(run: AgentflowRun, outcome: AgentflowOutcome): ApiError {
-  if (run.recorder.lost) return new ApiError(409, run.recorder.lost);
+  if (run.execution.lost) return new ApiError(409, run.execution.lost);
   const { signal } = run.controller;
   if (outcome.state === "TERMINATED" || signal.aborted) return stoppedRunError(signal);
   return new ApiError(outcome.errorStatus ?? 500, outcome.error ?? `The agentflow ended ${outcome.state}`);
@@ -76,7 +76,7 @@ function failure(run: AgentflowRun, outcome: AgentflowOutcome): ApiError {
 
 /** Execute: the runtime through its ports; answers a FINISHED or STOPPED outcome, throws for the rest (its execution says how it ended). */
 async function execute(run: AgentflowRun, events: AgentflowEvents): Promise<AgentflowRunOutcome> {
-  const { recorder } = run;
+  const { execution } = run;
   const { signal } = run.controller;
   let outcome: AgentflowRunOutcome;
   try {
@@ -85,13 +85,13 @@ async function execute(run: AgentflowRun, events: AgentflowEvents): Promise<Agen
   } catch (err) {
     // Refused before its first node: a claimed pause is given back untouched.
     const stopped = signal.aborted;
-    if (!recorder.started) await run.releaseClaim?.();
-    else await recorder.abandon(stopped ? stoppedState(signal) : "ERROR");
-    if (recorder.lost) throw new ApiError(409, recorder.lost);
+    if (!execution.started) await execution.release();
+    else await execution.abandon(stopped ? stoppedState(signal) : "ERROR");
+    if (execution.lost) throw new ApiError(409, execution.lost);
     throw stopped ? stoppedRunError(signal) : err;
   }
   if (outcome.state !== "FINISHED" && outcome.state !== "STOPPED") {
-    await recorder.settled();
+    await execution.settled();
     throw failure(run, outcome);
   }
   return outcome;
@@ -99,13 +99,13 @@ async function execute(run: AgentflowRun, events: AgentflowEvents): Promise<Agen
 
 /** Record: uploads, then the execution's final state and the two messages in one batch, the messages guarded on that write. */
 async function record(run: AgentflowRun, outcome: AgentflowRunOutcome): Promise<void> {
-  const { recorder, ctx, deps } = run;
-  await recorder.ready();
+  const { execution, ctx, deps } = run;
+  await execution.ready();
   let fileUploads: StoredUpload[] | undefined;
   try {
     fileUploads = run.uploads.length ? await storeUploads(deps.env.FILES, run.flow.id, ctx.chatId, run.uploads) : undefined;
     const action = outcome.state === "STOPPED" ? (outcome.v1Action ?? outcome.action) : undefined;
-    const { statement, guard } = recorder.finish(outcome.executedData, outcome.state as "FINISHED" | "STOPPED", action);
+    const { statement, guard } = execution.finish(outcome.executedData, outcome.state as "FINISHED" | "STOPPED", action);
     const [[written]] = await Promise.all([
       deps.db.batch([
         statement,
@@ -116,7 +116,7 @@ async function record(run: AgentflowRun, outcome: AgentflowRunOutcome): Promise<
             chatType: run.chatType,
             chatId: ctx.chatId,
             sessionId: ctx.sessionId,
-            executionId: recorder.run.id,
+            executionId: execution.run.id,
             userContent: userContent(run),
             startedAt: run.startedAt,
             answer: outcome.text,
@@ -134,12 +134,12 @@ async function record(run: AgentflowRun, outcome: AgentflowRunOutcome): Promise<
         ),
         ...detachedResult(run, outcome),
       ]),
-      recorder.drain(),
+      execution.drain(),
     ]);
-    await recorder.confirm(written as unknown[]);
+    await execution.confirm(written as unknown[]);
   } catch (err) {
     // Nothing names the uploads then: they must not linger.
-    await Promise.all([recorder.abandon(), removeUploads(deps.env.FILES, run.flow.id, ctx.chatId, fileUploads)]);
+    await Promise.all([execution.abandon(), removeUploads(deps.env.FILES, run.flow.id, ctx.chatId, fileUploads)]);
     throw err;
   }
 }
@@ -156,13 +156,12 @@ async function recorded(run: AgentflowRun): Promise<boolean> {
  */
 function detachedResult(run: AgentflowRun, outcome: AgentflowRunOutcome) {
   if (!run.steps || !run.answerOf) return [];
-  const result = JSON.stringify(run.answerOf({ outcome, chatMessageId: run.apiMessageId }));
-  return [run.deps.db.update(execution).set({ result, error: null }).where(eq(execution.id, run.recorder.run.id))];
+  return [resultStatement(run.deps.db, run.execution.run.id, run.answerOf({ outcome, chatMessageId: run.apiMessageId }))];
 }
 
 /** Executes then records. Errors leave scrubbed of the run's secrets. */
 export async function completeAgentflow(run: AgentflowRun, events: AgentflowEvents = NO_EVENTS): Promise<AgentflowDone> {
-  const stopLease = run.recorder.keepAlive(run.deps.env, (reason) => run.controller.abort(new Error(reason)));
+  const stopLease = run.execution.keepAlive(run.deps.env, (reason) => run.controller.abort(new Error(reason)));
   const work = async () => {
     const outcome = await execute(run, events);
     // A detached run records in a durable step: a replay does not store the messages twice, and a
@@ -175,7 +174,7 @@ export async function completeAgentflow(run: AgentflowRun, events: AgentflowEven
     const outcome = run.trace
       ? await run.trace.around(work, (o) => ({
           output: o.text,
-          metadata: { executionId: run.recorder.run.id, chatMessageId: run.apiMessageId, state: o.state },
+          metadata: { executionId: run.execution.run.id, chatMessageId: run.apiMessageId, state: o.state },
         }))
       : await work();
     return { outcome, chatMessageId: run.apiMessageId };
@@ -190,10 +189,11 @@ export async function completeAgentflow(run: AgentflowRun, events: AgentflowEven
 
 /** A detached run resumed by a request: its Workflow, waiting for the resume, looks at the row again. */
 async function tellWorkflow(run: AgentflowRun): Promise<void> {
+  const id = run.execution.run.id;
   try {
-    const instance = await run.deps.env.RUNS.get(run.recorder.run.id);
-    await instance.sendEvent({ type: RESUME_EVENT, payload: { handled: true } satisfies ResumeEvent });
+    if (!run.deps.detached) throw new Error("no RUNS Workflow binding");
+    await run.deps.detached.notify(id);
   } catch (err) {
-    console.error(`execution ${run.recorder.run.id}: its run was not told of the resume: ${String(err)}`);
+    console.error(`execution ${id}: its run was not told of the resume: ${String(err)}`);
   }
 }

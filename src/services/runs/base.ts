@@ -10,7 +10,8 @@ import type { RunnableFlow } from "./flow";
 import { trackRun } from "./in-flight";
 import type { Prefetched, SessionMemory } from "./lookups";
 import { gateVarOverrides } from "./overrides";
-import { limitRunTime } from "./time-limit";
+import { limitRunTime, runTimeoutMs } from "./time-limit";
+import type { RunDeps } from "./types";
 import type { UploadInput } from "./uploads";
 import type { RunTrace } from "../tracing";
 
@@ -28,7 +29,7 @@ export interface RunBase {
   getCredential: CredentialReader;
   /** The named session's memory, read in the run's look-ups (prepare.ts); undefined: read it when needed. */
   session?: SessionMemory;
-  /** Stops the run's clock (RUN_TIMEOUT_MS) and its in-flight entry (PUT /chatmessage/abort). */
+  /** Stops the run's clock (its time limit: time-limit.ts) and its in-flight entry (PUT /chatmessage/abort). */
   release: () => void;
   /** The run's trace, when its chatflow's analytic switches a backend on (services/runs/trace.ts). */
   trace?: RunTrace;
@@ -73,10 +74,10 @@ export function runIds(input: PredictionInput, resumedSession?: string): { chatI
   return { sessionId, chatId: input.chatId ?? overrideSessionOf(input) ?? sessionId };
 }
 
-/** Starts the run's clock and its in-flight entry; answers the function that stops both. */
-export function track(env: Env, flowId: string, chatId: string, controller: AbortController): () => void {
+/** Starts the run's clock (the deps' time limit, else RUN_TIMEOUT_MS) and its in-flight entry; answers the function that stops both. */
+export function track(deps: Pick<RunDeps, "env" | "timeLimitMs">, flowId: string, chatId: string, controller: AbortController): () => void {
   const untrack = trackRun(flowId, chatId, controller);
-  const stopClock = limitRunTime(env, controller);
+  const stopClock = limitRunTime(deps.timeLimitMs ?? runTimeoutMs(deps.env), controller);
   return () => {
     stopClock();
     untrack();

@@ -57,7 +57,7 @@ export function startChatflow(deps: RunDeps, base: Omit<RunBase, "release">, pre
     steps,
     noteMemory: memory.note,
     streamable: prepared.streamable,
-    release: track(deps.env, flow.id, chatId, base.controller),
+    release: track(deps, flow.id, chatId, base.controller),
     startedAt: nowIso(),
   };
 }

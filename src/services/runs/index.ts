@@ -77,5 +77,4 @@ export { gateNodeOverrides, gateVarOverrides } from "./overrides";
 export { startInputsOf } from "./start-trigger";
 export { abortRun } from "./in-flight";
 export { type UploadInput, decodeDataUri } from "./uploads";
-export { type DetachedParams, RESUME_EVENT, type ResumeEvent, unparkUploads, unparkWebhook } from "./detach";
-export { type DetachedOutcome, detachedState, expireDetachedPause, markProgress, settleDetached } from "./detached-result";
+export { unparkUploads, unparkWebhook } from "./park";

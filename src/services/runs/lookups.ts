@@ -8,6 +8,7 @@ import type { Db, Env } from "../../env";
 import type { ChatTurn } from "../../engine";
 import { runBatch } from "../../providers/vectorstores/d1-json";
 import { API_KEY_BY_HASH_SQL, type FoundKey, apiKeyHashOf, findApiKeyByToken, foundKey } from "../apikeys";
+import { PREVIOUS_EXECUTION_SQL } from "../executions";
 import { type CredentialReader, type CredentialRow, FLOW_CREDENTIALS_SQL, credentialReader } from "./credentials";
 import { type RunnableFlow, findRunnable } from "./flow";
 import { FLOW_VARIABLES_SQL, type VariableRow, variablesOf, variablesQuery } from "./vars";
@@ -27,10 +28,8 @@ export interface SessionMemory {
   previousExecution?: string;
 }
 
-// As services/runs/history.ts and agentflow-start.ts read them (?1 the flow, ?2 the session).
+// As services/runs/history.ts reads them (?1 the flow, ?2 the session); the previous execution's as the executions read it.
 const HISTORY_SQL = "SELECT role, content FROM chat_message WHERE chatflowid = ?1 AND sessionId = ?2 ORDER BY createdDate DESC LIMIT 10000";
-const PREVIOUS_EXECUTION_SQL =
-  "SELECT executionData FROM execution WHERE agentflowId = ?1 AND sessionId = ?2 ORDER BY createdDate DESC, id DESC LIMIT 1";
 
 export interface RunLookups {
   /** The chatflow (or an assistant made into one); rejects with 404 when the id names neither. */

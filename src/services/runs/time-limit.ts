@@ -1,4 +1,5 @@
-// A whole run's time limit (RUN_TIMEOUT_MS, default 120 s). A model's own deadline restarts with
+// A whole run's time limit (RUN_TIMEOUT_MS, default 120 s; a detached run's is ASYNC_RUN_TIMEOUT_MS,
+// handed in as RunDeps.timeLimitMs). A model's own deadline restarts with
 // every token, so one that trickles a token a second would hold a run — and its isolate's memory —
 // forever; this clock does not move. Past it the run is aborted and answers 504 (JSON) or an
 // `error` frame then `end` (stream), with nothing stored.
@@ -17,9 +18,8 @@ class RunTimedOut extends Error {
   }
 }
 
-/** Aborts `controller` once the limit passes; answers the function that stops the clock. */
-export function limitRunTime(env: { RUN_TIMEOUT_MS?: unknown }, controller: AbortController): () => void {
-  const ms = runTimeoutMs(env);
+/** Aborts `controller` once `ms` pass; answers the function that stops the clock. */
+export function limitRunTime(ms: number, controller: AbortController): () => void {
   const timer = setTimeout(() => controller.abort(new RunTimedOut(ms)), ms);
   return () => clearTimeout(timer);
 }

@@ -3,7 +3,7 @@
 import type { Db, Env } from "../../env";
 import type { Runtime, StreamSink } from "../../engine";
 import type { AgentflowEvents, WebhookPayload } from "../../engine/agentflow/types";
-import type { DetachedRuns } from "../detached-runs";
+import type { DetachedRuns, FlowiseCallback } from "../detached-runs";
 import type { RunLookups } from "./lookups";
 import type { RunSteps } from "./steps";
 import type { PredictionInput } from "../../schemas/prediction";
@@ -62,11 +62,7 @@ export interface RunRequest {
 /** Where a detached run's frames go: tokens and events, and where a held-back frame was made (AgentflowEvents.hold). */
 export type RunFrames = StreamSink & Pick<AgentflowEvents, "hold">;
 
-/** Flowise's webhook callback (dist/utils/callbackDispatcher.js): where, and the HMAC key of X-Flowise-Signature. */
-export interface FlowiseCallback {
-  url: string;
-  secret?: string;
-}
+export type { FlowiseCallback };
 
 /** What a run reaches outside itself; an HTTP adapter builds it from its context. */
 export interface RunDeps {
@@ -78,6 +74,8 @@ export interface RunDeps {
   waitUntil(work: Promise<unknown>): void;
   /** Prefixes the log line of a fault that is not the API's own error. */
   requestId?: string;
-  /** The Workflows engine behind detached runs (absent without the RUNS binding). */
+  /** The Workflows engine behind detached runs (absent without the RUNS binding): starts, resumes and tells them. */
   detached?: DetachedRuns;
+  /** The run's time limit; absent: a request's, RUN_TIMEOUT_MS. A detached run's Workflow passes ASYNC_RUN_TIMEOUT_MS. */
+  timeLimitMs?: number;
 }

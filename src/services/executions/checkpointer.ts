@@ -1,28 +1,33 @@
-// Writing one agentflow run into its execution row: a checkpoint after every node (one conditional
-// UPDATE, the row inserted by the first one), the lease renewed while a node runs, and the final
-// state flipped in the same D1 batch that stores the run's messages (execution-messages.ts).
+// The checkpointer of one agentflow run (the engine's checkpoint port writes through it): a
+// checkpoint after every node (one conditional UPDATE, the row inserted by the first one unless the
+// run opened an existing row), the lease renewed while a node runs, the final state flipped in the
+// same D1 batch that stores the run's messages (services/runs/agentflow-messages.ts), and a claimed
+// pause given back when the run is refused before its first node. Opened by `newExecution`,
+// `acceptedExecution` (below) or `claimForResume` (resume.ts).
 import { type SQL, and, eq, sql } from "drizzle-orm";
-import type { Db, Env } from "../env";
-import { ApiError, conflict } from "../errors";
-import { execution } from "../db/schema";
-import type { ExecutionState } from "../db/enums";
-import { nowIso } from "../lib/time";
-import { renewEveryMs } from "./execution-lease";
+import type { Db, Env } from "../../env";
+import { ApiError, conflict } from "../../errors";
+import { execution } from "../../db/schema";
+import type { ExecutionState } from "../../db/enums";
+import type { ExecutedData } from "../../engine/agentflow/types";
+import { nowIso } from "../../lib/time";
+import { renewEveryMs } from "./lease";
+import type { ExecutionDeps, ExecutionIdentity } from "./types";
 
 /** D1 rows stop at 2 MB; executionData must fit with the rest of the row. */
 export const MAX_EXECUTION_DATA_BYTES = 1_900_000;
 const utf8 = new TextEncoder();
 
-export interface RunIdentity {
-  id: string;
-  agentflowId: string;
-  sessionId: string;
-}
-
 /** Final states that come with stored messages: written by `finish` in the messages' batch. */
 const WITH_MESSAGES = new Set<ExecutionState>(["FINISHED", "STOPPED"]);
 
-export class ExecutionRecorder {
+/** An existing row the run writes on: its data now, and how to give it back when the run is refused (a claimed pause). */
+export interface OpenedRow {
+  executionData: string;
+  release?: () => Promise<void>;
+}
+
+export class ExecutionCheckpointer {
   private exists: boolean;
   private writes: Promise<void> = Promise.resolve();
   private pending?: { json: string; state: ExecutionState };
@@ -33,14 +38,19 @@ export class ExecutionRecorder {
   private latestJson: string;
   private checkpoints = 0;
 
-  /** `claimed`: the row exists already (a resume claimed it); otherwise the first checkpoint inserts it. */
+  /** `opened`: the row exists already (accepted detached, or claimed by a resume); otherwise the first checkpoint inserts it. */
   constructor(
     private readonly db: Db,
-    readonly run: RunIdentity,
-    claimed?: { executionData: string },
+    readonly run: ExecutionIdentity,
+    private readonly opened?: OpenedRow,
   ) {
-    this.exists = !!claimed;
-    this.latestJson = claimed?.executionData ?? "[]";
+    this.exists = !!opened;
+    this.latestJson = opened?.executionData ?? "[]";
+  }
+
+  /** A run refused before its first node: a pause claimed for it is given back as it was (nothing else to undo). */
+  async release(): Promise<void> {
+    await this.opened?.release?.();
   }
 
   /** Whether the runtime has checkpointed yet (a run refused before its first node has not). */
@@ -213,3 +223,13 @@ export class ExecutionRecorder {
     await this.markLost();
   }
 }
+
+/** A new run's execution: the first checkpoint inserts the row. */
+export const newExecution = (deps: ExecutionDeps, run: ExecutionIdentity) => new ExecutionCheckpointer(deps.db, run);
+
+/**
+ * A detached run's execution, made when it was accepted (detached.ts `acceptDetached`): a fresh start
+ * fills it; a resume claimed at acceptance continues from the pause (`executedData`).
+ */
+export const acceptedExecution = (deps: ExecutionDeps, run: ExecutionIdentity, executedData: ExecutedData[] = []) =>
+  new ExecutionCheckpointer(deps.db, run, { executionData: JSON.stringify(executedData) });

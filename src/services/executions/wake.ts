@@ -11,18 +11,17 @@
 // was terminated, completed or is gone will never write its row again, which is settled here —
 // ERROR with a message for a running one, TIMEOUT for a pause nobody answered.
 import { type SQL, and, asc, eq, isNull, lt, or } from "drizzle-orm";
-import { configOf } from "../config";
-import { execution } from "../db/schema";
-import type { ExecutionState } from "../db/enums";
-import type { Db, Env } from "../env";
-import { nowIso } from "../lib/time";
-import type { DetachedRuns } from "./detached-runs";
+import { configOf } from "../../config";
+import { execution } from "../../db/schema";
+import type { ExecutionState } from "../../db/enums";
+import type { Db } from "../../env";
+import { nowIso } from "../../lib/time";
+import type { DetachedRuns } from "../detached-runs";
+import type { ExecutionDeps } from "./types";
 
 /** What waking needs: the database, the env, the engine's port (absent where Workflows are not bound). */
-interface WakeBase {
-  db: Db;
-  env: Env;
-  detached?: DetachedRuns;
+export interface WakeBase extends ExecutionDeps {
+  detached?: Pick<DetachedRuns, "inspect" | "wake">;
 }
 
 /** At most one wake per execution per minute. */

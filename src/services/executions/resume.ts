@@ -1,25 +1,21 @@
 // Finding and claiming the paused execution a `humanInput` request resumes (AGENTFLOW.md §7.2, done
 // better: the request may name the execution, any paused one of the session can be resumed, and
-// exactly one of two concurrent resumes wins the row).
+// exactly one of two concurrent resumes wins the row). Three ways in: a resume run in the request
+// (`findResumeTarget` then `claimForResume`: the run's checkpointer), a detached resume accepted in
+// the request (`claimDetachedResume`), and its Workflow reading what was claimed (`claimedResumeTarget`).
 import { and, desc, eq, inArray } from "drizzle-orm";
-import type { Db, Env } from "../env";
-import { badRequest, conflict, notFound } from "../errors";
-import { execution } from "../db/schema";
-import type { ExecutedData } from "../engine/agentflow/types";
-import { nowIso } from "../lib/time";
-import { expireStaleRuns } from "./execution-lease";
-import type { ExecutionRow } from "./executions";
+import { badRequest, conflict, notFound } from "../../errors";
+import { execution } from "../../db/schema";
+import type { ExecutedData } from "../../engine/agentflow/types";
+import type { Db } from "../../env";
+import { nowIso } from "../../lib/time";
+import { ExecutionCheckpointer } from "./checkpointer";
+import { expireStaleRuns } from "./lease";
+import { type ExecutionDeps, type ExecutionRow, executedDataOf } from "./types";
 
 const FAILED = new Set(["ERROR", "TERMINATED", "INPROGRESS"]);
 
-function parseData(row: ExecutionRow): ExecutedData[] {
-  try {
-    const data = JSON.parse(row.executionData);
-    return Array.isArray(data) ? data : [];
-  } catch {
-    return [];
-  }
-}
+const parseData = (row: ExecutionRow): ExecutedData[] => executedDataOf(row.executionData) ?? [];
 
 /**
  * The executed data to resume from, or undefined when the row is not waiting for a human. STOPPED
@@ -56,14 +52,14 @@ export interface ResumeTarget {
  * it is not paused), else the newest paused one of the session (404 when there is none).
  */
 export async function findResumeTarget(
-  db: Db,
-  env: Env,
+  deps: ExecutionDeps,
   agentflowId: string,
   sessionId: string | undefined,
   executionId?: string,
 ): Promise<ResumeTarget> {
+  const { db } = deps;
   if (executionId) {
-    await expireStaleRuns(db, env, [executionId]);
+    await expireStaleRuns(deps, [executionId]);
     const row = await executionOfFlow(db, agentflowId, executionId);
     if (sessionId !== undefined && row.sessionId !== sessionId) {
       throw badRequest(`Execution ${executionId} belongs to session ${row.sessionId}, not ${sessionId}`);
@@ -73,7 +69,7 @@ export async function findResumeTarget(
     return { row, executedData };
   }
   if (sessionId === undefined) throw badRequest("humanInput needs the chatId of the paused run (or humanInput.executionId)");
-  await expireStaleRuns(db, env);
+  await expireStaleRuns(deps);
   // A handful of the newest candidates: a failed resume is a candidate only while its pause is last.
   const rows = await db
     .select()
@@ -96,10 +92,10 @@ export async function findResumeTarget(
 }
 
 /**
- * Takes the row for this resume: one conditional UPDATE on the state and updatedDate that were
- * read, so of two concurrent resumes exactly one changes the row and the other gets 409.
+ * Takes the row: one conditional UPDATE on the state and updatedDate that were read, so of two
+ * concurrent resumes exactly one changes the row and the other gets 409. Answers how to give it back.
  */
-export async function claimForResume(db: Db, target: ResumeTarget): Promise<{ release: () => Promise<void> }> {
+async function claim(db: Db, target: ResumeTarget): Promise<() => Promise<void>> {
   const { row } = target;
   const stamp = nowIso();
   const executionData = JSON.stringify(target.executedData);
@@ -109,23 +105,43 @@ export async function claimForResume(db: Db, target: ResumeTarget): Promise<{ re
     .where(and(eq(execution.id, row.id), eq(execution.state, row.state), eq(execution.updatedDate, row.updatedDate)))
     .returning({ id: execution.id });
   if (!taken.length) throw conflict(`Execution ${row.id} is already being resumed (or changed since it was read)`);
-  return {
-    // A resume refused before its first node ran gives the pause back as it was.
-    release: async () => {
-      await db
-        .update(execution)
-        .set({ state: row.state, updatedDate: row.updatedDate, executionData: row.executionData })
-        .where(and(eq(execution.id, row.id), eq(execution.state, "INPROGRESS"), eq(execution.updatedDate, stamp)));
-    },
+  return async () => {
+    await db
+      .update(execution)
+      .set({ state: row.state, updatedDate: row.updatedDate, executionData: row.executionData })
+      .where(and(eq(execution.id, row.id), eq(execution.state, "INPROGRESS"), eq(execution.updatedDate, stamp)));
   };
 }
 
 /**
- * The pause a detached run's resume claimed when it was accepted (services/runs/detach.ts): the row
- * INPROGRESS, its data trimmed to the pause. The run's Workflow resumes from it.
+ * Claims the target for a resume run in this request: answers the run's checkpointer, whose
+ * `release` gives the pause back as it was when the resume is refused before its first node.
  */
-export async function claimedResumeTarget(db: Db, agentflowId: string, executionId: string): Promise<ResumeTarget> {
-  const row = await executionOfFlow(db, agentflowId, executionId);
+export async function claimForResume(deps: ExecutionDeps, target: ResumeTarget): Promise<ExecutionCheckpointer> {
+  const release = await claim(deps.db, target);
+  const { id, agentflowId, sessionId } = target.row;
+  return new ExecutionCheckpointer(
+    deps.db,
+    { id, agentflowId, sessionId },
+    { executionData: JSON.stringify(target.executedData), release },
+  );
+}
+
+/**
+ * A resume of a paused detached run, accepted in the request (services/runs/detach.ts): the named
+ * execution found (it must have been started detached: 400 otherwise) and claimed — the row
+ * INPROGRESS, its data trimmed to the pause — for its Workflow to resume from.
+ */
+export async function claimDetachedResume(deps: ExecutionDeps, agentflowId: string, executionId: string): Promise<ResumeTarget> {
+  const target = await findResumeTarget(deps, agentflowId, undefined, executionId);
+  if (!target.row.detached) throw badRequest(`Execution ${executionId} was not started with async: true; resume it without async`);
+  await claim(deps.db, target);
+  return target;
+}
+
+/** The pause `claimDetachedResume` claimed, as the run's Workflow reads it to resume from. */
+export async function claimedResumeTarget(deps: ExecutionDeps, agentflowId: string, executionId: string): Promise<ResumeTarget> {
+  const row = await executionOfFlow(deps.db, agentflowId, executionId);
   if (row.state !== "INPROGRESS") throw conflict(`Execution ${executionId} is ${row.state}: its resume was not claimed`);
   return { row, executedData: parseData(row) };
 }
