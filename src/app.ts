@@ -36,6 +36,9 @@ import { catalogueRoutes } from "./routes/catalogue";
 import { flowCanvasRoutes } from "./routes/flow-canvas";
 import { webhookRoutes } from "./routes/webhook";
 import { chatflowTriggerRoutes } from "./routes/chatflow-triggers";
+import { marketplaceRoutes } from "./routes/marketplaces";
+import { validationRoutes } from "./routes/validation";
+import { generatorRoutes } from "./routes/agentflow-generator";
 
 const API_BASE = "/api/v1";
 
@@ -90,6 +93,9 @@ export function createApp() {
   api.route("/webhook", webhookRoutes);
   api.route("/", catalogueRoutes);
   api.route("/", flowCanvasRoutes);
+  api.route("/marketplaces", marketplaceRoutes);
+  api.route("/validation", validationRoutes);
+  api.route("/agentflowv2-generator", generatorRoutes);
 
   serveOpenApiDocument(api, API_BASE);
 

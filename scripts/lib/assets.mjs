@@ -7,7 +7,8 @@
 //       _edgeflow/api-reference/scalar.js   Scalar's standalone API reference, served at
 //                                           /api/v1/docs/scalar.js so /api/v1/docs works without network;
 //       _edgeflow/tiktoken/<encoding>.json  js-tiktoken's BPE ranks (~735 KB gzip), read by tokenTextSplitter;
-//       _edgeflow/catalogue/                the studio's node catalogue (scripts/lib/catalogue.mjs).
+//       _edgeflow/catalogue/                the studio's node catalogue (scripts/lib/catalogue.mjs);
+//       _edgeflow/templates/                the marketplace's templates, checked against it (scripts/lib/templates.mjs).
 // Each file is written only when it is missing or its source changed, so this is cheap to call
 // from every entry point.
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
@@ -56,5 +57,6 @@ export async function buildAssets() {
     refresh(target, source, () => JSON.stringify(ranks));
   }
   (await import("./catalogue.mjs")).buildCatalogue(root, own); // the studio's node catalogue
+  (await import("./templates.mjs")).buildTemplates(root, own); // the marketplace's templates, checked against it
   return ASSETS_DIR;
 }

@@ -518,3 +518,24 @@ export const accountSession = sqliteTable(
   },
   (t) => [index("idx_account_session_account").on(t.accountId)],
 );
+
+/**
+ * A flow (or tool) the user saved as a template (Flowise's custom_template, without workspaces):
+ * `flowData` is the exported graph (a tool's `{iconSrc, schema, func}`), `usecases` a JSON list.
+ */
+export const customTemplate = sqliteTable(
+  "custom_template",
+  {
+    id: text("id").primaryKey(),
+    name: text("name").notNull(),
+    flowData: text("flowData").notNull(),
+    description: text("description"),
+    badge: text("badge"),
+    framework: text("framework"),
+    usecases: text("usecases"),
+    type: text("type"),
+    createdDate: createdDate(),
+    updatedDate: updatedDate(),
+  },
+  (t) => [index("idx_custom_template_created").on(t.createdDate)],
+);

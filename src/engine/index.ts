@@ -69,3 +69,6 @@ export { registry as chatflowNodes, supportedNodeNames } from "./chatflow/regist
 export { chatflowFileKey, checkLoaderFile, loaderFileField } from "./chatflow/nodes/document-loaders";
 export { type UpsertPlan, assertUpsertSupported, planFlowUpsert, runUpsert } from "./chatflow/upsert";
 export { toolDefinitionProblem } from "./tools/custom";
+// The studio's validation (services/validation) lists every reason an agentflow cannot run.
+export { validateAgentflow } from "./agentflow/validate";
+export type { AgentflowGraph } from "./agentflow/types";

@@ -1,10 +1,12 @@
-// Stand-ins for the Cloudflare bindings that have no local simulation (Workers AI, Vectorize),
-// bound to the worker under test as service bindings (JS RPC) by vitest.config.ts. They keep
-// their state in memory and record their calls, so tests can run and inspect the Cloudflare path.
+// Stand-ins for the Cloudflare bindings that have no local simulation (Workers AI embeddings and
+// chat, Vectorize), bound to the worker under test as service bindings (JS RPC) by
+// vitest.config.ts. They keep their state in memory and record their calls, so tests can run and
+// inspect the Cloudflare path.
 import { WorkerEntrypoint } from "cloudflare:workers";
 
 const DIMS = 768;
 const aiCalls = [];
+const chatCalls = [];
 const vectors = new Map(); // id → {id, values, namespace, metadata}
 const vectorizeCalls = [];
 
@@ -23,8 +25,20 @@ function embed(text) {
   return v.map((x) => x / norm);
 }
 
+/** The text of a chat message's content (a string, or OpenAI-style parts). */
+const contentText = (content) =>
+  typeof content === "string" ? content : Array.isArray(content) ? content.map((p) => p?.text ?? "").join("") : "";
+
 export class AiStandin extends WorkerEntrypoint {
   async run(model, inputs) {
+    // A chat model (`messages`): "ai: <the last user message>", recorded with every message it was sent.
+    if (Array.isArray(inputs?.messages)) {
+      chatCalls.push({ model, messages: inputs.messages, stream: inputs.stream === true });
+      const last = [...inputs.messages].reverse().find((m) => m?.role === "user");
+      const text = contentText(last?.content);
+      if (text.includes("[fail]")) throw new Error("stand-in: model unavailable");
+      return { response: `ai: ${text}` };
+    }
     aiCalls.push({ model, count: Array.isArray(inputs?.text) ? inputs.text.length : 1 });
     const texts = Array.isArray(inputs?.text) ? inputs.text : [inputs?.text ?? ""];
     if (texts.length > 100) throw new Error(`batch of ${texts.length} texts is over Workers AI's 100`);
@@ -33,6 +47,10 @@ export class AiStandin extends WorkerEntrypoint {
   }
   calls() {
     return aiCalls.slice();
+  }
+  /** The chat requests so far (model, messages, stream). */
+  chats() {
+    return chatCalls.slice();
   }
 }
 
