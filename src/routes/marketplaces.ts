@@ -43,7 +43,7 @@ export const marketplaceRoutes = createRouter()
       summary: "The templates you saved, newest first",
       responses: jsonResponse(z.array(CustomTemplate)),
     }),
-    async (c) => c.json(await listCustomTemplates(c.var.db), 200),
+    async (c) => c.json(await listCustomTemplates(c.var.services), 200),
   )
   .openapi(
     protectedRoute({
@@ -55,7 +55,7 @@ export const marketplaceRoutes = createRouter()
       request: { body: { required: true, content: { "application/json": { schema: CustomTemplateCreate } } } },
       responses: jsonResponse(CustomTemplate),
     }),
-    async (c) => c.json(await saveCustomTemplate(c.var.db, c.req.valid("json")), 200),
+    async (c) => c.json(await saveCustomTemplate(c.var.services, c.req.valid("json")), 200),
   )
   .openapi(
     protectedRoute({
@@ -67,5 +67,5 @@ export const marketplaceRoutes = createRouter()
       request: { params: IdParam },
       responses: jsonResponse(DeletedResponse),
     }),
-    async (c) => c.json(await deleteCustomTemplate(c.var.db, c.req.valid("param").id), 200),
+    async (c) => c.json(await deleteCustomTemplate(c.var.services, c.req.valid("param").id), 200),
   );

@@ -26,5 +26,5 @@ export const validationRoutes = createRouter().openapi(
     request: { params: IdParam },
     responses: jsonResponse(z.array(ValidationResult)),
   }),
-  async (c) => c.json(await validateFlow(c.var.db, c.req.valid("param").id), 200),
+  async (c) => c.json(await validateFlow(c.var.services, c.req.valid("param").id), 200),
 );

@@ -3,11 +3,11 @@
 // {iconSrc, schema, func}. Answered in the shape Flowise's marketplace page reads.
 import { desc } from "drizzle-orm";
 import { customTemplate } from "../../db/schema";
-import type { Db } from "../../env";
 import { badRequest } from "../../errors";
 import { isObject } from "../../lib/inputs";
 import { getChatflow } from "../chatflows";
 import { type Resource, deleteRecord, insertRecord } from "../crud";
+import type { Deps } from "../deps";
 
 const templates: Resource<typeof customTemplate> = { table: customTemplate, label: "Custom template", sqlName: "custom_template" };
 
@@ -114,17 +114,19 @@ export function present(row: Row) {
   };
 }
 
-export async function listCustomTemplates(db: Db) {
+export async function listCustomTemplates(deps: Deps<"db">) {
+  const { db } = deps;
   const rows = await db.select().from(customTemplate).orderBy(desc(customTemplate.createdDate)).all();
   return rows.map(present);
 }
 
-export async function saveCustomTemplate(db: Db, input: CustomTemplateInput) {
+export async function saveCustomTemplate(deps: Deps<"db">, input: CustomTemplateInput) {
+  const { db } = deps;
   let flowData: string;
   let framework = "";
   let type = input.type;
   if (input.chatflowId) {
-    const flow = await getChatflow(db, input.chatflowId);
+    const flow = await getChatflow(deps, input.chatflowId);
     ({ flowData, framework } = exportFlow(flow.flowData));
     type ??= FLOW_TYPES[flow.type] ?? "Chatflow";
   } else if (input.tool) {
@@ -145,4 +147,4 @@ export async function saveCustomTemplate(db: Db, input: CustomTemplateInput) {
   return present(row);
 }
 
-export const deleteCustomTemplate = (db: Db, id: string) => deleteRecord(db, templates, id);
+export const deleteCustomTemplate = ({ db }: Deps<"db">, id: string) => deleteRecord(db, templates, id);

@@ -15,10 +15,10 @@ import {
   validateAgentflow,
 } from "../../engine";
 import { isObject } from "../../lib/inputs";
+import type { Deps } from "../deps";
 import { nodeDescriptor } from "../catalogue/files";
 import type { Descriptor } from "../catalogue/node-data";
 import { getChatflow } from "../chatflows";
-import type { Db } from "../../env";
 import { startSchedule } from "../schedules/start-schedule";
 import { inputIssues } from "./inputs";
 
@@ -122,8 +122,9 @@ function readGraph(flowData: string): { graph: FlowGraph; text: string; dangling
 const mentions = (reason: string, id: string) =>
   new RegExp(`(^|[^A-Za-z0-9_])${id.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}($|[^A-Za-z0-9_])`).test(reason);
 
-export async function validateFlow(db: Db, id: string): Promise<ValidationResult[]> {
-  const flow = await getChatflow(db, id);
+export async function validateFlow(deps: Deps<"db">, id: string): Promise<ValidationResult[]> {
+  const { db } = deps;
+  const flow = await getChatflow(deps, id);
   const flowEntry = (issues: string[]): ValidationResult => ({ id: flow.id, label: flow.name, name: "flow", issues });
   let read: ReturnType<typeof readGraph>;
   try {
