@@ -9,7 +9,7 @@ import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
-import type { ErrorCode } from "../../../errors";
+import { type ErrorCode, httpStatus } from "../../../errors";
 import { type OutboundEnv, OutboundRefused, outboundFetch } from "../../../lib/outbound";
 import { redact } from "../../../lib/redact";
 import { Deadline, RunAborted } from "../../../lib/run-control";
@@ -33,6 +33,11 @@ export class McpSessionError extends Error {
   ) {
     super(message);
     this.name = "McpSessionError";
+  }
+
+  /** The HTTP status of its code, for callers that read one. */
+  get status(): number {
+    return httpStatus(this.code);
   }
 }
 
