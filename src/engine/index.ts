@@ -4,7 +4,7 @@
 // One runtime per flow `type`: chatflows (and assistants), Agentflow V2, and Agentflow V1 (MULTIAGENT,
 // translated onto the V2 runtime). prepareFlow answers which kind it is: a `chatflow` runs over a
 // RunContext and a stream sink, an `agentflow` over its request and AgentflowPorts.
-import { badRequest } from "../errors";
+import { fail } from "../errors";
 import { type PreparedAgentflow, agentflowRuntime } from "./agentflow/door";
 import type { V1Outcome } from "./agentflow-v1";
 import { multiagentRuntime } from "./agentflow-v1/door";
@@ -30,7 +30,7 @@ const runtimes: Record<string, FlowRuntime<PreparedFlow>> = {
 /** The runtime of a flow type; a flow saved without one is a chatflow. */
 export function runtimeFor(type: string | null | undefined): FlowRuntime<PreparedFlow> {
   const runtime = runtimes[type || "CHATFLOW"];
-  if (!runtime) throw badRequest(`Flows of type ${type} cannot run`);
+  if (!runtime) throw fail("INVALID_FLOW", `Flows of type ${type} cannot run`);
   return runtime;
 }
 

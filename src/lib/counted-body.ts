@@ -4,7 +4,7 @@
 // and thrown away (drained) before the answer goes out: workerd closes a connection whose request
 // body is still arriving when the response is sent, and a client still sending then sees a reset
 // (ECONNRESET, EPIPE) instead of the answer.
-import { payloadTooLarge } from "../errors";
+import { fail } from "../errors";
 
 /** A route's body limit and the 413 message that names it. */
 export interface BodyLimit {
@@ -81,7 +81,7 @@ export class CountedBody {
     this.size += next.value.byteLength;
     if (this.size > this.limit.maxBytes) {
       this.over = true;
-      return controller.error(payloadTooLarge(this.limit.message));
+      return controller.error(fail("PAYLOAD_TOO_LARGE", this.limit.message));
     }
     controller.enqueue(next.value);
   }

@@ -3,7 +3,7 @@
 // to the primary, and everything it does is sequentially consistent. A client reads its own writes
 // by sending back the bookmark a response gave it (x-d1-bookmark): the session then reads from a
 // replica at least that recent.
-import { badRequest } from "../errors";
+import { fail } from "../errors";
 
 /** Sent back on every response that used D1; accepted on any request. */
 export const BOOKMARK_HEADER = "x-d1-bookmark";
@@ -17,7 +17,7 @@ export function bookmarkOf(header: string | undefined): string | undefined {
   const value = header?.trim();
   if (!value) return undefined;
   if (value.length > 256 || !BOOKMARK.test(value))
-    throw badRequest(`${BOOKMARK_HEADER} must be a bookmark a previous response gave (hex fields separated by "-")`);
+    throw fail("BAD_REQUEST", `${BOOKMARK_HEADER} must be a bookmark a previous response gave (hex fields separated by "-")`);
   return value;
 }
 

@@ -39,7 +39,7 @@ function readSimulation(env: Pick<Env, "ENVIRONMENT" | (typeof VARS)[number]>): 
   if (!set.length) return undefined;
   if (env.ENVIRONMENT !== "development") {
     throw new ApiError(
-      500,
+      "INTERNAL",
       `The worker is misconfigured: ${set.join(" and ")} ${set.length > 1 ? "are" : "is"} set, but the simulated ` +
         `D1 round trips are for ENVIRONMENT=development only (ENVIRONMENT is "${env.ENVIRONMENT ?? ""}"); ` +
         `remove ${set.length > 1 ? "them" : "it"}`,
@@ -51,7 +51,7 @@ function readSimulation(env: Pick<Env, "ENVIRONMENT" | (typeof VARS)[number]>): 
     const ms = Number(raw);
     if (!Number.isInteger(ms) || ms < 0 || ms > MAX_MS) {
       throw new ApiError(
-        500,
+        "INTERNAL",
         `The worker is misconfigured: ${name} must be a whole number of milliseconds from 0 to ${MAX_MS}, got "${raw}"`,
       );
     }

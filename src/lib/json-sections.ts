@@ -3,7 +3,7 @@
 // text (for JSON.parse), so a 50 MB export never has to be held, parsed or built in memory whole.
 // The top level is checked as JSON (object, keys, colons, commas); each record's own text is left
 // to JSON.parse. Top-level values that are not arrays (Flowise's `FileDefaultName`) are skipped.
-import { badRequest } from "../errors";
+import { ApiError } from "../errors";
 
 export interface SectionRecord {
   /** The top-level key the array is under. */
@@ -72,7 +72,7 @@ export async function* readSections(body: ReadableStream<Uint8Array>, maxRecordC
   let item = ""; // the element's text from earlier chunks
   let offset = 0; // characters read before this chunk, for messages
   const fail = (message: string, pos: number): never => {
-    throw badRequest(`The import file is not valid JSON: ${message} at character ${offset + pos}`);
+    throw new ApiError("BAD_REQUEST", `The import file is not valid JSON: ${message} at character ${offset + pos}`);
   };
   try {
     for (;;) {
@@ -81,7 +81,7 @@ export async function* readSections(body: ReadableStream<Uint8Array>, maxRecordC
       try {
         text = done ? decoder.decode() : decoder.decode(value, { stream: true });
       } catch {
-        throw badRequest("The import file is not valid UTF-8 text");
+        throw new ApiError("BAD_REQUEST", "The import file is not valid UTF-8 text");
       }
       let itemStart = at === At.InItem ? 0 : -1;
       let keyStart = at === At.InKey ? 0 : -1;
@@ -189,7 +189,7 @@ export async function* readSections(body: ReadableStream<Uint8Array>, maxRecordC
       if (at === At.InItem && itemStart >= 0) {
         item += text.slice(itemStart);
         if (item.length > maxRecordChars)
-          throw badRequest(`The import file's record ${section}[${index}] is larger than ${maxRecordChars} characters`);
+          throw new ApiError("BAD_REQUEST", `The import file's record ${section}[${index}] is larger than ${maxRecordChars} characters`);
       }
       if (at === At.InKey && keyStart >= 0) {
         key += text.slice(keyStart);
@@ -197,7 +197,10 @@ export async function* readSections(body: ReadableStream<Uint8Array>, maxRecordC
       }
       for (const record of records) {
         if (record.text.length > maxRecordChars)
-          throw badRequest(`The import file's record ${record.section}[${record.index}] is larger than ${maxRecordChars} characters`);
+          throw new ApiError(
+            "BAD_REQUEST",
+            `The import file's record ${record.section}[${record.index}] is larger than ${maxRecordChars} characters`,
+          );
         yield record;
       }
       offset += text.length;
@@ -207,7 +210,8 @@ export async function* readSections(body: ReadableStream<Uint8Array>, maxRecordC
     reader.releaseLock();
   }
   if (inString || at !== At.Done)
-    throw badRequest(
+    throw new ApiError(
+      "BAD_REQUEST",
       at === At.Start
         ? "The import file is empty: send Flowise's export file (a JSON object)"
         : "The import file is not valid JSON: it ends before its object closes",

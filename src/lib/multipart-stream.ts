@@ -1,7 +1,7 @@
 // multipart/form-data read as it arrives, part by part, never the whole body at once: a file part's
 // bytes are handed on in pieces (an upload of 100 MB goes to R2 without 100 MB in memory). Parts
 // come in order; each part's data must be read (or skipped) before the next part is reached.
-import { badRequest } from "../errors";
+import { fail } from "../errors";
 
 export interface PartHead {
   /** The form field name. */
@@ -16,7 +16,7 @@ export interface PartHead {
 export function boundaryOf(contentType: string): string {
   const m = /;\s*boundary=(?:"([^"]+)"|([^;\s]+))/i.exec(contentType);
   const boundary = m?.[1] ?? m?.[2];
-  if (!boundary || boundary.length > 200) throw badRequest("Malformed multipart/form-data body: no boundary in its Content-Type");
+  if (!boundary || boundary.length > 200) throw fail("BAD_REQUEST", "Malformed multipart/form-data body: no boundary in its Content-Type");
   return boundary;
 }
 
@@ -26,7 +26,7 @@ const DASH = 45;
 /** A part's headers may not be longer than this. */
 const MAX_HEAD = 16 * 1024;
 
-const malformed = (why: string) => badRequest(`Malformed multipart/form-data body: ${why}`);
+const malformed = (why: string) => fail("BAD_REQUEST", `Malformed multipart/form-data body: ${why}`);
 
 /** First index of `pattern` in `buf` at or after `from`, or -1. */
 function indexOf(buf: Uint8Array, pattern: Uint8Array, from = 0): number {

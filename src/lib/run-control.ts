@@ -1,7 +1,7 @@
 // How a call out of a run is bounded: the run's abort (RunAborted), one deadline per attempt (reset
 // while a stream makes progress), and at most one retry of a failure worth it (network, 5xx) before
 // anything was produced. Shared by providers, tools, the sandbox and the engine's runtimes.
-import { ApiError, gatewayTimeout } from "../errors";
+import { ApiError, fail } from "../errors";
 
 export const DEFAULT_TIMEOUT_MS = 60_000;
 
@@ -16,7 +16,7 @@ export class RunAborted extends Error {
 /** A failure worth one more attempt (network, 5xx) when nothing has been produced yet. */
 export class RetryableProviderError extends ApiError {
   constructor(message: string) {
-    super(502, message);
+    super("MODEL_FAILED", message);
   }
 }
 
@@ -110,7 +110,7 @@ export class Deadline {
   /** Maps whatever a call threw into the error the engine reports. */
   failure(err: unknown, provider: string): Error {
     if (this.aborted) return new RunAborted();
-    if (this.expired) return gatewayTimeout(`${provider} did not answer within ${Math.round(this.ms)} ms`);
+    if (this.expired) return fail("MODEL_TIMEOUT", `${provider} did not answer within ${Math.round(this.ms)} ms`);
     if (err instanceof ApiError) return err;
     const message = err instanceof Error ? err.message : String(err);
     return new RetryableProviderError(`${provider} request failed: ${message}`);

@@ -2,7 +2,7 @@ import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { AppEnv } from "../env";
 import { isDevelopment } from "../env";
-import { ApiError, ValidationError, errorBody } from "../errors";
+import { ApiError, ValidationError, errorBody, httpStatus } from "../errors";
 import { isTooBig, isUniqueViolation } from "../db/errors";
 import { errorText, redact } from "../lib/redact";
 import { workerSecretValues } from "../lib/secrets";
@@ -10,7 +10,7 @@ import { isOpenAIPath, openAIErrorBody } from "../services/openai/errors";
 
 function classify(err: unknown, c: Context<AppEnv>): { status: number; message: string } {
   if (err instanceof ValidationError) return { status: c.get("validationStatus") ?? 400, message: err.message };
-  if (err instanceof ApiError) return { status: err.status, message: err.message };
+  if (err instanceof ApiError) return { status: httpStatus(err.code), message: err.message };
   if (err instanceof HTTPException) return { status: err.status, message: err.message || "Request failed" };
   if (isTooBig(err)) return { status: 413, message: "A value in the request is too large to store" };
   if (isUniqueViolation(err, "")) return { status: 409, message: "A record with the same unique value already exists" };

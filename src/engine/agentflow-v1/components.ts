@@ -4,7 +4,7 @@
 // across requests (credentials and overrides are the request's).
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import type { StructuredToolInterface } from "@langchain/core/tools";
-import { badRequest } from "../../errors";
+import { fail } from "../../errors";
 import { moderate, moderationsOf } from "../chatflow/instances";
 import { asNodeStep, buildArgs } from "../chatflow/build";
 import { registry } from "../chatflow/registry";
@@ -57,7 +57,10 @@ export async function resolveV1(node: V1Node, rt: NodeRuntime, input: string | u
   for (const component of buildOrder(node)) {
     const def = registry.get(component.data.name);
     if (!def)
-      throw badRequest(`${ownerOf(node)} uses ${component.data.label} (${component.data.name}), which is not available in edgeflow`);
+      throw fail(
+        "UNKNOWN_NODE",
+        `${ownerOf(node)} uses ${component.data.label} (${component.data.name}), which is not available in edgeflow`,
+      );
     const args = await buildArgs(component, state, ctx);
     built.set(component.id, await asNodeStep(component, ctx, () => def.build(args)));
   }
@@ -70,7 +73,7 @@ export async function resolveV1(node: V1Node, rt: NodeRuntime, input: string | u
 /** The node's chat model (its own, else the supervisor's / seqStart's); 400 naming the node when none. */
 export function modelOf(node: V1Node, inputs: Record<string, unknown>): BaseChatModel {
   if (!isChatModel(inputs.model))
-    throw badRequest(`${ownerOf(node)} needs a chat model: connect one to it or to the Start / Supervisor node`);
+    throw fail("INVALID_FLOW", `${ownerOf(node)} needs a chat model: connect one to it or to the Start / Supervisor node`);
   return inputs.model;
 }
 
@@ -91,6 +94,6 @@ export async function moderated(node: V1Node, inputs: Record<string, unknown>, q
   const moderations = moderationsOf(inputs.inputModeration);
   if (!moderations.length || question === undefined) return question;
   const verdict = await moderate(question, moderations);
-  if ("refusal" in verdict) throw badRequest(`${ownerOf(node)}: input moderation: ${verdict.refusal}`);
+  if ("refusal" in verdict) throw fail("INVALID_INPUT", `${ownerOf(node)}: input moderation: ${verdict.refusal}`);
   return verdict.question;
 }

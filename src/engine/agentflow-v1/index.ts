@@ -2,7 +2,7 @@
 // (translate.ts) and runs on the V2 executor, with its checkpoints, executions and humanInput
 // resume. This module adds what V1 answers: agentReasoning, every step's tools and documents, the
 // V1 approval action, and Flowise's V1 stream frames.
-import { badRequest } from "../../errors";
+import { fail } from "../../errors";
 import type { FlowGraph } from "../core/types";
 import { runAgentflow } from "../agentflow";
 import type { AgentflowGraph, AgentflowOutcome, AgentflowPorts, AgentflowRequest } from "../agentflow/types";
@@ -31,7 +31,7 @@ export function multiagentFault(graph: FlowGraph): string | undefined {
 export function loadMultiagent(graph: FlowGraph): AgentflowGraph {
   const { graph: translated, errors } = translateV1(graph);
   if (!errors.length) errors.push(...validateAgentflow(translated).errors);
-  if (errors.length) throw badRequest(`This multi-agent flow cannot run: ${errors.join("; ")}`);
+  if (errors.length) throw fail("INVALID_FLOW", `This multi-agent flow cannot run: ${errors.join("; ")}`);
   return translated;
 }
 

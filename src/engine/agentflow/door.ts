@@ -2,7 +2,7 @@
 // graph once (the save-time warning and the prediction's 400 come from here), and the prepared
 // flow runs through runAgentflow with the ports its caller gives — executions (checkpoint),
 // stored history, Execute Flow (runFlow), frames. src/services/runs is that caller.
-import { badRequest } from "../../errors";
+import { fail } from "../../errors";
 import type { FlowRuntime } from "../core/flow-runtime";
 import type { FlowGraph } from "../core/types";
 import { runAgentflow } from "./index";
@@ -19,7 +19,7 @@ export interface PreparedAgentflow<O extends AgentflowOutcome = AgentflowOutcome
 
 function check(graph: FlowGraph): AgentflowGraph {
   const { errors } = validateAgentflow(graph as AgentflowGraph);
-  if (errors.length) throw badRequest(`This agentflow cannot run: ${errors.join("; ")}`);
+  if (errors.length) throw fail("INVALID_FLOW", `This agentflow cannot run: ${errors.join("; ")}`);
   return graph as AgentflowGraph;
 }
 

@@ -3,7 +3,7 @@
 // results are committed in start order (executed data, state, chat history, events, a checkpoint
 // after every node), which keeps the stored trace and the stream deterministic. A Human Input (or a
 // tool awaiting approval) pauses the run; a Loop queues its target again until its count is used up.
-import { ApiError } from "../../errors";
+import { fail } from "../../errors";
 import { RunAborted } from "../../lib/run-control";
 import type { FlowMap } from "./graph";
 import { type SubRunInit, iterate } from "./iteration";
@@ -139,7 +139,7 @@ export class AgentflowExecutor {
 
   private async execute(node: AgentflowNode, emit: NodeEmitter) {
     if (++this.shared.steps.count > MAX_STEPS) {
-      throw new ApiError(400, `Maximum iteration limit reached: the flow ran ${MAX_STEPS} nodes (a loop without a reachable end?)`);
+      throw fail("NODE_FAILED", `Maximum iteration limit reached: the flow ran ${MAX_STEPS} nodes (a loop without a reachable end?)`);
     }
     if (this.controller.signal.aborted) throw new RunAborted();
     const def = agentflowNodes.get(node.data.name)!;
@@ -317,7 +317,7 @@ export class AgentflowExecutor {
     const node = this.map.nodes.get(stuck.nodeId)!;
     throw new NodeFailure(
       node,
-      new ApiError(400, `${node.data.label} (${node.id}) never ran: it waits for ${stuck.missing.join(", ")}, which did not run`),
+      fail("INVALID_FLOW", `${node.data.label} (${node.id}) never ran: it waits for ${stuck.missing.join(", ")}, which did not run`),
     );
   }
 }

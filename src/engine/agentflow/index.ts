@@ -1,6 +1,6 @@
 // Agentflow V2 runtime: the entry points the prediction and chatflow services use (types.ts has
 // the seam). runAgentflow runs a parsed `type: AGENTFLOW` graph for one request, new or resumed.
-import { badRequest } from "../../errors";
+import { fail } from "../../errors";
 import { EventStream } from "./events";
 import { FlowMap } from "./graph";
 import { agentflowNodes } from "./nodes/registry";
@@ -19,9 +19,9 @@ export type * from "./types";
 
 export async function runAgentflow(graph: AgentflowGraph, request: AgentflowRequest, ports: AgentflowPorts): Promise<AgentflowOutcome> {
   const { errors } = validateAgentflow(graph);
-  if (errors.length) throw badRequest(`This agentflow cannot run: ${errors.join("; ")}`);
+  if (errors.length) throw fail("INVALID_FLOW", `This agentflow cannot run: ${errors.join("; ")}`);
   if (request.question && isObject(request.form) && Object.keys(request.form).length)
-    throw badRequest("Question and form cannot be provided at the same time");
+    throw fail("INVALID_INPUT", "Question and form cannot be provided at the same time");
 
   const map = FlowMap.top(graph);
   const start = [...map.nodes.values()].find((n) => agentflowNodes.get(n.data.name)?.start)!;

@@ -1,7 +1,7 @@
 // Where a run starts (AGENTFLOW.md §4.2, §7.2): a new run at the Start node, with the persisted
 // state and the form of the session's previous execution when asked for; or a resume at the
 // paused node of a stored execution, with that execution's data, state and form.
-import { badRequest } from "../../errors";
+import { fail } from "../../errors";
 import type { FlowMap } from "./graph";
 import { agentflowNodes } from "./nodes/registry";
 import type { FlowState } from "./state";
@@ -52,14 +52,16 @@ export function startPoint(map: FlowMap, start: AgentflowNode, request: Agentflo
   // An ERROR right after the pause (a failed resume) is dropped: the resume is retried.
   if (data.length >= 2 && data.at(-1)!.status === "ERROR" && data.at(-2)!.status === "STOPPED") data = data.slice(0, -1);
   const humanInput = resume.humanInput;
-  if (humanInput?.type !== "proceed" && humanInput?.type !== "reject") throw badRequest('humanInput.type must be "proceed" or "reject"');
+  if (humanInput?.type !== "proceed" && humanInput?.type !== "reject")
+    throw fail("INVALID_INPUT", 'humanInput.type must be "proceed" or "reject"');
   const stopped = [...data].reverse().find((e) => e.status === "STOPPED");
   const startNodeId = humanInput.startNodeId || stopped?.nodeId;
-  if (!startNodeId) throw badRequest(`Execution ${resume.executionId} has no paused node to resume`);
+  if (!startNodeId) throw fail("INVALID_INPUT", `Execution ${resume.executionId} has no paused node to resume`);
   const latest = [...data].reverse().find((e) => e.nodeId === startNodeId);
-  if (!latest) throw badRequest(`Node ${startNodeId} not found in execution ${resume.executionId}`);
-  if (latest.status !== "STOPPED") throw badRequest(`Node ${startNodeId} of execution ${resume.executionId} is not waiting for input`);
-  if (!map.nodes.has(startNodeId)) throw badRequest(`Node ${startNodeId} is no longer in this agentflow`);
+  if (!latest) throw fail("INVALID_INPUT", `Node ${startNodeId} not found in execution ${resume.executionId}`);
+  if (latest.status !== "STOPPED")
+    throw fail("INVALID_INPUT", `Node ${startNodeId} of execution ${resume.executionId} is not waiting for input`);
+  if (!map.nodes.has(startNodeId)) throw fail("INVALID_INPUT", `Node ${startNodeId} is no longer in this agentflow`);
   return {
     startNodeId,
     state: lastState(data),

@@ -6,7 +6,7 @@
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { type AIMessage, type BaseMessage, SystemMessage } from "@langchain/core/messages";
 import { z } from "zod";
-import { badGateway, badRequest } from "../../errors";
+import { fail } from "../../errors";
 import { contentText } from "../../providers/chat/messages";
 import { modelFailure } from "../core/errors";
 import { jsonSchemaOf } from "../core/zod-dsl";
@@ -101,7 +101,7 @@ export function structuredSchema(raw: unknown, owner: string): z.ZodObject | und
           try {
             item = fromJsonSpec(JSON.parse(row.jsonSchema));
           } catch (err) {
-            throw badRequest(`${owner}: the JSON schema of structured output ${key} is not valid JSON (${errorMessage(err)})`);
+            throw fail("INVALID_FLOW", `${owner}: the JSON schema of structured output ${key} is not valid JSON (${errorMessage(err)})`);
           }
         }
         field = z.array(item);
@@ -161,7 +161,7 @@ export async function invokeStructured(
     try {
       value = jsonIn(text);
     } catch (err) {
-      throw badGateway(`${owner}: the model's structured output does not parse (${errorMessage(err)}): ${text.slice(0, 300)}`);
+      throw fail("MODEL_FAILED", `${owner}: the model's structured output does not parse (${errorMessage(err)}): ${text.slice(0, 300)}`);
     }
   }
   const checked = schema.safeParse(value);
@@ -170,7 +170,8 @@ export async function invokeStructured(
       .slice(0, 5)
       .map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`)
       .join("; ");
-    throw badGateway(
+    throw fail(
+      "MODEL_FAILED",
       `${owner}: the model's structured output does not fit the schema (${problems}): ${JSON.stringify(value).slice(0, 300)}`,
     );
   }

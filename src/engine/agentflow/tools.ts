@@ -2,7 +2,7 @@
 // stored tool run in the QuickJS sandbox — …), and knowledge as retriever tools: a document store
 // (`"<storeId>:<name>"`) or a vector store + embeddings, each a tool named after the knowledge.
 import type { StructuredToolInterface } from "@langchain/core/tools";
-import { badRequest } from "../../errors";
+import { fail } from "../../errors";
 import type { RunContext } from "../core/ports";
 import type { SourceDocument } from "../core/types";
 import { supportedTools } from "../tools/registry";
@@ -16,13 +16,13 @@ const agentflowToolNames = (): string[] => supportedTools().filter((n) => !NOT_A
 
 /** The tool(s) a component builds (a toolkit builds several). */
 export async function selectedTools(ctx: RunContext, name: unknown, config: unknown, owner: string): Promise<StructuredToolInterface[]> {
-  if (typeof name !== "string" || !name.trim()) throw badRequest(`${owner} needs a tool: choose one`);
+  if (typeof name !== "string" || !name.trim()) throw fail("INVALID_FLOW", `${owner} needs a tool: choose one`);
   if (NOT_AGENTFLOW_TOOLS.has(name))
-    throw badRequest(`${owner}: ${name} cannot be used in an agentflow (available: ${agentflowToolNames().join(", ")})`);
+    throw fail("UNKNOWN_NODE", `${owner}: ${name} cannot be used in an agentflow (available: ${agentflowToolNames().join(", ")})`);
   const built: unknown = await tool(ctx, name, config, owner, agentflowToolNames);
   const list = (Array.isArray(built) ? built : [built]) as StructuredToolInterface[];
   if (!list.every((t) => t && typeof t.invoke === "function" && typeof t.name === "string"))
-    throw badRequest(`${owner}: ${name} did not build a tool`);
+    throw fail("INVALID_FLOW", `${owner}: ${name} did not build a tool`);
   return list;
 }
 
@@ -56,7 +56,7 @@ async function retrieverTool(
 export async function storeRetriever(ctx: RunContext, ref: unknown, owner: string): Promise<{ retriever: unknown; name: string }> {
   const text = typeof ref === "string" ? ref : "";
   const [storeId, ...rest] = text.split(":");
-  if (!storeId?.trim()) throw badRequest(`${owner} needs a document store (documentStore "<id>:<name>")`);
+  if (!storeId?.trim()) throw fail("INVALID_FLOW", `${owner} needs a document store (documentStore "<id>:<name>")`);
   return { retriever: await documentStoreRetriever(ctx, storeId.trim(), owner), name: rest.join(":") || storeId };
 }
 

@@ -50,5 +50,5 @@ export const statusOf = (err: unknown): number => (err instanceof ApiError ? err
 export function prefixed(prefix: string, err: unknown): Error {
   if (err instanceof RunAborted) return err;
   const message = `${prefix}${errorMessage(err)}`;
-  return err instanceof ApiError ? new ApiError(err.status, message) : new ApiError(400, message);
+  return err instanceof ApiError ? new ApiError(err.code, message) : new ApiError("NODE_FAILED", message);
 }

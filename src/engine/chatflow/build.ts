@@ -1,6 +1,6 @@
 // Building one node of a chatflow: its inputs resolved, then its registry entry's build (or, for
 // the vector store an upsert targets, its upsert). Shared by prediction (./run.ts) and upsert.
-import { ApiError, badRequest } from "../../errors";
+import { ApiError, fail } from "../../errors";
 import { RunAborted } from "../../lib/run-control";
 import type { RunContext } from "../core/ports";
 import { type ResolveState, resolveInputs } from "../core/resolve";
@@ -18,7 +18,7 @@ const outputOf = (node: FlowNode): string | undefined => {
 async function answer(instance: unknown, ctx: RunContext): Promise<string> {
   const kind = instance && typeof instance === "object" ? (instance as { kind?: unknown }).kind : undefined;
   const def = typeof kind === "string" ? registry.get(kind) : undefined;
-  if (!def?.run) throw badRequest(`a ${String(kind)} cannot answer as a tool`);
+  if (!def?.run) throw fail("INVALID_FLOW", `a ${String(kind)} cannot answer as a tool`);
   return (await def.run(instance, { ctx })).text ?? "";
 }
 
@@ -30,7 +30,7 @@ export async function buildArgs(node: FlowNode, state: ResolveState, ctx: RunCon
 
 export function definitionOf(node: FlowNode): NodeDefinition {
   const def = registry.get(node.data.name);
-  if (!def) throw badRequest(`This chatflow uses nodes that are not supported yet: ${node.data.name}`);
+  if (!def) throw fail("UNKNOWN_NODE", `This chatflow uses nodes that are not supported yet: ${node.data.name}`);
   return def;
 }
 
@@ -47,5 +47,5 @@ export async function asNodeStep<T>(node: FlowNode, ctx: RunContext, step: () =>
 function asApiError(err: unknown, node: FlowNode): Error {
   if (err instanceof ApiError || err instanceof RunAborted) return err;
   const message = errorMessage(err);
-  return new ApiError(500, `${node.data.label} (${node.data.name}) failed: ${message}`);
+  return fail("INTERNAL", `${node.data.label} (${node.data.name}) failed: ${message}`);
 }

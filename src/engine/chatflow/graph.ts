@@ -1,5 +1,5 @@
 // A chatflow graph: which node answers (the ending node) and which nodes to build first.
-import { badRequest } from "../../errors";
+import { fail } from "../../errors";
 import { isStickyNote, referencedIds } from "../core/flow-data";
 import type { FlowGraph, FlowNode } from "../core/types";
 import { registry } from "./registry";
@@ -79,7 +79,7 @@ export function planRun(graph: FlowGraph): RunPlan {
   const up = upstreamMap(graph, live);
 
   const cyclic = cycleNodes(nodes, up);
-  if (cyclic.length) throw badRequest(`flowData has a cycle through nodes: ${cyclic.map((n) => n.id).join(", ")}`);
+  if (cyclic.length) throw fail("INVALID_FLOW", `flowData has a cycle through nodes: ${cyclic.map((n) => n.id).join(", ")}`);
 
   const hasOutgoing = new Set<string>();
   const hasIncoming = new Set<string>();
@@ -95,7 +95,7 @@ export function planRun(graph: FlowGraph): RunPlan {
   );
   // Several candidates: the last one in the graph answers, as Flowise does.
   const ending = endings[endings.length - 1];
-  if (!ending) throw badRequest(NO_ENDING_NODE);
+  if (!ending) throw fail("INVALID_FLOW", NO_ENDING_NODE);
 
   // Ancestors of the ending node. An upsert-only node (a loader feeding a vector store) is not
   // built on prediction, nor is anything that only it needs.
@@ -129,7 +129,7 @@ export function dependencyOrder(nodes: FlowNode[], up: Map<string, string[]>, ne
   const remaining = nodes.filter((n) => needed.has(n.id));
   while (remaining.length) {
     const i = remaining.findIndex((n) => (up.get(n.id) ?? []).every((s) => done.has(s) || !needed.has(s)));
-    if (i < 0) throw badRequest(`flowData has a cycle through nodes: ${remaining.map((n) => n.id).join(", ")}`);
+    if (i < 0) throw fail("INVALID_FLOW", `flowData has a cycle through nodes: ${remaining.map((n) => n.id).join(", ")}`);
     const [next] = remaining.splice(i, 1);
     order.push(next);
     done.add(next.id);

@@ -2,7 +2,7 @@
 // (a chain takes a prompt, a memory, an output parser, moderations, a chat model).
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import type { BaseMessage } from "@langchain/core/messages";
-import { badRequest } from "../../errors";
+import { fail } from "../../errors";
 import type { PromptTemplates } from "../core/prompting";
 import type { ChatTurn } from "../core/types";
 import { asList } from "../core/inputs";
@@ -82,7 +82,7 @@ export const isChatModel = (v: unknown): v is BaseChatModel =>
 
 /** The chat model an input must hold, or a 400 naming the node and input. */
 export function requireChatModel(value: unknown, label: string, input = "model"): BaseChatModel {
-  if (!isChatModel(value)) throw badRequest(`${label} needs a chat model connected to its ${input} input`);
+  if (!isChatModel(value)) throw fail("INVALID_FLOW", `${label} needs a chat model connected to its ${input} input`);
   return value;
 }
 

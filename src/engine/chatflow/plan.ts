@@ -1,7 +1,7 @@
 // A chatflow's plan, computed once per run and carried: the parsed graph, the ending node and the
 // build order, and whether the ending node streams (the run door decides JSON vs event
 // stream from it before the run starts; the run then streams exactly when it said so).
-import { badRequest } from "../../errors";
+import { fail } from "../../errors";
 import type { FlowGraph, FlowNode } from "../core/types";
 import { type RunPlan, planRun, unsupportedNodes } from "./graph";
 import { registry } from "./registry";
@@ -24,7 +24,7 @@ function endingStreams(ending: FlowNode, graph: FlowGraph): boolean {
  */
 export function planChatflow(graph: FlowGraph): ChatflowPlan {
   const unknown = unsupportedNodes(graph);
-  if (unknown.length) throw badRequest(`This chatflow uses nodes edgeflow does not support: ${unknown.join(", ")}`);
+  if (unknown.length) throw fail("UNKNOWN_NODE", `This chatflow uses nodes edgeflow does not support: ${unknown.join(", ")}`);
   const run = planRun(graph);
   return { graph, run, streamable: endingStreams(run.ending, graph) };
 }

@@ -1,7 +1,7 @@
 // Runs a planned chatflow: build each node from its resolved inputs, then let the ending node
 // answer the question — streaming tokens to the sink as the model makes them when the plan says
 // the flow streams.
-import { badRequest } from "../../errors";
+import { fail } from "../../errors";
 import { checkAborted } from "../core/errors";
 import type { RunContext } from "../core/ports";
 import type { RunResult, SourceDocument, StreamSink } from "../core/types";
@@ -33,7 +33,7 @@ export async function runChatflow(plan: ChatflowPlan, ctx: RunContext, sink?: St
 
   checkAborted(ctx);
   const def = definitionOf(run.ending);
-  if (!def.run) throw badRequest(`${run.ending.data.label} (${run.ending.data.name}) cannot answer a question`);
+  if (!def.run) throw fail("INVALID_FLOW", `${run.ending.data.label} (${run.ending.data.name}) cannot answer a question`);
   const streamTo = sink && plan.streamable ? sink : undefined;
   const answer = await asNodeStep(run.ending, ctx, () => def.run!(built.get(run.ending.id), { ctx, sink: streamTo }));
   const sourceDocuments = answer.sourceDocuments ?? (found.length ? distinct(found) : undefined);

@@ -1,7 +1,7 @@
 // Upserting a chatflow's vector store (POST /vector/upsert): the branch that ends at one vector
 // store node — its loaders, their splitters, its embeddings, its record manager — is built (the
 // loaders run, unlike on prediction), then the vector store indexes what its loaders gave.
-import { badRequest } from "../../errors";
+import { fail } from "../../errors";
 import { checkAborted } from "../core/errors";
 import { isStickyNote, parseFlowData } from "../core/flow-data";
 import type { RunContext } from "../core/ports";
@@ -34,24 +34,32 @@ function planUpsert(graph: FlowGraph, stopNodeId?: string): UpsertPlan {
   if (stopNodeId) {
     const node = graph.nodes.find((n) => n.id === stopNodeId);
     const known = stores.length ? `; its vector stores are: ${describe(stores)}` : "";
-    if (!node) throw badRequest(`stopNodeId ${stopNodeId} is not a node of this chatflow${known}`);
+    if (!node) throw fail("INVALID_INPUT", `stopNodeId ${stopNodeId} is not a node of this chatflow${known}`);
     if (!stores.includes(node))
-      throw badRequest(`stopNodeId ${stopNodeId} (${node.data.name}) is not a vector store this chatflow can upsert into${known}`);
+      throw fail(
+        "INVALID_INPUT",
+        `stopNodeId ${stopNodeId} (${node.data.name}) is not a vector store this chatflow can upsert into${known}`,
+      );
     if (!fed.includes(node))
-      throw badRequest(`${node.data.label} (${node.id}) has no document loader connected to its document input: nothing to upsert`);
+      throw fail(
+        "INVALID_FLOW",
+        `${node.data.label} (${node.id}) has no document loader connected to its document input: nothing to upsert`,
+      );
     target = node;
   } else if (fed.length === 1) {
     target = fed[0];
   } else if (fed.length > 1) {
-    throw badRequest(
+    throw fail(
+      "INVALID_INPUT",
       `This chatflow has ${fed.length} vector stores fed by document loaders: ${describe(fed)}. Give stopNodeId to choose one`,
     );
   } else if (stores.length) {
-    throw badRequest(
+    throw fail(
+      "INVALID_FLOW",
       `No vector store of this chatflow has a document loader connected to its document input (${describe(stores)}): nothing to upsert`,
     );
   } else {
-    throw badRequest("This chatflow has no vector store to upsert into: upsert needs a document loader → vector store branch");
+    throw fail("INVALID_FLOW", "This chatflow has no vector store to upsert into: upsert needs a document loader → vector store branch");
   }
 
   const nodes = graph.nodes.filter((n) => !isStickyNote(n));
@@ -74,7 +82,7 @@ function planUpsert(graph: FlowGraph, stopNodeId?: string): UpsertPlan {
 /** Names of the branch's nodes that no registry entry builds (400 before anything runs). */
 export function assertUpsertSupported(plan: UpsertPlan): void {
   const unsupported = unsupportedNodes({ nodes: plan.order, edges: [] });
-  if (unsupported.length) throw badRequest(`This chatflow uses nodes that are not supported yet: ${unsupported.join(", ")}`);
+  if (unsupported.length) throw fail("UNKNOWN_NODE", `This chatflow uses nodes that are not supported yet: ${unsupported.join(", ")}`);
 }
 
 /** Builds the branch (loaders read and split their files) and upserts into its vector store. */

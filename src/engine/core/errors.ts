@@ -1,6 +1,6 @@
 // How a run fails: an abort stays an abort (RunAborted, name "AbortError"); a model or provider
 // failure is a 502/504 ApiError; anything else keeps its ApiError status.
-import { ApiError, badGateway } from "../../errors";
+import { ApiError, fail } from "../../errors";
 import { RunAborted } from "../../lib/run-control";
 import type { RunContext } from "./ports";
 import { errorMessage } from "../../lib/error-message";
@@ -14,5 +14,5 @@ export function modelFailure(err: unknown, ctx: Pick<RunContext, "signal">): Err
   if (ctx.signal?.aborted) return new RunAborted();
   if (err instanceof ApiError || err instanceof RunAborted) return err;
   if (err instanceof Error && err.name === "AbortError") return new RunAborted();
-  return badGateway(`Model call failed: ${errorMessage(err)}`);
+  return fail("MODEL_FAILED", `Model call failed: ${errorMessage(err)}`);
 }

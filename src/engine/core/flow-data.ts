@@ -1,5 +1,5 @@
 // flowData (a JSON string, as Flowise exports it) → a checked graph. Both runtimes read it.
-import { badRequest } from "../../errors";
+import { fail } from "../../errors";
 import { isObject } from "./inputs";
 import type { FlowEdge, FlowGraph, FlowNode } from "./types";
 import { errorMessage } from "../../lib/error-message";
@@ -14,24 +14,24 @@ export function parseFlowData(flowData: string): FlowGraph {
   try {
     parsed = JSON.parse(flowData);
   } catch (err) {
-    throw badRequest(`flowData is not valid JSON: ${errorMessage(err)}`);
+    throw fail("INVALID_FLOW", `flowData is not valid JSON: ${errorMessage(err)}`);
   }
-  if (!isObject(parsed)) throw badRequest("flowData must be a JSON object with a nodes array");
-  if (!Array.isArray(parsed.nodes)) throw badRequest("flowData has no nodes array");
+  if (!isObject(parsed)) throw fail("INVALID_FLOW", "flowData must be a JSON object with a nodes array");
+  if (!Array.isArray(parsed.nodes)) throw fail("INVALID_FLOW", "flowData has no nodes array");
   if (parsed.edges !== undefined && parsed.edges !== null && !Array.isArray(parsed.edges))
-    throw badRequest("flowData edges must be an array");
+    throw fail("INVALID_FLOW", "flowData edges must be an array");
 
   const ids = new Set<string>();
   const nodes: FlowNode[] = parsed.nodes.map((raw: unknown, i: number) => {
-    if (!isObject(raw)) throw badRequest(`flowData node #${i + 1} is not an object`);
+    if (!isObject(raw)) throw fail("INVALID_FLOW", `flowData node #${i + 1} is not an object`);
     const data = raw.data;
     const id = typeof raw.id === "string" && raw.id ? raw.id : isObject(data) && typeof data.id === "string" ? data.id : "";
-    if (!id) throw badRequest(`flowData node #${i + 1} has no id`);
-    if (!isObject(data) || typeof data.name !== "string" || !data.name) throw badRequest(`flowData node ${id} has no data.name`);
-    if (ids.has(id)) throw badRequest(`flowData has two nodes with id ${id}`);
+    if (!id) throw fail("INVALID_FLOW", `flowData node #${i + 1} has no id`);
+    if (!isObject(data) || typeof data.name !== "string" || !data.name) throw fail("INVALID_FLOW", `flowData node ${id} has no data.name`);
+    if (ids.has(id)) throw fail("INVALID_FLOW", `flowData has two nodes with id ${id}`);
     ids.add(id);
     if (data.inputs !== undefined && data.inputs !== null && !isObject(data.inputs))
-      throw badRequest(`flowData node ${id} has inputs that are not an object`);
+      throw fail("INVALID_FLOW", `flowData node ${id} has inputs that are not an object`);
     return {
       ...(raw as object),
       id,
@@ -47,10 +47,10 @@ export function parseFlowData(flowData: string): FlowGraph {
 
   const edges: FlowEdge[] = ((parsed.edges as unknown[] | undefined) ?? []).map((raw, i) => {
     if (!isObject(raw) || typeof raw.source !== "string" || typeof raw.target !== "string") {
-      throw badRequest(`flowData edge #${i + 1} needs a source and a target`);
+      throw fail("INVALID_FLOW", `flowData edge #${i + 1} needs a source and a target`);
     }
     for (const end of [raw.source, raw.target]) {
-      if (!ids.has(end)) throw badRequest(`flowData edge #${i + 1} refers to a node that does not exist: ${end}`);
+      if (!ids.has(end)) throw fail("INVALID_FLOW", `flowData edge #${i + 1} refers to a node that does not exist: ${end}`);
     }
     return raw as unknown as FlowEdge;
   });

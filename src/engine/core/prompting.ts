@@ -3,7 +3,7 @@
 // takes the question; an output parser's format instructions go after the (system) template.
 import { ChatPromptTemplate, PromptTemplate } from "@langchain/core/prompts";
 import { type BaseMessage, HumanMessage } from "@langchain/core/messages";
-import { badRequest } from "../../errors";
+import { fail } from "../../errors";
 import { instanceText } from "./resolve";
 import { errorMessage } from "../../lib/error-message";
 
@@ -25,7 +25,7 @@ function template(text: string, label: string): PromptTemplate {
   try {
     return PromptTemplate.fromTemplate(text);
   } catch (err) {
-    throw badRequest(`${label}: the template cannot be parsed (${errorMessage(err)}); write literal braces as {{ and }}`);
+    throw fail("INVALID_FLOW", `${label}: the template cannot be parsed (${errorMessage(err)}); write literal braces as {{ and }}`);
   }
 }
 
@@ -48,7 +48,7 @@ function templateValues(
     else values[name] = instanceText(v);
   }
   if (missing.length === 1) values[missing[0]] = question;
-  else if (missing.length > 1) throw badRequest(`${label}: please provide Prompt Values for: ${missing.join(", ")}`);
+  else if (missing.length > 1) throw fail("INVALID_FLOW", `${label}: please provide Prompt Values for: ${missing.join(", ")}`);
   return values;
 }
 
@@ -57,7 +57,7 @@ export async function promptMessages(prompt: PromptTemplates, question: string, 
   const extra = formatInstructions !== undefined ? { [FORMAT]: formatInstructions } : {};
   if (prompt.type === "string") {
     const text = prompt.template ?? "";
-    if (!text.trim()) throw badRequest(`${prompt.label}: the template is empty`);
+    if (!text.trim()) throw fail("INVALID_FLOW", `${prompt.label}: the template is empty`);
     const t = template(withFormat(text, formatInstructions), prompt.label);
     const values = templateValues(t.inputVariables, prompt.promptValues, question, prompt.label);
     return [new HumanMessage(await t.format({ ...values, ...extra }))];

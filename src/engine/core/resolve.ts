@@ -2,7 +2,7 @@
 // references (whole strings, list items, inside JSON params), then the text variables
 // {{question}}, {{chat_history}} (only in params that accept variables, as Flowise does),
 // {{$vars.<name>}} and {{$flow.sessionId|chatId|chatflowId|input}}.
-import { badRequest } from "../../errors";
+import { fail } from "../../errors";
 import { isObject } from "./inputs";
 import type { RunContext } from "./ports";
 import { refId } from "./refs";
@@ -52,7 +52,8 @@ export async function resolveInputs(node: FlowNode, state: ResolveState, ctx: Ru
     if (state.skipped.has(id)) return SKIP;
     if (state.built.has(id)) return state.built.get(id);
     const exists = state.graph.nodes.some((n) => n.id === id);
-    throw badRequest(
+    throw fail(
+      "INVALID_FLOW",
       exists
         ? `Node ${node.id} input ${key} refers to node ${id}, which is not built before it`
         : `Node ${node.id} input ${key} refers to node ${id}, which does not exist`,
@@ -90,7 +91,7 @@ export async function resolveInputs(node: FlowNode, state: ResolveState, ctx: Ru
         try {
           parsed = JSON.parse(value);
         } catch {
-          throw badRequest(`Node ${node.data.label} (${node.id}): ${key} is not valid JSON`);
+          throw fail("INVALID_FLOW", `Node ${node.data.label} (${node.id}): ${key} is not valid JSON`);
         }
         return resolve(parsed, key);
       }

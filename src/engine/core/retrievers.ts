@@ -3,7 +3,7 @@
 import type { DocumentInterface } from "@langchain/core/documents";
 import type { BaseRetrieverInterface } from "@langchain/core/retrievers";
 import type { VectorStore } from "@langchain/core/vectorstores";
-import { ApiError, badGateway, badRequest } from "../../errors";
+import { ApiError, fail } from "../../errors";
 import { RunAborted } from "../../lib/run-control";
 import type { RunContext } from "./ports";
 import type { SourceDocument } from "./types";
@@ -26,7 +26,7 @@ const isRetriever = (v: unknown): v is BaseRetrieverInterface =>
 export function requireRetriever(value: unknown, label: string, input: string): BaseRetrieverInterface {
   if (isRetriever(value)) return value;
   if (isVectorStore(value)) return value.asRetriever(4);
-  throw badRequest(`${label} needs a retriever (a vector store node, or a document store) connected to its ${input} input`);
+  throw fail("INVALID_FLOW", `${label} needs a retriever (a vector store node, or a document store) connected to its ${input} input`);
 }
 
 /** The retriever's documents for a query; an unexpected failure is the provider's (502). */
@@ -36,7 +36,7 @@ export async function retrieve(retriever: BaseRetrieverInterface, query: string,
   } catch (err) {
     if (ctx.signal?.aborted) throw new RunAborted();
     if (err instanceof ApiError || err instanceof RunAborted) throw err;
-    throw badGateway(`Retrieval failed: ${errorMessage(err)}`);
+    throw fail("UPSTREAM_FAILED", `Retrieval failed: ${errorMessage(err)}`);
   }
 }
 

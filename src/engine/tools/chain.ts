@@ -1,7 +1,7 @@
 // chainTool: a chain (llmChain, conversationChain, …) answering the tool's `input`.
 import { DynamicStructuredTool } from "@langchain/core/tools";
 import { z } from "zod";
-import { badRequest } from "../../errors";
+import { fail } from "../../errors";
 import { bool, isObject, str } from "../core/inputs";
 import { toolName } from "./names";
 import type { ToolDeps } from "./types";
@@ -9,11 +9,11 @@ import type { ToolDeps } from "./types";
 export async function chainTool(inputs: Record<string, unknown>, { ctx, label, answer }: ToolDeps): Promise<DynamicStructuredTool> {
   const chain = inputs.baseChain;
   const kind = isObject(chain) && typeof chain.kind === "string" ? chain.kind : undefined;
-  if (!kind) throw badRequest(`${label} needs a chain connected to its baseChain input`);
+  if (!kind) throw fail("INVALID_FLOW", `${label} needs a chain connected to its baseChain input`);
   const name = str(inputs.name);
   const description = str(inputs.description);
-  if (!name) throw badRequest(`${label} needs a name`);
-  if (!description) throw badRequest(`${label} needs a description (the model reads it to decide when to use the tool)`);
+  if (!name) throw fail("INVALID_FLOW", `${label} needs a name`);
+  if (!description) throw fail("INVALID_FLOW", `${label} needs a description (the model reads it to decide when to use the tool)`);
   return new DynamicStructuredTool({
     name: toolName(name),
     description,

@@ -3,7 +3,7 @@
 // `$name` variables, plus `$vars` and `$flow`.
 import { DynamicStructuredTool } from "@langchain/core/tools";
 import { z } from "zod";
-import { badRequest } from "../../errors";
+import { fail } from "../../errors";
 import { checkFunctionSyntax } from "../../sandbox";
 import { bool, isObject, str } from "../core/inputs";
 import type { RunContext, StoredTool } from "../core/ports";
@@ -40,7 +40,8 @@ function fieldSchema(field: Field, where: string): z.ZodType {
       schema = z.record(z.string(), z.any());
       break;
     default:
-      throw badRequest(
+      throw fail(
+        "INVALID_FLOW",
         `${where}: argument ${field.property} has type "${field.type}", not one of string, number, integer, boolean, date, array, object`,
       );
   }
@@ -55,7 +56,7 @@ function fieldsOf(raw: string | null | undefined, where: string): Field[] {
   try {
     parsed = JSON.parse(raw);
   } catch (err) {
-    throw badRequest(`${where}: its schema is not valid JSON (${errorMessage(err)})`);
+    throw fail("INVALID_FLOW", `${where}: its schema is not valid JSON (${errorMessage(err)})`);
   }
   if (isObject(parsed) && isObject(parsed.properties)) {
     const required = new Set(Array.isArray(parsed.required) ? parsed.required.map(String) : []);
@@ -69,10 +70,10 @@ function fieldsOf(raw: string | null | undefined, where: string): Field[] {
       };
     });
   }
-  if (!Array.isArray(parsed)) throw badRequest(`${where}: its schema must be a list of {property, type, description, required}`);
+  if (!Array.isArray(parsed)) throw fail("INVALID_FLOW", `${where}: its schema must be a list of {property, type, description, required}`);
   const fields = parsed.map((item, n) => {
     if (!isObject(item) || typeof item.property !== "string" || !item.property.trim()) {
-      throw badRequest(`${where}: schema entry #${n + 1} needs a property name`);
+      throw fail("INVALID_FLOW", `${where}: schema entry #${n + 1} needs a property name`);
     }
     return {
       property: item.property.trim(),
@@ -83,7 +84,7 @@ function fieldsOf(raw: string | null | undefined, where: string): Field[] {
   });
   const seen = new Set<string>();
   for (const f of fields) {
-    if (seen.has(f.property)) throw badRequest(`${where}: the schema declares ${f.property} twice`);
+    if (seen.has(f.property)) throw fail("INVALID_FLOW", `${where}: the schema declares ${f.property} twice`);
     seen.add(f.property);
   }
   return fields;
@@ -124,14 +125,14 @@ export async function customTool(inputs: Record<string, unknown>, { ctx, label }
   let stored: StoredTool | undefined;
   if (id) {
     stored = await ctx.runtime.tools.get(id.toLowerCase());
-    if (!stored) throw badRequest(`${label}: the tool it selects (selectedTool ${id}) does not exist`);
+    if (!stored) throw fail("INVALID_FLOW", `${label}: the tool it selects (selectedTool ${id}) does not exist`);
   } else if (!inlineFunc || !inlineName) {
-    throw badRequest(`${label} needs a tool: choose one in selectedTool`);
+    throw fail("INVALID_FLOW", `${label} needs a tool: choose one in selectedTool`);
   }
   const name = inlineName ?? stored!.name;
   const where = `${label}: tool "${name}"`;
   const func = inlineFunc ?? stored?.func ?? "";
-  if (!func.trim()) throw badRequest(`${where} has no function (func)`);
+  if (!func.trim()) throw fail("INVALID_FLOW", `${where} has no function (func)`);
 
   // customToolSchema (zod code, as Flowise's node takes it) wins over the stored JSON schema.
   let schema: z.ZodObject;
@@ -142,10 +143,11 @@ export async function customTool(inputs: Record<string, unknown>, { ctx, label }
     try {
       parsed = parseZodDsl(zodCode);
     } catch (err) {
-      if (err instanceof ZodDslError) throw badRequest(`${where}: customToolSchema is not a supported zod schema: ${err.message}`);
+      if (err instanceof ZodDslError)
+        throw fail("INVALID_FLOW", `${where}: customToolSchema is not a supported zod schema: ${err.message}`);
       throw err;
     }
-    if (!(parsed instanceof z.ZodObject)) throw badRequest(`${where}: customToolSchema must be a z.object({...})`);
+    if (!(parsed instanceof z.ZodObject)) throw fail("INVALID_FLOW", `${where}: customToolSchema must be a z.object({...})`);
     schema = parsed;
     declared = Object.keys(parsed.shape);
   } else {
@@ -155,7 +157,7 @@ export async function customTool(inputs: Record<string, unknown>, { ctx, label }
   }
 
   const syntax = await checkFunctionSyntax(func);
-  if (syntax) throw badRequest(`${where}: its function does not parse: ${syntax}`);
+  if (syntax) throw fail("SANDBOX_FAILED", `${where}: its function does not parse: ${syntax}`);
 
   return new DynamicStructuredTool({
     name: toolName(name),

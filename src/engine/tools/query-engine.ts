@@ -2,7 +2,7 @@
 // tool taking `query`, as LlamaIndex's QueryEngineTool does; the engine's answer text is the result.
 import { DynamicStructuredTool } from "@langchain/core/tools";
 import { z } from "zod";
-import { badRequest } from "../../errors";
+import { fail } from "../../errors";
 import { str } from "../core/inputs";
 import { toolName } from "./names";
 import type { ToolDeps } from "./types";
@@ -15,11 +15,11 @@ const kindOf = (v: unknown): string | undefined => {
 export async function queryEngineTool(inputs: Record<string, unknown>, { ctx, label, answer }: ToolDeps): Promise<DynamicStructuredTool> {
   const engine = inputs.baseQueryEngine;
   const kind = kindOf(engine);
-  if (!kind) throw badRequest(`${label} needs a query engine connected to its baseQueryEngine input`);
+  if (!kind) throw fail("INVALID_FLOW", `${label} needs a query engine connected to its baseQueryEngine input`);
   const name = str(inputs.toolName);
   const description = str(inputs.toolDesc);
-  if (!name) throw badRequest(`${label} needs a toolName`);
-  if (!description) throw badRequest(`${label} needs a toolDesc (the model reads it to decide when to use the tool)`);
+  if (!name) throw fail("INVALID_FLOW", `${label} needs a toolName`);
+  if (!description) throw fail("INVALID_FLOW", `${label} needs a toolDesc (the model reads it to decide when to use the tool)`);
   return new DynamicStructuredTool({
     name: toolName(name),
     description,

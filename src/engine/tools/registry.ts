@@ -1,6 +1,6 @@
 // The shared tool registry: a tool by Flowise name and inputs, for chatflow tool nodes today and
 // Agentflow's Agent/Tool nodes next. Adding a tool is a module here and one line in `definitions`.
-import { badRequest } from "../../errors";
+import { fail } from "../../errors";
 import { calculatorTool } from "./calculator";
 import { chainTool } from "./chain";
 import { customTool } from "./custom";
@@ -53,6 +53,6 @@ export const toolNodeNames = (): string[] => [...byName.keys()].sort();
 /** A tool, or several for a toolkit (openAPIToolkit: one per operation). */
 export async function buildTool(name: string, inputs: Record<string, unknown>, deps: ToolDeps): Promise<BuiltTool> {
   const def = byName.get(name);
-  if (!def) throw badRequest(`Unknown tool "${name}". Supported: ${supportedTools().join(", ")}`);
+  if (!def) throw fail("UNKNOWN_NODE", `Unknown tool "${name}". Supported: ${supportedTools().join(", ")}`);
   return def.build(inputs, deps);
 }

@@ -2,7 +2,7 @@
 // sourceDocuments (returnSourceDocuments).
 import { DynamicStructuredTool } from "@langchain/core/tools";
 import { z } from "zod";
-import { badRequest } from "../../errors";
+import { fail } from "../../errors";
 import { bool, str } from "../core/inputs";
 import { asSources, requireRetriever, retrieve } from "../core/retrievers";
 import { toolName } from "./names";
@@ -11,8 +11,8 @@ import type { ToolDeps } from "./types";
 export async function retrieverTool(inputs: Record<string, unknown>, { ctx, label }: ToolDeps): Promise<DynamicStructuredTool> {
   const name = str(inputs.name);
   const description = str(inputs.description);
-  if (!name) throw badRequest(`${label} needs a name`);
-  if (!description) throw badRequest(`${label} needs a description (the model reads it to decide when to use the tool)`);
+  if (!name) throw fail("INVALID_FLOW", `${label} needs a name`);
+  if (!description) throw fail("INVALID_FLOW", `${label} needs a description (the model reads it to decide when to use the tool)`);
   const retriever = requireRetriever(inputs.retriever, label, "retriever");
   const returnSources = bool(inputs.returnSourceDocuments);
   return new DynamicStructuredTool({

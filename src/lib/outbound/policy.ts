@@ -11,10 +11,10 @@ import { ApiError } from "../../errors";
 import { listVar } from "../../env";
 import { refusalOf } from "./addresses";
 
-/** A URL the policy refuses. A 400 (ApiError) so a route can answer it as it is. */
+/** A URL the policy refuses: an ApiError (OUTBOUND_REFUSED, a 400) so a route can answer it as it is. */
 export class OutboundRefused extends ApiError {
   constructor(message: string) {
-    super(400, message);
+    super("OUTBOUND_REFUSED", message);
     this.name = "OutboundRefused";
   }
 }

@@ -11,10 +11,10 @@ import { type EndpointPolicy, type OutboundEnv, assertEndpointAllowed, assertOut
 
 export const MAX_REDIRECTS = 5;
 
-/** A redirect the rule will not follow (too many, https → http): the remote server's doing, so a 502. */
+/** A redirect the rule will not follow (too many, https → http): the remote server's doing (UPSTREAM_FAILED, a 502). */
 export class RedirectRefused extends ApiError {
   constructor(message: string) {
-    super(502, message);
+    super("UPSTREAM_FAILED", message);
     this.name = "RedirectRefused";
   }
 }

@@ -7,7 +7,7 @@ import { AIMessage, AIMessageChunk, type BaseMessage } from "@langchain/core/mes
 import { ChatGenerationChunk, type ChatResult } from "@langchain/core/outputs";
 import type { Runnable } from "@langchain/core/runnables";
 import { convertToOpenAITool } from "@langchain/core/utils/function_calling";
-import { badGateway } from "../../errors";
+import { fail } from "../../errors";
 import { headerSecrets } from "../../lib/redact";
 import type { RemoteModelFields } from "./base";
 import { contentText } from "./messages";
@@ -146,7 +146,7 @@ export class AnthropicChatModel extends NativeChatModel {
   }
 
   protected result(json: Record<string, unknown>): ChatResult {
-    if (json.type === "error" || json.error) throw badGateway(`Anthropic: ${messageOf(json.error)}`);
+    if (json.type === "error" || json.error) throw fail("MODEL_FAILED", `Anthropic: ${messageOf(json.error)}`);
     const blocks = (json.content as Block[] | undefined) ?? [];
     const text = blocks
       .filter((b) => b.type === "text")
@@ -182,7 +182,7 @@ export class AnthropicChatModel extends NativeChatModel {
       new ChatGenerationChunk({ text, message: new AIMessageChunk({ content: text, tool_call_chunks: [], ...fields }) });
     switch (event.type) {
       case "error":
-        throw badGateway(`Anthropic: ${messageOf(event.error)}`);
+        throw fail("MODEL_FAILED", `Anthropic: ${messageOf(event.error)}`);
       case "content_block_start": {
         const block = event.content_block as Block | undefined;
         const index = Number(event.index ?? 0);

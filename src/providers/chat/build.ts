@@ -1,6 +1,6 @@
 // From a provider config (Flowise's input names) to a model instance: the inputs every chat model
 // node shares (sampling, limits, deadline, stop words, headers), and the two model classes we have.
-import { ApiError } from "../../errors";
+import { fail } from "../../errors";
 import { jsonObject, num, str } from "../../lib/inputs";
 import { checkEndpoint } from "../../lib/outbound";
 import type { ProviderDeps } from "../types";
@@ -62,7 +62,7 @@ export const isAiRunner = (v: unknown): v is AiRunner => !!v && typeof (v as AiR
 /** A Workers AI model over the binding; 400 when it is not bound. */
 export function workersAIModel(config: Record<string, unknown>, model: string, deps: ProviderDeps): WorkersAIChatModel {
   const ai: unknown = deps.env.AI;
-  if (!isAiRunner(ai)) throw new ApiError(400, `${WORKERS_AI_MISSING} (model ${model})`);
+  if (!isAiRunner(ai)) throw fail("MISSING_CREDENTIAL", `${WORKERS_AI_MISSING} (model ${model})`);
   const { temperature, maxTokens, topP, timeoutMs } = sampling(config);
   return new WorkersAIChatModel({ ai, model, temperature, maxTokens, topP, timeoutMs, signal: deps.signal });
 }

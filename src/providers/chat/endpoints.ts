@@ -2,7 +2,7 @@
 // joined to the API's path; for the OpenAI-compatible nodes the whole endpoint — the URL, the auth
 // header and a provider name for error messages, from Flowise's inputs and credential fields, and
 // which of those the URL came from (the outbound policy's refusal names it: openAICompatibleModel).
-import { badRequest } from "../../errors";
+import { fail } from "../../errors";
 import { str } from "../../lib/inputs";
 import { firstSet } from "../config";
 import type { ProviderEnv } from "../types";
@@ -22,9 +22,9 @@ export function httpUrl(base: string, what: string): string {
   try {
     url = new URL(base);
   } catch {
-    throw badRequest(`${what} is not a valid URL: ${base}`);
+    throw fail("INVALID_FLOW", `${what} is not a valid URL: ${base}`);
   }
-  if (url.protocol !== "http:" && url.protocol !== "https:") throw badRequest(`${what} must be an http(s) URL: ${base}`);
+  if (url.protocol !== "http:" && url.protocol !== "https:") throw fail("INVALID_FLOW", `${what} must be an http(s) URL: ${base}`);
   return base.replace(/\/+$/, "");
 }
 
@@ -96,7 +96,8 @@ export function azureEndpoint(inputs: Record<string, unknown>, credential: Recor
     [inputs.basepath, "azureChatOpenAI basepath"],
     [credential.azureOpenAIBasePath, "azureOpenAIApi credential azureOpenAIBasePath"],
   );
-  if (!deployment) throw badRequest("azureChatOpenAI needs a deployment name (credential azureOpenAIApiDeploymentName or modelName)");
+  if (!deployment)
+    throw fail("MISSING_CREDENTIAL", "azureChatOpenAI needs a deployment name (credential azureOpenAIApiDeploymentName or modelName)");
   let base: string;
   let field: string;
   if (basepath) {
@@ -105,7 +106,11 @@ export function azureEndpoint(inputs: Record<string, unknown>, credential: Recor
   } else if (instance) {
     base = `https://${encodeURIComponent(instance)}.openai.azure.com/openai/deployments/${encodeURIComponent(deployment)}`;
     field = "azureOpenAIApi credential azureOpenAIApiInstanceName";
-  } else throw badRequest("azureChatOpenAI needs an azureOpenAIApi credential with azureOpenAIApiInstanceName, or a basepath input");
+  } else
+    throw fail(
+      "MISSING_CREDENTIAL",
+      "azureChatOpenAI needs an azureOpenAIApi credential with azureOpenAIApiInstanceName, or a basepath input",
+    );
   const key = str(credential.azureOpenAIApiKey);
   return {
     url: `${joinUrl(base, "chat/completions", field)}?api-version=${encodeURIComponent(version)}`,

@@ -8,7 +8,7 @@ import { AIMessage, AIMessageChunk, type BaseMessage } from "@langchain/core/mes
 import { ChatGenerationChunk, type ChatResult } from "@langchain/core/outputs";
 import type { Runnable } from "@langchain/core/runnables";
 import { convertToOpenAITool } from "@langchain/core/utils/function_calling";
-import { badGateway, badRequest } from "../../errors";
+import { fail } from "../../errors";
 import type { RemoteModelFields } from "./base";
 import { contentText } from "./messages";
 import { type WireRequest, messageOf } from "./http";
@@ -44,7 +44,8 @@ function options(v: unknown): string[] {
 export function safetySettingsOf(categories: unknown, thresholds: unknown): GeminiFields["safetySettings"] {
   const c = options(categories);
   const t = options(thresholds);
-  if (c.length !== t.length) throw badRequest("chatGoogleGenerativeAI: Harm Category & Harm Block Threshold are not the same length");
+  if (c.length !== t.length)
+    throw fail("INVALID_FLOW", "chatGoogleGenerativeAI: Harm Category & Harm Block Threshold are not the same length");
   return c.length ? c.map((category, i) => ({ category, threshold: t[i] })) : undefined;
 }
 
@@ -190,10 +191,10 @@ export class GeminiChatModel extends NativeChatModel {
 
   /** The first candidate's parts; a blocked prompt or an error body → 502. */
   private partsOf(json: Record<string, unknown>): { parts: Part[]; finish?: string } {
-    if (json.error) throw badGateway(`Google Gemini: ${messageOf(json.error)}`);
+    if (json.error) throw fail("MODEL_FAILED", `Google Gemini: ${messageOf(json.error)}`);
     const candidate = (json.candidates as Array<Record<string, unknown>> | undefined)?.[0];
     const blocked = (json.promptFeedback as { blockReason?: string } | undefined)?.blockReason;
-    if (!candidate && blocked) throw badGateway(`Google Gemini blocked the prompt: ${blocked}`);
+    if (!candidate && blocked) throw fail("MODEL_FAILED", `Google Gemini blocked the prompt: ${blocked}`);
     return {
       parts: (candidate?.content as { parts?: Part[] } | undefined)?.parts ?? [],
       finish: candidate?.finishReason as string | undefined,

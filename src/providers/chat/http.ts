@@ -2,7 +2,7 @@
 // and the outbound policy, non-2xx as the provider's error, the JSON answer, server-sent event
 // frames, and broken answers and streams as ApiError 502. Deadlines and retries: src/lib/run-control.ts.
 import { createParser } from "eventsource-parser";
-import { badGateway } from "../../errors";
+import { fail } from "../../errors";
 import { type EndpointPolicy, endpointFetch } from "../../lib/outbound";
 import { redact } from "../../lib/redact";
 import { type Deadline, RetryableProviderError } from "../../lib/run-control";
@@ -34,7 +34,7 @@ export async function providerFetch(
   }
   if (!res.ok) {
     const message = `${provider} answered ${res.status}: ${await deadline.race(providerErrorMessage(res)).catch(() => res.statusText)}`;
-    throw res.status >= 500 ? new RetryableProviderError(message) : badGateway(message);
+    throw res.status >= 500 ? new RetryableProviderError(message) : fail("MODEL_FAILED", message);
   }
   return res;
 }
@@ -51,7 +51,7 @@ export async function readJson<T = Record<string, unknown>>(res: Response, deadl
     return (await deadline.race(res.json())) as T;
   } catch (err) {
     if (deadline.timedOut || deadline.aborted) throw err;
-    throw badGateway(`${provider} answered with a body that is not JSON`);
+    throw fail("MODEL_FAILED", `${provider} answered with a body that is not JSON`);
   }
 }
 
@@ -164,11 +164,11 @@ export function streamEvent(data: string, provider: string): Record<string, unkn
     event = undefined;
   }
   if (!event || typeof event !== "object" || Array.isArray(event)) {
-    throw badGateway(`${provider} sent a malformed stream frame: ${redact(data.slice(0, 80))}`);
+    throw fail("MODEL_FAILED", `${provider} sent a malformed stream frame: ${redact(data.slice(0, 80))}`);
   }
   return event as Record<string, unknown>;
 }
 
 /** A stream that ended without saying it was done ([DONE], a finish_reason): cut short, so a failure. */
 export const streamCutShort = (provider: string) =>
-  badGateway(`${provider}'s answer stream ended before the answer was complete (no [DONE] or finish_reason)`);
+  fail("MODEL_FAILED", `${provider}'s answer stream ended before the answer was complete (no [DONE] or finish_reason)`);

@@ -1,7 +1,7 @@
 // huggingFaceInference_LLMs: text generation on Hugging Face's Inference API
 // (POST <base>/models/<model>, {inputs, parameters}) or on the node's own Inference Endpoint URL
 // (`endpoint` input). Answers [{generated_text}]; only the new text is asked for (return_full_text: false).
-import { badGateway } from "../../errors";
+import { fail } from "../../errors";
 import type { RemoteModelFields } from "./base";
 import type { Deadline } from "../../lib/run-control";
 import { messageOf } from "./http";
@@ -53,9 +53,9 @@ export class HuggingFaceInferenceModel extends TextLLM {
     const json = await this.fetchJson<unknown>(this.url, init, deadline);
     const first = Array.isArray(json) ? json[0] : json;
     if (first && typeof first === "object" && "error" in first)
-      throw badGateway(`${this.provider}: ${messageOf((first as { error: unknown }).error)}`);
+      throw fail("MODEL_FAILED", `${this.provider}: ${messageOf((first as { error: unknown }).error)}`);
     const text = first && typeof first === "object" ? (first as { generated_text?: unknown }).generated_text : undefined;
-    if (typeof text !== "string") throw badGateway(`${this.provider} answered without generated_text`);
+    if (typeof text !== "string") throw fail("MODEL_FAILED", `${this.provider} answered without generated_text`);
     return text;
   }
 }

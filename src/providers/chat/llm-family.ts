@@ -1,7 +1,7 @@
 // Flowise's text LLM nodes (category "LLMs") as chat models: huggingFaceInference_LLMs and
 // replicate, their inputs and credentials as Flowise names them. Base URLs: HUGGINGFACE_BASE_URL
 // (Hugging Face's serverless inference) unless the node names its own endpoint; REPLICATE_BASE_URL.
-import { badRequest } from "../../errors";
+import { fail } from "../../errors";
 import { jsonObject, num, str } from "../../lib/inputs";
 import { checkEndpoint } from "../../lib/outbound";
 import { credentialOf } from "../config";
@@ -20,7 +20,7 @@ export const huggingFaceInference: ChatModelDefinition = {
     const credential = await credentialOf(config, deps);
     const endpoint = str(config.endpoint);
     const model = str(config.model);
-    if (!endpoint && !model) throw badRequest("huggingFaceInference_LLMs needs its model input (or an endpoint)");
+    if (!endpoint && !model) throw fail("INVALID_FLOW", "huggingFaceInference_LLMs needs its model input (or an endpoint)");
     const base = str(deps.env.HUGGINGFACE_BASE_URL) ?? "https://router.huggingface.co/hf-inference";
     const field = endpoint ? "huggingFaceInference_LLMs endpoint" : "HUGGINGFACE_BASE_URL";
     const url = endpoint ? httpUrl(endpoint, field) : apiUrl(base, "models", model!.split("/").map(encodeURIComponent).join("/"), field);
@@ -44,9 +44,9 @@ export const replicate: ChatModelDefinition = {
     const credential = await credentialOf(config, deps);
     const model = str(config.model);
     if (!model || !/^[\w.-]+\/[\w.-]+(:[\w]+)?$/.test(model))
-      throw badRequest("replicate needs its model input as owner/name or owner/name:version");
+      throw fail("INVALID_FLOW", "replicate needs its model input as owner/name or owner/name:version");
     const additional = config.additionalInputs === undefined || config.additionalInputs === "" ? {} : jsonObject(config.additionalInputs);
-    if (!additional) throw badRequest("replicate additionalInputs must be a JSON object");
+    if (!additional) throw fail("INVALID_FLOW", "replicate additionalInputs must be a JSON object");
     const { timeoutMs } = sampling(config);
     const baseUrl = apiUrl(str(deps.env.REPLICATE_BASE_URL) ?? "https://api.replicate.com", "v1", "", "REPLICATE_BASE_URL");
     return new ReplicateModel({

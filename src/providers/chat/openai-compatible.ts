@@ -9,7 +9,7 @@ import { ChatGenerationChunk, type ChatResult } from "@langchain/core/outputs";
 import { convertToOpenAITool } from "@langchain/core/utils/function_calling";
 import type { Runnable } from "@langchain/core/runnables";
 import type { BaseLanguageModelInput } from "@langchain/core/language_models/base";
-import { badGateway } from "../../errors";
+import { fail } from "../../errors";
 import { headerSecrets } from "../../lib/redact";
 import type { Deadline } from "../../lib/run-control";
 import type { RemoteModelFields } from "./base";
@@ -86,10 +86,10 @@ export class OpenAICompatibleChatModel extends RemoteChatModel<OpenAICompatibleC
   }
 
   protected result(json: Record<string, unknown>): ChatResult {
-    if (json.error) throw badGateway(`${this.provider}: ${messageOf(json.error)}`);
+    if (json.error) throw fail("MODEL_FAILED", `${this.provider}: ${messageOf(json.error)}`);
     const choice = (json.choices as Array<Record<string, unknown>> | undefined)?.[0];
     const message = choice?.message as { content?: unknown; tool_calls?: WireToolCall[] } | undefined;
-    if (!message) throw badGateway(`${this.provider} answered without a message`);
+    if (!message) throw fail("MODEL_FAILED", `${this.provider} answered without a message`);
     const text = contentText(message.content);
     const usage = json.usage as Usage | undefined;
     const toolCalls = (message.tool_calls ?? []).map((c) => ({
@@ -123,7 +123,7 @@ export class OpenAICompatibleChatModel extends RemoteChatModel<OpenAICompatibleC
       return;
     }
     for await (const event of chatCompletionEvents(res.body, deadline, this.provider)) {
-      if (event.error) throw badGateway(`${this.provider}: ${messageOf(event.error)}`);
+      if (event.error) throw fail("MODEL_FAILED", `${this.provider}: ${messageOf(event.error)}`);
       const choice = (event.choices as Array<Record<string, unknown>> | undefined)?.[0];
       const delta = choice?.delta as { content?: unknown; tool_calls?: WireToolCall[] } | undefined;
       const text = typeof delta?.content === "string" ? delta.content : "";

@@ -1,7 +1,7 @@
 // The chat model nodes that speak the OpenAI chat completions API, each with its endpoint (URL,
 // auth) and extra body fields. A model name starting with "@cf/" goes to Workers AI instead,
 // whatever the node (so an exported flow runs on Cloudflare's models by renaming the model).
-import { badRequest } from "../../errors";
+import { fail } from "../../errors";
 import { num, str } from "../../lib/inputs";
 import { credentialOf, modelNameOf } from "../config";
 import type { ProviderDeps } from "../types";
@@ -41,7 +41,7 @@ export const openAIFamilyModels: ChatModelDefinition[] = [
     openAIEndpoint(config, credential, deps.env, "chatOpenAICustom"),
   ),
   openAIFamily("chatLocalAI", "gpt-4", (config, credential) => {
-    if (!str(config.basePath)) throw badRequest("chatLocalAI needs its basePath input (e.g. http://localhost:8080/v1)");
+    if (!str(config.basePath)) throw fail("INVALID_FLOW", "chatLocalAI needs its basePath input (e.g. http://localhost:8080/v1)");
     return bearerEndpoint(String(config.basePath).trim(), str(credential.localAIApiKey), "LocalAI", "chatLocalAI basePath");
   }),
   openAIFamily("groqChat", "llama-3.3-70b-versatile", (config, credential) =>

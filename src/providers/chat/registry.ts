@@ -2,7 +2,7 @@
 // `llmModel` + `llmModelConfig` all build through buildChatModel. Adding a provider is a module in
 // this folder exporting a ChatModelDefinition (or a list) and one line in `definitions` below.
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
-import { badRequest } from "../../errors";
+import { fail } from "../../errors";
 import type { ProviderDeps } from "../types";
 import { chatCloudflareWorkersAI } from "./cloudflare";
 import { textLLMModels } from "./llm-family";
@@ -31,6 +31,6 @@ export const isChatModelName = (name: string): boolean => byName.has(name);
 /** Builds the named provider's model from Flowise's inputs; 400 for a name we do not have. */
 export async function buildChatModel(name: string, config: Record<string, unknown>, deps: ProviderDeps): Promise<BaseChatModel> {
   const def = byName.get(name);
-  if (!def) throw badRequest(`Unknown chat model "${name}". Supported: ${supportedChatModels().join(", ")}`);
+  if (!def) throw fail("UNKNOWN_NODE", `Unknown chat model "${name}". Supported: ${supportedChatModels().join(", ")}`);
   return def.build(config, deps);
 }

@@ -7,7 +7,7 @@ import type { BaseChatModelCallOptions } from "@langchain/core/language_models/c
 import type { CallbackManagerForLLMRun } from "@langchain/core/callbacks/manager";
 import type { BaseMessage } from "@langchain/core/messages";
 import type { ChatGenerationChunk, ChatResult } from "@langchain/core/outputs";
-import { badGateway } from "../../errors";
+import { fail } from "../../errors";
 import type { EndpointPolicy } from "../../lib/outbound";
 import { redactError } from "../../lib/redact";
 import { type AttemptRules, type Deadline, callWithRetry, streamWithRetry } from "../../lib/run-control";
@@ -32,7 +32,7 @@ export abstract class RemoteChatModel<O extends RemoteCallOptions = RemoteCallOp
   }
 
   protected abstract request(messages: BaseMessage[], options: this["ParsedCallOptions"], stream: boolean): WireRequest;
-  /** A whole JSON answer → the result (throw badGateway for an error body). */
+  /** A whole JSON answer → the result (throw MODEL_FAILED for an error body). */
   protected abstract result(json: Record<string, unknown>): ChatResult;
   /** One attempt's streamed answer → its chunks (the caller hands each chunk's text to the run manager). */
   protected abstract streamChunks(res: BodyResponse, deadline: Deadline): AsyncGenerator<ChatGenerationChunk>;
@@ -75,7 +75,7 @@ export abstract class RemoteChatModel<O extends RemoteCallOptions = RemoteCallOp
 
   private async *attempt(req: WireRequest, deadline: Deadline, runManager?: CallbackManagerForLLMRun): AsyncGenerator<ChatGenerationChunk> {
     const res = await postJson(req, deadline, this.provider, this.policy);
-    if (!res.body) throw badGateway(`${this.provider} answered without a body`);
+    if (!res.body) throw fail("MODEL_FAILED", `${this.provider} answered without a body`);
     for await (const chunk of this.streamChunks(res as BodyResponse, deadline)) {
       yield chunk;
       if (chunk.text) await runManager?.handleLLMNewToken(chunk.text);

@@ -3,7 +3,7 @@
 // GET <base>/v1/predictions/<id> (the URL built from our base, not taken from the answer) until it
 // succeeds, fails or is canceled. The output as LangChain's Replicate gives it: a string as is, a
 // list (tokens, image URLs) joined.
-import { badGateway, gatewayTimeout } from "../../errors";
+import { fail } from "../../errors";
 import type { RemoteModelFields } from "./base";
 import type { Deadline } from "../../lib/run-control";
 import { messageOf } from "./http";
@@ -72,10 +72,10 @@ export class ReplicateModel extends TextLLM {
     const started = Date.now();
     while (p.status !== "succeeded") {
       if (p.status === "failed" || p.status === "canceled")
-        throw badGateway(`Replicate prediction ${p.status}: ${p.error ? messageOf(p.error) : "no details"}`);
-      if (!p.id) throw badGateway("Replicate answered without a prediction id");
+        throw fail("MODEL_FAILED", `Replicate prediction ${p.status}: ${p.error ? messageOf(p.error) : "no details"}`);
+      if (!p.id) throw fail("MODEL_FAILED", "Replicate answered without a prediction id");
       if (Date.now() - started > this.maxWaitMs)
-        throw gatewayTimeout(`Replicate prediction ${p.id} did not finish within ${this.maxWaitMs} ms`);
+        throw fail("MODEL_TIMEOUT", `Replicate prediction ${p.id} did not finish within ${this.maxWaitMs} ms`);
       await sleep(this.pollMs, deadline.signal);
       deadline.touch(); // polling is progress; each request keeps its own deadline
       p = await this.fetchJson<Prediction>(

@@ -4,7 +4,7 @@
 import type { CallbackManagerForLLMRun } from "@langchain/core/callbacks/manager";
 import { AIMessage, AIMessageChunk, type BaseMessage } from "@langchain/core/messages";
 import { ChatGenerationChunk, type ChatResult } from "@langchain/core/outputs";
-import { ApiError, badGateway } from "../../errors";
+import { ApiError, fail } from "../../errors";
 import { errorMessage } from "../../lib/error-message";
 import { type ChatModelFields, ChatModelBase } from "./base";
 import { chatCompletionEvents } from "./http";
@@ -40,7 +40,7 @@ export class WorkersAIChatModel extends ChatModelBase {
   }
 
   private binding(): AiRunner {
-    if (!this.ai || typeof this.ai.run !== "function") throw new ApiError(400, WORKERS_AI_MISSING);
+    if (!this.ai || typeof this.ai.run !== "function") throw fail("MISSING_CREDENTIAL", WORKERS_AI_MISSING);
     return this.ai;
   }
 
@@ -54,7 +54,7 @@ export class WorkersAIChatModel extends ChatModelBase {
       return await deadline.race(ai.run(this.model, this.requestBody(messages, options, stream, true)));
     } catch (err) {
       if (deadline.timedOut || deadline.aborted) throw deadline.failure(err, PROVIDER);
-      throw badGateway(`${PROVIDER} (${this.model}) failed: ${errorMessage(err)}`);
+      throw fail("MODEL_FAILED", `${PROVIDER} (${this.model}) failed: ${errorMessage(err)}`);
     }
   }
 
@@ -63,7 +63,7 @@ export class WorkersAIChatModel extends ChatModelBase {
     try {
       const out = await this.call(messages, options, false, deadline);
       const text = textOf(out);
-      if (text === undefined) throw badGateway(`${PROVIDER} (${this.model}) answered without text`);
+      if (text === undefined) throw fail("MODEL_FAILED", `${PROVIDER} (${this.model}) answered without text`);
       return { generations: [{ text, message: new AIMessage(text) }] };
     } finally {
       deadline.done();
@@ -97,7 +97,7 @@ export class WorkersAIChatModel extends ChatModelBase {
         if (err instanceof ApiError) throw err;
         throw deadline.timedOut || deadline.aborted
           ? deadline.failure(err, PROVIDER)
-          : badGateway(`${PROVIDER} stream failed: ${errorMessage(err)}`);
+          : fail("MODEL_FAILED", `${PROVIDER} stream failed: ${errorMessage(err)}`);
       }
     } finally {
       deadline.done();

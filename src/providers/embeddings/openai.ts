@@ -3,7 +3,7 @@
 // Batched, a deadline per call, one retry on a network failure or 5xx; failures 502, timeouts 504.
 // The URL is under the outbound policy's endpoint rule: refused at build (a 400 naming `field`).
 import { Embeddings } from "@langchain/core/embeddings";
-import { ApiError, badGateway, badRequest } from "../../errors";
+import { ApiError, fail } from "../../errors";
 import { fromBase64 } from "../../lib/crypto";
 import { type EndpointEnv, type EndpointPolicy, checkEndpoint, endpointFetch } from "../../lib/outbound";
 import { redactError } from "../../lib/redact";
@@ -31,9 +31,9 @@ export function embeddingsUrl(base: string, field = "openAIEmbeddings basepath")
   try {
     url = new URL(base);
   } catch {
-    throw badRequest(`${field} is not a valid URL: ${base}`);
+    throw fail("INVALID_FLOW", `${field} is not a valid URL: ${base}`);
   }
-  if (url.protocol !== "http:" && url.protocol !== "https:") throw badRequest(`${field} must be an http(s) URL: ${base}`);
+  if (url.protocol !== "http:" && url.protocol !== "https:") throw fail("INVALID_FLOW", `${field} must be an http(s) URL: ${base}`);
   const trimmed = base.replace(/\/+$/, "");
   return /\/embeddings$/.test(url.pathname) ? trimmed : `${trimmed}/embeddings`;
 }
@@ -131,14 +131,14 @@ export class OpenAICompatibleEmbeddings extends Embeddings {
       }
       if (!res.ok) {
         const message = `${PROVIDER} answered ${res.status}: ${await deadline.race(providerErrorMessage(res)).catch(() => res.statusText)}`;
-        throw res.status >= 500 ? new RetryableProviderError(message) : badGateway(message);
+        throw res.status >= 500 ? new RetryableProviderError(message) : fail("MODEL_FAILED", message);
       }
       let parsed: { data?: Array<{ embedding?: unknown; index?: number }> };
       try {
         parsed = (await deadline.race(res.json())) as typeof parsed;
       } catch (err) {
         if (deadline.timedOut) throw deadline.failure(err, PROVIDER);
-        throw badGateway(`${PROVIDER} answered something that is not JSON`);
+        throw fail("MODEL_FAILED", `${PROVIDER} answered something that is not JSON`);
       }
       const data = parsed?.data;
       const vectors =
@@ -146,7 +146,7 @@ export class OpenAICompatibleEmbeddings extends Embeddings {
           ? [...data].sort((a, b) => (a.index ?? 0) - (b.index ?? 0)).map((d) => decodeEmbedding(d?.embedding))
           : [];
       if (vectors.length !== input.length || vectors.some((v) => !v))
-        throw badGateway(`${PROVIDER} answered without one embedding per input`);
+        throw fail("MODEL_FAILED", `${PROVIDER} answered without one embedding per input`);
       return vectors as number[][];
     } catch (err) {
       // A provider may echo the key it was sent: the error carries the message without it.

@@ -2,7 +2,7 @@
 // service both build through here, so adding a provider is adding one entry.
 import type { Embeddings } from "@langchain/core/embeddings";
 import type { Env } from "../../env";
-import { badRequest } from "../../errors";
+import { fail } from "../../errors";
 import { num, str } from "../../lib/inputs";
 import { credentialOf, firstSet } from "../config";
 import { LOCAL_HASH_DIMS, LocalHashEmbeddings } from "./local-hash";
@@ -19,7 +19,7 @@ const definitions: EmbeddingsDefinition[] = [
     build: (config) => {
       const dims = num(config.dimensions) ?? LOCAL_HASH_DIMS;
       if (!Number.isInteger(dims) || dims < 8 || dims > 4096)
-        throw badRequest("localHashEmbeddings dimensions must be a whole number from 8 to 4096");
+        throw fail("INVALID_FLOW", "localHashEmbeddings dimensions must be a whole number from 8 to 4096");
       return new LocalHashEmbeddings({ dims });
     },
   },
@@ -68,7 +68,7 @@ const definitions: EmbeddingsDefinition[] = [
     name: "localAIEmbeddings",
     async build(config, deps) {
       const baseUrl = str(config.basePath);
-      if (!baseUrl) throw badRequest("localAIEmbeddings needs its basePath input (e.g. http://localhost:8080/v1)");
+      if (!baseUrl) throw fail("INVALID_FLOW", "localAIEmbeddings needs its basePath input (e.g. http://localhost:8080/v1)");
       const credential = await credentialOf(config, deps);
       return new OpenAICompatibleEmbeddings({
         baseUrl,
@@ -92,7 +92,7 @@ export const defaultEmbeddingsName = (env: Env): string => (isAiBound(env.AI) ? 
 
 export function embeddingsDefinition(name: string): EmbeddingsDefinition {
   const def = byName.get(name);
-  if (!def) throw badRequest(`Unknown embedding "${name}". Supported: ${supportedEmbeddings().join(", ")}`);
+  if (!def) throw fail("UNKNOWN_NODE", `Unknown embedding "${name}". Supported: ${supportedEmbeddings().join(", ")}`);
   return def;
 }
 

@@ -2,7 +2,7 @@
 // account token; the binding does not). At most 100 texts per call, a deadline per call and one
 // retry on a failure that is not the caller's; failures are 502, timeouts 504.
 import { Embeddings } from "@langchain/core/embeddings";
-import { ApiError, badGateway, badRequest } from "../../errors";
+import { ApiError, fail } from "../../errors";
 import { DEFAULT_TIMEOUT_MS, Deadline, withOneRetry } from "../../lib/run-control";
 import type { AiRunner } from "../chat/workers-ai";
 
@@ -30,7 +30,10 @@ export class WorkersAIEmbeddings extends Embeddings {
   constructor(fields: WorkersAIEmbeddingsFields) {
     super({ maxRetries: 0 });
     if (!isAiBound(fields.ai))
-      throw badRequest("Workers AI binding AI is not configured: cloudflareWorkersAIEmbeddings needs it (use localHashEmbeddings locally)");
+      throw fail(
+        "MISSING_CREDENTIAL",
+        "Workers AI binding AI is not configured: cloudflareWorkersAIEmbeddings needs it (use localHashEmbeddings locally)",
+      );
     this.ai = fields.ai;
     this.model = fields.model ?? WORKERS_AI_EMBEDDING_MODEL;
     this.batchSize = Math.max(1, Math.min(WORKERS_AI_MAX_BATCH, fields.batchSize ?? WORKERS_AI_MAX_BATCH));
@@ -60,7 +63,7 @@ export class WorkersAIEmbeddings extends Embeddings {
       const result = (await deadline.race(this.ai.run(this.model, { text: batch }))) as { data?: unknown };
       const data = result?.data;
       if (!Array.isArray(data) || data.length !== batch.length || !data.every((v) => Array.isArray(v))) {
-        throw badGateway(`${PROVIDER} (${this.model}) answered without one vector per text`);
+        throw fail("MODEL_FAILED", `${PROVIDER} (${this.model}) answered without one vector per text`);
       }
       return data as number[][];
     } catch (err) {

@@ -4,7 +4,7 @@
 // instead of being skipped forever. Hashes are LangChain's (content + metadata → UUID v5).
 import type { DocumentInterface } from "@langchain/core/documents";
 import { _HashedDocument } from "@langchain/core/indexing";
-import { badRequest } from "../../errors";
+import { fail } from "../../errors";
 import { Pacer } from "../../lib/pace";
 import type { DocVectorStore } from "../vectorstores/types";
 import type { D1RecordManager } from "./d1";
@@ -60,7 +60,7 @@ async function hashed(docs: DocumentInterface[]): Promise<{ unique: Array<{ uid:
     try {
       uid = chunkUid(doc);
     } catch (err) {
-      throw badRequest(errorMessage(err));
+      throw fail("NODE_FAILED", errorMessage(err));
     }
     uids.push(uid);
     if (seen.has(uid)) continue; // identical chunks are indexed once, as LangChain does
@@ -87,7 +87,10 @@ export async function indexDocuments(
   if (cleanup === "incremental") {
     const missing = all.find((h) => sourceOf(h.doc) === null);
     if (missing)
-      throw badRequest(`Incremental cleanup needs every chunk's metadata to have "${sourceIdKey}" (the record manager's sourceIdKey)`);
+      throw fail(
+        "NODE_FAILED",
+        `Incremental cleanup needs every chunk's metadata to have "${sourceIdKey}" (the record manager's sourceIdKey)`,
+      );
   }
 
   const size = Math.max(1, options.batchSize ?? 1000);

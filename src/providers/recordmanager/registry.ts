@@ -1,6 +1,6 @@
 // Record managers by Flowise node name. Flowise's SQL record managers all map to the D1 one.
 import type { Db } from "../../env";
-import { badRequest } from "../../errors";
+import { fail } from "../../errors";
 import { str } from "../../lib/inputs";
 import { D1RecordManager } from "./d1";
 import type { Cleanup } from "./indexing";
@@ -19,16 +19,18 @@ const CLEANUPS: Cleanup[] = ["none", "incremental", "full"];
 export const supportedRecordManagers = (): string[] => [...NAMES].sort();
 
 export function assertRecordManagerName(name: string): void {
-  if (!NAMES.includes(name)) throw badRequest(`Unknown record manager "${name}". Supported: ${supportedRecordManagers().join(", ")}`);
+  if (!NAMES.includes(name))
+    throw fail("UNKNOWN_NODE", `Unknown record manager "${name}". Supported: ${supportedRecordManagers().join(", ")}`);
 }
 
 /** Builds the record manager; `defaultNamespace` is the document store's id (as Flowise's chatflowid). */
 export function buildRecordManager(name: string, config: Record<string, unknown>, db: Db, defaultNamespace: string): RecordManagerSettings {
   assertRecordManagerName(name);
   const cleanup = (str(config.cleanup) ?? "none") as Cleanup;
-  if (!CLEANUPS.includes(cleanup)) throw badRequest(`Record manager cleanup must be one of ${CLEANUPS.join(", ")}; got "${cleanup}"`);
+  if (!CLEANUPS.includes(cleanup))
+    throw fail("INVALID_FLOW", `Record manager cleanup must be one of ${CLEANUPS.join(", ")}; got "${cleanup}"`);
   const namespace = str(config.namespace) ?? defaultNamespace;
-  if (namespace.length > 200) throw badRequest("Record manager namespace must be at most 200 characters");
+  if (namespace.length > 200) throw fail("INVALID_FLOW", "Record manager namespace must be at most 200 characters");
   return {
     recordManager: new D1RecordManager(db, namespace),
     cleanup,

@@ -1,7 +1,7 @@
 // Text splitters by Flowise node name, with Flowise's input names (chunkSize, chunkOverlap,
 // separators / separator, encodingName). Invalid settings are a 400, not a failed run.
 import { CharacterTextSplitter, MarkdownTextSplitter, RecursiveCharacterTextSplitter, type TextSplitter } from "@langchain/textsplitters";
-import { badRequest } from "../../errors";
+import { fail } from "../../errors";
 import { pacedLength } from "./paced";
 import { LocalTokenTextSplitter } from "./token";
 
@@ -17,7 +17,7 @@ function int(config: Record<string, unknown>, key: string, fallback: number, min
   if (v === undefined || v === null || v === "") return fallback;
   const n = typeof v === "number" ? v : Number(v);
   if (!Number.isInteger(n) || n < min)
-    throw badRequest(`Splitter ${key} must be a whole number of at least ${min}; got ${JSON.stringify(v)}`);
+    throw fail("INVALID_FLOW", `Splitter ${key} must be a whole number of at least ${min}; got ${JSON.stringify(v)}`);
   return n;
 }
 
@@ -25,7 +25,8 @@ function int(config: Record<string, unknown>, key: string, fallback: number, min
 function sizes(config: Record<string, unknown>, defaults = { chunkSize: 1000, chunkOverlap: 200 }) {
   const chunkSize = int(config, "chunkSize", defaults.chunkSize, 1);
   const chunkOverlap = int(config, "chunkOverlap", Math.min(defaults.chunkOverlap, chunkSize - 1), 0);
-  if (chunkOverlap >= chunkSize) throw badRequest(`Splitter chunkOverlap (${chunkOverlap}) must be smaller than chunkSize (${chunkSize})`);
+  if (chunkOverlap >= chunkSize)
+    throw fail("INVALID_FLOW", `Splitter chunkOverlap (${chunkOverlap}) must be smaller than chunkSize (${chunkSize})`);
   return { chunkSize, chunkOverlap };
 }
 
@@ -37,11 +38,11 @@ function separators(value: unknown): string[] | undefined {
     try {
       list = JSON.parse(value);
     } catch {
-      throw badRequest('Splitter separators must be a JSON array of strings, e.g. ["\\n\\n", "\\n", " ", ""]');
+      throw fail("INVALID_FLOW", 'Splitter separators must be a JSON array of strings, e.g. ["\\n\\n", "\\n", " ", ""]');
     }
   }
   if (!Array.isArray(list) || !list.every((s) => typeof s === "string"))
-    throw badRequest("Splitter separators must be an array of strings");
+    throw fail("INVALID_FLOW", "Splitter separators must be an array of strings");
   return list as string[];
 }
 
@@ -85,7 +86,7 @@ export const supportedSplitters = (): string[] => [...byName.keys()].sort();
 
 function splitterDefinition(name: string): SplitterDefinition {
   const def = byName.get(name);
-  if (!def) throw badRequest(`Unknown splitter "${name}". Supported: ${supportedSplitters().join(", ")}`);
+  if (!def) throw fail("UNKNOWN_NODE", `Unknown splitter "${name}". Supported: ${supportedSplitters().join(", ")}`);
   return def;
 }
 

@@ -4,7 +4,7 @@
 // writes them), once per isolate, and splits the same way.
 import { TextSplitter, type TextSplitterParams } from "@langchain/textsplitters";
 import type { Tiktoken } from "js-tiktoken/lite";
-import { badRequest } from "../../errors";
+import { fail } from "../../errors";
 import { readAsset } from "../../lib/assets";
 import { Pacer, yieldToEventLoop } from "../../lib/pace";
 
@@ -18,7 +18,10 @@ const cache = new Map<string, Promise<Tiktoken>>();
 /** The BPE tokenizer of an encoding, read once per isolate (also counts tokens where a provider reported none). */
 export async function tokenizer(encoding: string): Promise<Tiktoken> {
   if (!ENCODINGS.has(encoding))
-    throw badRequest(`tokenTextSplitter encodingName "${encoding}" is not available here. Supported: ${supportedEncodings().join(", ")}`);
+    throw fail(
+      "INVALID_FLOW",
+      `tokenTextSplitter encodingName "${encoding}" is not available here. Supported: ${supportedEncodings().join(", ")}`,
+    );
   let found = cache.get(encoding);
   if (!found) {
     found = Promise.all([readAsset(`tiktoken/${encoding}.json`).then((res) => res.json()), import("js-tiktoken/lite")]).then(
@@ -41,7 +44,8 @@ export class LocalTokenTextSplitter extends TextSplitter {
     super(fields);
     this.encodingName = fields.encodingName ?? "gpt2";
     if (!ENCODINGS.has(this.encodingName))
-      throw badRequest(
+      throw fail(
+        "INVALID_FLOW",
         `tokenTextSplitter encodingName "${this.encodingName}" is not available here. Supported: ${supportedEncodings().join(", ")}`,
       );
   }

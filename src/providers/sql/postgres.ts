@@ -3,7 +3,7 @@
 // connection per run, closed after it. Reads run in a READ ONLY transaction with a statement
 // timeout, and only the first maxRows rows are read (a cursor), whatever the statement returns.
 import postgres from "postgres";
-import { ApiError, badGateway, badRequest, gatewayTimeout } from "../../errors";
+import { ApiError, fail } from "../../errors";
 import { type EndpointEnv, assertEndpointHostAllowed } from "../../lib/outbound";
 import { workersSocket } from "./pg-socket";
 import { checkStatement } from "./statement";
@@ -17,7 +17,8 @@ const PG_STATEMENT_TIMEOUT_MS = 30_000;
 function parsePostgresUrl(raw: string): URL {
   const text = raw.trim();
   if (!text)
-    throw badRequest(
+    throw fail(
+      "INVALID_FLOW",
       "Sql Database Chain: a PostgreSQL database needs its connection string in the url input " +
         "(postgres://user:password@host:5432/database)",
     );
@@ -26,13 +27,14 @@ function parsePostgresUrl(raw: string): URL {
   try {
     url = new URL(withScheme);
   } catch {
-    throw badRequest(
+    throw fail(
+      "INVALID_FLOW",
       "Sql Database Chain: the url input is not a PostgreSQL connection string (postgres://user:password@host:5432/database)",
     );
   }
   if (url.protocol !== "postgres:" && url.protocol !== "postgresql:")
-    throw badRequest(`Sql Database Chain: a PostgreSQL connection string starts with postgres://, not ${url.protocol}//`);
-  if (!url.hostname) throw badRequest("Sql Database Chain: the PostgreSQL connection string names no host");
+    throw fail("INVALID_FLOW", `Sql Database Chain: a PostgreSQL connection string starts with postgres://, not ${url.protocol}//`);
+  if (!url.hostname) throw fail("INVALID_FLOW", "Sql Database Chain: the PostgreSQL connection string names no host");
   return url;
 }
 
@@ -62,13 +64,13 @@ export function postgresDatabase(raw: string, outbound: EndpointEnv): SqlDatabas
     if (err instanceof ApiError || err instanceof SqlQueryError) return err;
     if (isServerError(err)) {
       // 28xxx: authentication; 3D000: no such database; 57P01-03: shutting down. Not the model's doing.
-      if (/^(28|3D|57P|08)/.test(err.code)) return badGateway(`${label}: ${err.message}`);
-      if (err.code === "57014") return gatewayTimeout(`${label}: the statement ran longer than ${PG_STATEMENT_TIMEOUT_MS / 1000} s`);
+      if (/^(28|3D|57P|08)/.test(err.code)) return fail("UPSTREAM_FAILED", `${label}: ${err.message}`);
+      if (err.code === "57014") return fail("TIMEOUT", `${label}: the statement ran longer than ${PG_STATEMENT_TIMEOUT_MS / 1000} s`);
       return new SqlQueryError(err.message);
     }
     const code = (err as { code?: unknown })?.code;
-    if (code === "CONNECT_TIMEOUT") return gatewayTimeout(`${label} did not answer within ${PG_CONNECT_TIMEOUT_S} s`);
-    return badGateway(`${label} cannot be reached: ${errorMessage(err)}`);
+    if (code === "CONNECT_TIMEOUT") return fail("TIMEOUT", `${label} did not answer within ${PG_CONNECT_TIMEOUT_S} s`);
+    return fail("UPSTREAM_FAILED", `${label} cannot be reached: ${errorMessage(err)}`);
   };
   const run = async <T>(work: () => Promise<T>): Promise<T> => {
     try {

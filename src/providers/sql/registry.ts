@@ -2,7 +2,7 @@
 // Flowise database option: "sqlite" is a D1 binding (D1 is SQLite; `url` names the binding, empty
 // for the first one listed), "postgres" a connection string. MSSQL and MySQL have no driver that
 // runs on Workers here: a 400 says so.
-import { badRequest } from "../../errors";
+import { fail } from "../../errors";
 import { listVar } from "../../env";
 import type { EndpointEnv } from "../../lib/outbound";
 import { d1Database } from "./d1";
@@ -40,16 +40,17 @@ const isD1 = (v: unknown): v is D1Database =>
 function openD1(url: string, deps: SqlDeps, allowWrites: boolean): SqlDatabase {
   const name = url.trim().replace(/^d1:(\/\/)?/i, "") || deps.d1Bindings[0];
   if (!name)
-    throw badRequest(
+    throw fail(
+      "OUTBOUND_REFUSED",
       "Sql Database Chain: no D1 database may be queried: list the bindings flows may query in SQL_D1_BINDINGS, " +
         "and name one in the url input",
     );
   if (!deps.d1Bindings.includes(name))
-    throw badRequest(`Sql Database Chain: D1 binding ${name} is not one flows may query (SQL_D1_BINDINGS)`);
+    throw fail("OUTBOUND_REFUSED", `Sql Database Chain: D1 binding ${name} is not one flows may query (SQL_D1_BINDINGS)`);
   if (allowWrites && !deps.d1WriteBindings.includes(name))
-    throw badRequest(`Sql Database Chain: D1 binding ${name} may not be written by flows (SQL_D1_WRITE_BINDINGS)`);
+    throw fail("OUTBOUND_REFUSED", `Sql Database Chain: D1 binding ${name} may not be written by flows (SQL_D1_WRITE_BINDINGS)`);
   const binding = deps.binding(name);
-  if (!isD1(binding)) throw badRequest(`Sql Database Chain: the worker has no D1 binding named ${name}`);
+  if (!isD1(binding)) throw fail("MISSING_CREDENTIAL", `Sql Database Chain: the worker has no D1 binding named ${name}`);
   return d1Database(binding, name);
 }
 
@@ -63,6 +64,9 @@ const openers: Record<string, (url: string, deps: SqlDeps, allowWrites: boolean)
 export function openSqlDatabase(database: string, url: string, allowWrites: boolean, deps: SqlDeps): SqlDatabase {
   const open = Object.hasOwn(openers, database) ? openers[database] : undefined;
   if (!open)
-    throw badRequest(`Sql Database Chain: database "${database}" is not supported here (supported: sqlite — a D1 binding —, postgres)`);
+    throw fail(
+      "UNKNOWN_NODE",
+      `Sql Database Chain: database "${database}" is not supported here (supported: sqlite — a D1 binding —, postgres)`,
+    );
   return open(url, deps, allowWrites);
 }

@@ -6,7 +6,7 @@
 import { Document, type DocumentInterface } from "@langchain/core/documents";
 import type { Embeddings } from "@langchain/core/embeddings";
 import { VectorStore } from "@langchain/core/vectorstores";
-import { ApiError, badRequest, conflict } from "../../errors";
+import { fail } from "../../errors";
 import { sha256Hex } from "../../lib/crypto";
 import { newId } from "../../lib/ids";
 import { Pacer } from "../../lib/pace";
@@ -59,7 +59,7 @@ function decode(bytes: Uint8Array, key: string): Index {
     // reported below
   }
   if (header.format !== FORMAT || !Array.isArray(header.entries) || typeof header.dims !== "number")
-    throw new ApiError(500, `The faiss index at ${key} is not readable`);
+    throw fail("INTERNAL", `The faiss index at ${key} is not readable`);
   const codes = new Int8Array(bytes.slice(4 + length).buffer);
   return { dims: header.dims, entries: header.entries, codes };
 }
@@ -136,7 +136,7 @@ export class FaissR2Store extends VectorStore implements DocVectorStore {
         return result;
       }
     }
-    throw conflict(`The faiss index at ${this.namespace} kept changing while this write tried to land; try again`);
+    throw fail("CONFLICT", `The faiss index at ${this.namespace} kept changing while this write tried to land; try again`);
   }
 
   async addDocuments(documents: DocumentInterface[], options?: { ids?: string[] }): Promise<string[]> {
@@ -151,12 +151,13 @@ export class FaissR2Store extends VectorStore implements DocVectorStore {
     if (!ids.length) return ids;
     const dims = vectors[0].length;
     const quantized = vectors.map((v) => {
-      if (v.length !== dims) throw badRequest("The embedding gave vectors of different lengths");
+      if (v.length !== dims) throw fail("NODE_FAILED", "The embedding gave vectors of different lengths");
       return quantize(v);
     });
     return this.update((index) => {
       if (index.entries.length && index.dims !== dims)
-        throw badRequest(
+        throw fail(
+          "INVALID_FLOW",
           `The faiss index at ${this.namespace} holds vectors of ${index.dims} dimensions but the embedding ` +
             `gives ${dims}: upsert with the same embedding, or use another basePath`,
         );
@@ -190,7 +191,8 @@ export class FaissR2Store extends VectorStore implements DocVectorStore {
     const { index } = await this.read();
     if (!index.entries.length) return [];
     if (index.dims !== query.length)
-      throw badRequest(
+      throw fail(
+        "INVALID_FLOW",
         `The faiss index at ${this.namespace} holds vectors of ${index.dims} dimensions but the embedding gives ${query.length}`,
       );
     let norm = 0;

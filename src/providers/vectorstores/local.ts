@@ -5,7 +5,7 @@ import type { DocumentInterface } from "@langchain/core/documents";
 import type { Document } from "@langchain/core/documents";
 import { and, eq, inArray } from "drizzle-orm";
 import { localEmbedding, localEmbeddingVersion, vectorDocument } from "../../db/schema";
-import { badRequest } from "../../errors";
+import { fail } from "../../errors";
 import { toBase64 } from "../../lib/crypto";
 import { Pacer } from "../../lib/pace";
 import { D1_MAX_PARAMS, chunk } from "../../lib/chunk";
@@ -167,7 +167,8 @@ export class LocalD1VectorStore extends D1DocumentsStore {
     const groups = grouped.results as Array<{ n: number; ids: string; scales: string; vectors: string }>;
     const otherDims = (other.results[0] as { dims: number } | undefined)?.dims;
     if (!groups.length && otherDims !== undefined) {
-      throw badRequest(
+      throw fail(
+        "INVALID_FLOW",
         `The stored vectors have ${otherDims} dimensions but the embedding gives ${dims}: re-upsert with the same ` +
           `embedding, or delete the vector store first`,
       );

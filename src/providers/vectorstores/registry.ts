@@ -2,7 +2,7 @@
 // local D1 store, so their exports run unchanged; faiss is an index in R2 per basePath; vectorize is
 // Cloudflare's; pinecone is Pinecone's REST API.
 import type { Env } from "../../env";
-import { badRequest } from "../../errors";
+import { fail } from "../../errors";
 import { LocalD1VectorStore } from "./local";
 import { pineconeVectorStore } from "./pinecone";
 import { FaissR2Store } from "./faiss-r2";
@@ -42,7 +42,7 @@ export const defaultVectorStoreName = (env: Env): string => (isVectorizeBound(en
 
 export function vectorStoreDefinition(name: string): VectorStoreDefinition {
   const def = byName.get(name);
-  if (!def) throw badRequest(`Unknown vector store "${name}". Supported: ${supportedVectorStores().join(", ")}`);
+  if (!def) throw fail("UNKNOWN_NODE", `Unknown vector store "${name}". Supported: ${supportedVectorStores().join(", ")}`);
   return def;
 }
 

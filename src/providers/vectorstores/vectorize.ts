@@ -2,7 +2,7 @@
 // (storeId, docId) — its text stays in D1 — so Vectorize's 10 KiB metadata cap never bites.
 // Upserts go in batches of at most 1000; a query asks at most 20 matches (Vectorize's cap).
 import type { Document, DocumentInterface } from "@langchain/core/documents";
-import { ApiError, badGateway, badRequest } from "../../errors";
+import { ApiError, fail } from "../../errors";
 import { D1DocumentsStore } from "./d1-documents";
 import { runBatch } from "./d1-json";
 import type { AddVectorsOptions } from "./types";
@@ -31,7 +31,7 @@ async function provider<T>(what: string, call: () => Promise<T>): Promise<T> {
     return await call();
   } catch (err) {
     if (err instanceof ApiError) throw err;
-    throw badGateway(`Vectorize ${what} failed: ${errorMessage(err)}`);
+    throw fail("UPSTREAM_FAILED", `Vectorize ${what} failed: ${errorMessage(err)}`);
   }
 }
 
@@ -48,7 +48,10 @@ export class VectorizeStore extends D1DocumentsStore {
 
   static create(index: unknown, ...rest: ConstructorParameters<typeof D1DocumentsStore>): VectorizeStore {
     if (!isVectorizeBound(index))
-      throw badRequest("Vectorize binding VECTORIZE is not configured: the vectorize vector store needs it (use localVectorStore locally)");
+      throw fail(
+        "MISSING_CREDENTIAL",
+        "Vectorize binding VECTORIZE is not configured: the vectorize vector store needs it (use localVectorStore locally)",
+      );
     const store = new VectorizeStore(...rest);
     store.index = index;
     return store;

@@ -13,7 +13,7 @@ export class OpenAIError extends ApiError {
     status: number,
     message: string,
     readonly param: string | null = null,
-    readonly code: string | null = null,
+    readonly openaiCode: string | null = null,
   ) {
     super(status, message);
     this.name = "OpenAIError";
@@ -53,5 +53,5 @@ const TYPES: Record<number, [type: string, code: string | null]> = {
 export function openAIErrorBody(status: number, message: string, err?: unknown): OpenAIErrorBody {
   const [type, code] = TYPES[status] ?? (status >= 500 ? ["server_error", "server_error"] : ["invalid_request_error", null]);
   const own = err instanceof OpenAIError ? err : undefined;
-  return { error: { message, type, param: own?.param ?? null, code: own?.code ?? code } };
+  return { error: { message, type, param: own?.param ?? null, code: own?.openaiCode ?? code } };
 }

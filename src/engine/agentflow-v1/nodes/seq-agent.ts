@@ -2,7 +2,7 @@
 // prompt, promptValues), the agentflow tool loop (maxIterations). With `interrupt` (Require
 // Approval) every tool call pauses the run first: the answer is Flowise's approval question and a
 // V1 action; humanInput proceed runs the calls, reject drops them and the agent answers without.
-import { badRequest } from "../../../errors";
+import { fail } from "../../../errors";
 import { maxIterationsOf, runToolLoop } from "../../agentflow/agent-loop";
 import type { AgentflowMessage, HumanInput } from "../../agentflow/types";
 import { bool, nonBlank, num } from "../../agentflow/util";
@@ -14,7 +14,7 @@ import { applyState, approvalMessage, said, seqPrompt, seqTranslate, stateUpdate
 function resumeOf(humanInput: HumanInput | undefined, checkpoint: unknown, owner: string) {
   if (!humanInput) return undefined;
   if (humanInput.type !== "proceed" && humanInput.type !== "reject")
-    throw badRequest(`${owner}: humanInput.type must be "proceed" or "reject"`);
+    throw fail("INVALID_INPUT", `${owner}: humanInput.type must be "proceed" or "reject"`);
   return { humanInput, checkpoint: Array.isArray(checkpoint) ? (checkpoint as AgentflowMessage[]) : [] };
 }
 

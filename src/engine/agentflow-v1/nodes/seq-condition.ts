@@ -3,7 +3,7 @@
 // without an edge). The route is the first condition row that holds (`$flow.state.x`,
 // `$flow.output.x`, `$vars.x`, `$<nodeId>` = that node's last message), or what the condition
 // code returns (sandboxed); the Condition Agent first asks its model (structured output optional).
-import { badRequest } from "../../../errors";
+import { fail } from "../../../errors";
 import { contentText } from "../../../providers/chat/messages";
 import type { FlowNode } from "../../core/types";
 import { callChat } from "../../agentflow/model-call";
@@ -88,7 +88,7 @@ async function chooseRoute(
   const flow = flowOf(rt, input, output);
   for (const row of listOf(inputs.conditionUI).filter(isObject)) {
     const variable = nonBlank(row.variable);
-    if (!variable) throw badRequest(`${owner}: a condition needs a variable`);
+    if (!variable) throw fail("INVALID_FLOW", `${owner}: a condition needs a variable`);
     const value =
       variable.startsWith("$flow.") || variable.startsWith("$vars.")
         ? flowValue(variable, flow)

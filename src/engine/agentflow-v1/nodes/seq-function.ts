@@ -2,7 +2,7 @@
 // `$name`, `$flow.state`), or another flow of this deployment through the runFlow port (the call
 // stack refuses cycles). Either answer joins the conversation as an AI or human message, or —
 // returned as a state object — updates the state.
-import { badRequest } from "../../../errors";
+import { fail } from "../../../errors";
 import { ApiError } from "../../../errors";
 import { RunAborted } from "../../../lib/run-control";
 import { runFunction } from "../../agentflow/nodes/custom-function";
@@ -28,7 +28,7 @@ function answered(
     } catch {
       updates = undefined;
     }
-    if (!isObject(updates)) throw badRequest(`${owner}: it returns a state object, but its answer is not a JSON object`);
+    if (!isObject(updates)) throw fail("SANDBOX_FAILED", `${owner}: it returns a state object, but its answer is not a JSON object`);
     return { updates, state: applyState(state, updates, v1.data.v1.channels) };
   }
   const message = as === "humanMessage" ? { ...said(v1, content), role: "user" as const } : said(v1, content);
@@ -45,7 +45,7 @@ export const seqCustomFunctionNode: V1NodeDef = {
     const owner = ownerOf(node);
     const { inputs } = await resolveV1(v1, rt, input);
     const code = nonBlank(inputs.javascriptFunction);
-    if (!code) throw badRequest(`${owner} has no JavaScript function`);
+    if (!code) throw fail("INVALID_FLOW", `${owner} has no JavaScript function`);
     const flow = flowOf(rt, input);
     const variables = Object.fromEntries(
       Object.entries(promptValuesOf(inputs.functionInputVariables)).map(([k, v]) => [k, flowValue(v, flow)]),
@@ -55,7 +55,7 @@ export const seqCustomFunctionNode: V1NodeDef = {
       content = await runFunction(code, input, variables, rt);
     } catch (err) {
       if (err instanceof RunAborted || err instanceof ApiError) throw err;
-      throw badRequest(`${owner}: ${errorMessage(err)}`);
+      throw fail("SANDBOX_FAILED", `${owner}: ${errorMessage(err)}`);
     }
     const { updates, ...rest } = answered(v1, content, inputs.returnValueAs, rt.state, owner);
     return {
@@ -81,9 +81,10 @@ export const seqExecuteFlowNode: V1NodeDef = {
     const owner = ownerOf(node);
     const { inputs } = await resolveV1(v1, rt, input);
     const flowId = nonBlank(inputs.selectedFlow)?.trim();
-    if (!flowId) throw badRequest(`${owner} needs a flow to run (selectedFlow)`);
+    if (!flowId) throw fail("INVALID_FLOW", `${owner} needs a flow to run (selectedFlow)`);
     const stack = [...(rt.request.callStack ?? []), rt.request.chatflowId];
-    if (stack.includes(flowId)) throw badRequest(`${owner}: executing ${flowId} would make a cycle (${[...stack, flowId].join(" → ")})`);
+    if (stack.includes(flowId))
+      throw fail("INVALID_FLOW", `${owner}: executing ${flowId} would make a cycle (${[...stack, flowId].join(" → ")})`);
     const asked = inputs.seqExecuteFlowInput;
     const question =
       asked === "userQuestion" || asked === undefined || asked === "" ? (input ?? "") : String(flowValue(asked, flowOf(rt, input)) ?? "");

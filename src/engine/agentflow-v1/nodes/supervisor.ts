@@ -4,7 +4,7 @@
 // step: when the worker it picks would pass `recursionLimit` (default 100), the team stops with an
 // answer saying so instead of Flowise's error.
 import { z } from "zod";
-import { badRequest } from "../../../errors";
+import { fail } from "../../../errors";
 import { refId } from "../../core/refs";
 import { invokeStructured } from "../../agentflow/structured";
 import { nonBlank, num } from "../../agentflow/util";
@@ -88,7 +88,7 @@ export const supervisorNode: V1NodeDef = {
       `of: ${["FINISH", ...members].join(", ")}. Use the route tool in your response.${
         summarize ? "\nRemember to give " + "reasonings, instructions and summarization" : ""
       }`;
-    if (!members.length) throw badRequest(`${owner} has no workers`);
+    if (!members.length) throw fail("INVALID_FLOW", `${owner} has no workers`);
     const schema = z.object({
       reasoning: z.string(),
       next: z.enum(["FINISH", ...members] as [string, ...string[]]),

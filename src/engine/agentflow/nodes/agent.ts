@@ -3,7 +3,7 @@
 // documents become sourceDocuments), memory as the LLM node, the tool loop of agent-loop.ts, and
 // optional structured output (the final answer converted, as a fenced JSON block). Tools marked
 // "requires human input" pause the run before they are called. Errors: "Error in Agent node: …".
-import { badRequest } from "../../../errors";
+import { fail } from "../../../errors";
 import { jsonSchemaOf } from "../../core/zod-dsl";
 import type { SourceDocument } from "../../core/types";
 import { type AgentTool, maxIterationsOf, runToolLoop } from "../agent-loop";
@@ -47,7 +47,8 @@ export const agentNode: AgentflowNodeDef = {
       const model = await chatModel(rt.ctx, inputs.agentModel, config, owner, "agentModel");
       const builtIn = builtInTools(inputs);
       if (builtIn.length)
-        throw badRequest(
+        throw fail(
+          "UNKNOWN_NODE",
           `${owner}: provider built-in tools (${builtIn.join(", ")}) are not available in edgeflow; use tools from agentTools`,
         );
 
@@ -138,7 +139,7 @@ export const agentNode: AgentflowNodeDef = {
 
 function resumeOf(humanInput: { type: string }, checkpoint: unknown, owner: string) {
   if (humanInput.type !== "proceed" && humanInput.type !== "reject") {
-    throw badRequest(`${owner}: humanInput.type must be "proceed" or "reject", not "${humanInput.type}"`);
+    throw fail("INVALID_INPUT", `${owner}: humanInput.type must be "proceed" or "reject", not "${humanInput.type}"`);
   }
   return {
     humanInput: humanInput as { type: "proceed" | "reject" },

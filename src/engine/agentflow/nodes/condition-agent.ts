@@ -2,7 +2,7 @@
 // answering JSON `{"output": "<scenario>"}` (fenced or bare). The answer is matched exactly (case
 // blind), then as a prefix, then as a substring either way; no match takes the last scenario.
 // Branch `-output-i` is scenario i. An answer that is not such JSON fails the node.
-import { badGateway, badRequest } from "../../../errors";
+import { fail } from "../../../errors";
 import { chatModel } from "../components";
 import { appendMemory, memorySettings, prependedHistory } from "../memory";
 import { toLangChain } from "../messages";
@@ -62,7 +62,7 @@ export const conditionAgentNode: AgentflowNodeDef = {
       const scenarios = listOf<{ scenario?: unknown }>(inputs.conditionAgentScenarios).map((s) =>
         typeof s?.scenario === "string" ? s.scenario : "",
       );
-      if (!scenarios.length) throw badRequest(`${owner} needs at least one scenario (conditionAgentScenarios)`);
+      if (!scenarios.length) throw fail("INVALID_FLOW", `${owner} needs at least one scenario (conditionAgentScenarios)`);
       const model = await chatModel(rt.ctx, inputs.conditionAgentModel, inputs.conditionAgentModelConfig, owner, "conditionAgentModel");
       const own =
         typeof inputs.conditionAgentSystemPrompt === "string" &&
@@ -95,7 +95,8 @@ export const conditionAgentNode: AgentflowNodeDef = {
       try {
         name = chosen(content);
       } catch (err) {
-        throw badGateway(
+        throw fail(
+          "MODEL_FAILED",
           `Failed to parse a valid scenario from the model's answer (${errorMessage(err)}); the model must answer ` +
             `JSON {"output": "<scenario>"}. Its answer: "${content.slice(0, 300)}"`,
         );

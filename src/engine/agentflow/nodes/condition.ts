@@ -2,7 +2,7 @@
 // value2}; the first true row is fulfilled, and an Else entry is appended (fulfilled when none
 // was). Branch `-output-i` is row i, `-output-n` is Else. Strings lose their Markdown before they
 // are compared; numbers are parseFloat (NaN → 0).
-import { badRequest } from "../../../errors";
+import { fail } from "../../../errors";
 import type { AgentflowNodeDef } from "../node-types";
 import { isObject, listOf } from "../util";
 import { ownerOf } from "./common";
@@ -75,7 +75,8 @@ export const conditionNode: AgentflowNodeDef = {
       const operation = typeof row.operation === "string" ? row.operation : "";
       const compare = OPERATIONS[operation];
       if (!compare)
-        throw badRequest(
+        throw fail(
+          "INVALID_FLOW",
           `${ownerOf(node)}: condition #${i + 1} has an unknown operation "${operation}" (one of ${Object.keys(OPERATIONS).join(", ")})`,
         );
       if (compare(...operands(row.type, row.value1, row.value2))) {

@@ -3,7 +3,7 @@
 // `$flow` {input, state, chatflowId, sessionId, chatId, …} and `$<name>` per input variable, and
 // returns a string or a value (objects become pretty JSON). A throw, a timeout or a syntax error
 // fails the node with the sandbox's message.
-import { ApiError } from "../../../errors";
+import { ApiError, fail } from "../../../errors";
 import { RunAborted } from "../../../lib/run-control";
 import type { AgentflowNodeDef, NodeRuntime } from "../node-types";
 import { runForValue, valueText } from "../../core/function-code";
@@ -36,7 +36,7 @@ export const customFunctionNode: AgentflowNodeDef = {
   async run(args) {
     const { node, inputs, input, rt } = args;
     const code = typeof inputs.customFunctionJavascriptFunction === "string" ? inputs.customFunctionJavascriptFunction : "";
-    if (!code.trim()) throw new ApiError(400, `${ownerOf(node)} has no JavaScript function (customFunctionJavascriptFunction)`);
+    if (!code.trim()) throw fail("INVALID_FLOW", `${ownerOf(node)} has no JavaScript function (customFunctionJavascriptFunction)`);
     const rows = listOf<{ variableName?: unknown; variableValue?: unknown }>(inputs.customFunctionInputVariables);
     const variables: Record<string, unknown> = {};
     for (const r of rows) if (typeof r.variableName === "string" && r.variableName) variables[r.variableName] = r.variableValue;
@@ -45,7 +45,7 @@ export const customFunctionNode: AgentflowNodeDef = {
       content = await runFunction(code, input, variables, rt);
     } catch (err) {
       if (err instanceof RunAborted || err instanceof ApiError) throw err;
-      throw new ApiError(400, `${ownerOf(node)}: ${errorMessage(err)}`);
+      throw fail("SANDBOX_FAILED", `${ownerOf(node)}: ${errorMessage(err)}`);
     }
     if (streamsAnswer(args)) rt.emit.token(content);
     return {

@@ -1,7 +1,7 @@
 // Execute Flow: runs another chatflow or agentflow of this deployment in-process (the `runFlow`
 // port, JSON answer) with the same chatId, the resolved input as its question and the override
 // config. Calling itself, or a flow already on the call stack (a cycle), is refused.
-import { badRequest } from "../../../errors";
+import { fail } from "../../../errors";
 import type { AgentflowNodeDef } from "../node-types";
 import { historyName, isObject, nonBlank } from "../util";
 import { ownerOf, stateAfter, streamsAnswer } from "./common";
@@ -15,7 +15,7 @@ function overrideConfigOf(raw: unknown, owner: string): Record<string, unknown> 
   } catch {
     // reported below
   }
-  throw badRequest(`${owner}: its override config (executeFlowOverrideConfig) is not a JSON object`);
+  throw fail("INVALID_FLOW", `${owner}: its override config (executeFlowOverrideConfig) is not a JSON object`);
 }
 
 export const executeFlowNode: AgentflowNodeDef = {
@@ -25,11 +25,12 @@ export const executeFlowNode: AgentflowNodeDef = {
     const { node, inputs, rt } = args;
     const owner = ownerOf(node);
     const flowId = nonBlank(inputs.executeFlowSelectedFlow)?.trim();
-    if (!flowId) throw badRequest(`${owner} needs a flow to run (executeFlowSelectedFlow)`);
+    if (!flowId) throw fail("INVALID_FLOW", `${owner} needs a flow to run (executeFlowSelectedFlow)`);
     const here = rt.request.chatflowId;
     const stack = [...(rt.request.callStack ?? []), here];
-    if (flowId === here) throw badRequest(`${owner}: a flow cannot execute itself (${flowId})`);
-    if (stack.includes(flowId)) throw badRequest(`${owner}: executing ${flowId} would make a cycle (${[...stack, flowId].join(" → ")})`);
+    if (flowId === here) throw fail("INVALID_FLOW", `${owner}: a flow cannot execute itself (${flowId})`);
+    if (stack.includes(flowId))
+      throw fail("INVALID_FLOW", `${owner}: executing ${flowId} would make a cycle (${[...stack, flowId].join(" → ")})`);
     const question = typeof inputs.executeFlowInput === "string" ? inputs.executeFlowInput : String(inputs.executeFlowInput ?? "");
     const overrideConfig = overrideConfigOf(inputs.executeFlowOverrideConfig, owner);
 

@@ -3,7 +3,7 @@
 // types json (JSON text or rows), raw, formData and xWwwFormUrlencoded (rows {key, value}); no body
 // on GET. Credentials: basic auth, bearer token or an API key header. The output is `{http: {data,
 // status, statusText, headers}}` (no `content`); a non-2xx answer fails the node (502).
-import { ApiError, badGateway, badRequest, gatewayTimeout } from "../../../errors";
+import { ApiError, fail } from "../../../errors";
 import { outboundFetch } from "../../../lib/outbound";
 import type { AgentflowNodeDef } from "../node-types";
 import { errorMessage, isObject, listOf, nonBlank } from "../util";
@@ -18,7 +18,7 @@ const rows = (v: unknown) => listOf<Row>(v).filter((r) => typeof r.key === "stri
 function pairs(v: unknown, owner: string): Array<[string, string]> {
   if (Array.isArray(v)) return rows(v).map((r) => [String(r.key), typeof r.value === "string" ? r.value : JSON.stringify(r.value)]);
   const obj = typeof v === "string" ? parseJson(v, owner) : v;
-  if (!isObject(obj)) throw badRequest(`${owner}: the body must be {key: value} pairs for this body type`);
+  if (!isObject(obj)) throw fail("INVALID_FLOW", `${owner}: the body must be {key: value} pairs for this body type`);
   return Object.entries(obj).map(([k, val]) => [k, typeof val === "string" ? val : JSON.stringify(val)]);
 }
 
@@ -26,7 +26,7 @@ function parseJson(text: string, owner: string): unknown {
   try {
     return JSON.parse(text);
   } catch (err) {
-    throw badRequest(`${owner}: the JSON body is not valid JSON (${errorMessage(err)})`);
+    throw fail("INVALID_FLOW", `${owner}: the JSON body is not valid JSON (${errorMessage(err)})`);
   }
 }
 
@@ -54,10 +54,10 @@ function body(type: unknown, raw: unknown, headers: Record<string, string>, owne
 async function readCapped(res: Response, owner: string): Promise<Uint8Array> {
   const declared = Number(res.headers.get("content-length"));
   if (declared > MAX_HTTP_RESPONSE_BYTES)
-    throw badGateway(`${owner}: the response is larger than ${MAX_HTTP_RESPONSE_BYTES / 1024 / 1024} MB`);
+    throw fail("UPSTREAM_FAILED", `${owner}: the response is larger than ${MAX_HTTP_RESPONSE_BYTES / 1024 / 1024} MB`);
   const bytes = new Uint8Array(await res.arrayBuffer());
   if (bytes.byteLength > MAX_HTTP_RESPONSE_BYTES)
-    throw badGateway(`${owner}: the response is larger than ${MAX_HTTP_RESPONSE_BYTES / 1024 / 1024} MB`);
+    throw fail("UPSTREAM_FAILED", `${owner}: the response is larger than ${MAX_HTTP_RESPONSE_BYTES / 1024 / 1024} MB`);
   return bytes;
 }
 
@@ -83,7 +83,7 @@ export const httpNode: AgentflowNodeDef = {
     const owner = ownerOf(node);
     const method = (nonBlank(inputs.method) ?? "GET").toUpperCase();
     const url = nonBlank(inputs.url)?.trim();
-    if (!url) throw badRequest(`${owner} needs a URL`);
+    if (!url) throw fail("INVALID_FLOW", `${owner} needs a URL`);
     const headers: Record<string, string> = {};
     for (const r of rows(inputs.headers)) headers[String(r.key)] = String(r.value);
     const credentialId = nonBlank(node.data.credential) ?? nonBlank(inputs.credential) ?? nonBlank(inputs.FLOWISE_CREDENTIAL_ID);
@@ -109,13 +109,16 @@ export const httpNode: AgentflowNodeDef = {
     } catch (err) {
       if (err instanceof ApiError || rt.signal.aborted) throw err;
       if (deadline.aborted)
-        throw gatewayTimeout(`${owner}: ${method} ${finalUrl.slice(0, 200)} did not answer within ${HTTP_TIMEOUT_MS / 1000} s`);
-      throw badGateway(`${owner}: ${method} ${finalUrl.slice(0, 200)} failed: ${errorMessage(err)}`);
+        throw fail("TIMEOUT", `${owner}: ${method} ${finalUrl.slice(0, 200)} did not answer within ${HTTP_TIMEOUT_MS / 1000} s`);
+      throw fail("UPSTREAM_FAILED", `${owner}: ${method} ${finalUrl.slice(0, 200)} failed: ${errorMessage(err)}`);
     }
     const data = decodeAs(inputs.responseType, await readCapped(res, owner));
     if (!res.ok) {
       const detail = isObject(data) ? (data.message ?? data.error ?? JSON.stringify(data)) : data;
-      throw badGateway(`${owner}: ${method} ${finalUrl.slice(0, 200)} answered ${res.status}: ${String(detail).slice(0, 300)}`);
+      throw fail(
+        "UPSTREAM_FAILED",
+        `${owner}: ${method} ${finalUrl.slice(0, 200)} answered ${res.status}: ${String(detail).slice(0, 300)}`,
+      );
     }
     return {
       id: node.id,

@@ -1,7 +1,7 @@
 // Human Input: pauses the run with a description and Proceed / Reject buttons (the executor turns
 // the result into the pending action, AGENTFLOW.md §7.1); on resume it takes branch `-output-0`
 // (proceed) or `-output-1` (reject), with the user's feedback as its content.
-import { badRequest } from "../../../errors";
+import { fail } from "../../../errors";
 import { chatModel } from "../components";
 import { toLangChain } from "../messages";
 import { callChat } from "../model-call";
@@ -71,7 +71,10 @@ export const humanInputNode: AgentflowNodeDef = {
       if (rt.streaming) rt.emit.token(description);
     }
     if (rt.iteration)
-      throw badRequest(`${ownerOf(node)}: a Human Input inside an Iteration cannot pause the run; move it out of the iteration block`);
+      throw fail(
+        "INVALID_FLOW",
+        `${ownerOf(node)}: a Human Input inside an Iteration cannot pause the run; move it out of the iteration block`,
+      );
     return {
       id: node.id,
       name: node.data.name,

@@ -1,6 +1,6 @@
 // Iteration: its input must be an array (JSON, possibly with escaped brackets or quotes); the
 // executor runs the nodes inside the block once per item (src/engine/agentflow/iteration.ts).
-import { badRequest } from "../../../errors";
+import { fail } from "../../../errors";
 import type { AgentflowNodeDef } from "../node-types";
 import { ownerOf } from "./common";
 
@@ -26,7 +26,7 @@ export const iterationNode: AgentflowNodeDef = {
     if (!Array.isArray(items)) {
       const shown =
         typeof inputs.iterationInput === "string" ? inputs.iterationInput.slice(0, 200) : JSON.stringify(inputs.iterationInput ?? null);
-      throw badRequest(`${ownerOf(node)}: Invalid input array: its iterationInput must be a JSON array, got ${shown}`);
+      throw fail("NODE_FAILED", `${ownerOf(node)}: Invalid input array: its iterationInput must be a JSON array, got ${shown}`);
     }
     return { id: node.id, name: node.data.name, input: { iterationInput: items }, output: {}, state: rt.state };
   },

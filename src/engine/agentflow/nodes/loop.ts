@@ -1,6 +1,6 @@
 // Loop: jumps back to `loopBackToNode` ("<nodeId>-<label>") until it has looped maxLoopCount − 1
 // times (default 5); the executor does the jump and, at the limit, answers the fallback message.
-import { badRequest } from "../../../errors";
+import { fail } from "../../../errors";
 import type { AgentflowNodeDef } from "../node-types";
 import { updateFlowState } from "../state";
 import { num } from "../util";
@@ -18,7 +18,7 @@ export const loopNode: AgentflowNodeDef = {
   loopsBack: true,
   async run({ node, inputs, rt }) {
     const target = loopTarget(inputs.loopBackToNode);
-    if (!target) throw badRequest(`${ownerOf(node)} needs a node to loop back to (loopBackToNode)`);
+    if (!target) throw fail("INVALID_FLOW", `${ownerOf(node)} needs a node to loop back to (loopBackToNode)`);
     const label = String(inputs.loopBackToNode).split("-").slice(1).join("-");
     const given = num(inputs.maxLoopCount);
     const maxLoopCount = given !== undefined && given >= 1 ? Math.floor(given) : DEFAULT_MAX_LOOP_COUNT;

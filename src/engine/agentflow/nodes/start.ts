@@ -4,7 +4,7 @@
 // default text, form or nothing, which the scheduler sends as the request); the initial flow
 // state (`startState` rows, or an object), overlaid with the previous execution's state when
 // Persist State is on; Ephemeral Memory makes the run ignore the stored conversation.
-import { badRequest } from "../../../errors";
+import { fail } from "../../../errors";
 import type { AgentflowNodeDef } from "../node-types";
 import { bool, isObject } from "../util";
 import { ownerOf } from "./common";
@@ -16,7 +16,7 @@ function declaredState(raw: unknown, owner: string): Record<string, unknown> {
     try {
       value = JSON.parse(value);
     } catch {
-      throw badRequest(`${owner}: its flow state (startState) is not valid JSON`);
+      throw fail("INVALID_FLOW", `${owner}: its flow state (startState) is not valid JSON`);
     }
   }
   if (isObject(value)) return { ...value }; // an object is accepted too (Flowise crashes on it, #4686)

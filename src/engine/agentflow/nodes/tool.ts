@@ -1,6 +1,6 @@
 // Tool: calls one tool (or every tool of a toolkit) directly with the given arguments, no model.
 // Argument values that look like JSON arrays/objects (brackets possibly escaped) are parsed.
-import { ApiError } from "../../../errors";
+import { ApiError, fail } from "../../../errors";
 import { RunAborted } from "../../../lib/run-control";
 import { contentText } from "../../../providers/chat/messages";
 import type { AgentflowNodeDef } from "../node-types";
@@ -53,7 +53,7 @@ export const toolNode: AgentflowNodeDef = {
     } catch (err) {
       if (rt.signal.aborted || err instanceof RunAborted) throw new RunAborted();
       if (err instanceof ApiError) throw err;
-      throw new ApiError(400, `${owner}: tool ${String(name)} failed: ${errorMessage(err)}`);
+      throw fail("NODE_FAILED", `${owner}: tool ${String(name)} failed: ${errorMessage(err)}`);
     }
     if (streamsAnswer(args)) rt.emit.token(content);
     return {

@@ -5,7 +5,7 @@
 // as in Flowise. Code that fails is a 502 quoting the code, as Flowise's error does.
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { HumanMessage } from "@langchain/core/messages";
-import { ApiError, badGateway } from "../../../errors";
+import { ApiError, fail } from "../../../errors";
 import { RunAborted } from "../../../lib/run-control";
 import { callModel } from "../../core/llm";
 import type { RunContext } from "../../core/ports";
@@ -79,7 +79,8 @@ export async function runCsvAgent(agent: CsvAgentInstance, ctx: RunContext, sink
   } catch (err) {
     if (err instanceof RunAborted || (err instanceof ApiError && err.status !== 400)) throw err;
     const why = errorMessage(err);
-    throw badGateway(
+    throw fail(
+      "MODEL_FAILED",
       `${agent.label}: Sorry, I'm unable to find answer for question: "${question}" using following code: "${code}" (${why})`,
     );
   }

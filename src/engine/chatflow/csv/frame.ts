@@ -1,7 +1,7 @@
 // A CSV file as the rows the model's code gets (`df`): parsed by the CSV loader's parser under the
 // same work limits, values typed per column (a column whose every value is a number holds numbers;
 // true/false columns hold booleans; empty cells are null), and the column → type map the prompt shows.
-import { badRequest } from "../../../errors";
+import { fail } from "../../../errors";
 import { type WorkLimits, overLimit } from "../../../lib/limits";
 import { parseCsv } from "../../../providers/loaders/csv";
 import { decodeTextWithin, extensionOf } from "../../../providers/loaders/text-util";
@@ -45,13 +45,14 @@ export async function frameOf(files: LoaderFile[], limits: WorkLimits, separator
   for (const f of files) {
     const sep = separator ?? (extensionOf(f.name) === "tsv" ? "\t" : ",");
     const [head, ...rows] = await parseCsv(await decodeTextWithin(f, limits), { separator: sep, limits, name: f.name });
-    if (!head) throw badRequest(`CSV file ${f.name} is empty`);
+    if (!head) throw fail("INVALID_INPUT", `CSV file ${f.name} is empty`);
     const names = head.map((h) => h.trim());
     if (!header) header = names;
-    else if (names.join("\u0000") !== header.join("\u0000")) throw badRequest(`CSV file ${f.name} has other columns than ${files[0].name}`);
+    else if (names.join("\u0000") !== header.join("\u0000"))
+      throw fail("INVALID_INPUT", `CSV file ${f.name} has other columns than ${files[0].name}`);
     data.push(...rows);
   }
-  if (!header || !data.length) throw badRequest("CSV Agent: the CSV file has no data rows under its header");
+  if (!header || !data.length) throw fail("INVALID_INPUT", "CSV Agent: the CSV file has no data rows under its header");
   // Each file was checked alone; together they must fit too.
   if (data.length > limits.csvRows) throw overLimit(limits, "csvRows", `CSV files ${files.map((f) => f.name).join(", ")}`, data.length);
   const cols = header;

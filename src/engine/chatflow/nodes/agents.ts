@@ -15,7 +15,7 @@ import type { BaseChatModel } from "@langchain/core/language_models/chat_models"
 import { AIMessage, type AIMessageChunk, type BaseMessage, HumanMessage, SystemMessage, ToolMessage } from "@langchain/core/messages";
 import type { Runnable } from "@langchain/core/runnables";
 import { type StructuredToolInterface, isStructuredTool } from "@langchain/core/tools";
-import { badRequest } from "../../../errors";
+import { fail } from "../../../errors";
 import { contentText } from "../../../providers/chat/messages";
 import {
   type MemoryInstance,
@@ -77,12 +77,13 @@ export const iterationLimitMessage = (n: number) =>
 export function toolsInput(value: unknown, label: string): StructuredToolInterface[] {
   const tools = asList(value).flat();
   for (const t of tools) {
-    if (!isStructuredTool(t as StructuredToolInterface)) throw badRequest(`${label}: its tools input holds something that is not a tool`);
+    if (!isStructuredTool(t as StructuredToolInterface))
+      throw fail("INVALID_FLOW", `${label}: its tools input holds something that is not a tool`);
   }
   const list = tools as StructuredToolInterface[];
   const names = new Set<string>();
   for (const t of list) {
-    if (names.has(t.name)) throw badRequest(`${label}: two of its tools are named ${t.name}; tool names must differ`);
+    if (names.has(t.name)) throw fail("INVALID_FLOW", `${label}: two of its tools are named ${t.name}; tool names must differ`);
     names.add(t.name);
   }
   return list;
@@ -94,7 +95,8 @@ function buildAgent(defaultSystem: string) {
     const model = requireChatModel(inputs.model, label);
     const list = toolsInput(inputs.tools, label);
     if (list.length && typeof model.bindTools !== "function") {
-      throw badRequest(
+      throw fail(
+        "INVALID_FLOW",
         `${label}: its chat model (${model._llmType()}) cannot call tools; use a model with tool calling (an OpenAI-compatible endpoint)`,
       );
     }
@@ -259,7 +261,7 @@ function agentNode(name: string, defaultSystem: string): NodeDefinition {
     build: buildAgent(defaultSystem),
     async run(instance, { ctx, sink }) {
       if (isAgent(instance)) return runAgent(instance, ctx, sink);
-      throw badRequest(`${name} was not built`);
+      throw fail("INVALID_FLOW", `${name} was not built`);
     },
     // Streams when its chat model's `streaming` input is not false (FLOWISE-NOTES point 7).
     canStream: chainCanStream,

@@ -4,7 +4,7 @@
 // tools connected in the flow are added. It runs as the tool agent does (./agents.ts), with the
 // session's stored conversation as its thread.
 import type { StructuredToolInterface } from "@langchain/core/tools";
-import { badRequest } from "../../../errors";
+import { fail } from "../../../errors";
 import { buildChatModel } from "../../../providers/chat/registry";
 import { str } from "../../core/inputs";
 import { providerDeps } from "../../core/ports";
@@ -36,7 +36,7 @@ async function assistantTools(
   }
   for (const [i, storeId] of storeIds.entries()) {
     const store = await ctx.runtime.documentStores.vectorStore(storeId);
-    if (!store) throw badRequest(`${label}: its file_search reads document store ${storeId}, which does not exist`);
+    if (!store) throw fail("INVALID_FLOW", `${label}: its file_search reads document store ${storeId}, which does not exist`);
     const retriever = store.asRetriever({ k: Math.min(DEFAULT_TOP_K, store.maxTopK) });
     const inputs = { name: `file_search_${i}`, description: FILE_SEARCH_DESCRIPTION, retriever, returnSourceDocuments: true };
     tools.push((await buildTool("retrieverTool", inputs, { ctx, label: `${label} file search ${i}` })) as StructuredToolInterface);
@@ -47,14 +47,14 @@ async function assistantTools(
 async function buildAssistant({ node, inputs, ctx }: BuildArgs): Promise<AgentInstance> {
   const label = node.data.label;
   const id = str(inputs.selectedAssistant);
-  if (!id) throw badRequest(`${label} (${node.id}) needs an assistant: choose one of /assistants in selectedAssistant`);
+  if (!id) throw fail("INVALID_FLOW", `${label} (${node.id}) needs an assistant: choose one of /assistants in selectedAssistant`);
   const spec = await ctx.runtime.assistants.get(id);
-  if (!spec) throw badRequest(`${label} (${node.id}): assistant ${id} (its selectedAssistant) does not exist`);
+  if (!spec) throw fail("INVALID_FLOW", `${label} (${node.id}): assistant ${id} (its selectedAssistant) does not exist`);
   const model = await buildChatModel(spec.modelNode, spec.modelInputs, providerDeps(ctx));
   const own = await assistantTools(spec.toolIds, spec.documentStoreIds, ctx, label);
   const tools = toolsInput([...own, ...toolsInput(inputs.tools, label)], label);
   if (tools.length && typeof model.bindTools !== "function") {
-    throw badRequest(`${label}: the chat model of assistant ${id} (${model._llmType()}) cannot call tools`);
+    throw fail("INVALID_FLOW", `${label}: the chat model of assistant ${id} (${model._llmType()}) cannot call tools`);
   }
   return {
     kind: "agent",
@@ -75,7 +75,7 @@ export const assistantNodes: NodeDefinition[] = [
     build: buildAssistant,
     async run(instance, { ctx, sink }) {
       if ((instance as { kind?: unknown })?.kind === "agent") return runAgent(instance as AgentInstance, ctx, sink);
-      throw badRequest("openAIAssistant was not built");
+      throw fail("INVALID_FLOW", "openAIAssistant was not built");
     },
     // Its model node is not in the flow; the assistant's model streams as every chat model does.
     canStream: () => true,

@@ -3,7 +3,7 @@
 // and conversationChain (system message + memory + question).
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { type BaseMessage, HumanMessage, SystemMessage } from "@langchain/core/messages";
-import { badGateway, badRequest } from "../../../errors";
+import { fail } from "../../../errors";
 import {
   type MemoryInstance,
   type ModerationInstance,
@@ -85,7 +85,7 @@ const fixPrompt = (instructions: string, completion: string, error: string) =>
   ].join("\n");
 
 async function parseAnswer(chain: LlmChainInstance, parser: OutputParserInstance, text: string, ctx: RunContext): Promise<Answer> {
-  const failed = (err: unknown) => badGateway(`${parser.label}: the model's answer does not fit: ${errorMessage(err)}`);
+  const failed = (err: unknown) => fail("MODEL_FAILED", `${parser.label}: the model's answer does not fit: ${errorMessage(err)}`);
   try {
     const { json } = parser.parse(text);
     return { text: fenced(json), json };
@@ -144,10 +144,10 @@ export const chainNodes: NodeDefinition[] = [
     async build({ node, inputs, ctx, output, ending }) {
       const label = node.data.label;
       const prompt = inputs.prompt;
-      if (!isPrompt(prompt)) throw badRequest(`${label} needs a prompt template connected to its prompt input`);
+      if (!isPrompt(prompt)) throw fail("INVALID_FLOW", `${label} needs a prompt template connected to its prompt input`);
       const parser = inputs.outputParser;
       if (parser !== undefined && parser !== "" && parser !== null && !isOutputParser(parser)) {
-        throw badRequest(`${label}: its outputParser input is not an output parser`);
+        throw fail("INVALID_FLOW", `${label}: its outputParser input is not an output parser`);
       }
       const chain: LlmChainInstance = {
         kind: "llmChain",
@@ -166,7 +166,7 @@ export const chainNodes: NodeDefinition[] = [
     },
     async run(instance, { ctx, sink }) {
       if (isLlmChain(instance)) return runLlmChain(instance, ctx, sink);
-      throw badRequest("LLM Chain was not built");
+      throw fail("INVALID_FLOW", "LLM Chain was not built");
     },
     canStream: chainCanStream,
   },
@@ -188,7 +188,7 @@ export const chainNodes: NodeDefinition[] = [
     },
     async run(instance, { ctx, sink }) {
       if (isConversationChain(instance)) return runConversationChain(instance, ctx, sink);
-      throw badRequest("Conversation Chain was not built");
+      throw fail("INVALID_FLOW", "Conversation Chain was not built");
     },
     canStream: chainCanStream,
   },

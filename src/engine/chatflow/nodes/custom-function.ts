@@ -4,7 +4,7 @@
 // nodes' outputs), `$vars` and `$flow` {chatflowId, sessionId, chatId, input}. Output `output`:
 // its value becomes the node's instance for other nodes; output `EndingNode`: it answers the
 // prediction (run then, with the question, not at build time).
-import { ApiError, badRequest } from "../../../errors";
+import { ApiError, fail } from "../../../errors";
 import { RunAborted } from "../../../lib/run-control";
 import { runForValue, valueText } from "../../core/function-code";
 import type { RunContext } from "../../core/ports";
@@ -30,12 +30,12 @@ function variablesOf(raw: unknown, node: FlowNode): Record<string, unknown> {
     try {
       vars = JSON.parse(raw);
     } catch (err) {
-      throw badRequest(`${owner(node)}: Invalid JSON in the Custom Function Input Variables: ${errorMessage(err)}`);
+      throw fail("INVALID_FLOW", `${owner(node)}: Invalid JSON in the Custom Function Input Variables: ${errorMessage(err)}`);
     }
   }
   if (vars === undefined || vars === null) return {};
   if (typeof vars !== "object" || Array.isArray(vars))
-    throw badRequest(`${owner(node)}: its Input Variables must be a JSON object of name → value`);
+    throw fail("INVALID_FLOW", `${owner(node)}: its Input Variables must be a JSON object of name → value`);
   // As Flowise does: a value that is a JSON object in text (another node's output) arrives parsed.
   const out: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(vars)) {
@@ -54,7 +54,7 @@ function variablesOf(raw: unknown, node: FlowNode): Record<string, unknown> {
 
 async function evaluate(node: FlowNode, inputs: Record<string, unknown>, ctx: RunContext): Promise<unknown> {
   const code = typeof inputs.javascriptFunction === "string" ? inputs.javascriptFunction : "";
-  if (!code.trim()) throw badRequest(`${owner(node)} has no JavaScript function (javascriptFunction)`);
+  if (!code.trim()) throw fail("INVALID_FLOW", `${owner(node)} has no JavaScript function (javascriptFunction)`);
   const variables = variablesOf(inputs.functionInputVariables, node);
   try {
     return await runForValue(code, ctx.runtime, {
@@ -66,7 +66,7 @@ async function evaluate(node: FlowNode, inputs: Record<string, unknown>, ctx: Ru
   } catch (err) {
     if (err instanceof RunAborted || err instanceof ApiError || ctx.signal?.aborted) throw err;
     // The same status and wording as the agentflow Custom Function: the function's own failure.
-    throw badRequest(`${owner(node)}: ${errorMessage(err)}`);
+    throw fail("SANDBOX_FAILED", `${owner(node)}: ${errorMessage(err)}`);
   }
 }
 
@@ -79,7 +79,7 @@ export const customFunctionNodes: NodeDefinition[] = [
       return evaluate(node, inputs, ctx);
     },
     async run(instance, { ctx, sink }) {
-      if (!isPending(instance)) throw badRequest("Custom JS Function was not built");
+      if (!isPending(instance)) throw fail("INVALID_FLOW", "Custom JS Function was not built");
       const value = await evaluate(instance.node, instance.inputs, ctx);
       const text = valueText(value);
       // Streaming: the whole answer as one token, as Flowise streams a non-LLM ending node.

@@ -1,6 +1,6 @@
 // Nodes that answer from data: sqlDatabaseChain (a D1 or Postgres database: ../sql) and csvAgent
 // (a CSV file and JavaScript in the sandbox: ../csv). Both stream their final answer.
-import { badRequest } from "../../../errors";
+import { fail } from "../../../errors";
 import { bool, num, str } from "../../core/inputs";
 import type { FlowGraph, FlowNode } from "../../core/types";
 import { type CsvAgentInstance, isCsvAgent, runCsvAgent } from "../csv/agent";
@@ -45,7 +45,7 @@ export const dataNodes: NodeDefinition[] = [
     },
     async run(instance, { ctx, sink }) {
       if (isSqlChain(instance)) return runSqlChain(instance, ctx, sink);
-      throw badRequest("Sql Database Chain was not built");
+      throw fail("INVALID_FLOW", "Sql Database Chain was not built");
     },
     canStream,
   },
@@ -55,7 +55,8 @@ export const dataNodes: NodeDefinition[] = [
     async build({ node, inputs, ctx }): Promise<CsvAgentInstance> {
       const label = node.data.label;
       const files = await filesOfInput(inputs.csvFile, ctx, `${label} (${node.id})`);
-      if (!files.length) throw badRequest(`${label} has no CSV file: set its csvFile input (a data URI or FILE-STORAGE::[names])`);
+      if (!files.length)
+        throw fail("INVALID_FLOW", `${label} has no CSV file: set its csvFile input (a data URI or FILE-STORAGE::[names])`);
       return {
         kind: "csvAgent",
         label,
@@ -68,7 +69,7 @@ export const dataNodes: NodeDefinition[] = [
     },
     async run(instance, { ctx, sink }) {
       if (isCsvAgent(instance)) return runCsvAgent(instance, ctx, sink);
-      throw badRequest("CSV Agent was not built");
+      throw fail("INVALID_FLOW", "CSV Agent was not built");
     },
     canStream,
   },

@@ -5,7 +5,7 @@
 // their text (`text`). A loader feeding a vector store runs on upsert only (FLOWISE-NOTES point 5).
 import { Document } from "@langchain/core/documents";
 import type { TextSplitter } from "@langchain/textsplitters";
-import { ApiError, badRequest, payloadTooLarge, unsupportedMediaType } from "../../../errors";
+import { ApiError, fail } from "../../../errors";
 import { loadDocuments, loaderDefinition, supportedLoaders } from "../../../providers/loaders/registry";
 import { splitWithin } from "../../../providers/splitters/paced";
 import type { LoaderFile } from "../../../providers/loaders/types";
@@ -62,7 +62,7 @@ export async function filesOfInput(value: unknown, ctx: RunContext, where: strin
     try {
       names = JSON.parse(text.slice(FILE_STORAGE.length));
     } catch {
-      throw badRequest(`${where}: ${text.slice(0, 80)} is not FILE-STORAGE::[file names]`);
+      throw fail("INVALID_FLOW", `${where}: ${text.slice(0, 80)} is not FILE-STORAGE::[file names]`);
     }
     const list = Array.isArray(names) ? names : [names];
     const out: LoaderFile[] = [];
@@ -70,7 +70,8 @@ export async function filesOfInput(value: unknown, ctx: RunContext, where: strin
       if (typeof name !== "string" || !name) continue;
       const stored = await ctx.runtime.files.read(chatflowFileKey(ctx.chatflowid, name));
       if (!stored)
-        throw badRequest(
+        throw fail(
+          "INVALID_FLOW",
           `${where}: file ${name} is not in this chatflow's storage; upload it with POST /vector/upsert (multipart \`files\`)`,
         );
       out.push({ name: safeFileName(name), ...stored });
@@ -88,16 +89,22 @@ export async function filesOfInput(value: unknown, ctx: RunContext, where: strin
     if (Array.isArray(list))
       return list.filter((v): v is string => typeof v === "string" && v.startsWith("data:")).map(decodeFlowiseDataUri);
   }
-  throw badRequest(`${where}: its file input must be a data URI or FILE-STORAGE::[names]; or upload the file with POST /vector/upsert`);
+  throw fail(
+    "INVALID_FLOW",
+    `${where}: its file input must be a data URI or FILE-STORAGE::[names]; or upload the file with POST /vector/upsert`,
+  );
 }
 
 /** Checks an upload against a loader: its size (413) and whether the loader reads it (415). */
 export function checkLoaderFile(loader: string, file: LoaderFile, maxBytes: number): void {
   const def = loaderDefinition(loader);
   if (file.bytes.length > maxBytes)
-    throw payloadTooLarge(`File ${file.name} is larger than the upload limit of ${Math.round(maxBytes / 1024 / 1024)} MB (MAX_UPLOAD_MB)`);
+    throw fail(
+      "LIMIT_EXCEEDED",
+      `File ${file.name} is larger than the upload limit of ${Math.round(maxBytes / 1024 / 1024)} MB (MAX_UPLOAD_MB)`,
+    );
   if (def.accepts && !def.accepts(file))
-    throw unsupportedMediaType(`Loader ${loader} cannot read ${file.name} (${file.mime || "unknown type"})`);
+    throw fail("UNSUPPORTED_MEDIA_TYPE", `Loader ${loader} cannot read ${file.name} (${file.mime || "unknown type"})`);
 }
 
 /** The loader's documents, split by its text splitter when one is connected. */
@@ -113,7 +120,8 @@ async function loadNodeDocuments({ node, inputs, ctx }: BuildArgs): Promise<Docu
     files = ctx.files?.[def.fileField] ?? (await filesOfInput(inputs[def.fileField], ctx, where));
     delete config[def.fileField];
     if (!files.length)
-      throw badRequest(
+      throw fail(
+        "INVALID_INPUT",
         `${where} has no file: upload one with POST /vector/upsert (multipart \`files\`), or set its ${def.fileField} input`,
       );
     for (const f of files) checkLoaderFile(name, f, maxBytes);
@@ -130,12 +138,12 @@ async function loadNodeDocuments({ node, inputs, ctx }: BuildArgs): Promise<Docu
   });
   const splitter = inputs.textSplitter;
   if (splitter !== undefined && splitter !== null && splitter !== "") {
-    if (!isTextSplitter(splitter)) throw badRequest(`${where}: its textSplitter input is not a text splitter`);
+    if (!isTextSplitter(splitter)) throw fail("INVALID_FLOW", `${where}: its textSplitter input is not a text splitter`);
     try {
       docs = await splitWithin(splitter, docs, limits, where);
     } catch (err) {
       if (err instanceof ApiError) throw err;
-      throw badRequest(`${where}: splitting failed: ${errorMessage(err)}`);
+      throw fail("NODE_FAILED", `${where}: splitting failed: ${errorMessage(err)}`);
     }
   }
   // NUL characters cannot be stored as text (the document store strips them too).

@@ -2,7 +2,7 @@
 // Flowise node names — openAIEmbeddings (`basepath`, credential `openAIApi`), the Workers AI one,
 // the local one — plus ollamaEmbeddings, through Ollama's OpenAI-compatible /v1 API.
 import type { Embeddings } from "@langchain/core/embeddings";
-import { badRequest } from "../../../errors";
+import { fail } from "../../../errors";
 import { OpenAICompatibleEmbeddings } from "../../../providers/embeddings/openai";
 import { buildEmbeddings, supportedEmbeddings } from "../../../providers/embeddings/registry";
 import type { NodeDefinition } from "../types";
@@ -19,7 +19,7 @@ const isEmbeddings = (v: unknown): v is Embeddings =>
 
 /** The embeddings an input must hold, or a 400 naming the node and input. */
 export function requireEmbeddings(value: unknown, label: string, input = "embeddings"): Embeddings {
-  if (!isEmbeddings(value)) throw badRequest(`${label} needs an embeddings node connected to its ${input} input`);
+  if (!isEmbeddings(value)) throw fail("INVALID_FLOW", `${label} needs an embeddings node connected to its ${input} input`);
   return value;
 }
 

@@ -1,7 +1,7 @@
 // Output parsers: format instructions for the prompt, then the model's text → JSON. A chain with a
 // parser answers `json` (and a fenced JSON text, as Flowise stores such answers).
 import { z } from "zod";
-import { badRequest } from "../../../errors";
+import { fail } from "../../../errors";
 import { type OutputParserInstance, OutputParseError } from "../instances";
 import type { NodeDefinition } from "../types";
 import { ZodDslError, jsonSchemaOf, parseZodDsl } from "../../core/zod-dsl";
@@ -147,20 +147,21 @@ export const outputParserNodes: NodeDefinition[] = [
         try {
           rows = rows.trim() ? JSON.parse(rows) : [];
         } catch {
-          throw badRequest(`${node.data.label}: jsonStructure is not valid JSON`);
+          throw fail("INVALID_FLOW", `${node.data.label}: jsonStructure is not valid JSON`);
         }
       }
-      if (!Array.isArray(rows)) throw badRequest(`${node.data.label}: jsonStructure must be a list of {property, type, description}`);
+      if (!Array.isArray(rows))
+        throw fail("INVALID_FLOW", `${node.data.label}: jsonStructure must be a list of {property, type, description}`);
       const shape: Record<string, z.ZodType> = {};
       for (const row of rows as Array<Record<string, unknown>>) {
         const property = str(row?.property);
         if (!property) continue;
         const make = FIELD_TYPES[str(row.type) ?? "string"];
-        if (!make) throw badRequest(`${node.data.label}: property ${property} has an unsupported type ${String(row.type)}`);
+        if (!make) throw fail("INVALID_FLOW", `${node.data.label}: property ${property} has an unsupported type ${String(row.type)}`);
         const description = str(row.description);
         shape[property] = description ? make().describe(description) : make();
       }
-      if (!Object.keys(shape).length) throw badRequest(`${node.data.label}: jsonStructure names no property`);
+      if (!Object.keys(shape).length) throw fail("INVALID_FLOW", `${node.data.label}: jsonStructure names no property`);
       return schemaParser(node.data.label, z.object(shape), bool(inputs.autofixParser));
     },
   },
@@ -170,12 +171,13 @@ export const outputParserNodes: NodeDefinition[] = [
     category: CATEGORY,
     async build({ node, inputs }): Promise<OutputParserInstance> {
       const code = str(inputs.exampleJson);
-      if (!code) throw badRequest(`${node.data.label}: exampleJson (a zod schema) is empty`);
+      if (!code) throw fail("INVALID_FLOW", `${node.data.label}: exampleJson (a zod schema) is empty`);
       let schema: z.ZodType;
       try {
         schema = parseZodDsl(code);
       } catch (err) {
-        if (err instanceof ZodDslError) throw badRequest(`${node.data.label}: exampleJson is not a supported zod schema: ${err.message}`);
+        if (err instanceof ZodDslError)
+          throw fail("INVALID_FLOW", `${node.data.label}: exampleJson is not a supported zod schema: ${err.message}`);
         throw err;
       }
       return schemaParser(node.data.label, schema, bool(inputs.autofixParser));

@@ -1,6 +1,6 @@
 // Prompt nodes: their instance carries the templates and the resolved promptValues; the chain that
 // uses them fills the variables (see ../prompting.ts).
-import { badRequest } from "../../../errors";
+import { fail } from "../../../errors";
 import type { PromptInstance } from "../instances";
 import type { NodeDefinition } from "../types";
 import { str } from "../../core/inputs";
@@ -10,7 +10,7 @@ const CATEGORY = "Prompts";
 function promptValuesOf(value: unknown, label: string): Record<string, unknown> {
   if (value === undefined || value === null || value === "") return {};
   if (typeof value === "object" && !Array.isArray(value)) return value as Record<string, unknown>;
-  throw badRequest(`${label}: promptValues must be a JSON object`);
+  throw fail("INVALID_FLOW", `${label}: promptValues must be a JSON object`);
 }
 
 export const promptNodes: NodeDefinition[] = [
@@ -19,7 +19,7 @@ export const promptNodes: NodeDefinition[] = [
     category: CATEGORY,
     async build({ node, inputs }): Promise<PromptInstance> {
       const template = typeof inputs.template === "string" ? inputs.template : "";
-      if (!template.trim()) throw badRequest(`${node.data.label}: the template is empty`);
+      if (!template.trim()) throw fail("INVALID_FLOW", `${node.data.label}: the template is empty`);
       return {
         kind: "prompt",
         type: "string",
@@ -35,7 +35,7 @@ export const promptNodes: NodeDefinition[] = [
     async build({ node, inputs }): Promise<PromptInstance> {
       const system = typeof inputs.systemMessagePrompt === "string" ? inputs.systemMessagePrompt : undefined;
       const human = typeof inputs.humanMessagePrompt === "string" ? inputs.humanMessagePrompt : undefined;
-      if (!str(system) && !str(human)) throw badRequest(`${node.data.label}: give a system or a human message`);
+      if (!str(system) && !str(human)) throw fail("INVALID_FLOW", `${node.data.label}: give a system or a human message`);
       return {
         kind: "prompt",
         type: "chat",

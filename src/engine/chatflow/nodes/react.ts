@@ -8,7 +8,7 @@
 import { HumanMessage } from "@langchain/core/messages";
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import type { StructuredToolInterface } from "@langchain/core/tools";
-import { badRequest } from "../../../errors";
+import { fail } from "../../../errors";
 import { callModel } from "../../core/llm";
 import type { RunContext } from "../../core/ports";
 import { turnsToText } from "../../core/turns";
@@ -75,7 +75,7 @@ function reactNode(name: string, chat: boolean): NodeDefinition {
     },
     async run(instance, { ctx }) {
       if (isReactAgent(instance)) return runReact(instance, ctx);
-      throw badRequest(`${name} was not built`);
+      throw fail("INVALID_FLOW", `${name} was not built`);
     },
     // The model's replies hold its Thoughts and Actions: only the final answer is sent, whole.
     canStream: () => false,

@@ -14,7 +14,7 @@ import {
   saveRedisExchange,
   upstashFromInputs,
 } from "../../../providers/memory/redis";
-import { badRequest } from "../../../errors";
+import { fail } from "../../../errors";
 
 const CATEGORY = "Memory";
 
@@ -36,7 +36,8 @@ export const redisMemoryNodes: NodeDefinition[] = [
     async build(args) {
       const client = redisFromCredential(await credentialOf(args.node, args.inputs, args.ctx), args.ctx.runtime.providers);
       if (!client)
-        throw badRequest(
+        throw fail(
+          "MISSING_CREDENTIAL",
           `${args.node.data.label} is not configured: connect a redisCacheUrlApi credential (redisUrl) or a ` +
             `redisCacheApi one (host, port, password)`,
         );

@@ -12,7 +12,7 @@ import type { DocumentInterface } from "@langchain/core/documents";
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { type BaseMessage, HumanMessage, SystemMessage } from "@langchain/core/messages";
 import type { BaseRetrieverInterface } from "@langchain/core/retrievers";
-import { badRequest } from "../../../errors";
+import { fail } from "../../../errors";
 import { asSources, requireRetriever, retrieve } from "../../core/retrievers";
 import {
   type MemoryInstance,
@@ -44,7 +44,7 @@ const isLoaderVariant = (node: FlowNode, output: string | undefined) =>
 
 /** A store that does not exist is the flow's fault: 400 naming the node. */
 const missingStore = ({ node }: BuildArgs, storeId: string) =>
-  badRequest(`${node.data.label} (${node.id}): document store ${storeId} (its selectedStore) does not exist`);
+  fail("INVALID_FLOW", `${node.data.label} (${node.id}): document store ${storeId} (its selectedStore) does not exist`);
 
 async function buildDocumentStore(args: BuildArgs) {
   const { node, inputs, ctx, output } = args;
@@ -57,7 +57,7 @@ async function buildDocumentStore(args: BuildArgs) {
     if (!docs) throw missingStore(args, storeId);
     return loaderOutput(docs, output);
   }
-  if (!storeId) throw badRequest(`${node.data.label} (${node.id}) needs a document store: choose one in selectedStore`);
+  if (!storeId) throw fail("INVALID_FLOW", `${node.data.label} (${node.id}) needs a document store: choose one in selectedStore`);
   const store = await stores.vectorStore(storeId);
   if (!store) throw missingStore(args, storeId);
   return storeOutput(store, output, inputs.topK);
@@ -168,7 +168,7 @@ function retrievalChainNode(name: string, conversational: boolean): NodeDefiniti
     },
     async run(instance, { ctx, sink }) {
       if (isRetrievalChain(instance)) return runRetrievalChain(instance, ctx, sink);
-      throw badRequest(`${name} was not built`);
+      throw fail("INVALID_FLOW", `${name} was not built`);
     },
     canStream: chainCanStream,
   };

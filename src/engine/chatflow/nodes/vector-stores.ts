@@ -10,7 +10,7 @@
 //               cleanup: the namespace then holds exactly what the last upsert gave (as Flowise's
 //               faiss, which saves a new index each time), unchanged chunks are skipped, not re-embedded.
 import { Document, type DocumentInterface } from "@langchain/core/documents";
-import { badRequest } from "../../../errors";
+import { fail } from "../../../errors";
 import { sha256Hex } from "../../../lib/crypto";
 import { indexDocuments } from "../../../providers/recordmanager/indexing";
 import { supportedRecordManagers } from "../../../providers/recordmanager/registry";
@@ -36,7 +36,7 @@ export async function flowNamespace(chatflowid: string, nodeId: string): Promise
 export function topKOf(value: unknown, max: number): number {
   const n = num(value);
   if (n === undefined) return Math.min(DEFAULT_TOP_K, max);
-  if (!Number.isInteger(n) || n < 1) throw badRequest(`topK must be a whole number of at least 1; got ${JSON.stringify(value)}`);
+  if (!Number.isInteger(n) || n < 1) throw fail("INVALID_FLOW", `topK must be a whole number of at least 1; got ${JSON.stringify(value)}`);
   return Math.min(n, max);
 }
 
@@ -93,7 +93,8 @@ export async function upsertInto(args: BuildArgs, storeName?: string): Promise<U
   const { node, inputs, ctx } = args;
   const label = `${node.data.label} (${node.id})`;
   const docs = documentsOf(inputs.document);
-  if (!docs.length) throw badRequest(`${label}: nothing to upsert — the loaders connected to its document input gave no documents`);
+  if (!docs.length)
+    throw fail("NODE_FAILED", `${label}: nothing to upsert — the loaders connected to its document input gave no documents`);
   const store = await storeOf(args, storeName);
   // Without a record manager node: one of its own with full cleanup (the namespace then holds what this upsert gave).
   const { name, config } = isRecordManager(inputs.recordManager)

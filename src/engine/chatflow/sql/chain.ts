@@ -6,7 +6,7 @@
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { HumanMessage } from "@langchain/core/messages";
 import { PromptTemplate } from "@langchain/core/prompts";
-import { badRequest } from "../../../errors";
+import { fail } from "../../../errors";
 import { type SqlDatabase, SqlQueryError } from "../../../providers/sql/types";
 import { callModel } from "../../core/llm";
 import type { RunContext } from "../../core/ports";
@@ -68,7 +68,7 @@ async function promptFor(chain: SqlChainInstance, dialect: string, info: string,
     if (missing.length) throw new Error(`unknown variables ${missing.join(", ")} (it may use {input}, {dialect}, {table_info}, {top_k})`);
     return await template.format(used);
   } catch (err) {
-    throw badRequest(`${chain.label}: the custom prompt cannot be used: ${errorMessage(err)}`);
+    throw fail("INVALID_FLOW", `${chain.label}: the custom prompt cannot be used: ${errorMessage(err)}`);
   }
 }
 

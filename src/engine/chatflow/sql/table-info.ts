@@ -2,7 +2,7 @@
 // line, the query for its sample rows, the column names and the sample rows themselves. Include and
 // ignore lists as Flowise's node takes them (comma-separated; naming a table that does not exist is
 // an error, as in LangChain).
-import { badRequest } from "../../../errors";
+import { fail } from "../../../errors";
 import type { SqlDatabase, SqlTable } from "../../../providers/sql/types";
 
 export interface TableSelection {
@@ -20,14 +20,15 @@ export const tableList = (value: unknown): string[] =>
     : [];
 
 export function selectTables(all: SqlTable[], { includes, ignores }: TableSelection, label: string): SqlTable[] {
-  if (includes.length && ignores.length) throw badRequest(`${label}: use Include Tables or Ignore Tables, not both`);
+  if (includes.length && ignores.length) throw fail("INVALID_FLOW", `${label}: use Include Tables or Ignore Tables, not both`);
   const names = new Set(all.map((t) => t.name));
   for (const [list, what] of [
     [includes, "Include"],
     [ignores, "Ignore"],
   ] as const) {
     const missing = list.filter((t) => !names.has(t));
-    if (missing.length) throw badRequest(`${label}: ${what} Tables names tables the database does not have: ${missing.join(", ")}`);
+    if (missing.length)
+      throw fail("INVALID_FLOW", `${label}: ${what} Tables names tables the database does not have: ${missing.join(", ")}`);
   }
   if (includes.length) return all.filter((t) => includes.includes(t.name));
   return all.filter((t) => !ignores.includes(t.name));

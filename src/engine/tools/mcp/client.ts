@@ -9,6 +9,7 @@ import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
+import { type ErrorCode, httpStatus } from "../../../errors";
 import { type OutboundEnv, OutboundRefused, outboundFetch } from "../../../lib/outbound";
 import { redact } from "../../../lib/redact";
 import { Deadline, RunAborted } from "../../../lib/run-control";
@@ -24,14 +25,19 @@ export const MCP_SESSION_TIMEOUT_MS = 30_000;
 /** The most of one HTTP answer a session reads. */
 export const MAX_MCP_RESPONSE_BYTES = 2 * 1024 * 1024;
 
-/** Why a session failed; `status` is what a run refused before its first call answers (400, 502, 504). */
+/** Why a session failed; `code` is what a run refused before its first call fails with. */
 export class McpSessionError extends Error {
   constructor(
     message: string,
-    readonly status: 400 | 502 | 504,
+    readonly code: Extract<ErrorCode, "OUTBOUND_REFUSED" | "UPSTREAM_FAILED" | "TIMEOUT">,
   ) {
     super(message);
     this.name = "McpSessionError";
+  }
+
+  /** The HTTP status of its code, for callers that read one. */
+  get status(): number {
+    return httpStatus(this.code);
   }
 }
 
@@ -87,11 +93,11 @@ function sessionError(err: unknown, server: McpServerAddress, deadline: Deadline
   if (deadline.aborted) return new RunAborted();
   const secrets = Object.values(server.headers);
   const where = `the MCP server at ${hostOf(server.url)}`;
-  if (deadline.timedOut) return new McpSessionError(`${where} did not answer within ${Math.round(timeoutMs / 1000)} s`, 504);
+  if (deadline.timedOut) return new McpSessionError(`${where} did not answer within ${Math.round(timeoutMs / 1000)} s`, "TIMEOUT");
   const cause = err instanceof Error && err.cause instanceof OutboundRefused ? err.cause : err;
-  if (cause instanceof OutboundRefused) return new McpSessionError(redact(cause.message, secrets), 400);
+  if (cause instanceof OutboundRefused) return new McpSessionError(redact(cause.message, secrets), "OUTBOUND_REFUSED");
   const message = err instanceof Error ? err.message : String(err);
-  return new McpSessionError(redact(`${where} failed: ${message}`, secrets), 502);
+  return new McpSessionError(redact(`${where} failed: ${message}`, secrets), "UPSTREAM_FAILED");
 }
 
 async function connect(client: Client, server: McpServerAddress, fetch: ReturnType<typeof sessionFetch>): Promise<void> {

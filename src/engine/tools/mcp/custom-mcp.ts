@@ -6,7 +6,7 @@
 // (`command`) cannot run here: Workers cannot start processes.
 import { DynamicStructuredTool, type StructuredToolInterface } from "@langchain/core/tools";
 import { parse as parseYaml } from "yaml";
-import { ApiError, badRequest } from "../../../errors";
+import { ApiError, fail } from "../../../errors";
 import type { RunContext } from "../../core/ports";
 import { toolName } from "../names";
 import { ToolCallError } from "../service";
@@ -23,7 +23,7 @@ export const NO_PROCESSES = "Workers cannot start processes, so stdio MCP server
 function parseConfig(raw: unknown, label: string): Record<string, unknown> {
   if (isObject(raw)) return raw;
   if (typeof raw !== "string" || !raw.trim())
-    throw badRequest(`${label} needs an MCP Server Config: {"url": "https://…/mcp", "headers": {…}}`);
+    throw fail("INVALID_FLOW", `${label} needs an MCP Server Config: {"url": "https://…/mcp", "headers": {…}}`);
   let parsed: unknown;
   try {
     parsed = JSON.parse(raw);
@@ -34,7 +34,7 @@ function parseConfig(raw: unknown, label: string): Record<string, unknown> {
       parsed = undefined;
     }
   }
-  if (!isObject(parsed)) throw badRequest(`${label}: its MCP Server Config is not a JSON object`);
+  if (!isObject(parsed)) throw fail("INVALID_FLOW", `${label}: its MCP Server Config is not a JSON object`);
   return parsed;
 }
 
@@ -50,22 +50,23 @@ function withVars(value: unknown, ctx: RunContext): unknown {
 export function mcpAddress(raw: unknown, ctx: RunContext, label: string): McpServerAddress {
   const config = withVars(parseConfig(raw, label), ctx) as Record<string, unknown>;
   if (config.command !== undefined) {
-    throw badRequest(
+    throw fail(
+      "INVALID_FLOW",
       `${label}: ${NO_PROCESSES}. Give the URL of an MCP server reachable over HTTP instead: {"url": "https://…/mcp", "headers": {…}}`,
     );
   }
   if (typeof config.url !== "string" || !config.url.trim())
-    throw badRequest(`${label}: its MCP Server Config needs a url (a Streamable HTTP or SSE MCP endpoint)`);
+    throw fail("INVALID_FLOW", `${label}: its MCP Server Config needs a url (a Streamable HTTP or SSE MCP endpoint)`);
   let url: URL;
   try {
     url = new URL(config.url.trim());
   } catch {
-    throw badRequest(`${label}: the MCP server url ${config.url.slice(0, 200)} is not an absolute URL`);
+    throw fail("INVALID_FLOW", `${label}: the MCP server url ${config.url.slice(0, 200)} is not an absolute URL`);
   }
   if (url.protocol !== "http:" && url.protocol !== "https:")
-    throw badRequest(`${label}: the MCP server url must be http(s), not ${url.protocol}`);
+    throw fail("INVALID_FLOW", `${label}: the MCP server url must be http(s), not ${url.protocol}`);
   if (config.headers !== undefined && !isObject(config.headers))
-    throw badRequest(`${label}: headers in its MCP Server Config must be an object`);
+    throw fail("INVALID_FLOW", `${label}: headers in its MCP Server Config must be an object`);
   const headers = Object.fromEntries(Object.entries((config.headers as Record<string, unknown>) ?? {}).map(([k, v]) => [k, String(v)]));
   return { url: url.toString(), headers };
 }
@@ -83,9 +84,9 @@ function actionsOf(raw: unknown): string[] {
   return Array.isArray(list) ? list.filter((a): a is string => typeof a === "string" && a.length > 0) : [];
 }
 
-/** Before the first call, a failure refuses the run with its status (400 refused URL, 502, 504). */
+/** Before the first call, a failure refuses the run with its code (a refused URL, a failure, a timeout). */
 const asRunError = (err: unknown, label: string): unknown =>
-  err instanceof McpSessionError ? new ApiError(err.status, `${label}: ${err.message}`) : err;
+  err instanceof McpSessionError ? new ApiError(err.code, `${label}: ${err.message}`) : err;
 
 const MAX_DESCRIPTION = 1024;
 

@@ -2,7 +2,7 @@
 // operation's id, description, path/query parameters and JSON request body, with local $refs
 // ("#/components/…") resolved. Bounded: the spec's size, its operations, the depth of its refs.
 import { parse } from "yaml";
-import { badRequest } from "../../../errors";
+import { fail } from "../../../errors";
 import { decodeFlowiseDataUri } from "../../../providers/loaders/data-uri";
 import { isObject } from "../../core/inputs";
 import { errorMessage } from "../../../lib/error-message";
@@ -48,15 +48,16 @@ export interface OpenApiSpec {
 
 /** The spec's text from the node's yamlFile input: a Flowise data URI, or the YAML/JSON text itself. */
 export function specText(value: unknown, where: string): string {
-  if (typeof value !== "string" || !value.trim()) throw badRequest(`${where} needs an OpenAPI spec: upload one in yamlFile`);
+  if (typeof value !== "string" || !value.trim()) throw fail("INVALID_FLOW", `${where} needs an OpenAPI spec: upload one in yamlFile`);
   const text = value.trim();
   if (text.startsWith("FILE-STORAGE::")) {
-    throw badRequest(
+    throw fail(
+      "INVALID_FLOW",
       `${where}: its yamlFile names stored files (${text.slice(0, 80)}); give the spec in the flow as a data URI or as text`,
     );
   }
   const body = text.startsWith("data:") ? new TextDecoder().decode(decodeFlowiseDataUri(text).bytes) : text;
-  if (body.length > MAX_SPEC_BYTES) throw badRequest(`${where}: its OpenAPI spec is over ${MAX_SPEC_BYTES / 1024} KiB`);
+  if (body.length > MAX_SPEC_BYTES) throw fail("INVALID_FLOW", `${where}: its OpenAPI spec is over ${MAX_SPEC_BYTES / 1024} KiB`);
   return body;
 }
 
@@ -79,7 +80,7 @@ function resolver(doc: Json, where: string) {
     if (typeof value.$ref === "string") {
       if (depth >= MAX_REF_DEPTH || !value.$ref.startsWith("#/")) return {};
       const target = pointer(value.$ref);
-      if (target === undefined) throw badRequest(`${where}: its OpenAPI spec refers to ${value.$ref}, which it does not hold`);
+      if (target === undefined) throw fail("INVALID_FLOW", `${where}: its OpenAPI spec refers to ${value.$ref}, which it does not hold`);
       return resolve(target, depth + 1, nest + 1);
     }
     return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, resolve(v, depth, nest + 1)]));
@@ -108,7 +109,8 @@ function parametersOf(list: unknown[], where: string, id: string): Parameter[] {
   }
   const names = new Set<string>();
   for (const p of out) {
-    if (names.has(`${p.in}:${p.name}`)) throw badRequest(`${where}: operation ${id} declares the ${p.in} parameter ${p.name} twice`);
+    if (names.has(`${p.in}:${p.name}`))
+      throw fail("INVALID_FLOW", `${where}: operation ${id} declares the ${p.in} parameter ${p.name} twice`);
     names.add(`${p.in}:${p.name}`);
   }
   return out;
@@ -131,9 +133,9 @@ export function parseSpec(text: string, where: string): OpenApiSpec {
     // YAML is a superset of JSON, so JSON specs parse here too; aliases are capped against blow-ups.
     raw = parse(text, { maxAliasCount: 100, prettyErrors: false });
   } catch (err) {
-    throw badRequest(`${where}: its OpenAPI spec is not valid YAML or JSON (${errorMessage(err).split("\n")[0]})`);
+    throw fail("INVALID_FLOW", `${where}: its OpenAPI spec is not valid YAML or JSON (${errorMessage(err).split("\n")[0]})`);
   }
-  if (!isObject(raw) || !isObject(raw.paths)) throw badRequest(`${where}: its OpenAPI spec has no paths`);
+  if (!isObject(raw) || !isObject(raw.paths)) throw fail("INVALID_FLOW", `${where}: its OpenAPI spec has no paths`);
   const resolve = resolver(raw, where);
   const servers = Array.isArray(raw.servers) ? raw.servers : [];
   const first = isObject(servers[0]) && typeof servers[0].url === "string" ? servers[0] : undefined;
@@ -156,7 +158,7 @@ export function parseSpec(text: string, where: string): OpenApiSpec {
       const op = item[method];
       if (!isObject(op)) continue;
       const id = typeof op.operationId === "string" && op.operationId.trim() ? op.operationId.trim() : operationId(method, path);
-      if (ids.has(id)) throw badRequest(`${where}: its OpenAPI spec has two operations with the id ${id}`);
+      if (ids.has(id)) throw fail("INVALID_FLOW", `${where}: its OpenAPI spec has two operations with the id ${id}`);
       ids.add(id);
       // An operation's own parameter replaces a path-level one of the same name and place.
       const own = Array.isArray(op.parameters) ? op.parameters : [];
@@ -165,9 +167,10 @@ export function parseSpec(text: string, where: string): OpenApiSpec {
       const params = parametersOf([...shared.filter((p) => !ownKeys.has(key(p))), ...own], where, id);
       const description = [op.description, op.summary].find((d): d is string => typeof d === "string" && !!d.trim()) ?? id;
       operations.push({ id, method, path, description: description.trim(), parameters: params, body: bodyOf(op.requestBody) });
-      if (operations.length > MAX_OPERATIONS) throw badRequest(`${where}: its OpenAPI spec has more than ${MAX_OPERATIONS} operations`);
+      if (operations.length > MAX_OPERATIONS)
+        throw fail("INVALID_FLOW", `${where}: its OpenAPI spec has more than ${MAX_OPERATIONS} operations`);
     }
   }
-  if (!operations.length) throw badRequest(`${where}: its OpenAPI spec has no operations`);
+  if (!operations.length) throw fail("INVALID_FLOW", `${where}: its OpenAPI spec has no operations`);
   return { server, operations };
 }

@@ -5,7 +5,7 @@
 // the user's own, that code makes the request in the QuickJS sandbox ($url, $options), as in Flowise.
 import { DynamicStructuredTool, type StructuredToolInterface } from "@langchain/core/tools";
 import { z } from "zod";
-import { badRequest } from "../../../errors";
+import { fail } from "../../../errors";
 import { headerSecrets, redact } from "../../../lib/redact";
 import { bool, jsonObject, str } from "../../core/inputs";
 import { flowOf } from "../custom";
@@ -100,15 +100,15 @@ function urlFor(base: string, op: Operation, args: Args): string {
 
 function baseUrlOf(inputs: Record<string, unknown>, server: string | undefined, label: string): string {
   const base = str(inputs.baseUrl) ?? server;
-  if (!base) throw badRequest(`${label}: its OpenAPI spec names no server (servers[0].url); set one in the spec or in baseUrl`);
+  if (!base) throw fail("INVALID_FLOW", `${label}: its OpenAPI spec names no server (servers[0].url); set one in the spec or in baseUrl`);
   let url: URL;
   try {
     url = new URL(base);
   } catch {
-    throw badRequest(`${label}: the API's base URL ${base} is not an absolute URL; set baseUrl`);
+    throw fail("INVALID_FLOW", `${label}: the API's base URL ${base} is not an absolute URL; set baseUrl`);
   }
   if (url.protocol !== "http:" && url.protocol !== "https:")
-    throw badRequest(`${label}: the API's base URL must be http(s), not ${url.protocol}`);
+    throw fail("INVALID_FLOW", `${label}: the API's base URL must be http(s), not ${url.protocol}`);
   return base;
 }
 
@@ -116,7 +116,7 @@ export async function openApiToolkit(inputs: Record<string, unknown>, { ctx, lab
   const spec = parseSpec(specText(inputs.yamlFile ?? inputs.openApiSpec, label), label);
   const base = baseUrlOf(inputs, spec.server, label);
   const rawHeaders = inputs.headers === undefined || inputs.headers === "" ? {} : jsonObject(inputs.headers);
-  if (!rawHeaders) throw badRequest(`${label}: headers must be a JSON object`);
+  if (!rawHeaders) throw fail("INVALID_FLOW", `${label}: headers must be a JSON object`);
   const headers = Object.fromEntries(Object.entries(rawHeaders).map(([k, v]) => [k, String(v)]));
   const secrets = headerSecrets(headers);
   const code = str(inputs.customCode) && !isDefaultCode(str(inputs.customCode)!) ? str(inputs.customCode) : undefined;

@@ -2,7 +2,7 @@
 // configures (under the outbound policy), with the node's headers, and the model's query
 // parameters or body; the answer is the response text, cut at the node's max output length.
 import { DynamicStructuredTool } from "@langchain/core/tools";
-import { badRequest } from "../../../errors";
+import { fail } from "../../../errors";
 import { headerSecrets, redact } from "../../../lib/redact";
 import { jsonObject, num, str } from "../../core/inputs";
 import { toolName } from "../names";
@@ -57,7 +57,7 @@ const stripHtml = (s: string) => s.replace(/<[^>]*>/g, "").trim();
 function objectInput(v: unknown, where: string): Record<string, unknown> | undefined {
   if (v === undefined || v === null || v === "") return undefined;
   const parsed = typeof v === "string" ? jsonObject(stripHtml(v)) : jsonObject(v);
-  if (!parsed) throw badRequest(`${where} must be a JSON object`);
+  if (!parsed) throw fail("INVALID_FLOW", `${where} must be a JSON object`);
   return parsed;
 }
 
@@ -65,7 +65,7 @@ function requestsTool(spec: RequestsSpec) {
   return async (inputs: Record<string, unknown>, { ctx, label }: ToolDeps) => {
     const input = (name: string) => inputs[name.charAt(0).toLowerCase() + name.slice(1)] ?? inputs[`${spec.prefix}${name}`];
     const url = str(input("Url")) && stripHtml(str(input("Url"))!);
-    if (!url) throw badRequest(`${label} needs a URL (${spec.prefix}Url)`);
+    if (!url) throw fail("INVALID_FLOW", `${label} needs a URL (${spec.prefix}Url)`);
     const headers = Object.fromEntries(
       Object.entries(objectInput(input("Headers"), `${label}: headers`) ?? {}).map(([k, v]) => [k, String(v)]),
     );

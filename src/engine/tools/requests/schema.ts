@@ -2,7 +2,7 @@
 // ({"name": {"type", "description", "required", "in"}}): query/path parameters for GET and DELETE,
 // body fields for POST and PUT. Without one, the model may send any string map / object.
 import { z } from "zod";
-import { badRequest } from "../../../errors";
+import { fail } from "../../../errors";
 import { errorMessage } from "../../../lib/error-message";
 
 export type ParamSpec = { type?: string; description?: string; required?: boolean; in?: string };
@@ -15,11 +15,11 @@ export function paramSpecs(raw: unknown, where: string): Record<string, ParamSpe
     try {
       parsed = JSON.parse(raw);
     } catch (err) {
-      throw badRequest(`${where} is not valid JSON (${errorMessage(err)})`);
+      throw fail("INVALID_FLOW", `${where} is not valid JSON (${errorMessage(err)})`);
     }
   }
   if (!parsed || typeof parsed !== "object" || Array.isArray(parsed))
-    throw badRequest(`${where} must be a JSON object of {name: {type, description, required}}`);
+    throw fail("INVALID_FLOW", `${where} must be a JSON object of {name: {type, description, required}}`);
   const specs = parsed as Record<string, ParamSpec>;
   return Object.keys(specs).length ? specs : undefined;
 }

@@ -4,7 +4,7 @@
 import { DynamicStructuredTool } from "@langchain/core/tools";
 import { decodeXML } from "entities/decode";
 import { z } from "zod";
-import { badRequest } from "../../../errors";
+import { fail } from "../../../errors";
 import { bool, num, str } from "../../core/inputs";
 import { ToolCallError, baseUrlOf, callService } from "../service";
 import { toolName } from "../names";
@@ -45,7 +45,7 @@ export async function arxivTool(inputs: Record<string, unknown>, { ctx, label }:
   const maxQuery = Math.max(1, Math.floor(num(inputs.maxQueryLength) ?? 300));
   const maxChars = Math.floor(num(inputs.docContentCharsMax) ?? 10_000);
   if (bool(inputs.loadFullContent))
-    throw badRequest(`${label}: loadFullContent (PDF download) is not supported; turn it off to search summaries`);
+    throw fail("INVALID_FLOW", `${label}: loadFullContent (PDF download) is not supported; turn it off to search summaries`);
   return new DynamicStructuredTool({
     name: toolName(str(inputs.arxivName) ?? "arxiv_search"),
     description: str(inputs.arxivDescription) ?? DESCRIPTION,

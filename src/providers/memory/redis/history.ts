@@ -4,7 +4,7 @@
 import type { RespValue } from "./resp";
 import { RespError } from "./resp";
 import type { RedisCommands } from "./types";
-import { badGateway } from "../../../errors";
+import { fail } from "../../../errors";
 
 export type StoredRole = "userMessage" | "apiMessage";
 
@@ -30,7 +30,7 @@ const stored = (type: "human" | "ai", content: string) =>
   JSON.stringify({ type, data: { content, additional_kwargs: {}, response_metadata: {} } });
 
 function check(client: RedisCommands, replies: RespValue[]): RespValue[] {
-  for (const r of replies) if (r instanceof RespError) throw badGateway(`${client.label} answered an error: ${r.message}`);
+  for (const r of replies) if (r instanceof RespError) throw fail("UPSTREAM_FAILED", `${client.label} answered an error: ${r.message}`);
   return replies;
 }
 

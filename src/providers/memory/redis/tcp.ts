@@ -2,7 +2,7 @@
 // pipeline — AUTH and SELECT first when the URL asks for them, then the commands, then QUIT — with
 // one deadline over all of it. No client library: RESP is small (./resp.ts).
 import { connect } from "cloudflare:sockets";
-import { ApiError, badGateway, gatewayTimeout } from "../../../errors";
+import { ApiError, fail } from "../../../errors";
 import { type EndpointPolicy, assertEndpointHostAllowed } from "../../../lib/outbound";
 import { redact } from "../../../lib/redact";
 import { RespError, RespReader, type RespValue, concatBytes, encodeCommand } from "./resp";
@@ -53,7 +53,7 @@ export class RedisTcp implements RedisCommands {
 
     let timer: ReturnType<typeof setTimeout> | undefined;
     const expired = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(gatewayTimeout(`${this.label} did not answer within ${Math.round(ms)} ms`)), ms);
+      timer = setTimeout(() => reject(fail("TIMEOUT", `${this.label} did not answer within ${Math.round(ms)} ms`)), ms);
     });
     const socket = connect({ hostname: o.hostname, port: o.port }, { secureTransport: o.tls ? "on" : "off", allowHalfOpen: false });
     const work = (async () => {
@@ -84,12 +84,13 @@ export class RedisTcp implements RedisCommands {
     try {
       const replies = await Promise.race([work, expired]);
       for (const [i, r] of replies.slice(0, setup.length).entries()) {
-        if (r instanceof RespError) throw badGateway(`${this.label} refused ${String(setup[i][0])}: ${redact(r.message, secrets)}`);
+        if (r instanceof RespError)
+          throw fail("UPSTREAM_FAILED", `${this.label} refused ${String(setup[i][0])}: ${redact(r.message, secrets)}`);
       }
       return replies.slice(setup.length, setup.length + commands.length);
     } catch (err) {
       if (err instanceof ApiError) throw err;
-      throw badGateway(`${this.label} failed: ${redact(errorMessage(err), secrets)}`);
+      throw fail("UPSTREAM_FAILED", `${this.label} failed: ${redact(errorMessage(err), secrets)}`);
     } finally {
       clearTimeout(timer);
       work.catch(() => {});

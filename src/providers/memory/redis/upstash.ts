@@ -1,6 +1,6 @@
 // Upstash Redis over its REST API: POST {url}/pipeline with a JSON array of commands and the REST
 // token as a bearer token; each reply is {result} or {error}.
-import { ApiError, badGateway, gatewayTimeout } from "../../../errors";
+import { ApiError, fail } from "../../../errors";
 import { type EndpointPolicy, endpointFetch } from "../../../lib/outbound";
 import { redact } from "../../../lib/redact";
 import { RespError, type RespValue } from "./resp";
@@ -46,17 +46,17 @@ export class UpstashRest implements RedisCommands {
           body && typeof body === "object" && typeof (body as { error?: unknown }).error === "string"
             ? (body as { error: string }).error
             : res.statusText;
-        throw badGateway(`${this.label} answered ${res.status}: ${redact(detail, [this.token])}`);
+        throw fail("UPSTREAM_FAILED", `${this.label} answered ${res.status}: ${redact(detail, [this.token])}`);
       }
       if (!Array.isArray(body) || body.length !== commands.length)
-        throw badGateway(`${this.label} answered something that is not one reply per command`);
+        throw fail("UPSTREAM_FAILED", `${this.label} answered something that is not one reply per command`);
       return body.map((r: { result?: RespValue; error?: string }) =>
         typeof r?.error === "string" ? new RespError(r.error) : (r?.result ?? null),
       );
     } catch (err) {
       if (err instanceof ApiError) throw err;
-      if (signal.aborted) throw gatewayTimeout(`${this.label} did not answer within ${Math.round(this.timeoutMs)} ms`);
-      throw badGateway(`${this.label} is unreachable: ${redact(errorMessage(err), [this.token])}`);
+      if (signal.aborted) throw fail("TIMEOUT", `${this.label} did not answer within ${Math.round(this.timeoutMs)} ms`);
+      throw fail("UPSTREAM_FAILED", `${this.label} is unreachable: ${redact(errorMessage(err), [this.token])}`);
     }
   }
 }

@@ -2,7 +2,7 @@
 // host, the data plane answers upsert, query, fetch and delete. Failures are 502 (504 when it does
 // not answer in time) naming Pinecone; the API key never appears in a message. Both planes are under
 // the outbound policy's endpoint rule, the index host describe_index answers included.
-import { ApiError, badGateway, badRequest, gatewayTimeout } from "../../../errors";
+import { ApiError, fail } from "../../../errors";
 import { sha256Hex } from "../../../lib/crypto";
 import { errorMessage } from "../../../lib/error-message";
 import { type EndpointEnv, type EndpointPolicy, endpointFetch } from "../../../lib/outbound";
@@ -74,17 +74,17 @@ export class PineconeClient {
           const detail = redact(await deadline.race(providerErrorMessage(res)), [this.o.apiKey]);
           const message = `Pinecone ${what} failed (${res.status}): ${detail}`;
           if (res.status >= 500) throw new RetryableProviderError(message);
-          if (res.status === 404) throw badRequest(`Pinecone ${what}: not found (${detail}); check the pineconeIndex input`);
+          if (res.status === 404) throw fail("INVALID_FLOW", `Pinecone ${what}: not found (${detail}); check the pineconeIndex input`);
           if (res.status === 401 || res.status === 403)
-            throw badGateway(`Pinecone ${what} was refused (${res.status}): check the pineconeApi credential`);
-          throw badGateway(message);
+            throw fail("UPSTREAM_FAILED", `Pinecone ${what} was refused (${res.status}): check the pineconeApi credential`);
+          throw fail("UPSTREAM_FAILED", message);
         }
         const text = await deadline.race(res.text());
         return (text ? JSON.parse(text) : {}) as T;
       } catch (err) {
         if (err instanceof ApiError) throw err;
         if (deadline.aborted) throw new RunAborted();
-        if (deadline.timedOut) throw gatewayTimeout(`Pinecone ${what} did not answer within ${Math.round(ms)} ms`);
+        if (deadline.timedOut) throw fail("TIMEOUT", `Pinecone ${what} did not answer within ${Math.round(ms)} ms`);
         throw new RetryableProviderError(`Pinecone ${what} failed: ${redact(errorMessage(err), [this.o.apiKey])}`);
       } finally {
         deadline.done();
@@ -94,7 +94,7 @@ export class PineconeClient {
     try {
       return await withOneRetry(attempt, () => false, this.o.signal);
     } catch (err) {
-      if (err instanceof RetryableProviderError) throw badGateway(err.message);
+      if (err instanceof RetryableProviderError) throw fail("UPSTREAM_FAILED", err.message);
       throw err;
     }
   }
@@ -114,7 +114,7 @@ export class PineconeClient {
       control,
     );
     if (typeof described.host !== "string" || !described.host)
-      throw badGateway(`Pinecone describe_index gave no host for index "${this.o.index}"`);
+      throw fail("UPSTREAM_FAILED", `Pinecone describe_index gave no host for index "${this.o.index}"`);
     const host = withScheme(described.host, this.o.controlPlane);
     hosts.set(key, host);
     return { url: host, policy };

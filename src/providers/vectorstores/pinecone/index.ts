@@ -2,7 +2,7 @@
 // pineconeMetadataFilter; credential pineconeApi with pineconeApiKey), plus pineconeIndexHost to
 // skip describe_index. The control plane is PINECONE_BASE_URL (default https://api.pinecone.io).
 // Both under the outbound policy: a refused pineconeIndexHost is a 400 when the flow is built.
-import { badRequest } from "../../../errors";
+import { fail } from "../../../errors";
 import { num, str } from "../../../lib/inputs";
 import { checkEndpoint } from "../../../lib/outbound";
 import { credentialOf } from "../../config";
@@ -14,7 +14,7 @@ export const pineconeVectorStore: VectorStoreDefinition = {
   name: "pinecone",
   build(config, ctx) {
     const index = str(config.pineconeIndex);
-    if (!index) throw badRequest("pinecone needs its pineconeIndex input (the name of a Pinecone index)");
+    if (!index) throw fail("INVALID_FLOW", "pinecone needs its pineconeIndex input (the name of a Pinecone index)");
     const filter = filterOf(config.pineconeMetadataFilter);
     const controlPlane = (str(ctx.env.PINECONE_BASE_URL) ?? PINECONE_CONTROL_PLANE).replace(/\/+$/, "");
     const controlPlaneField = str(ctx.env.PINECONE_BASE_URL) ? "PINECONE_BASE_URL" : "Pinecone's control plane";
@@ -24,7 +24,7 @@ export const pineconeVectorStore: VectorStoreDefinition = {
     const open = async () => {
       const credential = ctx.getCredential ? await credentialOf(config, { getCredential: ctx.getCredential }) : {};
       const apiKey = str(credential.pineconeApiKey);
-      if (!apiKey) throw badRequest("pinecone is not configured: connect a pineconeApi credential with pineconeApiKey");
+      if (!apiKey) throw fail("MISSING_CREDENTIAL", "pinecone is not configured: connect a pineconeApi credential with pineconeApiKey");
       return new PineconeClient({
         apiKey,
         controlPlane,

@@ -3,7 +3,7 @@
 // nulls dropped), so an index Flowise filled answers here and the other way round. D1 keeps only
 // the bookkeeping rows a document store needs (which loader and chunk each vector came from).
 import { Document, type DocumentInterface } from "@langchain/core/documents";
-import { badRequest } from "../../../errors";
+import { fail } from "../../../errors";
 import { runBatch } from "../d1-json";
 import { D1DocumentsStore } from "../d1-documents";
 import type { MaxMarginalRelevanceSearchOptions } from "@langchain/core/vectorstores";
@@ -44,10 +44,10 @@ export function filterOf(value: unknown): Record<string, unknown> | undefined {
     try {
       v = JSON.parse(v);
     } catch {
-      throw badRequest("pineconeMetadataFilter is not valid JSON");
+      throw fail("INVALID_FLOW", "pineconeMetadataFilter is not valid JSON");
     }
   }
-  if (!v || typeof v !== "object" || Array.isArray(v)) throw badRequest("pineconeMetadataFilter must be a JSON object");
+  if (!v || typeof v !== "object" || Array.isArray(v)) throw fail("INVALID_FLOW", "pineconeMetadataFilter must be a JSON object");
   return v as Record<string, unknown>;
 }
 

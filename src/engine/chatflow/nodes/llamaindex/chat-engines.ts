@@ -7,7 +7,7 @@
 // The prediction layer stores the exchange, as Flowise's engine adds it to the memory.
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { type BaseMessage, HumanMessage, SystemMessage } from "@langchain/core/messages";
-import { badRequest } from "../../../../errors";
+import { fail } from "../../../../errors";
 import { bool, str } from "../../../core/inputs";
 import { callModel } from "../../../core/llm";
 import type { RunContext } from "../../../core/ports";
@@ -63,7 +63,7 @@ function chatEngineNode(name: ChatEngine["kind"], withContext: boolean): NodeDef
       };
     },
     async run(instance, { ctx, sink }) {
-      if (!isEngine(instance)) throw badRequest(`${name} was not built`);
+      if (!isEngine(instance)) throw fail("INVALID_FLOW", `${name} was not built`);
       return runChatEngine(instance, ctx, sink);
     },
     canStream: engineCanStream,

@@ -10,7 +10,7 @@
 // LlamaIndex would drop the sub-question silently; a tool name the model made up is skipped.
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import type { StructuredToolInterface } from "@langchain/core/tools";
-import { badRequest } from "../../../../errors";
+import { fail } from "../../../../errors";
 import { asList, bool } from "../../../core/inputs";
 import type { RunContext } from "../../../core/ports";
 import { asSources, retrieve } from "../../../core/retrievers";
@@ -41,7 +41,7 @@ interface SubQuestionEngine {
 function synthesizerOf(value: unknown, label: string): SynthesizerInstance {
   if (value === undefined || value === null || value === "") return DEFAULT_SYNTHESIZER;
   if (isSynthesizer(value)) return value;
-  throw badRequest(`${label}: its responseSynthesizer input is not a response synthesizer`);
+  throw fail("INVALID_FLOW", `${label}: its responseSynthesizer input is not a response synthesizer`);
 }
 
 /** The synthesized answer to the run's question from these passages (streamed to the sink). */
@@ -111,7 +111,7 @@ export const queryEngineNodes: NodeDefinition[] = [
       };
     },
     async run(instance, { ctx, sink }) {
-      if (!isQueryEngine(instance)) throw badRequest("queryEngine was not built");
+      if (!isQueryEngine(instance)) throw fail("INVALID_FLOW", "queryEngine was not built");
       return runQueryEngine(instance, ctx, sink);
     },
     canStream: engineCanStream,
@@ -122,7 +122,7 @@ export const queryEngineNodes: NodeDefinition[] = [
     async build({ node, inputs }): Promise<SubQuestionEngine> {
       const label = `${node.data.label} (${node.id})`;
       const tools = asList(inputs.queryEngineTools).flat().filter(isTool);
-      if (!tools.length) throw badRequest(`${label} needs query engine tools connected to its queryEngineTools input`);
+      if (!tools.length) throw fail("INVALID_FLOW", `${label} needs query engine tools connected to its queryEngineTools input`);
       return {
         kind: "subQuestionQueryEngine",
         label,
@@ -133,7 +133,7 @@ export const queryEngineNodes: NodeDefinition[] = [
       };
     },
     async run(instance, { ctx, sink }) {
-      if (!isSubQuestionEngine(instance)) throw badRequest("subQuestionQueryEngine was not built");
+      if (!isSubQuestionEngine(instance)) throw fail("INVALID_FLOW", "subQuestionQueryEngine was not built");
       return runSubQuestionEngine(instance, ctx, sink);
     },
     canStream: engineCanStream,

@@ -2,7 +2,7 @@
 // sub-questions as JSON ([{subQuestion, toolName}, …]), read the way LlamaIndex reads it.
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { HumanMessage } from "@langchain/core/messages";
-import { badGateway } from "../../../../errors";
+import { fail } from "../../../../errors";
 import { callModel } from "../../../core/llm";
 import type { RunContext } from "../../../core/ports";
 import { subQuestionPrompt, toolsText } from "./prompts";
@@ -46,7 +46,10 @@ export async function generateSubQuestions(
   const items = parseJsonMarkdown(text);
   if (!items?.every(isSubQuestion)) {
     const shown = text.length > 200 ? `${text.slice(0, 200)}…` : text;
-    throw badGateway(`${label}: the model's sub-questions are not a JSON list of {subQuestion, toolName}: ${JSON.stringify(shown)}`);
+    throw fail(
+      "MODEL_FAILED",
+      `${label}: the model's sub-questions are not a JSON list of {subQuestion, toolName}: ${JSON.stringify(shown)}`,
+    );
   }
   return items;
 }

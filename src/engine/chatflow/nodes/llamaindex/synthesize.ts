@@ -7,7 +7,7 @@
 // Piece sizes follow LlamaIndex's PromptHelper (3,900-token window, 256 for the answer, padding 5),
 // counting a token as 4 characters (no tokenizer download in the worker).
 import { RecursiveCharacterTextSplitter } from "@langchain/textsplitters";
-import { badGateway } from "../../../../errors";
+import { fail } from "../../../../errors";
 import { DEFAULT_REFINE_PROMPT, DEFAULT_TEXT_QA_PROMPT, fillPrompt } from "./prompts";
 
 export type SynthesizerType = "CompactAndRefine" | "Refine" | "TreeSummarize" | "SimpleResponseBuilder";
@@ -87,10 +87,10 @@ async function treeSummarize(s: SynthesizerInstance, query: string, chunks: stri
     const summaries = await Promise.all(pieces.map((context) => complete(fillPrompt(s.textQAPrompt, { context, query }), false)));
     // Summaries no shorter than their text would only multiply the calls, round after round.
     if (totalLength(summaries) >= totalLength(texts))
-      throw badGateway("TreeSummarize: the model's summaries are no shorter than the text they summarise");
+      throw fail("MODEL_FAILED", "TreeSummarize: the model's summaries are no shorter than the text they summarise");
     texts = summaries;
   }
-  throw badGateway(`TreeSummarize: the model's summaries still do not fit one prompt after ${MAX_TREE_ROUNDS} rounds`);
+  throw fail("MODEL_FAILED", `TreeSummarize: the model's summaries still do not fit one prompt after ${MAX_TREE_ROUNDS} rounds`);
 }
 
 type Strategy = (s: SynthesizerInstance, query: string, chunks: string[], complete: Complete) => Promise<string | undefined>;
