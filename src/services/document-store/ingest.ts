@@ -13,22 +13,23 @@
 // - a worker that dies: its lease runs out, the loader reads STALE with its progress; a refresh or
 //   a new upsert of it starts a run that replaces its chunks and vectors.
 import { Document } from "@langchain/core/documents";
-import { ApiError, badRequest } from "../../errors";
+import { badRequest } from "../../errors";
 import { newId } from "../../lib/ids";
 import { type WorkLimits, overLimit, workLimits } from "../../lib/limits";
 import { jsonLinesPointer } from "../../providers/loaders/json";
 import { loaderDefinition, metadataShaper } from "../../providers/loaders/registry";
 import { cleanupBefore, indexDocuments } from "../../providers/recordmanager/indexing";
 import { buildSplitter } from "../../providers/splitters/registry";
-import { type Stmt, jsonBatches, jsonColumns, runBatch } from "../../providers/vectorstores/d1-json";
+import { runBatch } from "../../providers/vectorstores/d1-json";
 import { eq } from "drizzle-orm";
 import { documentStore } from "../../db/schema";
 import { type BuiltComponents, buildComponents } from "./components";
 import { EmbedStream } from "./embed-stream";
-import { configString, entryFor, lostLoader, recordRun, storeFiles, writeEntry, writesFiles } from "./loader-entry";
-import { deleteLoaderFiles, fileKey } from "./files";
+import { entryFor, lostLoader, recordRun, storeFiles, writeEntry, writesFiles } from "./loader-entry";
+import { fileKey } from "./files";
 import { type IndexControl, type UpsertResult, ADDED_DOCS_LIMIT, assertIndexable, writeVectors } from "./indexing";
-import { HOLDS_LEASE, LoaderLease, upsertLeaseMs } from "./lease";
+import { LoaderLease, upsertLeaseMs } from "./lease";
+import { type StoreBefore, chunkInserts, deleteDocVectors, restoreStore, settleFailure } from "./ingest-undo";
 import { endRow, windowRow } from "./loader-rows";
 import type { Plan } from "./plan";
 import { type IndexCounts, type StreamProgress, NO_COUNTS, addCounts } from "./progress";
@@ -51,9 +52,7 @@ export interface Continues {
 export const isContinues = (r: unknown): r is Continues => !!r && typeof r === "object" && (r as Continues).continues === true;
 
 /** Errors that say the input is wrong (not the server, not another upsert): what they interrupt is undone. */
-const isBadInput = (err: unknown) => err instanceof ApiError && [400, 413, 415, 422].includes(err.status);
-const messageOf = (err: unknown) => (err instanceof Error ? err.message : String(err));
-const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
+const _mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
 /** Chunks read back from D1 at a time, to index what a stopped run stored but did not index. */
 const REINDEX_PAGE = 1_000;
 const STORE_CONFIG = {
@@ -84,9 +83,7 @@ class StreamedRun {
   /** This call made the run's first write (a later call of a queued run did not). */
   private began = false;
   /** The store's component configs before the run wrote its own (put back if the run is undone). */
-  private storeBefore:
-    | { embeddingConfig: string | null; vectorStoreConfig: string | null; recordManagerConfig: string | null; updatedDate: string }
-    | undefined;
+  private storeBefore: StoreBefore | undefined;
 
   constructor(
     private readonly deps: DocStoreDeps,
@@ -344,127 +341,9 @@ class StreamedRun {
   }
 
   /** Leaves what the failure should leave (see the top of this file); answers the error to throw. */
-  private async failed(err: unknown): Promise<unknown> {
-    const { plan, lease } = this;
-    if (!this.saved) {
-      // Nothing of this run is in D1: the lease goes back (a queued one stays for the consumer).
-      if (!plan.lease) await lease.release().catch(() => false);
-      if (this.filesWritten && err instanceof ApiError && err.status === 404)
-        await deleteLoaderFiles(this.deps.files, plan.storeId, plan.entryId).catch(() => undefined);
-      return err;
-    }
-    try {
-      if (isBadInput(err)) await this.undo(messageOf(err));
-      else if (!plan.lease) await this.stopHere(messageOf(err));
-      // A queued run keeps its progress: the queue's retry continues from it.
-    } catch (cleanup) {
-      console.error(`document store: cleaning up after a failed upsert of loader ${plan.entryId} failed: ${messageOf(cleanup)}`);
-    }
-    return err;
-  }
-
-  /**
-   * Bad input after some windows: what this run wrote goes (a new loader entirely; one processed again is left
-   * empty, STALE, with the error).
-   */
-  private async undo(error: string): Promise<void> {
-    const { deps, plan, lease } = this;
-    if ((await lease.holder())?.leaseId !== lease.id) return; // taken over or deleted: nothing here is ours any more
-    await deleteDocVectors(this.built, plan.entryId);
-    const dropChunks = {
-      sql: `DELETE FROM document_store_file_chunk WHERE storeId = ? AND docId = ? AND ${HOLDS_LEASE}`,
-      params: [plan.storeId, plan.entryId, ...this.held],
-    };
-    const store = this.restoreStore();
-    if (!plan.replaces) {
-      await runBatch(deps.db, [
-        dropChunks,
-        ...store,
-        {
-          sql: "DELETE FROM document_store_loader WHERE id = ? AND storeId = ? AND leaseId = ?",
-          params: [plan.entryId, plan.storeId, lease.id],
-        },
-      ]);
-      await deleteLoaderFiles(this.deps.files, plan.storeId, plan.entryId);
-      return;
-    }
-    await runBatch(deps.db, [dropChunks, ...store, endRow(lease, { status: "STALE", error, emptied: true })]);
-    await lease.release();
-  }
-
-  /**
-   * The store as it was before the run: its configs put back (unless changed since), or — made by
-   * this run — gone while it holds nothing. Only by the call that wrote them (a queued upsert
-   * saved its configs when it was staged).
-   */
-  private restoreStore(): Stmt[] {
-    const { plan } = this;
-    const b = this.storeBefore;
-    if (!this.began) return [];
-    if (plan.newStore) {
-      return [
-        {
-          sql: "DELETE FROM document_store WHERE id = ? AND NOT EXISTS (SELECT 1 FROM document_store_loader WHERE storeId = ? AND id <> ?)",
-          params: [plan.storeId, plan.storeId, plan.entryId],
-        },
-      ];
-    }
-    if (!b) return [];
-    const { embedding, vectorStore, recordManager } = plan.components;
-    return [
-      {
-        sql: `UPDATE document_store SET embeddingConfig = ?, vectorStoreConfig = ?, recordManagerConfig = ?, updatedDate = ?
-        WHERE id = ? AND embeddingConfig IS ? AND vectorStoreConfig IS ? AND recordManagerConfig IS ?`,
-        params: [
-          b.embeddingConfig,
-          b.vectorStoreConfig,
-          b.recordManagerConfig,
-          b.updatedDate,
-          plan.storeId,
-          configString(embedding),
-          configString(vectorStore),
-          configString(recordManager),
-        ],
-      },
-    ];
-  }
-
-  /** A request's run that failed on the server's side: its chunks stay; the loader says how far it got. */
-  private async stopHere(error: string): Promise<void> {
-    const { deps, lease, plan } = this;
-    const p = this.saved!;
-    const complete = p.file >= plan.files.length;
-    const end = complete
-      ? endRow(lease, { status: "SYNC", files: JSON.stringify(this.fileEntries.map((f) => ({ ...f, status: "SYNC" }))) })
-      : endRow(lease, {
-          status: "STALE",
-          error:
-            `The upsert stopped after ${mb(p.bytesRead)} of ${mb(p.totalBytes)} MB (${p.chunks} chunks ` +
-            `stored): ${error}. Refresh the store or upsert the loader again`,
-          keepProgress: true,
-        });
-    await runBatch(deps.db, [end]);
-    await lease.release("SYNC"); // chunks stored, not (all) in the vector store
-  }
-}
-
-/** INSERTs of chunk rows ([id, docId, storeId, chunkNo, pageContent, metadata]), conditional on the lease (`held`: loader id, lease id). */
-function chunkInserts(rows: unknown[][], held: string[]) {
-  return jsonBatches(rows).map((json) => ({
-    sql:
-      `INSERT INTO document_store_file_chunk (id, docId, storeId, chunkNo, pageContent, metadata) ` +
-      `SELECT ${jsonColumns(6)} FROM json_each(?) WHERE ${HOLDS_LEASE}`,
-    params: [json, ...held],
-  }));
-}
-
-/** Every vector of a loader, a page at a time (through its record manager when it has one). */
-async function deleteDocVectors(built: BuiltComponents, docId: string): Promise<void> {
-  const rm = built.recordManager?.recordManager;
-  for (;;) {
-    const ids = rm ? await rm.listKeys({ docId, limit: 1000 }) : await built.store.idsOfDoc(docId, 1000);
-    if (!ids.length) return;
-    await built.store.delete({ ids });
-    if (rm) await rm.deleteKeys(ids);
+  private failed(err: unknown): Promise<unknown> {
+    const { deps, plan, lease, held, built, saved } = this;
+    const run = { deps, plan, lease, held, built, saved, filesWritten: this.filesWritten, fileEntries: this.fileEntries };
+    return settleFailure(run, () => restoreStore(plan, this.began, this.storeBefore), err);
   }
 }
