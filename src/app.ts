@@ -23,6 +23,7 @@ import { variableRoutes } from "./routes/variables";
 import { credentialRoutes } from "./routes/credentials";
 import { upsertHistoryRoutes } from "./routes/upsert-history";
 import { predictionRoutes } from "./routes/prediction";
+import { internalChatMessageRoutes, internalPredictionRoutes } from "./routes/internal-chat";
 import { widgetRoutes } from "./routes/widget";
 import { documentStoreRoutes, isDocumentStoreUpload, uploadLimit } from "./routes/document-store";
 import { isVectorUpsert, vectorUpsertRoutes } from "./routes/vector-upsert";
@@ -78,6 +79,8 @@ export function createApp() {
   api.route("/credentials", credentialRoutes);
   api.route("/upsert-history", upsertHistoryRoutes);
   api.route("/prediction", predictionRoutes);
+  api.route("/internal-prediction", internalPredictionRoutes);
+  api.route("/internal-chatmessage", internalChatMessageRoutes);
   api.route("/", widgetRoutes);
   api.route("/document-store", documentStoreRoutes);
   api.route("/vector", vectorUpsertRoutes);
