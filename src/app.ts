@@ -3,6 +3,7 @@ import { requestId } from "hono/request-id";
 import type { AppEnv } from "./env";
 import { checkBindings } from "./middleware/bindings";
 import { init } from "./middleware/init";
+import { studioShapes } from "./middleware/studio-shapes";
 import { corsPolicy } from "./middleware/cors";
 import { MCP_BODY_LIMIT, WEBHOOK_BODY_LIMIT, defaultBodyLimit, limitBody } from "./middleware/body-limit";
 import { isMcpPath, isWebhookPath } from "./auth/public-paths";
@@ -16,6 +17,7 @@ import { signInRoutes } from "./routes/sign-in";
 import { accountSettingsRoutes } from "./routes/account-settings";
 import { chatflowRoutes } from "./routes/chatflows";
 import { assistantRoutes } from "./routes/assistants";
+import { assistantComponentRoutes } from "./routes/assistant-components";
 import { leadRoutes } from "./routes/leads";
 import { chatMessageRoutes } from "./routes/chatmessages";
 import { feedbackRoutes } from "./routes/feedback";
@@ -61,6 +63,7 @@ export function createApp() {
     }),
   );
   app.use("*", init);
+  app.use("/api/v1/*", studioShapes);
 
   const api = new OpenAPIHono<AppEnv>({ strict: false, defaultHook: validationHook });
   api.route("/", metaRoutes);
@@ -71,6 +74,7 @@ export function createApp() {
   api.route("/", accountSettingsRoutes);
   api.route("/chatflows", chatflowRoutes);
   api.route("/chatflows", chatflowTriggerRoutes);
+  api.route("/assistants/components", assistantComponentRoutes);
   api.route("/assistants", assistantRoutes);
   api.route("/leads", leadRoutes);
   api.route("/chatmessage", chatMessageRoutes);
