@@ -26,9 +26,8 @@ async function step(name, fn) {
   }
 }
 
-const port = process.env.E2E_PORT ? Number(process.env.E2E_PORT) : undefined;
 const standin = await startStandin();
-const server = await startEdgeflow({ script: "scripts/start.mjs", port });
+const server = await startEdgeflow({ script: "scripts/start.mjs" });
 const browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
 try {
   await checkStudio(browser, server.url, step, { adminKey: server.adminKey, standinUrl: standin.url });
