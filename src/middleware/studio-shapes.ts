@@ -49,7 +49,7 @@ export const studioShapes: MiddlewareHandler<AppEnv> = async (c, next) => {
   c.res = new Response(JSON.stringify(answer), { status: res.status, headers });
 };
 
-/** The JSON body normalised in place (a body that is not a JSON object is left to the route's 400). */
+/** The JSON body normalised before the route reads it (a body that is not a JSON object is left to its 400). */
 async function normaliseBody(c: Context<AppEnv>, normalise: (body: Record<string, unknown>) => Promise<void>): Promise<void> {
   if (!c.req.header("content-type")?.startsWith("application/json")) return;
   let body: unknown;
