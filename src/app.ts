@@ -3,6 +3,7 @@ import { requestId } from "hono/request-id";
 import type { AppEnv } from "./env";
 import { checkBindings } from "./middleware/bindings";
 import { init } from "./middleware/init";
+import { studioShapes } from "./middleware/studio-shapes";
 import { corsPolicy } from "./middleware/cors";
 import { MCP_BODY_LIMIT, WEBHOOK_BODY_LIMIT, defaultBodyLimit, limitBody } from "./middleware/body-limit";
 import { isMcpPath, isWebhookPath } from "./auth/public-paths";
@@ -16,6 +17,7 @@ import { signInRoutes } from "./routes/sign-in";
 import { accountSettingsRoutes } from "./routes/account-settings";
 import { chatflowRoutes } from "./routes/chatflows";
 import { assistantRoutes } from "./routes/assistants";
+import { assistantComponentRoutes } from "./routes/assistant-components";
 import { leadRoutes } from "./routes/leads";
 import { chatMessageRoutes } from "./routes/chatmessages";
 import { feedbackRoutes } from "./routes/feedback";
@@ -23,6 +25,7 @@ import { variableRoutes } from "./routes/variables";
 import { credentialRoutes } from "./routes/credentials";
 import { upsertHistoryRoutes } from "./routes/upsert-history";
 import { predictionRoutes } from "./routes/prediction";
+import { internalChatMessageRoutes, internalPredictionRoutes } from "./routes/internal-chat";
 import { widgetRoutes } from "./routes/widget";
 import { documentStoreRoutes, isDocumentStoreUpload, uploadLimit } from "./routes/document-store";
 import { isVectorUpsert, vectorUpsertRoutes } from "./routes/vector-upsert";
@@ -63,6 +66,7 @@ export function createApp() {
     }),
   );
   app.use("*", init);
+  app.use("/api/v1/*", studioShapes);
 
   const api = new OpenAPIHono<AppEnv>({ strict: false, defaultHook: validationHook });
   api.route("/", metaRoutes);
@@ -73,6 +77,7 @@ export function createApp() {
   api.route("/", accountSettingsRoutes);
   api.route("/chatflows", chatflowRoutes);
   api.route("/chatflows", chatflowTriggerRoutes);
+  api.route("/assistants/components", assistantComponentRoutes);
   api.route("/assistants", assistantRoutes);
   api.route("/leads", leadRoutes);
   api.route("/chatmessage", chatMessageRoutes);
@@ -81,6 +86,8 @@ export function createApp() {
   api.route("/credentials", credentialRoutes);
   api.route("/upsert-history", upsertHistoryRoutes);
   api.route("/prediction", predictionRoutes);
+  api.route("/internal-prediction", internalPredictionRoutes);
+  api.route("/internal-chatmessage", internalChatMessageRoutes);
   api.route("/", widgetRoutes);
   api.route("/document-store", documentStoreRoutes);
   api.route("/vector", vectorUpsertRoutes);

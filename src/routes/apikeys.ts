@@ -17,7 +17,8 @@ export const apiKeyRoutes = createRouter()
       request: { body: jsonBody(ApiKeyCreate) },
       responses: jsonResponse(ApiKey),
     }),
-    async (c) => c.json(await service.createApiKey(c.var.services, c.req.valid("json"), await grantCheck(c)), 200),
+    async (c) =>
+      c.json(await service.createApiKey(c.var.services, c.req.valid("json"), await grantCheck(c), c.env.CREDENTIAL_ENCRYPTION_KEY), 200),
   )
   .openapi(
     protectedRoute({

@@ -5,6 +5,7 @@ import { apiKey, chatFlow } from "../db/schema";
 import { invalid } from "../errors";
 import { constantTimeEqual, randomToken, sha256Hex } from "../lib/crypto";
 import { D1_MAX_PARAMS, chunk } from "../lib/chunk";
+import { encryptText } from "../lib/encryption";
 import type { ApiKeyCreate, ApiKeyUpdate } from "../schemas/apikeys";
 import type { PageQueryInput } from "../schemas/common";
 import { type Resource, deleteRecord, findRecord, insertRecord, listRecords, updateRecord } from "./crud";
@@ -27,7 +28,7 @@ const storeList = (list: string[] | null | undefined): string | null | undefined
 const scopeOf = (row: KeyRow): KeyScope => ({ permissions: parseList(row.permissions), chatflows: parseList(row.chatflows) });
 
 function present(row: KeyRow) {
-  const { keyHash: _hash, keyMask, permissions: _permissions, chatflows: _chatflows, ...rest } = row;
+  const { keyHash: _hash, keySealed: _sealed, keyMask, permissions: _permissions, chatflows: _chatflows, ...rest } = row;
   return { ...rest, apiKey: keyMask, ...scopeOf(row) };
 }
 
@@ -48,8 +49,11 @@ async function assertChatflowsExist(db: Db, ids: string[] | null | undefined): P
 /** Refuses (throws) a scope the caller may not hand out; routes pass the caller's rule. */
 export type GrantCheck = (scope: KeyScope) => void;
 
-/** Creates a key; the only answer that ever holds the full key. */
-export async function createApiKey({ db }: Deps<"db">, input: z.infer<typeof ApiKeyCreate>, mayGrant: GrantCheck) {
+/**
+ * Creates a key; the only answer a bearer caller ever sees the full key in. With `sealWith` (the
+ * CREDENTIAL_ENCRYPTION_KEY) the key is also kept sealed, for the studio's signed-in person to reveal.
+ */
+export async function createApiKey({ db }: Deps<"db">, input: z.infer<typeof ApiKeyCreate>, mayGrant: GrantCheck, sealWith?: string) {
   const scope = { permissions: input.permissions ?? null, chatflows: input.chatflows ?? null };
   mayGrant(scope);
   await assertChatflowsExist(db, scope.chatflows);
@@ -58,6 +62,7 @@ export async function createApiKey({ db }: Deps<"db">, input: z.infer<typeof Api
     keyName: input.keyName,
     keyHash: await sha256Hex(key),
     keyMask: mask(key),
+    keySealed: sealWith ? await encryptText(sealWith, key) : null,
     permissions: storeList(scope.permissions),
     chatflows: storeList(scope.chatflows),
   });

@@ -25,7 +25,8 @@ export function freePort() {
  * free port and a fresh state dir; resolves once /ping answers.
  */
 export async function startEdgeflow({ script = "scripts/dev.mjs", port: wanted } = {}) {
-  const port = wanted ?? (await freePort());
+  // E2E_PORT: a fixed port (a machine shared with other builds gives each its own range).
+  const port = wanted ?? (process.env.E2E_PORT ? Number(process.env.E2E_PORT) : await freePort());
   const state = mkdtempSync(join(tmpdir(), "edgeflow-e2e-"));
   const log = [];
   const child = spawn(

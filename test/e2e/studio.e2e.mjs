@@ -3,6 +3,8 @@
 // cannot show), then the UI in Chromium on a fresh state — set up the first account, sign out,
 // sign in, open each page — with every request to another host refused and recorded.
 
+import { studioJourney } from "./studio-journey.e2e.mjs";
+
 // API calls the UI makes that are not there yet (issue 30's other items): reported, not failed,
 // until they are built; anything else answering 4xx/5xx fails the step.
 const PENDING = [/^\/api\/v1\/marketplaces\/templates$/];
@@ -74,51 +76,61 @@ async function watchedPage(browser, origin) {
   return { page, seen };
 }
 
-/** Adds the studio's steps to the browser test (widget.e2e.mjs). */
-export async function checkStudio(browser, apiUrl, step) {
+/** Sets up the first account, signs out and in again as the UI does, and opens every page. */
+async function signInAndOpenPages(page, origin) {
+  await page.goto(`${origin}/`);
+  await page.waitForURL(/\/organization-setup$/, { timeout: 30_000 });
+  const inputs = page.locator("input");
+  await inputs.nth(0).fill("Studio Owner");
+  await inputs.nth(1).fill(EMAIL);
+  await inputs.nth(2).fill(PASSWORD);
+  await inputs.nth(3).fill(PASSWORD);
+  await page.getByRole("button", { name: "Sign Up" }).click();
+  await page.getByText("Build single-agent systems").first().waitFor({ timeout: 30_000 });
+  const cookie = (await page.context().cookies()).find((c) => c.name === "edgeflow_session");
+  assert(cookie?.httpOnly && cookie.sameSite === "Lax", `session cookie: ${JSON.stringify(cookie)}`);
+  assert(!(await page.getByText("We're sunsetting Flowise").count()), "the sunset banner is shown");
+
+  // Sign out as the UI does, then the sign-in page.
+  const out = await page.evaluate(() =>
+    fetch("/api/v1/account/logout", { method: "POST", headers: { "x-request-from": "internal" } }).then((r) => r.json()),
+  );
+  assert(out.message === "logged_out", `logout answered ${JSON.stringify(out)}`);
+  await page.evaluate(() => localStorage.clear());
+  await page.goto(`${origin}/signin`);
+  await page.locator("input[type=email]").fill(EMAIL);
+  await page.locator("input[type=password]").fill(PASSWORD);
+  await page.getByRole("button", { name: /login/i }).click();
+  await page.getByText("Build single-agent systems").first().waitFor({ timeout: 30_000 });
+
+  for (const [path, api] of PAGES) {
+    const loaded = api ? page.waitForResponse((r) => new URL(r.url()).pathname === api, { timeout: 20_000 }) : null;
+    await page.goto(`${origin}${path}`);
+    await (loaded ?? page.waitForTimeout(1500));
+    await page.waitForTimeout(300); // the page's other calls
+    assert(new URL(page.url()).pathname === path, `${path} sent the page to ${page.url()} (signed out?)`);
+  }
+}
+
+/**
+ * Adds the studio's steps to the browser test (widget.e2e.mjs): the routing, then in Chromium the
+ * first account, every page and the journey (studio-journey.e2e.mjs: `adminKey` sets up its flows,
+ * whose model is the stand-in at `standinUrl`), then what the page saw meanwhile.
+ */
+export async function checkStudio(browser, apiUrl, step, { adminKey, standinUrl }) {
   const origin = new URL(apiUrl).origin;
   await step("the studio: /, client routes and hashed files from the asset layer (CSP, caching); /api/* is the worker", () =>
     routing(origin),
   );
 
-  await step("the studio in Chromium: first account, sign-out, sign-in, every page; no other host, no API refusal", async () => {
-    const { page, seen } = await watchedPage(browser, origin);
-    try {
-      await page.goto(`${origin}/`);
-      await page.waitForURL(/\/organization-setup$/, { timeout: 30_000 });
-      const inputs = page.locator("input");
-      await inputs.nth(0).fill("Studio Owner");
-      await inputs.nth(1).fill(EMAIL);
-      await inputs.nth(2).fill(PASSWORD);
-      await inputs.nth(3).fill(PASSWORD);
-      await page.getByRole("button", { name: "Sign Up" }).click();
-      await page.getByText("Build single-agent systems").first().waitFor({ timeout: 30_000 });
-      const cookie = (await page.context().cookies()).find((c) => c.name === "edgeflow_session");
-      assert(cookie?.httpOnly && cookie.sameSite === "Lax", `session cookie: ${JSON.stringify(cookie)}`);
-      assert(!(await page.getByText("We're sunsetting Flowise").count()), "the sunset banner is shown");
-
-      // Sign out as the UI does, then the sign-in page.
-      const out = await page.evaluate(() =>
-        fetch("/api/v1/account/logout", { method: "POST", headers: { "x-request-from": "internal" } }).then((r) => r.json()),
-      );
-      assert(out.message === "logged_out", `logout answered ${JSON.stringify(out)}`);
-      await page.evaluate(() => localStorage.clear());
-      await page.goto(`${origin}/signin`);
-      await page.locator("input[type=email]").fill(EMAIL);
-      await page.locator("input[type=password]").fill(PASSWORD);
-      await page.getByRole("button", { name: /login/i }).click();
-      await page.getByText("Build single-agent systems").first().waitFor({ timeout: 30_000 });
-
-      for (const [path, api] of PAGES) {
-        const loaded = api ? page.waitForResponse((r) => new URL(r.url()).pathname === api, { timeout: 20_000 }) : null;
-        await page.goto(`${origin}${path}`);
-        await (loaded ?? page.waitForTimeout(1500));
-        await page.waitForTimeout(300); // the page's other calls
-        assert(new URL(page.url()).pathname === path, `${path} sent the page to ${page.url()} (signed out?)`);
-      }
-    } finally {
-      await page.close();
-    }
+  const { page, seen } = await watchedPage(browser, origin);
+  try {
+    await step("the studio in Chromium: first account, sign-out, sign-in, every page", () => signInAndOpenPages(page, origin));
+    await studioJourney(page, { origin, apiUrl, adminKey, standinUrl }, step);
+  } finally {
+    await page.close();
+  }
+  await step("the studio asked no other host; no API call was refused and no page failed, while pages loaded and the journey ran", () => {
     if (seen.blocked.length) console.log(`    (the CSP blocked ${seen.blocked.length} attempt(s) at other hosts, e.g. ${seen.blocked[0]})`);
     if (seen.pending.size) console.log(`    (not built yet: ${[...seen.pending].join(", ")})`);
     assert(!seen.elsewhere.length, `the page asked other hosts: ${[...new Set(seen.elsewhere)].slice(0, 5).join(", ")}`);

@@ -73,7 +73,9 @@ describe("assistants", () => {
     await expectError(await call("POST", "/assistants", { body: { details: { temperature: "hot" } } }), 422);
     await expectError(await call("POST", "/assistants", { body: { details: { top_p: 1.5 } } }), 422);
     await expectError(await call("POST", "/assistants", { body: {} }), 422); // details missing
-    await expectError(await call("POST", "/assistants", { body: { details: "{}" } }), 422); // a string, not an object
+    // Text holding a JSON object is accepted (Flowise's shape: writes accept both); other text is not.
+    await expectError(await call("POST", "/assistants", { body: { details: "not json" } }), 422);
+    await expectError(await call("POST", "/assistants", { body: { details: "[]" } }), 422);
     await expectError(await call("POST", "/assistants", { body: { details: [] } }), 422);
     await expectError(await call("POST", "/assistants", { body: { details: {}, type: "ANTHROPIC" } }), 422);
     await expectError(await call("POST", "/assistants", { body: { details: {}, credential: "not-a-uuid" } }), 422);

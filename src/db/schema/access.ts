@@ -8,8 +8,12 @@ export const apiKey = sqliteTable(
   {
     id: text("id").primaryKey(),
     keyName: text("keyName").notNull(),
-    // SHA-256 of the key, hex. The key itself is shown once at creation and never stored.
+    // SHA-256 of the key, hex: how a bearer token finds its key.
     keyHash: text("keyHash").notNull(),
+    // The key sealed (AES-GCM) with CREDENTIAL_ENCRYPTION_KEY, for the studio's eye icon: revealed to
+    // a signed-in person only (middleware/studio-shapes.ts). NULL for keys made before it was kept,
+    // or while that secret was unset: those stay masked.
+    keySealed: text("keySealed"),
     // "abcd…wxyz": enough for a person to recognise the key in a list.
     keyMask: text("keyMask").notNull(),
     // JSON arrays: Flowise permission names, and the chatflow ids the key is limited to. NULL = all.

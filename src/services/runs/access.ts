@@ -22,7 +22,12 @@ const refused = (err: unknown): unknown => (err instanceof ApiError ? new Caller
 /** The flow, once the caller passed the trigger's checks: an unknown flow is a 404 before any 401. */
 export async function admit(env: Env, lookups: RunLookups, rule: TriggerRule, caller: Caller | undefined): Promise<RunnableFlow> {
   if (rule.access === "caller" && !caller) throw new Error("This trigger checks its caller: the adapter must give RunRequest.caller");
-  const principal = rule.access === "caller" ? principalOf(caller?.authorization, env, lookups.findKey) : undefined;
+  const principal =
+    rule.access !== "caller"
+      ? undefined
+      : caller?.principal
+        ? Promise.resolve(caller.principal)
+        : principalOf(caller?.authorization, env, lookups.findKey);
   principal?.catch(() => {}); // awaited below, after the flow's 404
   const flow = await lookups.flow;
   try {

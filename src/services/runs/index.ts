@@ -1,4 +1,4 @@
-// The run door: every way a flow is run — POST /prediction, Execute Flow, MCP, webhooks, schedules,
+// The run door: every way a flow is run — POST /prediction, the test chat, Execute Flow, MCP, webhooks, schedules,
 // the OpenAI API (triggers.ts) — goes through runFlow, whatever the flow's kind (chatflow, assistant, Agentflow V2,
 // V1 multi-agent). Four stages, one file each:
 //   prepare  (prepare.ts)  one D1 batch from a replica: the flow, its variables and credentials,

@@ -5,7 +5,7 @@
 import type { ChatType } from "../../db/enums";
 import { ApiError } from "../../errors";
 
-export type TriggerId = "prediction" | "resume" | "execute-flow" | "async" | "mcp" | "webhook" | "schedule" | "openai";
+export type TriggerId = "prediction" | "internal" | "resume" | "execute-flow" | "async" | "mcp" | "webhook" | "schedule" | "openai";
 
 /** How a run's answer leaves: the JSON answer, Flowise's event stream, or (issue 20) detached from any request. */
 export type DeliveryKind = "json" | "sse" | "detached";
@@ -43,6 +43,10 @@ const BY_CALLER = { access: "caller", checkOrigin: true, rateLimit: true } as co
 export const TRIGGERS: Record<TriggerId, TriggerRule> = {
   // POST /prediction/{id}.
   prediction: { chatType: "EXTERNAL", ...BY_CALLER, resume: "may", deliveries: ["json", "sse"] },
+  // POST /internal-prediction/{id}: the studio's test chat (and its Executions page's human input). The
+  // adapter admits only the studio's own origin and someone: a signed-in person (Caller.principal) or
+  // a bearer. Neither the widget's allowed origins nor its rate limit apply (nor do they on Flowise's).
+  internal: { chatType: "INTERNAL", access: "caller", checkOrigin: false, rateLimit: false, resume: "may", deliveries: ["json", "sse"] },
   // A paused agentflow's execution, continued by its id (adapters that hold the id: detached runs, OpenAI's metadata.executionId).
   resume: { chatType: "EXTERNAL", ...BY_CALLER, resume: "must", deliveries: ["json", "sse"] },
   // The Execute Flow node (agentflows, V1's seqExecuteFlow), in-process through the runFlow port; stored as the callee's own prediction.

@@ -1,3 +1,6 @@
+// The door's input and output (index.ts runFlow), HTTP-free: an adapter turns its request into a
+// RunRequest and the Delivered answer (deliver.ts) back into its response.
+import type { Principal } from "../../env";
 import type { StreamSink } from "../../engine";
 import type { AgentflowEvents, WebhookPayload } from "../../engine/agentflow/types";
 import type { Deps } from "../deps";
@@ -16,6 +19,11 @@ export interface Caller {
   origin?: string;
   /** The client's address for the flow's rate limit (rate-limit/check.ts clientIpOf). */
   clientIp: string;
+  /**
+   * Who the adapter found the caller to be by something the door cannot read (the studio's session
+   * cookie): used instead of `authorization`. Only an adapter that checked it sets it.
+   */
+  principal?: Principal;
 }
 
 export interface RunRequest {
