@@ -64,9 +64,10 @@ export const megabytes = (mb: number): number => Math.floor(mb * 1024 * 1024);
 
 /**
  * The error for `subject` going over a limit, e.g. "PDF big.pdf: more than 1000 pages (PDF_MAX_PAGES);
- * it has 5000". `actual` when it is known (work may stop as soon as the limit is passed).
+ * it has 5000". `actual` when it is known (work may stop as soon as the limit is passed), or a
+ * bound on it ("at least 5000").
  */
-export function overLimit(limits: WorkLimits, name: LimitName, subject: string, actual?: number): ApiError {
+export function overLimit(limits: WorkLimits, name: LimitName, subject: string, actual?: number | string): ApiError {
   const spec = WORK_LIMITS[name];
   return payloadTooLarge(
     `${subject}: more than ${limits[name]} ${spec.unit} (${spec.env})${actual !== undefined ? `; it has ${actual}` : ""}`,

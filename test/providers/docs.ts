@@ -4,18 +4,34 @@ import { strToU8, zipSync } from "fflate";
 
 const esc = (s: string) => s.replace(/\\/g, "\\\\").replace(/\(/g, "\\(").replace(/\)/g, "\\)");
 
-/** A valid PDF with one page per entry; each page's lines drawn in Helvetica. */
-export function makePdf(pages: string[][]): Uint8Array {
+/**
+ * A valid PDF with one page per entry; each page's lines drawn in Helvetica. The pages hang from
+ * the root of the page tree (flat, as simple writers make it), or with `fanout` from intermediate
+ * nodes of that many pages each (as office suites and TeX make it).
+ */
+export function makePdf(pages: string[][], options: { fanout?: number } = {}): Uint8Array {
   const objects: string[] = [];
-  const pageIds = pages.map((_, i) => 4 + i * 2);
+  const fanout = options.fanout ?? pages.length;
+  const nodes = Math.ceil(pages.length / Math.max(1, fanout));
+  const flat = nodes <= 1;
+  const first = flat ? 4 : 4 + nodes; // the first page's object
+  const pageId = (i: number) => first + i * 2;
+  const nodeId = (n: number) => 4 + n;
+  const parentOf = (i: number) => (flat ? 2 : nodeId(Math.floor(i / fanout)));
+  const refs = (ids: number[]) => ids.map((id) => `${id} 0 R`).join(" ");
   objects[1] = "<< /Type /Catalog /Pages 2 0 R >>";
-  objects[2] = `<< /Type /Pages /Kids [${pageIds.map((id) => `${id} 0 R`).join(" ")}] /Count ${pages.length} >>`;
+  const top = flat ? pages.map((_, i) => pageId(i)) : Array.from({ length: nodes }, (_, n) => nodeId(n));
+  objects[2] = `<< /Type /Pages /Kids [${refs(top)}] /Count ${pages.length} >>`;
   objects[3] = "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>";
+  for (let n = 0; !flat && n < nodes; n++) {
+    const kids = pages.slice(n * fanout, (n + 1) * fanout).map((_, k) => pageId(n * fanout + k));
+    objects[nodeId(n)] = `<< /Type /Pages /Parent 2 0 R /Kids [${refs(kids)}] /Count ${kids.length} >>`;
+  }
   pages.forEach((lines, i) => {
     const stream = `BT /F1 12 Tf 14 TL 72 720 Td ${lines.map((l) => `(${esc(l)}) Tj T*`).join(" ")} ET`;
-    objects[4 + i * 2] =
-      `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Contents ${5 + i * 2} 0 R >>`;
-    objects[5 + i * 2] = `<< /Length ${stream.length} >>\nstream\n${stream}\nendstream`;
+    const resources = "/MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >>";
+    objects[pageId(i)] = `<< /Type /Page /Parent ${parentOf(i)} 0 R ${resources} /Contents ${pageId(i) + 1} 0 R >>`;
+    objects[pageId(i) + 1] = `<< /Length ${stream.length} >>\nstream\n${stream}\nendstream`;
   });
   let out = "%PDF-1.4\n";
   const offsets: number[] = [];

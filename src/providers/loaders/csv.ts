@@ -17,6 +17,10 @@ export interface CsvOptions {
   name?: string;
 }
 
+/** Characters that weigh a pacing step (a row weighs at least ROW_STEP of one). */
+const CHARS_PER_STEP = 256;
+const ROW_STEP = 1 / 8;
+
 /** RFC 4180 CSV: quoted fields, doubled quotes, CRLF or LF. Rows with no non-blank value are dropped. */
 export async function parseCsv(text: string, options: CsvOptions = {}): Promise<string[][]> {
   const sep = options.separator || ",";
@@ -25,7 +29,8 @@ export async function parseCsv(text: string, options: CsvOptions = {}): Promise<
   const maxRows = limits ? limits.csvRows + 1 : Infinity; // + the header
   const subject = `CSV file ${options.name ?? ""}`.trimEnd();
   const n = text.length;
-  const pacer = new Pacer(256);
+  const pacer = new Pacer(1024);
+  let counted = 0; // the text read up to here has been counted
   // Next separator, LF and CR at or after the cursor; each search moves forward only (linear overall).
   const next = { sep: -1, lf: -1, cr: -1 };
   const seek = (key: "sep" | "lf" | "cr", needle: string, from: number) => {
@@ -52,6 +57,11 @@ export async function parseCsv(text: string, options: CsvOptions = {}): Promise<
         if (text.charCodeAt(q + 1) === 0x22) {
           parts.push('"');
           j = q + 2;
+          if (j - counted >= CHARS_PER_STEP * 64) {
+            const wait = pacer.tick((j - counted) / CHARS_PER_STEP);
+            counted = j;
+            if (wait) await wait;
+          }
         } else {
           j = q + 1;
           break;
@@ -80,7 +90,9 @@ export async function parseCsv(text: string, options: CsvOptions = {}): Promise<
     if (i >= n) break;
     i += text.charCodeAt(i) === 0x0d && text.charCodeAt(i + 1) === 0x0a ? 2 : 1;
     if (i >= n) break;
-    await pacer.tick();
+    const wait = pacer.tick(ROW_STEP + Math.max(0, i - counted) / CHARS_PER_STEP);
+    counted = i;
+    if (wait) await wait;
   }
   return rows;
 }

@@ -1,7 +1,7 @@
 // DOCX: a zip whose word/document.xml holds the text in <w:t> runs inside <w:p> paragraphs. The
 // part is read within limits (zip.ts: entries, unzipped size); the XML is scanned with indexOf
 // (no DOM in workers, none needed; no backtracking patterns over attacker-sized input), yielding
-// as it goes.
+// as it goes, inside paragraphs too (one paragraph may hold most of the document).
 import { Document } from "@langchain/core/documents";
 import { decodeXML } from "entities/decode";
 import { ApiError, badRequest } from "../../errors";
@@ -12,29 +12,34 @@ import type { LoaderDefinition } from "./types";
 import { readZipText } from "./zip";
 import { errorMessage } from "../../lib/error-message";
 
-const BREAKS: Record<string, string> = { "<w:tab/>": "\t", "<w:br/>": "\n", "<w:cr/>": "\n" };
+const BREAKS = Object.entries({ "<w:tab/>": "\t", "<w:br/>": "\n", "<w:cr/>": "\n" });
 
-/** The text of one paragraph's XML: its <w:t> runs joined, tabs and breaks kept. */
-function paragraphText(p: string): string {
-  let text = "";
-  for (let at = p.indexOf("<w:"); at >= 0; at = p.indexOf("<w:", at + 3)) {
-    const next = p[at + 4];
-    if (p[at + 3] === "t" && (next === ">" || next === " " || next === "\t" || next === "\n" || next === "\r")) {
-      const open = p.indexOf(">", at);
-      const close = open < 0 ? -1 : p.indexOf("</w:t>", open);
-      if (close < 0) break;
-      text += decodeXML(p.slice(open + 1, close));
+/**
+ * The text of the paragraph xml[from, to): its <w:t> runs joined, tabs and breaks kept. Paced run
+ * by run: one paragraph may be most of the document.
+ */
+async function paragraphText(xml: string, from: number, to: number, pacer: Pacer): Promise<string> {
+  const parts: string[] = [];
+  for (let at = xml.indexOf("<w:", from); at >= 0 && at < to; at = xml.indexOf("<w:", at + 3)) {
+    const next = xml[at + 4];
+    if (xml[at + 3] === "t" && (next === ">" || next === " " || next === "\t" || next === "\n" || next === "\r")) {
+      const open = xml.indexOf(">", at);
+      const close = open < 0 || open >= to ? -1 : xml.indexOf("</w:t>", open);
+      if (close < 0 || close > to) break;
+      parts.push(decodeXML(xml.slice(open + 1, close)));
       at = close;
-      continue;
-    }
-    for (const [tag, value] of Object.entries(BREAKS)) {
-      if (p.startsWith(tag, at)) {
-        text += value;
-        break;
+    } else {
+      for (const [tag, value] of BREAKS) {
+        if (xml.startsWith(tag, at)) {
+          parts.push(value);
+          break;
+        }
       }
     }
+    const wait = pacer.tick();
+    if (wait) await wait;
   }
-  return text;
+  return parts.join("");
 }
 
 /** Start of the next <w:p> or <w:p ...> or <w:p/> tag at or after `from` (not <w:pPr> and the like). */
@@ -57,10 +62,11 @@ export async function docxXmlToText(xml: string): Promise<string> {
     } else {
       const end = xml.indexOf("</w:p>", at);
       if (end < 0) break;
-      paragraphs.push(paragraphText(xml.slice(at, end)));
+      paragraphs.push(await paragraphText(xml, at, end, pacer));
       at = nextParagraph(xml, end + 6);
     }
-    await pacer.tick();
+    const wait = pacer.tick();
+    if (wait) await wait;
   }
   return paragraphs
     .join("\n")

@@ -1,35 +1,48 @@
 // JSON and JSON Lines files. jsonFile: every string value (LangChain's JSONLoader), or those under
 // `pointersName` keys, or one document per element of a top-level array (`separateByObject`);
-// jsonlinesFile: one document per line, or its `pointerName` value. Nesting is checked right after
-// parsing (src/lib/json-depth.ts), so the walks below cannot overflow the stack; the document
-// count is checked as it grows.
+// jsonlinesFile: one document per line, or its `pointerName` value. A JSON file is parsed a piece
+// at a time (json-paced.ts, which also refuses nesting deeper than src/lib/json-depth.ts allows)
+// and walked without recursion, yielding as it goes; the document count is checked as it grows.
 import { Document } from "@langchain/core/documents";
 import { badRequest } from "../../errors";
 import { jsonTooDeep, tooDeepMessage } from "../../lib/json-depth";
+import { jsonRefusal, parseJsonPaced } from "./json-paced";
 import { Pacer } from "../../lib/pace";
 import { assertDocumentCount, assertHasText, byExtOrMime, decodeTextWithin, needFiles } from "./text-util";
 import type { LoaderDefinition, LoaderFile } from "./types";
 import type { WorkLimits } from "../../lib/limits";
-import { errorMessage } from "../../lib/error-message";
 
-/** Every string value in a JSON value, depth first (what LangChain's JSONLoader indexes). */
-function strings(value: unknown, out: string[] = []): string[] {
-  if (typeof value === "string") out.push(value);
-  else if (Array.isArray(value)) for (const v of value) strings(v, out);
-  else if (value && typeof value === "object") for (const v of Object.values(value)) strings(v, out);
-  return out;
-}
-
-/** Values of the named keys wherever they appear in a JSON value. */
-function valuesOf(value: unknown, keys: Set<string>, out: unknown[] = []): unknown[] {
-  if (Array.isArray(value)) for (const v of value) valuesOf(v, keys, out);
-  else if (value && typeof value === "object") {
-    for (const [k, v] of Object.entries(value)) {
-      if (keys.has(k)) out.push(v);
-      else valuesOf(v, keys, out);
+/**
+ * Every string value in a JSON value, depth first in document order (what LangChain's JSONLoader
+ * indexes), or with `keys` only those under the named keys wherever they appear. Iterative (the
+ * value may nest MAX_JSON_DEPTH deep) and paced; `onString` may throw to stop the walk.
+ */
+async function eachString(root: unknown, keys: Set<string> | undefined, onString: (s: string) => void): Promise<void> {
+  const pacer = new Pacer();
+  // Frames of the arrays and objects being walked, each at its next member: nothing is copied whole.
+  type Frame = { members: unknown[] | Array<[string, unknown]>; keyed: boolean; next: number; picked: boolean };
+  const stack: Frame[] = [];
+  const visit = (value: unknown, picked: boolean) => {
+    if (typeof value === "string") {
+      if (picked) onString(value);
+    } else if (Array.isArray(value)) stack.push({ members: value, keyed: false, next: 0, picked });
+    else if (value && typeof value === "object") stack.push({ members: Object.entries(value), keyed: true, next: 0, picked });
+  };
+  visit(root, !keys?.size);
+  while (stack.length) {
+    const frame = stack[stack.length - 1];
+    if (frame.next >= frame.members.length) {
+      stack.pop();
+      continue;
     }
+    const member = frame.members[frame.next++];
+    if (frame.keyed) {
+      const [key, value] = member as [string, unknown];
+      visit(value, frame.picked || keys!.has(key));
+    } else visit(member, frame.picked);
+    const wait = pacer.tick();
+    if (wait) await wait;
   }
-  return out;
 }
 
 const listOf = (v: unknown): string[] =>
@@ -44,14 +57,11 @@ const listOf = (v: unknown): string[] =>
 
 async function parseJsonFile(file: LoaderFile, limits: WorkLimits): Promise<unknown> {
   const text = await decodeTextWithin(file, limits);
-  let value: unknown;
   try {
-    value = JSON.parse(text);
+    return await parseJsonPaced(text);
   } catch (err) {
-    throw badRequest(`File ${file.name} is not valid JSON: ${errorMessage(err)}`);
+    throw jsonRefusal(err, `File ${file.name}`, tooDeepMessage(`File ${file.name}`));
   }
-  if (jsonTooDeep(value)) throw badRequest(tooDeepMessage(`File ${file.name}`)); // the walks below recurse
-  return value;
 }
 
 /** A JSON Lines pointer setting (`pointerName`): the key whose value each line's document holds. */
@@ -89,26 +99,30 @@ export const jsonLoaders: LoaderDefinition[] = [
       const docs: Document[] = [];
       for (const f of files) {
         const json = await parseJsonFile(f, limits);
-        let texts: string[];
+        const subject = `File ${f.name}`;
+        let line = 0;
+        const add = (text: string) => {
+          line++;
+          if (!text.trim()) return;
+          docs.push(new Document({ pageContent: text, metadata: { source: f.name, line } }));
+          assertDocumentCount(docs.length, limits, subject);
+        };
         if (byObject && Array.isArray(json)) {
-          assertDocumentCount(docs.length + json.length, limits, `File ${f.name}`);
+          assertDocumentCount(docs.length + json.length, limits, subject);
           // One document per element of a top-level array, its selected keys (or all) as JSON.
-          texts = json.map((item) =>
-            typeof item === "string"
-              ? item
-              : JSON.stringify(
-                  pointers.size && item && typeof item === "object"
-                    ? Object.fromEntries(Object.entries(item).filter(([k]) => pointers.has(k)))
-                    : item,
-                ),
-          );
+          const pacer = new Pacer(256);
+          for (const item of json) {
+            const picked =
+              pointers.size && item && typeof item === "object"
+                ? Object.fromEntries(Object.entries(item).filter(([k]) => pointers.has(k)))
+                : item;
+            add(typeof item === "string" ? item : JSON.stringify(picked));
+            const wait = pacer.tick();
+            if (wait) await wait;
+          }
         } else {
-          texts = pointers.size ? valuesOf(json, pointers).flatMap((v) => strings(v)) : strings(json);
+          await eachString(json, pointers, add);
         }
-        assertDocumentCount(docs.length + texts.filter((t) => t.trim()).length, limits, `File ${f.name}`);
-        texts.forEach((t, i) => {
-          if (t.trim()) docs.push(new Document({ pageContent: t, metadata: { source: f.name, line: i + 1 } }));
-        });
       }
       assertHasText(
         docs.map((d) => d.pageContent),

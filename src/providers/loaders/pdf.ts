@@ -1,29 +1,18 @@
 // PDF text through unpdf (pdf.js built for workers), loaded only when a PDF is read: it is the
 // largest dependency and most requests never need it. `usage`: perPage (default) or perFile.
-// The page count is checked against PDF_MAX_PAGES before any page is read; pages are then read
-// one at a time, yielding between them, and the document is destroyed after.
+// A page tree node with more kids than PDF_MAX_PAGES allows is refused before pdf.js opens the
+// file (pdf-page-tree.ts); pdf.js then reads it a piece per turn of the event loop (pdf-paced.ts),
+// so opening a large document does not hold the isolate; the page count is checked against
+// PDF_MAX_PAGES before any page is read; pages are then read a few at a time between yields, and
+// the document is destroyed after.
 import { Document } from "@langchain/core/documents";
 import { ApiError, badRequest } from "../../errors";
 import { overLimit } from "../../lib/limits";
-import { yieldToEventLoop } from "../../lib/pace";
+import { openPaced, readPages } from "./pdf-paced";
+import { largestPageTreeNode } from "./pdf-page-tree";
 import { assertHasText, assertNotEmpty, extensionOf } from "./text-util";
 import type { LoaderDefinition } from "./types";
 import { errorMessage } from "../../lib/error-message";
-
-interface PdfPage {
-  getTextContent(): Promise<{ items: Array<{ str?: string; hasEOL?: boolean }> }>;
-  cleanup(): unknown;
-}
-
-/** A page's text as unpdf's extractText makes it: items joined, a newline after each end of line. */
-async function pageText(page: PdfPage): Promise<string> {
-  const content = await page.getTextContent();
-  page.cleanup();
-  return content.items
-    .filter((item) => item.str != null)
-    .map((item) => item.str + (item.hasEOL ? "\n" : ""))
-    .join("");
-}
 
 export const pdfLoader: LoaderDefinition = {
   name: "pdfFile",
@@ -33,22 +22,19 @@ export const pdfLoader: LoaderDefinition = {
   async load({ files, config, limits }) {
     if (!files.length) throw badRequest("pdfFile needs a file: upload one in `files` or give it in the loader config");
     const usage = config.usage === "perFile" ? "perFile" : "perPage";
-    const { getDocumentProxy } = await import("unpdf");
     const docs: Document[] = [];
     for (const f of files) {
       assertNotEmpty(f);
-      const pages: string[] = [];
+      const kids = await largestPageTreeNode(f.bytes);
+      if (kids > limits.pdfPages) throw overLimit(limits, "pdfPages", `PDF ${f.name}`, `at least ${kids}`);
+      let pages: string[];
       let totalPages: number;
       try {
-        // pdf.js takes ownership of the buffer it is given: hand it a copy.
-        const pdf = await getDocumentProxy(new Uint8Array(f.bytes));
+        const pdf = await openPaced(f.bytes);
         try {
           totalPages = pdf.numPages;
           if (totalPages > limits.pdfPages) throw overLimit(limits, "pdfPages", `PDF ${f.name}`, totalPages);
-          for (let i = 1; i <= totalPages; i++) {
-            pages.push(await pageText((await pdf.getPage(i)) as unknown as PdfPage));
-            await yieldToEventLoop();
-          }
+          pages = await readPages(pdf);
         } finally {
           await pdf.loadingTask.destroy().catch(() => undefined);
         }

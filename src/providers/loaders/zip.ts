@@ -1,6 +1,7 @@
 // Reads one entry of a zip archive (a DOCX part) within limits, without trusting the sizes the
 // archive declares: the central directory is walked (entries counted against a limit), the entry's
-// data inflated in small steps with its real output counted, and the loop yields between steps.
+// data inflated in small steps with its real output counted, and the loop yields every few steps
+// (fewer when they inflate much).
 // A zip bomb (a small file that inflates to hundreds of MB) is refused at the limit, not after.
 import { Inflate } from "fflate";
 import { ApiError, badRequest } from "../../errors";
@@ -24,6 +25,8 @@ const LOCAL = 0x04034b50;
 const U32_MAX = 0xffffffff;
 /** Compressed bytes per inflate step: at deflate's best ratio (about 1:1032) a step makes at most ~4 MB. */
 const STEP = 4096;
+/** Inflated bytes that weigh as much as a step: a slice inflates at most 64 steps' worth. */
+const STEP_OUT = 64 * 1024;
 
 class Reader {
   constructor(private readonly b: Uint8Array) {}
@@ -138,6 +141,7 @@ export async function readZipText(bytes: Uint8Array, name: string, limits: ZipLi
     const pacer = new Pacer(64);
     for (let at = 0; at < data.length || at === 0; at += STEP) {
       const last = at + STEP >= data.length;
+      const before = total;
       try {
         inflater.push(data.subarray(at, at + STEP), last);
       } catch (err) {
@@ -145,7 +149,7 @@ export async function readZipText(bytes: Uint8Array, name: string, limits: ZipLi
         throw badRequest(`the zip entry ${name} cannot be inflated: ${errorMessage(err)}`);
       }
       if (last) break;
-      await pacer.tick();
+      await pacer.tick(1 + (total - before) / STEP_OUT);
     }
   } else throw badRequest(`the zip entry ${name} uses compression method ${entry.method}, which is not supported`);
   parts.push(decoder.decode());

@@ -1,6 +1,7 @@
 // Bulk writes for D1 that stay within its limits: at most 100 bound parameters per statement and
 // about 2 MB per value. Rows travel as one JSON array parameter and SQLite unpacks them with
 // json_each, so thousands of rows cost a handful of statements instead of hundreds.
+import { yieldToEventLoop } from "../../lib/pace";
 
 /** UTF-8 bytes of a string, counted without encoding it (rows are measured one by one). */
 export function utf8Length(s: string): number {
@@ -61,7 +62,11 @@ export async function runBatch(db: object, statements: Stmt[]): Promise<D1Result
   if (!statements.length) return [];
   // drizzle(d1) keeps the D1 binding as $client (its type leaves it out).
   const client = (db as { $client: D1Database }).$client;
-  return client.batch(statements.map((s) => client.prepare(s.sql).bind(...s.params)));
+  const results = await client.batch(statements.map((s) => client.prepare(s.sql).bind(...s.params)));
+  // Local D1 (wrangler dev, npm start, the tests) answers from the same thread, and a loop of
+  // batches then never lets another request in: one turn of the event loop after each.
+  await yieldToEventLoop();
+  return results;
 }
 
 /**

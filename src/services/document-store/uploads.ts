@@ -6,6 +6,7 @@
 import { maxBodyBytes, maxUploadBytes, type Env } from "../../env";
 import { payloadTooLarge } from "../../errors";
 import { newId } from "../../lib/ids";
+import { yieldToEventLoop } from "../../lib/pace";
 import { megabytes, workLimits } from "../../lib/limits";
 import { type PartHead, boundaryOf, readParts } from "../../lib/multipart-stream";
 import { deleteStagedFiles, fileKey, safeFileName } from "./files";
@@ -69,6 +70,7 @@ class R2Writer {
     this.upload ??= await this.bucket.createMultipartUpload(this.key, { httpMetadata: { contentType: this.type } });
     this.parts.push(await this.upload.uploadPart(this.parts.length + 1, this.part.subarray(0, this.used)));
     this.used = 0;
+    await yieldToEventLoop();
   }
 
   async close(): Promise<void> {
