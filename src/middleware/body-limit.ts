@@ -45,6 +45,9 @@ export const limitBody =
       if (!awaitsContinue(c) && declared <= DRAIN_MAX_BYTES) await drain(body.getReader());
       throw payloadTooLarge(limit.message);
     }
+    // A declared length within the limit: HTTP's framing holds the body to it, so there is nothing
+    // to count (and a JSON prediction's body is not wrapped in a second stream on its hot path).
+    if (Number.isFinite(declared)) return next();
     const counted = new CountedBody(body, limit);
     c.req.raw = new Request(c.req.raw, { body: counted.stream, signal: c.req.raw.signal });
     await next();
