@@ -156,7 +156,9 @@ const bodyEndpoints: BodyEndpoint[] = [
     invalid: 422,
     valid: () => ({ iconSrc: "i", details: { name: "a" } }),
     wrongTypes: () => [
-      { details: "{}" },
+      // details as JSON text is accepted (the studio sends it so: API.md "The studio"); text that is no object is not.
+      { details: "[1]" },
+      { details: 42 },
       { details: [] },
       { details: null },
       { details: { name: 5 } },

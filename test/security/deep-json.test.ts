@@ -26,7 +26,7 @@ describe("JSON nested 100k deep is a 400, not a stack overflow", () => {
       expect(errL.message).toBe(`File deep.jsonl line 2 nests deeper than ${MAX_JSON_DEPTH} levels`);
     }
     expect(await snapshot(store.id)).toEqual(before);
-  });
+  }, 60_000);
 
   it("a prediction body: 400, nothing stored; at the limit it still runs", async () => {
     const apiConfig = JSON.stringify({
