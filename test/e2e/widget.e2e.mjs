@@ -286,7 +286,7 @@ try {
   });
 
   await checkDocsOffline(browser, edgeflow.url, step);
-  await checkStudio(browser, edgeflow.url, step, { adminKey: edgeflow.adminKey, standinUrl: standin.url });
+  await checkStudio(browser, edgeflow, standin, step);
 } finally {
   await browser.close();
   await pages.close();
