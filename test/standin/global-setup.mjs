@@ -15,13 +15,23 @@ import { startServices } from "./services.mjs";
 import { startStandin } from "./server.mjs";
 import { startTracingStandin } from "./tracing.mjs";
 
+// A port that refuses connections for the whole run. It is chosen below the kernel's ephemeral range
+// (/proc/sys/net/ipv4/ip_local_port_range, 32768–60999 by default), checked free, then closed: a
+// port taken from the ephemeral range could be handed to the next `listen(0)` or outgoing
+// connection (workerd, a stand-in, a browser), and then "nothing listening" answers instead.
 async function closedPort() {
-  // Bind port 0, note the number, close it: connecting there is refused.
-  const srv = createServer();
-  await new Promise((r) => srv.listen(0, "127.0.0.1", r));
-  const { port } = srv.address();
-  await new Promise((r) => srv.close(r));
-  return `http://127.0.0.1:${port}`;
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const port = 20000 + Math.floor(Math.random() * 10000);
+    const srv = createServer();
+    const bound = await new Promise((r) => {
+      srv.once("error", () => r(false));
+      srv.listen(port, "127.0.0.1", () => r(true));
+    });
+    if (!bound) continue;
+    await new Promise((r) => srv.close(r));
+    return `http://127.0.0.1:${port}`;
+  }
+  throw new Error("no free port below the ephemeral range for closedUrl");
 }
 
 export default async function setup(project) {
