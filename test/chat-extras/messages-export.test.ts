@@ -8,7 +8,7 @@ let flowId: string;
 
 async function message(row: Record<string, unknown>): Promise<string> {
   const id = uuid();
-  const m = { role: "userMessage", content: "", chatType: "INTERNAL", chatId: "c1", ...row };
+  const m: Record<string, unknown> = { role: "userMessage", content: "", chatType: "INTERNAL", chatId: "c1", ...row };
   await env.DB.prepare(
     "INSERT INTO chat_message (id, role, chatflowid, content, chatType, chatId, memoryType, sessionId, leadEmail, fileUploads, sourceDocuments, artifacts, createdDate) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
   )

@@ -26,8 +26,11 @@ describe("GET /fetch-links", () => {
   });
 
   it("stops at the limit, and at 100 links whatever the limit", async () => {
-    expect((await (await links(`${site()}/site`, "webCrawl", "2")).json()).links).toEqual([`${site()}/site`, `${site()}/site/a`]);
-    const many = (await (await links(`${site()}/many`, "webCrawl", "0")).json()).links as string[];
+    expect(((await (await links(`${site()}/site`, "webCrawl", "2")).json()) as { links: string[] }).links).toEqual([
+      `${site()}/site`,
+      `${site()}/site/a`,
+    ]);
+    const many = ((await (await links(`${site()}/many`, "webCrawl", "0")).json()) as { links: string[] }).links;
     expect(many).toHaveLength(100);
     expect(new Set(many).size).toBe(100);
   });
