@@ -179,3 +179,21 @@ describe("LangChain Hub: POST /prompts-list and POST /load-prompt", () => {
     }
   });
 });
+
+describe("the API reference", () => {
+  it("documents every chat extra, with its security", async () => {
+    const spec = await json("GET", "/openapi.json", { token: null });
+    const ops: [string, string][] = [
+      ["/get-upload-file", "get"],
+      ["/attachments/{chatflowId}/{chatId}", "post"],
+      ["/fetch-links", "get"],
+      ["/node-custom-function", "post"],
+      ["/export-import/chatflow-messages", "post"],
+      ["/prompts-list", "post"],
+      ["/load-prompt", "post"],
+    ];
+    for (const [path, method] of ops) expect(spec.paths[path]?.[method]?.security, `${method} ${path}`).toBeDefined();
+    expect(spec.paths["/get-upload-file"].get.security).toEqual([{}, { bearerAuth: [] }]);
+    expect(spec.paths["/node-custom-function"].post.description).toContain("Needs: chatflows:create");
+  });
+});
