@@ -132,6 +132,8 @@ describe("POST /export-import/chatflow-messages", () => {
     expect(await ids({ feedbackType: ["THUMBS_UP", "THUMBS_DOWN"] })).toEqual(["c2:2", "c1:2"]);
     expect(await ids({ startDate: "2026-03-02", endDate: "2026-03-31" })).toEqual(["c2:2"]);
     expect(await ids({ endDate: "2026-03-01T10:00:00.500Z" })).toEqual(["c1:1"]);
+    // Flowise also reads a JSON array in text; null filters nothing.
+    expect(await ids({ chatType: '["EXTERNAL"]', feedbackType: null, startDate: null, endDate: null })).toEqual(["c2:2"]);
   });
 
   it("reads like GET /chatmessage: a key needs view on that chatflow, in its reach", async () => {
