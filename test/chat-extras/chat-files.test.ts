@@ -7,6 +7,7 @@ import { call, expectError, json, uuid } from "../helpers";
 import { keyWith } from "../security/keys";
 import { setVars } from "../security/helpers";
 import { signedIn } from "../studio/helpers";
+import { DOCX_MIME, makeDocx, makePdf } from "../providers/docs";
 
 const ALLOWED = "text/plain,text/csv,application/json,text/markdown,text/html";
 
@@ -56,6 +57,24 @@ describe("POST /attachments/{chatflowId}/{chatId}", () => {
     const stored = await env.FILES.get(`${id}/chat-1/notes.txt`);
     expect(await stored?.text()).toBe("Rain turns into electricity.\nSecond line.");
     expect(stored?.httpMetadata?.contentType).toBe("text/plain");
+  });
+
+  it("reads PDF and Word files with the document loaders", async () => {
+    const id = await flow({}, { allowedUploadFileTypes: `application/pdf,${DOCX_MIME}` });
+    const pdf = makePdf([["Page one about rain."], ["Page two about sun."]]);
+    const res = await attach(
+      id,
+      "docs",
+      form([
+        ["report.pdf", "application/pdf", pdf],
+        ["memo.docx", DOCX_MIME, makeDocx(["Memo line."])],
+      ]),
+    );
+    const body = (await res.json()) as { name: string; content: string }[];
+    expect(res.status).toBe(200);
+    expect(body[0].content).toMatch(/Page one about rain\.[\s\S]*Page two about sun\./);
+    expect(body[1].content).toContain("Memo line.");
+    expect((await env.FILES.get(`${id}/docs/report.pdf`))?.size).toBe(pdf.byteLength);
   });
 
   it("base64=true answers the bytes as base64", async () => {
