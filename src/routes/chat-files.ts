@@ -10,6 +10,7 @@ import { filePrincipal } from "../auth/file-access";
 import { assertMayRun, assertOriginAllowed } from "../auth/prediction-access";
 import type { AppEnv } from "../env";
 import { badRequest, unsupportedMediaType } from "../errors";
+import { clientIpOf, enforceRateLimit } from "../rate-limit/check";
 import { text, uuid } from "../schemas/common";
 import { findConversationOwner } from "../services/chatflows";
 import { assertPrincipalMayRun } from "../services/callers/run-access";
@@ -91,7 +92,7 @@ export const chatFileRoutes = createRouter()
       description:
         "Whoever may run the chatflow. Needs chatbotConfig.fullFileUpload.status true; each file's type must be in its " +
         "allowedUploadFileTypes and match its extension (415), and be at most MAX_UPLOAD_MB (413). Form field base64=true " +
-        "answers the bytes as base64 instead of text.",
+        "answers the bytes as base64 instead of text. apiConfig.rateLimit applies (429), counted apart from predictions.",
       request: {
         params: z.object({ chatflowId: uuid(), chatId: text(1000) }),
         body: {
@@ -108,6 +109,8 @@ export const chatFileRoutes = createRouter()
       const owner = await findConversationOwner(c.var.services, chatflowId);
       await assertMayRun(c, owner);
       assertOriginAllowed(owner.chatbotConfig, c.req.header("origin"));
+      // Anyone may attach to a public chatflow: its rate limit counts attachments too (apart from its questions).
+      await enforceRateLimit(c.env, owner.id, owner.apiConfig, clientIpOf(c.req.raw.headers, c.env), "attachments");
       const { files, base64 } = await readFiles(c);
       return c.json(await createAttachments(c.var.services, owner, chatId, files, { base64 }), 200);
     },

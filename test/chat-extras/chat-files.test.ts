@@ -135,6 +135,14 @@ describe("POST /attachments/{chatflowId}/{chatId}", () => {
     await expectError(await attach("not-a-uuid", "c", form([["a.txt", "text/plain", "x"]])), 400);
   });
 
+  it("counts attachments against the chatflow's rate limit, apart from its questions", async () => {
+    const apiConfig = JSON.stringify({ rateLimit: { status: true, limitMax: 1, limitDuration: 60, limitMsg: "Slow down" } });
+    const id = await flow({ isPublic: true, apiConfig });
+    expect((await attach(id, "r", form([["a.txt", "text/plain", "x"]]), null)).status).toBe(200);
+    expect((await expectError(await attach(id, "r", form([["b.txt", "text/plain", "y"]]), null), 429)).message).toBe("Slow down");
+    expect(await env.FILES.get(`${id}/r/b.txt`)).toBeNull();
+  });
+
   it("holds each file to MAX_UPLOAD_MB (413)", async () => {
     const id = await flow();
     const restore = setVars({ MAX_UPLOAD_MB: "0.001" });
