@@ -143,6 +143,21 @@ describe("POST /attachments/{chatflowId}/{chatId}", () => {
     expect(await env.FILES.get(`${id}/r/b.txt`)).toBeNull();
   });
 
+  it("answers CORS for any page, as the chat widget needs (the handler decides who may)", async () => {
+    const id = await flow({ isPublic: true });
+    const preflight = await call("OPTIONS", `/attachments/${id}/c`, {
+      token: null,
+      headers: { origin: "https://shop.example", "access-control-request-method": "POST" },
+    });
+    expect(preflight.headers.get("access-control-allow-origin")).toBe("https://shop.example");
+    const res = await attach(id, "c", form([["a.txt", "text/plain", "x"]]), null, { origin: "https://shop.example" });
+    expect(res.headers.get("access-control-allow-origin")).toBe("https://shop.example");
+    await res.arrayBuffer();
+    const file = await call("GET", fileUrl(id, "c", "a.txt"), { token: null, headers: { origin: "https://shop.example" } });
+    expect(file.headers.get("access-control-allow-origin")).toBe("https://shop.example");
+    expect(await file.text()).toBe("x");
+  });
+
   it("holds each file to MAX_UPLOAD_MB (413)", async () => {
     const id = await flow();
     const restore = setVars({ MAX_UPLOAD_MB: "0.001" });
