@@ -5,6 +5,7 @@ import { startAnthropicStandin } from "./anthropic.mjs";
 import { startGeminiStandin } from "./gemini.mjs";
 import { startHuggingFaceStandin } from "./huggingface.mjs";
 import { startGithubStandin } from "./github.mjs";
+import { startHubStandin } from "./hub.mjs";
 import { startMcpStandin } from "./mcp.mjs";
 import { startPineconeStandin } from "./pinecone.mjs";
 import { startPostgresStandin, startSilentTcp } from "./postgres.mjs";
@@ -12,6 +13,7 @@ import { startRedirector } from "./redirector.mjs";
 import { startRedisStandins } from "./redis.mjs";
 import { startReplicateStandin } from "./replicate.mjs";
 import { startServices } from "./services.mjs";
+import { startSiteStandin } from "./site.mjs";
 import { startStandin } from "./server.mjs";
 import { startTracingStandin } from "./tracing.mjs";
 
@@ -53,6 +55,8 @@ export default async function setup(project) {
     githubUrl: await startGithubStandin(),
     mcpUrl: await startMcpStandin(),
     tracingUrl: await startTracingStandin(),
+    hubUrl: await startHubStandin(),
+    siteUrl: await startSiteStandin(),
   };
   for (const [key, s] of Object.entries(services)) project.provide(key, s.url);
   // Redis over TCP (RESP) and Upstash's REST API, one keyspace (test/standin/redis.mjs).

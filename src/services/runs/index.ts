@@ -92,5 +92,5 @@ export { loadVariables } from "./vars";
 export { gateNodeOverrides, gateVarOverrides } from "./overrides";
 export { startInputsOf } from "./start-trigger";
 export { abortRun } from "./in-flight";
-export { type UploadInput, decodeDataUri } from "./uploads";
+export { type UploadInput, decodeDataUri, storeUploads } from "./uploads";
 export { unparkUploads, unparkWebhook } from "./park";
