@@ -39,8 +39,20 @@ export class SseWriter {
     this.heartbeat = setInterval(() => this.write(":heartbeat\n\n"), heartbeatMs);
   }
 
+  // Frames made in one turn of the event loop (a model chunk often carries several tokens) go out as
+  // one write at the end of that turn: no later than one by one, for one encode and one write promise.
+  private pending = "";
+
   private write(text: string): void {
     if (this.closed) return;
+    if (!this.pending) queueMicrotask(() => this.flush());
+    this.pending += text;
+  }
+
+  private flush(): void {
+    const text = this.pending;
+    this.pending = "";
+    if (!text || this.closed) return;
     this.writer.write(encoder.encode(text)).catch(() => this.gone());
   }
 
@@ -85,6 +97,7 @@ export class SseWriter {
   async end(): Promise<void> {
     if (this.closed) return;
     this.write(frame("end", "[DONE]"));
+    this.flush();
     this.stop();
     await this.writer.close().catch(() => undefined);
   }

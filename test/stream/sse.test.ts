@@ -80,7 +80,8 @@ describe("SseWriter heartbeat", () => {
     await out.done;
     const text = out.text();
 
-    // Each chunk is one whole frame or one heartbeat: a heartbeat never lands inside a frame.
+    // Each chunk is whole frames (those made in one turn go out as one write) or one heartbeat: a
+    // heartbeat never lands inside a frame.
     const expectedFrames = [
       frame("start", ""),
       frame("token", "a"),
@@ -88,7 +89,13 @@ describe("SseWriter heartbeat", () => {
       frame("metadata", { chatId: "c" }),
       frame("end", "[DONE]"),
     ];
-    expect(out.chunks.filter((c) => c !== HEARTBEAT)).toEqual(expectedFrames);
+    const written = out.chunks.filter((c) => c !== HEARTBEAT);
+    expect(written.join("")).toBe(expectedFrames.join(""));
+    for (const chunk of written) expect(chunk.split(/(?<=\n\n)/).every((f) => expectedFrames.includes(f))).toBe(true);
+    expect(written).toEqual([
+      frame("start", "") + frame("token", "a"),
+      frame("token", "b") + frame("metadata", { chatId: "c" }) + frame("end", "[DONE]"),
+    ]);
     const beats = out.chunks.filter((c) => c === HEARTBEAT).length;
     expect(beats).toBeGreaterThanOrEqual(4); // ~70 ms at 10 ms (timers may run late, never early)
     expect(text.startsWith(HEARTBEAT)).toBe(true);

@@ -93,15 +93,16 @@ export async function providerErrorMessage(res: Response): Promise<string> {
  */
 export async function* sseData(body: ReadableStream<Uint8Array>, onProgress?: () => void, signal?: AbortSignal): AsyncGenerator<string> {
   const reader = body.getReader();
-  let stop: Promise<never> | undefined;
-  if (signal) {
-    stop = new Promise<never>((_, reject) => {
-      if (signal.aborted) reject(signal.reason);
-      else signal.addEventListener("abort", () => reject(signal.reason), { once: true });
-    });
-    stop.catch(() => {}); // observed through the race below
-  }
-  const read = () => (stop ? Promise.race([reader.read(), stop]) : reader.read());
+  // The signal cancels the reader (its pending read then ends) rather than racing each read against
+  // a promise: one listener per stream instead of a Promise.race per chunk on the token path.
+  const onAbort = () => reader.cancel(signal?.reason).catch(() => {});
+  signal?.addEventListener("abort", onAbort, { once: true });
+  const read = async () => {
+    if (signal?.aborted) throw signal.reason;
+    const chunk = await reader.read();
+    if (signal?.aborted) throw signal.reason;
+    return chunk;
+  };
   const decoder = new TextDecoder();
   const events: string[] = [];
   const parser = createParser({ onEvent: (event) => events.push(event.data) });
@@ -117,6 +118,7 @@ export async function* sseData(body: ReadableStream<Uint8Array>, onProgress?: ()
     parser.feed(`${decoder.decode()}\n\n`);
     yield* events.splice(0);
   } finally {
+    signal?.removeEventListener("abort", onAbort);
     reader.cancel().catch(() => {});
   }
 }
