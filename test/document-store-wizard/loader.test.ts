@@ -73,7 +73,8 @@ describe("the loader page: preview, save, process", () => {
     expect(page).toMatchObject({ count: 3, currentPage: 1, docId: saved.id, file: expect.objectContaining({ status: "SYNC" }) });
     expect(page.chunks.map((c: any) => c.pageContent)).toEqual(PARAGRAPHS);
     const after = await json("GET", `/document-store/store/${store.id}`);
-    expect(after).toMatchObject({ status: "SYNC", totalChunks: 3 });
+    // The vector store page chooses the components: processing saved none.
+    expect(after).toMatchObject({ status: "SYNC", totalChunks: 3, embeddingConfig: null, vectorStoreConfig: null });
     expect(loadersOf(after)).toMatchObject([{ id: saved.id, status: "SYNC", totalChunks: 3, files: [{ status: "SYNC" }] }]);
     const snap = await snapshot(store.id);
     expect(snap).toMatchObject({ chunks: 3, vectors: 0, files: [`docustore/${store.id}/${saved.id}/animals.txt`] });

@@ -21,7 +21,8 @@ import { LoaderLease, queuedUpsertLeaseMs, upsertLeaseMs } from "./lease";
 import { entryFor, storeFiles, writeEntry } from "./loader-entry";
 import { holdForRetry } from "./loader-rows";
 import { type Plan, planSaved, planUpsert } from "./plan";
-import { getStoreState } from "./stores";
+import { type StoreRow, getStoreState } from "./stores";
+import type { Stmt } from "../../providers/vectorstores/d1-json";
 import type { DocStoreDeps, LoaderEntry } from "./types";
 import type { Accepted, QueueSender } from "./upsert";
 
@@ -53,6 +54,15 @@ export function withSource(entry: LoaderEntry): LoaderEntry & { source: string }
   const source = entry.files.length ? entry.files.map((f) => f.name).join(", ") : typeof url === "string" && url ? url : "None";
   return { ...entry, source };
 }
+
+/**
+ * Writing a loader also writes the store's components (loader-entry.ts); the wizard's save and
+ * process leave them as they were, for the vector store page to choose (as Flowise's do).
+ */
+const keepComponents = (row: StoreRow): Stmt => ({
+  sql: "UPDATE document_store SET embeddingConfig = ?, vectorStoreConfig = ?, recordManagerConfig = ? WHERE id = ?",
+  params: [row.embeddingConfig, row.vectorStoreConfig, row.recordManagerConfig, row.id],
+});
 
 const totalBytes = (plan: Plan) => plan.files.reduce((n, f) => n + f.size, 0);
 
@@ -89,7 +99,7 @@ export async function saveLoader(deps: DocStoreDeps, body: LoaderConfig): Promis
   if (plan.replaces) await lease.claim();
   try {
     const entry = entryFor(plan, await storeFiles(deps.files, plan), undefined, "SYNCING");
-    await writeEntry(deps, plan, entry, lease);
+    await writeEntry(deps, plan, entry, lease, undefined, [keepComponents(store.row)]);
     return withSource(entry);
   } catch (err) {
     await lease.release().catch(() => false);
@@ -170,7 +180,7 @@ export async function processLoader(deps: DocStoreDeps, storeId: string, loaderI
         `its ${chunks.length} chunks are more than one request processes (UPSERT_QUEUE_CHUNKS ${limits.queueChunks})`,
       );
     const files = (await storeFiles(deps.files, plan)).map((f) => ({ ...f, status: "SYNC" as const }));
-    await writeEntry(deps, plan, entryFor(plan, files, chunks, "SYNC"), lease, chunks);
+    await writeEntry(deps, plan, entryFor(plan, files, chunks, "SYNC"), lease, chunks, [keepComponents(store.row)]);
     // Chunked, not yet in the vector store: the store reads SYNC, as Flowise's does after processing.
     await lease.release("SYNC");
     return chunkPage(deps, storeId, loaderId, 1);
