@@ -2,7 +2,7 @@
 // page's preview / save / process, the vector store page's saved choice, the upsert API dialog's
 // configs and the tool description generator. Thin: services/document-store/wizard-*.ts do the work.
 import { z } from "@hono/zod-openapi";
-import { AUTHENTICATED, can } from "../auth/guard";
+import { AUTHENTICATED, assertAllowed, can } from "../auth/guard";
 import { type AppEnv, maxBodyBytes, maxUploadBytes } from "../env";
 import type { Context } from "hono";
 import type { BodyLimit } from "../lib/counted-body";
@@ -55,7 +55,12 @@ export const documentStoreWizardRoutes = createRouter()
       request: { params: ComponentKindParam },
       responses: jsonResponse(z.array(Descriptor)),
     }),
-    async (c) => c.json(await wizardComponents(c.env, c.req.valid("param").kind), 200),
+    async (c) => {
+      const { kind } = c.req.valid("param");
+      // Flowise's: the loader list for adding loaders, the others for configuring the upsert.
+      await assertAllowed(c, [kind === "loaders" ? "documentStores:add-loader" : "documentStores:upsert-config"]);
+      return c.json(await wizardComponents(c.env, kind), 200);
+    },
   )
   .openapi(
     protectedRoute({

@@ -38,6 +38,13 @@ describe("GET /document-store/components/*", () => {
     expect((await expectError(await call("GET", "/document-store/components/teleporters"), 400)).message).toContain("loaders");
     await expectError(await call("GET", "/document-store/components/loaders", { token: null }), 401);
   });
+
+  it("Flowise's permissions: add-loader for the loaders, upsert-config for the others", async () => {
+    const key = await json("POST", "/apikey", { body: { keyName: "wizard loaders", permissions: ["documentStores:add-loader"] } });
+    expect((await call("GET", "/document-store/components/loaders", { token: key.apiKey })).status).toBe(200);
+    await expectError(await call("GET", "/document-store/components/embeddings", { token: key.apiKey }), 403);
+    await expectError(await call("POST", "/document-store/loader/preview", { token: key.apiKey, body: {} }), 403);
+  });
 });
 
 describe("the loader page: preview, save, process", () => {
