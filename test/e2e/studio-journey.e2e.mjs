@@ -7,7 +7,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { root } from "./servers.mjs";
-import { documentStoreWizard } from "./studio-wizard.mjs";
+import { documentStoreWizard, toolDescriptionGenerated } from "./studio-wizard.mjs";
 
 function assert(condition, message) {
   if (!condition) throw new Error(message);

@@ -108,6 +108,37 @@ async function query({ page }, storeId) {
   await page.getByText(PARAGRAPHS[1]).first().waitFor({ timeout: 10_000 });
 }
 
+/**
+ * The store as a tool: on a custom assistant's page, with ChatOpenAI (the stand-in, the journey's
+ * credential) and the store as its knowledge, Generate writes the knowledge's description — the
+ * stand-in echoes what the model was given, the store's first chunks.
+ */
+export async function toolDescriptionGenerated({ page, origin, standinUrl }, credentialName, storeName) {
+  await page.goto(`${origin}/assistants/custom`);
+  await page.getByRole("button", { name: "Add" }).click();
+  await dialog(page).locator("input").first().fill("wizard tool writer");
+  await dialog(page).getByRole("button", { name: "Add" }).click();
+  await page.waitForURL(/\/assistants\/custom\/[0-9a-f-]{36}$/, { timeout: 10_000 });
+  const boxes = page.locator(".MuiAutocomplete-root");
+  await boxes.nth(0).getByRole("button", { name: "Open" }).click();
+  await page.getByRole("option", { name: "ChatOpenAI", exact: true }).first().click();
+  // Then: Select Model, Knowledge, Connect Credential, Model Name.
+  await boxes.nth(2).getByRole("button", { name: "Open" }).click();
+  await page.getByRole("option", { name: credentialName }).first().click();
+  await page.locator("input[name=basepath]").fill(`${standinUrl}/v1`);
+  await boxes.nth(1).getByRole("button", { name: "Open" }).click();
+  await page.getByRole("option").filter({ hasText: storeName }).first().click();
+  await page.keyboard.press("Escape");
+  const answered = page.waitForResponse((r) => /\/api\/v1\/document-store\/generate-tool-desc\//.test(r.url()));
+  await page.locator("button[title='Generate description using model']").click();
+  const res = await answered;
+  const { content } = await res.json();
+  assert(res.status() === 200 && content?.startsWith("echo: ") && content.includes(PARAGRAPHS[0]), `generated: ${content}`);
+  await until("the description is not in its field", async () =>
+    (await page.locator("textarea").evaluateAll((all) => all.map((t) => t.value))).some((v) => v.startsWith("echo: ")),
+  );
+}
+
 /** The wizard on the store page the journey has open. */
 export async function documentStoreWizard(ctx) {
   const storeId = /\/document-stores\/([0-9a-f-]{36})$/.exec(ctx.page.url())?.[1];
