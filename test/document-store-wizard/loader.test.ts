@@ -44,6 +44,13 @@ describe("GET /document-store/components/*", () => {
     expect((await call("GET", "/document-store/components/loaders", { token: key.apiKey })).status).toBe(200);
     await expectError(await call("GET", "/document-store/components/embeddings", { token: key.apiKey }), 403);
     await expectError(await call("POST", "/document-store/loader/preview", { token: key.apiKey, body: {} }), 403);
+    // The vector store page's option lists (Workers AI's models) with the permission that page needs.
+    const upsert = await json("POST", "/apikey", { body: { keyName: "wizard upsert", permissions: ["documentStores:upsert-config"] } });
+    const models = await json("POST", "/node-load-method/cloudflareWorkersAIEmbeddings", {
+      token: upsert.apiKey,
+      body: { loadMethod: "listModels", inputs: {} },
+    });
+    expect(names(models)).toContain("@cf/baai/bge-base-en-v1.5");
   });
 });
 
