@@ -40,7 +40,9 @@ export const wizardUploadLimit = (c: Context<AppEnv>): BodyLimit => {
   const max = Math.ceil((maxUploadBytes(c.env) * 4) / 3) + maxBodyBytes(c.env);
   return {
     maxBytes: max,
-    message: `Request body is larger than the limit of ${Math.round(max / 1024 / 1024)} MB (a MAX_UPLOAD_MB file as base64, plus MAX_BODY_MB)`,
+    message:
+      `Request body is larger than the limit of ${Math.round(max / 1024 / 1024)} MB ` +
+      "(a MAX_UPLOAD_MB file as base64, plus MAX_BODY_MB)",
   };
 };
 

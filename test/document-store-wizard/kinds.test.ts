@@ -53,6 +53,15 @@ describe("the loader page with other inputs", () => {
     expect(page.chunks.map((c: any) => c.pageContent)).toEqual(["Alpha text.", "Beta text."]);
   });
 
+  it("a file over MAX_BODY_MB once in base64 is taken (the wizard's body limit is a MAX_UPLOAD_MB file's)", async () => {
+    const store = await newStore("wizard big body");
+    const line = "Ferries cross the strait every hour in summer and every two hours in winter.\n\n";
+    const text = line.repeat(Math.ceil((4.5 * 1024 * 1024) / line.length)); // 4.5 MB: 6 MB as base64, over MAX_BODY_MB (5)
+    const preview = await previewOf(store.id, "textFile", { txtFile: dataUri("ferries.txt", "text/plain", text) });
+    expect(preview.totalChunks).toBeGreaterThan(2000);
+    expect(preview.chunks.length).toBe(preview.totalChunks);
+  }, 60_000);
+
   it("a web page: the scraper's text previewed, then saved and processed with the URL as its source", async () => {
     const html =
       "<html><head><title>Tide tables</title></head><body><h1>Tides</h1><p>High water at Dover is at noon today.</p></body></html>";

@@ -144,7 +144,9 @@ async function queued(deps: DocStoreDeps, queue: QueueSender, lease: LoaderLease
     docId: lease.loaderId,
     storeId: lease.storeId,
     status: "UPSERTING",
-    message: `Accepted: ${why}, so it is processed in the upsert queue (and indexed into the store's vector store); the loader's status and progress show how far it is`,
+    message:
+      `Accepted: ${why}, so it is processed in the upsert queue (and indexed into the store's vector store); ` +
+      "the loader's status and progress show how far it is",
   };
 }
 
