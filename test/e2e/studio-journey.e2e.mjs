@@ -195,6 +195,9 @@ export async function studioJourney(page, { origin, apiUrl, adminKey, standinUrl
     "studio: the document store wizard — a text file previewed, processed, upserted (local embeddings + record manager), queried",
     () => documentStoreWizard(ctx),
   );
+  await step("studio: the store's tool description written by a chosen model on a custom assistant's page", () =>
+    toolDescriptionGenerated(ctx, "e2e stand-in", "e2e store"),
+  );
   await step("studio: a custom assistant made and opened", () => customAssistant(ctx));
   await step("studio: the test chat answers a chatflow (stored as INTERNAL) and reloads its history", () => testChat(ctx));
   await step("studio: an agentflow's human input answered in the test chat, the run on the Executions page", () => humanInput(ctx));
