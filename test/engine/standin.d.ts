@@ -31,6 +31,10 @@ declare module "vitest" {
     redisUrl: string;
     /** Langfuse, LangSmith and OTLP collector stand-ins (test/standin/tracing.mjs), by path prefix. */
     tracingUrl: string;
+    /** LangChain Hub's HTTP API stand-in (test/standin/hub.mjs). */
+    hubUrl: string;
+    /** A small web site with links and a sitemap (test/standin/site.mjs). */
+    siteUrl: string;
     /** The redirecting stand-in's two origins (test/standin/redirector.mjs): base URLs on two loopback ports. */
     redirectorA: string;
     redirectorB: string;

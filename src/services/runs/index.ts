@@ -15,6 +15,7 @@ import { runBase } from "./base";
 import { type ChatflowRun, startChatflow } from "./chatflow";
 import { type Delivered, deliver } from "./deliver";
 import { detach } from "./detach";
+import { answersEarly, noteStreamed, streamEarly } from "./early-stream";
 import { flowCaller } from "./execute-flow";
 import { assertStartTrigger } from "./start-trigger";
 import { type Ready, checkRequest, prepare } from "./prepare";
@@ -25,13 +26,28 @@ import type { RunDeps, RunRequest } from "./types";
 export async function runFlow(deps: RunDeps, request: RunRequest): Promise<Delivered> {
   const rule = triggerRule(request.trigger);
   checkRequest(rule, request);
+  // A stream this isolate may open before its batch (early-stream.ts): the head now, the rest inside it.
+  if (await answersEarly(deps.env, request, rule)) return { kind: "sse", body: streamEarly(deps, () => begin(deps, request, rule)) };
   const ready = await prepare(deps, request, rule);
   assertStartTrigger(rule, ready.prepared, ready.flow.id);
   // Detached: accepted here (the caller checked, the flow planned), run by the Workflow later.
   if (request.delivery === "detached") return { kind: "detached", body: await detach(deps, ready, request, rule.chatType) };
+  return deliver(await started(deps, ready, request, rule), request.delivery, request.frames);
+}
+
+/** Prepared and started: a stream whose head went out early begins here. */
+async function begin(deps: RunDeps, request: RunRequest, rule: TriggerDefinition): Promise<ChatflowRun | AgentflowRun> {
+  const ready = await prepare(deps, request, rule);
+  assertStartTrigger(rule, ready.prepared, ready.flow.id);
+  return started(deps, ready, request, rule);
+}
+
+/** Started, following its caller's signal; a streamed chatflow is noted for the next early head. */
+async function started(deps: RunDeps, ready: Ready, request: RunRequest, rule: TriggerDefinition): Promise<ChatflowRun | AgentflowRun> {
   const run = await start(deps, ready, request, rule);
   follow(request.signal, run.controller);
-  return deliver(run, request.delivery, request.frames);
+  if (request.delivery === "sse") noteStreamed(rule, run);
+  return run;
 }
 
 /** The run of the flow's kind, its clock started (and, for an agentflow, its execution new or claimed). */
@@ -76,5 +92,5 @@ export { loadVariables } from "./vars";
 export { gateNodeOverrides, gateVarOverrides } from "./overrides";
 export { startInputsOf } from "./start-trigger";
 export { abortRun } from "./in-flight";
-export { type UploadInput, decodeDataUri } from "./uploads";
+export { type UploadInput, decodeDataUri, storeUploads } from "./uploads";
 export { unparkUploads, unparkWebhook } from "./park";
