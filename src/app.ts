@@ -28,6 +28,7 @@ import { predictionRoutes } from "./routes/prediction";
 import { internalChatMessageRoutes, internalPredictionRoutes } from "./routes/internal-chat";
 import { widgetRoutes } from "./routes/widget";
 import { documentStoreRoutes, isDocumentStoreUpload, uploadLimit } from "./routes/document-store";
+import { documentStoreWizardRoutes, isWizardUpload, nodeCategoryRoutes, wizardUploadLimit } from "./routes/document-store-wizard";
 import { isVectorUpsert, vectorUpsertRoutes } from "./routes/vector-upsert";
 import { serveOpenApiDocument } from "./routes/openapi";
 import { executionRoutes, publicExecutionRoutes } from "./routes/executions";
@@ -63,6 +64,7 @@ export function createApp() {
       const { method, path } = c.req;
       if (isImport(method, path)) return importLimit(c.env);
       if (isDocumentStoreUpload(method, path) || isVectorUpsert(method, path) || isAttachmentUpload(method, path)) return uploadLimit(c);
+      if (isWizardUpload(method, path)) return wizardUploadLimit(c);
       if (isWebhookPath(path)) return WEBHOOK_BODY_LIMIT;
       return isMcpPath(path) ? MCP_BODY_LIMIT : defaultBodyLimit(c.env);
     }),
@@ -92,6 +94,7 @@ export function createApp() {
   api.route("/internal-chatmessage", internalChatMessageRoutes);
   api.route("/", widgetRoutes);
   api.route("/document-store", documentStoreRoutes);
+  api.route("/document-store", documentStoreWizardRoutes);
   api.route("/vector", vectorUpsertRoutes);
   api.route("/executions", executionRoutes);
   api.route("/public-executions", publicExecutionRoutes);
@@ -100,6 +103,7 @@ export function createApp() {
   api.route("/openai", openaiRoutes);
   api.route("/export-import", exportImportRoutes);
   api.route("/webhook", webhookRoutes);
+  api.route("/", nodeCategoryRoutes);
   api.route("/", catalogueRoutes);
   api.route("/", flowCanvasRoutes);
   api.route("/marketplaces", marketplaceRoutes);

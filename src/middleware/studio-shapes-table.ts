@@ -3,6 +3,9 @@
 // "Flowise's shapes for the studio", lists them with the reason each is there.
 import type { Context } from "hono";
 import type { AppEnv } from "../env";
+import { VectorConfigBody } from "../schemas/document-store-wizard";
+import { withSource } from "../services/document-store/wizard-loader";
+import { saveVectorConfig } from "../services/document-store/wizard-vector";
 import { credentialExists, feedbackOfMessages, flowsUsingKeys, revealedKeys } from "../services/studio-views";
 
 export type Json = unknown;
@@ -102,12 +105,31 @@ async function placeholderCredentialDropped(body: Item, c: Context<AppEnv>): Pro
   }
 }
 
-/** Document stores: `loaders` and `whereUsed` as arrays (the store page maps over them). */
+/**
+ * Document stores: `loaders` and `whereUsed` as arrays (the store page maps over them), each loader
+ * with its `source`; the component configs as objects (the vector store page reads `.name`, `.config`).
+ */
 const storeArrays = (body: Json) =>
   eachItem(body, (item) => {
-    parsedField(item, "loaders");
-    parsedField(item, "whereUsed");
+    for (const field of ["loaders", "whereUsed", "embeddingConfig", "vectorStoreConfig", "recordManagerConfig"]) parsedField(item, field);
+    if (Array.isArray(item.loaders)) item.loaders = item.loaders.map((l) => (isItem(l) ? withSource(l as never) : l));
   });
+
+/** Flowise's insert body: a component the page has none of comes as `''` or null (absent to the contract). */
+function insertBody(body: Item): void {
+  for (const kind of ["embedding", "vectorStore", "recordManager"]) {
+    if (!body[`${kind}Name`]) delete body[`${kind}Name`];
+    if (body[`${kind}Config`] === null) delete body[`${kind}Config`];
+  }
+  if (body.docId === null || body.docId === "") delete body.docId;
+}
+
+/** The page's insert saves its choice first (`isStrictSave`: a component not chosen is cleared), as Flowise's does. */
+async function strictSaveFirst(body: Item, c: Context<AppEnv>): Promise<void> {
+  if (body.isStrictSave !== true) return;
+  const parsed = VectorConfigBody.safeParse(body);
+  if (parsed.success) await saveVectorConfig(c.var.services, parsed.data, true);
+}
 
 export const STUDIO_SHAPES: StudioShape[] = [
   { method: "GET", path: /^\/apikey$/, studioAnswer: keysForStudio },
@@ -124,4 +146,5 @@ export const STUDIO_SHAPES: StudioShape[] = [
   { method: "PUT", path: /^\/assistants\/[^/]+$/, acceptBody: detailsFromText, studioAnswer: detailsAsText },
   { method: "GET", path: /^\/assistants(\/[^/]+)?$/, studioAnswer: detailsAsText },
   { method: "GET", path: /^\/document-store\/store(\/[^/]+)?$/, studioAnswer: storeArrays },
+  { method: "POST", path: /^\/document-store\/vectorstore\/insert$/, acceptBody: insertBody, studioBody: strictSaveFirst },
 ];

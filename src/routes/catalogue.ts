@@ -40,6 +40,9 @@ const LOAD_PERMISSIONS = [
   "documentStores:create",
   "documentStores:update",
   "documentStores:add-loader",
+  // The document store wizard's pages: a loader's, an embedding's or a vector store's options.
+  "documentStores:preview-process",
+  "documentStores:upsert-config",
 ];
 
 export const catalogueRoutes = createRouter()

@@ -1,11 +1,13 @@
 // The studio's journey in Chromium, signed in (studio.e2e.mjs runs it after opening every page, on
 // the same watched page: any /api/v1 call answered 4xx/5xx fails the run): the credentials dialog,
 // an API key made and revealed behind the eye icon (and the revealed key works), a variable, a
-// document store made and opened, a custom assistant, the test chat on a chatflow (streamed, its
-// history reloaded) and an agentflow's human input answered there, then shown on the Executions page.
+// document store made, opened and filled through its wizard (studio-wizard.mjs), a custom
+// assistant, the test chat on a chatflow (streamed, its history reloaded) and an agentflow's human
+// input answered there, then shown on the Executions page.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { root } from "./servers.mjs";
+import { documentStoreWizard, toolDescriptionGenerated } from "./studio-wizard.mjs";
 
 function assert(condition, message) {
   if (!condition) throw new Error(message);
@@ -189,6 +191,13 @@ export async function studioJourney(page, { origin, apiUrl, adminKey, standinUrl
   await step("studio: an API key made, revealed behind the eye icon, and the revealed key works", () => apiKeyRevealed(ctx));
   await step("studio: a variable made", () => variableMade(ctx));
   await step("studio: a document store made and opened", () => documentStoreOpened(ctx));
+  await step(
+    "studio: the document store wizard — a text file previewed, processed, upserted (local embeddings + record manager), queried",
+    () => documentStoreWizard(ctx),
+  );
+  await step("studio: the store's tool description written by a chosen model on a custom assistant's page", () =>
+    toolDescriptionGenerated(ctx, "e2e stand-in", "e2e store"),
+  );
   await step("studio: a custom assistant made and opened", () => customAssistant(ctx));
   await step("studio: the test chat answers a chatflow (stored as INTERNAL) and reloads its history", () => testChat(ctx));
   await step("studio: an agentflow's human input answered in the test chat, the run on the Executions page", () => humanInput(ctx));

@@ -23,7 +23,7 @@ import { createStore } from "./stores";
 import type { DocStoreDeps, LoaderEntry } from "./types";
 
 /** Reads, loads and splits: the chunks of a plan, in memory. 400 for files without text. */
-async function chunksOf(deps: DocStoreDeps, plan: Plan): Promise<{ chunks: Document[] }> {
+export async function chunksOf(deps: DocStoreDeps, plan: Plan): Promise<{ chunks: Document[] }> {
   const files = await readWholeFiles(deps.files, plan.files);
   const limits = workLimits(deps.env);
   const docs = await loadDocuments(plan.loaderNode, {

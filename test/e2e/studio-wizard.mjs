@@ -1,0 +1,149 @@
+// The document store wizard in Chromium, through Flowise's own pages (studio-journey.e2e.mjs runs it
+// on the store the journey just opened, on the same watched page: any /api/v1 call answered 4xx or
+// 5xx fails it): a text file uploaded on the loader page, its chunks previewed with the recursive
+// splitter, processed; embeddings, vector store and record manager picked on the vector store page
+// and upserted; the store queried from the retrieval page. Each part is checked on the page and in
+// what the API stored.
+
+function assert(condition, message) {
+  if (!condition) throw new Error(message);
+}
+
+const PARAGRAPHS = [
+  "The harbour master rings the bell at dawn when the fishing boats return with herring and mackerel.",
+  "Lighthouse keepers trim the lamp wicks every evening and log the passing ships in a leather book.",
+  "Sailmakers stitch canvas in the loft above the chandlery, where tar and rope are sold by the yard.",
+];
+const TEXT = `${PARAGRAPHS.join("\n\n")}\n`;
+const FILE = "harbour.txt";
+
+const dialog = (page) => page.locator(".MuiDialog-root");
+
+/** Picks an option of one of the page's MUI drop-downs (Autocomplete), found by the value it shows. */
+async function pickOption(page, showing, option) {
+  const box = page.locator(".MuiAutocomplete-root").filter({ has: page.locator(`input[value="${showing}"]`) });
+  await box.getByRole("button", { name: "Open" }).click();
+  await page.getByRole("option", { name: option, exact: true }).click();
+}
+
+/** Picks a provider from the vector store page's list dialog. */
+async function choose(page, button, label) {
+  await page.getByRole("button", { name: button }).first().click();
+  await dialog(page).getByText(label, { exact: true }).first().click();
+  await dialog(page).waitFor({ state: "hidden" });
+}
+
+async function until(what, check, ms = 15_000) {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`${what} (waited ${ms} ms)`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+/** The loader page: a file uploaded, previewed with a splitter, processed. */
+async function addLoader({ page, api }, storeId) {
+  await page.getByRole("button", { name: "Add Document Loader" }).first().click();
+  await dialog(page).getByText("Text File", { exact: true }).click();
+  await page.waitForURL(new RegExp(`/document-stores/${storeId}/textFile$`), { timeout: 10_000 });
+  await page
+    .locator("input[type=file]")
+    .first()
+    .setInputFiles({ name: FILE, mimeType: "text/plain", buffer: Buffer.from(TEXT) });
+  await pickOption(page, "None", "Recursive Character Text Splitter");
+  const chunkSize = page.locator("input[name=chunkSize]").first();
+  await chunkSize.fill("120");
+  await page.locator("input[name=chunkOverlap]").first().fill("0");
+  await page.locator("button[title=Preview]").first().click();
+  await page.getByText(`${PARAGRAPHS.length} of ${PARAGRAPHS.length} Chunks`).waitFor({ timeout: 15_000 });
+  await page.getByText(PARAGRAPHS[1]).first().waitFor();
+  const before = await api("GET", `/document-store/store/${storeId}`);
+  assert(JSON.parse(before.loaders).length === 0, "the preview stored a loader");
+
+  await page.getByRole("button", { name: "Process" }).click();
+  await page.waitForURL(new RegExp(`/document-stores/${storeId}$`), { timeout: 15_000 });
+  const loader = await until("the loader was not processed", async () => {
+    const [l] = JSON.parse((await api("GET", `/document-store/store/${storeId}`)).loaders);
+    return l?.status === "SYNC" && l;
+  });
+  assert(loader.totalChunks === PARAGRAPHS.length && loader.files[0]?.name === FILE, `loader: ${JSON.stringify(loader)}`);
+  assert(loader.splitterId === "recursiveCharacterTextSplitter", `splitter: ${loader.splitterId}`);
+  // The store page lists it (its file as the source) once it has reloaded.
+  await page.reload();
+  await page.locator("tr", { hasText: FILE }).first().waitFor({ timeout: 10_000 });
+}
+
+/** The vector store page: embeddings, vector store, record manager picked; Upsert; the result dialog. */
+async function upsert({ page, api }, storeId) {
+  await page.getByRole("button", { name: "More Actions" }).click();
+  await page.getByRole("menuitem", { name: "Upsert All Chunks" }).click();
+  await page.waitForURL(new RegExp(`/document-stores/vector/${storeId}$`), { timeout: 10_000 });
+  await choose(page, "Select Embeddings", "Local Hash Embeddings");
+  await choose(page, "Select Vector Store", "Local Vector Store");
+  await choose(page, "Select Record Manager", "SQLite Record Manager");
+  await page.getByRole("button", { name: "Upsert", exact: true }).click();
+  await dialog(page).getByRole("button", { name: "Test Retrieval" }).waitFor({ timeout: 20_000 });
+  const shown = await dialog(page).innerText();
+  assert(new RegExp(`${PARAGRAPHS.length}\\s*\\n?\\s*Added|Added[^\\d]*${PARAGRAPHS.length}`, "i").test(shown), `result dialog: ${shown}`);
+  const store = await api("GET", `/document-store/store/${storeId}`);
+  assert(store.status === "UPSERTED", `store status: ${store.status}`);
+  assert(JSON.parse(store.embeddingConfig).name === "localHashEmbeddings", `embedding: ${store.embeddingConfig}`);
+  assert(JSON.parse(store.recordManagerConfig).name === "SQLiteRecordManager", `record manager: ${store.recordManagerConfig}`);
+  await dialog(page).getByRole("button", { name: "Test Retrieval" }).click();
+}
+
+/** The retrieval page: a question answered with the right chunk. */
+async function query({ page }, storeId) {
+  await page.waitForURL(new RegExp(`/document-stores/query/${storeId}$`), { timeout: 10_000 });
+  const box = page.locator("textarea").first();
+  await box.fill("who trims the lamp wicks of the lighthouse");
+  const answered = page.waitForResponse((r) => new URL(r.url()).pathname === "/api/v1/document-store/vectorstore/query");
+  await box.press("Enter");
+  const res = await answered;
+  const body = await res.json();
+  assert(res.status() === 200 && body.docs[0]?.pageContent === PARAGRAPHS[1], `query answer: ${JSON.stringify(body).slice(0, 300)}`);
+  await page.getByText("Retrieved Documents").first().waitFor();
+  await page.getByText(PARAGRAPHS[1]).first().waitFor({ timeout: 10_000 });
+}
+
+/**
+ * The store as a tool: on a custom assistant's page, with ChatOpenAI (the stand-in, the journey's
+ * credential) and the store as its knowledge, Generate writes the knowledge's description — the
+ * stand-in echoes what the model was given, the store's first chunks.
+ */
+export async function toolDescriptionGenerated({ page, origin, standinUrl }, credentialName, storeName) {
+  await page.goto(`${origin}/assistants/custom`);
+  await page.getByRole("button", { name: "Add" }).click();
+  await dialog(page).locator("input").first().fill("wizard tool writer");
+  await dialog(page).getByRole("button", { name: "Add" }).click();
+  await page.waitForURL(/\/assistants\/custom\/[0-9a-f-]{36}$/, { timeout: 10_000 });
+  const boxes = page.locator(".MuiAutocomplete-root");
+  await boxes.nth(0).getByRole("button", { name: "Open" }).click();
+  await page.getByRole("option", { name: "ChatOpenAI", exact: true }).first().click();
+  // Then: Select Model, Knowledge, Connect Credential, Model Name.
+  await boxes.nth(2).getByRole("button", { name: "Open" }).click();
+  await page.getByRole("option", { name: credentialName }).first().click();
+  await page.locator("input[name=basepath]").fill(`${standinUrl}/v1`);
+  await boxes.nth(1).getByRole("button", { name: "Open" }).click();
+  await page.getByRole("option").filter({ hasText: storeName }).first().click();
+  await page.keyboard.press("Escape");
+  const answered = page.waitForResponse((r) => /\/api\/v1\/document-store\/generate-tool-desc\//.test(r.url()));
+  await page.locator("button[title='Generate description using model']").click();
+  const res = await answered;
+  const { content } = await res.json();
+  assert(res.status() === 200 && content?.startsWith("echo: ") && content.includes(PARAGRAPHS[0]), `generated: ${content}`);
+  await until("the description is not in its field", async () =>
+    (await page.locator("textarea").evaluateAll((all) => all.map((t) => t.value))).some((v) => v.startsWith("echo: ")),
+  );
+}
+
+/** The wizard on the store page the journey has open. */
+export async function documentStoreWizard(ctx) {
+  const storeId = /\/document-stores\/([0-9a-f-]{36})$/.exec(ctx.page.url())?.[1];
+  assert(storeId, `cannot run: not on a document store's page (${ctx.page.url()})`);
+  await addLoader(ctx, storeId);
+  await upsert(ctx, storeId);
+  await query(ctx, storeId);
+}
