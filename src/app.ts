@@ -27,6 +27,7 @@ import { upsertHistoryRoutes } from "./routes/upsert-history";
 import { predictionRoutes } from "./routes/prediction";
 import { internalChatMessageRoutes, internalPredictionRoutes } from "./routes/internal-chat";
 import { widgetRoutes } from "./routes/widget";
+import { textToSpeechRoutes } from "./routes/text-to-speech";
 import { documentStoreRoutes, isDocumentStoreUpload, uploadLimit } from "./routes/document-store";
 import { isVectorUpsert, vectorUpsertRoutes } from "./routes/vector-upsert";
 import { serveOpenApiDocument } from "./routes/openapi";
@@ -89,6 +90,7 @@ export function createApp() {
   api.route("/internal-prediction", internalPredictionRoutes);
   api.route("/internal-chatmessage", internalChatMessageRoutes);
   api.route("/", widgetRoutes);
+  api.route("/", textToSpeechRoutes);
   api.route("/document-store", documentStoreRoutes);
   api.route("/vector", vectorUpsertRoutes);
   api.route("/executions", executionRoutes);

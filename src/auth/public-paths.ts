@@ -9,6 +9,7 @@ const WIDGET_PATHS = [
   /^\/api\/v1\/leads\/?$/,
   /^\/api\/v1\/feedback(\/[^/]+)?\/?$/,
   /^\/api\/v1\/chatmessage\/abort\/[^/]+\/[^/]+\/?$/,
+  /^\/api\/v1\/text-to-speech\/(generate|abort)\/?$/,
 ];
 
 export const isWidgetPath = (path: string): boolean => WIDGET_PATHS.some((re) => re.test(path));

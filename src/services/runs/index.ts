@@ -18,15 +18,17 @@ import { detach } from "./detach";
 import { flowCaller } from "./execute-flow";
 import { assertStartTrigger } from "./start-trigger";
 import { type Ready, checkRequest, prepare } from "./prepare";
+import { withHeardRecordings } from "./speech";
 import { traced } from "./trace";
 import { type TriggerDefinition, triggerRule } from "./triggers";
 import type { RunDeps, RunRequest } from "./types";
 
-export async function runFlow(deps: RunDeps, request: RunRequest): Promise<Delivered> {
-  const rule = triggerRule(request.trigger);
-  checkRequest(rule, request);
-  const ready = await prepare(deps, request, rule);
+export async function runFlow(deps: RunDeps, asked: RunRequest): Promise<Delivered> {
+  const rule = triggerRule(asked.trigger);
+  checkRequest(rule, asked);
+  const ready = await prepare(deps, asked, rule);
   assertStartTrigger(rule, ready.prepared, ready.flow.id);
+  const request = await withHeardRecordings(deps, ready, asked); // recordings heard: their transcript is the question
   // Detached: accepted here (the caller checked, the flow planned), run by the Workflow later.
   if (request.delivery === "detached") return { kind: "detached", body: await detach(deps, ready, request, rule.chatType) };
   const run = await start(deps, ready, request, rule);
