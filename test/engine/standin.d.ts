@@ -31,6 +31,8 @@ declare module "vitest" {
     redisUrl: string;
     /** Langfuse, LangSmith and OTLP collector stand-ins (test/standin/tracing.mjs), by path prefix. */
     tracingUrl: string;
+    /** Speech services stand-in (test/standin/speech.mjs): OpenAI audio, ElevenLabs, Azure, AssemblyAI. */
+    speechUrl: string;
     /** The redirecting stand-in's two origins (test/standin/redirector.mjs): base URLs on two loopback ports. */
     redirectorA: string;
     redirectorB: string;

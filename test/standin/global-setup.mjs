@@ -12,6 +12,7 @@ import { startRedirector } from "./redirector.mjs";
 import { startRedisStandins } from "./redis.mjs";
 import { startReplicateStandin } from "./replicate.mjs";
 import { startServices } from "./services.mjs";
+import { startSpeechStandin } from "./speech.mjs";
 import { startStandin } from "./server.mjs";
 import { startTracingStandin } from "./tracing.mjs";
 
@@ -43,6 +44,7 @@ export default async function setup(project) {
     githubUrl: await startGithubStandin(),
     mcpUrl: await startMcpStandin(),
     tracingUrl: await startTracingStandin(),
+    speechUrl: await startSpeechStandin(),
   };
   for (const [key, s] of Object.entries(services)) project.provide(key, s.url);
   // Redis over TCP (RESP) and Upstash's REST API, one keyspace (test/standin/redis.mjs).

@@ -23,16 +23,21 @@ export interface SpeakRequest {
   model?: string;
 }
 
-/** Speech in progress in this isolate, by chatflow, chat and message: what POST /text-to-speech/abort stops. */
-const speaking = new Map<string, AbortController>();
+/**
+ * Speech in progress in this isolate, by chatflow, chat and message: what POST /text-to-speech/abort
+ * stops. As with PUT /chatmessage/abort (services/runs/in-flight.ts), the abort request only raises a
+ * flag: one request may not touch another's I/O, so a timer of the speaking request sees it and stops.
+ */
+const speaking = new Map<string, { stop: boolean }>();
+const POLL_MS = 50;
 const keyOf = (flowId: string | undefined, chatId: string | undefined, messageId: string | undefined) =>
   `${flowId ?? ""}\u0000${chatId ?? ""}\u0000${messageId ?? ""}`;
 
 /** Stops that message's speech; true when it was in progress here. */
 export function abortSpeech(flowId: string, chatId: string, chatMessageId: string): boolean {
-  const controller = speaking.get(keyOf(flowId, chatId, chatMessageId));
-  controller?.abort();
-  return !!controller;
+  const flag = speaking.get(keyOf(flowId, chatId, chatMessageId));
+  if (flag) flag.stop = true;
+  return !!flag;
 }
 
 function chosen(deps: Deps<"env">, request: SpeakRequest): { provider: TextToSpeechProvider; config: SpeechConfig } {
@@ -64,10 +69,16 @@ function base64Of(bytes: Uint8Array): string {
 export async function speak(deps: Deps<"env" | "getCredential">, request: SpeakRequest): Promise<ReadableStream<Uint8Array>> {
   const { provider, config } = chosen(deps, request);
   const key = keyOf(request.flow?.id, request.chatId, request.chatMessageId);
-  speaking.get(key)?.abort(); // the same message asked again: the earlier one stops
+  const speakingBefore = speaking.get(key);
+  if (speakingBefore) speakingBefore.stop = true; // the same message asked again: the earlier one stops
+  const flag = { stop: false };
+  speaking.set(key, flag);
   const controller = new AbortController();
-  speaking.set(key, controller);
-  const release = () => speaking.get(key) === controller && speaking.delete(key);
+  const timer = setInterval(() => flag.stop && controller.abort(), POLL_MS);
+  const release = () => {
+    clearInterval(timer);
+    if (speaking.get(key) === flag) speaking.delete(key);
+  };
   let audio: ReadableStream<Uint8Array>;
   let format: string;
   try {
@@ -78,33 +89,44 @@ export async function speak(deps: Deps<"env" | "getCredential">, request: SpeakR
   }
   const chatMessageId = request.chatMessageId ?? "";
   const reader = audio.getReader();
+  let open = true;
   return new ReadableStream<Uint8Array>({
     async start(out) {
-      out.enqueue(frame("tts_start", { chatMessageId, format }));
-      const onAbort = () => reader.cancel().catch(() => {});
-      controller.signal.addEventListener("abort", onAbort, { once: true });
+      // After the listener cancelled, frames go nowhere (enqueue would throw).
+      const send = (bytes: Uint8Array) => open && out.enqueue(bytes);
+      send(frame("tts_start", { chatMessageId, format }));
+      // A read pending when the speech is stopped may never settle (the provider's body is cut): race it.
+      const stopped = new Promise<never>((_, reject) => {
+        const onAbort = () => {
+          reader.cancel().catch(() => {});
+          reject(new Error("stopped"));
+        };
+        if (controller.signal.aborted) onAbort();
+        else controller.signal.addEventListener("abort", onAbort, { once: true });
+      });
+      stopped.catch(() => {});
       try {
         for (;;) {
-          const { done, value } = await reader.read();
-          if (done || controller.signal.aborted) break;
+          const { done, value } = await Promise.race([reader.read(), stopped]);
+          if (done) break;
           for (let i = 0; i < value.byteLength; i += FRAME_BYTES) {
-            out.enqueue(frame("tts_data", { chatMessageId, audioChunk: base64Of(value.subarray(i, i + FRAME_BYTES)) }));
+            send(frame("tts_data", { chatMessageId, audioChunk: base64Of(value.subarray(i, i + FRAME_BYTES)) }));
           }
         }
-        out.enqueue(controller.signal.aborted ? frame("tts_abort", { chatMessageId }) : frame("tts_end", { chatMessageId }));
+        send(frame("tts_end", { chatMessageId }));
       } catch (err) {
         const message = controller.signal.aborted ? undefined : err instanceof Error ? err.message : String(err);
-        out.enqueue(message ? frame("tts_error", { chatMessageId, error: message }) : frame("tts_abort", { chatMessageId }));
+        send(message ? frame("tts_error", { chatMessageId, error: message }) : frame("tts_abort", { chatMessageId }));
       } finally {
-        controller.signal.removeEventListener("abort", onAbort);
         release();
-        out.close();
+        if (open) out.close();
+        open = false;
       }
     },
     cancel() {
       // The listener went away (the page's own stop, a closed tab): the provider call ends too.
+      open = false;
       controller.abort();
-      release();
     },
   });
 }

@@ -24,10 +24,9 @@ const MB = 1024 * 1024;
 export function checkAudioLimits(env: Deps<"env">["env"], clip: AudioClip): void {
   const { MAX_AUDIO_MB, MAX_AUDIO_SECONDS } = configOf(env);
   if (clip.bytes.byteLength > MAX_AUDIO_MB * MB) {
-    const mb = (clip.bytes.byteLength / MB).toFixed(1);
-    throw payloadTooLarge(
-      `uploads: the recording ${clip.name} is ${mb} MB, over the audio size limit of ${MAX_AUDIO_MB} MB (MAX_AUDIO_MB)`,
-    );
+    const bytes = clip.bytes.byteLength;
+    const mb = bytes < MB ? `${Math.ceil(bytes / 1024)} KB` : `${(bytes / MB).toFixed(1)} MB`;
+    throw payloadTooLarge(`uploads: the recording ${clip.name} is ${mb}, over the audio size limit of ${MAX_AUDIO_MB} MB (MAX_AUDIO_MB)`);
   }
   const seconds = audioSeconds(clip.bytes);
   if (seconds !== undefined && seconds > MAX_AUDIO_SECONDS) {
@@ -58,7 +57,7 @@ export async function hearRecordings(deps: Deps<"env">, request: HearRequest): P
   for (const clip of clips) checkAudioLimits(deps.env, clip);
   const found = activeSpeechToText(request.speechToText);
   const why = whyUnusable("speechToText", found, deps.env);
-  if (why || !found?.provider) throw fail("INVALID_INPUT", `The prediction carries a recording, but ${lower(why ?? "no provider")}`);
+  if (why || !found?.provider) throw fail("INVALID_INPUT", `The prediction carries a recording. ${why ?? "No provider can hear it"}`);
   const providerDeps = { env: deps.env, getCredential: request.getCredential, signal: request.signal };
   const heard: string[] = [];
   for (const clip of clips) heard.push(await found.provider.transcribe(clip, found.config, providerDeps));
@@ -67,5 +66,3 @@ export async function hearRecordings(deps: Deps<"env">, request: HearRequest): P
   if (request.question?.trim()) return request.question;
   throw fail("INVALID_INPUT", `${found.provider.label} heard no speech in the recording`);
 }
-
-const lower = (s: string) => s[0].toLowerCase() + s.slice(1);
