@@ -6,7 +6,7 @@ import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { call, expectError, json } from "../helpers";
 import { setVars } from "../security/helpers";
-import { aiDuring, cleanUp, credential, marker, received, recording, speechUrl, voiceFlow } from "./helpers";
+import { aiDuring, cleanUp, credential, dataUri, marker, received, recording, speechUrl, voiceFlow } from "./helpers";
 
 vi.setConfig({ testTimeout: 30_000 });
 afterEach(cleanUp);
@@ -21,7 +21,7 @@ async function storedUserMessage(flowId: string, chatId: string) {
 }
 
 describe("speech to text before the run", () => {
-  it("Workers AI Whisper hears the widget's recording: the model gets the transcript, and the message stores it with the audio", async () => {
+  it("Workers AI Whisper hears a recording: the model gets the transcript, the message stores it with the audio", async () => {
     const id = await voiceFlow({ speechToText: workersAI({ language: "en" }) });
     const m = marker();
     const { result, speeches, chats } = await aiDuring(() =>
@@ -34,6 +34,18 @@ describe("speech to text before the run", () => {
     const stored = await storedUserMessage(id, m);
     expect(stored.content).toBe(`what time is it ${m}`);
     expect(stored.fileUploads).toEqual([expect.objectContaining({ type: "stored-file", name: "audio.wav", mime: "audio/wav" })]);
+  });
+
+  it("the widget's recording as the browser reads it (data:audio/webm;codecs=opus;base64,…) is heard", async () => {
+    const id = await voiceFlow({ speechToText: workersAI() });
+    const m = marker();
+    const webm = new Uint8Array([0x1a, 0x45, 0xdf, 0xa3, 0x80, ...new TextEncoder().encode(`say: from the widget ${m}\u0000`)]);
+    const data = dataUri(webm, "audio/webm;codecs=opus");
+    expect(data.startsWith("data:audio/webm;codecs=opus;base64,")).toBe(true);
+    const upload = { data, type: "audio", name: `audio_${Date.now()}.webm`, mime: "audio/webm" };
+    const answer = await json("POST", `/prediction/${id}`, { body: { question: "", chatId: m, uploads: [upload] } });
+    expect(answer.question).toBe(`from the widget ${m}`);
+    expect((await storedUserMessage(id, m)).fileUploads).toEqual([expect.objectContaining({ mime: "audio/webm", type: "stored-file" })]);
   });
 
   it("a recording with no question at all runs too, streamed; Deepgram Nova-3 when the settings name it", async () => {
@@ -103,7 +115,7 @@ describe("speech to text before the run", () => {
     }
   });
 
-  it("the audio limits: over MAX_AUDIO_MB is a 413, longer than MAX_AUDIO_SECONDS a 400, each named; nothing is heard or stored", async () => {
+  it("audio limits: over MAX_AUDIO_MB is a 413, longer than MAX_AUDIO_SECONDS a 400, each named; nothing heard or stored", async () => {
     const id = await voiceFlow({ speechToText: workersAI() });
     const m = marker();
     const ask = (upload: Record<string, unknown>) =>
@@ -176,7 +188,7 @@ describe("what the chat may do", () => {
     }
   });
 
-  it("without the AI binding (locally) Workers AI is not offered, and a recording says speech needs Workers AI or a configured provider", async () => {
+  it("without the AI binding (locally) Workers AI is not offered; a recording says speech needs Workers AI or a provider", async () => {
     const { hearRecordings, speechCapabilities } = await import("../../src/services/speech");
     const local = { ...env, AI: undefined } as typeof env;
     const settings = { speechToText: JSON.stringify(workersAI()), textToSpeech: JSON.stringify(workersAI()) };

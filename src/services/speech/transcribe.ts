@@ -30,9 +30,8 @@ export function checkAudioLimits(env: Deps<"env">["env"], clip: AudioClip): void
   }
   const seconds = audioSeconds(clip.bytes);
   if (seconds !== undefined && seconds > MAX_AUDIO_SECONDS) {
-    throw badRequest(
-      `uploads: the recording ${clip.name} lasts ${Math.round(seconds)} s, over the audio length limit of ${MAX_AUDIO_SECONDS} s (MAX_AUDIO_SECONDS)`,
-    );
+    const limit = `the audio length limit of ${MAX_AUDIO_SECONDS} s (MAX_AUDIO_SECONDS)`;
+    throw badRequest(`uploads: the recording ${clip.name} lasts ${Math.round(seconds)} s, over ${limit}`);
   }
 }
 
