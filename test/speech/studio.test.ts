@@ -54,6 +54,7 @@ describe("the studio", () => {
     const res = await studio("POST", "/text-to-speech/generate", { cookie, body });
     expect(ttsFrames(await res.text()).audio).toContain(`voice-rachel: Today is a wonderful day ${m}`);
     const types = await studio("GET", "/components-credentials/elevenLabsApi", { cookie });
-    expect((await types.json()).inputs.map((i: { name: string }) => i.name)).toEqual(["elevenLabsApiKey"]);
+    const type = (await types.json()) as { inputs: { name: string }[] };
+    expect(type.inputs.map((i) => i.name)).toEqual(["elevenLabsApiKey"]);
   });
 });

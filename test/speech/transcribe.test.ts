@@ -4,6 +4,7 @@
 // answer's question and the stored user message; the audio limits answer 413 and 400 naming them.
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { afEdge, llm, openAICredential, saveAgentflowOf, start } from "../agentflow-api/flows";
 import { call, expectError, json } from "../helpers";
 import { setVars } from "../security/helpers";
 import { aiDuring, cleanUp, credential, dataUri, marker, received, recording, speechUrl, voiceFlow } from "./helpers";
@@ -60,6 +61,21 @@ describe("speech to text before the run", () => {
     expect(chats.map(lastUser)).toEqual([`hello ${m}`]);
     expect(result).toContain(`ai: hello ${m}`);
     expect((await storedUserMessage(id, m)).content).toBe(`hello ${m}`);
+  });
+
+  it("an agentflow hears too: its Start node's question is the transcript", async () => {
+    const cred = await openAICredential();
+    const nodes = [start(), llm("llmAgentflow_0", cred)];
+    const saved = await saveAgentflowOf(nodes, [afEdge("startAgentflow_0", "llmAgentflow_0")], {
+      speechToText: JSON.stringify(workersAI()),
+    });
+    const m = marker();
+    const answer = await json("POST", `/prediction/${saved.id}`, { body: { chatId: m, uploads: [recording(`agent ${m}`)] } });
+    expect(answer.question).toBe(`agent ${m}`);
+    expect(answer.text).toContain(`agent ${m}`);
+    expect((await storedUserMessage(saved.id, m)).content).toBe(`agent ${m}`);
+    await call("DELETE", `/chatflows/${saved.id}`);
+    await call("DELETE", `/credentials/${cred}`);
   });
 
   it("OpenAI Whisper over its wire protocol (multipart to /audio/transcriptions) with the stored credential", async () => {

@@ -87,6 +87,17 @@ describe("POST /text-to-speech/generate", () => {
     expect(body.message).toMatch(/ElevenLabs TTS answered 401/);
   });
 
+  it("a provider that breaks off mid-audio ends the stream with tts_error, after the audio it sent", async () => {
+    const cred = await credential("openAIApi", { openAIApiKey: "sk-tts", basePath: `${speechUrl()}/v1` });
+    const id = await voiceFlow({ textToSpeech: { openai: { status: true, credentialId: cred } } });
+    const res = await generate({ chatflowId: id, chatMessageId: "msg-cut", text: "[cut] half an answer" });
+    expect(res.status).toBe(200);
+    const { frames, audio } = ttsFrames(await res.text());
+    expect(frames[0].event).toBe("tts_start");
+    expect(audio).toHaveLength(1000);
+    expect(frames.at(-1)).toMatchObject({ event: "tts_error", data: { chatMessageId: "msg-cut", error: expect.any(String) } });
+  });
+
   it("Workers AI is the default when the body names no provider", async () => {
     const { result, speeches } = await aiDuring(async () => (await generate({ text: "Default voice" })).text());
     expect(speeches).toEqual([expect.objectContaining({ model: "@cf/deepgram/aura-1", text: "Default voice" })]);

@@ -39,6 +39,7 @@ export function startSpeechStandin() {
       res.writeHead(200, { "content-type": "audio/mpeg" });
       const bytes = spoken(text);
       for (let i = 0; i < bytes.length; i += 1000) {
+        if (i > 0 && text.includes("[cut]")) return res.destroy(); // "[cut]": the connection drops mid-audio
         res.write(bytes.subarray(i, i + 1000));
         await new Promise((r) => setTimeout(r, text.includes("[slow]") ? 300 : 5)); // "[slow]": time to stop it
       }
