@@ -43,6 +43,8 @@ import { chatflowTriggerRoutes } from "./routes/chatflow-triggers";
 import { marketplaceRoutes } from "./routes/marketplaces";
 import { validationRoutes } from "./routes/validation";
 import { generatorRoutes } from "./routes/agentflow-generator";
+import { chatFileRoutes, isAttachmentUpload } from "./routes/chat-files";
+import { chatExtraRoutes } from "./routes/chat-extras";
 
 const API_BASE = "/api/v1";
 
@@ -61,7 +63,7 @@ export function createApp() {
     limitBody((c) => {
       const { method, path } = c.req;
       if (isImport(method, path)) return importLimit(c.env);
-      if (isDocumentStoreUpload(method, path) || isVectorUpsert(method, path)) return uploadLimit(c);
+      if (isDocumentStoreUpload(method, path) || isVectorUpsert(method, path) || isAttachmentUpload(method, path)) return uploadLimit(c);
       if (isWebhookPath(path)) return WEBHOOK_BODY_LIMIT;
       return isMcpPath(path) ? MCP_BODY_LIMIT : defaultBodyLimit(c.env);
     }),
@@ -105,6 +107,8 @@ export function createApp() {
   api.route("/marketplaces", marketplaceRoutes);
   api.route("/validation", validationRoutes);
   api.route("/agentflowv2-generator", generatorRoutes);
+  api.route("/", chatFileRoutes);
+  api.route("/", chatExtraRoutes);
 
   serveOpenApiDocument(api, API_BASE);
 

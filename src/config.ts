@@ -21,6 +21,8 @@ const positive = (fallback: number, max = Number.POSITIVE_INFINITY) =>
     .catch(fallback);
 
 const HOUR_MS = 3_600_000;
+/** Where Flowise's prompt picker reads LangChain Hub (langchainhub's Client default). */
+const LANGCHAIN_HUB = "https://api.hub.langchain.com";
 
 const Vars = z.object({
   ENVIRONMENT: z
@@ -54,6 +56,13 @@ const Vars = z.object({
   TRACE_TIMEOUT_MS: positive(10_000, 25_000),
   /** How long a document store upsert's lease lasts without a heartbeat. */
   UPSERT_LEASE_SECONDS: positive(60),
+  /** LangChain Hub's HTTP API, which the studio's prompt picker lists and loads prompts from (/prompts-list, /load-prompt). */
+  LANGCHAIN_HUB_URL: z
+    .string()
+    .url()
+    .optional()
+    .transform((v) => (v || LANGCHAIN_HUB).replace(/\/+$/, ""))
+    .catch(LANGCHAIN_HUB),
   /** Behind Cloudflare's edge, CF-Connecting-IP is the client's address (rate limits count by it). */
   TRUST_CF_CONNECTING_IP: z
     .unknown()

@@ -21,7 +21,7 @@ function configOf(apiConfig: string | null): RateLimitConfig | null {
 
 /**
  * `apiConfig.rateLimit` {status, limitMax, limitDuration (s), limitMsg} per client IP → 429.
- * `bucket` keeps separate counts for what a chat also does besides predicting (leads, feedback),
+ * `bucket` keeps separate counts for what a chat also does besides predicting (leads, feedback, attachments),
  * so rating answers does not use up the questions a person may ask.
  */
 export async function enforceRateLimit(
@@ -29,7 +29,7 @@ export async function enforceRateLimit(
   chatflowid: string,
   apiConfig: string | null,
   clientIp: string,
-  bucket?: "leads" | "feedback",
+  bucket?: "leads" | "feedback" | "attachments",
 ): Promise<void> {
   const config = configOf(apiConfig);
   const limitMax = Number(config?.limitMax);

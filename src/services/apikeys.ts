@@ -130,6 +130,13 @@ export async function findApiKeyByToken({ db }: Deps<"db">, token: string): Prom
   return key;
 }
 
+/** The key `token` is, when this isolate found it within KEY_CACHE_MS (no D1 read); else null. */
+export async function knownApiKey(token: string): Promise<FoundKey | null> {
+  const hash = await apiKeyHashOf(token);
+  const known = hash ? knownKeys.get(hash) : undefined;
+  return known && known.until > Date.now() && !revoked(known.key.id) ? known.key : null;
+}
+
 // The keys this isolate found, by hash, for KEY_CACHE_MS: a client's requests read its key from D1
 // once per that time instead of once each (a round trip, before the record the request is about).
 // A key deleted or re-scoped here is forgotten at once; in another isolate it works on for at most

@@ -33,6 +33,10 @@ declare module "vitest" {
     tracingUrl: string;
     /** Speech services stand-in (test/standin/speech.mjs): OpenAI audio, ElevenLabs, Azure, AssemblyAI. */
     speechUrl: string;
+    /** LangChain Hub's HTTP API stand-in (test/standin/hub.mjs). */
+    hubUrl: string;
+    /** A small web site with links and a sitemap (test/standin/site.mjs). */
+    siteUrl: string;
     /** The redirecting stand-in's two origins (test/standin/redirector.mjs): base URLs on two loopback ports. */
     redirectorA: string;
     redirectorB: string;

@@ -52,22 +52,25 @@ describe("in development", () => {
   const traceOf = async (res: { headers: Headers }) => (await planet("GET", `/__d1-trace/${res.headers.get("x-request-id")}`)).body;
 
   it("a write pays the primary's round trip, a read the replica's, each counted", async () => {
+    // A primary far enough that a read on a loaded machine cannot be mistaken for it.
+    const far = workerWith({ ENVIRONMENT: "development", D1_SIMULATED_RTT_MS: "300", D1_SIMULATED_REPLICA_RTT_MS: "20" });
+    const farTrace = async (res: { headers: Headers }) => (await far("GET", `/__d1-trace/${res.headers.get("x-request-id")}`)).body;
     let t0 = Date.now();
-    const created = await planet("POST", "/chatflows", { body: { name: `sim ${uuid()}`, flowData } });
+    const created = await far("POST", "/chatflows", { body: { name: `sim ${uuid()}`, flowData } });
     expect(created.status).toBe(200);
-    expect(Date.now() - t0).toBeGreaterThanOrEqual(60);
-    expect(await traceOf(created)).toEqual({
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(300);
+    expect(await farTrace(created)).toEqual({
       done: { primary: 1, replica: 0 },
       head: { primary: 1, replica: 0 },
       end: { primary: 1, replica: 0 },
     });
 
     t0 = Date.now();
-    const read = await planet("GET", `/chatflows/${created.body.id}`);
+    const read = await far("GET", `/chatflows/${created.body.id}`);
     expect(read.status).toBe(200);
     expect(Date.now() - t0).toBeGreaterThanOrEqual(20);
-    expect(Date.now() - t0).toBeLessThan(60);
-    expect(await traceOf(read)).toEqual({
+    expect(Date.now() - t0).toBeLessThan(300);
+    expect(await farTrace(read)).toEqual({
       done: { primary: 0, replica: 1 },
       head: { primary: 0, replica: 1 },
       end: { primary: 0, replica: 1 },

@@ -5,6 +5,7 @@ import { startAnthropicStandin } from "./anthropic.mjs";
 import { startGeminiStandin } from "./gemini.mjs";
 import { startHuggingFaceStandin } from "./huggingface.mjs";
 import { startGithubStandin } from "./github.mjs";
+import { startHubStandin } from "./hub.mjs";
 import { startMcpStandin } from "./mcp.mjs";
 import { startPineconeStandin } from "./pinecone.mjs";
 import { startPostgresStandin, startSilentTcp } from "./postgres.mjs";
@@ -13,16 +14,27 @@ import { startRedisStandins } from "./redis.mjs";
 import { startReplicateStandin } from "./replicate.mjs";
 import { startServices } from "./services.mjs";
 import { startSpeechStandin } from "./speech.mjs";
+import { startSiteStandin } from "./site.mjs";
 import { startStandin } from "./server.mjs";
 import { startTracingStandin } from "./tracing.mjs";
 
+// A port that refuses connections for the whole run. It is chosen below the kernel's ephemeral range
+// (/proc/sys/net/ipv4/ip_local_port_range, 32768–60999 by default), checked free, then closed: a
+// port taken from the ephemeral range could be handed to the next `listen(0)` or outgoing
+// connection (workerd, a stand-in, a browser), and then "nothing listening" answers instead.
 async function closedPort() {
-  // Bind port 0, note the number, close it: connecting there is refused.
-  const srv = createServer();
-  await new Promise((r) => srv.listen(0, "127.0.0.1", r));
-  const { port } = srv.address();
-  await new Promise((r) => srv.close(r));
-  return `http://127.0.0.1:${port}`;
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const port = 20000 + Math.floor(Math.random() * 10000);
+    const srv = createServer();
+    const bound = await new Promise((r) => {
+      srv.once("error", () => r(false));
+      srv.listen(port, "127.0.0.1", () => r(true));
+    });
+    if (!bound) continue;
+    await new Promise((r) => srv.close(r));
+    return `http://127.0.0.1:${port}`;
+  }
+  throw new Error("no free port below the ephemeral range for closedUrl");
 }
 
 export default async function setup(project) {
@@ -45,6 +57,8 @@ export default async function setup(project) {
     mcpUrl: await startMcpStandin(),
     tracingUrl: await startTracingStandin(),
     speechUrl: await startSpeechStandin(),
+    hubUrl: await startHubStandin(),
+    siteUrl: await startSiteStandin(),
   };
   for (const [key, s] of Object.entries(services)) project.provide(key, s.url);
   // Redis over TCP (RESP) and Upstash's REST API, one keyspace (test/standin/redis.mjs).

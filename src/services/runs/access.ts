@@ -1,11 +1,11 @@
 // Whether the caller may start this run, from what the adapter told the door (Caller, plain data)
-// and the trigger's rule: who they are (bearer → principal, the key read in the run's own batch),
-// the flow's key binding / isPublic / the key's scope, allowed origins, and the rate limit.
+// and the trigger's rule: who they are (bearer → principal, the key read in the run's own batch);
+// the checks themselves (key binding, isPublic, scope, origins, rate limit) are callers/admit.ts.
 import { principalOf } from "../callers/principal";
-import { assertOriginAllowed, assertPrincipalMayRun } from "../callers/run-access";
+import { admitCaller } from "../callers/admit";
 import type { Env } from "../../env";
 import { ApiError } from "../../errors";
-import { UNTRUSTED_CLIENT, enforceRateLimit } from "../../rate-limit/check";
+import { UNTRUSTED_CLIENT } from "../../rate-limit/check";
 import type { RunnableFlow } from "./flow";
 import type { RunLookups } from "./lookups";
 import type { TriggerRule } from "./triggers";
@@ -19,7 +19,7 @@ export class CallerRefused extends ApiError {}
 
 const refused = (err: unknown): unknown => (err instanceof ApiError ? new CallerRefused(err.status, err.message) : err);
 
-/** The flow, once the caller passed the trigger's checks: an unknown flow is a 404 before any 401. */
+/** The flow, once the caller passed the trigger's checks (callers/admit.ts): an unknown flow is a 404 before any 401. */
 export async function admit(env: Env, lookups: RunLookups, rule: TriggerRule, caller: Caller | undefined): Promise<RunnableFlow> {
   if (rule.access === "caller" && !caller) throw new Error("This trigger checks its caller: the adapter must give RunRequest.caller");
   const principal =
@@ -28,14 +28,6 @@ export async function admit(env: Env, lookups: RunLookups, rule: TriggerRule, ca
       : caller?.principal
         ? Promise.resolve(caller.principal)
         : principalOf(caller?.authorization, env, lookups.findKey);
-  principal?.catch(() => {}); // awaited below, after the flow's 404
-  const flow = await lookups.flow;
-  try {
-    if (principal) assertPrincipalMayRun(await principal, flow);
-    if (rule.checkOrigin) assertOriginAllowed(flow.chatbotConfig, caller?.origin);
-    if (rule.rateLimit) await enforceRateLimit(env, flow.id, flow.apiConfig, caller?.clientIp ?? UNTRUSTED_CLIENT);
-  } catch (err) {
-    throw refused(err);
-  }
-  return flow;
+  const admitting = { principal, origin: caller?.origin, clientIp: caller?.clientIp ?? UNTRUSTED_CLIENT };
+  return admitCaller(env, lookups.flow, admitting, { checkOrigin: rule.checkOrigin, rateLimit: rule.rateLimit }, refused);
 }

@@ -9,10 +9,12 @@ import { SseWriter } from "../../stream/sse";
 import { chatflowAnswer } from "./answers";
 import { type ChatflowRun, completeChatflow } from "./chatflow";
 
-/** Starts the run (kept alive by deps.waitUntil) and answers the event stream's body at once. */
-export function streamChatflow(run: ChatflowRun): ReadableStream<Uint8Array> {
+/**
+ * Starts the run (kept alive by deps.waitUntil) and answers the event stream's body at once.
+ * `sse`: a stream whose head already went out (early-stream.ts), whose going away aborts the run.
+ */
+export function streamChatflow(run: ChatflowRun, sse = new SseWriter(() => run.controller.abort(new Error("Client disconnected")))) {
   const { deps } = run;
-  const sse = new SseWriter(() => run.controller.abort(new Error("Client disconnected")));
   let tokens = 0;
   let toolsSent = 0; // how many used tools the run already streamed (agents send them as they complete)
   const sink: StreamSink = {

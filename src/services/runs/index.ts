@@ -15,25 +15,43 @@ import { runBase } from "./base";
 import { type ChatflowRun, startChatflow } from "./chatflow";
 import { type Delivered, deliver } from "./deliver";
 import { detach } from "./detach";
+import { answersEarly, noteStreamed, streamEarly } from "./early-stream";
 import { flowCaller } from "./execute-flow";
 import { assertStartTrigger } from "./start-trigger";
 import { type Ready, checkRequest, prepare } from "./prepare";
-import { withHeardRecordings } from "./speech";
+import { carriesRecordings, withHeardRecordings } from "./speech";
 import { traced } from "./trace";
 import { type TriggerDefinition, triggerRule } from "./triggers";
 import type { RunDeps, RunRequest } from "./types";
 
-export async function runFlow(deps: RunDeps, asked: RunRequest): Promise<Delivered> {
-  const rule = triggerRule(asked.trigger);
-  checkRequest(rule, asked);
-  const ready = await prepare(deps, asked, rule);
+export async function runFlow(deps: RunDeps, request: RunRequest): Promise<Delivered> {
+  const rule = triggerRule(request.trigger);
+  checkRequest(rule, request);
+  // A stream this isolate may open before its batch (early-stream.ts): the head now, the rest inside it.
+  // Not for recordings: their limits and their provider's refusal answer with their status (speech.ts).
+  if (!carriesRecordings(request) && (await answersEarly(deps.env, request, rule)))
+    return { kind: "sse", body: streamEarly(deps, () => begin(deps, request, rule)) };
+  const ready = await prepare(deps, request, rule);
   assertStartTrigger(rule, ready.prepared, ready.flow.id);
-  const request = await withHeardRecordings(deps, ready, asked); // recordings heard: their transcript is the question
+  const heard = await withHeardRecordings(deps, ready, request); // recordings heard: their transcript is the question
   // Detached: accepted here (the caller checked, the flow planned), run by the Workflow later.
-  if (request.delivery === "detached") return { kind: "detached", body: await detach(deps, ready, request, rule.chatType) };
+  if (heard.delivery === "detached") return { kind: "detached", body: await detach(deps, ready, heard, rule.chatType) };
+  return deliver(await started(deps, ready, heard, rule), heard.delivery, heard.frames);
+}
+
+/** Prepared and started: a stream whose head went out early begins here. */
+async function begin(deps: RunDeps, request: RunRequest, rule: TriggerDefinition): Promise<ChatflowRun | AgentflowRun> {
+  const ready = await prepare(deps, request, rule);
+  assertStartTrigger(rule, ready.prepared, ready.flow.id);
+  return started(deps, ready, request, rule);
+}
+
+/** Started, following its caller's signal; a streamed chatflow is noted for the next early head. */
+async function started(deps: RunDeps, ready: Ready, request: RunRequest, rule: TriggerDefinition): Promise<ChatflowRun | AgentflowRun> {
   const run = await start(deps, ready, request, rule);
   follow(request.signal, run.controller);
-  return deliver(run, request.delivery, request.frames);
+  if (request.delivery === "sse") noteStreamed(rule, run);
+  return run;
 }
 
 /** The run of the flow's kind, its clock started (and, for an agentflow, its execution new or claimed). */
@@ -78,5 +96,5 @@ export { loadVariables } from "./vars";
 export { gateNodeOverrides, gateVarOverrides } from "./overrides";
 export { startInputsOf } from "./start-trigger";
 export { abortRun } from "./in-flight";
-export { type UploadInput, decodeDataUri } from "./uploads";
+export { type UploadInput, decodeDataUri, storeUploads } from "./uploads";
 export { unparkUploads, unparkWebhook } from "./park";

@@ -6,10 +6,12 @@ import { hearRecordings, isAudioUpload } from "../speech";
 import type { Ready } from "./prepare";
 import type { RunDeps, RunRequest } from "./types";
 
+/** Whether a request carries a recording to hear (a detached run's part does not: it was heard when accepted). */
+export const carriesRecordings = (request: RunRequest): boolean => !request.steps && (request.uploads ?? []).some(isAudioUpload);
+
 export async function withHeardRecordings(deps: RunDeps, ready: Ready, request: RunRequest): Promise<RunRequest> {
+  if (!carriesRecordings(request)) return request;
   const uploads = request.uploads ?? [];
-  // A detached run's Workflow (steps) runs a request heard when it was accepted: its question is the transcript.
-  if (request.steps || !uploads.some(isAudioUpload)) return request;
   const question = await hearRecordings(deps, {
     speechToText: ready.flow.speechToText,
     uploads,
