@@ -157,6 +157,20 @@ describe("speech to text before the run", () => {
     expect(messages.filter((x) => x.role === "userMessage").map((x) => x.content)).toEqual([`short ${m}`]);
   });
 
+  it("a streamed recording answers its limit's status even where the stream's head would go out early", async () => {
+    const id = await voiceFlow({ speechToText: workersAI() });
+    const m = marker();
+    const stream = (body: Record<string, unknown>) => call("POST", `/prediction/${id}`, { body: { streaming: true, chatId: m, ...body } });
+    expect((await stream({ question: "warm up" })).status).toBe(200); // this isolate now streams the chatflow's head early
+    await (await stream({ question: "again" })).text();
+    const restore = setVars({ MAX_AUDIO_MB: "0.01" });
+    const big = await stream({ question: "", uploads: [recording(m, 2)] }).finally(restore);
+    expect((await expectError(big, 413)).message).toMatch(/MAX_AUDIO_MB/);
+    const fits = await stream({ question: "", uploads: [recording(`streamed ${m}`)] });
+    expect(fits.status).toBe(200);
+    expect(await fits.text()).toContain(`ai: streamed ${m}`);
+  });
+
   it("a recording to a chatflow without a usable provider is a 400 saying what to configure", async () => {
     const m = marker();
     const none = await voiceFlow();
