@@ -29,7 +29,7 @@ async function bytesOf(stream) {
   return new Uint8Array(await new Response(stream).arrayBuffer());
 }
 
-async function speech(model, inputs) {
+async function speech(model, inputs, options) {
   if (model === "@cf/openai/whisper-large-v3-turbo") {
     const bytes = Uint8Array.from(atob(inputs.audio), (c) => c.charCodeAt(0));
     speechCalls.push({ model, bytes: bytes.length, language: inputs.language });
@@ -43,9 +43,10 @@ async function speech(model, inputs) {
     return { results: { channels: [{ alternatives: [{ transcript: heard(bytes), confidence: 0.9 }] }] } };
   }
   if (model === "@cf/deepgram/aura-1") {
-    speechCalls.push({ model, text: inputs.text, speaker: inputs.speaker, encoding: inputs.encoding });
+    speechCalls.push({ model, text: inputs.text, speaker: inputs.speaker, encoding: inputs.encoding, raw: options?.returnRawResponse });
     if (String(inputs.text).includes("[fail]")) throw new Error("stand-in: aura unavailable");
-    return new Blob([spoken(inputs.text)]).stream();
+    const audio = new Blob([spoken(inputs.text)]).stream();
+    return options?.returnRawResponse ? new Response(audio, { headers: { "content-type": "audio/mpeg" } }) : audio;
   }
   if (model === "@cf/myshell-ai/melotts") {
     speechCalls.push({ model, text: inputs.prompt, lang: inputs.lang });
@@ -74,8 +75,8 @@ const contentText = (content) =>
   typeof content === "string" ? content : Array.isArray(content) ? content.map((p) => p?.text ?? "").join("") : "";
 
 export class AiStandin extends WorkerEntrypoint {
-  async run(model, inputs) {
-    const audio = await speech(model, inputs);
+  async run(model, inputs, options) {
+    const audio = await speech(model, inputs, options);
     if (audio !== undefined) return audio;
     // A chat model (`messages`): "ai: <the last user message>", recorded with every message it was sent.
     if (Array.isArray(inputs?.messages)) {

@@ -23,7 +23,7 @@ describe("POST /text-to-speech/generate", () => {
       expect(res.headers.get("content-type")).toContain("text/event-stream");
       return res.text();
     });
-    expect(speeches).toEqual([{ model: "@cf/deepgram/aura-1", text: `Hello ${m}`, speaker: "luna", encoding: "mp3" }]);
+    expect(speeches).toEqual([{ model: "@cf/deepgram/aura-1", text: `Hello ${m}`, speaker: "luna", encoding: "mp3", raw: true }]);
     const { frames, audio } = ttsFrames(result);
     expect(frames[0]).toEqual({ event: "tts_start", data: { chatMessageId: "msg-1", format: "mp3" } });
     expect(frames.at(-1)).toEqual({ event: "tts_end", data: { chatMessageId: "msg-1" } });

@@ -20,6 +20,8 @@ export const SPEECH_NEEDS_AI =
   "(locally there is none), so choose openAIWhisper, groqWhisper, localAISTT, azureCognitive or assemblyAiTranscribe to hear, " +
   "openai or elevenlabs to speak, with a credential";
 
+// Aura's audio as Cloudflare's docs call it: the raw response, its body the mp3 as it is made.
+const RAW = { returnRawResponse: true };
 const AURA_SPEAKERS = ["angus", "asteria", "arcas", "orion", "orpheus", "athena", "luna", "zeus", "perseus", "helios", "hera", "stella"];
 const MELO_LANGUAGES = ["en", "es", "fr", "zh", "ja", "ko"];
 
@@ -32,13 +34,13 @@ const aiOf = (deps: SpeechDeps): AiRunner => {
 const unusable = (_config: SpeechConfig, env: SpeechDeps["env"]) => (env.AI ? undefined : SPEECH_NEEDS_AI);
 
 /** One binding call under a deadline, retried once when it failed for a reason that is not the caller's. */
-function runModel(deps: SpeechDeps, model: string, inputs: Record<string, unknown>): Promise<unknown> {
+function runModel(deps: SpeechDeps, model: string, inputs: Record<string, unknown>, options?: Record<string, unknown>): Promise<unknown> {
   const ai = aiOf(deps);
   return withOneRetry(
     async () => {
       const deadline = new Deadline(DEFAULT_TIMEOUT_MS, deps.signal);
       try {
-        return await deadline.race(ai.run(model, inputs));
+        return await deadline.race(ai.run(model, inputs, options));
       } catch (err) {
         throw deadline.failure(err, `Workers AI (${model})`);
       } finally {
@@ -90,7 +92,10 @@ export const workersAISpeechToText: SpeechToTextProvider = {
 /** What a text-to-speech model gave: bytes, a stream, a Response, or base64 (MeloTTS's {audio}). */
 async function audioOf(out: unknown, model: string): Promise<ReadableStream<Uint8Array>> {
   if (out instanceof ReadableStream) return out as ReadableStream<Uint8Array>;
-  if (out instanceof Response && out.body) return out.body;
+  if (out instanceof Response) {
+    if (!out.ok || !out.body) throw fail("MODEL_FAILED", `Workers AI (${model}) answered ${out.status} without audio`);
+    return out.body;
+  }
   let bytes: Uint8Array | undefined;
   if (out instanceof Uint8Array) bytes = out;
   else if (out instanceof ArrayBuffer) bytes = new Uint8Array(out);
@@ -121,7 +126,7 @@ export const workersAITextToSpeech: TextToSpeechProvider = {
         return { format: "mp3", body: await audioOf(await runModel(deps, model, { prompt: text, lang }), model) };
       }
       const speaker = voice && AURA_SPEAKERS.includes(voice) ? voice : "angus";
-      return { format: "mp3", body: await audioOf(await runModel(deps, model, { text, speaker, encoding: "mp3" }), model) };
+      return { format: "mp3", body: await audioOf(await runModel(deps, model, { text, speaker, encoding: "mp3" }, RAW), model) };
     } catch (err) {
       if (err instanceof ApiError) throw err;
       throw fail("MODEL_FAILED", `Workers AI (${model}) failed: ${err instanceof Error ? err.message : String(err)}`);
