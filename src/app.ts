@@ -27,6 +27,7 @@ import { upsertHistoryRoutes } from "./routes/upsert-history";
 import { predictionRoutes } from "./routes/prediction";
 import { internalChatMessageRoutes, internalPredictionRoutes } from "./routes/internal-chat";
 import { widgetRoutes } from "./routes/widget";
+import { textToSpeechRoutes } from "./routes/text-to-speech";
 import { documentStoreRoutes, isDocumentStoreUpload, uploadLimit } from "./routes/document-store";
 import { documentStoreWizardRoutes, isWizardUpload, nodeCategoryRoutes, wizardUploadLimit } from "./routes/document-store-wizard";
 import { isVectorUpsert, vectorUpsertRoutes } from "./routes/vector-upsert";
@@ -93,6 +94,7 @@ export function createApp() {
   api.route("/internal-prediction", internalPredictionRoutes);
   api.route("/internal-chatmessage", internalChatMessageRoutes);
   api.route("/", widgetRoutes);
+  api.route("/", textToSpeechRoutes);
   api.route("/document-store", documentStoreRoutes);
   api.route("/document-store", documentStoreWizardRoutes);
   api.route("/vector", vectorUpsertRoutes);

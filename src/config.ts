@@ -47,6 +47,9 @@ const Vars = z.object({
   SESSION_IDLE_MINUTES: positive(720, 30 * 24 * 60),
   MAX_BODY_MB: positive(5),
   MAX_UPLOAD_MB: positive(20),
+  /** Speech to text: the largest recording a prediction may carry (413), and the longest (400; docs/speech.md). */
+  MAX_AUDIO_MB: positive(10),
+  MAX_AUDIO_SECONDS: positive(300),
   /** A Flowise export file's size limit (POST /export-import/import reads it as a stream). */
   MAX_IMPORT_MB: positive(50),
   /** Time to send one run's trace to every backend (sent after the answer, through waitUntil). */

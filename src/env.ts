@@ -35,6 +35,11 @@ export const PROVIDER_VARS = [
   "ARXIV_BASE_URL",
   "GITHUB_API_BASE_URL",
   "PINECONE_BASE_URL",
+  // Speech providers' services (src/providers/speech/): OpenAI's is OPENAI_BASE_URL above.
+  "GROQ_BASE_URL",
+  "ELEVENLABS_BASE_URL",
+  "ASSEMBLYAI_BASE_URL",
+  "AZURE_SPEECH_BASE_URL",
 ] as const;
 export type ProviderVar = (typeof PROVIDER_VARS)[number];
 

@@ -9,6 +9,7 @@ const WIDGET_PATHS = [
   /^\/api\/v1\/leads\/?$/,
   /^\/api\/v1\/feedback(\/[^/]+)?\/?$/,
   /^\/api\/v1\/chatmessage\/abort\/[^/]+\/[^/]+\/?$/,
+  /^\/api\/v1\/text-to-speech\/(generate|abort)\/?$/,
   // A chat's files: the widget attaches files and shows the stored ones (routes/chat-files.ts).
   /^\/api\/v1\/attachments\/[^/]+\/[^/]+\/?$/,
   /^\/api\/v1\/get-upload-file\/?$/,

@@ -5,6 +5,7 @@ import { text, uuid } from "../schemas/common";
 import { IdParam } from "../schemas/common";
 import { chatflowStreams, findConversationOwner, getChatflow } from "../services/chatflows";
 import { abortRun } from "../services/runs";
+import { speechCapabilities } from "../services/speech";
 import { OPTIONAL_BEARER, createRouter, jsonResponse, publicRoute } from "./router";
 
 const tags = ["widget"];
@@ -46,15 +47,17 @@ export const widgetRoutes = createRouter()
     async (c) => {
       const flow = await getChatflow(c.var.services, c.req.valid("param").id);
       await assertMayRun(c, flow);
-      // Capabilities are reported true only where the endpoint they make the widget call is served.
+      // Capabilities are reported true only where the endpoint they make the widget call is served;
+      // speech where its provider can run (services/speech): the microphone, and the speaker button.
+      const { isSpeechToTextEnabled, isTTSEnabled } = await speechCapabilities(c.var.services, flow);
       const uploads = {
-        isSpeechToTextEnabled: false,
+        isSpeechToTextEnabled,
         isImageUploadAllowed: false,
         isRAGFileUploadAllowed: false,
         imgUploadSizeAndTypes: [],
         fileUploadSizeAndTypes: [],
       };
-      return c.json({ ...parseConfig(flow.chatbotConfig), uploads }, 200);
+      return c.json({ ...parseConfig(flow.chatbotConfig), uploads, isTTSEnabled }, 200);
     },
   )
   .openapi(

@@ -48,10 +48,14 @@ export const PredictionRequest = z
     async: z.boolean().optional(),
     callbackUrl: z.string().max(2000).optional(),
   })
-  .refine((b) => b.question !== undefined || b.form !== undefined || b.humanInput !== undefined, {
-    message: "question is required",
-    path: ["question"],
-  })
+  // A recording (the widget's microphone) is the question once heard (docs/speech.md).
+  .refine(
+    (b) => b.question !== undefined || b.form !== undefined || b.humanInput !== undefined || b.uploads?.some((u) => u.type === "audio"),
+    {
+      message: "question is required",
+      path: ["question"],
+    },
+  )
   .refine((b) => !(b.async && b.streaming), {
     message: "async and streaming cannot be used together (an asynchronous run's frames are at GET /executions/{id}/events)",
     path: ["async"],

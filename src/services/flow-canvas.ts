@@ -7,6 +7,7 @@ import type { ChatType, FeedbackRating } from "../db/enums";
 import { getChatflow } from "./chatflows";
 import { credentialList } from "./catalogue/files";
 import type { Deps } from "./deps";
+import { speechCapabilities } from "./speech";
 
 type Json = Record<string, unknown>;
 const record = (v: unknown): Json => (v && typeof v === "object" && !Array.isArray(v) ? (v as Json) : {});
@@ -114,11 +115,11 @@ const IMAGE_NODES = new Set([
 const MODEL_CONFIGS = ["agentModelConfig", "llmModelConfig", "conditionAgentModelConfig"];
 
 /** What the flow's chat may upload, derived from its graph and speech settings as Flowise does. */
-export async function uploadsConfig({ db }: Deps<"db">, id: string) {
+export async function uploadsConfig({ db, env }: Deps<"db" | "env">, id: string) {
   const flow = await getChatflow({ db }, id);
   const { nodes, edges } = nodesOf(flow.flowData);
-  const speech = record(safeJson(flow.speechToText));
-  const isSpeechToTextEnabled = Object.entries(speech).some(([provider, v]) => provider !== "none" && record(v).status === true);
+  // True only when its provider can hear: known, usable here, its credential stored (services/speech).
+  const { isSpeechToTextEnabled } = await speechCapabilities({ db, env }, flow);
 
   const fileUploadSizeAndTypes: { fileTypes: string[]; maxUploadSize: number }[] = [];
   const store = nodes.find((n) => n.data.category === "Vector Stores" && record(n.data.inputs).fileUpload);
@@ -144,14 +145,6 @@ export async function uploadsConfig({ db }: Deps<"db">, id: string) {
     imgUploadSizeAndTypes: allowsImages ? [{ fileTypes: IMAGE_TYPES, maxUploadSize: 5 }] : [],
     fileUploadSizeAndTypes,
   };
-}
-
-function safeJson(text: string | null): unknown {
-  try {
-    return text ? JSON.parse(text) : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 export interface StatsFilter {

@@ -31,6 +31,8 @@ declare module "vitest" {
     redisUrl: string;
     /** Langfuse, LangSmith and OTLP collector stand-ins (test/standin/tracing.mjs), by path prefix. */
     tracingUrl: string;
+    /** Speech services stand-in (test/standin/speech.mjs): OpenAI audio, ElevenLabs, Azure, AssemblyAI. */
+    speechUrl: string;
     /** LangChain Hub's HTTP API stand-in (test/standin/hub.mjs). */
     hubUrl: string;
     /** A small web site with links and a sitemap (test/standin/site.mjs). */

@@ -9,6 +9,51 @@ const aiCalls = [];
 const chatCalls = [];
 const vectors = new Map(); // id → {id, values, namespace, metadata}
 const vectorizeCalls = [];
+const speechCalls = [];
+
+// Speech (Workers AI's audio models): a recording "says" what follows `say:` in its bytes (the tests
+// write it there); speaking answers bytes that begin like an MP3 and carry the text.
+const decoder = new TextDecoder();
+const heard = (bytes) => {
+  const text = decoder.decode(bytes);
+  const at = text.indexOf("say:");
+  return at < 0
+    ? ""
+    : text
+        .slice(at + 4)
+        .split("\u0000")[0]
+        .trim();
+};
+const spoken = (text) => new TextEncoder().encode(`ID3\u0003 spoken: ${text}`.padEnd(3000, "."));
+async function bytesOf(stream) {
+  return new Uint8Array(await new Response(stream).arrayBuffer());
+}
+
+async function speech(model, inputs, options) {
+  if (model === "@cf/openai/whisper-large-v3-turbo") {
+    const bytes = Uint8Array.from(atob(inputs.audio), (c) => c.charCodeAt(0));
+    speechCalls.push({ model, bytes: bytes.length, language: inputs.language });
+    const text = heard(bytes);
+    if (text.includes("[fail]")) throw new Error("stand-in: whisper unavailable");
+    return { text: ` ${text}`, transcription_info: { duration: 1 } };
+  }
+  if (model === "@cf/deepgram/nova-3") {
+    const bytes = await bytesOf(inputs.audio.body);
+    speechCalls.push({ model, bytes: bytes.length, contentType: inputs.audio.contentType });
+    return { results: { channels: [{ alternatives: [{ transcript: heard(bytes), confidence: 0.9 }] }] } };
+  }
+  if (model === "@cf/deepgram/aura-1") {
+    speechCalls.push({ model, text: inputs.text, speaker: inputs.speaker, encoding: inputs.encoding, raw: options?.returnRawResponse });
+    if (String(inputs.text).includes("[fail]")) throw new Error("stand-in: aura unavailable");
+    const audio = new Blob([spoken(inputs.text)]).stream();
+    return options?.returnRawResponse ? new Response(audio, { headers: { "content-type": "audio/mpeg" } }) : audio;
+  }
+  if (model === "@cf/myshell-ai/melotts") {
+    speechCalls.push({ model, text: inputs.prompt, lang: inputs.lang });
+    return { audio: btoa(decoder.decode(spoken(inputs.prompt))) };
+  }
+  return undefined;
+}
 
 /** A bag-of-words embedding unlike the worker's own local one: hashed words only, 768 dims. */
 function embed(text) {
@@ -30,7 +75,9 @@ const contentText = (content) =>
   typeof content === "string" ? content : Array.isArray(content) ? content.map((p) => p?.text ?? "").join("") : "";
 
 export class AiStandin extends WorkerEntrypoint {
-  async run(model, inputs) {
+  async run(model, inputs, options) {
+    const audio = await speech(model, inputs, options);
+    if (audio !== undefined) return audio;
     // A chat model (`messages`): "ai: <the last user message>", recorded with every message it was sent.
     if (Array.isArray(inputs?.messages)) {
       chatCalls.push({ model, messages: inputs.messages, stream: inputs.stream === true });
@@ -47,6 +94,10 @@ export class AiStandin extends WorkerEntrypoint {
   }
   calls() {
     return aiCalls.slice();
+  }
+  /** The speech requests so far (model and what it was given). */
+  speeches() {
+    return speechCalls.slice();
   }
   /** The chat requests so far (model, messages, stream). */
   chats() {

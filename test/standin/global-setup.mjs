@@ -13,6 +13,7 @@ import { startRedirector } from "./redirector.mjs";
 import { startRedisStandins } from "./redis.mjs";
 import { startReplicateStandin } from "./replicate.mjs";
 import { startServices } from "./services.mjs";
+import { startSpeechStandin } from "./speech.mjs";
 import { startSiteStandin } from "./site.mjs";
 import { startStandin } from "./server.mjs";
 import { startTracingStandin } from "./tracing.mjs";
@@ -55,6 +56,7 @@ export default async function setup(project) {
     githubUrl: await startGithubStandin(),
     mcpUrl: await startMcpStandin(),
     tracingUrl: await startTracingStandin(),
+    speechUrl: await startSpeechStandin(),
     hubUrl: await startHubStandin(),
     siteUrl: await startSiteStandin(),
   };

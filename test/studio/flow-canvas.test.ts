@@ -99,7 +99,11 @@ describe("flow-config and chatflows-uploads", () => {
     const uploads = await json("GET", `/chatflows-uploads/${withImages.id}`, { token: null });
     expect(uploads).toMatchObject({ isImageUploadAllowed: true, isRAGFileUploadAllowed: false, isSpeechToTextEnabled: false });
     expect(uploads.imgUploadSizeAndTypes[0].fileTypes).toContain("image/png");
-    const plain = await createFlow({ speechToText: JSON.stringify({ openAIWhisper: { status: true } }) });
+    // Speech only where its provider can run (docs/speech.md): Workers AI is bound in the tests; a
+    // provider needing a credential it does not name cannot (test/speech/ covers the rest).
+    const unusable = await createFlow({ speechToText: JSON.stringify({ openAIWhisper: { status: true } }) });
+    expect((await json("GET", `/chatflows-uploads/${unusable.id}`, { token: null })).isSpeechToTextEnabled).toBe(false);
+    const plain = await createFlow({ speechToText: JSON.stringify({ cloudflareWorkersAI: { status: true } }) });
     expect(await json("GET", `/chatflows-uploads/${plain.id}`, { token: null })).toEqual({
       isSpeechToTextEnabled: true,
       isImageUploadAllowed: false,

@@ -19,6 +19,7 @@ import { answersEarly, noteStreamed, streamEarly } from "./early-stream";
 import { flowCaller } from "./execute-flow";
 import { assertStartTrigger } from "./start-trigger";
 import { type Ready, checkRequest, prepare } from "./prepare";
+import { carriesRecordings, withHeardRecordings } from "./speech";
 import { traced } from "./trace";
 import { type TriggerDefinition, triggerRule } from "./triggers";
 import type { RunDeps, RunRequest } from "./types";
@@ -27,12 +28,15 @@ export async function runFlow(deps: RunDeps, request: RunRequest): Promise<Deliv
   const rule = triggerRule(request.trigger);
   checkRequest(rule, request);
   // A stream this isolate may open before its batch (early-stream.ts): the head now, the rest inside it.
-  if (await answersEarly(deps.env, request, rule)) return { kind: "sse", body: streamEarly(deps, () => begin(deps, request, rule)) };
+  // Not for recordings: their limits and their provider's refusal answer with their status (speech.ts).
+  if (!carriesRecordings(request) && (await answersEarly(deps.env, request, rule)))
+    return { kind: "sse", body: streamEarly(deps, () => begin(deps, request, rule)) };
   const ready = await prepare(deps, request, rule);
   assertStartTrigger(rule, ready.prepared, ready.flow.id);
+  const heard = await withHeardRecordings(deps, ready, request); // recordings heard: their transcript is the question
   // Detached: accepted here (the caller checked, the flow planned), run by the Workflow later.
-  if (request.delivery === "detached") return { kind: "detached", body: await detach(deps, ready, request, rule.chatType) };
-  return deliver(await started(deps, ready, request, rule), request.delivery, request.frames);
+  if (heard.delivery === "detached") return { kind: "detached", body: await detach(deps, ready, heard, rule.chatType) };
+  return deliver(await started(deps, ready, heard, rule), heard.delivery, heard.frames);
 }
 
 /** Prepared and started: a stream whose head went out early begins here. */

@@ -16,7 +16,8 @@ export interface StoredUpload {
   url?: string;
 }
 
-const DATA_URI = /^data:([^;,]*)(;base64)?,(.*)$/s;
+// Parameters may come before ;base64: a browser's recording reads as data:audio/webm;codecs=opus;base64,….
+const DATA_URI = /^data:([^;,]*)(?:;[^;,=]+=[^;,]*)*(;base64)?,(.*)$/s;
 const safeName = (name: string) => name.replace(/[^\w.\- ]+/g, "_").slice(0, 200) || "file";
 
 /**

@@ -1,0 +1,240 @@
+// Issue 31 item 6: a prediction's recording is heard before the run — by the chatflow's
+// speechToText provider (Workers AI through the AI binding's stand-in, or a service over its wire
+// protocol on the loopback stand-in) — and its transcript is the question the model receives, the
+// answer's question and the stored user message; the audio limits answer 413 and 400 naming them.
+import { env } from "cloudflare:workers";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { afEdge, llm, openAICredential, saveAgentflowOf, start } from "../agentflow-api/flows";
+import { call, expectError, json } from "../helpers";
+import { setVars } from "../security/helpers";
+import { aiDuring, cleanUp, credential, dataUri, marker, received, recording, speechUrl, voiceFlow } from "./helpers";
+
+vi.setConfig({ testTimeout: 30_000 });
+afterEach(cleanUp);
+
+const workersAI = (over: Record<string, unknown> = {}) => ({ cloudflareWorkersAI: { status: true, ...over } });
+const lastUser = (chat: { messages: { role: string; content: string }[] }) =>
+  chat.messages.filter((m) => m.role === "user").at(-1)?.content;
+
+async function storedUserMessage(flowId: string, chatId: string) {
+  const messages = await json<any[]>("GET", `/chatmessage/${flowId}?chatId=${chatId}`);
+  return messages.find((m) => m.role === "userMessage");
+}
+
+describe("speech to text before the run", () => {
+  it("Workers AI Whisper hears a recording: the model gets the transcript, the message stores it with the audio", async () => {
+    const id = await voiceFlow({ speechToText: workersAI({ language: "en" }) });
+    const m = marker();
+    const { result, speeches, chats } = await aiDuring(() =>
+      json("POST", `/prediction/${id}`, { body: { question: "", chatId: m, uploads: [recording(`what time is it ${m}`)] } }),
+    );
+    expect(speeches).toEqual([expect.objectContaining({ model: "@cf/openai/whisper-large-v3-turbo", language: "en" })]);
+    expect(chats.map(lastUser)).toEqual([`what time is it ${m}`]);
+    expect(result.question).toBe(`what time is it ${m}`);
+    expect(result.text).toBe(`ai: what time is it ${m}`);
+    const stored = await storedUserMessage(id, m);
+    expect(stored.content).toBe(`what time is it ${m}`);
+    expect(stored.fileUploads).toEqual([expect.objectContaining({ type: "stored-file", name: "audio.wav", mime: "audio/wav" })]);
+  });
+
+  it("the widget's recording as the browser reads it (data:audio/webm;codecs=opus;base64,…) is heard", async () => {
+    const id = await voiceFlow({ speechToText: workersAI() });
+    const m = marker();
+    const webm = new Uint8Array([0x1a, 0x45, 0xdf, 0xa3, 0x80, ...new TextEncoder().encode(`say: from the widget ${m}\u0000`)]);
+    const data = dataUri(webm, "audio/webm;codecs=opus");
+    expect(data.startsWith("data:audio/webm;codecs=opus;base64,")).toBe(true);
+    const upload = { data, type: "audio", name: `audio_${Date.now()}.webm`, mime: "audio/webm" };
+    const answer = await json("POST", `/prediction/${id}`, { body: { question: "", chatId: m, uploads: [upload] } });
+    expect(answer.question).toBe(`from the widget ${m}`);
+    expect((await storedUserMessage(id, m)).fileUploads).toEqual([expect.objectContaining({ mime: "audio/webm", type: "stored-file" })]);
+  });
+
+  it("a recording with no question at all runs too, streamed; Deepgram Nova-3 when the settings name it", async () => {
+    const id = await voiceFlow({ speechToText: workersAI({ model: "@cf/deepgram/nova-3" }) });
+    const m = marker();
+    const { result, speeches, chats } = await aiDuring(async () => {
+      const res = await call("POST", `/prediction/${id}`, { body: { streaming: true, chatId: m, uploads: [recording(`hello ${m}`)] } });
+      expect(res.status).toBe(200);
+      return res.text();
+    });
+    expect(speeches).toEqual([expect.objectContaining({ model: "@cf/deepgram/nova-3", contentType: "audio/wav" })]);
+    expect(chats.map(lastUser)).toEqual([`hello ${m}`]);
+    expect(result).toContain(`ai: hello ${m}`);
+    expect((await storedUserMessage(id, m)).content).toBe(`hello ${m}`);
+  });
+
+  it("an agentflow hears too: its Start node's question is the transcript", async () => {
+    const cred = await openAICredential();
+    const nodes = [start(), llm("llmAgentflow_0", cred)];
+    const saved = await saveAgentflowOf(nodes, [afEdge("startAgentflow_0", "llmAgentflow_0")], {
+      speechToText: JSON.stringify(workersAI()),
+    });
+    const m = marker();
+    const answer = await json("POST", `/prediction/${saved.id}`, { body: { chatId: m, uploads: [recording(`agent ${m}`)] } });
+    expect(answer.question).toBe(`agent ${m}`);
+    expect(answer.text).toContain(`agent ${m}`);
+    expect((await storedUserMessage(saved.id, m)).content).toBe(`agent ${m}`);
+    await call("DELETE", `/chatflows/${saved.id}`);
+    await call("DELETE", `/credentials/${cred}`);
+  });
+
+  it("OpenAI Whisper over its wire protocol (multipart to /audio/transcriptions) with the stored credential", async () => {
+    const cred = await credential("openAIApi", { openAIApiKey: "sk-speech", basePath: `${speechUrl()}/v1` });
+    const id = await voiceFlow({ speechToText: { openAIWhisper: { status: true, credentialId: cred, language: "fr", prompt: "names" } } });
+    const m = marker();
+    const { result, chats } = await aiDuring(() =>
+      json("POST", `/prediction/${id}`, { body: { question: "", chatId: m, uploads: [recording(`bonjour ${m}`)] } }),
+    );
+    expect(chats.map(lastUser)).toEqual([`bonjour ${m}`]);
+    expect(result.question).toBe(`bonjour ${m}`);
+    const [sent] = await received(`bonjour ${m}`);
+    expect(sent.path).toBe("/v1/audio/transcriptions");
+    expect(sent.headers.authorization).toBe("Bearer sk-speech");
+    expect(sent.fields).toMatchObject({
+      model: "whisper-1",
+      language: "fr",
+      prompt: "names",
+      file: { name: "audio.wav", type: "audio/wav" },
+    });
+  });
+
+  it("Groq, LocalAI, Azure and AssemblyAI each hear it over their own protocols", async () => {
+    const groq = await credential("groqApi", { groqApiKey: "gsk-test", basePath: `${speechUrl()}/v1` });
+    const azure = await credential("azureCognitiveServices", { azureSubscriptionKey: "az-test", serviceRegion: "westeurope" });
+    const assembly = await credential("assemblyAIApi", { assemblyAIApiKey: "aai-test", basePath: speechUrl() });
+    const local = await credential("localAIApi", { localAIApiKey: "local-key" });
+    const restore = setVars({ AZURE_SPEECH_BASE_URL: speechUrl() });
+    try {
+      const settings = [
+        { groqWhisper: { status: true, credentialId: groq } },
+        { localAISTT: { status: true, credentialId: local, baseUrl: `${speechUrl()}/v1`, model: "whisper-local" } },
+        { azureCognitive: { status: true, credentialId: azure, language: "de-DE" } },
+        { assemblyAiTranscribe: { status: true, credentialId: assembly } },
+      ];
+      for (const speechToText of settings) {
+        const name = Object.keys(speechToText)[0];
+        const id = await voiceFlow({ speechToText });
+        const m = marker();
+        const answer = await json("POST", `/prediction/${id}`, { body: { question: "", chatId: m, uploads: [recording(`${name} ${m}`)] } });
+        expect(answer.question, name).toBe(`${name} ${m}`);
+        expect((await storedUserMessage(id, m)).content, name).toBe(`${name} ${m}`);
+      }
+      const [groqSent] = await received("whisper-large-v3");
+      expect(groqSent.headers.authorization).toBe("Bearer gsk-test");
+      const [localSent] = await received("whisper-local");
+      expect(localSent.headers.authorization).toBe("Bearer local-key");
+      const [azureSent] = await received("de-DE");
+      expect(azureSent.headers["ocp-apim-subscription-key"]).toBe("az-test");
+      expect(JSON.parse(azureSent.fields.definition)).toMatchObject({ locales: ["de-DE"] });
+    } finally {
+      restore();
+    }
+  });
+
+  it("audio limits: over MAX_AUDIO_MB is a 413, longer than MAX_AUDIO_SECONDS a 400, each named; nothing heard or stored", async () => {
+    const id = await voiceFlow({ speechToText: workersAI() });
+    const m = marker();
+    const ask = (upload: Record<string, unknown>) =>
+      call("POST", `/prediction/${id}`, { body: { question: "", chatId: m, uploads: [upload] } });
+    const { result, speeches, chats } = await aiDuring(async () => {
+      const restore = setVars({ MAX_AUDIO_MB: "0.01" });
+      const big = await ask(recording(m, 2)).finally(restore);
+      const again = setVars({ MAX_AUDIO_SECONDS: "3" });
+      const long = await ask({ ...recording(m, 4), name: "long.wav" }).finally(again);
+      const fits = await ask(recording(`short ${m}`, 2));
+      return { big, long, fits };
+    });
+    expect((await expectError(result.big, 413)).message).toMatch(
+      /audio\.wav is 16 KB, over the audio size limit of 0\.01 MB \(MAX_AUDIO_MB\)/,
+    );
+    expect((await expectError(result.long, 400)).message).toMatch(
+      /long\.wav lasts 4 s, over the audio length limit of 3 s \(MAX_AUDIO_SECONDS\)/,
+    );
+    expect(result.fits.status).toBe(200);
+    expect(speeches).toHaveLength(1); // only the recording within the limits was heard
+    expect(chats.map(lastUser)).toEqual([`short ${m}`]);
+    const messages = await json<any[]>("GET", `/chatmessage/${id}?chatId=${m}`);
+    expect(messages.filter((x) => x.role === "userMessage").map((x) => x.content)).toEqual([`short ${m}`]);
+  });
+
+  it("a streamed recording answers its limit's status even where the stream's head would go out early", async () => {
+    const id = await voiceFlow({ speechToText: workersAI() });
+    const m = marker();
+    const stream = (body: Record<string, unknown>) => call("POST", `/prediction/${id}`, { body: { streaming: true, chatId: m, ...body } });
+    expect((await stream({ question: "warm up" })).status).toBe(200); // this isolate now streams the chatflow's head early
+    await (await stream({ question: "again" })).text();
+    const restore = setVars({ MAX_AUDIO_MB: "0.01" });
+    const big = await stream({ question: "", uploads: [recording(m, 2)] }).finally(restore);
+    expect((await expectError(big, 413)).message).toMatch(/MAX_AUDIO_MB/);
+    const fits = await stream({ question: "", uploads: [recording(`streamed ${m}`)] });
+    expect(fits.status).toBe(200);
+    expect(await fits.text()).toContain(`ai: streamed ${m}`);
+  });
+
+  it("a recording to a chatflow without a usable provider is a 400 saying what to configure", async () => {
+    const m = marker();
+    const none = await voiceFlow();
+    const off = await voiceFlow({ speechToText: { none: { status: true }, cloudflareWorkersAI: { status: true } } });
+    const unknown = await voiceFlow({ speechToText: { someoneElse: { status: true } } });
+    const noCredential = await voiceFlow({ speechToText: { openAIWhisper: { status: true } } });
+    for (const id of [none, off]) {
+      const res = await call("POST", `/prediction/${id}`, { body: { question: "", uploads: [recording(m)] } });
+      expect((await expectError(res, 400)).message).toMatch(/recording\. Speech to text is not configured for this chatflow.*Workers AI/);
+    }
+    const res = await call("POST", `/prediction/${unknown}`, { body: { question: "", uploads: [recording(m)] } });
+    expect((await expectError(res, 400)).message).toMatch(
+      /provider someoneElse is not one edgeflow has \(cloudflareWorkersAI, openAIWhisper/,
+    );
+    const res2 = await call("POST", `/prediction/${noCredential}`, { body: { question: "", uploads: [recording(m)] } });
+    expect((await expectError(res2, 400)).message).toMatch(/OpenAI Whisper needs a credential/);
+  });
+
+  it("a provider that fails is a 502 naming it, and nothing is stored", async () => {
+    const id = await voiceFlow({ speechToText: workersAI() });
+    const m = marker();
+    const res = await call("POST", `/prediction/${id}`, { body: { question: "", chatId: m, uploads: [recording(`[fail] ${m}`)] } });
+    expect((await expectError(res, 502)).message).toMatch(/Workers AI \(@cf\/openai\/whisper-large-v3-turbo\)/);
+    expect(await json("GET", `/chatmessage/${id}?chatId=${m}`)).toEqual([]);
+  });
+});
+
+describe("what the chat may do", () => {
+  it("/chatflows-uploads and /public-chatbotConfig report speech only where its provider can run", async () => {
+    const cred = await credential("openAIApi", { openAIApiKey: "sk-speech" });
+    const cases: Array<[unknown, unknown, boolean, boolean]> = [
+      [workersAI(), { cloudflareWorkersAI: { status: true, voice: "luna" } }, true, true],
+      [{ openAIWhisper: { status: true, credentialId: cred } }, { openai: { status: true, credentialId: cred } }, true, true],
+      [{ openAIWhisper: { status: true, credentialId: crypto.randomUUID() } }, { elevenlabs: { status: true } }, false, false],
+      [{ someoneElse: { status: true } }, { none: { status: true }, openai: { status: true, credentialId: cred } }, false, false],
+      [undefined, undefined, false, false],
+    ];
+    for (const [speechToText, textToSpeech, stt, tts] of cases) {
+      const id = await voiceFlow({ speechToText, textToSpeech, isPublic: true });
+      const uploads = await json("GET", `/chatflows-uploads/${id}`, { token: null });
+      expect(uploads.isSpeechToTextEnabled, JSON.stringify(speechToText)).toBe(stt);
+      const config = await json("GET", `/public-chatbotConfig/${id}`, { token: null });
+      expect(config.uploads.isSpeechToTextEnabled).toBe(stt);
+      expect(config.isTTSEnabled, JSON.stringify(textToSpeech)).toBe(tts);
+    }
+  });
+
+  it("without the AI binding (locally) Workers AI is not offered; a recording says speech needs Workers AI or a provider", async () => {
+    const { hearRecordings, speechCapabilities } = await import("../../src/services/speech");
+    const local = { ...env, AI: undefined } as typeof env;
+    const settings = { speechToText: JSON.stringify(workersAI()), textToSpeech: JSON.stringify(workersAI()) };
+    expect(await speechCapabilities({ db: undefined as never, env: local }, settings)).toEqual({
+      isSpeechToTextEnabled: false,
+      isTTSEnabled: false,
+    });
+    const heard = hearRecordings(
+      { env: local },
+      {
+        ...settings,
+        uploads: [{ type: "audio", name: "a.wav", mime: "audio/wav", bytes: new Uint8Array(64) }],
+        question: "",
+        getCredential: async () => ({}),
+      },
+    );
+    await expect(heard).rejects.toThrow(/Speech needs Workers AI \(the AI binding, on Cloudflare\) or a configured provider/);
+  });
+});
