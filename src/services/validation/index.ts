@@ -123,7 +123,6 @@ const mentions = (reason: string, id: string) =>
   new RegExp(`(^|[^A-Za-z0-9_])${id.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}($|[^A-Za-z0-9_])`).test(reason);
 
 export async function validateFlow(deps: Deps<"db">, id: string): Promise<ValidationResult[]> {
-  const { db } = deps;
   const flow = await getChatflow(deps, id);
   const flowEntry = (issues: string[]): ValidationResult => ({ id: flow.id, label: flow.name, name: "flow", issues });
   let read: ReturnType<typeof readGraph>;
