@@ -2,7 +2,7 @@ import type { Context } from "hono";
 import type { AppEnv } from "../env";
 import { badRequest } from "../errors";
 import { PredictionRequest, type PredictionInput } from "../schemas/prediction";
-import { type UploadInput, decodeDataUri } from "../services/runs";
+import { type UploadInput, decodeDataUri, isAttachedText } from "../services/runs";
 import { readJsonOrForm } from "./request-body";
 import { describeIssues } from "./router";
 
@@ -35,9 +35,10 @@ export async function readPredictionBody(c: Context<AppEnv>): Promise<{ input: P
   const parsed = PredictionRequest.safeParse(raw);
   if (!parsed.success) throw badRequest(`Invalid request body: ${describeIssues(parsed.error.issues)}`);
 
-  // Decode data: URIs now, so a malformed upload is a 400 before any model is called.
+  // Decode data: URIs now, so a malformed upload is a 400 before any model is called (a URL, and a
+  // file attached in full with its text, pass as they are).
   const uploads: UploadInput[] = (parsed.data.uploads ?? []).map((u) =>
-    u.type === "url" ? { ...u } : { ...u, ...decodeDataUri(u), data: undefined },
+    u.type === "url" || isAttachedText(u) ? { ...u } : { ...u, ...decodeDataUri(u), data: undefined },
   );
   for (const file of files) {
     const bytes = new Uint8Array(await file.arrayBuffer());

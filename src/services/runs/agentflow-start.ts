@@ -19,6 +19,7 @@ import { gateNodeOverrides } from "./overrides";
 import type { RunSteps } from "./steps";
 import type { RunDeps } from "./types";
 import type { UploadInput } from "./uploads";
+import { attachedText, isAttachedText } from "./attached-files";
 
 /** Execute Flow's port (execute-flow.ts): another flow of this deployment, run through the door. */
 export type FlowCaller = (flowId: string, call: FlowCall, signal: AbortSignal) => Promise<FlowCallResult>;
@@ -109,7 +110,8 @@ export async function startAgentflow(deps: RunDeps, base: Omit<RunBase, "release
     form: input.form,
     webhook: start.webhook,
     history,
-    uploads: uploads.length ? runtimeUploads(uploads) : undefined,
+    uploads: uploads.some((u) => !isAttachedText(u)) ? runtimeUploads(uploads.filter((u) => !isAttachedText(u))) : undefined,
+    fileText: attachedText(uploads) || undefined,
     streaming: start.streaming && !postProcessing,
     nodeOverrides,
     vars: base.vars,

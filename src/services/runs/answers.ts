@@ -9,7 +9,7 @@ export function chatflowAnswer(run: ChatflowRun, done: ChatflowDone) {
   return {
     text: done.result.text,
     json: done.result.json ?? null,
-    question: run.ctx.question,
+    question: run.input.question ?? "",
     chatId: run.ctx.chatId,
     chatMessageId: done.chatMessageId,
     sessionId: run.ctx.sessionId,

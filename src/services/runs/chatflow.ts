@@ -3,6 +3,7 @@
 import { type PreparedChatflow, type RunContext, type RunResult, type StreamSink, createRunContext } from "../../engine";
 import { redactError } from "../../lib/redact";
 import { nowIso } from "../../lib/time";
+import { withAttachedText } from "./attached-files";
 import { type ExchangeIds, storeExchange } from "./chatflow-messages";
 import { type RunBase, runIds, track } from "./base";
 import { runMemory } from "./memory";
@@ -43,7 +44,7 @@ export function startChatflow(deps: RunDeps, base: Omit<RunBase, "release">, pre
     history: input.history ?? [],
     vars: base.vars,
     chatflowid: flow.id,
-    question: input.question ?? "",
+    question: withAttachedText(input.question ?? "", base.uploads),
     nodeOverrides: gateNodeOverrides(prepared.graph, flow.apiConfig, input.overrideConfig ?? {}),
     signal: base.controller.signal,
     getCredential: base.getCredential,
@@ -86,7 +87,7 @@ async function record(run: ChatflowRun, result: RunResult, ids?: ExchangeIds): P
       chatId: run.ctx.chatId,
       sessionId: run.ctx.sessionId,
       memoryType: result.memoryType,
-      question: run.ctx.question,
+      question: run.input.question ?? "",
       answer: result.text,
       startedAt: run.startedAt,
       fileUploads,

@@ -97,4 +97,5 @@ export { gateNodeOverrides, gateVarOverrides } from "./overrides";
 export { startInputsOf } from "./start-trigger";
 export { abortRun } from "./in-flight";
 export { type UploadInput, decodeDataUri, storeUploads } from "./uploads";
+export { isAttachedText } from "./attached-files";
 export { unparkUploads, unparkWebhook } from "./park";

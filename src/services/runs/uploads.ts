@@ -1,4 +1,5 @@
 import { badRequest } from "../../errors";
+import { isAttachedText } from "./attached-files";
 
 export interface UploadInput {
   type: string;
@@ -29,6 +30,11 @@ export async function storeUploads(files: R2Bucket, chatflowid: string, chatId: 
   for (const upload of uploads) {
     if (upload.type === "url") {
       out.push({ type: "url", name: upload.name, mime: upload.mime ?? "", url: upload.data });
+      continue;
+    }
+    // Its file was stored by POST /attachments; the message records it without its text.
+    if (isAttachedText(upload)) {
+      out.push({ type: "stored-file:full", name: safeName(upload.name), mime: upload.mime ?? "" });
       continue;
     }
     const { bytes, mime } = upload.bytes ? { bytes: upload.bytes, mime: upload.mime ?? "" } : decodeDataUri(upload);
