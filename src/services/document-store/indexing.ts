@@ -7,7 +7,7 @@ import { float32Embeddings, inIsolate } from "../../providers/embeddings/types";
 import { indexDocuments, type IndexResult } from "../../providers/recordmanager/indexing";
 import type { AddVectorsOptions, DocVectorStore } from "../../providers/vectorstores/types";
 import type { BuiltComponents } from "./components";
-import { EmbedStream } from "./embed-stream";
+import { EMBED_SLICE, EmbedStream } from "./embed-stream";
 
 /** An upsert answers at most this many of its added documents (the rest are in the store). */
 export const ADDED_DOCS_LIMIT = 1000;
@@ -40,14 +40,25 @@ export type VectorStream =
   | { float32: true; stream: EmbedStream<Float32Array>; write: Write<Float32Array> }
   | { float32: false; stream: EmbedStream<number[]>; write: Write<number[]> };
 
+/**
+ * Texts per embedding call: a provider that caps its calls lower (Workers AI: 100) gets slices of
+ * its own size, one call each (128 would be two calls, 100 + 28).
+ */
+function sliceFor(embeddings: object): number {
+  const cap = (embeddings as { batchSize?: unknown }).batchSize;
+  return typeof cap === "number" && Number.isInteger(cap) && cap >= 1 ? Math.min(EMBED_SLICE, cap) : EMBED_SLICE;
+}
+
 /** Starts embedding `texts` for `store` (see VectorStream). */
 export function vectorStream(store: DocVectorStore, texts: string[]): VectorStream {
   const f32 = float32Embeddings(store.embeddings);
   const addFloat32 = store.addFloat32Vectors?.bind(store);
+  const slice = sliceFor(store.embeddings);
   if (f32 && addFloat32) {
-    return { float32: true, stream: new EmbedStream({ embedDocuments: (t) => f32.embedDocumentsFloat32(t) }, texts), write: addFloat32 };
+    const stream = new EmbedStream({ embedDocuments: (t) => f32.embedDocumentsFloat32(t) }, texts, slice);
+    return { float32: true, stream, write: addFloat32 };
   }
-  return { float32: false, stream: new EmbedStream(store.embeddings, texts), write: store.addVectors.bind(store) };
+  return { float32: false, stream: new EmbedStream(store.embeddings, texts, slice), write: store.addVectors.bind(store) };
 }
 
 /**
