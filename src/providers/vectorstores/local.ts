@@ -50,11 +50,6 @@ const MAX_RANKINGS = 3;
 export class LocalD1VectorStore extends D1DocumentsStore {
   readonly provider = LOCAL_PROVIDER;
   readonly maxTopK = 100;
-  /**
-   * A write is one D1 batch (a transaction) whatever its size: a few large ones cost less than one
-   * per slice the model answers, and the model keeps embedding ahead while each is written.
-   */
-  readonly minWrite = 1024;
 
   addVectors(vectors: number[][], documents: DocumentInterface[], options?: AddVectorsOptions): Promise<string[]> {
     return this.write(vectors, documents, options);
