@@ -8,7 +8,7 @@ import { REQUEST_TIMEOUT_MS, dispatcher, expectOk, httpFetch, stats } from "../l
 const DOC_BENCH = { ingestMb: 5, openAIMb: 1, ingestRuns: 3, queryChunks: 10_000, queryRequests: 300, timeoutMs: 600_000 };
 
 /** Deterministic prose-like text of about `bytes` characters: pseudo-words, sentences, paragraphs. */
-function benchText(bytes, seed) {
+export function benchText(bytes, seed) {
   let x = seed >>> 0 || 1;
   const rand = () => {
     x ^= x << 13;
