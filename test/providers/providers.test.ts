@@ -27,6 +27,14 @@ describe("local hash embeddings", () => {
     const approx = qa.codes.reduce((s, x, i) => s + x * qa.scale * qb.codes[i] * qb.scale, 0);
     expect(Math.abs(approx - cos(a, b))).toBeLessThan(0.01);
   });
+  it("quantises float32 vectors (as an upsert gets them from the wire) exactly as the same numbers in an array", () => {
+    const floats = new Float32Array(hashEmbed("float32 straight from base64"));
+    const fromArray = quantize(Array.from(floats));
+    const fromFloats = quantize(floats);
+    expect(fromFloats.scale).toBe(fromArray.scale);
+    expect([...fromFloats.codes]).toEqual([...fromArray.codes]);
+    expect(fromFloats.codes.some((c) => c !== 0)).toBe(true);
+  });
   it("registry: names, defaults by binding, 400 for unknown names listing the supported ones", async () => {
     expect(supportedEmbeddings()).toEqual(
       expect.arrayContaining(["cloudflareWorkersAIEmbeddings", "openAIEmbeddings", "localHashEmbeddings"]),
@@ -110,7 +118,8 @@ describe("D1 JSON batches", () => {
     const parts = jsonBatches(rows, 2_000);
     expect(parts.every((p) => new TextEncoder().encode(p).length <= 2_000)).toBe(true);
     expect(parts.flatMap((p) => JSON.parse(p))).toEqual(rows);
-    for (const s of ["", "abc", "é€😀", "\ud800x"]) expect(utf8Length(s)).toBe(new TextEncoder().encode(s).length);
+    for (const s of ["", "abc", "é€😀", "\ud800x", "ascii then é", "\u007f", "\u0080", `${"a".repeat(3000)}😀`])
+      expect(utf8Length(s)).toBe(new TextEncoder().encode(s).length);
   });
 });
 

@@ -394,6 +394,20 @@ describe("vector store query", () => {
 });
 
 describe("Cloudflare path (Workers AI + Vectorize stand-ins)", () => {
+  it("without a record manager, chunks go to Workers AI in calls of its cap (100), not slices split in two", async () => {
+    const store = await newStore();
+    const lines = Array.from({ length: 230 }, (_, i) => `Line ${i} names thing${i} alone.`);
+    const callsBefore = (await (env.AI as any).calls()).length;
+    const up = await upsert(store.id, {
+      loader: { name: "plainText", config: { text: lines.join("\n\n") } },
+      splitter: { name: "characterTextSplitter", config: { chunkSize: 40, chunkOverlap: 0, separator: "\n\n" } },
+    });
+    expect(up.numAdded).toBe(230);
+    const calls = (await (env.AI as any).calls()).slice(callsBefore);
+    expect(calls.map((c: any) => c.count)).toEqual([100, 100, 30]);
+    expect(await (env.VECTORIZE as any).ids(store.id)).toHaveLength(230);
+  });
+
   it("defaults to Workers AI and Vectorize when bound: batches of ≤ 100, metadata only ids, namespace per store", async () => {
     const store = await newStore();
     const lines = Array.from({ length: 230 }, (_, i) => `Line ${i} mentions item${i} only.`);

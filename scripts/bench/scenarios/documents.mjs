@@ -8,7 +8,7 @@ import { REQUEST_TIMEOUT_MS, dispatcher, expectOk, httpFetch, stats } from "../l
 const DOC_BENCH = { ingestMb: 5, openAIMb: 1, ingestRuns: 3, queryChunks: 10_000, queryRequests: 300, timeoutMs: 600_000 };
 
 /** Deterministic prose-like text of about `bytes` characters: pseudo-words, sentences, paragraphs. */
-function benchText(bytes, seed) {
+export function benchText(bytes, seed) {
   let x = seed >>> 0 || 1;
   const rand = () => {
     x ^= x << 13;
@@ -64,10 +64,15 @@ function benchText(bytes, seed) {
 
 /**
  * Upserts `text` as a multipart text file into a fresh store per run, one run at a time, with the
- * given embedding and the local vector store; chunks/s is chunks over wall time.
+ * given embedding and the local vector store; chunks/s is chunks over wall time (the mean over the
+ * runs, and their median). Also the server's CPU per upsert, and this process's (the client and,
+ * for the OpenAI-compatible scenario, the stand-in answering the embeddings: on one machine both
+ * share the cores, so the figure depends on the stand-in's cost as well as on edgeflow's).
  */
 async function measureIngest(ctx, { text, runs, embedding, label }) {
   const times = [];
+  const serverCpu = [];
+  const benchCpu = [];
   const failures = {};
   let chunks = 0;
   for (let run = 0; run < runs; run++) {
@@ -85,6 +90,8 @@ async function measureIngest(ctx, { text, runs, embedding, label }) {
       // Measured in the request: over UPSERT_QUEUE_CHUNKS chunks an upsert would otherwise go to the queue (202).
       part('Content-Disposition: form-data; name="async"', "false") +
       `--${boundary}--\r\n`;
+    const cpu0 = ctx.cpuMs();
+    const own0 = process.cpuUsage();
     const t0 = performance.now();
     const res = await httpFetch(`${ctx.baseUrl}/document-store/upsert/${store.id}`, {
       method: "POST",
@@ -100,14 +107,24 @@ async function measureIngest(ctx, { text, runs, embedding, label }) {
       console.log(`bench:   ingestion answered ${res.status}: ${JSON.stringify(answer).slice(0, 200)}`);
       continue;
     }
+    const own = process.cpuUsage(own0);
     chunks = answer.numAdded;
     times.push(ms);
-    console.log(`bench:   run ${run + 1}: ${chunks} chunks in ${(ms / 1000).toFixed(2)} s → ${Math.round(chunks / (ms / 1000))} chunks/s`);
+    serverCpu.push(ctx.cpuMs() - cpu0);
+    benchCpu.push((own.user + own.system) / 1000);
+    console.log(
+      `bench:   run ${run + 1}: ${chunks} chunks in ${(ms / 1000).toFixed(2)} s → ${Math.round(chunks / (ms / 1000))} chunks/s; ` +
+        `CPU ms: server ${serverCpu.at(-1).toFixed(0)}, this process ${benchCpu.at(-1).toFixed(0)}`,
+    );
   }
   const seconds = times.reduce((a, b) => a + b, 0) / 1000;
   const chunksPerSecond = seconds > 0 ? (chunks * times.length) / seconds : NaN;
+  const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  const medianChunksPerSecond = times.length ? chunks / (median(times) / 1000) : NaN;
   console.log(
-    `bench:   ingestion (${label}): ${chunks} chunks per file, ${Math.round(chunksPerSecond)} chunks/s (mean of ${times.length} runs)`,
+    `bench:   ingestion (${label}): ${chunks} chunks per file, ${Math.round(chunksPerSecond)} chunks/s (mean of ${times.length} runs), ` +
+      `median ${Math.round(medianChunksPerSecond)}; CPU ms per upsert (median): server ${median(serverCpu)?.toFixed(0)}, ` +
+      `this process ${median(benchCpu)?.toFixed(0)}`,
   );
   return {
     requests: times.length,
@@ -117,6 +134,9 @@ async function measureIngest(ctx, { text, runs, embedding, label }) {
     failures,
     chunksPerUpsert: chunks,
     chunksPerSecond,
+    medianChunksPerSecond,
+    serverCpuMsPerUpsert: median(serverCpu),
+    benchProcessCpuMsPerUpsert: median(benchCpu),
   };
 }
 

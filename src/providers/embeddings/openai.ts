@@ -5,6 +5,7 @@
 import { Embeddings } from "@langchain/core/embeddings";
 import { ApiError, fail } from "../../errors";
 import { fromBase64 } from "../../lib/crypto";
+import type { Float32Embeddings } from "./types";
 import { type EndpointEnv, type EndpointPolicy, checkEndpoint, endpointFetch } from "../../lib/outbound";
 import { redactError } from "../../lib/redact";
 import { providerErrorMessage } from "../chat/http";
@@ -44,11 +45,14 @@ const BATCHES_IN_FLIGHT = 4;
 /** Endpoints that refused encoding_format (learnt once per isolate). */
 const floatsOnly = new Set<string>();
 
+type Vector = Float32Array | number[];
+
 /**
  * A vector as JSON numbers, or base64 of little-endian float32s (encoding_format "base64", what
  * OpenAI's own SDK asks for: about a third of the bytes, and decoded without parsing numbers).
+ * Base64 is answered as float32s viewed where they were decoded (no copy), numbers as they came.
  */
-function decodeEmbedding(value: unknown): number[] | undefined {
+function decodeEmbedding(value: unknown): Vector | undefined {
   if (Array.isArray(value)) return value as number[];
   if (typeof value !== "string") return undefined;
   let bytes: Uint8Array;
@@ -58,15 +62,19 @@ function decodeEmbedding(value: unknown): number[] | undefined {
     return undefined;
   }
   if (bytes.byteLength % 4) return undefined;
-  // fromBase64 gives a fresh buffer (offset 0, aligned). A counted loop, not Array.from, which
-  // walks an iterator: ~4x slower over thousands of vectors.
-  const floats = new Float32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 4);
+  // fromBase64 gives a fresh buffer (offset 0, so aligned for float32s).
+  return new Float32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 4);
+}
+
+/** A vector as an array of numbers. A counted loop, not Array.from, which walks an iterator: ~4x slower. */
+function toNumbers(floats: Vector): number[] {
+  if (Array.isArray(floats)) return floats;
   const out = new Array<number>(floats.length);
   for (let i = 0; i < floats.length; i++) out[i] = floats[i];
   return out;
 }
 
-export class OpenAICompatibleEmbeddings extends Embeddings {
+export class OpenAICompatibleEmbeddings extends Embeddings implements Float32Embeddings {
   readonly url: string;
   readonly model: string;
   private readonly fields: OpenAIEmbeddingsFields;
@@ -80,12 +88,20 @@ export class OpenAICompatibleEmbeddings extends Embeddings {
     this.model = fields.model;
   }
 
-  /** Batches go out a few at a time (order kept): an upsert waits for the slowest, not their sum. */
   async embedDocuments(texts: string[]): Promise<number[][]> {
+    return (await this.embedVectors(texts)).map(toNumbers);
+  }
+
+  async embedDocumentsFloat32(texts: string[]): Promise<Float32Array[]> {
+    return (await this.embedVectors(texts)).map((v) => (Array.isArray(v) ? Float32Array.from(v) : v));
+  }
+
+  /** Batches go out a few at a time (order kept): an upsert waits for the slowest, not their sum. */
+  private async embedVectors(texts: string[]): Promise<Vector[]> {
     const size = Math.max(1, Math.min(2048, this.fields.batchSize ?? 512));
     const batches: string[][] = [];
     for (let i = 0; i < texts.length; i += size) batches.push(texts.slice(i, i + size));
-    const results = new Array<number[][]>(batches.length);
+    const results = new Array<Vector[]>(batches.length);
     let next = 0;
     const worker = async () => {
       while (next < batches.length) {
@@ -98,10 +114,10 @@ export class OpenAICompatibleEmbeddings extends Embeddings {
   }
 
   async embedQuery(text: string): Promise<number[]> {
-    return (await this.call([text]))[0];
+    return toNumbers((await this.call([text]))[0]);
   }
 
-  private call(batch: string[]): Promise<number[][]> {
+  private call(batch: string[]): Promise<Vector[]> {
     const input = this.fields.stripNewLines === false ? batch : batch.map((t) => t.replace(/\n/g, " "));
     return withOneRetry(
       () => this.attempt(input),
@@ -109,7 +125,7 @@ export class OpenAICompatibleEmbeddings extends Embeddings {
     );
   }
 
-  private async attempt(input: string[]): Promise<number[][]> {
+  private async attempt(input: string[]): Promise<Vector[]> {
     const deadline = new Deadline(this.fields.timeoutMs ?? DEFAULT_TIMEOUT_MS);
     try {
       const headers: Record<string, string> = { "content-type": "application/json" };
@@ -147,7 +163,7 @@ export class OpenAICompatibleEmbeddings extends Embeddings {
           : [];
       if (vectors.length !== input.length || vectors.some((v) => !v))
         throw fail("MODEL_FAILED", `${PROVIDER} answered without one embedding per input`);
-      return vectors as number[][];
+      return vectors as Vector[];
     } catch (err) {
       // A provider may echo the key it was sent: the error carries the message without it.
       throw redactError(err instanceof ApiError ? err : deadline.failure(err, PROVIDER), this.fields.apiKey ? [this.fields.apiKey] : []);

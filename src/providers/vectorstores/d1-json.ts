@@ -3,8 +3,15 @@
 // json_each, so thousands of rows cost a handful of statements instead of hundreds.
 import { yieldToEventLoop } from "../../lib/pace";
 
-/** UTF-8 bytes of a string, counted without encoding it (rows are measured one by one). */
+/** Any character outside ASCII (where UTF-8 bytes and UTF-16 units differ). */
+const NON_ASCII = /[^\x00-\x7f]/;
+
+/**
+ * UTF-8 bytes of a string, counted without encoding it (rows are measured one by one). An ASCII
+ * string (every vector row, most text) is told by one native regex scan, ~4x faster than the loop.
+ */
 export function utf8Length(s: string): number {
+  if (!NON_ASCII.test(s)) return s.length;
   let bytes = s.length;
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);

@@ -51,7 +51,16 @@ export class LocalD1VectorStore extends D1DocumentsStore {
   readonly provider = LOCAL_PROVIDER;
   readonly maxTopK = 100;
 
-  async addVectors(vectors: number[][], documents: DocumentInterface[], options?: AddVectorsOptions): Promise<string[]> {
+  addVectors(vectors: number[][], documents: DocumentInterface[], options?: AddVectorsOptions): Promise<string[]> {
+    return this.write(vectors, documents, options);
+  }
+
+  /** Float32 vectors as the embeddings answered them: quantised as they are. */
+  addFloat32Vectors(vectors: Float32Array[], documents: DocumentInterface[], options?: AddVectorsOptions): Promise<string[]> {
+    return this.write(vectors, documents, options);
+  }
+
+  private async write(vectors: ArrayLike<number>[], documents: DocumentInterface[], options?: AddVectorsOptions): Promise<string[]> {
     const ids = this.idsFor(documents, options);
     if (!ids.length) return ids;
     const rows = vectors.map((v, i) => {

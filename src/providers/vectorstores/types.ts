@@ -30,6 +30,8 @@ export interface LinkedSearch {
 /** A vector store over D1-held documents: the text of every vector stays in `vector_document`. */
 export interface DocVectorStore extends VectorStore {
   addVectors(vectors: number[][], documents: DocumentInterface[], options?: AddVectorsOptions): Promise<string[] | void>;
+  /** addVectors for float32 vectors as the embeddings answered them (Float32Embeddings), when the store reads them as they are. */
+  addFloat32Vectors?(vectors: Float32Array[], documents: DocumentInterface[], options?: AddVectorsOptions): Promise<string[] | void>;
   /**
    * Fewest vectors worth one addVectors call (an upsert writes as the model answers): a store that
    * rewrites a whole index per call (faiss) asks for large writes; default 1.

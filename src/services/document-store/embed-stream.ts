@@ -1,8 +1,12 @@
 // An upsert's chunks embedded as a stream of small slices, a few requested ahead of the one being
 // written: the model keeps working while vectors are decoded and stored, the first write starts
 // after one slice has come back (not a whole group), and the vectors held at once stay bounded.
-import type { EmbeddingsInterface } from "@langchain/core/embeddings";
 import { badGateway } from "../../errors";
+
+/** What a stream asks for vectors: an embeddings model, or an adapter answering float32 vectors. */
+export interface VectorSource<V> {
+  embedDocuments(texts: string[]): Promise<V[]>;
+}
 
 /** Texts per embedding call (a provider's own batchSize may split it further). */
 export const EMBED_SLICE = 128;
@@ -13,19 +17,19 @@ export const EMBED_SLICE = 128;
  */
 export const EMBED_WINDOW = 9;
 
-interface Slice {
-  vectors: Promise<number[][]>;
+interface Slice<V> {
+  vectors: Promise<V[]>;
   settled: boolean;
 }
 
-export class EmbedStream {
-  private readonly slices: Array<Slice | undefined> = [];
+export class EmbedStream<V = number[]> {
+  private readonly slices: Array<Slice<V> | undefined> = [];
   private readonly total: number;
   private taken = 0;
   private delivered = 0;
 
   constructor(
-    private readonly embeddings: EmbeddingsInterface,
+    private readonly embeddings: VectorSource<V>,
     private readonly texts: string[],
     private readonly slice = EMBED_SLICE,
     private readonly window = EMBED_WINDOW,
@@ -43,7 +47,7 @@ export class EmbedStream {
         if (v.length !== texts.length) throw badGateway(`The embeddings answered ${v.length} vectors for ${texts.length} texts`);
         return v;
       });
-      const entry: Slice = { vectors, settled: false };
+      const entry: Slice<V> = { vectors, settled: false };
       // Awaited when taken; a write may fail first, so a rejection here must not go unhandled.
       entry.vectors.then(
         () => (entry.settled = true),
@@ -58,7 +62,7 @@ export class EmbedStream {
    * there are `min`, then those after them that have already arrived — writes grow when the model
    * is ahead of them. Undefined at the end.
    */
-  async next(min: number, max: number): Promise<number[][] | undefined> {
+  async next(min: number, max: number): Promise<V[] | undefined> {
     if (this.taken >= this.total) return undefined;
     const out = await this.take();
     while (this.taken < this.total && out.length + this.slice <= max && (out.length < min || this.slices[this.taken]!.settled)) {
@@ -67,7 +71,7 @@ export class EmbedStream {
     return out;
   }
 
-  private async take(): Promise<number[][]> {
+  private async take(): Promise<V[]> {
     const entry = this.slices[this.taken]!;
     this.slices[this.taken++] = undefined; // its vectors are the caller's now: not held here
     const vectors = await entry.vectors;

@@ -1,13 +1,13 @@
 // Chunks into the store's vector store: through its record manager (LangChain's indexing
 // semantics) when it has one, else replacing the loader's previous vectors.
-import { Document } from "@langchain/core/documents";
+import { Document, type DocumentInterface } from "@langchain/core/documents";
 import { badRequest } from "../../errors";
 import { newId } from "../../lib/ids";
-import { inIsolate } from "../../providers/embeddings/types";
+import { float32Embeddings, inIsolate } from "../../providers/embeddings/types";
 import { indexDocuments, type IndexResult } from "../../providers/recordmanager/indexing";
-import type { DocVectorStore } from "../../providers/vectorstores/types";
+import type { AddVectorsOptions, DocVectorStore } from "../../providers/vectorstores/types";
 import type { BuiltComponents } from "./components";
-import { EmbedStream } from "./embed-stream";
+import { EMBED_SLICE, EmbedStream } from "./embed-stream";
 
 /** An upsert answers at most this many of its added documents (the rest are in the store). */
 export const ADDED_DOCS_LIMIT = 1000;
@@ -29,15 +29,47 @@ export interface IndexControl {
   queueAbove?: number;
 }
 
+type Write<V> = (vectors: V[], documents: DocumentInterface[], options: AddVectorsOptions) => Promise<unknown>;
+
+/**
+ * An upsert's vectors on their way to its store: float32s as the model sent them when the
+ * embeddings can answer them and the store reads them (no array of numbers made per vector),
+ * else number arrays.
+ */
+export type VectorStream =
+  | { float32: true; stream: EmbedStream<Float32Array>; write: Write<Float32Array> }
+  | { float32: false; stream: EmbedStream<number[]>; write: Write<number[]> };
+
+/**
+ * Texts per embedding call: a provider that caps its calls lower (Workers AI: 100) gets slices of
+ * its own size, one call each (128 would be two calls, 100 + 28).
+ */
+function sliceFor(embeddings: object): number {
+  const cap = (embeddings as { batchSize?: unknown }).batchSize;
+  return typeof cap === "number" && Number.isInteger(cap) && cap >= 1 ? Math.min(EMBED_SLICE, cap) : EMBED_SLICE;
+}
+
+/** Starts embedding `texts` for `store` (see VectorStream). */
+export function vectorStream(store: DocVectorStore, texts: string[]): VectorStream {
+  const f32 = float32Embeddings(store.embeddings);
+  const addFloat32 = store.addFloat32Vectors?.bind(store);
+  const slice = sliceFor(store.embeddings);
+  if (f32 && addFloat32) {
+    const stream = new EmbedStream({ embedDocuments: (t) => f32.embedDocumentsFloat32(t) }, texts, slice);
+    return { float32: true, stream, write: addFloat32 };
+  }
+  return { float32: false, stream: new EmbedStream(store.embeddings, texts, slice), write: store.addVectors.bind(store) };
+}
+
 /**
  * Starts embedding the chunks at once, so the model calls overlap the file and chunk writes that
  * come first; undefined with a record manager (it embeds only the chunks that changed).
  */
-export function embedAhead(built: BuiltComponents, chunks: Document[]): EmbedStream | undefined {
+export function embedAhead(built: BuiltComponents, chunks: Document[]): VectorStream | undefined {
   return built.recordManager
     ? undefined
-    : new EmbedStream(
-        built.store.embeddings,
+    : vectorStream(
+        built.store,
         chunks.map((c) => c.pageContent),
       );
 }
@@ -51,7 +83,7 @@ export async function indexChunks(
   docId: string,
   chunks: Document[],
   control: IndexControl,
-  ahead?: EmbedStream,
+  ahead?: VectorStream,
 ): Promise<IndexResult> {
   const docs = chunks.map((c) => new Document({ pageContent: c.pageContent, metadata: { ...c.metadata, docId } }));
   if (!built.recordManager) return replaceVectors(built.store, docId, docs, ahead);
@@ -67,7 +99,7 @@ export async function indexChunks(
  * takes what the model has answered so far, in order, while it embeds the rest; the chunk
  * numbers go in the same write.
  */
-async function replaceVectors(store: DocVectorStore, docId: string, docs: Document[], ahead?: EmbedStream): Promise<IndexResult> {
+async function replaceVectors(store: DocVectorStore, docId: string, docs: Document[], ahead?: VectorStream): Promise<IndexResult> {
   const old = await store.idsOfDoc(docId);
   if (old.length) await store.delete({ ids: old });
   const ids = docs.map(() => newId());
@@ -84,20 +116,25 @@ export async function writeVectors(
   docs: Document[],
   ids: string[],
   firstChunkNo: number,
-  ahead?: EmbedStream,
+  ahead?: VectorStream,
 ): Promise<void> {
-  const stream =
+  const s =
     ahead ??
-    new EmbedStream(
-      store.embeddings,
+    vectorStream(
+      store,
       docs.map((d) => d.pageContent),
     );
   // A write costs a D1 batch: small ones only pay when they let a remote model's latency overlap.
   const min = inIsolate(store.embeddings) ? WRITE_MAX : Math.min(store.minWrite ?? 1, WRITE_MAX);
+  if (s.float32) await drain(s.stream, s.write, docs, ids, firstChunkNo, min);
+  else await drain(s.stream, s.write, docs, ids, firstChunkNo, min);
+}
+
+async function drain<V>(stream: EmbedStream<V>, write: Write<V>, docs: Document[], ids: string[], firstChunkNo: number, min: number) {
   for (let from = 0, vectors; (vectors = await stream.next(min, WRITE_MAX)); from += vectors.length) {
     const to = from + vectors.length;
     const chunkNos = Array.from({ length: vectors.length }, (_, j) => firstChunkNo + from + j);
-    await store.addVectors(vectors, docs.slice(from, to), { ids: ids.slice(from, to), chunkNos });
+    await write(vectors, docs.slice(from, to), { ids: ids.slice(from, to), chunkNos });
   }
 }
 

@@ -24,10 +24,17 @@ import { runBatch } from "../../providers/vectorstores/d1-json";
 import { eq } from "drizzle-orm";
 import { documentStore } from "../../db/schema";
 import { type BuiltComponents, buildComponents } from "./components";
-import { EmbedStream } from "./embed-stream";
 import { entryFor, lostLoader, recordRun, storeFiles, writeEntry, writesFiles } from "./loader-entry";
 import { fileKey } from "./files";
-import { type IndexControl, type UpsertResult, ADDED_DOCS_LIMIT, assertIndexable, writeVectors } from "./indexing";
+import {
+  type IndexControl,
+  type UpsertResult,
+  type VectorStream,
+  ADDED_DOCS_LIMIT,
+  assertIndexable,
+  vectorStream,
+  writeVectors,
+} from "./indexing";
 import { LoaderLease, upsertLeaseMs } from "./lease";
 import { type StoreBefore, chunkInserts, deleteDocVectors, restoreStore, settleFailure } from "./ingest-undo";
 import { endRow, windowRow } from "./loader-rows";
@@ -155,8 +162,8 @@ class StreamedRun {
         // The model starts on the window while its chunks are written.
         const ahead = rm
           ? undefined
-          : new EmbedStream(
-              this.built.store.embeddings,
+          : vectorStream(
+              this.built.store,
               window.chunks.map((c) => c.pageContent),
             );
         await this.commit(window.chunks, p, next);
@@ -257,7 +264,7 @@ class StreamedRun {
    * Chunks numbered from `firstNo` into the vector store; their vector ids are the run's and their numbers (a
    * retry rewrites the same ones).
    */
-  private async index(chunks: Document[], firstNo: number, p: StreamProgress, ahead?: EmbedStream): Promise<IndexCounts> {
+  private async index(chunks: Document[], firstNo: number, p: StreamProgress, ahead?: VectorStream): Promise<IndexCounts> {
     const docId = this.plan.entryId;
     const docs = chunks.map((c) => new Document({ pageContent: c.pageContent, metadata: { ...c.metadata, docId } }));
     if (!docs.length) return NO_COUNTS;
