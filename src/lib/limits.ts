@@ -2,7 +2,7 @@
 // table, so the code, its error messages and the README name the same vars. Exceeding a limit is a
 // 413 naming it, raised before anything is stored. (JSON nested too deeply is malformed input
 // rather than too much of it: a 400, src/lib/json-depth.ts.)
-import { type ApiError, payloadTooLarge } from "../errors";
+import { type ApiError, fail } from "../errors";
 
 interface LimitSpec {
   /** The var that sets it. */
@@ -69,7 +69,8 @@ export const megabytes = (mb: number): number => Math.floor(mb * 1024 * 1024);
  */
 export function overLimit(limits: WorkLimits, name: LimitName, subject: string, actual?: number | string): ApiError {
   const spec = WORK_LIMITS[name];
-  return payloadTooLarge(
+  return fail(
+    "LIMIT_EXCEEDED",
     `${subject}: more than ${limits[name]} ${spec.unit} (${spec.env})${actual !== undefined ? `; it has ${actual}` : ""}`,
   );
 }

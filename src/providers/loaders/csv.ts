@@ -3,7 +3,7 @@
 // string building), stops at the column and row limits as soon as they are passed, and yields
 // between rows.
 import { Document } from "@langchain/core/documents";
-import { badRequest } from "../../errors";
+import { fail } from "../../errors";
 import { type WorkLimits, overLimit } from "../../lib/limits";
 import { Pacer } from "../../lib/pace";
 import { assertDocumentCount, assertHasText, byExtOrMime, decodeTextWithin, extensionOf, needFiles } from "./text-util";
@@ -52,7 +52,7 @@ export async function parseCsv(text: string, options: CsvOptions = {}): Promise<
       let j = i + 1;
       for (;;) {
         const q = text.indexOf('"', j);
-        if (q < 0) throw badRequest("CSV has an unterminated quoted field");
+        if (q < 0) throw fail("INVALID_INPUT", "CSV has an unterminated quoted field");
         parts.push(text.slice(j, q));
         if (text.charCodeAt(q + 1) === 0x22) {
           parts.push('"');
@@ -113,10 +113,10 @@ export const csvLoader: LoaderDefinition = {
       const separator =
         extensionOf(f.name) === "tsv" ? "\t" : typeof config.separator === "string" && config.separator ? config.separator : ",";
       const rows = await parseCsv(await decodeTextWithin(f, limits), { separator, limits, name: f.name });
-      if (rows.length < 2) throw badRequest(`CSV file ${f.name} has no data rows under its header`);
+      if (rows.length < 2) throw fail("INVALID_INPUT", `CSV file ${f.name} has no data rows under its header`);
       const [header, ...data] = rows;
       if (column && !header.includes(column))
-        throw badRequest(`CSV file ${f.name} has no column "${column}" (columns: ${header.join(", ")})`);
+        throw fail("INVALID_INPUT", `CSV file ${f.name} has no column "${column}" (columns: ${header.join(", ")})`);
       assertDocumentCount(docs.length + data.length, limits, `CSV file ${f.name}`);
       const at = column ? header.indexOf(column) : -1;
       const names = header.map((h) => h.trim());

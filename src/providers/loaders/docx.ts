@@ -4,7 +4,7 @@
 // as it goes, inside paragraphs too (one paragraph may hold most of the document).
 import { Document } from "@langchain/core/documents";
 import { decodeXML } from "entities/decode";
-import { ApiError, badRequest } from "../../errors";
+import { ApiError, fail } from "../../errors";
 import { megabytes, overLimit } from "../../lib/limits";
 import { Pacer } from "../../lib/pace";
 import { assertHasText, assertNotEmpty, extensionOf } from "./text-util";
@@ -81,7 +81,7 @@ export const docxLoader: LoaderDefinition = {
   accepts: (f) =>
     extensionOf(f.name) === "docx" || f.mime.toLowerCase() === "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
   async load({ files, limits }) {
-    if (!files.length) throw badRequest("docxFile needs a file: upload one in `files` or give it in the loader config");
+    if (!files.length) throw fail("INVALID_INPUT", "docxFile needs a file: upload one in `files` or give it in the loader config");
     const docs: Document[] = [];
     for (const f of files) {
       assertNotEmpty(f);
@@ -96,9 +96,9 @@ export const docxLoader: LoaderDefinition = {
         });
       } catch (err) {
         if (err instanceof ApiError && err.status !== 400) throw err;
-        throw badRequest(`File ${f.name} is not a readable DOCX (zip): ${errorMessage(err)}`);
+        throw fail("INVALID_INPUT", `File ${f.name} is not a readable DOCX (zip): ${errorMessage(err)}`);
       }
-      if (xml === undefined) throw badRequest(`File ${f.name} is not a DOCX: word/document.xml is missing`);
+      if (xml === undefined) throw fail("INVALID_INPUT", `File ${f.name} is not a DOCX: word/document.xml is missing`);
       const text = await docxXmlToText(xml);
       assertHasText([text], `DOCX ${f.name}`);
       docs.push(new Document({ pageContent: text, metadata: { source: f.name } }));

@@ -5,7 +5,7 @@
 // member the same way), yielding between pieces. What it answers is what JSON.parse would, and so
 // are its refusals (with the position in the whole text). Arrays and objects nested deeper than
 // MAX_JSON_DEPTH are a 400 (the walks after it recurse), found while reading or in the pieces.
-import { badRequest } from "../../errors";
+import { fail } from "../../errors";
 import { MAX_JSON_DEPTH, jsonTooDeep } from "../../lib/json-depth";
 import { Pacer } from "../../lib/pace";
 
@@ -186,7 +186,7 @@ export async function parseJsonPaced(text: string): Promise<unknown> {
 
 /** A 400 for what parseJsonPaced refused in `what` (other errors pass). */
 export function jsonRefusal(err: unknown, what: string, tooDeep: string): unknown {
-  if (err instanceof JsonTooDeep) return badRequest(tooDeep);
-  if (err instanceof JsonSyntaxError) return badRequest(`${what} is not valid JSON: ${err.message}`);
+  if (err instanceof JsonTooDeep) return fail("INVALID_INPUT", tooDeep);
+  if (err instanceof JsonSyntaxError) return fail("INVALID_INPUT", `${what} is not valid JSON: ${err.message}`);
   return err;
 }

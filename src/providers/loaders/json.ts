@@ -4,7 +4,7 @@
 // at a time (json-paced.ts, which also refuses nesting deeper than src/lib/json-depth.ts allows)
 // and walked without recursion, yielding as it goes; the document count is checked as it grows.
 import { Document } from "@langchain/core/documents";
-import { badRequest } from "../../errors";
+import { fail } from "../../errors";
 import { jsonTooDeep, tooDeepMessage } from "../../lib/json-depth";
 import { jsonRefusal, parseJsonPaced } from "./json-paced";
 import { Pacer } from "../../lib/pace";
@@ -77,9 +77,9 @@ export function jsonLineDocument(line: string, lineNo: number, fileName: string,
   try {
     value = JSON.parse(line);
   } catch {
-    throw badRequest(`File ${fileName} line ${lineNo} is not valid JSON`);
+    throw fail("INVALID_INPUT", `File ${fileName} line ${lineNo} is not valid JSON`);
   }
-  if (jsonTooDeep(value)) throw badRequest(tooDeepMessage(`File ${fileName} line ${lineNo}`));
+  if (jsonTooDeep(value)) throw fail("INVALID_INPUT", tooDeepMessage(`File ${fileName} line ${lineNo}`));
   const picked = pointer ? (value && typeof value === "object" ? (value as Record<string, unknown>)[pointer] : undefined) : value;
   if (picked === undefined || picked === null) return undefined;
   const pageContent = typeof picked === "string" ? picked : JSON.stringify(picked);

@@ -6,7 +6,7 @@
 // PDF_MAX_PAGES before any page is read; pages are then read a few at a time between yields, and
 // the document is destroyed after.
 import { Document } from "@langchain/core/documents";
-import { ApiError, badRequest } from "../../errors";
+import { ApiError, fail } from "../../errors";
 import { overLimit } from "../../lib/limits";
 import { openPaced, readPages } from "./pdf-paced";
 import { largestPageTreeNode } from "./pdf-page-tree";
@@ -20,7 +20,7 @@ export const pdfLoader: LoaderDefinition = {
   fileField: "pdfFile",
   accepts: (f) => extensionOf(f.name) === "pdf" || f.mime.toLowerCase() === "application/pdf",
   async load({ files, config, limits }) {
-    if (!files.length) throw badRequest("pdfFile needs a file: upload one in `files` or give it in the loader config");
+    if (!files.length) throw fail("INVALID_INPUT", "pdfFile needs a file: upload one in `files` or give it in the loader config");
     const usage = config.usage === "perFile" ? "perFile" : "perPage";
     const docs: Document[] = [];
     for (const f of files) {
@@ -40,7 +40,7 @@ export const pdfLoader: LoaderDefinition = {
         }
       } catch (err) {
         if (err instanceof ApiError) throw err;
-        throw badRequest(`File ${f.name} is not a readable PDF: ${errorMessage(err)}`);
+        throw fail("INVALID_INPUT", `File ${f.name} is not a readable PDF: ${errorMessage(err)}`);
       }
       assertHasText(pages, `PDF ${f.name} (it may hold only images)`);
       if (usage === "perFile") {

@@ -1,7 +1,7 @@
 // Document loaders by Flowise node name. Each reads its files or URL into Documents; the shared
 // step here merges the request's metadata and drops omitted keys, as Flowise's loaders do.
 import { Document } from "@langchain/core/documents";
-import { badRequest } from "../../errors";
+import { fail } from "../../errors";
 import { megabytes, overLimit } from "../../lib/limits";
 import { docxLoader } from "./docx";
 import { fileLoaders } from "./files";
@@ -16,7 +16,7 @@ const plainTextLoader: LoaderDefinition = {
   label: "Plain Text",
   async load({ config }) {
     const text = typeof config.text === "string" ? config.text : "";
-    if (!text.trim()) throw badRequest("plainText needs a non-empty `text`");
+    if (!text.trim()) throw fail("INVALID_INPUT", "plainText needs a non-empty `text`");
     return [new Document({ pageContent: text, metadata: {} })];
   },
 };
@@ -30,7 +30,7 @@ export const supportedLoaders = (): string[] => [...byName.keys()].sort();
 
 export function loaderDefinition(name: string): LoaderDefinition {
   const def = byName.get(name);
-  if (!def) throw badRequest(`Unknown loader "${name}". Supported: ${supportedLoaders().join(", ")}`);
+  if (!def) throw fail("INVALID_INPUT", `Unknown loader "${name}". Supported: ${supportedLoaders().join(", ")}`);
   return def;
 }
 
@@ -45,10 +45,10 @@ function metadataObject(value: unknown): Record<string, unknown> {
     try {
       v = JSON.parse(v);
     } catch {
-      throw badRequest("Loader metadata must be a JSON object");
+      throw fail("INVALID_INPUT", "Loader metadata must be a JSON object");
     }
   }
-  if (!v || typeof v !== "object" || Array.isArray(v)) throw badRequest("Loader metadata must be a JSON object");
+  if (!v || typeof v !== "object" || Array.isArray(v)) throw fail("INVALID_INPUT", "Loader metadata must be a JSON object");
   return v as Record<string, unknown>;
 }
 

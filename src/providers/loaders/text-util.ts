@@ -1,5 +1,5 @@
 // Shared by the file loaders: names, decoding, kinds of file, and the limit checks they share.
-import { badRequest } from "../../errors";
+import { fail } from "../../errors";
 import { type WorkLimits, megabytes, overLimit } from "../../lib/limits";
 import { yieldToEventLoop } from "../../lib/pace";
 import type { LoaderFile } from "./types";
@@ -10,7 +10,7 @@ export const extensionOf = (name: string): string => {
 };
 
 export function assertNotEmpty(file: LoaderFile): void {
-  if (file.bytes.length === 0) throw badRequest(`File ${file.name} is empty`);
+  if (file.bytes.length === 0) throw fail("INVALID_INPUT", `File ${file.name} is empty`);
 }
 
 /** Bytes decoded between yields: decoding megabytes at once holds the isolate for a noticeable while. */
@@ -21,7 +21,7 @@ const SNIFF_BYTES = 8192;
 
 /** Refuses a file whose first bytes show it is binary (the start of the file, at least SNIFF_BYTES of it). */
 export function assertTextStart(start: Uint8Array, name: string): void {
-  if (start.subarray(0, SNIFF_BYTES).includes(0)) throw badRequest(`File ${name} is not a text file`);
+  if (start.subarray(0, SNIFF_BYTES).includes(0)) throw fail("INVALID_INPUT", `File ${name} is not a text file`);
 }
 
 /** UTF-8 text of a file (a BOM dropped); a file that is plainly binary is refused. */
@@ -40,11 +40,11 @@ async function decodeText(file: LoaderFile): Promise<string> {
 }
 
 export function assertHasText(texts: string[], what: string): void {
-  if (!texts.some((t) => t.trim().length > 0)) throw badRequest(`No text found in ${what}`);
+  if (!texts.some((t) => t.trim().length > 0)) throw fail("INVALID_INPUT", `No text found in ${what}`);
 }
 
 export function needFiles(files: LoaderFile[], loader: string): void {
-  if (!files.length) throw badRequest(`${loader} needs a file: upload one in \`files\` or give it in the loader config`);
+  if (!files.length) throw fail("INVALID_INPUT", `${loader} needs a file: upload one in \`files\` or give it in the loader config`);
 }
 
 const BINARY_MIME = /^(image|audio|video|font)\/|^application\/(pdf|zip|x-zip|gzip|x-tar|octet-stream|msword|vnd\.)/;

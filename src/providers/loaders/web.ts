@@ -2,7 +2,7 @@
 // and every redirect hop checked) and extracts its text with HTMLRewriter — the workers runtime's
 // own streaming HTML parser, so no DOM library is bundled. `selector` narrows the text (default body).
 import { Document } from "@langchain/core/documents";
-import { ApiError, badRequest, gatewayTimeout } from "../../errors";
+import { ApiError, fail } from "../../errors";
 import { decodeHTML } from "entities/decode";
 import type { LoaderDefinition } from "./types";
 import { type OutboundEnv, outboundFetch } from "../../lib/outbound";
@@ -28,15 +28,15 @@ async function fetchPage(raw: string, outbound: OutboundEnv, maxBytes: number): 
     );
   } catch (err) {
     if (err instanceof ApiError) throw err;
-    if (signal.aborted) throw gatewayTimeout(`${raw} did not answer within ${FETCH_TIMEOUT_MS / 1000} s`);
-    throw badRequest(`Could not fetch ${raw}: ${errorMessage(err)}`);
+    if (signal.aborted) throw fail("TIMEOUT", `${raw} did not answer within ${FETCH_TIMEOUT_MS / 1000} s`);
+    throw fail("INVALID_INPUT", `Could not fetch ${raw}: ${errorMessage(err)}`);
   }
   const url = res.url || raw;
-  if (!res.ok) throw badRequest(`Fetching ${url} answered ${res.status}`);
+  if (!res.ok) throw fail("INVALID_INPUT", `Fetching ${url} answered ${res.status}`);
   const length = Number(res.headers.get("content-length"));
-  if (Number.isFinite(length) && length > maxBytes) throw badRequest(`The page at ${url} is larger than the upload limit`);
+  if (Number.isFinite(length) && length > maxBytes) throw fail("INVALID_INPUT", `The page at ${url} is larger than the upload limit`);
   const bytes = new Uint8Array(await res.arrayBuffer());
-  if (bytes.length > maxBytes) throw badRequest(`The page at ${url} is larger than the upload limit`);
+  if (bytes.length > maxBytes) throw fail("INVALID_INPUT", `The page at ${url} is larger than the upload limit`);
   return { url, html: new TextDecoder().decode(bytes), type: res.headers.get("content-type") ?? "" };
 }
 
@@ -95,7 +95,7 @@ export const webLoader: LoaderDefinition = {
   label: "Cheerio Web Scraper",
   async load({ config, outbound, maxBytes }) {
     const raw = typeof config.url === "string" ? config.url.trim() : "";
-    if (!raw) throw badRequest("cheerioWebScraper needs a url");
+    if (!raw) throw fail("INVALID_INPUT", "cheerioWebScraper needs a url");
     const page = await fetchPage(raw, outbound, maxBytes);
     const selector = typeof config.selector === "string" && config.selector.trim() ? config.selector.trim() : "body";
     let extracted: { text: string; title?: string };
@@ -104,10 +104,10 @@ export const webLoader: LoaderDefinition = {
       try {
         extracted = await htmlToText(page.html, selector);
       } catch (err) {
-        throw badRequest(`Could not read the page at ${page.url} with selector "${selector}": ${errorMessage(err)}`);
+        throw fail("INVALID_INPUT", `Could not read the page at ${page.url} with selector "${selector}": ${errorMessage(err)}`);
       }
     }
-    if (!extracted.text) throw badRequest(`No text found at ${page.url}${selector !== "body" ? ` under "${selector}"` : ""}`);
+    if (!extracted.text) throw fail("INVALID_INPUT", `No text found at ${page.url}${selector !== "body" ? ` under "${selector}"` : ""}`);
     return [
       new Document({ pageContent: extracted.text, metadata: { source: page.url, ...(extracted.title ? { title: extracted.title } : {}) } }),
     ];

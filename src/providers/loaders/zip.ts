@@ -4,7 +4,7 @@
 // (fewer when they inflate much).
 // A zip bomb (a small file that inflates to hundreds of MB) is refused at the limit, not after.
 import { Inflate } from "fflate";
-import { ApiError, badRequest } from "../../errors";
+import { ApiError, fail } from "../../errors";
 import { Pacer } from "../../lib/pace";
 import { errorMessage } from "../../lib/error-message";
 
@@ -42,7 +42,7 @@ class Reader {
     return this.u32(at) + this.u32(at + 4) * 2 ** 32;
   }
   private need(at: number, n: number): void {
-    if (at < 0 || at + n > this.b.length) throw badRequest("the zip archive is truncated or corrupt");
+    if (at < 0 || at + n > this.b.length) throw fail("INVALID_INPUT", "the zip archive is truncated or corrupt");
   }
 }
 
@@ -55,12 +55,12 @@ function directory(bytes: Uint8Array, r: Reader): Directory {
   let e = bytes.length - 22;
   const stop = Math.max(0, bytes.length - 22 - 65535);
   while (e >= stop && r.u32(e) !== EOCD) e--;
-  if (e < stop) throw badRequest("it is not a zip archive (no end of central directory)");
+  if (e < stop) throw fail("INVALID_INPUT", "it is not a zip archive (no end of central directory)");
   let count = r.u16(e + 10);
   let offset = r.u32(e + 16);
   if ((count === 0xffff || offset === U32_MAX) && e >= 20 && r.u32(e - 20) === EOCD64_LOCATOR) {
     const at = r.u64(e - 12);
-    if (r.u32(at) !== EOCD64) throw badRequest("the zip archive's ZIP64 directory is corrupt");
+    if (r.u32(at) !== EOCD64) throw fail("INVALID_INPUT", "the zip archive's ZIP64 directory is corrupt");
     count = r.u64(at + 32);
     offset = r.u64(at + 48);
   }
@@ -99,7 +99,7 @@ async function find(bytes: Uint8Array, r: Reader, name: string, limits: ZipLimit
   let found: Entry | undefined;
   let p = dir.offset;
   for (let i = 0; i < dir.count; i++) {
-    if (r.u32(p) !== CENTRAL) throw badRequest("the zip archive's central directory is corrupt");
+    if (r.u32(p) !== CENTRAL) throw fail("INVALID_INPUT", "the zip archive's central directory is corrupt");
     const nameLength = r.u16(p + 28);
     const extraLength = r.u16(p + 30);
     const commentLength = r.u16(p + 32);
@@ -122,10 +122,10 @@ export async function readZipText(bytes: Uint8Array, name: string, limits: ZipLi
   const entry = await find(bytes, r, name, limits);
   if (!entry) return undefined;
   if (entry.size > limits.maxBytes) throw limits.tooLarge(entry.size);
-  if (r.u32(entry.local) !== LOCAL) throw badRequest(`the zip entry ${name} is corrupt`);
+  if (r.u32(entry.local) !== LOCAL) throw fail("INVALID_INPUT", `the zip entry ${name} is corrupt`);
   const start = entry.local + 30 + r.u16(entry.local + 26) + r.u16(entry.local + 28);
   const data = bytes.subarray(start, start + entry.compressed);
-  if (data.length < entry.compressed) throw badRequest(`the zip entry ${name} is truncated`);
+  if (data.length < entry.compressed) throw fail("INVALID_INPUT", `the zip entry ${name} is truncated`);
 
   const decoder = new TextDecoder();
   const parts: string[] = [];
@@ -146,12 +146,12 @@ export async function readZipText(bytes: Uint8Array, name: string, limits: ZipLi
         inflater.push(data.subarray(at, at + STEP), last);
       } catch (err) {
         if (err instanceof ApiError) throw err; // a limit's error
-        throw badRequest(`the zip entry ${name} cannot be inflated: ${errorMessage(err)}`);
+        throw fail("INVALID_INPUT", `the zip entry ${name} cannot be inflated: ${errorMessage(err)}`);
       }
       if (last) break;
       await pacer.tick(1 + (total - before) / STEP_OUT);
     }
-  } else throw badRequest(`the zip entry ${name} uses compression method ${entry.method}, which is not supported`);
+  } else throw fail("INVALID_INPUT", `the zip entry ${name} uses compression method ${entry.method}, which is not supported`);
   parts.push(decoder.decode());
   return parts.join("");
 }

@@ -1,7 +1,7 @@
 // The slice of GitHub's REST API the github loader uses: the git tree of a branch (one call lists
 // every path) and a file's raw contents. Each call has a deadline; network failures, 5xx and 429
 // are retried (maxRetries, backoff doubling from 250 ms); the token never appears in a message.
-import { ApiError, badGateway, badRequest, gatewayTimeout } from "../../../errors";
+import { ApiError, fail } from "../../../errors";
 import { type EndpointPolicy, type OutboundEnv, endpointFetch, outboundFetch } from "../../../lib/outbound";
 import { redact } from "../../../lib/redact";
 import { errorMessage } from "../../../lib/error-message";
@@ -53,16 +53,16 @@ export class GithubApi {
       res = "request" in rule ? await outboundFetch(url, init, rule.request) : await endpointFetch(url, init, rule.endpoint);
     } catch (err) {
       if (err instanceof ApiError) throw err;
-      if (signal.aborted) throw gatewayTimeout(`GitHub did not answer within ${Math.round(ms / 1000)} s (${what})`);
+      if (signal.aborted) throw fail("TIMEOUT", `GitHub did not answer within ${Math.round(ms / 1000)} s (${what})`);
       throw new Retryable(`GitHub is unreachable (${what}): ${this.scrub(errorMessage(err))}`);
     }
     if (res.ok) return res;
     const detail = this.scrub(await messageOf(res));
     if (res.status >= 500 || res.status === 429) throw new Retryable(`GitHub answered ${res.status} (${what}): ${detail}`);
     if (res.status === 404)
-      throw badRequest(`GitHub: ${what} not found${this.o.token ? "" : " (a private repository needs a githubApi credential)"}`);
-    if (res.status === 401) throw badRequest(`GitHub refused the githubApi credential (401): ${detail}`);
-    throw badGateway(`GitHub answered ${res.status} (${what}): ${detail}`);
+      throw fail("INVALID_INPUT", `GitHub: ${what} not found${this.o.token ? "" : " (a private repository needs a githubApi credential)"}`);
+    if (res.status === 401) throw fail("INVALID_INPUT", `GitHub refused the githubApi credential (401): ${detail}`);
+    throw fail("UPSTREAM_FAILED", `GitHub answered ${res.status} (${what}): ${detail}`);
   }
 
   private async call(path: string, accept: string, what: string): Promise<Response> {
@@ -71,7 +71,7 @@ export class GithubApi {
         return await this.once(path, accept, what);
       } catch (err) {
         if (!(err instanceof Retryable)) throw err;
-        if (attempt >= this.o.maxRetries) throw badGateway(err.message);
+        if (attempt >= this.o.maxRetries) throw fail("UPSTREAM_FAILED", err.message);
         await new Promise((r) => setTimeout(r, Math.min(BACKOFF_MS * 2 ** attempt, 4_000)));
       }
     }
@@ -89,7 +89,7 @@ export class GithubApi {
       `repository ${owner}/${repo} at branch "${branch}"`,
     );
     const body = (await res.json().catch(() => ({}))) as { tree?: unknown; truncated?: unknown };
-    if (!Array.isArray(body.tree)) throw badGateway(`GitHub answered a tree without entries for ${owner}/${repo}`);
+    if (!Array.isArray(body.tree)) throw fail("UPSTREAM_FAILED", `GitHub answered a tree without entries for ${owner}/${repo}`);
     const entries = body.tree.filter((e): e is TreeEntry => !!e && typeof e.path === "string" && typeof e.type === "string");
     return { entries, truncated: body.truncated === true };
   }

@@ -2,7 +2,7 @@
 // "docs/", "/build", "**/test/*.ts", "!keep.md"), matched by `ignore`, the library LangChain's
 // GithubRepoLoader (which Flowise runs) uses for its ignorePaths.
 import ignore from "ignore";
-import { badRequest } from "../../../errors";
+import { fail } from "../../../errors";
 
 /** The patterns of an ignorePath input (JSON array text, or an array); 400 when it is neither. */
 export function ignorePatterns(value: unknown): string[] {
@@ -12,11 +12,11 @@ export function ignorePatterns(value: unknown): string[] {
     try {
       v = JSON.parse(v);
     } catch {
-      throw badRequest(`github ignorePath must be a JSON array of patterns, e.g. ["*.md", "docs/"]`);
+      throw fail("INVALID_INPUT", `github ignorePath must be a JSON array of patterns, e.g. ["*.md", "docs/"]`);
     }
   }
   if (!Array.isArray(v) || !v.every((p) => typeof p === "string"))
-    throw badRequest(`github ignorePath must be a JSON array of patterns, e.g. ["*.md", "docs/"]`);
+    throw fail("INVALID_INPUT", `github ignorePath must be a JSON array of patterns, e.g. ["*.md", "docs/"]`);
   return v;
 }
 

@@ -5,7 +5,7 @@
 // Binary files (by extension) and submodules are left out; what would pass MAX_TEXT_MB or
 // MAX_CHUNKS_PER_UPSERT is refused (413) from the listing's sizes, before any file is fetched.
 import { Document } from "@langchain/core/documents";
-import { badRequest } from "../../../errors";
+import { fail } from "../../../errors";
 import { megabytes, overLimit } from "../../../lib/limits";
 import { num, str } from "../../../lib/inputs";
 import { credentialOf } from "../../config";
@@ -32,10 +32,10 @@ function parseRepoLink(link: string): RepoRef {
   try {
     url = new URL(link);
   } catch {
-    throw badRequest(`github repoLink "${link}" is not a URL like https://github.com/owner/repo`);
+    throw fail("INVALID_INPUT", `github repoLink "${link}" is not a URL like https://github.com/owner/repo`);
   }
   const parts = url.pathname.split("/").filter(Boolean).map(decodeURIComponent);
-  if (parts.length < 2) throw badRequest(`github repoLink "${link}" does not name a repository (https://github.com/owner/repo)`);
+  if (parts.length < 2) throw fail("INVALID_INPUT", `github repoLink "${link}" does not name a repository (https://github.com/owner/repo)`);
   const [owner, rawRepo, kind, branch, ...rest] = parts;
   const repo = rawRepo.replace(/\.git$/, "");
   if (kind === "tree" || kind === "blob") return { owner, repo, branch, path: rest.join("/") };
@@ -45,7 +45,7 @@ function parseRepoLink(link: string): RepoRef {
 const wholeNumber = (value: unknown, name: string, fallback: number, min: number): number => {
   const n = num(value);
   if (n === undefined) return fallback;
-  if (!Number.isInteger(n) || n < min) throw badRequest(`github ${name} must be a whole number of at least ${min}`);
+  if (!Number.isInteger(n) || n < min) throw fail("INVALID_INPUT", `github ${name} must be a whole number of at least ${min}`);
   return n;
 };
 
@@ -76,7 +76,7 @@ async function pooled<T, R>(items: T[], limit: number, work: (item: T) => Promis
 async function loadGithub(input: LoaderInput): Promise<Document[]> {
   const { config, limits } = input;
   const link = str(config.repoLink);
-  if (!link) throw badRequest("github needs its repoLink input (https://github.com/owner/repo)");
+  if (!link) throw fail("INVALID_INPUT", "github needs its repoLink input (https://github.com/owner/repo)");
   const ref = parseRepoLink(link);
   const branch = str(config.branch) ?? ref.branch ?? "main";
   const recursive = config.recursive === true || config.recursive === "true";
