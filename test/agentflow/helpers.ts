@@ -1,5 +1,6 @@
 // Shared by the agentflow runtime tests: hand-built agentflows the way Flowise 3 saves them, ports
 // that record checkpoints and stream frames, and the stand-in as the chat model.
+import { httpStatus } from "../../src/errors";
 import { runAgentflow } from "../../src/engine/agentflow";
 import type {
   AgentflowGraph,
@@ -128,10 +129,11 @@ export async function run(
   g: AgentflowGraph,
   req: Partial<AgentflowRequest> = {},
   options: PortOptions = {},
-): Promise<AgentflowOutcome & { rec: Recorder }> {
+): Promise<AgentflowOutcome & { rec: Recorder; errorStatus?: number }> {
   const rec = recorder(options);
   const outcome = await runAgentflow(g, request(req), rec.ports);
-  return { ...outcome, rec };
+  // The status the HTTP layer answers for the outcome's code, as a caller would see it.
+  return { ...outcome, rec, errorStatus: outcome.errorCode ? httpStatus(outcome.errorCode) : undefined };
 }
 
 /** The error a promise rejects with (or fails the test when it resolves). */

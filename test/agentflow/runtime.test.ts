@@ -72,7 +72,7 @@ describe("Start → LLM", () => {
     const g = graph([start(), llm("llmAgentflow_0", {}, "LLM 0")], [edge("startAgentflow_0", "llmAgentflow_0")]);
     const out = await run(g, { question: `[fail] ${m}`, streaming: true });
     expect(out.state).toBe("ERROR");
-    expect(out.errorStatus).toBe(502);
+    expect(out.errorCode).toBe("MODEL_FAILED"); // 502
     expect(out.error).toMatch(/^Error in LLM node: OpenAI-compatible endpoint answered 500: stand-in failure/);
     expect(out.executedData.at(-1)).toEqual({
       nodeId: "llmAgentflow_0",
@@ -226,7 +226,7 @@ describe("branches and joins", () => {
     expect((await run(g, { question: "yes" })).text).toBe("join");
     const out = await run(g, { question: "no" });
     expect(out.state).toBe("ERROR");
-    expect(out.errorStatus).toBe(400);
+    expect(out.errorCode).toBe("INVALID_FLOW"); // 400
     expect(out.error).toBe(
       "directReplyAgentflow_2 (directReplyAgentflow_2) never ran: it waits for directReplyAgentflow_0, which did not run",
     );

@@ -4,7 +4,7 @@ import { RunAborted } from "../../lib/run-control";
 import type { SourceDocument, UsedTool } from "../core/types";
 import type { NodeFailure, AgentflowExecutor } from "./executor";
 import type { AgentflowOutcome, ExecutedData, ExecutionState, HumanInputAction } from "./types";
-import { errorMessage, isObject, statusOf } from "./util";
+import { codeOf, errorMessage, isObject } from "./util";
 
 /** TERMINATED if any entry is, else ERROR, else STOPPED, else FINISHED. */
 function finalState(data: ExecutedData[]): ExecutionState {
@@ -87,7 +87,7 @@ export async function failed(run: AgentflowExecutor, failure: NodeFailure): Prom
   events.executedData(run.executedData);
   await run.shared.ports.checkpoint(run.executedData, status);
   events.flow(status);
-  return { ...outcomeOf(run, status), text: "", error: message, errorStatus: status === "TERMINATED" ? 499 : statusOf(failure.cause) };
+  return { ...outcomeOf(run, status), text: "", error: message, errorCode: status === "TERMINATED" ? "ABORTED" : codeOf(failure.cause) };
 }
 
 /** A copy of executed data without `FLOWISE_CREDENTIAL_ID` keys (what answers and public views show). */

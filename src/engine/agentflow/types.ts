@@ -7,10 +7,11 @@
 //     A graph that cannot run (no or several Start nodes, unknown nodes, bad handles, a Loop target
 //     that does not exist, question + form both sent, a resume naming no stopped node) throws
 //     ApiError 400 BEFORE any checkpoint. Failures during the run do not throw: the outcome has
-//     state ERROR/TERMINATED, `error` and `errorStatus`, and the last checkpoint already says so.
+//     state ERROR/TERMINATED, `error` and `errorCode`, and the last checkpoint already says so.
 //   validateAgentflow(graph): AgentflowValidation      save-time check (errors → warning text)
 //   agentflowNodeNames(): string[]                      node names the runtime runs
 //   stripCredentialIds(executedData): ExecutedData[]    copy without FLOWISE_CREDENTIAL_ID keys
+import type { ErrorCode } from "../../errors";
 import type { RunContext } from "../core/ports";
 import type { ChatTurn, FlowEdge, FlowNode, SourceDocument, UsedTool } from "../core/types";
 
@@ -232,9 +233,9 @@ export interface AgentflowOutcome {
   artifacts: unknown[];
   /** The Start node's form (request form, or restored). */
   form?: Record<string, unknown>;
-  /** Why the run failed (ERROR/TERMINATED), and the HTTP status that fits it (400, 502, 504, …). */
+  /** Why the run failed (ERROR/TERMINATED), and its code (src/errors.ts: the HTTP layer maps it to a status). */
   error?: string;
-  errorStatus?: number;
+  errorCode?: ErrorCode;
 }
 
 /** Save-time check of an agentflow graph. */

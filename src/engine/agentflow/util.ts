@@ -1,5 +1,5 @@
 // Small readers shared by the agentflow runtime and its nodes.
-import { ApiError } from "../../errors";
+import { ApiError, type ErrorCode } from "../../errors";
 import { errorMessage } from "../../lib/error-message";
 import { RunAborted } from "../../lib/run-control";
 
@@ -44,7 +44,8 @@ export const isAbort = (err: unknown, signal?: AbortSignal): boolean =>
   (err instanceof Error && (err.name === "AbortError" || err.message === "Aborted"));
 
 /** The HTTP status an error deserves (ApiError keeps its own; anything else is the flow's fault at run time: 500 is never right). */
-export const statusOf = (err: unknown): number => (err instanceof ApiError ? err.status : 400);
+/** The code a node's failure answers with: its own, else a node that failed with what it got. */
+export const codeOf = (err: unknown): ErrorCode => (err instanceof ApiError ? err.code : "NODE_FAILED");
 
 /** An error that keeps an ApiError's status while prefixing the message (`Error in LLM node: …`). */
 export function prefixed(prefix: string, err: unknown): Error {

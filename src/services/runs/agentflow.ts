@@ -71,7 +71,7 @@ function failure(run: AgentflowRun, outcome: AgentflowOutcome): ApiError {
   if (run.execution.lost) return new ApiError(409, run.execution.lost);
   const { signal } = run.controller;
   if (outcome.state === "TERMINATED" || signal.aborted) return stoppedRunError(signal);
-  return new ApiError(outcome.errorStatus ?? 500, outcome.error ?? `The agentflow ended ${outcome.state}`);
+  return new ApiError(outcome.errorCode ?? "INTERNAL", outcome.error ?? `The agentflow ended ${outcome.state}`);
 }
 
 /** Execute: the runtime through its ports; answers a FINISHED or STOPPED outcome, throws for the rest (its execution says how it ended). */
