@@ -4,7 +4,7 @@
 import { RecordManager, type ListKeyOptions, type UpdateOptions } from "@langchain/core/indexing";
 import { sql } from "drizzle-orm";
 import type { Db } from "../../env";
-import { type Stmt, jsonInsert, runBatch } from "../vectorstores/d1-json";
+import { type Stmt, jsonInsert, runBatchPaced } from "../vectorstores/d1-json";
 
 export interface D1UpdateOptions extends UpdateOptions {
   /** The loader (document store docId) of each key, so a loader's vectors can be found. */
@@ -44,7 +44,7 @@ export class D1RecordManager extends RecordManager {
     if (groupIds && groupIds.length !== keys.length) throw new Error("groupIds must match keys");
     const time = Math.max(await this.getTime(), timeAtLeast ?? 0);
     const rows = keys.map((k, i) => [k, groupIds?.[i] ?? null, docIds?.[i] ?? null, time]);
-    await runBatch(
+    await runBatchPaced(
       this.db,
       jsonInsert(
         "INSERT INTO record_manager (namespace, key, groupId, docId, updatedAt)",
@@ -91,7 +91,7 @@ export class D1RecordManager extends RecordManager {
         params: [this.namespace, JSON.stringify(keys.slice(i, i + KEYS_PER_QUERY))],
       });
     }
-    await runBatch(this.db, statements);
+    await runBatchPaced(this.db, statements);
   }
 
   /** Every key of the namespace is gone (the store or its vector store was deleted). */

@@ -9,7 +9,7 @@ import { vectorDocument } from "../../db/schema";
 import { D1_MAX_PARAMS, chunk } from "../../lib/chunk";
 import { newId } from "../../lib/ids";
 import type { AddVectorsOptions, DocVectorStore, LinkedHit } from "./types";
-import { type Stmt, jsonBatches, jsonInsert, runBatch, stmt } from "./d1-json";
+import { type Stmt, jsonBatches, jsonInsert, runBatch, runBatchPaced, stmt } from "./d1-json";
 
 interface StoredDoc {
   id: string;
@@ -107,7 +107,7 @@ export abstract class D1DocumentsStore extends VectorStore implements DocVectorS
     if (!pairs.length) return;
     // An upsert driven by the pairs (each a primary-key probe); UPDATE … FROM json_each would
     // scan the table once per pair. Only rows that exist are touched.
-    await runBatch(
+    await runBatchPaced(
       this.db,
       jsonBatches(pairs).map((json) => ({
         sql: `INSERT INTO vector_document (provider, namespace, id, chunkNo, pageContent, metadata)

@@ -63,15 +63,23 @@ export const stmt = (query: { toSQL(): { sql: string; params: unknown[] } }): St
 
 /**
  * Runs statements as one D1 batch: D1 executes a batch as a single transaction, so either all of
- * them take effect or none does.
+ * them take effect or none does. For a request's own reads and writes (a prediction's look-ups and
+ * record): no extra turn of the event loop on that path.
  */
 export async function runBatch(db: object, statements: Stmt[]): Promise<D1Result[]> {
   if (!statements.length) return [];
   // drizzle(d1) keeps the D1 binding as $client (its type leaves it out).
   const client = (db as { $client: D1Database }).$client;
-  const results = await client.batch(statements.map((s) => client.prepare(s.sql).bind(...s.params)));
-  // Local D1 (wrangler dev, npm start, the tests) answers from the same thread, and a loop of
-  // batches then never lets another request in: one turn of the event loop after each.
+  return client.batch(statements.map((s) => client.prepare(s.sql).bind(...s.params)));
+}
+
+/**
+ * runBatch, then one turn of the event loop: for loops of batches (ingestion windows, vector and
+ * record-manager writes, imports). Local D1 (wrangler dev, npm start, the tests) answers from the
+ * same thread, and such a loop would otherwise never let another request in.
+ */
+export async function runBatchPaced(db: object, statements: Stmt[]): Promise<D1Result[]> {
+  const results = await runBatch(db, statements);
   await yieldToEventLoop();
   return results;
 }

@@ -11,7 +11,7 @@ import { Pacer } from "../../lib/pace";
 import { D1_MAX_PARAMS, chunk } from "../../lib/chunk";
 import { D1DocumentsStore, linkHits } from "./d1-documents";
 import { type LoadedNamespace, NamespaceCache, allocateNamespace, topK, unitQuery } from "./local-index";
-import { type Stmt, jsonInsert, runBatch, stmt } from "./d1-json";
+import { type Stmt, jsonInsert, runBatch, runBatchPaced, stmt } from "./d1-json";
 import type { AddVectorsOptions, LinkedSearch } from "./types";
 
 const LOCAL_PROVIDER = "local";
@@ -68,7 +68,7 @@ export class LocalD1VectorStore extends D1DocumentsStore {
       return [ids[i], v.length, scale, toBase64(new Uint8Array(codes.buffer, codes.byteOffset, codes.byteLength))];
     });
     // Text and vectors in one batch: D1 runs a batch as a transaction, so neither exists alone.
-    await runBatch(this.db, [
+    await runBatchPaced(this.db, [
       ...this.documentWrites(ids, documents, options?.chunkNos),
       ...jsonInsert("INSERT OR REPLACE INTO local_embedding (namespace, id, dims, scale, vector)", [this.namespace], rows),
       this.bumpVersion(),
@@ -79,7 +79,7 @@ export class LocalD1VectorStore extends D1DocumentsStore {
   async delete(params?: { ids?: string[] }): Promise<void> {
     const ids = [...new Set(params?.ids ?? [])];
     if (!ids.length) return;
-    await runBatch(this.db, [
+    await runBatchPaced(this.db, [
       ...this.documentDeletes(ids),
       ...chunk(ids, D1_MAX_PARAMS - 1).map((part) =>
         stmt(this.db.delete(localEmbedding).where(and(eq(localEmbedding.namespace, this.namespace), inArray(localEmbedding.id, part)))),

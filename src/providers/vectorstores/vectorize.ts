@@ -4,7 +4,7 @@
 import type { Document, DocumentInterface } from "@langchain/core/documents";
 import { ApiError, fail } from "../../errors";
 import { D1DocumentsStore } from "./d1-documents";
-import { runBatch } from "./d1-json";
+import { runBatchPaced } from "./d1-json";
 import type { AddVectorsOptions } from "./types";
 import { errorMessage } from "../../lib/error-message";
 
@@ -61,7 +61,7 @@ export class VectorizeStore extends D1DocumentsStore {
     const ids = this.idsFor(documents, options);
     if (!ids.length) return ids;
     // Text first: a vector Vectorize holds must always find its text. Undone when Vectorize fails.
-    await runBatch(this.db, this.documentWrites(ids, documents, options?.chunkNos));
+    await runBatchPaced(this.db, this.documentWrites(ids, documents, options?.chunkNos));
     try {
       for (let i = 0; i < ids.length; i += VECTORIZE_MAX_UPSERT) {
         const part = ids.slice(i, i + VECTORIZE_MAX_UPSERT).map((id, j) => {
@@ -76,7 +76,7 @@ export class VectorizeStore extends D1DocumentsStore {
         await provider("upsert", () => this.index.upsert(part));
       }
     } catch (err) {
-      await runBatch(this.db, this.documentDeletes(ids)).catch(() => {});
+      await runBatchPaced(this.db, this.documentDeletes(ids)).catch(() => {});
       throw err;
     }
     return ids;
@@ -87,7 +87,7 @@ export class VectorizeStore extends D1DocumentsStore {
     for (let i = 0; i < ids.length; i += VECTORIZE_MAX_UPSERT) {
       const part = ids.slice(i, i + VECTORIZE_MAX_UPSERT);
       await provider("delete", () => this.index.deleteByIds(part));
-      await runBatch(this.db, this.documentDeletes(part));
+      await runBatchPaced(this.db, this.documentDeletes(part));
     }
   }
 

@@ -4,7 +4,7 @@
 // vector deletes the run shares with it.
 import { ApiError } from "../../errors";
 import type { Stmt } from "../../providers/vectorstores/d1-json";
-import { jsonBatches, jsonColumns, runBatch } from "../../providers/vectorstores/d1-json";
+import { jsonBatches, jsonColumns, runBatchPaced } from "../../providers/vectorstores/d1-json";
 import type { BuiltComponents } from "./components";
 import { deleteLoaderFiles } from "./files";
 import { HOLDS_LEASE, type LoaderLease } from "./lease";
@@ -76,7 +76,7 @@ export async function undoRun(run: RunState, store: Stmt[], error: string): Prom
     params: [plan.storeId, plan.entryId, ...held],
   };
   if (!plan.replaces) {
-    await runBatch(deps.db, [
+    await runBatchPaced(deps.db, [
       dropChunks,
       ...store,
       {
@@ -87,7 +87,7 @@ export async function undoRun(run: RunState, store: Stmt[], error: string): Prom
     await deleteLoaderFiles(deps.files, plan.storeId, plan.entryId);
     return;
   }
-  await runBatch(deps.db, [dropChunks, ...store, endRow(lease, { status: "STALE", error, emptied: true })]);
+  await runBatchPaced(deps.db, [dropChunks, ...store, endRow(lease, { status: "STALE", error, emptied: true })]);
   await lease.release();
 }
 
@@ -145,7 +145,7 @@ export async function stopRun(
           `stored): ${error}. Refresh the store or upsert the loader again`,
         keepProgress: true,
       });
-  await runBatch(deps.db, [end]);
+  await runBatchPaced(deps.db, [end]);
   await lease.release("SYNC"); // chunks stored, not (all) in the vector store
 }
 

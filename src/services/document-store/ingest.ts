@@ -20,7 +20,7 @@ import { jsonLinesPointer } from "../../providers/loaders/json";
 import { loaderDefinition, metadataShaper } from "../../providers/loaders/registry";
 import { cleanupBefore, indexDocuments } from "../../providers/recordmanager/indexing";
 import { buildSplitter } from "../../providers/splitters/registry";
-import { runBatch } from "../../providers/vectorstores/d1-json";
+import { runBatchPaced } from "../../providers/vectorstores/d1-json";
 import { eq } from "drizzle-orm";
 import { documentStore } from "../../db/schema";
 import { type BuiltComponents, buildComponents } from "./components";
@@ -237,14 +237,17 @@ class StreamedRun {
         JSON.stringify(c.metadata ?? {}),
       ]);
       const chars = chunks.reduce((n, c) => n + c.pageContent.length, 0);
-      const [row] = await runBatch(deps.db, [windowRow(lease, next, { chunks: chunks.length, chars }), ...chunkInserts(rows, this.held)]);
+      const [row] = await runBatchPaced(deps.db, [
+        windowRow(lease, next, { chunks: chunks.length, chars }),
+        ...chunkInserts(rows, this.held),
+      ]);
       if (!row.meta.changes) throw await lostLoader(lease, true);
     }
     this.saved = next;
   }
 
   private async save(p: StreamProgress): Promise<void> {
-    const [row] = await runBatch(this.deps.db, [windowRow(this.lease, p, { chunks: 0, chars: 0 })]);
+    const [row] = await runBatchPaced(this.deps.db, [windowRow(this.lease, p, { chunks: 0, chars: 0 })]);
     if (!row.meta.changes) throw await lostLoader(this.lease, true);
     this.saved = p;
   }
@@ -306,7 +309,7 @@ class StreamedRun {
     let state = p;
     if (!state.cleared) state = await this.clearOldVectors(state);
     while (state.indexed < state.chunks) {
-      const [read] = await runBatch(this.deps.db, [
+      const [read] = await runBatchPaced(this.deps.db, [
         {
           sql:
             "SELECT chunkNo, pageContent, metadata FROM document_store_file_chunk WHERE storeId = ? AND docId = " +
@@ -336,7 +339,7 @@ class StreamedRun {
       };
     }
     const files = JSON.stringify(this.fileEntries.map((f) => ({ ...f, status: "SYNC" })));
-    const [row] = await runBatch(deps.db, [endRow(lease, { status: "SYNC", files })]);
+    const [row] = await runBatchPaced(deps.db, [endRow(lease, { status: "SYNC", files })]);
     if (!row.meta.changes || !(await lease.release("UPSERTED"))) throw await lostLoader(lease, true);
     await recordRun(deps, plan, entryFor(plan, this.fileEntries, undefined, "SYNC").loaderConfig, counts);
     return {

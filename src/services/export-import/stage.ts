@@ -6,7 +6,7 @@
 import type { Db } from "../../env";
 import { badRequest } from "../../errors";
 import { nowIso } from "../../lib/time";
-import { type Stmt, runBatch, utf8Length } from "../../providers/vectorstores/d1-json";
+import { type Stmt, runBatchPaced, utf8Length } from "../../providers/vectorstores/d1-json";
 import { TABLES, TABLE_ORDER, type TableName } from "./tables";
 import type { Deps } from "../deps";
 
@@ -87,7 +87,7 @@ export class Stager {
 
   /** Removes this import's staged rows (after the commit, or when it failed), and any left by imports that died a day ago. */
   async drop(): Promise<void> {
-    await runBatch(this.db, [
+    await runBatchPaced(this.db, [
       { sql: "DELETE FROM import_stage WHERE importId = ?", params: [this.importId] },
       { sql: "DELETE FROM import_stage WHERE createdDate < ?", params: [new Date(Date.now() - STALE_STAGE_MS).toISOString()] },
     ]);
@@ -110,7 +110,7 @@ export async function countReplaced({ db }: Deps<"db">, importId: string, tables
       `import_stage s, json_each(s.rows) j WHERE s.importId = ? AND s.tableName = '${t}')`,
     params: [importId],
   }));
-  const results = await runBatch(db, statements);
+  const results = await runBatchPaced(db, statements);
   return Object.fromEntries(tables.map((t, i) => [t, Number((results[i].results[0] as { n: number }).n)])) as Record<TableName, number>;
 }
 
@@ -185,5 +185,5 @@ function commitStatements(importId: string, tables: Set<TableName>): Stmt[] {
 
 /** Moves every staged row into its table: one D1 batch, so all of them or none. */
 export async function commitStaged({ db }: Deps<"db">, importId: string, tables: Set<TableName>): Promise<void> {
-  await runBatch(db, commitStatements(importId, tables));
+  await runBatchPaced(db, commitStatements(importId, tables));
 }

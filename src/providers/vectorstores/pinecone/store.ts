@@ -4,7 +4,7 @@
 // the bookkeeping rows a document store needs (which loader and chunk each vector came from).
 import { Document, type DocumentInterface } from "@langchain/core/documents";
 import { fail } from "../../../errors";
-import { runBatch } from "../d1-json";
+import { runBatchPaced } from "../d1-json";
 import { D1DocumentsStore } from "../d1-documents";
 import type { MaxMarginalRelevanceSearchOptions } from "@langchain/core/vectorstores";
 import { maximalMarginalRelevance } from "@langchain/core/utils/math";
@@ -86,11 +86,11 @@ export class PineconeVectorStore extends D1DocumentsStore {
       pageContent: "",
       metadata: typeof d.metadata?.docId === "string" ? { docId: d.metadata.docId } : {},
     }));
-    await runBatch(this.db, this.documentWrites(ids, bookkeeping, options?.chunkNos));
+    await runBatchPaced(this.db, this.documentWrites(ids, bookkeeping, options?.chunkNos));
     try {
       for (const part of slices(records, PINECONE_UPSERT_BATCH)) await client.upsert(part, this.pineconeNamespace);
     } catch (err) {
-      await runBatch(this.db, this.documentDeletes(ids)).catch(() => {});
+      await runBatchPaced(this.db, this.documentDeletes(ids)).catch(() => {});
       throw err;
     }
     return ids;
@@ -112,7 +112,7 @@ export class PineconeVectorStore extends D1DocumentsStore {
     const client = await this.client();
     for (const part of slices(ids, PINECONE_DELETE_BATCH)) {
       await client.deleteIds(part, this.pineconeNamespace);
-      await runBatch(this.db, this.documentDeletes(part));
+      await runBatchPaced(this.db, this.documentDeletes(part));
     }
   }
 
