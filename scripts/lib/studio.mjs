@@ -36,6 +36,8 @@ export const CONTENT_SECURITY_POLICY = [
   "style-src 'self' 'unsafe-inline'",
   "img-src 'self' data: blob:",
   "font-src 'self' data:",
+  // The chat's voice: a recording's preview is a data: URL, spoken answers play from a MediaSource's blob: URL.
+  "media-src 'self' blob: data:",
   "connect-src 'self'",
   "worker-src 'self' blob:",
   "frame-src 'self'",

@@ -13,6 +13,7 @@ import {
   wrongPasswordsPauseSignIn,
 } from "./studio-account.mjs";
 import { buildAgentflow, buildChatflow, createAndUseApiKey, resaveChatflow, runAgentflow, testChatChatflow } from "./studio-journey.mjs";
+import { studioVoice } from "./studio-voice.mjs";
 import { adminApi, assert, watchedContext, watchedStep } from "./studio-watch.mjs";
 
 // API calls the UI makes that are not there yet (issue 30's other items): reported, not failed,
@@ -93,6 +94,7 @@ export async function checkStudio(browser, edgeflow, standin, step) {
     // The pages' own journey: the credentials dialog, an API key revealed and used, a variable, a
     // document store, an assistant, the test chat's history, an agentflow's human input.
     await studioJourney(page, { origin, apiUrl: edgeflow.url, adminKey: edgeflow.adminKey, standinUrl: standin.url }, watched);
+    await studioVoice(s, watched); // the test chat's microphone and speaker (studio-voice.mjs)
     await watched("studio: signing out at the end; the old cookie is refused (401)", () => signOutFromTheMenu(s));
     const journeyMs = Date.now() - t0;
     await step("studio: the whole journey asked no other host, got no API refusal and threw no page error", () => {

@@ -6,6 +6,7 @@ import { existsSync } from "node:fs";
 import { chromium } from "playwright-core";
 import { startStandin } from "../standin/server.mjs";
 import { startEdgeflow } from "./servers.mjs";
+import { VOICE_ARGS } from "./studio-voice.mjs";
 import { checkStudio } from "./studio.e2e.mjs";
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
@@ -17,6 +18,7 @@ const CHROMIUM_ARGS = [
   "--disable-background-networking",
   "--disable-component-update",
   "--disable-sync",
+  ...VOICE_ARGS,
 ];
 
 const results = [];

@@ -9,6 +9,7 @@ import { startStandin } from "../standin/server.mjs";
 import { checkDocsOffline } from "./docs.e2e.mjs";
 import { checkStudio } from "./studio.e2e.mjs";
 import { root, startEdgeflow, startPageServer, widgetPage } from "./servers.mjs";
+import { VOICE_ARGS, widgetVoice } from "./studio-voice.mjs";
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 // Flags for a closed network: without the background-networking ones Chromium keeps dialling out.
@@ -20,6 +21,7 @@ const CHROMIUM_ARGS = [
   "--disable-background-networking",
   "--disable-component-update",
   "--disable-sync",
+  ...VOICE_ARGS,
 ];
 
 const results = [];
@@ -285,6 +287,7 @@ try {
     );
   });
 
+  await widgetVoice(browser, edgeflow, standin, step);
   await checkDocsOffline(browser, edgeflow.url, step);
   await checkStudio(browser, edgeflow, standin, step);
 } finally {

@@ -1,7 +1,8 @@
 // Speech services as edgeflow calls them (src/providers/speech/), in Node (vitest globalSetup). A
 // recording "says" what follows `say:` in its bytes; spoken audio is bytes that begin like an MP3
 // and carry the text. Each request is recorded (path, headers, form fields or JSON, the file's
-// name, type and size) for GET /requests?contains=<marker>.
+// name, type and size) for GET /requests?contains=<marker>. `hears`: what a recording without `say:`
+// is heard as (a browser's microphone: the e2e's fake device records a tone; default: nothing).
 //   POST /v1/audio/transcriptions                OpenAI / Groq / LocalAI (multipart, Bearer) → {text}
 //   POST /v1/audio/speech                        OpenAI TTS ({model, voice, input}, Bearer) → mp3 bytes, in chunks
 //   POST /v1/text-to-speech/{voice}/stream       ElevenLabs (xi-api-key) → mp3 bytes, in chunks
@@ -10,11 +11,11 @@
 //   POST /v2/upload, POST /v2/transcript, GET /v2/transcript/{id}   AssemblyAI (authorization)
 import { createServer } from "node:http";
 
-const heard = (bytes) => {
+const heard = (bytes, otherwise = "") => {
   const text = Buffer.from(bytes).toString("latin1");
   const at = text.indexOf("say:");
   return at < 0
-    ? ""
+    ? otherwise
     : text
         .slice(at + 4)
         .split("\u0000")[0]
@@ -22,7 +23,7 @@ const heard = (bytes) => {
 };
 const spoken = (text) => Buffer.from(`ID3\u0003 spoken: ${text}`.padEnd(3000, "."));
 
-export function startSpeechStandin() {
+export function startSpeechStandin({ hears = "" } = {}) {
   const requests = [];
   const uploads = new Map(); // AssemblyAI: upload url → text heard
   const transcripts = new Map(); // id → {text, polls}
@@ -58,7 +59,8 @@ export function startSpeechStandin() {
       form = await new Request("http://standin", { method: "POST", headers: { "content-type": type }, body: raw }).formData();
       record.fields = {};
       for (const [k, v] of form) {
-        record.fields[k] = typeof v === "string" ? v : { name: v.name, type: v.type, size: v.size, said: heard(await v.arrayBuffer()) };
+        record.fields[k] =
+          typeof v === "string" ? v : { name: v.name, type: v.type, size: v.size, said: heard(await v.arrayBuffer(), hears) };
       }
     } else if (type.includes("json") && raw.length) record.body = JSON.parse(raw.toString("utf8"));
 
@@ -67,7 +69,7 @@ export function startSpeechStandin() {
       if (!/^Bearer \S+/.test(req.headers.authorization ?? "")) return json(401, { error: { message: "Missing bearer authentication" } });
       const file = form?.get("file");
       if (!file || typeof file === "string" || !form.get("model")) return json(400, { error: { message: "file and model are required" } });
-      const text = heard(await file.arrayBuffer());
+      const text = heard(await file.arrayBuffer(), hears);
       if (text.includes("[fail]")) return json(500, { error: { message: "the transcription service is having a bad day" } });
       return json(200, { text });
     }
@@ -113,6 +115,7 @@ export function startSpeechStandin() {
       const { port } = server.address();
       resolve({
         url: `http://127.0.0.1:${port}`,
+        requests,
         close: () =>
           new Promise((r) => {
             server.closeAllConnections?.();

@@ -27,6 +27,8 @@ describe("the studio's page", () => {
     expect(csp.get("default-src")).toEqual(["'self'"]);
     expect(csp.get("script-src")).toEqual(["'self'"]); // no inline script, no eval, no other host
     expect(csp.get("connect-src")).toEqual(["'self'"]); // api.github.com is blocked, not called
+    // The chat's voice plays: the recording's preview (data:) and the spoken answer (a MediaSource's blob:).
+    expect(csp.get("media-src")).toEqual(["'self'", "blob:", "data:"]);
     for (const sources of csp.values()) for (const s of sources) expect(s).not.toMatch(/^(https?:|\*|wss?:)/);
     expect(res.headers.get("x-content-type-options")).toBe("nosniff");
     expect(await res.text()).toContain('<div id="root"></div>');
