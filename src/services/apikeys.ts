@@ -182,5 +182,12 @@ export const apiKeyHashOf = async (token: string): Promise<string | undefined> =
 export const foundKey = (row: KeyRow | undefined, hash: string): FoundKey | null =>
   row && constantTimeEqual(row.keyHash, hash) && !revoked(row.id) ? { id: row.id, ...scopeOf(row) } : null;
 
+/** The key a batch's row is (API_KEY_BY_HASH_SQL), kept for KEY_CACHE_MS as findApiKeyByToken keeps it. */
+export function keyOfBatchRow(row: KeyRow | undefined, hash: string): FoundKey | null {
+  const key = foundKey(row, hash);
+  if (key) remember(hash, key);
+  return key;
+}
+
 /** The lookup by hash as plain SQL (?1: the hash), for a caller that batches it with its own reads. */
 export const API_KEY_BY_HASH_SQL = "SELECT * FROM apikey WHERE keyHash = ?1";

@@ -35,6 +35,16 @@ describe("the stream's head before the batch", () => {
     expect(stored.map((m: { role: string }) => m.role)).toEqual(["userMessage", "apiMessage"]);
   });
 
+  it("an API key that only ever streams: the run's batch keeps its key, so its next stream's head needs no round trip", async () => {
+    const flowId = await standinFlow();
+    const key = await json("POST", "/apikey", { body: { keyName: `early ${uuid()}` } });
+    const asKey = { authorization: `Bearer ${key.apiKey}` };
+    expect((await traceOf(await stream(flowId, "[bench:2:0] one", asKey))).head).toEqual({ primary: 0, replica: 1 });
+    const second = await stream(flowId, "[bench:2:0] two", asKey);
+    expect(second.text).toContain('"event":"token"');
+    expect((await traceOf(second)).head).toEqual({ primary: 0, replica: 0 });
+  });
+
   it("a flow deleted within the bound: an error frame and end, the model never asked, nothing stored", async () => {
     const flowId = await standinFlow();
     expect((await stream(flowId, "[bench:2:0] warm")).status).toBe(200);

@@ -7,7 +7,7 @@
 import type { Deps } from "../deps";
 import type { ChatTurn } from "../../engine";
 import { runBatch } from "../../providers/vectorstores/d1-json";
-import { API_KEY_BY_HASH_SQL, type FoundKey, apiKeyHashOf, findApiKeyByToken, foundKey } from "../apikeys";
+import { API_KEY_BY_HASH_SQL, type FoundKey, apiKeyHashOf, findApiKeyByToken, keyOfBatchRow } from "../apikeys";
 import { PREVIOUS_EXECUTION_SQL } from "../executions";
 import { type CredentialReader, type CredentialRow, FLOW_CREDENTIALS_SQL, credentialReader } from "./credentials";
 import { type RunnableFlow, findRunnable } from "./flow";
@@ -93,7 +93,7 @@ export function lookUpRun(deps: Deps<"db" | "env">, id: string, token?: string, 
       (results) => results[KEY]?.results,
       () => undefined,
     );
-    return rows ? foundKey(rows[0] as Parameters<typeof foundKey>[0], hash) : findApiKeyByToken(deps, asked);
+    return rows ? keyOfBatchRow(rows[0] as Parameters<typeof keyOfBatchRow>[0], hash) : findApiKeyByToken(deps, asked);
   };
   flow.catch(() => {}); // each is awaited by the caller, maybe after another check failed first
   prefetched.catch(() => {});
