@@ -23,13 +23,13 @@ export const ADMIN_API_KEY = (() => {
   return line ? line.slice("ADMIN_API_KEY=".length).trim() : "edgeflow-dev-admin-key";
 })();
 
-/** Copies the working tree (sources, config, migrations, scripts) to dir, linking node_modules. */
-export function snapshot(dir) {
+/** Copies the working tree (or `from`) — sources, config, migrations, scripts — to dir, linking node_modules. */
+export function snapshot(dir, from = root) {
   const skip = new Set(["node_modules", ".git", ".wrangler", ".dev.vars", "test", "dist", "bench-results.json", ".test-results.json"]);
-  cpSync(root, dir, {
+  cpSync(from, dir, {
     recursive: true,
     filter: (src) => {
-      const rel = src.slice(root.length + 1);
+      const rel = src.slice(from.length + 1);
       return rel === "" || !skip.has(rel.split(/[\\/]/)[0]);
     },
   });
