@@ -7,6 +7,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { root } from "./servers.mjs";
+import { savedAsCustomTemplate, templateUsedSavedAndRun } from "./studio-template.mjs";
 import { documentStoreWizard, toolDescriptionGenerated } from "./studio-wizard.mjs";
 
 function assert(condition, message) {
@@ -200,5 +201,9 @@ export async function studioJourney(page, { origin, apiUrl, adminKey, standinUrl
   );
   await step("studio: a custom assistant made and opened", () => customAssistant(ctx));
   await step("studio: the test chat answers a chatflow (stored as INTERNAL) and reloads its history", () => testChat(ctx));
+  await step("studio: a template from Marketplaces used, pointed at the stand-in, saved and run in the test chat", () =>
+    templateUsedSavedAndRun(ctx),
+  );
+  await step("studio: Save As Template from the canvas; the template on Marketplaces → My Templates", () => savedAsCustomTemplate(ctx));
   await step("studio: an agentflow's human input answered in the test chat, the run on the Executions page", () => humanInput(ctx));
 }

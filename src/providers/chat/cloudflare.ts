@@ -11,8 +11,9 @@ export const chatCloudflareWorkersAI: ChatModelDefinition = {
     const model = modelNameOf(config, "@cf/meta/llama-3.1-8b-instruct");
     if (isAiRunner(deps.env.AI)) return workersAIModel(config, model, deps);
     const credential = await credentialOf(config, deps);
-    const account = str(credential.cloudflareWorkersAccountId) ?? str(credential.accountId);
-    const token = str(credential.cloudflareWorkersApiToken) ?? str(credential.apiToken);
+    // Flowise's cloudflareApi credential (the studio's form) names them cloudflareAccountId / cloudflareApiToken.
+    const account = str(credential.cloudflareAccountId) ?? str(credential.cloudflareWorkersAccountId) ?? str(credential.accountId);
+    const token = str(credential.cloudflareApiToken) ?? str(credential.cloudflareWorkersApiToken) ?? str(credential.apiToken);
     if (!account || !token) return workersAIModel(config, model, deps); // reports the missing binding
     const base = str(config.baseUrl) ?? `https://api.cloudflare.com/client/v4/accounts/${encodeURIComponent(account)}/ai/v1`;
     const field = str(config.baseUrl) ? "chatCloudflareWorkersAI baseUrl" : "cloudflareApi credential account";
