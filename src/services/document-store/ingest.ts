@@ -35,6 +35,7 @@ import {
   vectorStream,
   writeVectors,
 } from "./indexing";
+import type { Continues, StreamControl } from "./ingest-control";
 import { LoaderLease, upsertLeaseMs } from "./lease";
 import { type StoreBefore, chunkInserts, deleteDocVectors, restoreStore, settleFailure } from "./ingest-undo";
 import { endRow, windowRow } from "./loader-rows";
@@ -44,22 +45,6 @@ import { createStore } from "./stores";
 import type { DocStoreDeps, LoaderFileEntry } from "./types";
 import { type ByteSource, type WindowOptions, START, memorySource, r2Source, readWindow, windowBytes } from "./windows";
 
-export interface StreamControl extends IndexControl {
-  /** Bytes this call reads before it stops and leaves the rest to a later call (a queue message's share). */
-  budgetBytes?: number;
-}
-
-/** A streamed run stopped at its budget: its progress is saved, a later call under the same lease continues it. */
-export interface Continues {
-  continues: true;
-  docId: string;
-  storeId: string;
-}
-
-export const isContinues = (r: unknown): r is Continues => !!r && typeof r === "object" && (r as Continues).continues === true;
-
-/** Errors that say the input is wrong (not the server, not another upsert): what they interrupt is undone. */
-const _mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
 /** Chunks read back from D1 at a time, to index what a stopped run stored but did not index. */
 const REINDEX_PAGE = 1_000;
 const STORE_CONFIG = {

@@ -6,7 +6,7 @@ import { buildComponents } from "./components";
 import { megabytes, workLimits } from "../../lib/limits";
 import { QueueInstead, executePlan, stagePlan } from "./execute";
 import { deleteStagedFiles } from "./files";
-import { type Continues, isContinues } from "./ingest";
+import { type Continues, isContinues } from "./ingest-control";
 import type { UpsertResult } from "./indexing";
 import { queuedUpsertLeaseMs } from "./lease";
 import { failQueuedLoader, holdForRetry, loaderExists } from "./loader-rows";
