@@ -69,6 +69,7 @@ export { registry as chatflowNodes, supportedNodeNames } from "./chatflow/regist
 export { chatflowFileKey, checkLoaderFile, loaderFileField } from "./chatflow/nodes/document-loaders";
 export { type UpsertPlan, assertUpsertSupported, planFlowUpsert, runUpsert } from "./chatflow/upsert";
 export { toolDefinitionProblem } from "./tools/custom";
+export { listMcpActions } from "./tools/mcp/custom-mcp";
 // The studio's validation (services/validation) lists every reason an agentflow cannot run.
 export { validateAgentflow } from "./agentflow/validate";
 export type { AgentflowGraph } from "./agentflow/types";

@@ -118,7 +118,11 @@ describe("node load methods", () => {
     for (const node of nodes) {
       for (const method of methodsOf(node.inputs)) {
         const res = await call("POST", `/node-load-method/${node.name}`, { body: { loadMethod: method, inputs: {}, previousNodes: [] } });
-        if (["listActions", "listServers", "listEndpoints"].includes(method)) {
+        if (method === "listActions") {
+          await expectError(res, 400); // no server configured yet (test/studio/mcp-actions.test.ts lists a real one's)
+          continue;
+        }
+        if (["listServers", "listEndpoints"].includes(method)) {
           await expectError(res, 501);
           continue;
         }

@@ -5,7 +5,9 @@
 // the nodes before it and the node itself). One entry per method name.
 import { and, asc, eq, inArray } from "drizzle-orm";
 import { ApiError, badRequest } from "../../errors";
-import type { Db } from "../../env";
+import type { Db, Env } from "../../env";
+import { listMcpActions } from "../../engine";
+import { loadVariables } from "../runs";
 import { assistant, chatFlow, documentStore, tool } from "../../db/schema";
 import { type LoadOption, type NodeDescriptor, builtOptions, declaredLoadMethods, nodeDescriptor } from "./files";
 import type { Deps } from "../deps";
@@ -21,6 +23,7 @@ export interface LoadRequest {
 
 interface MethodArgs {
   db: Db;
+  env: Env;
   node: NodeDescriptor;
   request: LoadRequest;
 }
@@ -54,6 +57,11 @@ function runtimeStateKeys({ request }: MethodArgs): Promise<LoadOption[]> {
 }
 
 const METHODS: Record<string, LoadMethod> = {
+  /** Custom MCP's Available Actions: the tools its server lists (through the outbound policy, with the stored variables). */
+  async listActions({ db, env, node, request }) {
+    const vars = await loadVariables({ db, env });
+    return listMcpActions(record(request.inputs), { policy: env, vars, label: node.label, signal: AbortSignal.timeout(15_000) });
+  },
   /** Your flows, for Execute Flow: every chatflow and agentflow, by name. */
   async listFlows({ db }) {
     const rows = await db
@@ -140,16 +148,16 @@ const METHODS: Record<string, LoadMethod> = {
 };
 
 /**
- * Declared by nodes the catalogue lists but not answered yet: listActions (an MCP server's tools)
- * and listServers / listEndpoints (an OpenAPI spec's servers and operations). A 501 says so.
+ * Declared by nodes the catalogue lists but not answered yet: listServers / listEndpoints (an
+ * OpenAPI spec's servers and operations). A 501 says so.
  */
-export const NOT_YET = new Set(["listActions", "listServers", "listEndpoints"]);
+export const NOT_YET = new Set(["listServers", "listEndpoints"]);
 
 /** Every method answered here (for the test that checks each declared method has an answer). */
 export const loadMethodNames = (): string[] => Object.keys(METHODS);
 
 /** The options of `request.loadMethod` for node `name`: 404 unknown node, 400 a method it does not declare. */
-export async function loadOptions({ db }: Deps<"db">, name: string, request: LoadRequest): Promise<LoadOption[]> {
+export async function loadOptions({ db, env }: Deps<"db" | "env">, name: string, request: LoadRequest): Promise<LoadOption[]> {
   const method = text(request.loadMethod);
   if (!method) throw badRequest("loadMethod is required: the name of the node's load method (e.g. listModels)");
   const node = await nodeDescriptor(name);
@@ -161,7 +169,7 @@ export async function loadOptions({ db }: Deps<"db">, name: string, request: Loa
     if (NOT_YET.has(method)) throw notYet(name, method);
     throw new Error(`Load method ${method} of ${name} has no answer: add it to the catalogue's build or to load-methods.ts`);
   }
-  return run({ db, node, request });
+  return run({ db, env, node, request });
 }
 
 const notYet = (name: string, method: string) => new ApiError(501, `${name}: ${method} is not available yet; type the value instead`);

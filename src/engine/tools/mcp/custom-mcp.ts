@@ -13,6 +13,7 @@ import { ToolCallError } from "../service";
 import type { ToolDeps } from "../types";
 import { type McpServerAddress, McpSessionError, withMcpSession } from "./client";
 import { mcpResultText } from "./result";
+import type { OutboundEnv } from "../../../lib/outbound";
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
@@ -39,16 +40,16 @@ function parseConfig(raw: unknown, label: string): Record<string, unknown> {
 }
 
 /** `{{$vars.name}}` in every string of the config, with the run's variables (Flowise's substitution). */
-function withVars(value: unknown, ctx: RunContext): unknown {
+function withVars(value: unknown, vars: Record<string, string> | undefined): unknown {
   if (typeof value === "string")
-    return value.replace(/\{\{\s*\$vars\.([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g, (whole, name: string) => ctx.vars?.[name] ?? whole);
-  if (Array.isArray(value)) return value.map((v) => withVars(v, ctx));
-  if (isObject(value)) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, withVars(v, ctx)]));
+    return value.replace(/\{\{\s*\$vars\.([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g, (whole, name: string) => vars?.[name] ?? whole);
+  if (Array.isArray(value)) return value.map((v) => withVars(v, vars));
+  if (isObject(value)) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, withVars(v, vars)]));
   return value;
 }
 
-export function mcpAddress(raw: unknown, ctx: RunContext, label: string): McpServerAddress {
-  const config = withVars(parseConfig(raw, label), ctx) as Record<string, unknown>;
+export function mcpAddress(raw: unknown, ctx: Pick<RunContext, "vars">, label: string): McpServerAddress {
+  const config = withVars(parseConfig(raw, label), ctx.vars) as Record<string, unknown>;
   if (config.command !== undefined) {
     throw fail(
       "INVALID_FLOW",
@@ -117,4 +118,25 @@ export async function customMcpTools(inputs: Record<string, unknown>, { ctx, lab
           },
         }),
     );
+}
+
+/**
+ * The canvas's Available Actions (load method listActions): the server's tools as options, listed
+ * under the outbound policy with the stored variables in its config.
+ */
+export async function listMcpActions(
+  inputs: Record<string, unknown>,
+  deps: { policy: OutboundEnv; vars: Record<string, string>; label: string; signal?: AbortSignal },
+): Promise<{ label: string; name: string; description?: string }[]> {
+  const server = mcpAddress(inputs.mcpServerConfig, { vars: deps.vars }, deps.label);
+  const listed = await withMcpSession(server, { policy: deps.policy, signal: deps.signal }, (client, request) =>
+    client.listTools(undefined, request),
+  ).catch((err: unknown) => {
+    throw asRunError(err, deps.label);
+  });
+  return listed.tools.map((t) => ({
+    label: t.name,
+    name: t.name,
+    ...(t.description ? { description: t.description.slice(0, MAX_DESCRIPTION) } : {}),
+  }));
 }
