@@ -70,6 +70,7 @@ export { chatflowFileKey, checkLoaderFile, loaderFileField } from "./chatflow/no
 export { type UpsertPlan, assertUpsertSupported, planFlowUpsert, runUpsert } from "./chatflow/upsert";
 export { toolDefinitionProblem } from "./tools/custom";
 export { listMcpActions } from "./tools/mcp/custom-mcp";
+export { openApiOptions } from "./tools/openapi/spec-source";
 // The studio's validation (services/validation) lists every reason an agentflow cannot run.
 export { validateAgentflow } from "./agentflow/validate";
 export type { AgentflowGraph } from "./agentflow/types";

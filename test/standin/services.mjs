@@ -75,6 +75,11 @@ function answer(service, req, url, body, res) {
     }
     case "echo":
       return json(res, 200, { method: req.method, path: url.pathname + url.search, headers: req.headers, body: body ?? null });
+    case "spec": {
+      // A document served at a link (an OpenAPI spec): its text is the `b64` query parameter.
+      res.writeHead(200, { "content-type": "application/yaml" });
+      return res.end(Buffer.from(url.searchParams.get("b64") ?? "", "base64").toString("utf8"));
+    }
     default:
       return json(res, 404, { error: `no stand-in for ${url.pathname}` });
   }

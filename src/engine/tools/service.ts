@@ -88,7 +88,7 @@ async function readCapped(res: Response, deadline: Deadline): Promise<string> {
 }
 
 /** Calls a service and answers its status and body; unreachable, timed out or refused → ToolCallError. */
-export async function callService(call: ServiceCall, ctx: RunContext): Promise<ServiceAnswer> {
+export async function callService(call: ServiceCall, ctx: Pick<RunContext, "signal" | "runtime">): Promise<ServiceAnswer> {
   const secrets = call.secrets ?? [];
   const deadline = new Deadline(call.timeoutMs ?? SERVICE_TIMEOUT_MS, ctx.signal);
   try {

@@ -6,7 +6,7 @@
 import { and, asc, eq, inArray } from "drizzle-orm";
 import { ApiError, badRequest } from "../../errors";
 import type { Db, Env } from "../../env";
-import { listMcpActions } from "../../engine";
+import { type Runtime, listMcpActions, openApiOptions } from "../../engine";
 import { loadVariables } from "../runs";
 import { assistant, chatFlow, documentStore, tool } from "../../db/schema";
 import { type LoadOption, type NodeDescriptor, builtOptions, declaredLoadMethods, nodeDescriptor } from "./files";
@@ -24,6 +24,7 @@ export interface LoadRequest {
 interface MethodArgs {
   db: Db;
   env: Env;
+  runtime: Runtime;
   node: NodeDescriptor;
   request: LoadRequest;
 }
@@ -57,6 +58,12 @@ function runtimeStateKeys({ request }: MethodArgs): Promise<LoadOption[]> {
 }
 
 const METHODS: Record<string, LoadMethod> = {
+  /** openAPIToolkit's Server: the spec's servers (its file, or its link fetched under the outbound policy). */
+  listServers: ({ runtime, node, request }) =>
+    openApiOptions(record(request.inputs), "servers", { runtime, signal: AbortSignal.timeout(15_000) }, node.label),
+  /** openAPIToolkit's Available Endpoints: the spec's operations by Flowise's names. */
+  listEndpoints: ({ runtime, node, request }) =>
+    openApiOptions(record(request.inputs), "endpoints", { runtime, signal: AbortSignal.timeout(15_000) }, node.label),
   /** Custom MCP's Available Actions: the tools its server lists (through the outbound policy, with the stored variables). */
   async listActions({ db, env, node, request }) {
     const vars = await loadVariables({ db, env });
@@ -148,16 +155,19 @@ const METHODS: Record<string, LoadMethod> = {
 };
 
 /**
- * Declared by nodes the catalogue lists but not answered yet: listServers / listEndpoints (an
- * OpenAPI spec's servers and operations). A 501 says so.
+ * Declared by nodes the catalogue lists but not answered yet (none today): a 501 says so.
  */
-export const NOT_YET = new Set(["listServers", "listEndpoints"]);
+export const NOT_YET = new Set<string>();
 
 /** Every method answered here (for the test that checks each declared method has an answer). */
 export const loadMethodNames = (): string[] => Object.keys(METHODS);
 
 /** The options of `request.loadMethod` for node `name`: 404 unknown node, 400 a method it does not declare. */
-export async function loadOptions({ db, env }: Deps<"db" | "env">, name: string, request: LoadRequest): Promise<LoadOption[]> {
+export async function loadOptions(
+  { db, env, runtime }: Deps<"db" | "env" | "runtime">,
+  name: string,
+  request: LoadRequest,
+): Promise<LoadOption[]> {
   const method = text(request.loadMethod);
   if (!method) throw badRequest("loadMethod is required: the name of the node's load method (e.g. listModels)");
   const node = await nodeDescriptor(name);
@@ -169,7 +179,7 @@ export async function loadOptions({ db, env }: Deps<"db" | "env">, name: string,
     if (NOT_YET.has(method)) throw notYet(name, method);
     throw new Error(`Load method ${method} of ${name} has no answer: add it to the catalogue's build or to load-methods.ts`);
   }
-  return run({ db, env, node, request });
+  return run({ db, env, runtime, node, request });
 }
 
 const notYet = (name: string, method: string) => new ApiError(501, `${name}: ${method} is not available yet; type the value instead`);

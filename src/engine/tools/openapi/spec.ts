@@ -31,6 +31,8 @@ export interface Parameter {
 export interface Operation {
   /** operationId, else method + path ("get_pets_petId"). */
   id: string;
+  /** Flowise's name for it in Available Endpoints (selectedEndpoints): operationId, else "GET /pets/{petId}". */
+  endpoint: string;
   method: Method;
   /** The path as the spec writes it ("/pets/{petId}"). */
   path: string;
@@ -43,6 +45,8 @@ export interface Operation {
 export interface OpenApiSpec {
   /** servers[0].url, when the spec names one. */
   server?: string;
+  /** Every server's url (its variables at their defaults), for the canvas's Server input. */
+  servers: string[];
   operations: Operation[];
 }
 
@@ -138,15 +142,16 @@ export function parseSpec(text: string, where: string): OpenApiSpec {
   if (!isObject(raw) || !isObject(raw.paths)) throw fail("INVALID_FLOW", `${where}: its OpenAPI spec has no paths`);
   const resolve = resolver(raw, where);
   const servers = Array.isArray(raw.servers) ? raw.servers : [];
-  const first = isObject(servers[0]) && typeof servers[0].url === "string" ? servers[0] : undefined;
   // Server variables ({region}) take their defaults.
-  const vars = isObject(first?.variables) ? first.variables : {};
-  const server =
-    first &&
-    (first.url as string).replace(/\{([^}]+)\}/g, (whole, name: string) => {
+  const urlOf = (s: Record<string, unknown>) => {
+    const vars = isObject(s.variables) ? s.variables : {};
+    return (s.url as string).replace(/\{([^}]+)\}/g, (whole, name: string) => {
       const v = vars[name];
       return isObject(v) && (typeof v.default === "string" || typeof v.default === "number") ? String(v.default) : whole;
     });
+  };
+  const urls = servers.filter((s): s is Record<string, unknown> => isObject(s) && typeof s.url === "string").map(urlOf);
+  const server = isObject(servers[0]) && typeof servers[0].url === "string" ? urls[0] : undefined;
 
   const operations: Operation[] = [];
   const ids = new Set<string>();
@@ -157,7 +162,8 @@ export function parseSpec(text: string, where: string): OpenApiSpec {
     for (const method of METHODS) {
       const op = item[method];
       if (!isObject(op)) continue;
-      const id = typeof op.operationId === "string" && op.operationId.trim() ? op.operationId.trim() : operationId(method, path);
+      const named = typeof op.operationId === "string" && op.operationId.trim() ? op.operationId.trim() : undefined;
+      const id = named ?? operationId(method, path);
       if (ids.has(id)) throw fail("INVALID_FLOW", `${where}: its OpenAPI spec has two operations with the id ${id}`);
       ids.add(id);
       // An operation's own parameter replaces a path-level one of the same name and place.
@@ -166,11 +172,19 @@ export function parseSpec(text: string, where: string): OpenApiSpec {
       const ownKeys = new Set(own.map(key));
       const params = parametersOf([...shared.filter((p) => !ownKeys.has(key(p))), ...own], where, id);
       const description = [op.description, op.summary].find((d): d is string => typeof d === "string" && !!d.trim()) ?? id;
-      operations.push({ id, method, path, description: description.trim(), parameters: params, body: bodyOf(op.requestBody) });
+      operations.push({
+        id,
+        endpoint: named ?? `${method.toUpperCase()} ${path}`,
+        method,
+        path,
+        description: description.trim(),
+        parameters: params,
+        body: bodyOf(op.requestBody),
+      });
       if (operations.length > MAX_OPERATIONS)
         throw fail("INVALID_FLOW", `${where}: its OpenAPI spec has more than ${MAX_OPERATIONS} operations`);
     }
   }
   if (!operations.length) throw fail("INVALID_FLOW", `${where}: its OpenAPI spec has no operations`);
-  return { server, operations };
+  return { server, servers: urls, operations };
 }

@@ -1,7 +1,8 @@
-// openAPIToolkit: one tool per operation of an OpenAPI spec (the node's yamlFile, YAML or JSON).
+// openAPIToolkit: one tool per operation of an OpenAPI spec (YAML or JSON: a file, or a link;
+// spec-source.ts), the operations chosen in Available Endpoints (all when none is chosen).
 // Like Flowise's, a tool takes PathParameters, QueryParameters and RequestBody (or `input` for an
-// operation with neither parameters nor a body schema). The request goes to the spec's first server
-// (or the node's baseUrl), under the outbound policy, with the node's headers. With a customCode of
+// operation with neither parameters nor a body schema). The request goes to the chosen Server, else
+// the spec's first (or the node's baseUrl), under the outbound policy, with the node's headers. With a customCode of
 // the user's own, that code makes the request in the QuickJS sandbox ($url, $options), as in Flowise.
 import { DynamicStructuredTool, type StructuredToolInterface } from "@langchain/core/tools";
 import { z } from "zod";
@@ -12,7 +13,8 @@ import { flowOf } from "../custom";
 import { toolName } from "../names";
 import { ToolCallError, callService } from "../service";
 import type { ToolDeps } from "../types";
-import { type Operation, type Parameter, parseSpec, specText } from "./spec";
+import type { Operation, Parameter } from "./spec";
+import { loadSpec, selectedEndpoints } from "./spec-source";
 
 // Flowise's default customCode (fetch, answer the JSON, swallow errors as ""): edgeflow makes that
 // request itself instead, so a failure reaches the model as a readable error, without a sandbox.
@@ -113,8 +115,10 @@ function baseUrlOf(inputs: Record<string, unknown>, server: string | undefined, 
 }
 
 export async function openApiToolkit(inputs: Record<string, unknown>, { ctx, label }: ToolDeps): Promise<StructuredToolInterface[]> {
-  const spec = parseSpec(specText(inputs.yamlFile ?? inputs.openApiSpec, label), label);
-  const base = baseUrlOf(inputs, spec.server, label);
+  const spec = await loadSpec(inputs, ctx, label);
+  const chosenServer = str(inputs.selectedServer);
+  const base = baseUrlOf(inputs, chosenServer && chosenServer !== "error" ? chosenServer : spec.server, label);
+  const chosen = selectedEndpoints(inputs.selectedEndpoints);
   const rawHeaders = inputs.headers === undefined || inputs.headers === "" ? {} : jsonObject(inputs.headers);
   if (!rawHeaders) throw fail("INVALID_FLOW", `${label}: headers must be a JSON object`);
   const headers = Object.fromEntries(Object.entries(rawHeaders).map(([k, v]) => [k, String(v)]));
@@ -142,14 +146,16 @@ export async function openApiToolkit(inputs: Record<string, unknown>, { ctx, lab
     return res.text.length > MAX_OUTPUT_CHARS ? `${res.text.slice(0, MAX_OUTPUT_CHARS)}… [cut]` : res.text;
   };
 
-  return spec.operations.map(
-    (op) =>
-      new DynamicStructuredTool({
-        name: toolName(op.id),
-        description: op.description,
-        schema: schemaOf(op),
-        returnDirect,
-        func: (args: Args) => call(op, args),
-      }),
-  );
+  return spec.operations
+    .filter((op) => !chosen.size || chosen.has(op.endpoint))
+    .map(
+      (op) =>
+        new DynamicStructuredTool({
+          name: toolName(op.id),
+          description: op.description,
+          schema: schemaOf(op),
+          returnDirect,
+          func: (args: Args) => call(op, args),
+        }),
+    );
 }
