@@ -127,6 +127,10 @@ export async function runSandboxed(body: string, run: SandboxRun): Promise<strin
         }
         if (state.type === "rejected") throw failure(state.error.consume((e) => vm.dump(e)));
         if (!bridge.pending) {
+          // A chain of jobs that grew until QuickJS could not queue the next one (out of memory, which
+          // it then cannot even pass back up the chain) ends with nothing left to run, like a promise
+          // that can never settle; but it got there by computing a long stretch without the host.
+          if (sliceInterrupts >= sliceBudget / 5) throw memoryFailure();
           throw new SandboxError("The function awaits something that can never happen (its promise can no longer settle)", "stalled");
         }
         const next = await Promise.race([bridge.next(), expired, aborted]);
