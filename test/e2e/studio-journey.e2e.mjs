@@ -192,9 +192,8 @@ export async function studioJourney(page, { origin, apiUrl, adminKey, standinUrl
   await step("studio: an API key made, revealed behind the eye icon, and the revealed key works", () => apiKeyRevealed(ctx));
   await step("studio: a variable made", () => variableMade(ctx));
   await step("studio: a document store made and opened", () => documentStoreOpened(ctx));
-  await step(
-    "studio: the document store wizard — a text file previewed, processed, upserted (local embeddings + record manager), queried",
-    () => documentStoreWizard(ctx),
+  await step("studio: the document store wizard — a PDF previewed, processed, upserted (local embeddings + record manager), queried", () =>
+    documentStoreWizard(ctx),
   );
   await step("studio: the store's tool description written by a chosen model on a custom assistant's page", () =>
     toolDescriptionGenerated(ctx, "e2e stand-in", "e2e store"),

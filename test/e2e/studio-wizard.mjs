@@ -1,6 +1,6 @@
 // The document store wizard in Chromium, through Flowise's own pages (studio-journey.e2e.mjs runs it
 // on the store the journey just opened, on the same watched page: any /api/v1 call answered 4xx or
-// 5xx fails it): a text file uploaded on the loader page, its chunks previewed with the recursive
+// 5xx fails it): a PDF uploaded on the loader page (Pdf File), its chunks previewed with the recursive
 // splitter, processed; embeddings, vector store and record manager picked on the vector store page
 // and upserted; the store queried from the retrieval page. Each part is checked on the page and in
 // what the API stored.
@@ -14,8 +14,30 @@ const PARAGRAPHS = [
   "Lighthouse keepers trim the lamp wicks every evening and log the passing ships in a leather book.",
   "Sailmakers stitch canvas in the loft above the chandlery, where tar and rope are sold by the yard.",
 ];
-const TEXT = `${PARAGRAPHS.join("\n\n")}\n`;
-const FILE = "harbour.txt";
+const FILE = "harbour.pdf";
+
+/** A one-page PDF (Helvetica), one line per paragraph: what a user uploads on the Pdf File loader. */
+function pdfOf(lines) {
+  const esc = (t) => t.replace(/[\\()]/g, (c) => `\\${c}`);
+  const stream = `BT /F1 12 Tf 14 TL 72 720 Td ${lines.map((l) => `(${esc(l)}) Tj T*`).join(" ")} ET`;
+  const objects = [
+    "<< /Type /Catalog /Pages 2 0 R >>",
+    "<< /Type /Pages /Kids [4 0 R] /Count 1 >>",
+    "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>",
+    "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Contents 5 0 R >>",
+    `<< /Length ${stream.length} >>\nstream\n${stream}\nendstream`,
+  ];
+  let out = "%PDF-1.4\n";
+  const offsets = objects.map((body, i) => {
+    const at = out.length;
+    out += `${i + 1} 0 obj\n${body}\nendobj\n`;
+    return at;
+  });
+  const xref = out.length;
+  out += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n${offsets.map((o) => `${String(o).padStart(10, "0")} 00000 n \n`).join("")}`;
+  out += `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
+  return Buffer.from(out, "latin1");
+}
 
 const dialog = (page) => page.locator(".MuiDialog-root");
 
@@ -46,12 +68,12 @@ async function until(what, check, ms = 15_000) {
 /** The loader page: a file uploaded, previewed with a splitter, processed. */
 async function addLoader({ page, api }, storeId) {
   await page.getByRole("button", { name: "Add Document Loader" }).first().click();
-  await dialog(page).getByText("Text File", { exact: true }).click();
-  await page.waitForURL(new RegExp(`/document-stores/${storeId}/textFile$`), { timeout: 10_000 });
+  await dialog(page).getByText("Pdf File", { exact: true }).click();
+  await page.waitForURL(new RegExp(`/document-stores/${storeId}/pdfFile$`), { timeout: 10_000 });
   await page
     .locator("input[type=file]")
     .first()
-    .setInputFiles({ name: FILE, mimeType: "text/plain", buffer: Buffer.from(TEXT) });
+    .setInputFiles({ name: FILE, mimeType: "application/pdf", buffer: pdfOf(PARAGRAPHS) });
   await pickOption(page, "None", "Recursive Character Text Splitter");
   const chunkSize = page.locator("input[name=chunkSize]").first();
   await chunkSize.fill("120");

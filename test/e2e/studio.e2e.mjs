@@ -101,6 +101,7 @@ export async function checkStudio(browser, edgeflow, standin, step) {
       if (seen.blocked.length)
         console.log(`    (the CSP blocked ${seen.blocked.length} attempt(s) at other hosts, e.g. ${seen.blocked[0]})`);
       if (seen.pending.size) console.log(`    (not built yet: ${[...seen.pending].join(", ")})`);
+      if (seen.upstream.length) console.log(`    (Flowise UI's own audio race, not failed: ${seen.upstream[0]})`);
       console.log(`    (${seen.apiCalls} API calls in ${journeyMs} ms)`);
       assert(!seen.elsewhere.length, `the page asked other hosts: ${[...new Set(seen.elsewhere)].slice(0, 5).join(", ")}`);
       assert(!seen.failing.length, `API calls refused: ${[...new Set(seen.failing)].join(", ")}`);
