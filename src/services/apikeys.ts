@@ -175,8 +175,19 @@ function forgetKey(id: string, deleted: boolean): void {
 export type FoundKey = { id: string } & KeyScope;
 
 /** The stored hash a token would have; undefined for a token no key can be (a cheap refusal). */
-export const apiKeyHashOf = async (token: string): Promise<string | undefined> =>
-  token.length < 16 || token.length > 256 ? undefined : sha256Hex(token);
+export async function apiKeyHashOf(token: string): Promise<string | undefined> {
+  if (token.length < 16 || token.length > 256) return undefined;
+  const known = hashes.get(token);
+  if (known) return known;
+  const hash = await sha256Hex(token);
+  hashes.set(token, hash);
+  if (hashes.size > HASHES_KEPT) hashes.delete(hashes.keys().next().value as string);
+  return hash;
+}
+// The hashes of tokens this isolate saw lately: a client's requests (and the early stream head's
+// check beside its run's batch) hash its token once, not once or twice per request.
+const HASHES_KEPT = 256;
+const hashes = new Map<string, string>();
 
 /** The key a row found by `hash` is, or null. */
 export const foundKey = (row: KeyRow | undefined, hash: string): FoundKey | null =>
