@@ -17,7 +17,8 @@ import { signInRoutes } from "./routes/sign-in";
 import { accountSettingsRoutes } from "./routes/account-settings";
 import { chatflowRoutes } from "./routes/chatflows";
 import { assistantRoutes } from "./routes/assistants";
-import { assistantComponentRoutes } from "./routes/assistant-components";
+import { assistantComponentRoutes, assistantGenerateRoutes } from "./routes/assistant-components";
+import { openaiAssistantsRoutes } from "./routes/openai-assistants";
 import { leadRoutes } from "./routes/leads";
 import { chatMessageRoutes } from "./routes/chatmessages";
 import { feedbackRoutes } from "./routes/feedback";
@@ -83,6 +84,7 @@ export function createApp() {
   api.route("/chatflows", chatflowRoutes);
   api.route("/chatflows", chatflowTriggerRoutes);
   api.route("/assistants/components", assistantComponentRoutes);
+  api.route("/assistants/generate", assistantGenerateRoutes);
   api.route("/assistants", assistantRoutes);
   api.route("/leads", leadRoutes);
   api.route("/chatmessage", chatMessageRoutes);
@@ -95,6 +97,7 @@ export function createApp() {
   api.route("/internal-chatmessage", internalChatMessageRoutes);
   api.route("/", widgetRoutes);
   api.route("/", textToSpeechRoutes);
+  api.route("/", openaiAssistantsRoutes);
   api.route("/document-store", documentStoreRoutes);
   api.route("/document-store", documentStoreWizardRoutes);
   api.route("/vector", vectorUpsertRoutes);

@@ -1,8 +1,11 @@
-// The custom assistant page's pickers: GET /assistants/components/{chatmodels,tools,docstores}.
+// The custom assistant page's pickers, GET /assistants/components/{chatmodels,tools,docstores}, and
+// its Generate button, POST /assistants/generate/instruction.
 import { z } from "@hono/zod-openapi";
 import { can } from "../auth/guard";
+import { ToolDescBody } from "../schemas/document-store-wizard";
+import { generateAssistantInstruction } from "../services/assistant-instruction";
 import { assistantChatModels, assistantDocumentStores, assistantTools } from "../services/catalogue/assistant-components";
-import { createRouter, jsonResponse, protectedRoute } from "./router";
+import { createRouter, errorResponsesFor, jsonBody, jsonResponse, protectedRoute } from "./router";
 
 const tags = ["assistants"];
 const Descriptor = z.record(z.string(), z.unknown()).openapi("NodeDescriptor");
@@ -42,3 +45,23 @@ export const assistantComponentRoutes = createRouter()
     }),
     async (c) => c.json(await assistantDocumentStores(c.var.services), 200),
   );
+
+const InstructionBody = ToolDescBody.extend({
+  task: z.string().trim().min(1, "describe the assistant's task").max(10_000),
+}).openapi("AssistantInstructionRequest");
+
+export const assistantGenerateRoutes = createRouter().openapi(
+  protectedRoute({
+    method: "post",
+    path: "/instruction",
+    permission: can("assistants:create", "assistants:update"),
+    tags,
+    summary: "The chosen chat model writes a custom assistant's instructions for a task",
+    request: { body: jsonBody(InstructionBody) },
+    responses: { ...jsonResponse(z.object({ content: z.string() })), ...errorResponsesFor([502, 504]) },
+  }),
+  async (c) => {
+    const { task, selectedChatModel } = c.req.valid("json");
+    return c.json(await generateAssistantInstruction(c.var.services, task, selectedChatModel, c.req.raw.signal), 200);
+  },
+);

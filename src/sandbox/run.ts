@@ -31,6 +31,9 @@ export interface SandboxRun {
   signal?: AbortSignal;
 }
 
+/** Jobs in one run of the queue past which a stall is a chain that died for memory, not a wait. */
+const CHAIN_JOBS = 2_000;
+
 /**
  * Runs a function body and answers its result as a string. Throws SandboxError when the function
  * throws, does not parse, exceeds its time, slice, memory or stack limit, or awaits something that
@@ -81,13 +84,14 @@ export async function runSandboxed(body: string, run: SandboxRun): Promise<strin
    * promise); it fails only when QuickJS itself gives up, and a null error then means it ran out of
    * memory while making its own error (a promise chain that grows forever ends this way).
    */
-  const runJobs = () => {
+  const runJobs = (): number => {
     const jobs = runtime.executePendingJobs();
     if (jobs.error) {
       const dumped = jobs.error.consume((e) => vm.dump(e));
       throw !stop && (dumped === null || dumped === undefined) ? memoryFailure() : failure(dumped);
     }
     if (stop) throw stopFailure(stop, limits);
+    return jobs.value;
   };
 
   try {
@@ -119,7 +123,7 @@ export async function runSandboxed(body: string, run: SandboxRun): Promise<strin
     });
     try {
       for (;;) {
-        runJobs();
+        const ran = runJobs();
         const state = vm.getPromiseState(promise);
         if (state.type === "fulfilled") {
           const value = state.notAPromise ? vm.dump(promise) : state.value.consume((v) => vm.dump(v));
@@ -129,8 +133,9 @@ export async function runSandboxed(body: string, run: SandboxRun): Promise<strin
         if (!bridge.pending) {
           // A chain of jobs that grew until QuickJS could not queue the next one (out of memory, which
           // it then cannot even pass back up the chain) ends with nothing left to run, like a promise
-          // that can never settle; but it got there by computing a long stretch without the host.
-          if (sliceInterrupts >= sliceBudget / 5) throw memoryFailure();
+          // that can never settle; but it got there through thousands of jobs, or a long stretch
+          // of computing without the host.
+          if (ran >= CHAIN_JOBS || sliceInterrupts >= sliceBudget / 5) throw memoryFailure();
           throw new SandboxError("The function awaits something that can never happen (its promise can no longer settle)", "stalled");
         }
         const next = await Promise.race([bridge.next(), expired, aborted]);

@@ -27,6 +27,9 @@ describe("a promise chain that never settles is a time limit", () => {
       "const f = () => Promise.resolve().then(() => null).then(f); return await f()",
       "async function* g() { for (;;) yield 1 } for await (const x of g()) {}",
       "const f = async () => { for (;;) await null }; return await f()",
+      // Each job keeps memory: QuickJS runs out of room to queue the next one, and the chain dies with
+      // nothing left to run — the memory limit, not "can never settle".
+      "const kept = []; const loop = () => Promise.resolve().then(() => { kept.push(new Array(2e4).fill(1)); return loop() }); return await loop()",
     ]) {
       const err = await runSandboxed(body, { env: { TOOL_TIMEOUT_MS: "1000" } }).catch((e) => e);
       expect(err.message, body).toMatch(TIME_LIMIT);
