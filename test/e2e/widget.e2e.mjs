@@ -244,9 +244,13 @@ try {
 
   await step("an agentflow's answer is streamed in, token by token", async () => {
     const af = await browser.newPage();
+    // The widget asks whether the flow streams while it loads and sends streaming: false until it
+    // knows: a question typed before that answer arrives gets a JSON answer (whole, no partials).
+    const streamingKnown = af.waitForResponse((r) => r.url().includes("/chatflows-streaming/"), { timeout: 15_000 });
     await af.goto(`${pages.origin}/agentflow`);
     const input = af.locator("textarea");
     await input.waitFor({ state: "visible" });
+    assert((await (await streamingKnown).json()).isStreaming === true, "the widget was told the agentflow does not stream");
     await input.fill("[slow] agent socks in many bright colours for every season");
     await input.press("Enter");
     const seen = await streamedTexts(af.locator('[data-testid="host-bubble"]'), "echo:", "every season");
