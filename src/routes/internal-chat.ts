@@ -15,8 +15,7 @@ import { ChatflowIdParam, IdParam } from "../schemas/common";
 import { PredictionRequest, PredictionResponse } from "../schemas/prediction";
 import { findConversationOwner } from "../services/chatflows";
 import { listChatMessages } from "../services/chatmessages";
-import { type Caller, CallerRefused, runFlow } from "../services/runs";
-import { SSE_HEADERS } from "../stream/sse";
+import { type Caller, runFlow } from "../services/runs";
 import { readPredictionBody } from "./prediction-body";
 import {
   OPTIONAL_BEARER,
@@ -27,10 +26,7 @@ import {
   multipartWithFiles,
   protectedRoute,
 } from "./router";
-import { callerOf, disconnectSignal } from "./run-adapter";
-
-// As POST /prediction: on a streaming request a refusal is the bare message as text/plain.
-const PLAIN_ON_STREAM = new Set([401, 403, 429]);
+import { answered, callerOf, disconnectSignal, plainRefusal } from "./run-adapter";
 
 /** The caller, once it is someone from the studio's origin: its bearer (checked by the door) or its session. */
 async function studioCaller(c: Context<AppEnv>): Promise<Caller> {
@@ -85,9 +81,10 @@ internalPredictionRoutes.openapi(route, async (c) => {
       delivery: input.streaming ? "sse" : "json",
       signal: disconnectSignal(c),
     });
-    return delivered.kind === "sse" ? c.body(delivered.body, 200, SSE_HEADERS) : c.json(delivered.body, 200);
+    return answered(c, delivered);
   } catch (err) {
-    if (input.streaming && err instanceof CallerRefused && PLAIN_ON_STREAM.has(err.status)) return c.text(err.message, err.status as 401);
+    const refusal = plainRefusal(c, err, input.streaming);
+    if (refusal) return refusal;
     throw err;
   }
 });

@@ -3,15 +3,10 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { IdParam } from "../schemas/common";
 import { DetachedRunResponse, PredictionRequest, PredictionResponse } from "../schemas/prediction";
-import { CallerRefused, runFlow } from "../services/runs";
-import { SSE_HEADERS } from "../stream/sse";
+import { runFlow } from "../services/runs";
 import { readPredictionBody } from "./prediction-body";
 import { OPTIONAL_BEARER, bodyReadByHandler, createRouter, errorResponsesFor, multipartWithFiles } from "./router";
-import { callerOf, disconnectSignal } from "./run-adapter";
-
-// The widget shows a 401/403/429 body to the person chatting as it is, so on a streaming request
-// those three answer the bare message as text/plain (API.md, "Streaming").
-const PLAIN_ON_STREAM = new Set([401, 403, 429]);
+import { answered, callerOf, disconnectSignal, plainRefusal } from "./run-adapter";
 
 export const predictionRoutes = createRouter();
 
@@ -56,10 +51,10 @@ predictionRoutes.openapi(route, async (c) => {
       delivery: input.async ? "detached" : input.streaming ? "sse" : "json",
       signal: input.async ? undefined : disconnectSignal(c),
     });
-    if (delivered.kind === "detached") return c.json(delivered.body, 202);
-    return delivered.kind === "sse" ? c.body(delivered.body, 200, SSE_HEADERS) : c.json(delivered.body, 200);
+    return answered(c, delivered);
   } catch (err) {
-    if (input.streaming && err instanceof CallerRefused && PLAIN_ON_STREAM.has(err.status)) return c.text(err.message, err.status as 401);
+    const refusal = plainRefusal(c, err, input.streaming);
+    if (refusal) return refusal;
     throw err;
   }
 });

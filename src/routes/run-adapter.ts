@@ -4,7 +4,8 @@
 import type { Context } from "hono";
 import type { AppEnv } from "../env";
 import { clientIpOf } from "../rate-limit/check";
-import type { Caller } from "../services/runs";
+import { type Caller, CallerRefused, type Delivered } from "../services/runs";
+import { SSE_HEADERS } from "../stream/sse";
 import { abortOnDisconnect } from "./runnable";
 
 /** The Authorization and Origin headers and the client's address, for the door's caller checks. */
@@ -19,4 +20,20 @@ export function disconnectSignal(c: Context<AppEnv>): AbortSignal {
   const controller = new AbortController();
   abortOnDisconnect(c, controller);
   return controller.signal;
+}
+
+// The widget shows a 401/403/429 body to the person chatting as it is, so on a streaming request
+// those three answer the bare message as text/plain (API.md, "Streaming").
+const PLAIN_ON_STREAM = new Set([401, 403, 429]);
+
+/** A caller refused on a streaming request, as the widget reads it; undefined for anything else (rethrow it). */
+export function plainRefusal(c: Context<AppEnv>, err: unknown, streaming: boolean | undefined): Response | undefined {
+  if (streaming && err instanceof CallerRefused && PLAIN_ON_STREAM.has(err.status)) return c.text(err.message, err.status as 401);
+  return undefined;
+}
+
+/** The door's delivery as the response: the stream, the JSON answer, or a detached run accepted (202). */
+export function answered(c: Context<AppEnv>, delivered: Delivered): Response {
+  if (delivered.kind === "sse") return c.body(delivered.body, 200, SSE_HEADERS);
+  return delivered.kind === "detached" ? c.json(delivered.body, 202) : c.json(delivered.body, 200);
 }
