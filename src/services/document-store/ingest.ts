@@ -27,7 +27,6 @@ import { type BuiltComponents, buildComponents } from "./components";
 import { entryFor, lostLoader, recordRun, storeFiles, writeEntry, writesFiles } from "./loader-entry";
 import { fileKey } from "./files";
 import {
-  type IndexControl,
   type UpsertResult,
   type VectorStream,
   ADDED_DOCS_LIMIT,
