@@ -26,14 +26,7 @@ import { documentStore } from "../../db/schema";
 import { type BuiltComponents, buildComponents } from "./components";
 import { entryFor, lostLoader, recordRun, storeFiles, writeEntry, writesFiles } from "./loader-entry";
 import { fileKey } from "./files";
-import {
-  type UpsertResult,
-  type VectorStream,
-  ADDED_DOCS_LIMIT,
-  assertIndexable,
-  vectorStream,
-  writeVectors,
-} from "./indexing";
+import { type UpsertResult, type VectorStream, ADDED_DOCS_LIMIT, assertIndexable, vectorStream, writeVectors } from "./indexing";
 import type { Continues, StreamControl } from "./ingest-control";
 import { LoaderLease, upsertLeaseMs } from "./lease";
 import { type StoreBefore, chunkInserts, deleteDocVectors, restoreStore, settleFailure } from "./ingest-undo";
