@@ -84,9 +84,25 @@ export function configOf(env: object): Config {
   return config;
 }
 
-/** Forgets `env`'s parsed configuration (tests that change a var of a live env). */
+// Other values made from an env once per env object (perEnv), forgotten with its configuration.
+const derived: Array<WeakMap<object, unknown>> = [];
+
+/** `make(env)` once per env object (an isolate keeps one), not per request or run. */
+export function perEnv<T>(make: (env: object) => T): (env: object) => T {
+  const made = new WeakMap<object, T>();
+  derived.push(made);
+  return (env) => {
+    if (made.has(env)) return made.get(env) as T;
+    const value = make(env);
+    made.set(env, value);
+    return value;
+  };
+}
+
+/** Forgets `env`'s parsed configuration and what perEnv made of it (tests that change a var of a live env). */
 export function forgetConfig(env: object): void {
   parsed.delete(env);
+  for (const made of derived) made.delete(env);
 }
 
 const MB = 1024 * 1024;

@@ -3,6 +3,7 @@
 // 413 naming it, raised before anything is stored. (JSON nested too deeply is malformed input
 // rather than too much of it: a 400, src/lib/json-depth.ts.)
 import { type ApiError, fail } from "../errors";
+import { perEnv } from "../config";
 
 interface LimitSpec {
   /** The var that sets it. */
@@ -48,7 +49,10 @@ export type LimitName = keyof typeof WORK_LIMITS;
 export type WorkLimits = Record<LimitName, number>;
 
 /** Every limit, from its var when that is a positive number, else its default. */
-export function workLimits(env: object): WorkLimits {
+/** The work limits of an env (parsed once per env object, not per run). */
+export const workLimits: (env: object) => Readonly<WorkLimits> = perEnv((env) => Object.freeze(parseLimits(env)));
+
+function parseLimits(env: object): WorkLimits {
   const vars = env as Record<string, unknown>;
   const out = {} as WorkLimits;
   for (const [name, spec] of Object.entries(WORK_LIMITS) as Array<[LimitName, LimitSpec]>) {

@@ -6,6 +6,7 @@
 import { eq } from "drizzle-orm";
 import { tool } from "../../db/schema";
 import type { Runtime } from "../../engine";
+import { perEnv } from "../../config";
 import { workLimits } from "../../lib/limits";
 import { nowIso } from "../../lib/time";
 import { buildRecordManager } from "../../providers/recordmanager/registry";
@@ -21,11 +22,13 @@ import { loadVariables } from "../runs";
 import { documentStorePort } from "./document-stores";
 
 /** The bindings and vars provider registries read (src/providers/types.ts ProviderEnv): one list, env.ts PROVIDER_VARS. */
-const providerEnv = (env: Env): ProviderEnv => ({
-  AI: env.AI,
-  VECTORIZE: env.VECTORIZE,
-  ...(Object.fromEntries(PROVIDER_VARS.map((name) => [name, env[name]])) as Partial<Record<ProviderVar, string>>),
-});
+const providerEnv = perEnv(
+  (env): ProviderEnv => ({
+    AI: (env as Env).AI,
+    VECTORIZE: (env as Env).VECTORIZE,
+    ...(Object.fromEntries(PROVIDER_VARS.map((name) => [name, (env as Env)[name]])) as Partial<Record<ProviderVar, string>>),
+  }),
+) as (env: Env) => ProviderEnv;
 
 /** `make()` once, on the first call. */
 function once<T>(make: () => T): () => T {
