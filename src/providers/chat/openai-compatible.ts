@@ -114,19 +114,40 @@ export class OpenAICompatibleChatModel extends RemoteChatModel<OpenAICompatibleC
     };
   }
 
-  protected async *streamChunks(res: BodyResponse, deadline: Deadline): AsyncGenerator<ChatGenerationChunk> {
-    if (!(res.headers.get("content-type") ?? "").includes("event-stream")) {
-      // Some servers ignore `stream: true` and answer one JSON body.
-      const result = this.result((await deadline.race(res.json())) as Record<string, unknown>);
-      const text = result.generations[0].text;
-      yield new ChatGenerationChunk({ text, message: new AIMessageChunk({ content: text, tool_call_chunks: [] }) });
+  /** Some servers ignore `stream: true` and answer one JSON body: its text, else undefined (a stream). */
+  private async wholeText(res: BodyResponse, deadline: Deadline): Promise<string | undefined> {
+    if ((res.headers.get("content-type") ?? "").includes("event-stream")) return undefined;
+    return this.result((await deadline.race(res.json())) as Record<string, unknown>).generations[0].text;
+  }
+
+  /** One stream event's first choice, its delta and the delta's text (an error event throws). */
+  private deltaOf(event: Record<string, unknown>) {
+    if (event.error) throw fail("MODEL_FAILED", `${this.provider}: ${messageOf(event.error)}`);
+    const choice = (event.choices as Array<Record<string, unknown>> | undefined)?.[0];
+    const delta = choice?.delta as { content?: unknown; tool_calls?: WireToolCall[] } | undefined;
+    return { choice, delta, text: typeof delta?.content === "string" ? delta.content : "" };
+  }
+
+  protected async *streamText(res: BodyResponse, deadline: Deadline): AsyncGenerator<string> {
+    const whole = await this.wholeText(res, deadline);
+    if (whole !== undefined) {
+      if (whole) yield whole;
       return;
     }
     for await (const event of chatCompletionEvents(res.body, deadline, this.provider)) {
-      if (event.error) throw fail("MODEL_FAILED", `${this.provider}: ${messageOf(event.error)}`);
-      const choice = (event.choices as Array<Record<string, unknown>> | undefined)?.[0];
-      const delta = choice?.delta as { content?: unknown; tool_calls?: WireToolCall[] } | undefined;
-      const text = typeof delta?.content === "string" ? delta.content : "";
+      const { text } = this.deltaOf(event);
+      if (text) yield text;
+    }
+  }
+
+  protected async *streamChunks(res: BodyResponse, deadline: Deadline): AsyncGenerator<ChatGenerationChunk> {
+    const whole = await this.wholeText(res, deadline);
+    if (whole !== undefined) {
+      yield new ChatGenerationChunk({ text: whole, message: new AIMessageChunk({ content: whole, tool_call_chunks: [] }) });
+      return;
+    }
+    for await (const event of chatCompletionEvents(res.body, deadline, this.provider)) {
+      const { choice, delta, text } = this.deltaOf(event);
       const toolCallChunks = (delta?.tool_calls ?? []).map((c) => ({
         index: c.index,
         id: c.id,

@@ -36,6 +36,12 @@ export abstract class RemoteChatModel<O extends RemoteCallOptions = RemoteCallOp
   protected abstract result(json: Record<string, unknown>): ChatResult;
   /** One attempt's streamed answer → its chunks (the caller hands each chunk's text to the run manager). */
   protected abstract streamChunks(res: BodyResponse, deadline: Deadline): AsyncGenerator<ChatGenerationChunk>;
+  /**
+   * One attempt's streamed answer → its text only, for `textStream` (nothing listens for chunks):
+   * a provider that can read its text without making LangChain's chunk and message per token (about
+   * 10 µs each) says how; the others' text is their chunks'.
+   */
+  protected streamText?(res: BodyResponse, deadline: Deadline): AsyncGenerator<string>;
 
   /**
    * The values scrubbed, with anything shaped like a credential, from every error that leaves (a
@@ -73,12 +79,28 @@ export abstract class RemoteChatModel<O extends RemoteCallOptions = RemoteCallOp
     yield* streamWithRetry(this.rules(options), (deadline) => this.attempt(req, deadline, runManager));
   }
 
+  async *textStream(messages: BaseMessage[], signal: AbortSignal): AsyncGenerator<string> {
+    const streamText = this.streamText?.bind(this);
+    if (!streamText) return yield* super.textStream(messages, signal);
+    const post = this.postBody.bind(this);
+    const options = { signal } as this["ParsedCallOptions"];
+    const req = this.request(messages, options, true);
+    yield* streamWithRetry(this.rules(options), async function* (deadline) {
+      yield* streamText(await post(req, deadline), deadline);
+    });
+  }
+
   private async *attempt(req: WireRequest, deadline: Deadline, runManager?: CallbackManagerForLLMRun): AsyncGenerator<ChatGenerationChunk> {
-    const res = await postJson(req, deadline, this.provider, this.policy);
-    if (!res.body) throw fail("MODEL_FAILED", `${this.provider} answered without a body`);
-    for await (const chunk of this.streamChunks(res as BodyResponse, deadline)) {
+    for await (const chunk of this.streamChunks(await this.postBody(req, deadline), deadline)) {
       yield chunk;
       if (chunk.text) await runManager?.handleLLMNewToken(chunk.text);
     }
+  }
+
+  /** One attempt's request, answered with a body (a 2xx without one is a model failure). */
+  private async postBody(req: WireRequest, deadline: Deadline): Promise<BodyResponse> {
+    const res = await postJson(req, deadline, this.provider, this.policy);
+    if (!res.body) throw fail("MODEL_FAILED", `${this.provider} answered without a body`);
+    return res as BodyResponse;
   }
 }
