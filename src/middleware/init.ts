@@ -55,7 +55,8 @@ function setHeader(c: Context<AppEnv>, name: string, value: string): void {
   }
 }
 
-const TOKEN_FRAME = '"event":"token"';
+// A Flowise token frame, or an OpenAI-compatible chunk with text (its role chunk's content is empty).
+const TOKEN_FRAME = /"event":"token"|"delta":\{"content":"[^"]/;
 
 /** Marks the head now, the first token frame and the end as the body passes. */
 function traceResponse(c: Context<AppEnv>, trace: D1Trace): void {
@@ -68,7 +69,7 @@ function traceResponse(c: Context<AppEnv>, trace: D1Trace): void {
   const decoder = new TextDecoder();
   const watch = new TransformStream<Uint8Array, Uint8Array>({
     transform(chunk, out) {
-      if (!trace.marks.firstToken && decoder.decode(chunk, { stream: true }).includes(TOKEN_FRAME)) trace.mark("firstToken");
+      if (!trace.marks.firstToken && TOKEN_FRAME.test(decoder.decode(chunk, { stream: true }))) trace.mark("firstToken");
       out.enqueue(chunk);
     },
     flush() {
