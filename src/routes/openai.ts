@@ -21,7 +21,7 @@ import {
   ResponseRequest,
 } from "../schemas/openai";
 import { type ChatTarget, completeChat, streamChat } from "../services/openai/chat";
-import { checkChatRequest, chatRunOf } from "../services/openai/chat-request";
+import { askedSessionOf, checkChatRequest, chatRunOf } from "../services/openai/chat-request";
 import { OpenAIError, modelNotFound } from "../services/openai/errors";
 import { listModels, resolveModel } from "../services/openai/models";
 import { checkResponseRequest, responseRunOf } from "../services/openai/responses-request";
@@ -83,17 +83,17 @@ const logOf = (c: Context<AppEnv>) => ({ requestId: c.get("requestId"), secrets:
 
 /**
  * The flow `model` names, once the caller may run it (401, 403, 404 as unknown model, 429). A flow
- * id goes out in the one D1 batch of a prediction (flow, variables, credentials, the caller's key);
- * a name slug needs the caller's flows first.
+ * id goes out in the one D1 batch of a prediction (flow, variables, credentials, the caller's key,
+ * the memory of the `session` the request names); a name slug needs the caller's flows first.
  */
-async function targetOf(c: Context<AppEnv>, model: string): Promise<ChatTarget> {
+async function targetOf(c: Context<AppEnv>, model: string, session?: string): Promise<ChatTarget> {
   let id = model;
   if (!isUuid(model)) {
     const principal = await resolvePrincipal(c);
     if (!principal) throw unauthorized(BEARER_REQUIRED);
     id = await resolveModel(c.var.services, principal, model);
   }
-  const lookups = lookUpFlow(c.var.services, id.toLowerCase(), bearerTokenOf(c));
+  const lookups = lookUpFlow(c.var.services, id.toLowerCase(), bearerTokenOf(c), session);
   const found = lookups.flow.catch((err: unknown) => {
     throw err instanceof ApiError && err.status === 404 ? modelNotFound(model) : err;
   });
@@ -138,7 +138,7 @@ openaiRoutes.openapi(
   async (c) => {
     const body = c.req.valid("json");
     checkChatRequest(body);
-    const target = await targetOf(c, body.model);
+    const target = await targetOf(c, body.model, askedSessionOf(body));
     const run = chatRunOf(body, target.flow);
     if (body.stream) return streamed(c, streamChat(c.var.services, target, run, body, logOf(c), signalOf(c)));
     return c.json(await completeChat(c.var.services, target, run, signalOf(c)), 200);
