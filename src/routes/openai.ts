@@ -23,11 +23,11 @@ import {
 import { type ChatTarget, completeChat, streamChat } from "../services/openai/chat";
 import { askedSessionOf, checkChatRequest, chatRunOf } from "../services/openai/chat-request";
 import { OpenAIError, modelNotFound } from "../services/openai/errors";
-import { listModels, resolveModel } from "../services/openai/models";
+import { listModels, lookUpModel, resolveModel } from "../services/openai/models";
 import { checkResponseRequest, responseRunOf } from "../services/openai/responses-request";
 import { createResponse, streamResponse } from "../services/openai/responses";
 import { findResponse } from "../services/openai/responses-store";
-import { type FlowRunDeps, findFlow, lookUpFlow } from "../services/openai/run-flow";
+import { type FlowRunDeps, type RunLookups, findFlow, lookUpFlow } from "../services/openai/run-flow";
 import type { LateStream } from "../services/openai/stream";
 import { SSE_HEADERS } from "../stream/sse";
 import { describeIssues } from "./router";
@@ -88,12 +88,18 @@ const logOf = (c: Context<AppEnv>) => ({ requestId: c.get("requestId"), secrets:
  */
 async function targetOf(c: Context<AppEnv>, model: string, session?: string): Promise<ChatTarget> {
   let id = model;
+  let lookups: RunLookups | undefined;
   if (!isUuid(model)) {
-    const principal = await resolvePrincipal(c);
-    if (!principal) throw unauthorized(BEARER_REQUIRED);
-    id = await resolveModel(c.var.services, principal, model);
+    // The slug's only flow found in the run's own batch; anything else resolved as the listing says.
+    const named = await lookUpModel(c.var.services, model, bearerTokenOf(c), session, (findKey) => resolvePrincipal(c, findKey));
+    if (named) ({ id, lookups } = named);
+    else {
+      const principal = await resolvePrincipal(c);
+      if (!principal) throw unauthorized(BEARER_REQUIRED);
+      id = await resolveModel(c.var.services, principal, model);
+    }
   }
-  const lookups = lookUpFlow(c.var.services, id.toLowerCase(), bearerTokenOf(c), session);
+  lookups ??= lookUpFlow(c.var.services, id.toLowerCase(), bearerTokenOf(c), session);
   const found = lookups.flow.catch((err: unknown) => {
     throw err instanceof ApiError && err.status === 404 ? modelNotFound(model) : err;
   });

@@ -96,6 +96,40 @@ describe("the OpenAI-compatible endpoint", () => {
     const sent = (await requestsWith(`${tag} af turn 1`)).at(-1)!.body.messages.map((m) => m.content);
     expect(sent.join("\n")).toContain(`${tag} af turn 0`);
   });
+
+  it("a model named by its name slug: the flow found in the same one replica round trip", async () => {
+    const flowId = await standinFlow();
+    const tag = uuid().slice(0, 8);
+    await json("PUT", `/chatflows/${flowId}`, { body: { name: `Trips: Slug ${tag}!` } });
+    const res = await completion(await keyHeader(), {
+      model: `trips-slug-${tag}`,
+      stream: true,
+      messages: [{ role: "user", content: "[bench:3:0] hi" }],
+    });
+    expect(res.status).toBe(200);
+    expect(streamedText(res.text)).toBe("tok1 tok2 tok3 ");
+    const trace = await traceOf(res);
+    expect(trace.firstToken).toEqual(ONE_REPLICA);
+    expect(trace.end).toEqual({ primary: 1, replica: 1 });
+  });
+
+  it("a slug whose words other flows' names also hold: still its own flow (the batch finds more than one, the listing decides)", async () => {
+    const tag = uuid().slice(0, 8);
+    const [wanted, longer, reordered] = [await standinFlow(), await standinFlow(), await standinFlow()];
+    await json("PUT", `/chatflows/${wanted}`, { body: { name: `Like ${tag}` } });
+    await json("PUT", `/chatflows/${longer}`, { body: { name: `Like ${tag} and more` } });
+    await json("PUT", `/chatflows/${reordered}`, { body: { name: `Unlike ${tag}` } });
+    const chatId = uuid();
+    const res = await completion(await keyHeader(), {
+      model: `like-${tag}`,
+      metadata: { chatId },
+      messages: [{ role: "user", content: "[bench:2:0] which" }],
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.choices[0].message.content).toBe("tok1 tok2 ");
+    expect(await json("GET", `/chatmessage/${wanted}?chatId=${chatId}`)).toHaveLength(2);
+    for (const other of [longer, reordered]) expect(await json("GET", `/chatmessage/${other}?chatId=${chatId}`)).toHaveLength(0);
+  });
 });
 
 describe("the widget's public flow, without credentials", () => {
