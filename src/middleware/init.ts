@@ -37,7 +37,11 @@ export const init: MiddlewareHandler<AppEnv> = async (c, next) => {
   const session = c.env.DB.withSession(constraint);
   const trace = sim ? newTrace(c.get("requestId")) : undefined;
   const db = dbOver(sim && trace ? simulateD1(session, sim, trace, primaryFirst) : session);
-  const request = { id: c.get("requestId"), waitUntil: (work: Promise<unknown>) => c.executionCtx.waitUntil(work) };
+  const request = {
+    id: c.get("requestId"),
+    waitUntil: (work: Promise<unknown>) => c.executionCtx.waitUntil(work),
+    runStarted: trace ? () => trace.mark("run") : undefined,
+  };
   c.set("services", createServices({ db, env: c.env, request, detached: workflowRuns(c.env) }));
   await next();
   // The newest state this request saw or made (a stream's later writes are not in it: its head has left).

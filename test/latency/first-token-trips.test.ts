@@ -44,6 +44,7 @@ describe("the OpenAI-compatible endpoint", () => {
     expect(await traceOf(res)).toEqual({
       done: { primary: 1, replica: 1 },
       head: ONE_REPLICA,
+      run: ONE_REPLICA,
       firstToken: ONE_REPLICA,
       end: { primary: 1, replica: 1 },
     });
@@ -55,7 +56,8 @@ describe("the OpenAI-compatible endpoint", () => {
     expect(res.status).toBe(200);
     expect(res.body.choices[0].message.content).toBe("tok1 tok2 tok3 ");
     const both = { primary: 1, replica: 1 };
-    expect(await traceOf(res)).toEqual({ done: both, head: both, end: both });
+    // before the run: the batch only; the messages' write after it, before the answer's head
+    expect(await traceOf(res)).toEqual({ done: both, run: ONE_REPLICA, head: both, end: both });
   });
 
   it("a session named by `user` (buffer memory): its memory is in the batch, and the second turn's model call has the first turn", async () => {
@@ -69,6 +71,7 @@ describe("the OpenAI-compatible endpoint", () => {
       expect(res.status).toBe(200);
       expect(res.text).toContain("data: [DONE]");
       const trace = await traceOf(res);
+      expect(trace.run).toEqual(ONE_REPLICA);
       expect(trace.firstToken).toEqual(ONE_REPLICA);
       expect(trace.end).toEqual({ primary: 1, replica: 1 });
     }
@@ -89,6 +92,7 @@ describe("the OpenAI-compatible endpoint", () => {
       expect(res.text).toContain("data: [DONE]");
       const trace = await traceOf(res);
       expect(trace.head).toEqual(ONE_REPLICA);
+      expect(trace.run).toEqual(ONE_REPLICA);
       expect(trace.firstToken).toEqual(ONE_REPLICA);
       expect(trace.end.replica).toBe(1);
       expect(trace.end.primary).toBeGreaterThanOrEqual(1); // the execution's rows and the messages
@@ -109,6 +113,7 @@ describe("the OpenAI-compatible endpoint", () => {
     expect(res.status).toBe(200);
     expect(streamedText(res.text)).toBe("tok1 tok2 tok3 ");
     const trace = await traceOf(res);
+    expect(trace.run).toEqual(ONE_REPLICA);
     expect(trace.firstToken).toEqual(ONE_REPLICA);
     expect(trace.end).toEqual({ primary: 1, replica: 1 });
   });
@@ -160,6 +165,7 @@ describe("the widget's public flow, without credentials", () => {
       expect(await traceOf(res)).toEqual({
         done: { primary: 1, replica: 1 },
         head,
+        run: ONE_REPLICA,
         firstToken: ONE_REPLICA,
         end: { primary: 1, replica: 1 },
       });

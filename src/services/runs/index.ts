@@ -49,6 +49,7 @@ async function begin(deps: RunDeps, request: RunRequest, rule: TriggerDefinition
 /** Started, following its caller's signal; a streamed chatflow is noted for the next early head. */
 async function started(deps: RunDeps, ready: Ready, request: RunRequest, rule: TriggerDefinition): Promise<ChatflowRun | AgentflowRun> {
   const run = await start(deps, ready, request, rule);
+  deps.runStarted?.();
   follow(request.signal, run.controller);
   if (request.delivery === "sse") noteStreamed(rule, run);
   return run;
