@@ -21,7 +21,8 @@ import {
   ResponseRequest,
 } from "../schemas/openai";
 import { type ChatTarget, completeChat, streamChat } from "../services/openai/chat";
-import { askedSessionOf, checkChatRequest, chatRunOf } from "../services/openai/chat-request";
+import { checkChatRequest, chatRunOf } from "../services/openai/chat-request";
+import { askedSessionOf } from "../services/openai/request-common";
 import { OpenAIError, modelNotFound } from "../services/openai/errors";
 import { listModels, lookUpModel, resolveModel } from "../services/openai/models";
 import { checkResponseRequest, responseRunOf } from "../services/openai/responses-request";
@@ -171,7 +172,7 @@ openaiRoutes.openapi(
       ? findResponse(c.var.services, body.previous_response_id, "previous_response_id")
       : undefined;
     previous?.catch(() => undefined); // awaited after the caller's checks: no 404 for a caller who may not run the flow
-    const target = await targetOf(c, body.model);
+    const target = await targetOf(c, body.model, previous ? undefined : askedSessionOf(body));
     const run = responseRunOf(body, target.flow, await previous);
     if (body.stream) return streamed(c, streamResponse(c.var.services, target, run, logOf(c), signalOf(c)));
     return c.json(await createResponse(c.var.services, target, run, signalOf(c)), 200);

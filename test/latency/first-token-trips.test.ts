@@ -79,6 +79,22 @@ describe("the OpenAI-compatible endpoint", () => {
     expect(sent.join("\n")).toContain(`${tag} turn 0`);
   });
 
+  it("a response in a session named by `user`: its memory in the batch too (the run starts after one replica round trip)", async () => {
+    const flowId = await standinFlow(conversationChain);
+    const headers = await keyHeader();
+    const session = uuid();
+    const tag = marker();
+    for (let turn = 0; turn < 2; turn++) {
+      const res = await planet("POST", "/openai/responses", { headers, body: { model: flowId, user: session, input: `${tag} r${turn}` } });
+      expect(res.status).toBe(200);
+      const trace = await traceOf(res);
+      expect(trace.run).toEqual(ONE_REPLICA);
+      expect(trace.end.replica).toBe(1);
+    }
+    const sent = (await requestsWith(`${tag} r1`)).at(-1)!.body.messages.map((m) => m.content);
+    expect(sent.join("\n")).toContain(`${tag} r0`);
+  });
+
   it("an agentflow in a session named by metadata.chatId: memory and last execution in the one batch", async () => {
     const cred = await openAICredential();
     const { id } = await saveAgentflowOf([start(), llm("llmAgentflow_0", cred)], [afEdge("startAgentflow_0", "llmAgentflow_0")]);

@@ -122,6 +122,14 @@ export const openaiScenarios = [
           last.stream = os.requestId;
         } else fail(`openai stream ${os.status}`);
       }
+      // The flow named by its name slug ("bench streaming"), once, for its round trips.
+      const bySlug = await timedStream(
+        `${ctx.baseUrl}/openai/chat/completions`,
+        headers,
+        { model: "bench-streaming", stream: true, messages: [{ role: "user", content: `${PHRASE} by slug` }] },
+        "openai",
+      );
+      if (!(bySlug.status === 200 && bySlug.ended && bySlug.text === EXPECTED)) fail(`openai stream by slug ${bySlug.status}`);
       const s = Object.fromEntries(Object.entries(t).map(([k, v]) => [k, stats(v)]));
       const added = {
         json: s.openaiJson.p50 - s.predictionJson.p50,
@@ -151,6 +159,11 @@ export const openaiScenarios = [
             p50: [s.openaiTtft.p50, s.openaiTotal.p50],
           },
           { name: "POST /openai/chat/completions JSON", trips: await tripsOf(ctx, last.json), p50: [s.openaiJson.p50] },
+          {
+            name: "POST /openai/chat/completions stream: true, model by name slug (once)",
+            trips: await tripsOf(ctx, bySlug.requestId),
+            p50: [bySlug.ttft, bySlug.total],
+          },
         ],
       };
     },

@@ -53,17 +53,6 @@ export function checkChatRequest(body: ChatCompletionBody): void {
     throw invalidValue("messages", `The last message must be the user's (the flow's question), not '${body.messages[last].role}'`);
 }
 
-/**
- * The session a request names (`user`, else `metadata.chatId`: the run's own rule), read before the
- * flow is found so that its memory joins the look-ups' batch; a malformed chatId names none here
- * (chatRunOf answers its 400).
- */
-export function askedSessionOf(body: ChatCompletionBody): string | undefined {
-  if (body.user) return body.user;
-  const chatId = body.metadata?.chatId;
-  return typeof chatId === "string" && chatId && chatId.length <= 1000 ? chatId : undefined;
-}
-
 /** The run a checked request asks of `flow` (400 for a response_format it has no parser for, or a resume of a chatflow). */
 export function chatRunOf(body: ChatCompletionBody, flow: RunnableFlow): ChatRun {
   const format = body.response_format?.type ?? "text";
