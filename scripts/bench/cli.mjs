@@ -8,7 +8,8 @@
 // figures also go to bench-results.json.
 //
 // Files: server.mjs (the server under test), load.mjs (HTTP client, request loop, helpers),
-// scenarios/ (what is measured: crud, streaming, documents), report.mjs (tables, JSON).
+// scenarios/ (what is measured: crud, streaming, documents, the round trips before a first token …),
+// report.mjs (tables, JSON).
 //
 // Options (also BENCH_REQUESTS, BENCH_CONCURRENCY, BENCH_WARMUP, BENCH_ONLY, BENCH_SERVER):
 //   --requests N      measured requests per scenario (default 2000)
