@@ -70,7 +70,8 @@ function printTrips(results) {
   ]);
   if (!rows.length) return;
   const lines = [
-    "| scenario | before the head | before the run starts | before the first token | before the end | p50 ms one at a time (a stream: first token, end) |",
+    "| scenario | before the head | before the run starts | before the first token | before the end | " +
+      "p50 ms one at a time (a stream: first token, end) |",
     "|---|---|---|---|---|---:|",
     ...rows.map(
       (r) => `| ${r.name} | ${pr(r.trips.head)} | ${pr(r.trips.run)} | ${pr(r.trips.firstToken)} | ${pr(r.trips.end)} | ${r.p50} |`,

@@ -85,7 +85,8 @@ const logOf = (c: Context<AppEnv>) => ({ requestId: c.get("requestId"), secrets:
 /**
  * The flow `model` names, once the caller may run it (401, 403, 404 as unknown model, 429). A flow
  * id goes out in the one D1 batch of a prediction (flow, variables, credentials, the caller's key,
- * the memory of the `session` the request names); a name slug needs the caller's flows first.
+ * the memory of the `session` the request names); so does a name slug that only one flow's name can
+ * hold (services/openai/models.ts lookUpModel); any other slug needs the caller's flows first.
  */
 async function targetOf(c: Context<AppEnv>, model: string, session?: string): Promise<ChatTarget> {
   let id = model;

@@ -60,7 +60,7 @@ describe("the OpenAI-compatible endpoint", () => {
     expect(await traceOf(res)).toEqual({ done: both, run: ONE_REPLICA, head: both, end: both });
   });
 
-  it("a session named by `user` (buffer memory): its memory is in the batch, and the second turn's model call has the first turn", async () => {
+  it("a session named by `user` (buffer memory): its memory in the batch; the second turn's model call has the first", async () => {
     const flowId = await standinFlow(conversationChain);
     const headers = await keyHeader();
     const session = uuid();
@@ -134,7 +134,7 @@ describe("the OpenAI-compatible endpoint", () => {
     expect(trace.end).toEqual({ primary: 1, replica: 1 });
   });
 
-  it("a slug whose words other flows' names also hold: still its own flow (the batch finds more than one, the listing decides)", async () => {
+  it("a slug whose words other flows' names hold too: still its own flow (the batch finds several, the listing decides)", async () => {
     const tag = uuid().slice(0, 8);
     const [wanted, longer, reordered] = [await standinFlow(), await standinFlow(), await standinFlow()];
     await json("PUT", `/chatflows/${wanted}`, { body: { name: `Like ${tag}` } });
