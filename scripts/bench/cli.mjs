@@ -8,7 +8,8 @@
 // figures also go to bench-results.json.
 //
 // Files: server.mjs (the server under test), load.mjs (HTTP client, request loop, helpers),
-// scenarios/ (what is measured: crud, streaming, documents), report.mjs (tables, JSON).
+// scenarios/ (what is measured: crud, streaming, documents, the round trips before a first token …),
+// report.mjs (tables, JSON).
 //
 // Options (also BENCH_REQUESTS, BENCH_CONCURRENCY, BENCH_WARMUP, BENCH_ONLY, BENCH_SERVER):
 //   --requests N      measured requests per scenario (default 2000)
@@ -19,6 +20,7 @@
 //   --only a,b        run only the scenarios whose name contains one of these strings
 //   --server S        start (default) or dev
 //   --server-log-level <lvl>  the server's --log-level (default "warn": no per-request log line)
+//   --port P          the server's port (default: a free one)
 //   --keep            keep the temporary state directory (its path is printed)
 //   --only ingest     large-file ingestion (1, 19 and 100 MB text: chunks/s, peak memory;
 //                     scenarios/ingestion.mjs): runs only when asked for by name
@@ -66,6 +68,7 @@ const opts = {
   server: option("server", "BENCH_SERVER", "start"),
   serverLogLevel: option("server-log-level", "BENCH_SERVER_LOG_LEVEL", "warn"),
   keep: process.argv.includes("--keep"),
+  port: option("port", "BENCH_PORT", undefined),
   d1Rtt: option("d1-rtt", "BENCH_D1_RTT", undefined),
   d1ReplicaRtt: option("d1-replica-rtt", "BENCH_D1_REPLICA_RTT", undefined),
 };
@@ -125,7 +128,7 @@ async function main() {
   // Migrations first (the server script would apply them too, but the seed needs the tables now).
   server.wrangler(["d1", "migrations", "apply", "DB", ...persist], "wrangler d1 migrations apply");
 
-  const port = await freePort();
+  const port = opts.port === undefined ? await freePort() : positiveInt(opts.port, "port");
   const baseUrl = `http://127.0.0.1:${port}/api/v1`;
   const ctx = {
     baseUrl,

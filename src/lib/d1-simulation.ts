@@ -63,7 +63,8 @@ function readSimulation(env: Pick<Env, "ENVIRONMENT" | (typeof VARS)[number]>): 
 /** A request's round trips: counted as each one completes, and their counts at the marks it reaches. */
 export class D1Trace {
   readonly done: Trips = { primary: 0, replica: 0 };
-  readonly marks: { head?: Trips; firstToken?: Trips; end?: Trips } = {};
+  /** run: when the flow's runtime took over (services/runs), the first run of the request only. */
+  readonly marks: { head?: Trips; run?: Trips; firstToken?: Trips; end?: Trips } = {};
 
   count(kind: TripKind): void {
     this.done[kind]++;

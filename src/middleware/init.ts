@@ -37,7 +37,11 @@ export const init: MiddlewareHandler<AppEnv> = async (c, next) => {
   const session = c.env.DB.withSession(constraint);
   const trace = sim ? newTrace(c.get("requestId")) : undefined;
   const db = dbOver(sim && trace ? simulateD1(session, sim, trace, primaryFirst) : session);
-  const request = { id: c.get("requestId"), waitUntil: (work: Promise<unknown>) => c.executionCtx.waitUntil(work) };
+  const request = {
+    id: c.get("requestId"),
+    waitUntil: (work: Promise<unknown>) => c.executionCtx.waitUntil(work),
+    runStarted: trace ? () => trace.mark("run") : undefined,
+  };
   c.set("services", createServices({ db, env: c.env, request, detached: workflowRuns(c.env) }));
   await next();
   // The newest state this request saw or made (a stream's later writes are not in it: its head has left).
@@ -55,7 +59,8 @@ function setHeader(c: Context<AppEnv>, name: string, value: string): void {
   }
 }
 
-const TOKEN_FRAME = '"event":"token"';
+// A Flowise token frame, or an OpenAI-compatible chunk with text (its role chunk's content is empty).
+const TOKEN_FRAME = /"event":"token"|"delta":\{"content":"[^"]/;
 
 /** Marks the head now, the first token frame and the end as the body passes. */
 function traceResponse(c: Context<AppEnv>, trace: D1Trace): void {
@@ -68,7 +73,7 @@ function traceResponse(c: Context<AppEnv>, trace: D1Trace): void {
   const decoder = new TextDecoder();
   const watch = new TransformStream<Uint8Array, Uint8Array>({
     transform(chunk, out) {
-      if (!trace.marks.firstToken && decoder.decode(chunk, { stream: true }).includes(TOKEN_FRAME)) trace.mark("firstToken");
+      if (!trace.marks.firstToken && TOKEN_FRAME.test(decoder.decode(chunk, { stream: true }))) trace.mark("firstToken");
       out.enqueue(chunk);
     },
     flush() {

@@ -22,12 +22,13 @@ import {
 } from "../schemas/openai";
 import { type ChatTarget, completeChat, streamChat } from "../services/openai/chat";
 import { checkChatRequest, chatRunOf } from "../services/openai/chat-request";
+import { askedSessionOf } from "../services/openai/request-common";
 import { OpenAIError, modelNotFound } from "../services/openai/errors";
-import { listModels, resolveModel } from "../services/openai/models";
+import { listModels, lookUpModel, resolveModel } from "../services/openai/models";
 import { checkResponseRequest, responseRunOf } from "../services/openai/responses-request";
 import { createResponse, streamResponse } from "../services/openai/responses";
 import { findResponse } from "../services/openai/responses-store";
-import { type FlowRunDeps, findFlow, lookUpFlow } from "../services/openai/run-flow";
+import { type FlowRunDeps, type RunLookups, findFlow, lookUpFlow } from "../services/openai/run-flow";
 import type { LateStream } from "../services/openai/stream";
 import { SSE_HEADERS } from "../stream/sse";
 import { describeIssues } from "./router";
@@ -83,17 +84,24 @@ const logOf = (c: Context<AppEnv>) => ({ requestId: c.get("requestId"), secrets:
 
 /**
  * The flow `model` names, once the caller may run it (401, 403, 404 as unknown model, 429). A flow
- * id goes out in the one D1 batch of a prediction (flow, variables, credentials, the caller's key);
- * a name slug needs the caller's flows first.
+ * id goes out in the one D1 batch of a prediction (flow, variables, credentials, the caller's key,
+ * the memory of the `session` the request names); so does a name slug that only one flow's name can
+ * hold (services/openai/models.ts lookUpModel); any other slug needs the caller's flows first.
  */
-async function targetOf(c: Context<AppEnv>, model: string): Promise<ChatTarget> {
+async function targetOf(c: Context<AppEnv>, model: string, session?: string): Promise<ChatTarget> {
   let id = model;
+  let lookups: RunLookups | undefined;
   if (!isUuid(model)) {
-    const principal = await resolvePrincipal(c);
-    if (!principal) throw unauthorized(BEARER_REQUIRED);
-    id = await resolveModel(c.var.services, principal, model);
+    // The slug's only flow found in the run's own batch; anything else resolved as the listing says.
+    const named = await lookUpModel(c.var.services, model, bearerTokenOf(c), session, (findKey) => resolvePrincipal(c, findKey));
+    if (named) ({ id, lookups } = named);
+    else {
+      const principal = await resolvePrincipal(c);
+      if (!principal) throw unauthorized(BEARER_REQUIRED);
+      id = await resolveModel(c.var.services, principal, model);
+    }
   }
-  const lookups = lookUpFlow(c.var.services, id.toLowerCase(), bearerTokenOf(c));
+  lookups ??= lookUpFlow(c.var.services, id.toLowerCase(), bearerTokenOf(c), session);
   const found = lookups.flow.catch((err: unknown) => {
     throw err instanceof ApiError && err.status === 404 ? modelNotFound(model) : err;
   });
@@ -138,7 +146,7 @@ openaiRoutes.openapi(
   async (c) => {
     const body = c.req.valid("json");
     checkChatRequest(body);
-    const target = await targetOf(c, body.model);
+    const target = await targetOf(c, body.model, askedSessionOf(body));
     const run = chatRunOf(body, target.flow);
     if (body.stream) return streamed(c, streamChat(c.var.services, target, run, body, logOf(c), signalOf(c)));
     return c.json(await completeChat(c.var.services, target, run, signalOf(c)), 200);
@@ -165,7 +173,7 @@ openaiRoutes.openapi(
       ? findResponse(c.var.services, body.previous_response_id, "previous_response_id")
       : undefined;
     previous?.catch(() => undefined); // awaited after the caller's checks: no 404 for a caller who may not run the flow
-    const target = await targetOf(c, body.model);
+    const target = await targetOf(c, body.model, previous ? undefined : askedSessionOf(body));
     const run = responseRunOf(body, target.flow, await previous);
     if (body.stream) return streamed(c, streamResponse(c.var.services, target, run, logOf(c), signalOf(c)));
     return c.json(await createResponse(c.var.services, target, run, signalOf(c)), 200);

@@ -21,7 +21,7 @@ export interface ServicesInit {
   /** Defaults to the FILES binding. */
   files?: R2Bucket;
   /** Who asked (its id prefixes fault logs) and how work outlives the answer. */
-  request: { id?: string; waitUntil(work: Promise<unknown>): void };
+  request: { id?: string; waitUntil(work: Promise<unknown>): void; runStarted?(): void };
   /** The Workflows engine behind detached runs (src/detached/runs-port.ts), handed in by the entry that builds this. */
   detached?: DetachedRuns;
 }
@@ -41,6 +41,7 @@ export function createServices({ db, env, config = configOf(env), files = env.FI
     getCredential,
     waitUntil: (work) => request.waitUntil(work),
     requestId: request.id,
+    runStarted: request.runStarted,
     detached,
   };
 }

@@ -24,6 +24,8 @@ export interface Services {
   waitUntil(work: Promise<unknown>): void;
   /** Prefixes the log line of a fault that is not the API's own error. */
   requestId?: string;
+  /** A run's runtime took over (its look-ups done): the simulated planet counts the round trips before it (development only). */
+  runStarted?(): void;
   /** The Workflows engine behind detached runs (absent without the RUNS binding). */
   detached?: DetachedRuns;
 }

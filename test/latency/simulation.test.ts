@@ -85,6 +85,7 @@ describe("in development", () => {
     expect(await traceOf(res)).toEqual({
       done: { primary: 1, replica: 1 },
       head: { primary: 0, replica: 1 },
+      run: { primary: 0, replica: 1 },
       firstToken: { primary: 0, replica: 1 },
       end: { primary: 1, replica: 1 },
     });
@@ -99,6 +100,7 @@ describe("in development", () => {
       expect(res.status).toBe(200);
       expect(await traceOf(res)).toEqual({
         done: { primary: 1, replica: 1 },
+        run: { primary: 0, replica: 1 }, // the runtime took over after the batch, before the messages
         head: { primary: 1, replica: 1 },
         end: { primary: 1, replica: 1 },
       });
@@ -122,6 +124,7 @@ describe("in development", () => {
       expect(res.text).toContain('"event":"token"');
       const trace = (await slow("GET", `/__d1-trace/${res.headers.get("x-request-id")}`)).body;
       expect(trace.head).toEqual({ primary: 0, replica: 1 });
+      expect(trace.run).toEqual({ primary: 0, replica: 1 });
       expect(trace.firstToken).toEqual({ primary: 0, replica: 1 }); // flow, key, memory and last execution in one batch
       expect(trace.end.replica).toBe(1);
       expect(trace.end.primary).toBeGreaterThanOrEqual(1); // the execution's rows and the messages

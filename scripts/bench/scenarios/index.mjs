@@ -1,6 +1,7 @@
 // Every benchmark scenario, in the order they run (later issues append theirs to a family file).
 import { crudScenarios } from "./crud.mjs";
 import { documentScenarios } from "./documents.mjs";
+import { firstTokenTripScenarios } from "./first-token-trips.mjs";
 import { mcpScenarios } from "./mcp.mjs";
 import { openaiScenarios } from "./openai.mjs";
 import { ingestionScenarios } from "./ingestion.mjs";
@@ -16,6 +17,7 @@ export const SCENARIOS = [
   ...predictionJsonScenarios,
   ...mcpScenarios,
   ...openaiScenarios,
+  ...firstTokenTripScenarios,
   ...triggerScenarios,
   ...documentScenarios,
   ...ingestionScenarios,

@@ -4,7 +4,7 @@
 // JSON content, every streamed token in order, the stream's end: [DONE] / `end`).
 // `npm run bench -- --only openai`.
 import { performance } from "node:perf_hooks";
-import { REQUEST_TIMEOUT_MS, dispatcher, httpFetch, stats } from "../load.mjs";
+import { REQUEST_TIMEOUT_MS, dispatcher, httpFetch, stats, tripsOf } from "../load.mjs";
 import { streamingSetup } from "./streaming.mjs";
 
 const TOKENS = 20;
@@ -21,13 +21,16 @@ async function timedJson(url, headers, body) {
     signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
   });
   const text = await res.text();
-  return { ms: performance.now() - t0, status: res.status, text };
+  return { ms: performance.now() - t0, status: res.status, text, requestId: res.headers.get("x-request-id") };
 }
 
-/** A stream read to its end: time to the first token and to the end, the tokens' text, whether it ended properly. */
-async function timedStream(url, headers, body, kind) {
+/**
+ * A stream read to its end: time to the first token and to the end, the tokens' text, whether it
+ * ended properly, its x-request-id. `kind` "openai" reads chat.completion.chunk frames, else Flowise's.
+ */
+export async function timedStream(url, headers, body, kind) {
   const t0 = performance.now();
-  const out = { ttft: NaN, total: NaN, text: "", ended: false, status: 0 };
+  const out = { ttft: NaN, total: NaN, text: "", ended: false, status: 0, requestId: undefined };
   const res = await httpFetch(url, {
     method: "POST",
     headers,
@@ -36,6 +39,7 @@ async function timedStream(url, headers, body, kind) {
     signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
   });
   out.status = res.status;
+  out.requestId = res.headers.get("x-request-id");
   const decoder = new TextDecoder();
   let buffered = "";
   for await (const chunk of res.body) {
@@ -82,6 +86,7 @@ export const openaiScenarios = [
       const count = Math.min(ctx.opts.requests, 300);
       const t = { predictionJson: [], openaiJson: [], predictionTtft: [], openaiTtft: [], predictionTotal: [], openaiTotal: [] };
       const failures = {};
+      const last = {}; // the request ids of the last good answers, for their round trips
       const fail = (key) => {
         failures[key] = (failures[key] ?? 0) + 1;
       };
@@ -103,8 +108,10 @@ export const openaiScenarios = [
         const okJson = (r, read) => r.status === 200 && read(JSON.parse(r.text)) === EXPECTED;
         if (okJson(pj, (b) => b.text)) t.predictionJson.push(pj.ms);
         else fail(`prediction JSON ${pj.status}`);
-        if (okJson(oj, (b) => b.choices?.[0]?.message?.content)) t.openaiJson.push(oj.ms);
-        else fail(`openai JSON ${oj.status}`);
+        if (okJson(oj, (b) => b.choices?.[0]?.message?.content)) {
+          t.openaiJson.push(oj.ms);
+          last.json = oj.requestId;
+        } else fail(`openai JSON ${oj.status}`);
         if (ps.status === 200 && ps.ended && ps.text === EXPECTED) {
           t.predictionTtft.push(ps.ttft);
           t.predictionTotal.push(ps.total);
@@ -112,8 +119,17 @@ export const openaiScenarios = [
         if (os.status === 200 && os.ended && os.text === EXPECTED) {
           t.openaiTtft.push(os.ttft);
           t.openaiTotal.push(os.total);
+          last.stream = os.requestId;
         } else fail(`openai stream ${os.status}`);
       }
+      // The flow named by its name slug ("bench streaming"), once, for its round trips.
+      const bySlug = await timedStream(
+        `${ctx.baseUrl}/openai/chat/completions`,
+        headers,
+        { model: "bench-streaming", stream: true, messages: [{ role: "user", content: `${PHRASE} by slug` }] },
+        "openai",
+      );
+      if (!(bySlug.status === 200 && bySlug.ended && bySlug.text === EXPECTED)) fail(`openai stream by slug ${bySlug.status}`);
       const s = Object.fromEntries(Object.entries(t).map(([k, v]) => [k, stats(v)]));
       const added = {
         json: s.openaiJson.p50 - s.predictionJson.p50,
@@ -135,6 +151,20 @@ export const openaiScenarios = [
         ...s.openaiJson,
         failures,
         openai: { ...s, addedP50: added },
+        // The round trips of the last good answer of each kind (simulated planet only).
+        tripRows: [
+          {
+            name: "POST /openai/chat/completions stream: true",
+            trips: await tripsOf(ctx, last.stream),
+            p50: [s.openaiTtft.p50, s.openaiTotal.p50],
+          },
+          { name: "POST /openai/chat/completions JSON", trips: await tripsOf(ctx, last.json), p50: [s.openaiJson.p50] },
+          {
+            name: "POST /openai/chat/completions stream: true, model by name slug (once)",
+            trips: await tripsOf(ctx, bySlug.requestId),
+            p50: [bySlug.ttft, bySlug.total],
+          },
+        ],
       };
     },
   },

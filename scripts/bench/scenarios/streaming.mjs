@@ -40,14 +40,14 @@ export const streamingSetup = {
       if (flow.warning) throw new Error(`the streaming chatflow would not run: ${flow.warning}`);
       const probe = expectOk(await ctx.api("GET", `/chatflows-streaming/${flow.id}`), "GET /chatflows-streaming/{id}");
       if (!probe.isStreaming) throw new Error("the streaming chatflow does not stream");
-      return { standin, flowId: flow.id };
+      return { standin, flowId: flow.id, credentialId: cred.id };
     })();
     return this.promise;
   },
 };
 
 /** llmChain ← promptTemplate ("{product}" = the question) + chatOpenAI (basepath = the stand-in). */
-function streamingFlowData(basepath, credentialId) {
+export function streamingFlowData(basepath, credentialId) {
   const node = (id, name, category, inputs, extra = {}) => ({
     id,
     type: "customNode",

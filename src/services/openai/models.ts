@@ -6,6 +6,8 @@ import type { Db, Principal } from "../../env";
 import { isUuid } from "../../lib/ids";
 import { invalidValue, modelNotFound } from "./errors";
 import type { Deps } from "../deps";
+import type { KeyFinder } from "../callers/principal";
+import { type RunLookups, lookUpNamedRun } from "../runs";
 
 export interface OpenAIModel {
   id: string;
@@ -62,8 +64,7 @@ export async function listModels({ db }: Deps<"db">, principal: Principal): Prom
 export async function resolveModel({ db }: Deps<"db">, principal: Principal, model: string): Promise<string> {
   if (isUuid(model)) return model.toLowerCase();
   const wanted = model.toLowerCase();
-  const trimmed = (slug: string) => slug.replace(/^-+|-+$/g, "");
-  const matches = (await runnableFlows(db, principal)).filter((f) => slugOf(f.name) === wanted || trimmed(slugOf(f.name)) === wanted);
+  const matches = (await runnableFlows(db, principal)).filter((f) => slugNames(f.name, wanted));
   if (!matches.length) throw modelNotFound(model);
   if (matches.length > 1)
     throw invalidValue(
@@ -72,3 +73,34 @@ export async function resolveModel({ db }: Deps<"db">, principal: Principal, mod
     );
   return matches[0].id;
 }
+
+const SLUG = /^[a-z0-9-]+$/;
+
+/**
+ * A name slug's flow and its run's look-ups in one D1 batch (flow, variables, credentials, the
+ * caller's key, the session's memory): the batch reads the flows whose name is like the slug (each
+ * "-" any run of characters), and when exactly one is — the slug names it and the caller may run it
+ * — the run goes on with that batch. Anything else (no such flow, several, one the caller may not
+ * run, a failed batch) answers undefined: the caller resolves the slug as before (resolveModel),
+ * which answers its 404 or 400.
+ */
+export async function lookUpModel(
+  deps: Deps<"db" | "env">,
+  model: string,
+  token: string | undefined,
+  session: string | undefined,
+  principalOf: (findKey: KeyFinder) => Promise<Principal | null>,
+): Promise<{ id: string; lookups: RunLookups } | undefined> {
+  const wanted = model.toLowerCase();
+  if (!SLUG.test(wanted) || !/[a-z0-9]/.test(wanted)) return undefined;
+  const { candidates, lookups } = lookUpNamedRun(deps, `%${wanted.replace(/-+/g, "%")}%`, token, session);
+  const found = await candidates;
+  const flow = found?.length === 1 ? found[0] : undefined;
+  if (!flow || !slugNames(flow.name, wanted)) return undefined;
+  const principal = await principalOf(lookups.findKey);
+  if (!principal || !mayRun(principal, flow)) return undefined;
+  return { id: flow.id, lookups };
+}
+
+/** Whether `slug` (lower-cased) names a flow called `name`: its slug, or that slug without a leading or trailing "-". */
+const slugNames = (name: string, slug: string): boolean => slugOf(name) === slug || slugOf(name).replace(/^-+|-+$/g, "") === slug;

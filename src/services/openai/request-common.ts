@@ -85,3 +85,15 @@ export function hasStructuredOutput(flowData: string): boolean {
 /** `tool_choice` that asks for nothing: absent, "none" or "auto" (with no tools, both mean a plain answer). */
 export const harmlessToolChoice = (choice: unknown): boolean =>
   choice === undefined || choice === null || choice === "none" || choice === "auto";
+
+/**
+ * The session a chat completion or a response names (`user`, else `metadata.chatId`: the run's own
+ * rule; a response continuing another is in that one's session, read later), read before the
+ * flow is found so that its memory joins the look-ups' batch; a malformed chatId names none here
+ * (the request's own check answers its 400).
+ */
+export function askedSessionOf(body: { user?: string | null; metadata?: Record<string, unknown> | null }): string | undefined {
+  if (body.user) return body.user;
+  const chatId = body.metadata?.chatId;
+  return typeof chatId === "string" && chatId && chatId.length <= 1000 ? chatId : undefined;
+}

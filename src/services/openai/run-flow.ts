@@ -2,7 +2,7 @@ import type { PredictionInput } from "../../schemas/prediction";
 import { type RunDeps, runFlow as runThroughDoor } from "../runs";
 import { type RunnableFlow, findRunnable } from "../runs";
 import { runsOnAgentflowRuntime } from "../runs";
-import { type RunLookups, lookUpRun } from "../runs";
+import { type RunLookups, lookUpRun, mayReadMemory } from "../runs";
 import { type TokenUsage, collectUsage } from "./usage";
 import type { Deps } from "../deps";
 
@@ -43,9 +43,13 @@ export interface FlowRunOutcome {
   usage?: Omit<TokenUsage, "source">;
 }
 
-/** The flow `id` and what a run needs beside it, in one D1 round trip with the caller's key (`token`). */
-export function lookUpFlow(deps: Deps<"db" | "env">, id: string, token: string | undefined): RunLookups {
-  return lookUpRun(deps, id, token);
+/**
+ * The flow `id` and what a run needs beside it, in one D1 round trip with the caller's key (`token`)
+ * and, when the request names a session the flow may read, its memory (as the run door's own batch:
+ * no memory read between the batch and the model).
+ */
+export function lookUpFlow(deps: Deps<"db" | "env">, id: string, token: string | undefined, session?: string): RunLookups {
+  return lookUpRun(deps, id, token, session && mayReadMemory(id) ? session : undefined);
 }
 
 /** The flow (or assistant) `id`, without the run's other look-ups; 404 when there is none. */

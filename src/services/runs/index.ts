@@ -49,6 +49,7 @@ async function begin(deps: RunDeps, request: RunRequest, rule: TriggerDefinition
 /** Started, following its caller's signal; a streamed chatflow is noted for the next early head. */
 async function started(deps: RunDeps, ready: Ready, request: RunRequest, rule: TriggerDefinition): Promise<ChatflowRun | AgentflowRun> {
   const run = await start(deps, ready, request, rule);
+  deps.runStarted?.();
   follow(request.signal, run.controller);
   if (request.delivery === "sse") noteStreamed(rule, run);
   return run;
@@ -90,7 +91,7 @@ export type { RunAnswer } from "./answers";
 export type { RunSteps } from "./steps";
 export { type RunnableFlow, findRunnable } from "./flow";
 export { agentflowTypeFault, postProcessingOf, runsOnAgentflowRuntime } from "./flow-types";
-export { type RunLookups, lookUpRun } from "./lookups";
+export { type RunLookups, lookUpNamedRun, lookUpRun, mayReadMemory } from "./lookups";
 export { loadSessionMemory } from "./history";
 export { loadVariables } from "./vars";
 export { gateNodeOverrides, gateVarOverrides } from "./overrides";

@@ -46,27 +46,76 @@ type FlowRow = Omit<RunnableFlow, "deployed" | "isPublic"> & { deployed: number 
 /** A raw chat_flow row as Drizzle would map it (SQLite keeps booleans as 0/1). */
 const flowOf = (row: FlowRow): RunnableFlow => ({ ...row, deployed: !!row.deployed, isPublic: !!row.isPublic });
 
+/** Which flow the batch reads: by id, or the one whose name is LIKE a pattern (services/openai/models.ts). */
+interface FlowSelector {
+  flowSql: string;
+  /** ?1 of every statement. */
+  param: string;
+  /** The statements keyed by a flow id (?1), as this selector runs them. */
+  keyed(sql: string): string;
+}
+
+const byId = (id: string): FlowSelector => ({ flowSql: FLOW_SQL, param: id, keyed: (sql) => sql });
+
+// A flow named LIKE ?1, or with a character whose lower case is ASCII in JavaScript but not in SQLite
+// (KELVIN SIGN, LATIN CAPITAL LETTER I WITH DOT ABOVE): a name LIKE cannot vouch for, always a candidate.
+const NAMED = "(name LIKE ?1 OR name GLOB '*[\u212A\u0130]*')";
+// The flow named so when it is the only one (else NULL: the keyed statements find nothing of any flow).
+const ONLY_NAMED = `(SELECT id FROM chat_flow WHERE ${NAMED} AND (SELECT count(*) FROM chat_flow WHERE ${NAMED}) = 1)`;
+const byName = (pattern: string): FlowSelector => ({
+  flowSql: `SELECT * FROM chat_flow WHERE ${NAMED} LIMIT 2`,
+  param: pattern,
+  keyed: (sql) => sql.replaceAll("?1", ONLY_NAMED),
+});
+
 /**
  * `token`: the request's bearer token, if any; a token that may be an API key is looked up in the
  * batch. `session`: the session the request names, whose memory is read in the batch too (a run
  * that finds it there reads no memory of its own before the model).
  */
 export function lookUpRun(deps: Deps<"db" | "env">, id: string, token?: string, session?: string): RunLookups {
+  const { rows, ...rest } = batchedLookUps(deps, byId(id), token, session);
+  const flow = rows.then((found) => (found?.[0] ? flowOf(found[0]) : findRunnable(deps, id)));
+  flow.catch(() => {}); // awaited by the caller, maybe after another check failed first
+  return { flow, ...rest };
+}
+
+/**
+ * The look-ups of a run of the flow whose name is LIKE `pattern` (SQL, case-insensitive for ASCII),
+ * in the same one batch: `candidates` are at most two such flows (undefined: the batch failed). The
+ * look-ups are that flow's when there is exactly one; otherwise the caller finds the flow its own way.
+ */
+export function lookUpNamedRun(
+  deps: Deps<"db" | "env">,
+  pattern: string,
+  token?: string,
+  session?: string,
+): { candidates: Promise<RunnableFlow[] | undefined>; lookups: RunLookups } {
+  const { rows, ...rest } = batchedLookUps(deps, byName(pattern), token, session);
+  const candidates = rows.then((found) => found?.map(flowOf));
+  const flow = candidates.then((found) => {
+    if (found?.length !== 1) throw new Error("No single flow by that name: its look-ups are not in the batch");
+    return found[0];
+  });
+  flow.catch(() => {});
+  return { candidates, lookups: { flow, ...rest } };
+}
+
+function batchedLookUps(deps: Deps<"db" | "env">, select: FlowSelector, token?: string, session?: string) {
   const { db, env } = deps;
   const keyHash = token ? apiKeyHashOf(token) : Promise.resolve(undefined);
   const statements = (hash: string | undefined) => [
-    ...[FLOW_SQL, FLOW_VARIABLES_SQL, FLOW_CREDENTIALS_SQL].map((sql) => ({ sql, params: [id] })),
-    ...(session ? [HISTORY_SQL, PREVIOUS_EXECUTION_SQL].map((sql) => ({ sql, params: [id, session] })) : []),
+    { sql: select.flowSql, params: [select.param] },
+    ...[FLOW_VARIABLES_SQL, FLOW_CREDENTIALS_SQL].map((sql) => ({ sql: select.keyed(sql), params: [select.param] })),
+    ...(session ? [HISTORY_SQL, PREVIOUS_EXECUTION_SQL].map((sql) => ({ sql: select.keyed(sql), params: [select.param, session] })) : []),
     ...(hash ? [{ sql: API_KEY_BY_HASH_SQL, params: [hash] }] : []),
   ];
   const KEY = session ? 5 : 3; // the key's statement comes last
   const batch = keyHash.then((hash) => runBatch(db, statements(hash)));
-  const flow = batch.then(
-    ([flows]) => {
-      const row = flows.results[0] as FlowRow | undefined;
-      return row ? flowOf(row) : findRunnable(deps, id);
-    },
-    () => findRunnable(deps, id),
+  // undefined: the batch failed as a whole (one statement refused)
+  const rows = batch.then(
+    ([flows]) => flows.results as FlowRow[],
+    () => undefined,
   );
   const prefetched = batch.then(
     ([, vars, credentials, history, executions]): Prefetched => ({
@@ -80,7 +129,7 @@ export function lookUpRun(deps: Deps<"db" | "env">, id: string, token?: string, 
           }
         : undefined,
     }),
-    // The batch failed as a whole (one statement refused): the variables on their own, credentials one by one.
+    // The batch failed as a whole: the variables on their own, credentials one by one.
     async () => ({
       vars: variablesOf(await variablesQuery(db).all(), env),
       getCredential: credentialReader(deps, []),
@@ -95,9 +144,8 @@ export function lookUpRun(deps: Deps<"db" | "env">, id: string, token?: string, 
     );
     return rows ? keyOfBatchRow(rows[0] as Parameters<typeof keyOfBatchRow>[0], hash) : findApiKeyByToken(deps, asked);
   };
-  flow.catch(() => {}); // each is awaited by the caller, maybe after another check failed first
   prefetched.catch(() => {});
-  return { flow, prefetched, findKey };
+  return { rows, prefetched, findKey };
 }
 
 // Whether a flow's run reads its session's memory (an agentflow always does; a chatflow when a memory

@@ -71,7 +71,8 @@ export type RunFrames = StreamSink & Pick<AgentflowEvents, "hold">;
 export type { FlowiseCallback };
 
 /** What a run reaches outside itself: the services container's part (an adapter hands the container whole). */
-export type RunDeps = Deps<"db" | "env" | "runtime" | "waitUntil" | "requestId" | "detached"> & {
-  /** The run's time limit; absent: a request's, RUN_TIMEOUT_MS. A detached run's Workflow passes ASYNC_RUN_TIMEOUT_MS. */
-  timeLimitMs?: number;
-};
+export type RunDeps = Deps<"db" | "env" | "runtime" | "waitUntil" | "requestId" | "detached"> &
+  Partial<Deps<"runStarted">> & {
+    /** The run's time limit; absent: a request's, RUN_TIMEOUT_MS. A detached run's Workflow passes ASYNC_RUN_TIMEOUT_MS. */
+    timeLimitMs?: number;
+  };
