@@ -26,7 +26,7 @@ export function assertBindings(env: Env): void {
   complete.add(env);
 }
 
-export const checkBindings: MiddlewareHandler<AppEnv> = async (c, next) => {
+export const checkBindings: MiddlewareHandler<AppEnv> = (c, next) => {
   assertBindings(c.env);
-  await next();
+  return next();
 };

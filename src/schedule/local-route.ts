@@ -8,8 +8,9 @@ import { fireSchedules } from "./cron-trigger";
 
 const PATH = "/cdn-cgi/handler/scheduled";
 
+// The URL is parsed only when it names the path: every local request asks this first.
 export const isLocalCronRoute = (request: Request, env: Env): boolean =>
-  env.LOCAL_CRON_ROUTE === "true" && request.method === "GET" && new URL(request.url).pathname === PATH;
+  env.LOCAL_CRON_ROUTE === "true" && request.method === "GET" && request.url.includes(PATH) && new URL(request.url).pathname === PATH;
 
 export async function fireFromRoute(request: Request, env: Env, ctx: ExecutionContext): Promise<Response> {
   const params = new URL(request.url).searchParams;
