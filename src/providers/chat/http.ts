@@ -97,18 +97,15 @@ export async function* sseData(body: ReadableStream<Uint8Array>, onProgress?: ()
   // a promise: one listener per stream instead of a Promise.race per chunk on the token path.
   const onAbort = () => reader.cancel(signal?.reason).catch(() => {});
   signal?.addEventListener("abort", onAbort, { once: true });
-  const read = async () => {
-    if (signal?.aborted) throw signal.reason;
-    const chunk = await reader.read();
-    if (signal?.aborted) throw signal.reason;
-    return chunk;
-  };
   const decoder = new TextDecoder();
   const events: string[] = [];
   const parser = createParser({ onEvent: (event) => events.push(event.data) });
   try {
     for (;;) {
-      const { done, value } = await read();
+      // Checked around the read in the loop itself: no async function (and promise) more per chunk.
+      if (signal?.aborted) throw signal.reason;
+      const { done, value } = await reader.read();
+      if (signal?.aborted) throw signal.reason;
       if (done) break;
       onProgress?.();
       parser.feed(decoder.decode(value, { stream: true }));
