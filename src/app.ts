@@ -1,8 +1,8 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
-import { requestId } from "hono/request-id";
 import type { AppEnv } from "./env";
 import { checkBindings } from "./middleware/bindings";
 import { init } from "./middleware/init";
+import { requestId } from "./middleware/request-id";
 import { studioShapes } from "./middleware/studio-shapes";
 import { corsPolicy } from "./middleware/cors";
 import { MCP_BODY_LIMIT, WEBHOOK_BODY_LIMIT, defaultBodyLimit, limitBody } from "./middleware/body-limit";
@@ -54,7 +54,7 @@ export function createApp() {
   // strict: false → every path matches with or without a trailing slash (the widget posts to /leads/).
   const app = new OpenAPIHono<AppEnv>({ strict: false, defaultHook: validationHook });
 
-  app.use("*", requestId({ headerName: "X-Request-Id" }));
+  app.use("*", requestId);
   app.use("*", corsPolicy);
   app.use("*", checkBindings);
   // Each body under its route's limit, counted as it streams: document store and chatflow vector

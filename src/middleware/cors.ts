@@ -4,6 +4,7 @@ import type { AppEnv } from "../env";
 import { listVar } from "../env";
 import { BOOKMARK_HEADER } from "../lib/d1-session";
 import { isMcpPath, isWidgetPath, mcpOriginAllowed } from "../auth/public-paths";
+import { editResponseHeaders } from "./response-headers";
 
 type OriginOf = (origin: string, c: Context<AppEnv>) => string | null;
 
@@ -28,19 +29,11 @@ function crossOrigin(policy: Policy): MiddlewareHandler<AppEnv> {
     if (c.req.method === "OPTIONS") return preflight(c, next);
     await next();
     const allowed = policy.origin(c.req.header("origin") ?? "", c);
-    let headers = c.res.headers;
-    try {
+    editResponseHeaders(c, (headers) => {
       headers.append("Vary", "Origin");
-    } catch {
-      // an immutable response (passed through from a fetch, as ASSETS answers): copy it once
-      const res = c.res;
-      c.res = undefined; // replaced, not merged with the headers of the response it copies
-      c.res = new Response(res.body, res);
-      headers = c.res.headers;
-      headers.append("Vary", "Origin");
-    }
-    if (allowed) headers.set("Access-Control-Allow-Origin", allowed);
-    headers.set("Access-Control-Expose-Headers", exposed);
+      if (allowed) headers.set("Access-Control-Allow-Origin", allowed);
+      headers.set("Access-Control-Expose-Headers", exposed);
+    });
   };
 }
 

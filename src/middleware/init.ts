@@ -12,6 +12,7 @@ import { BOOKMARK_HEADER, bookmarkOf, sessionStart } from "../lib/d1-session";
 import { type D1Trace, newTrace, simulateD1, simulationOf, traceOf } from "../lib/d1-simulation";
 import type { AppEnv } from "../env";
 import { workflowRuns } from "../detached/runs-port";
+import { editResponseHeaders } from "./response-headers";
 import { type Services, createServices } from "../services/container";
 
 declare module "hono" {
@@ -46,18 +47,9 @@ export const init: MiddlewareHandler<AppEnv> = async (c, next) => {
   await next();
   // The newest state this request saw or made (a stream's later writes are not in it: its head has left).
   const bookmark = session.getBookmark();
-  if (bookmark) setHeader(c, BOOKMARK_HEADER, bookmark);
+  if (bookmark) editResponseHeaders(c, (headers) => headers.set(BOOKMARK_HEADER, bookmark));
   if (trace) traceResponse(c, trace);
 };
-
-/** Sets a header on the response, unless its headers are immutable (a response passed through from a fetch). */
-function setHeader(c: Context<AppEnv>, name: string, value: string): void {
-  try {
-    c.res.headers.set(name, value);
-  } catch {
-    // an immutable response (ASSETS): it read no D1 either
-  }
-}
 
 // A Flowise token frame, or an OpenAI-compatible chunk with text (its role chunk's content is empty).
 const TOKEN_FRAME = /"event":"token"|"delta":\{"content":"[^"]/;

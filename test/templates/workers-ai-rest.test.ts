@@ -6,6 +6,7 @@
 // template journey, test/e2e/studio-template.mjs).
 import { env } from "cloudflare:test";
 import { afterEach, describe, expect, it } from "vitest";
+import { forgetConfig } from "../../src/config";
 import { credential, marker, standinUrl } from "../engine/helpers";
 import { json } from "../helpers";
 import { standinRequests } from "../security/helpers";
@@ -14,13 +15,17 @@ import { NAMES, nodeOf, saveTemplate, template } from "../studio/templates";
 const bindings = env as unknown as Record<string, unknown>;
 const ai = bindings.AI;
 
+// The worker reads its env once per env object (src/config.ts perEnv): a test that changes the live
+// one says so, as a deployment without the binding would be another isolate.
 afterEach(() => {
   bindings.AI = ai;
+  forgetConfig(env);
 });
 
 describe("the Voice Assistant template without the AI binding", () => {
   it("calls the Base URL with the studio-made cloudflareApi credential's token and answers from it", async () => {
     delete bindings.AI;
+    forgetConfig(env);
     const { template: t, flow } = await template(NAMES.voice);
     const model = nodeOf(flow, "chatCloudflareWorkersAI_0");
     model.data.credential = await credential("cloudflareApi", { cloudflareAccountId: "acct-e2e", cloudflareApiToken: "cf-token-e2e" });
