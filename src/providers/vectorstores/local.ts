@@ -69,7 +69,7 @@ export class LocalD1VectorStore extends D1DocumentsStore {
     });
     // Text and vectors in one batch: D1 runs a batch as a transaction, so neither exists alone.
     await runBatchPaced(this.db, [
-      ...this.documentWrites(ids, documents, options?.chunkNos),
+      ...this.documentWrites(ids, documents, options),
       ...jsonInsert("INSERT OR REPLACE INTO local_embedding (namespace, id, dims, scale, vector)", [this.namespace], rows),
       this.bumpVersion(),
     ]);
