@@ -12,6 +12,7 @@ import { multipart } from "../security/pinging";
 import { LocalHashEmbeddings } from "../../src/providers/embeddings/local-hash";
 import { LocalD1VectorStore } from "../../src/providers/vectorstores/local";
 import { createDb } from "../../src/db";
+import { isUuid, orderedIds } from "../../src/lib/ids";
 
 const SPLIT_PARAGRAPHS = { name: "characterTextSplitter", config: { chunkSize: 1, chunkOverlap: 0, separator: "\n\n" } };
 const paragraph = (i: number, topic = "harbour") => `Paragraph ${i} about the ${topic} marker${i}x and its lanterns.`;
@@ -197,5 +198,17 @@ describe("chunk text written once", () => {
     ]);
     const [[doc]] = await store.similaritySearchWithScore("orchards spring", 1);
     expect(doc).toMatchObject({ pageContent: "Orchards bloom in spring.", metadata: { k: 1 } });
+  });
+});
+
+describe("orderedIds (an upsert's chunk ids)", () => {
+  it("are UUIDs, distinct, and ascending within a call and across calls", async () => {
+    const a = orderedIds(5000);
+    await new Promise((r) => setTimeout(r, 2));
+    const b = orderedIds(3);
+    const all = [...a, ...b];
+    expect(all.every(isUuid)).toBe(true);
+    expect(new Set(all).size).toBe(all.length);
+    expect([...all].sort()).toEqual(all);
   });
 });

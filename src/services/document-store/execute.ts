@@ -9,7 +9,7 @@ import type { TextSplitter } from "@langchain/textsplitters";
 import { ApiError, badRequest } from "../../errors";
 import { maxUploadBytes } from "../../env";
 import { workLimits } from "../../lib/limits";
-import { newId } from "../../lib/ids";
+import { orderedIds } from "../../lib/ids";
 import { loadDocuments } from "../../providers/loaders/registry";
 import { splitWithin } from "../../providers/splitters/paced";
 import { buildSplitter } from "../../providers/splitters/registry";
@@ -70,7 +70,7 @@ export async function executePlan(deps: DocStoreDeps, plan: Plan, control: Index
   if (control.queueAbove !== undefined && chunks.length > control.queueAbove) throw new QueueInstead(chunks.length);
   const ahead = embedAhead(built, chunks);
   // The chunks' ids, known before they are written: vectors indexed from them read their text there.
-  const chunkIds = chunks.map(() => newId());
+  const chunkIds = orderedIds(chunks.length);
   if (plan.newStore)
     await createStore(deps, { id: plan.storeId, name: plan.newStore.name, description: plan.newStore.description ?? null });
 

@@ -14,7 +14,7 @@
 //   a new upsert of it starts a run that replaces its chunks and vectors.
 import { Document } from "@langchain/core/documents";
 import { badRequest } from "../../errors";
-import { newId } from "../../lib/ids";
+import { newId, orderedIds } from "../../lib/ids";
 import { type WorkLimits, overLimit, workLimits } from "../../lib/limits";
 import { jsonLinesPointer } from "../../providers/loaders/json";
 import { loaderDefinition, metadataShaper } from "../../providers/loaders/registry";
@@ -143,7 +143,7 @@ class StreamedRun {
               this.built.store,
               window.chunks.map((c) => c.pageContent),
             );
-        const chunkIds = window.chunks.map(() => newId());
+        const chunkIds = orderedIds(window.chunks.length);
         await this.commit(window.chunks, chunkIds, p, next);
         if (!next.cleared) next = await this.clearOldVectors(next);
         next = {
