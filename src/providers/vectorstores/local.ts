@@ -11,7 +11,7 @@ import { Pacer } from "../../lib/pace";
 import { D1_MAX_PARAMS, chunk } from "../../lib/chunk";
 import { D1DocumentsStore, linkHits } from "./d1-documents";
 import { type LoadedNamespace, NamespaceCache, allocateNamespace, topK, unitQuery } from "./local-index";
-import { type Stmt, jsonInsert, runBatch, runBatchPaced, stmt } from "./d1-json";
+import { type Stmt, runBatch, runBatchPaced, stmt, valuesInsert } from "./d1-json";
 import type { AddVectorsOptions, LinkedSearch } from "./types";
 
 const LOCAL_PROVIDER = "local";
@@ -70,7 +70,7 @@ export class LocalD1VectorStore extends D1DocumentsStore {
     // Text and vectors in one batch: D1 runs a batch as a transaction, so neither exists alone.
     await runBatchPaced(this.db, [
       ...this.documentWrites(ids, documents, options),
-      ...jsonInsert("INSERT OR REPLACE INTO local_embedding (namespace, id, dims, scale, vector)", [this.namespace], rows),
+      ...valuesInsert("INSERT OR REPLACE INTO local_embedding (namespace, id, dims, scale, vector)", [this.namespace], rows),
       this.bumpVersion(),
     ]);
     return ids;
