@@ -11,6 +11,7 @@ import { LOCAL, form, newStore, upsert } from "../routes/document-store-helpers"
 import { multipart } from "../security/pinging";
 import { LocalHashEmbeddings } from "../../src/providers/embeddings/local-hash";
 import { LocalD1VectorStore } from "../../src/providers/vectorstores/local";
+import { runBatch, valuesInsert } from "../../src/providers/vectorstores/d1-json";
 import { createDb } from "../../src/db";
 import { isUuid, orderedIds } from "../../src/lib/ids";
 
@@ -210,5 +211,19 @@ describe("orderedIds (an upsert's chunk ids)", () => {
     expect(all.every(isUuid)).toBe(true);
     expect(new Set(all).size).toBe(all.length);
     expect([...all].sort()).toEqual(all);
+  });
+});
+
+describe("valuesInsert (the local store's vector rows)", () => {
+  it("binds at most 100 values a statement and writes every row as given", async () => {
+    const namespace = `values-${crypto.randomUUID()}`;
+    const rows = Array.from({ length: 1000 }, (_, i) => [`id-${i}`, 3, i / 7, `v'"\n${i}`]);
+    const statements = valuesInsert("INSERT INTO local_embedding (namespace, id, dims, scale, vector)", [namespace], rows);
+    expect(statements.every((s) => s.params.length <= 100)).toBe(true);
+    await runBatch(createDb(env.DB), statements);
+    const stored = (
+      await env.DB.prepare("SELECT id, dims, scale, vector FROM local_embedding WHERE namespace = ? ORDER BY rowid").bind(namespace).all()
+    ).results;
+    expect(stored.map((r) => [r.id, r.dims, r.scale, r.vector])).toEqual(rows);
   });
 });
