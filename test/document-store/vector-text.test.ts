@@ -61,7 +61,7 @@ const chunk = async (storeId: string, no: number) =>
     .first<{ id: string; docId: string; pageContent: string }>();
 
 describe("chunk text written once", () => {
-  it("a streamed upsert keeps no copy of the text in its vector rows; the query answers the chunk's text, metadata, id and number", async () => {
+  it("a streamed upsert keeps no copy of the text in its vector rows; a query answers the chunk's text, metadata, id, number", async () => {
     const store = await newStore();
     const up = await upsertFile(store.id, textOf(30));
     expect(up.numAdded).toBe(30);
