@@ -89,6 +89,18 @@ describe("chunk text written once", () => {
     expect(hit).toMatchObject({ pageContent: paragraph(5), chunkNo: 5 });
   });
 
+  it("POST /vectorstore/insert (how an imported store gets its vectors) points at the stored chunks too", async () => {
+    const store = await newStore();
+    await upsertFile(store.id, textOf(7));
+    const before = new Set((await vectorRows(store.id)).map((r) => r.id));
+    const inserted = await json("POST", "/document-store/vectorstore/insert", { body: { storeId: store.id } });
+    expect(inserted.numAdded).toBe(7);
+    const rows = await vectorRows(store.id);
+    expect(rows).toHaveLength(7);
+    expect(rows.every((r) => !before.has(r.id) && r.own === "" && r.chunkText?.startsWith("Paragraph "))).toBe(true);
+    expect((await query(store.id, "marker6x"))[0]).toMatchObject({ pageContent: paragraph(6), chunkNo: 6 });
+  });
+
   it("rows written before the change (their own text, no chunkId) still answer, linked to their chunk", async () => {
     const store = await newStore();
     await upsertFile(store.id, textOf(10));
