@@ -1,4 +1,4 @@
-// `node scripts/bench/ingest-compare.mjs [--rounds N] [--mb M] <dir> [<dir> …]`
+// `node scripts/bench/ingest-compare.mjs [--rounds N] [--mb M] [--port P] <dir> [<dir> …]`
 //
 // Ingestion side by side: each directory (a prepared tree of edgeflow, e.g. `git archive <ref> | tar
 // -x -C <dir>` with node_modules linked; `.` for the working tree) is served by its own `npm start`
@@ -7,7 +7,7 @@
 // in this process) into the local vector store, in the request (`async: false`). One warm-up
 // round, then N (default 8). Printed per tree: median chunks/s and the server's CPU per upsert.
 // On a shared machine two bench runs back to back differ by more than most changes; interleaving
-// gives every side the same machine.
+// gives every side the same machine. `--port P`: the servers listen on P, P+1, … (else any free port).
 import { randomUUID } from "node:crypto";
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -21,7 +21,8 @@ const argv = process.argv.slice(2);
 const arg = argReader(argv);
 const rounds = Number(arg.value(["--rounds"]) ?? 8);
 const mb = Number(arg.value(["--mb"]) ?? 1);
-const dirs = argv.filter((a, i) => !a.startsWith("--") && !["--rounds", "--mb"].includes(argv[i - 1])).map((d) => resolve(d));
+const firstPort = arg.value(["--port"]);
+const dirs = argv.filter((a, i) => !a.startsWith("--") && !["--rounds", "--mb", "--port"].includes(argv[i - 1])).map((d) => resolve(d));
 if (!dirs.length) throw new Error("name at least one tree to serve");
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -43,7 +44,7 @@ async function serve(tree) {
     kind: "start",
   });
   server.wrangler(["d1", "migrations", "apply", "DB", "--local", "--env", "local", "--persist-to", server.stateDir], "migrations");
-  const port = await freePort();
+  const port = firstPort ? Number(firstPort) + sides.length : await freePort();
   await server.start(port);
   const base = `http://127.0.0.1:${port}/api/v1`;
   const api = async (key, method, path, body) => {

@@ -470,6 +470,14 @@ describe("a kill in the middle", () => {
     const whole = await new RecursiveCharacterTextSplitter({ chunkSize: 300, chunkOverlap: 60 }).splitText(text);
     expect((await expectWholeChunks(store.id)).map((r) => r.pageContent)).toEqual(whole);
     expect((await snapshot(store.id)).vectors).toBe(whole.length);
+    // Every vector reads its text from its own chunk, the retried window's too (ids read back from D1).
+    const linked = await env.DB.prepare(
+      "SELECT COUNT(*) AS n FROM vector_document v JOIN document_store_file_chunk c ON c.id = v.chunkId AND " +
+        "c.chunkNo = v.chunkNo AND c.storeId = v.namespace WHERE v.namespace = ? AND v.pageContent = ''",
+    )
+      .bind(store.id)
+      .first<{ n: number }>();
+    expect(linked!.n).toBe(whole.length);
     // Each chunk embedded once: the retry went on from the failed window, not from the start.
     expect(endpoint.texts).toHaveLength(whole.length);
   }, 120_000);

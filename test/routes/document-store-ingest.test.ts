@@ -64,14 +64,19 @@ describe("ingestion in slices", () => {
     expect(most).toBeGreaterThan(1);
     expect(most).toBeLessThanOrEqual(EMBED_WINDOW);
 
-    // Each stored vector row carries the chunk number of its text (written with the vector).
+    // Each stored vector row carries the chunk number of its text (written with the vector), and
+    // the text is written once: the row points at its chunk instead of holding a copy.
     const rows = (
-      await env.DB.prepare("SELECT pageContent, chunkNo FROM vector_document WHERE provider = 'local' AND namespace = ?")
+      await env.DB.prepare(
+        "SELECT v.pageContent AS own, c.pageContent, v.chunkNo, c.chunkNo AS chunkNoOfChunk FROM vector_document v " +
+          "LEFT JOIN document_store_file_chunk c ON c.id = v.chunkId WHERE v.provider = 'local' AND v.namespace = ?",
+      )
         .bind(store.id)
-        .all<{ pageContent: string; chunkNo: number }>()
+        .all<{ own: string; pageContent: string | null; chunkNo: number; chunkNoOfChunk: number | null }>()
     ).results;
     expect(rows).toHaveLength(count);
-    expect(rows.every((r) => r.pageContent === paragraph(r.chunkNo - 1))).toBe(true);
+    expect(rows.every((r) => r.pageContent === paragraph(r.chunkNo - 1) && r.chunkNoOfChunk === r.chunkNo)).toBe(true);
+    expect(rows.every((r) => r.own === "")).toBe(true);
     const vectors = await env.DB.prepare("SELECT COUNT(*) AS n FROM local_embedding WHERE namespace = ?")
       .bind(store.id)
       .first<{ n: number }>();

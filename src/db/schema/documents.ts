@@ -1,5 +1,6 @@
 // Document stores: stores, loaders, chunks, the local vector store's documents and embeddings,
 // and the record manager's keys.
+import { sql } from "drizzle-orm";
 import { index, integer, primaryKey, real, sqliteTable, text } from "drizzle-orm/sqlite-core";
 import type { DocumentStoreStatus } from "../enums";
 import { createdDate, updatedDate } from "./columns";
@@ -89,8 +90,16 @@ export const vectorDocument = sqliteTable(
     // The chunk (of loader docId) this vector was last indexed from: a hint for matching query hits
     // to chunks without comparing texts (checked against the text, which wins when they differ).
     chunkNo: integer("chunkNo"),
+    // Set: the text is that document store chunk's (pageContent is left empty, so an upsert writes
+    // its text once). Triggers of migration 0019 copy the text here and clear this before the chunk
+    // is edited or deleted, so a vector keeps answering the text it was indexed with.
+    chunkId: text("chunkId"),
   },
-  (t) => [primaryKey({ columns: [t.provider, t.namespace, t.id] }), index("idx_vector_document_doc").on(t.provider, t.namespace, t.docId)],
+  (t) => [
+    primaryKey({ columns: [t.provider, t.namespace, t.id] }),
+    index("idx_vector_document_doc").on(t.provider, t.namespace, t.docId),
+    index("idx_vector_document_chunk").on(t.chunkId).where(sql`${t.chunkId} IS NOT NULL`),
+  ],
 );
 
 /**

@@ -77,14 +77,20 @@ export abstract class D1DocumentsStore extends VectorStore implements DocVectorS
     return ids;
   }
 
-  /** Statements writing the documents' text rows (insert or replace), with their chunk numbers when known. */
-  protected documentWrites(ids: string[], documents: DocumentInterface[], chunkNos?: number[]): Stmt[] {
+  /**
+   * Statements writing the documents' text rows (insert or replace), with their chunk numbers when
+   * known. A document given a chunk id (options.chunkIds) keeps no text of its own: its chunk's is read.
+   */
+  protected documentWrites(ids: string[], documents: DocumentInterface[], options?: AddVectorsOptions): Stmt[] {
+    const chunkNos = options?.chunkNos;
+    const chunkIds = options?.chunkIds;
     const rows = documents.map((d, i) => {
       const docId = typeof d.metadata?.docId === "string" ? d.metadata.docId : null;
-      return [ids[i], docId, d.pageContent, JSON.stringify(d.metadata ?? {}), chunkNos?.[i] ?? null];
+      const chunkId = chunkIds?.[i] ?? null;
+      return [ids[i], docId, chunkId === null ? d.pageContent : "", JSON.stringify(d.metadata ?? {}), chunkNos?.[i] ?? null, chunkId];
     });
     return jsonInsert(
-      "INSERT OR REPLACE INTO vector_document (provider, namespace, id, docId, pageContent, metadata, chunkNo)",
+      "INSERT OR REPLACE INTO vector_document (provider, namespace, id, docId, pageContent, metadata, chunkNo, chunkId)",
       [this.provider, this.namespace],
       rows,
     );
@@ -181,20 +187,28 @@ export abstract class D1DocumentsStore extends VectorStore implements DocVectorS
   /**
    * One statement reading the stored documents of `ids` and, given `chunkStoreId`, the document
    * store chunk each was last indexed from (linkChunks), when that chunk still holds the same text.
+   * A row with a chunkId reads its text from that chunk (t), which is also its link when it is of
+   * `chunkStoreId`; one whose chunk is gone is left out (never the case while the migration's
+   * triggers hold: they give a row its text back before its chunk goes).
    * The ids travel as one JSON parameter and lead the join (CROSS JOIN: SQLite keeps them the outer
    * loop, each a primary-key and an index lookup, never a scan of the store's chunks).
    */
   protected documentsStmt(ids: string[], chunkStoreId?: string): Stmt {
     const link = chunkStoreId !== undefined;
+    const own = "CASE WHEN t.storeId = ?4 THEN t";
     return {
-      sql: `SELECT v.id, v.docId, v.pageContent, v.metadata${link ? ", c.id AS chunkId, c.chunkNo AS chunkNo" : ""}
+      sql: `SELECT v.id, v.docId, COALESCE(t.pageContent, v.pageContent) AS pageContent, v.metadata${
+        link ? `, COALESCE(${own}.id END, c.id) AS chunkId, COALESCE(${own}.chunkNo END, c.chunkNo) AS chunkNo` : ""
+      }
         FROM json_each(?3) w CROSS JOIN vector_document v ON v.provider = ?1 AND v.namespace = ?2 AND v.id = w.value
+        LEFT JOIN document_store_file_chunk t ON t.id = v.chunkId
         ${
           link
-            ? "LEFT JOIN document_store_file_chunk c ON c.storeId = ?4 AND c.docId = v.docId AND c.chunkNo = " +
-              "v.chunkNo AND c.pageContent = v.pageContent"
+            ? "LEFT JOIN document_store_file_chunk c ON v.chunkId IS NULL AND c.storeId = ?4 AND c.docId = v.docId AND " +
+              "c.chunkNo = v.chunkNo AND c.pageContent = v.pageContent"
             : ""
-        }`,
+        }
+        WHERE v.chunkId IS NULL OR t.id IS NOT NULL`,
       params: [this.provider, this.namespace, JSON.stringify(ids), ...(link ? [chunkStoreId] : [])],
     };
   }

@@ -96,3 +96,30 @@ export function jsonInsert(head: string, fixed: unknown[], rows: unknown[][], su
     params: [...fixed, json],
   }));
 }
+
+/**
+ * Multi-row INSERT … VALUES statements with every value bound (D1: at most 100 per statement):
+ * `fixed` values bound once as ?1…, then as many rows as fit. No JSON on either side, which pays
+ * for rows of a few large values (the local store's vectors: no quotes to escape twice, nothing
+ * for SQLite to parse); rows of many small values are cheaper as jsonInsert's one parameter.
+ */
+export function valuesInsert(head: string, fixed: unknown[], rows: unknown[][], maxParams = 100): Stmt[] {
+  const width = rows[0]?.length ?? 0;
+  if (!width) return [];
+  const perStatement = Math.max(1, Math.floor((maxParams - fixed.length) / width));
+  const lead = fixed.map((_, i) => `?${i + 1}`);
+  const out: Stmt[] = [];
+  for (let from = 0; from < rows.length; from += perStatement) {
+    const part = rows.slice(from, from + perStatement);
+    const params: unknown[] = [...fixed];
+    const tuples = part.map((row) => {
+      const marks = row.map((value) => {
+        params.push(value);
+        return `?${params.length}`;
+      });
+      return `(${[...lead, ...marks].join(", ")})`;
+    });
+    out.push({ sql: `${head} VALUES ${tuples.join(", ")}`, params });
+  }
+  return out;
+}

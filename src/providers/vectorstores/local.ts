@@ -11,7 +11,7 @@ import { Pacer } from "../../lib/pace";
 import { D1_MAX_PARAMS, chunk } from "../../lib/chunk";
 import { D1DocumentsStore, linkHits } from "./d1-documents";
 import { type LoadedNamespace, NamespaceCache, allocateNamespace, topK, unitQuery } from "./local-index";
-import { type Stmt, jsonInsert, runBatch, runBatchPaced, stmt } from "./d1-json";
+import { type Stmt, runBatch, runBatchPaced, stmt, valuesInsert } from "./d1-json";
 import type { AddVectorsOptions, LinkedSearch } from "./types";
 
 const LOCAL_PROVIDER = "local";
@@ -69,8 +69,8 @@ export class LocalD1VectorStore extends D1DocumentsStore {
     });
     // Text and vectors in one batch: D1 runs a batch as a transaction, so neither exists alone.
     await runBatchPaced(this.db, [
-      ...this.documentWrites(ids, documents, options?.chunkNos),
-      ...jsonInsert("INSERT OR REPLACE INTO local_embedding (namespace, id, dims, scale, vector)", [this.namespace], rows),
+      ...this.documentWrites(ids, documents, options),
+      ...valuesInsert("INSERT OR REPLACE INTO local_embedding (namespace, id, dims, scale, vector)", [this.namespace], rows),
       this.bumpVersion(),
     ]);
     return ids;

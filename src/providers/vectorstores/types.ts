@@ -7,11 +7,14 @@ import type { Stmt } from "./d1-json";
 
 /**
  * addVectors' options here: `chunkNos` (one per document) records the chunk each vector is indexed
- * from in the same write, as linkChunks would afterwards.
+ * from in the same write, as linkChunks would afterwards. `chunkIds` (one per document): the
+ * document store chunk (already stored, same text) whose text each vector answers, so a store
+ * keeping text in D1 does not write it a second time.
  */
 export interface AddVectorsOptions {
   ids?: string[];
   chunkNos?: number[];
+  chunkIds?: string[];
 }
 
 /** A query hit with the document-store chunk it was indexed from (null: unknown, or edited since). */
@@ -27,7 +30,7 @@ export interface LinkedSearch {
   also: Record<string, unknown>[];
 }
 
-/** A vector store over D1-held documents: the text of every vector stays in `vector_document`. */
+/** A vector store over D1-held documents: the text of every vector stays in `vector_document` (or its chunk: chunkIds). */
 export interface DocVectorStore extends VectorStore {
   addVectors(vectors: number[][], documents: DocumentInterface[], options?: AddVectorsOptions): Promise<string[] | void>;
   /** addVectors for float32 vectors as the embeddings answered them (Float32Embeddings), when the store reads them as they are. */

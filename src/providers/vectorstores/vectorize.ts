@@ -61,7 +61,7 @@ export class VectorizeStore extends D1DocumentsStore {
     const ids = this.idsFor(documents, options);
     if (!ids.length) return ids;
     // Text first: a vector Vectorize holds must always find its text. Undone when Vectorize fails.
-    await runBatchPaced(this.db, this.documentWrites(ids, documents, options?.chunkNos));
+    await runBatchPaced(this.db, this.documentWrites(ids, documents, options));
     try {
       for (let i = 0; i < ids.length; i += VECTORIZE_MAX_UPSERT) {
         const part = ids.slice(i, i + VECTORIZE_MAX_UPSERT).map((id, j) => {

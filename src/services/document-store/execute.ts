@@ -9,6 +9,7 @@ import type { TextSplitter } from "@langchain/textsplitters";
 import { ApiError, badRequest } from "../../errors";
 import { maxUploadBytes } from "../../env";
 import { workLimits } from "../../lib/limits";
+import { orderedIds } from "../../lib/ids";
 import { loadDocuments } from "../../providers/loaders/registry";
 import { splitWithin } from "../../providers/splitters/paced";
 import { buildSplitter } from "../../providers/splitters/registry";
@@ -68,6 +69,8 @@ export async function executePlan(deps: DocStoreDeps, plan: Plan, control: Index
   assertIndexable(built, chunks);
   if (control.queueAbove !== undefined && chunks.length > control.queueAbove) throw new QueueInstead(chunks.length);
   const ahead = embedAhead(built, chunks);
+  // The chunks' ids, known before they are written: vectors indexed from them read their text there.
+  const chunkIds = orderedIds(chunks.length);
   if (plan.newStore)
     await createStore(deps, { id: plan.storeId, name: plan.newStore.name, description: plan.newStore.description ?? null });
 
@@ -79,7 +82,7 @@ export async function executePlan(deps: DocStoreDeps, plan: Plan, control: Index
     filesWritten = writesFiles(plan);
     const fileEntries = (await storeFiles(deps.files, plan)).map((f) => ({ ...f, status: "SYNC" as const }));
     entry = entryFor(plan, fileEntries, chunks, "SYNC");
-    await writeEntry(deps, plan, entry, lease, chunks);
+    await writeEntry(deps, plan, entry, lease, chunks, [], chunkIds);
     lease.beat();
   } catch (err) {
     lease.stop();
@@ -93,7 +96,7 @@ export async function executePlan(deps: DocStoreDeps, plan: Plan, control: Index
 
   let indexed;
   try {
-    indexed = await indexChunks(built, entry.id, chunks, control, ahead);
+    indexed = await indexChunks(built, entry.id, chunks, control, ahead, chunkIds);
   } catch (err) {
     await lease.release("SYNC"); // the chunks are stored but not (all) in the vector store: say so
     throw err;

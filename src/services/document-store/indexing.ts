@@ -84,9 +84,10 @@ export async function indexChunks(
   chunks: Document[],
   control: IndexControl,
   ahead?: VectorStream,
+  chunkIds?: string[],
 ): Promise<IndexResult> {
   const docs = chunks.map((c) => new Document({ pageContent: c.pageContent, metadata: { ...c.metadata, docId } }));
-  if (!built.recordManager) return replaceVectors(built.store, docId, docs, ahead);
+  if (!built.recordManager) return replaceVectors(built.store, docId, docs, ahead, chunkIds);
   const { recordManager, cleanup, sourceIdKey, forceUpdate } = built.recordManager;
   const result = await indexDocuments(docs, recordManager, built.store, { cleanup, sourceIdKey, forceUpdate, ...control });
   // Chunk numbers of this commit, so query hits find their chunk by index rather than by text.
@@ -99,17 +100,24 @@ export async function indexChunks(
  * takes what the model has answered so far, in order, while it embeds the rest; the chunk
  * numbers go in the same write.
  */
-async function replaceVectors(store: DocVectorStore, docId: string, docs: Document[], ahead?: VectorStream): Promise<IndexResult> {
+async function replaceVectors(
+  store: DocVectorStore,
+  docId: string,
+  docs: Document[],
+  ahead?: VectorStream,
+  chunkIds?: string[],
+): Promise<IndexResult> {
   const old = await store.idsOfDoc(docId);
   if (old.length) await store.delete({ ids: old });
   const ids = docs.map(() => newId());
-  await writeVectors(store, docs, ids, 1, ahead);
+  await writeVectors(store, docs, ids, 1, ahead, chunkIds);
   return { numAdded: docs.length, numUpdated: 0, numSkipped: 0, numDeleted: old.length, addedDocs: docs, uids: ids };
 }
 
 /**
  * Embeds `docs` (chunks numbered from `firstChunkNo`) and writes their vectors under `ids`: each
- * write takes what the model has answered so far, in order, while it embeds the rest.
+ * write takes what the model has answered so far, in order, while it embeds the rest. `chunkIds`:
+ * the stored chunks the docs are (their text is read from there, not written again).
  */
 export async function writeVectors(
   store: DocVectorStore,
@@ -117,6 +125,7 @@ export async function writeVectors(
   ids: string[],
   firstChunkNo: number,
   ahead?: VectorStream,
+  chunkIds?: string[],
 ): Promise<void> {
   const s =
     ahead ??
@@ -126,15 +135,23 @@ export async function writeVectors(
     );
   // A write costs a D1 batch: small ones only pay when they let a remote model's latency overlap.
   const min = inIsolate(store.embeddings) ? WRITE_MAX : Math.min(store.minWrite ?? 1, WRITE_MAX);
-  if (s.float32) await drain(s.stream, s.write, docs, ids, firstChunkNo, min);
-  else await drain(s.stream, s.write, docs, ids, firstChunkNo, min);
+  const to = { docs, ids, firstChunkNo, chunkIds };
+  if (s.float32) await drain(s.stream, s.write, to, min);
+  else await drain(s.stream, s.write, to, min);
 }
 
-async function drain<V>(stream: EmbedStream<V>, write: Write<V>, docs: Document[], ids: string[], firstChunkNo: number, min: number) {
+interface Destination {
+  docs: Document[];
+  ids: string[];
+  firstChunkNo: number;
+  chunkIds?: string[];
+}
+
+async function drain<V>(stream: EmbedStream<V>, write: Write<V>, to: Destination, min: number) {
   for (let from = 0, vectors; (vectors = await stream.next(min, WRITE_MAX)); from += vectors.length) {
-    const to = from + vectors.length;
-    const chunkNos = Array.from({ length: vectors.length }, (_, j) => firstChunkNo + from + j);
-    await write(vectors, docs.slice(from, to), { ids: ids.slice(from, to), chunkNos });
+    const end = from + vectors.length;
+    const chunkNos = Array.from({ length: vectors.length }, (_, j) => to.firstChunkNo + from + j);
+    await write(vectors, to.docs.slice(from, end), { ids: to.ids.slice(from, end), chunkNos, chunkIds: to.chunkIds?.slice(from, end) });
   }
 }
 

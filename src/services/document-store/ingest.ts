@@ -14,7 +14,7 @@
 //   a new upsert of it starts a run that replaces its chunks and vectors.
 import { Document } from "@langchain/core/documents";
 import { badRequest } from "../../errors";
-import { newId } from "../../lib/ids";
+import { newId, orderedIds } from "../../lib/ids";
 import { type WorkLimits, overLimit, workLimits } from "../../lib/limits";
 import { jsonLinesPointer } from "../../providers/loaders/json";
 import { loaderDefinition, metadataShaper } from "../../providers/loaders/registry";
@@ -143,12 +143,13 @@ class StreamedRun {
               this.built.store,
               window.chunks.map((c) => c.pageContent),
             );
-        await this.commit(window.chunks, p, next);
+        const chunkIds = orderedIds(window.chunks.length);
+        await this.commit(window.chunks, chunkIds, p, next);
         if (!next.cleared) next = await this.clearOldVectors(next);
         next = {
           ...next,
           indexed: next.chunks,
-          counts: addCounts(next.counts, await this.index(window.chunks, p.chunks + 1, next, ahead)),
+          counts: addCounts(next.counts, await this.index(window.chunks, chunkIds, p.chunks + 1, next, ahead)),
         };
         p = next;
         if (!last && this.control.budgetBytes !== undefined && p.bytesRead - readBefore >= this.control.budgetBytes) {
@@ -195,18 +196,24 @@ class StreamedRun {
   }
 
   /**
-   * A window's chunks with the loader's totals and progress, in one batch under the lease (the run's first
-   * replaces the loader's chunks).
+   * A window's chunks (under `ids`) with the loader's totals and progress, in one batch under the lease (the
+   * run's first replaces the loader's chunks).
    */
-  private async commit(chunks: Document[], from: StreamProgress, next: StreamProgress): Promise<void> {
+  private async commit(chunks: Document[], ids: string[], from: StreamProgress, next: StreamProgress): Promise<void> {
     const { deps, plan, lease } = this;
     if (!this.saved) {
-      await writeEntry(deps, plan, entryFor(plan, this.fileEntries, chunks, "SYNCING"), lease, chunks, [
-        windowRow(lease, next, { chunks: 0, chars: 0 }),
-      ]);
+      await writeEntry(
+        deps,
+        plan,
+        entryFor(plan, this.fileEntries, chunks, "SYNCING"),
+        lease,
+        chunks,
+        [windowRow(lease, next, { chunks: 0, chars: 0 })],
+        ids,
+      );
     } else {
       const rows = chunks.map((c, i) => [
-        newId(),
+        ids[i],
         plan.entryId,
         plan.storeId,
         from.chunks + i + 1,
@@ -241,10 +248,18 @@ class StreamedRun {
   }
 
   /**
-   * Chunks numbered from `firstNo` into the vector store; their vector ids are the run's and their numbers (a
-   * retry rewrites the same ones).
+   * Chunks (stored under `chunkIds`) numbered from `firstNo` into the vector store; their vector ids are the
+   * run's and their numbers (a retry rewrites the same ones). Without a record manager the vectors read
+   * their text from the chunks; the record manager's vectors outlive them (unchanged ones are kept), so keep
+   * their own.
    */
-  private async index(chunks: Document[], firstNo: number, p: StreamProgress, ahead?: VectorStream): Promise<IndexCounts> {
+  private async index(
+    chunks: Document[],
+    chunkIds: string[],
+    firstNo: number,
+    p: StreamProgress,
+    ahead?: VectorStream,
+  ): Promise<IndexCounts> {
     const docId = this.plan.entryId;
     const docs = chunks.map((c) => new Document({ pageContent: c.pageContent, metadata: { ...c.metadata, docId } }));
     if (!docs.length) return NO_COUNTS;
@@ -256,6 +271,7 @@ class StreamedRun {
         docs.map((_, i) => `${p.run}-${firstNo + i}`),
         firstNo,
         ahead,
+        chunkIds,
       );
       this.keep(docs);
       return { ...NO_COUNTS, numAdded: docs.length };
@@ -289,17 +305,22 @@ class StreamedRun {
       const [read] = await runBatchPaced(this.deps.db, [
         {
           sql:
-            "SELECT chunkNo, pageContent, metadata FROM document_store_file_chunk WHERE storeId = ? AND docId = " +
+            "SELECT id, chunkNo, pageContent, metadata FROM document_store_file_chunk WHERE storeId = ? AND docId = " +
             "? AND chunkNo > ? AND chunkNo <= ? ORDER BY chunkNo LIMIT ?",
           params: [this.plan.storeId, this.plan.entryId, state.indexed, state.chunks, REINDEX_PAGE],
         },
       ]);
-      const rows = read.results as Array<{ chunkNo: number; pageContent: string; metadata: string }>;
+      const rows = read.results as Array<{ id: string; chunkNo: number; pageContent: string; metadata: string }>;
       if (!rows.length) break;
       const chunks = rows.map(
         (r) => new Document({ pageContent: r.pageContent, metadata: JSON.parse(r.metadata) as Record<string, unknown> }),
       );
-      const counts = await this.index(chunks, rows[0].chunkNo, state);
+      const counts = await this.index(
+        chunks,
+        rows.map((r) => r.id),
+        rows[0].chunkNo,
+        state,
+      );
       state = { ...state, indexed: rows[rows.length - 1].chunkNo, counts: addCounts(state.counts, counts) };
     }
     return state;

@@ -76,7 +76,7 @@ export async function insertStoredChunks(deps: DocStoreDeps, input: InsertInput)
   const since = built.recordManager ? await built.recordManager.recordManager.getTime() : undefined;
   for (const [i, loader] of loaders.entries()) {
     const rows = await db
-      .select({ pageContent: documentStoreFileChunk.pageContent, metadata: documentStoreFileChunk.metadata })
+      .select({ id: documentStoreFileChunk.id, pageContent: documentStoreFileChunk.pageContent, metadata: documentStoreFileChunk.metadata })
       .from(documentStoreFileChunk)
       .where(and(eq(documentStoreFileChunk.storeId, store.row.id), eq(documentStoreFileChunk.docId, loader.id)))
       .orderBy(asc(documentStoreFileChunk.chunkNo))
@@ -92,7 +92,16 @@ export async function insertStoredChunks(deps: DocStoreDeps, input: InsertInput)
     let indexed;
     try {
       // Several loaders: a full cleanup runs once, after the last (as a refresh does).
-      indexed = await indexChunks(built, loader.id, docs, { fullCleanupSince: since, skipFullCleanup: i < loaders.length - 1 });
+      // Without a record manager the vectors read their text from these chunks (indexing.ts).
+      const control = { fullCleanupSince: since, skipFullCleanup: i < loaders.length - 1 };
+      indexed = await indexChunks(
+        built,
+        loader.id,
+        docs,
+        control,
+        undefined,
+        rows.map((r) => r.id),
+      );
     } catch (err) {
       await lease.release("SYNC");
       throw err;

@@ -52,8 +52,9 @@ export const configString = (c: { name: string; config: Record<string, unknown> 
 
 /**
  * Writes the loader entry (a new row, or the leased one) with — when given — its chunks replacing
- * the old ones, and the store's component configs: one D1 batch, every statement conditional on
- * the lease, so a store or loader deleted meanwhile gets nothing (404), as does a lost lease (409).
+ * the old ones (under `chunkIds` when given, else new ids), and the store's component configs: one
+ * D1 batch, every statement conditional on the lease, so a store or loader deleted meanwhile gets
+ * nothing (404), as does a lost lease (409).
  */
 export async function writeEntry(
   deps: DocStoreDeps,
@@ -62,13 +63,21 @@ export async function writeEntry(
   lease: LoaderLease,
   chunks?: Document[],
   also: Stmt[] = [],
+  chunkIds?: string[],
 ): Promise<void> {
   const held = [entry.id, lease.id];
   const statements: Stmt[] = [
     plan.replaces ? writeLoader(deps.db, entry, lease, lease.until(), !!chunks) : insertLoader(entry, lease, lease.until()),
   ];
   if (chunks) {
-    const rows = chunks.map((c, i) => [newId(), entry.id, plan.storeId, i + 1, c.pageContent, JSON.stringify(c.metadata ?? {})]);
+    const rows = chunks.map((c, i) => [
+      chunkIds?.[i] ?? newId(),
+      entry.id,
+      plan.storeId,
+      i + 1,
+      c.pageContent,
+      JSON.stringify(c.metadata ?? {}),
+    ]);
     statements.push({
       sql: `DELETE FROM document_store_file_chunk WHERE storeId = ? AND docId = ? AND ${HOLDS_LEASE}`,
       params: [plan.storeId, entry.id, ...held],

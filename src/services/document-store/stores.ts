@@ -138,12 +138,13 @@ export async function deleteStore({ db, env, files }: Deps<"db" | "env" | "files
   await deleteStoreFiles(files, id);
   await files.delete(`${FAISS_NAMESPACE_PREFIX}${id}`); // a faiss index kept under the store's namespace
   const rmNamespace = (parseComponent(row.recordManagerConfig)?.config.namespace as string | undefined) || id;
+  // Vector rows before chunks: a chunk's delete trigger copies its text into the rows that read it (0019).
   const [, , , , , , , gone] = await db.batch([
     db.delete(documentStoreLoader).where(eq(documentStoreLoader.storeId, id)),
+    db.delete(vectorDocument).where(eq(vectorDocument.namespace, id)),
     db.delete(documentStoreFileChunk).where(eq(documentStoreFileChunk.storeId, id)),
     db.delete(localEmbedding).where(eq(localEmbedding.namespace, id)),
     db.delete(localEmbeddingVersion).where(eq(localEmbeddingVersion.namespace, id)),
-    db.delete(vectorDocument).where(eq(vectorDocument.namespace, id)),
     db.delete(recordManager).where(sql`${recordManager.namespace} IN (${id}, ${rmNamespace})`),
     db.delete(upsertHistory).where(eq(upsertHistory.chatflowid, id)),
     db.delete(documentStore).where(eq(documentStore.id, id)).returning({ id: documentStore.id }),

@@ -86,7 +86,7 @@ export class PineconeVectorStore extends D1DocumentsStore {
       pageContent: "",
       metadata: typeof d.metadata?.docId === "string" ? { docId: d.metadata.docId } : {},
     }));
-    await runBatchPaced(this.db, this.documentWrites(ids, bookkeeping, options?.chunkNos));
+    await runBatchPaced(this.db, this.documentWrites(ids, bookkeeping, { chunkNos: options?.chunkNos }));
     try {
       for (const part of slices(records, PINECONE_UPSERT_BATCH)) await client.upsert(part, this.pineconeNamespace);
     } catch (err) {
