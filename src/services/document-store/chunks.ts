@@ -7,8 +7,9 @@ import { and, asc, count, eq, ne, sql } from "drizzle-orm";
 import type { Db } from "../../env";
 import { documentStore, documentStoreFileChunk, documentStoreLoader } from "../../db/schema";
 import { conflict, notFound } from "../../errors";
+import { Document } from "@langchain/core/documents";
 import { nowIso } from "../../lib/time";
-import { runBatch } from "../../providers/vectorstores/d1-json";
+import { runBatch, runBatchPaced } from "../../providers/vectorstores/d1-json";
 import { deleteLoaderFiles } from "./files";
 import { type StoreState, getStoreState } from "./stores";
 import type { LoaderEntry } from "./types";
@@ -162,4 +163,32 @@ export async function deleteLoader({ db, files }: Deps<"db" | "files">, storeId:
   if (!gone.length) throw notFound(`Document loader ${loaderId} not found in document store ${storeId}`);
   await deleteLoaderFiles(files, storeId, loaderId);
   return { deleted: 1 };
+}
+
+/**
+ * A loader's stored chunks numbered after `after` and at most `upTo`, `limit` of them in chunkNo
+ * order (a stopped run's chunks read back to be indexed): their ids, documents and first and last numbers.
+ */
+export async function storedChunkPage(
+  db: Db,
+  loader: { storeId: string; entryId: string },
+  after: number,
+  upTo: number,
+  limit: number,
+): Promise<{ ids: string[]; chunks: Document[]; firstNo: number; lastNo: number }> {
+  const [read] = await runBatchPaced(db, [
+    {
+      sql:
+        "SELECT id, chunkNo, pageContent, metadata FROM document_store_file_chunk WHERE storeId = ? AND docId = ? " +
+        "AND chunkNo > ? AND chunkNo <= ? ORDER BY chunkNo LIMIT ?",
+      params: [loader.storeId, loader.entryId, after, upTo, limit],
+    },
+  ]);
+  const rows = read.results as Array<{ id: string; chunkNo: number; pageContent: string; metadata: string }>;
+  return {
+    ids: rows.map((r) => r.id),
+    chunks: rows.map((r) => new Document({ pageContent: r.pageContent, metadata: JSON.parse(r.metadata) as Record<string, unknown> })),
+    firstNo: rows[0]?.chunkNo ?? after,
+    lastNo: rows.at(-1)?.chunkNo ?? after,
+  };
 }

@@ -25,6 +25,7 @@ import { eq } from "drizzle-orm";
 import { documentStore } from "../../db/schema";
 import { type BuiltComponents, buildComponents } from "./components";
 import { entryFor, lostLoader, recordRun, storeFiles, writeEntry, writesFiles } from "./loader-entry";
+import { storedChunkPage } from "./chunks";
 import { fileKey } from "./files";
 import { type UpsertResult, type VectorStream, ADDED_DOCS_LIMIT, assertIndexable, vectorStream, writeVectors } from "./indexing";
 import type { Continues, StreamControl } from "./ingest-control";
@@ -302,26 +303,11 @@ class StreamedRun {
     let state = p;
     if (!state.cleared) state = await this.clearOldVectors(state);
     while (state.indexed < state.chunks) {
-      const [read] = await runBatchPaced(this.deps.db, [
-        {
-          sql:
-            "SELECT id, chunkNo, pageContent, metadata FROM document_store_file_chunk WHERE storeId = ? AND docId = " +
-            "? AND chunkNo > ? AND chunkNo <= ? ORDER BY chunkNo LIMIT ?",
-          params: [this.plan.storeId, this.plan.entryId, state.indexed, state.chunks, REINDEX_PAGE],
-        },
-      ]);
-      const rows = read.results as Array<{ id: string; chunkNo: number; pageContent: string; metadata: string }>;
-      if (!rows.length) break;
-      const chunks = rows.map(
-        (r) => new Document({ pageContent: r.pageContent, metadata: JSON.parse(r.metadata) as Record<string, unknown> }),
-      );
-      const counts = await this.index(
-        chunks,
-        rows.map((r) => r.id),
-        rows[0].chunkNo,
-        state,
-      );
-      state = { ...state, indexed: rows[rows.length - 1].chunkNo, counts: addCounts(state.counts, counts) };
+      const page = await storedChunkPage(this.deps.db, this.plan, state.indexed, state.chunks, REINDEX_PAGE);
+      if (!page.ids.length) break;
+      const { ids, chunks, firstNo, lastNo } = page;
+      const counts = await this.index(chunks, ids, firstNo, state);
+      state = { ...state, indexed: lastNo, counts: addCounts(state.counts, counts) };
     }
     return state;
   }
