@@ -9,6 +9,22 @@ export function yieldToEventLoop(): Promise<void> {
   return typeof s?.wait === "function" ? s.wait(0) : new Promise((resolve) => setTimeout(resolve, 0));
 }
 
+/**
+ * Waits `ms`, or less when `signal` aborts first (the caller checks it): a poll between requests
+ * to a slow service. Its abort listener goes with the wait.
+ */
+export function pause(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener("abort", done, { once: true });
+  });
+}
+
 /** Longest stretch of work between yields. */
 const SLICE_MS = 20;
 /**

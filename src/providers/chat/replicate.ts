@@ -4,6 +4,7 @@
 // succeeds, fails or is canceled. The output as LangChain's Replicate gives it: a string as is, a
 // list (tokens, image URLs) joined.
 import { fail } from "../../errors";
+import { pause } from "../../lib/pace";
 import type { RemoteModelFields } from "./base";
 import type { Deadline } from "../../lib/run-control";
 import { messageOf } from "./http";
@@ -23,11 +24,10 @@ export interface ReplicateFields extends RemoteModelFields {
 }
 
 type Prediction = { id?: string; status?: string; output?: unknown; error?: unknown };
-const sleep = (ms: number, signal: AbortSignal) =>
-  new Promise<void>((resolve, reject) => {
-    const t = setTimeout(resolve, ms);
-    signal.addEventListener("abort", () => (clearTimeout(t), reject(signal.reason)), { once: true });
-  });
+const sleep = async (ms: number, signal: AbortSignal) => {
+  await pause(ms, signal);
+  if (signal.aborted) throw signal.reason;
+};
 
 export class ReplicateModel extends TextLLM {
   readonly provider = "Replicate";

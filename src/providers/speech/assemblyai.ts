@@ -4,6 +4,7 @@
 // credential's basePath, else ASSEMBLYAI_BASE_URL, else AssemblyAI's.
 import { fail } from "../../errors";
 import { DEFAULT_TIMEOUT_MS } from "../../lib/run-control";
+import { pause } from "../../lib/pace";
 import { baseUrlOf, callForJson, credentialFor, keyOf, needsCredential } from "./http";
 import type { AudioClip, SpeechConfig, SpeechDeps, SpeechToTextProvider } from "./types";
 
@@ -16,12 +17,6 @@ interface Transcript {
   text?: unknown;
   error?: unknown;
 }
-
-const pause = (ms: number, signal?: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal?.addEventListener("abort", () => (clearTimeout(timer), resolve()), { once: true });
-  });
 
 export const assemblyAiTranscribe: SpeechToTextProvider = {
   name: "assemblyAiTranscribe",

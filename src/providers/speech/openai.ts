@@ -63,16 +63,21 @@ function whisper(service: WhisperService): SpeechToTextProvider {
   };
 }
 
-const openAIBase = (config: SpeechConfig, credential: Record<string, unknown>, env: SpeechDeps["env"]) =>
-  baseUrlOf(
-    [
-      [config.baseUrl, "speech baseUrl"],
-      [credential.basePath, "openAIApi credential basePath"],
-      [env.OPENAI_BASE_URL, "OPENAI_BASE_URL"],
-    ],
-    "https://api.openai.com/v1",
-    "OpenAI endpoint",
-  );
+/** An OpenAI-shaped service's base: the speech config's, the credential's basePath, the env var's, else `fallback`. */
+const serviceBase =
+  (credentialName: string, envVar: "OPENAI_BASE_URL" | "GROQ_BASE_URL", fallback: string, what: string) =>
+  (config: SpeechConfig, credential: Record<string, unknown>, env: SpeechDeps["env"]) =>
+    baseUrlOf(
+      [
+        [config.baseUrl, "speech baseUrl"],
+        [credential.basePath, `${credentialName} credential basePath`],
+        [env[envVar], envVar],
+      ],
+      fallback,
+      what,
+    );
+
+const openAIBase = serviceBase("openAIApi", "OPENAI_BASE_URL", "https://api.openai.com/v1", "OpenAI endpoint");
 
 export const openAIWhisper = whisper({
   name: "openAIWhisper",
@@ -87,16 +92,7 @@ export const groqWhisper = whisper({
   label: "Groq Whisper",
   credentialField: "groqApiKey",
   defaultModel: "whisper-large-v3",
-  base: (config, credential, env) =>
-    baseUrlOf(
-      [
-        [config.baseUrl, "speech baseUrl"],
-        [credential.basePath, "groqApi credential basePath"],
-        [env.GROQ_BASE_URL, "GROQ_BASE_URL"],
-      ],
-      "https://api.groq.com/openai/v1",
-      "Groq endpoint",
-    ),
+  base: serviceBase("groqApi", "GROQ_BASE_URL", "https://api.groq.com/openai/v1", "Groq endpoint"),
   extra: { response_format: "json" },
 });
 
