@@ -22,7 +22,16 @@ export function need(value, what) {
 // 100 ms after appending the last queued chunk without checking that the append finished
 // (packages/ui/src/views/chatmessage/ChatMessage.jsx, handleTTSEnd), which throws when the audio
 // arrived all at once (a fast provider, a loaded machine). Counted and reported, never failed.
+// And the same race's other end: a chunk appended after that endOfStream() reopens the MediaSource
+// (MSE fires `sourceopen` again), the player's `sourceopen` handler (not once-only) adds a second
+// SourceBuffer, Chromium refuses it (QuotaExceededError, "reached the limit of SourceBuffer
+// objects"), and its catch logs an undeclared `mimeType` (initializeTTSStreaming): a ReferenceError
+// counted as the UI's own only when the console has just said so.
 const UPSTREAM_UI_RACES = [/Failed to execute 'endOfStream' on 'MediaSource': The 'updating' attribute is true/];
+const SOURCE_BUFFER_LIMIT = /^Error setting up source buffer: QuotaExceededError: .*limit of SourceBuffer objects/;
+const isUpstream = (text, consoleErrors) =>
+  UPSTREAM_UI_RACES.some((re) => re.test(text)) ||
+  (/ReferenceError: mimeType is not defined/.test(text) && consoleErrors.some((e) => SOURCE_BUFFER_LIMIT.test(e)));
 
 export async function watchedContext(browser, origin, pending = []) {
   const context = await browser.newContext({ viewport: { width: 1600, height: 1000 } });
@@ -35,13 +44,15 @@ export async function watchedContext(browser, origin, pending = []) {
   });
   context.setDefaultTimeout(15_000); // a step that cannot go on fails in seconds, not half a minute
   const page = await context.newPage();
+  const consoleErrors = []; // the last few: what the page said just before it threw
   page.on("console", (m) => {
     if (/Content Security Policy/.test(m.text())) seen.blocked.push(m.text().slice(0, 160));
+    if (m.type() === "error" && consoleErrors.push(m.text()) > 3) consoleErrors.shift();
   });
   page.on("pageerror", (e) => {
     const text = String(e).slice(0, 200);
-    if (UPSTREAM_UI_RACES.some((re) => re.test(text))) seen.upstream.push(text);
-    else seen.errors.push(text);
+    if (isUpstream(text, consoleErrors)) seen.upstream.push(text);
+    else seen.errors.push(consoleErrors.length ? `${text} (the console before: ${consoleErrors.join(" / ").slice(0, 300)})` : text);
   });
   page.on("response", (r) => {
     const path = new URL(r.url()).pathname;

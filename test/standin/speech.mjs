@@ -1,6 +1,6 @@
 // Speech services as edgeflow calls them (src/providers/speech/), in Node (vitest globalSetup). A
-// recording "says" what follows `say:` in its bytes; spoken audio is bytes that begin like an MP3
-// and carry the text. Each request is recorded (path, headers, form fields or JSON, the file's
+// recording "says" what follows `say:` in its bytes; spoken audio is a silent MP3 whose ID3 tag
+// carries the text. Each request is recorded (path, headers, form fields or JSON, the file's
 // name, type and size) for GET /requests?contains=<marker>. `hears`: what a recording without `say:`
 // is heard as (a browser's microphone: the e2e's fake device records a tone; default: nothing).
 //   POST /v1/audio/transcriptions                OpenAI / Groq / LocalAI (multipart, Bearer) → {text}
@@ -21,7 +21,22 @@ const heard = (bytes, otherwise = "") => {
         .split("\u0000")[0]
         .trim();
 };
-const spoken = (text) => Buffer.from(`ID3\u0003 spoken: ${text}`.padEnd(3000, "."));
+// Spoken audio is a real MP3 a browser can play: an ID3v2.3 tag whose TXXX frame carries
+// "spoken: <text>", then silent MPEG-1 Layer III frames (128 kbit/s, 44.1 kHz, mono: 417 bytes each;
+// zero side information decodes to silence). Bytes that only looked like an MP3 made Chromium's
+// MediaSource fail in the studio's test chat ("no supported source"), a path on which Flowise's UI
+// throws ReferenceError (an undeclared `mimeType` in its catch).
+const SILENT_FRAME = Buffer.alloc(417);
+SILENT_FRAME.set([0xff, 0xfb, 0x90, 0xc0]);
+const FRAMES = 8; // 0.2 s
+function spoken(text) {
+  const value = Buffer.from(`\u0000\u0000spoken: ${text}`, "latin1"); // encoding latin1, empty description
+  const frame = Buffer.concat([Buffer.from("TXXX"), Buffer.alloc(4), Buffer.alloc(2), value]);
+  frame.writeUInt32BE(value.length, 4);
+  const size = frame.length; // syncsafe: 7 bits a byte
+  const header = Buffer.from([0x49, 0x44, 0x33, 3, 0, 0, (size >> 21) & 127, (size >> 14) & 127, (size >> 7) & 127, size & 127]);
+  return Buffer.concat([header, frame, ...Array(FRAMES).fill(SILENT_FRAME)]);
+}
 
 export function startSpeechStandin({ hears = "" } = {}) {
   const requests = [];
