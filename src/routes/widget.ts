@@ -3,9 +3,9 @@ import { optionalAuth } from "../auth/bearer";
 import { assertMayRun, assertOriginAllowed } from "../auth/prediction-access";
 import { text, uuid } from "../schemas/common";
 import { IdParam } from "../schemas/common";
-import { chatflowStreams, findConversationOwner, getChatflow } from "../services/chatflows";
+import { chatflowStreams, findConversationOwner } from "../services/chatflows";
 import { abortRun } from "../services/runs";
-import { speechCapabilities } from "../services/speech";
+import { chatflowWithSpeech } from "../services/speech";
 import { OPTIONAL_BEARER, createRouter, jsonResponse, publicRoute } from "./router";
 
 const tags = ["widget"];
@@ -45,11 +45,10 @@ export const widgetRoutes = createRouter()
       responses: jsonResponse(z.record(z.string(), z.unknown())),
     }),
     async (c) => {
-      const flow = await getChatflow(c.var.services, c.req.valid("param").id);
-      await assertMayRun(c, flow);
       // Capabilities are reported true only where the endpoint they make the widget call is served;
       // speech where its provider can run (services/speech): the microphone, and the speaker button.
-      const { isSpeechToTextEnabled, isTTSEnabled } = await speechCapabilities(c.var.services, flow);
+      const { flow, isSpeechToTextEnabled, isTTSEnabled } = await chatflowWithSpeech(c.var.services, c.req.valid("param").id);
+      await assertMayRun(c, flow);
       const uploads = {
         isSpeechToTextEnabled,
         isImageUploadAllowed: false,

@@ -7,7 +7,7 @@ import type { ChatType, FeedbackRating } from "../db/enums";
 import { getChatflow } from "./chatflows";
 import { credentialList } from "./catalogue/files";
 import type { Deps } from "./deps";
-import { speechCapabilities } from "./speech";
+import { chatflowWithSpeech } from "./speech";
 
 type Json = Record<string, unknown>;
 const record = (v: unknown): Json => (v && typeof v === "object" && !Array.isArray(v) ? (v as Json) : {});
@@ -116,10 +116,9 @@ const MODEL_CONFIGS = ["agentModelConfig", "llmModelConfig", "conditionAgentMode
 
 /** What the flow's chat may upload, derived from its graph and speech settings as Flowise does. */
 export async function uploadsConfig({ db, env }: Deps<"db" | "env">, id: string) {
-  const flow = await getChatflow({ db }, id);
-  const { nodes, edges } = nodesOf(flow.flowData);
   // True only when its provider can hear: known, usable here, its credential stored (services/speech).
-  const { isSpeechToTextEnabled } = await speechCapabilities({ db, env }, flow);
+  const { flow, isSpeechToTextEnabled } = await chatflowWithSpeech({ db, env }, id);
+  const { nodes, edges } = nodesOf(flow.flowData);
 
   const fileUploadSizeAndTypes: { fileTypes: string[]; maxUploadSize: number }[] = [];
   const store = nodes.find((n) => n.data.category === "Vector Stores" && record(n.data.inputs).fileUpload);

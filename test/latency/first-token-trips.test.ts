@@ -190,6 +190,36 @@ describe("the widget's public flow, without credentials", () => {
     expect(stored.map((m: { role: string }) => m.role)).toEqual(["userMessage", "apiMessage", "userMessage", "apiMessage"]);
   });
 
+  it("config of a flow whose speech names credentials: still one replica round trip, each credential checked in it", async () => {
+    const flowId = await standinFlow();
+    const stored = await json("POST", "/credentials", {
+      body: { name: `speech ${uuid()}`, credentialName: "openAIApi", plainDataObj: { openAIApiKey: "sk-x" } },
+    });
+    const settings = (speechToText: unknown, textToSpeech: unknown) =>
+      json("PUT", `/chatflows/${flowId}`, {
+        body: { isPublic: true, speechToText: JSON.stringify(speechToText), textToSpeech: JSON.stringify(textToSpeech) },
+      });
+    const config = async () => {
+      const res = await planet("GET", `/public-chatbotConfig/${flowId}`, { headers: anonymous });
+      expect(res.status).toBe(200);
+      expect(await traceOf(res)).toMatchObject({ done: ONE_REPLICA });
+      return [res.body.uploads.isSpeechToTextEnabled, res.body.isTTSEnabled];
+    };
+    // the hearing one by `credential` (an older key), the speaking one stored under `credentialId`
+    await settings({ openAIWhisper: { status: true, credential: stored.id } }, { openai: { status: true, credentialId: stored.id } });
+    expect(await config()).toEqual([true, true]);
+    // a credential that is not stored, beside an inactive provider's that is
+    await settings(
+      { openAIWhisper: { status: true, credentialId: uuid() }, groq: { status: false, credentialId: stored.id } },
+      { openai: { status: true, credentialId: stored.id } },
+    );
+    expect(await config()).toEqual([false, true]);
+    // settings that are JSON but not objects name nothing and switch nothing on
+    await settings("openai", [{ openai: { status: true, credentialId: stored.id } }]);
+    expect(await config()).toEqual([false, false]);
+    await json("DELETE", `/credentials/${stored.id}`);
+  });
+
   it("the same flow made private: the anonymous caller gets no token, and the model is never asked", async () => {
     const flowId = await standinFlow();
     await json("PUT", `/chatflows/${flowId}`, { body: { isPublic: false } });

@@ -219,10 +219,13 @@ describe("what the chat may do", () => {
   });
 
   it("without the AI binding (locally) Workers AI is not offered; a recording says speech needs Workers AI or a provider", async () => {
-    const { hearRecordings, speechCapabilities } = await import("../../src/services/speech");
+    const { hearRecordings, chatflowWithSpeech } = await import("../../src/services/speech");
+    const { dbOver } = await import("../../src/db");
     const local = { ...env, AI: undefined } as typeof env;
     const settings = { speechToText: JSON.stringify(workersAI()), textToSpeech: JSON.stringify(workersAI()) };
-    expect(await speechCapabilities({ db: undefined as never, env: local }, settings)).toEqual({
+    const id = await voiceFlow({ speechToText: workersAI(), textToSpeech: workersAI() });
+    expect(await chatflowWithSpeech({ db: dbOver(env.DB), env }, id)).toMatchObject({ isSpeechToTextEnabled: true, isTTSEnabled: true });
+    expect(await chatflowWithSpeech({ db: dbOver(env.DB), env: local }, id)).toMatchObject({
       isSpeechToTextEnabled: false,
       isTTSEnabled: false,
     });

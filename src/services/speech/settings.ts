@@ -3,8 +3,6 @@
 // Two rules of edgeflow's on top: `none` with status true switches speech off (the studio's "None"),
 // and cloudflareWorkersAI yields to any other active provider — the studio's dialogs do not list it,
 // so choosing a provider there cannot switch it off (docs/speech.md).
-import { eq } from "drizzle-orm";
-import { credential } from "../../db/schema";
 import { fail } from "../../errors";
 import { isObject, str } from "../../lib/inputs";
 import {
@@ -80,15 +78,14 @@ export function whyUnusable(kind: SpeechKind, found: ActiveSpeech<SpeechProvider
   return found.provider.unusable(found.config, env);
 }
 
-/** Whether the active provider can run: usable, and its credential (when it names one) is stored. */
-export async function isUsable(
-  deps: Deps<"db" | "env">,
+/** Whether the active provider can run: usable, and its credential (when it names one) among the `stored` ids. */
+export function isUsable(
+  env: Deps<"env">["env"],
   kind: SpeechKind,
   found: ActiveSpeech<SpeechProviderBase> | undefined,
-): Promise<boolean> {
-  if (whyUnusable(kind, found, deps.env) || !found) return false;
+  stored: ReadonlySet<string>,
+): boolean {
+  if (whyUnusable(kind, found, env) || !found) return false;
   const id = str(found.config.credentialId) ?? str(found.config.credential);
-  if (!id) return true;
-  const row = await deps.db.select({ id: credential.id }).from(credential).where(eq(credential.id, id)).get();
-  return !!row;
+  return !id || stored.has(id);
 }
