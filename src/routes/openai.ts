@@ -27,8 +27,8 @@ import { OpenAIError, modelNotFound } from "../services/openai/errors";
 import { listModels, lookUpModel, resolveModel } from "../services/openai/models";
 import { checkResponseRequest, responseRunOf } from "../services/openai/responses-request";
 import { createResponse, streamResponse } from "../services/openai/responses";
-import { findResponse } from "../services/openai/responses-store";
-import { type FlowRunDeps, type RunLookups, findFlow, lookUpFlow } from "../services/openai/run-flow";
+import { continuedResponse, findResponse } from "../services/openai/responses-store";
+import { type FlowRunDeps, type RunLookups, type SessionAsked, findFlow, lookUpFlow } from "../services/openai/run-flow";
 import type { LateStream } from "../services/openai/stream";
 import { SSE_HEADERS } from "../stream/sse";
 import { describeIssues } from "./router";
@@ -88,7 +88,7 @@ const logOf = (c: Context<AppEnv>) => ({ requestId: c.get("requestId"), secrets:
  * the memory of the `session` the request names); so does a name slug that only one flow's name can
  * hold (services/openai/models.ts lookUpModel); any other slug needs the caller's flows first.
  */
-async function targetOf(c: Context<AppEnv>, model: string, session?: string): Promise<ChatTarget> {
+async function targetOf(c: Context<AppEnv>, model: string, session?: SessionAsked): Promise<ChatTarget> {
   let id = model;
   let lookups: RunLookups | undefined;
   if (!isUuid(model)) {
@@ -169,12 +169,12 @@ openaiRoutes.openapi(
   async (c) => {
     const body = c.req.valid("json");
     checkResponseRequest(body);
-    const previous = body.previous_response_id
-      ? findResponse(c.var.services, body.previous_response_id, "previous_response_id")
-      : undefined;
-    previous?.catch(() => undefined); // awaited after the caller's checks: no 404 for a caller who may not run the flow
-    const target = await targetOf(c, body.model, previous ? undefined : askedSessionOf(body));
-    const run = responseRunOf(body, target.flow, await previous);
+    // A continued response is read in the run's batch, with its session's memory; awaited after the
+    // caller's checks: no 404 for a caller who may not run the flow.
+    const previousId = body.previous_response_id;
+    const target = await targetOf(c, body.model, previousId ? { responseId: previousId, memory: true } : askedSessionOf(body));
+    const previous = previousId ? await continuedResponse(c.var.services, target.lookups, previousId) : undefined;
+    const run = responseRunOf(body, target.flow, previous);
     if (body.stream) return streamed(c, streamResponse(c.var.services, target, run, logOf(c), signalOf(c)));
     return c.json(await createResponse(c.var.services, target, run, signalOf(c)), 200);
   },

@@ -95,6 +95,31 @@ describe("the OpenAI-compatible endpoint", () => {
     expect(sent.join("\n")).toContain(`${tag} r0`);
   });
 
+  it("a response continuing previous_response_id: the stored response and its session's memory in the one batch", async () => {
+    const flowId = await standinFlow(conversationChain);
+    const headers = await keyHeader();
+    const tag = marker();
+    const first = await planet("POST", "/openai/responses", { headers, body: { model: flowId, input: `${tag} r0` } });
+    expect(first.status).toBe(200);
+    const res = await planet("POST", "/openai/responses", {
+      headers,
+      body: { model: flowId, input: `${tag} r1`, previous_response_id: first.body.id },
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.previous_response_id).toBe(first.body.id);
+    expect((await traceOf(res)).run).toEqual(ONE_REPLICA);
+    const sent = (await requestsWith(`${tag} r1`)).at(-1)!.body.messages.map((m) => m.content);
+    expect(sent.join("\n")).toContain(`${tag} r0`);
+    // one that is not stored: its 404, after the same one round trip
+    const missing = await planet("POST", "/openai/responses", {
+      headers,
+      body: { model: flowId, input: "hi", previous_response_id: "resp_0123456789abcdef" },
+    });
+    expect(missing.status).toBe(404);
+    expect(missing.body.error).toMatchObject({ code: "response_not_found", param: "previous_response_id" });
+    expect(await traceOf(missing)).toMatchObject({ done: ONE_REPLICA });
+  });
+
   it("an agentflow in a session named by metadata.chatId: memory and last execution in the one batch", async () => {
     const cred = await openAICredential();
     const { id } = await saveAgentflowOf([start(), llm("llmAgentflow_0", cred)], [afEdge("startAgentflow_0", "llmAgentflow_0")]);

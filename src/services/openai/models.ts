@@ -7,7 +7,7 @@ import { isUuid } from "../../lib/ids";
 import { invalidValue, modelNotFound } from "./errors";
 import type { Deps } from "../deps";
 import type { KeyFinder } from "../callers/principal";
-import { type RunLookups, lookUpNamedRun } from "../runs";
+import { type RunLookups, type SessionAsked, lookUpNamedRun } from "../runs";
 
 export interface OpenAIModel {
   id: string;
@@ -88,7 +88,7 @@ export async function lookUpModel(
   deps: Deps<"db" | "env">,
   model: string,
   token: string | undefined,
-  session: string | undefined,
+  session: SessionAsked | undefined,
   principalOf: (findKey: KeyFinder) => Promise<Principal | null>,
 ): Promise<{ id: string; lookups: RunLookups } | undefined> {
   const wanted = model.toLowerCase();

@@ -5,6 +5,7 @@ import { openaiResponse } from "../../db/schema";
 import { nowIso } from "../../lib/time";
 import { OpenAIError } from "./errors";
 import type { Deps } from "../deps";
+import type { RunLookups } from "../runs";
 
 export type StoredResponse = typeof openaiResponse.$inferSelect;
 
@@ -14,15 +15,28 @@ export async function saveResponse({ db }: Deps<"db">, row: Omit<StoredResponse,
   await db.insert(openaiResponse).values({ ...row, createdDate: nowIso() });
 }
 
+const responseNotFound = (id: string, param: string | null) =>
+  new OpenAIError(
+    404,
+    `Response with id '${id}' not found (responses created with store: false are not kept)`,
+    param,
+    "response_not_found",
+  );
+
 /** The stored response `id`; 404 (naming `param`) when there is none. */
 export async function findResponse({ db }: Deps<"db">, id: string, param: string | null = null): Promise<StoredResponse> {
   const row = await db.select().from(openaiResponse).where(eq(openaiResponse.id, id)).get();
-  if (!row)
-    throw new OpenAIError(
-      404,
-      `Response with id '${id}' not found (responses created with store: false are not kept)`,
-      param,
-      "response_not_found",
-    );
+  if (!row) throw responseNotFound(id, param);
+  return row;
+}
+
+/**
+ * The response `previous_response_id` names, as the run's batch read it (`lookups.continued`, a
+ * `SessionAsked` of that response), else read on its own; 404 when there is none.
+ */
+export async function continuedResponse(deps: Deps<"db">, lookups: RunLookups, id: string): Promise<StoredResponse> {
+  const row = await lookups.continued;
+  if (row === undefined) return findResponse(deps, id, "previous_response_id");
+  if (!row) throw responseNotFound(id, "previous_response_id");
   return row;
 }

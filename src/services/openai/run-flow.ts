@@ -2,11 +2,11 @@ import type { PredictionInput } from "../../schemas/prediction";
 import { type RunDeps, runFlow as runThroughDoor } from "../runs";
 import { type RunnableFlow, findRunnable } from "../runs";
 import { runsOnAgentflowRuntime } from "../runs";
-import { type RunLookups, lookUpRun, mayReadMemory } from "../runs";
+import { type RunLookups, type SessionAsked, lookUpRun, mayReadMemory } from "../runs";
 import { type TokenUsage, collectUsage } from "./usage";
 import type { Deps } from "../deps";
 
-export type { RunLookups, RunnableFlow };
+export type { RunLookups, RunnableFlow, SessionAsked };
 export type FlowRunDeps = RunDeps;
 
 export interface FlowTurn {
@@ -48,7 +48,8 @@ export interface FlowRunOutcome {
  * and, when the request names a session the flow may read, its memory (as the run door's own batch:
  * no memory read between the batch and the model).
  */
-export function lookUpFlow(deps: Deps<"db" | "env">, id: string, token: string | undefined, session?: string): RunLookups {
+export function lookUpFlow(deps: Deps<"db" | "env">, id: string, token: string | undefined, session?: SessionAsked): RunLookups {
+  if (typeof session === "object") return lookUpRun(deps, id, token, { ...session, memory: session.memory && mayReadMemory(id) });
   return lookUpRun(deps, id, token, session && mayReadMemory(id) ? session : undefined);
 }
 

@@ -91,7 +91,7 @@ export type { RunAnswer } from "./answers";
 export type { RunSteps } from "./steps";
 export { type RunnableFlow, findRunnable } from "./flow";
 export { agentflowTypeFault, postProcessingOf, runsOnAgentflowRuntime } from "./flow-types";
-export { type RunLookups, lookUpNamedRun, lookUpRun, mayReadMemory } from "./lookups";
+export { type ResponseRow, type RunLookups, type SessionAsked, lookUpNamedRun, lookUpRun, mayReadMemory } from "./lookups";
 export { loadSessionMemory } from "./history";
 export { loadVariables } from "./vars";
 export { gateNodeOverrides, gateVarOverrides } from "./overrides";

@@ -28,6 +28,28 @@ export interface SessionMemory {
   previousExecution?: string;
 }
 
+/**
+ * The session whose memory a run's batch reads: named by the request, or the chat a stored Responses
+ * API response belongs to (previous_response_id), whose row is read in the same batch — and, when
+ * `memory`, its session's memory (the session is the row's, so SQL finds it in the same round trip).
+ */
+export type SessionAsked = string | { responseId: string; memory: boolean };
+
+/** A stored Responses API response's row, as services/openai/responses-store.ts keeps it. */
+export interface ResponseRow {
+  id: string;
+  chatflowid: string;
+  chatId: string;
+  sessionId: string;
+  executionId: string | null;
+  response: string;
+  createdDate: string;
+}
+
+const RESPONSE_SQL = "SELECT * FROM openai_response WHERE id = ?1";
+// ?2 of the memory statements when the session is a stored response's
+const RESPONSE_SESSION = "(SELECT sessionId FROM openai_response WHERE id = ?2)";
+
 // As services/runs/history.ts reads them (?1 the flow, ?2 the session); the previous execution's as the executions read it.
 const HISTORY_SQL = "SELECT role, content FROM chat_message WHERE chatflowid = ?1 AND sessionId = ?2 ORDER BY createdDate DESC LIMIT 10000";
 
@@ -37,6 +59,8 @@ export interface RunLookups {
   prefetched: Promise<Prefetched>;
   /** The API key a bearer token is: from the batch for the token it was given, else its own read. */
   findKey(token: string): Promise<FoundKey | null>;
+  /** The stored response a `SessionAsked` named: null when there is none, undefined when the batch failed or named none. */
+  continued?: Promise<ResponseRow | null | undefined>;
 }
 
 const FLOW_SQL = "SELECT * FROM chat_flow WHERE id = ?1";
@@ -73,7 +97,7 @@ const byName = (pattern: string): FlowSelector => ({
  * batch. `session`: the session the request names, whose memory is read in the batch too (a run
  * that finds it there reads no memory of its own before the model).
  */
-export function lookUpRun(deps: Deps<"db" | "env">, id: string, token?: string, session?: string): RunLookups {
+export function lookUpRun(deps: Deps<"db" | "env">, id: string, token?: string, session?: SessionAsked): RunLookups {
   const { rows, ...rest } = batchedLookUps(deps, byId(id), token, session);
   const flow = rows.then((found) => (found?.[0] ? flowOf(found[0]) : findRunnable(deps, id)));
   flow.catch(() => {}); // awaited by the caller, maybe after another check failed first
@@ -89,7 +113,7 @@ export function lookUpNamedRun(
   deps: Deps<"db" | "env">,
   pattern: string,
   token?: string,
-  session?: string,
+  session?: SessionAsked,
 ): { candidates: Promise<RunnableFlow[] | undefined>; lookups: RunLookups } {
   const { rows, ...rest } = batchedLookUps(deps, byName(pattern), token, session);
   const candidates = rows.then((found) => found?.map(flowOf));
@@ -101,34 +125,52 @@ export function lookUpNamedRun(
   return { candidates, lookups: { flow, ...rest } };
 }
 
-function batchedLookUps(deps: Deps<"db" | "env">, select: FlowSelector, token?: string, session?: string) {
+function batchedLookUps(deps: Deps<"db" | "env">, select: FlowSelector, token?: string, session?: SessionAsked) {
   const { db, env } = deps;
   const keyHash = token ? apiKeyHashOf(token) : Promise.resolve(undefined);
+  const continued = typeof session === "object" ? session.responseId : undefined;
+  // The memory statements' ?2: the named session, or the stored response whose session it is.
+  const memory =
+    typeof session === "string"
+      ? { param: session, sql: (sql: string) => sql }
+      : session?.memory
+        ? { param: session.responseId, sql: (sql: string) => sql.replaceAll("?2", RESPONSE_SESSION) }
+        : undefined;
   const statements = (hash: string | undefined) => [
     { sql: select.flowSql, params: [select.param] },
     ...[FLOW_VARIABLES_SQL, FLOW_CREDENTIALS_SQL].map((sql) => ({ sql: select.keyed(sql), params: [select.param] })),
-    ...(session ? [HISTORY_SQL, PREVIOUS_EXECUTION_SQL].map((sql) => ({ sql: select.keyed(sql), params: [select.param, session] })) : []),
+    ...(memory
+      ? [HISTORY_SQL, PREVIOUS_EXECUTION_SQL].map((sql) => ({ sql: select.keyed(memory.sql(sql)), params: [select.param, memory.param] }))
+      : []),
+    ...(continued ? [{ sql: RESPONSE_SQL, params: [continued] }] : []),
     ...(hash ? [{ sql: API_KEY_BY_HASH_SQL, params: [hash] }] : []),
   ];
-  const KEY = session ? 5 : 3; // the key's statement comes last
+  const RESPONSE = memory ? 5 : 3;
+  const KEY = RESPONSE + (continued ? 1 : 0); // the key's statement comes last
   const batch = keyHash.then((hash) => runBatch(db, statements(hash)));
   // undefined: the batch failed as a whole (one statement refused)
   const rows = batch.then(
     ([flows]) => flows.results as FlowRow[],
     () => undefined,
   );
+  const responseOf = (results: Awaited<typeof batch>) => (results[RESPONSE]?.results[0] as ResponseRow | undefined) ?? null;
   const prefetched = batch.then(
-    ([, vars, credentials, history, executions]): Prefetched => ({
-      vars: variablesOf(vars.results as VariableRow[], env),
-      getCredential: credentialReader(deps, credentials.results as CredentialRow[]),
-      session: session
-        ? {
-            id: session,
-            history: (history.results as ChatTurn[]).reverse(),
-            previousExecution: (executions.results[0] as { executionData?: string } | undefined)?.executionData,
-          }
-        : undefined,
-    }),
+    (results): Prefetched => {
+      const [, vars, credentials, history, executions] = results;
+      const sessionId = typeof session === "string" ? session : responseOf(results)?.sessionId;
+      return {
+        vars: variablesOf(vars.results as VariableRow[], env),
+        getCredential: credentialReader(deps, credentials.results as CredentialRow[]),
+        session:
+          memory && sessionId
+            ? {
+                id: sessionId,
+                history: (history.results as ChatTurn[]).reverse(),
+                previousExecution: (executions.results[0] as { executionData?: string } | undefined)?.executionData,
+              }
+            : undefined,
+      };
+    },
     // The batch failed as a whole: the variables on their own, credentials one by one.
     async () => ({
       vars: variablesOf(await variablesQuery(db).all(), env),
@@ -145,7 +187,8 @@ function batchedLookUps(deps: Deps<"db" | "env">, select: FlowSelector, token?: 
     return rows ? keyOfBatchRow(rows[0] as Parameters<typeof keyOfBatchRow>[0], hash) : findApiKeyByToken(deps, asked);
   };
   prefetched.catch(() => {});
-  return { rows, prefetched, findKey };
+  const responseRow = continued ? batch.then(responseOf, () => undefined) : undefined;
+  return { rows, prefetched, findKey, ...(responseRow ? { continued: responseRow } : {}) };
 }
 
 // Whether a flow's run reads its session's memory (an agentflow always does; a chatflow when a memory
