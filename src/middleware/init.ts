@@ -51,8 +51,9 @@ export const init: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (trace) traceResponse(c, trace);
 };
 
-// A Flowise token frame, or an OpenAI-compatible chunk with text (its role chunk's content is empty).
-const TOKEN_FRAME = /"event":"token"|"delta":\{"content":"[^"]/;
+// A Flowise token frame, an OpenAI-compatible chunk with text (its role chunk's content is empty),
+// or a Responses API text delta.
+const TOKEN_FRAME = /"event":"token"|"delta":\{"content":"[^"]|^event: response\.output_text\.delta$/m;
 
 /** Marks the head now, the first token frame and the end as the body passes. */
 function traceResponse(c: Context<AppEnv>, trace: D1Trace): void {

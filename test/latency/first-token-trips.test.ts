@@ -120,6 +120,18 @@ describe("the OpenAI-compatible endpoint", () => {
     expect(await traceOf(missing)).toMatchObject({ done: ONE_REPLICA });
   });
 
+  it("a streamed response: one replica round trip before its first text delta; after it the messages, then the stored response", async () => {
+    const flowId = await standinFlow();
+    const res = await planet("POST", "/openai/responses", {
+      headers: await keyHeader(),
+      body: { model: flowId, input: "[bench:3:0] hi", stream: true },
+    });
+    expect(res.status).toBe(200);
+    expect(res.text).toContain("event: response.output_text.delta");
+    // the stored response (store defaults to true) is written after the run's messages: a second primary round trip, before the end
+    expect(await traceOf(res)).toMatchObject({ run: ONE_REPLICA, firstToken: ONE_REPLICA, end: { primary: 2, replica: 1 } });
+  });
+
   it("an agentflow in a session named by metadata.chatId: memory and last execution in the one batch", async () => {
     const cred = await openAICredential();
     const { id } = await saveAgentflowOf([start(), llm("llmAgentflow_0", cred)], [afEdge("startAgentflow_0", "llmAgentflow_0")]);
