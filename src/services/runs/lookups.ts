@@ -1,9 +1,11 @@
 // What a run reads before it starts — the flow, the stored variables its flowData names, the
 // credentials its nodes name, the caller's API key, and the session's memory (its messages and, for
-// an agentflow, its last execution) when the request names a session — in one D1 batch of plain
+// an agentflow, its last execution) when the request names a session or continues a stored Responses
+// API response (whose row is read too) — in one D1 batch of plain
 // statements: one round trip on the way to the model call, from a replica (the request's session,
 // lib/d1-session.ts), and no query builder on the hot path (Drizzle's build and row mapping cost more
 // than the round trip itself when measured locally).
+import type { openaiResponse } from "../../db/schema";
 import type { Deps } from "../deps";
 import type { ChatTurn } from "../../engine";
 import { runBatch } from "../../providers/vectorstores/d1-json";
@@ -35,16 +37,8 @@ export interface SessionMemory {
  */
 export type SessionAsked = string | { responseId: string; memory: boolean };
 
-/** A stored Responses API response's row, as services/openai/responses-store.ts keeps it. */
-export interface ResponseRow {
-  id: string;
-  chatflowid: string;
-  chatId: string;
-  sessionId: string;
-  executionId: string | null;
-  response: string;
-  createdDate: string;
-}
+/** A stored Responses API response's row (services/openai/responses-store.ts keeps them). */
+export type ResponseRow = typeof openaiResponse.$inferSelect;
 
 const RESPONSE_SQL = "SELECT * FROM openai_response WHERE id = ?1";
 // ?2 of the memory statements when the session is a stored response's
