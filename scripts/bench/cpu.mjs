@@ -60,3 +60,34 @@ export function cpuMeter(pgid) {
     },
   };
 }
+
+/** The pids of this process's `workerd` children (the workers Miniflare serves from this process). */
+function childWorkerds() {
+  const pids = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      const close = stat.lastIndexOf(")");
+      const ppid = Number(stat.slice(close + 2).split(" ")[1]);
+      if (ppid === process.pid && stat.slice(stat.indexOf("(") + 1, close) === "workerd") pids.push(Number(entry));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return pids;
+}
+
+/**
+ * A meter for the workerd a Miniflare of this process starts: make it before, call `started()`
+ * after; `read()` answers that workerd's CPU ms so far (NaN off Linux or when none started).
+ */
+export function childWorkerdMeter() {
+  const before = process.platform === "linux" ? new Set(childWorkerds()) : new Set();
+  return {
+    started() {
+      const pids = process.platform === "linux" ? childWorkerds().filter((pid) => !before.has(pid)) : [];
+      return { read: () => (pids.length ? pids.reduce((sum, pid) => sum + processCpuMs(pid), 0) : NaN) };
+    },
+  };
+}

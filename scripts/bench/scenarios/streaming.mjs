@@ -14,7 +14,7 @@ import { REQUEST_TIMEOUT_MS, expectOk, httpFetch, inParallel, stats, tripsOf } f
 export const STREAM_TOKENS = 20; // tokens per answer
 export const STREAM_DELAY_MS = 5; // the stand-in's pause before each token, the first included
 const STREAM_CONCURRENCY = 50;
-const BENCH_PHRASE = `[bench:${STREAM_TOKENS}:${STREAM_DELAY_MS}]`;
+export const BENCH_PHRASE = `[bench:${STREAM_TOKENS}:${STREAM_DELAY_MS}]`;
 const EXPECTED_TOKENS = Array.from({ length: STREAM_TOKENS }, (_, i) => `tok${i + 1} `); // as the stand-in sends them
 
 /** One stand-in and one chatflow pointed at it, shared by the streaming scenarios. */
