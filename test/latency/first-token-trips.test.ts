@@ -101,6 +101,9 @@ describe("the OpenAI-compatible endpoint", () => {
     const tag = marker();
     const first = await planet("POST", "/openai/responses", { headers, body: { model: flowId, input: `${tag} r0` } });
     expect(first.status).toBe(200);
+    // a session the request does not name is new (no memory read); the stored response written in
+    // the messages' batch: one round trip of each in all
+    expect((await traceOf(first)).done).toEqual({ primary: 1, replica: 1 });
     const res = await planet("POST", "/openai/responses", {
       headers,
       body: { model: flowId, input: `${tag} r1`, previous_response_id: first.body.id },
@@ -120,7 +123,7 @@ describe("the OpenAI-compatible endpoint", () => {
     expect(await traceOf(missing)).toMatchObject({ done: ONE_REPLICA });
   });
 
-  it("a streamed response: one replica round trip before its first text delta; after it the messages, then the stored response", async () => {
+  it("a streamed response: one replica round trip before its first text delta; its messages and the stored response in one primary one after", async () => {
     const flowId = await standinFlow();
     const res = await planet("POST", "/openai/responses", {
       headers: await keyHeader(),
@@ -128,8 +131,12 @@ describe("the OpenAI-compatible endpoint", () => {
     });
     expect(res.status).toBe(200);
     expect(res.text).toContain("event: response.output_text.delta");
-    // the stored response (store defaults to true) is written after the run's messages: a second primary round trip, before the end
-    expect(await traceOf(res)).toMatchObject({ run: ONE_REPLICA, firstToken: ONE_REPLICA, end: { primary: 2, replica: 1 } });
+    // the stored response (store defaults to true) goes in the messages' batch
+    expect(await traceOf(res)).toMatchObject({ run: ONE_REPLICA, firstToken: ONE_REPLICA, end: { primary: 1, replica: 1 } });
+    const id = /"response":\{"id":"(resp_\w+)"/.exec(res.text)?.[1];
+    const stored = await planet("GET", `/openai/responses/${id}`, { headers: await keyHeader() });
+    expect(stored.status).toBe(200);
+    expect(stored.body).toMatchObject({ id, status: "completed", output: [{ content: [{ text: "tok1 tok2 tok3 " }] }] });
   });
 
   it("an agentflow in a session named by metadata.chatId: memory and last execution in the one batch", async () => {
@@ -187,6 +194,21 @@ describe("the OpenAI-compatible endpoint", () => {
     expect(res.body.choices[0].message.content).toBe("tok1 tok2 ");
     expect(await json("GET", `/chatmessage/${wanted}?chatId=${chatId}`)).toHaveLength(2);
     for (const other of [longer, reordered]) expect(await json("GET", `/chatmessage/${other}?chatId=${chatId}`)).toHaveLength(0);
+  });
+});
+
+describe("a prediction that names no session", () => {
+  it("a memory flow's new session is not read: one replica round trip in all, none between the batch and the model", async () => {
+    const flowId = await standinFlow(conversationChain);
+    const tag = marker();
+    const res = await planet("POST", `/prediction/${flowId}`, { headers: await keyHeader(), body: { question: `${tag} fresh` } });
+    expect(res.status).toBe(200);
+    expect(await traceOf(res)).toMatchObject({ done: { primary: 1, replica: 1 }, run: ONE_REPLICA });
+    // the answer's session is new and its messages stored; the model was asked the question alone
+    const stored = await json("GET", `/chatmessage/${flowId}?chatId=${res.body.chatId}`);
+    expect(stored.map((m: { role: string }) => m.role)).toEqual(["userMessage", "apiMessage"]);
+    const sent = (await requestsWith(`${tag} fresh`)).at(-1)!.body.messages.filter((m) => m.role !== "system");
+    expect(sent).toHaveLength(1);
   });
 });
 

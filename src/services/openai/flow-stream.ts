@@ -4,6 +4,7 @@
 // a message that carries no secret.
 import { ApiError } from "../../errors";
 import { errorText, redact } from "../../lib/redact";
+import type { RecordStatement } from "../runs";
 import { type FlowRunDeps, type FlowRunInput, type FlowRunOutcome, type RunLookups, type RunnableFlow, runFlowAsModel } from "./run-flow";
 
 /** The flow a request names as its model. */
@@ -42,6 +43,7 @@ export async function runStreamed(
   run: ModelRun,
   signal: AbortSignal,
   onToken: (token: string) => void,
+  keep?: (done: FlowRunOutcome, text: string) => Promise<RecordStatement[]>,
 ): Promise<{ done: FlowRunOutcome; text: string; whole: boolean }> {
   let sent = "";
   const tokens = run.wantsJson
@@ -50,8 +52,13 @@ export async function runStreamed(
         sent += token;
         onToken(token);
       };
-  const done = await runFlowAsModel(deps, target.flow, target.lookups, run.input, { signal, onToken: tokens });
-  const text = done.streamed ? sent : contentOf(done, run);
+  const textOf = (done: FlowRunOutcome) => (done.streamed ? sent : contentOf(done, run));
+  const done = await runFlowAsModel(deps, target.flow, target.lookups, run.input, {
+    signal,
+    onToken: tokens,
+    keep: keep && ((outcome) => keep(outcome, textOf(outcome))),
+  });
+  const text = textOf(done);
   return { done, text, whole: !done.streamed && text !== "" };
 }
 

@@ -9,7 +9,7 @@ import { answerMetadata } from "./chat";
 import { type ChatTarget, type StreamLog, abortWith, contentOf, runStreamed, streamFailure } from "./flow-stream";
 import { openAIErrorBody } from "./errors";
 import type { ResponseRun } from "./responses-request";
-import { newResponseId, saveResponse } from "./responses-store";
+import { keptResponse, newResponseId, saveResponse } from "./responses-store";
 import { type FlowRunDeps, type FlowRunOutcome, runFlowAsModel } from "./run-flow";
 import { type LateStream, startLateStream } from "./stream";
 import { type TokenUsage, usageOf } from "./usage";
@@ -74,32 +74,43 @@ function responseObject(
 
 export type ResponseObject = ReturnType<typeof responseObject>;
 
-/** The completed response; kept when `store`. */
-async function finish(
-  deps: FlowRunDeps,
-  shell: Shell,
-  target: ChatTarget,
-  done: FlowRunOutcome,
-  itemId: string,
-  text: string,
-): Promise<ResponseObject> {
+/** The completed response. */
+async function completed(shell: Shell, done: FlowRunOutcome, itemId: string, text: string): Promise<ResponseObject> {
   const usage = await usageOf(done.usage, shell.run.promptTexts, text);
-  const response = responseObject(shell, "completed", {
+  return responseObject(shell, "completed", {
     output: [messageItem(itemId, "completed", text)],
     usage,
     metadata: answerMetadata(done),
   });
-  if (shell.run.echo.store) {
-    await saveResponse(deps, {
-      id: shell.id,
-      chatflowid: target.flow.id,
-      chatId: done.chatId,
-      sessionId: done.sessionId,
-      executionId: done.executionId ?? null,
-      response: JSON.stringify(response),
-    });
-  }
-  return response;
+}
+
+/**
+ * The completed response, made when the run records its messages and, with `store`, written in
+ * their batch (`keep`, for runFlowAsModel): one round trip, the response and its messages together.
+ * `response(done, text)` answers the one made then; a run whose record did not make it (none is
+ * expected) has it made and stored after.
+ */
+function responseKeeper(deps: FlowRunDeps, shell: Shell, target: ChatTarget, itemId: string) {
+  let made: ResponseObject | undefined;
+  const rowOf = (done: FlowRunOutcome, response: ResponseObject) => ({
+    id: shell.id,
+    chatflowid: target.flow.id,
+    chatId: done.chatId,
+    sessionId: done.sessionId,
+    executionId: done.executionId ?? null,
+    response: JSON.stringify(response),
+  });
+  const keep = async (done: FlowRunOutcome, text: string) => {
+    made = await completed(shell, done, itemId, text);
+    return [keptResponse(deps, rowOf(done, made), done.chatMessageId)];
+  };
+  const response = async (done: FlowRunOutcome, text: string) => {
+    if (made) return made;
+    const late = await completed(shell, done, itemId, text);
+    if (shell.run.echo.store) await saveResponse(deps, rowOf(done, late));
+    return late;
+  };
+  return { keep: shell.run.echo.store ? keep : undefined, response };
 }
 
 const newShell = (target: ChatTarget, run: ResponseRun): Shell => ({
@@ -117,13 +128,16 @@ export async function createResponse(
   signal: AbortSignal,
 ): Promise<ResponseObject> {
   const shell = newShell(target, run);
-  const done = await runFlowAsModel(deps, target.flow, target.lookups, run.input, { signal });
-  return finish(deps, shell, target, done, newItemId(), contentOf(done, run));
+  const kept = responseKeeper(deps, shell, target, newItemId());
+  const keep = kept.keep && ((done: FlowRunOutcome) => kept.keep!(done, contentOf(done, run)));
+  const done = await runFlowAsModel(deps, target.flow, target.lookups, run.input, { signal, keep });
+  return kept.response(done, contentOf(done, run));
 }
 
 export function streamResponse(deps: FlowRunDeps, target: ChatTarget, run: ResponseRun, log: StreamLog, signal: AbortSignal): LateStream {
   const shell = newShell(target, run);
   const itemId = newItemId();
+  const kept = responseKeeper(deps, shell, target, itemId);
   const controller = abortWith(signal);
   let sequence = 0;
   const event = (type: string, fields: Record<string, unknown>) =>
@@ -138,10 +152,15 @@ export function streamResponse(deps: FlowRunDeps, target: ChatTarget, run: Respo
       out.write(event("response.content_part.added", { ...at, part: outputText("") }));
     },
     async run(open) {
-      const { done, text, whole } = await runStreamed(deps, target, run, controller.signal, (token) =>
-        open().write(event("response.output_text.delta", { ...at, delta: token, logprobs: [] })),
+      const { done, text, whole } = await runStreamed(
+        deps,
+        target,
+        run,
+        controller.signal,
+        (token) => open().write(event("response.output_text.delta", { ...at, delta: token, logprobs: [] })),
+        kept.keep,
       );
-      const response = await finish(deps, shell, target, done, itemId, text);
+      const response = await kept.response(done, text);
       const out = open();
       if (whole) out.write(event("response.output_text.delta", { ...at, delta: text, logprobs: [] }));
       out.write(event("response.output_text.done", { ...at, text, logprobs: [] }));

@@ -1,5 +1,5 @@
 import type { PredictionInput } from "../../schemas/prediction";
-import { type RunDeps, runFlow as runThroughDoor } from "../runs";
+import { type RecordStatement, type RecordedAnswer, type RunDeps, runFlow as runThroughDoor } from "../runs";
 import { type RunnableFlow, findRunnable } from "../runs";
 import { runsOnAgentflowRuntime } from "../runs";
 import { type RunLookups, type SessionAsked, lookUpRun, mayReadMemory } from "../runs";
@@ -74,17 +74,32 @@ function predictionInput(input: FlowRunInput, streaming: boolean): PredictionInp
   };
 }
 
+/** The outcome of an answer the door gave (its JSON answer), without what the adapter adds. */
+function outcomeOf(answer: RecordedAnswer): Omit<FlowRunOutcome, "usage" | "streamed"> {
+  const { executionId } = answer;
+  return {
+    text: answer.text,
+    json: answer.json ?? undefined,
+    chatId: answer.chatId,
+    sessionId: answer.sessionId,
+    chatMessageId: answer.chatMessageId,
+    executionId,
+    paused: executionId !== undefined && !!answer.action,
+  };
+}
+
 /**
  * Runs the flow through the door (its look-ups handed in: one D1 round trip) and stores its exchange
  * (chatType OPENAI). With `onToken` the run streams where the flow can; `streamed` says whether it
- * did. Throws the run's ApiError (400, 404, 409, 502, 504, …).
+ * did. `keep`: rows made from the outcome and written with its messages, in their batch (the
+ * Responses API's stored response). Throws the run's ApiError (400, 404, 409, 502, 504, …).
  */
 export async function runFlowAsModel(
   deps: FlowRunDeps,
   flow: RunnableFlow,
   lookups: RunLookups,
   input: FlowRunInput,
-  options: { signal: AbortSignal; onToken?: (token: string) => void },
+  options: { signal: AbortSignal; onToken?: (token: string) => void; keep?: (done: FlowRunOutcome) => Promise<RecordStatement[]> },
 ): Promise<FlowRunOutcome> {
   const { onToken } = options;
   let streamed = false;
@@ -98,6 +113,9 @@ export async function runFlowAsModel(
     token,
     event: (name: string, data: unknown) => (name === "token" && typeof data === "string" ? token(data) : undefined),
   };
+  const { keep } = options;
+  // Called by the door before its record's batch: every model call of the run has reported by then.
+  const recordAlso = keep && ((answer: RecordedAnswer) => keep({ ...outcomeOf(answer), streamed, usage: usage() }));
   const { result, usage } = collectUsage(async (): Promise<Omit<FlowRunOutcome, "usage" | "streamed">> => {
     const delivered = await runThroughDoor(deps, {
       trigger: "openai",
@@ -107,19 +125,10 @@ export async function runFlowAsModel(
       signal: options.signal,
       lookups,
       frames,
+      recordAlso,
     });
     if (delivered.kind !== "json") throw new Error("The openai trigger answers JSON");
-    const answer = delivered.body;
-    const executionId = "executionId" in answer ? answer.executionId : undefined;
-    return {
-      text: answer.text,
-      json: "json" in answer ? (answer.json ?? undefined) : undefined,
-      chatId: answer.chatId,
-      sessionId: answer.sessionId,
-      chatMessageId: answer.chatMessageId,
-      executionId,
-      paused: executionId !== undefined && "action" in answer && !!answer.action,
-    };
+    return outcomeOf(delivered.body);
   });
   const outcome = await result;
   return { ...outcome, streamed, usage: usage() };

@@ -17,7 +17,7 @@ import { postProcessingOf } from "./flow-types";
 import { humanInputOf } from "./human-input";
 import { gateNodeOverrides } from "./overrides";
 import type { RunSteps } from "./steps";
-import type { RunDeps } from "./types";
+import type { RunDeps, RecordStatement } from "./types";
 import type { UploadInput } from "./uploads";
 import { attachedText, isAttachedText } from "./attached-files";
 
@@ -43,6 +43,8 @@ export interface AgentflowRun extends RunBase {
   detachedResume?: boolean;
   /** A detached run: the JSON answer of a done run, stored with its final state (the door sets it: answers.ts). */
   answerOf?: (done: { outcome: AgentflowRunOutcome; chatMessageId: string }) => unknown;
+  /** RunRequest.recordAlso, given this run's answer (the door sets it: index.ts). */
+  recordAlso?: (done: { outcome: AgentflowRunOutcome; chatMessageId: string }) => Promise<RecordStatement[]>;
 }
 
 /** Uploads as the runtime takes them: data URIs (multipart files re-encoded) or URLs. */

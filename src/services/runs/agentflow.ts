@@ -106,6 +106,7 @@ async function record(run: AgentflowRun, outcome: AgentflowRunOutcome): Promise<
     fileUploads = run.uploads.length ? await storeUploads(deps.env.FILES, run.flow.id, ctx.chatId, run.uploads) : undefined;
     const action = outcome.state === "STOPPED" ? (outcome.v1Action ?? outcome.action) : undefined;
     const { statement, guard } = execution.finish(outcome.executedData, outcome.state as "FINISHED" | "STOPPED", action);
+    const also = run.recordAlso ? await run.recordAlso({ outcome, chatMessageId: run.apiMessageId }) : [];
     const [[written]] = await Promise.all([
       deps.db.batch([
         statement,
@@ -133,6 +134,7 @@ async function record(run: AgentflowRun, outcome: AgentflowRunOutcome): Promise<
           guard,
         ),
         ...detachedResult(run, outcome),
+        ...also,
       ]),
       execution.drain(),
     ]);

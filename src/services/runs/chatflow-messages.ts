@@ -1,10 +1,11 @@
 // The two messages a chatflow (or assistant) run stores once it succeeded: the record stage of a
 // chatflow run, one conditional D1 batch.
+import type { RecordStatement } from "./types";
 import { eq } from "drizzle-orm";
 import { chatMessage } from "../../db/schema";
 import type { ChatType } from "../../db/enums";
 import { notFound } from "../../errors";
-import { runBatch } from "../../providers/vectorstores/d1-json";
+import { runBatch, stmt } from "../../providers/vectorstores/d1-json";
 import type { SourceDocument, UsedTool } from "../../engine";
 import { newId } from "../../lib/ids";
 import { nowIso } from "../../lib/time";
@@ -64,9 +65,15 @@ export interface ExchangeIds {
  * - on time: the question keeps the request's start unless the chat already has a later message
  *   (a turn that finished first), then it follows that message; the answer follows its question.
  *   So each question is directly followed by its own answer, timestamps strictly increasing.
+ * `also`: more rows made once the answer's id is known, in the same batch (RunRequest.recordAlso).
  * Answers the API message id.
  */
-export async function storeExchange({ db }: Deps<"db">, x: Exchange, ids?: ExchangeIds): Promise<string> {
+export async function storeExchange(
+  { db }: Deps<"db">,
+  x: Exchange,
+  ids?: ExchangeIds,
+  also?: (apiMessageId: string) => Promise<RecordStatement[]>,
+): Promise<string> {
   const questionId = ids?.question ?? newId();
   const apiMessageId = ids?.answer ?? newId();
   // Keyed ids (a detached run's record running again): a stored answer means the batch landed.
@@ -91,6 +98,7 @@ export async function storeExchange({ db }: Deps<"db">, x: Exchange, ids?: Excha
       ],
     },
     { sql: INSERT_ANSWER, params: [apiMessageId, nowIso(), questionId, x.answer, asJson(x.sourceDocuments), asJson(x.usedTools)] },
+    ...(also ? (await also(apiMessageId)).map(stmt) : []),
   ]);
   if (!question.meta.changes) throw notFound(`Chatflow ${x.chatflowid} was deleted while the run was in progress: nothing was stored`);
   return apiMessageId;

@@ -5,13 +5,13 @@ import { redactError } from "../../lib/redact";
 import { nowIso } from "../../lib/time";
 import { withAttachedText } from "./attached-files";
 import { type ExchangeIds, storeExchange } from "./chatflow-messages";
-import { type RunBase, runIds, track } from "./base";
+import { type RunBase, askedSessionOf, runIds, track } from "./base";
 import { runMemory } from "./memory";
 import { gateNodeOverrides } from "./overrides";
 import { stoppedRunError, untilAborted } from "./time-limit";
 import { removeUploads, storeUploads } from "./uploads";
 import type { RunSteps } from "./steps";
-import type { RunDeps } from "./types";
+import type { RunDeps, RecordStatement } from "./types";
 
 export interface ChatflowRun extends RunBase {
   kind: "chatflow";
@@ -25,6 +25,8 @@ export interface ChatflowRun extends RunBase {
   steps?: RunSteps;
   /** Notes whether the run read its session's memory (the next look-ups read it only if so). */
   noteMemory: () => void;
+  /** RunRequest.recordAlso, given this run's answer (the door sets it: index.ts). */
+  recordAlso?: (done: ChatflowDone) => Promise<RecordStatement[]>;
 }
 
 export interface ChatflowDone {
@@ -36,8 +38,10 @@ export interface ChatflowDone {
 export function startChatflow(deps: RunDeps, base: Omit<RunBase, "release">, prepared: PreparedChatflow, steps?: RunSteps): ChatflowRun {
   const { flow, input } = base;
   const { chatId, sessionId } = runIds(input);
-  // A detached run's chatflow runs later, in its Workflow: the memory read at acceptance may be old by then.
-  const memory = runMemory(deps.runtime, flow.id, steps ? undefined : base.session);
+  // A detached run's chatflow runs later, in its Workflow: the memory read at acceptance may be old by
+  // then. A session the request does not name is new: nothing stored to read (as agentflow-new.ts).
+  const fresh = askedSessionOf(input) === undefined ? { id: sessionId, history: [] } : undefined;
+  const memory = runMemory(deps.runtime, flow.id, steps ? undefined : (base.session ?? fresh));
   const ctx = createRunContext(memory.runtime, {
     chatId,
     sessionId,
@@ -98,6 +102,7 @@ async function record(run: ChatflowRun, result: RunResult, ids?: ExchangeIds): P
       humanInput: run.input.humanInput,
     },
     ids,
+    run.recordAlso && ((chatMessageId) => run.recordAlso!({ result, chatMessageId })),
   ).catch(async (err: unknown) => {
     // No message names the uploads (the chatflow is gone, or D1 failed): they must not linger.
     await removeUploads(run.deps.env.FILES, run.flow.id, run.ctx.chatId, fileUploads);

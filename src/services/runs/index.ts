@@ -10,7 +10,7 @@
 // HTTP-free: an adapter (routes/prediction.ts) hands in the request as data and turns Delivered
 // into its response.
 import { type AgentflowRun, startAgentflow } from "./agentflow-start";
-import { agentflowAnswer } from "./answers";
+import { agentflowAnswer, chatflowAnswer } from "./answers";
 import { runBase } from "./base";
 import { type ChatflowRun, startChatflow } from "./chatflow";
 import { type Delivered, deliver } from "./deliver";
@@ -59,7 +59,12 @@ async function started(deps: RunDeps, ready: Ready, request: RunRequest, rule: T
 async function start(deps: RunDeps, ready: Ready, request: RunRequest, rule: TriggerDefinition): Promise<ChatflowRun | AgentflowRun> {
   const { flow, prefetched, prepared } = ready;
   const base = runBase(deps.env, flow, prefetched, request.input, request.uploads ?? [], rule.chatType);
-  if (prepared.kind === "chatflow") return traced(deps, startChatflow(deps, base, prepared, request.steps));
+  if (prepared.kind === "chatflow") {
+    const run = startChatflow(deps, base, prepared, request.steps);
+    const { recordAlso } = request;
+    if (recordAlso) run.recordAlso = (done) => recordAlso(chatflowAnswer(run, done));
+    return traced(deps, run);
+  }
   const run = await startAgentflow(deps, base, {
     prepared,
     executionId: request.executionId,
@@ -70,6 +75,8 @@ async function start(deps: RunDeps, ready: Ready, request: RunRequest, rule: Tri
     runFlow: flowCaller((call) => runFlow(deps, call)),
   });
   if (request.steps) run.answerOf = (done) => agentflowAnswer(run, done);
+  const { recordAlso } = request;
+  if (recordAlso) run.recordAlso = (done) => recordAlso(agentflowAnswer(run, done));
   return traced(deps, run);
 }
 
@@ -83,7 +90,7 @@ function follow(signal: AbortSignal | undefined, controller: AbortController): v
 // What adapters and other services may use: the door's index is its only entrance (a
 // dependency-cruiser rule keeps deep imports into services/runs/ out).
 export { CallerRefused } from "./access";
-export type { Caller, RunDeps, RunRequest } from "./types";
+export type { Caller, RecordedAnswer, RecordStatement, RunDeps, RunRequest } from "./types";
 export type { Delivered } from "./deliver";
 export type { DeliveryKind, TriggerDefinition, TriggerId, TriggerRule } from "./triggers";
 export { DETACHED_RUN, TRIGGERS } from "./triggers";

@@ -1,5 +1,6 @@
 // The door's input and output (index.ts runFlow), HTTP-free: an adapter turns its request into a
 // RunRequest and the Delivered answer (deliver.ts) back into its response.
+import type { BatchItem } from "drizzle-orm/batch";
 import type { Principal } from "../../env";
 import type { StreamSink } from "../../engine";
 import type { AgentflowEvents, WebhookPayload } from "../../engine/agentflow/types";
@@ -63,7 +64,30 @@ export interface RunRequest {
   flowiseCallback?: FlowiseCallback;
   /** A scheduled run: its slot's trigger-log row, settled when the run ends. */
   triggerLogId?: string;
+  /**
+   * Rows the adapter keeps with the run's messages, made from the run's answer (its message id
+   * known): written in the record's own batch, so they land with the messages or not at all, in the
+   * same round trip. The Responses API's stored response.
+   */
+  recordAlso?: RecordAlso;
 }
+
+/** What `RunRequest.recordAlso` makes: statements for the record's batch (Drizzle queries: batchable, and SQL with parameters). */
+export type RecordAlso = (answer: RecordedAnswer) => Promise<RecordStatement[]>;
+
+/** What a `recordAlso` reads of the run's JSON answer (answers.ts makes it). */
+export interface RecordedAnswer {
+  text: string;
+  json?: unknown;
+  chatId: string;
+  sessionId: string;
+  chatMessageId: string;
+  /** An agentflow's run. */
+  executionId?: string;
+  /** A paused agentflow's human input. */
+  action?: unknown;
+}
+export type RecordStatement = BatchItem<"sqlite"> & { toSQL(): { sql: string; params: unknown[] } };
 
 /** Where a detached run's frames go: tokens and events, and where a held-back frame was made (AgentflowEvents.hold). */
 export type RunFrames = StreamSink & Pick<AgentflowEvents, "hold">;
