@@ -5,8 +5,8 @@ import { readFileSync, readdirSync } from "node:fs";
 
 const TICKS_PER_S = 100; // USER_HZ: /proc/<pid>/stat counts in these when schedstat is missing
 
-/** The pids of the processes named `name` whose process group is `pgid`. */
-function groupPids(pgid, name) {
+/** The pids of the processes named `name` whose /proc stat fields (state ppid pgrp …) pass `test`. */
+function pidsWhere(name, test) {
   const pids = [];
   for (const entry of readdirSync("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
@@ -14,14 +14,16 @@ function groupPids(pgid, name) {
       const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
       const close = stat.lastIndexOf(")");
       const comm = stat.slice(stat.indexOf("(") + 1, close);
-      const fields = stat.slice(close + 2).split(" "); // state ppid pgrp ...
-      if (Number(fields[2]) === pgid && comm === name) pids.push(Number(entry));
+      if (comm === name && test(stat.slice(close + 2).split(" "))) pids.push(Number(entry));
     } catch {
       // gone meanwhile
     }
   }
   return pids;
 }
+
+/** The pids of the processes named `name` whose process group is `pgid`. */
+const groupPids = (pgid, name) => pidsWhere(name, (fields) => Number(fields[2]) === pgid);
 
 /** ms on CPU of one process, every thread: schedstat's nanoseconds when there, else utime + stime. */
 function processCpuMs(pid) {
@@ -62,21 +64,7 @@ export function cpuMeter(pgid) {
 }
 
 /** The pids of this process's `workerd` children (the workers Miniflare serves from this process). */
-function childWorkerds() {
-  const pids = [];
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-      const close = stat.lastIndexOf(")");
-      const ppid = Number(stat.slice(close + 2).split(" ")[1]);
-      if (ppid === process.pid && stat.slice(stat.indexOf("(") + 1, close) === "workerd") pids.push(Number(entry));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return pids;
-}
+const childWorkerds = () => pidsWhere("workerd", (fields) => Number(fields[1]) === process.pid);
 
 /**
  * A meter for the workerd a Miniflare of this process starts: make it before, call `started()`

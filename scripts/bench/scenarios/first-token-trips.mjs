@@ -92,21 +92,27 @@ async function resultOf(ctx, { times, last, failures }, [streamName, streamLabel
   return { requests: t.total.length, seconds, rps: t.total.length / seconds, ...total, failures, firstToken: ttft, tripRows };
 }
 
+/** A flow whose model is the streaming scenarios' stand-in: `body(flowData)` is its POST /chatflows body. */
+async function flowAtStandin(ctx, what, body, flowDataOf) {
+  const { standin, credentialId } = await streamingSetup.get(ctx);
+  const flow = expectOk(
+    await ctx.api("POST", "/chatflows", body(flowDataOf(`${standin.url}/v1`, credentialId))),
+    `POST /chatflows (${what})`,
+  );
+  return flow.id;
+}
+
 export const firstTokenTripScenarios = [
   {
     name: "streamed agentflow (Start → LLM at the stand-in, memory on) in a named session, one at a time (round trips)",
     async setup(ctx) {
-      const { standin, credentialId } = await streamingSetup.get(ctx);
-      const flow = expectOk(
-        await ctx.api("POST", "/chatflows", {
-          name: "bench agentflow",
-          type: "AGENTFLOW",
-          flowData: agentflowData(`${standin.url}/v1`, credentialId),
-        }),
-        "POST /chatflows (agentflow)",
+      this.flowId = await flowAtStandin(
+        ctx,
+        "agentflow",
+        (flowData) => ({ name: "bench agentflow", type: "AGENTFLOW", flowData }),
+        agentflowData,
       );
-      this.flowId = flow.id;
-      return `agentflow ${flow.id}`;
+      return `agentflow ${this.flowId}`;
     },
     async measure(ctx) {
       const headers = { "content-type": "application/json", authorization: `Bearer ${ctx.apiKey}` };
@@ -124,17 +130,13 @@ export const firstTokenTripScenarios = [
   {
     name: "the widget's public flow without credentials: config, streams?, streamed prediction, one at a time (round trips)",
     async setup(ctx) {
-      const { standin, credentialId } = await streamingSetup.get(ctx);
-      const flow = expectOk(
-        await ctx.api("POST", "/chatflows", {
-          name: "bench public",
-          isPublic: true,
-          flowData: streamingFlowData(`${standin.url}/v1`, credentialId),
-        }),
-        "POST /chatflows (public)",
+      this.flowId = await flowAtStandin(
+        ctx,
+        "public",
+        (flowData) => ({ name: "bench public", isPublic: true, flowData }),
+        streamingFlowData,
       );
-      this.flowId = flow.id;
-      return `public chatflow ${flow.id}`;
+      return `public chatflow ${this.flowId}`;
     },
     async measure(ctx) {
       const id = this.flowId;

@@ -26,15 +26,8 @@ export interface FlowRunInput {
   resume?: { executionId: string; type: "proceed" | "reject"; feedback?: string };
 }
 
-export interface FlowRunOutcome {
-  text: string;
-  /** A chatflow's structured output (its output parser's JSON), when it has one. */
-  json?: unknown;
-  chatId: string;
-  sessionId: string;
-  chatMessageId: string;
-  /** Agentflows: the execution (paused or not). */
-  executionId?: string;
+/** The run's answer as the door gave it (`json`: a chatflow's structured output), and what the adapter adds. */
+export interface FlowRunOutcome extends Omit<RecordedAnswer, "action"> {
   /** An agentflow stopped for human input: `text` is its question. */
   paused: boolean;
   /** The text went out token by token through onToken (else not at all). */
