@@ -1,5 +1,5 @@
 // `npm start -- [--port <P>] [--ip <host>] [--persist-to <dir>] [--log-level <lvl>] [--inspect <port>] [--no-minify]
-//   [--var NAME:VALUE …] [--no-build]`
+//   [--var NAME:VALUE …] [--no-build] [--no-assets]`
 //
 // Serves http://127.0.0.1:<P>/api/v1 from the built worker, for running rather than editing:
 // the bundle `wrangler deploy` would upload (minified, the `local` environment's bindings), served
@@ -14,6 +14,9 @@
 // `wrangler dev --var`) sets a var over wrangler.toml's and .dev.vars' (the restart test's short
 // DETACHED_STALL_MS). --no-build serves the bundle the last start built (dist/worker) as it is: a
 // restart on the same state in seconds (the restart test stops and starts the server).
+// --no-assets serves the worker without the static-asset layer in front of it (no studio at /): for
+// measuring what that local router costs each request (`npm run bench -- --no-assets`); deployed,
+// Cloudflare routes assets before the worker, outside its CPU time.
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { buildWorker, builtEntry } from "./lib/build.mjs";
@@ -28,6 +31,7 @@ const logLevel = arg.value(["--log-level"]) ?? "warn";
 const inspectorPort = arg.value(["--inspect"]) === undefined ? undefined : Number(arg.value(["--inspect"]));
 const minify = !process.argv.includes("--no-minify");
 const build = !process.argv.includes("--no-build");
+const assets = !process.argv.includes("--no-assets");
 const vars = {};
 for (let i = 2; i < process.argv.length; i++) {
   const given =
@@ -61,7 +65,7 @@ try {
   } else if (!existsSync(builtEntry(outdir))) {
     throw new Error(`--no-build: there is no bundle in ${outdir} yet (run npm start once without it)`);
   }
-  server = await serveBuiltWorker({ outdir, host, port, persistTo, logLevel, inspectorPort, vars });
+  server = await serveBuiltWorker({ outdir, host, port, persistTo, logLevel, inspectorPort, vars, assets });
 } catch (err) {
   console.error(`start: ${err.message}`);
   process.exit(1);

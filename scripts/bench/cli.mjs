@@ -22,6 +22,11 @@
 //   --server-log-level <lvl>  the server's --log-level (default "warn": no per-request log line)
 //   --port P          the server's port (default: a free one)
 //   --keep            keep the temporary state directory (its path is printed)
+//   --no-assets       serve the worker without the static-asset layer in front of /api/* (npm start
+//                     --no-assets): the CPU figures then leave out the local asset router, which
+//                     deployed runs before the worker and outside its CPU time
+//   --stream-tokens N tokens per streamed answer in the streaming scenarios and the stream's floor
+//                     (default 20; two runs, e.g. 20 and 60, give the CPU each token costs)
 //   --only ingest     large-file ingestion (1, 19 and 100 MB text: chunks/s, peak memory;
 //                     scenarios/ingestion.mjs): runs only when asked for by name
 //   --d1-rtt MS       the simulated planet (src/db/simulated.ts): MS added to each D1 round trip to
@@ -39,7 +44,6 @@ import { performance } from "node:perf_hooks";
 import { root } from "../lib/local.mjs";
 import { Skip, clientName, initClient, load, makeApi, probeOneAtATime } from "./load.mjs";
 import { printResults, writeResults } from "./report.mjs";
-import { SCENARIOS } from "./scenarios/index.mjs";
 import { ADMIN_API_KEY, BenchServer, freePort, removeDir, snapshot } from "./server.mjs";
 
 function option(name, envName, fallback) {
@@ -68,6 +72,8 @@ const opts = {
   server: option("server", "BENCH_SERVER", "start"),
   serverLogLevel: option("server-log-level", "BENCH_SERVER_LOG_LEVEL", "warn"),
   keep: process.argv.includes("--keep"),
+  assets: !process.argv.includes("--no-assets"),
+  streamTokens: option("stream-tokens", "BENCH_STREAM_TOKENS", undefined),
   port: option("port", "BENCH_PORT", undefined),
   d1Rtt: option("d1-rtt", "BENCH_D1_RTT", undefined),
   d1ReplicaRtt: option("d1-replica-rtt", "BENCH_D1_REPLICA_RTT", undefined),
@@ -77,6 +83,13 @@ if (opts.simulated) {
   opts.d1Rtt = positiveInt(opts.d1Rtt ?? "0", "d1-rtt");
   opts.d1ReplicaRtt = positiveInt(opts.d1ReplicaRtt ?? "0", "d1-replica-rtt");
 }
+
+// The streaming scenarios read their token count when loaded, so they load after the options.
+if (opts.streamTokens !== undefined) {
+  if (positiveInt(opts.streamTokens, "stream-tokens") < 1) throw new Error("bench: --stream-tokens must be at least 1");
+  process.env.BENCH_STREAM_TOKENS = opts.streamTokens;
+}
+const { SCENARIOS } = await import("./scenarios/index.mjs");
 
 const state = { dir: undefined, server: undefined };
 const cleanups = []; // in-process helpers a scenario started (the model stand-in), stopped at the end
@@ -116,13 +129,15 @@ async function main() {
     kind: opts.server,
     logLevel: opts.serverLogLevel,
     inspectorPort,
+    assets: opts.assets,
   });
   state.server = server;
   const persist = ["--local", "--env", "local", "--persist-to", server.stateDir];
   console.log(
     `bench: server \`npm ${opts.server === "dev" ? "run dev" : "start"}\`, state in ${state.dir} (temporary), client: ${clientName}, ` +
       `concurrency ${opts.concurrency}, ${opts.warmup} warm-up + ${opts.requests} requests per scenario` +
-      (opts.simulated ? `, simulated D1 round trips: primary ${opts.d1Rtt} ms, replica ${opts.d1ReplicaRtt} ms` : ""),
+      (opts.simulated ? `, simulated D1 round trips: primary ${opts.d1Rtt} ms, replica ${opts.d1ReplicaRtt} ms` : "") +
+      (opts.assets ? "" : ", without the asset layer (--no-assets)"),
   );
 
   // Migrations first (the server script would apply them too, but the seed needs the tables now).

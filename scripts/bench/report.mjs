@@ -2,7 +2,6 @@
 import { spawnSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { STREAM_DELAY_MS, STREAM_TOKENS } from "./scenarios/streaming.mjs";
 
 const fmt = (n, d = 1) => (Number.isFinite(n) ? n.toFixed(d) : "–");
 const trio = (x) => `${fmt(x.p50)} / ${fmt(x.p90)} / ${fmt(x.p99)}`;
@@ -35,7 +34,7 @@ export function printResults(results) {
       ),
     ];
     console.log(
-      `Streaming (ms, p50 / p90 / p99; ${STREAM_TOKENS} tokens ${STREAM_DELAY_MS} ms apart; "added" = via edgeflow − stand-in):\n`,
+      `Streaming (ms, p50 / p90 / p99; ${streamed[0].streaming.tokensPerStream} tokens ${streamed[0].streaming.tokenDelayMs} ms apart; "added" = via edgeflow − stand-in):\n`,
     );
     console.log(`${table.join("\n")}\n`);
     const parts = [

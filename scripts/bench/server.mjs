@@ -50,9 +50,10 @@ export function freePort() {
 
 /** One server (its app snapshot dir, state dir, log file, kind), started and stopped as often as asked. */
 export class BenchServer {
-  constructor({ app, stateDir, logFile, kind, logLevel, inspectorPort }) {
-    Object.assign(this, { app, stateDir, logFile, kind, logLevel, inspectorPort, child: undefined, cpu: cpuMeter(undefined) });
+  constructor({ app, stateDir, logFile, kind, logLevel, inspectorPort, assets = true }) {
+    Object.assign(this, { app, stateDir, logFile, kind, logLevel, inspectorPort, assets, child: undefined, cpu: cpuMeter(undefined) });
     if (!SCRIPTS[kind]) throw new Error(`bench: --server must be one of ${Object.keys(SCRIPTS).join(", ")}, got ${kind}`);
+    if (!assets && kind !== "start") throw new Error("bench: --no-assets needs --server start");
   }
 
   /** A one-shot wrangler command on the snapshot (CI=true: wrangler answers its prompts itself). */
@@ -82,6 +83,7 @@ export class BenchServer {
       "--log-level",
       this.logLevel,
       ...(this.inspectorPort ? ["--inspect", String(this.inspectorPort)] : []),
+      ...(this.assets ? [] : ["--no-assets"]),
     ];
     const child = spawn(process.execPath, args, { cwd: this.app, env: toolEnv, stdio: ["ignore", log, log], detached: true });
     this.child = child;

@@ -11,7 +11,8 @@ const LOG_LEVELS = { none: "NONE", error: "ERROR", warn: "WARN", info: "INFO", l
 
 /**
  * Starts the built worker in `outdir` on host:port with state under `persistTo` (wrangler's
- * `--persist-to`; default .wrangler/state); `vars` override the configured ones. Answers {url, dispose}.
+ * `--persist-to`; default .wrangler/state); `vars` override the configured ones; `assets: false` serves
+ * the worker alone, every path to it (no studio). Answers {url, dispose}.
  */
 export async function serveBuiltWorker({
   outdir,
@@ -22,12 +23,13 @@ export async function serveBuiltWorker({
   logLevel = "warn",
   inspectorPort,
   vars = {},
+  assets: withAssets = true,
 }) {
   const { Miniflare, Log, LogLevel, convertV4MiniflareOptions } = await import("miniflare");
   const { unstable_getMiniflareWorkerOptions } = await import("wrangler");
   const { workerOptions } = unstable_getMiniflareWorkerOptions(join(root, "wrangler.toml"), env);
   // The bundle is already built: its modules are listed, so no source rules apply.
-  const { modulesRules: _rules, rootPath: _root, ...bindings } = workerOptions;
+  const { modulesRules: _rules, rootPath: _root, assets, ...bindings } = workerOptions;
   // The entry module first: workerd takes the first module as the main one.
   const modules = readdirSync(outdir)
     .filter((f) => !f.endsWith(".map") && f !== "README.md")
@@ -53,6 +55,11 @@ export async function serveBuiltWorker({
           modules,
           modulesRoot: outdir,
           bindings: { ...bindings.bindings, ...readDevVars(), ...vars },
+          // Without the asset layer (a measurement: what the local asset router costs each request),
+          // ASSETS answers 404 for the worker's own files and nothing serves the studio.
+          ...(withAssets
+            ? { assets }
+            : { serviceBindings: { ...bindings.serviceBindings, ASSETS: () => new Response(null, { status: 404 }) } }),
         },
       ],
     }),

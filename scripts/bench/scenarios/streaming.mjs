@@ -11,7 +11,7 @@
 import { performance } from "node:perf_hooks";
 import { REQUEST_TIMEOUT_MS, expectOk, httpFetch, inParallel, stats, tripsOf } from "../load.mjs";
 
-export const STREAM_TOKENS = 20; // tokens per answer
+export const STREAM_TOKENS = Number(process.env.BENCH_STREAM_TOKENS ?? 20); // tokens per answer (bench --stream-tokens)
 export const STREAM_DELAY_MS = 5; // the stand-in's pause before each token, the first included
 const STREAM_CONCURRENCY = 50;
 export const BENCH_PHRASE = `[bench:${STREAM_TOKENS}:${STREAM_DELAY_MS}]`;
