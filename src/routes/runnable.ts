@@ -1,6 +1,7 @@
 // The "runnable flow" guard of routes that check a flow's caller without running it through the
 // run door (POST /vector/upsert; the OpenAI API before its run): the caller's principal from the
-// request, then the same checks as the door (services/callers/admit.ts), rate limit included.
+// request, then the same checks as the door (services/callers/admit.ts), rate limit included unless
+// `rules.rateLimit` is false (the studio's own upsert).
 import type { Context } from "hono";
 import { type KeyFinder, resolvePrincipal } from "../auth/bearer";
 import type { AppEnv } from "../env";
@@ -16,7 +17,7 @@ export type { GuardedFlow };
 export function runnableFlow<F extends GuardedFlow>(
   c: Context<AppEnv>,
   lookup: Promise<F>,
-  rules: Omit<AdmitRules, "rateLimit"> = {},
+  rules: AdmitRules = {},
   findKey?: KeyFinder,
 ): Promise<F> {
   const admitting = {
@@ -24,7 +25,7 @@ export function runnableFlow<F extends GuardedFlow>(
     origin: c.req.header("origin"),
     clientIp: clientIpOf(c.req.raw.headers, c.env),
   };
-  return admitCaller(c.env, lookup, admitting, { ...rules, rateLimit: true });
+  return admitCaller(c.env, lookup, admitting, { rateLimit: true, ...rules });
 }
 
 /** Aborts the run when the caller goes away. */

@@ -2,6 +2,8 @@
 // (each to the loader input its extension names) and the same fields — other form fields are
 // overrideConfig entries, as Flowise reads them. A bearer token is always needed (Flowise 3.0.13
 // stopped letting anyone upsert); a chatflow bound to an API key needs that key or the admin key.
+// POST /vector/internal-upsert/{chatflowid}: the same, for the studio canvas's Upsert button (the
+// signed-in person from the worker's own origin, or a bearer), without the flow's rate limit.
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { AppEnv } from "../env";
@@ -10,13 +12,14 @@ import type { LoaderFile } from "../services/document-store/types";
 import { IdParam } from "../schemas/common";
 import { type VectorUpsertRequest, findChatflow, upsertChatflowVectors } from "../services/vector-upsert";
 import { readJsonOrForm } from "./request-body";
-import { bodyReadByHandler, createRouter, describeIssues, errorResponsesFor, multipartWithFiles } from "./router";
+import { OPTIONAL_BEARER, bodyReadByHandler, createRouter, describeIssues, errorResponsesFor, multipartWithFiles } from "./router";
 import { abortOnDisconnect, runnableFlow } from "./runnable";
+import { assertSameOrigin } from "../auth/session";
 
 const tags = ["vector"];
 
 /** Vector upserts carry files: they get the upload limit (MAX_UPLOAD_MB), as document store upserts do. */
-export const isVectorUpsert = (method: string, path: string) => method === "POST" && /\/vector\/upsert(\/|$)/.test(path);
+export const isVectorUpsert = (method: string, path: string) => method === "POST" && /\/vector\/(internal-)?upsert(\/|$)/.test(path);
 
 const VectorUpsertBody = z
   .object({
@@ -72,36 +75,55 @@ async function readBody(c: Context<AppEnv>): Promise<{ request: VectorUpsertRequ
 
 export const vectorUpsertRoutes = createRouter();
 
-const route = createRoute({
-  method: "post",
-  path: "/upsert/{id}",
-  tags,
-  summary: "Run the chatflow's loader → splitter → embeddings → vector store branch (JSON, or multipart with files)",
-  security: [{ bearerAuth: [] }],
-  request: {
-    params: IdParam,
-    body: bodyReadByHandler(
-      vectorUpsertRoutes,
-      { name: "VectorUpsertRequest", schema: VectorUpsertBody },
-      multipartWithFiles({ stopNodeId: {}, overrideConfig: { description: "JSON; other form fields are overrideConfig entries too" } }),
-      false,
-    ),
-  },
-  responses: {
-    200: { description: "The upsert's counts", content: { "application/json": { schema: VectorUpsertResult } } },
-    ...errorResponsesFor([400, 401, 404, 413, 415, 429, 502, 504]),
-  },
-});
+const upsertRoute = (path: string, summary: string, studio?: { description: string }) =>
+  createRoute({
+    method: "post",
+    path,
+    tags,
+    summary,
+    description: studio?.description,
+    // The studio's route also takes its session cookie, which is no bearer scheme of the document.
+    security: studio ? OPTIONAL_BEARER : [{ bearerAuth: [] }],
+    request: {
+      params: IdParam,
+      body: bodyReadByHandler(
+        vectorUpsertRoutes,
+        { name: "VectorUpsertRequest", schema: VectorUpsertBody },
+        multipartWithFiles({ stopNodeId: {}, overrideConfig: { description: "JSON; other form fields are overrideConfig entries too" } }),
+        false,
+      ),
+    },
+    responses: {
+      200: { description: "The upsert's counts", content: { "application/json": { schema: VectorUpsertResult } } },
+      ...errorResponsesFor([400, 401, 403, 404, 413, 415, 429, 502, 504]),
+    },
+  });
 
-vectorUpsertRoutes.openapi(route, async (c) => {
-  const { id } = c.req.valid("param");
+/** The upsert once the caller passed: `studio` asks it from the worker's own origin, without the flow's rate limit. */
+async function upsert(c: Context<AppEnv>, id: string, studio: boolean) {
+  if (studio) assertSameOrigin(c);
   const flow = await runnableFlow(c, findChatflow(c.var.services, id), {
-    bearerRequired: "Unauthorized: a bearer token is required to upsert",
+    bearerRequired: studio
+      ? "Unauthorized: sign in to the studio, or send a bearer token, to upsert"
+      : "Unauthorized: a bearer token is required to upsert",
+    rateLimit: !studio,
   });
   const { request, files } = await readBody(c);
-
   const controller = new AbortController();
   abortOnDisconnect(c, controller);
-  const result = await upsertChatflowVectors(c.var.services, flow, request, files, controller.signal);
-  return c.json(result, 200);
-});
+  return c.json(await upsertChatflowVectors(c.var.services, flow, request, files, controller.signal), 200);
+}
+
+vectorUpsertRoutes.openapi(
+  upsertRoute("/upsert/{id}", "Run the chatflow's loader → splitter → embeddings → vector store branch (JSON, or multipart with files)"),
+  (c) => upsert(c, c.req.valid("param").id, false),
+);
+
+vectorUpsertRoutes.openapi(
+  upsertRoute("/internal-upsert/{id}", "The studio canvas's Upsert button: POST /vector/upsert/{id} for the signed-in person", {
+    description:
+      "The signed-in person (session cookie with `x-request-from: internal`, from the worker's own origin) or a bearer " +
+      "token with the upsert's rights; the flow's rate limit does not apply (Flowise's internal upsert).",
+  }),
+  (c) => upsert(c, c.req.valid("param").id, true),
+);

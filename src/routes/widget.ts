@@ -3,7 +3,10 @@ import { optionalAuth } from "../auth/bearer";
 import { assertMayRun, assertOriginAllowed } from "../auth/prediction-access";
 import { text, uuid } from "../schemas/common";
 import { IdParam } from "../schemas/common";
-import { chatflowStreams, findConversationOwner } from "../services/chatflows";
+import { onPathRecord } from "../auth/record-guards";
+import { Chatflow } from "../schemas/chatflows";
+import { chatflowStreams, findConversationOwner, getChatflow } from "../services/chatflows";
+import { publicFlowData } from "../services/public-chatflow";
 import { abortRun } from "../services/runs";
 import { chatflowWithSpeech } from "../services/speech";
 import { OPTIONAL_BEARER, createRouter, jsonResponse, publicRoute } from "./router";
@@ -57,6 +60,29 @@ export const widgetRoutes = createRouter()
         fileUploadSizeAndTypes: [],
       };
       return c.json({ ...parseConfig(flow.chatbotConfig), uploads, isTTSEnabled }, 200);
+    },
+  )
+  .openapi(
+    publicRoute({
+      method: "get",
+      path: "/public-chatflows/{id}",
+      tags,
+      middleware: [optionalAuth],
+      security: OPTIONAL_BEARER,
+      summary:
+        "A chatflow for its full-page chatbot (/chatbot/{id}): anyone's when public (flowData without credentials), " +
+        "else as GET /chatflows/{id}",
+      description:
+        "A public chatflow answers anyone, its flowData without credential references, password, file or folder inputs and " +
+        "authorization headers. A private one answers who may GET /chatflows/{id} (401 without a bearer or the studio's session).",
+      request: { params: IdParam },
+      responses: jsonResponse(Chatflow),
+    }),
+    async (c) => {
+      const flow = await getChatflow(c.var.services, c.req.valid("param").id);
+      if (flow.isPublic) return c.json({ ...flow, flowData: publicFlowData(flow.flowData) }, 200);
+      await onPathRecord("id", "view", "update", "delete")(c, async () => {}); // GET /chatflows/{id}'s rule
+      return c.json(flow, 200);
     },
   )
   .openapi(

@@ -88,6 +88,38 @@ export async function testChatChatflow({ page, api, standin, j }) {
   );
 }
 
+/**
+ * The Share Chatbot page (/chatbot/{id}) of the chatflow, made public: the page reads
+ * /public-chatflows/{id}, then its chat streams the stand-in's answer (stored as chatType EXTERNAL).
+ */
+export async function sharedChatbotPage({ page, origin, api, j }) {
+  const id = need(j.chatflowId, "no chatflow was saved");
+  await api("PUT", `/chatflows/${id}`, { isPublic: true });
+  try {
+    const read = page.waitForResponse((r) => new URL(r.url()).pathname === `/api/v1/public-chatflows/${id}`);
+    await page.goto(`${origin}/chatbot/${id}`);
+    assert((await read).status() === 200, `GET /public-chatflows/${id} answered ${(await read).status()}`);
+    const input = page.locator("flowise-fullchatbot textarea");
+    await input.waitFor({ state: "visible", timeout: 20_000 });
+    await page.waitForFunction(() => !document.querySelector("flowise-fullchatbot")?.shadowRoot?.querySelector("textarea")?.disabled);
+    const question = "shared page socks";
+    await input.fill(question);
+    await input.press("Enter");
+    const answer = page
+      .locator('[data-testid="host-bubble"]')
+      .filter({ hasText: question })
+      .last();
+    await answer.waitFor({ timeout: 15_000 });
+    const stored = await eventually("the shared page's messages stored", async () => {
+      const messages = (await api("GET", `/chatmessage/${id}`)).filter((m) => m.chatType === "EXTERNAL");
+      return messages.length === 2 && messages;
+    });
+    assert(stored[1].content === (await answer.innerText()).trim(), `stored ${JSON.stringify(stored[1].content)}`);
+  } finally {
+    await api("PUT", `/chatflows/${id}`, { isPublic: false });
+  }
+}
+
 export async function resaveChatflow({ page, api, j }) {
   const id = need(j.chatflowId, "no chatflow was saved");
   const before = await api("GET", `/chatflows/${id}`);

@@ -12,7 +12,15 @@ import {
   signOutFromTheMenu,
   wrongPasswordsPauseSignIn,
 } from "./studio-account.mjs";
-import { buildAgentflow, buildChatflow, createAndUseApiKey, resaveChatflow, runAgentflow, testChatChatflow } from "./studio-journey.mjs";
+import {
+  buildAgentflow,
+  buildChatflow,
+  createAndUseApiKey,
+  resaveChatflow,
+  runAgentflow,
+  sharedChatbotPage,
+  testChatChatflow,
+} from "./studio-journey.mjs";
 import { studioVoice } from "./studio-voice.mjs";
 import { adminApi, assert, watchedContext, watchedStep } from "./studio-watch.mjs";
 
@@ -86,6 +94,9 @@ export async function checkStudio(browser, edgeflow, standin, step) {
     );
     await watched("studio: the test chat streams the stand-in's answer (chatType INTERNAL)", () => testChatChatflow(s));
     await watched("studio: a change on the canvas saved again, same chatflow", () => resaveChatflow(s));
+    await watched("studio: the chatflow's Share Chatbot page (/chatbot/{id}), made public, chats (chatType EXTERNAL)", () =>
+      sharedChatbotPage(s),
+    );
     await watched("studio: Start → LLM built on the agent canvas and saved", () => buildAgentflow(s));
     await watched("studio: the agentflow's chat streams the answer; its execution FINISHED", () => runAgentflow(s));
     await watched("studio: an API key made on its page, read from it, and used (200; 403 beyond its permission)", () =>

@@ -7,6 +7,7 @@ import llmChain from "../engine/fixtures/llm-chain.json";
 import { type Fixture, flowDataOf } from "../engine/helpers";
 import { BAKERY, LIBRARY, TOWN_TEXT, faissIndexSize, flow, ref, retrievalFixtureFlow, standinModel } from "../engine/retrieval-flows";
 import { call, expectError, json } from "../helpers";
+import { signedIn, studio } from "../studio/helpers";
 
 const credential = async (credentialName: string, plainDataObj: Record<string, unknown>) =>
   (await json("POST", "/credentials", { body: { name: credentialName, credentialName, plainDataObj } })).id as string;
@@ -190,6 +191,41 @@ describe("POST /vector/upsert/{id}: who may call", () => {
     expect((await upsertJson(id, {})).status).toBe(200); // admin
     // An unbound chatflow takes any valid key.
     expect((await upsertJson(await saveFlow(plainTextFlow()), {}, other.apiKey)).status).toBe(200);
+  });
+});
+
+describe("POST /vector/internal-upsert/{id} (the studio canvas's Upsert button)", () => {
+  const rateLimited = JSON.stringify({ rateLimit: { status: true, limitMax: 1, limitDuration: 60, limitMsg: "slow down" } });
+
+  it("the signed-in person upserts any chatflow, bound to a key or rate-limited, as /vector/upsert does", async () => {
+    const { cookie } = await signedIn();
+    const bound = await json("POST", "/apikey", { body: { keyName: "internal upsert bound" } });
+    const id = await saveFlow(plainTextFlow(), { apikeyid: bound.id, apiConfig: rateLimited });
+    for (let i = 0; i < 3; i++) {
+      const res = await studio("POST", `/vector/internal-upsert/${id}`, { cookie, body: {} });
+      expect(res.status).toBe(200);
+      expect(await res.json<any>()).toMatchObject({ numAdded: i === 0 ? 1 : 0, addedDocs: i === 0 ? [{ pageContent: BAKERY }] : [] });
+    }
+    expect(await vectorsIn(`${id}_vs_0`)).toBe(1);
+    // The public endpoint keeps the flow's rate limit.
+    expect((await upsertJson(id, {}, bound.apiKey)).status).toBe(200);
+    expect((await upsertJson(id, {}, bound.apiKey)).status).toBe(429);
+  });
+
+  it("never anonymous, never from another origin; an unknown chatflow is a 404", async () => {
+    const { cookie } = await signedIn();
+    const id = await saveFlow(plainTextFlow(), { isPublic: true });
+    const anonymous = await expectError(await studio("POST", `/vector/internal-upsert/${id}`, { body: {} }), 401);
+    expect(anonymous.message).toBe("Unauthorized: sign in to the studio, or send a bearer token, to upsert");
+    await expectError(
+      await studio("POST", `/vector/internal-upsert/${id}`, { cookie, body: {}, origin: "https://elsewhere.example" }),
+      403,
+    );
+    expect(await vectorsIn(`${id}_vs_0`)).toBe(0);
+    await expectError(await studio("POST", `/vector/internal-upsert/${crypto.randomUUID()}`, { cookie, body: {} }), 404);
+    // A bearer works too (the admin key here), with the flow's files as multipart.
+    expect((await call("POST", `/vector/internal-upsert/${id}`, { body: {} })).status).toBe(200);
+    expect(await vectorsIn(`${id}_vs_0`)).toBe(1);
   });
 });
 
