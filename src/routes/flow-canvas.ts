@@ -1,10 +1,11 @@
 // What the studio's canvas and test chat read about a saved flow (services/flow-canvas.ts).
 import { z } from "@hono/zod-openapi";
+import { AUTHENTICATED } from "../auth/guard";
 import { onPathRecord } from "../auth/record-guards";
 import { IdParam, dateQuery } from "../schemas/common";
 import { chatTypeList, feedbackTypeList } from "../schemas/chatmessages";
 import * as service from "../services/flow-canvas";
-import { createRouter, jsonResponse, protectedRoute, publicRoute } from "./router";
+import { createRouter, jsonBody, jsonResponse, protectedRoute, publicRoute } from "./router";
 
 const tags = ["studio"];
 const HasChanged = z.object({ hasChanged: z.boolean() });
@@ -58,6 +59,18 @@ export const flowCanvasRoutes = createRouter()
       responses: jsonResponse(z.array(z.record(z.string(), z.unknown()))),
     }),
     async (c) => c.json(await service.flowConfig(c.var.services, c.req.valid("param").id), 200),
+  )
+  .openapi(
+    protectedRoute({
+      method: "post",
+      path: "/node-config",
+      permission: AUTHENTICATED,
+      tags,
+      summary: "One node's overridable inputs, from its canvas data (Flowise's node-config)",
+      request: { body: jsonBody(z.record(z.string(), z.unknown()).openapi("NodeData")) },
+      responses: jsonResponse(z.array(z.record(z.string(), z.unknown()))),
+    }),
+    async (c) => c.json(await service.nodeConfig(c.req.valid("json")), 200),
   )
   .openapi(
     publicRoute({

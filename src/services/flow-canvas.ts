@@ -57,6 +57,13 @@ function configType(value: unknown): string {
 /** The flow's overridable inputs, as Flowise's findAvailableConfigs lists them (one entry per node input). */
 export async function flowConfig({ db }: Deps<"db">, id: string): Promise<Json[]> {
   const flow = await getChatflow({ db }, id);
+  return configsOf(nodesOf(flow.flowData).nodes.map((n) => n.data));
+}
+
+/** One node's overridable inputs (POST /node-config: the canvas's node data, as Flowise's getAllNodeConfigs takes it). */
+export const nodeConfig = (data: Json): Promise<Json[]> => configsOf([data]);
+
+async function configsOf(nodes: Json[]): Promise<Json[]> {
   const credentials = new Map<string, Json>();
   const file = await credentialList();
   for (const c of list(file.body ? await new Response(file.body).json() : [])) credentials.set(String(record(c).name), record(c));
@@ -66,7 +73,7 @@ export async function flowConfig({ db }: Deps<"db">, id: string): Promise<Json[]
     const key = JSON.stringify(obj);
     if (!seen.has(key)) configs.push(obj), seen.add(key);
   };
-  for (const { data } of nodesOf(flow.flowData).nodes) {
+  for (const data of nodes) {
     const at = { node: data.label, nodeId: data.id };
     for (const p of list(data.inputParams).map(record)) {
       const type = String(p.type);

@@ -105,10 +105,7 @@ export async function sharedChatbotPage({ page, origin, api, j }) {
     const question = "shared page socks";
     await input.fill(question);
     await input.press("Enter");
-    const answer = page
-      .locator('[data-testid="host-bubble"]')
-      .filter({ hasText: question })
-      .last();
+    const answer = page.locator('[data-testid="host-bubble"]').filter({ hasText: question }).last();
     await answer.waitFor({ timeout: 15_000 });
     const stored = await eventually("the shared page's messages stored", async () => {
       const messages = (await api("GET", `/chatmessage/${id}`)).filter((m) => m.chatType === "EXTERNAL");

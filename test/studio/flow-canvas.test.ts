@@ -94,6 +94,18 @@ describe("flow-config and chatflows-uploads", () => {
     await expectError(await call("GET", `/flow-config/${uuid()}`), 404);
   });
 
+  it("POST /node-config lists one node's inputs from its canvas data, as flow-config does for the flow; needs a bearer", async () => {
+    const model = JSON.parse(flowData).nodes[0].data;
+    const config = await json<Record<string, unknown>[]>("POST", "/node-config", { body: model });
+    const flow = await createFlow({ flowData });
+    const ofFlow = await json<Record<string, unknown>[]>("GET", `/flow-config/${flow.id}`);
+    expect(config).toEqual(ofFlow.filter((c) => c.nodeId === "chatOpenAI_0"));
+    expect(config.map((c) => c.name)).toEqual(expect.arrayContaining(["temperature", "reasoningEffort", "openAIApiKey"]));
+    expect(await json("POST", "/node-config", { body: { id: "x_0", label: "X" } })).toEqual([]); // no inputParams: nothing to override
+    await expectError(await call("POST", "/node-config", { body: model, token: null }), 401);
+    await expectError(await call("POST", "/node-config", { raw: "[1]", headers: { "content-type": "application/json" } }), 400);
+  });
+
   it("says what the chat may upload, without a token", async () => {
     const withImages = await createFlow({ flowData });
     const uploads = await json("GET", `/chatflows-uploads/${withImages.id}`, { token: null });
