@@ -3,7 +3,7 @@ import { optionalAuth } from "../auth/bearer";
 import { assertMayRun, assertOriginAllowed } from "../auth/prediction-access";
 import { text, uuid } from "../schemas/common";
 import { IdParam } from "../schemas/common";
-import { onPathRecord } from "../auth/record-guards";
+import { assertOnRecord } from "../auth/record-guards";
 import { Chatflow } from "../schemas/chatflows";
 import { chatflowStreams, findConversationOwner, getChatflow } from "../services/chatflows";
 import { publicFlowData } from "../services/public-chatflow";
@@ -81,7 +81,7 @@ export const widgetRoutes = createRouter()
     async (c) => {
       const flow = await getChatflow(c.var.services, c.req.valid("param").id);
       if (flow.isPublic) return c.json({ ...flow, flowData: publicFlowData(flow.flowData) }, 200);
-      await onPathRecord("id", "view", "update", "delete")(c, async () => {}); // GET /chatflows/{id}'s rule
+      await assertOnRecord(c, { kind: "chatflow", id: flow.id, type: flow.type }, "view", "update", "delete"); // GET /chatflows/{id}'s rule
       return c.json(flow, 200);
     },
   )

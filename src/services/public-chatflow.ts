@@ -2,14 +2,13 @@
 // /chatbot/{id}, reads its id, type, chatbotConfig and apikeyid). Its flowData loses what would let a
 // reader act as its owner, as Flowise 3.1.4 strips it: each node's credential reference, its inputs
 // of type password, file or folder, and authorization headers. Text that does not parse is no flow.
+import { isObject } from "../lib/inputs";
 
 const SECRET_HEADERS = new Set(["authorization", "x-api-key", "x-auth-token", "cookie"]);
 const SECRET_INPUT_TYPES = new Set(["password", "file", "folder"]);
 const EMPTY_FLOW = JSON.stringify({ nodes: [], edges: [] });
 
 type Json = Record<string, unknown>;
-
-const isObject = (v: unknown): v is Json => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** Headers without credentials: [{key, value}] rows, an object, or that object as JSON text; undefined when unreadable. */
 function publicHeaders(headers: unknown): unknown {
