@@ -11,6 +11,7 @@ import { handleError, handleNotFound } from "./middleware/error-handler";
 import { validationHook } from "./routes/router";
 import { metaRoutes } from "./routes/meta";
 import { toolsRoutes } from "./routes/tools";
+import { customMcpServersRoutes } from "./routes/custom-mcp-servers";
 import { apiKeyRoutes } from "./routes/apikeys";
 import { authRoutes } from "./routes/auth";
 import { signInRoutes } from "./routes/sign-in";
@@ -77,6 +78,7 @@ export function createApp() {
   const api = new OpenAPIHono<AppEnv>({ strict: false, defaultHook: validationHook });
   api.route("/", metaRoutes);
   api.route("/tools", toolsRoutes);
+  api.route("/custom-mcp-servers", customMcpServersRoutes);
   api.route("/apikey", apiKeyRoutes);
   api.route("/auth", authRoutes);
   api.route("/", signInRoutes);

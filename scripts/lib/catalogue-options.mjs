@@ -9,6 +9,7 @@ const asOptions = (nodes) => nodes.map((n) => ({ label: n.label, name: n.name, i
 
 // Tools an agentflow Agent cannot hold as a tool of its own (they wrap another node): Flowise leaves them out too.
 const NOT_AGENT_TOOLS = new Set(["chainTool", "retrieverTool"]);
+const TOOL_CATEGORIES = new Set(["Tools", "Tools (MCP)"]);
 
 /** The catalogue's own answers, by method: (node, listed nodes, model lists) → options, or undefined when not static. */
 const METHODS = {
@@ -22,7 +23,9 @@ const METHODS = {
   listVectorStores: (_node, listed) => asOptions(listed.filter((n) => n.category === "Vector Stores" && notLlamaIndex(n))),
   listTools(node, listed) {
     if (node.category !== "Agent Flows") return undefined;
-    return asOptions(listed.filter((n) => n.category === "Tools" && notLlamaIndex(n) && !NOT_AGENT_TOOLS.has(n.name)));
+    // Flowise's Agent and Tool nodes offer the MCP tools too (category "Tools (MCP)").
+    const tools = listed.filter((n) => TOOL_CATEGORIES.has(n.category) && notLlamaIndex(n) && !NOT_AGENT_TOOLS.has(n.name));
+    return asOptions(tools);
   },
 };
 

@@ -9,6 +9,9 @@ export const EXECUTION_STATES = ["INPROGRESS", "FINISHED", "ERROR", "TERMINATED"
 // A scheduled slot's trigger-log row (Flowise's ScheduleTriggerStatus).
 export const SCHEDULE_TRIGGER_STATUSES = ["QUEUED", "RUNNING", "SUCCEEDED", "FAILED", "SKIPPED"] as const;
 export const SCHEDULE_INPUT_MODES = ["text", "form", "none"] as const;
+// A custom MCP server's state (Flowise's CustomMcpServerStatus / CustomMcpServerAuthType).
+export const MCP_SERVER_STATUSES = ["PENDING", "AUTHORIZED", "ERROR"] as const;
+export const MCP_SERVER_AUTH_TYPES = ["NONE", "CUSTOM_HEADERS"] as const;
 export const DOCUMENT_STORE_STATUSES = ["EMPTY", "SYNC", "SYNCING", "STALE", "NEW", "UPSERTING", "UPSERTED"] as const;
 
 export type ChatflowType = (typeof CHATFLOW_TYPES)[number];
@@ -20,4 +23,6 @@ export type VariableType = (typeof VARIABLE_TYPES)[number];
 export type ExecutionState = (typeof EXECUTION_STATES)[number];
 export type ScheduleTriggerStatus = (typeof SCHEDULE_TRIGGER_STATUSES)[number];
 export type ScheduleInputMode = (typeof SCHEDULE_INPUT_MODES)[number];
+export type McpServerStatus = (typeof MCP_SERVER_STATUSES)[number];
+export type McpServerAuthType = (typeof MCP_SERVER_AUTH_TYPES)[number];
 export type DocumentStoreStatus = (typeof DOCUMENT_STORE_STATUSES)[number];

@@ -57,7 +57,7 @@ export function canStreamFlow(type: string | null | undefined, flowData: string)
 
 export type { FlowRuntime, PreparedChatflow } from "./core/flow-runtime";
 export type { PreparedAgentflow } from "./agentflow/door";
-export type { CredentialReader, RunContext, Runtime, StoredAssistant, StoredTool } from "./core/ports";
+export type { CredentialReader, RunContext, Runtime, StoredAssistant, StoredMcpServer, StoredTool } from "./core/ports";
 export { FILE_SEARCH_DESCRIPTION } from "./chatflow/nodes/assistant";
 export type { ChatTurn, FlowEdge, FlowGraph, FlowNode, RunResult, SourceDocument, StreamSink, UpsertCounts, UsedTool } from "./core/types";
 export { createRunContext } from "./core/context";
@@ -69,7 +69,9 @@ export { registry as chatflowNodes, supportedNodeNames } from "./chatflow/regist
 export { chatflowFileKey, checkLoaderFile, loaderFileField } from "./chatflow/nodes/document-loaders";
 export { type UpsertPlan, assertUpsertSupported, planFlowUpsert, runUpsert } from "./chatflow/upsert";
 export { toolDefinitionProblem } from "./tools/custom";
-export { listMcpActions } from "./tools/mcp/custom-mcp";
+export { listMcpActions, listMcpServerTools } from "./tools/mcp/custom-mcp";
+export { toolName } from "./tools/names";
+export { McpSessionError } from "./tools/mcp/client";
 export { openApiOptions } from "./tools/openapi/spec-source";
 // The studio's validation (services/validation) lists every reason an agentflow cannot run.
 export { validateAgentflow } from "./agentflow/validate";

@@ -83,11 +83,11 @@ export async function listRecords<T extends Table, R = Row<T>>(
   db: Db,
   res: Resource<T>,
   page: PageQueryInput,
-  options: { where?: SQL; map?: (row: Row<T>) => R } = {},
+  options: { where?: SQL; map?: (row: Row<T>) => R; columns?: Record<string, SQLiteColumn> } = {},
 ): Promise<Listed<R>> {
   const map = options.map ?? ((row: Row<T>) => row as unknown as R);
-  const base = db
-    .select()
+  // `columns` leaves large ones out of a list; `map` then sees only those.
+  const base = (options.columns ? db.select(options.columns) : db.select())
     .from(res.table as SQLiteTable)
     .where(options.where)
     .orderBy(desc(res.table.createdDate), desc(res.table.id));

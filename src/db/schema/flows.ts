@@ -1,7 +1,7 @@
 // Flows and what they are built from: chatflows and agentflows, tools, assistants, variables,
 // a flow's MCP server settings, saved custom templates, and the import's staging table.
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
-import type { AssistantType, ChatflowType, VariableType } from "../enums";
+import type { AssistantType, ChatflowType, McpServerAuthType, McpServerStatus, VariableType } from "../enums";
 import { createdDate, updatedDate } from "./columns";
 
 export const tool = sqliteTable(
@@ -18,6 +18,30 @@ export const tool = sqliteTable(
     updatedDate: updatedDate(),
   },
   (t) => [index("idx_tool_created").on(t.createdDate)],
+);
+
+// A remote MCP server registered on the Tools page (Flowise's Custom MCP Servers): its address,
+// its headers sealed like a credential's values, and the tools it listed when last authorized,
+// which the customMcpServerTool node offers to agents.
+export const customMcpServer = sqliteTable(
+  "custom_mcp_server",
+  {
+    id: text("id").primaryKey(),
+    name: text("name").notNull(),
+    serverUrl: text("serverUrl").notNull(),
+    iconSrc: text("iconSrc"),
+    color: text("color"),
+    authType: text("authType").$type<McpServerAuthType>().notNull().default("NONE"),
+    /** `{headers}`, encrypted with CREDENTIAL_ENCRYPTION_KEY; null when there are none. */
+    authConfig: text("authConfig"),
+    /** The server's tools/list answer (`{"tools": [...]}`) as JSON text, from the last authorize. */
+    tools: text("tools"),
+    toolCount: integer("toolCount").notNull().default(0),
+    status: text("status").$type<McpServerStatus>().notNull().default("PENDING"),
+    createdDate: createdDate(),
+    updatedDate: updatedDate(),
+  },
+  (t) => [index("idx_custom_mcp_server_created").on(t.createdDate)],
 );
 
 export const chatFlow = sqliteTable(

@@ -24,6 +24,24 @@ export interface StoredTool {
   func: string | null;
 }
 
+/** A tool an MCP server lists (tools/list), as much of it as the tools read. */
+export interface McpToolListing {
+  name: string;
+  description?: string;
+  inputSchema?: Record<string, unknown>;
+}
+
+/** A remote MCP server registered on the Tools page (/custom-mcp-servers), as a run uses it. */
+export interface StoredMcpServer {
+  name: string;
+  status: "PENDING" | "AUTHORIZED" | "ERROR";
+  url: string;
+  /** Its headers, decrypted (only when its authType is CUSTOM_HEADERS). */
+  headers: Record<string, string>;
+  /** What it listed when last authorized. */
+  tools: McpToolListing[];
+}
+
 /** An assistant saved with /assistants, as the openAIAssistant node runs it. */
 export interface StoredAssistant {
   id: string;
@@ -68,6 +86,8 @@ export interface Runtime {
   };
   /** Tools saved with /tools; undefined when the id names none. */
   tools: { get(id: string): Promise<StoredTool | undefined> };
+  /** MCP servers registered with /custom-mcp-servers; undefined when the id names none. */
+  mcpServers: { get(id: string): Promise<StoredMcpServer | undefined> };
   /** Assistants saved with /assistants: undefined when the id names none; 400 when it names what does not exist. */
   assistants: { get(id: string): Promise<StoredAssistant | undefined> };
   /** Stored messages of a chatflow's session, oldest first (`limit`: only the most recent). */

@@ -17,6 +17,7 @@ import { serpApiTool } from "./search/serpapi";
 import { serperTool } from "./search/serper";
 import { tavilyTool } from "./search/tavily";
 import { customMcpTools } from "./mcp/custom-mcp";
+import { customMcpServerTools } from "./mcp/custom-mcp-server";
 import { processMcpNodes } from "./mcp/process-servers";
 import type { BuiltTool, ToolDefinition, ToolDeps } from "./types";
 
@@ -37,6 +38,7 @@ const usable: ToolDefinition[] = [
   { name: "currentDateTime", build: currentDateTimeTool },
   { name: "openAPIToolkit", build: openApiToolkit },
   { name: "customMCP", build: customMcpTools },
+  { name: "customMcpServerTool", build: customMcpServerTools },
 ];
 
 // Tool nodes that are recognised in order to refuse them with a reason (a 400 naming it) rather

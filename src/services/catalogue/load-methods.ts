@@ -6,11 +6,12 @@
 import { and, asc, eq, inArray } from "drizzle-orm";
 import { ApiError, badRequest } from "../../errors";
 import type { Db, Env } from "../../env";
-import { type Runtime, listMcpActions, openApiOptions } from "../../engine";
+import { type Runtime, listMcpActions, openApiOptions, toolName } from "../../engine";
 import { loadVariables } from "../runs";
 import { assistant, chatFlow, documentStore, tool } from "../../db/schema";
 import { type LoadOption, type NodeDescriptor, builtOptions, declaredLoadMethods, nodeDescriptor } from "./files";
 import type { Deps } from "../deps";
+import { authorizedMcpServers, mcpServerTools } from "../custom-mcp-servers";
 
 /** What the canvas sends: the node's data plus the method, and for agentflow nodes their neighbours. */
 export interface LoadRequest {
@@ -154,6 +155,21 @@ const METHODS: Record<string, LoadMethod> = {
   },
 };
 
+/** A node whose method answers differently from the one of the same name above (`<node>/<method>`). */
+const NODE_METHODS: Record<string, LoadMethod> = {
+  /** Custom MCP Server's servers: the ones authorized on the Tools page. */
+  "customMcpServerTool/listServers": ({ db }) => authorizedMcpServers({ db }),
+  /** Its Available Actions: the tools the chosen server listed when authorized (no call to the server). */
+  async "customMcpServerTool/listActions"({ db, request }) {
+    const id = text(record(request.inputs).mcpServerId);
+    if (!id) return [];
+    const tools = (await mcpServerTools({ db }, id)) as { name: string; description?: string }[];
+    return tools
+      .map((t) => ({ label: t.name.toUpperCase(), name: toolName(t.name), description: (t.description || t.name).slice(0, 1024) }))
+      .sort((a, b) => a.name.localeCompare(b.name));
+  },
+};
+
 /**
  * Declared by nodes the catalogue lists but not answered yet (none today): a 501 says so.
  */
@@ -174,7 +190,7 @@ export async function loadOptions(
   if (!declaredLoadMethods(node).has(method)) throw badRequest(`Node ${name} has no load method ${method}`);
   const built = await builtOptions(name, method);
   if (built) return built;
-  const run = METHODS[method];
+  const run = NODE_METHODS[`${name}/${method}`] ?? METHODS[method];
   if (!run) {
     if (NOT_YET.has(method)) throw notYet(name, method);
     throw new Error(`Load method ${method} of ${name} has no answer: add it to the catalogue's build or to load-methods.ts`);

@@ -20,6 +20,7 @@ import type { Deps } from "../deps";
 import { loadSessionMemory } from "../runs";
 import { loadVariables } from "../runs";
 import { documentStorePort } from "./document-stores";
+import { mcpServerForRun } from "../custom-mcp-servers";
 
 /** The bindings and vars provider registries read (src/providers/types.ts ProviderEnv): one list, env.ts PROVIDER_VARS. */
 const providerEnv = perEnv(
@@ -83,6 +84,7 @@ export function createRuntime(deps: Deps<"db" | "env" | "files" | "getCredential
           .where(eq(tool.id, id))
           .get(),
     },
+    mcpServers: { get: (id) => mcpServerForRun(deps, id) },
     assistants: { get: async (id) => (await assistantSpec(deps, id)) ?? undefined },
     memory: { load: (chatflowid, sessionId, limit) => loadSessionMemory(deps, chatflowid, sessionId, [], limit) },
     // A run reads only the variables its flowData names (prediction/lookups.ts); code may name any,

@@ -7,11 +7,11 @@
 import { DynamicStructuredTool, type StructuredToolInterface } from "@langchain/core/tools";
 import { parse as parseYaml } from "yaml";
 import { ApiError, fail } from "../../../errors";
-import type { RunContext } from "../../core/ports";
+import type { McpToolListing, RunContext } from "../../core/ports";
 import { toolName } from "../names";
 import { ToolCallError } from "../service";
 import type { ToolDeps } from "../types";
-import { type McpServerAddress, McpSessionError, withMcpSession } from "./client";
+import { type McpServerAddress, McpSessionError, type SessionOptions, withMcpSession } from "./client";
 import { mcpResultText } from "./result";
 import type { OutboundEnv } from "../../../lib/outbound";
 
@@ -73,7 +73,7 @@ export function mcpAddress(raw: unknown, ctx: Pick<RunContext, "vars">, label: s
 }
 
 /** `mcpActions`: a JSON array text or an array of tool names. */
-function actionsOf(raw: unknown): string[] {
+export function mcpActionsOf(raw: unknown): string[] {
   let list: unknown = raw;
   if (typeof raw === "string") {
     try {
@@ -86,38 +86,47 @@ function actionsOf(raw: unknown): string[] {
 }
 
 /** Before the first call, a failure refuses the run with its code (a refused URL, a failure, a timeout). */
-const asRunError = (err: unknown, label: string): unknown =>
+export const asRunError = (err: unknown, label: string): unknown =>
   err instanceof McpSessionError ? new ApiError(err.code, `${label}: ${err.message}`) : err;
 
-const MAX_DESCRIPTION = 1024;
+export const MAX_DESCRIPTION = 1024;
+
+/** The listed tools as LangChain tools, each call a session of its own on `server` (its own name sent). */
+export function mcpTools(server: McpServerAddress, listed: McpToolListing[], { ctx }: Pick<ToolDeps, "ctx">): StructuredToolInterface[] {
+  const session = { policy: ctx.runtime.outbound, signal: ctx.signal };
+  return listed.map(
+    (t) =>
+      new DynamicStructuredTool({
+        name: toolName(t.name), // the chat APIs' rule; the server is called with its own name
+        description: (t.description || t.name).slice(0, MAX_DESCRIPTION),
+        schema: { properties: {}, ...t.inputSchema, type: "object" },
+        func: async (args: Record<string, unknown>) => {
+          const result = await withMcpSession(server, session, (client, request) =>
+            client.callTool({ name: t.name, arguments: args }, undefined, request),
+          ).catch((err: unknown) => {
+            throw err instanceof McpSessionError ? new ToolCallError(err.message) : err;
+          });
+          const text = mcpResultText(result);
+          if (result.isError) throw new ToolCallError(text || `${t.name} failed`);
+          return text;
+        },
+      }),
+  );
+}
 
 export async function customMcpTools(inputs: Record<string, unknown>, { ctx, label }: ToolDeps): Promise<StructuredToolInterface[]> {
   const server = mcpAddress(inputs.mcpServerConfig, ctx, label);
-  const wanted = new Set(actionsOf(inputs.mcpActions));
-  const session = { policy: ctx.runtime.outbound, signal: ctx.signal };
-  const listed = await withMcpSession(server, session, (client, request) => client.listTools(undefined, request)).catch((err: unknown) => {
+  const wanted = new Set(mcpActionsOf(inputs.mcpActions));
+  const listed = await withMcpSession(server, { policy: ctx.runtime.outbound, signal: ctx.signal }, (client, request) =>
+    client.listTools(undefined, request),
+  ).catch((err: unknown) => {
     throw asRunError(err, label);
   });
-  return listed.tools
-    .filter((t) => wanted.has(t.name))
-    .map(
-      (t) =>
-        new DynamicStructuredTool({
-          name: toolName(t.name), // the chat APIs' rule; the server is called with its own name
-          description: (t.description || t.name).slice(0, MAX_DESCRIPTION),
-          schema: { properties: {}, ...t.inputSchema, type: "object" },
-          func: async (args: Record<string, unknown>) => {
-            const result = await withMcpSession(server, session, (client, request) =>
-              client.callTool({ name: t.name, arguments: args }, undefined, request),
-            ).catch((err: unknown) => {
-              throw err instanceof McpSessionError ? new ToolCallError(err.message) : err;
-            });
-            const text = mcpResultText(result);
-            if (result.isError) throw new ToolCallError(text || `${t.name} failed`);
-            return text;
-          },
-        }),
-    );
+  return mcpTools(
+    server,
+    listed.tools.filter((t) => wanted.has(t.name)),
+    { ctx },
+  );
 }
 
 /**
@@ -139,4 +148,10 @@ export async function listMcpActions(
     name: t.name,
     ...(t.description ? { description: t.description.slice(0, MAX_DESCRIPTION) } : {}),
   }));
+}
+
+/** What a server lists (tools/list), for registering it (/custom-mcp-servers/{id}/authorize). Throws McpSessionError. */
+export async function listMcpServerTools(server: McpServerAddress, options: SessionOptions): Promise<McpToolListing[]> {
+  const listed = await withMcpSession(server, options, (client, request) => client.listTools(undefined, request));
+  return listed.tools as McpToolListing[];
 }
