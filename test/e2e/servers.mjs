@@ -22,16 +22,20 @@ export function freePort() {
 
 /**
  * Starts `npm run dev`'s script (or `scripts/start.mjs`, the built worker, as `npm start` does) on a
- * free port and a fresh state dir; resolves once /ping answers.
+ * free port and a fresh state dir, with `vars` set over wrangler.toml's; resolves once /ping answers.
  */
-export async function startEdgeflow({ script = "scripts/dev.mjs", port: wanted } = {}) {
+export async function startEdgeflow({ script = "scripts/dev.mjs", port: wanted, vars = {} } = {}) {
   // E2E_PORT: a fixed port (a machine shared with other builds gives each its own range).
   const port = wanted ?? (process.env.E2E_PORT ? Number(process.env.E2E_PORT) : await freePort());
   const state = mkdtempSync(join(tmpdir(), "edgeflow-e2e-"));
   const log = [];
   const child = spawn(
     process.execPath,
-    [script, "--port", String(port), "--persist-to", state, "--log-level", process.env.E2E_VERBOSE ? "log" : "warn"],
+    [
+      script,
+      ...["--port", String(port), "--persist-to", state, "--log-level", process.env.E2E_VERBOSE ? "log" : "warn"],
+      ...Object.entries(vars).flatMap(([k, v]) => ["--var", `${k}:${v}`]),
+    ],
     {
       cwd: root,
       detached: true,
@@ -64,8 +68,8 @@ export async function startEdgeflow({ script = "scripts/dev.mjs", port: wanted }
     stop();
     throw new Error(`edgeflow did not start:\n${log.join("").slice(-3000)}`);
   }
-  const vars = readFileSync(join(root, ".dev.vars"), "utf8");
-  const adminKey = /^ADMIN_API_KEY=(.*)$/m.exec(vars)?.[1]?.trim();
+  const devVars = readFileSync(join(root, ".dev.vars"), "utf8");
+  const adminKey = /^ADMIN_API_KEY=(.*)$/m.exec(devVars)?.[1]?.trim();
   return { url, adminKey, stop };
 }
 

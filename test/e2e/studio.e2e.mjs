@@ -21,8 +21,12 @@ import {
   sharedChatbotPage,
   testChatChatflow,
 } from "./studio-journey.mjs";
+import { mcpServerOnToolsPage } from "./studio-mcp.mjs";
 import { studioVoice } from "./studio-voice.mjs";
 import { adminApi, assert, watchedContext, watchedStep } from "./studio-watch.mjs";
+
+/** The worker's vars for the studio's steps: the loopback MCP stand-in is a server the Tools page may add. */
+export const STUDIO_VARS = { OUTBOUND_ALLOW: "127.0.0.1" };
 
 // API calls the UI makes that are not there yet: reported, not failed, until they are built;
 // anything else answering 4xx/5xx fails the step. Every call the pages make is built now.
@@ -101,6 +105,10 @@ export async function checkStudio(browser, edgeflow, standin, step) {
     await watched("studio: the agentflow's chat streams the answer; its execution FINISHED", () => runAgentflow(s));
     await watched("studio: an API key made on its page, read from it, and used (200; 403 beyond its permission)", () =>
       createAndUseApiKey(s),
+    );
+    await watched(
+      "studio: an MCP server added on the Tools page and connected (4 tools); renamed with its masked URL, still connected",
+      () => mcpServerOnToolsPage(s),
     );
     // The pages' own journey: the credentials dialog, an API key revealed and used, a variable, a
     // document store, an assistant, the test chat's history, an agentflow's human input.

@@ -7,7 +7,7 @@ import { chromium } from "playwright-core";
 import { startStandin } from "../standin/server.mjs";
 import { startEdgeflow } from "./servers.mjs";
 import { VOICE_ARGS } from "./studio-voice.mjs";
-import { checkStudio } from "./studio.e2e.mjs";
+import { STUDIO_VARS, checkStudio } from "./studio.e2e.mjs";
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const CHROMIUM_ARGS = [
@@ -45,7 +45,7 @@ if (!existsSync(CHROMIUM)) {
   process.exit(1);
 }
 const standin = await startStandin();
-const edgeflow = await startEdgeflow({ port: process.env.E2E_PORT ? Number(process.env.E2E_PORT) : undefined });
+const edgeflow = await startEdgeflow({ port: process.env.E2E_PORT ? Number(process.env.E2E_PORT) : undefined, vars: STUDIO_VARS });
 const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
 const t0 = Date.now();
 try {

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { chromium } from "playwright-core";
 import { startStandin } from "../standin/server.mjs";
 import { checkDocsOffline } from "./docs.e2e.mjs";
-import { checkStudio } from "./studio.e2e.mjs";
+import { STUDIO_VARS, checkStudio } from "./studio.e2e.mjs";
 import { root, startEdgeflow, startPageServer, widgetPage } from "./servers.mjs";
 import { VOICE_ARGS, widgetVoice } from "./studio-voice.mjs";
 
@@ -69,7 +69,7 @@ if (!existsSync(CHROMIUM)) {
 }
 
 const standin = await startStandin();
-const edgeflow = await startEdgeflow();
+const edgeflow = await startEdgeflow({ vars: STUDIO_VARS });
 const apiHost = edgeflow.url.replace(/\/api\/v1$/, "");
 const headers = { Authorization: `Bearer ${edgeflow.adminKey}`, "content-type": "application/json" };
 async function api(method, path, body) {
