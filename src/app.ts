@@ -12,6 +12,7 @@ import { validationHook } from "./routes/router";
 import { metaRoutes } from "./routes/meta";
 import { toolsRoutes } from "./routes/tools";
 import { customMcpServersRoutes } from "./routes/custom-mcp-servers";
+import { webhookListenerRoutes } from "./routes/webhook-listener";
 import { apiKeyRoutes } from "./routes/apikeys";
 import { authRoutes } from "./routes/auth";
 import { signInRoutes } from "./routes/sign-in";
@@ -79,6 +80,7 @@ export function createApp() {
   api.route("/", metaRoutes);
   api.route("/tools", toolsRoutes);
   api.route("/custom-mcp-servers", customMcpServersRoutes);
+  api.route("/webhook-listener", webhookListenerRoutes);
   api.route("/apikey", apiKeyRoutes);
   api.route("/auth", authRoutes);
   api.route("/", signInRoutes);

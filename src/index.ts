@@ -8,6 +8,7 @@ import { fireFromRoute, isLocalCronRoute } from "./schedule/local-route";
 export { RateLimiter } from "./rate-limit/limiter";
 export { ExecutionEvents } from "./detached/events-object";
 export { RunWorkflow } from "./detached/run-workflow";
+export { WebhookListeners } from "./services/webhooks/listener-hub";
 
 const app = createApp();
 

@@ -88,7 +88,8 @@ export const customMcpServersRoutes = createRouter()
       tags,
       summary: "Connect to an MCP server and keep its tools",
       description:
-        "AUTHORIZED with its tools, or ERROR and the reason (400 refused, 502 failed, 504 no answer within 15 s); 409 if it was edited meanwhile.",
+        "AUTHORIZED with its tools, or ERROR and the reason (400 refused, 502 failed, 504 no answer within 15 s); " +
+        "409 if it was edited meanwhile.",
       request: { params: IdParam },
       responses: jsonResponse(CustomMcpServerAuthorized),
     }),

@@ -23,6 +23,7 @@ import {
 } from "./studio-journey.mjs";
 import { mcpServerOnToolsPage } from "./studio-mcp.mjs";
 import { studioVoice } from "./studio-voice.mjs";
+import { webhookListenerOnCanvas } from "./studio-webhook.mjs";
 import { adminApi, assert, watchedContext, watchedStep } from "./studio-watch.mjs";
 
 /** The worker's vars for the studio's steps: the loopback MCP stand-in is a server the Tools page may add. */
@@ -109,6 +110,9 @@ export async function checkStudio(browser, edgeflow, standin, step) {
     await watched(
       "studio: an MCP server added on the Tools page and connected (4 tools); renamed with its masked URL, still connected",
       () => mcpServerOnToolsPage(s),
+    );
+    await watched("studio: a webhook agentflow's listener panel on the canvas shows a call's run COMPLETED with its answer", () =>
+      webhookListenerOnCanvas(s),
     );
     // The pages' own journey: the credentials dialog, an API key revealed and used, a variable, a
     // document store, an assistant, the test chat's history, an agentflow's human input.

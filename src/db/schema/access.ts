@@ -51,6 +51,21 @@ export const webhookSecret = sqliteTable("webhook_secret", {
 });
 
 /**
+ * A canvas listening to a webhook-triggered flow (/webhook-listener): registered, kept while its
+ * stream is open (its WebhookListeners object pushes `expiresAt` on), gone when it closes. A webhook
+ * call reads whether one exists beside its secret, so a flow nobody listens to costs no extra trip.
+ */
+export const webhookListener = sqliteTable(
+  "webhook_listener",
+  {
+    id: text("id").primaryKey(),
+    chatflowId: text("chatflowId").notNull(),
+    expiresAt: text("expiresAt").notNull(),
+  },
+  (t) => [index("idx_webhook_listener_flow").on(t.chatflowId, t.expiresAt)],
+);
+
+/**
  * A person who signs in to the studio (the web UI at /). `email` is stored lower-cased (unique);
  * `passwordHash` is lib/password.ts's "pbkdf2-sha256$<iterations>$<salt>$<hash>", never the password.
  */

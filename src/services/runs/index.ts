@@ -90,7 +90,7 @@ function follow(signal: AbortSignal | undefined, controller: AbortController): v
 // What adapters and other services may use: the door's index is its only entrance (a
 // dependency-cruiser rule keeps deep imports into services/runs/ out).
 export { CallerRefused } from "./access";
-export type { Caller, RecordedAnswer, RecordStatement, RunDeps, RunRequest } from "./types";
+export type { Caller, RecordedAnswer, RecordStatement, RunDeps, RunFrames, RunRequest } from "./types";
 export type { Delivered } from "./deliver";
 export type { DeliveryKind, TriggerDefinition, TriggerId, TriggerRule } from "./triggers";
 export { DETACHED_RUN, TRIGGERS } from "./triggers";

@@ -53,7 +53,7 @@ export interface RunRequest {
   executionId?: string;
   /** A detached run: each agentflow node, and the record, as a durable step; a chatflow as one step. */
   steps?: RunSteps;
-  /** A detached run: where its frames go as they happen (the execution's event log). */
+  /** Where a JSON run's frames go too as they happen: a detached run's event log, a listened webhook's copy. */
   frames?: RunFrames;
   /** The webhook that fired the run: `$webhook.*` in the flow (trigger `webhook`). */
   webhook?: WebhookPayload;

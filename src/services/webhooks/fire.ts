@@ -11,9 +11,16 @@ import type { PredictionInput } from "../../schemas/prediction";
 import { type Delivered, type RunDeps, runFlow } from "../runs";
 import { lookUpRun } from "../runs";
 import { type WebhookRequest, checkRequest, parseBody, payloadOf, questionOf } from "./request";
-import { readWebhookSecret } from "./secret";
+import { openWebhookSecret, readWebhookSide } from "./secret";
 import { hmacMatches, tokenMatches } from "./signature";
 import { type StartWebhook, webhookOfFlow } from "./start-webhook";
+import { listenerCopy } from "./listeners";
+
+/** A JSON answer's ids as a stream's `metadata` frame carries them (what the listener panel reads). */
+function metadataOf(body: Record<string, unknown>): Record<string, unknown> {
+  const keys = ["chatId", "chatMessageId", "question", "sessionId", "executionId"];
+  return Object.fromEntries(keys.filter((k) => body[k] !== undefined).map((k) => [k, body[k]]));
+}
 
 export interface WebhookCall extends WebhookRequest {
   /** The caller's address, for the flow's rate limit. */
@@ -58,19 +65,28 @@ export interface Fired {
 
 export async function fireWebhook(deps: RunDeps, flowId: string, call: WebhookCall): Promise<Fired> {
   const lookups = lookUpRun(deps, flowId);
-  const secret = readWebhookSecret(deps, flowId); // beside the flow: one round trip
-  secret.catch(() => {});
+  const side = readWebhookSide(deps, flowId); // beside the flow: one round trip
+  side.catch(() => {});
   const flow = await lookups.flow;
   const hook = webhookOfFlow(flow);
   if (!hook) throw notFound(`Chatflow ${flowId} is not configured as a webhook trigger`);
+
   await enforceRateLimit(deps.env, flow.id, flow.apiConfig, call.clientIp);
-  if (hook.enableAuth) await verify(flow.id, hook, call, secret);
+  if (hook.enableAuth)
+    await verify(
+      flow.id,
+      hook,
+      call,
+      side.then((s) => openWebhookSecret(deps, flow.id, s.sealed)),
+    );
   const body = parseBody(call);
   const resume = typeof body === "object" && body !== null && (body as { humanInput?: unknown }).humanInput != null;
   if (!resume) checkRequest(hook, call, body);
   const webhook = payloadOf(hook, call, body);
   const delivery = hook.responseMode === "async" ? "detached" : hook.responseMode === "stream" ? "sse" : "json";
-  const delivered = await runFlow(deps, {
+  // A canvas listening (/webhook-listener) gets a copy of the run's frames.
+  const listeners = (await side).listened ? listenerCopy(deps, flow.id) : undefined;
+  const run = runFlow(deps, {
     trigger: "webhook",
     flowId: flow.id,
     input: inputOf(hook, body, webhook),
@@ -79,6 +95,14 @@ export async function fireWebhook(deps: RunDeps, flowId: string, call: WebhookCa
     flowiseCallback: hook.callbackUrl ? { url: hook.callbackUrl, secret: hook.callbackSecret } : undefined,
     lookups,
     signal: delivery === "detached" ? undefined : call.signal,
+    // A JSON run streams its frames to the listeners as it goes (a stream's and an async run's are copied as they leave).
+    ...(listeners && delivery === "json" ? { frames: listeners.frames() } : {}),
   });
-  return { delivered, responseMode: hook.responseMode };
+  if (!listeners) return { delivered: await run, responseMode: hook.responseMode };
+  const delivered = await run.catch((err: unknown) => {
+    listeners.settle({ error: err instanceof Error ? err.message : String(err) });
+    throw err;
+  });
+  if (delivered.kind === "json") listeners.settle({ metadata: metadataOf(delivered.body) });
+  return { delivered: listeners.deliver(delivered), responseMode: hook.responseMode };
 }

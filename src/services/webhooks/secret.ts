@@ -1,7 +1,7 @@
 // A webhook flow's shared secret (Flowise's POST/DELETE /chatflows/{id}/webhook-secret): 32 random
 // bytes as hex, made by the server, shown once, kept encrypted at rest under the
 // CREDENTIAL_ENCRYPTION_KEY worker secret (as credentials are).
-import { eq } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import { chatFlow, webhookSecret } from "../../db/schema";
 import type { Db } from "../../env";
 import { ApiError, notFound } from "../../errors";
@@ -40,16 +40,25 @@ export async function clearWebhookSecret({ db }: Deps<"db">, flowId: string): Pr
   return { deleted: gone.length };
 }
 
+/** What a webhook call reads beside its flow, in one statement: the sealed secret, and whether a canvas listens. */
+export interface WebhookSide {
+  sealed?: string;
+  listened: boolean;
+}
+
+export async function readWebhookSide({ db }: Deps<"db">, flowId: string): Promise<WebhookSide> {
+  const row = await db.get<{ sealed: string | null; listened: number }>(
+    sql`SELECT (SELECT encryptedSecret FROM webhook_secret WHERE chatflowId = ${flowId}) AS sealed,
+      EXISTS (SELECT 1 FROM webhook_listener WHERE chatflowId = ${flowId} AND expiresAt > ${nowIso()}) AS listened`,
+  );
+  return { sealed: row?.sealed ?? undefined, listened: row?.listened === 1 };
+}
+
 /** The secret in clear, for checking a request; undefined when none was made. */
-export async function readWebhookSecret({ db, env }: Deps<"db" | "env">, flowId: string): Promise<string | undefined> {
-  const row = await db
-    .select({ sealed: webhookSecret.encryptedSecret })
-    .from(webhookSecret)
-    .where(eq(webhookSecret.chatflowId, flowId))
-    .get();
-  if (!row) return undefined;
+export async function openWebhookSecret({ env }: Deps<"env">, flowId: string, sealed: string | undefined): Promise<string | undefined> {
+  if (!sealed) return undefined;
   try {
-    return await decryptText(keyOf(env.CREDENTIAL_ENCRYPTION_KEY), row.sealed);
+    return await decryptText(keyOf(env.CREDENTIAL_ENCRYPTION_KEY), sealed);
   } catch (err) {
     if (err instanceof ApiError) throw err;
     throw new ApiError(500, `The webhook secret of chatflow ${flowId} cannot be decrypted: was CREDENTIAL_ENCRYPTION_KEY changed?`);
