@@ -36,6 +36,9 @@ export async function addNode(page, search, label) {
     await openAddNodes(page);
     await searchBox.fill(search);
     await item.first().waitFor();
+    // The list filters after the search box changes: a drag started before it settles can press on
+    // another item that moved under the pointer (one CI run dropped a Conversational Retrieval QA Chain).
+    await listSettled(page.locator('[draggable="true"]'));
     if (attempt === 1) await item.first().dragTo(pane, { targetPosition: { x: right, y: top } });
     else await syntheticDrop(item.first(), { x: paneBox.x + right, y: paneBox.y + top });
     const appeared = await settled(nodes(page).nth(before.length), 3_000);
@@ -43,9 +46,23 @@ export async function addNode(page, search, label) {
     assert(attempt < 3, `dropping ${label} on the canvas added no node (${attempt} attempts)`);
     console.log(`    (dragging ${label} dropped nothing: attempt ${attempt + 1} by dispatched drag events)`);
   }
-  const added = (await nodeBoxes(page)).find((b) => !before.some((o) => o.id === b.id));
-  assert(added, `dropping ${label} added no node`);
-  return added.id;
+  const added = (await nodeBoxes(page)).filter((b) => !before.some((o) => o.id === b.id));
+  assert(added.length === 1, `dropping ${label} added ${added.length} nodes`);
+  const text = await page.getByTestId(`rf__node-${added[0].id}`).innerText();
+  assert(text.includes(label), `dropping ${label} added another node: ${text.split("\n")[0]}`);
+  return added[0].id;
+}
+
+/** Waits until the items' texts stay the same over three looks 150 ms apart (at most 5 s). */
+async function listSettled(items) {
+  let last = "";
+  let same = 0;
+  for (const end = Date.now() + 5_000; Date.now() < end && same < 2; ) {
+    const now = (await items.allInnerTexts()).join("|");
+    same = now === last ? same + 1 : 0;
+    last = now;
+    await new Promise((r) => setTimeout(r, 150));
+  }
 }
 
 /** Drags `item` to the page point `at` through dispatched DragEvents sharing one DataTransfer. */

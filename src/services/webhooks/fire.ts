@@ -4,7 +4,7 @@
 // trigger — JSON (sync), Flowise's event stream (stream) or detached with the Start node's
 // callback (async). A body holding `humanInput` resumes the flow's paused execution instead.
 import type { WebhookPayload } from "../../engine/agentflow/types";
-import { notFound, unauthorized } from "../../errors";
+import { ApiError, notFound, unauthorized } from "../../errors";
 import { newId } from "../../lib/ids";
 import { enforceRateLimit } from "../../rate-limit/check";
 import type { PredictionInput } from "../../schemas/prediction";
@@ -100,7 +100,7 @@ export async function fireWebhook(deps: RunDeps, flowId: string, call: WebhookCa
   });
   if (!listeners) return { delivered: await run, responseMode: hook.responseMode };
   const delivered = await run.catch((err: unknown) => {
-    listeners.settle({ error: err instanceof Error ? err.message : String(err) });
+    listeners.settle({ error: err instanceof ApiError ? err.message : "The agentflow failed while answering" });
     throw err;
   });
   if (delivered.kind === "json") listeners.settle({ metadata: metadataOf(delivered.body) });

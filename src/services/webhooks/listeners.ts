@@ -63,8 +63,11 @@ export function listenerCopy({ env, waitUntil }: Deps<"env" | "waitUntil">, flow
   return {
     /** The run's frames (functions of their own: the door hands them on unbound). */
     frames(): RunFrames {
-      const sse = (writer ??= new SseWriter(() => undefined));
-      copy(hub.relay(sse.readable));
+      if (!writer) {
+        writer = new SseWriter(() => undefined);
+        copy(hub.relay(writer.readable));
+      }
+      const sse = writer;
       return { token: (text) => sse.token(text), event: (name, data) => sse.event(name, data) };
     },
     settle(outcome: { metadata: Record<string, unknown> } | { error: string }): void {
