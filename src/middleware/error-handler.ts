@@ -25,7 +25,8 @@ function classify(err: unknown, c: Context<AppEnv>): { status: number; message: 
 export function handleError(err: unknown, c: Context<AppEnv>): Response {
   const { status, message } = classify(err, c);
   const secrets = workerSecretValues(c.env);
-  if (status >= 500) {
+  // A 501 is a decided answer (what edgeflow does not do), not a fault: no error log line.
+  if (status >= 500 && status !== 501) {
     console.error(`[${c.get("requestId")}] ${c.req.method} ${c.req.path}: ${redact(errorText(err), secrets)}`);
   }
   // The OpenAI-compatible API answers every error in OpenAI's body, so its clients raise them as such.

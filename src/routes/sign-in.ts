@@ -5,7 +5,7 @@ import type { z } from "@hono/zod-openapi";
 import { assertAllowed, can } from "../auth/guard";
 import { resolvePrincipal } from "../auth/bearer";
 import { clearSessionCookie, sameOriginOnly, sessionToken, setSessionCookie } from "../auth/session";
-import { unauthorized } from "../errors";
+import { ApiError, unauthorized } from "../errors";
 import { clientIpOf } from "../rate-limit/check";
 import {
   AccountAnswer,
@@ -25,6 +25,13 @@ import { flowiseUser } from "../services/accounts/user";
 import { OPTIONAL_BEARER, createRouter, errorResponsesFor, jsonBody, jsonResponse, protectedRoute, publicRoute } from "./router";
 
 const tags = ["studio"];
+
+const noResetByEmail = () =>
+  new ApiError(
+    501,
+    "Password reset by email is not available: edgeflow sends no email. Another signed-in person, or the operator " +
+      "with the admin key, sets a new one: PUT /api/v1/account/password {email, password}.",
+  );
 const created = (schema: z.ZodType, description = "Created") => ({ 201: { description, content: { "application/json": { schema } } } });
 
 export const signInRoutes = createRouter()
@@ -137,6 +144,32 @@ export const signInRoutes = createRouter()
       if (token) await endSession({ db: primaryDb(c.env) }, token);
       clearSessionCookie(c);
       return c.json({ message: "logged_out" as const, redirectTo: "/signin" }, 200);
+    },
+  )
+  // The sign-in page's "Forgot password?" pages: Flowise mails a reset link; edgeflow sends no email,
+  // so they answer how a password is reset here instead of "Route not found".
+  .openapi(
+    publicRoute({
+      method: "post",
+      path: "/account/forgot-password",
+      tags,
+      summary: "Password reset by email: not available (edgeflow sends no email): 501 saying how a password is reset",
+      responses: errorResponsesFor([501]),
+    }),
+    () => {
+      throw noResetByEmail();
+    },
+  )
+  .openapi(
+    publicRoute({
+      method: "post",
+      path: "/account/reset-password",
+      tags,
+      summary: "Setting a password from an emailed token: not available (no token is ever sent): 501, as forgot-password",
+      responses: errorResponsesFor([501]),
+    }),
+    () => {
+      throw noResetByEmail();
     },
   )
   .openapi(

@@ -25,19 +25,23 @@ const OUTSIDE = new Set(["POST /prompts-list"]);
 interface Op {
   method: string;
   path: string;
+  /** Documents a 501: what it does not do here (e.g. a password reset by email), said in our error shape. */
+  notHere: boolean;
 }
 
 async function operations(): Promise<Op[]> {
-  const doc = await json<{ paths: Record<string, Record<string, unknown>> }>("GET", "/openapi.json");
-  return Object.entries(doc.paths).flatMap(([path, item]) => Object.keys(item).map((m) => ({ method: m.toUpperCase(), path })));
+  const doc = await json<{ paths: Record<string, Record<string, { responses?: Record<string, unknown> }>> }>("GET", "/openapi.json");
+  return Object.entries(doc.paths).flatMap(([path, item]) =>
+    Object.entries(item).map(([m, op]) => ({ method: m.toUpperCase(), path, notHere: !!op.responses?.["501"] })),
+  );
 }
 
 /** What is wrong with one answer (undefined: nothing). */
-async function problem(method: string, path: string, raw?: string): Promise<string | undefined> {
+async function problem(method: string, path: string, raw?: string, notHere = false): Promise<string | undefined> {
   const res = await call(method, path, raw === undefined ? {} : { raw, headers: { "content-type": "application/json" } });
   const text = await res.text();
   const at = `${res.status} ${method} ${path.slice(0, 100)} body=${String(raw).slice(0, 30)}: ${text.slice(0, 160)}`;
-  if (res.status >= 500) return at;
+  if (res.status >= 500 && !(notHere && res.status === 501)) return at;
   if (res.status >= 400) {
     if (!res.headers.get("content-type")?.includes("application/json")) return `not JSON: ${at}`;
     const body = JSON.parse(text);
@@ -54,18 +58,18 @@ async function problem(method: string, path: string, raw?: string): Promise<stri
 }
 
 describe("every documented operation, given hostile input", () => {
-  it("answers a 4xx JSON error or a 2xx, never a 5xx", { timeout: 120_000 }, async () => {
+  it("answers a 4xx JSON error or a 2xx, never a 5xx (a documented 501 aside)", { timeout: 120_000 }, async () => {
     const ops = (await operations()).filter((op) => !OUTSIDE.has(`${op.method} ${op.path}`));
     expect(ops.length).toBeGreaterThan(100);
     const problems: string[] = [];
     let sent = 0;
-    for (const { method, path } of ops) {
+    for (const { method, path, notHere } of ops) {
       const paths = /\{\w+\}/.test(path) ? IDS.map((id) => path.replace(/\{\w+\}/g, id)) : [path];
       for (const p of paths) {
         for (const target of [p, p + QUERY]) {
           for (const raw of method === "GET" || method === "DELETE" ? [undefined] : BODIES) {
             sent++;
-            const found = await problem(method, target, raw);
+            const found = await problem(method, target, raw, notHere);
             if (found) problems.push(found);
           }
         }

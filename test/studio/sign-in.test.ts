@@ -166,3 +166,17 @@ describe("signing in", () => {
     expect(stored.every((r) => /^[0-9a-f]{64}$/.test(r.id))).toBe(true);
   });
 });
+
+describe("the sign-in page's Forgot password? pages", () => {
+  it("answer a 501 in the API's error shape that says how a password is reset here (no email is sent), and change nothing", async () => {
+    const { email } = await makeAccount();
+    for (const [path, body] of [
+      ["/account/forgot-password", { user: { email } }],
+      ["/account/reset-password", { user: { email, tempToken: "x", password: "Another-Passw0rd!" } }],
+    ] as const) {
+      const err = await expectError(await studio("POST", path, { body }), 501);
+      expect(err.message).toMatch(/edgeflow sends no email.*PUT \/api\/v1\/account\/password/);
+    }
+    expect((await studio("POST", "/auth/login", { body: { email, password: PASSWORD } })).status).toBe(200);
+  });
+});
