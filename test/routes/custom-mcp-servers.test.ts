@@ -8,7 +8,8 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { call, expectError, json, uuid } from "../helpers";
 import { setVars } from "../security/helpers";
 import { callOf, toolAgentFlow } from "../engine/agents-flows";
-import { marker } from "../engine/helpers";
+import { marker, runtimeWith } from "../engine/helpers";
+import { agent, node as afNode, edge, graph, run, start } from "../agentflow/helpers";
 import { openAICredential } from "../security/helpers";
 
 const mcpUrl = () => inject("mcpUrl");
@@ -221,5 +222,35 @@ describe("the customMcpServerTool node", () => {
     await json("DELETE", `/custom-mcp-servers/${server.id}`);
     const gone = await call("POST", `/prediction/${flow.id}`, { body: { question: "hi" } });
     expect((await expectError(gone, 400)).message).toMatch(new RegExp(`MCP server ${server.id} not found`));
+  });
+  it("in an agentflow: an Agent node's tool and a Tool node's, from the kept schemas, with the stored headers", async () => {
+    const server = await create({
+      serverUrl: `${mcpUrl()}/secure/mcp`,
+      authType: "CUSTOM_HEADERS",
+      authConfig: { headers: { Authorization: "Bearer mcp-secret" } },
+    });
+    await authorize(server.id);
+    const runtime = runtimeWith({ OUTBOUND_ALLOW: "127.0.0.1" });
+
+    const agentTool = {
+      agentSelectedTool: "customMcpServerTool",
+      agentSelectedToolConfig: { mcpServerId: server.id, mcpActions: '["add"]' },
+    };
+    const g = graph(
+      [start(), agent("agentAgentflow_0", { agentTools: [agentTool] }, "Agent 0")],
+      [edge("startAgentflow_0", "agentAgentflow_0")],
+    );
+    const out = await run(g, { question: `${callOf("add", { a: 1, b: 2 })} ${marker()}` }, { ctx: { runtime } });
+    expect(out).toMatchObject({ state: "FINISHED", text: "tools said: 3" });
+
+    const m = marker();
+    const tool = afNode("toolAgentflow_0", {
+      toolAgentflowSelectedTool: "customMcpServerTool",
+      toolAgentflowSelectedToolConfig: { mcpServerId: server.id, mcpActions: '["echo"]' },
+      toolInputArgs: [{ inputArgName: "text", inputArgValue: m }],
+    });
+    const done = await run(graph([start(), tool], [edge("startAgentflow_0", "toolAgentflow_0")]), { question: "go" }, { ctx: { runtime } });
+    expect(done).toMatchObject({ state: "FINISHED", text: `mcp echo: ${m}` });
+    expect(await callsWith(m)).toEqual([{ path: "/secure/mcp", tool: "echo", args: { text: m }, authorization: "Bearer mcp-secret" }]);
   });
 });
