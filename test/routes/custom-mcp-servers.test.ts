@@ -130,6 +130,15 @@ describe("/custom-mcp-servers", () => {
     expect(await json("GET", `/custom-mcp-servers/${server.id}/tools`)).toEqual([]);
   });
 
+  it("an edit while authorizing wins: the authorize answers 409 and lands nothing (no tools listed at the old address)", async () => {
+    const server = await create({ serverUrl: `${mcpUrl()}/slow/mcp` });
+    const authorizing = authorize(server.id);
+    await new Promise((r) => setTimeout(r, 200));
+    await json("PUT", `/custom-mcp-servers/${server.id}`, { body: { serverUrl: `${mcpUrl()}/mcp` } });
+    expect((await expectError(await authorizing, 409)).message).toMatch(/changed while it was being authorized/);
+    expect(await json("GET", `/custom-mcp-servers/${server.id}`)).toMatchObject({ status: "PENDING", toolCount: 0, tools: null });
+  });
+
   it("bad input: clear 400s before anything is stored; unknown ids 404", async () => {
     const before = await env.DB.prepare("SELECT count(*) AS n FROM custom_mcp_server").first<{ n: number }>();
     const bad = (body: Record<string, unknown>) => call("POST", "/custom-mcp-servers", { body: { name: "bad", ...body } });

@@ -3,6 +3,7 @@
 //   POST /mcp             Streamable HTTP, stateless: tools `echo {text}`, `add {a, b}`, `fail {}`
 //                         (an isError result), `big {}` (3 MB of text)
 //   POST /secure/mcp      the same, only with `Authorization: Bearer mcp-secret` (401 otherwise)
+//   POST /slow/mcp        the same, each request answered 600 ms late
 //   GET /sse, POST /messages  the older HTTP+SSE transport (protocol 2024-11-05), same tools
 //   POST /hang            accepts and never answers
 //   GET /calls?contains=X the tool calls received ({path, tool, args, authorization}), oldest first
@@ -51,7 +52,8 @@ export async function startMcpStandin() {
         return res.end(JSON.stringify(calls.filter((c) => JSON.stringify(c).includes(contains))));
       }
       if (url.pathname === "/hang") return; // never answers
-      if (url.pathname === "/mcp" || url.pathname === "/secure/mcp") {
+      if (url.pathname === "/slow/mcp") await new Promise((r) => setTimeout(r, 600)); // each request answered late
+      if (url.pathname === "/mcp" || url.pathname === "/secure/mcp" || url.pathname === "/slow/mcp") {
         if (url.pathname === "/secure/mcp" && req.headers.authorization !== "Bearer mcp-secret") {
           res.writeHead(401, { "content-type": "application/json" });
           return res.end(JSON.stringify({ error: "unauthorized" }));
