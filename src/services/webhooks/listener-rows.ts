@@ -12,11 +12,11 @@ export const MAX_LISTENERS = 20;
 
 const isoIn = (ms: number) => new Date(Date.now() + ms).toISOString();
 
-/** A new listener's row, unless the flow has MAX_LISTENERS live ones (false); the flow's expired rows go. */
+/** A new listener's row, unless the flow has MAX_LISTENERS live ones (false); expired rows (any flow's) go. */
 export async function addListener(db: Db, flowId: string, id: string): Promise<boolean> {
   const now = isoIn(0);
   const [, added] = await db.batch([
-    db.delete(webhookListener).where(and(eq(webhookListener.chatflowId, flowId), lte(webhookListener.expiresAt, now))),
+    db.delete(webhookListener).where(lte(webhookListener.expiresAt, now)),
     // Counted and inserted in one statement: two registrations at once cannot both pass the cap.
     db
       .insert(webhookListener)
