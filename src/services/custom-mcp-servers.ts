@@ -200,6 +200,16 @@ export async function mcpServerTools({ db }: Deps<"db">, id: string): Promise<un
   return listedTools(row.tools);
 }
 
+/** The tools of an AUTHORIZED server, for the canvas; undefined when the id names none that is. */
+export async function authorizedMcpServerTools({ db }: Deps<"db">, id: string): Promise<StoredMcpServer["tools"] | undefined> {
+  const row = await db
+    .select({ tools: customMcpServer.tools })
+    .from(customMcpServer)
+    .where(and(eq(customMcpServer.id, id), eq(customMcpServer.status, "AUTHORIZED")))
+    .get();
+  return row ? listedTools(row.tools) : undefined;
+}
+
 function listedTools(text: string | null): StoredMcpServer["tools"] {
   if (!text) return [];
   try {

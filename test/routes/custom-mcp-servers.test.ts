@@ -203,7 +203,9 @@ describe("the customMcpServerTool node", () => {
     const actions = await load("listActions", { mcpServerId: server.id });
     expect(actions.map((a) => a.name)).toEqual(["add", "big", "echo", "fail"]);
     expect(actions.find((a) => a.name === "echo")).toEqual({ label: "ECHO", name: "echo", description: "Echoes the text back" });
-    expect(await load("listActions", {})).toEqual([]);
+    const hint = [{ label: "No Available Actions", name: "error", description: "Select an authorized MCP server first, then refresh" }];
+    expect(await load("listActions", {})).toEqual(hint);
+    expect(await load("listActions", { mcpServerId: pending.id })).toEqual(hint); // not authorized
     const agentTools = await json<Array<{ name: string }>>("POST", "/node-load-method/agentAgentflow", {
       body: { loadMethod: "listTools" },
     });

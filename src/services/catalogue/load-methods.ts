@@ -11,7 +11,7 @@ import { loadVariables } from "../runs";
 import { assistant, chatFlow, documentStore, tool } from "../../db/schema";
 import { type LoadOption, type NodeDescriptor, builtOptions, declaredLoadMethods, nodeDescriptor } from "./files";
 import type { Deps } from "../deps";
-import { authorizedMcpServers, mcpServerTools } from "../custom-mcp-servers";
+import { authorizedMcpServerTools, authorizedMcpServers } from "../custom-mcp-servers";
 
 /** What the canvas sends: the node's data plus the method, and for agentflow nodes their neighbours. */
 export interface LoadRequest {
@@ -159,11 +159,15 @@ const METHODS: Record<string, LoadMethod> = {
 const NODE_METHODS: Record<string, LoadMethod> = {
   /** Custom MCP Server's servers: the ones authorized on the Tools page. */
   "customMcpServerTool/listServers": ({ db }) => authorizedMcpServers({ db }),
-  /** Its Available Actions: the tools the chosen server listed when authorized (no call to the server). */
+  /**
+   * Its Available Actions: the tools the chosen server listed when authorized (no call to the server).
+   * None chosen, or one not authorized: Flowise's single hint option (`error`), as its node answers.
+   */
   async "customMcpServerTool/listActions"({ db, request }) {
     const id = text(record(request.inputs).mcpServerId);
-    if (!id) return [];
-    const tools = (await mcpServerTools({ db }, id)) as { name: string; description?: string }[];
+    const tools = id ? ((await authorizedMcpServerTools({ db }, id)) as { name: string; description?: string }[] | undefined) : undefined;
+    if (!tools)
+      return [{ label: "No Available Actions", name: "error", description: "Select an authorized MCP server first, then refresh" }];
     return tools
       .map((t) => ({ label: t.name.toUpperCase(), name: toolName(t.name), description: (t.description || t.name).slice(0, 1024) }))
       .sort((a, b) => a.name.localeCompare(b.name));
