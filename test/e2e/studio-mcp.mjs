@@ -2,14 +2,17 @@
 // stand-in, test/standin/mcp.mjs, reachable because the browser test's worker runs with
 // OUTBOUND_ALLOW=127.0.0.1) added and connected — its tools listed by the page and kept by the API —
 // then renamed in the edit dialog, which sends back the masked URL it was shown: the stored URL is
-// kept and the server reconnects.
+// kept and the server reconnects. Then, on the agent canvas, an Agent's tool set to Custom MCP
+// Server: that server offered, its kept tools listed by the refresh beside Available Actions, one
+// chosen and saved with the flow.
 import { startMcpStandin } from "../standin/mcp.mjs";
-import { assert, eventually } from "./studio-watch.mjs";
+import { addNode, pick, saveNew } from "./studio-canvas.mjs";
+import { assert, eventually, need } from "./studio-watch.mjs";
 
 const NAME = "Studio e2e MCP server";
 const RENAMED = `${NAME} (renamed)`;
 
-export async function mcpServerOnToolsPage({ page, origin, api }) {
+export async function mcpServerOnToolsPage({ page, origin, api, j }) {
   const mcp = await startMcpStandin();
   try {
     await page.goto(`${origin}/tools`);
@@ -38,7 +41,42 @@ export async function mcpServerOnToolsPage({ page, origin, api }) {
     assert(renamed.status === "AUTHORIZED" && JSON.parse(renamed.tools).tools.length === 4, `after the edit: ${renamed.status}`);
     await page.keyboard.press("Escape");
     await page.getByText(RENAMED).first().waitFor();
+    j.mcpServerId = stored.id;
   } finally {
     await mcp.close();
   }
+}
+
+/** An option of an async drop-down (opened from the keyboard: its input has no Open button of its own). */
+async function chooseAsync(page, input, option) {
+  await input.focus();
+  await page.keyboard.press("ArrowDown");
+  await page.getByRole("option", { name: option }).first().click();
+}
+
+export async function mcpServerOnAgentCanvas({ page, origin, api, j }) {
+  const serverId = need(j.mcpServerId, "no MCP server was added (Tools page step)");
+  await page.goto(`${origin}/v2/agentcanvas`);
+  await page.getByTestId("rf__node-startAgentflow_0").waitFor({ timeout: 20_000 });
+  const agent = await addNode(page, "Agent", "Agent");
+  await page.getByTestId(`rf__node-${agent}`).dblclick();
+  const dialog = page.getByRole("dialog");
+  await dialog.getByRole("button", { name: "Add Tools" }).click();
+  await pick(page, dialog.locator("#agentSelectedTool").first(), "Custom MCP Server");
+  await dialog.getByText("Custom MCP Server Parameters").click();
+  await chooseAsync(page, dialog.locator("#mcpServerId").first(), RENAMED);
+  await dialog.locator("button:has(svg.tabler-icon-refresh)").first().click(); // Available Actions: list the chosen server's
+  await chooseAsync(page, dialog.locator("#mcpActions").first(), /^ECHO/);
+  for (let i = 0; i < 3 && (await dialog.isVisible()); i++) await page.keyboard.press("Escape");
+  await dialog.waitFor({ state: "hidden" });
+
+  const id = await saveNew(page, "Save Agents", "Studio e2e MCP agent");
+  const flow = JSON.parse((await api("GET", `/chatflows/${id}`)).flowData);
+  const [tool] = flow.nodes.find((n) => n.id === agent).data.inputs.agentTools ?? [];
+  const config = tool?.agentSelectedToolConfig ?? {};
+  const actions = typeof config.mcpActions === "string" ? JSON.parse(config.mcpActions) : config.mcpActions;
+  assert(
+    tool?.agentSelectedTool === "customMcpServerTool" && config.mcpServerId === serverId && actions?.includes("echo"),
+    `the Agent's tool: ${JSON.stringify(tool)}`,
+  );
 }

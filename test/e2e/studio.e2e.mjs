@@ -21,7 +21,7 @@ import {
   sharedChatbotPage,
   testChatChatflow,
 } from "./studio-journey.mjs";
-import { mcpServerOnToolsPage } from "./studio-mcp.mjs";
+import { mcpServerOnAgentCanvas, mcpServerOnToolsPage } from "./studio-mcp.mjs";
 import { studioVoice } from "./studio-voice.mjs";
 import { webhookListenerOnCanvas } from "./studio-webhook.mjs";
 import { adminApi, assert, watchedContext, watchedStep } from "./studio-watch.mjs";
@@ -110,6 +110,9 @@ export async function checkStudio(browser, edgeflow, standin, step) {
     await watched(
       "studio: an MCP server added on the Tools page and connected (4 tools); renamed with its masked URL, still connected",
       () => mcpServerOnToolsPage(s),
+    );
+    await watched("studio: an Agent's tool on the agent canvas set to that MCP server and its echo action, saved with the flow", () =>
+      mcpServerOnAgentCanvas(s),
     );
     await watched("studio: a webhook agentflow's listener panel on the canvas shows a call's run COMPLETED with its answer", () =>
       webhookListenerOnCanvas(s),
