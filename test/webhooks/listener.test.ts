@@ -99,6 +99,18 @@ describe("/webhook-listener", () => {
     await expectError(await call("GET", `/webhook-listener/${flowId}/stream/${listenerId}`), 404);
   });
 
+  it("a second stream for one listener replaces the first (which ends) and gets the next run", async () => {
+    const flowId = await saveWebhookFlow({}, "again {{ $webhook.body.name }}");
+    const { listenerId, stream: first } = await listen(flowId);
+    const second = follow(await call("GET", `/webhook-listener/${flowId}/stream/${listenerId}`));
+    await second.until((f) => f.length > 0);
+    await first.ends();
+    const answer = await (await hook(flowId, { body: { name: "Fy" } })).json<any>();
+    const seen = after(await second.until(finished(1)), 1);
+    expect(seen.find((f) => f.event === "metadata")!.data.chatId).toBe(answer.chatId);
+    second.cancel();
+  });
+
   it("a sync run's model tokens stream to the listener; the webhook still answers JSON", async () => {
     const credential = await openAICredential();
     const { id: flowId } = await saveAgentflowOf(

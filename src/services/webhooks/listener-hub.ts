@@ -30,13 +30,7 @@ export class WebhookListeners extends DurableObject<HubEnv> {
     this.open.set(id, writer);
     this.send(id, writer, frame("listenerReady", { listenerId: id }));
     this.heartbeat ??= setInterval(() => this.beat(), HEARTBEAT_MS);
-    request.signal?.addEventListener(
-      "abort",
-      () => {
-        this.end(id).catch(() => undefined);
-      },
-      { once: true },
-    );
+    request.signal?.addEventListener("abort", () => this.lost(id, writer), { once: true });
     await keepListeners(dbOver(this.env.DB), [id]);
     return new Response(readable, { headers: SSE_HEADERS });
   }
@@ -81,9 +75,13 @@ export class WebhookListeners extends DurableObject<HubEnv> {
   }
 
   private send(id: string, writer: WritableStreamDefaultWriter<Uint8Array>, chunk: string | Uint8Array): void {
-    writer.write(typeof chunk === "string" ? encoder.encode(chunk) : chunk).catch(() => {
-      this.end(id).catch(() => undefined);
-    });
+    writer.write(typeof chunk === "string" ? encoder.encode(chunk) : chunk).catch(() => this.lost(id, writer));
+  }
+
+  /** A stream gone (its canvas closed, a write failed): the listener ends, unless a newer stream took its id. */
+  private lost(id: string, writer: WritableStreamDefaultWriter<Uint8Array>): void {
+    if (this.open.get(id) !== writer) return;
+    this.end(id).catch(() => undefined);
   }
 
   private close(id: string): void {
