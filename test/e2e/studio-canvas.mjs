@@ -46,6 +46,7 @@ export async function addNode(page, search, label) {
     assert(attempt < 3, `dropping ${label} on the canvas added no node (${attempt} attempts)`);
     console.log(`    (dragging ${label} dropped nothing: attempt ${attempt + 1} by dispatched drag events)`);
   }
+  await closeAddNodes(page);
   const added = (await nodeBoxes(page)).filter((b) => !before.some((o) => o.id === b.id));
   assert(added.length === 1, `dropping ${label} added ${added.length} nodes`);
   const text = await page.getByTestId(`rf__node-${added[0].id}`).innerText();
@@ -97,6 +98,20 @@ async function openAddNodes(page) {
     if (await settled(minus, 3_000)) return;
   }
   throw new Error("the Add Nodes panel does not open");
+}
+
+/**
+ * Waits until the Add Nodes panel is gone, closing it if it stays open: while it fades out after a
+ * drop it still takes the pointer, and a drag between anchors that starts over it drags one of its
+ * items onto the canvas instead (two CI runs saved a Conversational Retrieval QA Chain that way).
+ */
+async function closeAddNodes(page) {
+  const toggle = page.getByRole("button", { name: "add", exact: true });
+  const searchBox = page.getByPlaceholder(/search nodes/i);
+  if (await settled(toggle.locator("svg.tabler-icon-minus"), 500)) {
+    if (!(await settled(toggle.locator("svg.tabler-icon-plus"), 1_000))) await toggle.click();
+  }
+  await searchBox.waitFor({ state: "hidden", timeout: 5_000 });
 }
 
 /**
