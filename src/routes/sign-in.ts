@@ -26,12 +26,22 @@ import { OPTIONAL_BEARER, createRouter, errorResponsesFor, jsonBody, jsonRespons
 
 const tags = ["studio"];
 
-const noResetByEmail = () =>
-  new ApiError(
+const noEmailRoute = (path: string, what: string) =>
+  publicRoute({
+    method: "post",
+    path,
+    tags,
+    summary: `${what}: not available (edgeflow sends no email): 501 saying how a password is reset`,
+    responses: errorResponsesFor([501]),
+  });
+
+const refuseResetByEmail = (): never => {
+  throw new ApiError(
     501,
     "Password reset by email is not available: edgeflow sends no email. Another signed-in person, or the operator " +
       "with the admin key, sets a new one: PUT /api/v1/account/password {email, password}.",
   );
+};
 const created = (schema: z.ZodType, description = "Created") => ({ 201: { description, content: { "application/json": { schema } } } });
 
 export const signInRoutes = createRouter()
@@ -148,30 +158,8 @@ export const signInRoutes = createRouter()
   )
   // The sign-in page's "Forgot password?" pages: Flowise mails a reset link; edgeflow sends no email,
   // so they answer how a password is reset here instead of "Route not found".
-  .openapi(
-    publicRoute({
-      method: "post",
-      path: "/account/forgot-password",
-      tags,
-      summary: "Password reset by email: not available (edgeflow sends no email): 501 saying how a password is reset",
-      responses: errorResponsesFor([501]),
-    }),
-    () => {
-      throw noResetByEmail();
-    },
-  )
-  .openapi(
-    publicRoute({
-      method: "post",
-      path: "/account/reset-password",
-      tags,
-      summary: "Setting a password from an emailed token: not available (no token is ever sent): 501, as forgot-password",
-      responses: errorResponsesFor([501]),
-    }),
-    () => {
-      throw noResetByEmail();
-    },
-  )
+  .openapi(noEmailRoute("/account/forgot-password", "Password reset by email"), refuseResetByEmail)
+  .openapi(noEmailRoute("/account/reset-password", "Setting a password from an emailed token"), refuseResetByEmail)
   .openapi(
     protectedRoute({
       method: "put",

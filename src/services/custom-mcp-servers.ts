@@ -5,7 +5,7 @@
 import type { z } from "@hono/zod-openapi";
 import { and, desc, eq, getTableColumns } from "drizzle-orm";
 import { type StoredMcpServer, McpSessionError, listMcpServerTools } from "../engine";
-import { ApiError, badRequest, conflict } from "../errors";
+import { ApiError, badRequest, conflict, notFound } from "../errors";
 import { customMcpServer } from "../db/schema";
 import type { McpServerAuthType } from "../db/enums";
 import { decryptText, encryptText } from "../lib/encryption";
@@ -196,7 +196,7 @@ export async function authorizeMcpServer({ db, env }: Deps<"db" | "env">, id: st
 /** The tools it listed when last authorized (none before). */
 export async function mcpServerTools({ db }: Deps<"db">, id: string): Promise<unknown[]> {
   const row = await db.select({ tools: customMcpServer.tools }).from(customMcpServer).where(eq(customMcpServer.id, id)).get();
-  if (!row) throw new ApiError(404, `Custom MCP server ${id} not found`);
+  if (!row) throw notFound(`Custom MCP server ${id} not found`);
   return listedTools(row.tools);
 }
 

@@ -165,6 +165,18 @@ describe("/webhook-listener", () => {
     await expectError(await call("GET", `/webhook-listener/${flowId}/stream/wh-listener-${uuid()}`), 404);
     await expectError(await call("GET", `/webhook-listener/${flowId}/stream/not-a-listener`), 400);
     await expectError(await call("POST", `/webhook-listener/${flowId}/register`, { token: null }), 401);
+    // A key for another flow, or without update rights, cannot listen (nor open a listener's stream).
+    const other = await saveWebhookFlow();
+    const elsewhere = await json("POST", "/apikey", {
+      body: { keyName: "listener elsewhere", permissions: ["agentflows:update", "chatflows:update"], chatflows: [other] },
+    });
+    await expectError(await call("POST", `/webhook-listener/${flowId}/register`, { token: elsewhere.apiKey }), 403);
+    const viewer = await json("POST", "/apikey", { body: { keyName: "listener viewer", permissions: ["agentflows:view"] } });
+    await expectError(await call("POST", `/webhook-listener/${flowId}/register`, { token: viewer.apiKey }), 403);
+    const { listenerId: mine } = await json("POST", `/webhook-listener/${flowId}/register`);
+    await expectError(await call("GET", `/webhook-listener/${flowId}/stream/${mine}`, { token: elsewhere.apiKey }), 403);
+    await expectError(await call("GET", `/webhook-listener/${other}/stream/${mine}`), 404); // bound to its own flow
+    await json("DELETE", `/webhook-listener/${flowId}/listener/${mine}`);
     // At most 20 live listeners a flow; removing one makes room.
     const ids: string[] = [];
     for (let i = 0; i < 20; i++) ids.push((await json("POST", `/webhook-listener/${flowId}/register`)).listenerId);

@@ -91,6 +91,12 @@ export const asRunError = (err: unknown, label: string): unknown =>
 
 export const MAX_DESCRIPTION = 1024;
 
+/** What a server lists (tools/list), in one session. Throws McpSessionError (or RunAborted). */
+export async function listMcpServerTools(server: McpServerAddress, options: SessionOptions): Promise<McpToolListing[]> {
+  const listed = await withMcpSession(server, options, (client, request) => client.listTools(undefined, request));
+  return listed.tools as McpToolListing[];
+}
+
 /** The listed tools as LangChain tools, each call a session of its own on `server` (its own name sent). */
 export function mcpTools(server: McpServerAddress, listed: McpToolListing[], { ctx }: Pick<ToolDeps, "ctx">): StructuredToolInterface[] {
   const session = { policy: ctx.runtime.outbound, signal: ctx.signal };
@@ -117,14 +123,12 @@ export function mcpTools(server: McpServerAddress, listed: McpToolListing[], { c
 export async function customMcpTools(inputs: Record<string, unknown>, { ctx, label }: ToolDeps): Promise<StructuredToolInterface[]> {
   const server = mcpAddress(inputs.mcpServerConfig, ctx, label);
   const wanted = new Set(mcpActionsOf(inputs.mcpActions));
-  const listed = await withMcpSession(server, { policy: ctx.runtime.outbound, signal: ctx.signal }, (client, request) =>
-    client.listTools(undefined, request),
-  ).catch((err: unknown) => {
+  const listed = await listMcpServerTools(server, { policy: ctx.runtime.outbound, signal: ctx.signal }).catch((err: unknown) => {
     throw asRunError(err, label);
   });
   return mcpTools(
     server,
-    listed.tools.filter((t) => wanted.has(t.name)),
+    listed.filter((t) => wanted.has(t.name)),
     { ctx },
   );
 }
@@ -138,20 +142,12 @@ export async function listMcpActions(
   deps: { policy: OutboundEnv; vars: Record<string, string>; label: string; signal?: AbortSignal },
 ): Promise<{ label: string; name: string; description?: string }[]> {
   const server = mcpAddress(inputs.mcpServerConfig, { vars: deps.vars }, deps.label);
-  const listed = await withMcpSession(server, { policy: deps.policy, signal: deps.signal }, (client, request) =>
-    client.listTools(undefined, request),
-  ).catch((err: unknown) => {
+  const listed = await listMcpServerTools(server, { policy: deps.policy, signal: deps.signal }).catch((err: unknown) => {
     throw asRunError(err, deps.label);
   });
-  return listed.tools.map((t) => ({
+  return listed.map((t) => ({
     label: t.name,
     name: t.name,
     ...(t.description ? { description: t.description.slice(0, MAX_DESCRIPTION) } : {}),
   }));
-}
-
-/** What a server lists (tools/list), for registering it (/custom-mcp-servers/{id}/authorize). Throws McpSessionError. */
-export async function listMcpServerTools(server: McpServerAddress, options: SessionOptions): Promise<McpToolListing[]> {
-  const listed = await withMcpSession(server, options, (client, request) => client.listTools(undefined, request));
-  return listed.tools as McpToolListing[];
 }
