@@ -171,6 +171,26 @@ describe("async: true on an agentflow", () => {
     expect(frames.at(-1)!.event).toBe("end");
   });
 
+  it("with post-processing: the event log has the run's states and nodes but not its raw tokens; the row has the processed answer", async () => {
+    const cred = await openAICredential();
+    const chatbotConfig = JSON.stringify({ postProcessing: { enabled: true, customFunction: "return 'PP:' + $flow.rawOutput;" } });
+    const { id } = await saveAgentflowOf([start(), llm("llmAgentflow_0", cred)], [afEdge("startAgentflow_0", "llmAgentflow_0")], {
+      chatbotConfig,
+    });
+    const accepted = await json("POST", `/prediction/${id}`, { body: { question: "processed async", async: true } }, 202);
+    const row = await settled(accepted.executionId);
+    expect(row.state).toBe("FINISHED");
+    expect(row.result.text).toMatch(/^PP:/);
+    const frames = await framesOf(await call("GET", `/executions/${accepted.executionId}/events`));
+    expect(frames.filter((f) => f.event === "agentFlowEvent").map((f) => f.data)).toEqual(["INPROGRESS", "FINISHED"]);
+    expect(frames.filter((f) => f.event === "nextAgentFlow" && f.data.status === "FINISHED").map((f) => f.data.nodeId)).toEqual([
+      "startAgentflow_0",
+      "llmAgentflow_0",
+    ]);
+    expect(frames.filter((f) => f.event === "token")).toEqual([]);
+    expect(frames.at(-1)!.event).toBe("end");
+  });
+
   it("pauses for human input (STOPPED, callback STOPPED), then an async resume runs the rest in the same instance", async () => {
     const flow = approvalFlow("Ship it?");
     const { id } = await saveAgentflowOf(flow.nodes, flow.edges);

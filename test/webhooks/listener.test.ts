@@ -140,6 +140,25 @@ describe("/webhook-listener", () => {
     stream.cancel();
   });
 
+  it("a stream-mode webhook whose flow answers JSON (post-processing): the listener gets its states, nodes and metadata, no raw tokens", async () => {
+    const chatbotConfig = JSON.stringify({ postProcessing: { enabled: true, customFunction: "return $flow.rawOutput.toUpperCase();" } });
+    const flowId = await saveWebhookFlow({ webhookResponseMode: "stream" }, "post {{ $webhook.body.name }}", { chatbotConfig });
+    const { stream } = await listen(flowId);
+    const res = await hook(flowId, { body: { name: "Ed" } });
+    expect(res.headers.get("content-type")).toContain("application/json");
+    const answer = await res.json<any>();
+    expect(answer.text).toBe("POST ED");
+    const seen = after(await stream.until(finished(1)), 1);
+    expect(states(seen)).toEqual(["INPROGRESS", "FINISHED"]);
+    const done = seen.filter((f) => f.event === "nextAgentFlow" && f.data.status === "FINISHED").map((f) => f.data.nodeId);
+    expect(done).toEqual(["startAgentflow_0", "directReplyAgentflow_0"]);
+    expect(seen.find((f) => f.event === "metadata")?.data).toMatchObject({ chatId: answer.chatId, executionId: answer.executionId });
+    // Its raw answer is not streamed (post-processing replaces it); one run's worth: one end.
+    expect(seen.filter((f) => f.event === "token")).toEqual([]);
+    expect(seen.filter((f) => f.event === "end")).toHaveLength(1);
+    stream.cancel();
+  });
+
   it("an async webhook run: the listener gets its execution's frames as the Workflow runs it", async () => {
     const flowId = await saveWebhookFlow({ webhookResponseMode: "async", callbackUrl: "" }, "later {{ $webhook.body.name }}");
     const { stream } = await listen(flowId);

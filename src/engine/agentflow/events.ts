@@ -14,8 +14,14 @@ interface Channel extends NodeEmitter {
 export class EventStream {
   private readonly channels: Channel[] = [];
 
-  /** `sink` is undefined when the request did not ask for a stream: every frame is dropped. */
-  constructor(private readonly sink: AgentflowEvents | undefined) {}
+  /**
+   * `sink` is undefined when the request did not ask for a stream: every frame is dropped; without
+   * `tokens` (an observed run whose answer is post-processed) only the tokens are.
+   */
+  constructor(
+    private readonly sink: AgentflowEvents | undefined,
+    private readonly tokens = true,
+  ) {}
 
   get enabled(): boolean {
     return this.sink !== undefined;
@@ -50,7 +56,7 @@ export class EventStream {
         else channel.buffered.push([name, structuredClone(data), this.sink.hold?.()]);
       },
       token: (text) => {
-        if (text) channel.event("token", text);
+        if (text && this.tokens) channel.event("token", text);
       },
     };
     this.channels.push(channel);

@@ -26,7 +26,7 @@ export async function runAgentflow(graph: AgentflowGraph, request: AgentflowRequ
   const map = FlowMap.top(graph);
   const start = [...map.nodes.values()].find((n) => agentflowNodes.get(n.data.name)?.start)!;
   const point = startPoint(map, start, request);
-  const events = new EventStream(request.streaming ? ports.events : undefined);
+  const events = new EventStream(request.streaming || request.observed ? ports.events : undefined, request.streaming);
   const run = new AgentflowExecutor(
     { graph, request, ports, events, input: userInput(request, point.form), now: () => ports.now?.() ?? Date.now(), steps: { count: 0 } },
     map,

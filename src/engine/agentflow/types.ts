@@ -121,6 +121,12 @@ export interface AgentflowRequest {
   /** Text of uploaded `file:full` files: `{{ file_attachment }}`, and prefixed to `{{ question }}`. */
   fileText?: string;
   streaming: boolean;
+  /**
+   * Someone watches the run's frames besides its caller (a detached run's event log, a canvas's
+   * webhook listener): when post-processing turns `streaming` off, its states, node statuses and
+   * executed data still go to the events port, but no tokens (they would be the raw answer).
+   */
+  observed?: boolean;
   /** overrideConfig already gated by apiConfig: node label (or id) → param → value. */
   nodeOverrides?: Record<string, Record<string, unknown>>;
   /** `{{ $vars.x }}`: stored variables with the gated overrideConfig.vars applied. */

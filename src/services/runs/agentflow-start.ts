@@ -65,6 +65,8 @@ export interface AgentflowStart {
   steps?: RunSteps;
   /** Whether the answer is streamed (the delivery); post-processing turns it off. */
   streaming: boolean;
+  /** Frames go somewhere besides the caller (a detached run's event log, a webhook listener): see AgentflowRequest.observed. */
+  observed: boolean;
   callStack: string[];
   runFlow: FlowCaller;
   /** The webhook that fired the run (`$webhook.*`). */
@@ -115,6 +117,7 @@ export async function startAgentflow(deps: RunDeps, base: Omit<RunBase, "release
     uploads: uploads.some((u) => !isAttachedText(u)) ? runtimeUploads(uploads.filter((u) => !isAttachedText(u))) : undefined,
     fileText: attachedText(uploads) || undefined,
     streaming: start.streaming && !postProcessing,
+    observed: start.observed,
     nodeOverrides,
     vars: base.vars,
     previousExecution,

@@ -70,6 +70,7 @@ async function start(deps: RunDeps, ready: Ready, request: RunRequest, rule: Tri
     executionId: request.executionId,
     steps: request.steps,
     streaming: request.delivery === "sse" || request.frames !== undefined, // a detached run streams into its event log
+    observed: request.frames !== undefined,
     callStack: request.callStack ?? [],
     webhook: request.webhook,
     runFlow: flowCaller((call) => runFlow(deps, call)),

@@ -95,8 +95,9 @@ export async function fireWebhook(deps: RunDeps, flowId: string, call: WebhookCa
     flowiseCallback: hook.callbackUrl ? { url: hook.callbackUrl, secret: hook.callbackSecret } : undefined,
     lookups,
     signal: delivery === "detached" ? undefined : call.signal,
-    // A JSON run streams its frames to the listeners as it goes (a stream's and an async run's are copied as they leave).
-    ...(listeners && delivery === "json" ? { frames: listeners.frames() } : {}),
+    // A JSON run streams its frames to the listeners as it goes, and so does a stream whose flow
+    // answers JSON (post-processing); a stream's bytes and an async run's log are copied as they leave.
+    ...(listeners && delivery !== "detached" ? { frames: listeners.frames() } : {}),
   });
   if (!listeners) return { delivered: await run, responseMode: hook.responseMode };
   const delivered = await run.catch((err: unknown) => {

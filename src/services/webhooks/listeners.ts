@@ -52,29 +52,32 @@ export async function unregisterListener({ db, env }: Deps<"db" | "env">, flowId
 }
 
 /**
- * What a listened run needs: for a JSON run, `frames` (an SSE writer the run's frames go to, copied
- * to the listeners) and `settle` (its metadata or error, then `end`); `deliver` copies a streamed
- * answer's bytes or an async run's event log. The copies run under `waitUntil`.
+ * What a listened run needs: `frames` (an SSE writer the run's frames go to, copied to the
+ * listeners; made at the first frame, so a run that streams to its caller makes none) and `settle`
+ * (a JSON answer's metadata or the error, then `end`); `deliver` copies a streamed answer's bytes or
+ * an async run's event log. The copies run under `waitUntil`.
  */
 export function listenerCopy({ env, waitUntil }: Deps<"env" | "waitUntil">, flowId: string) {
   const hub = hubOf(env, flowId);
   const copy = (work: Promise<unknown>) => waitUntil(work.catch(() => undefined));
   let writer: SseWriter | undefined;
+  const open = (): SseWriter => {
+    if (!writer) {
+      writer = new SseWriter(() => undefined);
+      copy(hub.relay(writer.readable));
+    }
+    return writer;
+  };
   return {
     /** The run's frames (functions of their own: the door hands them on unbound). */
     frames(): RunFrames {
-      if (!writer) {
-        writer = new SseWriter(() => undefined);
-        copy(hub.relay(writer.readable));
-      }
-      const sse = writer;
-      return { token: (text) => sse.token(text), event: (name, data) => sse.event(name, data) };
+      return { token: (text) => open().token(text), event: (name, data) => open().event(name, data) };
     },
     settle(outcome: { metadata: Record<string, unknown> } | { error: string }): void {
-      if (!writer) return;
-      if ("error" in outcome) writer.error(outcome.error);
-      else writer.event("metadata", outcome.metadata);
-      copy(writer.end());
+      const sse = open();
+      if ("error" in outcome) sse.error(outcome.error);
+      else sse.event("metadata", outcome.metadata);
+      copy(sse.end());
     },
     /** The answer as it leaves: a stream's bytes teed to the listeners; an async run's log relayed. */
     deliver(delivered: Delivered): Delivered {
