@@ -27,6 +27,17 @@ export const PROVIDER_VARS = [
   "GOOGLE_GENERATIVE_AI_BASE_URL",
   "HUGGINGFACE_BASE_URL",
   "REPLICATE_BASE_URL",
+  // Hosted OpenAI-compatible chat services (providers/chat/openai-family.ts `hosted`).
+  "DEEPSEEK_BASE_URL",
+  "OPENROUTER_BASE_URL",
+  "TOGETHER_BASE_URL",
+  "FIREWORKS_BASE_URL",
+  "XAI_BASE_URL",
+  "CEREBRAS_BASE_URL",
+  "NVIDIA_NIM_BASE_URL",
+  "SAMBANOVA_BASE_URL",
+  "PERPLEXITY_BASE_URL",
+  "COMETAPI_BASE_URL",
   "SERPAPI_BASE_URL",
   "SERPER_BASE_URL",
   "GOOGLE_CUSTOM_SEARCH_BASE_URL",
@@ -35,6 +46,9 @@ export const PROVIDER_VARS = [
   "ARXIV_BASE_URL",
   "GITHUB_API_BASE_URL",
   "PINECONE_BASE_URL",
+  // Embeddings services without a base URL input (providers/embeddings/hosted.ts); Together's is TOGETHER_BASE_URL.
+  "COHERE_EMBEDDINGS_BASE_URL",
+  "JINA_EMBEDDINGS_BASE_URL",
   // Speech providers' services (src/providers/speech/): OpenAI's is OPENAI_BASE_URL above.
   "GROQ_BASE_URL",
   "ELEVENLABS_BASE_URL",

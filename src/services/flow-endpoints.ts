@@ -1,4 +1,4 @@
-// The endpoints a flow's nodes name (a model's basepath, an Ollama baseUrl, a Pinecone host, …),
+// The endpoints a flow's nodes name (a model's basepath, an Ollama baseUrl, a Pinecone host, a Qdrant server, …),
 // checked at save time under the outbound policy's endpoint rule (src/lib/outbound/): a refused
 // one is said in the saved record's `warning`, since every prediction would answer 400 for it.
 // Only literal http(s) URLs in node inputs (Agentflow's nested model configs included); variables
@@ -6,7 +6,16 @@
 import { type EndpointEnv, OutboundRefused, assertEndpointAllowed } from "../lib/outbound";
 
 /** Node input names that hold an endpoint URL in Flowise's nodes. */
-const ENDPOINT_INPUTS = new Set(["basepath", "basePath", "baseUrl", "baseURL", "overrideEndpoint", "endpoint", "pineconeIndexHost"]);
+const ENDPOINT_INPUTS = new Set([
+  "basepath",
+  "basePath",
+  "baseUrl",
+  "baseURL",
+  "overrideEndpoint",
+  "endpoint",
+  "pineconeIndexHost",
+  "qdrantServerUrl",
+]);
 const MAX_DEPTH = 4;
 
 type Refusals = string[];

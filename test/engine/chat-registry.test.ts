@@ -41,6 +41,17 @@ describe("buildChatModel", () => {
         "azureChatOpenAI_LlamaIndex",
         "huggingFaceInference_LLMs",
         "replicate",
+        "chatDeepseek",
+        "chatOpenRouter",
+        "chatTogetherAI",
+        "chatFireworks",
+        "chatXAI",
+        "chatCerebras",
+        "chatNvidiaNIM",
+        "chatLitellm",
+        "chatSambanova",
+        "chatPerplexity",
+        "chatCometAPI",
       ].sort(),
     );
   });

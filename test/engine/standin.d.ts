@@ -17,6 +17,8 @@ declare module "vitest" {
     replicateUrl: string;
     /** Pinecone stand-in (test/standin/pinecone.mjs): control plane and data plane. */
     pineconeUrl: string;
+    /** Qdrant REST API stand-in (test/standin/qdrant.mjs). */
+    qdrantUrl: string;
     /** A real Postgres (PGlite) on loopback, seeded with `albums` (test/standin/postgres.mjs): postgres://…. */
     postgresUrl: string;
     /** postgres://… on a port that accepts and never answers (a database that hangs). */

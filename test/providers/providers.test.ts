@@ -43,7 +43,7 @@ describe("local hash embeddings", () => {
     expect(defaultEmbeddingsName({ AI: { run() {} } } as never)).toBe("cloudflareWorkersAIEmbeddings");
     expect(defaultVectorStoreName({} as never)).toBe("localVectorStore");
     expect(supportedVectorStores()).toEqual(expect.arrayContaining(["vectorize", "localVectorStore", "faiss", "memoryVectorStore"]));
-    await expect(buildEmbeddings("cohereEmbeddings", {}, { env: {} as never, getCredential: async () => ({}) })).rejects.toMatchObject({
+    await expect(buildEmbeddings("noSuchEmbeddings", {}, { env: {} as never, getCredential: async () => ({}) })).rejects.toMatchObject({
       status: 400,
       message: expect.stringContaining("Supported: "),
     });

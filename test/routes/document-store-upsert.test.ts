@@ -652,9 +652,9 @@ describe("upsert: bad input leaves the store as it was", () => {
       /Unknown splitter "htmlSplitter". Supported: characterTextSplitter/,
     );
     await bad(
-      await call("POST", `/document-store/upsert/${store.id}`, { body: { ...plain, embedding: { name: "cohereEmbeddings" } } }),
+      await call("POST", `/document-store/upsert/${store.id}`, { body: { ...plain, embedding: { name: "noSuchEmbeddings" } } }),
       400,
-      /Unknown embedding "cohereEmbeddings". Supported: .*localHashEmbeddings/,
+      /Unknown embedding "noSuchEmbeddings". Supported: .*localHashEmbeddings/,
     );
     await bad(
       await call("POST", `/document-store/upsert/${store.id}`, { body: { ...plain, vectorStore: { name: "milvusNoSuchStore" } } }),

@@ -131,6 +131,11 @@ describe("every chat model node's endpoint field", () => {
     ["chatAnthropic", { baseUrl: "http://[fd00::1]" }, "chatAnthropic baseUrl"],
     ["chatGoogleGenerativeAI", { baseUrl: "http://metadata.google.internal" }, "chatGoogleGenerativeAI baseUrl"],
     ["huggingFaceInference_LLMs", { endpoint: "http://[::ffff:127.0.0.1]/generate" }, "huggingFaceInference_LLMs endpoint"],
+    ["chatOpenRouter", { basepath: "http://10.2.0.1/api/v1" }, "chatOpenRouter basepath"],
+    ["chatCerebras", { basepath: "http://192.168.7.7/v1" }, "chatCerebras basepath"],
+    ["chatNvidiaNIM", { basePath: "http://127.0.0.1:8000/v1" }, "chatNvidiaNIM basePath"],
+    ["chatLitellm", { basePath: "http://localhost:4000" }, "chatLitellm basePath"],
+    ["chatSambanova", { basepath: "http://169.254.169.254/v1" }, "chatSambanova basepath"],
   ];
   for (const [node, config, field] of cases) {
     it(`${node}: ${field}`, async () => {
@@ -149,6 +154,16 @@ describe("every chat model node's endpoint field", () => {
       ["chatOpenAI", { OPENAI_BASE_URL: "http://10.1.1.1/v1" }, "OPENAI_BASE_URL"],
       ["chatAnthropic", { ANTHROPIC_BASE_URL: "http://10.1.1.2" }, "ANTHROPIC_BASE_URL"],
       ["replicate", { REPLICATE_BASE_URL: "http://10.1.1.3" }, "REPLICATE_BASE_URL"],
+      ["chatDeepseek", { DEEPSEEK_BASE_URL: "http://10.1.1.4" }, "DEEPSEEK_BASE_URL"],
+      ["chatOpenRouter", { OPENROUTER_BASE_URL: "http://10.1.1.5/api/v1" }, "OPENROUTER_BASE_URL"],
+      ["chatTogetherAI", { TOGETHER_BASE_URL: "http://10.1.1.6/v1" }, "TOGETHER_BASE_URL"],
+      ["chatFireworks", { FIREWORKS_BASE_URL: "http://10.1.1.7/inference/v1" }, "FIREWORKS_BASE_URL"],
+      ["chatXAI", { XAI_BASE_URL: "http://10.1.1.8/v1" }, "XAI_BASE_URL"],
+      ["chatCerebras", { CEREBRAS_BASE_URL: "http://10.1.1.9/v1" }, "CEREBRAS_BASE_URL"],
+      ["chatNvidiaNIM", { NVIDIA_NIM_BASE_URL: "http://10.1.1.10/v1" }, "NVIDIA_NIM_BASE_URL"],
+      ["chatSambanova", { SAMBANOVA_BASE_URL: "http://10.1.1.11/v1" }, "SAMBANOVA_BASE_URL"],
+      ["chatPerplexity", { PERPLEXITY_BASE_URL: "http://10.1.1.12" }, "PERPLEXITY_BASE_URL"],
+      ["chatCometAPI", { COMETAPI_BASE_URL: "http://10.1.1.13/v1" }, "COMETAPI_BASE_URL"],
     ] as const) {
       const err = await buildChatModel(node, { model: "a/b" }, { env: { ...PRODUCTION, ...env }, getCredential: async () => ({}) }).catch(
         (e) => e,
@@ -197,6 +212,27 @@ describe("embeddings, vector stores and memories", () => {
     );
   });
 
+  it("the hosted embeddings nodes: Mistral's overrideEndpoint, Voyage's credential endpoint, the services' vars", async () => {
+    const refused = (name: string, config: Record<string, unknown>, credential: Record<string, unknown> = {}, env = {}) =>
+      buildEmbeddings(name, config, { env: { ...PRODUCTION, ...env }, getCredential: async () => credential }).then(
+        () => undefined,
+        (e: { message: string }) => e.message,
+      );
+    expect(await refused("mistralAIEmbeddings", { overrideEndpoint: "http://10.0.0.3" })).toMatch(
+      /^mistralAIEmbeddings overrideEndpoint refused by the outbound policy: 10\.0\.0\.3 is a private address/,
+    );
+    expect(await refused("voyageAIEmbeddings", { credential: "c" }, { endpoint: "http://169.254.169.254/v1/embeddings" })).toMatch(
+      /^voyageAIApi credential endpoint refused by the outbound policy: 169\.254\.169\.254 is a link-local address/,
+    );
+    for (const [node, env, field] of [
+      ["togetherAIEmbedding", { TOGETHER_BASE_URL: "http://10.1.1.4/v1" }, "TOGETHER_BASE_URL"],
+      ["jinaEmbeddings", { JINA_EMBEDDINGS_BASE_URL: "http://192.168.7.7/v1" }, "JINA_EMBEDDINGS_BASE_URL"],
+      ["cohereEmbeddings", { COHERE_EMBEDDINGS_BASE_URL: "http://[fd00::2]" }, "COHERE_EMBEDDINGS_BASE_URL"],
+      ["googleGenerativeAiEmbeddings", { GOOGLE_GENERATIVE_AI_BASE_URL: "http://127.0.0.1:9" }, "GOOGLE_GENERATIVE_AI_BASE_URL"],
+    ] as const)
+      expect(await refused(node, {}, {}, env), node).toMatch(new RegExp(`^${field} refused by the outbound policy: `));
+  });
+
   it("ollamaEmbeddings in a chatflow: its baseUrl on a private address is a 400", async () => {
     const flowData = flow([
       ["emb_0", "ollamaEmbeddings", "Embeddings", { baseUrl: "http://10.9.9.9:11434" }],
@@ -230,6 +266,21 @@ describe("embeddings, vector stores and memories", () => {
         /^the index host Pinecone's describe_index answered refused by the outbound policy: 169\.254\.169\.254 is a link-local address/,
       ),
     });
+  });
+
+  it("qdrant: a qdrantServerUrl at a private, loopback or metadata address is refused when the store is built", () => {
+    const ctx = { env: PRODUCTION as never, db: db(), embeddings: new LocalHashEmbeddings({ dims: 8 }), namespace: "ns" };
+    const build = (url: string) => () => buildVectorStore("qdrant", { qdrantServerUrl: url, qdrantCollection: "c" }, ctx);
+    expect(build("http://10.0.0.5:6333")).toThrow(
+      /^qdrant qdrantServerUrl refused by the outbound policy: 10\.0\.0\.5 is a private address/,
+    );
+    expect(build("http://127.0.0.1:6333")).toThrow(
+      /^qdrant qdrantServerUrl refused by the outbound policy: 127\.0\.0\.1 is a loopback address/,
+    );
+    expect(build("http://169.254.169.254")).toThrow(
+      /^qdrant qdrantServerUrl refused by the outbound policy: 169\.254\.169\.254 is a link-local/,
+    );
+    expect(build("https://xyz.cloud.qdrant.io:6333")).not.toThrow();
   });
 
   it("Redis: redisUrl, redisCacheHost and Upstash's baseURL are under the rule (TCP addresses too)", () => {

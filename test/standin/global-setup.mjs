@@ -8,6 +8,7 @@ import { startGithubStandin } from "./github.mjs";
 import { startHubStandin } from "./hub.mjs";
 import { startMcpStandin } from "./mcp.mjs";
 import { startPineconeStandin } from "./pinecone.mjs";
+import { startQdrantStandin } from "./qdrant.mjs";
 import { startPostgresStandin, startSilentTcp } from "./postgres.mjs";
 import { startRedirector } from "./redirector.mjs";
 import { startRedisStandins } from "./redis.mjs";
@@ -51,6 +52,7 @@ export default async function setup(project) {
     huggingFaceUrl: await startHuggingFaceStandin(),
     replicateUrl: await startReplicateStandin(),
     pineconeUrl: await startPineconeStandin(),
+    qdrantUrl: await startQdrantStandin(),
     postgresUrl: await startPostgresStandin(),
     silentPostgresUrl: await startSilentTcp(),
     githubUrl: await startGithubStandin(),

@@ -45,11 +45,15 @@
 // (lower-cased words, common English words left out, each hashed to one of 4096 dimensions — or
 // `dimensions` — then normalised), so texts sharing words are near; [fail-embed] in an input → 500;
 // `encoding_format: "base64"` answers each vector as base64 float32s, as OpenAI does.
+// POST …/v1/embed (Cohere) and …/models/<m>:batchEmbedContents (Gemini): the same vectors, in their
+// shapes (cohere.mjs, gemini-embeddings.mjs).
 // GET /requests?contains=<marker> lists recorded requests (body contains marker); DELETE /requests clears.
 // A streamed answer's record carries `stream: {tokens, sent, finished, closedEarly}`: how many
 // tokens it had, how many went out, and whether the client hung up before the end.
 // startStandin() answers {url, requests, close}: `requests` is that same record list, live.
 import { createServer } from "node:http";
+import { cohereEmbed } from "./cohere.mjs";
+import { geminiEmbed } from "./gemini-embeddings.mjs";
 import { subQuestionsAnswer } from "./llamaindex.mjs";
 import { reactAnswer } from "./react.mjs";
 import { schemaAnswer } from "./schema.mjs";
@@ -238,6 +242,9 @@ export function startStandin() {
       res.end(JSON.stringify(list.map(({ raw: _raw, ...r }) => r)));
       return;
     }
+    // Cohere's POST …/v1/embed and Gemini's …:batchEmbedContents (cohere.mjs, gemini-embeddings.mjs).
+    const embedCtx = { req, res, url, raw, record: parseAndRecord, embed: standinEmbedding };
+    if (cohereEmbed(embedCtx) || geminiEmbed(embedCtx)) return;
     if (req.method === "POST" && url.pathname.endsWith("/embeddings")) {
       const body = parseAndRecord(req, res, url, raw);
       if (!body) return;

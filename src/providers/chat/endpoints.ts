@@ -5,6 +5,7 @@
 import { fail } from "../../errors";
 import { str } from "../../lib/inputs";
 import { firstSet } from "../config";
+import type { ProviderVar } from "../../env";
 import type { ProviderEnv } from "../types";
 
 /** Where a call goes: the full chat completions URL, the headers (auth), a name for error messages, where the URL came from. */
@@ -58,6 +59,38 @@ function withV1(base: string): string {
 /** Any OpenAI-compatible base URL with an optional bearer key. */
 export function bearerEndpoint(base: string, key: string | undefined, provider: string, what: string): ChatEndpoint {
   return { url: joinUrl(base, "chat/completions", what), headers: key ? { Authorization: `Bearer ${key}` } : {}, provider, field: what };
+}
+
+/** A hosted OpenAI-compatible service, as its Flowise node reads it (openai-family.ts `hosted`). */
+export interface HostedApi {
+  /** Its name in error messages. */
+  provider: string;
+  /** The credential field holding the key (Flowise's name: the node reads it). */
+  key: string;
+  /** The node's base URL input, when Flowise's node has one. */
+  input?: string;
+  /** An input value Flowise's node fills in by default that is no URL (SambaNova's misspelt "htps://…"): read as unset. */
+  brokenDefault?: string;
+  /** The deployment var that moves the service (tests point it at a stand-in). */
+  envVar?: ProviderVar;
+  /** The public API; without one the input is required. */
+  base?: string;
+}
+
+/** The node's base URL input, else its var, else the public API (a 400 when there is none); bearer key. */
+export function hostedEndpoint(
+  node: string,
+  api: HostedApi,
+  inputs: Record<string, unknown>,
+  credential: Record<string, unknown>,
+  env: ProviderEnv,
+): ChatEndpoint {
+  const input = api.input ? str(inputs[api.input]) : undefined;
+  const fromInput: [unknown, string] = [input === api.brokenDefault ? undefined : input, `${node} ${api.input}`];
+  const fromVar: [unknown, string] = [api.envVar && env[api.envVar], api.envVar ?? ""];
+  const base = firstSet(fromInput, fromVar) ?? (api.base ? { value: api.base, field: `${node} endpoint` } : undefined);
+  if (!base) throw fail("INVALID_FLOW", `${node} needs its ${api.input} input: the URL of the ${api.provider} server`);
+  return bearerEndpoint(base.value, str(credential[api.key]), api.provider, base.field);
 }
 
 /** chatOpenAI: `basepath` input, else the credential's basePath, else OPENAI_BASE_URL, else OpenAI. */

@@ -2,11 +2,20 @@
 // auth) and extra body fields. A model name starting with "@cf/" goes to Workers AI instead,
 // whatever the node (so an exported flow runs on Cloudflare's models by renaming the model).
 import { fail } from "../../errors";
-import { num, str } from "../../lib/inputs";
+import { bool, num, str } from "../../lib/inputs";
 import { credentialOf, modelNameOf } from "../config";
 import type { ProviderDeps } from "../types";
 import { openAICompatibleModel, workersAIModel } from "./build";
-import { type ChatEndpoint, azureEndpoint, bearerEndpoint, mistralEndpoint, ollamaEndpoint, openAIEndpoint } from "./endpoints";
+import {
+  type ChatEndpoint,
+  type HostedApi,
+  azureEndpoint,
+  bearerEndpoint,
+  hostedEndpoint,
+  mistralEndpoint,
+  ollamaEndpoint,
+  openAIEndpoint,
+} from "./endpoints";
 import type { ChatModelDefinition } from "./types";
 
 type EndpointOf = (config: Record<string, unknown>, credential: Record<string, unknown>, deps: ProviderDeps) => ChatEndpoint;
@@ -31,6 +40,82 @@ function openAIFamily(
 }
 
 const compact = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
+
+/** A hosted service's node: its endpoint from the node's input, its var or the public API (endpoints.ts hostedEndpoint). */
+const hosted = (
+  name: string,
+  defaultModel: string,
+  api: HostedApi,
+  extraBody?: (config: Record<string, unknown>) => Record<string, unknown>,
+) => openAIFamily(name, defaultModel, (config, credential, deps) => hostedEndpoint(name, api, config, credential, deps.env), extraBody);
+
+// Flowise 3.1.4's nodes for hosted OpenAI-compatible services. The default model is the node's
+// default (or placeholder, or what its LangChain class falls back to) for a flow that names none.
+const hostedModels: ChatModelDefinition[] = [
+  hosted(
+    "chatDeepseek",
+    "deepseek-chat",
+    { provider: "DeepSeek", key: "deepseekApiKey", envVar: "DEEPSEEK_BASE_URL", base: "https://api.deepseek.com" },
+    (config) => compact({ thinking: bool(config.thinking) ? { type: "enabled" } : undefined }),
+  ),
+  hosted("chatOpenRouter", "openai/gpt-3.5-turbo", {
+    provider: "OpenRouter",
+    key: "openRouterApiKey",
+    input: "basepath",
+    envVar: "OPENROUTER_BASE_URL",
+    base: "https://openrouter.ai/api/v1",
+  }),
+  hosted("chatTogetherAI", "mistralai/Mixtral-8x7B-Instruct-v0.1", {
+    provider: "TogetherAI",
+    key: "togetherAIApiKey",
+    envVar: "TOGETHER_BASE_URL",
+    base: "https://api.together.xyz/v1",
+  }),
+  hosted("chatFireworks", "accounts/fireworks/models/llama-v3p1-8b-instruct", {
+    provider: "Fireworks AI",
+    key: "fireworksApiKey",
+    envVar: "FIREWORKS_BASE_URL",
+    base: "https://api.fireworks.ai/inference/v1",
+  }),
+  hosted("chatXAI", "grok-beta", { provider: "xAI", key: "xaiApiKey", envVar: "XAI_BASE_URL", base: "https://api.x.ai/v1" }),
+  hosted("chatCerebras", "llama3.1-8b", {
+    provider: "Cerebras",
+    key: "cerebrasApiKey",
+    input: "basepath",
+    envVar: "CEREBRAS_BASE_URL",
+    base: "https://api.cerebras.ai/v1",
+  }),
+  // Flowise's node without a basePath falls to OpenAI's URL; NVIDIA's hosted API (its placeholder) is what was meant.
+  hosted("chatNvidiaNIM", "microsoft/phi-3-mini-4k-instruct", {
+    provider: "NVIDIA NIM",
+    key: "nvidiaNIMApiKey",
+    input: "basePath",
+    envVar: "NVIDIA_NIM_BASE_URL",
+    base: "https://integrate.api.nvidia.com/v1",
+  }),
+  // A LiteLLM proxy is always the user's own: no public default.
+  hosted("chatLitellm", "gpt-3.5-turbo", { provider: "LiteLLM", key: "litellmApiKey", input: "basePath" }),
+  hosted("chatSambanova", "Meta-Llama-3.3-70B-Instruct", {
+    provider: "SambaNova",
+    key: "sambanovaApiKey",
+    input: "basepath",
+    brokenDefault: "htps://api.sambanova.ai/v1",
+    envVar: "SAMBANOVA_BASE_URL",
+    base: "https://api.sambanova.ai/v1",
+  }),
+  hosted(
+    "chatPerplexity",
+    "sonar",
+    { provider: "Perplexity", key: "perplexityApiKey", envVar: "PERPLEXITY_BASE_URL", base: "https://api.perplexity.ai" },
+    (config) => compact({ top_k: num(config.topK) }),
+  ),
+  hosted("chatCometAPI", "gpt-5-mini", {
+    provider: "CometAPI",
+    key: "cometApiKey",
+    envVar: "COMETAPI_BASE_URL",
+    base: "https://api.cometapi.com/v1",
+  }),
+];
 
 export const openAIFamilyModels: ChatModelDefinition[] = [
   // The LlamaIndex nodes take the same inputs and credentials as their LangChain twins.
@@ -66,4 +151,5 @@ export const openAIFamilyModels: ChatModelDefinition[] = [
     (config) => ollamaEndpoint(config),
     (config) => compact({ top_k: num(config.topK), seed: num(config.seed) }),
   ),
+  ...hostedModels,
 ];

@@ -1,15 +1,15 @@
 // OpenAI-compatible embeddings over fetch (OpenAI, Azure-style proxies, Ollama's /v1, LM Studio,
 // vLLM…): `basepath`, credential `openAIApi`, OPENAI_BASE_URL / OPENAI_API_KEY as defaults.
-// Batched, a deadline per call, one retry on a network failure or 5xx; failures 502, timeouts 504.
+// Batched, a deadline per call, one retry on a network failure or 5xx; failures 502, timeouts 504
+// (http.ts, shared with the providers of other shapes). Also Mistral's, Together's, Jina's, Voyage's.
 // The URL is under the outbound policy's endpoint rule: refused at build (a 400 naming `field`).
 import { Embeddings } from "@langchain/core/embeddings";
-import { ApiError, fail } from "../../errors";
+import { fail } from "../../errors";
 import { fromBase64 } from "../../lib/crypto";
+import { type EndpointEnv, checkEndpoint } from "../../lib/outbound";
+import type { Deadline } from "../../lib/run-control";
+import { type EmbeddingsEndpoint, embeddingsCall, inBatches, jsonOf, postJson } from "./http";
 import type { Float32Embeddings } from "./types";
-import { type EndpointEnv, type EndpointPolicy, checkEndpoint, endpointFetch } from "../../lib/outbound";
-import { redactError } from "../../lib/redact";
-import { providerErrorMessage } from "../chat/http";
-import { DEFAULT_TIMEOUT_MS, Deadline, RetryableProviderError, withOneRetry } from "../../lib/run-control";
 
 const PROVIDER = "OpenAI-compatible embeddings endpoint";
 
@@ -25,6 +25,12 @@ export interface OpenAIEmbeddingsFields {
   batchSize?: number;
   stripNewLines?: boolean;
   timeoutMs?: number;
+  /** The provider's name in messages (default: "OpenAI-compatible embeddings endpoint"). */
+  provider?: string;
+  /** Never ask for base64 (a provider whose base64 is not documented as OpenAI's float32s). */
+  floats?: boolean;
+  /** Provider-specific body fields for documents and for a query (Jina's `task`). */
+  bodyFields?: Partial<Record<"document" | "query", Record<string, unknown>>>;
 }
 
 export function embeddingsUrl(base: string, field = "openAIEmbeddings basepath"): string {
@@ -38,9 +44,6 @@ export function embeddingsUrl(base: string, field = "openAIEmbeddings basepath")
   const trimmed = base.replace(/\/+$/, "");
   return /\/embeddings$/.test(url.pathname) ? trimmed : `${trimmed}/embeddings`;
 }
-
-/** Embedding requests of one upsert in flight at once. */
-const BATCHES_IN_FLIGHT = 4;
 
 /** Endpoints that refused encoding_format (learnt once per isolate). */
 const floatsOnly = new Set<string>();
@@ -78,13 +81,14 @@ export class OpenAICompatibleEmbeddings extends Embeddings implements Float32Emb
   readonly url: string;
   readonly model: string;
   private readonly fields: OpenAIEmbeddingsFields;
-  private readonly policy: EndpointPolicy;
+  private readonly endpoint: EmbeddingsEndpoint;
 
   constructor(fields: OpenAIEmbeddingsFields) {
     super({ maxRetries: 0 });
     this.fields = fields;
     this.url = embeddingsUrl(fields.baseUrl, fields.field);
-    this.policy = checkEndpoint(this.url, fields.field, fields.env);
+    const policy = checkEndpoint(this.url, fields.field, fields.env);
+    this.endpoint = { url: this.url, policy, provider: fields.provider ?? PROVIDER, apiKey: fields.apiKey, timeoutMs: fields.timeoutMs };
     this.model = fields.model;
   }
 
@@ -96,79 +100,46 @@ export class OpenAICompatibleEmbeddings extends Embeddings implements Float32Emb
     return (await this.embedVectors(texts)).map((v) => (Array.isArray(v) ? Float32Array.from(v) : v));
   }
 
-  /** Batches go out a few at a time (order kept): an upsert waits for the slowest, not their sum. */
-  private async embedVectors(texts: string[]): Promise<Vector[]> {
+  private embedVectors(texts: string[]): Promise<Vector[]> {
     const size = Math.max(1, Math.min(2048, this.fields.batchSize ?? 512));
-    const batches: string[][] = [];
-    for (let i = 0; i < texts.length; i += size) batches.push(texts.slice(i, i + size));
-    const results = new Array<Vector[]>(batches.length);
-    let next = 0;
-    const worker = async () => {
-      while (next < batches.length) {
-        const i = next++;
-        results[i] = await this.call(batches[i]);
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(BATCHES_IN_FLIGHT, batches.length) }, worker));
-    return results.flat();
+    return inBatches(texts, size, (batch) => this.call(batch, "document"));
   }
 
   async embedQuery(text: string): Promise<number[]> {
-    return toNumbers((await this.call([text]))[0]);
+    return toNumbers((await this.call([text], "query"))[0]);
   }
 
-  private call(batch: string[]): Promise<Vector[]> {
+  private call(batch: string[], kind: "document" | "query"): Promise<Vector[]> {
     const input = this.fields.stripNewLines === false ? batch : batch.map((t) => t.replace(/\n/g, " "));
-    return withOneRetry(
-      () => this.attempt(input),
-      () => false,
-    );
+    return embeddingsCall(this.endpoint, (deadline) => this.attempt(input, kind, deadline));
   }
 
-  private async attempt(input: string[]): Promise<Vector[]> {
-    const deadline = new Deadline(this.fields.timeoutMs ?? DEFAULT_TIMEOUT_MS);
-    try {
-      const headers: Record<string, string> = { "content-type": "application/json" };
-      if (this.fields.apiKey) headers.Authorization = `Bearer ${this.fields.apiKey}`;
-      const base64 = !floatsOnly.has(this.url);
-      const body: Record<string, unknown> = { model: this.model, input, ...(base64 ? { encoding_format: "base64" } : {}) };
-      if (this.fields.dimensions) body.dimensions = this.fields.dimensions;
-      let res: Response;
-      try {
-        res = await endpointFetch(this.url, { method: "POST", headers, body: JSON.stringify(body), signal: deadline.signal }, this.policy);
-      } catch (err) {
-        throw deadline.failure(err, PROVIDER);
-      }
-      if (base64 && (res.status === 400 || res.status === 422)) {
-        // A compatible server that does not know encoding_format: floats from now on, for this URL.
-        await res.body?.cancel();
-        floatsOnly.add(this.url);
-        return this.attempt(input);
-      }
-      if (!res.ok) {
-        const message = `${PROVIDER} answered ${res.status}: ${await deadline.race(providerErrorMessage(res)).catch(() => res.statusText)}`;
-        throw res.status >= 500 ? new RetryableProviderError(message) : fail("MODEL_FAILED", message);
-      }
-      let parsed: { data?: Array<{ embedding?: unknown; index?: number }> };
-      try {
-        parsed = (await deadline.race(res.json())) as typeof parsed;
-      } catch (err) {
-        if (deadline.timedOut) throw deadline.failure(err, PROVIDER);
-        throw fail("MODEL_FAILED", `${PROVIDER} answered something that is not JSON`);
-      }
-      const data = parsed?.data;
-      const vectors =
-        Array.isArray(data) && data.length === input.length
-          ? [...data].sort((a, b) => (a.index ?? 0) - (b.index ?? 0)).map((d) => decodeEmbedding(d?.embedding))
-          : [];
-      if (vectors.length !== input.length || vectors.some((v) => !v))
-        throw fail("MODEL_FAILED", `${PROVIDER} answered without one embedding per input`);
-      return vectors as Vector[];
-    } catch (err) {
-      // A provider may echo the key it was sent: the error carries the message without it.
-      throw redactError(err instanceof ApiError ? err : deadline.failure(err, PROVIDER), this.fields.apiKey ? [this.fields.apiKey] : []);
-    } finally {
-      deadline.done();
+  private async attempt(input: string[], kind: "document" | "query", deadline: Deadline): Promise<Vector[]> {
+    const headers: Record<string, string> = {};
+    if (this.fields.apiKey) headers.Authorization = `Bearer ${this.fields.apiKey}`;
+    const base64 = !this.fields.floats && !floatsOnly.has(this.url);
+    const body: Record<string, unknown> = {
+      model: this.model,
+      input,
+      ...(base64 ? { encoding_format: "base64" } : {}),
+      ...this.fields.bodyFields?.[kind],
+    };
+    if (this.fields.dimensions) body.dimensions = this.fields.dimensions;
+    const res = await postJson(this.endpoint, deadline, headers, body);
+    if (base64 && (res.status === 400 || res.status === 422)) {
+      // A compatible server that does not know encoding_format: floats from now on, for this URL.
+      await res.body?.cancel();
+      floatsOnly.add(this.url);
+      return this.attempt(input, kind, deadline);
     }
+    const parsed = (await jsonOf(this.endpoint, deadline, res)) as { data?: Array<{ embedding?: unknown; index?: number }> };
+    const data = parsed?.data;
+    const vectors =
+      Array.isArray(data) && data.length === input.length
+        ? [...data].sort((a, b) => (a.index ?? 0) - (b.index ?? 0)).map((d) => decodeEmbedding(d?.embedding))
+        : [];
+    if (vectors.length !== input.length || vectors.some((v) => !v))
+      throw fail("MODEL_FAILED", `${this.endpoint.provider} answered without one embedding per input`);
+    return vectors as Vector[];
   }
 }

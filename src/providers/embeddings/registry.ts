@@ -5,6 +5,7 @@ import type { Env } from "../../env";
 import { fail } from "../../errors";
 import { num, str } from "../../lib/inputs";
 import { credentialOf, firstSet } from "../config";
+import { hostedEmbeddings } from "./hosted";
 import { LOCAL_HASH_DIMS, LocalHashEmbeddings } from "./local-hash";
 import { OpenAICompatibleEmbeddings } from "./openai";
 import type { EmbeddingsDefinition, ProviderDeps } from "./types";
@@ -80,6 +81,8 @@ const definitions: EmbeddingsDefinition[] = [
       });
     },
   },
+  // Mistral, Together, Jina, Voyage, Cohere, Gemini (hosted.ts).
+  ...hostedEmbeddings,
 ];
 
 const byName = new Map<string, EmbeddingsDefinition>();

@@ -1,10 +1,11 @@
 // Vector stores by Flowise node name. Flowise's in-process stores (memoryVectorStore, …) map to the
 // local D1 store, so their exports run unchanged; faiss is an index in R2 per basePath; vectorize is
-// Cloudflare's; pinecone is Pinecone's REST API.
+// Cloudflare's; pinecone and qdrant are their services' REST APIs.
 import type { Env } from "../../env";
 import { fail } from "../../errors";
 import { LocalD1VectorStore } from "./local";
 import { pineconeVectorStore } from "./pinecone";
+import { qdrantVectorStore } from "./qdrant";
 import { FaissR2Store } from "./faiss-r2";
 import { str } from "../../lib/inputs";
 import type { DocVectorStore, VectorStoreContext, VectorStoreDefinition } from "./types";
@@ -25,6 +26,7 @@ const definitions: VectorStoreDefinition[] = [
     build: (_config, ctx) => VectorizeStore.create(ctx.env.VECTORIZE, ctx.embeddings, ctx.db, ctx.namespace),
   },
   pineconeVectorStore,
+  qdrantVectorStore,
   {
     // Flowise's faiss keeps an index on disk at basePath; here it is an R2 object per basePath (faiss-r2.ts).
     name: "faiss",

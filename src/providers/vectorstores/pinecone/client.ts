@@ -2,17 +2,13 @@
 // host, the data plane answers upsert, query, fetch and delete. Failures are 502 (504 when it does
 // not answer in time) naming Pinecone; the API key never appears in a message. Both planes are under
 // the outbound policy's endpoint rule, the index host describe_index answers included.
-import { ApiError, fail } from "../../../errors";
+import { fail } from "../../../errors";
 import { sha256Hex } from "../../../lib/crypto";
-import { errorMessage } from "../../../lib/error-message";
-import { type EndpointEnv, type EndpointPolicy, endpointFetch } from "../../../lib/outbound";
-import { redact } from "../../../lib/redact";
-import { providerErrorMessage } from "../../chat/http";
-import { Deadline, RetryableProviderError, RunAborted, withOneRetry } from "../../../lib/run-control";
+import type { EndpointEnv, EndpointPolicy } from "../../../lib/outbound";
+import { serviceCall } from "../remote";
 
 export const PINECONE_CONTROL_PLANE = "https://api.pinecone.io";
 const PINECONE_API_VERSION = "2025-01";
-const PINECONE_TIMEOUT_MS = 30_000;
 
 export interface PineconeVector {
   id: string;
@@ -59,44 +55,16 @@ export class PineconeClient {
   constructor(private readonly o: PineconeClientOptions) {}
 
   private async call<T>(what: string, url: string, init: RequestInit, policy: EndpointPolicy): Promise<T> {
-    const ms = this.o.timeoutMs ?? PINECONE_TIMEOUT_MS;
-    const attempt = async (): Promise<T> => {
-      const deadline = new Deadline(ms, this.o.signal);
-      try {
-        const headers = {
-          "Api-Key": this.o.apiKey,
-          "X-Pinecone-API-Version": PINECONE_API_VERSION,
-          Accept: "application/json",
-          ...(init.body ? { "Content-Type": "application/json" } : {}),
-        };
-        const res = await endpointFetch(url, { ...init, headers, signal: deadline.signal }, policy);
-        if (!res.ok) {
-          const detail = redact(await deadline.race(providerErrorMessage(res)), [this.o.apiKey]);
-          const message = `Pinecone ${what} failed (${res.status}): ${detail}`;
-          if (res.status >= 500) throw new RetryableProviderError(message);
-          if (res.status === 404) throw fail("INVALID_FLOW", `Pinecone ${what}: not found (${detail}); check the pineconeIndex input`);
-          if (res.status === 401 || res.status === 403)
-            throw fail("UPSTREAM_FAILED", `Pinecone ${what} was refused (${res.status}): check the pineconeApi credential`);
-          throw fail("UPSTREAM_FAILED", message);
-        }
-        const text = await deadline.race(res.text());
-        return (text ? JSON.parse(text) : {}) as T;
-      } catch (err) {
-        if (err instanceof ApiError) throw err;
-        if (deadline.aborted) throw new RunAborted();
-        if (deadline.timedOut) throw fail("TIMEOUT", `Pinecone ${what} did not answer within ${Math.round(ms)} ms`);
-        throw new RetryableProviderError(`Pinecone ${what} failed: ${redact(errorMessage(err), [this.o.apiKey])}`);
-      } finally {
-        deadline.done();
-      }
+    const service = {
+      service: "Pinecone",
+      apiKey: this.o.apiKey,
+      headers: { "Api-Key": this.o.apiKey, "X-Pinecone-API-Version": PINECONE_API_VERSION },
+      timeoutMs: this.o.timeoutMs,
+      signal: this.o.signal,
+      notFoundHint: "check the pineconeIndex input",
+      refusedHint: "check the pineconeApi credential",
     };
-    // Every call here is idempotent (upserts carry their ids): one more try on a network or 5xx failure.
-    try {
-      return await withOneRetry(attempt, () => false, this.o.signal);
-    } catch (err) {
-      if (err instanceof RetryableProviderError) throw fail("UPSTREAM_FAILED", err.message);
-      throw err;
-    }
+    return (await serviceCall<T>(service, what, url, init, policy)) as T;
   }
 
   /** The data plane's base URL and its policy: the host input, else describe_index's `host` (an answer: checked like an input). */

@@ -6,6 +6,7 @@ import { fail } from "../../../errors";
 import { num, str } from "../../../lib/inputs";
 import { checkEndpoint } from "../../../lib/outbound";
 import { credentialOf } from "../../config";
+import { lazily } from "../remote";
 import type { VectorStoreDefinition } from "../types";
 import { INDEX_HOST_FIELD, PINECONE_CONTROL_PLANE, PineconeClient, withScheme } from "./client";
 import { PineconeVectorStore, filterOf } from "./store";
@@ -20,8 +21,7 @@ export const pineconeVectorStore: VectorStoreDefinition = {
     const controlPlaneField = str(ctx.env.PINECONE_BASE_URL) ? "PINECONE_BASE_URL" : "Pinecone's control plane";
     const host = str(config.pineconeIndexHost);
     if (host) checkEndpoint(withScheme(host, controlPlane), INDEX_HOST_FIELD, ctx.env);
-    let client: Promise<PineconeClient> | undefined;
-    const open = async () => {
+    const client = lazily(async () => {
       const credential = ctx.getCredential ? await credentialOf(config, { getCredential: ctx.getCredential }) : {};
       const apiKey = str(credential.pineconeApiKey);
       if (!apiKey) throw fail("MISSING_CREDENTIAL", "pinecone is not configured: connect a pineconeApi credential with pineconeApiKey");
@@ -35,12 +35,7 @@ export const pineconeVectorStore: VectorStoreDefinition = {
         timeoutMs: num(config.timeout),
         signal: ctx.signal,
       });
-    };
-    const lazy = () => {
-      client ??= open();
-      client.catch(() => (client = undefined)); // a failed read is tried again next time
-      return client;
-    };
-    return new PineconeVectorStore(ctx.embeddings, ctx.db, ctx.namespace, lazy, str(config.pineconeNamespace) ?? "", filter);
+    });
+    return new PineconeVectorStore(ctx.embeddings, ctx.db, ctx.namespace, client, str(config.pineconeNamespace) ?? "", filter);
   },
 };

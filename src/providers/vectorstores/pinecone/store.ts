@@ -3,13 +3,10 @@
 // nulls dropped), so an index Flowise filled answers here and the other way round. D1 keeps only
 // the bookkeeping rows a document store needs (which loader and chunk each vector came from).
 import { Document, type DocumentInterface } from "@langchain/core/documents";
-import { fail } from "../../../errors";
-import { runBatchPaced } from "../d1-json";
-import { D1DocumentsStore } from "../d1-documents";
 import type { MaxMarginalRelevanceSearchOptions } from "@langchain/core/vectorstores";
-import { maximalMarginalRelevance } from "@langchain/core/utils/math";
+import { chunk } from "../../../lib/chunk";
+import { RemoteDocumentsStore, jsonObjectInput, pickMmr } from "../remote";
 import type { PineconeClient, PineconeMatch } from "./client";
-import type { AddVectorsOptions } from "../types";
 
 const PINECONE_PROVIDER = "pinecone";
 const PINECONE_TEXT_KEY = "text";
@@ -37,31 +34,17 @@ function pineconeMetadata(metadata: Record<string, unknown>, text: string): Reco
 }
 
 /** A metadata filter given as an object or JSON text (Flowise's pineconeMetadataFilter). */
-export function filterOf(value: unknown): Record<string, unknown> | undefined {
-  if (value === undefined || value === null || value === "") return undefined;
-  let v = value;
-  if (typeof v === "string") {
-    try {
-      v = JSON.parse(v);
-    } catch {
-      throw fail("INVALID_FLOW", "pineconeMetadataFilter is not valid JSON");
-    }
-  }
-  if (!v || typeof v !== "object" || Array.isArray(v)) throw fail("INVALID_FLOW", "pineconeMetadataFilter must be a JSON object");
-  return v as Record<string, unknown>;
-}
+export const filterOf = (value: unknown) => jsonObjectInput(value, "pineconeMetadataFilter");
 
-const slices = <T>(items: T[], size: number): T[][] =>
-  Array.from({ length: Math.ceil(items.length / size) }, (_, i) => items.slice(i * size, (i + 1) * size));
-
-export class PineconeVectorStore extends D1DocumentsStore {
+export class PineconeVectorStore extends RemoteDocumentsStore {
   declare FilterType: Record<string, unknown>;
   readonly provider = PINECONE_PROVIDER;
   readonly maxTopK = 1000;
+  protected readonly deleteBatch = PINECONE_DELETE_BATCH;
 
   constructor(
-    embeddings: ConstructorParameters<typeof D1DocumentsStore>[0],
-    db: ConstructorParameters<typeof D1DocumentsStore>[1],
+    embeddings: ConstructorParameters<typeof RemoteDocumentsStore>[0],
+    db: ConstructorParameters<typeof RemoteDocumentsStore>[1],
     namespace: string,
     /** Resolved on first use (the credential is read then). */
     private readonly client: () => Promise<PineconeClient>,
@@ -72,28 +55,18 @@ export class PineconeVectorStore extends D1DocumentsStore {
     super(embeddings, db, namespace);
   }
 
-  async addVectors(vectors: number[][], documents: DocumentInterface[], options?: AddVectorsOptions): Promise<string[]> {
-    const ids = this.idsFor(documents, options);
-    if (!ids.length) return ids;
+  protected async writeRemote(ids: string[], vectors: number[][], documents: DocumentInterface[]): Promise<void> {
     const client = await this.client();
     const records = ids.map((id, i) => ({
       id,
       values: vectors[i],
       metadata: pineconeMetadata(documents[i].metadata ?? {}, documents[i].pageContent),
     }));
-    // D1 keeps only which loader each vector came from: the text lives in Pinecone.
-    const bookkeeping = documents.map((d) => ({
-      pageContent: "",
-      metadata: typeof d.metadata?.docId === "string" ? { docId: d.metadata.docId } : {},
-    }));
-    await runBatchPaced(this.db, this.documentWrites(ids, bookkeeping, { chunkNos: options?.chunkNos }));
-    try {
-      for (const part of slices(records, PINECONE_UPSERT_BATCH)) await client.upsert(part, this.pineconeNamespace);
-    } catch (err) {
-      await runBatchPaced(this.db, this.documentDeletes(ids)).catch(() => {});
-      throw err;
-    }
-    return ids;
+    for (const part of chunk(records, PINECONE_UPSERT_BATCH)) await client.upsert(part, this.pineconeNamespace);
+  }
+
+  protected async deleteRemote(ids: string[]): Promise<void> {
+    await (await this.client()).deleteIds(ids, this.pineconeNamespace);
   }
 
   /** Asks Pinecone itself: vectors written elsewhere (or removed there) count as they are. */
@@ -101,26 +74,9 @@ export class PineconeVectorStore extends D1DocumentsStore {
     const found = new Set<string>();
     if (!ids.length) return found;
     const client = await this.client();
-    for (const part of slices([...new Set(ids)], PINECONE_FETCH_BATCH))
+    for (const part of chunk([...new Set(ids)], PINECONE_FETCH_BATCH))
       for (const id of await client.fetchIds(part, this.pineconeNamespace)) found.add(id);
     return found;
-  }
-
-  async delete(params?: { ids?: string[] }): Promise<void> {
-    const ids = [...new Set(params?.ids ?? [])];
-    if (!ids.length) return;
-    const client = await this.client();
-    for (const part of slices(ids, PINECONE_DELETE_BATCH)) {
-      await client.deleteIds(part, this.pineconeNamespace);
-      await runBatchPaced(this.db, this.documentDeletes(part));
-    }
-  }
-
-  /** Removes the vectors this store wrote (never the whole Pinecone namespace, which others may share). */
-  async clear(): Promise<number> {
-    const ids = await this.allIds();
-    await this.delete({ ids });
-    return ids.length;
   }
 
   async similaritySearchVectorWithScore(query: number[], k: number, filter?: Record<string, unknown>): Promise<[Document, number][]> {
@@ -143,19 +99,7 @@ export class PineconeVectorStore extends D1DocumentsStore {
       options.filter ?? this.defaultFilter,
       true,
     );
-    const withValues = matches.filter((m) => Array.isArray(m.values) && m.values.length === vector.length);
-    if (!withValues.length) return [];
-    const picked = maximalMarginalRelevance(
-      vector,
-      withValues.map((m) => m.values!),
-      options.lambda ?? 0.5,
-      options.k,
-    );
-    return picked.map((i) => documentOf(withValues[i]));
-  }
-
-  private topK(k: number): number {
-    return Math.max(1, Math.min(this.maxTopK, k));
+    return pickMmr(vector, matches, (m) => m.values, options.lambda ?? 0.5, options.k).map(documentOf);
   }
 }
 

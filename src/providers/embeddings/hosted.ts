@@ -1,0 +1,151 @@
+// Flowise 3.1.4's embeddings nodes for hosted services, over each one's own API. Where a call goes:
+// the node's base URL input (or credential field) when Flowise has one, else a deployment var,
+// else the public API; every URL under the outbound policy (a refusal is a 400 naming the field).
+// Defaults (model, batch, new lines) are what the node or its LangChain class uses.
+import { bool, num, str } from "../../lib/inputs";
+import { checkEndpoint } from "../../lib/outbound";
+import { apiUrl } from "../chat/endpoints";
+import { credentialOf, firstSet, modelNameOf } from "../config";
+import { CohereEmbeddings } from "./cohere";
+import { GeminiEmbeddings } from "./gemini";
+import type { EmbeddingsEndpoint } from "./http";
+import { OpenAICompatibleEmbeddings } from "./openai";
+import type { EmbeddingsDefinition, ProviderDeps } from "./types";
+
+type Source = { value: string; field: string };
+
+/** The first base URL set, else the provider's public one (named "<node> endpoint" in a refusal). */
+const baseOf = (node: string, publicUrl: string, ...sources: Array<[unknown, string]>): Source =>
+  firstSet(...sources) ?? { value: publicUrl, field: `${node} endpoint` };
+
+/** A bare host gets /v1 (Mistral's SDK appends /v1/embeddings to its server URL; chatMistralAI reads it so too). */
+const withV1 = (base: string): string => {
+  try {
+    return /^\/?$/.test(new URL(base).pathname) ? `${base.replace(/\/+$/, "")}/v1` : base;
+  } catch {
+    return base; // embeddingsUrl reports it
+  }
+};
+
+function endpointOf(url: string, base: Source, provider: string, deps: ProviderDeps, apiKey: unknown): EmbeddingsEndpoint {
+  return { url, policy: checkEndpoint(url, base.field, deps.env), provider, apiKey: str(apiKey) };
+}
+
+export const hostedEmbeddings: EmbeddingsDefinition[] = [
+  {
+    name: "mistralAIEmbeddings",
+    async build(config, deps) {
+      const credential = await credentialOf(config, deps);
+      const base = baseOf("mistralAIEmbeddings", "https://api.mistral.ai/v1", [
+        config.overrideEndpoint,
+        "mistralAIEmbeddings overrideEndpoint",
+      ]);
+      return new OpenAICompatibleEmbeddings({
+        baseUrl: withV1(base.value),
+        field: base.field,
+        env: deps.env,
+        provider: "Mistral AI embeddings",
+        apiKey: str(credential.mistralAIAPIKey),
+        model: modelNameOf(config, "mistral-embed"),
+        batchSize: num(config.batchSize),
+        stripNewLines: bool(config.stripNewLines, true),
+        // Mistral lists base64 but documents no byte layout: numbers, as its own client asks.
+        floats: true,
+      });
+    },
+  },
+  {
+    // The same service as chatTogetherAI, so the same var (TOGETHER_BASE_URL).
+    name: "togetherAIEmbedding",
+    async build(config, deps) {
+      const credential = await credentialOf(config, deps);
+      const base = baseOf("togetherAIEmbedding", "https://api.together.xyz/v1", [deps.env.TOGETHER_BASE_URL, "TOGETHER_BASE_URL"]);
+      return new OpenAICompatibleEmbeddings({
+        baseUrl: base.value,
+        field: base.field,
+        env: deps.env,
+        provider: "TogetherAI embeddings",
+        apiKey: str(credential.togetherAIApiKey),
+        model: modelNameOf(config, "togethercomputer/m2-bert-80M-8k-retrieval"),
+        batchSize: 64,
+        stripNewLines: false,
+      });
+    },
+  },
+  {
+    name: "jinaEmbeddings",
+    async build(config, deps) {
+      const credential = await credentialOf(config, deps);
+      const base = baseOf("jinaEmbeddings", "https://api.jina.ai/v1", [deps.env.JINA_EMBEDDINGS_BASE_URL, "JINA_EMBEDDINGS_BASE_URL"]);
+      // Jina embeds passages and queries differently (`task`); late chunking only applies to passages.
+      const lateChunking = bool(config.allowLateChunking) ? { late_chunking: true } : {};
+      return new OpenAICompatibleEmbeddings({
+        baseUrl: base.value,
+        field: base.field,
+        env: deps.env,
+        provider: "Jina embeddings",
+        apiKey: str(credential.jinaAIAPIKey),
+        model: modelNameOf(config, "jina-embeddings-v3"),
+        dimensions: num(config.modelDimensions) ?? 1024,
+        batchSize: 24,
+        bodyFields: {
+          document: { task: "retrieval.passage", normalized: true, ...lateChunking },
+          query: { task: "retrieval.query", normalized: true },
+        },
+      });
+    },
+  },
+  {
+    name: "voyageAIEmbeddings",
+    async build(config, deps) {
+      const credential = await credentialOf(config, deps);
+      // The credential's endpoint is Voyage's whole URL (…/v1/embeddings); a base works too.
+      const base = baseOf("voyageAIEmbeddings", "https://api.voyageai.com/v1", [credential.endpoint, "voyageAIApi credential endpoint"]);
+      return new OpenAICompatibleEmbeddings({
+        baseUrl: base.value,
+        field: base.field,
+        env: deps.env,
+        provider: "Voyage AI embeddings",
+        apiKey: str(credential.apiKey),
+        model: modelNameOf(config, "voyage-2"),
+        batchSize: 128,
+        stripNewLines: false,
+      });
+    },
+  },
+  {
+    name: "cohereEmbeddings",
+    async build(config, deps) {
+      const credential = await credentialOf(config, deps);
+      const base = baseOf("cohereEmbeddings", "https://api.cohere.com", [
+        deps.env.COHERE_EMBEDDINGS_BASE_URL,
+        "COHERE_EMBEDDINGS_BASE_URL",
+      ]);
+      const url = apiUrl(base.value, "v1", "embed", base.field);
+      return new CohereEmbeddings({
+        endpoint: endpointOf(url, base, "Cohere embeddings", deps, credential.cohereApiKey),
+        model: modelNameOf(config, "embed-english-v2.0"),
+        inputType: str(config.inputType),
+      });
+    },
+  },
+  {
+    // The same service as chatGoogleGenerativeAI, so the same var.
+    name: "googleGenerativeAiEmbeddings",
+    async build(config, deps) {
+      const credential = await credentialOf(config, deps);
+      const base = baseOf("googleGenerativeAiEmbeddings", "https://generativelanguage.googleapis.com", [
+        deps.env.GOOGLE_GENERATIVE_AI_BASE_URL,
+        "GOOGLE_GENERATIVE_AI_BASE_URL",
+      ]);
+      const model = modelNameOf(config, "gemini-embedding-001").replace(/^models\//, "");
+      const url = apiUrl(base.value, "v1beta", `models/${encodeURIComponent(model)}:batchEmbedContents`, base.field);
+      return new GeminiEmbeddings({
+        endpoint: endpointOf(url, base, "Gemini embeddings", deps, credential.googleGenerativeAPIKey),
+        model,
+        taskType: str(config.tasktype),
+        stripNewLines: bool(config.stripNewLines),
+      });
+    },
+  },
+];

@@ -1,0 +1,309 @@
+// Flowise 3.1.4's hosted embeddings nodes (src/providers/embeddings/hosted.ts), each over its own
+// wire protocol against the stand-in (test/standin: OpenAI-shaped …/embeddings in server.mjs,
+// cohere.mjs, gemini-embeddings.mjs): built through the registry with a stored credential of the
+// node's Flowise type, then documents and a query embedded; what the stand-in received is checked
+// (path, key, model, per-provider fields, batches), and a document store upsert runs end to end.
+import { describe, expect, it } from "vitest";
+import type { Env } from "../../src/env";
+import { embeddingsNodes } from "../../src/engine/chatflow/nodes/embeddings";
+import { providerDeps } from "../../src/engine/core/ports";
+import { buildEmbeddings, supportedEmbeddings } from "../../src/providers/embeddings/registry";
+import { credential, makeCtx, marker, runtimeWith, standinUrl } from "../engine/helpers";
+import { json } from "../helpers";
+import { newStore, upsert } from "../routes/document-store-helpers";
+import { setVars } from "../security/helpers";
+
+type Body = Record<string, any>;
+interface Received {
+  path: string;
+  headers: Record<string, string | null>;
+  body: Body;
+}
+
+const received = async (m: string): Promise<Received[]> => (await fetch(`${standinUrl()}/requests?contains=${m}`)).json();
+
+interface Case {
+  node: string;
+  credentialName: string;
+  /** The credential's values, given its key. */
+  secret: (key: string) => Record<string, unknown>;
+  config: Record<string, unknown>;
+  vars?: () => Partial<Env>;
+  path: string;
+  /** The key as the request carried it. */
+  auth: (r: Received) => string | null | undefined;
+  /** The texts a request carried. */
+  texts: (body: Body) => string[];
+  dims: number;
+  /** Texts per request at most (the provider's limit, or the node's batch size). */
+  batch: number;
+  /** What a documents request and a query request carry besides the texts. */
+  document: (body: Body) => void;
+  query: (body: Body) => void;
+}
+
+const bearer = (r: Received) => r.headers.authorization?.replace(/^Bearer /, "");
+const openAIInputs = (body: Body) => body.input as string[];
+
+const cases: Case[] = [
+  {
+    node: "mistralAIEmbeddings",
+    credentialName: "mistralAIApi",
+    secret: (key) => ({ mistralAIAPIKey: key }),
+    // A bare host, as the override is usually written: /v1 is added, as for chatMistralAI.
+    config: { overrideEndpoint: standinUrl(), modelName: "mistral-embed", batchSize: 3 }, // new lines stripped by default
+    path: "/v1/embeddings",
+    auth: bearer,
+    texts: openAIInputs,
+    dims: 4096,
+    batch: 3,
+    document: (body) => {
+      expect(body).toMatchObject({ model: "mistral-embed" });
+      expect(body).not.toHaveProperty("encoding_format"); // numbers, as Mistral's own client asks
+    },
+    query: (body) => expect(body.model).toBe("mistral-embed"),
+  },
+  {
+    node: "togetherAIEmbedding",
+    credentialName: "togetherAIApi",
+    secret: (key) => ({ togetherAIApiKey: key }),
+    config: { modelName: "BAAI/bge-base-en-v1.5" },
+    vars: () => ({ TOGETHER_BASE_URL: `${standinUrl()}/v1` }),
+    path: "/v1/embeddings",
+    auth: bearer,
+    texts: openAIInputs,
+    dims: 4096,
+    batch: 64,
+    document: (body) => expect(body).toMatchObject({ model: "BAAI/bge-base-en-v1.5", encoding_format: "base64" }),
+    query: (body) => expect(body.model).toBe("BAAI/bge-base-en-v1.5"),
+  },
+  {
+    node: "jinaEmbeddings",
+    credentialName: "jinaAIApi",
+    secret: (key) => ({ jinaAIAPIKey: key }),
+    config: { modelName: "jina-embeddings-v3", modelDimensions: 256 },
+    vars: () => ({ JINA_EMBEDDINGS_BASE_URL: `${standinUrl()}/v1` }),
+    path: "/v1/embeddings",
+    auth: bearer,
+    texts: openAIInputs,
+    dims: 256,
+    batch: 24,
+    document: (body) =>
+      expect(body).toMatchObject({ model: "jina-embeddings-v3", dimensions: 256, task: "retrieval.passage", normalized: true }),
+    query: (body) => expect(body).toMatchObject({ model: "jina-embeddings-v3", dimensions: 256, task: "retrieval.query" }),
+  },
+  {
+    node: "voyageAIEmbeddings",
+    credentialName: "voyageAIApi",
+    // The credential's endpoint: Voyage's whole URL, as Flowise's credential defaults it.
+    secret: (key) => ({ apiKey: key, endpoint: `${standinUrl()}/v1/embeddings` }),
+    config: { modelName: "voyage-3" },
+    path: "/v1/embeddings",
+    auth: bearer,
+    texts: openAIInputs,
+    dims: 4096,
+    batch: 128,
+    document: (body) => expect(body).toMatchObject({ model: "voyage-3", encoding_format: "base64" }),
+    query: (body) => expect(body.model).toBe("voyage-3"),
+  },
+  {
+    node: "cohereEmbeddings",
+    credentialName: "cohereApi",
+    secret: (key) => ({ cohereApiKey: key }),
+    config: { modelName: "embed-english-v3.0", inputType: "search_query" },
+    vars: () => ({ COHERE_EMBEDDINGS_BASE_URL: standinUrl() }),
+    path: "/v1/embed",
+    auth: bearer,
+    texts: (body) => body.texts,
+    dims: 1024,
+    batch: 96,
+    // Retrieval is asymmetric: stored texts as documents, the question as a query (whatever the node's Type).
+    document: (body) =>
+      expect(body).toMatchObject({
+        model: "embed-english-v3.0",
+        input_type: "search_document",
+        embedding_types: ["float"],
+        truncate: "END",
+      }),
+    query: (body) => expect(body).toMatchObject({ model: "embed-english-v3.0", input_type: "search_query" }),
+  },
+  {
+    node: "googleGenerativeAiEmbeddings",
+    credentialName: "googleGenerativeAI",
+    secret: (key) => ({ googleGenerativeAPIKey: key }),
+    config: { modelName: "gemini-embedding-001", tasktype: "RETRIEVAL_QUERY" },
+    vars: () => ({ GOOGLE_GENERATIVE_AI_BASE_URL: standinUrl() }),
+    path: "/v1beta/models/gemini-embedding-001:batchEmbedContents",
+    auth: (r) => r.headers["x-goog-api-key"],
+    texts: (body) => body.requests.map((q: Body) => q.content.parts[0].text),
+    dims: 768,
+    batch: 100,
+    document: (body) =>
+      expect(body.requests.every((q: Body) => q.model === "models/gemini-embedding-001" && q.taskType === "RETRIEVAL_DOCUMENT")).toBe(true),
+    query: (body) => expect(body.requests).toMatchObject([{ model: "models/gemini-embedding-001", taskType: "RETRIEVAL_QUERY" }]),
+  },
+];
+
+/** The node built as a flow would build it: the stored credential by id, the deployment's vars. */
+async function build(c: Case, key: string, config: Record<string, unknown> = {}) {
+  const id = await credential(c.credentialName, c.secret(key));
+  const ctx = makeCtx("embeddings", { runtime: runtimeWith(c.vars?.() ?? {}) });
+  return buildEmbeddings(c.node, { ...c.config, ...config, credential: id }, providerDeps(ctx));
+}
+
+const dot = (a: number[], b: number[]) => a.reduce((s, x, i) => s + x * b[i], 0);
+
+describe("hosted embeddings nodes, each over its provider's API", () => {
+  it("are in the registry, so in the document store wizard's list and the chatflow engine", async () => {
+    expect(supportedEmbeddings()).toEqual(expect.arrayContaining(cases.map((c) => c.node)));
+    const wizard = (await json("GET", "/document-store/components/embeddings")) as Array<{ name: string; credential?: unknown }>;
+    expect(wizard.map((n) => n.name)).toEqual(expect.arrayContaining(cases.map((c) => c.node)));
+    expect(embeddingsNodes.map((n) => n.name)).toEqual(expect.arrayContaining(cases.map((c) => c.node)));
+  });
+
+  for (const c of cases) {
+    it(`${c.node}: documents in batches of ${c.batch} and a query, in order, with the credential's key`, async () => {
+      const m = marker();
+      const key = `key-${c.node}-${m}`;
+      const embeddings = await build(c, key);
+      // One text past the limit: two requests; each text its own words, so each its own vector.
+      const texts = Array.from({ length: c.batch + 1 }, (_, i) => `${m} topic${i} item${i}\nline two`);
+      const vectors = await embeddings.embedDocuments(texts);
+      expect(vectors).toHaveLength(texts.length);
+      expect(vectors.every((v) => v.length === c.dims)).toBe(true);
+      const query = await embeddings.embedQuery(texts[c.batch]);
+      expect(query).toHaveLength(c.dims);
+      // In order: the query matches its own document best.
+      const best = vectors.map((v) => dot(v, query)).reduce((b, s, i, all) => (s > all[b] ? i : b), 0);
+      expect(best).toBe(c.batch);
+
+      const requests = await received(m);
+      expect(requests.map((r) => r.path)).toEqual([c.path, c.path, c.path]);
+      for (const r of requests) expect(c.auth(r)).toBe(key);
+      // The two batches go out together (either may arrive first); the query after them.
+      const [first, second] = requests
+        .slice(0, 2)
+        .map((r) => r.body)
+        .sort((a, b) => c.texts(b).length - c.texts(a).length);
+      const asked = requests[2].body;
+      expect(c.texts(first)).toHaveLength(c.batch);
+      expect([...c.texts(first), ...c.texts(second)].map((t) => t.replace("\n", " "))).toEqual(texts.map((t) => t.replace("\n", " ")));
+      c.document(first);
+      c.document(second);
+      expect(c.texts(asked)).toHaveLength(1);
+      c.query(asked);
+    });
+  }
+
+  it("new lines: stripped where the node or its client strips them (Mistral, Jina), kept by the others", async () => {
+    const stripped: Record<string, boolean> = {};
+    for (const c of cases) {
+      const m = marker();
+      await (await build(c, `key-${m}`)).embedDocuments([`${m} first\nsecond`]);
+      stripped[c.node] = !c.texts((await received(m))[0].body)[0].includes("\n");
+    }
+    expect(stripped).toEqual({
+      mistralAIEmbeddings: true,
+      togetherAIEmbedding: false,
+      jinaEmbeddings: true,
+      voyageAIEmbeddings: false,
+      cohereEmbeddings: false,
+      googleGenerativeAiEmbeddings: false,
+    });
+  });
+
+  it("Cohere's classification/clustering Type and Gemini's other task types are sent for documents and queries alike", async () => {
+    const cohere = cases.find((c) => c.node === "cohereEmbeddings")!;
+    const gemini = cases.find((c) => c.node === "googleGenerativeAiEmbeddings")!;
+    const m = marker();
+    const co = await build(cohere, `key-${m}`, { inputType: "clustering" });
+    await co.embedDocuments([`${m} a`]);
+    await co.embedQuery(`${m} b`);
+    const ge = await build(gemini, `key-${m}`, { tasktype: "CLUSTERING" });
+    await ge.embedDocuments([`${m} c`]);
+    const unspecified = await build(gemini, `key-${m}`, { tasktype: "TASK_TYPE_UNSPECIFIED" });
+    await unspecified.embedQuery(`${m} d`);
+    const bodies = (await received(m)).map((r) => r.body);
+    expect(bodies.slice(0, 2).map((b) => b.input_type)).toEqual(["clustering", "clustering"]);
+    expect(bodies[2].requests[0].taskType).toBe("CLUSTERING");
+    expect(bodies[3].requests[0]).not.toHaveProperty("taskType");
+  });
+
+  it("Jina's late chunking is asked for documents when the node allows it", async () => {
+    const jina = cases.find((c) => c.node === "jinaEmbeddings")!;
+    const m = marker();
+    const e = await build(jina, `key-${m}`, { allowLateChunking: true });
+    await e.embedDocuments([`${m} a`]);
+    await e.embedQuery(`${m} b`);
+    const [doc, query] = (await received(m)).map((r) => r.body);
+    expect(doc.late_chunking).toBe(true);
+    expect(query).not.toHaveProperty("late_chunking");
+  });
+});
+
+describe("hosted embeddings failures", () => {
+  const failureOf = (p: Promise<unknown>) =>
+    p.then(
+      () => undefined,
+      (e: { status: number; message: string }) => e,
+    );
+
+  it("a 5xx is tried once more, then a 502 with the provider's message", async () => {
+    for (const node of ["cohereEmbeddings", "googleGenerativeAiEmbeddings", "jinaEmbeddings"]) {
+      const c = cases.find((x) => x.node === node)!;
+      const m = marker();
+      const err = await failureOf((await build(c, `key-${m}`)).embedDocuments([`${m} [fail-embed]`]));
+      expect(err?.status, node).toBe(502);
+      expect(err?.message, node).toMatch(/ embeddings answered 500: stand-in .*failure/);
+      expect(await received(m), node).toHaveLength(2);
+    }
+  });
+
+  it("a provider echoing the key (401/400) is a 502 whose message does not carry it", async () => {
+    for (const node of ["mistralAIEmbeddings", "cohereEmbeddings", "googleGenerativeAiEmbeddings"]) {
+      const c = cases.find((x) => x.node === node)!;
+      const m = marker();
+      const key = `secret-${node}-${m}`;
+      const err = await failureOf((await build(c, key)).embedQuery(`${m} [echo-auth]`));
+      expect(err?.status, node).toBe(502);
+      expect(err?.message, node).toMatch(/ embeddings answered (401|400): /);
+      expect(err?.message, node).not.toContain(key);
+      expect(err?.message, node).toContain("[redacted]");
+    }
+  });
+});
+
+describe("a document store with cohereEmbeddings", () => {
+  it("upserts over Cohere's API (COHERE_EMBEDDINGS_BASE_URL); a query answers the right chunk", async () => {
+    const restore = setVars({ COHERE_EMBEDDINGS_BASE_URL: standinUrl() });
+    try {
+      const m = marker();
+      const id = await credential("cohereApi", { cohereApiKey: `co-${m}` });
+      const store = await newStore(`cohere ${m}`);
+      const embedding = { name: "cohereEmbeddings", config: { credential: id, modelName: "embed-english-v3.0" } };
+      const paragraphs = [
+        `Glaciers carve valleys over centuries ${m}.`,
+        `Lighthouses guide ships along rocky coasts ${m}.`,
+        `Volcanoes erupt molten rock and ash ${m}.`,
+      ];
+      const up = await upsert(store.id, {
+        embedding,
+        vectorStore: { name: "localVectorStore" },
+        loader: { name: "plainText", config: { text: paragraphs.join("\n\n") } },
+        splitter: { name: "characterTextSplitter", config: { chunkSize: 60, chunkOverlap: 0, separator: "\n\n" } },
+      });
+      expect(up.numAdded).toBe(3);
+      const found = await json("POST", "/document-store/vectorstore/query", {
+        body: { storeId: store.id, query: `which ships need lighthouses ${m}`, inputs: { topK: 1 } },
+      });
+      expect(found.docs.map((d: { pageContent: string }) => d.pageContent)).toEqual([paragraphs[1]]);
+      const requests = await received(m);
+      expect(requests.map((r) => [r.path, r.headers.authorization, r.body.input_type])).toEqual([
+        ["/v1/embed", `Bearer co-${m}`, "search_document"],
+        ["/v1/embed", `Bearer co-${m}`, "search_query"],
+      ]);
+    } finally {
+      restore();
+    }
+  });
+});
