@@ -48,7 +48,13 @@ export const PROVIDER_VARS = [
   "PINECONE_BASE_URL",
   // Embeddings services without a base URL input (providers/embeddings/hosted.ts); Together's is TOGETHER_BASE_URL.
   "COHERE_EMBEDDINGS_BASE_URL",
+  // The cohere text LLM's Generate API (providers/chat/completion-llms.ts).
+  "COHERE_GENERATE_BASE_URL",
   "JINA_EMBEDDINGS_BASE_URL",
+  // Rerank services of the reranker retriever nodes (engine/chatflow/nodes/retrievers/rerank.ts).
+  "COHERE_RERANK_BASE_URL",
+  "JINA_RERANK_BASE_URL",
+  "VOYAGE_RERANK_BASE_URL",
   // Speech providers' services (src/providers/speech/): OpenAI's is OPENAI_BASE_URL above.
   "GROQ_BASE_URL",
   "ELEVENLABS_BASE_URL",

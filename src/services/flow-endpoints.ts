@@ -15,6 +15,8 @@ const ENDPOINT_INPUTS = new Set([
   "endpoint",
   "pineconeIndexHost",
   "qdrantServerUrl",
+  "chromaURL",
+  "supabaseProjUrl",
 ]);
 const MAX_DEPTH = 4;
 

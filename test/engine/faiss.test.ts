@@ -102,8 +102,11 @@ describe("Local QnA template (textFile → faiss with localAIEmbeddings; chatOll
   it("upserts an uploaded text file into the basePath's index, then answers from it through Ollama's API", async () => {
     const data = flowData();
     const chatflowid = crypto.randomUUID();
-    expect(await upsertFlow(data, { chatflowid, files: { txtFile: [textFile()] } })).toMatchObject({ numAdded: 3 });
-    const embedded = (await requestsWith("Sunrise Bakery")).filter((r) => r.path === "/v1/embeddings");
+    // The text is marked: other files' tests embed the same town text at the same time.
+    const upload = marker();
+    const files = { txtFile: [textFile("town.txt", `${TOWN_TEXT} ${upload}`)] };
+    expect(await upsertFlow(data, { chatflowid, files })).toMatchObject({ numAdded: 3 });
+    const embedded = (await requestsWith(upload)).filter((r) => r.path === "/v1/embeddings");
     expect(embedded.length).toBeGreaterThan(0);
     expect(embedded[0].body).toMatchObject({ model: "text-embedding-ada-002" });
 

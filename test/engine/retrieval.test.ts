@@ -114,7 +114,9 @@ describe("the registry", () => {
 describe("conversational-retrieval-qa-chain.json (upsert, then prediction)", () => {
   it("upserts an uploaded text file into faiss, then answers from the relevant chunk; sources on request", async () => {
     const mistral = await credential("mistralAIApi", { mistralAIAPIKey: "mistral-key" });
-    const openai = await credential("openAIApi", { openAIApiKey: "sk-embed" });
+    // A key of its own: other files' tests embed the same town text at the same time.
+    const key = `sk-embed-${marker()}`;
+    const openai = await credential("openAIApi", { openAIApiKey: key });
     const flowData = retrievalFixtureFlow(mistral, openai);
     const chatflowid = crypto.randomUUID();
 
@@ -122,12 +124,9 @@ describe("conversational-retrieval-qa-chain.json (upsert, then prediction)", () 
     expect(counts).toMatchObject({ numAdded: 3, numUpdated: 0, numSkipped: 0, numDeleted: 0 });
     expect(counts.addedDocs.map((d) => d.pageContent)).toEqual([BAKERY, LIBRARY, STATION]);
     expect(counts.addedDocs[0].metadata).toMatchObject({ source: "town.txt" });
-    const embedCalls = (await requestsWith("Sunrise Bakery")).filter((r) => r.path.endsWith("/embeddings"));
-    expect(embedCalls.at(-1)).toMatchObject({
-      path: "/v1/embeddings",
-      headers: { authorization: "Bearer sk-embed" },
-      body: { model: "text-embedding-ada-002" },
-    });
+    const embedCalls = (await requestsWith("Sunrise Bakery")).filter((r) => r.headers.authorization === `Bearer ${key}`);
+    expect(embedCalls.length).toBeGreaterThan(0);
+    expect(embedCalls.at(-1)).toMatchObject({ path: "/v1/embeddings", body: { model: "text-embedding-ada-002" } });
 
     // Prediction: the loaders are not run; faiss retrieves from what the upsert stored.
     const m = marker();

@@ -19,6 +19,12 @@ declare module "vitest" {
     pineconeUrl: string;
     /** Qdrant REST API stand-in (test/standin/qdrant.mjs). */
     qdrantUrl: string;
+    /** Chroma REST API v2 stand-in (test/standin/chroma.mjs). */
+    chromaUrl: string;
+    /** Upstash Vector REST stand-in (test/standin/upstash-vector.mjs): an index per path prefix. */
+    upstashVectorUrl: string;
+    /** Supabase PostgREST stand-in (test/standin/supabase.mjs): documents tables and match functions. */
+    supabaseUrl: string;
     /** A real Postgres (PGlite) on loopback, seeded with `albums` (test/standin/postgres.mjs): postgres://…. */
     postgresUrl: string;
     /** postgres://… on a port that accepts and never answers (a database that hangs). */

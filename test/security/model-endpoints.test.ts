@@ -8,6 +8,8 @@
 import { afterEach, describe, expect, inject, it, vi } from "vitest";
 import { buildChatModel } from "../../src/providers/chat/registry";
 import { buildEmbeddings } from "../../src/providers/embeddings/registry";
+import { openAIModeration } from "../../src/providers/moderation";
+import { buildReranker } from "../../src/engine/chatflow/nodes/retrievers/rerank";
 import { redisFromCredential, upstashFromInputs } from "../../src/providers/memory/redis";
 import { buildVectorStore } from "../../src/providers/vectorstores/registry";
 import { LocalHashEmbeddings } from "../../src/providers/embeddings/local-hash";
@@ -136,6 +138,8 @@ describe("every chat model node's endpoint field", () => {
     ["chatNvidiaNIM", { basePath: "http://127.0.0.1:8000/v1" }, "chatNvidiaNIM basePath"],
     ["chatLitellm", { basePath: "http://localhost:4000" }, "chatLitellm basePath"],
     ["chatSambanova", { basepath: "http://169.254.169.254/v1" }, "chatSambanova basepath"],
+    ["openAI", { basepath: "http://10.3.0.1/v1" }, "openAI basepath"],
+    ["ollama", {}, "ollama baseUrl"], // its default, http://127.0.0.1:11434, is loopback
   ];
   for (const [node, config, field] of cases) {
     it(`${node}: ${field}`, async () => {
@@ -164,6 +168,11 @@ describe("every chat model node's endpoint field", () => {
       ["chatSambanova", { SAMBANOVA_BASE_URL: "http://10.1.1.11/v1" }, "SAMBANOVA_BASE_URL"],
       ["chatPerplexity", { PERPLEXITY_BASE_URL: "http://10.1.1.12" }, "PERPLEXITY_BASE_URL"],
       ["chatCometAPI", { COMETAPI_BASE_URL: "http://10.1.1.13/v1" }, "COMETAPI_BASE_URL"],
+      ["openAI", { OPENAI_BASE_URL: "http://10.1.1.14/v1" }, "OPENAI_BASE_URL"],
+      ["togetherAI", { TOGETHER_BASE_URL: "http://10.1.1.15/v1" }, "TOGETHER_BASE_URL"],
+      ["fireworks", { FIREWORKS_BASE_URL: "http://10.1.1.16/inference/v1" }, "FIREWORKS_BASE_URL"],
+      ["sambanova", { SAMBANOVA_BASE_URL: "http://10.1.1.17/v1" }, "SAMBANOVA_BASE_URL"],
+      ["cohere", { COHERE_GENERATE_BASE_URL: "http://10.1.1.18" }, "COHERE_GENERATE_BASE_URL"],
     ] as const) {
       const err = await buildChatModel(node, { model: "a/b" }, { env: { ...PRODUCTION, ...env }, getCredential: async () => ({}) }).catch(
         (e) => e,
@@ -229,8 +238,50 @@ describe("embeddings, vector stores and memories", () => {
       ["jinaEmbeddings", { JINA_EMBEDDINGS_BASE_URL: "http://192.168.7.7/v1" }, "JINA_EMBEDDINGS_BASE_URL"],
       ["cohereEmbeddings", { COHERE_EMBEDDINGS_BASE_URL: "http://[fd00::2]" }, "COHERE_EMBEDDINGS_BASE_URL"],
       ["googleGenerativeAiEmbeddings", { GOOGLE_GENERATIVE_AI_BASE_URL: "http://127.0.0.1:9" }, "GOOGLE_GENERATIVE_AI_BASE_URL"],
+      ["huggingFaceInferenceEmbeddings", { HUGGINGFACE_BASE_URL: "http://10.4.4.4" }, "HUGGINGFACE_BASE_URL"],
     ] as const)
       expect(await refused(node, {}, {}, env), node).toMatch(new RegExp(`^${field} refused by the outbound policy: `));
+  });
+
+  it("azureOpenAIEmbeddings' basepath, huggingFaceInferenceEmbeddings' endpoint, inputModerationOpenAI's base URL", async () => {
+    const refused = (p: Promise<unknown>) =>
+      p.then(
+        () => undefined,
+        (e: { status: number; message: string }) => e,
+      );
+    const deps = (credential: Record<string, unknown>, env = {}) => ({
+      env: { ...PRODUCTION, ...env },
+      getCredential: async () => credential,
+    });
+    const azure = await refused(
+      buildEmbeddings(
+        "azureOpenAIEmbeddings",
+        { credential: "c", basepath: "http://10.5.5.5/openai/deployments" },
+        deps({ azureOpenAIApiDeploymentName: "d" }),
+      ),
+    );
+    expect(azure?.status).toBe(400);
+    expect(azure?.message).toMatch(/^azureOpenAIEmbeddings basepath refused by the outbound policy: 10\.5\.5\.5 is a private address/);
+    const hf = await refused(buildEmbeddings("huggingFaceInferenceEmbeddings", { endpoint: "http://169.254.169.254/embed" }, deps({})));
+    expect(hf?.message).toMatch(/^huggingFaceInferenceEmbeddings endpoint refused by the outbound policy: /);
+    const moderation = await refused(
+      openAIModeration({}, deps({}, { OPENAI_BASE_URL: "http://192.168.3.3/v1", OPENAI_API_KEY: "k" }), "inputModerationOpenAI"),
+    );
+    expect(moderation?.status).toBe(400);
+    expect(moderation?.message).toMatch(/^OPENAI_BASE_URL refused by the outbound policy: 192\.168\.3\.3 is a private address/);
+  });
+
+  it("the reranker retriever nodes: the rerank services' vars (a private base URL is a 400, nothing sent)", () => {
+    for (const [node, env, field] of [
+      ["cohereRerankRetriever", { COHERE_RERANK_BASE_URL: "http://10.2.2.2" }, "COHERE_RERANK_BASE_URL"],
+      ["JinaRerankRetriever", { JINA_RERANK_BASE_URL: "http://192.168.1.9/v1" }, "JINA_RERANK_BASE_URL"],
+      ["voyageAIRerankRetriever", { VOYAGE_RERANK_BASE_URL: "http://169.254.169.254" }, "VOYAGE_RERANK_BASE_URL"],
+    ] as const) {
+      const build = () => buildReranker(node, { env: { ...PRODUCTION, ...env }, credential: { apiKey: "k" }, topN: 2 });
+      expect(build, node).toThrow(new RegExp(`^${field} refused by the outbound policy: `));
+    }
+    // Unset: the service's public API, which the policy allows.
+    expect(() => buildReranker("cohereRerankRetriever", { env: PRODUCTION, credential: {}, topN: 2 })).not.toThrow();
   });
 
   it("ollamaEmbeddings in a chatflow: its baseUrl on a private address is a 400", async () => {
@@ -281,6 +332,44 @@ describe("embeddings, vector stores and memories", () => {
       /^qdrant qdrantServerUrl refused by the outbound policy: 169\.254\.169\.254 is a link-local/,
     );
     expect(build("https://xyz.cloud.qdrant.io:6333")).not.toThrow();
+  });
+
+  it("chroma, supabase: chromaURL and supabaseProjUrl at a private, loopback or metadata address are refused when the store is built", () => {
+    const ctx = { env: PRODUCTION as never, db: db(), embeddings: new LocalHashEmbeddings({ dims: 8 }), namespace: "ns" };
+    const chroma = (url: string) => () => buildVectorStore("chroma", { chromaURL: url, collectionName: "c" }, ctx);
+    expect(chroma("http://10.0.0.5:8000")).toThrow(/^chroma chromaURL refused by the outbound policy: 10\.0\.0\.5 is a private address/);
+    expect(chroma("http://127.0.0.1:8000")).toThrow(/^chroma chromaURL refused by the outbound policy: 127\.0\.0\.1 is a loopback address/);
+    expect(chroma("https://api.trychroma.com")).not.toThrow();
+    const supabase = (url: string) => () => buildVectorStore("supabase", { supabaseProjUrl: url, tableName: "t", queryName: "q" }, ctx);
+    expect(supabase("http://169.254.169.254")).toThrow(
+      /^supabase supabaseProjUrl refused by the outbound policy: 169\.254\.169\.254 is a link-local/,
+    );
+    expect(supabase("http://192.168.1.9:54321")).toThrow(
+      /^supabase supabaseProjUrl refused by the outbound policy: 192\.168\.1\.9 is a private/,
+    );
+    expect(supabase("https://xyz.supabase.co")).not.toThrow();
+  });
+
+  it("chroma without chromaURL (Flowise's localhost default) and upstash's credential URL are refused when first used", async () => {
+    const ctx = (credential: Record<string, unknown>) => ({
+      env: PRODUCTION as never,
+      db: db(),
+      embeddings: new LocalHashEmbeddings({ dims: 8 }),
+      namespace: "ns",
+      getCredential: async () => credential,
+    });
+    const chroma = buildVectorStore("chroma", { collectionName: "c", credential: "c" }, ctx({}));
+    await expect(chroma.similaritySearch("hello", 1)).rejects.toThrow(
+      /^chroma's default server \(no chromaURL\) refused by the outbound policy: localhost/,
+    );
+    const upstash = buildVectorStore(
+      "upstash",
+      { credential: "c" },
+      ctx({ UPSTASH_VECTOR_REST_URL: "http://10.0.0.8", UPSTASH_VECTOR_REST_TOKEN: "t" }),
+    );
+    await expect(upstash.similaritySearch("hello", 1)).rejects.toThrow(
+      /^upstashVectorApi credential UPSTASH_VECTOR_REST_URL refused by the outbound policy: 10\.0\.0\.8 is a private address/,
+    );
   });
 
   it("Redis: redisUrl, redisCacheHost and Upstash's baseURL are under the rule (TCP addresses too)", () => {

@@ -9,6 +9,9 @@ import { startHubStandin } from "./hub.mjs";
 import { startMcpStandin } from "./mcp.mjs";
 import { startPineconeStandin } from "./pinecone.mjs";
 import { startQdrantStandin } from "./qdrant.mjs";
+import { startChromaStandin } from "./chroma.mjs";
+import { startSupabaseStandin } from "./supabase.mjs";
+import { startUpstashVectorStandin } from "./upstash-vector.mjs";
 import { startPostgresStandin, startSilentTcp } from "./postgres.mjs";
 import { startRedirector } from "./redirector.mjs";
 import { startRedisStandins } from "./redis.mjs";
@@ -53,6 +56,9 @@ export default async function setup(project) {
     replicateUrl: await startReplicateStandin(),
     pineconeUrl: await startPineconeStandin(),
     qdrantUrl: await startQdrantStandin(),
+    chromaUrl: await startChromaStandin(),
+    upstashVectorUrl: await startUpstashVectorStandin(),
+    supabaseUrl: await startSupabaseStandin(),
     postgresUrl: await startPostgresStandin(),
     silentPostgresUrl: await startSilentTcp(),
     githubUrl: await startGithubStandin(),

@@ -2,6 +2,9 @@
 // last line (so one marker in the question serves both calls of a chain):
 //   [sql: QUERY :sql]  …"SQLQuery:" → QUERY; …"Answer:" → "rows: <the SQLResult line>"
 //   [js: CODE :js]     …"Output Code:" → CODE; …"Standalone Answer:" → "standalone: <the answer given>"
+//   [dest NAME]        …"<< OUTPUT >>" (a router chain) → ```json {"destination": NAME, "next_inputs": {…: the input}}```
+//   [xml NAME: INPUT]  in the XML agent's prompt → <tool>NAME</tool><tool_input>INPUT</tool_input>;
+//                      [xml final: TEXT] → <final_answer>TEXT</final_answer>
 export function scriptedAnswer(last) {
   const text = last.trimEnd();
   const sql = /\[sql: ([\s\S]*?) :sql\]/.exec(last);
@@ -11,5 +14,17 @@ export function scriptedAnswer(last) {
   if (js && text.endsWith("Output Code:")) return js[1];
   if (js && text.endsWith("Standalone Answer:"))
     return `standalone: ${/You have an answer to the question: ([\s\S]*)\. Rephrase the answer/.exec(text)?.[1] ?? "none"}`;
+  // A router chain's prompt (LangChain's, ending "<< OUTPUT >>"): the destination [dest NAME] names,
+  // the << INPUT >> text as next_inputs (`input` or `query`, as its format instructions ask), fenced.
+  const dest = /\[dest (\S+?)\]/.exec(last);
+  if (dest && text.endsWith("<< OUTPUT >>")) {
+    const input = /<< INPUT >>\n([\s\S]*)\n\n<< OUTPUT >>$/.exec(text)?.[1] ?? "";
+    const key = text.includes('"next_inputs.query"') ? "query" : "input";
+    return `\`\`\`json\n${JSON.stringify({ destination: dest[1], next_inputs: { [key]: input } })}\n\`\`\``;
+  }
+  // The XML agent's prompt (its <tool_input> instructions): [xml NAME: INPUT] asks for a tool, [xml final: TEXT] answers.
+  const xml = /\[xml ([^\]:]+): ([^\]]*)\]/.exec(last);
+  if (xml && last.includes("<tool></tool> and <tool_input></tool_input> tags"))
+    return xml[1] === "final" ? `<final_answer>${xml[2]}</final_answer>` : `<tool>${xml[1]}</tool><tool_input>${xml[2]}</tool_input>`;
   return undefined;
 }

@@ -39,6 +39,8 @@
 //                {"output": <scenario>}, the scenario `[pick N]` (1-based) in its input names, else
 //                the first; `[pick none]` answers text that is not JSON
 //   [sql: … :sql], [js: … :js]  the data nodes' query/code and answers (scripted.mjs)
+//   [dest NAME]  in a router chain's prompt (ends "<< OUTPUT >>"): a fenced route to NAME (scripted.mjs)
+//   [xml NAME: INPUT], [xml final: TEXT]  in the XML agent's prompt: its tool call or final answer (scripted.mjs)
 //   otherwise    "echo: <last user message>"
 // ANY /echo…: 200 JSON {method, path, query, headers, body} (?status=N answers N), for HTTP nodes.
 // POST …/embeddings (OpenAI's embeddings API): a deterministic bag-of-words vector per input
@@ -47,17 +49,25 @@
 // `encoding_format: "base64"` answers each vector as base64 float32s, as OpenAI does.
 // POST …/v1/embed (Cohere) and …/models/<m>:batchEmbedContents (Gemini): the same vectors, in their
 // shapes (cohere.mjs, gemini-embeddings.mjs).
+// POST …/completions, …/moderations, …/api/generate, …/v1/generate, …/pipeline/feature-extraction:
+// OpenAI's completions and moderations, Ollama's and Cohere's generate, Hugging Face's feature
+// extraction (text-services.mjs).
+// POST …/v1/rerank: Cohere, Jina and Voyage rerank APIs (rerank.mjs); the retriever nodes' prompts
+// (MultiQuery, HyDE, RRF, LLMChainExtractor) have scripted answers (retrievers.mjs).
 // GET /requests?contains=<marker> lists recorded requests (body contains marker); DELETE /requests clears.
 // A streamed answer's record carries `stream: {tokens, sent, finished, closedEarly}`: how many
 // tokens it had, how many went out, and whether the client hung up before the end.
 // startStandin() answers {url, requests, close}: `requests` is that same record list, live.
 import { createServer } from "node:http";
 import { cohereEmbed } from "./cohere.mjs";
+import { rerank } from "./rerank.mjs";
+import { retrieversAnswer } from "./retrievers.mjs";
 import { geminiEmbed } from "./gemini-embeddings.mjs";
 import { subQuestionsAnswer } from "./llamaindex.mjs";
 import { reactAnswer } from "./react.mjs";
 import { schemaAnswer } from "./schema.mjs";
 import { scriptedAnswer } from "./scripted.mjs";
+import { textServices } from "./text-services.mjs";
 
 const MOVIES = [
   { title: "Echo Park", yearOfRelease: 2014, genres: ["Drama"], shortDescription: "A story of echoes." },
@@ -244,7 +254,8 @@ export function startStandin() {
     }
     // Cohere's POST …/v1/embed and Gemini's …:batchEmbedContents (cohere.mjs, gemini-embeddings.mjs).
     const embedCtx = { req, res, url, raw, record: parseAndRecord, embed: standinEmbedding };
-    if (cohereEmbed(embedCtx) || geminiEmbed(embedCtx)) return;
+    if (textServices(embedCtx)) return; // text LLMs, moderations, feature extraction (text-services.mjs)
+    if (cohereEmbed(embedCtx) || geminiEmbed(embedCtx) || rerank(embedCtx)) return;
     if (req.method === "POST" && url.pathname.endsWith("/embeddings")) {
       const body = parseAndRecord(req, res, url, raw);
       if (!body) return;
@@ -457,6 +468,7 @@ export function startStandin() {
     const answer =
       toolsSaid ??
       scenarioAnswer(last) ??
+      retrieversAnswer(messages) ??
       (bench ? benchTokens(bench.count).join("") : last.includes("[schema]") ? schemaAnswer(messages, textOf) : answerFor(last));
     const slow = last.includes("[slow]");
     const id = "chatcmpl-standin";

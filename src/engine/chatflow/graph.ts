@@ -2,6 +2,7 @@
 import { fail } from "../../errors";
 import { isStickyNote, referencedIds } from "../core/flow-data";
 import type { FlowGraph, FlowNode } from "../core/types";
+import { orderVariables } from "./flow-variables";
 import { registry } from "./registry";
 
 const ENDING_CATEGORIES = new Set(["Chains", "Agents", "Engine"]);
@@ -20,7 +21,15 @@ function isUpsertOnly(node: FlowNode, graph: FlowGraph): boolean {
 }
 
 export interface RunPlan {
+  /** The node that answers; with a branching node (ifElseFunction), the last of `endings`. */
   ending: FlowNode;
+  /**
+   * Nodes that may answer: the ending node alone, or, in a flow with a branching node, every
+   * candidate (the run answers with the last one its branches leave in).
+   */
+  endings: FlowNode[];
+  /** Upstream node ids of every node (edges, references, Set → Get Variable). */
+  upstream: Map<string, string[]>;
   /** Nodes to build, dependencies first, the ending node last. */
   order: FlowNode[];
   /** Nodes the run does not build (upsert-only loaders and what only they use). */
@@ -77,6 +86,7 @@ export function planRun(graph: FlowGraph): RunPlan {
   const nodes = graph.nodes.filter((n) => !isStickyNote(n));
   const live = new Map(nodes.map((n) => [n.id, n]));
   const up = upstreamMap(graph, live);
+  orderVariables(nodes, up);
 
   const cyclic = cycleNodes(nodes, up);
   if (cyclic.length) throw fail("INVALID_FLOW", `flowData has a cycle through nodes: ${cyclic.map((n) => n.id).join(", ")}`);
@@ -93,15 +103,18 @@ export function planRun(graph: FlowGraph): RunPlan {
       (hasIncoming.has(n.id) || nodes.length === 1) &&
       (ENDING_CATEGORIES.has(categoryOf(n) ?? "") || endsByOutput(n)),
   );
-  // Several candidates: the last one in the graph answers, as Flowise does.
+  // Several candidates: the last one in the graph answers, as Flowise does; with a branching node,
+  // the last one its branches leave in (all are built as ending nodes until then).
   const ending = endings[endings.length - 1];
   if (!ending) throw fail("INVALID_FLOW", NO_ENDING_NODE);
+  const branching = nodes.some((n) => registry.get(n.data.name)?.branch);
+  const candidates = branching ? endings : [ending];
 
   // Ancestors of the ending node. An upsert-only node (a loader feeding a vector store) is not
   // built on prediction, nor is anything that only it needs.
   const skipped = new Set<string>();
-  const needed = new Set<string>([ending.id]);
-  const stack = [ending.id];
+  const needed = new Set<string>(candidates.map((n) => n.id));
+  const stack = [...needed];
   while (stack.length) {
     const id = stack.pop()!;
     for (const s of up.get(id) ?? []) {
@@ -116,7 +129,7 @@ export function planRun(graph: FlowGraph): RunPlan {
   }
 
   const order = dependencyOrder(nodes, up, needed);
-  return { ending, order, skipped };
+  return { ending, endings: candidates, upstream: up, order, skipped };
 }
 
 /**

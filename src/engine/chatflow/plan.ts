@@ -26,7 +26,7 @@ export function planChatflow(graph: FlowGraph): ChatflowPlan {
   const unknown = unsupportedNodes(graph);
   if (unknown.length) throw fail("UNKNOWN_NODE", `This chatflow uses nodes edgeflow does not support: ${unknown.join(", ")}`);
   const run = planRun(graph);
-  return { graph, run, streamable: endingStreams(run.ending, graph) };
+  return { graph, run, streamable: run.endings.every((n) => endingStreams(n, graph)) };
 }
 
 /**
@@ -36,7 +36,7 @@ export function planChatflow(graph: FlowGraph): ChatflowPlan {
  */
 export function canStreamGraph(graph: FlowGraph): boolean {
   try {
-    return endingStreams(planRun(graph).ending, graph);
+    return planRun(graph).endings.every((n) => endingStreams(n, graph));
   } catch {
     return false;
   }

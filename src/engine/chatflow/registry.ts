@@ -16,7 +16,11 @@ import { moderationNodes } from "./nodes/moderation";
 import { outputParserNodes } from "./nodes/output-parsers";
 import { promptNodes } from "./nodes/prompts";
 import { reactAgentNodes } from "./nodes/react";
+import { xmlAgentNode } from "./nodes/xml-agent";
 import { retrievalNodes } from "./nodes/retrieval";
+import { routerChainNodes } from "./nodes/router-chains";
+import { vectorDbQaNode } from "./nodes/vector-db-qa";
+import { retrieverNodes } from "./nodes/retrievers";
 import { textSplitterNodes } from "./nodes/text-splitters";
 import { toolNodes } from "./nodes/tools";
 import { utilityNodes } from "./nodes/utilities";
@@ -34,12 +38,16 @@ const families: NodeDefinition[][] = [
   toolNodes,
   agentNodes,
   reactAgentNodes,
+  [xmlAgentNode],
   assistantNodes,
   documentLoaderNodes,
   textSplitterNodes,
   embeddingsNodes,
   vectorStoreNodes,
   retrievalNodes,
+  [vectorDbQaNode],
+  routerChainNodes,
+  retrieverNodes,
   llamaIndexNodes,
   dataNodes,
   customFunctionNodes,

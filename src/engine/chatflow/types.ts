@@ -16,6 +16,22 @@ export interface BuildArgs {
    * it, so node families never import the registry (which imports them).
    */
   answer?(instance: unknown, ctx: RunContext): Promise<string>;
+  /** The run's flow state (Set/Get Variable): one per prediction, shared by its nodes. */
+  flowState?: FlowState;
+}
+
+/** Flowise's per-run dynamic variables: Set Variable writes, Get Variable reads. */
+export interface FlowState {
+  variables: Record<string, unknown>;
+  /** Set Variable nodes with showOutput: what the answer reports as `flowVariables`. */
+  shown: Record<string, unknown>;
+}
+
+/** A branching node's build result (ifElseFunction): its instance, and the output it did not take. */
+export interface BranchTaken {
+  instance: unknown;
+  /** The output name (returnTrue / returnFalse) whose edges lead to nodes this run leaves out. */
+  untaken: string;
 }
 
 interface EndingRun {
@@ -40,6 +56,11 @@ export interface NodeDefinition {
    * as the function decides for this node of this graph.
    */
   upsertOnly?: boolean | ((node: FlowNode, graph: FlowGraph) => boolean);
+  /**
+   * Branching nodes only (ifElseFunction): what its build made into its instance and the output not
+   * taken; the nodes behind that output (and what only they need) are not built, nor can they end.
+   */
+  branch?(built: unknown): BranchTaken;
   /** Vector store nodes only: index what their loaders give (POST /vector/upsert), instead of build. */
   upsert?(args: BuildArgs): Promise<UpsertCounts>;
 }

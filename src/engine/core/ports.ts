@@ -99,6 +99,31 @@ export interface Runtime {
   sql: { open(database: string, url: string, allowWrites: boolean): SqlDatabase };
 }
 
+/** What a run sends to another flow of this deployment (ChatflowTool, agentAsTool). */
+export interface FlowRunCall {
+  question: string;
+  chatId: string;
+  overrideConfig?: Record<string, unknown>;
+  /** The callee's call stack: the flows from the first caller to this one, this one last. */
+  callStack: string[];
+}
+
+/** The callee's JSON answer, as far as a tool reads it. */
+export interface FlowRunAnswer {
+  text: string;
+  json?: unknown;
+}
+
+/**
+ * Other flows of this deployment, run in-process through the run door (its `execute-flow` trigger,
+ * as Agentflow's Execute Flow): set by the run door; absent where flows cannot be called.
+ */
+export interface FlowRunner {
+  /** Flows that called this run, first caller first (this run's own flow not included). */
+  callStack: string[];
+  run(flowId: string, call: FlowRunCall): Promise<FlowRunAnswer>;
+}
+
 /** One run: who asks what, in which session, with which overrides, and the way out (runtime). */
 export interface RunContext {
   runtime: Runtime;
@@ -128,6 +153,8 @@ export interface RunContext {
    * sources) report them here; they become the run's sourceDocuments unless the ending node gives its own.
    */
   addSourceDocuments?(docs: SourceDocument[]): void;
+  /** Other flows of this deployment, through the run door (ChatflowTool, agentAsTool). */
+  flows?: FlowRunner;
 }
 
 /** What a provider registry needs for this run: bindings, the run's credentials and signal. */

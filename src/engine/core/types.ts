@@ -68,6 +68,8 @@ export interface RunResult {
   usedTools?: UsedTool[];
   /** Label of the memory node, or null. */
   memoryType: string | null;
+  /** Set Variable nodes with showOutput: variable name → value (Flowise's `flowVariables`). */
+  flowVariables?: Record<string, unknown>;
 }
 
 /** What a vector store upsert did (LangChain's indexing counts). */

@@ -6,6 +6,8 @@ import { chainTool } from "./chain";
 import { customTool } from "./custom";
 import { queryEngineTool } from "./query-engine";
 import { currentDateTimeTool } from "./datetime";
+import { agentAsTool, chatflowTool } from "./flow-tool";
+import { jsonPathExtractor } from "./json-path";
 import { openApiToolkit } from "./openapi/toolkit";
 import { requestsTools } from "./requests/requests";
 import { retrieverTool } from "./retriever";
@@ -36,6 +38,9 @@ const usable: ToolDefinition[] = [
   { name: "arxiv", build: arxivTool },
   { name: "queryEngineToolLlamaIndex", build: queryEngineTool },
   { name: "currentDateTime", build: currentDateTimeTool },
+  { name: "ChatflowTool", build: chatflowTool },
+  { name: "agentAsTool", build: agentAsTool },
+  { name: "jsonPathExtractor", build: jsonPathExtractor },
   { name: "openAPIToolkit", build: openApiToolkit },
   { name: "customMCP", build: customMcpTools },
   { name: "customMcpServerTool", build: customMcpServerTools },

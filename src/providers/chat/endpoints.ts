@@ -117,34 +117,45 @@ export function openAIEndpoint(
   };
 }
 
+/** Where an Azure OpenAI deployment's calls go: its base (…/openai/deployments/<deployment>), the field it came from, version, key. */
+export interface AzureDeployment {
+  base: string;
+  field: string;
+  version: string;
+  key?: string;
+}
+
 /**
- * azureChatOpenAI: `basepath` input (Azure's "…/openai/deployments" base, the deployment is
- * appended), else https://<instance>.openai.azure.com/openai/deployments. Key in header `api-key`.
+ * An Azure OpenAI deployment as `node` reads it (azureChatOpenAI, azureOpenAIEmbeddings): the
+ * `basepath` input (Azure's "…/openai/deployments" base, the deployment appended), else the
+ * credential's azureOpenAIBasePath, else https://<instance>.openai.azure.com/openai/deployments.
  */
-export function azureEndpoint(inputs: Record<string, unknown>, credential: Record<string, unknown>): ChatEndpoint {
+export function azureDeployment(inputs: Record<string, unknown>, credential: Record<string, unknown>, node: string): AzureDeployment {
   const deployment = str(credential.azureOpenAIApiDeploymentName) ?? str(inputs.deploymentName) ?? str(inputs.modelName);
   const version = str(credential.azureOpenAIApiVersion) ?? str(inputs.azureOpenAIApiVersion) ?? "2024-10-21";
   const instance = str(credential.azureOpenAIApiInstanceName);
   const basepath = firstSet(
-    [inputs.basepath, "azureChatOpenAI basepath"],
+    [inputs.basepath, `${node} basepath`],
     [credential.azureOpenAIBasePath, "azureOpenAIApi credential azureOpenAIBasePath"],
   );
   if (!deployment)
-    throw fail("MISSING_CREDENTIAL", "azureChatOpenAI needs a deployment name (credential azureOpenAIApiDeploymentName or modelName)");
-  let base: string;
-  let field: string;
-  if (basepath) {
-    base = `${basepath.value.replace(/\/+$/, "")}/${encodeURIComponent(deployment)}`;
-    field = basepath.field;
-  } else if (instance) {
-    base = `https://${encodeURIComponent(instance)}.openai.azure.com/openai/deployments/${encodeURIComponent(deployment)}`;
-    field = "azureOpenAIApi credential azureOpenAIApiInstanceName";
-  } else
-    throw fail(
-      "MISSING_CREDENTIAL",
-      "azureChatOpenAI needs an azureOpenAIApi credential with azureOpenAIApiInstanceName, or a basepath input",
-    );
+    throw fail("MISSING_CREDENTIAL", `${node} needs a deployment name (credential azureOpenAIApiDeploymentName or modelName)`);
   const key = str(credential.azureOpenAIApiKey);
+  if (basepath)
+    return { base: `${basepath.value.replace(/\/+$/, "")}/${encodeURIComponent(deployment)}`, field: basepath.field, version, key };
+  if (!instance)
+    throw fail("MISSING_CREDENTIAL", `${node} needs an azureOpenAIApi credential with azureOpenAIApiInstanceName, or a basepath input`);
+  return {
+    base: `https://${encodeURIComponent(instance)}.openai.azure.com/openai/deployments/${encodeURIComponent(deployment)}`,
+    field: "azureOpenAIApi credential azureOpenAIApiInstanceName",
+    version,
+    key,
+  };
+}
+
+/** azureChatOpenAI: the deployment's /chat/completions (azureDeployment). Key in header `api-key`. */
+export function azureEndpoint(inputs: Record<string, unknown>, credential: Record<string, unknown>): ChatEndpoint {
+  const { base, field, version, key } = azureDeployment(inputs, credential, "azureChatOpenAI");
   return {
     url: `${joinUrl(base, "chat/completions", field)}?api-version=${encodeURIComponent(version)}`,
     headers: key ? { "api-key": key } : {},

@@ -38,6 +38,10 @@ export class HuggingFaceInferenceModel extends TextLLM {
     return "huggingface-inference";
   }
 
+  protected override secrets(): string[] {
+    return this.apiKey ? [this.apiKey] : [];
+  }
+
   protected async complete(prompt: string, deadline: Deadline, options: this["ParsedCallOptions"]): Promise<string> {
     const parameters: Record<string, unknown> = { return_full_text: false };
     if (this.temperature !== undefined) parameters.temperature = this.temperature;

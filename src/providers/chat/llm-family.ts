@@ -6,6 +6,7 @@ import { jsonObject, num, str } from "../../lib/inputs";
 import { checkEndpoint } from "../../lib/outbound";
 import { credentialOf } from "../config";
 import { sampling } from "./build";
+import { completionLLMs } from "./completion-llms";
 import { HuggingFaceInferenceModel } from "./huggingface";
 import { apiUrl, httpUrl } from "./endpoints";
 import { ReplicateModel } from "./replicate";
@@ -68,4 +69,5 @@ export const replicate: ChatModelDefinition = {
   },
 };
 
-export const textLLMModels: ChatModelDefinition[] = [huggingFaceInference, replicate];
+// openAI, togetherAI, fireworks, sambanova, ollama, cohere: completion-llms.ts.
+export const textLLMModels: ChatModelDefinition[] = [huggingFaceInference, replicate, ...completionLLMs];

@@ -56,6 +56,10 @@ export class ReplicateModel extends TextLLM {
     return "replicate";
   }
 
+  protected override secrets(): string[] {
+    return this.apiKey ? [this.apiKey] : [];
+  }
+
   private headers(): Record<string, string> {
     const h: Record<string, string> = { "content-type": "application/json", prefer: "wait" };
     if (this.apiKey) h.authorization = `Bearer ${this.apiKey}`;

@@ -6,6 +6,7 @@ import { AIMessage, type BaseMessage } from "@langchain/core/messages";
 import type { ChatResult } from "@langchain/core/outputs";
 import type { EndpointPolicy } from "../../lib/outbound";
 import { ChatModelBase, type RemoteModelFields } from "./base";
+import { redactError } from "../../lib/redact";
 import { type Deadline, callWithRetry } from "../../lib/run-control";
 import { providerFetch, readJson } from "./http";
 import { contentText } from "./messages";
@@ -28,6 +29,11 @@ export abstract class TextLLM extends ChatModelBase {
     this.policy = fields.policy;
   }
 
+  /** Values scrubbed from every error that leaves (a provider may echo the key it was sent): none unless a model says. */
+  protected secrets(): string[] {
+    return [];
+  }
+
   /** One completion of `prompt`; fetches under `deadline` (throw ApiError 502 / RetryableProviderError). */
   protected abstract complete(prompt: string, deadline: Deadline, options: this["ParsedCallOptions"]): Promise<string>;
 
@@ -37,7 +43,13 @@ export abstract class TextLLM extends ChatModelBase {
     _runManager?: CallbackManagerForLLMRun,
   ): Promise<ChatResult> {
     const prompt = promptOf(messages);
-    const rules = { timeoutMs: this.timeoutMs, signal: this.signalOf(options), provider: this.provider };
+    const secrets = this.secrets();
+    const rules = {
+      timeoutMs: this.timeoutMs,
+      signal: this.signalOf(options),
+      provider: this.provider,
+      scrub: (err: Error) => redactError(err, secrets),
+    };
     return callWithRetry(rules, async (deadline) => {
       const text = await this.complete(prompt, deadline, options);
       return { generations: [{ text, message: new AIMessage(text) }] };

@@ -4,10 +4,12 @@
 // Defaults (model, batch, new lines) are what the node or its LangChain class uses.
 import { bool, num, str } from "../../lib/inputs";
 import { checkEndpoint } from "../../lib/outbound";
-import { apiUrl } from "../chat/endpoints";
+import { headersOf } from "../chat/build";
+import { apiUrl, azureDeployment, httpUrl } from "../chat/endpoints";
 import { credentialOf, firstSet, modelNameOf } from "../config";
 import { CohereEmbeddings } from "./cohere";
 import { GeminiEmbeddings } from "./gemini";
+import { HuggingFaceEmbeddings } from "./huggingface";
 import type { EmbeddingsEndpoint } from "./http";
 import { OpenAICompatibleEmbeddings } from "./openai";
 import type { EmbeddingsDefinition, ProviderDeps } from "./types";
@@ -32,6 +34,45 @@ function endpointOf(url: string, base: Source, provider: string, deps: ProviderD
 }
 
 export const hostedEmbeddings: EmbeddingsDefinition[] = [
+  {
+    // The deployment's /embeddings?api-version=…, key in `api-key`: where azureChatOpenAI's calls go, the same way.
+    name: "azureOpenAIEmbeddings",
+    async build(config, deps) {
+      const credential = await credentialOf(config, deps);
+      const azure = azureDeployment(config, credential, "azureOpenAIEmbeddings");
+      return new OpenAICompatibleEmbeddings({
+        baseUrl: azure.base,
+        field: azure.field,
+        query: `api-version=${encodeURIComponent(azure.version)}`,
+        env: deps.env,
+        provider: "Azure OpenAI embeddings",
+        apiKey: azure.key,
+        keyHeader: "api-key",
+        headers: headersOf(config.baseOptions),
+        model: str(credential.azureOpenAIApiDeploymentName) ?? modelNameOf(config, "text-embedding-ada-002"),
+        batchSize: num(config.batchSize),
+        timeoutMs: num(config.timeout),
+      });
+    },
+  },
+  {
+    // The same service as huggingFaceInference_LLMs, so the same var (HUGGINGFACE_BASE_URL), unless the node names its endpoint.
+    name: "huggingFaceInferenceEmbeddings",
+    async build(config, deps) {
+      const credential = await credentialOf(config, deps);
+      const own = str(config.endpoint);
+      const base = own
+        ? { value: own, field: "huggingFaceInferenceEmbeddings endpoint" }
+        : baseOf("huggingFaceInferenceEmbeddings", "https://router.huggingface.co/hf-inference", [
+            deps.env.HUGGINGFACE_BASE_URL,
+            "HUGGINGFACE_BASE_URL",
+          ]);
+      const model = modelNameOf(config, "sentence-transformers/distilbert-base-nli-mean-tokens");
+      const path = `${model.split("/").map(encodeURIComponent).join("/")}/pipeline/feature-extraction`;
+      const url = own ? httpUrl(own, base.field) : apiUrl(base.value, "models", path, base.field);
+      return new HuggingFaceEmbeddings(endpointOf(url, base, "Hugging Face embeddings", deps, credential.huggingFaceApiKey));
+    },
+  },
   {
     name: "mistralAIEmbeddings",
     async build(config, deps) {

@@ -31,6 +31,12 @@ export interface OpenAIEmbeddingsFields {
   floats?: boolean;
   /** Provider-specific body fields for documents and for a query (Jina's `task`). */
   bodyFields?: Partial<Record<"document" | "query", Record<string, unknown>>>;
+  /** The header carrying the key as it is (Azure's `api-key`); default `Authorization: Bearer <key>`. */
+  keyHeader?: string;
+  /** A query string for every call (Azure's `api-version=…`). */
+  query?: string;
+  /** Headers sent with every call (a node's Base Options); the key's header wins. */
+  headers?: Record<string, string>;
 }
 
 export function embeddingsUrl(base: string, field = "openAIEmbeddings basepath"): string {
@@ -86,7 +92,7 @@ export class OpenAICompatibleEmbeddings extends Embeddings implements Float32Emb
   constructor(fields: OpenAIEmbeddingsFields) {
     super({ maxRetries: 0 });
     this.fields = fields;
-    this.url = embeddingsUrl(fields.baseUrl, fields.field);
+    this.url = embeddingsUrl(fields.baseUrl, fields.field) + (fields.query ? `?${fields.query}` : "");
     const policy = checkEndpoint(this.url, fields.field, fields.env);
     this.endpoint = { url: this.url, policy, provider: fields.provider ?? PROVIDER, apiKey: fields.apiKey, timeoutMs: fields.timeoutMs };
     this.model = fields.model;
@@ -115,8 +121,9 @@ export class OpenAICompatibleEmbeddings extends Embeddings implements Float32Emb
   }
 
   private async attempt(input: string[], kind: "document" | "query", deadline: Deadline): Promise<Vector[]> {
-    const headers: Record<string, string> = {};
-    if (this.fields.apiKey) headers.Authorization = `Bearer ${this.fields.apiKey}`;
+    const { apiKey, keyHeader } = this.fields;
+    const headers: Record<string, string> = { ...this.fields.headers };
+    if (apiKey) headers[keyHeader ?? "Authorization"] = keyHeader ? apiKey : `Bearer ${apiKey}`;
     const base64 = !this.fields.floats && !floatsOnly.has(this.url);
     const body: Record<string, unknown> = {
       model: this.model,

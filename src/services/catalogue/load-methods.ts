@@ -82,6 +82,19 @@ const METHODS: Record<string, LoadMethod> = {
       .sort((a, b) => a.label.localeCompare(b.label));
   },
 
+  /** Your flows, for the Chatflow Tool: every chatflow, agentflow and assistant, by name (Flowise's kind names). */
+  async listChatflows({ db }) {
+    const rows = await db.select({ id: chatFlow.id, name: chatFlow.name, type: chatFlow.type }).from(chatFlow).all();
+    const kind = (type: string) =>
+      type === "AGENTFLOW" ? "AgentflowV2" : type === "MULTIAGENT" ? "AgentflowV1" : type === "ASSISTANT" ? "Custom Assistant" : "Chatflow";
+    return rows.map((f) => ({ label: f.name, name: f.id, description: kind(f.type) })).sort((a, b) => a.label.localeCompare(b.label));
+  },
+  /** Your agentflows (V2), for Agent as Tool. */
+  async listAgentflows({ db }) {
+    const rows = await db.select({ id: chatFlow.id, name: chatFlow.name }).from(chatFlow).where(eq(chatFlow.type, "AGENTFLOW")).all();
+    return rows.map((f) => ({ label: f.name, name: f.id })).sort((a, b) => a.label.localeCompare(b.label));
+  },
+
   /**
    * Your document stores. Agentflow nodes name one as `id:name` among the upserted ones; the
    * Document Store (Vector) node by id among the upserted; the Document Store loader by id among

@@ -104,6 +104,8 @@ export async function startAgentflow(deps: RunDeps, base: Omit<RunBase, "release
     question: input.question ?? "",
     signal: base.controller.signal,
     getCredential: base.getCredential,
+    // ChatflowTool in a Tool or Agent node: other flows through the door, as Execute Flow.
+    flows: { callStack: start.callStack, run: (flowId, call) => start.runFlow(flowId, call, base.controller.signal) },
   });
   const request: AgentflowRequest = {
     chatflowId: flow.id,

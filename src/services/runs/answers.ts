@@ -17,6 +17,7 @@ export function chatflowAnswer(run: ChatflowRun, done: ChatflowDone) {
     sourceDocuments: done.result.sourceDocuments ?? [],
     usedTools: done.result.usedTools ?? [],
     isStreamValid: run.streamable,
+    ...(done.result.flowVariables ? { flowVariables: done.result.flowVariables } : {}),
   };
 }
 

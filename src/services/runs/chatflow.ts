@@ -4,6 +4,7 @@ import { type PreparedChatflow, type RunContext, type RunResult, type StreamSink
 import { redactError } from "../../lib/redact";
 import { nowIso } from "../../lib/time";
 import { withAttachedText } from "./attached-files";
+import type { FlowCaller } from "./agentflow-start";
 import { type ExchangeIds, storeExchange } from "./chatflow-messages";
 import { type RunBase, askedSessionOf, runIds, track } from "./base";
 import { runMemory } from "./memory";
@@ -35,7 +36,13 @@ export interface ChatflowDone {
 }
 
 /** Everything before the model is called: ids, gated overrides, the run's context, its clock. */
-export function startChatflow(deps: RunDeps, base: Omit<RunBase, "release">, prepared: PreparedChatflow, steps?: RunSteps): ChatflowRun {
+export function startChatflow(
+  deps: RunDeps,
+  base: Omit<RunBase, "release">,
+  prepared: PreparedChatflow,
+  steps?: RunSteps,
+  calls?: { caller: FlowCaller; callStack: string[] },
+): ChatflowRun {
   const { flow, input } = base;
   const { chatId, sessionId } = runIds(input);
   // A detached run's chatflow runs later, in its Workflow: the memory read at acceptance may be old by
@@ -52,6 +59,8 @@ export function startChatflow(deps: RunDeps, base: Omit<RunBase, "release">, pre
     nodeOverrides: gateNodeOverrides(prepared.graph, flow.apiConfig, input.overrideConfig ?? {}),
     signal: base.controller.signal,
     getCredential: base.getCredential,
+    // ChatflowTool, agentAsTool: other flows through the door, with this run's call stack.
+    ...(calls ? { flows: { callStack: calls.callStack, run: (id, call) => calls.caller(id, call, base.controller.signal) } } : {}),
   });
   return {
     ...base,

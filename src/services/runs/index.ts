@@ -59,8 +59,9 @@ async function started(deps: RunDeps, ready: Ready, request: RunRequest, rule: T
 async function start(deps: RunDeps, ready: Ready, request: RunRequest, rule: TriggerDefinition): Promise<ChatflowRun | AgentflowRun> {
   const { flow, prefetched, prepared } = ready;
   const base = runBase(deps.env, flow, prefetched, request.input, request.uploads ?? [], rule.chatType);
+  const caller = flowCaller((call) => runFlow(deps, call));
   if (prepared.kind === "chatflow") {
-    const run = startChatflow(deps, base, prepared, request.steps);
+    const run = startChatflow(deps, base, prepared, request.steps, { caller, callStack: request.callStack ?? [] });
     const { recordAlso } = request;
     if (recordAlso) run.recordAlso = (done) => recordAlso(chatflowAnswer(run, done));
     return traced(deps, run);
@@ -73,7 +74,7 @@ async function start(deps: RunDeps, ready: Ready, request: RunRequest, rule: Tri
     observed: request.frames !== undefined,
     callStack: request.callStack ?? [],
     webhook: request.webhook,
-    runFlow: flowCaller((call) => runFlow(deps, call)),
+    runFlow: caller,
   });
   if (request.steps) run.answerOf = (done) => agentflowAnswer(run, done);
   const { recordAlso } = request;

@@ -23,14 +23,14 @@ const isPending = (v: unknown): v is PendingFunction => !!v && typeof v === "obj
 const owner = (node: FlowNode) => `${node.data.label} (${node.id})`;
 
 /** functionInputVariables (a JSON object, or one the resolver already parsed) → `$name` values. */
-function variablesOf(raw: unknown, node: FlowNode): Record<string, unknown> {
+export function variablesOf(raw: unknown, node: FlowNode, what = "Custom Function"): Record<string, unknown> {
   let vars: unknown = raw;
   if (typeof raw === "string") {
     if (!raw.trim()) return {};
     try {
       vars = JSON.parse(raw);
     } catch (err) {
-      throw fail("INVALID_FLOW", `${owner(node)}: Invalid JSON in the Custom Function Input Variables: ${errorMessage(err)}`);
+      throw fail("INVALID_FLOW", `${owner(node)}: Invalid JSON in the ${what} Input Variables: ${errorMessage(err)}`);
     }
   }
   if (vars === undefined || vars === null) return {};

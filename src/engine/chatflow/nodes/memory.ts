@@ -8,6 +8,7 @@ import { memoryInstance, requireChatModel, turnsToText } from "../instances";
 import { callModel } from "../../core/llm";
 import type { BuildArgs, NodeDefinition } from "../types";
 import { num, str } from "../../core/inputs";
+import { summaryBufferMemoryNode } from "./summary-buffer-memory";
 
 const CATEGORY = "Memory";
 
@@ -45,6 +46,7 @@ export const memoryNodes: NodeDefinition[] = [
       } satisfies MemoryInstance;
     },
   },
+  summaryBufferMemoryNode,
 ];
 
 const SUMMARY_PROMPT =

@@ -4,9 +4,13 @@ import { HumanMessage } from "@langchain/core/messages";
 import { type ModerationInstance, ModerationRejected, isChatModel } from "../instances";
 import { callModel } from "../../core/llm";
 import type { NodeDefinition } from "../types";
-import { str } from "../../core/inputs";
+import { providerConfig, str } from "../../core/inputs";
+import { providerDeps } from "../../core/ports";
+import { openAIModeration } from "../../../providers/moderation";
 
 const DEFAULT_MESSAGE = "Cannot Process! Input violates content moderation policies.";
+/** What Flowise's OpenAI moderation runner says when the node's Error Message is empty. */
+const OPENAI_DEFAULT_MESSAGE = "Text was found that violates OpenAI's content policy.";
 
 /** One deny-list entry per line; blank lines and surrounding spaces do not count. */
 const denyListOf = (value: unknown): string[] =>
@@ -47,6 +51,22 @@ export const moderationNodes: NodeDefinition[] = [
           }
           const lower = input.toLowerCase();
           if (denyList.some((entry) => lower.includes(entry.toLowerCase()))) throw new ModerationRejected(message);
+          return input;
+        },
+      };
+    },
+  },
+  {
+    // OpenAI's moderation API (providers/moderation.ts): a flagged input is refused with the node's message.
+    name: "inputModerationOpenAI",
+    category: "Moderation",
+    async build({ node, inputs, ctx }): Promise<ModerationInstance> {
+      const moderation = await openAIModeration(providerConfig(node, inputs), providerDeps(ctx), "inputModerationOpenAI");
+      const message = str(inputs.moderationErrorMessage) ?? OPENAI_DEFAULT_MESSAGE;
+      return {
+        kind: "moderation",
+        async check(input) {
+          if (await moderation.flagged(input)) throw new ModerationRejected(message);
           return input;
         },
       };

@@ -4,6 +4,7 @@ import { fail } from "../../../errors";
 import type { PromptInstance } from "../instances";
 import type { NodeDefinition } from "../types";
 import { str } from "../../core/inputs";
+import { fewShotPromptNode } from "./few-shot-prompt";
 
 const CATEGORY = "Prompts";
 
@@ -46,4 +47,5 @@ export const promptNodes: NodeDefinition[] = [
       };
     },
   },
+  fewShotPromptNode,
 ];

@@ -1,0 +1,139 @@
+// Supabase stand-in (PostgREST under /rest/v1, as supabase-js calls it) holding LangChain's
+// documents tables ({id uuid, content, metadata jsonb, embedding vector(n)}) and their match functions:
+//   POST   /rest/v1/TABLE?on_conflict=id [rows]   (Prefer: resolution=merge-duplicates)  → 201
+//   GET    /rest/v1/TABLE?select=id&id=in.(…)                                            → [{id}]
+//   DELETE /rest/v1/TABLE?id=in.(…)                                                      → 204
+//   POST   /rest/v1/rpc/FN {query_embedding, match_count, filter}  → [{id, content, metadata, embedding, similarity}]
+// Any table exists (empty until written) except names starting "missing"; the function
+// match_documents searches table `documents`, match_NAME table NAME, any other is missing (404,
+// PGRST202). The function answers rows whose metadata contains `filter` (jsonb @>), by cosine
+// similarity, best first, at most match_count; query-string filters on its rows as PostgREST reads
+// them (`metadata->>k=eq.v`, `metadata->k::int=gt.5`; eq neq gt gte lt lte in) and `limit`. Ids
+// must be UUIDs (400, 22P02), embeddings the dimension of a table's first write (400). Errors
+// answer as PostgREST's do: {code, details, hint, message}. Auth: no `apikey` → 401, one not
+// starting "sb-" → 401 "Invalid API key". Table "down" answers 500, "hang" never answers.
+// GET /dump/TABLE → {rows} (for tests); GET /requests lists what was received.
+import { hang, serveStandin } from "./base.mjs";
+
+const tables = new Map(); // name → {dimension, rows: Map(id → row)}
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+const norm = (v) => Math.sqrt(v.reduce((s, x) => s + x * x, 0));
+const cosine = (a, b) => (norm(a) && norm(b) ? a.reduce((s, x, i) => s + x * b[i], 0) / (norm(a) * norm(b)) : 0);
+
+/** jsonb containment: every key of `want` in `have`, objects recursively. */
+function contains(have, want) {
+  if (want && typeof want === "object" && !Array.isArray(want))
+    return !!have && typeof have === "object" && Object.entries(want).every(([k, v]) => contains(have[k], v));
+  if (Array.isArray(want)) return Array.isArray(have) && want.every((w) => have.some((h) => contains(h, w)));
+  return have === want;
+}
+
+const table = (name) => {
+  let t = tables.get(name);
+  if (!t) tables.set(name, (t = { dimension: undefined, rows: new Map() }));
+  return t;
+};
+const idList = (param) =>
+  /^in\.\((.*)\)$/
+    .exec(param ?? "")?.[1]
+    .split(",")
+    .filter(Boolean) ?? null;
+
+/** A row filter from the query string: column `metadata->>k`, `metadata->k::type` or a plain column. */
+function rowFilter(column, expr) {
+  const m = /^(\w+)(?:->>?(\w+))?(?:::(\w+))?$/.exec(column);
+  const op = /^(eq|neq|gt|gte|lt|lte|in)\.(.*)$/.exec(expr);
+  if (!m || !op) return null;
+  const numeric = m[3] && /^(int|integer|float|numeric|bigint)$/.test(m[3]);
+  const read = (row) => {
+    const v = m[2] ? row[m[1]]?.[m[2]] : row[m[1]];
+    return v === undefined || v === null ? v : numeric ? Number(v) : String(v);
+  };
+  const want = (x) => (numeric ? Number(x) : x);
+  return (row) => {
+    const v = read(row);
+    if (op[1] === "in")
+      return op[2]
+        .replace(/^\(|\)$/g, "")
+        .split(",")
+        .map(want)
+        .includes(v);
+    if (v === undefined || v === null) return false;
+    const x = want(op[2]);
+    return { eq: v === x, neq: v !== x, gt: v > x, gte: v >= x, lt: v < x, lte: v <= x }[op[1]];
+  };
+}
+
+export function startSupabaseStandin() {
+  return serveStandin(async ({ req, res, url, body, json }) => {
+    const pgError = (status, code, message, details = null, hint = null) => json(status, { code, details, hint, message });
+    const dump = /^\/dump\/([^/]+)$/.exec(url.pathname);
+    if (dump) return json(200, { rows: [...(tables.get(decodeURIComponent(dump[1]))?.rows.values() ?? [])] });
+    const route = /^\/rest\/v1\/(rpc\/)?([^/]+)$/.exec(url.pathname);
+    if (!route) return pgError(404, "PGRST125", `Invalid path specified in request URL`);
+    const key = req.headers.apikey;
+    if (!key) return json(401, { message: "No API key found in request", hint: "No `apikey` request header or url param was found." });
+    if (!String(key).startsWith("sb-") || req.headers.authorization !== `Bearer ${key}`) return json(401, { message: "Invalid API key" });
+    const name = decodeURIComponent(route[2]);
+    if (route[1]) {
+      const tableName = name === "match_documents" ? "documents" : name.startsWith("match_") ? name.slice(6) : null;
+      if (!tableName || req.method !== "POST")
+        return pgError(404, "PGRST202", `Could not find the function public.${name}(query_embedding) in the schema cache`);
+      if (tableName === "down") return pgError(500, "XX000", "the database is having a bad day");
+      if (tableName === "hang") return hang(res);
+      const t = table(tableName);
+      const v = body?.query_embedding;
+      if (t.dimension !== undefined && v.length !== t.dimension)
+        return pgError(400, "22000", `different vector dimensions ${t.dimension} and ${v.length}`);
+      const filters = [];
+      for (const [column, expr] of url.searchParams) {
+        if (column === "limit") continue;
+        const f = rowFilter(column, expr);
+        if (!f) return pgError(400, "PGRST100", `"failed to parse filter (${expr})" (line 1, column 1)`);
+        filters.push(f);
+      }
+      const limit = Number(url.searchParams.get("limit") ?? body.match_count ?? Number.POSITIVE_INFINITY);
+      const found = [...t.rows.values()]
+        .filter((r) => contains(r.metadata, body.filter ?? {}) && filters.every((f) => f(r)))
+        .map((r) => ({ ...r, embedding: JSON.stringify(r.embedding), similarity: cosine(v, r.embedding) }))
+        .sort((a, b) => b.similarity - a.similarity)
+        .slice(0, limit);
+      return json(200, found);
+    }
+    if (name.startsWith("missing")) return pgError(404, "PGRST205", `Could not find the table 'public.${name}' in the schema cache`);
+    if (name === "down") return pgError(500, "XX000", "the database is having a bad day");
+    if (name === "hang") return hang(res);
+    const t = table(name);
+    if (req.method === "POST") {
+      const rows = Array.isArray(body) ? body : [body];
+      for (const r of rows) {
+        if (!UUID.test(String(r.id))) return pgError(400, "22P02", `invalid input syntax for type uuid: "${r.id}"`);
+        if (t.dimension !== undefined && r.embedding.length !== t.dimension)
+          return pgError(400, "22000", `expected ${t.dimension} dimensions, not ${r.embedding.length}`);
+      }
+      const merge = String(req.headers.prefer ?? "").includes("resolution=merge-duplicates");
+      for (const r of rows)
+        if (!merge && t.rows.has(r.id.toLowerCase()))
+          return pgError(409, "23505", 'duplicate key value violates unique constraint "documents_pkey"');
+      t.dimension ??= rows[0]?.embedding.length;
+      for (const r of rows)
+        t.rows.set(r.id.toLowerCase(), { id: r.id.toLowerCase(), content: r.content, metadata: r.metadata, embedding: r.embedding });
+      res.writeHead(201);
+      return res.end();
+    }
+    const ids = idList(url.searchParams.get("id"));
+    if (!ids) return pgError(400, "21000", "DELETE requires a WHERE clause");
+    if (req.method === "GET")
+      return json(
+        200,
+        ids.filter((id) => t.rows.has(id.toLowerCase())).map((id) => ({ id: id.toLowerCase() })),
+      );
+    if (req.method === "DELETE") {
+      for (const id of ids) t.rows.delete(id.toLowerCase());
+      res.writeHead(204);
+      return res.end();
+    }
+    return pgError(405, "PGRST117", `Unsupported HTTP method: ${req.method}`);
+  });
+}
