@@ -27,6 +27,9 @@ export const PROVIDER_VARS = [
   "GOOGLE_GENERATIVE_AI_BASE_URL",
   "HUGGINGFACE_BASE_URL",
   "REPLICATE_BASE_URL",
+  // AWS Bedrock Runtime (providers/aws/nodes.ts): awsChatBedrock and AWSBedrockEmbeddings; Cohere's Chat API v2 (chatCohere).
+  "AWS_BEDROCK_BASE_URL",
+  "COHERE_CHAT_BASE_URL",
   // Hosted OpenAI-compatible chat services (providers/chat/openai-family.ts `hosted`).
   "DEEPSEEK_BASE_URL",
   "OPENROUTER_BASE_URL",
@@ -43,6 +46,15 @@ export const PROVIDER_VARS = [
   "GOOGLE_CUSTOM_SEARCH_BASE_URL",
   "BRAVE_SEARCH_BASE_URL",
   "TAVILY_BASE_URL",
+  "EXA_BASE_URL",
+  "WOLFRAM_ALPHA_BASE_URL",
+  "SEARCHAPI_BASE_URL",
+  // The spiderDocumentLoaders loader (providers/loaders/hosted/crawlers.ts).
+  "SPIDER_BASE_URL",
+  // The notionPage and notionDB loaders (providers/loaders/notion).
+  "NOTION_BASE_URL",
+  // The airtable loader (providers/loaders/hosted/airtable.ts).
+  "AIRTABLE_BASE_URL",
   "ARXIV_BASE_URL",
   "GITHUB_API_BASE_URL",
   "PINECONE_BASE_URL",

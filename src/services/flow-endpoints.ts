@@ -17,6 +17,8 @@ const ENDPOINT_INPUTS = new Set([
   "qdrantServerUrl",
   "chromaURL",
   "supabaseProjUrl",
+  "weaviateHost",
+  "host",
 ]);
 const MAX_DEPTH = 4;
 

@@ -26,6 +26,9 @@ describe("buildChatModel", () => {
     expect(supportedChatModels()).toEqual(chatNodes);
     expect(supportedChatModels()).toEqual(
       [
+        "awsChatBedrock",
+        "chatCohere",
+        "chatHuggingFace",
         "azureChatOpenAI",
         "chatCloudflareWorkersAI",
         "chatLocalAI",
@@ -39,6 +42,10 @@ describe("buildChatModel", () => {
         "chatGoogleGenerativeAI",
         "chatOpenAI_LlamaIndex",
         "azureChatOpenAI_LlamaIndex",
+        "chatGroq_LlamaIndex",
+        "chatMistral_LlamaIndex",
+        "chatOllama_LlamaIndex",
+        "chatTogetherAI_LlamaIndex",
         "huggingFaceInference_LLMs",
         "replicate",
         "openAI",
@@ -107,7 +114,7 @@ describe("buildChatModel", () => {
   it("an unknown name is a 400 listing the supported ones", async () => {
     await expect(buildChatModel("chatNoSuchModel", {}, deps())).rejects.toMatchObject({
       status: 400,
-      message: expect.stringContaining("Supported: azureChatOpenAI"),
+      message: expect.stringContaining("Supported: awsChatBedrock, azureChatOpenAI"),
     });
   });
 });

@@ -9,6 +9,10 @@ declare module "vitest" {
     servicesUrl: string;
     /** Anthropic Messages API stand-in (test/standin/anthropic.mjs), e.g. http://127.0.0.1:40124. */
     anthropicUrl: string;
+    /** AWS Bedrock Runtime stand-in, SigV4 checked (test/standin/bedrock.mjs). */
+    bedrockUrl: string;
+    /** Cohere Chat API v2 stand-in (test/standin/cohere-chat.mjs). */
+    cohereChatUrl: string;
     /** Gemini API stand-in (test/standin/gemini.mjs). */
     geminiUrl: string;
     /** Hugging Face Inference stand-in (test/standin/huggingface.mjs). */
@@ -21,6 +25,13 @@ declare module "vitest" {
     qdrantUrl: string;
     /** Chroma REST API v2 stand-in (test/standin/chroma.mjs). */
     chromaUrl: string;
+    /** Weaviate REST and GraphQL stand-in (test/standin/weaviate.mjs). */
+    weaviateUrl: string;
+    /** Elasticsearch and OpenSearch stand-ins (test/standin/elastic.mjs), one server each. */
+    elasticsearchUrl: string;
+    openSearchUrl: string;
+    /** Meilisearch REST stand-in (test/standin/meilisearch.mjs). */
+    meilisearchUrl: string;
     /** Upstash Vector REST stand-in (test/standin/upstash-vector.mjs): an index per path prefix. */
     upstashVectorUrl: string;
     /** Supabase PostgREST stand-in (test/standin/supabase.mjs): documents tables and match functions. */
@@ -31,6 +42,8 @@ declare module "vitest" {
     silentPostgresUrl: string;
     /** GitHub REST API stand-in (test/standin/github.mjs). */
     githubUrl: string;
+    /** FireCrawl and Spider stand-ins for the hosted document loaders (test/standin/loaders-hosted.mjs). */
+    loadersHostedUrl: string;
     /** A loopback MCP server built with the SDK (test/standin/mcp.mjs). */
     mcpUrl: string;
     /** Upstash REST stand-in, also GET /commands (TCP commands received) and /keys/KEY (test/standin/redis.mjs). */

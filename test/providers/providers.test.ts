@@ -58,6 +58,7 @@ describe("splitters", () => {
   it("lists Flowise names", () => {
     expect(supportedSplitters()).toEqual([
       "characterTextSplitter",
+      "codeTextSplitter",
       "markdownTextSplitter",
       "recursiveCharacterTextSplitter",
       "tokenTextSplitter",

@@ -12,6 +12,8 @@ import { openAIModeration } from "../../src/providers/moderation";
 import { buildReranker } from "../../src/engine/chatflow/nodes/retrievers/rerank";
 import { redisFromCredential, upstashFromInputs } from "../../src/providers/memory/redis";
 import { buildVectorStore } from "../../src/providers/vectorstores/registry";
+import { loadDocuments } from "../../src/providers/loaders/registry";
+import { workLimits } from "../../src/lib/limits";
 import { LocalHashEmbeddings } from "../../src/providers/embeddings/local-hash";
 import { db, marker, standinUrl } from "../engine/helpers";
 import { call, expectError, json } from "../helpers";
@@ -131,6 +133,8 @@ describe("every chat model node's endpoint field", () => {
     ["groqChat", { basepath: "http://100.64.1.1/v1" }, "groqChat basepath"],
     ["chatCloudflareWorkersAI", { baseUrl: "http://192.168.0.2/ai/v1", credential: "c" }, "chatCloudflareWorkersAI baseUrl"],
     ["chatAnthropic", { baseUrl: "http://[fd00::1]" }, "chatAnthropic baseUrl"],
+    ["awsChatBedrock", { endpointHost: "10.9.9.9" }, "awsChatBedrock endpointHost"],
+    ["chatHuggingFace", { model: "m/x", endpoint: "http://10.9.9.8", credential: "c" }, "chatHuggingFace endpoint"],
     ["chatGoogleGenerativeAI", { baseUrl: "http://metadata.google.internal" }, "chatGoogleGenerativeAI baseUrl"],
     ["huggingFaceInference_LLMs", { endpoint: "http://[::ffff:127.0.0.1]/generate" }, "huggingFaceInference_LLMs endpoint"],
     ["chatOpenRouter", { basepath: "http://10.2.0.1/api/v1" }, "chatOpenRouter basepath"],
@@ -173,6 +177,9 @@ describe("every chat model node's endpoint field", () => {
       ["fireworks", { FIREWORKS_BASE_URL: "http://10.1.1.16/inference/v1" }, "FIREWORKS_BASE_URL"],
       ["sambanova", { SAMBANOVA_BASE_URL: "http://10.1.1.17/v1" }, "SAMBANOVA_BASE_URL"],
       ["cohere", { COHERE_GENERATE_BASE_URL: "http://10.1.1.18" }, "COHERE_GENERATE_BASE_URL"],
+      ["awsChatBedrock", { AWS_BEDROCK_BASE_URL: "http://10.1.1.19" }, "AWS_BEDROCK_BASE_URL"],
+      ["chatCohere", { COHERE_CHAT_BASE_URL: "http://10.1.1.20" }, "COHERE_CHAT_BASE_URL"],
+      ["chatHuggingFace", { HUGGINGFACE_BASE_URL: "http://10.1.1.21/hf-inference" }, "HUGGINGFACE_BASE_URL"],
     ] as const) {
       const err = await buildChatModel(node, { model: "a/b" }, { env: { ...PRODUCTION, ...env }, getCredential: async () => ({}) }).catch(
         (e) => e,
@@ -186,6 +193,72 @@ describe("every chat model node's endpoint field", () => {
     await expect(
       buildChatModel("chatMistralAI", { overrideEndpoint: "http://172.16.0.9" }, deps({ ...PRODUCTION, OUTBOUND_ALLOW: "172.16.0.9" })),
     ).resolves.toBeDefined();
+  });
+});
+
+describe("hosted document loaders", () => {
+  it("search, crawler and Notion loaders: base URL vars and firecrawlApiUrl on private addresses are 400s naming them; apiLoader's url too", async () => {
+    const refused = (name: string, config: Record<string, unknown>, services: Record<string, string>, outbound = {}) =>
+      loadDocuments(name, {
+        config,
+        files: [],
+        outbound,
+        maxBytes: 1 << 20,
+        limits: workLimits({}),
+        getCredential: async () => ({
+          serpApiKey: "serp-secret-key",
+          braveApiKey: "brave-secret-key",
+          spiderApiKey: "spider-secret-key",
+          firecrawlApiToken: "fc-secret-key",
+          firecrawlApiUrl: "http://169.254.169.254/fc",
+          notionIntegrationToken: "notion-secret-token",
+          username: "u@example.com",
+          accessToken: "jira-secret-token",
+        }),
+        services: { ...services, ENVIRONMENT: "production" },
+      }).then(
+        () => undefined,
+        (e: { status: number; message: string }) => e,
+      );
+    const serp = await refused("serpApi", { query: "q", credential: "c" }, { SERPAPI_BASE_URL: "http://10.0.0.9" });
+    expect(serp).toMatchObject({
+      status: 400,
+      message: expect.stringMatching(/^SERPAPI_BASE_URL refused by the outbound policy: 10\.0\.0\.9 is a private/),
+    });
+    expect(serp?.message).not.toContain("serp-secret-key");
+    const brave = await refused(
+      "braveSearchApiLoader",
+      { query: "q", credential: "c" },
+      { BRAVE_SEARCH_BASE_URL: `${standinUrl()}/brave` },
+    );
+    expect(brave).toMatchObject({
+      status: 400,
+      message: expect.stringMatching(/^BRAVE_SEARCH_BASE_URL refused by the outbound policy: 127\.0\.0\.1 is a loopback/),
+    });
+    const spider = await refused(
+      "spiderDocumentLoaders",
+      { url: "https://a.example", credential: "c" },
+      { SPIDER_BASE_URL: "http://10.2.0.1" },
+    );
+    expect(spider).toMatchObject({ status: 400, message: expect.stringMatching(/^SPIDER_BASE_URL refused by the outbound policy: /) });
+    const notion = await refused("notionPage", { pageId: "p", credential: "c" }, { NOTION_BASE_URL: "http://192.168.1.9" });
+    expect(notion).toMatchObject({ status: 400, message: expect.stringMatching(/^NOTION_BASE_URL refused by the outbound policy: /) });
+    expect(notion?.message).not.toContain("notion-secret-token");
+    const jira = await refused("jira", { host: "http://10.9.9.9", projectKey: "K", credential: "c" }, {});
+    expect(jira).toMatchObject({ status: 400, message: expect.stringContaining("10.9.9.9 is a private address") });
+    expect(jira?.message).not.toContain("jira-secret-token");
+    const airtable = await refused("airtable", { baseId: "b", tableId: "t", credential: "c" }, { AIRTABLE_BASE_URL: "http://172.16.0.4" });
+    expect(airtable).toMatchObject({ status: 400, message: expect.stringMatching(/^AIRTABLE_BASE_URL refused by the outbound policy: /) });
+    const wiki = await refused("confluence", { baseUrl: "http://10.3.3.3/wiki", spaceKey: "S", credential: "c" }, {});
+    expect(wiki).toMatchObject({ status: 400, message: expect.stringContaining("10.3.3.3 is a private address") });
+    const api = await refused("apiLoader", { url: "http://169.254.169.254/latest/meta-data" }, {});
+    expect(api).toMatchObject({ status: 400, message: expect.stringContaining("169.254.169.254 is a link-local address") });
+    const fire = await refused("fireCrawl", { crawlerType: "scrape", url: "https://a.example", credential: "c" }, {});
+    expect(fire).toMatchObject({
+      status: 400,
+      message: expect.stringMatching(/^fireCrawlApi credential firecrawlApiUrl refused by the outbound policy: /),
+    });
+    expect(fire?.message).not.toContain("fc-secret-key");
   });
 });
 
@@ -239,6 +312,7 @@ describe("embeddings, vector stores and memories", () => {
       ["cohereEmbeddings", { COHERE_EMBEDDINGS_BASE_URL: "http://[fd00::2]" }, "COHERE_EMBEDDINGS_BASE_URL"],
       ["googleGenerativeAiEmbeddings", { GOOGLE_GENERATIVE_AI_BASE_URL: "http://127.0.0.1:9" }, "GOOGLE_GENERATIVE_AI_BASE_URL"],
       ["huggingFaceInferenceEmbeddings", { HUGGINGFACE_BASE_URL: "http://10.4.4.4" }, "HUGGINGFACE_BASE_URL"],
+      ["AWSBedrockEmbeddings", { AWS_BEDROCK_BASE_URL: "http://10.4.4.5" }, "AWS_BEDROCK_BASE_URL"],
     ] as const)
       expect(await refused(node, {}, {}, env), node).toMatch(new RegExp(`^${field} refused by the outbound policy: `));
   });

@@ -2,14 +2,20 @@
 // connections, and hands their URLs to the tests (`inject("standinUrl")`, `inject("closedUrl")`).
 import { createServer } from "node:net";
 import { startAnthropicStandin } from "./anthropic.mjs";
+import { startBedrockStandin } from "./bedrock.mjs";
+import { startCohereChatStandin } from "./cohere-chat.mjs";
 import { startGeminiStandin } from "./gemini.mjs";
 import { startHuggingFaceStandin } from "./huggingface.mjs";
 import { startGithubStandin } from "./github.mjs";
+import { startLoadersHostedStandin } from "./loaders-hosted.mjs";
 import { startHubStandin } from "./hub.mjs";
 import { startMcpStandin } from "./mcp.mjs";
 import { startPineconeStandin } from "./pinecone.mjs";
 import { startQdrantStandin } from "./qdrant.mjs";
 import { startChromaStandin } from "./chroma.mjs";
+import { startWeaviateStandin } from "./weaviate.mjs";
+import { startElasticStandin } from "./elastic.mjs";
+import { startMeilisearchStandin } from "./meilisearch.mjs";
 import { startSupabaseStandin } from "./supabase.mjs";
 import { startUpstashVectorStandin } from "./upstash-vector.mjs";
 import { startPostgresStandin, startSilentTcp } from "./postgres.mjs";
@@ -51,17 +57,24 @@ export default async function setup(project) {
   // One small stand-in per native service (test/standin/<service>.mjs).
   const services = {
     anthropicUrl: await startAnthropicStandin(),
+    bedrockUrl: await startBedrockStandin(),
+    cohereChatUrl: await startCohereChatStandin(),
     geminiUrl: await startGeminiStandin(),
     huggingFaceUrl: await startHuggingFaceStandin(),
     replicateUrl: await startReplicateStandin(),
     pineconeUrl: await startPineconeStandin(),
     qdrantUrl: await startQdrantStandin(),
     chromaUrl: await startChromaStandin(),
+    weaviateUrl: await startWeaviateStandin(),
+    elasticsearchUrl: await startElasticStandin("elasticsearch"),
+    openSearchUrl: await startElasticStandin("opensearch"),
+    meilisearchUrl: await startMeilisearchStandin(),
     upstashVectorUrl: await startUpstashVectorStandin(),
     supabaseUrl: await startSupabaseStandin(),
     postgresUrl: await startPostgresStandin(),
     silentPostgresUrl: await startSilentTcp(),
     githubUrl: await startGithubStandin(),
+    loadersHostedUrl: await startLoadersHostedStandin(),
     mcpUrl: await startMcpStandin(),
     tracingUrl: await startTracingStandin(),
     speechUrl: await startSpeechStandin(),

@@ -7,11 +7,13 @@
 //   POST /tavily/search {query,…} Bearer      Tavily         → {results:[{title,url,content}]}
 //   GET  /arxiv/api/query?search_query…       arXiv          → an Atom feed of two entries
 //   GET  /web/<name>                          an HTML page (title, a paragraph naming the path, a link)
+//   searxng, exa, wolfram, searchapi           more search services (search-more.mjs)
 //   ANY  /echo/…                              JSON of the method, path, headers and body received
 // A query containing [fail] → 500 with a JSON error; [echo-key] → 401 whose message repeats the key
 // it was sent (a careless service), so tests can check that keys never reach the model.
 // GET /requests?service=NAME&contains=TEXT lists what was received (oldest first).
 import { createServer } from "node:http";
+import { searchMore } from "./search-more.mjs";
 
 const json = (res, status, body) => {
   res.writeHead(status, { "content-type": "application/json" });
@@ -81,6 +83,7 @@ function answer(service, req, url, body, res) {
       return res.end(Buffer.from(url.searchParams.get("b64") ?? "", "base64").toString("utf8"));
     }
     default:
+      if (searchMore(service, req, url, body, res)) return;
       return json(res, 404, { error: `no stand-in for ${url.pathname}` });
   }
 }

@@ -2,12 +2,14 @@
 // Adding a node is adding one entry to its family's list; adding a family is one line here.
 import type { NodeDefinition } from "./types";
 import { agentNodes } from "./nodes/agents";
+import { retrievalToolAgentNode } from "./nodes/retrieval-tool-agent";
 import { assistantNodes } from "./nodes/assistant";
 import { chainNodes } from "./nodes/chains";
 import { chatModelNodes } from "./nodes/chat-models";
 import { customFunctionNodes } from "./nodes/custom-function";
 import { dataNodes } from "./nodes/data";
 import { documentLoaderNodes } from "./nodes/document-loaders";
+import { codeLoaderNodes } from "./nodes/code-loaders";
 import { llamaIndexNodes } from "./nodes/llamaindex";
 import { embeddingsNodes } from "./nodes/embeddings";
 import { memoryNodes } from "./nodes/memory";
@@ -39,8 +41,10 @@ const families: NodeDefinition[][] = [
   agentNodes,
   reactAgentNodes,
   [xmlAgentNode],
+  [retrievalToolAgentNode],
   assistantNodes,
   documentLoaderNodes,
+  codeLoaderNodes,
   textSplitterNodes,
   embeddingsNodes,
   vectorStoreNodes,

@@ -13,11 +13,16 @@ import { requestsTools } from "./requests/requests";
 import { retrieverTool } from "./retriever";
 import { arxivTool } from "./web/arxiv";
 import { webScraperTool } from "./web/scraper";
+import { webBrowserTool } from "./web/browser";
 import { braveSearchTool } from "./search/brave";
 import { googleCustomSearchTool } from "./search/google";
 import { serpApiTool } from "./search/serpapi";
 import { serperTool } from "./search/serper";
 import { tavilyTool } from "./search/tavily";
+import { exaSearchTool } from "./search/exa";
+import { searchApiTool } from "./search/searchapi";
+import { searxngTool } from "./search/searxng";
+import { wolframAlphaTool } from "./search/wolfram";
 import { customMcpTools } from "./mcp/custom-mcp";
 import { customMcpServerTools } from "./mcp/custom-mcp-server";
 import { processMcpNodes } from "./mcp/process-servers";
@@ -33,8 +38,13 @@ const usable: ToolDefinition[] = [
   { name: "googleCustomSearch", build: googleCustomSearchTool },
   { name: "braveSearchAPI", build: braveSearchTool },
   { name: "tavilyAPI", build: tavilyTool },
+  { name: "searXNG", build: searxngTool },
+  { name: "exaSearch", build: exaSearchTool },
+  { name: "wolframAlpha", build: wolframAlphaTool },
+  { name: "searchAPI", build: searchApiTool },
   ...requestsTools,
   { name: "webScraperTool", build: webScraperTool },
+  { name: "webBrowser", build: webBrowserTool },
   { name: "arxiv", build: arxivTool },
   { name: "queryEngineToolLlamaIndex", build: queryEngineTool },
   { name: "currentDateTime", build: currentDateTimeTool },

@@ -13,7 +13,8 @@ export function sampling(config: Record<string, unknown>) {
   const stop = str(config.stopSequence) ?? str(config.stop);
   return {
     temperature: num(config.temperature),
-    maxTokens: num(config.maxTokens) ?? num(config.maxOutputTokens) ?? num(config.numPredict),
+    // maxTokensToSample: the LlamaIndex twins' name (chatMistral_LlamaIndex).
+    maxTokens: num(config.maxTokens) ?? num(config.maxOutputTokens) ?? num(config.numPredict) ?? num(config.maxTokensToSample),
     topP: num(config.topP),
     timeoutMs: timeoutOf(config.timeout),
     stop: stop

@@ -65,12 +65,15 @@ const hostedModels: ChatModelDefinition[] = [
     envVar: "OPENROUTER_BASE_URL",
     base: "https://openrouter.ai/api/v1",
   }),
-  hosted("chatTogetherAI", "mistralai/Mixtral-8x7B-Instruct-v0.1", {
-    provider: "TogetherAI",
-    key: "togetherAIApiKey",
-    envVar: "TOGETHER_BASE_URL",
-    base: "https://api.together.xyz/v1",
-  }),
+  {
+    ...hosted("chatTogetherAI", "mistralai/Mixtral-8x7B-Instruct-v0.1", {
+      provider: "TogetherAI",
+      key: "togetherAIApiKey",
+      envVar: "TOGETHER_BASE_URL",
+      base: "https://api.together.xyz/v1",
+    }),
+    aliases: ["chatTogetherAI_LlamaIndex"],
+  },
   hosted("chatFireworks", "accounts/fireworks/models/llama-v3p1-8b-instruct", {
     provider: "Fireworks AI",
     key: "fireworksApiKey",
@@ -129,8 +132,13 @@ export const openAIFamilyModels: ChatModelDefinition[] = [
     if (!str(config.basePath)) throw fail("INVALID_FLOW", "chatLocalAI needs its basePath input (e.g. http://localhost:8080/v1)");
     return bearerEndpoint(String(config.basePath).trim(), str(credential.localAIApiKey), "LocalAI", "chatLocalAI basePath");
   }),
-  openAIFamily("groqChat", "llama-3.3-70b-versatile", (config, credential) =>
-    bearerEndpoint(str(config.basepath) ?? "https://api.groq.com/openai/v1", str(credential.groqApiKey), "Groq", "groqChat basepath"),
+  openAIFamily(
+    "groqChat",
+    "llama-3.3-70b-versatile",
+    (config, credential) =>
+      bearerEndpoint(str(config.basepath) ?? "https://api.groq.com/openai/v1", str(credential.groqApiKey), "Groq", "groqChat basepath"),
+    undefined,
+    ["chatGroq_LlamaIndex"],
   ),
   openAIFamily("azureChatOpenAI", "gpt-4o-mini", (config, credential) => azureEndpoint(config, credential), undefined, [
     "azureChatOpenAI_LlamaIndex",
@@ -144,12 +152,14 @@ export const openAIFamilyModels: ChatModelDefinition[] = [
         random_seed: num(config.randomSeed),
         safe_prompt: config.safeMode === true || config.safeMode === "true" ? true : undefined,
       }),
+    ["chatMistral_LlamaIndex"],
   ),
   openAIFamily(
     "chatOllama",
     "llama3.2",
     (config) => ollamaEndpoint(config),
     (config) => compact({ top_k: num(config.topK), seed: num(config.seed) }),
+    ["chatOllama_LlamaIndex"],
   ),
   ...hostedModels,
 ];

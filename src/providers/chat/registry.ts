@@ -4,13 +4,24 @@
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { fail } from "../../errors";
 import type { ProviderDeps } from "../types";
+import { awsChatBedrock } from "./bedrock";
 import { chatCloudflareWorkersAI } from "./cloudflare";
+import { chatCohere } from "./cohere-chat";
+import { chatHuggingFace } from "./huggingface-chat";
 import { textLLMModels } from "./llm-family";
 import { nativeChatModels } from "./native-family";
 import { openAIFamilyModels } from "./openai-family";
 import type { ChatModelDefinition } from "./types";
 
-const definitions: ChatModelDefinition[] = [...openAIFamilyModels, chatCloudflareWorkersAI, ...nativeChatModels, ...textLLMModels];
+const definitions: ChatModelDefinition[] = [
+  ...openAIFamilyModels,
+  chatCloudflareWorkersAI,
+  ...nativeChatModels,
+  awsChatBedrock,
+  chatCohere,
+  chatHuggingFace,
+  ...textLLMModels,
+];
 
 const byName = new Map<string, ChatModelDefinition>();
 for (const def of definitions) {

@@ -37,6 +37,8 @@ export const hostedEmbeddings: EmbeddingsDefinition[] = [
   {
     // The deployment's /embeddings?api-version=…, key in `api-key`: where azureChatOpenAI's calls go, the same way.
     name: "azureOpenAIEmbeddings",
+    // LlamaIndex's node takes the same credential (its deployment and version) and timeout.
+    aliases: ["azureOpenAIEmbeddingsLlamaIndex"],
     async build(config, deps) {
       const credential = await credentialOf(config, deps);
       const azure = azureDeployment(config, credential, "azureOpenAIEmbeddings");

@@ -5,6 +5,7 @@ import type { Env } from "../../env";
 import { fail } from "../../errors";
 import { num, str } from "../../lib/inputs";
 import { credentialOf, firstSet } from "../config";
+import { awsBedrockEmbeddings } from "./bedrock";
 import { hostedEmbeddings } from "./hosted";
 import { LOCAL_HASH_DIMS, LocalHashEmbeddings } from "./local-hash";
 import { OpenAICompatibleEmbeddings } from "./openai";
@@ -83,6 +84,7 @@ const definitions: EmbeddingsDefinition[] = [
   },
   // Mistral, Together, Jina, Voyage, Cohere, Gemini (hosted.ts).
   ...hostedEmbeddings,
+  awsBedrockEmbeddings,
 ];
 
 const byName = new Map<string, EmbeddingsDefinition>();

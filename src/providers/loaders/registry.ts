@@ -6,6 +6,13 @@ import { megabytes, overLimit } from "../../lib/limits";
 import { docxLoader } from "./docx";
 import { fileLoaders } from "./files";
 import { githubLoader } from "./github";
+import { apiLoader } from "./hosted/api-loader";
+import { airtableLoader } from "./hosted/airtable";
+import { confluenceLoader } from "./hosted/confluence";
+import { crawlerLoaders } from "./hosted/crawlers";
+import { jiraLoader } from "./hosted/jira";
+import { notionLoaders } from "./notion";
+import { searchLoaders } from "./hosted/search";
 import { pdfLoader } from "./pdf";
 import { extensionOf } from "./text-util";
 import type { LoaderDefinition, LoaderInput } from "./types";
@@ -21,7 +28,21 @@ const plainTextLoader: LoaderDefinition = {
   },
 };
 
-const definitions: LoaderDefinition[] = [plainTextLoader, ...fileLoaders, pdfLoader, docxLoader, webLoader, githubLoader];
+const definitions: LoaderDefinition[] = [
+  plainTextLoader,
+  ...fileLoaders,
+  pdfLoader,
+  docxLoader,
+  webLoader,
+  githubLoader,
+  apiLoader,
+  ...searchLoaders,
+  ...crawlerLoaders,
+  ...notionLoaders,
+  jiraLoader,
+  airtableLoader,
+  confluenceLoader,
+];
 
 const byName = new Map<string, LoaderDefinition>();
 for (const def of definitions) for (const n of [def.name, ...(def.aliases ?? [])]) byName.set(n, def);
@@ -73,7 +94,8 @@ export async function loadDocuments(name: string, input: LoaderInput): Promise<D
  * for metadata that is not a JSON object).
  */
 export function metadataShaper(config: Record<string, unknown>): (metadata: Record<string, unknown>) => Record<string, unknown> {
-  const extra = metadataObject(config.metadata);
+  // spiderDocumentLoaders names its additional metadata `additional_metadata`.
+  const extra = metadataObject(config.metadata || config.additional_metadata);
   const omit =
     typeof config.omitMetadataKeys === "string"
       ? config.omitMetadataKeys

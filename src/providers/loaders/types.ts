@@ -21,7 +21,16 @@ export interface LoaderInput {
   /** Decrypted credential values by id, for loaders behind a service (github). */
   getCredential?(id: string): Promise<Record<string, unknown>>;
   /** Service base URLs the deployment sets (tests: stand-ins), and ENVIRONMENT for the endpoint rule (lib/outbound). */
-  services?: { GITHUB_API_BASE_URL?: string; ENVIRONMENT?: string };
+  services?: {
+    GITHUB_API_BASE_URL?: string;
+    SERPAPI_BASE_URL?: string;
+    BRAVE_SEARCH_BASE_URL?: string;
+    SEARCHAPI_BASE_URL?: string;
+    SPIDER_BASE_URL?: string;
+    NOTION_BASE_URL?: string;
+    AIRTABLE_BASE_URL?: string;
+    ENVIRONMENT?: string;
+  };
 }
 
 export interface LoaderDefinition {

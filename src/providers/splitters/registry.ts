@@ -2,6 +2,7 @@
 // separators / separator, encodingName). Invalid settings are a 400, not a failed run.
 import { CharacterTextSplitter, MarkdownTextSplitter, RecursiveCharacterTextSplitter, type TextSplitter } from "@langchain/textsplitters";
 import { fail } from "../../errors";
+import { codeSplitter } from "./code";
 import { pacedLength } from "./paced";
 import { LocalTokenTextSplitter } from "./token";
 
@@ -68,6 +69,11 @@ const definitions: SplitterDefinition[] = [
         ...(separator !== undefined ? { separator } : {}),
       });
     },
+  },
+  {
+    name: "codeTextSplitter",
+    build: (config) =>
+      codeSplitter(typeof config.language === "string" ? config.language : "", { ...sizes(config), lengthFunction: pacedLength() }),
   },
   { name: "markdownTextSplitter", build: (config) => new MarkdownTextSplitter({ ...sizes(config), lengthFunction: pacedLength() }) },
   {

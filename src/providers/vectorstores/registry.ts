@@ -1,6 +1,7 @@
 // Vector stores by Flowise node name. Flowise's in-process stores (memoryVectorStore, …) map to the
 // local D1 store, so their exports run unchanged; faiss is an index in R2 per basePath; vectorize is
-// Cloudflare's; pinecone, qdrant, chroma, supabase and upstash (Upstash Vector) are their services' REST APIs.
+// Cloudflare's; pinecone, qdrant, chroma, supabase, upstash (Upstash Vector), weaviate,
+// elasticsearch, openSearch and meilisearch are their services' REST APIs.
 import type { Env } from "../../env";
 import { fail } from "../../errors";
 import { LocalD1VectorStore } from "./local";
@@ -9,6 +10,9 @@ import { qdrantVectorStore } from "./qdrant";
 import { chromaVectorStore } from "./chroma";
 import { supabaseVectorStore } from "./supabase";
 import { upstashVectorStore } from "./upstash";
+import { weaviateVectorStore } from "./weaviate";
+import { elasticsearchVectorStore, openSearchVectorStore } from "./elastic";
+import { meilisearchVectorStore } from "./meilisearch";
 import { FaissR2Store } from "./faiss-r2";
 import { str } from "../../lib/inputs";
 import type { DocVectorStore, VectorStoreContext, VectorStoreDefinition } from "./types";
@@ -33,6 +37,10 @@ const definitions: VectorStoreDefinition[] = [
   chromaVectorStore,
   supabaseVectorStore,
   upstashVectorStore,
+  weaviateVectorStore,
+  elasticsearchVectorStore,
+  openSearchVectorStore,
+  meilisearchVectorStore,
   {
     // Flowise's faiss keeps an index on disk at basePath; here it is an R2 object per basePath (faiss-r2.ts).
     name: "faiss",

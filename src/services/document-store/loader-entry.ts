@@ -19,6 +19,7 @@ const SPLITTER_LABELS: Record<string, string> = {
   characterTextSplitter: "Character Text Splitter",
   markdownTextSplitter: "Markdown Text Splitter",
   tokenTextSplitter: "Token Text Splitter",
+  codeTextSplitter: "Code Text Splitter",
 };
 
 export function entryFor(plan: Plan, files: LoaderFileEntry[], chunks: Document[] | undefined, status: LoaderEntry["status"]): LoaderEntry {

@@ -89,7 +89,7 @@ export function toolsInput(value: unknown, label: string): StructuredToolInterfa
   return list;
 }
 
-function buildAgent(defaultSystem: string) {
+export function buildAgent(defaultSystem: string) {
   return async ({ node, inputs }: BuildArgs): Promise<AgentInstance> => {
     const label = node.data.label;
     const model = requireChatModel(inputs.model, label);

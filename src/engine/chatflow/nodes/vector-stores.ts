@@ -116,7 +116,8 @@ function vectorStoreNode(name: string): NodeDefinition {
   return {
     name,
     category: VECTOR_STORE_CATEGORY,
-    build: async (args) => storeOutput(await storeOf(args), args.output, args.inputs.topK, args.inputs),
+    // Flowise's meilisearch names its topK `K`.
+    build: async (args) => storeOutput(await storeOf(args), args.output, args.inputs.topK ?? args.inputs.K, args.inputs),
     upsert: (args) => upsertInto(args),
   };
 }

@@ -1,0 +1,111 @@
+// The elasticsearch and openSearch vector stores: documents laid out as LangChain's
+// ElasticVectorSearch and OpenSearchVectorStore (Flowise's nodes) write them — {embedding, text,
+// metadata}, under LangChain's index mapping (dense_vector / knn_vector) — so an index Flowise
+// filled answers here and the other way round. As for Qdrant, D1 keeps only the bookkeeping rows
+// (remote.ts). A missing index is created at the first write, sized by the vectors written; read
+// before that, it has nothing to answer.
+import { Document, type DocumentInterface } from "@langchain/core/documents";
+import type { MaxMarginalRelevanceSearchOptions } from "@langchain/core/vectorstores";
+import { chunk } from "../../../lib/chunk";
+import { isObject } from "../../../lib/inputs";
+import { RemoteDocumentsStore, pickMmr } from "../remote";
+import type { SearchClient, SearchHit } from "./client";
+
+/** Documents per bulk request. */
+const BULK_BATCH = 200;
+/** Ids per delete and per _mget. */
+const ID_BATCH = 500;
+const TEXT = "text";
+const METADATA = "metadata";
+const EMBEDDING = "embedding";
+
+export interface SearchStoreSettings {
+  provider: "elasticsearch" | "openSearch";
+  /** The index's creation body for vectors of `dimension`. */
+  indexBody: (dimension: number) => Record<string, unknown>;
+  /** Flowise's Elasticsearch node drops `pdf` and `loc` from the metadata it writes. */
+  dropMetadata?: string[];
+}
+
+/** LangChain's metadata terms: {key: value} as a term (a list: terms) on metadata.key. */
+export function metadataTerms(filter?: Record<string, unknown>): Record<string, unknown> {
+  const must: unknown[] = [];
+  for (const [key, value] of Object.entries(filter ?? {}))
+    must.push({ [Array.isArray(value) ? "terms" : "term"]: { [`${METADATA}.${key}`]: value } });
+  return { must, must_not: [] };
+}
+
+export class SearchVectorStore extends RemoteDocumentsStore {
+  declare FilterType: Record<string, unknown>;
+  readonly provider: string;
+  readonly maxTopK = 1000;
+  protected readonly deleteBatch = ID_BATCH;
+  /** The index is known to exist (asked once per store, before its first write). */
+  private ready: Promise<void> | undefined;
+
+  constructor(
+    embeddings: ConstructorParameters<typeof RemoteDocumentsStore>[0],
+    db: ConstructorParameters<typeof RemoteDocumentsStore>[1],
+    namespace: string,
+    /** Resolved on first use (the credential is read then). */
+    private readonly client: () => Promise<SearchClient>,
+    private readonly s: SearchStoreSettings,
+  ) {
+    super(embeddings, db, namespace);
+    this.provider = s.provider;
+  }
+
+  private ensureIndex(client: SearchClient, dimension: number): Promise<void> {
+    this.ready ??= (async () => {
+      if (!(await client.exists())) await client.create(this.s.indexBody(dimension));
+    })();
+    this.ready.catch(() => (this.ready = undefined));
+    return this.ready;
+  }
+
+  protected async writeRemote(ids: string[], vectors: number[][], documents: DocumentInterface[]): Promise<void> {
+    const client = await this.client();
+    await this.ensureIndex(client, vectors[0].length);
+    const lines = ids.flatMap((id, i) => {
+      const metadata: Record<string, unknown> = { ...(documents[i].metadata ?? {}) };
+      for (const key of this.s.dropMetadata ?? []) delete metadata[key];
+      return [{ index: { _id: id } }, { [EMBEDDING]: vectors[i], [METADATA]: metadata, [TEXT]: documents[i].pageContent }];
+    });
+    for (const part of chunk(lines, BULK_BATCH * 2)) await client.bulk(part);
+  }
+
+  protected async deleteRemote(ids: string[]): Promise<void> {
+    await (await this.client()).bulk(ids.map((id) => ({ delete: { _id: id } })));
+  }
+
+  /** Asks the service itself: documents written elsewhere (or removed there) count as they are. */
+  async has(ids: string[]): Promise<Set<string>> {
+    const found = new Set<string>();
+    if (!ids.length) return found;
+    const client = await this.client();
+    for (const part of chunk([...new Set(ids)], ID_BATCH)) for (const id of await client.existing(part)) found.add(id);
+    return found;
+  }
+
+  /** The service's _score (larger is nearer), as LangChain's stores answer it. */
+  async similaritySearchVectorWithScore(query: number[], k: number, filter?: Record<string, unknown>): Promise<[Document, number][]> {
+    const hits = await (await this.client()).knn(query, this.topK(k), metadataTerms(filter), EMBEDDING, false);
+    return hits.map((h) => [documentOf(h), h.score] as [Document, number]);
+  }
+
+  /** Flowise's searchType "mmr": fetchK nearest (with their vectors), then k of them picked for relevance and variety. */
+  async maxMarginalRelevanceSearch(
+    query: string,
+    options: MaxMarginalRelevanceSearchOptions<Record<string, unknown>>,
+  ): Promise<Document[]> {
+    const vector = await this.embeddings.embedQuery(query);
+    const hits = await (await this.client()).knn(vector, this.topK(options.fetchK ?? 20), metadataTerms(options.filter), EMBEDDING, true);
+    return pickMmr(vector, hits, (h) => h.source[EMBEDDING], options.lambda ?? 0.5, options.k).map(documentOf);
+  }
+}
+
+function documentOf(h: SearchHit): Document {
+  const text = h.source[TEXT];
+  const metadata = h.source[METADATA];
+  return new Document({ id: h.id, pageContent: typeof text === "string" ? text : "", metadata: isObject(metadata) ? metadata : {} });
+}

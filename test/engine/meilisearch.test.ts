@@ -1,0 +1,254 @@
+// The meilisearch vector store against the Meilisearch stand-in (test/standin/meilisearch.mjs), which
+// stores documents, runs tasks and answers hybrid searches: upsert and prediction in a chatflow (the
+// index created with Flowise's settings, its document layout, the admin key writing and the search
+// key searching), the record manager, searchFilter, semanticRatio and K, an index Flowise filled, and
+// a Meilisearch that is down, slow, refuses or fails a task.
+import { env } from "cloudflare:workers";
+import { describe, expect, inject, it } from "vitest";
+import { planFlowUpsert, runUpsert } from "../../src/engine/chatflow/upsert";
+import { LOCAL_HASH_DIMS, LocalHashEmbeddings } from "../../src/providers/embeddings/local-hash";
+import { semanticRatioOf } from "../../src/providers/vectorstores/meilisearch";
+import { credential, makeCtx, marker, requestsWith, runFlow } from "./helpers";
+import { BAKERY, LIBRARY, STATION, TOWN_TEXT, flow, ref, standinModel } from "./retrieval-flows";
+
+const meili = () => inject("meilisearchUrl");
+const upsertFlow = async (flowData: string, over: Parameters<typeof makeCtx>[1] = {}) => {
+  const { graph, plan } = planFlowUpsert(flowData);
+  return runUpsert(graph, plan, makeCtx("", over));
+};
+const predict = (flowData: string, question: string, over: Parameters<typeof makeCtx>[1] = {}) =>
+  runFlow(flowData, makeCtx(question, over));
+const err = async (p: Promise<unknown>) =>
+  (await p.then(
+    () => undefined,
+    (e: unknown) => e,
+  )) as { status: number; message: string };
+const requests = async (index: string) =>
+  ((await (await fetch(`${meili()}/requests`)).json()) as Array<{ method: string; path: string; headers: any; body: any }>).filter(
+    (r) => r.path.startsWith(`/indexes/${index}`) || r.body?.uid === index,
+  );
+const dump = async (index: string) =>
+  (await (await fetch(`${meili()}/dump/${index}`)).json()) as { settings: any; documents: Array<Record<string, any>> };
+const chatRequestsWith = async (m: string) => (await requestsWith(m)).filter((r) => r.path.endsWith("/chat/completions"));
+const keys = (m = marker()) =>
+  credential("meilisearchApi", { meilisearchSearchApiKey: `ms-search-${m}`, meilisearchAdminApiKey: `ms-admin-${m}` });
+
+function meiliFlow(opts: {
+  credential?: string;
+  index: string;
+  text?: string;
+  metadata?: string;
+  extra?: Record<string, unknown>;
+  rm?: boolean;
+}) {
+  return flow([
+    ["splitter_0", "recursiveCharacterTextSplitter", "Text Splitters", { chunkSize: 1000, chunkOverlap: "" }],
+    [
+      "loader_0",
+      "plainText",
+      "Document Loaders",
+      { text: opts.text ?? TOWN_TEXT, textSplitter: ref("splitter_0"), metadata: opts.metadata ?? '{"source":"town"}' },
+      { output: "document" },
+    ],
+    ["emb_0", "localHashEmbeddings", "Embeddings", {}],
+    ...(opts.rm ? [["rm_0", "SQLiteRecordManager", "Record Manager", { cleanup: "full", sourceIdKey: "source" }]] : []),
+    [
+      "meili_0",
+      "meilisearch",
+      "Vector Stores",
+      {
+        ...(opts.credential !== undefined ? { credential: opts.credential } : {}),
+        document: [ref("loader_0")],
+        embeddings: ref("emb_0"),
+        ...(opts.rm ? { recordManager: ref("rm_0") } : {}),
+        host: meili(),
+        indexUid: opts.index,
+        K: "1",
+        semanticRatio: "1",
+        ...opts.extra,
+      },
+      { output: "retriever" },
+    ],
+    standinModel(),
+    ["chain_0", "retrievalQAChain", "Chains", { model: ref("model_0"), vectorStoreRetriever: ref("meili_0"), returnSourceDocuments: true }],
+  ] as never);
+}
+
+describe("meilisearch", () => {
+  it("creates the index with Flowise's settings, writes with the admin key, searches (hybrid) with the search key", async () => {
+    const m = marker();
+    const cred = await keys(m);
+    const index = `town-${marker()}`;
+    const chatflowid = crypto.randomUUID();
+    const flowData = meiliFlow({ credential: cred, index });
+    expect(await upsertFlow(flowData, { chatflowid })).toMatchObject({ numAdded: 3, numSkipped: 0 });
+    const received = await requests(index);
+    expect(received.map((r) => `${r.method} ${r.path}`)).toEqual([
+      `GET /indexes/${index}`,
+      "POST /indexes",
+      `PATCH /indexes/${index}/settings`,
+      `POST /indexes/${index}/documents`,
+    ]);
+    expect(received[1].body).toEqual({ uid: index, primaryKey: "objectID" });
+    expect(received[2].body).toEqual({
+      filterableAttributes: ["metadata"],
+      embedders: { ollama: { source: "userProvided", dimensions: LOCAL_HASH_DIMS } },
+    });
+    for (const r of received) expect(r.headers.authorization).toBe(`Bearer ms-admin-${m}`);
+    const stored = await dump(index);
+    expect(stored.documents.map((d) => d.pageContent).sort()).toEqual([BAKERY, LIBRARY, STATION].sort());
+    expect(stored.documents[0]).toMatchObject({
+      objectID: expect.any(String),
+      metadata: expect.objectContaining({ source: "town" }),
+      _vectors: { ollama: { embeddings: expect.any(Array), regenerate: false } },
+    });
+    const rows = await env.DB.prepare("SELECT pageContent FROM vector_document WHERE provider = 'meilisearch' AND namespace = ?")
+      .bind(`${chatflowid}_meili_0`)
+      .all<{ pageContent: string }>();
+    expect(rows.results.map((r) => r.pageContent)).toEqual(["", "", ""]);
+
+    const q = marker();
+    const result = await predict(flowData, `Which platform do night trains leave from? ${q}`, { chatflowid });
+    expect(result.sourceDocuments).toEqual([
+      { pageContent: STATION, metadata: expect.objectContaining({ objectID: expect.any(String), source: "town" }) },
+    ]);
+    const [sent] = await chatRequestsWith(q);
+    expect(sent.body.messages[0].content).toContain(STATION);
+    const search = (await requests(index)).at(-1);
+    expect(search?.headers.authorization).toBe(`Bearer ms-search-${m}`);
+    expect(search?.body).toMatchObject({
+      q: `Which platform do night trains leave from? ${q}`,
+      limit: 1,
+      attributesToRetrieve: ["*"],
+      hybrid: { semanticRatio: 1, embedder: "ollama" },
+    });
+    expect(search?.body.vector).toHaveLength(LOCAL_HASH_DIMS);
+  });
+
+  it("a record manager: unchanged chunks skipped, removed ones deleted in Meilisearch (delete-batch)", async () => {
+    const cred = await keys();
+    const index = `again-${marker()}`;
+    const chatflowid = crypto.randomUUID();
+    expect(await upsertFlow(meiliFlow({ credential: cred, index, rm: true }), { chatflowid })).toMatchObject({ numAdded: 3 });
+    expect(await upsertFlow(meiliFlow({ credential: cred, index, rm: true }), { chatflowid })).toMatchObject({
+      numAdded: 0,
+      numSkipped: 3,
+    });
+    expect(await upsertFlow(meiliFlow({ credential: cred, index, rm: true, text: LIBRARY }), { chatflowid })).toMatchObject({
+      numAdded: 0,
+      numSkipped: 1,
+      numDeleted: 2,
+    });
+    expect((await dump(index)).documents.map((d) => d.pageContent)).toEqual([LIBRARY]);
+    const deletes = (await requests(index)).filter((r) => r.path.endsWith("/delete-batch"));
+    expect(deletes).toHaveLength(1);
+    expect(deletes[0].body).toHaveLength(2);
+  });
+
+  it("searchFilter narrows the search; K is the number of results; semanticRatio is clamped", async () => {
+    const cred = await keys();
+    const index = `filter-${marker()}`;
+    await upsertFlow(meiliFlow({ credential: cred, index, text: BAKERY, metadata: '{"kind":"shop"}' }));
+    await upsertFlow(meiliFlow({ credential: cred, index, text: LIBRARY, metadata: '{"kind":"public"}' }));
+    const ask = async (extra: Record<string, unknown>) =>
+      (await predict(meiliFlow({ credential: cred, index, extra: { K: "4", ...extra } }), "bakery croissants bread")).sourceDocuments?.map(
+        (d) => d.pageContent,
+      );
+    expect(await ask({})).toEqual([BAKERY, LIBRARY]);
+    expect(await ask({ searchFilter: "metadata.kind = 'public'" })).toEqual([LIBRARY]);
+    expect(await ask({ K: "1" })).toEqual([BAKERY]);
+    expect((await requests(index)).at(-1)?.body.limit).toBe(1);
+    await ask({ semanticRatio: "7" });
+    expect((await requests(index)).at(-1)?.body.hybrid.semanticRatio).toBe(1);
+    expect([semanticRatioOf(""), semanticRatioOf("-2"), semanticRatioOf("0.3")]).toEqual([0.75, 0, 0.3]);
+  });
+
+  it("an index Flowise filled answers (no credential: a server without a master key)", async () => {
+    const index = `open-flowise-${marker()}`;
+    const [bakery, library] = await new LocalHashEmbeddings({}).embedDocuments([BAKERY, LIBRARY]);
+    const send = (path: string, method: string, body: unknown) =>
+      fetch(`${meili()}${path}`, { method, headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+    const settle = async (r: Response) => {
+      const { taskUid } = (await r.json()) as { taskUid: number };
+      for (let i = 0; i < 3; i++) await fetch(`${meili()}/tasks/${taskUid}`);
+    };
+    await settle(await send("/indexes", "POST", { uid: index, primaryKey: "objectID" }));
+    await settle(
+      await send(`/indexes/${index}/settings`, "PATCH", { embedders: { ollama: { source: "userProvided", dimensions: LOCAL_HASH_DIMS } } }),
+    );
+    const docs = [
+      {
+        objectID: "a",
+        pageContent: BAKERY,
+        metadata: { source: "bakery.txt" },
+        _vectors: { ollama: { embeddings: bakery, regenerate: false } },
+      },
+      {
+        objectID: "b",
+        pageContent: LIBRARY,
+        metadata: { source: "library.txt" },
+        _vectors: { ollama: { embeddings: library, regenerate: false } },
+      },
+    ];
+    await settle(await send(`/indexes/${index}/documents`, "POST", docs));
+    const result = await predict(meiliFlow({ index, text: "" }), "Where can I borrow novels and atlases with a reader card?");
+    expect(result.sourceDocuments).toEqual([{ pageContent: LIBRARY, metadata: { objectID: "b", source: "library.txt" } }]);
+    expect((await requests(index)).at(-1)?.headers.authorization).toBeUndefined();
+  });
+
+  it("an index not created yet answers nothing (no write on a read)", async () => {
+    const index = `empty-${marker()}`;
+    const result = await predict(meiliFlow({ credential: await keys(), index, text: "" }), "anything");
+    expect(result.sourceDocuments).toEqual([]);
+    expect((await requests(index)).map((r) => `${r.method} ${r.path}`)).toEqual([`POST /indexes/${index}/search`]);
+  });
+
+  it("down → 502, slow → 504, a refused key → 502 naming the credential, a failed task → 502; never the key", async () => {
+    const secret = "ms-admin-secret-987654";
+    const cred = await credential("meilisearchApi", { meilisearchSearchApiKey: "ms-search-secret-1", meilisearchAdminApiKey: secret });
+    const down = await err(predict(meiliFlow({ credential: cred, index: "down" }), "bakery"));
+    expect(down).toMatchObject({ status: 502, message: "Meilisearch search failed (500): the index is having a bad day" });
+    const slow = await err(predict(meiliFlow({ credential: cred, index: "hang", extra: { timeout: 300 } }), "bakery"));
+    expect(slow).toMatchObject({ status: 504, message: "Meilisearch search did not answer within 300 ms" });
+    const wrong = await err(
+      predict(meiliFlow({ credential: await credential("meilisearchApi", { meilisearchSearchApiKey: "nope-1" }), index: "x" }), "b"),
+    );
+    expect(wrong).toMatchObject({ status: 502, message: "Meilisearch search was refused (403): check the meilisearchApi credential" });
+    // A search key alone cannot write.
+    const readOnly = await credential("meilisearchApi", { meilisearchSearchApiKey: "ms-search-only-1" });
+    const noAdmin = await err(upsertFlow(meiliFlow({ credential: readOnly, index: `ro-${marker()}` })));
+    expect(noAdmin).toMatchObject({ status: 502, message: "Meilisearch get index was refused (403): check the meilisearchApi credential" });
+    const index = `size-${marker()}`;
+    await upsertFlow(meiliFlow({ credential: cred, index, text: BAKERY }));
+    const other = flow([
+      ["loader_0", "plainText", "Document Loaders", { text: LIBRARY }, { output: "document" }],
+      ["emb_0", "localHashEmbeddings", "Embeddings", { dimensions: 8 }],
+      [
+        "meili_0",
+        "meilisearch",
+        "Vector Stores",
+        { credential: cred, document: [ref("loader_0")], embeddings: ref("emb_0"), host: meili(), indexUid: index },
+      ],
+    ] as never);
+    const failed = await err(upsertFlow(other));
+    expect(failed.status).toBe(502);
+    expect(failed.message).toBe(
+      `Meilisearch update settings failed: Index \`${index}\`: Invalid vector dimensions: expected: \`8\`, found: \`256\`.`,
+    );
+    for (const e of [down, slow, wrong, noAdmin, failed]) expect(e.message).not.toContain(secret);
+  });
+
+  it("bad inputs are 400s naming the input", async () => {
+    const cred = await keys();
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [{ host: "ftp://m.example" }, "meilisearch host must be an http(s) URL (e.g. http://localhost:7700)"],
+      [{ indexUid: "" }, "meilisearch needs its indexUid input (the uid of a Meilisearch index)"],
+      [{ indexUid: "my index" }, "meilisearch indexUid may hold only letters, digits, - and _"],
+      [{ semanticRatio: "lots" }, "meilisearch semanticRatio must be a number between 0 and 1"],
+    ];
+    for (const [extra, message] of cases) {
+      const e = await err(predict(meiliFlow({ credential: cred, index: "x", extra }), "bakery"));
+      expect(e, message).toMatchObject({ status: 400, message });
+    }
+  });
+});
