@@ -38,7 +38,11 @@ async function open(page, origin, path, api) {
 }
 
 async function credentialsDialog({ page, origin, api }) {
+  // The page fetches the credential types once, when it opens, and Add Credential shows the list it
+  // has then: a click before they arrive opens an empty dialog for good (seen on a busy machine).
+  const listed = page.waitForResponse((r) => new URL(r.url()).pathname === "/api/v1/components-credentials", { timeout: 20_000 });
   await open(page, origin, "/credentials", "/api/v1/credentials");
+  await listed;
   await page.getByRole("button", { name: "Add Credential" }).click();
   await dialog(page).getByPlaceholder("Search credential").fill("OpenAI API");
   await dialog(page).getByText("OpenAI API", { exact: true }).click();

@@ -3,36 +3,27 @@
 // collection created, LangChain's record layout, the x-chroma-token), the record manager (unchanged
 // chunks skipped, asked of Chroma; removed ones deleted there), chromaMetadataFilter, the tenant and
 // database, a collection Flowise filled, and a Chroma that is down, slow or refuses.
-import { env } from "cloudflare:workers";
 import { describe, expect, inject, it } from "vitest";
-import { planFlowUpsert, runUpsert } from "../../src/engine/chatflow/upsert";
 import { LOCAL_HASH_DIMS, LocalHashEmbeddings } from "../../src/providers/embeddings/local-hash";
-import { credential, makeCtx, marker, requestsWith, runFlow } from "./helpers";
-import { BAKERY, LIBRARY, STATION, TOWN_TEXT, flow, ref, standinModel } from "./retrieval-flows";
+import { credential, marker } from "./helpers";
+import {
+  askNightTrains,
+  bookkeepingTexts,
+  err,
+  otherSizeFlow,
+  predict,
+  storeFlow,
+  storeRequests,
+  upsertFlow,
+  type TownFlowOptions,
+} from "./hosted-store-flows";
+import { BAKERY, LIBRARY, STATION } from "./retrieval-flows";
 
 const chroma = () => inject("chromaUrl");
-const upsertFlow = async (flowData: string, over: Parameters<typeof makeCtx>[1] = {}) => {
-  const { graph, plan } = planFlowUpsert(flowData);
-  return runUpsert(graph, plan, makeCtx("", over));
-};
-const predict = (flowData: string, question: string, over: Parameters<typeof makeCtx>[1] = {}) =>
-  runFlow(flowData, makeCtx(question, over));
-const err = async (p: Promise<unknown>) =>
-  (await p.then(
-    () => undefined,
-    (e: unknown) => e,
-  )) as { status: number; message: string };
-
-interface ChromaRequest {
-  method: string;
-  path: string;
-  headers: Record<string, string>;
-  body: Record<string, any>;
-}
 const COLLECTIONS = "/api/v2/tenants/default_tenant/databases/default_database/collections";
 /** What the stand-in received for a collection (by name, or its id once known), oldest first. */
-const chromaRequests = async (name: string): Promise<ChromaRequest[]> => {
-  const all = (await (await fetch(`${chroma()}/requests`)).json()) as ChromaRequest[];
+const chromaRequests = async (name: string) => {
+  const all = await storeRequests(chroma());
   const id = await fetch(`${chroma()}/dump/default_tenant/default_database/${name}`)
     .then((r) => r.json() as Promise<{ id?: string }>)
     .then((d) => d.id);
@@ -43,54 +34,16 @@ const dump = async (name: string, tenant = "default_tenant", database = "default
     id: string;
     records: Array<{ id: string; embedding: number[]; metadata: Record<string, any> | null; document: string | null }>;
   };
-const chatRequestsWith = async (m: string) => (await requestsWith(m)).filter((r) => r.path.endsWith("/chat/completions"));
 const chromaKey = (extra: Record<string, unknown> = {}) => credential("chromaApi", { chromaApiKey: `ck-key-${marker()}`, ...extra });
 
-/** plainText → splitter → localHashEmbeddings → chroma (→ recordManager) → retrievalQAChain at the chat stand-in. */
-function chromaFlow(opts: {
-  credential?: string;
-  collection: string;
-  text?: string;
-  metadata?: string;
-  topK?: string;
-  extra?: Record<string, unknown>;
-  recordManager?: Record<string, unknown>;
-}) {
-  return flow([
-    ["splitter_0", "recursiveCharacterTextSplitter", "Text Splitters", { chunkSize: 1000, chunkOverlap: "" }],
-    [
-      "loader_0",
-      "plainText",
-      "Document Loaders",
-      { text: opts.text ?? TOWN_TEXT, textSplitter: ref("splitter_0"), metadata: opts.metadata ?? '{"source":"town"}' },
-      { output: "document" },
-    ],
-    ["emb_0", "localHashEmbeddings", "Embeddings", {}],
-    ...(opts.recordManager ? [["rm_0", "SQLiteRecordManager", "Record Manager", opts.recordManager]] : []),
-    [
-      "chroma_0",
-      "chroma",
-      "Vector Stores",
-      {
-        ...(opts.credential !== undefined ? { credential: opts.credential } : {}),
-        document: [ref("loader_0")],
-        embeddings: ref("emb_0"),
-        ...(opts.recordManager ? { recordManager: ref("rm_0") } : {}),
-        chromaURL: chroma(),
-        collectionName: opts.collection,
-        topK: opts.topK ?? "1",
-        ...opts.extra,
-      },
-      { output: "retriever" },
-    ],
-    standinModel(),
-    [
-      "chain_0",
-      "retrievalQAChain",
-      "Chains",
-      { model: ref("model_0"), vectorStoreRetriever: ref("chroma_0"), returnSourceDocuments: true },
-    ],
-  ] as never);
+/** The town flow with a chroma node on the stand-in's collection. */
+function chromaFlow({ collection, topK, extra, ...rest }: TownFlowOptions & { collection: string }) {
+  return storeFlow({
+    id: "chroma_0",
+    node: "chroma",
+    inputs: { chromaURL: chroma(), collectionName: collection, topK: topK ?? "1", ...extra },
+    ...rest,
+  });
 }
 
 describe("chroma", () => {
@@ -117,19 +70,14 @@ describe("chroma", () => {
     expect(stored.records[0].metadata).not.toHaveProperty("loc");
 
     // D1 keeps bookkeeping rows only (which loader each vector came from), not the text.
-    const rows = await env.DB.prepare("SELECT pageContent FROM vector_document WHERE provider = 'chroma' AND namespace = ?")
-      .bind(`${chatflowid}_chroma_0`)
-      .all<{ pageContent: string }>();
-    expect(rows.results.map((r) => r.pageContent)).toEqual(["", "", ""]);
+    expect(await bookkeepingTexts("chroma", `${chatflowid}_chroma_0`)).toEqual(["", "", ""]);
 
-    const m = marker();
-    const result = await predict(flowData, `Which platform do night trains leave from? ${m}`, { chatflowid });
+    const { result, prompt } = await askNightTrains(flowData, { chatflowid });
     expect(result.sourceDocuments).toEqual([
       { pageContent: STATION, metadata: expect.objectContaining({ source: "town", loc: { lines: expect.any(Object) } }) },
     ]);
-    const [sent] = await chatRequestsWith(m);
-    expect(sent.body.messages[0].content).toContain(STATION);
-    expect(sent.body.messages[0].content).not.toContain(BAKERY);
+    expect(prompt).toContain(STATION);
+    expect(prompt).not.toContain(BAKERY);
     const query = (await chromaRequests(collection)).filter((r) => r.path.endsWith("/query")).at(-1);
     expect(query?.body).toMatchObject({ n_results: 1, include: ["documents", "metadatas", "distances"] });
     expect(query?.body.query_embeddings[0]).toHaveLength(LOCAL_HASH_DIMS);
@@ -173,7 +121,7 @@ describe("chroma", () => {
     expect(await ask({})).toEqual([BAKERY, LIBRARY]);
     expect(await ask({ chromaMetadataFilter: '{"kind":"public"}' })).toEqual([LIBRARY]);
     expect(await ask({ chromaMetadataFilter: { kind: { $ne: "public" } } })).toEqual([BAKERY]);
-    const all = (await (await fetch(`${chroma()}/requests`)).json()) as ChromaRequest[];
+    const all = await storeRequests(chroma());
     const queries = all.filter((r) => r.path.startsWith("/api/v2/tenants/t-acme/databases/prod/") && r.path.endsWith("/query"));
     expect(queries.map((q) => q.body.where)).toContainEqual({ kind: "public" });
   });
@@ -252,16 +200,7 @@ describe("chroma", () => {
     // A write Chroma refuses (vectors of another size than the collection's): 502 with Chroma's message.
     const collection = `size-${marker()}`;
     await upsertFlow(chromaFlow({ credential: cred, collection, text: BAKERY }));
-    const other = flow([
-      ["loader_0", "plainText", "Document Loaders", { text: LIBRARY }, { output: "document" }],
-      ["emb_0", "localHashEmbeddings", "Embeddings", { dimensions: 8 }],
-      [
-        "chroma_0",
-        "chroma",
-        "Vector Stores",
-        { credential: cred, document: [ref("loader_0")], embeddings: ref("emb_0"), chromaURL: chroma(), collectionName: collection },
-      ],
-    ] as never);
+    const other = otherSizeFlow("chroma_0", "chroma", { credential: cred, chromaURL: chroma(), collectionName: collection });
     const refused = await err(upsertFlow(other));
     expect(refused).toMatchObject({
       status: 502,

@@ -3,26 +3,22 @@
 // in a chatflow (the index created with LangChain's mapping, its document layout, the credential's
 // auth), the record manager (unchanged chunks skipped, asked of the service; removed ones deleted
 // there), an index Flowise filled, and a service that is down, slow or refuses.
-import { env } from "cloudflare:workers";
 import { describe, expect, inject, it } from "vitest";
-import { planFlowUpsert, runUpsert } from "../../src/engine/chatflow/upsert";
 import { LOCAL_HASH_DIMS, LocalHashEmbeddings } from "../../src/providers/embeddings/local-hash";
 import { cloudIdUrl } from "../../src/providers/vectorstores/elastic";
-import { credential, makeCtx, marker, requestsWith, runFlow } from "./helpers";
-import { BAKERY, LIBRARY, STATION, TOWN_TEXT, flow, ref, standinModel } from "./retrieval-flows";
+import { credential, marker } from "./helpers";
+import {
+  askNightTrains,
+  bookkeepingTexts,
+  err,
+  otherSizeFlow,
+  predict,
+  storeRequests,
+  storeFlow as townFlow,
+  upsertFlow,
+} from "./hosted-store-flows";
+import { BAKERY, LIBRARY, STATION, flow, ref } from "./retrieval-flows";
 
-const upsertFlow = async (flowData: string, over: Parameters<typeof makeCtx>[1] = {}) => {
-  const { graph, plan } = planFlowUpsert(flowData);
-  return runUpsert(graph, plan, makeCtx("", over));
-};
-const predict = (flowData: string, question: string, over: Parameters<typeof makeCtx>[1] = {}) =>
-  runFlow(flowData, makeCtx(question, over));
-const err = async (p: Promise<unknown>) =>
-  (await p.then(
-    () => undefined,
-    (e: unknown) => e,
-  )) as { status: number; message: string };
-const chatRequestsWith = async (m: string) => (await requestsWith(m)).filter((r) => r.path.endsWith("/chat/completions"));
 const basic = (user: string, password: string) => `Basic ${btoa(`${user}:${password}`)}`;
 
 interface Flavor {
@@ -77,16 +73,20 @@ const FLAVORS: Flavor[] = [
 describe.each(FLAVORS)("$node", (f) => {
   const prefix = f.node === "elasticsearch" ? "es" : "os";
   const secretOf = () => `${prefix}-key-${marker()}`;
-  const requests = async (index: string) =>
-    ((await (await fetch(`${f.base()}/requests`)).json()) as Array<{ method: string; path: string; headers: any; body: any }>).filter((r) =>
-      r.path.startsWith(`/${index}`),
-    );
+  const requests = async (index: string) => (await storeRequests(f.base())).filter((r) => r.path.startsWith(`/${index}`));
   const dump = async (index: string) =>
     (await (await fetch(`${f.base()}/dump/${index}`)).json()) as {
       mappings: any;
       docs: Array<{ _id: string; _source: { text: string; metadata: Record<string, any>; embedding: number[] } }>;
     };
-  const storeFlow = (opts: {
+  /** The town flow with this flavor's node on its stand-in. */
+  const storeFlow = ({
+    index,
+    topK,
+    extra,
+    rm,
+    ...rest
+  }: {
     credential: string;
     index: string;
     text?: string;
@@ -94,35 +94,13 @@ describe.each(FLAVORS)("$node", (f) => {
     extra?: Record<string, unknown>;
     rm?: boolean;
   }) =>
-    flow([
-      ["splitter_0", "recursiveCharacterTextSplitter", "Text Splitters", { chunkSize: 1000, chunkOverlap: "" }],
-      [
-        "loader_0",
-        "plainText",
-        "Document Loaders",
-        { text: opts.text ?? TOWN_TEXT, textSplitter: ref("splitter_0"), metadata: '{"source":"town"}' },
-        { output: "document" },
-      ],
-      ["emb_0", "localHashEmbeddings", "Embeddings", {}],
-      ...(opts.rm ? [["rm_0", "SQLiteRecordManager", "Record Manager", { cleanup: "full", sourceIdKey: "source" }]] : []),
-      [
-        "vs_0",
-        f.node,
-        "Vector Stores",
-        {
-          credential: opts.credential,
-          document: [ref("loader_0")],
-          embeddings: ref("emb_0"),
-          ...(opts.rm ? { recordManager: ref("rm_0") } : {}),
-          indexName: opts.index,
-          topK: opts.topK ?? "1",
-          ...opts.extra,
-        },
-        { output: "retriever" },
-      ],
-      standinModel(),
-      ["chain_0", "retrievalQAChain", "Chains", { model: ref("model_0"), vectorStoreRetriever: ref("vs_0"), returnSourceDocuments: true }],
-    ] as never);
+    townFlow({
+      id: "vs_0",
+      node: f.node,
+      inputs: { indexName: index, topK: topK ?? "1", ...extra },
+      ...(rm ? { recordManager: { cleanup: "full", sourceIdKey: "source" } } : {}),
+      ...rest,
+    });
 
   it("creates the index with LangChain's mapping, bulk-writes its documents with the credential's auth, answers from them", async () => {
     const secret = secretOf();
@@ -145,17 +123,12 @@ describe.each(FLAVORS)("$node", (f) => {
     // Flowise's Elasticsearch node drops metadata.loc; LangChain's OpenSearch store keeps it.
     if (f.node === "elasticsearch") expect(stored.docs[0]._source.metadata).toEqual({ source: "town" });
     else expect(stored.docs[0]._source.metadata).toMatchObject({ source: "town", loc: { lines: expect.any(Object) } });
-    const rows = await env.DB.prepare("SELECT pageContent FROM vector_document WHERE provider = ? AND namespace = ?")
-      .bind(f.node, `${chatflowid}_vs_0`)
-      .all<{ pageContent: string }>();
-    expect(rows.results.map((r) => r.pageContent)).toEqual(["", "", ""]);
+    expect(await bookkeepingTexts(f.node, `${chatflowid}_vs_0`)).toEqual(["", "", ""]);
 
-    const m = marker();
-    const result = await predict(flowData, `Which platform do night trains leave from? ${m}`, { chatflowid });
+    const { result, prompt } = await askNightTrains(flowData, { chatflowid });
     expect(result.sourceDocuments).toEqual([{ pageContent: STATION, metadata: expect.objectContaining({ source: "town" }) }]);
-    const [sent] = await chatRequestsWith(m);
-    expect(sent.body.messages[0].content).toContain(STATION);
-    expect(sent.body.messages[0].content).not.toContain(BAKERY);
+    expect(prompt).toContain(STATION);
+    expect(prompt).not.toContain(BAKERY);
     const search = (await requests(index)).filter((r) => r.path.endsWith("/_search")).at(-1);
     expect(f.knnOf(search?.body).vector).toHaveLength(LOCAL_HASH_DIMS);
     expect(f.knnOf(search?.body).k).toBe(1);
@@ -240,11 +213,7 @@ describe.each(FLAVORS)("$node", (f) => {
     // A write the service refuses (vectors of another size than the mapping's): 502 with its reason.
     const index = `size-${marker()}`;
     await upsertFlow(storeFlow({ credential: cred, index, text: BAKERY }));
-    const other = flow([
-      ["loader_0", "plainText", "Document Loaders", { text: LIBRARY }, { output: "document" }],
-      ["emb_0", "localHashEmbeddings", "Embeddings", { dimensions: 8 }],
-      ["vs_0", f.node, "Vector Stores", { credential: cred, document: [ref("loader_0")], embeddings: ref("emb_0"), indexName: index }],
-    ] as never);
+    const other = otherSizeFlow("vs_0", f.node, { credential: cred, indexName: index });
     const refused = await err(upsertFlow(other));
     expect(refused.status).toBe(502);
     expect(refused.message).toMatch(
@@ -293,7 +262,7 @@ describe("elasticsearch connections", () => {
       ],
     ] as never);
     expect(await upsertFlow(flowData)).toMatchObject({ numAdded: 1 });
-    const all = (await (await fetch(`${inject("elasticsearchUrl")}/requests`)).json()) as Array<{ path: string; headers: any }>;
+    const all = await storeRequests(inject("elasticsearchUrl"));
     const mine = all.filter((r) => r.path.startsWith(`/${index}`));
     expect(mine.length).toBeGreaterThan(0);
     for (const r of mine) expect(r.headers.authorization).toBe(basic("elastic", "es-pw-1"));

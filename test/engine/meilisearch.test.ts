@@ -3,36 +3,22 @@
 // index created with Flowise's settings, its document layout, the admin key writing and the search
 // key searching), the record manager, searchFilter, semanticRatio and K, an index Flowise filled, and
 // a Meilisearch that is down, slow, refuses or fails a task.
-import { env } from "cloudflare:workers";
 import { describe, expect, inject, it } from "vitest";
-import { planFlowUpsert, runUpsert } from "../../src/engine/chatflow/upsert";
 import { LOCAL_HASH_DIMS, LocalHashEmbeddings } from "../../src/providers/embeddings/local-hash";
 import { semanticRatioOf } from "../../src/providers/vectorstores/meilisearch";
-import { credential, makeCtx, marker, requestsWith, runFlow } from "./helpers";
-import { BAKERY, LIBRARY, STATION, TOWN_TEXT, flow, ref, standinModel } from "./retrieval-flows";
+import { credential, marker } from "./helpers";
+import { askNightTrains, bookkeepingTexts, err, otherSizeFlow, predict, storeFlow, storeRequests, upsertFlow } from "./hosted-store-flows";
+import { BAKERY, LIBRARY, STATION } from "./retrieval-flows";
 
 const meili = () => inject("meilisearchUrl");
-const upsertFlow = async (flowData: string, over: Parameters<typeof makeCtx>[1] = {}) => {
-  const { graph, plan } = planFlowUpsert(flowData);
-  return runUpsert(graph, plan, makeCtx("", over));
-};
-const predict = (flowData: string, question: string, over: Parameters<typeof makeCtx>[1] = {}) =>
-  runFlow(flowData, makeCtx(question, over));
-const err = async (p: Promise<unknown>) =>
-  (await p.then(
-    () => undefined,
-    (e: unknown) => e,
-  )) as { status: number; message: string };
 const requests = async (index: string) =>
-  ((await (await fetch(`${meili()}/requests`)).json()) as Array<{ method: string; path: string; headers: any; body: any }>).filter(
-    (r) => r.path.startsWith(`/indexes/${index}`) || r.body?.uid === index,
-  );
+  (await storeRequests(meili())).filter((r) => r.path.startsWith(`/indexes/${index}`) || r.body?.uid === index);
 const dump = async (index: string) =>
   (await (await fetch(`${meili()}/dump/${index}`)).json()) as { settings: any; documents: Array<Record<string, any>> };
-const chatRequestsWith = async (m: string) => (await requestsWith(m)).filter((r) => r.path.endsWith("/chat/completions"));
 const keys = (m = marker()) =>
   credential("meilisearchApi", { meilisearchSearchApiKey: `ms-search-${m}`, meilisearchAdminApiKey: `ms-admin-${m}` });
 
+/** The town flow with a meilisearch node on its stand-in. */
 function meiliFlow(opts: {
   credential?: string;
   index: string;
@@ -41,37 +27,14 @@ function meiliFlow(opts: {
   extra?: Record<string, unknown>;
   rm?: boolean;
 }) {
-  return flow([
-    ["splitter_0", "recursiveCharacterTextSplitter", "Text Splitters", { chunkSize: 1000, chunkOverlap: "" }],
-    [
-      "loader_0",
-      "plainText",
-      "Document Loaders",
-      { text: opts.text ?? TOWN_TEXT, textSplitter: ref("splitter_0"), metadata: opts.metadata ?? '{"source":"town"}' },
-      { output: "document" },
-    ],
-    ["emb_0", "localHashEmbeddings", "Embeddings", {}],
-    ...(opts.rm ? [["rm_0", "SQLiteRecordManager", "Record Manager", { cleanup: "full", sourceIdKey: "source" }]] : []),
-    [
-      "meili_0",
-      "meilisearch",
-      "Vector Stores",
-      {
-        ...(opts.credential !== undefined ? { credential: opts.credential } : {}),
-        document: [ref("loader_0")],
-        embeddings: ref("emb_0"),
-        ...(opts.rm ? { recordManager: ref("rm_0") } : {}),
-        host: meili(),
-        indexUid: opts.index,
-        K: "1",
-        semanticRatio: "1",
-        ...opts.extra,
-      },
-      { output: "retriever" },
-    ],
-    standinModel(),
-    ["chain_0", "retrievalQAChain", "Chains", { model: ref("model_0"), vectorStoreRetriever: ref("meili_0"), returnSourceDocuments: true }],
-  ] as never);
+  const { index, extra, rm, ...rest } = opts;
+  return storeFlow({
+    id: "meili_0",
+    node: "meilisearch",
+    inputs: { host: meili(), indexUid: index, K: "1", semanticRatio: "1", ...extra },
+    ...(rm ? { recordManager: { cleanup: "full", sourceIdKey: "source" } } : {}),
+    ...rest,
+  });
 }
 
 describe("meilisearch", () => {
@@ -102,22 +65,17 @@ describe("meilisearch", () => {
       metadata: expect.objectContaining({ source: "town" }),
       _vectors: { ollama: { embeddings: expect.any(Array), regenerate: false } },
     });
-    const rows = await env.DB.prepare("SELECT pageContent FROM vector_document WHERE provider = 'meilisearch' AND namespace = ?")
-      .bind(`${chatflowid}_meili_0`)
-      .all<{ pageContent: string }>();
-    expect(rows.results.map((r) => r.pageContent)).toEqual(["", "", ""]);
+    expect(await bookkeepingTexts("meilisearch", `${chatflowid}_meili_0`)).toEqual(["", "", ""]);
 
-    const q = marker();
-    const result = await predict(flowData, `Which platform do night trains leave from? ${q}`, { chatflowid });
+    const { question, result, prompt } = await askNightTrains(flowData, { chatflowid });
     expect(result.sourceDocuments).toEqual([
       { pageContent: STATION, metadata: expect.objectContaining({ objectID: expect.any(String), source: "town" }) },
     ]);
-    const [sent] = await chatRequestsWith(q);
-    expect(sent.body.messages[0].content).toContain(STATION);
+    expect(prompt).toContain(STATION);
     const search = (await requests(index)).at(-1);
     expect(search?.headers.authorization).toBe(`Bearer ms-search-${m}`);
     expect(search?.body).toMatchObject({
-      q: `Which platform do night trains leave from? ${q}`,
+      q: question,
       limit: 1,
       attributesToRetrieve: ["*"],
       hybrid: { semanticRatio: 1, embedder: "ollama" },
@@ -220,16 +178,7 @@ describe("meilisearch", () => {
     expect(noAdmin).toMatchObject({ status: 502, message: "Meilisearch get index was refused (403): check the meilisearchApi credential" });
     const index = `size-${marker()}`;
     await upsertFlow(meiliFlow({ credential: cred, index, text: BAKERY }));
-    const other = flow([
-      ["loader_0", "plainText", "Document Loaders", { text: LIBRARY }, { output: "document" }],
-      ["emb_0", "localHashEmbeddings", "Embeddings", { dimensions: 8 }],
-      [
-        "meili_0",
-        "meilisearch",
-        "Vector Stores",
-        { credential: cred, document: [ref("loader_0")], embeddings: ref("emb_0"), host: meili(), indexUid: index },
-      ],
-    ] as never);
+    const other = otherSizeFlow("meili_0", "meilisearch", { credential: cred, host: meili(), indexUid: index });
     const failed = await err(upsertFlow(other));
     expect(failed.status).toBe(502);
     expect(failed.message).toBe(

@@ -2,50 +2,32 @@
 // vectors and answers by cosine with metadata filters: upsert and prediction in a chatflow, the
 // record manager (unchanged chunks skipped, asked of Pinecone), namespaces, filters, an index Flowise
 // filled, and a Pinecone that is down, slow or not configured.
-import { env } from "cloudflare:workers";
 import { describe, expect, inject, it } from "vitest";
-import { planFlowUpsert, runUpsert } from "../../src/engine/chatflow/upsert";
 import { flowDataWarning } from "../../src/services/chatflows";
 import multipleDocs from "./fixtures/multiple-documents-qna.json";
+import { type Fixture, credential, flowDataOf, makeCtx, marker, pointAtStandin, runFlow, runtimeWith, standinUrl } from "./helpers";
 import {
-  type Fixture,
-  credential,
-  flowDataOf,
-  makeCtx,
-  marker,
-  pointAtStandin,
-  requestsWith,
-  runFlow,
-  runtimeWith,
-  standinUrl,
-} from "./helpers";
-import { BAKERY, LIBRARY, STATION, TOWN_TEXT, flow, ref, standinModel } from "./retrieval-flows";
+  askNightTrains,
+  bookkeepingTexts,
+  err,
+  predict as predictHosted,
+  storeFlow,
+  storeRequests,
+  upsertFlow as upsertHosted,
+  upsertTwins,
+} from "./hosted-store-flows";
+import { BAKERY, LIBRARY, STATION, flow, ref } from "./retrieval-flows";
 
 const pinecone = () => inject("pineconeUrl");
-const upsertFlow = async (flowData: string, over: Parameters<typeof makeCtx>[1] = {}) => {
-  const { graph, plan } = planFlowUpsert(flowData);
-  return runUpsert(graph, plan, makeCtx("", { runtime: runtimeWith({ PINECONE_BASE_URL: pinecone() }), ...over }));
-};
+const pineconeRuntime = () => runtimeWith({ PINECONE_BASE_URL: pinecone() });
+const upsertFlow = (flowData: string, over: Parameters<typeof makeCtx>[1] = {}) =>
+  upsertHosted(flowData, { runtime: pineconeRuntime(), ...over });
 const predict = (flowData: string, question: string, over: Parameters<typeof makeCtx>[1] = {}) =>
-  runFlow(flowData, makeCtx(question, { runtime: runtimeWith({ PINECONE_BASE_URL: pinecone() }), ...over }));
-const err = async (p: Promise<unknown>) =>
-  (await p.then(
-    () => undefined,
-    (e: unknown) => e,
-  )) as { status: number; message: string };
-
-interface PineconeRequest {
-  method: string;
-  path: string;
-  headers: Record<string, string>;
-  body: Record<string, unknown>;
-}
+  predictHosted(flowData, question, { runtime: pineconeRuntime(), ...over });
 /** What the stand-in received for an index (its name is in every path), oldest first. */
-const pineconeRequests = async (index: string): Promise<PineconeRequest[]> =>
-  ((await (await fetch(`${pinecone()}/requests`)).json()) as PineconeRequest[]).filter((r) => r.path.includes(`/${index}`));
-const chatRequestsWith = async (m: string) => (await requestsWith(m)).filter((r) => r.path.endsWith("/chat/completions"));
+const pineconeRequests = async (index: string) => (await storeRequests(pinecone())).filter((r) => r.path.includes(`/${index}`));
 
-/** plainText → splitter → localHashEmbeddings → pinecone → retrievalQAChain at the chat stand-in. */
+/** The town flow with a pinecone node on the stand-in's index. */
 function pineconeFlow(opts: {
   credential: string;
   index: string;
@@ -56,40 +38,19 @@ function pineconeFlow(opts: {
   topK?: string;
   extra?: Record<string, unknown>;
 }) {
-  return flow([
-    ["splitter_0", "recursiveCharacterTextSplitter", "Text Splitters", { chunkSize: 1000, chunkOverlap: "" }],
-    [
-      "loader_0",
-      "plainText",
-      "Document Loaders",
-      { text: opts.text ?? TOWN_TEXT, textSplitter: ref("splitter_0"), metadata: opts.metadata ?? '{"source":"town"}' },
-      { output: "document" },
-    ],
-    ["emb_0", "localHashEmbeddings", "Embeddings", {}],
-    [
-      "pinecone_0",
-      "pinecone",
-      "Vector Stores",
-      {
-        credential: opts.credential,
-        document: [ref("loader_0")],
-        embeddings: ref("emb_0"),
-        pineconeIndex: opts.index,
-        topK: opts.topK ?? "1",
-        ...(opts.namespace !== undefined ? { pineconeNamespace: opts.namespace } : {}),
-        ...(opts.filter !== undefined ? { pineconeMetadataFilter: opts.filter } : {}),
-        ...opts.extra,
-      },
-      { output: "retriever" },
-    ],
-    standinModel(),
-    [
-      "chain_0",
-      "retrievalQAChain",
-      "Chains",
-      { model: ref("model_0"), vectorStoreRetriever: ref("pinecone_0"), returnSourceDocuments: true },
-    ],
-  ] as never);
+  const { index, namespace, filter, topK, extra, ...rest } = opts;
+  return storeFlow({
+    id: "pinecone_0",
+    node: "pinecone",
+    inputs: {
+      pineconeIndex: index,
+      topK: topK ?? "1",
+      ...(namespace !== undefined ? { pineconeNamespace: namespace } : {}),
+      ...(filter !== undefined ? { pineconeMetadataFilter: filter } : {}),
+      ...extra,
+    },
+    ...rest,
+  });
 }
 
 describe("pinecone", () => {
@@ -117,17 +78,12 @@ describe("pinecone", () => {
     expect(body.vectors[0].metadata).toMatchObject({ source: "town", "loc.lines.from": expect.any(Number) });
 
     // D1 keeps bookkeeping rows only (which loader each vector came from), not the text.
-    const rows = await env.DB.prepare("SELECT pageContent FROM vector_document WHERE provider = 'pinecone' AND namespace = ?")
-      .bind(`${chatflowid}_pinecone_0`)
-      .all<{ pageContent: string }>();
-    expect(rows.results.map((r) => r.pageContent)).toEqual(["", "", ""]);
+    expect(await bookkeepingTexts("pinecone", `${chatflowid}_pinecone_0`)).toEqual(["", "", ""]);
 
-    const m = marker();
-    const result = await predict(flowData, `Which platform do night trains leave from? ${m}`, { chatflowid });
+    const { result, prompt } = await askNightTrains(flowData, { chatflowid }, predict);
     expect(result.sourceDocuments).toEqual([{ pageContent: STATION, metadata: expect.objectContaining({ source: "town" }) }]);
-    const [sent] = await chatRequestsWith(m);
-    expect(sent.body.messages[0].content).toContain(STATION);
-    expect(sent.body.messages[0].content).not.toContain(BAKERY);
+    expect(prompt).toContain(STATION);
+    expect(prompt).not.toContain(BAKERY);
     const queries = (await pineconeRequests(index)).filter((r) => r.path.endsWith("/query"));
     expect(queries.at(-1)?.body).toMatchObject({ namespace: "docs", topK: 1, includeMetadata: true });
   });
@@ -177,15 +133,7 @@ describe("pinecone", () => {
   it("searchType mmr (fetchK, lambda) trades a near-duplicate for a different passage; similarity keeps both", async () => {
     const cred = await credential("pineconeApi", { pineconeApiKey: "pc-key-123456" });
     const index = `mmr-${marker()}`;
-    const twin = `${BAKERY} Fresh bread every day.`;
-    await upsertFlow(pineconeFlow({ credential: cred, index, text: [BAKERY, twin, LIBRARY].join("\n\n") }));
-    const ask = async (extra: Record<string, unknown>) =>
-      (
-        await predict(
-          pineconeFlow({ credential: cred, index, text: "", topK: "2", extra }),
-          "the bakery opens at seven and sells sourdough",
-        )
-      ).sourceDocuments?.map((d) => d.pageContent);
+    const { twin, ask } = await upsertTwins((o) => pineconeFlow({ credential: cred, index, ...o }), { upsert: upsertFlow, predict });
     expect((await ask({}))?.sort()).toEqual([BAKERY, twin].sort());
     const diverse = await ask({ searchType: "mmr", fetchK: "3", lambda: "0.2" });
     expect(diverse).toHaveLength(2);

@@ -3,89 +3,43 @@
 // chatflow (a missing collection created, Flowise's payload layout, the api-key), the record
 // manager (unchanged chunks skipped, asked of Qdrant; removed ones deleted there), qdrantFilter,
 // custom payload keys, a collection Flowise filled, and a Qdrant that is down, slow or refuses.
-import { env } from "cloudflare:workers";
 import { describe, expect, inject, it } from "vitest";
-import { planFlowUpsert, runUpsert } from "../../src/engine/chatflow/upsert";
 import { LOCAL_HASH_DIMS, LocalHashEmbeddings } from "../../src/providers/embeddings/local-hash";
-import { credential, makeCtx, marker, requestsWith, runFlow } from "./helpers";
-import { BAKERY, LIBRARY, STATION, TOWN_TEXT, flow, ref, standinModel } from "./retrieval-flows";
+import { credential, marker } from "./helpers";
+import {
+  askNightTrains,
+  bookkeepingTexts,
+  err,
+  otherSizeFlow,
+  predict,
+  storeFlow,
+  storeRequests,
+  upsertFlow,
+  upsertTwins,
+  type TownFlowOptions,
+} from "./hosted-store-flows";
+import { BAKERY, LIBRARY, STATION } from "./retrieval-flows";
 
 const qdrant = () => inject("qdrantUrl");
-const upsertFlow = async (flowData: string, over: Parameters<typeof makeCtx>[1] = {}) => {
-  const { graph, plan } = planFlowUpsert(flowData);
-  return runUpsert(graph, plan, makeCtx("", over));
-};
-const predict = (flowData: string, question: string, over: Parameters<typeof makeCtx>[1] = {}) =>
-  runFlow(flowData, makeCtx(question, over));
-const err = async (p: Promise<unknown>) =>
-  (await p.then(
-    () => undefined,
-    (e: unknown) => e,
-  )) as { status: number; message: string };
-
-interface QdrantRequest {
-  method: string;
-  path: string;
-  headers: Record<string, string>;
-  body: Record<string, any>;
-}
 /** What the stand-in received for a collection, oldest first. */
-const qdrantRequests = async (collection: string): Promise<QdrantRequest[]> =>
-  ((await (await fetch(`${qdrant()}/requests`)).json()) as QdrantRequest[]).filter((r) => r.path.startsWith(`/collections/${collection}`));
+const qdrantRequests = async (collection: string) =>
+  (await storeRequests(qdrant())).filter((r) => r.path.startsWith(`/collections/${collection}`));
 /** The stand-in's collection: its configuration and points. */
 const dump = async (collection: string) =>
   (await (await fetch(`${qdrant()}/dump/${collection}`)).json()) as {
     config: { vectors: { size: number; distance: string } };
     points: Array<{ id: string | number; vector: number[]; payload: Record<string, any> }>;
   };
-const chatRequestsWith = async (m: string) => (await requestsWith(m)).filter((r) => r.path.endsWith("/chat/completions"));
 const qdrantKey = () => credential("qdrantApi", { qdrantApiKey: `qd-key-${marker()}` });
 
-/** plainText → splitter → localHashEmbeddings → qdrant (→ recordManager) → retrievalQAChain at the chat stand-in. */
-function qdrantFlow(opts: {
-  credential?: string;
-  collection: string;
-  text?: string;
-  metadata?: string;
-  topK?: string;
-  extra?: Record<string, unknown>;
-  recordManager?: Record<string, unknown>;
-}) {
-  return flow([
-    ["splitter_0", "recursiveCharacterTextSplitter", "Text Splitters", { chunkSize: 1000, chunkOverlap: "" }],
-    [
-      "loader_0",
-      "plainText",
-      "Document Loaders",
-      { text: opts.text ?? TOWN_TEXT, textSplitter: ref("splitter_0"), metadata: opts.metadata ?? '{"source":"town"}' },
-      { output: "document" },
-    ],
-    ["emb_0", "localHashEmbeddings", "Embeddings", {}],
-    ...(opts.recordManager ? [["rm_0", "SQLiteRecordManager", "Record Manager", opts.recordManager]] : []),
-    [
-      "qdrant_0",
-      "qdrant",
-      "Vector Stores",
-      {
-        ...(opts.credential !== undefined ? { credential: opts.credential } : {}),
-        document: [ref("loader_0")],
-        embeddings: ref("emb_0"),
-        ...(opts.recordManager ? { recordManager: ref("rm_0") } : {}),
-        qdrantServerUrl: qdrant(),
-        qdrantCollection: opts.collection,
-        topK: opts.topK ?? "1",
-        ...opts.extra,
-      },
-      { output: "retriever" },
-    ],
-    standinModel(),
-    [
-      "chain_0",
-      "retrievalQAChain",
-      "Chains",
-      { model: ref("model_0"), vectorStoreRetriever: ref("qdrant_0"), returnSourceDocuments: true },
-    ],
-  ] as never);
+/** The town flow with a qdrant node on the stand-in's collection. */
+function qdrantFlow({ collection, topK, extra, ...rest }: TownFlowOptions & { collection: string }) {
+  return storeFlow({
+    id: "qdrant_0",
+    node: "qdrant",
+    inputs: { qdrantServerUrl: qdrant(), qdrantCollection: collection, topK: topK ?? "1", ...extra },
+    ...rest,
+  });
 }
 
 describe("qdrant", () => {
@@ -114,17 +68,12 @@ describe("qdrant", () => {
     for (const p of stored.points) expect(String(p.id)).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-/);
 
     // D1 keeps bookkeeping rows only (which loader each vector came from), not the text.
-    const rows = await env.DB.prepare("SELECT pageContent FROM vector_document WHERE provider = 'qdrant' AND namespace = ?")
-      .bind(`${chatflowid}_qdrant_0`)
-      .all<{ pageContent: string }>();
-    expect(rows.results.map((r) => r.pageContent)).toEqual(["", "", ""]);
+    expect(await bookkeepingTexts("qdrant", `${chatflowid}_qdrant_0`)).toEqual(["", "", ""]);
 
-    const m = marker();
-    const result = await predict(flowData, `Which platform do night trains leave from? ${m}`, { chatflowid });
+    const { result, prompt } = await askNightTrains(flowData, { chatflowid });
     expect(result.sourceDocuments).toEqual([{ pageContent: STATION, metadata: expect.objectContaining({ source: "town" }) }]);
-    const [sent] = await chatRequestsWith(m);
-    expect(sent.body.messages[0].content).toContain(STATION);
-    expect(sent.body.messages[0].content).not.toContain(BAKERY);
+    expect(prompt).toContain(STATION);
+    expect(prompt).not.toContain(BAKERY);
     const search = (await qdrantRequests(collection)).filter((r) => r.path.endsWith("/points/search")).at(-1);
     expect(search?.body).toMatchObject({ limit: 1, with_payload: true });
     expect(search?.body.vector).toHaveLength(LOCAL_HASH_DIMS);
@@ -223,15 +172,7 @@ describe("qdrant", () => {
   it("searchType mmr (fetchK, lambda) asks for the vectors and trades a near-duplicate for a different passage", async () => {
     const cred = await qdrantKey();
     const collection = `mmr-${marker()}`;
-    const twin = `${BAKERY} Fresh bread every day.`;
-    await upsertFlow(qdrantFlow({ credential: cred, collection, text: [BAKERY, twin, LIBRARY].join("\n\n") }));
-    const ask = async (extra: Record<string, unknown>) =>
-      (
-        await predict(
-          qdrantFlow({ credential: cred, collection, text: "", topK: "2", extra }),
-          "the bakery opens at seven and sells sourdough",
-        )
-      ).sourceDocuments?.map((d) => d.pageContent);
+    const { twin, ask } = await upsertTwins((o) => qdrantFlow({ credential: cred, collection, ...o }));
     expect((await ask({}))?.sort()).toEqual([BAKERY, twin].sort());
     const diverse = await ask({ searchType: "mmr", fetchK: "3", lambda: "0.2" });
     expect(diverse).toHaveLength(2);
@@ -271,22 +212,7 @@ describe("qdrant", () => {
     // A write Qdrant refuses (vectors of another size than the collection's): 502 with Qdrant's message.
     const collection = `size-${marker()}`;
     await upsertFlow(qdrantFlow({ credential: cred, collection, text: BAKERY }));
-    const other = flow([
-      ["loader_0", "plainText", "Document Loaders", { text: LIBRARY }, { output: "document" }],
-      ["emb_0", "localHashEmbeddings", "Embeddings", { dimensions: 8 }],
-      [
-        "qdrant_0",
-        "qdrant",
-        "Vector Stores",
-        {
-          credential: cred,
-          document: [ref("loader_0")],
-          embeddings: ref("emb_0"),
-          qdrantServerUrl: qdrant(),
-          qdrantCollection: collection,
-        },
-      ],
-    ] as never);
+    const other = otherSizeFlow("qdrant_0", "qdrant", { credential: cred, qdrantServerUrl: qdrant(), qdrantCollection: collection });
     const refused = await err(upsertFlow(other));
     expect(refused.status).toBe(502);
     expect(refused.message).toBe("Qdrant upsert failed (400): Wrong input: Vector dimension error: expected dim: 256, got 8");

@@ -3,89 +3,42 @@
 // a chatflow (rows {id, content, metadata, embedding}, apikey and bearer), the record manager
 // (unchanged chunks skipped, asked of Supabase; removed ones deleted there), supabaseMetadataFilter
 // and supabaseRPCFilter, mmr, a table Flowise filled, and a Supabase that is down, slow or refuses.
-import { env } from "cloudflare:workers";
 import { describe, expect, inject, it } from "vitest";
-import { planFlowUpsert, runUpsert } from "../../src/engine/chatflow/upsert";
 import { LOCAL_HASH_DIMS, LocalHashEmbeddings } from "../../src/providers/embeddings/local-hash";
-import { credential, makeCtx, marker, requestsWith, runFlow } from "./helpers";
-import { BAKERY, LIBRARY, STATION, TOWN_TEXT, flow, ref, standinModel } from "./retrieval-flows";
+import { credential, marker } from "./helpers";
+import {
+  askNightTrains,
+  bookkeepingTexts,
+  err,
+  otherSizeFlow,
+  predict,
+  storeFlow,
+  storeRequests,
+  upsertFlow,
+  type TownFlowOptions,
+} from "./hosted-store-flows";
+import { BAKERY, LIBRARY, STATION } from "./retrieval-flows";
 
 const supabase = () => inject("supabaseUrl");
-const upsertFlow = async (flowData: string, over: Parameters<typeof makeCtx>[1] = {}) => {
-  const { graph, plan } = planFlowUpsert(flowData);
-  return runUpsert(graph, plan, makeCtx("", over));
-};
-const predict = (flowData: string, question: string, over: Parameters<typeof makeCtx>[1] = {}) =>
-  runFlow(flowData, makeCtx(question, over));
-const err = async (p: Promise<unknown>) =>
-  (await p.then(
-    () => undefined,
-    (e: unknown) => e,
-  )) as { status: number; message: string };
 
-interface SupabaseRequest {
-  method: string;
-  path: string;
-  headers: Record<string, string>;
-  body: any;
-}
-const supabaseRequests = async (table: string): Promise<SupabaseRequest[]> =>
-  ((await (await fetch(`${supabase()}/requests`)).json()) as SupabaseRequest[]).filter(
+const supabaseRequests = async (table: string) =>
+  (await storeRequests(supabase())).filter(
     (r) => r.path.startsWith(`/rest/v1/${table}?`) || r.path.startsWith(`/rest/v1/rpc/match_${table}`),
   );
 const dump = async (table: string) =>
   (await (await fetch(`${supabase()}/dump/${table}`)).json()) as {
     rows: Array<{ id: string; content: string; metadata: Record<string, any>; embedding: number[] }>;
   };
-const chatRequestsWith = async (m: string) => (await requestsWith(m)).filter((r) => r.path.endsWith("/chat/completions"));
 const supabaseKey = (key = `sb-key-${marker()}`) => credential("supabaseApi", { supabaseApiKey: key });
 
-/** plainText → splitter → localHashEmbeddings → supabase (→ recordManager) → retrievalQAChain at the chat stand-in. */
-function supabaseFlow(opts: {
-  credential: string;
-  table: string;
-  text?: string;
-  metadata?: string;
-  topK?: string;
-  extra?: Record<string, unknown>;
-  recordManager?: Record<string, unknown>;
-}) {
-  return flow([
-    ["splitter_0", "recursiveCharacterTextSplitter", "Text Splitters", { chunkSize: 1000, chunkOverlap: "" }],
-    [
-      "loader_0",
-      "plainText",
-      "Document Loaders",
-      { text: opts.text ?? TOWN_TEXT, textSplitter: ref("splitter_0"), metadata: opts.metadata ?? '{"source":"town"}' },
-      { output: "document" },
-    ],
-    ["emb_0", "localHashEmbeddings", "Embeddings", {}],
-    ...(opts.recordManager ? [["rm_0", "SQLiteRecordManager", "Record Manager", opts.recordManager]] : []),
-    [
-      "supabase_0",
-      "supabase",
-      "Vector Stores",
-      {
-        credential: opts.credential,
-        document: [ref("loader_0")],
-        embeddings: ref("emb_0"),
-        ...(opts.recordManager ? { recordManager: ref("rm_0") } : {}),
-        supabaseProjUrl: supabase(),
-        tableName: opts.table,
-        queryName: `match_${opts.table}`,
-        topK: opts.topK ?? "1",
-        ...opts.extra,
-      },
-      { output: "retriever" },
-    ],
-    standinModel(),
-    [
-      "chain_0",
-      "retrievalQAChain",
-      "Chains",
-      { model: ref("model_0"), vectorStoreRetriever: ref("supabase_0"), returnSourceDocuments: true },
-    ],
-  ] as never);
+/** The town flow with a supabase node on its stand-in. */
+function supabaseFlow({ table, topK, extra, ...rest }: TownFlowOptions & { credential: string; table: string }) {
+  return storeFlow({
+    id: "supabase_0",
+    node: "supabase",
+    inputs: { supabaseProjUrl: supabase(), tableName: table, queryName: `match_${table}`, topK: topK ?? "1", ...extra },
+    ...rest,
+  });
 }
 
 describe("supabase", () => {
@@ -109,16 +62,11 @@ describe("supabase", () => {
     expect(stored.rows[0].metadata).toMatchObject({ source: "town", loc: { lines: { from: expect.any(Number) } } });
     for (const r of stored.rows) expect(r.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-/);
 
-    const rows = await env.DB.prepare("SELECT pageContent FROM vector_document WHERE provider = 'supabase' AND namespace = ?")
-      .bind(`${chatflowid}_supabase_0`)
-      .all<{ pageContent: string }>();
-    expect(rows.results.map((r) => r.pageContent)).toEqual(["", "", ""]);
+    expect(await bookkeepingTexts("supabase", `${chatflowid}_supabase_0`)).toEqual(["", "", ""]);
 
-    const m = marker();
-    const result = await predict(flowData, `Which platform do night trains leave from? ${m}`, { chatflowid });
+    const { result, prompt } = await askNightTrains(flowData, { chatflowid });
     expect(result.sourceDocuments).toEqual([{ pageContent: STATION, metadata: expect.objectContaining({ source: "town" }) }]);
-    const [sent] = await chatRequestsWith(m);
-    expect(sent.body.messages[0].content).toContain(STATION);
+    expect(prompt).toContain(STATION);
     const match = (await supabaseRequests(table)).filter((r) => r.path === `/rest/v1/rpc/match_${table}`).at(-1);
     expect(match?.body).toMatchObject({ match_count: 1, filter: {} });
     expect(match?.body.query_embedding).toHaveLength(LOCAL_HASH_DIMS);
@@ -215,16 +163,7 @@ describe("supabase", () => {
     expect(unreachable.message).toMatch(/^Supabase match failed: /);
     const table = `t_${marker()}`;
     await upsertFlow(supabaseFlow({ credential: cred, table, text: BAKERY }));
-    const other = flow([
-      ["loader_0", "plainText", "Document Loaders", { text: LIBRARY }, { output: "document" }],
-      ["emb_0", "localHashEmbeddings", "Embeddings", { dimensions: 8 }],
-      [
-        "supabase_0",
-        "supabase",
-        "Vector Stores",
-        { credential: cred, document: [ref("loader_0")], embeddings: ref("emb_0"), supabaseProjUrl: supabase(), tableName: table },
-      ],
-    ] as never);
+    const other = otherSizeFlow("supabase_0", "supabase", { credential: cred, supabaseProjUrl: supabase(), tableName: table });
     const refused = await err(upsertFlow(other));
     expect(refused).toMatchObject({ status: 502, message: "Supabase upsert failed (400): expected 256 dimensions, not 8" });
     for (const e of [down, slow, wrong, missing, noTable, unreachable, refused]) expect(e.message).not.toContain(key);

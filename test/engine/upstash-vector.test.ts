@@ -3,84 +3,35 @@
 // prediction in a chatflow (LangChain's layout, the bearer token), the record manager (unchanged
 // chunks skipped, asked of Upstash; removed ones deleted there), upstashMetadataFilter, an index
 // Flowise filled, and an Upstash that is down, slow or refuses.
-import { env } from "cloudflare:workers";
 import { describe, expect, inject, it } from "vitest";
-import { planFlowUpsert, runUpsert } from "../../src/engine/chatflow/upsert";
 import { LOCAL_HASH_DIMS, LocalHashEmbeddings } from "../../src/providers/embeddings/local-hash";
-import { credential, makeCtx, marker, requestsWith, runFlow } from "./helpers";
-import { BAKERY, LIBRARY, STATION, TOWN_TEXT, flow, ref, standinModel } from "./retrieval-flows";
+import { credential, marker } from "./helpers";
+import {
+  askNightTrains,
+  bookkeepingTexts,
+  err,
+  otherSizeFlow,
+  predict,
+  storeFlow,
+  storeRequests,
+  upsertFlow,
+  type TownFlowOptions,
+} from "./hosted-store-flows";
+import { BAKERY, LIBRARY, STATION } from "./retrieval-flows";
 
 const upstash = () => inject("upstashVectorUrl");
-const upsertFlow = async (flowData: string, over: Parameters<typeof makeCtx>[1] = {}) => {
-  const { graph, plan } = planFlowUpsert(flowData);
-  return runUpsert(graph, plan, makeCtx("", over));
-};
-const predict = (flowData: string, question: string, over: Parameters<typeof makeCtx>[1] = {}) =>
-  runFlow(flowData, makeCtx(question, over));
-const err = async (p: Promise<unknown>) =>
-  (await p.then(
-    () => undefined,
-    (e: unknown) => e,
-  )) as { status: number; message: string };
 
-interface UpstashRequest {
-  method: string;
-  path: string;
-  headers: Record<string, string>;
-  body: any;
-}
-const upstashRequests = async (index: string): Promise<UpstashRequest[]> =>
-  ((await (await fetch(`${upstash()}/requests`)).json()) as UpstashRequest[]).filter((r) => r.path.startsWith(`/${index}/`));
+const upstashRequests = async (index: string) => (await storeRequests(upstash())).filter((r) => r.path.startsWith(`/${index}/`));
 const dump = async (index: string) =>
   (await (await fetch(`${upstash()}/dump/${index}`)).json()) as {
     vectors: Array<{ id: string; vector: number[]; metadata: Record<string, any> }>;
   };
-const chatRequestsWith = async (m: string) => (await requestsWith(m)).filter((r) => r.path.endsWith("/chat/completions"));
 const indexCredential = (index: string, token = `up-token-${marker()}`, url = `${upstash()}/${index}`) =>
   credential("upstashVectorApi", { UPSTASH_VECTOR_REST_URL: url, UPSTASH_VECTOR_REST_TOKEN: token });
 
-/** plainText → splitter → localHashEmbeddings → upstash (→ recordManager) → retrievalQAChain at the chat stand-in. */
-function upstashFlow(opts: {
-  credential: string;
-  text?: string;
-  metadata?: string;
-  topK?: string;
-  extra?: Record<string, unknown>;
-  recordManager?: Record<string, unknown>;
-}) {
-  return flow([
-    ["splitter_0", "recursiveCharacterTextSplitter", "Text Splitters", { chunkSize: 1000, chunkOverlap: "" }],
-    [
-      "loader_0",
-      "plainText",
-      "Document Loaders",
-      { text: opts.text ?? TOWN_TEXT, textSplitter: ref("splitter_0"), metadata: opts.metadata ?? '{"source":"town"}' },
-      { output: "document" },
-    ],
-    ["emb_0", "localHashEmbeddings", "Embeddings", {}],
-    ...(opts.recordManager ? [["rm_0", "SQLiteRecordManager", "Record Manager", opts.recordManager]] : []),
-    [
-      "upstash_0",
-      "upstash",
-      "Vector Stores",
-      {
-        credential: opts.credential,
-        document: [ref("loader_0")],
-        embeddings: ref("emb_0"),
-        ...(opts.recordManager ? { recordManager: ref("rm_0") } : {}),
-        topK: opts.topK ?? "1",
-        ...opts.extra,
-      },
-      { output: "retriever" },
-    ],
-    standinModel(),
-    [
-      "chain_0",
-      "retrievalQAChain",
-      "Chains",
-      { model: ref("model_0"), vectorStoreRetriever: ref("upstash_0"), returnSourceDocuments: true },
-    ],
-  ] as never);
+/** The town flow with a upstash node on its stand-in. */
+function upstashFlow({ topK, extra, ...rest }: TownFlowOptions & { credential: string }) {
+  return storeFlow({ id: "upstash_0", node: "upstash", inputs: { topK: topK ?? "1", ...extra }, ...rest });
 }
 
 describe("upstash (Upstash Vector)", () => {
@@ -100,17 +51,12 @@ describe("upstash (Upstash Vector)", () => {
     expect(stored.vectors[0].metadata).toMatchObject({ source: "town", loc: { lines: { from: expect.any(Number) } } });
     for (const v of stored.vectors) expect(v.vector).toHaveLength(LOCAL_HASH_DIMS);
 
-    const rows = await env.DB.prepare("SELECT pageContent FROM vector_document WHERE provider = 'upstash' AND namespace = ?")
-      .bind(`${chatflowid}_upstash_0`)
-      .all<{ pageContent: string }>();
-    expect(rows.results.map((r) => r.pageContent)).toEqual(["", "", ""]);
+    expect(await bookkeepingTexts("upstash", `${chatflowid}_upstash_0`)).toEqual(["", "", ""]);
 
-    const m = marker();
-    const result = await predict(flowData, `Which platform do night trains leave from? ${m}`, { chatflowid });
+    const { result, prompt } = await askNightTrains(flowData, { chatflowid });
     expect(result.sourceDocuments).toEqual([{ pageContent: STATION, metadata: expect.objectContaining({ source: "town" }) }]);
     expect(result.sourceDocuments?.[0].metadata).not.toHaveProperty("_pageContentLC");
-    const [sent] = await chatRequestsWith(m);
-    expect(sent.body.messages[0].content).toContain(STATION);
+    expect(prompt).toContain(STATION);
     const query = (await upstashRequests(index)).filter((r) => r.path.endsWith("/query")).at(-1);
     expect(query?.body).toMatchObject({ topK: 1, includeMetadata: true });
     expect(query?.body.vector).toHaveLength(LOCAL_HASH_DIMS);
@@ -198,11 +144,7 @@ describe("upstash (Upstash Vector)", () => {
     const index = `size-${marker()}`;
     const cred = await indexCredential(index, token);
     await upsertFlow(upstashFlow({ credential: cred, text: BAKERY }));
-    const other = flow([
-      ["loader_0", "plainText", "Document Loaders", { text: LIBRARY }, { output: "document" }],
-      ["emb_0", "localHashEmbeddings", "Embeddings", { dimensions: 8 }],
-      ["upstash_0", "upstash", "Vector Stores", { credential: cred, document: [ref("loader_0")], embeddings: ref("emb_0") }],
-    ] as never);
+    const other = otherSizeFlow("upstash_0", "upstash", { credential: cred });
     const refused = await err(upsertFlow(other));
     expect(refused).toMatchObject({
       status: 502,

@@ -3,36 +3,28 @@
 // and prediction in a chatflow (the class created, LangChain's object layout, the Bearer key), the
 // record manager (unchanged chunks skipped, asked of Weaviate; removed ones deleted there),
 // weaviateFilter and weaviateMetadataKeys, a class Flowise filled, and a Weaviate that is down, slow or refuses.
-import { env } from "cloudflare:workers";
 import { describe, expect, inject, it } from "vitest";
-import { planFlowUpsert, runUpsert } from "../../src/engine/chatflow/upsert";
 import { LOCAL_HASH_DIMS, LocalHashEmbeddings } from "../../src/providers/embeddings/local-hash";
 import { weaviateOrigin } from "../../src/providers/vectorstores/weaviate";
-import { credential, makeCtx, marker, requestsWith, runFlow } from "./helpers";
-import { BAKERY, LIBRARY, STATION, TOWN_TEXT, flow, ref, standinModel } from "./retrieval-flows";
+import { credential, marker } from "./helpers";
+import {
+  askNightTrains,
+  bookkeepingTexts,
+  err,
+  otherSizeFlow,
+  predict,
+  storeFlow,
+  storeRequests,
+  upsertFlow,
+  type TownFlowOptions,
+} from "./hosted-store-flows";
+import { BAKERY, LIBRARY, STATION } from "./retrieval-flows";
 
 const weaviate = () => inject("weaviateUrl");
-const upsertFlow = async (flowData: string, over: Parameters<typeof makeCtx>[1] = {}) => {
-  const { graph, plan } = planFlowUpsert(flowData);
-  return runUpsert(graph, plan, makeCtx("", over));
-};
-const predict = (flowData: string, question: string, over: Parameters<typeof makeCtx>[1] = {}) =>
-  runFlow(flowData, makeCtx(question, over));
-const err = async (p: Promise<unknown>) =>
-  (await p.then(
-    () => undefined,
-    (e: unknown) => e,
-  )) as { status: number; message: string };
 
-interface WeaviateRequest {
-  method: string;
-  path: string;
-  headers: Record<string, string>;
-  body: Record<string, any>;
-}
 /** What the stand-in received for a class, oldest first. */
-const weaviateRequests = async (name: string): Promise<WeaviateRequest[]> => {
-  const all = (await (await fetch(`${weaviate()}/requests`)).json()) as WeaviateRequest[];
+const weaviateRequests = async (name: string) => {
+  const all = await storeRequests(weaviate());
   return all.filter(
     (r) =>
       r.path === `/v1/schema/${name}` ||
@@ -46,55 +38,16 @@ const dump = async (name: string) =>
   (await (await fetch(`${weaviate()}/dump/${name}`)).json()) as {
     objects: Array<{ id: string; vector: number[]; properties: Record<string, any> }>;
   };
-const chatRequestsWith = async (m: string) => (await requestsWith(m)).filter((r) => r.path.endsWith("/chat/completions"));
 const weaviateKey = () => credential("weaviateApi", { weaviateApiKey: `wv-key-${marker()}` });
 
-/** plainText → splitter → localHashEmbeddings → weaviate (→ recordManager) → retrievalQAChain at the chat stand-in. */
-function weaviateFlow(opts: {
-  credential?: string;
-  index: string;
-  text?: string;
-  metadata?: string;
-  topK?: string;
-  extra?: Record<string, unknown>;
-  recordManager?: Record<string, unknown>;
-}) {
-  return flow([
-    ["splitter_0", "recursiveCharacterTextSplitter", "Text Splitters", { chunkSize: 1000, chunkOverlap: "" }],
-    [
-      "loader_0",
-      "plainText",
-      "Document Loaders",
-      { text: opts.text ?? TOWN_TEXT, textSplitter: ref("splitter_0"), metadata: opts.metadata ?? '{"source":"town"}' },
-      { output: "document" },
-    ],
-    ["emb_0", "localHashEmbeddings", "Embeddings", {}],
-    ...(opts.recordManager ? [["rm_0", "SQLiteRecordManager", "Record Manager", opts.recordManager]] : []),
-    [
-      "weaviate_0",
-      "weaviate",
-      "Vector Stores",
-      {
-        ...(opts.credential !== undefined ? { credential: opts.credential } : {}),
-        document: [ref("loader_0")],
-        embeddings: ref("emb_0"),
-        ...(opts.recordManager ? { recordManager: ref("rm_0") } : {}),
-        weaviateConnectionType: "local",
-        weaviateHost: weaviate(),
-        weaviateIndex: opts.index,
-        topK: opts.topK ?? "1",
-        ...opts.extra,
-      },
-      { output: "retriever" },
-    ],
-    standinModel(),
-    [
-      "chain_0",
-      "retrievalQAChain",
-      "Chains",
-      { model: ref("model_0"), vectorStoreRetriever: ref("weaviate_0"), returnSourceDocuments: true },
-    ],
-  ] as never);
+/** The town flow with a weaviate node on its stand-in. */
+function weaviateFlow({ index, topK, extra, ...rest }: TownFlowOptions & { index: string }) {
+  return storeFlow({
+    id: "weaviate_0",
+    node: "weaviate",
+    inputs: { weaviateConnectionType: "local", weaviateHost: weaviate(), weaviateIndex: index, topK: topK ?? "1", ...extra },
+    ...rest,
+  });
 }
 
 describe("weaviate", () => {
@@ -121,19 +74,14 @@ describe("weaviate", () => {
     expect(stored.objects[0].properties).toMatchObject({ source: "town", loc_lines_from: expect.any(Number) });
     expect(stored.objects[0].id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-/);
 
-    const rows = await env.DB.prepare("SELECT pageContent FROM vector_document WHERE provider = 'weaviate' AND namespace = ?")
-      .bind(`${chatflowid}_weaviate_0`)
-      .all<{ pageContent: string }>();
-    expect(rows.results.map((r) => r.pageContent)).toEqual(["", "", ""]);
+    expect(await bookkeepingTexts("weaviate", `${chatflowid}_weaviate_0`)).toEqual(["", "", ""]);
 
-    const m = marker();
-    const result = await predict(flowData, `Which platform do night trains leave from? ${m}`, { chatflowid });
+    const { result, prompt } = await askNightTrains(flowData, { chatflowid });
     expect(result.sourceDocuments).toEqual([
       { pageContent: STATION, metadata: expect.objectContaining({ source: "town", loc_lines_from: expect.any(Number) }) },
     ]);
-    const [sent] = await chatRequestsWith(m);
-    expect(sent.body.messages[0].content).toContain(STATION);
-    expect(sent.body.messages[0].content).not.toContain(BAKERY);
+    expect(prompt).toContain(STATION);
+    expect(prompt).not.toContain(BAKERY);
     const search = (await weaviateRequests(index)).filter((r) => r.path === "/v1/graphql").at(-1);
     expect(search?.body.query).toMatch(
       new RegExp(
@@ -236,24 +184,13 @@ describe("weaviate", () => {
     // A write Weaviate refuses (vectors of another length than the class's): 502 with Weaviate's message.
     const index = `Size${marker()}`;
     await upsertFlow(weaviateFlow({ credential: cred, index, text: BAKERY }));
-    const other = flow([
-      ["loader_0", "plainText", "Document Loaders", { text: LIBRARY }, { output: "document" }],
-      ["emb_0", "localHashEmbeddings", "Embeddings", { dimensions: 8 }],
-      [
-        "weaviate_0",
-        "weaviate",
-        "Vector Stores",
-        {
-          credential: cred,
-          document: [ref("loader_0")],
-          embeddings: ref("emb_0"),
-          weaviateConnectionType: "custom",
-          weaviateHttpSecure: false,
-          weaviateHost: weaviate().replace("http://", ""),
-          weaviateIndex: index,
-        },
-      ],
-    ] as never);
+    const other = otherSizeFlow("weaviate_0", "weaviate", {
+      credential: cred,
+      weaviateConnectionType: "custom",
+      weaviateHttpSecure: false,
+      weaviateHost: weaviate().replace("http://", ""),
+      weaviateIndex: index,
+    });
     const refused = await err(upsertFlow(other));
     expect(refused).toMatchObject({
       status: 502,

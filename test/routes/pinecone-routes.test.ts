@@ -2,10 +2,11 @@
 // /document-store/vectorstore/query), and a chatflow whose Pinecone is down answering a 502 JSON
 // naming it — or, streaming, an `error` frame then `end`.
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { flow, ref, standinModel } from "../engine/retrieval-flows";
+import { storeRequests } from "../engine/hosted-store-flows";
 import { framesOf, setVars } from "../security/helpers";
-import { call, expectError, json } from "../helpers";
+import { call, json } from "../helpers";
 import { newStore, upsert } from "./document-store-helpers";
+import { ENERGY, WIND, predictionError, queryWindTurbines, retrieverChatflow, saveChatflow } from "./hosted-store-routes";
 
 const pinecone = () => inject("pineconeUrl");
 let restore: () => void;
@@ -27,39 +28,29 @@ describe("a document store on pinecone", () => {
     const store = await newStore();
     const index = `store-${crypto.randomUUID().slice(0, 8)}`;
     const vectorStore = { name: "pinecone", config: { pineconeIndex: index, pineconeNamespace: "kb", credential: cred } };
-    const text = "Solar panels turn sunlight into electricity.\n\nWind turbines spin in strong coastal winds.";
     const up = await upsert(store.id, {
-      loader: { name: "plainText", config: { text } },
+      loader: { name: "plainText", config: { text: ENERGY } },
       splitter: { name: "characterTextSplitter", config: { separator: "\n\n", chunkSize: 50, chunkOverlap: 0 } },
       embedding: { name: "localHashEmbeddings" },
       vectorStore,
     });
     expect(up).toMatchObject({ numAdded: 2 });
 
-    const received = ((await (await fetch(`${pinecone()}/requests`)).json()) as Array<{ path: string; body: any }>).filter(
-      (r) => r.path === `/idx/${index}/vectors/upsert`,
-    );
+    const received = (await storeRequests(pinecone())).filter((r) => r.path === `/idx/${index}/vectors/upsert`);
     expect(received[0].body.namespace).toBe("kb");
     expect(received[0].body.vectors.map((v: any) => v.metadata.docId)).toEqual([up.docId, up.docId]);
 
-    const found = await json("POST", "/document-store/vectorstore/query", {
-      body: { storeId: store.id, query: "wind turbines on the coast", inputs: { topK: 1 } },
-    });
-    expect(found.docs.map((d: any) => d.pageContent)).toEqual(["Wind turbines spin in strong coastal winds."]);
+    const found = await queryWindTurbines(store.id);
+    expect(found.docs.map((d: any) => d.pageContent)).toEqual([WIND]);
   });
 });
 
 describe("a chatflow whose Pinecone is down", () => {
   it("answers 502 naming Pinecone; streaming, an error frame then end", async () => {
     const cred = await pineconeCredential();
-    const flowData = flow([
-      ["emb_0", "localHashEmbeddings", "Embeddings", {}],
-      ["pc_0", "pinecone", "Vector Stores", { credential: cred, embeddings: ref("emb_0"), pineconeIndex: "down" }, { output: "retriever" }],
-      standinModel(),
-      ["chain_0", "retrievalQAChain", "Chains", { model: ref("model_0"), vectorStoreRetriever: ref("pc_0") }],
-    ] as never);
-    const id = (await json("POST", "/chatflows", { body: { name: "pc-down", flowData } })).id;
-    const e = await expectError(await call("POST", `/prediction/${id}`, { body: { question: "hello" } }), 502);
+    const flowData = retrieverChatflow("pc_0", "pinecone", { credential: cred, pineconeIndex: "down" });
+    const id = (await saveChatflow("pc-down", flowData)).id;
+    const e = await predictionError(id, 502);
     expect(e.message).toMatch(/^Pinecone query failed \(500\)/);
     expect(e.message).not.toContain("pc-route-key-123456");
 

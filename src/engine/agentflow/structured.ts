@@ -9,6 +9,7 @@ import { z } from "zod";
 import { fail } from "../../errors";
 import { contentText } from "../../providers/chat/messages";
 import { modelFailure } from "../core/errors";
+import { described, fittingValue, invokeForcedTool, rowField } from "../core/structured-output";
 import { jsonSchemaOf } from "../core/zod-dsl";
 import { errorMessage, isObject, listOf } from "./util";
 
@@ -75,42 +76,19 @@ export function structuredSchema(raw: unknown, owner: string): z.ZodObject | und
   const shape: Record<string, z.ZodType> = {};
   for (const row of rows) {
     const key = String(row.key).trim();
-    const description = typeof row.description === "string" ? row.description : "";
     let field: z.ZodType;
-    switch (row.type) {
-      case "stringArray":
-        field = z.array(z.string());
-        break;
-      case "number":
-        field = z.number();
-        break;
-      case "boolean":
-        field = z.boolean();
-        break;
-      case "enum": {
-        const values = String(row.enumValues ?? "")
-          .split(",")
-          .map((v) => v.trim())
-          .filter(Boolean);
-        field = z.enum((values.length ? values : ["default"]) as [string, ...string[]]);
-        break;
-      }
-      case "jsonArray": {
-        let item: z.ZodType = z.record(z.string(), z.any());
-        if (typeof row.jsonSchema === "string" && row.jsonSchema.trim()) {
-          try {
-            item = fromJsonSpec(JSON.parse(row.jsonSchema));
-          } catch (err) {
-            throw fail("INVALID_FLOW", `${owner}: the JSON schema of structured output ${key} is not valid JSON (${errorMessage(err)})`);
-          }
+    if (row.type === "jsonArray") {
+      let item: z.ZodType = z.record(z.string(), z.any());
+      if (typeof row.jsonSchema === "string" && row.jsonSchema.trim()) {
+        try {
+          item = fromJsonSpec(JSON.parse(row.jsonSchema));
+        } catch (err) {
+          throw fail("INVALID_FLOW", `${owner}: the JSON schema of structured output ${key} is not valid JSON (${errorMessage(err)})`);
         }
-        field = z.array(item);
-        break;
       }
-      default:
-        field = z.string();
-    }
-    shape[key] = description ? field.describe(description) : field;
+      field = z.array(item);
+    } else field = rowField(row.type, row.enumValues, z.enum(["default"]));
+    shape[key] = described(field, row.description);
   }
   return z.object(shape);
 }
@@ -143,9 +121,7 @@ export async function invokeStructured(
   let reply: AIMessage;
   try {
     if (typeof model.bindTools === "function") {
-      const fn = { type: "function", function: { name: tool.name, description: tool.description, parameters } };
-      const bound = model.bindTools([fn], { tool_choice: { type: "function", function: { name: tool.name } } } as never);
-      reply = (await bound.invoke(messages, { signal })) as AIMessage;
+      reply = await invokeForcedTool(model, messages, tool, parameters, signal);
     } else {
       const instruction = new SystemMessage(`Answer with one JSON object only, matching this JSON schema:\n${JSON.stringify(parameters)}`);
       reply = (await model.invoke([...messages, instruction], { signal })) as AIMessage;
@@ -164,16 +140,10 @@ export async function invokeStructured(
       throw fail("MODEL_FAILED", `${owner}: the model's structured output does not parse (${errorMessage(err)}): ${text.slice(0, 300)}`);
     }
   }
-  const checked = schema.safeParse(value);
-  if (!checked.success) {
-    const problems = checked.error.issues
-      .slice(0, 5)
-      .map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`)
-      .join("; ");
-    throw fail(
-      "MODEL_FAILED",
-      `${owner}: the model's structured output does not fit the schema (${problems}): ${JSON.stringify(value).slice(0, 300)}`,
-    );
-  }
-  return { value: checked.data as Record<string, unknown>, message: reply };
+  const fitting = fittingValue(
+    schema,
+    value,
+    (problems) => `${owner}: the model's structured output does not fit the schema (${problems}): ${JSON.stringify(value).slice(0, 300)}`,
+  );
+  return { value: fitting, message: reply };
 }

@@ -6,44 +6,24 @@
 import { AIMessage, AIMessageChunk, type BaseMessage } from "@langchain/core/messages";
 import { ChatGenerationChunk, type ChatResult } from "@langchain/core/outputs";
 import { fail } from "../../errors";
-import { headerSecrets } from "../../lib/redact";
 import type { Deadline } from "../../lib/run-control";
-import type { RemoteModelFields } from "./base";
 import type { ChatEndpoint } from "./endpoints";
-import { type WireRequest, chatCompletionEvents, messageOf } from "./http";
-import { type BodyResponse, RemoteChatModel } from "./remote";
+import { chatCompletionEvents, messageOf } from "./http";
+import { type OpenAIWireFields, OpenAIWireModel } from "./openai-wire";
+import type { BodyResponse } from "./remote";
 import { promptOf } from "./text-llm";
 
-export interface CompletionsFields extends RemoteModelFields {
+export interface CompletionsFields extends OpenAIWireFields {
   /** url: the whole …/completions URL. */
   endpoint: ChatEndpoint;
-  frequencyPenalty?: number;
-  presencePenalty?: number;
-  /** Provider-specific body fields (best_of, Together's top_k and repetition_penalty). */
-  extraBody?: Record<string, unknown>;
 }
 
 type Usage = { prompt_tokens?: number; completion_tokens?: number; total_tokens?: number };
 type Choice = { text?: unknown; finish_reason?: unknown };
 
-export class CompletionsModel extends RemoteChatModel {
-  readonly endpoint: ChatEndpoint;
-  readonly provider: string;
-  frequencyPenalty?: number;
-  presencePenalty?: number;
-  extraBody?: Record<string, unknown>;
-
+export class CompletionsModel extends OpenAIWireModel {
   static lc_name() {
     return "CompletionsModel";
-  }
-
-  constructor(fields: CompletionsFields) {
-    super(fields);
-    this.endpoint = fields.endpoint;
-    this.provider = fields.endpoint.provider;
-    this.frequencyPenalty = fields.frequencyPenalty;
-    this.presencePenalty = fields.presencePenalty;
-    this.extraBody = fields.extraBody;
   }
 
   _llmType(): string {
@@ -51,23 +31,16 @@ export class CompletionsModel extends RemoteChatModel {
   }
 
   override invocationParams(options?: this["ParsedCallOptions"]): Record<string, unknown> {
-    const params: Record<string, unknown> = { model: this.model, ...this.samplingParams(options) };
-    if (this.frequencyPenalty !== undefined) params.frequency_penalty = this.frequencyPenalty;
-    if (this.presencePenalty !== undefined) params.presence_penalty = this.presencePenalty;
-    return { ...params, ...this.extraBody };
+    return { ...this.baseParams(options), ...this.extraBody };
   }
 
-  protected request(messages: BaseMessage[], options: this["ParsedCallOptions"], stream: boolean): WireRequest {
-    const { url, headers } = this.endpoint;
-    return {
-      url,
-      headers: { accept: "application/json, text/event-stream", ...headers },
-      body: { ...this.invocationParams(options), prompt: promptOf(messages), stream },
-    };
+  protected body(messages: BaseMessage[], options: this["ParsedCallOptions"], stream: boolean): Record<string, unknown> {
+    return { ...this.invocationParams(options), prompt: promptOf(messages), stream };
   }
 
-  protected override secrets(): string[] {
-    return headerSecrets(this.endpoint.headers);
+  protected eventText(event: Record<string, unknown>): string {
+    const text = this.choiceOf(event)?.text;
+    return typeof text === "string" ? text : "";
   }
 
   private choiceOf(json: Record<string, unknown>): Choice | undefined {
@@ -88,24 +61,6 @@ export class CompletionsModel extends RemoteChatModel {
       response_metadata: { finish_reason: choice.finish_reason, model: json.model },
     });
     return { generations: [{ text, message, generationInfo: { finish_reason: choice.finish_reason } }] };
-  }
-
-  /** A server that ignores `stream: true` and answers one JSON body: its text; undefined for a stream. */
-  private async wholeText(res: BodyResponse, deadline: Deadline): Promise<string | undefined> {
-    if ((res.headers.get("content-type") ?? "").includes("event-stream")) return undefined;
-    return this.result((await deadline.race(res.json())) as Record<string, unknown>).generations[0].text;
-  }
-
-  protected async *streamText(res: BodyResponse, deadline: Deadline): AsyncGenerator<string> {
-    const whole = await this.wholeText(res, deadline);
-    if (whole !== undefined) {
-      if (whole) yield whole;
-      return;
-    }
-    for await (const event of chatCompletionEvents(res.body, deadline, this.provider)) {
-      const text = this.choiceOf(event)?.text;
-      if (typeof text === "string" && text) yield text;
-    }
   }
 
   protected async *streamChunks(res: BodyResponse, deadline: Deadline): AsyncGenerator<ChatGenerationChunk> {

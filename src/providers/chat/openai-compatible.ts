@@ -10,45 +10,22 @@ import { convertToOpenAITool } from "@langchain/core/utils/function_calling";
 import type { Runnable } from "@langchain/core/runnables";
 import type { BaseLanguageModelInput } from "@langchain/core/language_models/base";
 import { fail } from "../../errors";
-import { headerSecrets } from "../../lib/redact";
 import type { Deadline } from "../../lib/run-control";
-import type { RemoteModelFields } from "./base";
-import type { ChatEndpoint } from "./endpoints";
-import { type WireRequest, chatCompletionEvents, messageOf } from "./http";
+import { chatCompletionEvents, messageOf } from "./http";
 import { contentText } from "./messages";
-import { type BodyResponse, type RemoteCallOptions, RemoteChatModel } from "./remote";
+import { type OpenAIWireFields, OpenAIWireModel } from "./openai-wire";
+import type { BodyResponse, RemoteCallOptions } from "./remote";
 
 export type OpenAICompatibleCallOptions = RemoteCallOptions;
 
-export interface OpenAICompatibleFields extends RemoteModelFields {
-  endpoint: ChatEndpoint;
-  frequencyPenalty?: number;
-  presencePenalty?: number;
-  /** Provider-specific body fields (e.g. Mistral's random_seed). */
-  extraBody?: Record<string, unknown>;
-}
+export type OpenAICompatibleFields = OpenAIWireFields;
 
 type Usage = { prompt_tokens?: number; completion_tokens?: number; total_tokens?: number };
 type WireToolCall = { index?: number; id?: string; type?: string; function?: { name?: string; arguments?: string } };
 
-export class OpenAICompatibleChatModel extends RemoteChatModel<OpenAICompatibleCallOptions> {
-  readonly endpoint: ChatEndpoint;
-  readonly provider: string;
-  frequencyPenalty?: number;
-  presencePenalty?: number;
-  extraBody?: Record<string, unknown>;
-
+export class OpenAICompatibleChatModel extends OpenAIWireModel<OpenAICompatibleCallOptions> {
   static lc_name() {
     return "OpenAICompatibleChatModel";
-  }
-
-  constructor(fields: OpenAICompatibleFields) {
-    super(fields);
-    this.endpoint = fields.endpoint;
-    this.provider = fields.endpoint.provider;
-    this.frequencyPenalty = fields.frequencyPenalty;
-    this.presencePenalty = fields.presencePenalty;
-    this.extraBody = fields.extraBody;
   }
 
   _llmType(): string {
@@ -63,26 +40,14 @@ export class OpenAICompatibleChatModel extends RemoteChatModel<OpenAICompatibleC
   }
 
   override invocationParams(options?: this["ParsedCallOptions"]): Record<string, unknown> {
-    const params: Record<string, unknown> = { model: this.model, ...this.samplingParams(options) };
-    if (this.frequencyPenalty !== undefined) params.frequency_penalty = this.frequencyPenalty;
-    if (this.presencePenalty !== undefined) params.presence_penalty = this.presencePenalty;
+    const params = this.baseParams(options);
     if (options?.tools?.length) params.tools = options.tools;
     if (options?.tool_choice !== undefined) params.tool_choice = options.tool_choice;
     return { ...params, ...this.extraBody };
   }
 
-  protected request(messages: BaseMessage[], options: this["ParsedCallOptions"], stream: boolean): WireRequest {
-    const { url, headers } = this.endpoint;
-    return {
-      url,
-      headers: { accept: "application/json, text/event-stream", ...headers },
-      body: this.requestBody(messages, options, stream),
-    };
-  }
-
-  /** A provider may echo the key it was sent. */
-  protected override secrets(): string[] {
-    return headerSecrets(this.endpoint.headers);
+  protected body(messages: BaseMessage[], options: this["ParsedCallOptions"], stream: boolean): Record<string, unknown> {
+    return this.requestBody(messages, options, stream);
   }
 
   protected result(json: Record<string, unknown>): ChatResult {
@@ -114,12 +79,6 @@ export class OpenAICompatibleChatModel extends RemoteChatModel<OpenAICompatibleC
     };
   }
 
-  /** Some servers ignore `stream: true` and answer one JSON body: its text, else undefined (a stream). */
-  private async wholeText(res: BodyResponse, deadline: Deadline): Promise<string | undefined> {
-    if ((res.headers.get("content-type") ?? "").includes("event-stream")) return undefined;
-    return this.result((await deadline.race(res.json())) as Record<string, unknown>).generations[0].text;
-  }
-
   /** One stream event's first choice, its delta and the delta's text (an error event throws). */
   private deltaOf(event: Record<string, unknown>) {
     if (event.error) throw fail("MODEL_FAILED", `${this.provider}: ${messageOf(event.error)}`);
@@ -128,16 +87,8 @@ export class OpenAICompatibleChatModel extends RemoteChatModel<OpenAICompatibleC
     return { choice, delta, text: typeof delta?.content === "string" ? delta.content : "" };
   }
 
-  protected async *streamText(res: BodyResponse, deadline: Deadline): AsyncGenerator<string> {
-    const whole = await this.wholeText(res, deadline);
-    if (whole !== undefined) {
-      if (whole) yield whole;
-      return;
-    }
-    for await (const event of chatCompletionEvents(res.body, deadline, this.provider)) {
-      const { text } = this.deltaOf(event);
-      if (text) yield text;
-    }
+  protected eventText(event: Record<string, unknown>): string {
+    return this.deltaOf(event).text;
   }
 
   protected async *streamChunks(res: BodyResponse, deadline: Deadline): AsyncGenerator<ChatGenerationChunk> {

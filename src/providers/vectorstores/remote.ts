@@ -4,11 +4,13 @@
 // and chunk each vector came from. Calls are under the outbound policy's endpoint rule, each with a
 // deadline and one retry of a network or 5xx failure (every call is idempotent: writes carry their
 // ids); failures are 502 (504 when the service does not answer in time) naming the service, never its key.
-import type { DocumentInterface } from "@langchain/core/documents";
+import type { Document, DocumentInterface } from "@langchain/core/documents";
 import { maximalMarginalRelevance } from "@langchain/core/utils/math";
+import type { MaxMarginalRelevanceSearchOptions } from "@langchain/core/vectorstores";
 import { ApiError, fail } from "../../errors";
 import { chunk } from "../../lib/chunk";
 import { errorMessage } from "../../lib/error-message";
+import { isUuid, stableId } from "../../lib/ids";
 import { type EndpointPolicy, endpointFetch } from "../../lib/outbound";
 import { redact } from "../../lib/redact";
 import { Deadline, RetryableProviderError, RunAborted, withOneRetry } from "../../lib/run-control";
@@ -127,6 +129,9 @@ export function pickMmr<T>(query: number[], candidates: T[], vectorOf: (c: T) =>
   return picked.map((i) => usable[i]);
 }
 
+/** The ids for a service that takes UUIDs only: any other id is replaced by a UUID made from it. */
+export const uuidIds = (ids: string[]): Promise<string[]> => Promise.all(ids.map((id) => (isUuid(id) ? id.toLowerCase() : stableId(id))));
+
 /** A store whose vectors (with their text) live in a service: D1 holds the bookkeeping rows only. */
 export abstract class RemoteDocumentsStore extends D1DocumentsStore {
   /** Ids per delete request. */
@@ -134,6 +139,8 @@ export abstract class RemoteDocumentsStore extends D1DocumentsStore {
   /** Writes the vectors, with their documents' text and metadata, to the service. */
   protected abstract writeRemote(ids: string[], vectors: number[][], documents: DocumentInterface[]): Promise<void>;
   protected abstract deleteRemote(ids: string[]): Promise<void>;
+  /** Its first write's preparation (a missing collection or index made), once it has succeeded. */
+  private prepared: Promise<void> | undefined;
 
   /** The ids the service is given for `ids` (a service may take only some shapes). */
   protected async remoteIds(ids: string[]): Promise<string[]> {
@@ -171,6 +178,30 @@ export abstract class RemoteDocumentsStore extends D1DocumentsStore {
     const ids = await this.allIds();
     await this.delete({ ids });
     return ids.length;
+  }
+
+  /** Runs `prepare` once per store (asked before its first write); a failure is tried again next time. */
+  protected prepareOnce(prepare: () => Promise<void>): Promise<void> {
+    this.prepared ??= prepare();
+    this.prepared.catch(() => (this.prepared = undefined));
+    return this.prepared;
+  }
+
+  /**
+   * Flowise's searchType "mmr", for a store that offers it: `nearest` answers the fetchK nearest to the
+   * query's vector with their vectors (given the caller's filter, if any), and k of them are picked
+   * for relevance and variety.
+   */
+  protected async mmrSearch<H, F = Record<string, unknown>>(
+    query: string,
+    options: MaxMarginalRelevanceSearchOptions<F>,
+    nearest: (vector: number[], fetchK: number, filter: F | undefined) => Promise<H[]>,
+    vectorOf: (hit: H) => unknown,
+    documentOf: (hit: H) => Document,
+  ): Promise<Document[]> {
+    const vector = await this.embeddings.embedQuery(query);
+    const hits = await nearest(vector, this.topK(options.fetchK ?? 20), options.filter);
+    return pickMmr(vector, hits, vectorOf, options.lambda ?? 0.5, options.k).map((h) => documentOf(h));
   }
 
   protected topK(k: number): number {

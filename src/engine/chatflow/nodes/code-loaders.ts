@@ -12,13 +12,11 @@ import type { VectorStore } from "@langchain/core/vectorstores";
 import { ApiError, fail } from "../../../errors";
 import { errorMessage } from "../../../lib/error-message";
 import { RunAborted } from "../../../lib/run-control";
-import { runForValue } from "../../core/function-code";
 import { num, str } from "../../core/inputs";
 import type { RunContext } from "../../core/ports";
 import type { FlowNode } from "../../core/types";
-import { flowOf } from "../../tools/custom";
 import type { NodeDefinition } from "../types";
-import { variablesOf } from "./custom-function";
+import { runNodeCode, variablesOf } from "./custom-function";
 import { LOADER_CATEGORY, loaderOutput, upsertOnlyWhenFeedingVectorStore } from "./document-loaders";
 import { requireVectorStore, storeK } from "./retrievers/common";
 
@@ -27,18 +25,7 @@ const owner = (node: FlowNode) => `${node.data.label} (${node.id})`;
 async function runLoaderCode(node: FlowNode, inputs: Record<string, unknown>, ctx: RunContext): Promise<unknown> {
   const code = typeof inputs.javascriptFunction === "string" ? inputs.javascriptFunction : "";
   if (!code.trim()) throw fail("INVALID_FLOW", `${owner(node)} has no JavaScript function (javascriptFunction)`);
-  const variables = variablesOf(inputs.functionInputVariables, node, "Custom Document Loader");
-  try {
-    return await runForValue(code, ctx.runtime, {
-      args: { input: ctx.question, ...variables },
-      vars: ctx.vars,
-      flow: flowOf(ctx),
-      signal: ctx.signal,
-    });
-  } catch (err) {
-    if (err instanceof RunAborted || err instanceof ApiError || ctx.signal?.aborted) throw err;
-    throw fail("SANDBOX_FAILED", `${owner(node)}: ${errorMessage(err)}`);
-  }
+  return runNodeCode(node, code, variablesOf(inputs.functionInputVariables, node, "Custom Document Loader"), ctx);
 }
 
 const isDocumentLike = (v: unknown): v is { pageContent: string; metadata: Record<string, unknown> } =>

@@ -52,10 +52,11 @@ export function variablesOf(raw: unknown, node: FlowNode, what = "Custom Functio
   return out;
 }
 
-async function evaluate(node: FlowNode, inputs: Record<string, unknown>, ctx: RunContext): Promise<unknown> {
-  const code = typeof inputs.javascriptFunction === "string" ? inputs.javascriptFunction : "";
-  if (!code.trim()) throw fail("INVALID_FLOW", `${owner(node)} has no JavaScript function (javascriptFunction)`);
-  const variables = variablesOf(inputs.functionInputVariables, node);
+/**
+ * Runs a node's `code` in the sandbox with `$input` (the question), the `$<name>` variables, `$vars`
+ * and `$flow`; the function's own failure is a SANDBOX_FAILED naming the node.
+ */
+export async function runNodeCode(node: FlowNode, code: string, variables: Record<string, unknown>, ctx: RunContext): Promise<unknown> {
   try {
     return await runForValue(code, ctx.runtime, {
       args: { input: ctx.question, ...variables },
@@ -68,6 +69,12 @@ async function evaluate(node: FlowNode, inputs: Record<string, unknown>, ctx: Ru
     // The same status and wording as the agentflow Custom Function: the function's own failure.
     throw fail("SANDBOX_FAILED", `${owner(node)}: ${errorMessage(err)}`);
   }
+}
+
+async function evaluate(node: FlowNode, inputs: Record<string, unknown>, ctx: RunContext): Promise<unknown> {
+  const code = typeof inputs.javascriptFunction === "string" ? inputs.javascriptFunction : "";
+  if (!code.trim()) throw fail("INVALID_FLOW", `${owner(node)} has no JavaScript function (javascriptFunction)`);
+  return runNodeCode(node, code, variablesOf(inputs.functionInputVariables, node), ctx);
 }
 
 export const customFunctionNodes: NodeDefinition[] = [

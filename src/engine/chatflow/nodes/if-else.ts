@@ -4,15 +4,10 @@
 // its result takes the False output (returnFalse). The value is the node's instance for the nodes
 // behind the output taken; the nodes behind the other one are not built (../branches.ts), and the
 // run answers with the ending node left in.
-import { ApiError, fail } from "../../../errors";
-import { errorMessage } from "../../../lib/error-message";
-import { RunAborted } from "../../../lib/run-control";
-import { runForValue } from "../../core/function-code";
-import type { RunContext } from "../../core/ports";
+import { fail } from "../../../errors";
 import type { FlowNode } from "../../core/types";
-import { flowOf } from "../../tools/custom";
 import type { BranchTaken, NodeDefinition } from "../types";
-import { variablesOf } from "./custom-function";
+import { runNodeCode, variablesOf } from "./custom-function";
 
 interface Decided {
   kind: "ifElseFunction";
@@ -23,20 +18,6 @@ interface Decided {
 const owner = (node: FlowNode) => `${node.data.label} (${node.id})`;
 const codeOf = (v: unknown) => (typeof v === "string" && v.trim() ? v : undefined);
 
-async function evaluate(node: FlowNode, code: string, variables: Record<string, unknown>, ctx: RunContext): Promise<unknown> {
-  try {
-    return await runForValue(code, ctx.runtime, {
-      args: { input: ctx.question, ...variables },
-      vars: ctx.vars,
-      flow: flowOf(ctx),
-      signal: ctx.signal,
-    });
-  } catch (err) {
-    if (err instanceof RunAborted || err instanceof ApiError || ctx.signal?.aborted) throw err;
-    throw fail("SANDBOX_FAILED", `${owner(node)}: ${errorMessage(err)}`);
-  }
-}
-
 export const ifElseNode: NodeDefinition = {
   name: "ifElseFunction",
   category: "Utilities",
@@ -44,10 +25,10 @@ export const ifElseNode: NodeDefinition = {
     const ifCode = codeOf(inputs.ifFunction);
     if (!ifCode) throw fail("INVALID_FLOW", `${owner(node)} has no If Function (ifFunction)`);
     const variables = variablesOf(inputs.functionInputVariables, node, "IfElse's");
-    const yes = await evaluate(node, ifCode, variables, ctx);
+    const yes = await runNodeCode(node, ifCode, variables, ctx);
     if (yes) return { kind: "ifElseFunction", value: yes, took: true };
     const elseCode = codeOf(inputs.elseFunction);
-    return { kind: "ifElseFunction", value: elseCode ? await evaluate(node, elseCode, variables, ctx) : undefined, took: false };
+    return { kind: "ifElseFunction", value: elseCode ? await runNodeCode(node, elseCode, variables, ctx) : undefined, took: false };
   },
   branch(built): BranchTaken {
     const decided = built as Decided;

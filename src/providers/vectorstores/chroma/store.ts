@@ -7,7 +7,7 @@ import { Document, type DocumentInterface } from "@langchain/core/documents";
 import type { MaxMarginalRelevanceSearchOptions } from "@langchain/core/vectorstores";
 import { chunk } from "../../../lib/chunk";
 import { isObject } from "../../../lib/inputs";
-import { RemoteDocumentsStore, pickMmr } from "../remote";
+import { RemoteDocumentsStore } from "../remote";
 import type { ChromaClient, ChromaHit, ChromaMetadata } from "./client";
 
 const CHROMA_PROVIDER = "chroma";
@@ -126,10 +126,10 @@ export class ChromaVectorStore extends RemoteDocumentsStore {
     options: MaxMarginalRelevanceSearchOptions<Record<string, unknown>>,
   ): Promise<Document[]> {
     const client = await this.client();
-    const vector = await this.embeddings.embedQuery(query);
-    const collection = await this.collection(client, false);
-    if (!collection) return [];
-    const hits = await client.query(collection, vector, this.topK(options.fetchK ?? 20), options.filter ?? this.filter, true);
-    return pickMmr(vector, hits, (h) => h.embedding, options.lambda ?? 0.5, options.k).map(documentOf);
+    const nearest = async (vector: number[], fetchK: number, filter: Record<string, unknown> | undefined) => {
+      const collection = await this.collection(client, false);
+      return collection ? client.query(collection, vector, fetchK, filter ?? this.filter, true) : [];
+    };
+    return this.mmrSearch(query, options, nearest, (h) => h.embedding, documentOf);
   }
 }

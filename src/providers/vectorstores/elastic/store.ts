@@ -8,7 +8,7 @@ import { Document, type DocumentInterface } from "@langchain/core/documents";
 import type { MaxMarginalRelevanceSearchOptions } from "@langchain/core/vectorstores";
 import { chunk } from "../../../lib/chunk";
 import { isObject } from "../../../lib/inputs";
-import { RemoteDocumentsStore, pickMmr } from "../remote";
+import { RemoteDocumentsStore } from "../remote";
 import type { SearchClient, SearchHit } from "./client";
 
 /** Documents per bulk request. */
@@ -40,8 +40,6 @@ export class SearchVectorStore extends RemoteDocumentsStore {
   readonly provider: string;
   readonly maxTopK = 1000;
   protected readonly deleteBatch = ID_BATCH;
-  /** The index is known to exist (asked once per store, before its first write). */
-  private ready: Promise<void> | undefined;
 
   constructor(
     embeddings: ConstructorParameters<typeof RemoteDocumentsStore>[0],
@@ -56,11 +54,9 @@ export class SearchVectorStore extends RemoteDocumentsStore {
   }
 
   private ensureIndex(client: SearchClient, dimension: number): Promise<void> {
-    this.ready ??= (async () => {
+    return this.prepareOnce(async () => {
       if (!(await client.exists())) await client.create(this.s.indexBody(dimension));
-    })();
-    this.ready.catch(() => (this.ready = undefined));
-    return this.ready;
+    });
   }
 
   protected async writeRemote(ids: string[], vectors: number[][], documents: DocumentInterface[]): Promise<void> {
@@ -98,9 +94,9 @@ export class SearchVectorStore extends RemoteDocumentsStore {
     query: string,
     options: MaxMarginalRelevanceSearchOptions<Record<string, unknown>>,
   ): Promise<Document[]> {
-    const vector = await this.embeddings.embedQuery(query);
-    const hits = await (await this.client()).knn(vector, this.topK(options.fetchK ?? 20), metadataTerms(options.filter), EMBEDDING, true);
-    return pickMmr(vector, hits, (h) => h.source[EMBEDDING], options.lambda ?? 0.5, options.k).map(documentOf);
+    const nearest = async (vector: number[], fetchK: number, filter: Record<string, unknown> | undefined) =>
+      (await this.client()).knn(vector, fetchK, metadataTerms(filter), EMBEDDING, true);
+    return this.mmrSearch(query, options, nearest, (h) => h.source[EMBEDDING], documentOf);
   }
 }
 

@@ -31,7 +31,6 @@ export class MeiliVectorStore extends RemoteDocumentsStore {
   readonly provider = "meilisearch";
   readonly maxTopK = 1000;
   protected readonly deleteBatch = MEILI_BATCH;
-  private ready: Promise<void> | undefined;
 
   constructor(
     embeddings: ConstructorParameters<typeof RemoteDocumentsStore>[0],
@@ -49,9 +48,7 @@ export class MeiliVectorStore extends RemoteDocumentsStore {
   }
 
   private ensureIndex(client: MeiliClient, dimensions: number): Promise<void> {
-    this.ready ??= (async () => client.prepare(!(await client.exists()), dimensions))();
-    this.ready.catch(() => (this.ready = undefined));
-    return this.ready;
+    return this.prepareOnce(async () => client.prepare(!(await client.exists()), dimensions));
   }
 
   protected async writeRemote(ids: string[], vectors: number[][], documents: DocumentInterface[]): Promise<void> {

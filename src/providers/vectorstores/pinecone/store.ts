@@ -5,7 +5,7 @@
 import { Document, type DocumentInterface } from "@langchain/core/documents";
 import type { MaxMarginalRelevanceSearchOptions } from "@langchain/core/vectorstores";
 import { chunk } from "../../../lib/chunk";
-import { RemoteDocumentsStore, jsonObjectInput, pickMmr } from "../remote";
+import { RemoteDocumentsStore, jsonObjectInput } from "../remote";
 import type { PineconeClient, PineconeMatch } from "./client";
 
 const PINECONE_PROVIDER = "pinecone";
@@ -91,15 +91,9 @@ export class PineconeVectorStore extends RemoteDocumentsStore {
     options: MaxMarginalRelevanceSearchOptions<Record<string, unknown>>,
   ): Promise<Document[]> {
     const client = await this.client();
-    const vector = await this.embeddings.embedQuery(query);
-    const matches = await client.query(
-      vector,
-      this.topK(options.fetchK ?? 20),
-      this.pineconeNamespace,
-      options.filter ?? this.defaultFilter,
-      true,
-    );
-    return pickMmr(vector, matches, (m) => m.values, options.lambda ?? 0.5, options.k).map(documentOf);
+    const nearest = (vector: number[], fetchK: number, filter: Record<string, unknown> | undefined) =>
+      client.query(vector, fetchK, this.pineconeNamespace, filter ?? this.defaultFilter, true);
+    return this.mmrSearch(query, options, nearest, (m) => m.values, documentOf);
   }
 }
 

@@ -6,9 +6,8 @@
 import { Document, type DocumentInterface } from "@langchain/core/documents";
 import type { MaxMarginalRelevanceSearchOptions } from "@langchain/core/vectorstores";
 import { chunk } from "../../../lib/chunk";
-import { isUuid, stableId } from "../../../lib/ids";
 import { isObject } from "../../../lib/inputs";
-import { RemoteDocumentsStore, pickMmr } from "../remote";
+import { RemoteDocumentsStore, uuidIds } from "../remote";
 import type { QdrantClient, QdrantHit } from "./client";
 
 const QDRANT_PROVIDER = "qdrant";
@@ -35,8 +34,6 @@ export class QdrantVectorStore extends RemoteDocumentsStore {
   readonly provider = QDRANT_PROVIDER;
   readonly maxTopK = 1000;
   protected readonly deleteBatch = QDRANT_DELETE_BATCH;
-  /** The collection is known to exist (asked once per store, before its first write). */
-  private ready: Promise<void> | undefined;
 
   constructor(
     embeddings: ConstructorParameters<typeof RemoteDocumentsStore>[0],
@@ -49,21 +46,19 @@ export class QdrantVectorStore extends RemoteDocumentsStore {
     super(embeddings, db, namespace);
   }
 
-  /** Qdrant takes UUIDs (or unsigned integers) only: any other id is replaced by a UUID made from it. */
+  /** Qdrant takes UUIDs (or unsigned integers) only. */
   protected async remoteIds(ids: string[]): Promise<string[]> {
-    return Promise.all(ids.map((id) => (isUuid(id) ? id.toLowerCase() : stableId(id))));
+    return uuidIds(ids);
   }
 
   /** Creates the collection when missing: Flowise's config, its vectors sized as the embeddings answered. */
   private ensureCollection(client: QdrantClient, size: number): Promise<void> {
-    this.ready ??= (async () => {
+    return this.prepareOnce(async () => {
       if (await client.exists()) return;
       const config = this.s.collectionConfig ?? {};
       const vectors = isObject(config.vectors) ? config.vectors : {};
       await client.create({ ...config, vectors: { ...vectors, size, distance: this.s.distance } });
-    })();
-    this.ready.catch(() => (this.ready = undefined));
-    return this.ready;
+    });
   }
 
   protected async writeRemote(ids: string[], vectors: number[][], documents: DocumentInterface[]): Promise<void> {
@@ -104,9 +99,15 @@ export class QdrantVectorStore extends RemoteDocumentsStore {
     options: MaxMarginalRelevanceSearchOptions<Record<string, unknown>>,
   ): Promise<Document[]> {
     const client = await this.client();
-    const vector = await this.embeddings.embedQuery(query);
-    const hits = (await client.search(vector, this.topK(options.fetchK ?? 20), options.filter ?? this.s.filter, true)) ?? [];
-    return pickMmr(vector, hits, (h) => h.vector, options.lambda ?? 0.5, options.k).map((h) => this.documentOf(h));
+    const nearest = async (vector: number[], fetchK: number, filter: Record<string, unknown> | undefined) =>
+      (await client.search(vector, fetchK, filter ?? this.s.filter, true)) ?? [];
+    return this.mmrSearch(
+      query,
+      options,
+      nearest,
+      (h) => h.vector,
+      (h) => this.documentOf(h),
+    );
   }
 
   private documentOf(h: QdrantHit): Document {

@@ -6,9 +6,8 @@
 import { Document, type DocumentInterface } from "@langchain/core/documents";
 import type { MaxMarginalRelevanceSearchOptions } from "@langchain/core/vectorstores";
 import { chunk } from "../../../lib/chunk";
-import { isUuid, stableId } from "../../../lib/ids";
 import { isObject } from "../../../lib/inputs";
-import { RemoteDocumentsStore, pickMmr } from "../remote";
+import { RemoteDocumentsStore, uuidIds } from "../remote";
 import type { SupabaseClient, SupabaseMatch } from "./client";
 
 const SUPABASE_PROVIDER = "supabase";
@@ -63,7 +62,7 @@ export class SupabaseVectorStore extends RemoteDocumentsStore {
   }
 
   protected async remoteIds(ids: string[]): Promise<string[]> {
-    return Promise.all(ids.map((id) => (isUuid(id) ? id.toLowerCase() : stableId(id))));
+    return uuidIds(ids);
   }
 
   protected async writeRemote(ids: string[], vectors: number[][], documents: DocumentInterface[]): Promise<void> {
@@ -110,8 +109,8 @@ export class SupabaseVectorStore extends RemoteDocumentsStore {
     options: MaxMarginalRelevanceSearchOptions<Record<string, unknown>>,
   ): Promise<Document[]> {
     const client = await this.client();
-    const vector = await this.embeddings.embedQuery(query);
-    const matches = await this.search(client, vector, this.topK(options.fetchK ?? 20), options.filter);
-    return pickMmr(vector, matches, vectorOf, options.lambda ?? 0.5, options.k).map(documentOf);
+    const nearest = (vector: number[], fetchK: number, filter: Record<string, unknown> | undefined) =>
+      this.search(client, vector, fetchK, filter);
+    return this.mmrSearch(query, options, nearest, vectorOf, documentOf);
   }
 }

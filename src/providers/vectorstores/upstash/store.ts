@@ -5,7 +5,7 @@
 import { Document, type DocumentInterface } from "@langchain/core/documents";
 import type { MaxMarginalRelevanceSearchOptions } from "@langchain/core/vectorstores";
 import { chunk } from "../../../lib/chunk";
-import { RemoteDocumentsStore, pickMmr } from "../remote";
+import { RemoteDocumentsStore } from "../remote";
 import type { UpstashHit, UpstashVectorClient } from "./client";
 
 const UPSTASH_PROVIDER = "upstash";
@@ -73,8 +73,8 @@ export class UpstashVectorStore extends RemoteDocumentsStore {
   /** Flowise's searchType "mmr": fetchK nearest (with their vectors), then k of them picked for relevance and variety. */
   async maxMarginalRelevanceSearch(query: string, options: MaxMarginalRelevanceSearchOptions<object>): Promise<Document[]> {
     const client = await this.client();
-    const vector = await this.embeddings.embedQuery(query);
-    const hits = await client.query(vector, this.topK(options.fetchK ?? 20), this.filterOf(options.filter), true);
-    return pickMmr(vector, hits, (h) => h.vector, options.lambda ?? 0.5, options.k).map(documentOf);
+    const nearest = (vector: number[], fetchK: number, filter: object | undefined) =>
+      client.query(vector, fetchK, this.filterOf(filter), true);
+    return this.mmrSearch(query, options, nearest, (h) => h.vector, documentOf);
   }
 }

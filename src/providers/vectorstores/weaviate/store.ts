@@ -7,8 +7,7 @@ import { Document, type DocumentInterface } from "@langchain/core/documents";
 import type { MaxMarginalRelevanceSearchOptions } from "@langchain/core/vectorstores";
 import { fail } from "../../../errors";
 import { chunk } from "../../../lib/chunk";
-import { isUuid, stableId } from "../../../lib/ids";
-import { RemoteDocumentsStore, pickMmr } from "../remote";
+import { RemoteDocumentsStore, uuidIds } from "../remote";
 import type { WeaviateClient, WeaviateHit } from "./client";
 
 const WEAVIATE_PROVIDER = "weaviate";
@@ -44,8 +43,6 @@ export class WeaviateVectorStore extends RemoteDocumentsStore {
   readonly provider = WEAVIATE_PROVIDER;
   readonly maxTopK = 1000;
   protected readonly deleteBatch = WEAVIATE_ID_BATCH;
-  /** The class is known to exist (asked once per store, before its first write). */
-  private ready: Promise<void> | undefined;
 
   constructor(
     embeddings: ConstructorParameters<typeof RemoteDocumentsStore>[0],
@@ -60,15 +57,13 @@ export class WeaviateVectorStore extends RemoteDocumentsStore {
 
   /** Weaviate takes UUIDs only: any other id is replaced by a UUID made from it. */
   protected async remoteIds(ids: string[]): Promise<string[]> {
-    return Promise.all(ids.map((id) => (isUuid(id) ? id.toLowerCase() : stableId(id))));
+    return uuidIds(ids);
   }
 
   private ensureClass(client: WeaviateClient): Promise<void> {
-    this.ready ??= (async () => {
+    return this.prepareOnce(async () => {
       if ((await client.properties()) === null) await client.create();
-    })();
-    this.ready.catch(() => (this.ready = undefined));
-    return this.ready;
+    });
   }
 
   protected async writeRemote(ids: string[], vectors: number[][], documents: DocumentInterface[]): Promise<void> {
@@ -120,9 +115,15 @@ export class WeaviateVectorStore extends RemoteDocumentsStore {
     query: string,
     options: MaxMarginalRelevanceSearchOptions<Record<string, unknown>>,
   ): Promise<Document[]> {
-    const vector = await this.embeddings.embedQuery(query);
-    const hits = await this.search(vector, options.fetchK ?? 20, options.filter, true);
-    return pickMmr(vector, hits, (h) => h.vector, options.lambda ?? 0.5, options.k).map((h) => this.documentOf(h));
+    const nearest = (vector: number[], fetchK: number, filter: Record<string, unknown> | undefined) =>
+      this.search(vector, fetchK, filter, true);
+    return this.mmrSearch(
+      query,
+      options,
+      nearest,
+      (h) => h.vector,
+      (h) => this.documentOf(h),
+    );
   }
 
   private documentOf(h: WeaviateHit): Document {

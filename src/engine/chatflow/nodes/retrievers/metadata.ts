@@ -8,9 +8,17 @@ import { fail } from "../../../../errors";
 import { contentText } from "../../../../providers/chat/messages";
 import { modelFailure } from "../../../core/errors";
 import type { RunContext } from "../../../core/ports";
+import { type RowKind, described, fittingValue, invokeForcedTool, rowField } from "../../../core/structured-output";
 import { jsonSchemaOf } from "../../../core/zod-dsl";
 
 const TOOL = { name: "extract", description: "A function available to call." };
+/** Flowise's row types, by the names the shared field builder knows. */
+const KINDS = new Map<unknown, RowKind>([
+  ["String Array", "stringArray"],
+  ["Number", "number"],
+  ["Boolean", "boolean"],
+  ["Enum", "enum"],
+]);
 
 /** The rows' schema; undefined when no row has a key. A value that is not a list of rows is a 400. */
 export function metadataSchema(raw: unknown, label: string): z.ZodObject | undefined {
@@ -28,29 +36,8 @@ export function metadataSchema(raw: unknown, label: string): z.ZodObject | undef
   if (!list.length) return undefined;
   const shape: Record<string, z.ZodType> = {};
   for (const row of list) {
-    let field: z.ZodType;
-    switch (row.type) {
-      case "String Array":
-        field = z.array(z.string());
-        break;
-      case "Number":
-        field = z.number();
-        break;
-      case "Boolean":
-        field = z.boolean();
-        break;
-      case "Enum": {
-        const values = String(row.enumValues ?? "")
-          .split(",")
-          .map((v) => v.trim())
-          .filter(Boolean);
-        field = values.length ? z.enum(values as [string, ...string[]]) : z.string();
-        break;
-      }
-      default:
-        field = z.string();
-    }
-    shape[String(row.key).trim()] = typeof row.description === "string" && row.description ? field.describe(row.description) : field;
+    const field = rowField(KINDS.get(row.type), row.enumValues, z.string());
+    shape[String(row.key).trim()] = described(field, row.description);
   }
   return z.object(shape);
 }
@@ -67,24 +54,15 @@ export async function extractFilter(
   let reply: AIMessage;
   try {
     if (typeof model.bindTools !== "function") throw fail("INVALID_FLOW", `${label}: its chat model cannot call functions`);
-    const fn = { type: "function", function: { ...TOOL, parameters: jsonSchemaOf(schema) } };
-    const bound = model.bindTools([fn], { tool_choice: { type: "function", function: { name: TOOL.name } } } as never);
-    reply = (await bound.invoke(messages, { signal: ctx.signal })) as AIMessage;
+    reply = await invokeForcedTool(model, messages, TOOL, jsonSchemaOf(schema), ctx.signal);
   } catch (err) {
     throw modelFailure(err, ctx);
   }
   const call = reply.tool_calls?.[0];
   if (!call) throw fail("MODEL_FAILED", `${label}: the model answered without the metadata: ${contentText(reply.content).slice(0, 300)}`);
-  const checked = schema.safeParse(call.args);
-  if (!checked.success) {
-    const problems = checked.error.issues
-      .slice(0, 5)
-      .map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`)
-      .join("; ");
-    throw fail(
-      "MODEL_FAILED",
-      `${label}: the metadata the model answered does not fit (${problems}): ${JSON.stringify(call.args).slice(0, 300)}`,
-    );
-  }
-  return checked.data as Record<string, unknown>;
+  return fittingValue(
+    schema,
+    call.args,
+    (problems) => `${label}: the metadata the model answered does not fit (${problems}): ${JSON.stringify(call.args).slice(0, 300)}`,
+  );
 }
