@@ -152,19 +152,21 @@ export class CohereChatModel extends NativeChatModel {
   }
 }
 
+/** A Cohere API URL: the deployment's var when set, else Cohere's own API; `field` names where it came from. */
+export function cohereUrl(source: [unknown, string], node: string, version: string, rest: string): { url: string; field: string } {
+  const base = firstSet(source) ?? { value: "https://api.cohere.com", field: `${node} endpoint` };
+  return { url: apiUrl(base.value, version, rest, base.field), field: base.field };
+}
+
 /** Flowise's chatCohere: model, temperature, the cohereApi key; COHERE_CHAT_BASE_URL else Cohere's API. */
 export const chatCohere: ChatModelDefinition = {
   name: "chatCohere",
   async build(config, deps) {
     const credential = await credentialOf(config, deps);
-    const base = firstSet([deps.env.COHERE_CHAT_BASE_URL, "COHERE_CHAT_BASE_URL"]) ?? {
-      value: "https://api.cohere.com",
-      field: "chatCohere endpoint",
-    };
-    const url = apiUrl(base.value, "v2", "chat", base.field);
+    const { url, field } = cohereUrl([deps.env.COHERE_CHAT_BASE_URL, "COHERE_CHAT_BASE_URL"], "chatCohere", "v2", "chat");
     return new CohereChatModel({
       url,
-      policy: checkEndpoint(url, base.field, deps.env),
+      policy: checkEndpoint(url, field, deps.env),
       apiKey: str(credential.cohereApiKey),
       model: modelNameOf(config, "command-r7b-12-2024"),
       ...sampling(config),

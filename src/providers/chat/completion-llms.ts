@@ -14,6 +14,7 @@ import { headersOf, sampling } from "./build";
 import { CompletionsModel } from "./completions";
 import { apiUrl, httpUrl } from "./endpoints";
 import { CohereGenerateModel, OllamaGenerateModel } from "./text-generate";
+import { cohereUrl } from "./cohere-chat";
 import type { ChatModelDefinition } from "./types";
 
 const compact = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
@@ -164,14 +165,10 @@ export const completionLLMs: ChatModelDefinition[] = [
     category: "LLMs",
     async build(config, deps) {
       const credential = await credentialOf(config, deps);
-      const base = firstSet([deps.env.COHERE_GENERATE_BASE_URL, "COHERE_GENERATE_BASE_URL"]) ?? {
-        value: "https://api.cohere.com",
-        field: "cohere endpoint",
-      };
-      const url = apiUrl(base.value, "v1", "generate", base.field);
+      const { url, field } = cohereUrl([deps.env.COHERE_GENERATE_BASE_URL, "COHERE_GENERATE_BASE_URL"], "cohere", "v1", "generate");
       return new CohereGenerateModel({
         url,
-        policy: checkEndpoint(url, base.field, deps.env),
+        policy: checkEndpoint(url, field, deps.env),
         apiKey: str(credential.cohereApiKey),
         model: modelNameOf(config, "command"),
         ...sampling(config),
