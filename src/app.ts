@@ -26,6 +26,7 @@ import { chatMessageRoutes } from "./routes/chatmessages";
 import { feedbackRoutes } from "./routes/feedback";
 import { variableRoutes } from "./routes/variables";
 import { credentialRoutes } from "./routes/credentials";
+import { oauth2Routes } from "./routes/oauth2";
 import { upsertHistoryRoutes } from "./routes/upsert-history";
 import { predictionRoutes } from "./routes/prediction";
 import { internalChatMessageRoutes, internalPredictionRoutes } from "./routes/internal-chat";
@@ -95,6 +96,7 @@ export function createApp() {
   api.route("/feedback", feedbackRoutes);
   api.route("/variables", variableRoutes);
   api.route("/credentials", credentialRoutes);
+  api.route("/oauth2-credential", oauth2Routes);
   api.route("/upsert-history", upsertHistoryRoutes);
   api.route("/prediction", predictionRoutes);
   api.route("/internal-prediction", internalPredictionRoutes);

@@ -39,3 +39,33 @@ export const Credential = z
     updatedDate: z.string(),
   })
   .openapi("Credential");
+
+export const OAuth2Authorization = z
+  .object({
+    success: z.literal(true),
+    message: z.string(),
+    credentialId: z.string(),
+    authorizationUrl: z.string().openapi({ description: "The provider's consent page, with a signed state good for 15 minutes" }),
+    redirectUri: z.string(),
+  })
+  .openapi("OAuth2Authorization");
+
+export const OAuth2Refresh = z
+  .object({
+    success: z.literal(true),
+    message: z.string(),
+    credentialId: z.string(),
+    tokenInfo: z.object({
+      token_type: z.string().optional(),
+      has_new_refresh_token: z.boolean(),
+      expires_at: z.string().optional(),
+    }),
+  })
+  .openapi("OAuth2Refresh");
+
+export const OAuth2CallbackQuery = z.object({
+  code: z.string().max(4000).optional(),
+  state: z.string().max(1000).optional(),
+  error: z.string().max(500).optional(),
+  error_description: z.string().max(2000).optional(),
+});

@@ -4,9 +4,10 @@
 // service takes it, or the part of it it needs, as its first argument. The engine's ports are built
 // on first use: a request, a tick or a batch that runs no flow never builds them.
 import { type Config, configOf } from "../config";
-import type { Runtime } from "../engine";
+import type { CredentialReadOptions, Runtime } from "../engine";
 import type { Db, Env } from "../env";
 import { getCredentialData } from "./credentials";
+import { withFreshTokens } from "./oauth2";
 import type { Services } from "./deps";
 import type { DetachedRuns } from "./detached-runs";
 import { createRuntime } from "./runtime";
@@ -27,7 +28,8 @@ export interface ServicesInit {
 }
 
 export function createServices({ db, env, config = configOf(env), files = env.FILES, request, detached }: ServicesInit): Services {
-  const getCredential = (id: string) => getCredentialData({ db, env }, id);
+  const getCredential = (id: string, options?: CredentialReadOptions) =>
+    withFreshTokens({ db, env }, id, getCredentialData({ db, env }, id), options);
   let runtime: Runtime | undefined;
   return {
     db,

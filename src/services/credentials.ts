@@ -1,8 +1,9 @@
 import type { z } from "@hono/zod-openapi";
-import { inArray } from "drizzle-orm";
-import { ApiError } from "../errors";
+import { and, eq, inArray } from "drizzle-orm";
+import { ApiError, conflict } from "../errors";
 import { credential } from "../db/schema";
 import { decryptText, encryptText } from "../lib/encryption";
+import { nowIso } from "../lib/time";
 import type { CredentialCreate, CredentialUpdate } from "../schemas/credentials";
 import type { PageQueryInput } from "../schemas/common";
 import { type Resource, deleteRecord, findRecord, insertRecord, listRecords, updateRecord } from "./crud";
@@ -25,14 +26,28 @@ export async function createCredential({ db, env }: Deps<"db" | "env">, input: z
   return present(await insertRecord(db, credentials, { ...rest, encryptedData }));
 }
 
+/**
+ * Keys given in plainDataObj replace the stored ones, the others are kept: a read-merge-write, made
+ * conditional on the sealed text read (each write seals with a fresh IV) and retried, so an edit
+ * racing another edit or an OAuth2 token refresh keeps both writes' keys.
+ */
 export async function updateCredential({ db, env }: Deps<"db" | "env">, id: string, patch: z.infer<typeof CredentialUpdate>) {
   const { plainDataObj, ...rest } = patch;
-  let encryptedData: string | undefined;
-  if (plainDataObj) {
-    const current = await getCredentialData({ db, env }, id);
-    encryptedData = await encryptText(secretOf(env.CREDENTIAL_ENCRYPTION_KEY), JSON.stringify({ ...current, ...plainDataObj }));
+  if (!plainDataObj) return present(await updateRecord(db, credentials, id, rest));
+  const secret = secretOf(env.CREDENTIAL_ENCRYPTION_KEY);
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const row = await findRecord(db, credentials, id);
+    const current = await openData(secret, id, row.encryptedData);
+    const encryptedData = await encryptText(secret, JSON.stringify({ ...current, ...plainDataObj }));
+    const changes = Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined));
+    const updated = await db
+      .update(credential)
+      .set({ ...changes, encryptedData, updatedDate: nowIso() })
+      .where(and(eq(credential.id, id), eq(credential.encryptedData, row.encryptedData)))
+      .returning();
+    if (updated.length) return present(updated[0]);
   }
-  return present(await updateRecord(db, credentials, id, { ...rest, encryptedData }));
+  throw conflict(`Credential ${id} kept changing while it was updated: try again`);
 }
 
 export const getCredential = async ({ db }: Deps<"db">, id: string) => present(await findRecord(db, credentials, id));
@@ -46,13 +61,16 @@ export function listCredentials({ db }: Deps<"db">, page: PageQueryInput, creden
   return listRecords(db, credentials, page, { where: names?.length ? inArray(credential.credentialName, names) : undefined, map: present });
 }
 
+async function openData(secret: string, id: string, sealed: string): Promise<Record<string, unknown>> {
+  try {
+    return JSON.parse(await decryptText(secret, sealed)) as Record<string, unknown>;
+  } catch {
+    throw new ApiError(500, `Credential ${id} cannot be decrypted: was CREDENTIAL_ENCRYPTION_KEY changed?`);
+  }
+}
+
 /** The decrypted values, for the engine's model and embedding nodes. Never sent to a client. */
 export async function getCredentialData({ db, env }: Deps<"db" | "env">, id: string): Promise<Record<string, unknown>> {
   const row = await findRecord(db, credentials, id);
-  try {
-    return JSON.parse(await decryptText(secretOf(env.CREDENTIAL_ENCRYPTION_KEY), row.encryptedData)) as Record<string, unknown>;
-  } catch (err) {
-    if (err instanceof ApiError) throw err;
-    throw new ApiError(500, `Credential ${id} cannot be decrypted: was CREDENTIAL_ENCRYPTION_KEY changed?`);
-  }
+  return openData(secretOf(env.CREDENTIAL_ENCRYPTION_KEY), id, row.encryptedData);
 }

@@ -4,7 +4,7 @@
 // route hands it the request's container whole (c.var.services) and a test a plain object with only
 // those fields. This file imports no service: every service may import it without a cycle.
 import type { Config } from "../config";
-import type { Runtime } from "../engine";
+import type { CredentialReadOptions, Runtime } from "../engine";
 import type { Db, Env } from "../env";
 import type { DetachedRuns } from "./detached-runs";
 
@@ -19,7 +19,7 @@ export interface Services {
   /** The engine's ports (services/runtime), built on first use: work that runs no flow never builds them. */
   readonly runtime: Runtime;
   /** A credential's decrypted values (the engine's model and embedding nodes, document stores). */
-  getCredential(id: string): Promise<Record<string, unknown>>;
+  getCredential(id: string, options?: CredentialReadOptions): Promise<Record<string, unknown>>;
   /** Keeps the isolate alive for work that outlives the answer: executionCtx.waitUntil. */
   waitUntil(work: Promise<unknown>): void;
   /** Prefixes the log line of a fault that is not the API's own error. */

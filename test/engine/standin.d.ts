@@ -5,6 +5,8 @@ declare module "vitest" {
     standinUrl: string;
     /** A URL on 127.0.0.1 where nothing listens. */
     closedUrl: string;
+    /** An OAuth2 provider's token endpoint (test/standin/oauth2.mjs): POST /token. */
+    oauth2Url: string;
     /** Base URL of the tool services' stand-in (test/standin/services.mjs). */
     servicesUrl: string;
     /** Anthropic Messages API stand-in (test/standin/anthropic.mjs), e.g. http://127.0.0.1:40124. */

@@ -3,7 +3,8 @@ import { call, json } from "../helpers";
 
 // A sweep of every operation the API documents (/openapi.json): hostile path ids, malformed and
 // mistyped bodies, garbage query strings. Whatever the route, the answer is a 4xx (or a 2xx for
-// what it may accept) with a JSON body: never a 5xx, never HTML or text. bad-input.test.ts checks
+// what it may accept) with a JSON body (a page for the one operation documented as a page, the
+// OAuth2 callback): never a 5xx, never HTML or text elsewhere. bad-input.test.ts checks
 // the exact statuses route by route; this catches a route added later that nobody fuzzed.
 
 const IDS = ["00000000-0000-0000-0000-000000000000", "x", "%00", "a".repeat(3000), "..%2F..%2Fetc", "%E0%A4%A"];
@@ -27,21 +28,30 @@ interface Op {
   path: string;
   /** Documents a 501: what it does not do here (e.g. a password reset by email), said in our error shape. */
   notHere: boolean;
+  /** Answers a page (text/html), refusals included: the OAuth2 callback, shown in the studio's pop-up. */
+  page: boolean;
 }
 
 async function operations(): Promise<Op[]> {
-  const doc = await json<{ paths: Record<string, Record<string, { responses?: Record<string, unknown> }>> }>("GET", "/openapi.json");
+  type Responses = Record<string, { content?: Record<string, unknown> } | undefined>;
+  const doc = await json<{ paths: Record<string, Record<string, { responses?: Responses }>> }>("GET", "/openapi.json");
   return Object.entries(doc.paths).flatMap(([path, item]) =>
-    Object.entries(item).map(([m, op]) => ({ method: m.toUpperCase(), path, notHere: !!op.responses?.["501"] })),
+    Object.entries(item).map(([m, op]) => ({
+      method: m.toUpperCase(),
+      path,
+      notHere: !!op.responses?.["501"],
+      page: !!op.responses?.["200"]?.content?.["text/html"],
+    })),
   );
 }
 
 /** What is wrong with one answer (undefined: nothing). */
-async function problem(method: string, path: string, raw?: string, notHere = false): Promise<string | undefined> {
+async function problem(method: string, path: string, raw?: string, notHere = false, page = false): Promise<string | undefined> {
   const res = await call(method, path, raw === undefined ? {} : { raw, headers: { "content-type": "application/json" } });
   const text = await res.text();
   const at = `${res.status} ${method} ${path.slice(0, 100)} body=${String(raw).slice(0, 30)}: ${text.slice(0, 160)}`;
   if (res.status >= 500 && !(notHere && res.status === 501)) return at;
+  if (res.status >= 400 && page) return res.headers.get("content-type")?.includes("text/html") ? undefined : `not a page: ${at}`;
   if (res.status >= 400) {
     if (!res.headers.get("content-type")?.includes("application/json")) return `not JSON: ${at}`;
     const body = JSON.parse(text);
@@ -63,13 +73,13 @@ describe("every documented operation, given hostile input", () => {
     expect(ops.length).toBeGreaterThan(100);
     const problems: string[] = [];
     let sent = 0;
-    for (const { method, path, notHere } of ops) {
+    for (const { method, path, notHere, page } of ops) {
       const paths = /\{\w+\}/.test(path) ? IDS.map((id) => path.replace(/\{\w+\}/g, id)) : [path];
       for (const p of paths) {
         for (const target of [p, p + QUERY]) {
           for (const raw of method === "GET" || method === "DELETE" ? [undefined] : BODIES) {
             sent++;
-            const found = await problem(method, target, raw, notHere);
+            const found = await problem(method, target, raw, notHere, page);
             if (found) problems.push(found);
           }
         }

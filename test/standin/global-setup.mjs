@@ -10,6 +10,7 @@ import { startGithubStandin } from "./github.mjs";
 import { startLoadersHostedStandin } from "./loaders-hosted.mjs";
 import { startHubStandin } from "./hub.mjs";
 import { startMcpStandin } from "./mcp.mjs";
+import { startOAuth2Standin } from "./oauth2.mjs";
 import { startPineconeStandin } from "./pinecone.mjs";
 import { startQdrantStandin } from "./qdrant.mjs";
 import { startChromaStandin } from "./chroma.mjs";
@@ -76,6 +77,7 @@ export default async function setup(project) {
     githubUrl: await startGithubStandin(),
     loadersHostedUrl: await startLoadersHostedStandin(),
     mcpUrl: await startMcpStandin(),
+    oauth2Url: await startOAuth2Standin(),
     tracingUrl: await startTracingStandin(),
     speechUrl: await startSpeechStandin(),
     hubUrl: await startHubStandin(),

@@ -14,7 +14,12 @@ import type { SandboxRun } from "../../sandbox";
 import type { SqlDatabase } from "../../providers/sql/types";
 import type { ChatTurn, SourceDocument } from "./types";
 
-export type CredentialReader = (id: string) => Promise<Record<string, unknown>>;
+/** How a credential is read: `oauth2` asks for an access token good for 5 more minutes (refreshed and stored when not). */
+export interface CredentialReadOptions {
+  oauth2?: boolean;
+}
+
+export type CredentialReader = (id: string, options?: CredentialReadOptions) => Promise<Record<string, unknown>>;
 
 /** A Tool saved with /tools. */
 export interface StoredTool {

@@ -3,6 +3,7 @@ import { getCredentialData } from "../credentials";
 import { decryptText } from "../../lib/encryption";
 import { credentialSecrets } from "../../lib/redact";
 import type { CredentialReader } from "../../engine";
+import { withFreshTokens } from "../oauth2";
 
 export type { CredentialReader };
 
@@ -29,9 +30,9 @@ export interface CredentialRow {
 
 /** A reader over the prefetched rows (decrypted once each); ids it did not find fall back to a direct read. */
 export function credentialReader(deps: Deps<"db" | "env">, rows: CredentialRow[]): CredentialReader {
-  const direct: CredentialReader = (id) => getCredentialData(deps, id);
+  const direct = (id: string) => getCredentialData(deps, id);
   const secret = deps.env.CREDENTIAL_ENCRYPTION_KEY;
-  if (!secret || !rows.length) return direct;
+  if (!secret || !rows.length) return (id, options) => withFreshTokens(deps, id, direct(id), options);
   const found = new Map<string, Promise<Record<string, unknown>>>();
   for (const row of rows)
     found.set(
@@ -39,13 +40,19 @@ export function credentialReader(deps: Deps<"db" | "env">, rows: CredentialRow[]
       decryptText(secret, row.encryptedData).then((text) => JSON.parse(text) as Record<string, unknown>),
     );
   // A failed decrypt is reported by the direct read, with its clear message.
-  return (id) => (found.get(id) ?? Promise.reject(new Error("not prefetched"))).catch(() => direct(id));
+  return (id, options) =>
+    withFreshTokens(
+      deps,
+      id,
+      (found.get(id) ?? Promise.reject(new Error("not prefetched"))).catch(() => direct(id)),
+      options,
+    );
 }
 
 /** The reader, noting the secret values of every credential it reads (errors are scrubbed of them). */
 export function notingSecrets(read: CredentialReader, secrets: Set<string>): CredentialReader {
-  return async (id) => {
-    const data = await read(id);
+  return async (id, options) => {
+    const data = await read(id, options);
     for (const value of credentialSecrets(data)) secrets.add(value);
     return data;
   };
