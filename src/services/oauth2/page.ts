@@ -40,7 +40,13 @@ export async function outcomePage(outcome: OAuth2Outcome): Promise<{ html: strin
     html,
     headers: {
       "content-type": "text/html; charset=utf-8",
-      "content-security-policy": `default-src 'none'; style-src 'unsafe-inline'; script-src '${await hashOfScript()}'; base-uri 'none'; form-action 'none'`,
+      "content-security-policy": [
+        "default-src 'none'",
+        "style-src 'unsafe-inline'",
+        `script-src '${await hashOfScript()}'`,
+        "base-uri 'none'",
+        "form-action 'none'",
+      ].join("; "),
       "cache-control": "no-store",
       "referrer-policy": "no-referrer",
       "x-frame-options": "DENY",
