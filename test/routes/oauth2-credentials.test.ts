@@ -84,6 +84,10 @@ describe("POST /oauth2-credential/authorize/{id}", () => {
     const res = await call("POST", `/oauth2-credential/authorize/${noClient.id}`);
     expect(res.status).toBe(400);
     expect(((await res.json()) as { message: string }).message).toContain("clientId");
+    const tenant = await oauthCredential({ authorizationUrl: "https://login.microsoftonline.com/<tenantId>/oauth2/v2.0/authorize" });
+    const placeholder = await call("POST", `/oauth2-credential/authorize/${tenant.id}`);
+    expect(placeholder.status).toBe(400);
+    expect(((await placeholder.json()) as { message: string }).message).toContain("<tenantId>");
     const script = await oauthCredential({ authorizationUrl: "javascript:alert(1)" });
     expect((await call("POST", `/oauth2-credential/authorize/${script.id}`)).status).toBe(400);
   });

@@ -84,6 +84,10 @@ export async function authorize(deps: Deps<"db" | "env">, id: string, origin: st
     throw badRequest("authorizationUrl is not a URL");
   }
   if (url.protocol !== "https:" && url.protocol !== "http:") throw badRequest("authorizationUrl must be an http(s) URL");
+  // Microsoft's defaults carry a placeholder the user must replace with their Azure tenant's id.
+  for (const field of ["authorizationUrl", "accessTokenUrl"])
+    if (/<[A-Za-z]+>|%3C[A-Za-z]+%3E/.test(String(data[field] ?? "")))
+      throw badRequest(`${field} still holds a placeholder such as <tenantId>: replace it with your own value (e.g. your Azure tenant id)`);
   const redirectUri = redirectUriOf(data, origin);
   const params = new URLSearchParams({
     client_id: clientId,
