@@ -7,7 +7,7 @@ import { eq } from "drizzle-orm";
 import { credential } from "../../db/schema";
 import { ApiError, badRequest, fail, notFound } from "../../errors";
 import { decryptText } from "../../lib/encryption";
-import { credentialFile } from "../catalogue/files";
+import { fetchAsset } from "../../lib/assets";
 import type { CredentialReadOptions } from "../../engine";
 import type { Deps } from "../deps";
 import type { OAuth2Outcome } from "./page";
@@ -31,9 +31,12 @@ function secretOf(deps: Deps<"env">): string {
 
 /** Defaults of the credential type's fields (Google's and Microsoft's URLs and scopes), for fields left empty. */
 async function typeDefaults(credentialName: string): Promise<CredentialData> {
+  // The credential type's file in the catalogue assets (services/catalogue serves the same files).
+  if (!/^[A-Za-z0-9_-]{1,100}$/.test(credentialName)) return {};
   try {
-    const file = await credentialFile(credentialName);
-    const type = (await new Response(file.body).json()) as { inputs?: { name: string; default?: unknown }[] };
+    const res = await fetchAsset(`catalogue/credential/${credentialName}.json`);
+    if (!res.ok) return {};
+    const type = (await res.json()) as { inputs?: { name: string; default?: unknown }[] };
     return Object.fromEntries((type.inputs ?? []).filter((i) => i.default !== undefined).map((i) => [i.name, i.default]));
   } catch {
     return {};
