@@ -57,7 +57,15 @@ export function canStreamFlow(type: string | null | undefined, flowData: string)
 
 export type { FlowRuntime, PreparedChatflow } from "./core/flow-runtime";
 export type { PreparedAgentflow } from "./agentflow/door";
-export type { CredentialReadOptions, CredentialReader, RunContext, Runtime, StoredAssistant, StoredMcpServer, StoredTool } from "./core/ports";
+export type {
+  CredentialReadOptions,
+  CredentialReader,
+  RunContext,
+  Runtime,
+  StoredAssistant,
+  StoredMcpServer,
+  StoredTool,
+} from "./core/ports";
 export { FILE_SEARCH_DESCRIPTION } from "./chatflow/nodes/assistant";
 export type { ChatTurn, FlowEdge, FlowGraph, FlowNode, RunResult, SourceDocument, StreamSink, UpsertCounts, UsedTool } from "./core/types";
 export { createRunContext } from "./core/context";
