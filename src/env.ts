@@ -29,7 +29,19 @@ export const PROVIDER_VARS = [
   "REPLICATE_BASE_URL",
   // AWS Bedrock Runtime (providers/aws/nodes.ts): awsChatBedrock and AWSBedrockEmbeddings; Cohere's Chat API v2 (chatCohere).
   "AWS_BEDROCK_BASE_URL",
+  // Other AWS services' base URLs (providers/aws/client.ts AWS_SERVICES): else https://<service>.<region>.amazonaws.com.
+  "AWS_BEDROCK_AGENT_BASE_URL",
+  "AWS_SNS_BASE_URL",
+  "AWS_DYNAMODB_BASE_URL",
+  "AWS_S3_BASE_URL",
+  "AWS_KENDRA_BASE_URL",
   "COHERE_CHAT_BASE_URL",
+  // Alibaba DashScope (providers/chat/tongyi.ts): chatAlibabaTongyi, else https://dashscope.aliyuncs.com.
+  "DASHSCOPE_BASE_URL",
+  // Google Vertex AI (providers/google/vertex.ts): the aiplatform host, else https://<region>-aiplatform.googleapis.com.
+  "GOOGLE_VERTEX_BASE_URL",
+  // IBM Cloud IAM (providers/ibm/iam.ts): the token endpoint's host, else https://iam.cloud.ibm.com.
+  "IBM_IAM_BASE_URL",
   // Hosted OpenAI-compatible chat services (providers/chat/openai-family.ts `hosted`).
   "DEEPSEEK_BASE_URL",
   "OPENROUTER_BASE_URL",
@@ -49,12 +61,25 @@ export const PROVIDER_VARS = [
   "EXA_BASE_URL",
   "WOLFRAM_ALPHA_BASE_URL",
   "SEARCHAPI_BASE_URL",
+  // Microsoft Graph v1.0 (engine/tools/microsoft): the microsoftOutlook and microsoftTeams tools.
+  "MICROSOFT_GRAPH_BASE_URL",
   // The spiderDocumentLoaders loader (providers/loaders/hosted/crawlers.ts).
   "SPIDER_BASE_URL",
   // The notionPage and notionDB loaders (providers/loaders/notion).
   "NOTION_BASE_URL",
   // The airtable loader (providers/loaders/hosted/airtable.ts).
   "AIRTABLE_BASE_URL",
+  // The figma, oxylabs and apifyWebsiteContentCrawler loaders (providers/loaders/hosted/).
+  "FIGMA_BASE_URL",
+  "OXYLABS_BASE_URL",
+  "APIFY_BASE_URL",
+  // Google Drive, Sheets and Docs (engine/tools/google/drive|sheets|docs, providers/loaders/google): the APIs' hosts.
+  "GOOGLE_DRIVE_BASE_URL",
+  "GOOGLE_SHEETS_BASE_URL",
+  "GOOGLE_DOCS_BASE_URL",
+  // Gmail and Google Calendar tools (engine/tools/google/gmail.ts, calendar.ts): the APIs' hosts.
+  "GMAIL_BASE_URL",
+  "GOOGLE_CALENDAR_BASE_URL",
   "ARXIV_BASE_URL",
   "GITHUB_API_BASE_URL",
   "PINECONE_BASE_URL",

@@ -15,6 +15,7 @@ const ENDPOINT_INPUTS = new Set([
   "endpoint",
   "pineconeIndexHost",
   "qdrantServerUrl",
+  "milvusServerUrl",
   "chromaURL",
   "supabaseProjUrl",
   "weaviateHost",

@@ -17,7 +17,7 @@ import {
   runUpsert,
 } from "../engine";
 import { newId } from "../lib/ids";
-import { loaderForFile } from "../providers/loaders/registry";
+import { loaderDefinition, loaderForFile } from "../providers/loaders/registry";
 import { extensionOf } from "../providers/loaders/text-util";
 import type { LoaderFile } from "../providers/loaders/types";
 import { safeFileName } from "./document-store/files";
@@ -52,8 +52,14 @@ function filesByInput(plan: UpsertPlan, uploads: LoaderFile[], maxBytes: number)
   const out: Record<string, LoaderFile[]> = {};
   for (const upload of uploads) {
     const file = { ...upload, name: safeFileName(upload.name) };
-    const loader = loaderForFile(file.name);
-    const field = loaderFileField(loader)!;
+    let loader = loaderForFile(file.name);
+    let field = loaderFileField(loader)!;
+    // A loader that reads any kind (fileLoader, unstructuredFileLoader) takes what no loader of its kind here reads.
+    const anyKind = branchLoaders.find((n) => loaderDefinition(n.data.name).anyUpload);
+    if (anyKind && !branchLoaders.some((n) => loaderFileField(n.data.name) === field)) {
+      loader = anyKind.data.name;
+      field = loaderFileField(loader)!;
+    }
     if (!branchLoaders.some((n) => loaderFileField(n.data.name) === field)) {
       const ext = extensionOf(file.name);
       const have = branchLoaders.length

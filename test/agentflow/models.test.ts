@@ -389,10 +389,10 @@ describe("Agent", () => {
       run(graph([start(), agent("agentAgentflow_0", { agentTools }, "Agent 0")], [edge("startAgentflow_0", "agentAgentflow_0")]), {
         question: "q",
       });
-    const gmail = await one([{ agentSelectedTool: "gmail", agentSelectedToolConfig: {} }]);
-    expect(gmail).toMatchObject({ state: "ERROR", errorStatus: 400 });
-    expect(gmail.error).toMatch(
-      /^Error in Agent node: Agent 0 \(agentAgentflow_0\): tool gmail is not available in edgeflow \(available: .*calculator/,
+    const composio = await one([{ agentSelectedTool: "composio", agentSelectedToolConfig: {} }]);
+    expect(composio).toMatchObject({ state: "ERROR", errorStatus: 400 });
+    expect(composio.error).toMatch(
+      /^Error in Agent node: Agent 0 \(agentAgentflow_0\): tool composio is not available in edgeflow \(available: .*calculator/,
     );
     const chain = await one([{ agentSelectedTool: "chainTool", agentSelectedToolConfig: {} }]);
     expect(chain.error).toMatch(/chainTool cannot be used in an agentflow/);

@@ -181,11 +181,11 @@ describe("templates that answer through the stand-in", () => {
 
 describe("templates that need a service edgeflow does not have: a clear 400 naming it", () => {
   const cases: Array<[TemplateName, Record<string, unknown>, RegExp]> = [
-    // Its Slack tool is Flowise's process-based slackMCP (the 400 says why: see the next test), its Teams tool one edgeflow lacks.
+    // Its Slack tool is Flowise's process-based slackMCP (the 400 says why: see the next test); its Teams tool has no credential.
     [
       "Workplace Chat",
       { question: "hi" },
-      /tool slackMCP runs its MCP server as a local process in Flowise, and Workers cannot start processes|tool microsoftTeams is not available in edgeflow/,
+      /tool slackMCP runs its MCP server as a local process in Flowise, and Workers cannot start processes|needs a microsoftTeamsOAuth2 credential/,
     ],
     // The exported template's OpenAPI toolkit carries no spec file.
     ["Interacting With API", { question: "events?" }, /OpenAPI Agent \(agentAgentflow_1\) needs an OpenAPI spec: upload one in yamlFile/],
@@ -215,7 +215,7 @@ describe("templates that need a service edgeflow does not have: a clear 400 nami
     );
   });
 
-  it("Human In The Loop: the agent has current_date_time (and a search tool that says it has no credential); proceeding reaches Gmail, a 400", async () => {
+  it("Human In The Loop: the agent has current_date_time (and a search tool that says it has no credential); proceeding reaches Gmail without a credential, a 400", async () => {
     const m = marker();
     const form = { subject: `Pricing ${m}`, body: "How much?", from: "bob@example.com" };
     const paused = await run(runnable("Human In The Loop"), { form });
@@ -230,7 +230,8 @@ describe("templates that need a service edgeflow does not have: a clear 400 nami
       resume: { executionId: "e", executedData: paused.executedData, humanInput: { type: "proceed" } },
     });
     expect(done).toMatchObject({ state: "ERROR", errorStatus: 400 });
-    expect(done.error).toMatch(/tool gmail is not available in edgeflow/);
+    // gmail runs now (engine/tools/google/gmail.ts); the template names no gmailOAuth2 credential.
+    expect(done.error).toMatch(/needs a gmailOAuth2 credential/);
   });
 
   it("Deep Research With Subagents: each item's failure (arXiv PDF download) is that item's result; the run goes on", async () => {

@@ -27,8 +27,11 @@ describe("buildChatModel", () => {
     expect(supportedChatModels()).toEqual(
       [
         "awsChatBedrock",
+        "awsBedrock",
         "chatCohere",
         "chatHuggingFace",
+        "chatNemoGuardrails",
+        "chatAlibabaTongyi",
         "azureChatOpenAI",
         "chatCloudflareWorkersAI",
         "chatLocalAI",
@@ -65,6 +68,10 @@ describe("buildChatModel", () => {
         "chatSambanova",
         "chatPerplexity",
         "chatCometAPI",
+        "chatGoogleVertexAI",
+        "googlevertexai",
+        "chatIBMWatsonx",
+        "ibmWatsonx",
       ].sort(),
     );
   });
@@ -114,7 +121,7 @@ describe("buildChatModel", () => {
   it("an unknown name is a 400 listing the supported ones", async () => {
     await expect(buildChatModel("chatNoSuchModel", {}, deps())).rejects.toMatchObject({
       status: 400,
-      message: expect.stringContaining("Supported: awsChatBedrock, azureChatOpenAI"),
+      message: expect.stringContaining("Supported: awsBedrock, awsChatBedrock, azureChatOpenAI"),
     });
   });
 });

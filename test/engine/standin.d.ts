@@ -7,12 +7,16 @@ declare module "vitest" {
     closedUrl: string;
     /** An OAuth2 provider's token endpoint (test/standin/oauth2.mjs): POST /token. */
     oauth2Url: string;
+    /** Azure rerank, NeMo Guardrails and Langfuse prompts stand-in (test/standin/misc-models.mjs). */
+    miscModelsUrl: string;
     /** Base URL of the tool services' stand-in (test/standin/services.mjs). */
     servicesUrl: string;
     /** Anthropic Messages API stand-in (test/standin/anthropic.mjs), e.g. http://127.0.0.1:40124. */
     anthropicUrl: string;
     /** AWS Bedrock Runtime stand-in, SigV4 checked (test/standin/bedrock.mjs). */
     bedrockUrl: string;
+    /** Bedrock Agent Runtime, SNS, DynamoDB and S3 stand-in, SigV4 checked per service (test/standin/aws-services.mjs). */
+    awsServicesUrl: string;
     /** Cohere Chat API v2 stand-in (test/standin/cohere-chat.mjs). */
     cohereChatUrl: string;
     /** Gemini API stand-in (test/standin/gemini.mjs). */
@@ -25,6 +29,10 @@ declare module "vitest" {
     pineconeUrl: string;
     /** Qdrant REST API stand-in (test/standin/qdrant.mjs). */
     qdrantUrl: string;
+    /** Milvus RESTful API v2 stand-in (test/standin/milvus.mjs). */
+    milvusUrl: string;
+    /** Astra DB Data API stand-in (test/standin/astra.mjs). */
+    astraUrl: string;
     /** Chroma REST API v2 stand-in (test/standin/chroma.mjs). */
     chromaUrl: string;
     /** Weaviate REST and GraphQL stand-in (test/standin/weaviate.mjs). */
@@ -42,10 +50,26 @@ declare module "vitest" {
     postgresUrl: string;
     /** postgres://… on a port that accepts and never answers (a database that hangs). */
     silentPostgresUrl: string;
+    /** Postgres with pgvector (PGlite) behind a password-checking proxy (test/standin/pgvector.mjs): its HTTP side (/requests, /dump/<table>, /sql). */
+    pgvectorUrl: string;
+    /** The loopback port of that Postgres (user flowise, password pgv-standin-password). */
+    pgvectorPort: number;
+    /** Redis Stack (RediSearch) stand-in over RESP (test/standin/redis-search.mjs): its HTTP side (/requests, /dump/<index>). */
+    redisSearchUrl: string;
+    /** redis://127.0.0.1:PORT of that stand-in (password redis-search-password). */
+    redisSearchRedisUrl: string;
     /** GitHub REST API stand-in (test/standin/github.mjs). */
     githubUrl: string;
+    /** Google Drive v3, Sheets v4 and Docs v1 stand-in, bearer tokens checked (test/standin/google-files.mjs). */
+    googleFilesUrl: string;
+    /** Gmail API v1 and Google Calendar API v3 stand-in, bearer tokens checked (test/standin/google-apis.mjs). */
+    googleApisUrl: string;
     /** FireCrawl and Spider stand-ins for the hosted document loaders (test/standin/loaders-hosted.mjs). */
     loadersHostedUrl: string;
+    /** Figma, Unstructured, Oxylabs, Apify and GitBook pages for the second hosted loaders (test/standin/loaders-hosted-2.mjs). */
+    loadersHosted2Url: string;
+    /** Microsoft Graph v1.0 stand-in for the Outlook and Teams tools, bearer token checked (test/standin/microsoft-graph.mjs). */
+    microsoftGraphUrl: string;
     /** A loopback MCP server built with the SDK (test/standin/mcp.mjs). */
     mcpUrl: string;
     /** Upstash REST stand-in, also GET /commands (TCP commands received) and /keys/KEY (test/standin/redis.mjs). */
@@ -58,6 +82,12 @@ declare module "vitest" {
     speechUrl: string;
     /** LangChain Hub's HTTP API stand-in (test/standin/hub.mjs). */
     hubUrl: string;
+    /** Google OAuth token endpoint and Vertex AI stand-in, JWTs verified (test/standin/vertex.mjs). */
+    vertexUrl: string;
+    /** IBM Cloud IAM and watsonx.ai stand-in (test/standin/watsonx.mjs). */
+    watsonxUrl: string;
+    /** Jira REST API v3/v2 stand-in, and a small HTTP API with its docs and OpenAPI spec for the API chains (test/standin/jira.mjs). */
+    jiraUrl: string;
     /** A small web site with links and a sitemap (test/standin/site.mjs). */
     siteUrl: string;
     /** The redirecting stand-in's two origins (test/standin/redirector.mjs): base URLs on two loopback ports. */

@@ -59,6 +59,7 @@ describe("splitters", () => {
     expect(supportedSplitters()).toEqual([
       "characterTextSplitter",
       "codeTextSplitter",
+      "htmlToMarkdownTextSplitter",
       "markdownTextSplitter",
       "recursiveCharacterTextSplitter",
       "tokenTextSplitter",

@@ -13,6 +13,8 @@ import { buildReranker } from "../../src/engine/chatflow/nodes/retrievers/rerank
 import { redisFromCredential, upstashFromInputs } from "../../src/providers/memory/redis";
 import { buildVectorStore } from "../../src/providers/vectorstores/registry";
 import { loadDocuments } from "../../src/providers/loaders/registry";
+import { AWS_SERVICES, awsClient } from "../../src/providers/aws/client";
+import { buildTool } from "../../src/engine/tools/registry";
 import { workLimits } from "../../src/lib/limits";
 import { LocalHashEmbeddings } from "../../src/providers/embeddings/local-hash";
 import { db, marker, standinUrl } from "../engine/helpers";
@@ -143,6 +145,7 @@ describe("every chat model node's endpoint field", () => {
     ["chatLitellm", { basePath: "http://localhost:4000" }, "chatLitellm basePath"],
     ["chatSambanova", { basepath: "http://169.254.169.254/v1" }, "chatSambanova basepath"],
     ["openAI", { basepath: "http://10.3.0.1/v1" }, "openAI basepath"],
+    ["chatNemoGuardrails", { configurationId: "c", baseUrl: "http://10.6.6.6:8000" }, "chatNemoGuardrails baseUrl"],
     ["ollama", {}, "ollama baseUrl"], // its default, http://127.0.0.1:11434, is loopback
   ];
   for (const [node, config, field] of cases) {
@@ -178,7 +181,9 @@ describe("every chat model node's endpoint field", () => {
       ["sambanova", { SAMBANOVA_BASE_URL: "http://10.1.1.17/v1" }, "SAMBANOVA_BASE_URL"],
       ["cohere", { COHERE_GENERATE_BASE_URL: "http://10.1.1.18" }, "COHERE_GENERATE_BASE_URL"],
       ["awsChatBedrock", { AWS_BEDROCK_BASE_URL: "http://10.1.1.19" }, "AWS_BEDROCK_BASE_URL"],
+      ["awsBedrock", { AWS_BEDROCK_BASE_URL: "http://10.1.1.22" }, "AWS_BEDROCK_BASE_URL"],
       ["chatCohere", { COHERE_CHAT_BASE_URL: "http://10.1.1.20" }, "COHERE_CHAT_BASE_URL"],
+      ["chatAlibabaTongyi", { DASHSCOPE_BASE_URL: "http://10.1.1.21" }, "DASHSCOPE_BASE_URL"],
       ["chatHuggingFace", { HUGGINGFACE_BASE_URL: "http://10.1.1.21/hf-inference" }, "HUGGINGFACE_BASE_URL"],
     ] as const) {
       const err = await buildChatModel(node, { model: "a/b" }, { env: { ...PRODUCTION, ...env }, getCredential: async () => ({}) }).catch(
@@ -188,11 +193,66 @@ describe("every chat model node's endpoint field", () => {
     }
   });
 
+  it("Vertex AI's and watsonx's endpoints: their vars, the service account's token_uri, ibmWatsonx serviceUrl", async () => {
+    const key = { type: "service_account", project_id: "p", client_email: "a@p.iam.gserviceaccount.com", private_key: "k" };
+    const vertex = (env: Record<string, string>, over: Record<string, unknown> = {}) =>
+      buildChatModel(
+        "chatGoogleVertexAI",
+        { modelName: "gemini-2.5-flash", credential: "c" },
+        {
+          env: { ...PRODUCTION, ...env },
+          getCredential: async () => ({ googleApplicationCredential: JSON.stringify({ ...key, ...over }) }),
+        },
+      ).catch((e) => e.message);
+    expect(await vertex({ GOOGLE_VERTEX_BASE_URL: "http://10.1.1.30" })).toMatch(
+      /^GOOGLE_VERTEX_BASE_URL refused by the outbound policy: /,
+    );
+    expect(await vertex({}, { token_uri: "http://169.254.169.254/token" })).toMatch(
+      /^googleVertexAuth token_uri refused by the outbound policy: /,
+    );
+    const wx = { version: "2024-05-31", serviceUrl: "https://us-south.ml.cloud.ibm.com", projectId: "p", watsonxAIApikey: "k" };
+    const watsonx = (env: Record<string, string>, over: Record<string, unknown> = {}) =>
+      buildChatModel(
+        "chatIBMWatsonx",
+        { modelName: "m", credential: "c" },
+        { env: { ...PRODUCTION, ...env }, getCredential: async () => ({ ...wx, ...over }) },
+      ).catch((e) => e.message);
+    expect(await watsonx({}, { serviceUrl: "http://10.1.1.31" })).toMatch(/^ibmWatsonx serviceUrl refused by the outbound policy: /);
+    expect(await watsonx({ IBM_IAM_BASE_URL: "http://10.1.1.32" })).toMatch(/^IBM_IAM_BASE_URL refused by the outbound policy: /);
+  });
+
   it("public endpoints and OUTBOUND_ALLOW'd ones build", async () => {
     await expect(buildChatModel("chatOpenAI", { basepath: "https://llm.example.com/v1" }, deps())).resolves.toBeDefined();
     await expect(
       buildChatModel("chatMistralAI", { overrideEndpoint: "http://172.16.0.9" }, deps({ ...PRODUCTION, OUTBOUND_ALLOW: "172.16.0.9" })),
     ).resolves.toBeDefined();
+  });
+});
+
+describe("hosted document loaders (figma, oxylabs, apify, unstructured)", () => {
+  it("FIGMA_BASE_URL, OXYLABS_BASE_URL and APIFY_BASE_URL on private addresses are 400s naming them; unstructuredAPIUrl too", async () => {
+    const refused = (name: string, config: Record<string, unknown>, services: Record<string, string>) =>
+      loadDocuments(name, {
+        config: { credential: "c", ...config },
+        files: [{ name: "a.txt", mime: "text/plain", bytes: new TextEncoder().encode("hi") }],
+        outbound: {},
+        maxBytes: 1 << 20,
+        limits: workLimits({}),
+        getCredential: async () => ({ accessToken: "figma-secret", username: "u", password: "oxy-secret", apifyApiToken: "apify-secret" }),
+        services: { ...services, ENVIRONMENT: "production" },
+      }).then(
+        () => undefined,
+        (e: { status: number; message: string }) => e,
+      );
+    const figma = await refused("figma", { fileKey: "k", nodeIds: "1" }, { FIGMA_BASE_URL: "http://10.3.0.1" });
+    expect(figma).toMatchObject({ status: 400, message: expect.stringMatching(/^FIGMA_BASE_URL refused by the outbound policy: /) });
+    expect(figma?.message).not.toContain("figma-secret");
+    const oxy = await refused("oxylabs", { query: "q" }, { OXYLABS_BASE_URL: "http://192.168.3.2" });
+    expect(oxy).toMatchObject({ status: 400, message: expect.stringMatching(/^OXYLABS_BASE_URL refused by the outbound policy: /) });
+    const apify = await refused("apifyWebsiteContentCrawler", { urls: "https://x.example" }, { APIFY_BASE_URL: "http://10.3.0.3" });
+    expect(apify).toMatchObject({ status: 400, message: expect.stringMatching(/^APIFY_BASE_URL refused by the outbound policy: /) });
+    const unstructured = await refused("unstructuredFileLoader", { unstructuredAPIUrl: "http://169.254.169.254/general/v0/general" }, {});
+    expect(unstructured).toMatchObject({ status: 400 });
   });
 });
 
@@ -247,6 +307,16 @@ describe("hosted document loaders", () => {
     const jira = await refused("jira", { host: "http://10.9.9.9", projectKey: "K", credential: "c" }, {});
     expect(jira).toMatchObject({ status: 400, message: expect.stringContaining("10.9.9.9 is a private address") });
     expect(jira?.message).not.toContain("jira-secret-token");
+    for (const [loader, config, field] of [
+      ["googleDrive", { folderId: "f", credential: "c" }, "GOOGLE_DRIVE_BASE_URL"],
+      ["googleSheets", { spreadsheetIds: "s", credential: "c" }, "GOOGLE_SHEETS_BASE_URL"],
+    ] as const) {
+      const google = await refused(loader, config, { [field]: "http://10.4.4.4" });
+      expect(google, loader).toMatchObject({
+        status: 400,
+        message: expect.stringMatching(new RegExp(`^${field} refused by the outbound policy: `)),
+      });
+    }
     const airtable = await refused("airtable", { baseId: "b", tableId: "t", credential: "c" }, { AIRTABLE_BASE_URL: "http://172.16.0.4" });
     expect(airtable).toMatchObject({ status: 400, message: expect.stringMatching(/^AIRTABLE_BASE_URL refused by the outbound policy: /) });
     const wiki = await refused("confluence", { baseUrl: "http://10.3.3.3/wiki", spaceKey: "S", credential: "c" }, {});
@@ -356,6 +426,121 @@ describe("embeddings, vector stores and memories", () => {
     }
     // Unset: the service's public API, which the policy allows.
     expect(() => buildReranker("cohereRerankRetriever", { env: PRODUCTION, credential: {}, topN: 2 })).not.toThrow();
+    // AzureRerankRetriever: its credential's whole endpoint URL.
+    const azure = { azureFoundryApiKey: "k", azureFoundryEndpoint: "http://10.2.2.3/providers/cohere/v2/rerank" };
+    expect(() => buildReranker("AzureRerankRetriever", { env: PRODUCTION, credential: azure, topN: 2 })).toThrow(
+      /^azureFoundryApi credential azureFoundryEndpoint refused by the outbound policy: /,
+    );
+  });
+
+  it("promptLangFuse in a chatflow: its langfuseApi credential's endpoint on a private address is a 400", async () => {
+    const credential = await credentialWith("langfuseApi", {
+      langFusePublicKey: "pk",
+      langFuseSecretKey: "sk",
+      langFuseEndpoint: "http://10.8.8.8:3000",
+    });
+    const flowData = flow([
+      ["prompt_0", "promptLangFuse", "Prompts", { template: "p", credential }],
+      ["model_0", "chatOpenAI", "Chat Models", { modelName: "m", basepath: `${standinUrl()}/v1` }],
+      ["chain_0", "llmChain", "Chains", { model: ref("model_0"), prompt: ref("prompt_0") }],
+    ] as never);
+    const id = (await json("POST", "/chatflows", { body: { name: "langfuse-prompt", flowData } })).id;
+    const err = await expectError(await call("POST", `/prediction/${id}`, { body: { question: "hi" } }), 400);
+    expect(err.message).toMatch(
+      /^langfuseApi credential langFuseEndpoint refused by the outbound policy: 10\.8\.8\.8 is a private address/,
+    );
+  });
+
+  it("AWS services (Bedrock Agent Runtime, SNS, DynamoDB, S3, Kendra): their base URL vars, s3Directory's serverUrl", async () => {
+    const creds = { accessKeyId: "AKIA", secretAccessKey: "secret" };
+    for (const service of Object.values(AWS_SERVICES)) {
+      const build = () => awsClient(service, "us-east-1", creds, { ...PRODUCTION, [service.envVar]: "http://10.3.3.3" });
+      expect(build, service.envVar).toThrow(new RegExp(`^${service.envVar} refused by the outbound policy: `));
+      // Unset: https://<service>.<region>.amazonaws.com, which the policy allows.
+      expect(awsClient(service, "us-east-1", creds, PRODUCTION).base).toBe(`https://${service.prefix}.us-east-1.amazonaws.com`);
+    }
+    const s3 = (config: Record<string, unknown>) =>
+      loadDocuments("s3Directory", {
+        config: { bucketName: "docs", credential: "c", ...config },
+        files: [],
+        outbound: {},
+        maxBytes: 1 << 20,
+        limits: workLimits({}),
+        getCredential: async () => ({ awsKey: "AKIA", awsSecret: "secret" }),
+        services: { ENVIRONMENT: "production" },
+      }).then(
+        () => undefined,
+        (e: { status: number; message: string }) => e,
+      );
+    const refused = await s3({ serverUrl: "http://169.254.169.254" });
+    expect(refused?.status).toBe(400);
+    expect(refused?.message).toMatch(/^s3Directory serverUrl refused by the outbound policy: /);
+  });
+
+  it("the Microsoft Graph tools (microsoftOutlook, microsoftTeams): MICROSOFT_GRAPH_BASE_URL on a private address is a 400", async () => {
+    for (const [node, inputs] of [
+      ["microsoftOutlook", { outlookType: "calendar", calendarActions: ["listCalendars"] }],
+      ["microsoftTeams", { teamsType: "chat", chatActions: ["listChats"] }],
+    ] as const) {
+      const ctx = (env: Record<string, string>) => ({ runtime: { providers: { ...PRODUCTION, ...env } } }) as never;
+      const build = (env: Record<string, string>) => buildTool(node, { ...inputs, credential: "c" }, { ctx: ctx(env), label: node });
+      await expect(build({ MICROSOFT_GRAPH_BASE_URL: "http://10.6.6.6/v1.0" }), node).rejects.toThrow(
+        /^MICROSOFT_GRAPH_BASE_URL refused by the outbound policy: 10\.6\.6\.6 is a private address/,
+      );
+      // Unset: https://graph.microsoft.com/v1.0, which the policy allows.
+      await expect(build({})).resolves.toHaveLength(1);
+    }
+  });
+
+  it("gmail and googleCalendarTool: GMAIL_BASE_URL / GOOGLE_CALENDAR_BASE_URL on a private address is a 400", async () => {
+    for (const [node, inputs, field] of [
+      ["gmail", { gmailType: "labels", labelActions: ["listLabels"] }, "GMAIL_BASE_URL"],
+      ["googleCalendarTool", { calendarType: "freebusy", freebusyActions: ["queryFreebusy"] }, "GOOGLE_CALENDAR_BASE_URL"],
+    ] as const) {
+      const ctx = (env: Record<string, string>) => ({ runtime: { providers: { ...PRODUCTION, ...env } } }) as never;
+      const build = (env: Record<string, string>) => buildTool(node, { ...inputs, credential: "c" }, { ctx: ctx(env), label: node });
+      await expect(build({ [field]: "http://10.6.6.7" }), node).rejects.toThrow(
+        new RegExp(`^${field} refused by the outbound policy: 10\\.6\\.6\\.7 is a private address`),
+      );
+      // Unset: Google's public hosts, which the policy allows.
+      await expect(build({})).resolves.toHaveLength(1);
+    }
+  });
+
+  it("googleDriveTool, googleSheetsTool and googleDocsTool: their *_BASE_URL on a private address is a 400", async () => {
+    for (const [node, inputs, field] of [
+      ["googleDriveTool", { driveType: "file", fileActions: ["getFile"] }, "GOOGLE_DRIVE_BASE_URL"],
+      ["googleSheetsTool", { sheetsType: "values", valuesActions: ["getValues"] }, "GOOGLE_SHEETS_BASE_URL"],
+      ["googleDocsTool", { actions: ["getDocument"] }, "GOOGLE_DOCS_BASE_URL"],
+    ] as const) {
+      const ctx = (env: Record<string, string>) => ({ runtime: { providers: { ...PRODUCTION, ...env } } }) as never;
+      const build = (env: Record<string, string>) => buildTool(node, { ...inputs, credential: "c" }, { ctx: ctx(env), label: node });
+      await expect(build({ [field]: "http://10.6.6.8" }), node).rejects.toThrow(
+        new RegExp(`^${field} refused by the outbound policy: 10\\.6\\.6\\.8 is a private address`),
+      );
+      // Unset: Google's public hosts, which the policy allows.
+      await expect(build({})).resolves.toHaveLength(1);
+    }
+  });
+
+  it("jiraTool: a jiraHost on a private, loopback or metadata address is a 400 before the credential is read", async () => {
+    const getCredential = async () => ({ username: "u@example.com", accessToken: "jira-secret-token" });
+    const ctx = { runtime: { outbound: {}, providers: PRODUCTION }, getCredential } as never;
+    const build = (jiraHost: string) =>
+      buildTool("jiraTool", { jiraHost, jiraType: "issues", issueActions: "getIssue", credential: "c" }, { ctx, label: "jiraTool" });
+    for (const [host, why] of [
+      ["http://10.9.9.9", "private"],
+      ["http://127.0.0.1:8080", "loopback"],
+      ["http://169.254.169.254", "link-local"],
+    ]) {
+      const err = await build(host).then(
+        () => undefined,
+        (e: { status: number; message: string }) => e,
+      );
+      expect(err, host).toMatchObject({ status: 400, message: expect.stringContaining(`is a ${why} address`) });
+      expect(err?.message).not.toContain("jira-secret-token");
+    }
+    await expect(build("https://example.atlassian.net")).resolves.toHaveLength(1);
   });
 
   it("ollamaEmbeddings in a chatflow: its baseUrl on a private address is a 400", async () => {
@@ -408,6 +593,36 @@ describe("embeddings, vector stores and memories", () => {
     expect(build("https://xyz.cloud.qdrant.io:6333")).not.toThrow();
   });
 
+  it("milvus: a milvusServerUrl (with or without a scheme) at a private, loopback or metadata address is refused when the store is built", () => {
+    const ctx = { env: PRODUCTION as never, db: db(), embeddings: new LocalHashEmbeddings({ dims: 8 }), namespace: "ns" };
+    const build = (url: string) => () => buildVectorStore("milvus", { milvusServerUrl: url, milvusCollection: "c" }, ctx);
+    expect(build("http://10.0.0.5:19530")).toThrow(
+      /^milvus milvusServerUrl refused by the outbound policy: 10\.0\.0\.5 is a private address/,
+    );
+    expect(build("127.0.0.1:19530")).toThrow(/^milvus milvusServerUrl refused by the outbound policy: 127\.0\.0\.1 is a loopback address/);
+    expect(build("http://169.254.169.254")).toThrow(
+      /^milvus milvusServerUrl refused by the outbound policy: 169\.254\.169\.254 is a link-local/,
+    );
+    expect(build("https://in03-abc.api.gcp-us-west1.zillizcloud.com")).not.toThrow();
+  });
+
+  it("Astra: the AstraDBApi credential's dbEndPoint at a private, loopback or metadata address is refused at the first call", async () => {
+    const search = (dbEndPoint: string) => {
+      const ctx = {
+        env: PRODUCTION as never,
+        db: db(),
+        embeddings: new LocalHashEmbeddings({ dims: 8 }),
+        namespace: "ns",
+        getCredential: async () => ({ applicationToken: "AstraCS:t", dbEndPoint }),
+      };
+      return buildVectorStore("Astra", { credential: "c", astraCollection: "c" }, ctx).similaritySearch("q", 1);
+    };
+    const field = "AstraDBApi credential dbEndPoint refused by the outbound policy";
+    await expect(search("https://10.0.0.5")).rejects.toThrow(new RegExp(`^${field}: 10\\.0\\.0\\.5 is a private address`));
+    await expect(search("http://127.0.0.1:8181")).rejects.toThrow(new RegExp(`^${field}: 127\\.0\\.0\\.1 is a loopback address`));
+    await expect(search("http://169.254.169.254")).rejects.toThrow(new RegExp(`^${field}: 169\\.254\\.169\\.254 is a link-local`));
+  });
+
   it("chroma, supabase: chromaURL and supabaseProjUrl at a private, loopback or metadata address are refused when the store is built", () => {
     const ctx = { env: PRODUCTION as never, db: db(), embeddings: new LocalHashEmbeddings({ dims: 8 }), namespace: "ns" };
     const chroma = (url: string) => () => buildVectorStore("chroma", { chromaURL: url, collectionName: "c" }, ctx);
@@ -422,6 +637,15 @@ describe("embeddings, vector stores and memories", () => {
       /^supabase supabaseProjUrl refused by the outbound policy: 192\.168\.1\.9 is a private/,
     );
     expect(supabase("https://xyz.supabase.co")).not.toThrow();
+  });
+
+  it("postgres (pgvector): host and port at a private, loopback or metadata address are refused when the store is built", () => {
+    const ctx = { env: PRODUCTION as never, db: db(), embeddings: new LocalHashEmbeddings({ dims: 8 }), namespace: "ns" };
+    const pg = (host: string, port?: number) => () => buildVectorStore("postgres", { host, port, database: "d" }, ctx);
+    expect(pg("10.0.0.5")).toThrow(/^postgres host refused by the outbound policy: 10\.0\.0\.5 is a private address/);
+    expect(pg("0x7f000001", 6543)).toThrow(/^postgres host refused by the outbound policy: 127\.0\.0\.1 is a loopback address/);
+    expect(pg("169.254.169.254")).toThrow(/^postgres host refused by the outbound policy: 169\.254\.169\.254 is a link-local/);
+    expect(pg("db.example.com")).not.toThrow();
   });
 
   it("chroma without chromaURL (Flowise's localhost default) and upstash's credential URL are refused when first used", async () => {

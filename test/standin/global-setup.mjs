@@ -3,16 +3,23 @@
 import { createServer } from "node:net";
 import { startAnthropicStandin } from "./anthropic.mjs";
 import { startBedrockStandin } from "./bedrock.mjs";
+import { startAwsServicesStandin } from "./aws-services.mjs";
 import { startCohereChatStandin } from "./cohere-chat.mjs";
 import { startGeminiStandin } from "./gemini.mjs";
 import { startHuggingFaceStandin } from "./huggingface.mjs";
 import { startGithubStandin } from "./github.mjs";
+import { startGoogleFilesStandin } from "./google-files.mjs";
+import { startGoogleApisStandin } from "./google-apis.mjs";
 import { startLoadersHostedStandin } from "./loaders-hosted.mjs";
+import { startLoadersHosted2Standin } from "./loaders-hosted-2.mjs";
 import { startHubStandin } from "./hub.mjs";
 import { startMcpStandin } from "./mcp.mjs";
+import { startMicrosoftGraphStandin } from "./microsoft-graph.mjs";
 import { startOAuth2Standin } from "./oauth2.mjs";
 import { startPineconeStandin } from "./pinecone.mjs";
 import { startQdrantStandin } from "./qdrant.mjs";
+import { startMilvusStandin } from "./milvus.mjs";
+import { startAstraStandin } from "./astra.mjs";
 import { startChromaStandin } from "./chroma.mjs";
 import { startWeaviateStandin } from "./weaviate.mjs";
 import { startElasticStandin } from "./elastic.mjs";
@@ -20,6 +27,8 @@ import { startMeilisearchStandin } from "./meilisearch.mjs";
 import { startSupabaseStandin } from "./supabase.mjs";
 import { startUpstashVectorStandin } from "./upstash-vector.mjs";
 import { startPostgresStandin, startSilentTcp } from "./postgres.mjs";
+import { startPgvectorStandin } from "./pgvector.mjs";
+import { startRedisSearchStandin } from "./redis-search.mjs";
 import { startRedirector } from "./redirector.mjs";
 import { startRedisStandins } from "./redis.mjs";
 import { startReplicateStandin } from "./replicate.mjs";
@@ -28,6 +37,10 @@ import { startSpeechStandin } from "./speech.mjs";
 import { startSiteStandin } from "./site.mjs";
 import { startStandin } from "./server.mjs";
 import { startTracingStandin } from "./tracing.mjs";
+import { startVertexStandin } from "./vertex.mjs";
+import { startWatsonxStandin } from "./watsonx.mjs";
+import { startJiraStandin } from "./jira.mjs";
+import { startMiscModelsStandin } from "./misc-models.mjs";
 
 // A port that refuses connections for the whole run. It is chosen below the kernel's ephemeral range
 // (/proc/sys/net/ipv4/ip_local_port_range, 32768–60999 by default), checked free, then closed: a
@@ -59,12 +72,15 @@ export default async function setup(project) {
   const services = {
     anthropicUrl: await startAnthropicStandin(),
     bedrockUrl: await startBedrockStandin(),
+    awsServicesUrl: await startAwsServicesStandin(),
     cohereChatUrl: await startCohereChatStandin(),
     geminiUrl: await startGeminiStandin(),
     huggingFaceUrl: await startHuggingFaceStandin(),
     replicateUrl: await startReplicateStandin(),
     pineconeUrl: await startPineconeStandin(),
     qdrantUrl: await startQdrantStandin(),
+    milvusUrl: await startMilvusStandin(),
+    astraUrl: await startAstraStandin(),
     chromaUrl: await startChromaStandin(),
     weaviateUrl: await startWeaviateStandin(),
     elasticsearchUrl: await startElasticStandin("elasticsearch"),
@@ -74,16 +90,28 @@ export default async function setup(project) {
     supabaseUrl: await startSupabaseStandin(),
     postgresUrl: await startPostgresStandin(),
     silentPostgresUrl: await startSilentTcp(),
+    pgvectorUrl: await startPgvectorStandin(),
+    redisSearchUrl: await startRedisSearchStandin(),
     githubUrl: await startGithubStandin(),
+    googleFilesUrl: await startGoogleFilesStandin(),
+    googleApisUrl: await startGoogleApisStandin(),
     loadersHostedUrl: await startLoadersHostedStandin(),
+    loadersHosted2Url: await startLoadersHosted2Standin(),
     mcpUrl: await startMcpStandin(),
+    microsoftGraphUrl: await startMicrosoftGraphStandin(),
     oauth2Url: await startOAuth2Standin(),
     tracingUrl: await startTracingStandin(),
     speechUrl: await startSpeechStandin(),
     hubUrl: await startHubStandin(),
     siteUrl: await startSiteStandin(),
+    vertexUrl: await startVertexStandin(),
+    watsonxUrl: await startWatsonxStandin(),
+    jiraUrl: await startJiraStandin(),
+    miscModelsUrl: await startMiscModelsStandin(),
   };
   for (const [key, s] of Object.entries(services)) project.provide(key, s.url);
+  project.provide("pgvectorPort", services.pgvectorUrl.port);
+  project.provide("redisSearchRedisUrl", services.redisSearchUrl.redisUrl);
   // Redis over TCP (RESP) and Upstash's REST API, one keyspace (test/standin/redis.mjs).
   const redis = await startRedisStandins();
   project.provide("upstashUrl", redis.url);

@@ -1,6 +1,6 @@
 // Redis stand-ins sharing one in-memory keyspace of lists:
 //   a RESP server over TCP (redis://127.0.0.1:PORT) answering AUTH (password "stand-in-pass", any
-//     user), SELECT, PING, LPUSH, RPUSH, LRANGE, EXPIRE, TTL, DEL, QUIT; -NOAUTH for a client that
+//     user), SELECT, PING, LPUSH, RPUSH, LRANGE, EXPIRE, TTL, DEL, GET, SET [PX ms], QUIT; -NOAUTH for a client that
 //     sends no password to a key under "secret:"; a key starting "hang:" is never answered;
 //   Upstash's REST API over HTTP: POST /pipeline and POST / with commands as JSON arrays, the REST
 //     token ("upstash-token") as a bearer token; a key starting "fail:" answers 500.
@@ -12,6 +12,7 @@ import { serveStandin } from "./base.mjs";
 export const REDIS_PASSWORD = "stand-in-pass";
 export const UPSTASH_TOKEN = "upstash-token";
 const lists = new Map();
+const strings = new Map();
 const ttls = new Map();
 const commands = [];
 
@@ -55,6 +56,14 @@ function run(args, conn) {
       const had = lists.delete(key);
       ttls.delete(key);
       return { value: had ? 1 : 0 };
+    }
+    case "GET":
+      return { value: strings.get(key) ?? null };
+    case "SET": {
+      strings.set(key, String(rest[1]));
+      const px = rest.findIndex((a) => String(a).toUpperCase() === "PX");
+      if (px > 0) ttls.set(key, Math.ceil(Number(rest[px + 1]) / 1000));
+      return { simple: "OK" };
     }
     default:
       return { error: `ERR unknown command '${name}'` };

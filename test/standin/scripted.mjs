@@ -2,6 +2,7 @@
 // last line (so one marker in the question serves both calls of a chain):
 //   [sql: QUERY :sql]  …"SQLQuery:" → QUERY; …"Answer:" → "rows: <the SQLResult line>"
 //   [js: CODE :js]     …"Output Code:" → CODE; …"Standalone Answer:" → "standalone: <the answer given>"
+//   [api: TEXT :api]   …"API url:" or …"json string:" (the GET/POST API chains' URL prompts) → TEXT
 //   [dest NAME]        …"<< OUTPUT >>" (a router chain) → ```json {"destination": NAME, "next_inputs": {…: the input}}```
 //   [xml NAME: INPUT]  in the XML agent's prompt → <tool>NAME</tool><tool_input>INPUT</tool_input>;
 //                      [xml final: TEXT] → <final_answer>TEXT</final_answer>
@@ -14,6 +15,8 @@ export function scriptedAnswer(last) {
   if (js && text.endsWith("Output Code:")) return js[1];
   if (js && text.endsWith("Standalone Answer:"))
     return `standalone: ${/You have an answer to the question: ([\s\S]*)\. Rephrase the answer/.exec(text)?.[1] ?? "none"}`;
+  const api = /\[api: ([\s\S]*?) :api\]/.exec(last);
+  if (api && (text.endsWith("API url:") || text.endsWith("json string:"))) return api[1];
   // A router chain's prompt (LangChain's, ending "<< OUTPUT >>"): the destination [dest NAME] names,
   // the << INPUT >> text as next_inputs (`input` or `query`, as its format instructions ask), fenced.
   const dest = /\[dest (\S+?)\]/.exec(last);

@@ -132,7 +132,7 @@ describe("node load methods", () => {
   });
 
   it("refuses an unknown node (404), a method the node does not declare or none (400)", async () => {
-    await expectError(await call("POST", "/node-load-method/milvus", { body: { loadMethod: "listModels" } }), 404);
+    await expectError(await call("POST", "/node-load-method/noSuchNode", { body: { loadMethod: "listModels" } }), 404);
     expect(
       (await expectError(await call("POST", "/node-load-method/chatOpenAI", { body: { loadMethod: "listFlows" } }), 400)).message,
     ).toContain("listFlows");

@@ -87,7 +87,7 @@ describe("the node catalogue", () => {
     const old = await json<Node>("GET", "/nodes/openAIToolAgent");
     expect(old.name).toBe("openAIToolAgent");
     expect((await json<Node[]>("GET", "/nodes")).map((n) => n.name)).not.toContain("openAIToolAgent");
-    expect((await expectError(await call("GET", "/nodes/milvus"), 404)).message).toContain("milvus");
+    expect((await expectError(await call("GET", "/nodes/noSuchNode"), 404)).message).toContain("noSuchNode");
     await expectError(await call("GET", "/nodes/..%2Fmanifest"), 404);
   });
 

@@ -5,6 +5,8 @@ import { agentNodes } from "./nodes/agents";
 import { retrievalToolAgentNode } from "./nodes/retrieval-tool-agent";
 import { assistantNodes } from "./nodes/assistant";
 import { chainNodes } from "./nodes/chains";
+import { apiChainNodes } from "./nodes/api-chains";
+import { cacheNodes } from "./nodes/caches";
 import { chatModelNodes } from "./nodes/chat-models";
 import { customFunctionNodes } from "./nodes/custom-function";
 import { dataNodes } from "./nodes/data";
@@ -14,6 +16,7 @@ import { llamaIndexNodes } from "./nodes/llamaindex";
 import { embeddingsNodes } from "./nodes/embeddings";
 import { memoryNodes } from "./nodes/memory";
 import { redisMemoryNodes } from "./nodes/redis-memory";
+import { awsNodes } from "./nodes/aws";
 import { moderationNodes } from "./nodes/moderation";
 import { outputParserNodes } from "./nodes/output-parsers";
 import { promptNodes } from "./nodes/prompts";
@@ -32,8 +35,11 @@ const families: NodeDefinition[][] = [
   chatModelNodes,
   promptNodes,
   chainNodes,
+  apiChainNodes,
+  cacheNodes,
   memoryNodes,
   redisMemoryNodes,
+  awsNodes,
   outputParserNodes,
   moderationNodes,
   utilityNodes,

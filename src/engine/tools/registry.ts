@@ -26,6 +26,15 @@ import { wolframAlphaTool } from "./search/wolfram";
 import { customMcpTools } from "./mcp/custom-mcp";
 import { customMcpServerTools } from "./mcp/custom-mcp-server";
 import { processMcpNodes } from "./mcp/process-servers";
+import { awsDynamoDbKvTool, awsSnsTool } from "./aws";
+import { gmailTools } from "./google/gmail";
+import { googleCalendarTools } from "./google/calendar";
+import { googleDocsTool } from "./google/docs";
+import { googleDriveTool } from "./google/drive";
+import { googleSheetsTool } from "./google/sheets";
+import { jiraTools } from "./jira/jira";
+import { microsoftOutlookTools } from "./microsoft/outlook";
+import { microsoftTeamsTools } from "./microsoft/teams";
 import type { BuiltTool, ToolDefinition, ToolDeps } from "./types";
 
 const usable: ToolDefinition[] = [
@@ -52,8 +61,18 @@ const usable: ToolDefinition[] = [
   { name: "agentAsTool", build: agentAsTool },
   { name: "jsonPathExtractor", build: jsonPathExtractor },
   { name: "openAPIToolkit", build: openApiToolkit },
+  { name: "jiraTool", build: jiraTools },
   { name: "customMCP", build: customMcpTools },
   { name: "customMcpServerTool", build: customMcpServerTools },
+  { name: "gmail", build: gmailTools },
+  { name: "googleCalendarTool", build: googleCalendarTools },
+  { name: "googleDriveTool", build: googleDriveTool },
+  { name: "googleSheetsTool", build: googleSheetsTool },
+  { name: "googleDocsTool", build: googleDocsTool },
+  { name: "awsSNS", build: awsSnsTool },
+  { name: "awsDynamoDBKVStorage", build: awsDynamoDbKvTool },
+  { name: "microsoftOutlook", build: microsoftOutlookTools },
+  { name: "microsoftTeams", build: microsoftTeamsTools },
 ];
 
 // Tool nodes that are recognised in order to refuse them with a reason (a 400 naming it) rather

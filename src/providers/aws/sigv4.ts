@@ -19,6 +19,8 @@ export interface SignInput {
   credentials: AwsCredentials;
   /** Signing time (tests); default now. */
   date?: Date;
+  /** S3's rules: the path signed as sent (encoded once), the payload's hash sent as x-amz-content-sha256. */
+  s3?: boolean;
 }
 
 const encoder = new TextEncoder();
@@ -32,7 +34,8 @@ async function hmac(key: ArrayBuffer | Uint8Array, data: string): Promise<ArrayB
 }
 
 /** RFC 3986 encoding: everything but unreserved characters. */
-const uriEncode = (s: string): string => encodeURIComponent(s).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+export const uriEncode = (s: string): string =>
+  encodeURIComponent(s).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
 
 /** The URL's path as sent (already encoded), encoded once more segment by segment. */
 const canonicalPath = (pathname: string): string => pathname.split("/").map(uriEncode).join("/") || "/";
@@ -58,6 +61,8 @@ export async function signRequest(input: SignInput): Promise<Record<string, stri
   const stamp = amzDate(input.date ?? new Date());
   const day = stamp.slice(0, 8);
   const added: Record<string, string> = { "x-amz-date": stamp };
+  const payloadHash = await sha256Hex(input.body ?? "");
+  if (input.s3) added["x-amz-content-sha256"] = payloadHash;
   if (input.credentials.sessionToken) added["x-amz-security-token"] = input.credentials.sessionToken;
   const all: Record<string, string> = { host: url.host };
   for (const [k, v] of Object.entries({ ...input.headers, ...added })) all[k.toLowerCase()] = String(v).trim().replace(/\s+/g, " ");
@@ -65,11 +70,11 @@ export async function signRequest(input: SignInput): Promise<Record<string, stri
   const signedHeaders = names.join(";");
   const canonical = [
     input.method.toUpperCase(),
-    canonicalPath(url.pathname),
+    input.s3 ? url.pathname || "/" : canonicalPath(url.pathname),
     canonicalQuery(url.searchParams),
     names.map((n) => `${n}:${all[n]}\n`).join(""),
     signedHeaders,
-    await sha256Hex(input.body ?? ""),
+    payloadHash,
   ].join("\n");
   const scope = `${day}/${input.region}/${input.service}/aws4_request`;
   const toSign = ["AWS4-HMAC-SHA256", stamp, scope, await sha256Hex(canonical)].join("\n");

@@ -5,7 +5,7 @@ import { BaseChatModel, type BaseChatModelCallOptions, type BaseChatModelParams 
 import type { BaseMessage } from "@langchain/core/messages";
 import { AsyncLocalStorageProviderSingleton } from "@langchain/core/singletons";
 import type { EndpointPolicy } from "../../lib/outbound";
-import { DEFAULT_TIMEOUT_MS } from "../../lib/run-control";
+import { DEFAULT_TIMEOUT_MS, type Deadline } from "../../lib/run-control";
 import { contentText, toWireMessages } from "./messages";
 
 export interface ChatModelFields extends BaseChatModelParams {
@@ -23,6 +23,8 @@ export interface ChatModelFields extends BaseChatModelParams {
 /** A model that calls an HTTP endpoint: the outbound policy its calls go under (checkEndpoint's answer). */
 export interface RemoteModelFields extends ChatModelFields {
   policy: EndpointPolicy;
+  /** Headers got per attempt, under its deadline (a bearer token from a sign-in that expires: Vertex AI, watsonx). */
+  auth?: (deadline: Deadline) => Promise<Record<string, string>>;
 }
 
 export abstract class ChatModelBase<O extends BaseChatModelCallOptions = BaseChatModelCallOptions> extends BaseChatModel<O> {

@@ -20,6 +20,8 @@ export interface GeminiFields extends RemoteModelFields {
   apiKey?: string;
   topK?: number;
   safetySettings?: Array<{ category: string; threshold: string }>;
+  /** Named in errors (default "Google Gemini"; Vertex AI's models say "Google Vertex AI"). */
+  provider?: string;
 }
 
 type Part = Record<string, unknown>;
@@ -124,7 +126,7 @@ function toolConfig(choice: unknown): Record<string, unknown> | undefined {
 }
 
 export class GeminiChatModel extends NativeChatModel {
-  readonly provider = "Google Gemini";
+  readonly provider: string;
   readonly baseUrl: string;
   topK?: number;
   safetySettings?: GeminiFields["safetySettings"];
@@ -136,6 +138,7 @@ export class GeminiChatModel extends NativeChatModel {
 
   constructor(fields: GeminiFields) {
     super(fields);
+    this.provider = fields.provider ?? "Google Gemini";
     this.baseUrl = fields.baseUrl;
     this.apiKey = fields.apiKey;
     this.topK = fields.topK;
@@ -191,10 +194,10 @@ export class GeminiChatModel extends NativeChatModel {
 
   /** The first candidate's parts; a blocked prompt or an error body → 502. */
   private partsOf(json: Record<string, unknown>): { parts: Part[]; finish?: string } {
-    if (json.error) throw fail("MODEL_FAILED", `Google Gemini: ${messageOf(json.error)}`);
+    if (json.error) throw fail("MODEL_FAILED", `${this.provider}: ${messageOf(json.error)}`);
     const candidate = (json.candidates as Array<Record<string, unknown>> | undefined)?.[0];
     const blocked = (json.promptFeedback as { blockReason?: string } | undefined)?.blockReason;
-    if (!candidate && blocked) throw fail("MODEL_FAILED", `Google Gemini blocked the prompt: ${blocked}`);
+    if (!candidate && blocked) throw fail("MODEL_FAILED", `${this.provider} blocked the prompt: ${blocked}`);
     return {
       parts: (candidate?.content as { parts?: Part[] } | undefined)?.parts ?? [],
       finish: candidate?.finishReason as string | undefined,

@@ -63,7 +63,7 @@ export function messageOf(error: unknown): string {
 }
 
 /**
- * The provider's own error message from a non-2xx answer (OpenAI, Azure, Mistral, Ollama shapes):
+ * The provider's own error message from a non-2xx answer (OpenAI, Azure, Mistral, Ollama, watsonx shapes):
  * the JSON body's message, else a short plain-text body's first line, else the status text — never
  * the body whole (a proxy may echo the request's headers), and scrubbed of anything shaped like a
  * credential. The caller scrubs the values it sent (redactError with its headers).
@@ -79,6 +79,8 @@ export async function providerErrorMessage(res: Response): Promise<string> {
       (typeof error === "string" && error) ||
       (typeof body.message === "string" && body.message) ||
       (typeof body.detail === "string" && body.detail) ||
+      // IBM watsonx.ai: {errors: [{code, message}], status_code}
+      (Array.isArray(body.errors) && typeof body.errors[0]?.message === "string" && body.errors[0].message) ||
       undefined;
   } catch {
     // not JSON: a plain-text message is quoted, an HTML page is not

@@ -5,12 +5,17 @@ import type { BaseChatModel } from "@langchain/core/language_models/chat_models"
 import { fail } from "../../errors";
 import type { ProviderDeps } from "../types";
 import { awsChatBedrock } from "./bedrock";
+import { awsBedrockLLM } from "./bedrock-llm";
 import { chatCloudflareWorkersAI } from "./cloudflare";
 import { chatCohere } from "./cohere-chat";
 import { chatHuggingFace } from "./huggingface-chat";
+import { chatNemoGuardrails } from "./nemo-guardrails";
+import { chatAlibabaTongyi } from "./tongyi";
 import { textLLMModels } from "./llm-family";
 import { nativeChatModels } from "./native-family";
 import { openAIFamilyModels } from "./openai-family";
+import { vertexChatModels } from "./vertex";
+import { watsonxChatModels } from "./watsonx";
 import type { ChatModelDefinition } from "./types";
 
 const definitions: ChatModelDefinition[] = [
@@ -18,9 +23,14 @@ const definitions: ChatModelDefinition[] = [
   chatCloudflareWorkersAI,
   ...nativeChatModels,
   awsChatBedrock,
+  awsBedrockLLM,
   chatCohere,
   chatHuggingFace,
+  chatNemoGuardrails,
+  chatAlibabaTongyi,
   ...textLLMModels,
+  ...vertexChatModels,
+  ...watsonxChatModels,
 ];
 
 const byName = new Map<string, ChatModelDefinition>();

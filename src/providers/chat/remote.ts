@@ -9,7 +9,7 @@ import type { BaseMessage } from "@langchain/core/messages";
 import type { ChatGenerationChunk, ChatResult } from "@langchain/core/outputs";
 import { fail } from "../../errors";
 import type { EndpointPolicy } from "../../lib/outbound";
-import { redactError } from "../../lib/redact";
+import { headerSecrets, redactError } from "../../lib/redact";
 import { type AttemptRules, type Deadline, callWithRetry, streamWithRetry } from "../../lib/run-control";
 import { ChatModelBase, type RemoteModelFields } from "./base";
 import { type WireRequest, postJson, readJson } from "./http";
@@ -25,10 +25,13 @@ export abstract class RemoteChatModel<O extends RemoteCallOptions = RemoteCallOp
   /** Named in error messages ("Anthropic answered 401: …"). */
   abstract readonly provider: string;
   protected readonly policy: EndpointPolicy;
+  private readonly auth?: RemoteModelFields["auth"];
+  private authSecrets: string[] = [];
 
   constructor(fields: RemoteModelFields) {
     super(fields);
     this.policy = fields.policy;
+    this.auth = fields.auth;
   }
 
   protected abstract request(messages: BaseMessage[], options: this["ParsedCallOptions"], stream: boolean): WireRequest;
@@ -55,8 +58,16 @@ export abstract class RemoteChatModel<O extends RemoteCallOptions = RemoteCallOp
       timeoutMs: this.timeoutMs,
       signal: this.signalOf(options),
       provider: this.provider,
-      scrub: (err: Error) => redactError(err, secrets),
+      scrub: (err: Error) => redactError(err, [...secrets, ...this.authSecrets]),
     };
+  }
+
+  /** `req` with the model's per-attempt auth headers, when it has a sign-in. */
+  private async signed(req: WireRequest, deadline: Deadline): Promise<WireRequest> {
+    if (!this.auth) return req;
+    const headers = await this.auth(deadline);
+    this.authSecrets = headerSecrets(headers);
+    return { ...req, headers: { ...req.headers, ...headers } };
   }
 
   async _generate(
@@ -66,7 +77,9 @@ export abstract class RemoteChatModel<O extends RemoteCallOptions = RemoteCallOp
   ): Promise<ChatResult> {
     const req = this.request(messages, options, false);
     return callWithRetry(this.rules(options), async (deadline) =>
-      this.result(await readJson(await postJson(req, deadline, this.provider, this.policy), deadline, this.provider)),
+      this.result(
+        await readJson(await postJson(await this.signed(req, deadline), deadline, this.provider, this.policy), deadline, this.provider),
+      ),
     );
   }
 
@@ -99,7 +112,7 @@ export abstract class RemoteChatModel<O extends RemoteCallOptions = RemoteCallOp
 
   /** One attempt's request, answered with a body (a 2xx without one is a model failure). */
   private async postBody(req: WireRequest, deadline: Deadline): Promise<BodyResponse> {
-    const res = await postJson(req, deadline, this.provider, this.policy);
+    const res = await postJson(await this.signed(req, deadline), deadline, this.provider, this.policy);
     if (!res.body) throw fail("MODEL_FAILED", `${this.provider} answered without a body`);
     return res as BodyResponse;
   }

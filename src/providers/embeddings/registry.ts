@@ -10,6 +10,8 @@ import { hostedEmbeddings } from "./hosted";
 import { LOCAL_HASH_DIMS, LocalHashEmbeddings } from "./local-hash";
 import { OpenAICompatibleEmbeddings } from "./openai";
 import type { EmbeddingsDefinition, ProviderDeps } from "./types";
+import { googleVertexAIEmbeddings } from "./vertex";
+import { ibmEmbedding } from "./watsonx";
 import { WORKERS_AI_EMBEDDING_MODEL, WorkersAIEmbeddings, isAiBound } from "./workers-ai";
 
 const LOCAL_EMBEDDINGS = "localHashEmbeddings";
@@ -85,6 +87,8 @@ const definitions: EmbeddingsDefinition[] = [
   // Mistral, Together, Jina, Voyage, Cohere, Gemini (hosted.ts).
   ...hostedEmbeddings,
   awsBedrockEmbeddings,
+  googleVertexAIEmbeddings,
+  ibmEmbedding,
 ];
 
 const byName = new Map<string, EmbeddingsDefinition>();

@@ -4,8 +4,19 @@ import { Document } from "@langchain/core/documents";
 import { fail } from "../../errors";
 import { megabytes, overLimit } from "../../lib/limits";
 import { docxLoader } from "./docx";
+import { epubLoader } from "./epub";
+import { fileLoader } from "./file-loader";
+import { apifyLoader } from "./hosted/apify";
+import { figmaLoader } from "./hosted/figma";
+import { gitbookLoader } from "./gitbook";
+import { oxylabsLoader } from "./hosted/oxylabs";
+import { unstructuredLoader } from "./hosted/unstructured";
+import { excelLoader } from "./office/excel";
+import { powerpointLoader, wordLoader } from "./office/powerpoint";
 import { fileLoaders } from "./files";
 import { githubLoader } from "./github";
+import { googleDriveLoader } from "./google/drive";
+import { googleSheetsLoader } from "./google/sheets";
 import { apiLoader } from "./hosted/api-loader";
 import { airtableLoader } from "./hosted/airtable";
 import { confluenceLoader } from "./hosted/confluence";
@@ -14,6 +25,7 @@ import { jiraLoader } from "./hosted/jira";
 import { notionLoaders } from "./notion";
 import { searchLoaders } from "./hosted/search";
 import { pdfLoader } from "./pdf";
+import { s3Loaders } from "./s3";
 import { extensionOf } from "./text-util";
 import type { LoaderDefinition, LoaderInput } from "./types";
 import { webLoader } from "./web";
@@ -42,6 +54,19 @@ const definitions: LoaderDefinition[] = [
   jiraLoader,
   airtableLoader,
   confluenceLoader,
+  googleDriveLoader,
+  googleSheetsLoader,
+  fileLoader,
+  wordLoader,
+  excelLoader,
+  powerpointLoader,
+  epubLoader,
+  ...s3Loaders,
+  gitbookLoader,
+  figmaLoader,
+  unstructuredLoader,
+  oxylabsLoader,
+  apifyLoader,
 ];
 
 const byName = new Map<string, LoaderDefinition>();
@@ -56,7 +81,18 @@ export function loaderDefinition(name: string): LoaderDefinition {
 }
 
 /** Flowise's choice of file input by extension (mapExtToInputField), then our loader for it. */
-const EXT_LOADER: Record<string, string> = { pdf: "pdfFile", json: "jsonFile", csv: "csvFile", jsonl: "jsonlinesFile", docx: "docxFile" };
+const EXT_LOADER: Record<string, string> = {
+  pdf: "pdfFile",
+  json: "jsonFile",
+  csv: "csvFile",
+  jsonl: "jsonlinesFile",
+  docx: "docxFile",
+  // Flowise sends spreadsheets to csvFile (which cannot read them); here they go to the Office loaders.
+  ...Object.fromEntries(["xlsx", "xlsm", "xls", "xlsb"].map((x) => [x, "microsoftExcel"])),
+  pptx: "microsoftPowerpoint",
+  ppt: "microsoftPowerpoint",
+  epub: "epubFile",
+};
 export const loaderForFile = (name: string): string => EXT_LOADER[extensionOf(name)] ?? "textFile";
 
 function metadataObject(value: unknown): Record<string, unknown> {

@@ -19,7 +19,7 @@ export interface LoaderInput {
   /** Bounds on the work a file may cause (pages, rows, columns, unzipped size, text, documents). */
   limits: WorkLimits;
   /** Decrypted credential values by id, for loaders behind a service (github). */
-  getCredential?(id: string): Promise<Record<string, unknown>>;
+  getCredential?(id: string, options?: { oauth2?: boolean }): Promise<Record<string, unknown>>;
   /** Service base URLs the deployment sets (tests: stand-ins), and ENVIRONMENT for the endpoint rule (lib/outbound). */
   services?: {
     GITHUB_API_BASE_URL?: string;
@@ -29,6 +29,14 @@ export interface LoaderInput {
     SPIDER_BASE_URL?: string;
     NOTION_BASE_URL?: string;
     AIRTABLE_BASE_URL?: string;
+    FIGMA_BASE_URL?: string;
+    OXYLABS_BASE_URL?: string;
+    APIFY_BASE_URL?: string;
+    /** S3's base URL (s3 and s3Directory; providers/aws/client.ts). */
+    AWS_S3_BASE_URL?: string;
+    /** Google Drive's and Sheets' API hosts (googleDrive and googleSheets; providers/loaders/google). */
+    GOOGLE_DRIVE_BASE_URL?: string;
+    GOOGLE_SHEETS_BASE_URL?: string;
     ENVIRONMENT?: string;
   };
 }
@@ -46,6 +54,11 @@ export interface LoaderDefinition {
    * for chatflow upserts): `text` one text, `lines` one document per JSON Lines line.
    */
   windows?: "text" | "lines";
+  /**
+   * Takes uploads of any kind (fileLoader, unstructuredFileLoader): a chatflow upsert sends it the
+   * files no loader of its kind in the branch reads, as Flowise hands them the other file inputs.
+   */
+  anyUpload?: boolean;
   /** Whether an uploaded file is of a kind this loader reads (else 415). */
   accepts?(file: { name: string; mime: string }): boolean;
   load(input: LoaderInput): Promise<Document[]>;

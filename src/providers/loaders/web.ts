@@ -14,7 +14,11 @@ const BLOCK =
   "p, div, br, li, ul, ol, h1, h2, h3, h4, h5, h6, tr, table, section, article, header, footer, nav, aside, main, " +
   "blockquote, pre, hr, dt, dd, figcaption";
 
-async function fetchPage(raw: string, outbound: OutboundEnv, maxBytes: number): Promise<{ url: string; html: string; type: string }> {
+export async function fetchPage(
+  raw: string,
+  outbound: OutboundEnv,
+  maxBytes: number,
+): Promise<{ url: string; html: string; type: string }> {
   const signal = AbortSignal.timeout(FETCH_TIMEOUT_MS);
   let res: Response;
   try {

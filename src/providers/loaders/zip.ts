@@ -113,6 +113,24 @@ async function find(bytes: Uint8Array, r: Reader, name: string, limits: ZipLimit
   return found;
 }
 
+/** The names of an archive's entries (central directory order), counted against the entry limit. */
+export async function zipEntryNames(bytes: Uint8Array, limits: ZipLimits): Promise<string[]> {
+  const r = new Reader(bytes);
+  const dir = directory(bytes, r);
+  if (dir.count > limits.maxEntries) throw limits.tooManyEntries(dir.count);
+  const decoder = new TextDecoder();
+  const pacer = new Pacer();
+  const names: string[] = [];
+  for (let i = 0, p = dir.offset; i < dir.count; i++) {
+    if (r.u32(p) !== CENTRAL) throw fail("INVALID_INPUT", "the zip archive's central directory is corrupt");
+    const nameLength = r.u16(p + 28);
+    names.push(decoder.decode(bytes.subarray(p + 46, p + 46 + nameLength)));
+    p += 46 + nameLength + r.u16(p + 30) + r.u16(p + 32);
+    await pacer.tick();
+  }
+  return names;
+}
+
 /**
  * The text of one entry (UTF-8), or undefined when the archive has no such entry. 400 for an
  * archive that is not a readable zip; the limits' errors for too many entries or too much output.

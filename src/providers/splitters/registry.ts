@@ -3,6 +3,7 @@
 import { CharacterTextSplitter, MarkdownTextSplitter, RecursiveCharacterTextSplitter, type TextSplitter } from "@langchain/textsplitters";
 import { fail } from "../../errors";
 import { codeSplitter } from "./code";
+import { HtmlToMarkdownTextSplitter } from "./html-markdown";
 import { pacedLength } from "./paced";
 import { LocalTokenTextSplitter } from "./token";
 
@@ -76,6 +77,10 @@ const definitions: SplitterDefinition[] = [
       codeSplitter(typeof config.language === "string" ? config.language : "", { ...sizes(config), lengthFunction: pacedLength() }),
   },
   { name: "markdownTextSplitter", build: (config) => new MarkdownTextSplitter({ ...sizes(config), lengthFunction: pacedLength() }) },
+  {
+    name: "htmlToMarkdownTextSplitter",
+    build: (config) => new HtmlToMarkdownTextSplitter({ ...sizes(config), lengthFunction: pacedLength() }),
+  },
   {
     name: "tokenTextSplitter",
     build: (config) =>

@@ -1,7 +1,8 @@
 // Vector stores by Flowise node name. Flowise's in-process stores (memoryVectorStore, …) map to the
 // local D1 store, so their exports run unchanged; faiss is an index in R2 per basePath; vectorize is
 // Cloudflare's; pinecone, qdrant, chroma, supabase, upstash (Upstash Vector), weaviate,
-// elasticsearch, openSearch and meilisearch are their services' REST APIs.
+// elasticsearch, openSearch and meilisearch are their services' REST APIs; milvus is Milvus's REST API
+// v2 (its gRPC is out of a Worker's reach), Astra Astra DB's Data API.
 import type { Env } from "../../env";
 import { fail } from "../../errors";
 import { LocalD1VectorStore } from "./local";
@@ -13,6 +14,10 @@ import { upstashVectorStore } from "./upstash";
 import { weaviateVectorStore } from "./weaviate";
 import { elasticsearchVectorStore, openSearchVectorStore } from "./elastic";
 import { meilisearchVectorStore } from "./meilisearch";
+import { postgresVectorStore } from "./postgres";
+import { redisVectorStore } from "./redis";
+import { milvusVectorStore } from "./milvus";
+import { astraVectorStore } from "./astra";
 import { FaissR2Store } from "./faiss-r2";
 import { str } from "../../lib/inputs";
 import type { DocVectorStore, VectorStoreContext, VectorStoreDefinition } from "./types";
@@ -41,6 +46,10 @@ const definitions: VectorStoreDefinition[] = [
   elasticsearchVectorStore,
   openSearchVectorStore,
   meilisearchVectorStore,
+  postgresVectorStore,
+  redisVectorStore,
+  milvusVectorStore,
+  astraVectorStore,
   {
     // Flowise's faiss keeps an index on disk at basePath; here it is an R2 object per basePath (faiss-r2.ts).
     name: "faiss",

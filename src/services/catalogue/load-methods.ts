@@ -12,6 +12,8 @@ import { assistant, chatFlow, documentStore, tool } from "../../db/schema";
 import { type LoadOption, type NodeDescriptor, builtOptions, declaredLoadMethods, nodeDescriptor } from "./files";
 import type { Deps } from "../deps";
 import { authorizedMcpServerTools, authorizedMcpServers } from "../custom-mcp-servers";
+import { googleLoaderOptions } from "../../providers/loaders/google/options";
+import { workLimits } from "../../lib/limits";
 
 /** What the canvas sends: the node's data plus the method, and for agentflow nodes their neighbours. */
 export interface LoadRequest {
@@ -168,8 +170,20 @@ const METHODS: Record<string, LoadMethod> = {
   },
 };
 
+const googleNode = (request: LoadRequest) => ({ credential: request.credential, inputs: record(request.inputs) });
+const googleDeps = (env: Env, runtime: Runtime) => ({
+  getCredential: runtime.credentials,
+  outbound: { OUTBOUND_ALLOW: env.OUTBOUND_ALLOW },
+  services: env,
+  limits: workLimits(env),
+});
+
 /** A node whose method answers differently from the one of the same name above (`<node>/<method>`). */
 const NODE_METHODS: Record<string, LoadMethod> = {
+  /** The Google loaders' pickers: the credential's files (providers/loaders/google/options.ts); none without one. */
+  "googleDrive/listFiles": ({ env, runtime, request }) => googleLoaderOptions("googleDrive", googleNode(request), googleDeps(env, runtime)),
+  "googleSheets/listSpreadsheets": ({ env, runtime, request }) =>
+    googleLoaderOptions("googleSheets", googleNode(request), googleDeps(env, runtime)),
   /** Custom MCP Server's servers: the ones authorized on the Tools page. */
   "customMcpServerTool/listServers": ({ db }) => authorizedMcpServers({ db }),
   /**

@@ -4,9 +4,16 @@ import { buildChatModel, chatModelCategory, supportedChatModels } from "../../..
 import { providerConfig } from "../../core/inputs";
 import { providerDeps } from "../../core/ports";
 import type { NodeDefinition } from "../types";
+import { llmCacheOf } from "./caches";
 
 export const chatModelNodes: NodeDefinition[] = supportedChatModels().map((name) => ({
   name,
   category: chatModelCategory(name),
-  build: ({ node, inputs, ctx }) => buildChatModel(name, providerConfig(node, inputs), providerDeps(ctx)),
+  build: async ({ node, inputs, ctx }) => {
+    const model = await buildChatModel(name, providerConfig(node, inputs), providerDeps(ctx));
+    // A Cache node on the `cache` input (caches.ts): LangChain's generate reads and fills it.
+    const cache = llmCacheOf(inputs.cache);
+    if (cache && model && typeof model === "object") (model as { cache?: unknown }).cache = cache;
+    return model;
+  },
 }));

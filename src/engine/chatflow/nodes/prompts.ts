@@ -5,6 +5,7 @@ import type { PromptInstance } from "../instances";
 import type { NodeDefinition } from "../types";
 import { str } from "../../core/inputs";
 import { fewShotPromptNode } from "./few-shot-prompt";
+import { promptLangFuseNode } from "./prompt-langfuse";
 
 const CATEGORY = "Prompts";
 
@@ -48,4 +49,5 @@ export const promptNodes: NodeDefinition[] = [
     },
   },
   fewShotPromptNode,
+  promptLangFuseNode,
 ];

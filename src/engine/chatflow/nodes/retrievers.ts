@@ -17,7 +17,7 @@
 //                 fused by reciprocal rank (1 / (rank + c))
 //   extractMetadataRetriever  the model extracts a metadata filter from the query (structured output)
 //   customRetriever  hits rewritten through resultFormat ({{context}}, {{metadata.key}})
-//   cohereRerankRetriever / JinaRerankRetriever / voyageAIRerankRetriever  the base retriever's
+//   cohereRerankRetriever / JinaRerankRetriever / voyageAIRerankRetriever / AzureRerankRetriever  the base retriever's
 //                 documents reordered by the service's rerank API (./retrievers/rerank.ts)
 // Where Flowise leaves room, see docs/flows-and-nodes.md ("Retrievers").
 import { Document, type DocumentInterface } from "@langchain/core/documents";

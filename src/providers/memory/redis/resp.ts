@@ -2,7 +2,8 @@
 // simple strings (+), errors (-), integers (:), bulk strings ($, -1 = nil) and arrays (*).
 // The reader takes bytes as they arrive and gives each complete reply.
 
-export type RespValue = string | number | null | RespValue[] | RespError;
+/** Bulk strings are text, or bytes as they came when the reader was made `binary` (a vector's float32s). */
+export type RespValue = string | number | null | RespValue[] | RespError | Uint8Array;
 
 /** A reply of type error (-ERR …): returned as a value, so one failed command in a pipeline does not hide the others. */
 export class RespError {
@@ -11,11 +12,11 @@ export class RespError {
 
 const encoder = new TextEncoder();
 
-/** One command as RESP bytes (lengths in bytes, so any UTF-8 text goes through). */
-export function encodeCommand(args: Array<string | number>): Uint8Array {
+/** One command as RESP bytes (lengths in bytes, so any UTF-8 text goes through; bytes go as they are). */
+export function encodeCommand(args: Array<string | number | Uint8Array>): Uint8Array {
   const parts: Uint8Array[] = [encoder.encode(`*${args.length}\r\n`)];
   for (const arg of args) {
-    const bytes = encoder.encode(String(arg));
+    const bytes = arg instanceof Uint8Array ? arg : encoder.encode(String(arg));
     parts.push(encoder.encode(`$${bytes.length}\r\n`), bytes, encoder.encode("\r\n"));
   }
   return concatBytes(parts);
@@ -37,6 +38,9 @@ class RespProtocolError extends Error {}
 export class RespReader {
   private buf = new Uint8Array(0);
   private readonly decoder = new TextDecoder();
+
+  /** `binary`: bulk strings are answered as bytes, not decoded as UTF-8. */
+  constructor(private readonly binary = false) {}
 
   push(chunk: Uint8Array): void {
     const next = new Uint8Array(this.buf.length + chunk.length);
@@ -76,7 +80,8 @@ export class RespReader {
         const len = Number(head.text);
         if (len < 0) return { value: null, end: head.end };
         if (head.end + len + 2 > this.buf.length) return undefined;
-        return { value: this.decoder.decode(this.buf.subarray(head.end, head.end + len)), end: head.end + len + 2 };
+        const bytes = this.buf.subarray(head.end, head.end + len);
+        return { value: this.binary ? bytes.slice() : this.decoder.decode(bytes), end: head.end + len + 2 };
       }
       case "*": {
         const n = Number(head.text);

@@ -42,10 +42,11 @@ export class RedisTcp implements RedisCommands {
     this.label = `Redis at ${o.hostname}:${o.port}`;
   }
 
-  async pipeline(commands: Array<Array<string | number>>): Promise<RespValue[]> {
+  /** `binary`: arguments may be bytes and bulk replies are answered as bytes (RediSearch's vectors). */
+  async pipeline(commands: Array<Array<string | number | Uint8Array>>, { binary = false } = {}): Promise<RespValue[]> {
     const { o } = this;
     const ms = o.timeoutMs ?? REDIS_TIMEOUT_MS;
-    const setup: Array<Array<string | number>> = [];
+    const setup: Array<Array<string | number | Uint8Array>> = [];
     if (o.password) setup.push(o.username ? ["AUTH", o.username, o.password] : ["AUTH", o.password]);
     if (o.db) setup.push(["SELECT", o.db]);
     const all = [...setup, ...commands, ["QUIT"]];
@@ -62,7 +63,7 @@ export class RedisTcp implements RedisCommands {
       await writer.write(concatBytes(all.map(encodeCommand)));
       writer.releaseLock();
       const reader = socket.readable.getReader();
-      const parser = new RespReader();
+      const parser = new RespReader(binary);
       const replies: RespValue[] = [];
       while (replies.length < all.length) {
         const value = parser.next();
