@@ -5,6 +5,7 @@
 import { connect } from "cloudflare:sockets";
 import { Buffer } from "node:buffer";
 import { EventEmitter } from "node:events";
+import postgres from "postgres";
 
 interface ConnectOptions {
   host: string[];
@@ -81,4 +82,24 @@ export async function workersSocket(options: ConnectOptions): Promise<EventEmitt
   raw.closed.then(close, fail);
   void read();
   return tcp;
+}
+
+/** What every edgeflow connection sets: one connection, no type or statement round trips, our socket. */
+const WORKERS_OPTIONS = {
+  max: 1,
+  fetch_types: false,
+  prepare: false,
+  onnotice: () => {},
+  connection: { application_name: "edgeflow" },
+  socket: workersSocket,
+};
+
+/** A postgres.js client over the Workers socket: a connection string, or options, plus the caller's own options. */
+export function workersPostgres(
+  target: string | postgres.Options<Record<string, never>>,
+  options: postgres.Options<Record<string, never>> = {},
+) {
+  // `socket` is a documented option the type definitions leave out.
+  const all = { ...WORKERS_OPTIONS, ...options } as postgres.Options<Record<string, never>>;
+  return typeof target === "string" ? postgres(target, all) : postgres({ ...(target as object), ...all } as typeof all);
 }

@@ -5,7 +5,7 @@
 import postgres from "postgres";
 import { ApiError, fail } from "../../errors";
 import { type EndpointEnv, assertEndpointHostAllowed } from "../../lib/outbound";
-import { workersSocket } from "./pg-socket";
+import { workersPostgres } from "./pg-socket";
 import { checkStatement } from "./statement";
 import { type SqlDatabase, type SqlTable, SqlQueryError } from "./types";
 import { errorMessage } from "../../lib/error-message";
@@ -47,17 +47,7 @@ export function postgresDatabase(raw: string, outbound: EndpointEnv): SqlDatabas
   assertEndpointHostAllowed(url.hostname, port, { field: "Sql Database Chain url", env: outbound });
   const label = `PostgreSQL database at ${url.hostname}:${port}${url.pathname.length > 1 ? url.pathname : ""}`;
   const schema = url.searchParams.get("schema") ?? "public";
-  // `socket` is a documented option the type definitions leave out.
-  const sql = postgres(url.toString(), {
-    max: 1,
-    connect_timeout: PG_CONNECT_TIMEOUT_S,
-    idle_timeout: 5,
-    fetch_types: false,
-    prepare: false,
-    onnotice: () => {},
-    connection: { application_name: "edgeflow" },
-    socket: workersSocket,
-  } as postgres.Options<Record<string, never>>);
+  const sql = workersPostgres(url.toString(), { connect_timeout: PG_CONNECT_TIMEOUT_S, idle_timeout: 5 });
 
   /** What a failure becomes: the database's own refusal for the model, or a 502/504 naming the database. */
   const failure = (err: unknown): Error => {

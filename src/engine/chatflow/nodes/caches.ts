@@ -2,7 +2,8 @@
 // the prompt and the model's settings (its llm string). A cached answer is given again without
 // calling the model; a streamed answer is neither read from nor written to it (LangChain's rule).
 // - inMemoryCache: per chatflow, in this isolate's memory (a Worker has many isolates, each with its
-//   own; lost when the isolate is) — at most MAX_ENTRIES answers per isolate, the oldest dropped;
+//   own; lost when the isolate is) — at most MAX_ENTRIES answers per isolate across all chatflows,
+//   the least recently used dropped, so memory stays bounded however many flows use one;
 // - redisCache: Redis (credential redisCacheApi or redisCacheUrlApi: TCP sockets, or Upstash's REST
 //   API for an https:// redisUrl), one key per generation, `ttl` ms when set;
 // - upstashRedisCache: Upstash Redis's REST API (credential upstashRedisApi).
@@ -25,21 +26,26 @@ async function keyOf(...parts: string[]): Promise<string> {
   return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
 }
 
-/** The isolate's in-memory caches, one per chatflow; insertion order is age. */
-const memory = new Map<string, Map<string, Generation[]>>();
+/** The isolate's in-memory cache: keys are the chatflow's id and the prompt's hash; insertion order is age. */
+const memory = new Map<string, Generation[]>();
 
 class IsolateCache extends BaseCache {
-  constructor(private readonly entries: Map<string, Generation[]>) {
+  constructor(private readonly chatflowId: string) {
     super();
   }
   async lookup(prompt: string, llmKey: string): Promise<Generation[] | null> {
-    return this.entries.get(await keyOf(prompt, llmKey)) ?? null;
+    const key = `${this.chatflowId}\0${await keyOf(prompt, llmKey)}`;
+    const hit = memory.get(key);
+    if (!hit) return null;
+    memory.delete(key); // most recently used last
+    memory.set(key, hit);
+    return hit;
   }
   async update(prompt: string, llmKey: string, value: Generation[]): Promise<void> {
-    const key = await keyOf(prompt, llmKey);
-    this.entries.delete(key);
-    this.entries.set(key, value);
-    if (this.entries.size > MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value as string);
+    const key = `${this.chatflowId}\0${await keyOf(prompt, llmKey)}`;
+    memory.delete(key);
+    memory.set(key, value);
+    if (memory.size > MAX_ENTRIES) memory.delete(memory.keys().next().value as string);
   }
 }
 
@@ -75,10 +81,7 @@ export const cacheNodes: NodeDefinition[] = [
     name: "inMemoryCache",
     category: CATEGORY,
     async build({ ctx }) {
-      const id = ctx.chatflowid ?? "";
-      let entries = memory.get(id);
-      if (!entries) memory.set(id, (entries = new Map()));
-      return new IsolateCache(entries);
+      return new IsolateCache(ctx.chatflowid ?? "");
     },
   },
   {

@@ -5,12 +5,12 @@
 // embedding vector; rows found by `metadata @> filter` and ordered by the distance operator.
 // Failures: the server's refusal (authentication, a missing database, a bad query) is a 502 with
 // its message, no answer in time a 504, naming the table's server, never the password.
-import postgres from "postgres";
+import type postgres from "postgres";
 import { ApiError, fail } from "../../../errors";
 import { errorMessage } from "../../../lib/error-message";
 import { redact } from "../../../lib/redact";
 import { Deadline, RunAborted } from "../../../lib/run-control";
-import { workersSocket } from "../../sql/pg-socket";
+import { workersPostgres } from "../../sql/pg-socket";
 
 /** Flowise's key of a chat's uploaded files in metadata: such rows answer only that chat (never here). */
 const CHAT_ID_KEY = "flowise_chatId";
@@ -64,23 +64,16 @@ export class PgVectorClient {
   private async run<T>(what: string, work: (sql: Sql) => Promise<T>, missingTable?: () => T): Promise<T> {
     const ms = this.o.timeoutMs ?? PG_TIMEOUT_MS;
     const deadline = new Deadline(ms, this.o.signal);
-    // `socket` is a documented option the type definitions leave out.
-    const sql = postgres({
+    const sql = workersPostgres({
       host: this.o.host,
       port: this.o.port,
       database: this.o.database,
       username: this.o.user,
       password: this.o.password,
       ssl: this.o.ssl ? "require" : false,
-      max: 1,
       connect_timeout: Math.max(1, Math.ceil(ms / 1000)),
       idle_timeout: 1,
-      fetch_types: false,
-      prepare: false,
-      onnotice: () => {},
-      connection: { application_name: "edgeflow" },
-      socket: workersSocket,
-    } as postgres.Options<Record<string, never>>);
+    });
     try {
       return await deadline.race(work(sql));
     } catch (err) {
