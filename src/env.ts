@@ -63,6 +63,10 @@ export const PROVIDER_VARS = [
   "SEARCHAPI_BASE_URL",
   // Microsoft Graph v1.0 (engine/tools/microsoft): the microsoftOutlook and microsoftTeams tools.
   "MICROSOFT_GRAPH_BASE_URL",
+  // MCP presets' hosts (engine/tools/mcp/presets.ts): Pipedream's API (token) and remote MCP server, Browserless's MCP server.
+  "PIPEDREAM_BASE_URL",
+  "PIPEDREAM_MCP_BASE_URL",
+  "BROWSERLESS_MCP_BASE_URL",
   // The spiderDocumentLoaders loader (providers/loaders/hosted/crawlers.ts).
   "SPIDER_BASE_URL",
   // The notionPage and notionDB loaders (providers/loaders/notion).
@@ -83,6 +87,11 @@ export const PROVIDER_VARS = [
   "ARXIV_BASE_URL",
   "GITHUB_API_BASE_URL",
   "PINECONE_BASE_URL",
+  // Zep Cloud's API v2 (providers/vectorstores/zep: zepCloud, ZepMemoryCloud) and mem0's platform API (providers/memory/mem0.ts).
+  "ZEP_CLOUD_BASE_URL",
+  "MEM0_BASE_URL",
+  // Vectara's API (providers/vectorstores/vectara).
+  "VECTARA_BASE_URL",
   // Embeddings services without a base URL input (providers/embeddings/hosted.ts); Together's is TOGETHER_BASE_URL.
   "COHERE_EMBEDDINGS_BASE_URL",
   // The cohere text LLM's Generate API (providers/chat/completion-llms.ts).

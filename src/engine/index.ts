@@ -78,6 +78,7 @@ export { chatflowFileKey, checkLoaderFile, loaderFileField } from "./chatflow/no
 export { type UpsertPlan, assertUpsertSupported, planFlowUpsert, runUpsert } from "./chatflow/upsert";
 export { toolDefinitionProblem } from "./tools/custom";
 export { listMcpActions, listMcpServerTools } from "./tools/mcp/custom-mcp";
+export { MCP_PRESET_NAMES, listPresetActions } from "./tools/mcp/presets";
 export { toolName } from "./tools/names";
 export { McpSessionError } from "./tools/mcp/client";
 export { openApiOptions } from "./tools/openapi/spec-source";

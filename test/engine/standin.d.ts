@@ -44,6 +44,10 @@ declare module "vitest" {
     meilisearchUrl: string;
     /** Upstash Vector REST stand-in (test/standin/upstash-vector.mjs): an index per path prefix. */
     upstashVectorUrl: string;
+    /** Vectara API v1 stand-in (test/standin/vectara.mjs): documents per customer and corpus. */
+    vectaraUrl: string;
+    /** Zep Cloud (/api/v2), open-source Zep (/api/v1) and mem0 (/v1/memories) stand-in (test/standin/zep.mjs). */
+    zepUrl: string;
     /** Supabase PostgREST stand-in (test/standin/supabase.mjs): documents tables and match functions. */
     supabaseUrl: string;
     /** A real Postgres (PGlite) on loopback, seeded with `albums` (test/standin/postgres.mjs): postgres://…. */
@@ -72,6 +76,8 @@ declare module "vitest" {
     microsoftGraphUrl: string;
     /** A loopback MCP server built with the SDK (test/standin/mcp.mjs). */
     mcpUrl: string;
+    /** Pipedream Connect: its token endpoint and remote MCP server (test/standin/pipedream.mjs). */
+    pipedreamUrl: string;
     /** Upstash REST stand-in, also GET /commands (TCP commands received) and /keys/KEY (test/standin/redis.mjs). */
     upstashUrl: string;
     /** redis://127.0.0.1:PORT of the RESP stand-in. */

@@ -523,6 +523,21 @@ describe("embeddings, vector stores and memories", () => {
     }
   });
 
+  it("pipedreamMCP and browserlessMCP: PIPEDREAM_BASE_URL, PIPEDREAM_MCP_BASE_URL, BROWSERLESS_MCP_BASE_URL private → 400", async () => {
+    const getCredential = async () => ({ clientId: "c", clientSecret: "pd-s", projectId: "p", browserlessApiToken: "bl-s" });
+    const pd = { appSlug: "slack", externalUserId: "u1", credential: "c" };
+    for (const [node, inputs, field] of [
+      ["pipedreamMCP", pd, "PIPEDREAM_BASE_URL"],
+      ["pipedreamMCP", pd, "PIPEDREAM_MCP_BASE_URL"],
+      ["browserlessMCP", { credential: "c" }, "BROWSERLESS_MCP_BASE_URL"],
+    ] as const) {
+      const ctx = { runtime: { outbound: {}, providers: { ...PRODUCTION, [field]: "http://10.6.6.9" } }, getCredential, vars: {} } as never;
+      await expect(buildTool(node, inputs, { ctx, label: node }), field).rejects.toThrow(
+        new RegExp(`^${field} refused by the outbound policy: 10\\.6\\.6\\.9 is a private address`),
+      );
+    }
+  });
+
   it("jiraTool: a jiraHost on a private, loopback or metadata address is a 400 before the credential is read", async () => {
     const getCredential = async () => ({ username: "u@example.com", accessToken: "jira-secret-token" });
     const ctx = { runtime: { outbound: {}, providers: PRODUCTION }, getCredential } as never;
@@ -593,6 +608,19 @@ describe("embeddings, vector stores and memories", () => {
     expect(build("https://xyz.cloud.qdrant.io:6333")).not.toThrow();
   });
 
+  it("vectara: VECTARA_BASE_URL at a private or metadata address is refused when the store is built, naming the var", () => {
+    const ctx = (url: string) => ({
+      env: { ...PRODUCTION, VECTARA_BASE_URL: url } as never,
+      db: db(),
+      embeddings: new LocalHashEmbeddings({}),
+      namespace: "ns",
+    });
+    const build = (url: string) => () => buildVectorStore("vectara", { credential: "c" }, ctx(url));
+    expect(build("http://10.0.0.7")).toThrow(/^VECTARA_BASE_URL refused by the outbound policy: 10\.0\.0\.7 is a private address/);
+    expect(build("http://169.254.169.254")).toThrow(/^VECTARA_BASE_URL refused by the outbound policy: 169\.254\.169\.254 is a link-local/);
+    expect(build("https://api.vectara.io")).not.toThrow();
+  });
+
   it("milvus: a milvusServerUrl (with or without a scheme) at a private, loopback or metadata address is refused when the store is built", () => {
     const ctx = { env: PRODUCTION as never, db: db(), embeddings: new LocalHashEmbeddings({ dims: 8 }), namespace: "ns" };
     const build = (url: string) => () => buildVectorStore("milvus", { milvusServerUrl: url, milvusCollection: "c" }, ctx);
@@ -637,6 +665,32 @@ describe("embeddings, vector stores and memories", () => {
       /^supabase supabaseProjUrl refused by the outbound policy: 192\.168\.1\.9 is a private/,
     );
     expect(supabase("https://xyz.supabase.co")).not.toThrow();
+  });
+
+  it("zep's baseURL (when built), ZEP_CLOUD_BASE_URL (zepCloud, first use) and mem0's MEM0_BASE_URL are under the rule", async () => {
+    const ctx = (env: Record<string, string>) => ({
+      env: { ...PRODUCTION, ...env } as never,
+      db: db(),
+      embeddings: new LocalHashEmbeddings({ dims: 8 }),
+      namespace: "ns",
+      getCredential: async () => ({ apiKey: "k" }),
+    });
+    expect(() => buildVectorStore("zep", { baseURL: "http://10.0.0.5:8000", zepCollection: "c" }, ctx({}))).toThrow(
+      /^zep baseURL refused by the outbound policy: 10\.0\.0\.5 is a private address/,
+    );
+    expect(() => buildVectorStore("zep", { baseURL: "https://zep.example.com", zepCollection: "c" }, ctx({}))).not.toThrow();
+    const cloud = buildVectorStore(
+      "zepCloud",
+      { credential: "c", zepCollection: "c" },
+      ctx({ ZEP_CLOUD_BASE_URL: "http://192.168.2.2/api/v2" }),
+    );
+    await expect(cloud.similaritySearch("hello", 1)).rejects.toThrow(
+      /^ZEP_CLOUD_BASE_URL refused by the outbound policy: 192\.168\.2\.2 is a private address/,
+    );
+    const { mem0Client } = await import("../../src/providers/memory/mem0");
+    expect(() => mem0Client({ env: { ...PRODUCTION, MEM0_BASE_URL: "http://169.254.169.254" } as never, apiKey: "k" })).toThrow(
+      /^MEM0_BASE_URL refused by the outbound policy: 169\.254\.169\.254 is a link-local/,
+    );
   });
 
   it("postgres (pgvector): host and port at a private, loopback or metadata address are refused when the store is built", () => {

@@ -14,6 +14,7 @@ import { startLoadersHostedStandin } from "./loaders-hosted.mjs";
 import { startLoadersHosted2Standin } from "./loaders-hosted-2.mjs";
 import { startHubStandin } from "./hub.mjs";
 import { startMcpStandin } from "./mcp.mjs";
+import { startPipedreamStandin } from "./pipedream.mjs";
 import { startMicrosoftGraphStandin } from "./microsoft-graph.mjs";
 import { startOAuth2Standin } from "./oauth2.mjs";
 import { startPineconeStandin } from "./pinecone.mjs";
@@ -26,6 +27,8 @@ import { startElasticStandin } from "./elastic.mjs";
 import { startMeilisearchStandin } from "./meilisearch.mjs";
 import { startSupabaseStandin } from "./supabase.mjs";
 import { startUpstashVectorStandin } from "./upstash-vector.mjs";
+import { startZepStandin } from "./zep.mjs";
+import { startVectaraStandin } from "./vectara.mjs";
 import { startPostgresStandin, startSilentTcp } from "./postgres.mjs";
 import { startPgvectorStandin } from "./pgvector.mjs";
 import { startRedisSearchStandin } from "./redis-search.mjs";
@@ -87,6 +90,8 @@ export default async function setup(project) {
     openSearchUrl: await startElasticStandin("opensearch"),
     meilisearchUrl: await startMeilisearchStandin(),
     upstashVectorUrl: await startUpstashVectorStandin(),
+    zepUrl: await startZepStandin(),
+    vectaraUrl: await startVectaraStandin(),
     supabaseUrl: await startSupabaseStandin(),
     postgresUrl: await startPostgresStandin(),
     silentPostgresUrl: await startSilentTcp(),
@@ -98,6 +103,7 @@ export default async function setup(project) {
     loadersHostedUrl: await startLoadersHostedStandin(),
     loadersHosted2Url: await startLoadersHosted2Standin(),
     mcpUrl: await startMcpStandin(),
+    pipedreamUrl: await startPipedreamStandin(),
     microsoftGraphUrl: await startMicrosoftGraphStandin(),
     oauth2Url: await startOAuth2Standin(),
     tracingUrl: await startTracingStandin(),

@@ -7,6 +7,7 @@ import { assistantNodes } from "./nodes/assistant";
 import { chainNodes } from "./nodes/chains";
 import { apiChainNodes } from "./nodes/api-chains";
 import { cacheNodes } from "./nodes/caches";
+import { embeddingCacheNodes } from "./nodes/embedding-caches";
 import { chatModelNodes } from "./nodes/chat-models";
 import { customFunctionNodes } from "./nodes/custom-function";
 import { dataNodes } from "./nodes/data";
@@ -16,6 +17,7 @@ import { llamaIndexNodes } from "./nodes/llamaindex";
 import { embeddingsNodes } from "./nodes/embeddings";
 import { memoryNodes } from "./nodes/memory";
 import { redisMemoryNodes } from "./nodes/redis-memory";
+import { zepMem0MemoryNodes } from "./nodes/zep-mem0-memory";
 import { awsNodes } from "./nodes/aws";
 import { moderationNodes } from "./nodes/moderation";
 import { outputParserNodes } from "./nodes/output-parsers";
@@ -30,6 +32,7 @@ import { textSplitterNodes } from "./nodes/text-splitters";
 import { toolNodes } from "./nodes/tools";
 import { utilityNodes } from "./nodes/utilities";
 import { vectorStoreNodes } from "./nodes/vector-stores";
+import { vectaraNodes } from "./nodes/vectara";
 
 const families: NodeDefinition[][] = [
   chatModelNodes,
@@ -37,8 +40,10 @@ const families: NodeDefinition[][] = [
   chainNodes,
   apiChainNodes,
   cacheNodes,
+  embeddingCacheNodes,
   memoryNodes,
   redisMemoryNodes,
+  zepMem0MemoryNodes,
   awsNodes,
   outputParserNodes,
   moderationNodes,
@@ -54,6 +59,7 @@ const families: NodeDefinition[][] = [
   textSplitterNodes,
   embeddingsNodes,
   vectorStoreNodes,
+  vectaraNodes,
   retrievalNodes,
   [vectorDbQaNode],
   routerChainNodes,

@@ -26,6 +26,7 @@ import { wolframAlphaTool } from "./search/wolfram";
 import { customMcpTools } from "./mcp/custom-mcp";
 import { customMcpServerTools } from "./mcp/custom-mcp-server";
 import { processMcpNodes } from "./mcp/process-servers";
+import { mcpPresetTools } from "./mcp/presets";
 import { awsDynamoDbKvTool, awsSnsTool } from "./aws";
 import { gmailTools } from "./google/gmail";
 import { googleCalendarTools } from "./google/calendar";
@@ -64,6 +65,7 @@ const usable: ToolDefinition[] = [
   { name: "jiraTool", build: jiraTools },
   { name: "customMCP", build: customMcpTools },
   { name: "customMcpServerTool", build: customMcpServerTools },
+  ...mcpPresetTools,
   { name: "gmail", build: gmailTools },
   { name: "googleCalendarTool", build: googleCalendarTools },
   { name: "googleDriveTool", build: googleDriveTool },

@@ -2,7 +2,8 @@
 // local D1 store, so their exports run unchanged; faiss is an index in R2 per basePath; vectorize is
 // Cloudflare's; pinecone, qdrant, chroma, supabase, upstash (Upstash Vector), weaviate,
 // elasticsearch, openSearch and meilisearch are their services' REST APIs; milvus is Milvus's REST API
-// v2 (its gRPC is out of a Worker's reach), Astra Astra DB's Data API.
+// v2 (its gRPC is out of a Worker's reach), Astra Astra DB's Data API,
+// zep and zepCloud Zep's collections, vectara Vectara's API v1 (it embeds text itself).
 import type { Env } from "../../env";
 import { fail } from "../../errors";
 import { LocalD1VectorStore } from "./local";
@@ -18,6 +19,8 @@ import { postgresVectorStore } from "./postgres";
 import { redisVectorStore } from "./redis";
 import { milvusVectorStore } from "./milvus";
 import { astraVectorStore } from "./astra";
+import { zepCloudVectorStore, zepVectorStore } from "./zep";
+import { vectaraVectorStore } from "./vectara";
 import { FaissR2Store } from "./faiss-r2";
 import { str } from "../../lib/inputs";
 import type { DocVectorStore, VectorStoreContext, VectorStoreDefinition } from "./types";
@@ -50,6 +53,9 @@ const definitions: VectorStoreDefinition[] = [
   redisVectorStore,
   milvusVectorStore,
   astraVectorStore,
+  zepVectorStore,
+  zepCloudVectorStore,
+  vectaraVectorStore,
   {
     // Flowise's faiss keeps an index on disk at basePath; here it is an R2 object per basePath (faiss-r2.ts).
     name: "faiss",
@@ -61,6 +67,9 @@ const byName = new Map<string, VectorStoreDefinition>();
 for (const def of definitions) for (const n of [def.name, ...(def.aliases ?? [])]) byName.set(n, def);
 
 export const supportedVectorStores = (): string[] => [...byName.keys()].sort();
+
+/** Whether a store node needs embeddings (zepCloud and vectara do not: the service embeds the text). */
+export const storeTakesEmbeddings = (name: string): boolean => !byName.get(name)?.embedsText;
 
 /** The deployment's default: Vectorize when bound, else the local D1 store. */
 export const defaultVectorStoreName = (env: Env): string => (isVectorizeBound(env.VECTORIZE) ? VECTORIZE_VECTOR_STORE : LOCAL_VECTOR_STORE);

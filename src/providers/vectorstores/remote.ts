@@ -5,6 +5,7 @@
 // deadline and one retry of a network or 5xx failure (every call is idempotent: writes carry their
 // ids); failures are 502 (504 when the service does not answer in time) naming the service, never its key.
 import type { Document, DocumentInterface } from "@langchain/core/documents";
+import { Embeddings } from "@langchain/core/embeddings";
 import { maximalMarginalRelevance } from "@langchain/core/utils/math";
 import type { MaxMarginalRelevanceSearchOptions } from "@langchain/core/vectorstores";
 import { ApiError, fail } from "../../errors";
@@ -206,5 +207,22 @@ export abstract class RemoteDocumentsStore extends D1DocumentsStore {
 
   protected topK(k: number): number {
     return Math.max(1, Math.min(this.maxTopK, k));
+  }
+}
+
+/**
+ * The embeddings of a store whose service embeds the text itself (zepCloud, vectara): empty vectors,
+ * so an upsert or a query asks no model. `inIsolate`: nothing leaves the isolate to answer.
+ */
+export class ServiceEmbedsText extends Embeddings {
+  readonly inIsolate = true;
+  constructor() {
+    super({});
+  }
+  async embedDocuments(texts: string[]): Promise<number[][]> {
+    return texts.map(() => []);
+  }
+  async embedQuery(): Promise<number[]> {
+    return [];
   }
 }

@@ -79,6 +79,8 @@ export interface VectorStoreContext {
 export interface VectorStoreDefinition {
   name: string;
   aliases?: string[];
+  /** The service embeds the text itself (zepCloud, vectara): a flow connects no embeddings to the store. */
+  embedsText?: boolean;
   /** Fails (400) early when the store cannot work here, e.g. its binding is missing. */
   build(config: Record<string, unknown>, ctx: VectorStoreContext): DocVectorStore;
 }

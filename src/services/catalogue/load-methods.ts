@@ -6,7 +6,7 @@
 import { and, asc, eq, inArray } from "drizzle-orm";
 import { ApiError, badRequest } from "../../errors";
 import type { Db, Env } from "../../env";
-import { type Runtime, listMcpActions, openApiOptions, toolName } from "../../engine";
+import { MCP_PRESET_NAMES, type Runtime, listMcpActions, listPresetActions, openApiOptions, toolName } from "../../engine";
 import { loadVariables } from "../runs";
 import { assistant, chatFlow, documentStore, tool } from "../../db/schema";
 import { type LoadOption, type NodeDescriptor, builtOptions, declaredLoadMethods, nodeDescriptor } from "./files";
@@ -184,6 +184,25 @@ const NODE_METHODS: Record<string, LoadMethod> = {
   "googleDrive/listFiles": ({ env, runtime, request }) => googleLoaderOptions("googleDrive", googleNode(request), googleDeps(env, runtime)),
   "googleSheets/listSpreadsheets": ({ env, runtime, request }) =>
     googleLoaderOptions("googleSheets", googleNode(request), googleDeps(env, runtime)),
+  /** The MCP presets' Available Actions (pipedreamMCP, browserlessMCP, teradataMCP, supergatewayMCP): their server's tools. */
+  ...Object.fromEntries(
+    MCP_PRESET_NAMES.map((name): [string, LoadMethod] => [
+      `${name}/listActions`,
+      async ({ db, env, runtime, node, request }) =>
+        listPresetActions(
+          name,
+          { ...record(request.inputs), credential: request.credential },
+          {
+            providers: runtime.providers,
+            outbound: runtime.outbound,
+            getCredential: runtime.credentials,
+            vars: await loadVariables({ db, env }),
+            label: node.label,
+            signal: AbortSignal.timeout(15_000),
+          },
+        ),
+    ]),
+  ),
   /** Custom MCP Server's servers: the ones authorized on the Tools page. */
   "customMcpServerTool/listServers": ({ db }) => authorizedMcpServers({ db }),
   /**

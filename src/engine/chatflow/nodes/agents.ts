@@ -121,7 +121,9 @@ async function firstMessages(agent: AgentInstance, question: string): Promise<Ba
     const formatted = await promptMessages(agent.prompt, question);
     return [...formatted.filter((m) => m.getType() === "system"), ...history, ...formatted.filter((m) => m.getType() !== "system")];
   }
-  return [new SystemMessage(agent.systemMessage), ...history, new HumanMessage(question)];
+  // The LlamaIndex agents have no default: no system message unless one is set.
+  const system = agent.systemMessage ? [new SystemMessage(agent.systemMessage)] : [];
+  return [...system, ...history, new HumanMessage(question)];
 }
 
 type Model = Runnable<BaseMessage[], AIMessageChunk>;

@@ -14,7 +14,8 @@ import { fail } from "../../../errors";
 import { sha256Hex } from "../../../lib/crypto";
 import { indexDocuments } from "../../../providers/recordmanager/indexing";
 import { supportedRecordManagers } from "../../../providers/recordmanager/registry";
-import { supportedVectorStores } from "../../../providers/vectorstores/registry";
+import { storeTakesEmbeddings, supportedVectorStores } from "../../../providers/vectorstores/registry";
+import { ServiceEmbedsText } from "../../../providers/vectorstores/remote";
 import type { DocVectorStore } from "../../../providers/vectorstores/types";
 import type { BuildArgs, NodeDefinition } from "../types";
 import type { UpsertCounts } from "../../core/types";
@@ -68,7 +69,8 @@ const isRecordManager = (v: unknown): v is RecordManagerInstance =>
 /** The node's store: the provider named like the node, or `storeName` (a LlamaIndex twin opens its LangChain store). */
 export async function storeOf({ node, inputs, ctx }: BuildArgs, storeName = node.data.name): Promise<DocVectorStore> {
   const label = `${node.data.label} (${node.id})`;
-  const embeddings = requireEmbeddings(inputs.embeddings, label);
+  // A service that embeds the text itself (zepCloud) takes none.
+  const embeddings = storeTakesEmbeddings(storeName) ? requireEmbeddings(inputs.embeddings, label) : new ServiceEmbedsText();
   const namespace = await flowNamespace(ctx.chatflowid, node.id);
   return ctx.runtime.vectorStores.open(storeName, providerConfig(node, inputs), embeddings, namespace);
 }
@@ -133,7 +135,13 @@ const recordManagerNode = (name: string): NodeDefinition => ({
   }),
 });
 
+/** Stores whose chatflow nodes are built elsewhere. */
+const OWN_NODES = new Set(["vectara"]);
+
 export const vectorStoreNodes: NodeDefinition[] = [
-  ...supportedVectorStores().map(vectorStoreNode),
+  // vectara has nodes of its own (nodes/vectara.ts: its file upload and its QA chain read the store).
+  ...supportedVectorStores()
+    .filter((n) => !OWN_NODES.has(n))
+    .map(vectorStoreNode),
   ...supportedRecordManagers().map(recordManagerNode),
 ];

@@ -10,7 +10,7 @@ import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontex
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
 import { type ErrorCode, httpStatus } from "../../../errors";
-import { type OutboundEnv, OutboundRefused, outboundFetch } from "../../../lib/outbound";
+import { type EndpointPolicy, type OutboundEnv, OutboundRefused, endpointFetch, outboundFetch } from "../../../lib/outbound";
 import { redact } from "../../../lib/redact";
 import { Deadline, RunAborted } from "../../../lib/run-control";
 
@@ -43,6 +43,8 @@ export class McpSessionError extends Error {
 
 export interface SessionOptions {
   policy: OutboundEnv;
+  /** A deployment's endpoint (a preset's `*_BASE_URL` var or public host): the endpoint rule instead of `policy`. */
+  endpoint?: EndpointPolicy;
   /** The run's signal: the session stops with it. */
   signal?: AbortSignal;
   timeoutMs?: number;
@@ -72,10 +74,11 @@ function capped(res: Response, max: number, fail: (err: Error) => void): Respons
 }
 
 /** fetch for the SDK's transports: under the outbound policy, capped, stopped by the session's deadline. */
-function sessionFetch(policy: OutboundEnv, deadline: Deadline) {
+function sessionFetch({ policy, endpoint }: SessionOptions, deadline: Deadline) {
   return async (url: string | URL, init?: RequestInit): Promise<Response> => {
     const signals = init?.signal ? [init.signal, deadline.signal] : [deadline.signal];
-    const res = await outboundFetch(String(url), { ...init, signal: AbortSignal.any(signals) }, policy);
+    const req = { ...init, signal: AbortSignal.any(signals) };
+    const res = endpoint ? await endpointFetch(String(url), req, endpoint) : await outboundFetch(String(url), req, policy);
     return capped(res, MAX_MCP_RESPONSE_BYTES, (err) => deadline.controller.abort(err));
   };
 }
@@ -118,8 +121,12 @@ async function connect(client: Client, server: McpServerAddress, fetch: ReturnTy
       fetch,
       requestInit,
       eventSourceInit: {
-        fetch: (u, init) =>
-          fetch(u, { ...init, headers: { ...Object.fromEntries(new Headers(init?.headers).entries()), ...server.headers } }),
+        // set(), not a spread: the SDK already sends requestInit's headers lower-cased, a spread would send them twice.
+        fetch: (u, init) => {
+          const headers = new Headers(init?.headers);
+          for (const [k, v] of Object.entries(server.headers)) headers.set(k, v);
+          return fetch(u, { ...init, headers });
+        },
       },
     });
     await client.connect(sse);
@@ -136,7 +143,7 @@ export async function withMcpSession<T>(
   const deadline = new Deadline(timeoutMs, options.signal);
   const client = new Client({ name: "edgeflow", version: "1.0.0" }, { capabilities: {}, jsonSchemaValidator: validator });
   try {
-    const fetch = sessionFetch(options.policy, deadline);
+    const fetch = sessionFetch(options, deadline);
     // race(): the SSE transport waits for its `endpoint` event outside any request's timeout.
     await deadline.race(connect(client, server, fetch));
     return await deadline.race(work(client, { signal: deadline.signal, timeout: timeoutMs }));

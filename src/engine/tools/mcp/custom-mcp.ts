@@ -40,7 +40,7 @@ function parseConfig(raw: unknown, label: string): Record<string, unknown> {
 }
 
 /** `{{$vars.name}}` in every string of the config, with the run's variables (Flowise's substitution). */
-function withVars(value: unknown, vars: Record<string, string> | undefined): unknown {
+export function withVars(value: unknown, vars: Record<string, string> | undefined): unknown {
   if (typeof value === "string")
     return value.replace(/\{\{\s*\$vars\.([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g, (whole, name: string) => vars?.[name] ?? whole);
   if (Array.isArray(value)) return value.map((v) => withVars(v, vars));
@@ -97,9 +97,20 @@ export async function listMcpServerTools(server: McpServerAddress, options: Sess
   return listed.tools as McpToolListing[];
 }
 
+/** How a preset's tools differ: its endpoint rule, and a result text of its own (undefined: the usual). */
+export interface McpToolOptions {
+  endpoint?: SessionOptions["endpoint"];
+  format?: (text: string) => string | undefined;
+}
+
 /** The listed tools as LangChain tools, each call a session of its own on `server` (its own name sent). */
-export function mcpTools(server: McpServerAddress, listed: McpToolListing[], { ctx }: Pick<ToolDeps, "ctx">): StructuredToolInterface[] {
-  const session = { policy: ctx.runtime.outbound, signal: ctx.signal };
+export function mcpTools(
+  server: McpServerAddress,
+  listed: McpToolListing[],
+  { ctx }: Pick<ToolDeps, "ctx">,
+  { endpoint, format }: McpToolOptions = {},
+): StructuredToolInterface[] {
+  const session = { policy: ctx.runtime.outbound, signal: ctx.signal, endpoint };
   return listed.map(
     (t) =>
       new DynamicStructuredTool({
@@ -113,6 +124,8 @@ export function mcpTools(server: McpServerAddress, listed: McpToolListing[], { c
             throw err instanceof McpSessionError ? new ToolCallError(err.message) : err;
           });
           const text = mcpResultText(result);
+          const shown = format?.(text);
+          if (shown !== undefined) return shown;
           if (result.isError) throw new ToolCallError(text || `${t.name} failed`);
           return text;
         },

@@ -10,7 +10,7 @@ const HOSTED: Record<string, string> = {
   githubMCP: 'GitHub\'s hosted server: {"url": "https://api.githubcopilot.com/mcp/", "headers": {"Authorization": "Bearer <token>"}}',
 };
 
-const PROCESS_NODES = ["braveSearchMCP", "githubMCP", "postgreSQLMCP", "sequentialThinkingMCP", "slackMCP", "supergatewayMCP"];
+const PROCESS_NODES = ["braveSearchMCP", "githubMCP", "postgreSQLMCP", "sequentialThinkingMCP", "slackMCP"];
 
 export const processMcpNodes: ToolDefinition[] = PROCESS_NODES.map((name) => ({
   name,
