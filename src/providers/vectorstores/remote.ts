@@ -226,3 +226,16 @@ export class ServiceEmbedsText extends Embeddings {
     return [];
   }
 }
+
+/** A hosted store over its service's client (resolved on first use: the credential is read then) and its node's settings. */
+export abstract class ServiceStore<C, S> extends RemoteDocumentsStore {
+  constructor(
+    embeddings: ConstructorParameters<typeof RemoteDocumentsStore>[0],
+    db: ConstructorParameters<typeof RemoteDocumentsStore>[1],
+    namespace: string,
+    protected readonly client: () => Promise<C>,
+    protected readonly s: S,
+  ) {
+    super(embeddings, db, namespace);
+  }
+}

@@ -6,7 +6,7 @@
 import { Document, type DocumentInterface } from "@langchain/core/documents";
 import type { MaxMarginalRelevanceSearchOptions } from "@langchain/core/vectorstores";
 import { chunk } from "../../../lib/chunk";
-import { RemoteDocumentsStore } from "../remote";
+import { ServiceStore } from "../remote";
 import type { AstraClient, AstraDoc } from "./client";
 
 const ASTRA_PROVIDER = "astra";
@@ -28,22 +28,11 @@ export interface AstraSettings {
   metric: string;
 }
 
-export class AstraVectorStore extends RemoteDocumentsStore {
+export class AstraVectorStore extends ServiceStore<AstraClient, AstraSettings> {
   declare FilterType: Record<string, unknown>;
   readonly provider = ASTRA_PROVIDER;
   readonly maxTopK = ASTRA_MAX_TOP_K;
   protected readonly deleteBatch = ASTRA_ID_BATCH;
-
-  constructor(
-    embeddings: ConstructorParameters<typeof RemoteDocumentsStore>[0],
-    db: ConstructorParameters<typeof RemoteDocumentsStore>[1],
-    namespace: string,
-    /** Resolved on first use (the credential is read then). */
-    private readonly client: () => Promise<AstraClient>,
-    private readonly s: AstraSettings,
-  ) {
-    super(embeddings, db, namespace);
-  }
 
   protected async writeRemote(ids: string[], vectors: number[][], documents: DocumentInterface[]): Promise<void> {
     const client = await this.client();

@@ -8,7 +8,7 @@ import { Document, type DocumentInterface } from "@langchain/core/documents";
 import type { MaxMarginalRelevanceSearchOptions } from "@langchain/core/vectorstores";
 import { chunk } from "../../../lib/chunk";
 import { isObject } from "../../../lib/inputs";
-import { RemoteDocumentsStore } from "../remote";
+import { ServiceStore } from "../remote";
 import type { SearchClient, SearchHit } from "./client";
 
 /** Documents per bulk request. */
@@ -35,22 +35,17 @@ export function metadataTerms(filter?: Record<string, unknown>): Record<string, 
   return { must, must_not: [] };
 }
 
-export class SearchVectorStore extends RemoteDocumentsStore {
+export class SearchVectorStore extends ServiceStore<SearchClient, SearchStoreSettings> {
   declare FilterType: Record<string, unknown>;
-  readonly provider: string;
   readonly maxTopK = 1000;
   protected readonly deleteBatch = ID_BATCH;
 
-  constructor(
-    embeddings: ConstructorParameters<typeof RemoteDocumentsStore>[0],
-    db: ConstructorParameters<typeof RemoteDocumentsStore>[1],
-    namespace: string,
-    /** Resolved on first use (the credential is read then). */
-    private readonly client: () => Promise<SearchClient>,
-    private readonly s: SearchStoreSettings,
-  ) {
-    super(embeddings, db, namespace);
-    this.provider = s.provider;
+  readonly provider: string;
+
+  constructor(...args: ConstructorParameters<typeof ServiceStore<SearchClient, SearchStoreSettings>>) {
+    super(...args);
+    // A field, not a getter over `s`: the base constructors read it before `s` is set.
+    this.provider = args[4].provider;
   }
 
   private ensureIndex(client: SearchClient, dimension: number): Promise<void> {

@@ -8,7 +8,7 @@ import { Document, type DocumentInterface } from "@langchain/core/documents";
 import { chunk } from "../../../lib/chunk";
 import { isUuid, stableId } from "../../../lib/ids";
 import { isObject } from "../../../lib/inputs";
-import { RemoteDocumentsStore } from "../remote";
+import { ServiceStore } from "../remote";
 import { MEILI_EMBEDDER, type MeiliClient, type MeiliHit } from "./client";
 
 /** Documents per add request, ids per delete. */
@@ -27,20 +27,10 @@ const documentOf = (h: MeiliHit): Document =>
     metadata: { objectID: h.objectID, ...(isObject(h.metadata) ? h.metadata : {}) },
   });
 
-export class MeiliVectorStore extends RemoteDocumentsStore {
+export class MeiliVectorStore extends ServiceStore<MeiliClient, MeiliSettings> {
   readonly provider = "meilisearch";
   readonly maxTopK = 1000;
   protected readonly deleteBatch = MEILI_BATCH;
-
-  constructor(
-    embeddings: ConstructorParameters<typeof RemoteDocumentsStore>[0],
-    db: ConstructorParameters<typeof RemoteDocumentsStore>[1],
-    namespace: string,
-    private readonly client: () => Promise<MeiliClient>,
-    private readonly s: MeiliSettings,
-  ) {
-    super(embeddings, db, namespace);
-  }
 
   /** Meilisearch ids are letters, digits, - and _: any other id is replaced by a UUID made from it. */
   protected async remoteIds(ids: string[]): Promise<string[]> {

@@ -10,7 +10,7 @@ import type { MaxMarginalRelevanceSearchOptions } from "@langchain/core/vectorst
 import { fail } from "../../../errors";
 import { chunk } from "../../../lib/chunk";
 import { isObject } from "../../../lib/inputs";
-import { RemoteDocumentsStore } from "../remote";
+import { ServiceStore } from "../remote";
 import type { MilvusClient, MilvusCollection, MilvusRow } from "./client";
 
 const MILVUS_PROVIDER = "milvus";
@@ -77,22 +77,11 @@ export interface MilvusSettings {
   filter?: string;
 }
 
-export class MilvusVectorStore extends RemoteDocumentsStore {
+export class MilvusVectorStore extends ServiceStore<MilvusClient, MilvusSettings> {
   readonly provider = MILVUS_PROVIDER;
   readonly maxTopK = MILVUS_MAX_TOP_K;
   protected readonly deleteBatch = MILVUS_ID_BATCH;
   private described: Layout | undefined;
-
-  constructor(
-    embeddings: ConstructorParameters<typeof RemoteDocumentsStore>[0],
-    db: ConstructorParameters<typeof RemoteDocumentsStore>[1],
-    namespace: string,
-    /** Resolved on first use (the credential is read then). */
-    private readonly client: () => Promise<MilvusClient>,
-    private readonly s: MilvusSettings,
-  ) {
-    super(embeddings, db, namespace);
-  }
 
   /** The collection's layout (it is loaded when it was not); null when it does not exist. */
   private async layout(client: MilvusClient): Promise<Layout | null> {

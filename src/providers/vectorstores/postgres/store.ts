@@ -7,7 +7,7 @@ import { Document, type DocumentInterface } from "@langchain/core/documents";
 import type { MaxMarginalRelevanceSearchOptions } from "@langchain/core/vectorstores";
 import { chunk } from "../../../lib/chunk";
 import { isObject } from "../../../lib/inputs";
-import { RemoteDocumentsStore, uuidIds } from "../remote";
+import { ServiceStore, uuidIds } from "../remote";
 import type { PgVectorClient, PgVectorHit } from "./client";
 
 const POSTGRES_PROVIDER = "postgres";
@@ -49,22 +49,11 @@ export interface PostgresSettings {
   batchSize?: number;
 }
 
-export class PostgresVectorStore extends RemoteDocumentsStore {
+export class PostgresVectorStore extends ServiceStore<PgVectorClient, PostgresSettings> {
   declare FilterType: Record<string, unknown>;
   readonly provider = POSTGRES_PROVIDER;
   readonly maxTopK = 1000;
   protected readonly deleteBatch = PG_ID_BATCH;
-
-  constructor(
-    embeddings: ConstructorParameters<typeof RemoteDocumentsStore>[0],
-    db: ConstructorParameters<typeof RemoteDocumentsStore>[1],
-    namespace: string,
-    /** Resolved on first use (the credential is read then). */
-    private readonly client: () => Promise<PgVectorClient>,
-    private readonly s: PostgresSettings,
-  ) {
-    super(embeddings, db, namespace);
-  }
 
   protected async remoteIds(ids: string[]): Promise<string[]> {
     return uuidIds(ids);

@@ -7,7 +7,7 @@ import { Document, type DocumentInterface } from "@langchain/core/documents";
 import type { MaxMarginalRelevanceSearchOptions } from "@langchain/core/vectorstores";
 import { chunk } from "../../../lib/chunk";
 import { isObject } from "../../../lib/inputs";
-import { RemoteDocumentsStore, uuidIds } from "../remote";
+import { ServiceStore, uuidIds } from "../remote";
 import type { QdrantClient, QdrantHit } from "./client";
 
 const QDRANT_PROVIDER = "qdrant";
@@ -29,22 +29,11 @@ export interface QdrantSettings {
   batchSize?: number;
 }
 
-export class QdrantVectorStore extends RemoteDocumentsStore {
+export class QdrantVectorStore extends ServiceStore<QdrantClient, QdrantSettings> {
   declare FilterType: Record<string, unknown>;
   readonly provider = QDRANT_PROVIDER;
   readonly maxTopK = 1000;
   protected readonly deleteBatch = QDRANT_DELETE_BATCH;
-
-  constructor(
-    embeddings: ConstructorParameters<typeof RemoteDocumentsStore>[0],
-    db: ConstructorParameters<typeof RemoteDocumentsStore>[1],
-    namespace: string,
-    /** Resolved on first use (the credential is read then). */
-    private readonly client: () => Promise<QdrantClient>,
-    private readonly s: QdrantSettings,
-  ) {
-    super(embeddings, db, namespace);
-  }
 
   /** Qdrant takes UUIDs (or unsigned integers) only. */
   protected async remoteIds(ids: string[]): Promise<string[]> {

@@ -8,7 +8,7 @@ import { Document, type DocumentInterface } from "@langchain/core/documents";
 import type { MaxMarginalRelevanceSearchOptions } from "@langchain/core/vectorstores";
 import { chunk } from "../../../lib/chunk";
 import { isObject } from "../../../lib/inputs";
-import { RemoteDocumentsStore } from "../remote";
+import { ServiceStore } from "../remote";
 import { type RediSearchClient, type RedisHit, type RedisSearchKeys, SCORE_FIELD, float32Of } from "./client";
 
 const REDIS_PROVIDER = "redis";
@@ -25,23 +25,12 @@ export interface RedisSettings extends RedisSearchKeys {
   replaceIndex: boolean;
 }
 
-export class RedisVectorStore extends RemoteDocumentsStore {
+export class RedisVectorStore extends ServiceStore<RediSearchClient, RedisSettings> {
   /** LangChain's filter: terms any of which the metadata field holds. */
   declare FilterType: string[];
   readonly provider = REDIS_PROVIDER;
   readonly maxTopK = 1000;
   protected readonly deleteBatch = REDIS_KEY_BATCH;
-
-  constructor(
-    embeddings: ConstructorParameters<typeof RemoteDocumentsStore>[0],
-    db: ConstructorParameters<typeof RemoteDocumentsStore>[1],
-    namespace: string,
-    /** Resolved on first use (the credential is read then). */
-    private readonly client: () => Promise<RediSearchClient>,
-    private readonly s: RedisSettings,
-  ) {
-    super(embeddings, db, namespace);
-  }
 
   private ensureIndex(client: RediSearchClient, dim: number): Promise<void> {
     return this.prepareOnce(async () => {

@@ -7,7 +7,7 @@ import { Document, type DocumentInterface } from "@langchain/core/documents";
 import type { MaxMarginalRelevanceSearchOptions } from "@langchain/core/vectorstores";
 import { fail } from "../../../errors";
 import { chunk } from "../../../lib/chunk";
-import { RemoteDocumentsStore, uuidIds } from "../remote";
+import { ServiceStore, uuidIds } from "../remote";
 import type { WeaviateClient, WeaviateHit } from "./client";
 
 const WEAVIATE_PROVIDER = "weaviate";
@@ -38,22 +38,11 @@ export interface WeaviateSettings {
   filter?: Record<string, unknown>;
 }
 
-export class WeaviateVectorStore extends RemoteDocumentsStore {
+export class WeaviateVectorStore extends ServiceStore<WeaviateClient, WeaviateSettings> {
   declare FilterType: Record<string, unknown>;
   readonly provider = WEAVIATE_PROVIDER;
   readonly maxTopK = 1000;
   protected readonly deleteBatch = WEAVIATE_ID_BATCH;
-
-  constructor(
-    embeddings: ConstructorParameters<typeof RemoteDocumentsStore>[0],
-    db: ConstructorParameters<typeof RemoteDocumentsStore>[1],
-    namespace: string,
-    /** Resolved on first use (the credential is read then). */
-    private readonly client: () => Promise<WeaviateClient>,
-    private readonly s: WeaviateSettings,
-  ) {
-    super(embeddings, db, namespace);
-  }
 
   /** Weaviate takes UUIDs only: any other id is replaced by a UUID made from it. */
   protected async remoteIds(ids: string[]): Promise<string[]> {
