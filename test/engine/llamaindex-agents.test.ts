@@ -1,6 +1,8 @@
 // The LlamaIndex agents (openAIToolAgentLlamaIndex, anthropicAgentLlamaIndex) through POST
 // /prediction: a LlamaIndex chat model twin calls a queryEngineToolLlamaIndex (a query engine over
 // the town store) natively, the engine answers, the model answers from it; usedTools as Flowise's.
+// Queries name several bakery words: the store's local hash embeddings have 256 dimensions, and a
+// query of one bakery word plus a random marker could land nearer another passage.
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { callOf } from "./agents-flows";
 import { credential, marker, requestsWith, standinUrl } from "./helpers";
@@ -57,7 +59,7 @@ describe("openAIToolAgentLlamaIndex", () => {
   it("the model calls the query engine tool; its answer goes back; usedTools and the text as Flowise answers them", async () => {
     const id = await agentFlow("openAIToolAgentLlamaIndex", await openAIModel(), { systemMessage: "You know the town." });
     const m = marker();
-    const query = `bakery hours ${m}`;
+    const query = `bakery sourdough croissants hours ${m}`;
     const question = `${callOf("bakery_tool", { query })} ${m}`;
     const res = await call("POST", `/prediction/${id}`, { body: { question } });
     expect(res.status).toBe(200);
@@ -96,7 +98,7 @@ describe("openAIToolAgentLlamaIndex", () => {
     const m = marker();
     const first = await json("POST", `/prediction/${id}`, { body: { question: `hello ${m}` } });
     expect(first.text).toBe(`echo: hello ${m}`);
-    const query = `bakery ${m}-2`;
+    const query = `bakery sourdough croissants ${m}-2`;
     const res = await call("POST", `/prediction/${id}`, {
       body: { question: `${callOf("bakery_tool", { query })} ${m}-2`, streaming: true, chatId: first.chatId, sessionId: first.sessionId },
     });
@@ -129,7 +131,7 @@ describe("anthropicAgentLlamaIndex", () => {
   it("Claude calls the tool (tool_use → tool_result) and answers; never streamed, as in Flowise", async () => {
     const id = await agentFlow("anthropicAgentLlamaIndex", await claudeModel(), { systemMessage: "Be brief." });
     const m = marker();
-    const query = `bakery opening ${m}`;
+    const query = `bakery sourdough croissants opening ${m}`;
     const res = await call("POST", `/prediction/${id}`, {
       body: { question: `${callOf("bakery_tool", { query })} ${m}`, streaming: true },
     });
