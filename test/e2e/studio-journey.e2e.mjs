@@ -44,7 +44,10 @@ async function credentialsDialog({ page, origin, api }) {
   await open(page, origin, "/credentials", "/api/v1/credentials");
   await listed;
   await page.getByRole("button", { name: "Add Credential" }).click();
-  await dialog(page).getByPlaceholder("Search credential").fill("OpenAI API");
+  // Flowise's search matches the type's name (not its label) 500 ms after typing: "OpenAI API" would
+  // empty the list then, and a click racing that (the full grid's ~100 icons still loading) lost.
+  await dialog(page).getByPlaceholder("Search credential").fill("openAIApi");
+  await page.waitForTimeout(800);
   await dialog(page).getByText("OpenAI API", { exact: true }).click();
   const inputs = dialog(page).locator("input");
   await inputs.nth(0).fill("e2e stand-in");
