@@ -7,6 +7,10 @@ export default defineConfig(async () => {
   await buildAssets(); // wrangler.toml's [assets] directory: the worker reads files from it
 
   return {
+    // The bundle's [alias] entries for LangSmith (wrangler.toml), so that tests run what is deployed.
+    resolve: {
+      alias: [{ find: /^langsmith(\/run_trees|\/singletons\/traceable)?$/, replacement: "/src/lib/langsmith-stub.ts" }],
+    },
     plugins: [
       cloudflareTest({
         // Tests run the real Worker (src/index.ts) on local D1/R2 from the `local` environment.
