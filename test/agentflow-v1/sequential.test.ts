@@ -225,24 +225,30 @@ describe("Agentflow V1 sequential agents", () => {
     expect(answer.agentReasoning[1].nodeName).toBe("seqConditionAgent");
   });
 
-  it("Patient Concierge: Agent Memory — the second turn's agent is sent the first turn's conversation (from the previous execution)", async () => {
-    const tool = await storedTool();
-    const { id } = await saveMultiagent(
-      await onStandin(patientConcierge, (nodes) => {
-        for (const n of nodes.values()) if (n.data.name === "customTool") n.data.inputs!.selectedTool = tool;
-      }),
-    );
-    const m = marker();
-    const first = await json("POST", `/prediction/${id}`, { body: { question: `I am Ada ${m}` } });
-    expect(names(first.agentReasoning)).toEqual(["If user has been verified", "Identity Verification"]);
-    await json("POST", `/prediction/${id}`, { body: { question: `born 1815 ${m}`, chatId: first.chatId } });
-    const sent = (await requestsWith(`born 1815 ${m}`))
-      .at(-1)!
-      .body.messages.filter((x) => x.role !== "system")
-      .map((x) => x.content);
-    expect(sent).toEqual([`I am Ada ${m}`, first.text, `born 1815 ${m}`]);
-    expect((await executionsOf(id)).map((e) => e.state)).toEqual(["FINISHED", "FINISHED"]);
-  });
+  // Flowise's generic Agent Memory and its three named checkpointers all mean the session's previous execution (in D1).
+  it.each(["agentMemory", "sqliteAgentMemory", "postgresAgentMemory", "mySQLAgentMemory"])(
+    "Patient Concierge: %s — the second turn's agent is sent the first turn's conversation (from the previous execution)",
+    async (memoryNode) => {
+      const tool = await storedTool();
+      const { id, warning } = await saveMultiagent(
+        await onStandin(patientConcierge, (nodes) => {
+          for (const n of nodes.values()) if (n.data.name === "customTool") n.data.inputs!.selectedTool = tool;
+          for (const n of nodes.values()) if (n.data.name === "agentMemory") n.data.name = memoryNode;
+        }),
+      );
+      expect(warning).toBeUndefined();
+      const m = marker();
+      const first = await json("POST", `/prediction/${id}`, { body: { question: `I am Ada ${m}` } });
+      expect(names(first.agentReasoning)).toEqual(["If user has been verified", "Identity Verification"]);
+      await json("POST", `/prediction/${id}`, { body: { question: `born 1815 ${m}`, chatId: first.chatId } });
+      const sent = (await requestsWith(`born 1815 ${m}`))
+        .at(-1)!
+        .body.messages.filter((x) => x.role !== "system")
+        .map((x) => x.content);
+      expect(sent).toEqual([`I am Ada ${m}`, first.text, `born 1815 ${m}`]);
+      expect((await executionsOf(id)).map((e) => e.state)).toEqual(["FINISHED", "FINISHED"]);
+    },
+  );
 
   it("bad graphs are 400s naming the node (no seqStart, two seqStarts, a condition without routes), said at save time too", async () => {
     const t = await onStandin(essay);

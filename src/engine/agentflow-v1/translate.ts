@@ -10,8 +10,11 @@ import { type TranslateScope, v1Defs } from "./nodes/registry";
 import { channelsOf } from "./nodes/seq-common";
 import type { ComponentGraph, V1Info } from "./types";
 
-/** Nodes that are neither flow nor component: their job is done by the translation (state, memory). */
-export const ABSORBED = new Set(["seqState", "agentMemory"]);
+/**
+ * Nodes that are neither flow nor component: their job is done by the translation (state, memory).
+ * Every agent memory node means the same here: the session's previous execution, kept in D1.
+ */
+export const ABSORBED = new Set(["seqState", "agentMemory", "sqliteAgentMemory", "postgresAgentMemory", "mySQLAgentMemory"]);
 const STICKY = new Set(["stickyNote", "stickyNoteAgentflow"]);
 
 export interface V1Translation {
