@@ -35,10 +35,12 @@ const isUpstream = (text, consoleErrors) =>
 
 export async function watchedContext(browser, origin, pending = []) {
   const context = await browser.newContext({ viewport: { width: 1600, height: 1000 } });
-  const seen = { elsewhere: [], blocked: [], failing: [], pending: new Set(), errors: [], upstream: [], apiCalls: 0 };
+  // `providers`: origins a step lets its pop-up reach (an OAuth2 provider's consent page), no other.
+  const seen = { elsewhere: [], blocked: [], failing: [], pending: new Set(), errors: [], upstream: [], apiCalls: 0, providers: [] };
   await context.route("**/*", (route) => {
     const url = route.request().url();
     if (url.startsWith(origin) || url.startsWith("data:") || url.startsWith("blob:")) return route.continue();
+    if (seen.providers.some((p) => url.startsWith(`${p}/`))) return route.continue();
     seen.elsewhere.push(url);
     return route.abort("internetdisconnected");
   });

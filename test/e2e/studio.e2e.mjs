@@ -22,6 +22,7 @@ import {
   testChatChatflow,
 } from "./studio-journey.mjs";
 import { mcpServerOnAgentCanvas, mcpServerOnToolsPage } from "./studio-mcp.mjs";
+import { oauth2Authenticated } from "./studio-oauth2.mjs";
 import { studioVoice } from "./studio-voice.mjs";
 import { webhookListenerOnCanvas } from "./studio-webhook.mjs";
 import { adminApi, assert, watchedContext, watchedStep } from "./studio-watch.mjs";
@@ -120,6 +121,10 @@ export async function checkStudio(browser, edgeflow, standin, step) {
     // The pages' own journey: the credentials dialog, an API key revealed and used, a variable, a
     // document store, an assistant, the test chat's history, an agentflow's human input.
     await studioJourney(page, { origin, apiUrl: edgeflow.url, adminKey: edgeflow.adminKey, standinUrl: standin.url }, watched);
+    await watched(
+      "studio: an OAuth2 credential authenticated through its pop-up (provider's consent, our callback), its tokens stored",
+      () => oauth2Authenticated({ ...s, seen }),
+    );
     await studioVoice(s, watched); // the test chat's microphone and speaker (studio-voice.mjs)
     await watched("studio: signing out at the end; the old cookie is refused (401)", () => signOutFromTheMenu(s));
     const journeyMs = Date.now() - t0;

@@ -6,6 +6,8 @@
 //     grant_type=refresh_token: a refresh token starting "rt-" answers a new access token (no new
 //       refresh token, as Google); one starting "rotate-" a new refresh token too (as Microsoft);
 //       "revoked-…" 400 invalid_grant; "slow-…" answers after 300 ms.
+//   GET /authorize (the consent page, already consented): a known client_id with response_type=code is
+//     redirected (302) to its redirect_uri with code=good-consent-N and the state it was sent.
 // GET /requests?contains=<marker> lists the requests received ({path, form}) whose body holds the marker.
 import { createServer } from "node:http";
 
@@ -29,6 +31,17 @@ export function startOAuth2Standin() {
         200,
         requests.filter((r) => r.raw.includes(marker)).map(({ raw: _raw, ...r }) => r),
       );
+    }
+    if (url.pathname === "/authorize" && req.method === "GET") {
+      const q = Object.fromEntries(url.searchParams);
+      requests.push({ path: url.pathname, form: q, raw: url.search });
+      const target = q.redirect_uri ? new URL(q.redirect_uri) : null;
+      if (q.client_id !== OAUTH_CLIENT.clientId || q.response_type !== "code" || !target)
+        return json(400, { error: "invalid_request", error_description: "unknown client, or no redirect_uri" });
+      target.searchParams.set("code", `good-consent-${++issued}`);
+      target.searchParams.set("state", q.state ?? "");
+      res.writeHead(302, { location: String(target) });
+      return res.end();
     }
     const form = Object.fromEntries(new URLSearchParams(raw));
     requests.push({ path: url.pathname, contentType: req.headers["content-type"], form, raw });
