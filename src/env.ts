@@ -38,6 +38,10 @@ export const PROVIDER_VARS = [
   "COHERE_CHAT_BASE_URL",
   // Alibaba DashScope (providers/chat/tongyi.ts): chatAlibabaTongyi, else https://dashscope.aliyuncs.com.
   "DASHSCOPE_BASE_URL",
+  // Baidu Qianfan (providers/chat/qianfan.ts): chatBaiduWenxin, baiduQianfanEmbeddings; else https://aip.baidubce.com.
+  "BAIDU_QIANFAN_BASE_URL",
+  // Momento's HTTP API (providers/memory/momento.ts): momentoCache, else https://api.<the key's cache endpoint>.
+  "MOMENTO_BASE_URL",
   // Google Vertex AI (providers/google/vertex.ts): the aiplatform host, else https://<region>-aiplatform.googleapis.com.
   "GOOGLE_VERTEX_BASE_URL",
   // IBM Cloud IAM (providers/ibm/iam.ts): the token endpoint's host, else https://iam.cloud.ibm.com.
@@ -92,6 +96,8 @@ export const PROVIDER_VARS = [
   "MEM0_BASE_URL",
   // Vectara's API (providers/vectorstores/vectara).
   "VECTARA_BASE_URL",
+  // DNS over HTTPS for mongodb+srv:// connection strings (providers/mongodb/uri.ts), else Cloudflare's JSON API.
+  "MONGODB_DOH_URL",
   // Embeddings services without a base URL input (providers/embeddings/hosted.ts); Together's is TOGETHER_BASE_URL.
   "COHERE_EMBEDDINGS_BASE_URL",
   // The cohere text LLM's Generate API (providers/chat/completion-llms.ts).

@@ -158,13 +158,13 @@ describe("LLM messages and memory (§5)", () => {
 
   it("an unknown chat model is a clear 400 listing the available ones", async () => {
     const g = graph(
-      [start(), llm("llmAgentflow_0", { llmModel: "chatBaiduWenxin" }, "LLM 0")],
+      [start(), llm("llmAgentflow_0", { llmModel: "chatNoSuchModel" }, "LLM 0")],
       [edge("startAgentflow_0", "llmAgentflow_0")],
     );
     const out = await run(g, { question: "q" });
     expect(out).toMatchObject({ state: "ERROR", errorStatus: 400 });
     expect(out.error).toMatch(
-      /^Error in LLM node: LLM 0 \(llmAgentflow_0\): chat model chatBaiduWenxin is not available in edgeflow \(available: .*chatOpenAI/,
+      /^Error in LLM node: LLM 0 \(llmAgentflow_0\): chat model chatNoSuchModel is not available in edgeflow \(available: .*chatOpenAI/,
     );
   });
 });

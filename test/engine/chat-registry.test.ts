@@ -32,6 +32,7 @@ describe("buildChatModel", () => {
         "chatHuggingFace",
         "chatNemoGuardrails",
         "chatAlibabaTongyi",
+        "chatBaiduWenxin",
         "azureChatOpenAI",
         "chatCloudflareWorkersAI",
         "chatLocalAI",

@@ -218,12 +218,12 @@ describe("SQL DB Chain template (sqlDatabaseChain on D1)", () => {
     expect(result.text).toBe('rows: [{"n":4}]');
   });
 
-  it("MSSQL and MySQL are a 400 saying what is supported", async () => {
+  it("MSSQL is a 400 saying what is supported", async () => {
     await expect(
-      runFlow(await template({ database: "mysql", url: "mysql://x" }), sqlCtx(`${marker()} [sql: SELECT 1 :sql]`)),
+      runFlow(await template({ database: "mssql", url: "mssql://x" }), sqlCtx(`${marker()} [sql: SELECT 1 :sql]`)),
     ).rejects.toMatchObject({
       status: 400,
-      message: expect.stringContaining('database "mysql" is not supported here'),
+      message: expect.stringContaining('database "mssql" is not supported here (supported: sqlite — a D1 binding —, postgres, mysql)'),
     });
   });
 });

@@ -9,6 +9,10 @@ declare module "vitest" {
     oauth2Url: string;
     /** Azure rerank, NeMo Guardrails and Langfuse prompts stand-in (test/standin/misc-models.mjs). */
     miscModelsUrl: string;
+    /** Baidu Qianfan wenxinworkshop stand-in, bce-auth-v1 verified (test/standin/baidu-qianfan.mjs). */
+    baiduQianfanUrl: string;
+    /** Momento Cache HTTP API stand-in, token checked (test/standin/momento.mjs). */
+    momentoUrl: string;
     /** Base URL of the tool services' stand-in (test/standin/services.mjs). */
     servicesUrl: string;
     /** Anthropic Messages API stand-in (test/standin/anthropic.mjs), e.g. http://127.0.0.1:40124. */
@@ -33,6 +37,12 @@ declare module "vitest" {
     milvusUrl: string;
     /** Astra DB Data API stand-in (test/standin/astra.mjs). */
     astraUrl: string;
+    /** MongoDB stand-in's HTTP side (test/standin/mongodb.mjs): /requests?collection=, /dump/<db>/<coll>, DoH /dns-query. */
+    mongoUrl: string;
+    /** mongodb://127.0.0.1:<port> of the stand-in's primary (OP_MSG, SCRAM-SHA-256). */
+    mongoWireUrl: string;
+    /** mongodb://127.0.0.1:<port> of the stand-in's secondary (its hello names the primary). */
+    mongoSecondaryUrl: string;
     /** Chroma REST API v2 stand-in (test/standin/chroma.mjs). */
     chromaUrl: string;
     /** Weaviate REST and GraphQL stand-in (test/standin/weaviate.mjs). */
@@ -58,10 +68,20 @@ declare module "vitest" {
     pgvectorUrl: string;
     /** The loopback port of that Postgres (user flowise, password pgv-standin-password). */
     pgvectorPort: number;
+    /** A MySQL server over PGlite (test/standin/mysql.mjs): its HTTP side (/requests, /dump/<database>/<table>, /sql). */
+    mysqlUrl: string;
+    /** Its MySQL port: users flowise (mysql_native_password) and analyst (caching_sha2_password), databases shop and vectors. */
+    mysqlPort: number;
     /** Redis Stack (RediSearch) stand-in over RESP (test/standin/redis-search.mjs): its HTTP side (/requests, /dump/<index>). */
     redisSearchUrl: string;
     /** redis://127.0.0.1:PORT of that stand-in (password redis-search-password). */
     redisSearchRedisUrl: string;
+    /** Neo4j Bolt stand-in (test/standin/neo4j.mjs): its HTTP side (PUT /script/<user>, GET /runs/<user>). */
+    neo4jUrl: string;
+    /** neo4j://127.0.0.1:PORT of that stand-in (Bolt 5.4; password neo4j-standin-password, the username a test's marker). */
+    neo4jBoltUrl: string;
+    /** bolt://127.0.0.1:PORT of the same stand-in agreeing on Bolt 4.4. */
+    neo4jLegacyBoltUrl: string;
     /** GitHub REST API stand-in (test/standin/github.mjs). */
     githubUrl: string;
     /** Google Drive v3, Sheets v4 and Docs v1 stand-in, bearer tokens checked (test/standin/google-files.mjs). */

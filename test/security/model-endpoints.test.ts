@@ -11,6 +11,7 @@ import { buildEmbeddings } from "../../src/providers/embeddings/registry";
 import { openAIModeration } from "../../src/providers/moderation";
 import { buildReranker } from "../../src/engine/chatflow/nodes/retrievers/rerank";
 import { redisFromCredential, upstashFromInputs } from "../../src/providers/memory/redis";
+import { Neo4jGraph } from "../../src/providers/graph/neo4j/graph";
 import { buildVectorStore } from "../../src/providers/vectorstores/registry";
 import { loadDocuments } from "../../src/providers/loaders/registry";
 import { AWS_SERVICES, awsClient } from "../../src/providers/aws/client";
@@ -184,6 +185,7 @@ describe("every chat model node's endpoint field", () => {
       ["awsBedrock", { AWS_BEDROCK_BASE_URL: "http://10.1.1.22" }, "AWS_BEDROCK_BASE_URL"],
       ["chatCohere", { COHERE_CHAT_BASE_URL: "http://10.1.1.20" }, "COHERE_CHAT_BASE_URL"],
       ["chatAlibabaTongyi", { DASHSCOPE_BASE_URL: "http://10.1.1.21" }, "DASHSCOPE_BASE_URL"],
+      ["chatBaiduWenxin", { BAIDU_QIANFAN_BASE_URL: "http://10.1.1.23" }, "BAIDU_QIANFAN_BASE_URL"],
       ["chatHuggingFace", { HUGGINGFACE_BASE_URL: "http://10.1.1.21/hf-inference" }, "HUGGINGFACE_BASE_URL"],
     ] as const) {
       const err = await buildChatModel(node, { model: "a/b" }, { env: { ...PRODUCTION, ...env }, getCredential: async () => ({}) }).catch(
@@ -380,6 +382,7 @@ describe("embeddings, vector stores and memories", () => {
       ["togetherAIEmbedding", { TOGETHER_BASE_URL: "http://10.1.1.4/v1" }, "TOGETHER_BASE_URL"],
       ["jinaEmbeddings", { JINA_EMBEDDINGS_BASE_URL: "http://192.168.7.7/v1" }, "JINA_EMBEDDINGS_BASE_URL"],
       ["cohereEmbeddings", { COHERE_EMBEDDINGS_BASE_URL: "http://[fd00::2]" }, "COHERE_EMBEDDINGS_BASE_URL"],
+      ["baiduQianfanEmbeddings", { BAIDU_QIANFAN_BASE_URL: "http://10.1.1.24" }, "BAIDU_QIANFAN_BASE_URL"],
       ["googleGenerativeAiEmbeddings", { GOOGLE_GENERATIVE_AI_BASE_URL: "http://127.0.0.1:9" }, "GOOGLE_GENERATIVE_AI_BASE_URL"],
       ["huggingFaceInferenceEmbeddings", { HUGGINGFACE_BASE_URL: "http://10.4.4.4" }, "HUGGINGFACE_BASE_URL"],
       ["AWSBedrockEmbeddings", { AWS_BEDROCK_BASE_URL: "http://10.4.4.5" }, "AWS_BEDROCK_BASE_URL"],
@@ -702,6 +705,22 @@ describe("embeddings, vector stores and memories", () => {
     expect(pg("db.example.com")).not.toThrow();
   });
 
+  it("singlestore and sqlDatabaseChain's MySQL url: hosts at a private, loopback or metadata address are refused", async () => {
+    const ctx = { env: PRODUCTION as never, db: db(), embeddings: new LocalHashEmbeddings({ dims: 8 }), namespace: "ns" };
+    const s2 = (host: string) => () => buildVectorStore("singlestore", { host, database: "d" }, ctx);
+    expect(s2("10.0.0.5")).toThrow(/^singlestore host refused by the outbound policy: 10\.0\.0\.5 is a private address/);
+    expect(s2("0x7f000001:3307")).toThrow(/^singlestore host refused by the outbound policy: 127\.0\.0\.1 is a loopback address/);
+    expect(s2("169.254.169.254?ssl=true")).toThrow(/^singlestore host refused by the outbound policy: 169\.254\.169\.254 is a link-local/);
+    expect(s2("svc-1.svc.singlestore.com")).not.toThrow();
+    const { openSqlDatabase, sqlDepsFrom } = await import("../../src/providers/sql/registry");
+    const mysql = (url: string) => () => openSqlDatabase("mysql", url, false, sqlDepsFrom(PRODUCTION as never));
+    expect(mysql("mysql://u:p@10.0.0.5/db")).toThrow(
+      /^Sql Database Chain url refused by the outbound policy: 10\.0\.0\.5 is a private address/,
+    );
+    expect(mysql("[::1]:3306/db")).toThrow(/^Sql Database Chain url refused by the outbound policy: \[::1\] is a loopback address/);
+    expect(mysql("mysql://u:p@db.example.com/db")).not.toThrow();
+  });
+
   it("chroma without chromaURL (Flowise's localhost default) and upstash's credential URL are refused when first used", async () => {
     const ctx = (credential: Record<string, unknown>) => ({
       env: PRODUCTION as never,
@@ -724,6 +743,19 @@ describe("embeddings, vector stores and memories", () => {
     );
   });
 
+  it("Neo4j: the neo4jApi credential's url is under the rule (a Bolt address, every scheme)", () => {
+    const graph = (url: string) => () =>
+      new Neo4jGraph({ url, username: "neo4j", password: "pw", policy: { field: "neo4jApi credential url", env: PRODUCTION } });
+    expect(graph("neo4j://10.0.0.7:7687")).toThrow(
+      /^neo4jApi credential url refused by the outbound policy: 10\.0\.0\.7 is a private address/,
+    );
+    expect(graph("bolt+s://[::1]")).toThrow(/^neo4jApi credential url refused by the outbound policy: \[::1\] is a loopback address/);
+    expect(graph("neo4j+s://169.254.169.254:7687")).toThrow(/^neo4jApi credential url refused by the outbound policy: /);
+    expect(graph("bolt://0x7f000001")).toThrow(
+      /^neo4jApi credential url refused by the outbound policy: 127\.0\.0\.1 is a loopback address/,
+    );
+  });
+
   it("Redis: redisUrl, redisCacheHost and Upstash's baseURL are under the rule (TCP addresses too)", () => {
     expect(() => redisFromCredential({ redisUrl: "redis://10.0.0.7:6379" }, PRODUCTION)).toThrow(
       /^redisCacheUrlApi credential redisUrl refused by the outbound policy: 10\.0\.0\.7 is a private address/,
@@ -743,6 +775,35 @@ describe("embeddings, vector stores and memories", () => {
     // Loopback in a local environment, a listed host in production:
     expect(redisFromCredential({ redisUrl: "redis://127.0.0.1:6379" }, { ENVIRONMENT: "development" })).toBeDefined();
     expect(redisFromCredential({ redisCacheHost: "10.0.0.7" }, { ...PRODUCTION, OUTBOUND_ALLOW: "10.0.0.7:6379" })).toBeDefined();
+  });
+
+  it("MongoDB: every host of mongoDBConnectUrl, a replica set's, and MONGODB_DOH_URL are under the rule (TCP addresses too)", async () => {
+    const { mongoCollection } = await import("../../src/providers/mongodb");
+    const names = { label: "m", databaseName: "d", collectionName: "c" };
+    const open =
+      (url: string, env: Record<string, string> = PRODUCTION) =>
+      () =>
+        mongoCollection({ mongoDBConnectUrl: url }, { ...names, env });
+    expect(open("mongodb://u:p@10.0.0.7:27017/?authSource=admin")).toThrow(
+      /^mongoDBUrlApi credential mongoDBConnectUrl refused by the outbound policy: 10\.0\.0\.7 is a private address/,
+    );
+    expect(open("mongodb://db.example.com:27017,0x7f000001:27018/?replicaSet=rs0")).toThrow(
+      /^mongoDBUrlApi credential mongoDBConnectUrl refused by the outbound policy: 127\.0\.0\.1 is a loopback address/,
+    );
+    expect(open("mongodb://[::1]")).toThrow(
+      /^mongoDBUrlApi credential mongoDBConnectUrl refused by the outbound policy: \[::1\] is a loopback/,
+    );
+    expect(open("mongodb://169.254.169.254")).toThrow(/refused by the outbound policy: 169\.254\.169\.254 is a link-local/);
+    const srv = mongoCollection(
+      { mongoDBConnectUrl: "mongodb+srv://u:p@cluster0.example.net/" },
+      { ...names, env: { ...PRODUCTION, MONGODB_DOH_URL: "http://10.0.0.8/dns-query" } },
+    );
+    await expect(srv.session(async () => 1)).rejects.toThrow(
+      /^MONGODB_DOH_URL refused by the outbound policy: 10\.0\.0\.8 is a private address/,
+    );
+    // Loopback in a local environment, a listed host in production:
+    expect(open("mongodb://127.0.0.1:27017", { ENVIRONMENT: "development" })).not.toThrow();
+    expect(open("mongodb://10.0.0.7", { ...PRODUCTION, OUTBOUND_ALLOW: "10.0.0.7:27017" })).not.toThrow();
   });
 
   it("RedisBackedChatMemory in a chatflow on loopback, in production: a 400 before the model is called", async () => {

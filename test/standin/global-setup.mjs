@@ -31,6 +31,7 @@ import { startZepStandin } from "./zep.mjs";
 import { startVectaraStandin } from "./vectara.mjs";
 import { startPostgresStandin, startSilentTcp } from "./postgres.mjs";
 import { startPgvectorStandin } from "./pgvector.mjs";
+import { startMysqlStandin } from "./mysql.mjs";
 import { startRedisSearchStandin } from "./redis-search.mjs";
 import { startRedirector } from "./redirector.mjs";
 import { startRedisStandins } from "./redis.mjs";
@@ -44,6 +45,10 @@ import { startVertexStandin } from "./vertex.mjs";
 import { startWatsonxStandin } from "./watsonx.mjs";
 import { startJiraStandin } from "./jira.mjs";
 import { startMiscModelsStandin } from "./misc-models.mjs";
+import { startNeo4jStandin } from "./neo4j.mjs";
+import { startMongoStandin } from "./mongodb.mjs";
+import { startBaiduQianfanStandin } from "./baidu-qianfan.mjs";
+import { startMomentoStandin } from "./momento.mjs";
 
 // A port that refuses connections for the whole run. It is chosen below the kernel's ephemeral range
 // (/proc/sys/net/ipv4/ip_local_port_range, 32768–60999 by default), checked free, then closed: a
@@ -96,6 +101,7 @@ export default async function setup(project) {
     postgresUrl: await startPostgresStandin(),
     silentPostgresUrl: await startSilentTcp(),
     pgvectorUrl: await startPgvectorStandin(),
+    mysqlUrl: await startMysqlStandin(),
     redisSearchUrl: await startRedisSearchStandin(),
     githubUrl: await startGithubStandin(),
     googleFilesUrl: await startGoogleFilesStandin(),
@@ -114,10 +120,19 @@ export default async function setup(project) {
     watsonxUrl: await startWatsonxStandin(),
     jiraUrl: await startJiraStandin(),
     miscModelsUrl: await startMiscModelsStandin(),
+    neo4jUrl: await startNeo4jStandin(),
+    mongoUrl: await startMongoStandin(),
+    baiduQianfanUrl: await startBaiduQianfanStandin(),
+    momentoUrl: await startMomentoStandin(),
   };
   for (const [key, s] of Object.entries(services)) project.provide(key, s.url);
   project.provide("pgvectorPort", services.pgvectorUrl.port);
+  project.provide("mysqlPort", services.mysqlUrl.port);
   project.provide("redisSearchRedisUrl", services.redisSearchUrl.redisUrl);
+  project.provide("neo4jBoltUrl", services.neo4jUrl.boltUrl);
+  project.provide("neo4jLegacyBoltUrl", services.neo4jUrl.legacyBoltUrl);
+  project.provide("mongoWireUrl", services.mongoUrl.mongoUrl);
+  project.provide("mongoSecondaryUrl", services.mongoUrl.secondaryUrl);
   // Redis over TCP (RESP) and Upstash's REST API, one keyspace (test/standin/redis.mjs).
   const redis = await startRedisStandins();
   project.provide("upstashUrl", redis.url);

@@ -6,8 +6,21 @@
 //   [dest NAME]        …"<< OUTPUT >>" (a router chain) → ```json {"destination": NAME, "next_inputs": {…: the input}}```
 //   [xml NAME: INPUT]  in the XML agent's prompt → <tool>NAME</tool><tool_input>INPUT</tool_input>;
 //                      [xml final: TEXT] → <final_answer>TEXT</final_answer>
+//   [cypher NAME]      a prompt asking for Cypher → the statement CYPHER[NAME] (graphCypherQAChain: the
+//                      question cannot carry Cypher, Flowise's guards refuse it); …"Helpful Answer:" →
+//                      "graph: <the Information section>"
+const CYPHER = {
+  people: "```cypher\nMATCH (p:Person)-[:ACTED_IN]->(m:Movie) RETURN p.name AS name, m.title AS title LIMIT $topK\n```",
+  plain: "MATCH (m:Movie) RETURN m.title AS title",
+  path: "Here it is:\n```\nMATCH path = (p:Person)-[:ACTED_IN]->(m:Movie) RETURN path\n```",
+  write: "MATCH (p:Person) SET p.name = 'x' RETURN p",
+  bad: "MATCH (p:Person RETURN p",
+};
 export function scriptedAnswer(last) {
   const text = last.trimEnd();
+  const cypher = /\[cypher (\w+)\]/.exec(last);
+  if (cypher && text.endsWith("Helpful Answer:")) return `graph: ${/Information:\n([\s\S]*)\n\nQuestion:/.exec(text)?.[1] ?? "none"}`;
+  if (cypher && /cypher/i.test(last.replace(cypher[0], "")) && CYPHER[cypher[1]]) return CYPHER[cypher[1]];
   const sql = /\[sql: ([\s\S]*?) :sql\]/.exec(last);
   if (sql && text.endsWith("SQLQuery:")) return sql[1];
   if (sql && text.endsWith("Answer:")) return `rows: ${/SQLResult: (.*)\nAnswer:$/.exec(text)?.[1] ?? "none"}`;

@@ -11,6 +11,7 @@ import { embeddingCacheNodes } from "./nodes/embedding-caches";
 import { chatModelNodes } from "./nodes/chat-models";
 import { customFunctionNodes } from "./nodes/custom-function";
 import { dataNodes } from "./nodes/data";
+import { graphNodes } from "./nodes/graphs";
 import { documentLoaderNodes } from "./nodes/document-loaders";
 import { codeLoaderNodes } from "./nodes/code-loaders";
 import { llamaIndexNodes } from "./nodes/llamaindex";
@@ -18,6 +19,7 @@ import { embeddingsNodes } from "./nodes/embeddings";
 import { memoryNodes } from "./nodes/memory";
 import { redisMemoryNodes } from "./nodes/redis-memory";
 import { zepMem0MemoryNodes } from "./nodes/zep-mem0-memory";
+import { mongoMemoryNodes } from "./nodes/mongodb-memory";
 import { awsNodes } from "./nodes/aws";
 import { moderationNodes } from "./nodes/moderation";
 import { outputParserNodes } from "./nodes/output-parsers";
@@ -33,6 +35,7 @@ import { toolNodes } from "./nodes/tools";
 import { utilityNodes } from "./nodes/utilities";
 import { vectorStoreNodes } from "./nodes/vector-stores";
 import { vectaraNodes } from "./nodes/vectara";
+import { speechToTextNodes } from "./nodes/speech-to-text";
 
 const families: NodeDefinition[][] = [
   chatModelNodes,
@@ -44,6 +47,7 @@ const families: NodeDefinition[][] = [
   memoryNodes,
   redisMemoryNodes,
   zepMem0MemoryNodes,
+  mongoMemoryNodes,
   awsNodes,
   outputParserNodes,
   moderationNodes,
@@ -60,12 +64,14 @@ const families: NodeDefinition[][] = [
   embeddingsNodes,
   vectorStoreNodes,
   vectaraNodes,
+  speechToTextNodes,
   retrievalNodes,
   [vectorDbQaNode],
   routerChainNodes,
   retrieverNodes,
   llamaIndexNodes,
   dataNodes,
+  graphNodes,
   customFunctionNodes,
 ];
 

@@ -4,6 +4,7 @@
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { fail } from "../../errors";
 import type { ProviderDeps } from "../types";
+import { chatBaiduWenxin } from "./baidu";
 import { awsChatBedrock } from "./bedrock";
 import { awsBedrockLLM } from "./bedrock-llm";
 import { chatCloudflareWorkersAI } from "./cloudflare";
@@ -28,6 +29,7 @@ const definitions: ChatModelDefinition[] = [
   chatHuggingFace,
   chatNemoGuardrails,
   chatAlibabaTongyi,
+  chatBaiduWenxin,
   ...textLLMModels,
   ...vertexChatModels,
   ...watsonxChatModels,

@@ -5,6 +5,7 @@ import type { Env } from "../../env";
 import { fail } from "../../errors";
 import { num, str } from "../../lib/inputs";
 import { credentialOf, firstSet } from "../config";
+import { baiduQianfanEmbeddings } from "./baidu";
 import { awsBedrockEmbeddings } from "./bedrock";
 import { hostedEmbeddings } from "./hosted";
 import { LOCAL_HASH_DIMS, LocalHashEmbeddings } from "./local-hash";
@@ -89,6 +90,7 @@ const definitions: EmbeddingsDefinition[] = [
   awsBedrockEmbeddings,
   googleVertexAIEmbeddings,
   ibmEmbedding,
+  baiduQianfanEmbeddings,
 ];
 
 const byName = new Map<string, EmbeddingsDefinition>();

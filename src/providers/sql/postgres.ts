@@ -2,7 +2,6 @@
 // ./pg-socket.ts; nodejs_compat gives it node:buffer, node:events and node:stream). One
 // connection per run, closed after it. Reads run in a READ ONLY transaction with a statement
 // timeout, and only the first maxRows rows are read (a cursor), whatever the statement returns.
-import postgres from "postgres";
 import { ApiError, fail } from "../../errors";
 import { type EndpointEnv, assertEndpointHostAllowed } from "../../lib/outbound";
 import { workersPostgres } from "./pg-socket";

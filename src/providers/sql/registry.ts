@@ -1,11 +1,12 @@
 // Which database a sqlDatabaseChain node's `database` and `url` inputs name. One entry per
 // Flowise database option: "sqlite" is a D1 binding (D1 is SQLite; `url` names the binding, empty
-// for the first one listed), "postgres" a connection string. MSSQL and MySQL have no driver that
+// for the first one listed), "postgres" and "mysql" a connection string. MSSQL has no driver that
 // runs on Workers here: a 400 says so.
 import { fail } from "../../errors";
 import { listVar } from "../../env";
 import type { EndpointEnv } from "../../lib/outbound";
 import { d1Database } from "./d1";
+import { mysqlDatabase } from "./mysql/database";
 import { postgresDatabase } from "./postgres";
 import type { SqlDatabase } from "./types";
 
@@ -16,7 +17,7 @@ export interface SqlDeps {
   d1Bindings: string[];
   /** SQL_D1_WRITE_BINDINGS: those a node with allowWrites may also change. */
   d1WriteBindings: string[];
-  /** The endpoint rule's settings (OUTBOUND_ALLOW, ENVIRONMENT) for Postgres hosts. */
+  /** The endpoint rule's settings (OUTBOUND_ALLOW, ENVIRONMENT) for Postgres and MySQL hosts. */
   outbound: EndpointEnv;
 }
 
@@ -58,6 +59,7 @@ const openers: Record<string, (url: string, deps: SqlDeps, allowWrites: boolean)
   sqlite: openD1,
   d1: openD1,
   postgres: (url, deps) => postgresDatabase(url, deps.outbound),
+  mysql: (url, deps) => mysqlDatabase(url, deps.outbound),
 };
 
 /** The database a node names; a 400 for one it cannot name or may not reach. */
@@ -66,7 +68,7 @@ export function openSqlDatabase(database: string, url: string, allowWrites: bool
   if (!open)
     throw fail(
       "UNKNOWN_NODE",
-      `Sql Database Chain: database "${database}" is not supported here (supported: sqlite — a D1 binding —, postgres)`,
+      `Sql Database Chain: database "${database}" is not supported here (supported: sqlite — a D1 binding —, postgres, mysql)`,
     );
   return open(url, deps, allowWrites);
 }

@@ -1,7 +1,7 @@
-// A SQL database a flow may query (sqlDatabaseChain): D1 bindings and Postgres over TCP. The engine
+// A SQL database a flow may query (sqlDatabaseChain): D1 bindings, Postgres and MySQL over TCP. The engine
 // reaches one through its `sql` port; nothing here knows about prompts or models.
 
-export type SqlDialect = "sqlite" | "postgres";
+export type SqlDialect = "sqlite" | "postgres" | "mysql";
 
 interface SqlColumn {
   name: string;

@@ -2,8 +2,9 @@
 // local D1 store, so their exports run unchanged; faiss is an index in R2 per basePath; vectorize is
 // Cloudflare's; pinecone, qdrant, chroma, supabase, upstash (Upstash Vector), weaviate,
 // elasticsearch, openSearch and meilisearch are their services' REST APIs; milvus is Milvus's REST API
-// v2 (its gRPC is out of a Worker's reach), Astra Astra DB's Data API,
-// zep and zepCloud Zep's collections, vectara Vectara's API v1 (it embeds text itself).
+// v2 (its gRPC is out of a Worker's reach), Astra Astra DB's Data API, mongoDBAtlas MongoDB over its
+// wire protocol, singlestore SingleStore over MySQL's, zep and zepCloud Zep's collections, vectara
+// Vectara's API v1 (it embeds text itself).
 import type { Env } from "../../env";
 import { fail } from "../../errors";
 import { LocalD1VectorStore } from "./local";
@@ -16,9 +17,11 @@ import { weaviateVectorStore } from "./weaviate";
 import { elasticsearchVectorStore, openSearchVectorStore } from "./elastic";
 import { meilisearchVectorStore } from "./meilisearch";
 import { postgresVectorStore } from "./postgres";
+import { singleStoreVectorStore } from "./singlestore";
 import { redisVectorStore } from "./redis";
 import { milvusVectorStore } from "./milvus";
 import { astraVectorStore } from "./astra";
+import { mongoDBAtlasVectorStore } from "./mongodb";
 import { zepCloudVectorStore, zepVectorStore } from "./zep";
 import { vectaraVectorStore } from "./vectara";
 import { FaissR2Store } from "./faiss-r2";
@@ -50,9 +53,11 @@ const definitions: VectorStoreDefinition[] = [
   openSearchVectorStore,
   meilisearchVectorStore,
   postgresVectorStore,
+  singleStoreVectorStore,
   redisVectorStore,
   milvusVectorStore,
   astraVectorStore,
+  mongoDBAtlasVectorStore,
   zepVectorStore,
   zepCloudVectorStore,
   vectaraVectorStore,

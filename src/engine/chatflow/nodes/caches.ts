@@ -7,6 +7,7 @@
 // - redisCache: Redis (credential redisCacheApi or redisCacheUrlApi: TCP sockets, or Upstash's REST
 //   API for an https:// redisUrl), one key per generation, `ttl` ms when set;
 // - upstashRedisCache: Upstash Redis's REST API (credential upstashRedisApi).
+// - momentoCache: Momento's HTTP API (credential momentoCacheApi; providers/memory/momento.ts), a day's TTL.
 // Keys are SHA-256 of prompt_llmString_index (Flowise hashes with object-hash: its keys differ).
 import { BaseCache, deserializeStoredGeneration, serializeGeneration } from "@langchain/core/caches";
 import type { Generation } from "@langchain/core/outputs";
@@ -15,6 +16,7 @@ import { checkEndpoint } from "../../../lib/outbound";
 import { redisFromCredential } from "../../../providers/memory/redis";
 import type { RedisCommands } from "../../../providers/memory/redis";
 import { UpstashRest } from "../../../providers/memory/redis/upstash";
+import { MomentoLlmCache, MomentoRest, momentoTarget } from "../../../providers/memory/momento";
 import { credentialOf, num, str } from "../../core/inputs";
 import type { NodeDefinition } from "../types";
 
@@ -110,6 +112,23 @@ export const cacheNodes: NodeDefinition[] = [
         );
       const policy = checkEndpoint(url, "upstashRedisApi credential upstashConnectionUrl", ctx.runtime.providers);
       return new RedisLlmCache(new UpstashRest(url, token, policy));
+    },
+  },
+  {
+    name: "momentoCache",
+    category: CATEGORY,
+    async build({ node, inputs, ctx }) {
+      const credential = await credentialOf(node, inputs, ctx);
+      const apiKey = str(credential.momentoApiKey);
+      const cache = str(credential.momentoCache);
+      if (!apiKey || !cache)
+        throw fail("MISSING_CREDENTIAL", `${node.data.label} needs a momentoCacheApi credential with momentoCache and momentoApiKey`);
+      const { token, cacheHost } = momentoTarget(apiKey, str(credential.momentoEndpoint));
+      const env = ctx.runtime.providers;
+      const base = str(env.MOMENTO_BASE_URL);
+      const url = base ?? `https://api.${cacheHost}`;
+      const policy = checkEndpoint(url, base ? "MOMENTO_BASE_URL" : "momentoCacheApi cache endpoint", env);
+      return new MomentoLlmCache(new MomentoRest(url, cache, token, policy));
     },
   },
 ];

@@ -15,13 +15,13 @@ Only use the following tables:
 
 Question: {input}`;
 
-const expert = (name: string) =>
+const expert = (name: string, quoting = 'double quotes (")') =>
   `You are a ${name} expert. Given an input question, first create a syntactically correct ${name} query to ` +
   `run, then look at the results of the query and return the answer to the input question.
 Unless the user specifies in the question a specific number of examples to obtain, query for at most {top_k} ` +
   `results using the LIMIT clause as per ${name}. You can order the results to return the most informative data in the database.
 Never query for all columns from a table. You must query only the columns that are needed to answer the question. ` +
-  `Wrap each column name in double quotes (") to denote them as delimited identifiers.
+  `Wrap each column name in ${quoting} to denote them as delimited identifiers.
 Pay attention to use only the column names you can see in the tables below. Be careful to not query for columns ` +
   `that do not exist. Also, pay attention to which column is in which table.
 
@@ -30,6 +30,7 @@ ${FORMAT}`;
 export const SQL_PROMPTS: Record<SqlDialect, string> = {
   sqlite: expert("SQLite"),
   postgres: expert("PostgreSQL"),
+  mysql: expert("MySQL", "backticks (`)"),
 };
 
 /** LangChain stops the model at the result line it would otherwise make up. */

@@ -37,7 +37,8 @@ export function selectTables(all: SqlTable[], { includes, ignores }: TableSelect
 const cell = (v: unknown): string => (v !== null && typeof v === "object" && !(v instanceof Date) ? JSON.stringify(v) : String(v));
 
 export async function tableInfo(db: SqlDatabase, tables: SqlTable[], sampleRows: number): Promise<string> {
-  const quoted = (name: string) => (db.schema ? `"${db.schema}"."${name}"` : `"${name}"`);
+  // LangChain's sample query: MySQL's table in backticks, Postgres's qualified with its schema.
+  const quoted = (name: string) => (db.dialect === "mysql" ? `\`${name}\`` : db.schema ? `"${db.schema}"."${name}"` : `"${name}"`);
   let out = "";
   for (const table of tables) {
     const create = `CREATE TABLE ${db.schema ? quoted(table.name) : table.name} (\n${table.columns

@@ -1,6 +1,7 @@
 // RESP2, Redis's wire protocol: commands go out as arrays of bulk strings, replies come back as
 // simple strings (+), errors (-), integers (:), bulk strings ($, -1 = nil) and arrays (*).
 // The reader takes bytes as they arrive and gives each complete reply.
+import { concatBytes } from "../../../lib/bytes";
 
 /** Bulk strings are text, or bytes as they came when the reader was made `binary` (a vector's float32s). */
 export type RespValue = string | number | null | RespValue[] | RespError | Uint8Array;
@@ -22,16 +23,6 @@ export function encodeCommand(args: Array<string | number | Uint8Array>): Uint8A
   return concatBytes(parts);
 }
 
-export function concatBytes(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-}
-
 /** Thrown for bytes that are not RESP: the connection cannot be trusted after it. */
 class RespProtocolError extends Error {}
 
@@ -43,10 +34,7 @@ export class RespReader {
   constructor(private readonly binary = false) {}
 
   push(chunk: Uint8Array): void {
-    const next = new Uint8Array(this.buf.length + chunk.length);
-    next.set(this.buf);
-    next.set(chunk, this.buf.length);
-    this.buf = next;
+    this.buf = concatBytes([this.buf, chunk]);
   }
 
   /** The next complete reply, or undefined until more bytes arrive. */

@@ -5,7 +5,8 @@ import { connect } from "cloudflare:sockets";
 import { ApiError, fail } from "../../../errors";
 import { type EndpointPolicy, assertEndpointHostAllowed } from "../../../lib/outbound";
 import { redact } from "../../../lib/redact";
-import { RespError, RespReader, type RespValue, concatBytes, encodeCommand } from "./resp";
+import { concatBytes } from "../../../lib/bytes";
+import { RespError, RespReader, type RespValue, encodeCommand } from "./resp";
 import { REDIS_TIMEOUT_MS, type RedisCommands } from "./types";
 import { errorMessage } from "../../../lib/error-message";
 

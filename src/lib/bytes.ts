@@ -1,0 +1,12 @@
+// Byte helpers the wire-protocol clients share (Redis, MySQL, Neo4j's Bolt, MongoDB).
+
+/** The parts one after another, in one new array. */
+export function concatBytes(parts: Uint8Array[]): Uint8Array<ArrayBuffer> {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
