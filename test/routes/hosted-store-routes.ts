@@ -70,10 +70,14 @@ export const upsertChatflow = (id: string) => json("POST", `/vector/upsert/${id}
 export const predictionError = async (id: string, status: number) =>
   expectError(await call("POST", `/prediction/${id}`, { body: { question: "hello" } }), status);
 
+// Several library words beside the marker: the stand-in's hash embeddings weigh each word alike, and a random
+// marker beside only three could now and then land the question nearer another passage.
 /** Asks a saved town chatflow about the reading room (with a fresh marker): its answer and what its model was given. */
 export async function askLibrarians(id: string) {
   const m = marker();
-  const answer = await json("POST", `/prediction/${id}`, { body: { question: `reading room librarians ${m}` } });
+  const answer = await json("POST", `/prediction/${id}`, {
+    body: { question: `reading room librarians poetry circle novels reader card ${m}` },
+  });
   const chat = (await requestsWith(m)).filter((r) => r.path.endsWith("/chat/completions"));
   const prompt = chat
     .at(-1)
