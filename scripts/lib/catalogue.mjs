@@ -155,8 +155,9 @@ export function buildCatalogue(root, assetsDir) {
       named.add(credentialName);
     }
   }
-  // The studio's speech dialogs name these, no node does (docs/speech.md).
-  const dialogs = new Set(["assemblyAIApi", "azureCognitiveServices", "elevenLabsApi"]);
+  // The studio's speech dialogs (docs/speech.md) and its Analyse Chatflow dialog (docs/tracing.md) name
+  // these, no node does.
+  const dialogs = new Set(["assemblyAIApi", "azureCognitiveServices", "elevenLabsApi", "langsmithApi"]);
   const unused = Object.keys(credentials).filter((n) => !named.has(n) && !dialogs.has(n));
   if (unused.length) throw new Error(`catalogue: credential types no node names: ${unused.join(", ")}`);
 

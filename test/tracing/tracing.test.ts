@@ -200,6 +200,18 @@ describe("a chatflow's trace reaches Langfuse, LangSmith and an OTLP collector",
   });
 });
 
+describe("the studio's Analyse Chatflow dialog", () => {
+  it("can make the credential each traced backend needs: Flowise's langfuseApi and langsmithApi, with their fields", async () => {
+    const fields = async (name: string) =>
+      (await json<{ inputs: Array<{ name: string; default?: string }> }>("GET", `/components-credentials/${name}`)).inputs;
+    expect((await fields("langsmithApi")).map((i) => [i.name, i.default])).toEqual([
+      ["langSmithApiKey", undefined],
+      ["langSmithEndpoint", "https://api.smith.langchain.com"],
+    ]);
+    expect((await fields("langfuseApi")).map((i) => i.name).sort()).toEqual(["langFuseEndpoint", "langFusePublicKey", "langFuseSecretKey"]);
+  });
+});
+
 describe("a tracing backend that is down or slow", () => {
   it("costs the prediction nothing measurable, and is logged", async () => {
     const logged = vi.spyOn(console, "error").mockImplementation(() => {});
