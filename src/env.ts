@@ -71,6 +71,10 @@ export const PROVIDER_VARS = [
   "PIPEDREAM_BASE_URL",
   "PIPEDREAM_MCP_BASE_URL",
   "BROWSERLESS_MCP_BASE_URL",
+  // githubMCP: GitHub's hosted MCP server; slackMCP: Slack's hosted MCP server (OAuth2) and Web API (server-slack's tools, native).
+  "GITHUB_MCP_BASE_URL",
+  "SLACK_MCP_BASE_URL",
+  "SLACK_API_BASE_URL",
   // The spiderDocumentLoaders loader (providers/loaders/hosted/crawlers.ts).
   "SPIDER_BASE_URL",
   // The notionPage and notionDB loaders (providers/loaders/notion).
@@ -98,6 +102,9 @@ export const PROVIDER_VARS = [
   "VECTARA_BASE_URL",
   // DNS over HTTPS for mongodb+srv:// connection strings (providers/mongodb/uri.ts), else Cloudflare's JSON API.
   "MONGODB_DOH_URL",
+  // Couchbase's Query and Search service ports when not the defaults (providers/vectorstores/couchbase/client.ts).
+  "COUCHBASE_QUERY_PORT",
+  "COUCHBASE_SEARCH_PORT",
   // Embeddings services without a base URL input (providers/embeddings/hosted.ts); Together's is TOGETHER_BASE_URL.
   "COHERE_EMBEDDINGS_BASE_URL",
   // The cohere text LLM's Generate API (providers/chat/completion-llms.ts).

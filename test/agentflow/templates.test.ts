@@ -181,12 +181,8 @@ describe("templates that answer through the stand-in", () => {
 
 describe("templates that need a service edgeflow does not have: a clear 400 naming it", () => {
   const cases: Array<[TemplateName, Record<string, unknown>, RegExp]> = [
-    // Its Slack tool is Flowise's process-based slackMCP (the 400 says why: see the next test); its Teams tool has no credential.
-    [
-      "Workplace Chat",
-      { question: "hi" },
-      /tool slackMCP runs its MCP server as a local process in Flowise, and Workers cannot start processes|needs a microsoftTeamsOAuth2 credential/,
-    ],
+    // Its Slack tool (slackMCP) and its Teams tool have no credential in the export.
+    ["Workplace Chat", { question: "hi" }, /Missing Slack credentials|needs a microsoftTeamsOAuth2 credential/],
     // The exported template's OpenAPI toolkit carries no spec file.
     ["Interacting With API", { question: "events?" }, /OpenAPI Agent \(agentAgentflow_1\) needs an OpenAPI spec: upload one in yamlFile/],
     ["SQL Agent", { question: "how many rows?" }, /require\('typeorm'\) is not available in this sandbox/],
@@ -199,7 +195,7 @@ describe("templates that need a service edgeflow does not have: a clear 400 nami
     });
   }
 
-  it("Workplace Chat's slackMCP: a 400 saying Workers cannot start processes, and to use customMCP with an HTTP MCP server", async () => {
+  it("Workplace Chat's slackMCP without a credential: a 400 saying it takes slackOAuth2 or a slackApi bot token", async () => {
     const g = runnable("Workplace Chat", {
       patch: (n) => {
         Object.assign(n.get("toolAgentflow_1")!.data.inputs!, {
@@ -211,7 +207,7 @@ describe("templates that need a service edgeflow does not have: a clear 400 nami
     const out = await run(g, { question: "hi" });
     expect(out).toMatchObject({ state: "ERROR", errorStatus: 400 });
     expect(out.error).toMatch(
-      /tool slackMCP runs its MCP server as a local process in Flowise, and Workers cannot start processes.*customMCP.*https:\/\/mcp\.slack\.com\/mcp/,
+      /Missing Slack credentials\. Provide either an OAuth2 access token \(slackOAuth2\) or a Bot Token with Team ID \(slackApi\)/,
     );
   });
 

@@ -43,6 +43,12 @@ declare module "vitest" {
     mongoWireUrl: string;
     /** mongodb://127.0.0.1:<port> of the stand-in's secondary (its hello names the primary). */
     mongoSecondaryUrl: string;
+    /** Couchbase stand-in (test/standin/couchbase.mjs): the Query service's origin (also /dump/<b>/<s>/<c>, /log?contains=). */
+    couchbaseUrl: string;
+    /** Its Search service's origin; the two ports (COUCHBASE_QUERY_PORT, COUCHBASE_SEARCH_PORT in tests). */
+    couchbaseSearchUrl: string;
+    couchbaseQueryPort: string;
+    couchbaseSearchPort: string;
     /** Chroma REST API v2 stand-in (test/standin/chroma.mjs). */
     chromaUrl: string;
     /** Weaviate REST and GraphQL stand-in (test/standin/weaviate.mjs). */
@@ -98,6 +104,8 @@ declare module "vitest" {
     mcpUrl: string;
     /** Pipedream Connect: its token endpoint and remote MCP server (test/standin/pipedream.mjs). */
     pipedreamUrl: string;
+    /** Slack's Web API under /api/ for slackMCP's bot-token tools (test/standin/slack.mjs). */
+    slackUrl: string;
     /** Upstash REST stand-in, also GET /commands (TCP commands received) and /keys/KEY (test/standin/redis.mjs). */
     upstashUrl: string;
     /** redis://127.0.0.1:PORT of the RESP stand-in. */

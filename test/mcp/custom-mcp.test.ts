@@ -97,7 +97,7 @@ describe("customMCP in a chatflow's Tool Agent", () => {
     expect(err.message).toMatch(/^Custom MCP \(customMCP_0\): Outbound request refused: 127\.0\.0\.1 is a loopback address/);
   });
 
-  it("a stdio server (command) and Flowise's process-based MCP nodes: a 400 saying Workers cannot start processes", async () => {
+  it("a stdio server (command): a 400 saying Workers cannot start processes; slackMCP without a credential: a 400", async () => {
     const stdio = await agentFlow({
       mcpServerConfig: '{"command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "/tmp"]}',
       mcpActions: "[]",
@@ -113,9 +113,7 @@ describe("customMCP in a chatflow's Tool Agent", () => {
     });
     const refused = await failure(runFlow(slack, makeCtx("hi")));
     expect(refused.status).toBe(400);
-    expect(refused.message).toMatch(
-      /^Slack MCP \(slackMCP_0\): tool slackMCP runs its MCP server as a local process in Flowise, and Workers cannot start processes.*customMCP.*https:\/\/mcp\.slack\.com\/mcp/,
-    );
+    expect(refused.message).toMatch(/^Slack MCP \(slackMCP_0\): Missing Slack credentials\. Provide either an OAuth2 access token/);
   });
 });
 
@@ -154,14 +152,16 @@ describe("customMCP in agentflows", () => {
     expect(await callsWith(m)).toHaveLength(1);
   });
 
-  it("Agent node with slackMCP: the 400 names it and says why", async () => {
+  it("Agent node with slackMCP and no credential: the 400 says which credentials it takes", async () => {
     const g = graph(
       [start(), agent("agentAgentflow_0", { agentTools: [{ agentSelectedTool: "slackMCP", agentSelectedToolConfig: {} }] }, "Agent 0")],
       [edge("startAgentflow_0", "agentAgentflow_0")],
     );
     const out = await run(g, { question: "q" });
     expect(out).toMatchObject({ state: "ERROR", errorStatus: 400 });
-    expect(out.error).toMatch(/tool slackMCP runs its MCP server as a local process in Flowise, and Workers cannot start processes/);
+    expect(out.error).toMatch(
+      /Missing Slack credentials\. Provide either an OAuth2 access token \(slackOAuth2\) or a Bot Token with Team ID/,
+    );
   });
 });
 

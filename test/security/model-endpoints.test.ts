@@ -541,6 +541,39 @@ describe("embeddings, vector stores and memories", () => {
     }
   });
 
+  it("githubMCP and slackMCP: GITHUB_MCP_BASE_URL, SLACK_MCP_BASE_URL, SLACK_API_BASE_URL private → 400", async () => {
+    for (const [node, cred, field] of [
+      ["githubMCP", { accessToken: "gh-s" }, "GITHUB_MCP_BASE_URL"],
+      ["slackMCP", { access_token: "xoxp-s" }, "SLACK_MCP_BASE_URL"],
+      ["slackMCP", { botToken: "xoxb-s", teamId: "T1" }, "SLACK_API_BASE_URL"],
+    ] as const) {
+      const getCredential = async () => cred;
+      const ctx = { runtime: { outbound: {}, providers: { ...PRODUCTION, [field]: "http://10.6.6.9" } }, getCredential, vars: {} } as never;
+      await expect(buildTool(node, { credential: "c", mcpActions: "[]" }, { ctx, label: node }), field).rejects.toThrow(
+        new RegExp(`^${field} refused by the outbound policy: 10\\.6\\.6\\.9 is a private address`),
+      );
+    }
+  });
+
+  it("braveSearchMCP and postgreSQLMCP: BRAVE_SEARCH_BASE_URL and the PostgresUrl credential's host private → 400", async () => {
+    const brave = { runtime: { outbound: {}, providers: { ...PRODUCTION, BRAVE_SEARCH_BASE_URL: "http://10.6.6.9" } } };
+    const getBrave = async () => ({ braveApiKey: "brave-s" });
+    await expect(
+      buildTool(
+        "braveSearchMCP",
+        { credential: "c", mcpActions: "[]" },
+        { ctx: { ...brave, getCredential: getBrave, vars: {} } as never, label: "b" },
+      ),
+    ).rejects.toThrow(/^BRAVE_SEARCH_BASE_URL refused by the outbound policy: 10\.6\.6\.9 is a private address/);
+    for (const host of ["10.6.6.9", "127.0.0.1", "169.254.169.254"]) {
+      const getCredential = async () => ({ postgresUrl: `postgresql://u:pg-s@${host}:5432/db` });
+      const ctx = { runtime: { outbound: {}, providers: PRODUCTION }, getCredential, vars: {} } as never;
+      const err = await buildTool("postgreSQLMCP", { credential: "c", mcpActions: "[]" }, { ctx, label: "pg" }).catch((e: Error) => e);
+      expect(err, host).toMatchObject({ status: 400, message: expect.stringContaining("refused by the outbound policy") });
+      expect((err as Error).message).not.toContain("pg-s");
+    }
+  });
+
   it("jiraTool: a jiraHost on a private, loopback or metadata address is a 400 before the credential is read", async () => {
     const getCredential = async () => ({ username: "u@example.com", accessToken: "jira-secret-token" });
     const ctx = { runtime: { outbound: {}, providers: PRODUCTION }, getCredential } as never;
@@ -652,6 +685,27 @@ describe("embeddings, vector stores and memories", () => {
     await expect(search("https://10.0.0.5")).rejects.toThrow(new RegExp(`^${field}: 10\\.0\\.0\\.5 is a private address`));
     await expect(search("http://127.0.0.1:8181")).rejects.toThrow(new RegExp(`^${field}: 127\\.0\\.0\\.1 is a loopback address`));
     await expect(search("http://169.254.169.254")).rejects.toThrow(new RegExp(`^${field}: 169\\.254\\.169\\.254 is a link-local`));
+  });
+
+  it("couchbase: the couchbaseApi credential's connectionString (its first host) at a private, loopback or metadata address is refused", async () => {
+    const search = (connectionString: string, env: Record<string, string> = PRODUCTION) => {
+      const ctx = {
+        env: env as never,
+        db: db(),
+        embeddings: new LocalHashEmbeddings({ dims: 8 }),
+        namespace: "ns",
+        getCredential: async () => ({ connectionString, username: "u", password: "p" }),
+      };
+      const inputs = { credential: "c", bucketName: "b", scopeName: "s", collectionName: "c", indexName: "i" };
+      return buildVectorStore("couchbase", inputs, ctx).similaritySearch("q", 1);
+    };
+    const field = "couchbaseApi credential connectionString refused by the outbound policy";
+    await expect(search("couchbases://10.0.0.5")).rejects.toThrow(new RegExp(`^${field}: 10\\.0\\.0\\.5 is a private address`));
+    await expect(search("couchbase://127.0.0.1:11210,db.example.com")).rejects.toThrow(
+      new RegExp(`^${field}: 127\\.0\\.0\\.1 is a loopback address`),
+    );
+    await expect(search("couchbase://[::1]")).rejects.toThrow(new RegExp(`^${field}: \\[::1\\] is a loopback`));
+    await expect(search("couchbase://169.254.169.254")).rejects.toThrow(new RegExp(`^${field}: 169\\.254\\.169\\.254 is a link-local`));
   });
 
   it("chroma, supabase: chromaURL and supabaseProjUrl at a private, loopback or metadata address are refused when the store is built", () => {

@@ -15,6 +15,7 @@ import { startLoadersHosted2Standin } from "./loaders-hosted-2.mjs";
 import { startHubStandin } from "./hub.mjs";
 import { startMcpStandin } from "./mcp.mjs";
 import { startPipedreamStandin } from "./pipedream.mjs";
+import { startSlackStandin } from "./slack.mjs";
 import { startMicrosoftGraphStandin } from "./microsoft-graph.mjs";
 import { startOAuth2Standin } from "./oauth2.mjs";
 import { startPineconeStandin } from "./pinecone.mjs";
@@ -49,6 +50,7 @@ import { startNeo4jStandin } from "./neo4j.mjs";
 import { startMongoStandin } from "./mongodb.mjs";
 import { startBaiduQianfanStandin } from "./baidu-qianfan.mjs";
 import { startMomentoStandin } from "./momento.mjs";
+import { startCouchbaseStandin } from "./couchbase.mjs";
 
 // A port that refuses connections for the whole run. It is chosen below the kernel's ephemeral range
 // (/proc/sys/net/ipv4/ip_local_port_range, 32768–60999 by default), checked free, then closed: a
@@ -110,6 +112,7 @@ export default async function setup(project) {
     loadersHosted2Url: await startLoadersHosted2Standin(),
     mcpUrl: await startMcpStandin(),
     pipedreamUrl: await startPipedreamStandin(),
+    slackUrl: await startSlackStandin(),
     microsoftGraphUrl: await startMicrosoftGraphStandin(),
     oauth2Url: await startOAuth2Standin(),
     tracingUrl: await startTracingStandin(),
@@ -124,6 +127,7 @@ export default async function setup(project) {
     mongoUrl: await startMongoStandin(),
     baiduQianfanUrl: await startBaiduQianfanStandin(),
     momentoUrl: await startMomentoStandin(),
+    couchbaseUrl: await startCouchbaseStandin(),
   };
   for (const [key, s] of Object.entries(services)) project.provide(key, s.url);
   project.provide("pgvectorPort", services.pgvectorUrl.port);
@@ -133,6 +137,9 @@ export default async function setup(project) {
   project.provide("neo4jLegacyBoltUrl", services.neo4jUrl.legacyBoltUrl);
   project.provide("mongoWireUrl", services.mongoUrl.mongoUrl);
   project.provide("mongoSecondaryUrl", services.mongoUrl.secondaryUrl);
+  project.provide("couchbaseSearchUrl", services.couchbaseUrl.searchUrl);
+  project.provide("couchbaseQueryPort", services.couchbaseUrl.queryPort);
+  project.provide("couchbaseSearchPort", services.couchbaseUrl.searchPort);
   // Redis over TCP (RESP) and Upstash's REST API, one keyspace (test/standin/redis.mjs).
   const redis = await startRedisStandins();
   project.provide("upstashUrl", redis.url);

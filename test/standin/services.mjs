@@ -8,12 +8,14 @@
 //   GET  /arxiv/api/query?search_query…       arXiv          → an Atom feed of two entries
 //   GET  /web/<name>                          an HTML page (title, a paragraph naming the path, a link)
 //   searxng, exa, wolfram, searchapi           more search services (search-more.mjs)
+//   /brave-mcp/res/v1/…                      Brave's Search API for braveSearchMCP (brave-mcp.mjs)
 //   ANY  /echo/…                              JSON of the method, path, headers and body received
 // A query containing [fail] → 500 with a JSON error; [echo-key] → 401 whose message repeats the key
 // it was sent (a careless service), so tests can check that keys never reach the model.
 // GET /requests?service=NAME&contains=TEXT lists what was received (oldest first).
 import { createServer } from "node:http";
 import { searchMore } from "./search-more.mjs";
+import { braveMcp } from "./brave-mcp.mjs";
 
 const json = (res, status, body) => {
   res.writeHead(status, { "content-type": "application/json" });
@@ -83,6 +85,7 @@ function answer(service, req, url, body, res) {
       return res.end(Buffer.from(url.searchParams.get("b64") ?? "", "base64").toString("utf8"));
     }
     default:
+      if (braveMcp(service, req, url, res)) return;
       if (searchMore(service, req, url, body, res)) return;
       return json(res, 404, { error: `no stand-in for ${url.pathname}` });
   }

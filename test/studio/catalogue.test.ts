@@ -27,8 +27,8 @@ describe("the node catalogue", () => {
     const runnable = runnableNodeNames();
     expect(nodes.filter((n) => !runnable.includes(n))).toEqual([]);
     expect(runnable.filter((n) => !nodes.includes(n))).toEqual([]);
-    // Tool nodes the tool registry recognises only to refuse are never offered.
-    expect(nodes).not.toContain("slackMCP");
+    // Flowise's MCP presets run here (githubMCP: GitHub's hosted server; slackMCP: Slack's, or server-slack's tools natively).
+    expect(nodes).toEqual(expect.arrayContaining(["githubMCP", "slackMCP"]));
   });
 
   it("offers Flowise 3.1.4's spellings of renamed nodes; the older spellings still run but are not listed", async () => {

@@ -25,8 +25,8 @@ import { searxngTool } from "./search/searxng";
 import { wolframAlphaTool } from "./search/wolfram";
 import { customMcpTools } from "./mcp/custom-mcp";
 import { customMcpServerTools } from "./mcp/custom-mcp-server";
-import { processMcpNodes } from "./mcp/process-servers";
 import { mcpPresetTools } from "./mcp/presets";
+import { nativeMcpToolDefinitions } from "./mcp/native";
 import { awsDynamoDbKvTool, awsSnsTool } from "./aws";
 import { gmailTools } from "./google/gmail";
 import { googleCalendarTools } from "./google/calendar";
@@ -66,6 +66,7 @@ const usable: ToolDefinition[] = [
   { name: "customMCP", build: customMcpTools },
   { name: "customMcpServerTool", build: customMcpServerTools },
   ...mcpPresetTools,
+  ...nativeMcpToolDefinitions,
   { name: "gmail", build: gmailTools },
   { name: "googleCalendarTool", build: googleCalendarTools },
   { name: "googleDriveTool", build: googleDriveTool },
@@ -77,15 +78,11 @@ const usable: ToolDefinition[] = [
   { name: "microsoftTeams", build: microsoftTeamsTools },
 ];
 
-// Tool nodes that are recognised in order to refuse them with a reason (a 400 naming it) rather
-// than as unknown; never listed as available.
-const refused: ToolDefinition[] = [...processMcpNodes];
-
-const byName = new Map([...usable, ...refused].map((d) => [d.name, d]));
+const byName = new Map(usable.map((d) => [d.name, d]));
 
 export const supportedTools = (): string[] => usable.map((d) => d.name).sort();
 
-/** Every tool node name the registry builds or refuses by name (chatflow nodes, agentflow tool choices). */
+/** Every tool node name the registry builds (chatflow nodes, agentflow tool choices). */
 export const toolNodeNames = (): string[] => [...byName.keys()].sort();
 
 /** A tool, or several for a toolkit (openAPIToolkit: one per operation). */

@@ -13,37 +13,34 @@ const PG_CONNECT_TIMEOUT_S = 10;
 const PG_STATEMENT_TIMEOUT_MS = 30_000;
 
 /** `postgres://user:pass@host:port/db?sslmode=require`, or Flowise's placeholder form `host:port/db`. */
-function parsePostgresUrl(raw: string): URL {
+function parsePostgresUrl(raw: string, node: string, input: string): URL {
   const text = raw.trim();
   if (!text)
     throw fail(
       "INVALID_FLOW",
-      "Sql Database Chain: a PostgreSQL database needs its connection string in the url input " +
-        "(postgres://user:password@host:5432/database)",
+      `${node}: a PostgreSQL database needs its connection string in the ${input} (postgres://user:password@host:5432/database)`,
     );
   const withScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(text) ? text : `postgres://${text}`;
   let url: URL;
   try {
     url = new URL(withScheme);
   } catch {
-    throw fail(
-      "INVALID_FLOW",
-      "Sql Database Chain: the url input is not a PostgreSQL connection string (postgres://user:password@host:5432/database)",
-    );
+    throw fail("INVALID_FLOW", `${node}: the ${input} is not a PostgreSQL connection string (postgres://user:password@host:5432/database)`);
   }
   if (url.protocol !== "postgres:" && url.protocol !== "postgresql:")
-    throw fail("INVALID_FLOW", `Sql Database Chain: a PostgreSQL connection string starts with postgres://, not ${url.protocol}//`);
-  if (!url.hostname) throw fail("INVALID_FLOW", "Sql Database Chain: the PostgreSQL connection string names no host");
+    throw fail("INVALID_FLOW", `${node}: a PostgreSQL connection string starts with postgres://, not ${url.protocol}//`);
+  if (!url.hostname) throw fail("INVALID_FLOW", `${node}: the PostgreSQL connection string names no host`);
   return url;
 }
 
 const isServerError = (err: unknown): err is Error & { code: string; severity: string } =>
   err instanceof Error && typeof (err as { severity?: unknown }).severity === "string";
 
-export function postgresDatabase(raw: string, outbound: EndpointEnv): SqlDatabase {
-  const url = parsePostgresUrl(raw);
+/** `node`/`input` name the node and input in messages (the SQL chain's url input by default). */
+export function postgresDatabase(raw: string, outbound: EndpointEnv, node = "Sql Database Chain", input = "url input"): SqlDatabase {
+  const url = parsePostgresUrl(raw, node, input);
   const port = url.port || "5432";
-  assertEndpointHostAllowed(url.hostname, port, { field: "Sql Database Chain url", env: outbound });
+  assertEndpointHostAllowed(url.hostname, port, { field: `${node} ${input.replace(/ input$/, "")}`, env: outbound });
   const label = `PostgreSQL database at ${url.hostname}:${port}${url.pathname.length > 1 ? url.pathname : ""}`;
   const schema = url.searchParams.get("schema") ?? "public";
   const sql = workersPostgres(url.toString(), { connect_timeout: PG_CONNECT_TIMEOUT_S, idle_timeout: 5 });

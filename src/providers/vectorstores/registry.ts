@@ -3,7 +3,8 @@
 // Cloudflare's; pinecone, qdrant, chroma, supabase, upstash (Upstash Vector), weaviate,
 // elasticsearch, openSearch and meilisearch are their services' REST APIs; milvus is Milvus's REST API
 // v2 (its gRPC is out of a Worker's reach), Astra Astra DB's Data API, mongoDBAtlas MongoDB over its
-// wire protocol, singlestore SingleStore over MySQL's, zep and zepCloud Zep's collections, vectara
+// wire protocol, couchbase Couchbase's Query and Search HTTP services, singlestore SingleStore over
+// MySQL's, zep and zepCloud Zep's collections, vectara
 // Vectara's API v1 (it embeds text itself).
 import type { Env } from "../../env";
 import { fail } from "../../errors";
@@ -22,6 +23,7 @@ import { redisVectorStore } from "./redis";
 import { milvusVectorStore } from "./milvus";
 import { astraVectorStore } from "./astra";
 import { mongoDBAtlasVectorStore } from "./mongodb";
+import { couchbaseVectorStore } from "./couchbase";
 import { zepCloudVectorStore, zepVectorStore } from "./zep";
 import { vectaraVectorStore } from "./vectara";
 import { FaissR2Store } from "./faiss-r2";
@@ -58,6 +60,7 @@ const definitions: VectorStoreDefinition[] = [
   milvusVectorStore,
   astraVectorStore,
   mongoDBAtlasVectorStore,
+  couchbaseVectorStore,
   zepVectorStore,
   zepCloudVectorStore,
   vectaraVectorStore,

@@ -6,7 +6,16 @@
 import { and, asc, eq, inArray } from "drizzle-orm";
 import { ApiError, badRequest } from "../../errors";
 import type { Db, Env } from "../../env";
-import { MCP_PRESET_NAMES, type Runtime, listMcpActions, listPresetActions, openApiOptions, toolName } from "../../engine";
+import {
+  MCP_PRESET_NAMES,
+  NATIVE_MCP_NAMES,
+  type Runtime,
+  listNativeActions,
+  listMcpActions,
+  listPresetActions,
+  openApiOptions,
+  toolName,
+} from "../../engine";
 import { loadVariables } from "../runs";
 import { assistant, chatFlow, documentStore, tool } from "../../db/schema";
 import { type LoadOption, type NodeDescriptor, builtOptions, declaredLoadMethods, nodeDescriptor } from "./files";
@@ -203,6 +212,8 @@ const NODE_METHODS: Record<string, LoadMethod> = {
         ),
     ]),
   ),
+  /** The native MCP servers' Available Actions (sequentialThinkingMCP, …): their tools, no server call. */
+  ...Object.fromEntries(NATIVE_MCP_NAMES.map((name): [string, LoadMethod] => [`${name}/listActions`, async () => listNativeActions(name)])),
   /** Custom MCP Server's servers: the ones authorized on the Tools page. */
   "customMcpServerTool/listServers": ({ db }) => authorizedMcpServers({ db }),
   /**

@@ -3,6 +3,8 @@
 // customMCP does. Vendor hosts have a `*_BASE_URL` var (the endpoint rule); URLs typed in the node
 // go under the request rule, as customMCP's. supergatewayMCP's `--sse`/`--streamableHttp` URL is
 // reached directly (Flowise runs `npx supergateway` as a local bridge; Workers cannot start one).
+// githubMCP is GitHub's hosted server (Flowise 3.1.4 starts no process for it); slackMCP is Slack's
+// hosted server with a slackOAuth2 credential, and server-slack run natively with a slackApi one.
 import type { StructuredToolInterface } from "@langchain/core/tools";
 import { ApiError, fail } from "../../../errors";
 import { toBase64 } from "../../../lib/crypto";
@@ -15,6 +17,8 @@ import { ToolCallError, baseUrlOf, callServiceJson } from "../service";
 import type { ToolDefinition } from "../types";
 import type { McpServerAddress } from "./client";
 import { NO_PROCESSES, asRunError, listMcpServerTools, mcpActionsOf, mcpTools, withVars } from "./custom-mcp";
+import { type NativeMcpServer, nativeMcpActions, nativeMcpTools } from "./native/native";
+import { slackBotServer } from "./native/slack";
 
 /** What resolving a preset needs: the deployment's vars, the credential reader, the run's variables. */
 export interface PresetDeps {
@@ -31,6 +35,8 @@ export interface PresetDeps {
 interface PresetServer extends McpServerAddress {
   endpoint?: EndpointPolicy;
   format?: (text: string) => string | undefined;
+  /** Tools run in the Worker instead of the server at `url` (slackMCP with a bot token). */
+  native?: NativeMcpServer;
 }
 
 type Cred = Record<string, unknown>;
@@ -39,7 +45,14 @@ type Preset = (inputs: Record<string, unknown>, cred: Cred, deps: PresetDeps) =>
 const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });
 
 /** A vendor's host: its var, else the public one, checked under the endpoint rule now (400 before any call). */
-function vendorUrl(deps: PresetDeps, field: "PIPEDREAM_BASE_URL" | "PIPEDREAM_MCP_BASE_URL" | "BROWSERLESS_MCP_BASE_URL", host: string) {
+type VendorVar =
+  | "PIPEDREAM_BASE_URL"
+  | "PIPEDREAM_MCP_BASE_URL"
+  | "BROWSERLESS_MCP_BASE_URL"
+  | "GITHUB_MCP_BASE_URL"
+  | "SLACK_MCP_BASE_URL";
+
+function vendorUrl(deps: PresetDeps, field: VendorVar | "SLACK_API_BASE_URL", host: string) {
   const url = baseUrlOf(deps.providers[field], host);
   return { url, endpoint: checkEndpoint(url, field, deps.providers) };
 }
@@ -123,6 +136,50 @@ const browserless: Preset = async (_inputs, cred, deps) => {
   return { url: `${url}/mcp`, endpoint, headers: bearer(token) };
 };
 
+/** GitHub Enterprise's server for its URL, as Flowise derives it: https://octocorp.ghe.com → https://copilot-api.octocorp.ghe.com/mcp. */
+export function enterpriseMcpUrl(enterpriseUrl: string): string {
+  const trimmed = enterpriseUrl.trim().replace(/\/+$/, "");
+  try {
+    const parsed = new URL(trimmed);
+    parsed.hostname = `copilot-api.${parsed.hostname}`;
+    parsed.pathname = "/mcp";
+    return parsed.toString().replace(/\/$/, "");
+  } catch {
+    return `${trimmed}/mcp`;
+  }
+}
+
+/** GitHub's hosted MCP server (or a GitHub Enterprise one: its URL is the user's, under the request rule), the token as a bearer. */
+const github: Preset = async (inputs, cred, deps) => {
+  const token = need(cred.accessToken, "a githubApi credential with accessToken (Missing Github Access Token)", deps.label);
+  const enterprise = str(inputs.githubEnterpriseUrl);
+  if (enterprise) return { url: enterpriseMcpUrl(enterprise), headers: bearer(token) };
+  // Used as it is: the public server's address ends in a slash.
+  const url = str(deps.providers.GITHUB_MCP_BASE_URL) ?? "https://api.githubcopilot.com/mcp/";
+  return { url, endpoint: checkEndpoint(url, "GITHUB_MCP_BASE_URL", deps.providers), headers: bearer(token) };
+};
+
+/** Slack: a user OAuth2 token → Slack's hosted MCP server; a bot token with a team id → server-slack's tools natively. */
+const slack: Preset = async (_inputs, cred, deps) => {
+  const token = str(cred.access_token) ?? str(cred.accessToken);
+  if (token) return { ...vendorUrl(deps, "SLACK_MCP_BASE_URL", "https://mcp.slack.com/mcp"), headers: bearer(token) };
+  const botToken = str(cred.botToken);
+  const teamId = str(cred.teamId);
+  if (!botToken || !teamId)
+    throw fail(
+      "MISSING_CREDENTIAL",
+      `${deps.label}: Missing Slack credentials. Provide either an OAuth2 access token (slackOAuth2) ` +
+        "or a Bot Token with Team ID (slackApi)",
+    );
+  const api = vendorUrl(deps, "SLACK_API_BASE_URL", "https://slack.com/api");
+  return {
+    url: api.url,
+    endpoint: api.endpoint,
+    headers: {},
+    native: slackBotServer({ api: api.url, field: "SLACK_API_BASE_URL", botToken, teamId }),
+  };
+};
+
 /** A Teradata MCP server at `mcpUrl`: the node's Bearer Token, else the credential's token, else TD2 user and password (Basic). */
 const teradata: Preset = async (inputs, cred, deps) => {
   const url = str(inputs.mcpUrl) ?? "http://teradata-mcp-server:8001/mcp";
@@ -165,6 +222,8 @@ const PRESETS: Record<string, Preset> = {
   browserlessMCP: browserless,
   teradataMCP: teradata,
   supergatewayMCP: supergateway,
+  githubMCP: github,
+  slackMCP: slack,
 };
 
 export const MCP_PRESET_NAMES = Object.keys(PRESETS);
@@ -172,7 +231,9 @@ export const MCP_PRESET_NAMES = Object.keys(PRESETS);
 /** The preset's server: its inputs and credential read, URLs checked (a malformed one is a 400). */
 async function presetServer(name: string, inputs: Record<string, unknown>, deps: PresetDeps): Promise<PresetServer> {
   const id = str(inputs.credential) ?? str(inputs.FLOWISE_CREDENTIAL_ID);
-  const cred = id ? await deps.getCredential(id) : {};
+  let cred = id ? await deps.getCredential(id) : {};
+  // An OAuth2 credential's token, refreshed when it expires within 5 minutes (Flowise's refreshOAuth2Token).
+  if (id && name === "slackMCP" && str(cred.access_token)) cred = await deps.getCredential(id, { oauth2: true });
   const server = await PRESETS[name](inputs, cred, deps);
   try {
     const url = new URL(server.url);
@@ -184,6 +245,7 @@ async function presetServer(name: string, inputs: Record<string, unknown>, deps:
 }
 
 async function listed(server: PresetServer, deps: PresetDeps) {
+  if (server.native) return server.native.tools;
   const session = { policy: deps.outbound, endpoint: server.endpoint, signal: deps.signal };
   return listMcpServerTools(server, session).catch((err: unknown) => {
     throw asRunError(err, deps.label);
@@ -201,7 +263,9 @@ export async function listPresetActions(name: string, inputs: Record<string, unk
     ];
   let tools: Awaited<ReturnType<typeof listed>>;
   try {
-    tools = await listed(await presetServer(name, inputs, { ...deps, listing: true }), deps);
+    const server = await presetServer(name, inputs, { ...deps, listing: true });
+    if (server.native) return nativeMcpActions(server.native);
+    tools = await listed(server, deps);
   } catch (err) {
     if (!(err instanceof ApiError)) throw err;
     return [{ label: "No Available Actions", name: "error", description: err.message }];
@@ -222,6 +286,7 @@ export const mcpPresetTools: ToolDefinition[] = MCP_PRESET_NAMES.map((name) => (
       label,
     };
     const server = await presetServer(name, inputs, { ...deps, signal: ctx.signal });
+    if (server.native) return nativeMcpTools(server.native, inputs, { ctx, label });
     const wanted = new Set(mcpActionsOf(inputs.mcpActions));
     const chosen = (await listed(server, { ...deps, signal: ctx.signal })).filter(
       (t) => wanted.has(t.name) || wanted.has(toolName(t.name)),
