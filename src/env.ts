@@ -65,6 +65,11 @@ export const PROVIDER_VARS = [
   "EXA_BASE_URL",
   "WOLFRAM_ALPHA_BASE_URL",
   "SEARCHAPI_BASE_URL",
+  // Composio's backend (engine/tools/composio.ts): the composio tool and its pickers.
+  "COMPOSIO_BASE_URL",
+  // E2B (engine/tools/e2b.ts: codeInterpreterE2B): its API, and its sandboxes' host ({port}, {sandboxId}, {domain} filled in).
+  "E2B_API_URL",
+  "E2B_SANDBOX_URL",
   // Microsoft Graph v1.0 (engine/tools/microsoft): the microsoftOutlook and microsoftTeams tools.
   "MICROSOFT_GRAPH_BASE_URL",
   // MCP presets' hosts (engine/tools/mcp/presets.ts): Pipedream's API (token) and remote MCP server, Browserless's MCP server.
@@ -75,6 +80,8 @@ export const PROVIDER_VARS = [
   "GITHUB_MCP_BASE_URL",
   "SLACK_MCP_BASE_URL",
   "SLACK_API_BASE_URL",
+  // Stripe's REST API for stripeAgentTool (engine/tools/stripe.ts).
+  "STRIPE_API_BASE_URL",
   // The spiderDocumentLoaders loader (providers/loaders/hosted/crawlers.ts).
   "SPIDER_BASE_URL",
   // The notionPage and notionDB loaders (providers/loaders/notion).

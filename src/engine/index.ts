@@ -80,6 +80,7 @@ export { toolDefinitionProblem } from "./tools/custom";
 export { listMcpActions, listMcpServerTools } from "./tools/mcp/custom-mcp";
 export { MCP_PRESET_NAMES, listPresetActions } from "./tools/mcp/presets";
 export { NATIVE_MCP_NAMES, listNativeActions } from "./tools/mcp/native";
+export { composioOptions } from "./tools/composio";
 export { toolName } from "./tools/names";
 export { McpSessionError } from "./tools/mcp/client";
 export { openApiOptions } from "./tools/openapi/spec-source";

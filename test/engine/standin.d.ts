@@ -13,6 +13,8 @@ declare module "vitest" {
     baiduQianfanUrl: string;
     /** Momento Cache HTTP API stand-in, token checked (test/standin/momento.mjs). */
     momentoUrl: string;
+    /** E2B's API and its sandboxes' Jupyter server, key checked (test/standin/e2b.mjs). */
+    e2bUrl: string;
     /** Base URL of the tool services' stand-in (test/standin/services.mjs). */
     servicesUrl: string;
     /** Anthropic Messages API stand-in (test/standin/anthropic.mjs), e.g. http://127.0.0.1:40124. */
@@ -106,6 +108,8 @@ declare module "vitest" {
     pipedreamUrl: string;
     /** Slack's Web API under /api/ for slackMCP's bot-token tools (test/standin/slack.mjs). */
     slackUrl: string;
+    /** Stripe's REST API (/v1/…, form bodies, keys sk_test_ok_*) for stripeAgentTool (test/standin/stripe.mjs). */
+    stripeUrl: string;
     /** Upstash REST stand-in, also GET /commands (TCP commands received) and /keys/KEY (test/standin/redis.mjs). */
     upstashUrl: string;
     /** redis://127.0.0.1:PORT of the RESP stand-in. */
@@ -122,6 +126,8 @@ declare module "vitest" {
     watsonxUrl: string;
     /** Jira REST API v3/v2 stand-in, and a small HTTP API with its docs and OpenAPI spec for the API chains (test/standin/jira.mjs). */
     jiraUrl: string;
+    /** Composio's backend: apps, actions, connected accounts, execution; X-API-KEY checked (test/standin/composio.mjs). */
+    composioUrl: string;
     /** A small web site with links and a sitemap (test/standin/site.mjs). */
     siteUrl: string;
     /** The redirecting stand-in's two origins (test/standin/redirector.mjs): base URLs on two loopback ports. */

@@ -495,6 +495,21 @@ describe("embeddings, vector stores and memories", () => {
     }
   });
 
+  it("codeInterpreterE2B: E2B_API_URL and E2B_SANDBOX_URL on a private address are a 400", async () => {
+    const ctx = (env: Record<string, string>) => ({ runtime: { providers: { ...PRODUCTION, ...env } } }) as never;
+    const build = (env: Record<string, string>) => buildTool("codeInterpreterE2B", { credential: "c" }, { ctx: ctx(env), label: "e2b" });
+    for (const [field, value] of [
+      ["E2B_API_URL", "http://10.6.6.11"],
+      ["E2B_SANDBOX_URL", "http://10.6.6.11/{port}-{sandboxId}"],
+    ]) {
+      await expect(build({ [field]: value }), field).rejects.toThrow(
+        new RegExp(`^${field} refused by the outbound policy: 10\\.6\\.6\\.11 is a private address`),
+      );
+    }
+    // Unset: https://api.e2b.app and https://49999-<id>.e2b.app, which the policy allows.
+    await expect(build({})).resolves.toMatchObject({ name: "code_interpreter" });
+  });
+
   it("gmail and googleCalendarTool: GMAIL_BASE_URL / GOOGLE_CALENDAR_BASE_URL on a private address is a 400", async () => {
     for (const [node, inputs, field] of [
       ["gmail", { gmailType: "labels", labelActions: ["listLabels"] }, "GMAIL_BASE_URL"],
@@ -553,6 +568,30 @@ describe("embeddings, vector stores and memories", () => {
         new RegExp(`^${field} refused by the outbound policy: 10\\.6\\.6\\.9 is a private address`),
       );
     }
+  });
+
+  it("composio: COMPOSIO_BASE_URL private → 400 before any call", async () => {
+    const getCredential = async () => ({ composioApi: "composio-s" });
+    const ctx = {
+      runtime: { outbound: {}, providers: { ...PRODUCTION, COMPOSIO_BASE_URL: "http://10.6.6.9" } },
+      getCredential,
+      vars: {},
+    } as never;
+    await expect(
+      buildTool("composio", { credential: "c", appName: "github", actions: '["GITHUB_STAR"]' }, { ctx, label: "composio" }),
+    ).rejects.toThrow(/^COMPOSIO_BASE_URL refused by the outbound policy: 10\.6\.6\.9 is a private address/);
+  });
+
+  it("stripeAgentTool: STRIPE_API_BASE_URL private → 400", async () => {
+    const getCredential = async () => ({ stripeApiToken: "sk_test_ok_private" });
+    const ctx = {
+      runtime: { outbound: {}, providers: { ...PRODUCTION, STRIPE_API_BASE_URL: "http://10.6.6.9" } },
+      getCredential,
+      vars: {},
+    };
+    await expect(buildTool("stripeAgentTool", { credential: "c", balance: '["read"]' }, { ctx: ctx as never, label: "s" })).rejects.toThrow(
+      /^STRIPE_API_BASE_URL refused by the outbound policy: 10\.6\.6\.9 is a private address/,
+    );
   });
 
   it("braveSearchMCP and postgreSQLMCP: BRAVE_SEARCH_BASE_URL and the PostgresUrl credential's host private → 400", async () => {

@@ -45,12 +45,15 @@ import { startTracingStandin } from "./tracing.mjs";
 import { startVertexStandin } from "./vertex.mjs";
 import { startWatsonxStandin } from "./watsonx.mjs";
 import { startJiraStandin } from "./jira.mjs";
+import { startComposioStandin } from "./composio.mjs";
 import { startMiscModelsStandin } from "./misc-models.mjs";
 import { startNeo4jStandin } from "./neo4j.mjs";
 import { startMongoStandin } from "./mongodb.mjs";
 import { startBaiduQianfanStandin } from "./baidu-qianfan.mjs";
 import { startMomentoStandin } from "./momento.mjs";
+import { startE2bStandin } from "./e2b.mjs";
 import { startCouchbaseStandin } from "./couchbase.mjs";
+import { startStripeStandin } from "./stripe.mjs";
 
 // A port that refuses connections for the whole run. It is chosen below the kernel's ephemeral range
 // (/proc/sys/net/ipv4/ip_local_port_range, 32768–60999 by default), checked free, then closed: a
@@ -122,12 +125,15 @@ export default async function setup(project) {
     vertexUrl: await startVertexStandin(),
     watsonxUrl: await startWatsonxStandin(),
     jiraUrl: await startJiraStandin(),
+    composioUrl: await startComposioStandin(),
     miscModelsUrl: await startMiscModelsStandin(),
     neo4jUrl: await startNeo4jStandin(),
     mongoUrl: await startMongoStandin(),
     baiduQianfanUrl: await startBaiduQianfanStandin(),
     momentoUrl: await startMomentoStandin(),
+    e2bUrl: await startE2bStandin(),
     couchbaseUrl: await startCouchbaseStandin(),
+    stripeUrl: await startStripeStandin(),
   };
   for (const [key, s] of Object.entries(services)) project.provide(key, s.url);
   project.provide("pgvectorPort", services.pgvectorUrl.port);

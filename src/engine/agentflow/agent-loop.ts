@@ -15,6 +15,7 @@ import { callChat } from "./model-call";
 import type { NodeRuntime } from "./node-types";
 import type { AgentflowMessage, HumanInput } from "./types";
 import { errorMessage } from "../../lib/error-message";
+import { splitArtifacts } from "../tools/artifacts";
 
 export const DEFAULT_MAX_ITERATIONS = 10;
 export const MAX_MAX_ITERATIONS = 100;
@@ -42,6 +43,8 @@ export interface LoopSetup {
   /** Tokens of every model turn go out as they come. */
   live: boolean;
   rt: NodeRuntime;
+  /** Artifacts tools answered after Flowise's marker (tools/artifacts.ts); the model reads only the text before it. */
+  onArtifacts?: (artifacts: unknown[]) => void;
 }
 
 export interface LoopResult {
@@ -65,7 +68,7 @@ async function callTool(
   args: Record<string, unknown>,
   known: string[],
   signal: AbortSignal,
-): Promise<{ output: string; error?: string }> {
+): Promise<{ output: string; error?: string; artifacts?: unknown[] }> {
   if (!tool) {
     const error = `there is no tool named "${name}". The tools are: ${known.join(", ") || "(none)"}.`;
     return { output: `Error: ${error}`, error };
@@ -80,7 +83,8 @@ async function callTool(
           : out === undefined
             ? ""
             : JSON.stringify(out);
-    return { output: capped(text) };
+    const { text: output, artifacts } = splitArtifacts(text, tool);
+    return { output: capped(output), artifacts };
   } catch (err) {
     if (signal.aborted || err instanceof RunAborted) throw new RunAborted();
     const error = errorMessage(err);
@@ -104,7 +108,8 @@ export async function runToolLoop(
   const runCalls = async (calls: NonNullable<AgentflowMessage["tool_calls"]>) => {
     const byName = new Map(tools.map((t) => [t.tool.name, t.tool]));
     for (const call of calls) {
-      const { output, error } = await callTool(byName.get(call.name), call.name, call.args, [...byName.keys()], rt.signal);
+      const { output, error, artifacts } = await callTool(byName.get(call.name), call.name, call.args, [...byName.keys()], rt.signal);
+      if (artifacts?.length) setup.onArtifacts?.(artifacts);
       usedTools.push({ tool: call.name, toolInput: call.args, toolOutput: error ? "" : output, ...(error ? { error } : {}) } as UsedTool);
       messages.push({ role: "tool", content: output, tool_call_id: call.id, name: call.name });
     }

@@ -2,6 +2,7 @@
 // Agentflow's Agent/Tool nodes next. Adding a tool is a module here and one line in `definitions`.
 import { fail } from "../../errors";
 import { calculatorTool } from "./calculator";
+import { e2bTool } from "./e2b";
 import { chainTool } from "./chain";
 import { customTool } from "./custom";
 import { queryEngineTool } from "./query-engine";
@@ -34,12 +35,15 @@ import { googleDocsTool } from "./google/docs";
 import { googleDriveTool } from "./google/drive";
 import { googleSheetsTool } from "./google/sheets";
 import { jiraTools } from "./jira/jira";
+import { composioTools } from "./composio";
+import { stripeAgentTools } from "./stripe";
 import { microsoftOutlookTools } from "./microsoft/outlook";
 import { microsoftTeamsTools } from "./microsoft/teams";
 import type { BuiltTool, ToolDefinition, ToolDeps } from "./types";
 
 const usable: ToolDefinition[] = [
   { name: "calculator", build: async () => calculatorTool() },
+  { name: "codeInterpreterE2B", build: e2bTool },
   { name: "customTool", build: customTool },
   { name: "chainTool", build: chainTool },
   { name: "retrieverTool", build: retrieverTool },
@@ -63,6 +67,8 @@ const usable: ToolDefinition[] = [
   { name: "jsonPathExtractor", build: jsonPathExtractor },
   { name: "openAPIToolkit", build: openApiToolkit },
   { name: "jiraTool", build: jiraTools },
+  { name: "composio", build: composioTools },
+  { name: "stripeAgentTool", build: stripeAgentTools },
   { name: "customMCP", build: customMcpTools },
   { name: "customMcpServerTool", build: customMcpServerTools },
   ...mcpPresetTools,

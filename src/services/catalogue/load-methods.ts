@@ -8,6 +8,7 @@ import { ApiError, badRequest } from "../../errors";
 import type { Db, Env } from "../../env";
 import {
   MCP_PRESET_NAMES,
+  composioOptions,
   NATIVE_MCP_NAMES,
   type Runtime,
   listNativeActions,
@@ -214,6 +215,18 @@ const NODE_METHODS: Record<string, LoadMethod> = {
   ),
   /** The native MCP servers' Available Actions (sequentialThinkingMCP, …): their tools, no server call. */
   ...Object.fromEntries(NATIVE_MCP_NAMES.map((name): [string, LoadMethod] => [`${name}/listActions`, async () => listNativeActions(name)])),
+  /** Composio's apps, an app's actions and its connected accounts, from Composio with the node's composioApi key. */
+  ...Object.fromEntries(
+    ["listApps", "listActions", "listConnections"].map((method): [string, LoadMethod] => [
+      `composio/${method}`,
+      ({ runtime, request }) =>
+        composioOptions(
+          method,
+          { ...record(request.inputs), credential: request.credential },
+          { runtime, getCredential: runtime.credentials, signal: AbortSignal.timeout(15_000) },
+        ),
+    ]),
+  ),
   /** Custom MCP Server's servers: the ones authorized on the Tools page. */
   "customMcpServerTool/listServers": ({ db }) => authorizedMcpServers({ db }),
   /**

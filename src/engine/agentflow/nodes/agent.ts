@@ -85,7 +85,9 @@ export const agentNode: AgentflowNodeDef = {
       const start = rt.now();
       const resume = rt.humanInput ? resumeOf(rt.humanInput, rt.humanInputAction?.data?.input?.messages, owner) : undefined;
       const messages = resume ? [] : await conversation(rt, own, input, memory, userMessage, model);
-      const loop = await runToolLoop({ model, tools, messages, maxIterations, live, rt }, resume);
+      const artifacts: unknown[] = [];
+      const onArtifacts = (a: unknown[]) => artifacts.push(...a);
+      const loop = await runToolLoop({ model, tools, messages, maxIterations, live, rt, onArtifacts }, resume);
 
       let content = loop.content;
       let structured: Record<string, unknown> | undefined;
@@ -98,6 +100,7 @@ export const agentNode: AgentflowNodeDef = {
         if (!live) rt.emit.token(content);
         if (loop.usedTools.length) rt.emit.event("usedTools", loop.usedTools);
         if (sourceDocuments.length) rt.emit.event("sourceDocuments", sourceDocuments);
+        if (artifacts.length) rt.emit.event("artifacts", artifacts);
         if (live) afterStream(loop.reply, rt.emit.event);
       }
 
@@ -112,6 +115,7 @@ export const agentNode: AgentflowNodeDef = {
       if (structured) for (const [k, v] of Object.entries(structured)) if (v !== undefined && v !== null) output[k] = v;
       if (loop.usedTools.length) output.usedTools = loop.usedTools;
       if (sourceDocuments.length) output.sourceDocuments = sourceDocuments;
+      if (artifacts.length) output.artifacts = artifacts;
       if (availableTools.length) output.availableTools = availableTools;
       if (loop.waitingForHumanInput) output.isWaitingForHumanInput = true;
 

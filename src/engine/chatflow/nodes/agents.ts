@@ -28,6 +28,7 @@ import {
   requireChatModel,
 } from "../instances";
 import { modelFailure } from "../../core/errors";
+import { splitArtifacts } from "../../tools/artifacts";
 import { RunAborted } from "../../../lib/run-control";
 import { promptMessages } from "../../core/prompting";
 import type { BuildArgs, NodeDefinition } from "../types";
@@ -168,7 +169,8 @@ export async function callTool(
   if (!tool) return `Error: there is no tool named "${name}". The tools are: ${known.join(", ") || "(none)"}.`;
   try {
     const out: unknown = await tool.invoke(args, { signal: ctx.signal });
-    if (typeof out === "string") return out;
+    // Flowise's artifacts marker (codeInterpreterE2B): the model reads the text before it.
+    if (typeof out === "string") return splitArtifacts(out, tool).text;
     if (out && typeof out === "object" && "content" in out) return contentText((out as { content: unknown }).content);
     return out === undefined ? "" : JSON.stringify(out);
   } catch (err) {
