@@ -37,6 +37,8 @@ const WORK_LIMITS = {
   windowMb: { env: "UPSERT_WINDOW_MB", fallback: 2, unit: "MB per window" },
   /** Rows of a sqlDatabaseChain query's result read and shown to the model (the rest is cut). */
   sqlRows: { env: "SQL_MAX_ROWS", fallback: 100, unit: "rows" },
+  /** How long a sqlDatabaseChain's Postgres or MySQL server has to accept and sign in, in ms. */
+  sqlConnectMs: { env: "SQL_CONNECT_TIMEOUT_MS", fallback: 10_000, unit: "ms" },
   /** A document store upsert with more chunks than this runs through the upsert queue. */
   queueChunks: { env: "UPSERT_QUEUE_CHUNKS", fallback: 5_000, unit: "chunks" },
   /** … as does one whose streamed files are larger than this together, in MB. */

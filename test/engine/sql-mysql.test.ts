@@ -23,6 +23,8 @@ const SHA2_PASSWORD = "sha2-standin-password";
 const mysqlUrl = (user = "flowise", password = NATIVE_PASSWORD, db = "shop") =>
   `mysql://${user}:${password}@127.0.0.1:${inject("mysqlPort")}/${db}`;
 const loopback = () => runtimeWith({ OUTBOUND_ALLOW: "127.0.0.1" } as never);
+/** Loopback, with a short SQL_CONNECT_TIMEOUT_MS: a silent server's 504 in 1.5 s, not the default 10. */
+const impatient = () => runtimeWith({ OUTBOUND_ALLOW: "127.0.0.1", SQL_CONNECT_TIMEOUT_MS: "1500" } as never);
 
 interface MysqlConnection {
   user: string;
@@ -155,10 +157,10 @@ describe("SQL DB Chain template on MySQL", () => {
     const silent = await failure(
       runFlow(
         await template(`mysql://app:hunter2-secret@127.0.0.1:${silentPort}/shop`),
-        makeCtx(`${marker()} [sql: SELECT 1 :sql]`, { runtime: loopback() }),
+        makeCtx(`${marker()} [sql: SELECT 1 :sql]`, { runtime: impatient() }),
       ),
     );
-    expect(silent).toMatchObject({ status: 504, message: `MySQL database at 127.0.0.1:${silentPort}/shop did not answer within 10000 ms` });
+    expect(silent).toMatchObject({ status: 504, message: `MySQL database at 127.0.0.1:${silentPort}/shop did not answer within 1500 ms` });
     for (const e of [private_, down, silent]) expect(e.message).not.toContain("hunter2-secret");
     const bad = await failure(runFlow(await template("postgres://x@h/db"), makeCtx(`${marker()} [sql: SELECT 1 :sql]`)));
     expect(bad).toMatchObject({

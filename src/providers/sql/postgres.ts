@@ -9,7 +9,6 @@ import { checkStatement } from "./statement";
 import { type SqlDatabase, type SqlTable, SqlQueryError } from "./types";
 import { errorMessage } from "../../lib/error-message";
 
-const PG_CONNECT_TIMEOUT_S = 10;
 const PG_STATEMENT_TIMEOUT_MS = 30_000;
 
 /** `postgres://user:pass@host:port/db?sslmode=require`, or Flowise's placeholder form `host:port/db`. */
@@ -36,14 +35,22 @@ function parsePostgresUrl(raw: string, node: string, input: string): URL {
 const isServerError = (err: unknown): err is Error & { code: string; severity: string } =>
   err instanceof Error && typeof (err as { severity?: unknown }).severity === "string";
 
-/** `node`/`input` name the node and input in messages (the SQL chain's url input by default). */
-export function postgresDatabase(raw: string, outbound: EndpointEnv, node = "Sql Database Chain", input = "url input"): SqlDatabase {
+interface PostgresOptions {
+  /** The node and input messages name (the SQL chain's url input by default). */
+  node?: string;
+  input?: string;
+  /** How long the server has to accept and sign in (10 s by default). */
+  connectTimeoutMs?: number;
+}
+
+export function postgresDatabase(raw: string, outbound: EndpointEnv, options: PostgresOptions = {}): SqlDatabase {
+  const { node = "Sql Database Chain", input = "url input", connectTimeoutMs = 10_000 } = options;
   const url = parsePostgresUrl(raw, node, input);
   const port = url.port || "5432";
   assertEndpointHostAllowed(url.hostname, port, { field: `${node} ${input.replace(/ input$/, "")}`, env: outbound });
   const label = `PostgreSQL database at ${url.hostname}:${port}${url.pathname.length > 1 ? url.pathname : ""}`;
   const schema = url.searchParams.get("schema") ?? "public";
-  const sql = workersPostgres(url.toString(), { connect_timeout: PG_CONNECT_TIMEOUT_S, idle_timeout: 5 });
+  const sql = workersPostgres(url.toString(), { connect_timeout: connectTimeoutMs / 1000, idle_timeout: 5 });
 
   /** What a failure becomes: the database's own refusal for the model, or a 502/504 naming the database. */
   const failure = (err: unknown): Error => {
@@ -55,7 +62,7 @@ export function postgresDatabase(raw: string, outbound: EndpointEnv, node = "Sql
       return new SqlQueryError(err.message);
     }
     const code = (err as { code?: unknown })?.code;
-    if (code === "CONNECT_TIMEOUT") return fail("TIMEOUT", `${label} did not answer within ${PG_CONNECT_TIMEOUT_S} s`);
+    if (code === "CONNECT_TIMEOUT") return fail("TIMEOUT", `${label} did not answer within ${connectTimeoutMs} ms`);
     return fail("UPSTREAM_FAILED", `${label} cannot be reached: ${errorMessage(err)}`);
   };
   const run = async <T>(work: () => Promise<T>): Promise<T> => {

@@ -5,6 +5,7 @@
 import { fail } from "../../errors";
 import { listVar } from "../../env";
 import type { EndpointEnv } from "../../lib/outbound";
+import { workLimits } from "../../lib/limits";
 import { d1Database } from "./d1";
 import { mysqlDatabase } from "./mysql/database";
 import { postgresDatabase } from "./postgres";
@@ -19,6 +20,8 @@ export interface SqlDeps {
   d1WriteBindings: string[];
   /** The endpoint rule's settings (OUTBOUND_ALLOW, ENVIRONMENT) for Postgres and MySQL hosts. */
   outbound: EndpointEnv;
+  /** SQL_CONNECT_TIMEOUT_MS: how long a Postgres or MySQL server has to accept and sign in. */
+  connectTimeoutMs: number;
 }
 
 /** The env vars the registry reads (README "Configuration"). */
@@ -32,6 +35,7 @@ export const sqlDepsFrom = (env: SqlEnv & EndpointEnv): SqlDeps => ({
   d1Bindings: listVar(env.SQL_D1_BINDINGS),
   d1WriteBindings: listVar(env.SQL_D1_WRITE_BINDINGS),
   outbound: { OUTBOUND_ALLOW: env.OUTBOUND_ALLOW, ENVIRONMENT: env.ENVIRONMENT },
+  connectTimeoutMs: workLimits(env).sqlConnectMs,
 });
 
 const isD1 = (v: unknown): v is D1Database =>
@@ -58,8 +62,8 @@ function openD1(url: string, deps: SqlDeps, allowWrites: boolean): SqlDatabase {
 const openers: Record<string, (url: string, deps: SqlDeps, allowWrites: boolean) => SqlDatabase> = {
   sqlite: openD1,
   d1: openD1,
-  postgres: (url, deps) => postgresDatabase(url, deps.outbound),
-  mysql: (url, deps) => mysqlDatabase(url, deps.outbound),
+  postgres: (url, deps) => postgresDatabase(url, deps.outbound, { connectTimeoutMs: deps.connectTimeoutMs }),
+  mysql: (url, deps) => mysqlDatabase(url, deps.outbound, deps.connectTimeoutMs),
 };
 
 /** The database a node names; a 400 for one it cannot name or may not reach. */

@@ -10,7 +10,6 @@ import { checkStatement } from "../statement";
 import { type SqlDatabase, type SqlTable, SqlQueryError } from "../types";
 import { type MySqlConnection, MySqlError, type MySqlOptions, escapeId, format, labelOf, withMySql } from "./session";
 
-const MYSQL_CONNECT_TIMEOUT_MS = 10_000;
 const MYSQL_STATEMENT_TIMEOUT_MS = 30_000;
 const FIELD = "Sql Database Chain";
 
@@ -53,7 +52,8 @@ const TABLES_SQL =
   "SELECT TABLE_NAME AS table_name, COLUMN_NAME AS column_name, DATA_TYPE AS data_type, IS_NULLABLE AS is_nullable " +
   "FROM INFORMATION_SCHEMA.COLUMNS WHERE TABLE_SCHEMA = ? ORDER BY TABLE_NAME, ORDINAL_POSITION";
 
-export function mysqlDatabase(raw: string, outbound: EndpointEnv): SqlDatabase {
+/** `connectTimeoutMs`: how long the server has to accept and sign in. */
+export function mysqlDatabase(raw: string, outbound: EndpointEnv, connectTimeoutMs = 10_000): SqlDatabase {
   const o = parseMySqlUrl(raw);
   assertEndpointHostAllowed(o.host, o.port, { field: `${FIELD} url`, env: outbound });
   const label = labelOf("MySQL database", o);
@@ -61,7 +61,7 @@ export function mysqlDatabase(raw: string, outbound: EndpointEnv): SqlDatabase {
   /** One session per call (a socket cannot outlive its request); a statement's ERR is the model's to see. */
   const session = async <T>(timeoutMs: number, work: (c: MySqlConnection) => Promise<T>): Promise<T> => {
     try {
-      return await withMySql(o, { label, timeoutMs, connectTimeoutMs: MYSQL_CONNECT_TIMEOUT_MS }, work);
+      return await withMySql(o, { label, timeoutMs, connectTimeoutMs }, work);
     } catch (err) {
       if (err instanceof MySqlError) throw new SqlQueryError(`${err.message} (${err.errno})`);
       throw err;

@@ -32,10 +32,10 @@ export const postgresServer: NativeMcpServer = {
     if (!url)
       throw fail("MISSING_CREDENTIAL", `${label} needs a PostgresUrl credential with postgresUrl (postgresql://user:password@host/db)`);
     const env = ctx.runtime.providers;
-    await postgresDatabase(url, env, label, INPUT).close(); // the URL checked now: a malformed or refused one is a 400
+    await postgresDatabase(url, env, { node: label, input: INPUT }).close(); // the URL checked now: a malformed or refused one is a 400
     return async (_tool, args) => {
       const sql = typeof args.sql === "string" ? args.sql : "";
-      const db = postgresDatabase(url, env, label, INPUT);
+      const db = postgresDatabase(url, env, { node: label, input: INPUT });
       try {
         const { rows } = await db.query(sql, { maxRows: MAX_ROWS, allowWrites: false });
         return textResult(rows);
