@@ -164,6 +164,14 @@ describe("GET /oauth2-credential/callback", () => {
     expect(text).toContain("The authorization code is invalid or expired");
     expect(text).not.toContain("oauth-secret");
     expect((await stored(id)).access_token).toBeUndefined();
+
+    // Slack answers a refused code with 200 and {ok: false, error}: the same 400 with its reason.
+    const slack = await oauthCredential();
+    const slackState = (await authorizeUrl(slack.id)).searchParams.get("state") as string;
+    const refused = await callback({ code: `slack-${slack.marker}`, state: slackState });
+    expect(refused.status).toBe(400);
+    expect(await refused.text()).toContain("The token endpoint refused: invalid_code");
+    expect((await stored(slack.id)).access_token).toBeUndefined();
   });
 
   it("refuses a token endpoint on a private address (the outbound policy)", async () => {

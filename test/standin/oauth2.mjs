@@ -2,7 +2,8 @@
 //   POST /token, form-encoded, client "oauth-client" / "oauth-secret" (else 401 invalid_client);
 //     grant_type=authorization_code: a code starting "good-" answers tokens (expires_in 3600), one
 //       starting "short-" tokens expiring in 60 s (within the 5-minute refresh margin), any other
-//       400 invalid_grant; the answer carries an extra field a server must not store;
+//       400 invalid_grant (one starting "slack-" a 200 {ok: false, error: "invalid_code"}, as Slack refuses);
+//       the answer carries an extra field a server must not store;
 //     grant_type=refresh_token: a refresh token starting "rt-" answers a new access token (no new
 //       refresh token, as Google); one starting "rotate-" a new refresh token too (as Microsoft);
 //       "revoked-…" 400 invalid_grant; "slow-…" answers after 300 ms.
@@ -51,6 +52,8 @@ export function startOAuth2Standin() {
     issued++;
     if (form.grant_type === "authorization_code") {
       const code = form.code ?? "";
+      // Slack's way: a refused code is a 200 with {ok: false, error}.
+      if (code.startsWith("slack-")) return json(200, { ok: false, error: "invalid_code" });
       if (!code.startsWith("good-") && !code.startsWith("short-"))
         return json(400, { error: "invalid_grant", error_description: "The authorization code is invalid or expired" });
       return json(200, {

@@ -48,7 +48,12 @@ export async function requestTokens(deps: Deps<"env">, data: CredentialData, for
       `The token endpoint refused: ${why.slice(0, 300)}`,
     );
   }
-  if (!text(body.access_token)) throw fail("UPSTREAM_FAILED", "The token endpoint answered no access_token");
+  if (!text(body.access_token)) {
+    // Slack refuses a code with 200 and {ok: false, error: "invalid_code"}: still the provider's refusal.
+    const why = text(body.error_description) ?? text(body.error);
+    if (why) throw fail("BAD_REQUEST", `The token endpoint refused: ${why.slice(0, 300)}`);
+    throw fail("UPSTREAM_FAILED", "The token endpoint answered no access_token");
+  }
   const tokens: CredentialData = {};
   for (const field of TOKEN_FIELDS) if (body[field] !== undefined) tokens[field] = body[field];
   return tokens;
