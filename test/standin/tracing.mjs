@@ -3,6 +3,8 @@
 //   POST /langfuse/api/public/ingestion   Langfuse: Basic auth (pk:sk) required → 207 {successes, errors}
 //   POST /langsmith/runs/batch            LangSmith: x-api-key required → 202 {}
 //   POST /otlp/v1/traces                  an OTLP/HTTP collector (JSON only: 415 otherwise) → 200 {partialSuccess: {}}
+//   POST /langwatch/api/collector         LangWatch: X-Auth-Token required, {trace_id, spans[]} → 200 {message: "Trace received successfully."}
+//   POST /lunary/v1/runs/ingest           Lunary: Authorization Bearer <project id> required, {events[]} → 200 {results}
 //   ANY  /slow/…                          never answers (until the client gives up)
 //   ANY  /fail/…                          500
 // GET /requests?contains=<marker> lists what was received (method, path, headers, JSON body).
@@ -22,6 +24,17 @@ export function startTracingStandin() {
     if (path === "/langsmith/runs/batch") {
       if (!req.headers["x-api-key"]) return json(401, { detail: "Missing API key" });
       return json(202, {});
+    }
+    if (path === "/langwatch/api/collector") {
+      if (!req.headers["x-auth-token"]) return json(401, { message: "X-Auth-Token header is required." });
+      if (typeof body?.trace_id !== "string" || !Array.isArray(body?.spans)) return json(400, { message: "trace_id and spans required" });
+      return json(200, { message: "Trace received successfully." });
+    }
+    if (path === "/lunary/v1/runs/ingest") {
+      if (!/^Bearer \S+$/.test(req.headers.authorization ?? "")) return json(401, { message: "Invalid project id" });
+      const events = Array.isArray(body?.events) ? body.events : null;
+      if (!events) return json(400, { message: "events required" });
+      return json(200, { results: events.map((e) => ({ id: e.runId, success: true })) });
     }
     if (path === "/otlp/v1/traces") {
       if (!(req.headers["content-type"] ?? "").includes("application/json")) return json(415, { message: "JSON only here" });

@@ -1,5 +1,5 @@
-// Flows whose `analytic` sends their traces to the loopback stand-ins of Langfuse, LangSmith and an
-// OTLP collector (test/standin/tracing.mjs), and readers of what those received.
+// Flows whose `analytic` sends their traces to the loopback stand-ins of Langfuse, LangSmith, an
+// OTLP collector, LangWatch and Lunary (test/standin/tracing.mjs), and readers of what those received.
 import { inject } from "vitest";
 import { toolAgentFlow as toolAgentFlowData } from "../engine/agents-flows";
 import { json, sleep } from "../helpers";
@@ -30,6 +30,21 @@ export async function analyticFor(over: { langfuse?: string; langsmith?: string;
     otlp: { credentialId: otlp, status: true },
     lunary: { credentialId: "nope", status: false },
   });
+}
+
+export const LANGWATCH_KEY = "sk-lw-standin-key-4567";
+export const LUNARY_APP_ID = "lunary-standin-project-89";
+
+/** LangWatch and Lunary on (or as `status` says), at `prefix` paths of the tracing stand-in. */
+export async function langwatchLunaryAnalytic(over: { langwatch?: string; lunary?: string; status?: boolean } = {}): Promise<string> {
+  const base = tracingUrl();
+  const langwatch = await credential("langwatchApi", {
+    langWatchApiKey: LANGWATCH_KEY,
+    langWatchEndpoint: over.langwatch ?? `${base}/langwatch`,
+  });
+  const lunary = await credential("lunaryApi", { lunaryAppId: LUNARY_APP_ID, lunaryEndpoint: over.lunary ?? `${base}/lunary` });
+  const status = over.status ?? true;
+  return JSON.stringify({ langWatch: { credentialId: langwatch, status }, lunary: { credentialId: lunary, status } });
 }
 
 export const OPENAI_KEY = "sk-standin-openai-key-0123";

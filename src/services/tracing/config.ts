@@ -1,10 +1,11 @@
 // Which tracing backends a chatflow's `analytic` switches on, as Flowise stores it:
 // `{"langFuse": {"credentialId", "status": true, "release"?}, "langSmith": {"credentialId",
-// "status": true, "projectName"?}, "otlp": {"credentialId"?, "status": true, "endpoint"?}}`.
-// Entries for the other providers Flowise knows (lunary, langWatch, arize, phoenix, opik) are not
-// served and are ignored. Read on every run, so the common case — no analytic — costs one check.
+// "status": true, "projectName"?}, "otlp": {"credentialId"?, "status": true, "endpoint"?},
+// "langWatch": {"credentialId", "status": true}, "lunary": {"credentialId", "status": true}}`.
+// Entries for the other providers Flowise knows (arize, phoenix, opik) are not served and are
+// ignored. Read on every run, so the common case — no analytic — costs one check.
 
-export type TargetKind = "langfuse" | "langsmith" | "otlp";
+export type TargetKind = "langfuse" | "langsmith" | "otlp" | "langwatch" | "lunary";
 
 export interface TraceTarget {
   kind: TargetKind;
@@ -17,7 +18,13 @@ export interface TraceTarget {
   endpoint?: string;
 }
 
-const KEYS: Record<string, TargetKind> = { langFuse: "langfuse", langSmith: "langsmith", otlp: "otlp" };
+const KEYS: Record<string, TargetKind> = {
+  langFuse: "langfuse",
+  langSmith: "langsmith",
+  otlp: "otlp",
+  langWatch: "langwatch",
+  lunary: "lunary",
+};
 const ENABLED = /"status"\s*:\s*(true|"true")/;
 const str = (v: unknown) => (typeof v === "string" && v.trim() ? v.trim() : undefined);
 

@@ -1,5 +1,5 @@
-// Tracing a run for the backends its chatflow's `analytic` switches on (Langfuse, LangSmith, an
-// OpenTelemetry collector). The run door starts a trace when a run starts (startTrace: undefined,
+// Tracing a run for the backends its chatflow's `analytic` switches on (Langfuse, LangSmith,
+// LangWatch, Lunary, an OpenTelemetry collector). The run door starts a trace when a run starts (startTrace: undefined,
 // at the cost of one check, for flows without analytic), runs the flow's work inside it (`around`)
 // and its agentflow nodes as spans (`aroundNode`, the engine's port); when the work ends the trace
 // is sent through waitUntil — after the answer, never holding it up, within TRACE_TIMEOUT_MS.

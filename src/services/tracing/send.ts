@@ -1,8 +1,8 @@
 // Sends a finished trace to each backend the flow's analytic names, after the answer went out (the
 // run door hands this to waitUntil): endpoints and keys from the owner's credentials (Flowise's
-// langfuseApi and langsmithApi; otlpApi for an OpenTelemetry collector), every URL under the
-// outbound policy's endpoint rule, every backend at once, all of them within TRACE_TIMEOUT_MS.
-// A backend that is down, slow or refuses is logged and forgotten: the run never waits for it.
+// langfuseApi, langsmithApi, langwatchApi and lunaryApi; otlpApi for an OpenTelemetry collector),
+// every URL under the outbound policy's endpoint rule, every backend at once, all of them within
+// TRACE_TIMEOUT_MS. A backend that is down, slow or refuses is logged and forgotten: the run never waits for it.
 import { configOf } from "../../config";
 import type { Db, Env } from "../../env";
 import { type EndpointPolicy, endpointFetch } from "../../lib/outbound";
@@ -11,11 +11,15 @@ import { getCredentialData } from "../credentials";
 import type { TraceTarget } from "./config";
 import { langfuseBatches } from "./langfuse";
 import { langsmithBatch } from "./langsmith";
+import { langwatchBody } from "./langwatch";
+import { lunaryBodies } from "./lunary";
 import { otlpRequest } from "./otlp";
 import type { Trace } from "./trace-types";
 
 const DEFAULT_LANGFUSE = "https://cloud.langfuse.com";
 const DEFAULT_LANGSMITH = "https://api.smith.langchain.com";
+const DEFAULT_LANGWATCH = "https://app.langwatch.ai";
+const DEFAULT_LUNARY = "https://api.lunary.ai";
 
 export const traceTimeoutMs = (env: Env): number => configOf(env).TRACE_TIMEOUT_MS;
 
@@ -50,42 +54,66 @@ function parseHeaders(value: unknown): Record<string, string> {
   );
 }
 
-async function deliveryFor(target: TraceTarget, trace: Trace, credential: Record<string, unknown>): Promise<Delivery | string> {
-  switch (target.kind) {
-    case "langfuse": {
-      const publicKey = str(credential.langFusePublicKey);
-      const secretKey = str(credential.langFuseSecretKey);
-      if (!publicKey || !secretKey) return "its langfuseApi credential lacks langFusePublicKey or langFuseSecretKey";
-      return {
-        url: `${base(str(credential.langFuseEndpoint) ?? DEFAULT_LANGFUSE)}/api/public/ingestion`,
-        field: "langfuseApi langFuseEndpoint",
-        headers: { authorization: `Basic ${btoa(`${publicKey}:${secretKey}`)}` },
-        bodies: langfuseBatches(trace, { release: target.release }),
-      };
-    }
-    case "langsmith": {
-      const apiKey = str(credential.langSmithApiKey);
-      if (!apiKey) return "its langsmithApi credential lacks langSmithApiKey";
-      return {
-        url: `${base(str(credential.langSmithEndpoint) ?? DEFAULT_LANGSMITH)}/runs/batch`,
-        field: "langsmithApi langSmithEndpoint",
-        headers: { "x-api-key": apiKey },
-        bodies: [langsmithBatch(trace, { projectName: target.projectName })],
-      };
-    }
-    case "otlp": {
-      const endpoint = str(credential.otlpEndpoint) ?? target.endpoint;
-      if (!endpoint) return "it names no endpoint (otlpApi credential otlpEndpoint, or analytic.otlp.endpoint)";
-      const url = /\/v1\/traces$/.test(base(endpoint)) ? base(endpoint) : `${base(endpoint)}/v1/traces`;
-      return {
-        url,
-        field: "OTLP endpoint",
-        headers: parseHeaders(credential.otlpHeaders),
-        bodies: [otlpRequest(trace, { serviceName: str(credential.otlpServiceName) })],
-      };
-    }
-  }
-}
+type Backend = (target: TraceTarget, trace: Trace, credential: Record<string, unknown>) => Promise<Delivery | string> | Delivery | string;
+
+/** One entry per backend: where its payload goes, with which key, or why it cannot be sent. */
+const BACKENDS: Record<TraceTarget["kind"], Backend> = {
+  langfuse: (target, trace, credential) => {
+    const publicKey = str(credential.langFusePublicKey);
+    const secretKey = str(credential.langFuseSecretKey);
+    if (!publicKey || !secretKey) return "its langfuseApi credential lacks langFusePublicKey or langFuseSecretKey";
+    return {
+      url: `${base(str(credential.langFuseEndpoint) ?? DEFAULT_LANGFUSE)}/api/public/ingestion`,
+      field: "langfuseApi langFuseEndpoint",
+      headers: { authorization: `Basic ${btoa(`${publicKey}:${secretKey}`)}` },
+      bodies: langfuseBatches(trace, { release: target.release }),
+    };
+  },
+  langsmith: (target, trace, credential) => {
+    const apiKey = str(credential.langSmithApiKey);
+    if (!apiKey) return "its langsmithApi credential lacks langSmithApiKey";
+    return {
+      url: `${base(str(credential.langSmithEndpoint) ?? DEFAULT_LANGSMITH)}/runs/batch`,
+      field: "langsmithApi langSmithEndpoint",
+      headers: { "x-api-key": apiKey },
+      bodies: [langsmithBatch(trace, { projectName: target.projectName })],
+    };
+  },
+  langwatch: (_target, trace, credential) => {
+    const apiKey = str(credential.langWatchApiKey);
+    if (!apiKey) return "its langwatchApi credential lacks langWatchApiKey";
+    return {
+      url: `${base(str(credential.langWatchEndpoint) ?? DEFAULT_LANGWATCH)}/api/collector`,
+      field: "langwatchApi langWatchEndpoint",
+      headers: { "x-auth-token": apiKey },
+      bodies: [langwatchBody(trace)],
+    };
+  },
+  lunary: async (_target, trace, credential) => {
+    const appId = str(credential.lunaryAppId);
+    if (!appId) return "its lunaryApi credential lacks lunaryAppId";
+    return {
+      url: `${base(str(credential.lunaryEndpoint) ?? DEFAULT_LUNARY)}/v1/runs/ingest`,
+      field: "lunaryApi lunaryEndpoint",
+      headers: { authorization: `Bearer ${appId}` },
+      bodies: await lunaryBodies(trace),
+    };
+  },
+  otlp: (target, trace, credential) => {
+    const endpoint = str(credential.otlpEndpoint) ?? target.endpoint;
+    if (!endpoint) return "it names no endpoint (otlpApi credential otlpEndpoint, or analytic.otlp.endpoint)";
+    const url = /\/v1\/traces$/.test(base(endpoint)) ? base(endpoint) : `${base(endpoint)}/v1/traces`;
+    return {
+      url,
+      field: "OTLP endpoint",
+      headers: parseHeaders(credential.otlpHeaders),
+      bodies: [otlpRequest(trace, { serviceName: str(credential.otlpServiceName) })],
+    };
+  },
+};
+
+const deliveryFor = async (target: TraceTarget, trace: Trace, credential: Record<string, unknown>) =>
+  BACKENDS[target.kind](target, trace, credential);
 
 /** Errors carry no secret: the run's, and the keys this delivery sends. */
 function scrubbed(trace: Trace, secrets: Iterable<string>): Trace {

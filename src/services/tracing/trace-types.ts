@@ -1,5 +1,5 @@
 // The shape of one run's trace: spans of model calls, tools, retrievers and nodes, as every
-// backend (Langfuse, LangSmith, OTLP) reads it.
+// backend (Langfuse, LangSmith, LangWatch, Lunary, OTLP) reads it.
 export type SpanKind = "generation" | "tool" | "retriever" | "chain" | "node";
 
 export interface Usage {
@@ -30,7 +30,7 @@ export interface Span {
 export interface Trace {
   id: string;
   name: string;
-  /** chatId: Langfuse's sessionId, LangSmith's metadata.session_id, OTLP's gen_ai.conversation.id. */
+  /** chatId: Langfuse's sessionId, LangSmith's session_id, LangWatch's thread_id, Lunary's thread, OTLP's gen_ai.conversation.id. */
   sessionId: string;
   input: string;
   output?: string;
