@@ -53,6 +53,7 @@ export default defineConfig(async () => {
       // ~8 s of CPU per file (transforming and loading the worker again), 13+ minutes for the suite
       // against ~3 without it. So storage is shared between files too: a test never assumes a
       // table holds only its own rows (ids it made, unique names, counts taken before and after).
+      // `npm test` runs two such processes side by side, as shards (scripts/test.mjs).
       isolate: false,
       fileParallelism: false,
     },
