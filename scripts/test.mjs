@@ -56,4 +56,6 @@ if (shards > 1) {
   for (const r of results) rmSync(r.out, { force: true });
 }
 console.log(`${passed} passed, ${failed} failed`);
-process.exit(results.some((r) => r.code !== 0) ? 1 : 0);
+// exitCode, not exit(): into a pipe (CI's tee) stdout is written asynchronously, and exit() would cut
+// the shards' output — and this count line — short.
+process.exitCode = results.some((r) => r.code !== 0) ? 1 : 0;
