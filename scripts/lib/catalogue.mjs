@@ -158,6 +158,7 @@ export function buildCatalogue(root, assetsDir) {
   // The studio's speech dialogs (docs/speech.md) and its Analyse Chatflow dialog (docs/tracing.md) name
   // these, no node does.
   const dialogs = new Set(["assemblyAIApi", "azureCognitiveServices", "elevenLabsApi", "langsmithApi", "langwatchApi", "lunaryApi"]);
+  for (const tracing of ["arizeApi", "phoenixApi", "opikApi"]) dialogs.add(tracing);
   const unused = Object.keys(credentials).filter((n) => !named.has(n) && !dialogs.has(n));
   if (unused.length) throw new Error(`catalogue: credential types no node names: ${unused.join(", ")}`);
 

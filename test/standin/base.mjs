@@ -4,7 +4,7 @@
 import { createServer } from "node:http";
 
 /**
- * Starts a stand-in. `handle(ctx)` answers; ctx = {req, res, url, body, raw, record, json(status, value)}.
+ * Starts a stand-in. `handle(ctx)` answers; ctx = {req, res, url, body, raw, bytes, record, json(status, value)}.
  * Resolves {url, requests, close}.
  */
 export function serveStandin(handle) {
@@ -28,7 +28,9 @@ export function serveStandin(handle) {
       );
     }
     let body;
-    if (raw) {
+    // Protobuf bodies (OTLP's application/x-protobuf) reach the handler as `bytes`; it decodes them into record.body.
+    const binary = (req.headers["content-type"] ?? "").includes("protobuf");
+    if (raw && !binary) {
       try {
         body = JSON.parse(raw);
       } catch {
@@ -38,7 +40,7 @@ export function serveStandin(handle) {
     const record = { method: req.method, path: url.pathname + url.search, headers: { ...req.headers }, body, raw };
     requests.push(record);
     try {
-      await handle({ req, res, url, body, raw, record, json });
+      await handle({ req, res, url, body, raw, bytes: Buffer.concat(chunks), record, json });
     } catch (err) {
       if (!res.headersSent) json(500, { error: { message: String(err) } });
       else res.destroy();

@@ -36,6 +36,7 @@ import { utilityNodes } from "./nodes/utilities";
 import { vectorStoreNodes } from "./nodes/vector-stores";
 import { vectaraNodes } from "./nodes/vectara";
 import { speechToTextNodes } from "./nodes/speech-to-text";
+import { analyticNodes } from "./nodes/analytic";
 
 const families: NodeDefinition[][] = [
   chatModelNodes,
@@ -65,6 +66,7 @@ const families: NodeDefinition[][] = [
   vectorStoreNodes,
   vectaraNodes,
   speechToTextNodes,
+  analyticNodes,
   retrievalNodes,
   [vectorDbQaNode],
   routerChainNodes,

@@ -1,18 +1,18 @@
 // Which tracing backends a chatflow's `analytic` switches on, as Flowise stores it:
 // `{"langFuse": {"credentialId", "status": true, "release"?}, "langSmith": {"credentialId",
 // "status": true, "projectName"?}, "otlp": {"credentialId"?, "status": true, "endpoint"?},
-// "langWatch": {"credentialId", "status": true}, "lunary": {"credentialId", "status": true}}`.
-// Entries for the other providers Flowise knows (arize, phoenix, opik) are not served and are
-// ignored. Read on every run, so the common case — no analytic — costs one check.
+// "langWatch": {"credentialId", "status": true}, "lunary": {"credentialId", "status": true},
+// "arize"|"phoenix": {"credentialId", "status": true, "projectName"?}, "opik": {…, "opikProjectName"?}}`.
+// Read on every run, so the common case — no analytic — costs one check.
 
-export type TargetKind = "langfuse" | "langsmith" | "otlp" | "langwatch" | "lunary";
+export type TargetKind = "langfuse" | "langsmith" | "otlp" | "langwatch" | "lunary" | "arize" | "phoenix" | "opik";
 
 export interface TraceTarget {
   kind: TargetKind;
   credentialId?: string;
   /** Langfuse: the trace's release. */
   release?: string;
-  /** LangSmith: the project (session) the runs go to; default "default", as Flowise. */
+  /** LangSmith, Arize, Phoenix, Opik (its opikProjectName): the project the runs go to; default "default", as Flowise. */
   projectName?: string;
   /** OTLP: the collector's base URL when no credential gives one. */
   endpoint?: string;
@@ -24,6 +24,9 @@ const KEYS: Record<string, TargetKind> = {
   otlp: "otlp",
   langWatch: "langwatch",
   lunary: "lunary",
+  arize: "arize",
+  phoenix: "phoenix",
+  opik: "opik",
 };
 const ENABLED = /"status"\s*:\s*(true|"true")/;
 const str = (v: unknown) => (typeof v === "string" && v.trim() ? v.trim() : undefined);
@@ -46,7 +49,7 @@ export function traceTargets(analytic: string | null | undefined): TraceTarget[]
       kind,
       credentialId: str(entry.credentialId),
       release: str(entry.release),
-      projectName: str(entry.projectName),
+      projectName: str(kind === "opik" ? entry.opikProjectName : entry.projectName),
       endpoint: str(entry.endpoint),
     });
   }

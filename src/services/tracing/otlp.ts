@@ -3,6 +3,8 @@
 // `chat {model}` client span (gen_ai.request.model, gen_ai.usage.*_tokens, gen_ai.input.messages /
 // gen_ai.output.messages), a tool call `execute_tool {name}`, a retriever hit `retrieval {name}`,
 // an agentflow Agent node `invoke_agent {label}`; every span carries gen_ai.conversation.id (the chatId).
+// With `openinference` (Arize, Phoenix, Opik): the span names of the run and OpenInference's attributes.
+import { openInferenceAttributes, openInferenceRoot } from "./openinference";
 import type { Span, Trace } from "./trace-types";
 
 type AnyValue = { stringValue: string } | { intValue: string } | { doubleValue: number } | { boolValue: boolean };
@@ -45,7 +47,21 @@ function genAiMessages(value: unknown): unknown {
   }));
 }
 
-function spanOf(trace: Trace, span: Span): Record<string, unknown> {
+export interface OtlpOptions {
+  serviceName?: string;
+  /** OpenInference's attributes instead of GenAI's, and these resource attributes besides service.name. */
+  openinference?: Array<[string, unknown]>;
+}
+
+function spanOf(trace: Trace, span: Span, options: OtlpOptions): Record<string, unknown> {
+  if (options.openinference) {
+    return {
+      ...envelope(trace, span.id, span.parentId ?? trace.id, span.start, span.end, span.error),
+      name: span.name,
+      kind: SPAN_KIND_INTERNAL,
+      attributes: attributes(openInferenceAttributes(trace, span)),
+    };
+  }
   const common: Array<[string, unknown]> = [["gen_ai.conversation.id", trace.sessionId]];
   let name = span.name;
   let kind = SPAN_KIND_INTERNAL;
@@ -108,44 +124,53 @@ function spanOf(trace: Trace, span: Span): Record<string, unknown> {
       ];
   }
   return {
-    traceId: hex(trace.id, 32),
-    spanId: hex(span.id, 16),
-    parentSpanId: hex(span.parentId ?? trace.id, 16),
+    ...envelope(trace, span.id, span.parentId ?? trace.id, span.start, span.end, span.error),
     name,
     kind,
-    startTimeUnixNano: nanos(span.start),
-    endTimeUnixNano: nanos(span.end),
     attributes: attributes([...common, ...extra]),
-    status: span.error ? { code: STATUS_ERROR, message: span.error } : { code: STATUS_OK },
   };
 }
 
-export function otlpRequest(trace: Trace, options: { serviceName?: string }): string {
+/** Ids, times and status of a span. */
+const envelope = (trace: Trace, id: string, parentId: string | undefined, start: number, end?: number, error?: string) => ({
+  traceId: hex(trace.id, 32),
+  spanId: hex(id, 16),
+  ...(parentId ? { parentSpanId: hex(parentId, 16) } : {}),
+  startTimeUnixNano: nanos(start),
+  endTimeUnixNano: nanos(end),
+  status: error ? { code: STATUS_ERROR, message: error } : { code: STATUS_OK },
+});
+
+/** The ExportTraceServiceRequest (OTLP/JSON's object; otlp-proto.ts encodes it as protobuf). */
+export function otlpExport(trace: Trace, options: OtlpOptions): Record<string, unknown> {
+  const oi = options.openinference;
   const root = {
-    traceId: hex(trace.id, 32),
-    spanId: hex(trace.id, 16),
-    name: `invoke_workflow ${trace.name}`,
+    ...envelope(trace, trace.id, undefined, trace.start, trace.end, trace.error),
+    name: oi ? trace.name : `invoke_workflow ${trace.name}`,
     kind: SPAN_KIND_INTERNAL,
-    startTimeUnixNano: nanos(trace.start),
-    endTimeUnixNano: nanos(trace.end),
-    attributes: attributes([
-      ["gen_ai.operation.name", "invoke_workflow"],
-      ["gen_ai.conversation.id", trace.sessionId],
-      ["gen_ai.input.messages", [{ role: "user", parts: [{ type: "text", content: trace.input }] }]],
-      [
-        "gen_ai.output.messages",
-        trace.output === undefined ? undefined : [{ role: "assistant", parts: [{ type: "text", content: trace.output }] }],
-      ],
-      ...Object.entries(trace.metadata).map(([k, v]) => [`edgeflow.${k}`, v] as [string, unknown]),
-    ]),
-    status: trace.error ? { code: STATUS_ERROR, message: trace.error } : { code: STATUS_OK },
+    attributes: attributes(
+      oi
+        ? openInferenceRoot(trace)
+        : [
+            ["gen_ai.operation.name", "invoke_workflow"],
+            ["gen_ai.conversation.id", trace.sessionId],
+            ["gen_ai.input.messages", [{ role: "user", parts: [{ type: "text", content: trace.input }] }]],
+            [
+              "gen_ai.output.messages",
+              trace.output === undefined ? undefined : [{ role: "assistant", parts: [{ type: "text", content: trace.output }] }],
+            ],
+            ...Object.entries(trace.metadata).map(([k, v]) => [`edgeflow.${k}`, v] as [string, unknown]),
+          ],
+    ),
   };
-  return JSON.stringify({
+  return {
     resourceSpans: [
       {
-        resource: { attributes: attributes([["service.name", options.serviceName ?? "edgeflow"]]) },
-        scopeSpans: [{ scope: { name: "edgeflow" }, spans: [root, ...trace.spans.map((s) => spanOf(trace, s))] }],
+        resource: { attributes: attributes([["service.name", options.serviceName ?? "edgeflow"], ...(oi ?? [])]) },
+        scopeSpans: [{ scope: { name: "edgeflow" }, spans: [root, ...trace.spans.map((s) => spanOf(trace, s, options))] }],
       },
     ],
-  });
+  };
 }
+
+export const otlpRequest = (trace: Trace, options: OtlpOptions): string => JSON.stringify(otlpExport(trace, options));

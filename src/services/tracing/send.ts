@@ -1,6 +1,7 @@
 // Sends a finished trace to each backend the flow's analytic names, after the answer went out (the
 // run door hands this to waitUntil): endpoints and keys from the owner's credentials (Flowise's
-// langfuseApi, langsmithApi, langwatchApi and lunaryApi; otlpApi for an OpenTelemetry collector),
+// langfuseApi, langsmithApi, langwatchApi, lunaryApi, and arizeApi, phoenixApi, opikApi, whose traces go as
+// OTLP protobuf with OpenInference's attributes; otlpApi for an OpenTelemetry collector),
 // every URL under the outbound policy's endpoint rule, every backend at once, all of them within
 // TRACE_TIMEOUT_MS. A backend that is down, slow or refuses is logged and forgotten: the run never waits for it.
 import { configOf } from "../../config";
@@ -13,13 +14,17 @@ import { langfuseBatches } from "./langfuse";
 import { langsmithBatch } from "./langsmith";
 import { langwatchBody } from "./langwatch";
 import { lunaryBodies } from "./lunary";
-import { otlpRequest } from "./otlp";
+import { otlpExport, otlpRequest } from "./otlp";
+import { otlpProtobuf } from "./otlp-proto";
 import type { Trace } from "./trace-types";
 
 const DEFAULT_LANGFUSE = "https://cloud.langfuse.com";
 const DEFAULT_LANGSMITH = "https://api.smith.langchain.com";
 const DEFAULT_LANGWATCH = "https://app.langwatch.ai";
 const DEFAULT_LUNARY = "https://api.lunary.ai";
+const DEFAULT_ARIZE = "https://otlp.arize.com";
+const DEFAULT_PHOENIX = "https://app.phoenix.arize.com";
+const DEFAULT_OPIK = "https://www.comet.com/opik/api";
 
 export const traceTimeoutMs = (env: Env): number => configOf(env).TRACE_TIMEOUT_MS;
 
@@ -27,7 +32,9 @@ interface Delivery {
   url: string;
   field: string;
   headers: Record<string, string>;
-  bodies: string[];
+  bodies: Array<string | Uint8Array>;
+  /** application/json unless said. */
+  contentType?: string;
 }
 
 const str = (v: unknown) => (typeof v === "string" && v.trim() ? v.trim() : undefined);
@@ -55,6 +62,20 @@ function parseHeaders(value: unknown): Record<string, string> {
 }
 
 type Backend = (target: TraceTarget, trace: Trace, credential: Record<string, unknown>) => Promise<Delivery | string> | Delivery | string;
+
+/** Flowise's tracer for Arize, Phoenix and Opik: OTLP protobuf, OpenInference's attributes, the project on the resource. */
+function openInference(
+  url: string,
+  field: string,
+  headers: Record<string, string>,
+  trace: Trace,
+  project: string,
+  extra: Array<[string, unknown]> = [],
+) {
+  const resource: Array<[string, unknown]> = [["service.version", "1.0.0"], ["openinference.project.name", project], ...extra];
+  const body = otlpProtobuf(otlpExport(trace, { serviceName: project, openinference: resource }));
+  return { url, field, headers, bodies: [body], contentType: "application/x-protobuf" };
+}
 
 /** One entry per backend: where its payload goes, with which key, or why it cannot be sent. */
 const BACKENDS: Record<TraceTarget["kind"], Backend> = {
@@ -110,6 +131,31 @@ const BACKENDS: Record<TraceTarget["kind"], Backend> = {
       bodies: [otlpRequest(trace, { serviceName: str(credential.otlpServiceName) })],
     };
   },
+  // Flowise exports to Arize over gRPC ({endpoint}/v1, metadata api_key, space_id); a Worker speaks OTLP/HTTP, which Arize also takes.
+  arize: (target, trace, credential) => {
+    const apiKey = str(credential.arizeApiKey);
+    const spaceId = str(credential.arizeSpaceId);
+    if (!apiKey || !spaceId) return "its arizeApi credential lacks arizeApiKey or arizeSpaceId";
+    const project = target.projectName ?? "default";
+    const url = `${base(str(credential.arizeEndpoint) ?? DEFAULT_ARIZE)}/v1/traces`;
+    return openInference(url, "arizeApi arizeEndpoint", { api_key: apiKey, space_id: spaceId }, trace, project, [["model_id", project]]);
+  },
+  phoenix: (target, trace, credential) => {
+    const apiKey = str(credential.phoenixApiKey) ?? "";
+    const url = `${base(str(credential.phoenixEndpoint) ?? DEFAULT_PHOENIX).replace(/\/v1\/traces$/, "")}/v1/traces`;
+    const headers = { api_key: apiKey, authorization: `Bearer ${apiKey}` };
+    return openInference(url, "phoenixApi phoenixEndpoint", headers, trace, target.projectName ?? "default");
+  },
+  opik: (target, trace, credential) => {
+    const project = target.projectName ?? "default";
+    const headers = {
+      ...(str(credential.opikApiKey) ? { authorization: str(credential.opikApiKey) as string } : {}),
+      projectName: project,
+      "Comet-Workspace": str(credential.opikWorkspace) ?? "default",
+    };
+    const url = `${base(str(credential.opikUrl) ?? DEFAULT_OPIK)}/v1/private/otel/v1/traces`;
+    return openInference(url, "opikApi opikUrl", headers, trace, project);
+  },
 };
 
 const deliveryFor = async (target: TraceTarget, trace: Trace, credential: Record<string, unknown>) =>
@@ -159,7 +205,7 @@ async function sendOne(
     try {
       const res = await endpointFetch(
         delivery.url,
-        { method: "POST", headers: { "content-type": "application/json", ...delivery.headers }, body, signal },
+        { method: "POST", headers: { "content-type": delivery.contentType ?? "application/json", ...delivery.headers }, body, signal },
         policy,
       );
       await res.body?.cancel().catch(() => undefined);
