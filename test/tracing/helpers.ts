@@ -1,6 +1,6 @@
 // Flows whose `analytic` sends their traces to the loopback stand-ins of Langfuse, LangSmith, an
 // OTLP collector, LangWatch and Lunary (test/standin/tracing.mjs), and readers of what those received.
-import { inject } from "vitest";
+import { expect, inject } from "vitest";
 import { toolAgentFlow as toolAgentFlowData } from "../engine/agents-flows";
 import { json, sleep } from "../helpers";
 
@@ -74,6 +74,13 @@ export async function receivedWith(marker: string, count: number, timeoutMs = 80
 }
 
 export const byPath = (list: Received[], path: string) => list.filter((r) => r.path === path).map((r) => r);
+
+/** The one request received at `path` (fails the test when there are none or several). */
+export const one = (list: Received[], path: string) => {
+  const found = byPath(list, path);
+  expect(found, `one request to ${path}`).toHaveLength(1);
+  return found[0];
+};
 
 export const marker = () => `m${crypto.randomUUID().slice(0, 8)}`;
 

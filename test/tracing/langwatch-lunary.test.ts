@@ -6,28 +6,12 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { callOf } from "../engine/agents-flows";
 import { BAKERY, TOWN_TEXT, retrievalFixtureFlow } from "../engine/retrieval-flows";
 import { call, json } from "../helpers";
-import {
-  LANGWATCH_KEY,
-  LUNARY_APP_ID,
-  type Received,
-  byPath,
-  credential,
-  langwatchLunaryAnalytic,
-  marker,
-  receivedWith,
-  toolAgentFlow,
-} from "./helpers";
+import { LANGWATCH_KEY, LUNARY_APP_ID, credential, langwatchLunaryAnalytic, one, marker, receivedWith, toolAgentFlow } from "./helpers";
 
 afterEach(() => vi.restoreAllMocks());
 
 const COLLECTOR = "/langwatch/api/collector";
 const INGEST = "/lunary/v1/runs/ingest";
-
-const one = (list: Received[], path: string) => {
-  const found = byPath(list, path);
-  expect(found, `one request to ${path}`).toHaveLength(1);
-  return found[0];
-};
 
 describe("a chatflow's trace reaches LangWatch and Lunary", () => {
   it("question, answer, model calls (messages, model, usage), the tool call, thread = chatId", async () => {

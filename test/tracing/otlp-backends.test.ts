@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { callOf } from "../engine/agents-flows";
 import { json } from "../helpers";
-import { type Received, attrs, byPath, credential, marker, receivedWith, toolAgentFlow, tracingUrl } from "./helpers";
+import { attrs, one, credential, marker, receivedWith, toolAgentFlow, tracingUrl } from "./helpers";
 
 afterEach(() => vi.restoreAllMocks());
 
@@ -29,12 +29,6 @@ async function openInferenceAnalytic(over: { status?: boolean; at?: Partial<Reco
     opik: { credentialId: opik, status, opikProjectName: "opik-proj" },
   });
 }
-
-const one = (list: Received[], path: string) => {
-  const found = byPath(list, path);
-  expect(found, `one request to ${path}`).toHaveLength(1);
-  return found[0];
-};
 
 describe("a chatflow's trace reaches Arize, Phoenix and Opik as OTLP protobuf", () => {
   it("headers, the project, CHAIN/LLM/TOOL spans with model, messages, token counts, session.id = chatId", async () => {
