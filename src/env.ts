@@ -96,6 +96,11 @@ export const PROVIDER_VARS = [
   "GOOGLE_DRIVE_BASE_URL",
   "GOOGLE_SHEETS_BASE_URL",
   "GOOGLE_DOCS_BASE_URL",
+  // Cloudflare Browser Rendering's REST API (providers/loaders/browser-rendering.ts): playwrightWebScraper and
+  // puppeteerWebScraper render pages with it; the account, an API token (a secret) and the API's base URL.
+  "BROWSER_RENDERING_ACCOUNT_ID",
+  "BROWSER_RENDERING_API_TOKEN",
+  "BROWSER_RENDERING_BASE_URL",
   // Gmail and Google Calendar tools (engine/tools/google/gmail.ts, calendar.ts): the APIs' hosts.
   "GMAIL_BASE_URL",
   "GOOGLE_CALENDAR_BASE_URL",

@@ -6,7 +6,14 @@ import { listVar } from "../env";
  * when RUNTIME_VARS lists them: each one is a master key (admin access, minting tokens, decrypting
  * every stored credential, the deployment's model key).
  */
-const WORKER_SECRET_NAMES: ReadonlySet<string> = new Set(["ADMIN_API_KEY", "JWT_SECRET", "CREDENTIAL_ENCRYPTION_KEY", "OPENAI_API_KEY"]);
+const WORKER_SECRET_NAMES: ReadonlySet<string> = new Set([
+  "ADMIN_API_KEY",
+  "JWT_SECRET",
+  "CREDENTIAL_ENCRYPTION_KEY",
+  "OPENAI_API_KEY",
+  // The Cloudflare API token the browser-rendered web scrapers use (providers/loaders/browser-rendering.ts).
+  "BROWSER_RENDERING_API_TOKEN",
+]);
 
 /** The values of the worker's secrets that are set (for scrubbing error messages). */
 export function workerSecretValues(env: object): string[] {

@@ -23,9 +23,12 @@ const EDIT_LOADERS: Guard = can(...EDIT_FLOWS, "documentStores:create", "documen
 const LinksQuery = z.object({
   url: z.string().min(1).max(2048).openapi({ description: "The start page (webCrawl) or the sitemap (xmlScrape)" }),
   relativeLinksMethod: z.enum(LINK_METHODS),
-  // The page sends `limit=undefined` when the node's input is empty: that is the default.
+  // The page sends `limit=undefined` (or `NaN`, parseInt of an empty input) when the node's input is empty: the default.
   limit: z
-    .preprocess((v) => (v === "" || v === "undefined" || v === "null" ? undefined : v), z.coerce.number().int().min(0).optional())
+    .preprocess(
+      (v) => (v === "" || v === "undefined" || v === "null" || v === "NaN" ? undefined : v),
+      z.coerce.number().int().min(0).optional(),
+    )
     .openapi({ description: `Most links answered (0: ${MAX_LINKS}, also the cap); default 10` }),
 });
 

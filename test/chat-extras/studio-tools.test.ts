@@ -54,6 +54,8 @@ describe("GET /fetch-links", () => {
     await expectError(await links(`${site()}/site`, "webCrawl", "-1"), 400);
     // An empty limit input: the page sends `limit=undefined`, which is the default (10).
     expect(((await (await links(`${site()}/many`, "webCrawl", "undefined")).json()) as { links: string[] }).links).toHaveLength(10);
+    // …or `limit=NaN` when the page parsed the empty input as a number first.
+    expect(((await (await links(`${site()}/many`, "webCrawl", "NaN")).json()) as { links: string[] }).links).toHaveLength(10);
     await expectError(await call("GET", "/fetch-links?relativeLinksMethod=webCrawl"), 400);
     expect((await expectError(await links(`${site()}/missing`), 400)).message).toContain("error status");
   });

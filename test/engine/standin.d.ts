@@ -130,6 +130,8 @@ declare module "vitest" {
     composioUrl: string;
     /** A small web site with links and a sitemap (test/standin/site.mjs). */
     siteUrl: string;
+    /** Cloudflare Browser Rendering's REST API and a small site for the web scrapers (test/standin/browser-rendering.mjs). */
+    browserRenderingUrl: string;
     /** The redirecting stand-in's two origins (test/standin/redirector.mjs): base URLs on two loopback ports. */
     redirectorA: string;
     redirectorB: string;

@@ -255,6 +255,18 @@ describe("hosted document loaders (figma, oxylabs, apify, unstructured)", () => 
     expect(apify).toMatchObject({ status: 400, message: expect.stringMatching(/^APIFY_BASE_URL refused by the outbound policy: /) });
     const unstructured = await refused("unstructuredFileLoader", { unstructuredAPIUrl: "http://169.254.169.254/general/v0/general" }, {});
     expect(unstructured).toMatchObject({ status: 400 });
+    // BROWSER_RENDERING_BASE_URL (playwrightWebScraper, puppeteerWebScraper): refused before the token is sent.
+    const rendering = {
+      BROWSER_RENDERING_ACCOUNT_ID: "acct",
+      BROWSER_RENDERING_API_TOKEN: "cf-secret",
+      BROWSER_RENDERING_BASE_URL: "http://10.3.0.4",
+    };
+    const browser = await refused("puppeteerWebScraper", { url: "https://docs.example.com/" }, rendering);
+    expect(browser).toMatchObject({
+      status: 400,
+      message: expect.stringMatching(/^BROWSER_RENDERING_BASE_URL refused by the outbound policy: /),
+    });
+    expect(browser?.message).not.toContain("cf-secret");
   });
 });
 

@@ -40,6 +40,7 @@ import { startReplicateStandin } from "./replicate.mjs";
 import { startServices } from "./services.mjs";
 import { startSpeechStandin } from "./speech.mjs";
 import { startSiteStandin } from "./site.mjs";
+import { startBrowserRenderingStandin } from "./browser-rendering.mjs";
 import { startStandin } from "./server.mjs";
 import { startTracingStandin } from "./tracing.mjs";
 import { startVertexStandin } from "./vertex.mjs";
@@ -122,6 +123,7 @@ export default async function setup(project) {
     speechUrl: await startSpeechStandin(),
     hubUrl: await startHubStandin(),
     siteUrl: await startSiteStandin(),
+    browserRenderingUrl: await startBrowserRenderingStandin(),
     vertexUrl: await startVertexStandin(),
     watsonxUrl: await startWatsonxStandin(),
     jiraUrl: await startJiraStandin(),

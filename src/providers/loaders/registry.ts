@@ -29,6 +29,7 @@ import { s3Loaders } from "./s3";
 import { extensionOf } from "./text-util";
 import type { LoaderDefinition, LoaderInput } from "./types";
 import { webLoader } from "./web";
+import { browserRenderingLoaders } from "./browser-rendering";
 
 const plainTextLoader: LoaderDefinition = {
   name: "plainText",
@@ -46,6 +47,7 @@ const definitions: LoaderDefinition[] = [
   pdfLoader,
   docxLoader,
   webLoader,
+  ...browserRenderingLoaders,
   githubLoader,
   apiLoader,
   ...searchLoaders,

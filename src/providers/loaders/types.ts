@@ -37,6 +37,10 @@ export interface LoaderInput {
     /** Google Drive's and Sheets' API hosts (googleDrive and googleSheets; providers/loaders/google). */
     GOOGLE_DRIVE_BASE_URL?: string;
     GOOGLE_SHEETS_BASE_URL?: string;
+    /** Cloudflare Browser Rendering's REST API (playwrightWebScraper, puppeteerWebScraper; browser-rendering.ts). */
+    BROWSER_RENDERING_ACCOUNT_ID?: string;
+    BROWSER_RENDERING_API_TOKEN?: string;
+    BROWSER_RENDERING_BASE_URL?: string;
     ENVIRONMENT?: string;
   };
 }

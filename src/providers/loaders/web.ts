@@ -1,12 +1,14 @@
-// cheerioWebScraper: fetches one page under the outbound URL policy (src/lib/outbound/: the URL
+// cheerioWebScraper: fetches each page under the outbound URL policy (src/lib/outbound/: the URL
 // and every redirect hop checked) and extracts its text with HTMLRewriter — the workers runtime's
 // own streaming HTML parser, so no DOM library is bundled. `selector` narrows the text (default body).
+// Which pages (one, a crawl, a sitemap's, the selected links) and how failures count: web-pages.ts.
 import { Document } from "@langchain/core/documents";
 import { ApiError, fail } from "../../errors";
 import { decodeHTML } from "entities/decode";
-import type { LoaderDefinition } from "./types";
+import type { LoaderDefinition, LoaderInput } from "./types";
 import { type OutboundEnv, outboundFetch } from "../../lib/outbound";
 import { errorMessage } from "../../lib/error-message";
+import { loadWebPages } from "./web-pages";
 
 const FETCH_TIMEOUT_MS = 30_000;
 const SKIP = "script, style, noscript, template, svg, iframe, object, head";
@@ -18,8 +20,10 @@ export async function fetchPage(
   raw: string,
   outbound: OutboundEnv,
   maxBytes: number,
+  deadline = Number.POSITIVE_INFINITY,
 ): Promise<{ url: string; html: string; type: string }> {
-  const signal = AbortSignal.timeout(FETCH_TIMEOUT_MS);
+  const timeout = Math.max(1, Math.min(FETCH_TIMEOUT_MS, deadline - Date.now()));
+  const signal = AbortSignal.timeout(timeout);
   let res: Response;
   try {
     res = await outboundFetch(
@@ -32,7 +36,7 @@ export async function fetchPage(
     );
   } catch (err) {
     if (err instanceof ApiError) throw err;
-    if (signal.aborted) throw fail("TIMEOUT", `${raw} did not answer within ${FETCH_TIMEOUT_MS / 1000} s`);
+    if (signal.aborted) throw fail("TIMEOUT", `${raw} did not answer within ${Math.ceil(timeout / 1000)} s`);
     throw fail("INVALID_INPUT", `Could not fetch ${raw}: ${errorMessage(err)}`);
   }
   const url = res.url || raw;
@@ -94,26 +98,31 @@ export async function htmlToText(html: string, selector = "body"): Promise<{ tex
   return { text, title: decodeHTML(title).trim() || undefined };
 }
 
+/** One page's text under `selector` as a document with its `source` (the URL after redirects) and title. */
+async function readPage(raw: string, input: LoaderInput, selector: string, deadline: number): Promise<Document> {
+  const page = await fetchPage(raw, input.outbound, input.maxBytes, deadline);
+  let extracted: { text: string; title?: string };
+  if (/text\/plain/i.test(page.type)) extracted = { text: page.html.trim() };
+  else {
+    try {
+      extracted = await htmlToText(page.html, selector);
+    } catch (err) {
+      throw fail("INVALID_FLOW", `Could not read the page at ${page.url} with selector "${selector}": ${errorMessage(err)}`);
+    }
+  }
+  if (!extracted.text) throw fail("INVALID_INPUT", `No text found at ${page.url}${selector !== "body" ? ` under "${selector}"` : ""}`);
+  return new Document({
+    pageContent: extracted.text,
+    metadata: { source: page.url, ...(extracted.title ? { title: extracted.title } : {}) },
+  });
+}
+
 export const webLoader: LoaderDefinition = {
   name: "cheerioWebScraper",
   label: "Cheerio Web Scraper",
-  async load({ config, outbound, maxBytes }) {
-    const raw = typeof config.url === "string" ? config.url.trim() : "";
-    if (!raw) throw fail("INVALID_INPUT", "cheerioWebScraper needs a url");
-    const page = await fetchPage(raw, outbound, maxBytes);
+  async load(input) {
+    const { config } = input;
     const selector = typeof config.selector === "string" && config.selector.trim() ? config.selector.trim() : "body";
-    let extracted: { text: string; title?: string };
-    if (/text\/plain/i.test(page.type)) extracted = { text: page.html.trim() };
-    else {
-      try {
-        extracted = await htmlToText(page.html, selector);
-      } catch (err) {
-        throw fail("INVALID_INPUT", `Could not read the page at ${page.url} with selector "${selector}": ${errorMessage(err)}`);
-      }
-    }
-    if (!extracted.text) throw fail("INVALID_INPUT", `No text found at ${page.url}${selector !== "body" ? ` under "${selector}"` : ""}`);
-    return [
-      new Document({ pageContent: extracted.text, metadata: { source: page.url, ...(extracted.title ? { title: extracted.title } : {}) } }),
-    ];
+    return loadWebPages(input, { name: "cheerioWebScraper", concurrent: 4 }, (url, deadline) => readPage(url, input, selector, deadline));
   },
 };

@@ -20,6 +20,8 @@ export interface HostedCall {
   secrets?: string[];
   /** The deployment var the URL came from (endpoint rule); absent: the flow chose it (request rule). */
   field?: string;
+  /** How long the call may take (default CALL_TIMEOUT_MS): a browser rendering a page takes longer. */
+  timeoutMs?: number;
 }
 
 export interface HostedAnswer {
@@ -30,7 +32,8 @@ export interface HostedAnswer {
 /** A service's 2xx answer as text (at most `maxBytes`); anything else a 502/504 naming it. */
 export async function hostedCall(input: LoaderInput, call: HostedCall): Promise<HostedAnswer> {
   const scrub = (s: string) => redact(s.slice(0, 300), call.secrets ?? []);
-  const signal = AbortSignal.timeout(CALL_TIMEOUT_MS);
+  const timeoutMs = call.timeoutMs ?? CALL_TIMEOUT_MS;
+  const signal = AbortSignal.timeout(timeoutMs);
   const init = { ...call.init, signal };
   let res: Response;
   try {
@@ -42,7 +45,7 @@ export async function hostedCall(input: LoaderInput, call: HostedCall): Promise<
       : await outboundFetch(call.url, init, input.outbound);
   } catch (err) {
     if (err instanceof ApiError) throw err;
-    if (signal.aborted) throw fail("TIMEOUT", `${call.service} did not answer within ${CALL_TIMEOUT_MS / 1000} s`);
+    if (signal.aborted) throw fail("TIMEOUT", `${call.service} did not answer within ${Math.ceil(timeoutMs / 1000)} s`);
     throw fail("UPSTREAM_FAILED", `${call.service} is unreachable: ${scrub(errorMessage(err))}`);
   }
   const length = Number(res.headers.get("content-length"));
@@ -73,6 +76,9 @@ function messageOf(text: string): string {
     if (typeof e === "string") return e;
     if (e && typeof e === "object" && typeof (e as { message?: unknown }).message === "string") return (e as { message: string }).message;
     if (typeof b.message === "string") return b.message;
+    // Cloudflare's API envelope: {success: false, errors: [{code, message}]}.
+    const first = Array.isArray(b.errors) ? (b.errors[0] as { message?: unknown } | undefined) : undefined;
+    if (typeof first?.message === "string") return first.message;
   } catch {
     // not JSON
   }
