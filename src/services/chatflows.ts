@@ -147,7 +147,7 @@ export async function deleteChatflow(deps: Deps<"db" | "env" | "files" | "waitUn
     env.VECTORIZE,
     vectorizeIds.map((r) => r.id),
   );
-  await db.batch([
+  const deleted = await db.batch([
     db.delete(chatMessageFeedback).where(eq(chatMessageFeedback.chatflowid, id)),
     db.delete(chatMessage).where(eq(chatMessage.chatflowid, id)),
     executions.statement,
@@ -162,8 +162,10 @@ export async function deleteChatflow(deps: Deps<"db" | "env" | "files" | "waitUn
     db.delete(webhookSecret).where(eq(webhookSecret.chatflowId, id)),
     db.delete(scheduleRecord).where(eq(scheduleRecord.targetId, id)),
     db.delete(scheduleTriggerLog).where(eq(scheduleTriggerLog.targetId, id)),
-    db.delete(chatFlow).where(eq(chatFlow.id, id)),
+    db.delete(chatFlow).where(eq(chatFlow.id, id)).returning({ id: chatFlow.id }),
   ]);
+  // Two deletes at once both pass the lookup above: only the one whose batch removed the row says so.
+  if (!(deleted[deleted.length - 1] as { id: string }[]).length) throw notFound(`Chatflow ${id} not found`);
   await deleteFilesUnder(files, `${id}/`);
   await deleteFilesUnder(files, `${FAISS_NAMESPACE_PREFIX}${id}_`);
   executions.removeFiles();

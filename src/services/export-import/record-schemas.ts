@@ -54,7 +54,8 @@ const date = () =>
   z
     .preprocess((v) => (v === undefined || v === null || v === "" ? new Date().toISOString() : v), z.union([z.string(), z.number()]))
     .transform((v, ctx) => {
-      const t = typeof v === "number" ? v : Date.parse(v);
+      // Through Date: a number past its range (±8.64e15 ms) is NaN there, where toISOString would throw.
+      const t = new Date(typeof v === "number" ? v : Date.parse(v)).getTime();
       if (Number.isNaN(t)) {
         ctx.addIssue({ code: "custom", message: "must be an ISO 8601 date" });
         return z.NEVER;

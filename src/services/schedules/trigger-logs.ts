@@ -22,17 +22,20 @@ export interface TriggerLogQuery {
   status?: string[];
 }
 
-/** A positive integer query parameter, or the default; anything else is a 400 naming it. */
-function positive(name: string, raw: string | undefined, fallback: number): number {
+/**
+ * A positive integer query parameter up to `max`, or the default; anything else is a 400 naming it.
+ * The bound keeps the OFFSET inside SQLite's 64-bit integers (a bigger one fails the query: a 500).
+ */
+function positive(name: string, raw: string | undefined, fallback: number, max: number): number {
   if (raw === undefined || raw === "") return fallback;
-  if (!/^\d+$/.test(raw) || Number(raw) < 1) throw badRequest(`${name} must be a positive integer`);
+  if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > max) throw badRequest(`${name} must be an integer from 1 to ${max}`);
   return Number(raw);
 }
 
 /** GET /chatflows/{id}/schedule/trigger-logs: `{data, total, page, limit}` (limit 1–100, default 20). */
 export async function listTriggerLogs({ db }: Deps<"db">, flowId: string, query: TriggerLogQuery) {
-  const page = positive("page", query.page, 1);
-  const limit = Math.min(100, positive("limit", query.limit, 20));
+  const page = positive("page", query.page, 1, 1_000_000);
+  const limit = Math.min(100, positive("limit", query.limit, 20, Number.MAX_SAFE_INTEGER));
   const statuses = (query.status ?? [])
     .flatMap((s) => s.split(","))
     .map((s) => s.trim())
