@@ -80,6 +80,8 @@ export const PredictionResponse = z
     sourceDocuments: z.array(z.unknown()),
     usedTools: z.array(z.unknown()),
     isStreamValid: z.boolean(),
+    // A Tool Agent's tools' artifacts ({type, data}), when one made some.
+    artifacts: z.array(z.unknown()).optional(),
     // Multi-agent flows (Agentflow V1): one entry per agent step, and a pending approval.
     agentReasoning: z.array(z.unknown()).optional(),
     action: z.unknown().optional(),

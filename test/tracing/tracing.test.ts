@@ -110,7 +110,11 @@ describe("a chatflow's trace reaches Langfuse, LangSmith and an OTLP collector",
       "gen_ai.usage.output_tokens": "1",
       "gen_ai.conversation.id": answer.chatId,
     });
-    expect(chats[0]).toMatchObject({ kind: 3, traceId: workflow.traceId, parentSpanId: workflow.spanId });
+    // The agent's loop is an invoke_agent span under the workflow; its model calls hang under it.
+    const agent = spans.find((s) => s.name === "invoke_agent Tool Agent");
+    expect(agent).toMatchObject({ traceId: workflow.traceId, parentSpanId: workflow.spanId });
+    expect(attrs(agent)).toMatchObject({ "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "Tool Agent" });
+    expect(chats[0]).toMatchObject({ kind: 3, traceId: workflow.traceId, parentSpanId: agent.spanId });
     expect(attrs(chats[0])["gen_ai.input.messages"]).toContain(m);
     const toolSpan = spans.find((s) => s.name === "execute_tool calculator");
     expect(attrs(toolSpan)).toMatchObject({

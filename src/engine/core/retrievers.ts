@@ -1,5 +1,6 @@
 // Retrievers as nodes hand them to each other: a retriever, or a vector store standing in for one;
 // retrieving with the run's signal (a failure is the provider's, 502); documents as sources.
+import type { Callbacks } from "@langchain/core/callbacks/manager";
 import type { DocumentInterface } from "@langchain/core/documents";
 import type { BaseRetrieverInterface } from "@langchain/core/retrievers";
 import type { VectorStore } from "@langchain/core/vectorstores";
@@ -30,9 +31,15 @@ export function requireRetriever(value: unknown, label: string, input: string): 
 }
 
 /** The retriever's documents for a query; an unexpected failure is the provider's (502). */
-export async function retrieve(retriever: BaseRetrieverInterface, query: string, ctx: RunContext): Promise<DocumentInterface[]> {
+/** `callbacks`: the caller's run (a tool's), so a trace shows the retrieval under it. */
+export async function retrieve(
+  retriever: BaseRetrieverInterface,
+  query: string,
+  ctx: RunContext,
+  callbacks?: Callbacks,
+): Promise<DocumentInterface[]> {
   try {
-    return await retriever.invoke(query, { signal: ctx.signal });
+    return await retriever.invoke(query, { signal: ctx.signal, ...(callbacks ? { callbacks } : {}) });
   } catch (err) {
     if (ctx.signal?.aborted) throw new RunAborted();
     if (err instanceof ApiError || err instanceof RunAborted) throw err;

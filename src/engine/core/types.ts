@@ -66,6 +66,8 @@ export interface RunResult {
   json?: unknown;
   sourceDocuments?: SourceDocument[];
   usedTools?: UsedTool[];
+  /** Flowise's artifacts a tool answered ({type, data}; images as `FILE-STORAGE::<name>`): kept with the message. */
+  artifacts?: unknown[];
   /** Label of the memory node, or null. */
   memoryType: string | null;
   /** Set Variable nodes with showOutput: variable name → value (Flowise's `flowVariables`). */

@@ -19,8 +19,9 @@ export async function retrieverTool(inputs: Record<string, unknown>, { ctx, labe
     name: toolName(name),
     description,
     schema: z.object({ input: z.string().describe("what to look up in the documents") }),
-    func: async ({ input }) => {
-      const docs = await retrieve(retriever, input, ctx);
+    // Under the tool's run: a trace nests the retrieval in the tool call (a tool's func gets no run config of its own).
+    func: async ({ input }, runManager) => {
+      const docs = await retrieve(retriever, input, ctx, runManager?.getChild());
       if (returnSources && docs.length) ctx.addSourceDocuments?.(asSources(docs));
       return docs.length ? docs.map((d) => d.pageContent).join("\n\n") : "No relevant documents were found.";
     },

@@ -17,6 +17,8 @@ export function chatflowAnswer(run: ChatflowRun, done: ChatflowDone) {
     sourceDocuments: done.result.sourceDocuments ?? [],
     usedTools: done.result.usedTools ?? [],
     isStreamValid: run.streamable,
+    // Flowise's answer names artifacts only when a tool made some (its Tool Agent's result).
+    ...(done.result.artifacts?.length ? { artifacts: done.result.artifacts } : {}),
     ...(done.result.flowVariables ? { flowVariables: done.result.flowVariables } : {}),
   };
 }

@@ -25,6 +25,7 @@ export interface Exchange {
   leadEmail?: string | null;
   sourceDocuments?: SourceDocument[];
   usedTools?: UsedTool[];
+  artifacts?: unknown[];
   form?: unknown;
   humanInput?: unknown;
 }
@@ -47,8 +48,8 @@ const INSERT_QUESTION =
 // ?3 is the question's id here: the answer exists only with its question, and follows it.
 const INSERT_ANSWER =
   `INSERT INTO chat_message (id, createdDate, chatflowid, chatId, role, chatType, content, ` +
-  `memoryType, sessionId, sourceDocuments, usedTools)
-  SELECT ?1, ${NEXT_TIME("q.createdDate")}, q.chatflowid, q.chatId, 'apiMessage', q.chatType, ?4, q.memoryType, q.sessionId, ?5, ?6
+  `memoryType, sessionId, sourceDocuments, usedTools, artifacts)
+  SELECT ?1, ${NEXT_TIME("q.createdDate")}, q.chatflowid, q.chatId, 'apiMessage', q.chatType, ?4, q.memoryType, q.sessionId, ?5, ?6, ?7
   FROM chat_message q WHERE q.id = ?3`;
 
 /** The two messages' ids, when the caller chooses them. */
@@ -97,7 +98,10 @@ export async function storeExchange(
         x.chatType,
       ],
     },
-    { sql: INSERT_ANSWER, params: [apiMessageId, nowIso(), questionId, x.answer, asJson(x.sourceDocuments), asJson(x.usedTools)] },
+    {
+      sql: INSERT_ANSWER,
+      params: [apiMessageId, nowIso(), questionId, x.answer, asJson(x.sourceDocuments), asJson(x.usedTools), asJson(x.artifacts)],
+    },
     ...(also ? (await also(apiMessageId)).map(stmt) : []),
   ]);
   if (!question.meta.changes) throw notFound(`Chatflow ${x.chatflowid} was deleted while the run was in progress: nothing was stored`);

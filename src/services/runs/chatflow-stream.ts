@@ -33,6 +33,7 @@ export function streamChatflow(run: ChatflowRun, sse = new SseWriter(() => run.c
       if (!tokens && answer.text) sse.token(answer.text); // a node that could not stream still answers
       if (answer.sourceDocuments.length) sse.sourceDocuments(answer.sourceDocuments);
       if (answer.usedTools.length && answer.usedTools.length !== toolsSent) sse.usedTools(answer.usedTools);
+      if (answer.artifacts) sse.event("artifacts", answer.artifacts); // after the tools, as Flowise's Tool Agent
       sse.event("metadata", {
         chatId: answer.chatId,
         chatMessageId: answer.chatMessageId,

@@ -107,6 +107,7 @@ async function record(run: ChatflowRun, result: RunResult, ids?: ExchangeIds): P
       leadEmail: run.input.leadEmail,
       sourceDocuments: result.sourceDocuments,
       usedTools: result.usedTools,
+      artifacts: result.artifacts,
       form: run.input.form,
       humanInput: run.input.humanInput,
     },

@@ -21,6 +21,7 @@ export function flowCaller(door: (request: RunRequest) => Promise<Delivered>): F
     if (delivered.kind !== "json") throw new Error("Execute Flow asked for a JSON answer");
     const answer = delivered.body;
     const json = "json" in answer && answer.json !== null ? answer.json : undefined;
-    return { text: answer.text, json, sourceDocuments: answer.sourceDocuments, usedTools: answer.usedTools };
+    const artifacts = "artifacts" in answer ? answer.artifacts : undefined;
+    return { text: answer.text, json, sourceDocuments: answer.sourceDocuments, usedTools: answer.usedTools, artifacts };
   };
 }

@@ -10,9 +10,14 @@ type Entries = Array<[string, unknown]>;
 const JSON_MIME = "application/json";
 const TEXT_MIME = "text/plain";
 
-/** input.value / output.value with their mime types, as the instrumentation writes them. */
+/**
+ * input.value / output.value with their mime types, as the instrumentation writes them: a string, or an
+ * object of one string (a chain's `{question}`, an agent's `{input}`), as text; anything else as JSON.
+ */
 function io(which: "input" | "output", value: unknown): Entries {
   if (value === undefined || value === null) return [];
+  const only = typeof value === "object" && !Array.isArray(value) ? Object.values(value) : [];
+  if (only.length === 1 && typeof only[0] === "string") value = only[0];
   const text = typeof value === "string";
   return [
     [`${which}.value`, text ? value : JSON.stringify(value)],
@@ -43,14 +48,25 @@ function messages(prefix: string, list: unknown): Entries {
   ]);
 }
 
+type Doc = { id?: unknown; pageContent?: unknown; metadata?: Record<string, unknown> };
+
+// A document's relevance where a retriever wrote it: Cohere and the other rerankers (relevance_score), the
+// reciprocal rank fusion retriever (relevancy_score); a plain vector store search gives none.
+const scoreOf = (d: Doc) => [d.metadata?.relevance_score, d.metadata?.relevancy_score].find((s) => typeof s === "number");
+
+/** retrieval.documents.{i}.document.id|content|metadata|score, flattened. */
 function documents(list: unknown): Entries {
   if (!Array.isArray(list)) return [];
-  return list.flatMap(
-    (d: { pageContent?: unknown; metadata?: unknown }, i): Entries => [
-      [`retrieval.documents.${i}.document.content`, content(d.pageContent)],
-      [`retrieval.documents.${i}.document.metadata`, d.metadata === undefined ? undefined : JSON.stringify(d.metadata)],
-    ],
-  );
+  return list.flatMap((d: Doc, i): Entries => {
+    const at = `retrieval.documents.${i}.document`;
+    const score = scoreOf(d);
+    return [
+      [`${at}.id`, typeof d.id === "string" || typeof d.id === "number" ? d.id : undefined],
+      [`${at}.content`, content(d.pageContent)],
+      [`${at}.metadata`, d.metadata === undefined ? undefined : JSON.stringify(d.metadata)],
+      [`${at}.score`, score],
+    ];
+  });
 }
 
 /** A span's OpenInference attributes. */
@@ -84,8 +100,15 @@ export function openInferenceAttributes(trace: Trace, span: Span): Entries {
     case "retriever":
       return [["openinference.span.kind", "RETRIEVER"], ...session, ...io("input", span.input), ...documents(span.output)];
     default: {
-      const agent = span.kind === "node" && span.attributes?.nodeName === "agentAgentflow";
-      return [["openinference.span.kind", agent ? "AGENT" : "CHAIN"], ...session, ...io("input", span.input), ...io("output", span.output)];
+      // An Agentflow V2 Agent node, or a chatflow agent's loop (a LangChain run of type "agent").
+      const agent = (span.kind === "node" && span.attributes?.nodeName === "agentAgentflow") || span.attributes?.runType === "agent";
+      return [
+        ["openinference.span.kind", agent ? "AGENT" : "CHAIN"],
+        ...session,
+        ...io("input", span.input),
+        ...io("output", span.output),
+        ...(agent ? ([["agent.name", span.name]] as Entries) : []),
+      ];
     }
   }
 }

@@ -13,7 +13,20 @@ interface KeyValue {
   value: AnyValue;
 }
 
-const hex = (uuid: string, length: number) => uuid.replace(/-/g, "").slice(0, length).padEnd(length, "0");
+const digits = (uuid: string) => uuid.replace(/-/g, "").toLowerCase().padEnd(32, "0");
+/** The trace id: the trace's UUID (a random v4) as 32 hex digits. */
+const traceIdOf = (uuid: string) => digits(uuid).slice(0, 32);
+/**
+ * A span id (16 hex digits) from a span's UUID: its two halves XOR-ed. LangChain's run ids are UUIDv7, whose
+ * first half is the millisecond and a counter's high bits: runs started in the same millisecond (the Workers
+ * clock stands still between I/O: a tool and the retriever it calls) share it, so a half alone would collide.
+ */
+function spanIdOf(uuid: string): string {
+  const d = digits(uuid);
+  let out = "";
+  for (let i = 0; i < 16; i++) out += ((Number.parseInt(d[i], 16) || 0) ^ (Number.parseInt(d[i + 16], 16) || 0)).toString(16);
+  return out;
+}
 const nanos = (ms: number | undefined) => `${BigInt(Math.round(ms ?? Date.now())) * 1_000_000n}`;
 const SPAN_KIND_INTERNAL = 1;
 const SPAN_KIND_CLIENT = 3;
@@ -118,10 +131,15 @@ function spanOf(trace: Trace, span: Span, options: OtlpOptions): Record<string, 
       break;
     }
     default:
-      extra = [
-        ["edgeflow.chain.input", span.input],
-        ["edgeflow.chain.output", span.output],
-      ];
+      // A chatflow agent's loop (a LangChain run of type "agent") is an agent's invocation too.
+      if (span.attributes?.runType === "agent") {
+        name = `invoke_agent ${span.name}`;
+        extra = [
+          ["gen_ai.operation.name", "invoke_agent"],
+          ["gen_ai.agent.name", span.name],
+        ];
+      }
+      extra = [...extra, ["edgeflow.chain.input", span.input], ["edgeflow.chain.output", span.output]];
   }
   return {
     ...envelope(trace, span.id, span.parentId ?? trace.id, span.start, span.end, span.error),
@@ -133,9 +151,9 @@ function spanOf(trace: Trace, span: Span, options: OtlpOptions): Record<string, 
 
 /** Ids, times and status of a span. */
 const envelope = (trace: Trace, id: string, parentId: string | undefined, start: number, end?: number, error?: string) => ({
-  traceId: hex(trace.id, 32),
-  spanId: hex(id, 16),
-  ...(parentId ? { parentSpanId: hex(parentId, 16) } : {}),
+  traceId: traceIdOf(trace.id),
+  spanId: spanIdOf(id),
+  ...(parentId ? { parentSpanId: spanIdOf(parentId) } : {}),
   startTimeUnixNano: nanos(start),
   endTimeUnixNano: nanos(end),
   status: error ? { code: STATUS_ERROR, message: error } : { code: STATUS_OK },

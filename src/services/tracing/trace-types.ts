@@ -22,7 +22,7 @@ export interface Span {
   provider?: string;
   parameters?: Record<string, unknown>;
   usage?: Usage;
-  /** Nodes: the node's id and Flowise name; tools: the call id. */
+  /** Nodes: the node's id and Flowise name; tools: the call id; chains: runType "agent" for an agent's loop. */
   attributes?: Record<string, string>;
   error?: string;
 }

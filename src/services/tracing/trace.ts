@@ -160,7 +160,8 @@ export class TraceRecorder extends BaseCallbackHandler {
   }
 
   override handleRetrieverEnd(documents: DocumentInterface[], runId: string): void {
-    this.close(runId, { output: clip(documents.map((d) => ({ pageContent: d.pageContent, metadata: d.metadata }))) });
+    const found = documents.map((d) => ({ ...(d.id ? { id: d.id } : {}), pageContent: d.pageContent, metadata: d.metadata }));
+    this.close(runId, { output: clip(found) });
   }
 
   override handleRetrieverError(err: unknown, runId: string): void {
@@ -174,7 +175,7 @@ export class TraceRecorder extends BaseCallbackHandler {
     parentRunId?: string,
     _tags?: string[],
     metadata?: Meta,
-    _runType?: string,
+    runType?: string,
     runName?: string,
   ): void {
     this.open({
@@ -183,6 +184,8 @@ export class TraceRecorder extends BaseCallbackHandler {
       kind: "chain",
       name: nameOf(chain, runName, "chain"),
       input: clip(inputs),
+      // A chatflow agent's loop (engine/chatflow/nodes/agents-run.ts): OpenInference's AGENT span.
+      ...(runType === "agent" ? { attributes: { runType } } : {}),
     });
   }
 

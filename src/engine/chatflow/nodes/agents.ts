@@ -7,6 +7,9 @@
 //
 // Every tool call is recorded in usedTools ({tool, toolInput, toolOutput}); when streaming, the
 // sink gets the list so far as each tool completes, and the tokens of the text the model writes.
+// Artifacts a tool answers after Flowise's marker (codeInterpreterE2B's charts: tools/artifacts.ts) are
+// kept as the answer's `artifacts` by the nodes Flowise keeps them in (Tool Agent and its older names;
+// its Conversational Agent drops them); the model reads only the text before the marker either way.
 // The answer is the text the model wrote to the user: the final turn's, after any text it wrote
 // alongside tool calls (turns with text are joined by a blank line, in JSON and streaming alike).
 // A tool that fails (throws, times out, is refused a fetch, gets arguments that do not fit its
@@ -37,6 +40,8 @@ import type { RunContext } from "../../core/ports";
 import { chainCanStream } from "./chains";
 import { asList, num, str } from "../../core/inputs";
 import { errorMessage } from "../../../lib/error-message";
+import type { Callbacks } from "@langchain/core/callbacks/manager";
+import { startAgentRun } from "./agents-run";
 
 const CATEGORY = "Agents";
 
@@ -135,11 +140,13 @@ async function modelTurn(
   messages: BaseMessage[],
   ctx: RunContext,
   onToken?: (t: string) => void,
+  callbacks?: Callbacks,
 ): Promise<AIMessageChunk | AIMessage> {
+  const options = { signal: ctx.signal, ...(callbacks ? { callbacks } : {}) };
   try {
-    if (!onToken) return await model.invoke(messages, { signal: ctx.signal });
+    if (!onToken) return await model.invoke(messages, options);
     let whole: AIMessageChunk | undefined;
-    for await (const chunk of await model.stream(messages, { signal: ctx.signal })) {
+    for await (const chunk of await model.stream(messages, options)) {
       whole = whole ? whole.concat(chunk) : chunk;
       const text = contentText(chunk.content);
       if (text) onToken(text);
@@ -165,12 +172,18 @@ export async function callTool(
   args: Record<string, unknown>,
   known: string[],
   ctx: RunContext,
+  onArtifacts?: (artifacts: unknown[]) => void,
+  callbacks?: Callbacks,
 ): Promise<string> {
   if (!tool) return `Error: there is no tool named "${name}". The tools are: ${known.join(", ") || "(none)"}.`;
   try {
-    const out: unknown = await tool.invoke(args, { signal: ctx.signal });
+    const out: unknown = await tool.invoke(args, { signal: ctx.signal, ...(callbacks ? { callbacks } : {}) });
     // Flowise's artifacts marker (codeInterpreterE2B): the model reads the text before it.
-    if (typeof out === "string") return splitArtifacts(out, tool).text;
+    if (typeof out === "string") {
+      const { text, artifacts } = splitArtifacts(out, tool);
+      if (artifacts.length) onArtifacts?.(artifacts);
+      return text;
+    }
     if (out && typeof out === "object" && "content" in out) return contentText((out as { content: unknown }).content);
     return out === undefined ? "" : JSON.stringify(out);
   } catch (err) {
@@ -179,18 +192,39 @@ export async function callTool(
   }
 }
 
-export async function runAgent(agent: AgentInstance, ctx: RunContext, sink?: StreamSink): Promise<Answer> {
+/** `keepArtifacts`: the answer carries the artifacts tools answered (else they are dropped, as Flowise's node does). */
+export async function runAgent(agent: AgentInstance, ctx: RunContext, sink?: StreamSink, keepArtifacts = false): Promise<Answer> {
   const checked = await moderate(ctx.question, agent.moderations);
   if ("refusal" in checked) {
     sink?.token(checked.refusal);
     return { text: checked.refusal };
   }
-  const messages = await firstMessages(agent, checked.question);
+  const run = await startAgentRun(agent.label, checked.question);
+  try {
+    const answer = await agentLoop(agent, checked.question, ctx, { sink, keepArtifacts, callbacks: run.callbacks });
+    await run.end(answer.text);
+    return answer;
+  } catch (err) {
+    await run.fail(err);
+    throw err;
+  }
+}
+
+/** The loop itself: model turns and tool calls until an answer (or maxIterations). */
+async function agentLoop(
+  agent: AgentInstance,
+  question: string,
+  ctx: RunContext,
+  { sink, keepArtifacts, callbacks }: { sink?: StreamSink; keepArtifacts: boolean; callbacks?: Callbacks },
+): Promise<Answer> {
+  const messages = await firstMessages(agent, question);
   const model = (agent.tools.length ? agent.model.bindTools!(agent.tools) : agent.model) as Model;
   const byName = new Map(agent.tools.map((t) => [t.name, t]));
   const known = [...byName.keys()];
   const used: UsedTool[] = [];
   const texts: string[] = [];
+  const artifacts: unknown[] = [];
+  const onArtifacts = keepArtifacts ? (a: unknown[]) => void artifacts.push(...a) : undefined;
 
   // Streaming: a turn's text goes out as it comes, after a blank line when an earlier turn wrote text.
   let turnWrote = false;
@@ -205,11 +239,15 @@ export async function runAgent(agent: AgentInstance, ctx: RunContext, sink?: Str
     onToken?.(text);
     texts.push(text);
   };
-  const answer = (): Answer => ({ text: texts.join("\n\n"), ...(used.length ? { usedTools: used } : {}) });
+  const answer = (): Answer => ({
+    text: texts.join("\n\n"),
+    ...(used.length ? { usedTools: used } : {}),
+    ...(artifacts.length ? { artifacts } : {}),
+  });
 
   for (let round = 0; ; round++) {
     turnWrote = false;
-    const reply = await modelTurn(model, messages, ctx, onToken);
+    const reply = await modelTurn(model, messages, ctx, onToken, callbacks);
     const text = contentText(reply.content);
     if (text) texts.push(text);
     // Calls whose arguments did not parse (a streamed call cut short) still get an answer the model can read.
@@ -244,7 +282,7 @@ export async function runAgent(agent: AgentInstance, ctx: RunContext, sink?: Str
       const output =
         call.unreadable !== undefined
           ? `Error: the arguments for ${call.name || "the tool"} are not valid JSON: ${call.unreadable.slice(0, 500)}`
-          : capped(await callTool(tool, call.name, args, known, ctx));
+          : capped(await callTool(tool, call.name, args, known, ctx, onArtifacts, callbacks));
       used.push({ tool: call.name, toolInput: args, toolOutput: output });
       sink?.event("usedTools", used.slice());
       messages.push(new ToolMessage({ content: output, tool_call_id: ids[i], name: call.name }));
@@ -258,13 +296,13 @@ export async function runAgent(agent: AgentInstance, ctx: RunContext, sink?: Str
   }
 }
 
-function agentNode(name: string, defaultSystem: string): NodeDefinition {
+function agentNode(name: string, defaultSystem: string, keepArtifacts: boolean): NodeDefinition {
   return {
     name,
     category: CATEGORY,
     build: buildAgent(defaultSystem),
     async run(instance, { ctx, sink }) {
-      if (isAgent(instance)) return runAgent(instance, ctx, sink);
+      if (isAgent(instance)) return runAgent(instance, ctx, sink, keepArtifacts);
       throw fail("INVALID_FLOW", `${name} was not built`);
     },
     // Streams when its chat model's `streaming` input is not false (FLOWISE-NOTES point 7).
@@ -273,8 +311,8 @@ function agentNode(name: string, defaultSystem: string): NodeDefinition {
 }
 
 export const agentNodes: NodeDefinition[] = [
-  agentNode("toolAgent", DEFAULT_TOOL_AGENT_SYSTEM),
-  agentNode("conversationalAgent", DEFAULT_CONVERSATIONAL_SYSTEM),
-  agentNode("openAIToolAgent", DEFAULT_TOOL_AGENT_SYSTEM),
-  agentNode("openAIFunctionAgent", DEFAULT_TOOL_AGENT_SYSTEM),
+  agentNode("toolAgent", DEFAULT_TOOL_AGENT_SYSTEM, true),
+  agentNode("conversationalAgent", DEFAULT_CONVERSATIONAL_SYSTEM, false),
+  agentNode("openAIToolAgent", DEFAULT_TOOL_AGENT_SYSTEM, true),
+  agentNode("openAIFunctionAgent", DEFAULT_TOOL_AGENT_SYSTEM, true),
 ];
