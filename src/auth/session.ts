@@ -1,7 +1,8 @@
 // The studio's session cookie, beside bearer tokens (bearer.ts). The cookie is HttpOnly, Path=/,
 // SameSite=Lax and Secure on https. It authenticates a request only when the request also says it
 // comes from the studio (`x-request-from: internal`, a header no other site can make a browser
-// send here: CORS never allows it), and a write only when its Origin, if the browser sent one, is
+// send here: CORS never allows it) or from one of this origin's pages (`Sec-Fetch-Site:
+// same-origin`, set by the browser), and a write only when its Origin, if the browser sent one, is
 // this worker's own. A request with an Authorization header is a bearer request: the cookie is
 // not read. Sign-in and sign-out themselves (routes/sign-in.ts) take the same Origin rule.
 import type { Context, MiddlewareHandler } from "hono";
@@ -16,6 +17,15 @@ export const SESSION_COOKIE = "edgeflow_session";
 export const isStudioRequest = (c: Context<AppEnv>): boolean => c.req.header("x-request-from")?.toLowerCase() === "internal";
 
 const isRead = (method: string) => method === "GET" || method === "HEAD";
+
+/**
+ * A request the browser itself says a page of this origin made (`Sec-Fetch-Site: same-origin`, a
+ * header no page can set or fake for another site). Flowise's UI embeds a chat (flowise-embed) in
+ * the custom assistant's page whose calls (/public-chatbotConfig, /prediction, /feedback, …) carry
+ * the cookie but not the UI's header; with this, they run the signed-in person's private flows, as
+ * Flowise's preview does. Another site's page still gets nothing from the cookie.
+ */
+const fromOwnPage = (c: Context<AppEnv>): boolean => c.req.header("sec-fetch-site") === "same-origin";
 
 /** 403 when a browser says the request comes from another origin (no Origin header: not a browser, or a same-origin GET). */
 export function assertSameOrigin(c: Context<AppEnv>): void {
@@ -40,10 +50,13 @@ export const sessionToken = (c: Context<AppEnv>): string | undefined => getCooki
  */
 export async function sessionPrincipal(c: Context<AppEnv>): Promise<Principal | null> {
   const token = sessionToken(c);
-  if (!token || !isStudioRequest(c)) return null;
+  const studio = isStudioRequest(c);
+  if (!token || !(studio || fromOwnPage(c))) return null;
   if (!isRead(c.req.method)) assertSameOrigin(c);
   const session = await checkSession({ db: primaryDb(c.env) }, token);
   if (session.state === "valid") return { kind: "session", accountId: session.accountId };
+  // The embedded chat never refreshes a session: past its access window it is simply not signed in.
+  if (!studio) return null;
   if (session.state === "refresh") throw new ApiError(401, "Token Expired", { retry: true });
   throw unauthorized("Unauthorized: the session has ended; sign in again");
 }

@@ -3,6 +3,9 @@ export const CHATFLOW_TYPES = ["CHATFLOW", "AGENTFLOW", "MULTIAGENT", "ASSISTANT
 export const ASSISTANT_TYPES = ["CUSTOM", "OPENAI", "AZURE"] as const;
 export const MESSAGE_ROLES = ["userMessage", "apiMessage"] as const;
 export const CHAT_TYPES = ["INTERNAL", "EXTERNAL", "MCP", "OPENAI", "WEBHOOK", "SCHEDULED"] as const;
+// What a chat-type filter may name: Flowise's UI also asks for EVALUATION (its evaluation runs,
+// which edgeflow never stores), so such a filter is valid and matches no message.
+export const CHAT_TYPE_FILTERS = [...CHAT_TYPES, "EVALUATION"] as const;
 export const FEEDBACK_RATINGS = ["THUMBS_UP", "THUMBS_DOWN"] as const;
 export const VARIABLE_TYPES = ["static", "runtime"] as const;
 export const EXECUTION_STATES = ["INPROGRESS", "FINISHED", "ERROR", "TERMINATED", "TIMEOUT", "STOPPED"] as const;
@@ -18,6 +21,7 @@ export type ChatflowType = (typeof CHATFLOW_TYPES)[number];
 export type AssistantType = (typeof ASSISTANT_TYPES)[number];
 export type MessageRole = (typeof MESSAGE_ROLES)[number];
 export type ChatType = (typeof CHAT_TYPES)[number];
+export type ChatTypeFilter = (typeof CHAT_TYPE_FILTERS)[number];
 export type FeedbackRating = (typeof FEEDBACK_RATINGS)[number];
 export type VariableType = (typeof VARIABLE_TYPES)[number];
 export type ExecutionState = (typeof EXECUTION_STATES)[number];

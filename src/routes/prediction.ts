@@ -6,7 +6,7 @@ import { DetachedRunResponse, PredictionRequest, PredictionResponse } from "../s
 import { runFlow } from "../services/runs";
 import { readPredictionBody } from "./prediction-body";
 import { OPTIONAL_BEARER, bodyReadByHandler, createRouter, errorResponsesFor, multipartWithFiles } from "./router";
-import { answered, callerOf, disconnectSignal, plainRefusal } from "./run-adapter";
+import { answered, callerWithSession, disconnectSignal, plainRefusal } from "./run-adapter";
 
 export const predictionRoutes = createRouter();
 
@@ -47,7 +47,7 @@ predictionRoutes.openapi(route, async (c) => {
       flowId: id,
       input,
       uploads,
-      caller: callerOf(c),
+      caller: await callerWithSession(c),
       delivery: input.async ? "detached" : input.streaming ? "sse" : "json",
       signal: input.async ? undefined : disconnectSignal(c),
     });

@@ -2,6 +2,7 @@
 // the request's services container (c.var.services, the door's RunDeps): the caller as plain data,
 // and a signal for a client that goes away.
 import type { Context } from "hono";
+import { resolvePrincipal } from "../auth/bearer";
 import type { AppEnv } from "../env";
 import { clientIpOf } from "../rate-limit/check";
 import { type Caller, CallerRefused, type Delivered } from "../services/runs";
@@ -14,6 +15,18 @@ export const callerOf = (c: Context<AppEnv>): Caller => ({
   origin: c.req.header("origin"),
   clientIp: clientIpOf(c.req.raw.headers, c.env),
 });
+
+/**
+ * callerOf, with the signed-in person when the request has no Authorization header but the studio's
+ * session (auth/session.ts): the chat Flowise's UI embeds in its custom assistant page calls
+ * /prediction with the cookie only. Without a session cookie nothing more is read.
+ */
+export async function callerWithSession(c: Context<AppEnv>): Promise<Caller> {
+  const caller = callerOf(c);
+  if (caller.authorization) return caller;
+  const principal = await resolvePrincipal(c);
+  return principal ? { ...caller, principal } : caller;
+}
 
 /** Aborts (reason: "Client disconnected") when the caller goes away: the run stops with it. */
 export function disconnectSignal(c: Context<AppEnv>): AbortSignal {

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { CHAT_TYPES, FEEDBACK_RATINGS, MESSAGE_ROLES } from "../db/enums";
+import { CHAT_TYPES, CHAT_TYPE_FILTERS, FEEDBACK_RATINGS, MESSAGE_ROLES } from "../db/enums";
 import { boolQuery, dateQuery, text } from "./common";
 
 const upperEnum = <T extends readonly [string, ...string[]]>(values: T) =>
@@ -13,7 +13,7 @@ export const chatTypeList = () =>
   z
     .preprocess(
       (v) => (v === undefined ? undefined : (Array.isArray(v) ? v : [v]).flatMap(jsonArrayOrSelf)),
-      z.array(z.enum(CHAT_TYPES)).optional(),
+      z.array(z.enum(CHAT_TYPE_FILTERS)).optional(),
     )
     .openapi({ description: "A chat type, a JSON array of them, or repeated" });
 

@@ -1,13 +1,13 @@
 import { type SQL, and, asc, desc, eq, gte, inArray, lte, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/sqlite-core";
 import { chatMessage, chatMessageFeedback } from "../db/schema";
-import type { ChatType, FeedbackRating } from "../db/enums";
+import type { ChatType, ChatTypeFilter, FeedbackRating } from "../db/enums";
 import { D1_MAX_PARAMS, chunk } from "../lib/chunk";
 import type { Deps } from "./deps";
 
 export interface MessageFilter {
   chatflowid: string;
-  chatTypes?: ChatType[];
+  chatTypes?: ChatTypeFilter[];
   chatId?: string;
   memoryType?: string;
   sessionId?: string;
@@ -49,7 +49,8 @@ function presentMessage(row: MessageRow, feedback?: FeedbackRow | null) {
 function conditions(f: MessageFilter, m: typeof chatMessage = chatMessage): SQL[] {
   const where: (SQL | undefined)[] = [
     eq(m.chatflowid, f.chatflowid),
-    f.chatTypes?.length ? inArray(m.chatType, f.chatTypes) : undefined,
+    // EVALUATION (a filter value only, never stored) matches no row, as in Flowise.
+    f.chatTypes?.length ? inArray(m.chatType, f.chatTypes as ChatType[]) : undefined,
     f.chatId !== undefined ? eq(m.chatId, f.chatId) : undefined,
     f.memoryType !== undefined ? eq(m.memoryType, f.memoryType) : undefined,
     f.sessionId !== undefined ? eq(m.sessionId, f.sessionId) : undefined,

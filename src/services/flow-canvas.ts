@@ -3,7 +3,7 @@
 // and its message statistics (counted in SQL).
 import { type SQL, and, eq, gte, inArray, lte, sql } from "drizzle-orm";
 import { chatMessage, chatMessageFeedback } from "../db/schema";
-import type { ChatType, FeedbackRating } from "../db/enums";
+import type { ChatType, ChatTypeFilter, FeedbackRating } from "../db/enums";
 import { getChatflow } from "./chatflows";
 import { credentialList } from "./catalogue/files";
 import type { Deps } from "./deps";
@@ -154,7 +154,7 @@ export async function uploadsConfig({ db, env }: Deps<"db" | "env">, id: string)
 }
 
 export interface StatsFilter {
-  chatTypes?: ChatType[];
+  chatTypes?: ChatTypeFilter[];
   startDate?: string;
   endDate?: string;
   feedbackTypes?: FeedbackRating[];
@@ -170,7 +170,8 @@ export async function flowStats({ db }: Deps<"db">, id: string, f: StatsFilter) 
   const m = chatMessage;
   const fb = chatMessageFeedback;
   const where: SQL[] = [eq(m.chatflowid, id)];
-  if (f.chatTypes?.length) where.push(inArray(m.chatType, f.chatTypes));
+  // EVALUATION (a filter value only, never stored) matches no row, as in Flowise.
+  if (f.chatTypes?.length) where.push(inArray(m.chatType, f.chatTypes as ChatType[]));
   if (f.startDate) where.push(gte(m.createdDate, f.startDate));
   if (f.endDate) where.push(lte(m.createdDate, f.endDate));
   const base = and(...where);

@@ -8,7 +8,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { root } from "./servers.mjs";
 import { savedAsCustomTemplate, templateUsedSavedAndRun } from "./studio-template.mjs";
-import { documentStoreWizard, toolDescriptionGenerated } from "./studio-wizard.mjs";
+import { assistantPreviewAnswers, documentStoreWizard, toolDescriptionGenerated } from "./studio-wizard.mjs";
 
 function assert(condition, message) {
   if (!condition) throw new Error(message);
@@ -204,6 +204,9 @@ export async function studioJourney(page, { origin, apiUrl, adminKey, standinUrl
   );
   await step("studio: the store's tool description written by a chosen model on a custom assistant's page", () =>
     toolDescriptionGenerated(ctx, "e2e stand-in", "e2e store"),
+  );
+  await step("studio: that assistant saved; its Preview chat (the embedded widget, cookie only) answers", () =>
+    assistantPreviewAnswers(ctx),
   );
   await step("studio: a custom assistant made and opened", () => customAssistant(ctx));
   await step("studio: the test chat answers a chatflow (stored as INTERNAL) and reloads its history", () => testChat(ctx));

@@ -161,6 +161,37 @@ export async function toolDescriptionGenerated({ page, origin, standinUrl }, cre
   );
 }
 
+/**
+ * Then, on the same page, the assistant saved and asked in its Preview: Flowise's UI embeds a chat
+ * there (flowise-embed) whose calls (/public-chatbotConfig, /prediction) carry the session cookie
+ * but not the UI's header, for a flow that is not public. The answer is the stand-in's (stored
+ * EXTERNAL, as Flowise's preview stores it); its Tool Agent names its model `{{chatOpenAI_0}}`.
+ */
+export async function assistantPreviewAnswers({ page, api }) {
+  const id = /\/assistants\/custom\/([0-9a-f-]{36})$/.exec(page.url())?.[1];
+  assert(id, `cannot run: not on a custom assistant's page (${page.url()})`);
+  await page.locator("textarea").first().fill("You are the e2e assistant.");
+  const saved = page.waitForResponse((r) => r.request().method() === "PUT" && r.url().endsWith(`/api/v1/assistants/${id}`));
+  await page.getByRole("button", { name: "Save Assistant" }).click();
+  assert((await saved).status() === 200, `Save Assistant answered ${(await saved).status()}`);
+  // The Preview shows when the page opens an assistant saved with its flow (right after the first
+  // save it stayed empty in our runs): reopened, as a person coming back to it.
+  await page.reload();
+  const question = "preview socks for the e2e assistant";
+  const input = page.getByPlaceholder("Type your question");
+  await input.waitFor({ timeout: 15_000 });
+  const answered = page.waitForResponse((r) => r.request().method() === "POST" && r.url().endsWith(`/api/v1/prediction/${id}`));
+  await input.fill(question);
+  await input.press("Enter");
+  assert((await answered).status() === 200, `the preview's POST /prediction answered ${(await answered).status()}`);
+  await page.getByText(`echo: ${question}`).first().waitFor({ timeout: 20_000 });
+  const stored = await api("GET", `/chatmessage/${id}`);
+  assert(
+    stored.length === 2 && stored.every((m) => m.chatType === "EXTERNAL") && stored[1].content === `echo: ${question}`,
+    `stored: ${JSON.stringify(stored.map((m) => [m.role, m.chatType, m.content]))}`,
+  );
+}
+
 /** The wizard on the store page the journey has open. */
 export async function documentStoreWizard(ctx) {
   const storeId = /\/document-stores\/([0-9a-f-]{36})$/.exec(ctx.page.url())?.[1];

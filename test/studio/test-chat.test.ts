@@ -137,12 +137,16 @@ describe("who may use the test chat", () => {
     expect(await messagesOf(id)).toEqual([]);
   });
 
-  it("a signed-in person runs any flow, one bound to an API key too; /prediction still reads no session", async () => {
+  it("a signed-in person runs any flow, one bound to an API key too; /prediction reads the session too (not from elsewhere)", async () => {
     const key = await json("POST", "/apikey", { body: { keyName: `tc-${uuid()}` } });
     const id = await saveChain({ model: "chatOpenAI", credential, extra: { apikeyid: key.id } });
     const question = marker();
     expect((await viaStudio(id, { question })).status).toBe(200);
-    await expectError(await studio("POST", `/prediction/${id}`, { cookie, body: { question } }), 401);
+    // The chat Flowise's UI embeds in the custom assistant's page calls /prediction with the cookie
+    // (sweep-fixes.test.ts): the session counts there as on every route, EXTERNAL as any /prediction.
+    expect((await studio("POST", `/prediction/${id}`, { cookie, body: { question } })).status).toBe(200);
+    await expectError(await studio("POST", `/prediction/${id}`, { cookie, body: { question }, origin: "https://elsewhere.example" }), 403);
+    await expectError(await studio("POST", `/prediction/${id}`, { cookie, body: { question }, internal: false }), 401);
   });
 
   it("a bearer needs the prediction's rights: the bound key runs it, another key is 401, a key for other flows 403", async () => {
