@@ -4,6 +4,7 @@ import { z } from "zod";
 import { fail } from "../../errors";
 import { bool, isObject, str } from "../core/inputs";
 import { toolName } from "./names";
+import { nested } from "./nested";
 import type { ToolDeps } from "./types";
 
 export async function chainTool(inputs: Record<string, unknown>, { ctx, label, answer }: ToolDeps): Promise<DynamicStructuredTool> {
@@ -19,9 +20,10 @@ export async function chainTool(inputs: Record<string, unknown>, { ctx, label, a
     description,
     returnDirect: bool(inputs.returnDirect),
     schema: z.object({ input: z.string().describe("what to ask the chain") }),
-    func: async ({ input }) => {
+    // Under the tool's run: a trace shows the chain's model (and retriever) calls inside the tool call.
+    func: nested(async ({ input }: { input: string }) => {
       if (!answer) throw new Error(`${label}: a ${kind} cannot answer as a tool here`);
       return answer(chain, { ...ctx, question: input });
-    },
+    }),
   });
 }

@@ -60,27 +60,39 @@ function fieldsOf(raw: string | null | undefined, where: string): Field[] {
   }
   if (isObject(parsed) && isObject(parsed.properties)) {
     const required = new Set(Array.isArray(parsed.required) ? parsed.required.map(String) : []);
-    return Object.entries(parsed.properties).map(([property, spec]) => {
+    return Object.entries(parsed.properties).flatMap(([name, spec]): Field[] => {
+      const property = name.trim();
+      if (!property) return []; // a nameless argument is never offered to a model
       const s = isObject(spec) ? spec : {};
-      return {
-        property,
-        type: typeof s.type === "string" ? s.type : "string",
-        description: typeof s.description === "string" ? s.description : undefined,
-        required: required.has(property),
-      };
+      return [
+        {
+          property,
+          type: typeof s.type === "string" ? s.type : "string",
+          description: typeof s.description === "string" ? s.description : undefined,
+          required: required.has(name),
+        },
+      ];
     });
   }
   if (!Array.isArray(parsed)) throw fail("INVALID_FLOW", `${where}: its schema must be a list of {property, type, description, required}`);
-  const fields = parsed.map((item, n) => {
-    if (!isObject(item) || typeof item.property !== "string" || !item.property.trim()) {
-      throw fail("INVALID_FLOW", `${where}: schema entry #${n + 1} needs a property name`);
-    }
-    return {
-      property: item.property.trim(),
-      type: typeof item.type === "string" && item.type ? item.type : "string",
-      description: typeof item.description === "string" && item.description ? item.description : undefined,
-      required: item.required === true || item.required === "true",
-    };
+  const fields = parsed.flatMap((item, n): Field[] => {
+    const entry = `${where}: schema entry #${n + 1}`;
+    if (!isObject(item)) throw fail("INVALID_FLOW", `${entry} must be an object {property, type, description, required}`);
+    for (const key of ["property", "type", "description"] as const)
+      if (item[key] !== undefined && item[key] !== null && typeof item[key] !== "string")
+        throw fail("INVALID_FLOW", `${entry}: its ${key} must be text, not ${JSON.stringify(item[key])}`);
+    // Flowise's Tools dialog saves the row "Add Item" makes as {property: "", type: "", …} when it is left
+    // blank; Flowise keeps it and its run ignores it. It stays stored; a model never sees a nameless argument.
+    const property = typeof item.property === "string" ? item.property.trim() : "";
+    if (!property) return [];
+    return [
+      {
+        property,
+        type: typeof item.type === "string" && item.type ? item.type : "string",
+        description: typeof item.description === "string" && item.description ? item.description : undefined,
+        required: item.required === true || item.required === "true",
+      },
+    ];
   });
   const seen = new Set<string>();
   for (const f of fields) {

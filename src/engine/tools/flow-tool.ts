@@ -11,6 +11,7 @@ import { fail } from "../../errors";
 import { bool, isObject, str } from "../core/inputs";
 import type { RunContext } from "../core/ports";
 import { toolName } from "./names";
+import { outsideRun } from "./nested";
 import type { ToolDeps } from "./types";
 
 interface FlowToolKind {
@@ -58,12 +59,11 @@ function flowTool(kind: FlowToolKind) {
         if (!ctx.flows) throw new Error(`${label}: calling another flow is not available here`);
         const chatId = newSession ? crypto.randomUUID() : ctx.chatId;
         const sessionId = newSession ? crypto.randomUUID() : ctx.sessionId;
-        const answer = await ctx.flows.run(flowId, {
-          question: fixedInput || input,
-          chatId,
-          overrideConfig: { sessionId, ...overrideConfig },
-          callStack: stack,
-        });
+        // The callee is a run of its own, as Flowise's HTTP call makes it: traced by its own analytic, if any;
+        // the caller's trace shows this tool call (question, answer), not the callee's calls.
+        const flows = ctx.flows;
+        const call = { question: fixedInput || input, chatId, overrideConfig: { sessionId, ...overrideConfig }, callStack: stack };
+        const answer = await outsideRun(() => flows.run(flowId, call));
         if (answer.text) return answer.text;
         return answer.json !== undefined && answer.json !== null ? JSON.stringify(answer.json) : "";
       },

@@ -5,6 +5,7 @@ import { z } from "zod";
 import { fail } from "../../errors";
 import { str } from "../core/inputs";
 import { toolName } from "./names";
+import { nested } from "./nested";
 import type { ToolDeps } from "./types";
 
 const kindOf = (v: unknown): string | undefined => {
@@ -24,9 +25,10 @@ export async function queryEngineTool(inputs: Record<string, unknown>, { ctx, la
     name: toolName(name),
     description,
     schema: z.object({ query: z.string().describe("The query to search for") }),
-    func: async ({ query }) => {
+    // Under the tool's run: a trace shows the engine's model and retriever calls inside the tool call.
+    func: nested(async ({ query }: { query: string }) => {
       if (!answer) throw new Error(`${label}: a ${kind} cannot answer as a tool here`);
       return answer(engine, { ...ctx, question: query });
-    },
+    }),
   });
 }

@@ -11,6 +11,7 @@ import type { BaseMessage } from "@langchain/core/messages";
 import type { LLMResult } from "@langchain/core/outputs";
 import type { DocumentInterface } from "@langchain/core/documents";
 import { AsyncLocalStorageProviderSingleton } from "@langchain/core/singletons";
+import { RUN_SCOPED } from "../../engine/tools/nested";
 import type { Span, Trace } from "./trace-types";
 import { type Meta, clip, messagesOf, nameOf, outputOf, usageOf } from "./trace-values";
 
@@ -23,6 +24,8 @@ const SPAN_KEY = "edgeflow_trace_span";
 /** The run's trace, filled by LangChain's callbacks and the node hook. */
 export class TraceRecorder extends BaseCallbackHandler {
   name = "edgeflow_tracing";
+  /** This run's alone: a flow it calls as a tool (ChatflowTool, agentAsTool) is traced on its own, as in Flowise. */
+  readonly [RUN_SCOPED] = true;
   readonly trace: Trace;
   private readonly spans = new Map<string, Span>();
   private dropped = 0;

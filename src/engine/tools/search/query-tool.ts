@@ -4,6 +4,7 @@
 import { DynamicStructuredTool } from "@langchain/core/tools";
 import { z } from "zod";
 import { bool, isObject } from "../../core/inputs";
+import { nested } from "../nested";
 
 export interface QueryToolSpec {
   name: string;
@@ -19,7 +20,8 @@ export const queryTool = ({ name, description, argument = "the search query", in
     description,
     schema: z.object({ input: z.string().describe(argument) }),
     returnDirect: bool(inputs.returnDirect),
-    func: async ({ input }) => run(input),
+    // Under the tool's run: what `run` asks of a model (webBrowser) shows inside the tool call in a trace.
+    func: nested(({ input }: { input: string }) => run(input)),
   });
 
 export const list = (v: unknown): Record<string, unknown>[] => (Array.isArray(v) ? v.filter(isObject) : []);
