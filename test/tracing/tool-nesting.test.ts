@@ -10,6 +10,7 @@ import llmChain from "../engine/fixtures/llm-chain.json";
 import { type Fixture, flowDataOf, pointAtStandin } from "../engine/helpers";
 import { townStore } from "../engine/llamaindex-flows";
 import { BAKERY, flow, ref, standinModel } from "../engine/retrieval-flows";
+import { afEdge, afNode, saveAgentflowOf, start } from "../agentflow-api/flows";
 import { json } from "../helpers";
 import { setVars } from "../security/helpers";
 import { attrs, credential, marker, receivedWith, tracingUrl } from "./helpers";
@@ -186,5 +187,38 @@ describe("a flow called as a tool is traced on its own", () => {
     expect(more).toEqual([]);
     expect(llm.parentSpanId).toBe(root.spanId);
     expect(llm.a["llm.output_messages.0.message.content"]).toBe(calleeAnswer);
+  });
+});
+
+describe("a flow run by Agentflow V2's Execute Flow is traced on its own", () => {
+  it("the caller's trace holds the Execute Flow node, not the callee's model call; the callee sends its own trace", async () => {
+    const openai = await credential("openAIApi", { openAIApiKey: "sk-nesting" });
+    const calleeData = flowDataOf(llmChain as unknown as Fixture, (nodes) => {
+      for (const n of nodes.values()) if (n.data.category === "Chat Models") pointAtStandin(n, openai);
+    });
+    const callee = await json("POST", "/chatflows", {
+      body: { name: "namer", flowData: calleeData, analytic: await phoenixAnalytic("executed") },
+    });
+    const executeFlow = afNode("executeFlowAgentflow_0", "Execute Flow 0", {
+      executeFlowSelectedFlow: callee.id,
+      executeFlowInput: "{{ question }}",
+    });
+    const caller = await saveAgentflowOf([start(), executeFlow], [afEdge("startAgentflow_0", "executeFlowAgentflow_0")], {
+      analytic: await phoenixAnalytic("executor"),
+    });
+    const m = marker();
+    const answer = await json("POST", `/prediction/${caller.id}`, { body: { question: `boots ${m}` } });
+    expect(answer.text).toContain(`makes boots ${m}?`);
+
+    const traces = await tracesOf(m, 2);
+    const mine = traces.get("executor")!;
+    expect(ofKind(mine, "LLM")).toEqual([]);
+    const theirs = traces.get("executed")!;
+    const [root] = theirs;
+    expect(root.parentSpanId).toBeUndefined();
+    expect(root.traceId).not.toBe(mine[0].traceId);
+    const [llm, ...more] = ofKind(theirs, "LLM");
+    expect(more).toEqual([]);
+    expect(llm.parentSpanId).toBe(root.spanId);
   });
 });

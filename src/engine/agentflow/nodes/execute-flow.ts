@@ -2,6 +2,7 @@
 // port, JSON answer) with the same chatId, the resolved input as its question and the override
 // config. Calling itself, or a flow already on the call stack (a cycle), is refused.
 import { fail } from "../../../errors";
+import { outsideRun } from "../../tools/nested";
 import type { AgentflowNodeDef } from "../node-types";
 import { historyName, isObject, nonBlank } from "../util";
 import { ownerOf, stateAfter, streamsAnswer } from "./common";
@@ -34,7 +35,10 @@ export const executeFlowNode: AgentflowNodeDef = {
     const question = typeof inputs.executeFlowInput === "string" ? inputs.executeFlowInput : String(inputs.executeFlowInput ?? "");
     const overrideConfig = overrideConfigOf(inputs.executeFlowOverrideConfig, owner);
 
-    const answer = await rt.ports.runFlow(flowId, { question, chatId: rt.request.chatId, overrideConfig, callStack: stack });
+    // The callee is a run of its own, traced by its own settings (Flowise calls it over HTTP): the
+    // caller's trace shows this node, not the callee's calls.
+    const call = { question, chatId: rt.request.chatId, overrideConfig, callStack: stack };
+    const answer = await outsideRun(() => rt.ports.runFlow(flowId, call));
     const content = answer.text
       ? answer.text
       : answer.json !== undefined && answer.json !== null
