@@ -52,6 +52,8 @@ export const widgetRoutes = createRouter()
       // speech where its provider can run (services/speech): the microphone, and the speaker button.
       const { flow, isSpeechToTextEnabled, isTTSEnabled } = await chatflowWithSpeech(c.var.services, c.req.valid("param").id);
       await assertMayRun(c, flow);
+      // Images: no model is given them yet (they would be stored and ignored); RAG files would go to
+      // /vector/upsert, which is no widget path. Neither is offered.
       const uploads = {
         isSpeechToTextEnabled,
         isImageUploadAllowed: false,
@@ -59,7 +61,10 @@ export const widgetRoutes = createRouter()
         imgUploadSizeAndTypes: [],
         fileUploadSizeAndTypes: [],
       };
-      return c.json({ ...parseConfig(flow.chatbotConfig), uploads, isTTSEnabled }, 200);
+      // As Flowise: the origin rules stay private, and flowData comes as public endpoints show it (the
+      // widget reads an agentflow's Start node from it to show its form).
+      const { allowedOrigins: _origins, allowedOriginsError: _error, ...config } = parseConfig(flow.chatbotConfig);
+      return c.json({ ...config, uploads, flowData: publicFlowData(flow.flowData), isTTSEnabled }, 200);
     },
   )
   .openapi(

@@ -160,13 +160,32 @@ const approval = await api("POST", "/chatflows", {
     ],
   }),
 });
-for (const flow of [agentflow, approval]) assert(!flow.warning, `agentflow saved with a warning: ${flow.warning}`);
+// Start in form mode → Direct Reply: the widget finds the form in /public-chatbotConfig's flowData.
+const ordering = await api("POST", "/chatflows", {
+  name: "widget e2e (form)",
+  type: "AGENTFLOW",
+  isPublic: true,
+  flowData: JSON.stringify({
+    nodes: [
+      afNode("startAgentflow_0", "Start", {
+        startInputType: "formInput",
+        formTitle: "Order form",
+        formDescription: "What shall we send?",
+        formInputTypes: [{ type: "string", label: "Item", name: "item" }],
+      }),
+      afNode("directReplyAgentflow_0", "Reply", { directReplyMessage: "Ordered {{ $form.item }}." }),
+    ],
+    edges: [afEdge("startAgentflow_0", "directReplyAgentflow_0")],
+  }),
+});
+for (const flow of [agentflow, approval, ordering]) assert(!flow.warning, `agentflow saved with a warning: ${flow.warning}`);
 
 const pages = await startPageServer({
   "/": widgetPage(open.id, apiHost),
   "/guarded": widgetPage(guarded.id, apiHost),
   "/agentflow": widgetPage(agentflow.id, apiHost),
   "/approval": widgetPage(approval.id, apiHost),
+  "/form": widgetPage(ordering.id, apiHost),
 });
 const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
 console.log(`widget e2e: page ${pages.origin}, API ${apiHost}, Chromium ${browser.version()}`);
@@ -289,6 +308,18 @@ try {
       messages.length === 4 && messages[3].content === "The order is on its way." && !messages[1].action,
       `stored: ${JSON.stringify(messages.map((m) => [m.content, !!m.action]))}`,
     );
+  });
+
+  await step("an agentflow whose Start takes a form shows that form; submitting it runs the flow", async () => {
+    const af = await browser.newPage();
+    await af.goto(`${pages.origin}/form`);
+    await af.getByText("Order form").waitFor({ timeout: 15_000 });
+    await af.locator("input").first().fill("blue socks");
+    await af.getByRole("button", { name: "Submit" }).click();
+    await af.locator('[data-testid="host-bubble"]').filter({ hasText: "Ordered blue socks." }).waitFor({ timeout: 15_000 });
+    const messages = await api("GET", `/chatmessage/${ordering.id}`);
+    assert(messages.at(-1)?.content === "Ordered blue socks.", `stored: ${JSON.stringify(messages.map((m) => m.content))}`);
+    await af.close();
   });
 
   await widgetVoice(browser, edgeflow, standin, step);
