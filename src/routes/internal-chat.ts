@@ -15,6 +15,7 @@ import { ChatflowIdParam, IdParam } from "../schemas/common";
 import { PredictionRequest, PredictionResponse } from "../schemas/prediction";
 import { findConversationOwner } from "../services/chatflows";
 import { listChatMessages } from "../services/chatmessages";
+import { executionsByIds } from "../services/executions/api";
 import { type Caller, runFlow } from "../services/runs";
 import { readPredictionBody } from "./prediction-body";
 import {
@@ -99,7 +100,7 @@ export const internalChatMessageRoutes = createRouter().openapi(
     tags: ["chatmessage"],
     summary: "The test chat's messages of a chatflow (chatType INTERNAL), filtered as GET /chatmessage/{id}",
     request: { params: ChatflowIdParam, query: z.object(historyFilters) },
-    responses: jsonResponse(z.array(ChatMessage)),
+    responses: jsonResponse(z.array(ChatMessage.extend({ execution: z.record(z.string(), z.unknown()).optional() }))),
   }),
   async (c) => {
     assertSameOrigin(c);
@@ -111,6 +112,13 @@ export const internalChatMessageRoutes = createRouter().openapi(
       { ...filter, chatTypes: ["INTERNAL"], chatflowid },
       { order, feedback, feedbackType },
     );
-    return c.json(messages as z.infer<typeof ChatMessage>[], 200);
+    // An agentflow's answers carry their execution, as Flowise's do: reopened, the chat still shows each "Process Flow".
+    const ran = (m: (typeof messages)[number]) => (m.role === "apiMessage" && typeof m.executionId === "string" ? m.executionId : "");
+    const runs = await executionsByIds(c.var.services, [...new Set(messages.map(ran).filter(Boolean))]);
+    const shown = messages.map((m) => {
+      const run = runs.get(ran(m));
+      return run ? { ...m, execution: run } : m;
+    });
+    return c.json(shown as (z.infer<typeof ChatMessage> & { execution?: Record<string, unknown> })[], 200);
   },
 );

@@ -27,7 +27,12 @@ export const CredentialUpdate = z
   .openapi("CredentialUpdate");
 
 export const CredentialListQuery = z.object({
-  credentialName: text(2000).optional().openapi({ description: "Only credentials of these types (comma-separated)" }),
+  // The studio repeats the key for a node that takes several types (HTTP: `?credentialName=httpBasicAuth&credentialName=…`).
+  credentialName: z
+    .union([text(2000), z.array(text(200)).max(50)])
+    .transform((v) => (Array.isArray(v) ? v.join(",") : v))
+    .optional()
+    .openapi({ description: "Only credentials of these types (comma-separated, or the key repeated)" }),
 });
 
 export const Credential = z

@@ -5,6 +5,9 @@ import { PageQuery, dateQuery, text, uuid } from "./common";
 export const ExecutionListQuery = PageQuery.extend({
   agentflowId: uuid().optional(),
   sessionId: text(1000).optional(),
+  agentflowName: text(500)
+    .optional()
+    .openapi({ description: "Only runs of agentflows whose name contains this (any case): the Executions page's filter" }),
   state: z.enum(EXECUTION_STATES).optional(),
   startDate: dateQuery("start").optional().openapi({ description: "createdDate on or after (a bare date: that day's start)" }),
   endDate: dateQuery("end").optional().openapi({ description: "createdDate on or before (a bare date: that day's end)" }),

@@ -38,6 +38,10 @@ export async function listExecutions(deps: ExecutionDeps, q: ExecutionListInput,
       flows ? inFlows(flows) : undefined,
       q.agentflowId ? eq(execution.agentflowId, q.agentflowId) : undefined,
       q.sessionId !== undefined ? eq(execution.sessionId, q.sessionId) : undefined,
+      // A literal part of the name (instr, not LIKE: a % or _ typed in the filter means itself).
+      q.agentflowName
+        ? sql`${execution.agentflowId} IN (SELECT ${chatFlow.id} FROM ${chatFlow} WHERE instr(lower(${chatFlow.name}), lower(${q.agentflowName})) > 0)`
+        : undefined,
       q.state ? eq(execution.state, q.state) : undefined,
       q.startDate ? gte(execution.createdDate, q.startDate) : undefined,
       q.endDate ? lte(execution.createdDate, q.endDate) : undefined,
@@ -99,6 +103,25 @@ export async function getPublicExecution(deps: ExecutionDeps, id: string) {
   if (!row?.isPublic) throw notFound(`Execution ${id} not found`);
   const data = executedDataOf(row.executionData) ?? [];
   return { ...presentExecution(row), executionData: JSON.stringify(stripCredentialIds(data)) };
+}
+
+/**
+ * The executions `ids` name, as Flowise's test chat history carries them on each answer (its
+ * chat_message.execution relation): the page draws an answer's "Process Flow" from `executionData`.
+ * Credential ids removed, as on a shared run.
+ */
+export async function executionsByIds(deps: ExecutionDeps, ids: string[]) {
+  if (!ids.length) return new Map<string, ReturnType<typeof presentExecution>>();
+  const rows = await deps.db
+    .select()
+    .from(execution)
+    .where(sql`${execution.id} IN (SELECT value FROM json_each(${JSON.stringify(ids)}))`);
+  return new Map(
+    rows.map((r) => [
+      r.id,
+      { ...presentExecution(r), executionData: JSON.stringify(stripCredentialIds(executedDataOf(r.executionData) ?? [])) },
+    ]),
+  );
 }
 
 /**

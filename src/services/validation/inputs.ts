@@ -16,7 +16,9 @@ export interface NodeUnderCheck {
 
 const empty = (v: unknown) => v === undefined || v === null || v === "" || v === "<p></p>" || (Array.isArray(v) && v.length === 0);
 
-const required = (p: Param) => !p.optional && p.default === undefined;
+// A `hidden` input is never drawn by the page (the Custom Tool's name, schema, function: taken from
+// the chosen tool): nobody could fill it, so it is never reported as missing.
+const required = (p: Param) => !p.optional && !p.hidden && p.default === undefined;
 
 const label = (p: Param) => p.label || p.name;
 
