@@ -15,7 +15,7 @@ import { ChatflowIdParam, IdParam } from "../schemas/common";
 import { PredictionRequest, PredictionResponse } from "../schemas/prediction";
 import { findConversationOwner } from "../services/chatflows";
 import { listChatMessages } from "../services/chatmessages";
-import { executionsByIds } from "../services/executions/api";
+import { executionsByIds } from "../services/executions";
 import { type Caller, runFlow } from "../services/runs";
 import { readPredictionBody } from "./prediction-body";
 import {

@@ -28,5 +28,14 @@ export {
   settleDetached,
 } from "./detached";
 export { SWEEP_LIMIT, type SweepReport, WAKE_EVERY_MS, type WakeDeps, type WakeOutcome, isDue, sweepDetached, wakeExecution } from "./wake";
-export { agentflowOf, executionEvents, getExecution, getPublicExecution, listExecutions, presentExecution, updateExecution } from "./api";
+export {
+  agentflowOf,
+  executionEvents,
+  executionsByIds,
+  getExecution,
+  getPublicExecution,
+  listExecutions,
+  presentExecution,
+  updateExecution,
+} from "./api";
 export { type ExecutionDeleteDeps, deleteExecution, deleteExecutions, flowExecutionsDeletion } from "./delete";
