@@ -69,6 +69,7 @@ export type {
 export { FILE_SEARCH_DESCRIPTION } from "./chatflow/nodes/assistant";
 export type { ChatTurn, FlowEdge, FlowGraph, FlowNode, RunResult, SourceDocument, StreamSink, UpsertCounts, UsedTool } from "./core/types";
 export { createRunContext } from "./core/context";
+export type { RunUpload } from "./core/images";
 export { RunAborted } from "../lib/run-control";
 export { parseFlowData } from "./core/flow-data";
 // Chatflow specifics the services use: the save-time warning, assistants' graphs, vector upsert.

@@ -80,12 +80,18 @@ async function feedbackAttached(body: Json, c: Context<AppEnv>, asked: URLSearch
   return body;
 }
 
+/** followUpPrompts as Flowise answers it, the stored JSON text: the test chat JSON.parses it (an array would throw). */
+const followUpsAsText = (body: Json) =>
+  eachItem(body, (item) => {
+    if (Array.isArray(item.followUpPrompts)) item.followUpPrompts = JSON.stringify(item.followUpPrompts);
+  });
+
 const chatMessages: Pick<StudioShape, "studioQuery" | "studioAnswer"> = {
   // The contract's feedback=true keeps only rated messages; Flowise's attaches feedback to every one.
   studioQuery: (query) => {
     if (wantsAttachedFeedback(query)) query.delete("feedback");
   },
-  studioAnswer: feedbackAttached,
+  studioAnswer: async (body, c, asked) => followUpsAsText(await feedbackAttached(body, c, asked)),
 };
 
 /** Assistants' `details`: the page sends JSON text and JSON.parses what it reads. */

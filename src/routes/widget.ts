@@ -6,6 +6,7 @@ import { IdParam } from "../schemas/common";
 import { assertOnRecord } from "../auth/record-guards";
 import { Chatflow } from "../schemas/chatflows";
 import { chatflowStreams, findConversationOwner, getChatflow } from "../services/chatflows";
+import { imageUploadsOf } from "../services/flow-canvas";
 import { publicFlowData } from "../services/public-chatflow";
 import { abortRun } from "../services/runs";
 import { chatflowWithSpeech } from "../services/speech";
@@ -52,13 +53,12 @@ export const widgetRoutes = createRouter()
       // speech where its provider can run (services/speech): the microphone, and the speaker button.
       const { flow, isSpeechToTextEnabled, isTTSEnabled } = await chatflowWithSpeech(c.var.services, c.req.valid("param").id);
       await assertMayRun(c, flow);
-      // Images: no model is given them yet (they would be stored and ignored); RAG files would go to
-      // /vector/upsert, which is no widget path. Neither is offered.
+      // Images as the studio's chat reports them (the prediction gives them to the model); RAG files
+      // would go to /vector/upsert, which is no widget path: not offered.
       const uploads = {
         isSpeechToTextEnabled,
-        isImageUploadAllowed: false,
+        ...imageUploadsOf(flow.flowData),
         isRAGFileUploadAllowed: false,
-        imgUploadSizeAndTypes: [],
         fileUploadSizeAndTypes: [],
       };
       // As Flowise: the origin rules stay private, and flowData comes as public endpoints show it (the

@@ -85,6 +85,8 @@ export const PredictionResponse = z
     // Multi-agent flows (Agentflow V1): one entry per agent step, and a pending approval.
     agentReasoning: z.array(z.unknown()).optional(),
     action: z.unknown().optional(),
+    // The flow's follow-up prompts (chatflow followUpPrompts on): Flowise's double-encoded JSON text of the questions.
+    followUpPrompts: z.string().optional(),
   })
   .openapi("PredictionResponse");
 

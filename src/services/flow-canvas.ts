@@ -110,16 +110,27 @@ async function configsOf(nodes: Json[]): Promise<Json[]> {
 }
 
 const IMAGE_TYPES = ["image/gif", "image/jpeg", "image/png", "image/webp"];
-const IMAGE_NODES = new Set([
-  "llmChain",
-  "conversationChain",
-  "reactAgentChat",
-  "conversationalAgent",
-  "toolAgent",
-  "supervisor",
-  "seqStart",
-]);
+// Flowise's list of the chatflow nodes that give a chat model the question's images, less its
+// Agentflow V1 ones (supervisor, seqStart): their runtime here shows a model no images, so a chat
+// offering the upload would store the images and ignore them.
+const IMAGE_NODES = new Set(["llmChain", "conversationChain", "reactAgentChat", "conversationalAgent", "toolAgent"]);
 const MODEL_CONFIGS = ["agentModelConfig", "llmModelConfig", "conditionAgentModelConfig"];
+
+/**
+ * Whether the flow's chat may upload images, as Flowise decides it (the studio's chat and the
+ * widget ask the same): an agentflow whose LLM, Agent or Condition Agent model config allows them,
+ * or a chatflow with a node that gives them to its model and a chat model that allows them
+ * (engine/core/images.ts shows them to the model).
+ */
+export function imageUploadsOf(flowData: string) {
+  const { nodes } = nodesOf(flowData);
+  const isAgentflow = nodes.some((n) => n.data.category === "Agent Flows");
+  const allowed = isAgentflow
+    ? nodes.some((n) => n.data.category === "Agent Flows" && MODEL_CONFIGS.some((k) => record(record(n.data.inputs)[k]).allowImageUploads))
+    : nodes.some((n) => IMAGE_NODES.has(String(n.data.name))) &&
+      nodes.some((n) => n.data.category === "Chat Models" && record(n.data.inputs).allowImageUploads === true);
+  return { isImageUploadAllowed: allowed, imgUploadSizeAndTypes: allowed ? [{ fileTypes: IMAGE_TYPES, maxUploadSize: 5 }] : [] };
+}
 
 /** What the flow's chat may upload, derived from its graph and speech settings as Flowise does. */
 export async function uploadsConfig({ db, env }: Deps<"db" | "env">, id: string) {
@@ -139,16 +150,12 @@ export async function uploadsConfig({ db, env }: Deps<"db" | "env">, id: string)
     }
   }
 
-  const isAgentflow = nodes.some((n) => n.data.category === "Agent Flows");
-  const allowsImages = isAgentflow
-    ? nodes.some((n) => n.data.category === "Agent Flows" && MODEL_CONFIGS.some((k) => record(record(n.data.inputs)[k]).allowImageUploads))
-    : nodes.some((n) => IMAGE_NODES.has(String(n.data.name))) &&
-      nodes.some((n) => n.data.category === "Chat Models" && record(n.data.inputs).allowImageUploads === true);
+  const { isImageUploadAllowed, imgUploadSizeAndTypes } = imageUploadsOf(flow.flowData);
   return {
     isSpeechToTextEnabled,
-    isImageUploadAllowed: allowsImages,
+    isImageUploadAllowed,
     isRAGFileUploadAllowed: fileUploadSizeAndTypes.length > 0,
-    imgUploadSizeAndTypes: allowsImages ? [{ fileTypes: IMAGE_TYPES, maxUploadSize: 5 }] : [],
+    imgUploadSizeAndTypes,
     fileUploadSizeAndTypes,
   };
 }

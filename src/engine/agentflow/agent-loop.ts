@@ -10,7 +10,7 @@ import type { StructuredToolInterface } from "@langchain/core/tools";
 import { RunAborted } from "../../lib/run-control";
 import { contentText } from "../../providers/chat/messages";
 import type { UsedTool } from "../core/types";
-import { fromReply, toLangChain } from "./messages";
+import { type ImageResolver, fromReply, toLangChain } from "./messages";
 import { callChat } from "./model-call";
 import type { NodeRuntime } from "./node-types";
 import type { AgentflowMessage, HumanInput } from "./types";
@@ -45,6 +45,8 @@ export interface LoopSetup {
   rt: NodeRuntime;
   /** Artifacts tools answered after Flowise's marker (tools/artifacts.ts); the model reads only the text before it. */
   onArtifacts?: (artifacts: unknown[]) => void;
+  /** How the model's calls read the messages' image references (../images.ts); absent: its model takes none. */
+  images?: ImageResolver;
 }
 
 export interface LoopResult {
@@ -103,7 +105,7 @@ export async function runToolLoop(
   let toolCallTokens = 0;
   const onToken = live ? rt.emit.token : undefined;
   const bound = () => (tools.length && typeof model.bindTools === "function" ? model.bindTools(tools.map((t) => t.tool)) : model);
-  const invoke = () => callChat(bound(), toLangChain(messages), rt.signal, onToken);
+  const invoke = () => callChat(bound(), toLangChain(messages, setup.images), rt.signal, onToken);
 
   const runCalls = async (calls: NonNullable<AgentflowMessage["tool_calls"]>) => {
     const byName = new Map(tools.map((t) => [t.tool.name, t.tool]));

@@ -117,6 +117,7 @@ export async function appendMemory(
  * LLM and Agent message assembly: history (first node) + own messages, then with memory the
  * memory block (past + runtime, the user input after it on the first node) and the node's user
  * message; without memory, the user input on the first node unless the node has its own user message.
+ * `images`: the question's image message (./images.ts), just before the question on the first node.
  */
 export async function conversation(
   rt: NodeRuntime,
@@ -125,28 +126,38 @@ export async function conversation(
   settings: MemorySettings,
   userMessage: string | undefined,
   model: BaseChatModel,
+  images?: AgentflowMessage,
 ): Promise<AgentflowMessage[]> {
   const messages = [...prependedHistory(rt), ...own.filter((m) => m.role !== "system")];
   messages.unshift(...own.filter((m) => m.role === "system"));
   const first = !rt.runtimeChatHistory.length;
+  const pictured = first && images ? [images] : [];
   if (settings.enabled) {
     const past = [...rt.pastChatHistory, ...rt.runtimeChatHistory];
     // Flowise folds the question into a conversation summary; it is kept as the last turn instead.
-    const asked = first && input ? [{ role: "user" as const, content: input }] : [];
+    const asked = first && input ? [...pictured, { role: "user" as const, content: input }] : [];
     if (settings.type === "conversationSummary") {
       await appendMemory(messages, past, settings, model, rt.signal);
       messages.push(...asked);
     } else await appendMemory(messages, [...past, ...asked], settings, model, rt.signal);
     if (userMessage) messages.push({ role: "user", content: userMessage });
-  } else if (first && input && !own.some((m) => m.role === "user")) {
-    messages.push({ role: "user", content: input });
+  } else {
+    messages.push(...pictured);
+    if (first && input && !own.some((m) => m.role === "user")) messages.push({ role: "user", content: input });
   }
   return messages;
 }
 
-/** What an LLM/Agent adds to the runtime history before its answer (first node only). */
-export function inputHistory(rt: NodeRuntime, own: AgentflowMessage[], input: string | undefined, memory: boolean): AgentflowMessage[] {
+/** What an LLM/Agent adds to the runtime history before its answer (first node only): the question's images first. */
+export function inputHistory(
+  rt: NodeRuntime,
+  own: AgentflowMessage[],
+  input: string | undefined,
+  memory: boolean,
+  images?: AgentflowMessage,
+): AgentflowMessage[] {
   if (rt.runtimeChatHistory.length || !input) return [];
-  if (memory || !own.some((m) => m.role === "user")) return [{ role: "user", content: input }];
-  return own.filter((m) => m.role === "user").map((m) => ({ role: "user", content: m.content }));
+  const pictured = images ? [images] : [];
+  if (memory || !own.some((m) => m.role === "user")) return [...pictured, { role: "user", content: input }];
+  return [...pictured, ...own.filter((m) => m.role === "user").map((m) => ({ role: "user" as const, content: m.content }))];
 }

@@ -12,6 +12,7 @@
 //   agentflowNodeNames(): string[]                      node names the runtime runs
 //   stripCredentialIds(executedData): ExecutedData[]    copy without FLOWISE_CREDENTIAL_ID keys
 import type { ErrorCode } from "../../errors";
+import type { RunUpload } from "../core/images";
 import type { RunContext } from "../core/ports";
 import type { ChatTurn, FlowEdge, FlowNode, SourceDocument, UsedTool } from "../core/types";
 
@@ -42,6 +43,11 @@ export interface AgentflowMessage {
   tool_calls?: Array<{ id: string; name: string; args: Record<string, unknown> }>;
   tool_call_id?: string;
   additional_kwargs?: Record<string, unknown>;
+  /**
+   * Images of the question (a user message the first LLM/Agent node adds before it, ./images.ts): references
+   * without their data, `{type: "stored-file", name, mime}` for a file, `{type: "url", name, mime, data: <link>}`.
+   */
+  images?: RunUpload[];
 }
 
 /** What a node run returns; stored verbatim as ExecutedData.data (AGENTFLOW.md §6.2). */
@@ -87,12 +93,8 @@ export interface HumanInput {
 
 // ---- request --------------------------------------------------------------------------------------
 
-export interface AgentflowUpload {
-  type: string;
-  name: string;
-  mime: string;
-  data?: string;
-}
+/** An upload of the request (a data: URI or a link), as chatflows get it too. */
+export type AgentflowUpload = RunUpload;
 
 /** What a webhook-triggered run sees of its request (sensitive headers already redacted). */
 export interface WebhookPayload {

@@ -12,6 +12,7 @@ import type { DocVectorStore } from "../../providers/vectorstores/types";
 import type { ProviderDeps, ProviderEnv } from "../../providers/types";
 import type { SandboxRun } from "../../sandbox";
 import type { SqlDatabase } from "../../providers/sql/types";
+import type { RunUpload } from "./images";
 import type { ChatTurn, SourceDocument } from "./types";
 
 /** How a credential is read: `oauth2` asks for an access token good for 5 more minutes (refreshed and stored when not). */
@@ -153,6 +154,8 @@ export interface RunContext {
    * chosen by extension): they replace that input of the chatflow's loaders for this run.
    */
   files?: Record<string, LoaderFile[]>;
+  /** The request's uploads a chat model may be shown (images: ./images.ts); attached text files are not among them. */
+  uploads?: RunUpload[];
   /**
    * Set by the runtime: nodes that find documents during the run (a retriever tool that returns its
    * sources) report them here; they become the run's sourceDocuments unless the ending node gives its own.

@@ -29,6 +29,8 @@ export interface AgentflowExchange {
   action?: unknown;
   /** Agentflow V1: one entry per agent step. */
   agentReasoning?: unknown[];
+  /** The follow-up questions, the JSON string stored as is. */
+  followUpPrompts?: string;
   /** A resume: the paused run's message stops offering its buttons. */
   resumed: boolean;
 }
@@ -88,6 +90,7 @@ export function exchangeStatements(db: Db, x: AgentflowExchange, apiMessageId: s
         artifacts: asJson(x.artifacts),
         agentReasoning: asJson(x.agentReasoning),
         action: x.action ? JSON.stringify(x.action) : null,
+        followUpPrompts: x.followUpPrompts ?? null,
       },
       guard,
     ),

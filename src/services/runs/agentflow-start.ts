@@ -3,7 +3,7 @@
 // resume in its Workflow (agentflow-resume-detached.ts) — and the runtime's request built on it.
 // HTTP-free.
 import { badRequest } from "../../errors";
-import type { AgentflowRequest, AgentflowUpload, FlowCall, FlowCallResult, WebhookPayload } from "../../engine/agentflow/types";
+import type { AgentflowRequest, FlowCall, FlowCallResult, WebhookPayload } from "../../engine/agentflow/types";
 import { type AgentflowRunOutcome, type ChatTurn, type PreparedAgentflow, type RunContext, createRunContext } from "../../engine";
 import { newId } from "../../lib/ids";
 import { nowIso } from "../../lib/time";
@@ -18,8 +18,8 @@ import { humanInputOf } from "./human-input";
 import { gateNodeOverrides } from "./overrides";
 import type { RunSteps } from "./steps";
 import type { RunDeps, RecordStatement } from "./types";
-import type { UploadInput } from "./uploads";
-import { attachedText, isAttachedText } from "./attached-files";
+import { runUploads } from "./uploads";
+import { attachedText } from "./attached-files";
 
 /** Execute Flow's port (execute-flow.ts): another flow of this deployment, run through the door. */
 export type FlowCaller = (flowId: string, call: FlowCall, signal: AbortSignal) => Promise<FlowCallResult>;
@@ -45,16 +45,6 @@ export interface AgentflowRun extends RunBase {
   answerOf?: (done: { outcome: AgentflowRunOutcome; chatMessageId: string }) => unknown;
   /** RunRequest.recordAlso, given this run's answer (the door sets it: index.ts). */
   recordAlso?: (done: { outcome: AgentflowRunOutcome; chatMessageId: string }) => Promise<RecordStatement[]>;
-}
-
-/** Uploads as the runtime takes them: data URIs (multipart files re-encoded) or URLs. */
-function runtimeUploads(uploads: UploadInput[]): AgentflowUpload[] {
-  return uploads.map((u) => {
-    if (u.type === "url" || !u.bytes) return { type: u.type, name: u.name, mime: u.mime ?? "", data: u.data };
-    let binary = "";
-    for (let i = 0; i < u.bytes.length; i += 0x8000) binary += String.fromCharCode(...u.bytes.subarray(i, i + 0x8000));
-    return { type: u.type, name: u.name, mime: u.mime ?? "", data: `data:${u.mime || "application/octet-stream"};base64,${btoa(binary)}` };
-  });
 }
 
 export interface AgentflowStart {
@@ -116,7 +106,7 @@ export async function startAgentflow(deps: RunDeps, base: Omit<RunBase, "release
     form: input.form,
     webhook: start.webhook,
     history,
-    uploads: uploads.some((u) => !isAttachedText(u)) ? runtimeUploads(uploads.filter((u) => !isAttachedText(u))) : undefined,
+    uploads: runUploads(uploads),
     fileText: attachedText(uploads) || undefined,
     streaming: start.streaming && !postProcessing,
     observed: start.observed,

@@ -33,6 +33,7 @@ export function streamAgentflow(run: AgentflowRun): Promise<ReadableStream<Uint8
             ...(form ? {} : { question: run.input.question ?? "" }),
             sessionId: run.ctx.sessionId,
             ...(outcome.state === "STOPPED" && (outcome.v1Action ?? outcome.action) ? { action: outcome.v1Action ?? outcome.action } : {}),
+            ...(done.followUpPrompts ? { followUpPrompts: done.followUpPrompts } : {}),
           });
         },
         (err: unknown) => {

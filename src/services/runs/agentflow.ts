@@ -11,6 +11,7 @@ import type { AgentflowRunOutcome } from "../../engine";
 import type { AgentflowEvents, AgentflowOutcome, AgentflowPorts } from "../../engine/agentflow/types";
 import { resultStatement } from "../executions";
 import { exchangeStatements } from "./agentflow-messages";
+import { asksFollowUps, followUpsFor } from "./follow-up-prompts";
 import type { AgentflowRun } from "./agentflow-start";
 import { stoppedRunError, untilAborted } from "./time-limit";
 import { type StoredUpload, removeUploads, storeUploads } from "./uploads";
@@ -20,6 +21,8 @@ export const NO_EVENTS: AgentflowEvents = { event: () => undefined };
 export interface AgentflowDone {
   outcome: AgentflowRunOutcome;
   chatMessageId: string;
+  /** The follow-up questions stored on the answer (a JSON string list), when the flow asks for them. */
+  followUpPrompts?: string;
 }
 
 /** How a stopped run's execution ends: TIMEOUT past its time limit (RUN_TIMEOUT_MS), else TERMINATED. */
@@ -98,7 +101,7 @@ async function execute(run: AgentflowRun, events: AgentflowEvents): Promise<Agen
 }
 
 /** Record: uploads, then the execution's final state and the two messages in one batch, the messages guarded on that write. */
-async function record(run: AgentflowRun, outcome: AgentflowRunOutcome): Promise<void> {
+async function record(run: AgentflowRun, outcome: AgentflowRunOutcome, followUpPrompts?: string): Promise<void> {
   const { execution, ctx, deps } = run;
   await execution.ready();
   let fileUploads: StoredUpload[] | undefined;
@@ -128,12 +131,13 @@ async function record(run: AgentflowRun, outcome: AgentflowRunOutcome): Promise<
             artifacts: outcome.artifacts,
             action,
             agentReasoning: outcome.agentReasoning,
+            followUpPrompts,
             resumed: !!run.request.resume,
           },
           run.apiMessageId,
           guard,
         ),
-        ...detachedResult(run, outcome),
+        ...detachedResult(run, outcome, followUpPrompts),
         ...also,
       ]),
       execution.drain(),
@@ -156,20 +160,29 @@ async function recorded(run: AgentflowRun): Promise<boolean> {
  * A detached run's answer, written with its final state (GET /executions/{id} never shows the new
  * state with the previous part's result).
  */
-function detachedResult(run: AgentflowRun, outcome: AgentflowRunOutcome) {
+function detachedResult(run: AgentflowRun, outcome: AgentflowRunOutcome, followUpPrompts?: string) {
   if (!run.steps || !run.answerOf) return [];
-  return [resultStatement(run.deps.db, run.execution.run.id, run.answerOf({ outcome, chatMessageId: run.apiMessageId }))];
+  const done: AgentflowDone = { outcome, chatMessageId: run.apiMessageId, followUpPrompts };
+  return [resultStatement(run.deps.db, run.execution.run.id, run.answerOf(done))];
 }
 
 /** Executes then records. Errors leave scrubbed of the run's secrets. */
 export async function completeAgentflow(run: AgentflowRun, events: AgentflowEvents = NO_EVENTS): Promise<AgentflowDone> {
   const stopLease = run.execution.keepAlive(run.deps.env, (reason) => run.controller.abort(new Error(reason)));
+  let followUpPrompts: string | undefined;
   const work = async () => {
     const outcome = await execute(run, events);
+    // A finished run's follow-up questions, stored with its answer (a paused run's answer is its
+    // pending question: follow-ups would only invite a way around it). A detached run asks in a step.
+    if (outcome.state === "FINISHED" && asksFollowUps(run)) {
+      const ask = async () => (await followUpsFor(run, userContent(run), outcome.text)) ?? null;
+      followUpPrompts = (run.steps ? await run.steps.do("follow-ups", ask) : await ask()) ?? undefined;
+    }
     // A detached run records in a durable step: a replay does not store the messages twice, and a
     // record cut off after its batch landed finds its answer stored and does nothing more.
-    if (run.steps) await run.steps.do("record", async () => (await recorded(run)) || record(run, outcome).then(() => true));
-    else await record(run, outcome);
+    if (run.steps)
+      await run.steps.do("record", async () => (await recorded(run)) || record(run, outcome, followUpPrompts).then(() => true));
+    else await record(run, outcome, followUpPrompts);
     return outcome;
   };
   try {
@@ -179,7 +192,7 @@ export async function completeAgentflow(run: AgentflowRun, events: AgentflowEven
           metadata: { executionId: run.execution.run.id, chatMessageId: run.apiMessageId, state: o.state },
         }))
       : await work();
-    return { outcome, chatMessageId: run.apiMessageId };
+    return { outcome, chatMessageId: run.apiMessageId, followUpPrompts };
   } catch (err) {
     throw redactError(err, run.secrets); // the last scrub before an error leaves (JSON body or stream frame)
   } finally {

@@ -20,8 +20,17 @@ export function chatflowAnswer(run: ChatflowRun, done: ChatflowDone) {
     // Flowise's answer names artifacts only when a tool made some (its Tool Agent's result).
     ...(done.result.artifacts?.length ? { artifacts: done.result.artifacts } : {}),
     ...(done.result.flowVariables ? { flowVariables: done.result.flowVariables } : {}),
+    ...followUpsOf(done),
   };
 }
+
+/**
+ * The follow-up questions as Flowise's JSON answer gives them: the stored JSON text encoded once
+ * more (`JSON.stringify(apiMessage.followUpPrompts)`), so a client JSON.parses it twice (the
+ * studio's test chat and Flowise's SDK users do); absent when there are none.
+ */
+const followUpsOf = (done: { followUpPrompts?: string }) =>
+  done.followUpPrompts ? { followUpPrompts: JSON.stringify(done.followUpPrompts) } : {};
 
 export function agentflowAnswer(run: AgentflowRun, done: AgentflowDone) {
   const { outcome } = done;
@@ -38,11 +47,13 @@ export function agentflowAnswer(run: AgentflowRun, done: AgentflowDone) {
     sessionId: run.ctx.sessionId,
     sourceDocuments: outcome.sourceDocuments ?? [],
     usedTools: outcome.usedTools ?? [],
+    ...followUpsOf(done),
   };
 }
 
 /** A V1 flow's JSON answer: Flowise's V1 fields (agentReasoning, the V1 action), and the executionId a resume may name. */
-function multiagentAnswer(run: AgentflowRun, { outcome, chatMessageId }: AgentflowDone) {
+function multiagentAnswer(run: AgentflowRun, done: AgentflowDone) {
+  const { outcome, chatMessageId } = done;
   return {
     text: outcome.text,
     question: run.input.question ?? "",
@@ -54,6 +65,7 @@ function multiagentAnswer(run: AgentflowRun, { outcome, chatMessageId }: Agentfl
     ...(outcome.state === "STOPPED" && outcome.v1Action ? { action: outcome.v1Action } : {}),
     sourceDocuments: outcome.sourceDocuments ?? [],
     usedTools: outcome.usedTools ?? [],
+    ...followUpsOf(done),
   };
 }
 

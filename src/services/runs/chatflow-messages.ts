@@ -26,6 +26,8 @@ export interface Exchange {
   sourceDocuments?: SourceDocument[];
   usedTools?: UsedTool[];
   artifacts?: unknown[];
+  /** The follow-up questions, the JSON string stored as is. */
+  followUpPrompts?: string;
   form?: unknown;
   humanInput?: unknown;
 }
@@ -48,8 +50,8 @@ const INSERT_QUESTION =
 // ?3 is the question's id here: the answer exists only with its question, and follows it.
 const INSERT_ANSWER =
   `INSERT INTO chat_message (id, createdDate, chatflowid, chatId, role, chatType, content, ` +
-  `memoryType, sessionId, sourceDocuments, usedTools, artifacts)
-  SELECT ?1, ${NEXT_TIME("q.createdDate")}, q.chatflowid, q.chatId, 'apiMessage', q.chatType, ?4, q.memoryType, q.sessionId, ?5, ?6, ?7
+  `memoryType, sessionId, sourceDocuments, usedTools, artifacts, followUpPrompts)
+  SELECT ?1, ${NEXT_TIME("q.createdDate")}, q.chatflowid, q.chatId, 'apiMessage', q.chatType, ?4, q.memoryType, q.sessionId, ?5, ?6, ?7, ?8
   FROM chat_message q WHERE q.id = ?3`;
 
 /** The two messages' ids, when the caller chooses them. */
@@ -100,7 +102,16 @@ export async function storeExchange(
     },
     {
       sql: INSERT_ANSWER,
-      params: [apiMessageId, nowIso(), questionId, x.answer, asJson(x.sourceDocuments), asJson(x.usedTools), asJson(x.artifacts)],
+      params: [
+        apiMessageId,
+        nowIso(),
+        questionId,
+        x.answer,
+        asJson(x.sourceDocuments),
+        asJson(x.usedTools),
+        asJson(x.artifacts),
+        x.followUpPrompts ?? null,
+      ],
     },
     ...(also ? (await also(apiMessageId)).map(stmt) : []),
   ]);

@@ -1,6 +1,7 @@
 // A chatflow run delivered as Flowise's event stream: the run's tokens and events as they happen,
 // then what the run gave that was not streamed (the text of a node that could not stream, its
-// sources, its tools), the metadata frame the widget needs (chatMessageId for feedback), and end.
+// sources, its tools), the metadata frame the widget needs (chatMessageId for feedback, the
+// follow-up prompts), and end.
 // A failure is an error frame then end; the client going away aborts the run.
 import type { StreamSink } from "../../engine";
 import { ApiError } from "../../errors";
@@ -29,7 +30,8 @@ export function streamChatflow(run: ChatflowRun, sse = new SseWriter(() => run.c
   };
   const work = (async () => {
     try {
-      const answer = chatflowAnswer(run, await completeChatflow(run, sink));
+      const done = await completeChatflow(run, sink);
+      const answer = chatflowAnswer(run, done);
       if (!tokens && answer.text) sse.token(answer.text); // a node that could not stream still answers
       if (answer.sourceDocuments.length) sse.sourceDocuments(answer.sourceDocuments);
       if (answer.usedTools.length && answer.usedTools.length !== toolsSent) sse.usedTools(answer.usedTools);
@@ -40,6 +42,8 @@ export function streamChatflow(run: ChatflowRun, sse = new SseWriter(() => run.c
         question: answer.question,
         sessionId: answer.sessionId,
         memoryType: answer.memoryType,
+        // The stored JSON text, as Flowise's metadata frame has it (the widget JSON.parses it once).
+        ...(done.followUpPrompts ? { followUpPrompts: done.followUpPrompts } : {}),
       });
     } catch (err) {
       // completeChatflow scrubbed it

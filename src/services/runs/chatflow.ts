@@ -6,11 +6,12 @@ import { nowIso } from "../../lib/time";
 import { withAttachedText } from "./attached-files";
 import type { FlowCaller } from "./agentflow-start";
 import { type ExchangeIds, storeExchange } from "./chatflow-messages";
+import { asksFollowUps, followUpsFor } from "./follow-up-prompts";
 import { type RunBase, askedSessionOf, runIds, track } from "./base";
 import { runMemory } from "./memory";
 import { gateNodeOverrides } from "./overrides";
 import { stoppedRunError, untilAborted } from "./time-limit";
-import { removeUploads, storeUploads } from "./uploads";
+import { removeUploads, runUploads, storeUploads } from "./uploads";
 import type { RunSteps } from "./steps";
 import type { RunDeps, RecordStatement } from "./types";
 
@@ -33,6 +34,8 @@ export interface ChatflowRun extends RunBase {
 export interface ChatflowDone {
   result: RunResult;
   chatMessageId: string;
+  /** The follow-up questions stored on the answer (a JSON string list), when the flow asks for them. */
+  followUpPrompts?: string;
 }
 
 /** Everything before the model is called: ids, gated overrides, the run's context, its clock. */
@@ -56,6 +59,7 @@ export function startChatflow(
     vars: base.vars,
     chatflowid: flow.id,
     question: withAttachedText(input.question ?? "", base.uploads),
+    uploads: runUploads(base.uploads),
     nodeOverrides: gateNodeOverrides(prepared.graph, flow.apiConfig, input.overrideConfig ?? {}),
     signal: base.controller.signal,
     getCredential: base.getCredential,
@@ -90,7 +94,7 @@ async function execute(run: ChatflowRun, sink?: StreamSink): Promise<RunResult> 
  * Record: uploads, then the question and answer (one guarded batch); answers the API message id.
  * `ids`: the messages' ids (a detached run's, which its replay makes again).
  */
-async function record(run: ChatflowRun, result: RunResult, ids?: ExchangeIds): Promise<string> {
+async function record(run: ChatflowRun, result: RunResult, ids?: ExchangeIds, followUpPrompts?: string): Promise<string> {
   const fileUploads = run.uploads.length ? await storeUploads(run.deps.env.FILES, run.flow.id, run.ctx.chatId, run.uploads) : undefined;
   return storeExchange(
     run.deps,
@@ -108,6 +112,7 @@ async function record(run: ChatflowRun, result: RunResult, ids?: ExchangeIds): P
       sourceDocuments: result.sourceDocuments,
       usedTools: result.usedTools,
       artifacts: result.artifacts,
+      followUpPrompts,
       form: run.input.form,
       humanInput: run.input.humanInput,
     },
@@ -128,7 +133,9 @@ export async function completeChatflow(run: ChatflowRun, sink?: StreamSink): Pro
   const complete = async (): Promise<ChatflowDone> => {
     const result = await execute(run, sink);
     run.noteMemory();
-    return { result, chatMessageId: await record(run, result) };
+    // After the answer's last token, before it is stored (stored with it, as Flowise does).
+    const followUpPrompts = await followUpsFor(run, run.input.question ?? "", result.text);
+    return { result, followUpPrompts, chatMessageId: await record(run, result, undefined, followUpPrompts) };
   };
   const work = () => (run.steps ? completeInSteps(run, run.steps, sink) : complete());
   try {
@@ -151,5 +158,8 @@ async function completeInSteps(run: ChatflowRun, steps: RunSteps, sink?: StreamS
   // A run started before the record had its own step answered both at once (its replay keeps that).
   if ("chatMessageId" in ran && "result" in ran) return ran as unknown as ChatflowDone;
   const ids: ExchangeIds = { question: await steps.id("question"), answer: await steps.id("answer") };
-  return { result: ran, chatMessageId: await steps.do("record", () => record(run, ran, ids)) };
+  // Their own step (only when asked for): a replay neither asks again nor stores other questions.
+  const ask = async () => (await followUpsFor(run, run.input.question ?? "", ran.text)) ?? null;
+  const followUpPrompts = asksFollowUps(run) ? ((await steps.do("follow-ups", ask)) ?? undefined) : undefined;
+  return { result: ran, followUpPrompts, chatMessageId: await steps.do("record", () => record(run, ran, ids, followUpPrompts)) };
 }

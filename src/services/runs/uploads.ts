@@ -1,3 +1,4 @@
+import type { RunUpload } from "../../engine";
 import { badRequest } from "../../errors";
 import { isAttachedText } from "./attached-files";
 
@@ -44,6 +45,21 @@ export async function storeUploads(files: R2Bucket, chatflowid: string, chatId: 
     out.push({ type: "stored-file", name, mime: type });
   }
   return out;
+}
+
+/**
+ * Uploads as the engine takes them (a chat model shown images: engine/core/images.ts): data: URIs
+ * (multipart files re-encoded) or URLs; attached text files are the question's text, not uploads.
+ */
+export function runUploads(uploads: UploadInput[]): RunUpload[] | undefined {
+  const files = uploads.filter((u) => !isAttachedText(u));
+  if (!files.length) return undefined;
+  return files.map((u) => {
+    if (u.type === "url" || !u.bytes) return { type: u.type, name: u.name, mime: u.mime ?? "", data: u.data };
+    let binary = "";
+    for (let i = 0; i < u.bytes.length; i += 0x8000) binary += String.fromCharCode(...u.bytes.subarray(i, i + 0x8000));
+    return { type: u.type, name: u.name, mime: u.mime ?? "", data: `data:${u.mime || "application/octet-stream"};base64,${btoa(binary)}` };
+  });
 }
 
 /** Removes uploads that storeUploads put (best effort: a failure here must not hide the run's own error). */

@@ -8,6 +8,7 @@ import { jsonSchemaOf } from "../../core/zod-dsl";
 import type { SourceDocument } from "../../core/types";
 import { type AgentTool, maxIterationsOf, runToolLoop } from "../agent-loop";
 import { chatModel } from "../components";
+import { imageResolver, questionImages } from "../images";
 import { conversation, inputHistory, memorySettings, ownMessages } from "../memory";
 import { toLangChain } from "../messages";
 import { afterStream, replyOutput } from "../model-call";
@@ -84,10 +85,14 @@ export const agentNode: AgentflowNodeDef = {
 
       const start = rt.now();
       const resume = rt.humanInput ? resumeOf(rt.humanInput, rt.humanInputAction?.data?.input?.messages, owner) : undefined;
-      const messages = resume ? [] : await conversation(rt, own, input, memory, userMessage, model);
+      const images = resume ? undefined : questionImages(rt, config);
+      const messages = resume ? [] : await conversation(rt, own, input, memory, userMessage, model, images);
       const artifacts: unknown[] = [];
       const onArtifacts = (a: unknown[]) => artifacts.push(...a);
-      const loop = await runToolLoop({ model, tools, messages, maxIterations, live, rt, onArtifacts }, resume);
+      const loop = await runToolLoop(
+        { model, tools, messages, maxIterations, live, rt, onArtifacts, images: imageResolver(rt, config) },
+        resume,
+      );
 
       let content = loop.content;
       let structured: Record<string, unknown> | undefined;
@@ -132,7 +137,7 @@ export const agentNode: AgentflowNodeDef = {
         input: { messages: loop.messages, ...withoutEmpty(rest) },
         output,
         state: stateAfter(rt.state, inputs.agentUpdateState, structured ? JSON.stringify(structured, null, 2) : content),
-        chatHistory: [...(resume ? [] : inputHistory(rt, own, input, memory.enabled)), reply],
+        chatHistory: [...(resume ? [] : inputHistory(rt, own, input, memory.enabled, images)), reply],
       };
     } catch (err) {
       if (isAbort(err, rt.signal)) throw err;

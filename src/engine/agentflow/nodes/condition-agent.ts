@@ -5,6 +5,7 @@
 import { fail } from "../../../errors";
 import { chatModel } from "../components";
 import { appendMemory, memorySettings, prependedHistory } from "../memory";
+import { imageResolver, questionImages } from "../images";
 import { toLangChain } from "../messages";
 import { callChat, replyOutput } from "../model-call";
 import type { AgentflowNodeDef } from "../node-types";
@@ -80,6 +81,10 @@ export const conditionAgentNode: AgentflowNodeDef = {
       const messages: AgentflowMessage[] = prependedHistory(rt);
       const memory = memorySettings(inputs, "conditionAgent");
       if (memory.enabled) await appendMemory(messages, [...rt.pastChatHistory, ...rt.runtimeChatHistory], memory, model, rt.signal);
+      // The first node's question images (./images.ts) go just before its request, as Flowise puts them.
+      const config = isObject(inputs.conditionAgentModelConfig) ? inputs.conditionAgentModelConfig : {};
+      const images = questionImages(rt, config);
+      if (images) messages.push(images);
       messages.push({ role: "user", content: request });
       const prefix: AgentflowMessage[] = [
         { role: "system", content: system },
@@ -88,7 +93,7 @@ export const conditionAgentNode: AgentflowNodeDef = {
       ];
 
       const start = rt.now();
-      const reply = await callChat(model, toLangChain([...prefix, ...messages]), rt.signal);
+      const reply = await callChat(model, toLangChain([...prefix, ...messages], imageResolver(rt, config)), rt.signal);
       const output = replyOutput(reply, start, rt.now());
       const content = String(output.content);
       let name: string;

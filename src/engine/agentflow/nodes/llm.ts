@@ -4,6 +4,7 @@
 // non-streaming model answer goes out as one token. Errors read "Error in LLM node: …".
 import { type AIMessage, AIMessageChunk } from "@langchain/core/messages";
 import { chatModel } from "../components";
+import { imageResolver, questionImages } from "../images";
 import { conversation, inputHistory, memorySettings, ownMessages } from "../memory";
 import { toLangChain } from "../messages";
 import { afterStream, callChat, replyOutput } from "../model-call";
@@ -24,7 +25,9 @@ export const llmNode: AgentflowNodeDef = {
       const memory = memorySettings(inputs, "llm");
       const own = ownMessages(inputs.llmMessages);
       const userMessage = typeof inputs.llmUserMessage === "string" && inputs.llmUserMessage ? inputs.llmUserMessage : undefined;
-      const messages = await conversation(rt, own, input, memory, userMessage, model);
+      const images = questionImages(rt, config);
+      const messages = await conversation(rt, own, input, memory, userMessage, model, images);
+      const seen = imageResolver(rt, config);
       const schema = structuredSchema(inputs.llmStructuredOutput, owner);
       const answers = streamsAnswer(args);
       const live = answers && config.streaming !== false && config.streaming !== "false" && !schema;
@@ -33,13 +36,13 @@ export const llmNode: AgentflowNodeDef = {
       let output: Record<string, unknown>;
       let content: string;
       if (schema) {
-        const { value, message } = await invokeStructured(model, toLangChain(messages), schema, owner, rt.signal);
+        const { value, message } = await invokeStructured(model, toLangChain(messages, seen), schema, owner, rt.signal);
         content = JSON.stringify(value, null, 2);
         output = { ...replyOutput(callFree(message), start, rt.now()), content };
         for (const [k, v] of Object.entries(value)) if (v !== undefined && v !== null) output[k] = v;
         if (answers) rt.emit.token(content);
       } else {
-        const reply = await callChat(model, toLangChain(messages), rt.signal, live ? rt.emit.token : undefined);
+        const reply = await callChat(model, toLangChain(messages, seen), rt.signal, live ? rt.emit.token : undefined);
         output = replyOutput(reply, start, rt.now());
         content = String(output.content);
         if (live) afterStream(reply, rt.emit.event);
@@ -54,7 +57,7 @@ export const llmNode: AgentflowNodeDef = {
         output,
         state: stateAfter(rt.state, inputs.llmUpdateState, content),
         chatHistory: [
-          ...inputHistory(rt, own, input, memory.enabled),
+          ...inputHistory(rt, own, input, memory.enabled, images),
           {
             role: inputs.llmReturnResponseAs === "assistantMessage" ? "assistant" : "user",
             content,

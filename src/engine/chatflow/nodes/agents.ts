@@ -31,6 +31,7 @@ import {
   requireChatModel,
 } from "../instances";
 import { modelFailure } from "../../core/errors";
+import { imagePartsFor, withImages } from "../../core/images";
 import { splitArtifacts } from "../../tools/artifacts";
 import { RunAborted } from "../../../lib/run-control";
 import { promptMessages } from "../../core/prompting";
@@ -120,16 +121,17 @@ export function buildAgent(defaultSystem: string) {
   };
 }
 
-/** The conversation the model starts from: system message (or prompt), history, question. */
-async function firstMessages(agent: AgentInstance, question: string): Promise<BaseMessage[]> {
+/** The conversation the model starts from: system message (or prompt), history, question (with its images: core/images.ts). */
+async function firstMessages(agent: AgentInstance, question: string, ctx: RunContext): Promise<BaseMessage[]> {
   const history = agent.memory ? await agent.memory.messages() : [];
+  const images = imagePartsFor(agent.model, ctx.uploads, ctx.runtime.maxUploadBytes);
   if (agent.prompt) {
-    const formatted = await promptMessages(agent.prompt, question);
+    const formatted = withImages(await promptMessages(agent.prompt, question), images);
     return [...formatted.filter((m) => m.getType() === "system"), ...history, ...formatted.filter((m) => m.getType() !== "system")];
   }
   // The LlamaIndex agents have no default: no system message unless one is set.
   const system = agent.systemMessage ? [new SystemMessage(agent.systemMessage)] : [];
-  return [...system, ...history, new HumanMessage(question)];
+  return [...system, ...history, ...withImages([new HumanMessage(question)], images)];
 }
 
 type Model = Runnable<BaseMessage[], AIMessageChunk>;
@@ -217,7 +219,7 @@ async function agentLoop(
   ctx: RunContext,
   { sink, keepArtifacts, callbacks }: { sink?: StreamSink; keepArtifacts: boolean; callbacks?: Callbacks },
 ): Promise<Answer> {
-  const messages = await firstMessages(agent, question);
+  const messages = await firstMessages(agent, question, ctx);
   const model = (agent.tools.length ? agent.model.bindTools!(agent.tools) : agent.model) as Model;
   const byName = new Map(agent.tools.map((t) => [t.name, t]));
   const known = [...byName.keys()];

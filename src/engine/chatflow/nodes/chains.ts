@@ -17,6 +17,7 @@ import {
   moderationsOf,
   requireChatModel,
 } from "../instances";
+import { imagePartsFor, withImages } from "../../core/images";
 import { callModel } from "../../core/llm";
 import { promptMessages } from "../../core/prompting";
 import { inputNode, isConnected } from "../../core/refs";
@@ -110,7 +111,10 @@ async function runLlmChain(chain: LlmChainInstance, ctx: RunContext, sink?: Stre
     return { text: checked.refusal };
   }
   const parser = chain.outputParser;
-  const messages = await promptMessages(chain.prompt, checked.question, parser?.formatInstructions());
+  const messages = withImages(
+    await promptMessages(chain.prompt, checked.question, parser?.formatInstructions()),
+    imagePartsFor(chain.model, ctx.uploads, ctx.runtime.maxUploadBytes),
+  );
   const text = await callModel(chain.model, messages, ctx, parser ? undefined : sink);
   return parser ? parseAnswer(chain, parser, text, ctx) : { text };
 }
@@ -130,6 +134,7 @@ async function runConversationChain(chain: ConversationChainInstance, ctx: RunCo
   } else {
     messages = [new SystemMessage(chain.systemMessage), ...history, new HumanMessage(checked.question)];
   }
+  messages = withImages(messages, imagePartsFor(chain.model, ctx.uploads, ctx.runtime.maxUploadBytes));
   return { text: await callModel(chain.model, messages, ctx, sink) };
 }
 

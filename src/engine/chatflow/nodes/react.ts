@@ -9,6 +9,7 @@ import { HumanMessage } from "@langchain/core/messages";
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import type { StructuredToolInterface } from "@langchain/core/tools";
 import { fail } from "../../../errors";
+import { imagePartsFor, withImages } from "../../core/images";
 import { callModel } from "../../core/llm";
 import type { RunContext } from "../../core/ports";
 import { turnsToText } from "../../core/turns";
@@ -41,10 +42,12 @@ async function runReact(agent: ReactAgentInstance, ctx: RunContext): Promise<Omi
   const steps: ReactStep[] = [];
   const used: UsedTool[] = [];
   const answer = (text: string) => ({ text, ...(used.length ? { usedTools: used } : {}) });
+  // reactAgentChat's model sees the run's images with every step's prompt (Flowise puts them in its prompt template).
+  const images = agent.chat ? imagePartsFor(agent.model, ctx.uploads, ctx.runtime.maxUploadBytes) : [];
 
   for (;;) {
     const prompt = reactPrompt(agent.tools, checked.question, steps, history);
-    const reply = await callModel(agent.model, [new HumanMessage(prompt)], ctx);
+    const reply = await callModel(agent.model, withImages([new HumanMessage(prompt)], images), ctx);
     const read = readReply(reply);
     if ("final" in read) return answer(read.final);
     if (steps.length >= agent.maxIterations) return answer(iterationLimitMessage(agent.maxIterations));
