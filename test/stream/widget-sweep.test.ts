@@ -4,6 +4,7 @@
 // agentflow could not be used from the widget at all), stripped as public endpoints strip it; and, as
 // Flowise, it keeps the chatflow's origin rules to itself.
 import { describe, expect, it } from "vitest";
+import { afEdge } from "../agentflow-api/flows";
 import { call, json } from "../helpers";
 
 const afNode = (id: string, inputs: Record<string, unknown>, credential?: string) => ({
@@ -21,16 +22,7 @@ async function formAgentflow(extra: Record<string, unknown> = {}) {
       afNode("startAgentflow_0", { startInputType: "formInput", formTitle: "Order form", formDescription: "What to send", formInputTypes }),
       afNode("directReplyAgentflow_0", { directReplyMessage: "Ordered {{ $form.item }}." }, "cred-should-not-leak"),
     ],
-    edges: [
-      {
-        id: "e0",
-        source: "startAgentflow_0",
-        sourceHandle: "startAgentflow_0-output-startAgentflow",
-        target: "directReplyAgentflow_0",
-        targetHandle: "directReplyAgentflow_0",
-        type: "agentFlow",
-      },
-    ],
+    edges: [afEdge("startAgentflow_0", "directReplyAgentflow_0")],
   });
   return json("POST", "/chatflows", { body: { name: "widget form", type: "AGENTFLOW", isPublic: true, flowData, ...extra } });
 }
