@@ -59,16 +59,7 @@ describe("chatflows: the question's images reach a chat model with Allow Image U
     expect(stored[0].fileUploads).toEqual([{ type: "stored-file", name: "dot.png", mime: "image/png" }]);
   });
 
-  it("a later turn's history keeps the text of the earlier question (the model gets text there)", async () => {
-    const id = await saveConversationChain({ allowImageUploads: true });
-    const chatId = crypto.randomUUID();
-    const m1 = marker();
-    await json("POST", `/prediction/${id}`, { body: { question: `first ${m1}`, chatId, uploads: [upload] } });
-    const m2 = marker();
-    await json("POST", `/prediction/${id}`, { body: { question: `second ${m2}`, chatId } });
-    const users = await userMessagesWith(m2);
-    expect(users.map((u) => (typeof u.content === "string" ? u.content : "parts"))).toEqual([`first ${m1}`, `second ${m2}`]);
-  });
+  // A later turn's history with the earlier images: image-history.test.ts.
 
   it("allowImageUploads off: no image part, the question as plain text", async () => {
     const id = await saveConversationChain({ allowImageUploads: false });

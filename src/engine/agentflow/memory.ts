@@ -117,7 +117,8 @@ export async function appendMemory(
  * LLM and Agent message assembly: history (first node) + own messages, then with memory the
  * memory block (past + runtime, the user input after it on the first node) and the node's user
  * message; without memory, the user input on the first node unless the node has its own user message.
- * `images`: the question's image message (./images.ts), just before the question on the first node.
+ * `images`: the question's image message (./images.ts), just before the question on the first node;
+ * `past`: the session's past messages as this node sees them (with earlier turns' images: ./images.ts).
  */
 export async function conversation(
   rt: NodeRuntime,
@@ -127,19 +128,20 @@ export async function conversation(
   userMessage: string | undefined,
   model: BaseChatModel,
   images?: AgentflowMessage,
+  past: AgentflowMessage[] = rt.pastChatHistory,
 ): Promise<AgentflowMessage[]> {
   const messages = [...prependedHistory(rt), ...own.filter((m) => m.role !== "system")];
   messages.unshift(...own.filter((m) => m.role === "system"));
   const first = !rt.runtimeChatHistory.length;
   const pictured = first && images ? [images] : [];
   if (settings.enabled) {
-    const past = [...rt.pastChatHistory, ...rt.runtimeChatHistory];
+    const remembered = [...past, ...rt.runtimeChatHistory];
     // Flowise folds the question into a conversation summary; it is kept as the last turn instead.
     const asked = first && input ? [...pictured, { role: "user" as const, content: input }] : [];
     if (settings.type === "conversationSummary") {
-      await appendMemory(messages, past, settings, model, rt.signal);
+      await appendMemory(messages, remembered, settings, model, rt.signal);
       messages.push(...asked);
-    } else await appendMemory(messages, [...past, ...asked], settings, model, rt.signal);
+    } else await appendMemory(messages, [...remembered, ...asked], settings, model, rt.signal);
     if (userMessage) messages.push({ role: "user", content: userMessage });
   } else {
     messages.push(...pictured);

@@ -53,9 +53,20 @@ export function fromReply(reply: BaseMessage): AgentflowMessage {
   return out;
 }
 
+// The stored turn a past user message came from when it recorded uploads (its images: ./images.ts).
+// Kept beside the message, not on it: past messages reach executed data and $flow.chatHistory as they are.
+const uploaded = new WeakMap<AgentflowMessage, ChatTurn>();
+
 /** Stored messages (userMessage/apiMessage) as the memory nodes read them. */
 export const fromTurns = (turns: ChatTurn[]): AgentflowMessage[] =>
-  turns.map((t) => ({ role: t.role === "apiMessage" ? "assistant" : "user", content: t.content }));
+  turns.map((t) => {
+    const m: AgentflowMessage = { role: t.role === "apiMessage" ? "assistant" : "user", content: t.content };
+    if (t.fileUploads && t.role === "userMessage") uploaded.set(m, t);
+    return m;
+  });
+
+/** The stored turn with uploads a past message came from, if any. */
+export const turnWithUploads = (m: AgentflowMessage): ChatTurn | undefined => uploaded.get(m);
 
 /** `{{ chat_history }}`: one `Human: …` / `Assistant: …` line per non-empty message. */
 export function historyText(messages: AgentflowMessage[]): string {

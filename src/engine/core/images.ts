@@ -44,6 +44,9 @@ export function markVision(model: unknown, inputs: Record<string, unknown>): voi
 /** Whether a model was marked to take images (Flowise's llmSupportsVision). */
 export const takesImages = (model: BaseLanguageModelInterface | object | undefined): boolean => !!model && vision.has(model);
 
+/** The image `detail` a marked model's node sets (older flows' imageResolution), if any. */
+export const imageDetail = (model: object): string | undefined => vision.get(model)?.detail;
+
 const DATA_MIME = /^data:([^;,]*)/;
 const LINK = /^https?:\/\//i;
 

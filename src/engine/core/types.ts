@@ -38,6 +38,9 @@ export interface FlowGraph {
 export interface ChatTurn {
   role: "userMessage" | "apiMessage";
   content: string;
+  /** A stored message's uploads as stored (JSON text, null when none) and its chat: earlier turns' images (./past-images.ts). */
+  fileUploads?: string | null;
+  chatId?: string;
 }
 
 export interface UsedTool {

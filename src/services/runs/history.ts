@@ -16,7 +16,8 @@ export async function loadSessionMemory(
   limit?: number,
 ): Promise<ChatTurn[]> {
   const rows = await db
-    .select({ role: chatMessage.role, content: chatMessage.content })
+    // fileUploads and chatId: where an earlier turn's images are (engine/core/past-images.ts)
+    .select({ role: chatMessage.role, content: chatMessage.content, fileUploads: chatMessage.fileUploads, chatId: chatMessage.chatId })
     .from(chatMessage)
     .where(and(eq(chatMessage.chatflowid, chatflowid), eq(chatMessage.sessionId, sessionId)))
     .orderBy(desc(chatMessage.createdDate))

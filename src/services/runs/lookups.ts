@@ -45,7 +45,10 @@ const RESPONSE_SQL = "SELECT * FROM openai_response WHERE id = ?1";
 const RESPONSE_SESSION = "(SELECT sessionId FROM openai_response WHERE id = ?2)";
 
 // As services/runs/history.ts reads them (?1 the flow, ?2 the session); the previous execution's as the executions read it.
-const HISTORY_SQL = "SELECT role, content FROM chat_message WHERE chatflowid = ?1 AND sessionId = ?2 ORDER BY createdDate DESC LIMIT 10000";
+// fileUploads and chatId: where an earlier turn's images are (engine/core/past-images.ts; read only for a model taking images).
+const HISTORY_SQL =
+  "SELECT role, content, fileUploads, chatId FROM chat_message WHERE chatflowid = ?1 AND sessionId = ?2 " +
+  "ORDER BY createdDate DESC LIMIT 10000";
 
 export interface RunLookups {
   /** The chatflow (or an assistant made into one); rejects with 404 when the id names neither. */

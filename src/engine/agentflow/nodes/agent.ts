@@ -8,7 +8,7 @@ import { jsonSchemaOf } from "../../core/zod-dsl";
 import type { SourceDocument } from "../../core/types";
 import { type AgentTool, maxIterationsOf, runToolLoop } from "../agent-loop";
 import { chatModel } from "../components";
-import { imageResolver, questionImages } from "../images";
+import { imageResolver, pastWithImages, questionImages } from "../images";
 import { conversation, inputHistory, memorySettings, ownMessages } from "../memory";
 import { toLangChain } from "../messages";
 import { afterStream, replyOutput } from "../model-call";
@@ -86,7 +86,8 @@ export const agentNode: AgentflowNodeDef = {
       const start = rt.now();
       const resume = rt.humanInput ? resumeOf(rt.humanInput, rt.humanInputAction?.data?.input?.messages, owner) : undefined;
       const images = resume ? undefined : questionImages(rt, config);
-      const messages = resume ? [] : await conversation(rt, own, input, memory, userMessage, model, images);
+      const past = resume ? [] : await pastWithImages(rt, config, memory);
+      const messages = resume ? [] : await conversation(rt, own, input, memory, userMessage, model, images, past);
       const artifacts: unknown[] = [];
       const onArtifacts = (a: unknown[]) => artifacts.push(...a);
       const loop = await runToolLoop(

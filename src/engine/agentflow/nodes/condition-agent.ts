@@ -5,7 +5,7 @@
 import { fail } from "../../../errors";
 import { chatModel } from "../components";
 import { appendMemory, memorySettings, prependedHistory } from "../memory";
-import { imageResolver, questionImages } from "../images";
+import { imageResolver, pastWithImages, questionImages } from "../images";
 import { toLangChain } from "../messages";
 import { callChat, replyOutput } from "../model-call";
 import type { AgentflowNodeDef } from "../node-types";
@@ -80,9 +80,12 @@ export const conditionAgentNode: AgentflowNodeDef = {
 
       const messages: AgentflowMessage[] = prependedHistory(rt);
       const memory = memorySettings(inputs, "conditionAgent");
-      if (memory.enabled) await appendMemory(messages, [...rt.pastChatHistory, ...rt.runtimeChatHistory], memory, model, rt.signal);
-      // The first node's question images (./images.ts) go just before its request, as Flowise puts them.
       const config = isObject(inputs.conditionAgentModelConfig) ? inputs.conditionAgentModelConfig : {};
+      if (memory.enabled) {
+        const past = await pastWithImages(rt, config, memory);
+        await appendMemory(messages, [...past, ...rt.runtimeChatHistory], memory, model, rt.signal);
+      }
+      // The first node's question images (./images.ts) go just before its request, as Flowise puts them.
       const images = questionImages(rt, config);
       if (images) messages.push(images);
       messages.push({ role: "user", content: request });

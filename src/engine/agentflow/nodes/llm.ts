@@ -4,7 +4,7 @@
 // non-streaming model answer goes out as one token. Errors read "Error in LLM node: …".
 import { type AIMessage, AIMessageChunk } from "@langchain/core/messages";
 import { chatModel } from "../components";
-import { imageResolver, questionImages } from "../images";
+import { imageResolver, pastWithImages, questionImages } from "../images";
 import { conversation, inputHistory, memorySettings, ownMessages } from "../memory";
 import { toLangChain } from "../messages";
 import { afterStream, callChat, replyOutput } from "../model-call";
@@ -26,7 +26,7 @@ export const llmNode: AgentflowNodeDef = {
       const own = ownMessages(inputs.llmMessages);
       const userMessage = typeof inputs.llmUserMessage === "string" && inputs.llmUserMessage ? inputs.llmUserMessage : undefined;
       const images = questionImages(rt, config);
-      const messages = await conversation(rt, own, input, memory, userMessage, model, images);
+      const messages = await conversation(rt, own, input, memory, userMessage, model, images, await pastWithImages(rt, config, memory));
       const seen = imageResolver(rt, config);
       const schema = structuredSchema(inputs.llmStructuredOutput, owner);
       const answers = streamsAnswer(args);

@@ -32,6 +32,7 @@ import {
 } from "../instances";
 import { modelFailure } from "../../core/errors";
 import { imagePartsFor, withImages } from "../../core/images";
+import { withPastImages } from "../../core/past-images";
 import { splitArtifacts } from "../../tools/artifacts";
 import { RunAborted } from "../../../lib/run-control";
 import { promptMessages } from "../../core/prompting";
@@ -123,7 +124,7 @@ export function buildAgent(defaultSystem: string) {
 
 /** The conversation the model starts from: system message (or prompt), history, question (with its images: core/images.ts). */
 async function firstMessages(agent: AgentInstance, question: string, ctx: RunContext): Promise<BaseMessage[]> {
-  const history = agent.memory ? await agent.memory.messages() : [];
+  const history = agent.memory ? await withPastImages(await agent.memory.messages(), agent.model, ctx) : [];
   const images = imagePartsFor(agent.model, ctx.uploads, ctx.runtime.maxUploadBytes);
   if (agent.prompt) {
     const formatted = withImages(await promptMessages(agent.prompt, question), images);

@@ -18,6 +18,7 @@ import {
   requireChatModel,
 } from "../instances";
 import { imagePartsFor, withImages } from "../../core/images";
+import { withPastImages } from "../../core/past-images";
 import { callModel } from "../../core/llm";
 import { promptMessages } from "../../core/prompting";
 import { inputNode, isConnected } from "../../core/refs";
@@ -125,7 +126,7 @@ async function runConversationChain(chain: ConversationChainInstance, ctx: RunCo
     sink?.token(checked.refusal);
     return { text: checked.refusal };
   }
-  const history = chain.memory ? await chain.memory.messages() : [];
+  const history = chain.memory ? await withPastImages(await chain.memory.messages(), chain.model, ctx) : [];
   let messages: BaseMessage[];
   if (chain.prompt) {
     const formatted = await promptMessages(chain.prompt, checked.question);
