@@ -112,11 +112,32 @@ async function placeholderCredentialDropped(body: Item, c: Context<AppEnv>): Pro
 }
 
 /**
+ * A `description` the contract answers null (made without one through the API) as `""`: the Tools and
+ * Document Stores pages' search calls `description.toLowerCase()` on every item whose name does not
+ * match, and one null is a white page. (Flowise's tools always have one; its stores made so crash it too.)
+ */
+const blankDescription = (item: Item) => {
+  if (item.description === null) item.description = "";
+};
+const descriptionsAsText = (body: Json) => eachItem(body, blankDescription);
+
+/**
+ * The user's templates with `templateName` (their `name`) beside it: the marketplace page's search runs the
+ * same filter over both tabs, reading `templateName.toLowerCase()`, which only the built-in templates have
+ * (Flowise's own server answers none either: My Templates' search is a white page there).
+ */
+const templateNames = (body: Json) =>
+  eachItem(body, (item) => {
+    if (item.templateName === undefined && typeof item.name === "string") item.templateName = item.name;
+  });
+
+/**
  * Document stores: `loaders` and `whereUsed` as arrays (the store page maps over them), each loader
  * with its `source`; the component configs as objects (the vector store page reads `.name`, `.config`).
  */
 const storeArrays = (body: Json) =>
   eachItem(body, (item) => {
+    blankDescription(item);
     for (const field of ["loaders", "whereUsed", "embeddingConfig", "vectorStoreConfig", "recordManagerConfig"]) parsedField(item, field);
     if (Array.isArray(item.loaders)) item.loaders = item.loaders.map((l) => (isItem(l) ? withSource(l as never) : l));
   });
@@ -152,5 +173,7 @@ export const STUDIO_SHAPES: StudioShape[] = [
   { method: "PUT", path: /^\/assistants\/[^/]+$/, acceptBody: detailsFromText, studioAnswer: detailsAsText },
   { method: "GET", path: /^\/assistants(\/[^/]+)?$/, studioAnswer: detailsAsText },
   { method: "GET", path: /^\/document-store\/store(\/[^/]+)?$/, studioAnswer: storeArrays },
+  { method: "GET", path: /^\/tools$/, studioAnswer: descriptionsAsText },
+  { method: "GET", path: /^\/marketplaces\/custom$/, studioAnswer: templateNames },
   { method: "POST", path: /^\/document-store\/vectorstore\/insert$/, acceptBody: insertBody, studioBody: strictSaveFirst },
 ];

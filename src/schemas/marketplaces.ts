@@ -24,6 +24,17 @@ export const MarketplaceTemplate = z
   })
   .openapi("MarketplaceTemplate");
 
+// A tool's argument rows as JSON text (as a tool stores them), or the rows themselves: Flowise's tool dialog
+// ("Save As Template") sends its grid's rows as an array. Kept as text either way.
+const toolSchema = z.union([
+  jsonString(200_000),
+  z
+    .array(z.record(z.string(), z.unknown()))
+    .max(1_000)
+    .transform((rows) => JSON.stringify(rows))
+    .pipe(jsonString(200_000)),
+]);
+
 export const CustomTemplateCreate = z
   .object({
     name: name(),
@@ -33,7 +44,7 @@ export const CustomTemplateCreate = z
     type: z.enum(["Chatflow", "Agentflow", "AgentflowV2", "Tool"]).optional(),
     chatflowId: uuid().optional().openapi({ description: "The saved flow to make a template of" }),
     tool: z
-      .object({ iconSrc: text(10_000).nullish(), schema: jsonString(200_000).nullish(), func: text(500_000).nullish() })
+      .object({ iconSrc: text(10_000).nullish(), schema: toolSchema.nullish(), func: text(500_000).nullish() })
       .optional()
       .openapi({ description: "A tool to make a template of (instead of chatflowId)" }),
   })
