@@ -29,6 +29,10 @@ export function presentExecution(row: ExecutionRow) {
 // Id lists go as one JSON parameter (json_each), so a key limited to many chatflows stays within D1's parameter limit.
 export const inFlows = (flows: string[]) => sql`${execution.agentflowId} IN (SELECT value FROM json_each(${JSON.stringify(flows)}))`;
 
+/** Runs of flows whose name holds `part` (any case): the Executions page's agentflow filter. */
+const inFlowsNamed = (part: string) =>
+  sql`${execution.agentflowId} IN (SELECT ${chatFlow.id} FROM ${chatFlow} WHERE instr(lower(${chatFlow.name}), lower(${part})) > 0)`;
+
 /** `flows`: the agentflows the caller may see (null: all). */
 export async function listExecutions(deps: ExecutionDeps, q: ExecutionListInput, flows: string[] | null = null) {
   const { db } = deps;
@@ -39,9 +43,7 @@ export async function listExecutions(deps: ExecutionDeps, q: ExecutionListInput,
       q.agentflowId ? eq(execution.agentflowId, q.agentflowId) : undefined,
       q.sessionId !== undefined ? eq(execution.sessionId, q.sessionId) : undefined,
       // A literal part of the name (instr, not LIKE: a % or _ typed in the filter means itself).
-      q.agentflowName
-        ? sql`${execution.agentflowId} IN (SELECT ${chatFlow.id} FROM ${chatFlow} WHERE instr(lower(${chatFlow.name}), lower(${q.agentflowName})) > 0)`
-        : undefined,
+      q.agentflowName ? inFlowsNamed(q.agentflowName) : undefined,
       q.state ? eq(execution.state, q.state) : undefined,
       q.startDate ? gte(execution.createdDate, q.startDate) : undefined,
       q.endDate ? lte(execution.createdDate, q.endDate) : undefined,
