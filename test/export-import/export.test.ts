@@ -67,6 +67,9 @@ const MESSAGE_FIELDS = [
   "followUpPrompts",
 ];
 
+// Flowise's CustomTemplate as its getAllCustomTemplates answers it (usecases parsed, categories added), less workspaceId.
+const TEMPLATE_FIELDS = ["id", "name", "description", "badge", "framework", "usecases", "type", "categories", "createdDate", "updatedDate"];
+
 const byId = (list: any[], id: string) => list.find((r) => r.id === id);
 const sorted = (o: Record<string, unknown>) => Object.keys(o).sort();
 
@@ -118,7 +121,27 @@ describe("POST /export-import/export", () => {
     expect(byId(out.Execution, ids.execution)).toMatchObject({ state: "FINISHED", isPublic: true, agentflowId: ids.agentflow });
     expect(byId(out.Tool, ids.tool)).toMatchObject({ name: "todays_date_time", func: file.Tool[0].func });
     expect(byId(out.Variable, ids.variable)).toMatchObject({ value: "", type: "static" });
-    expect(out.CustomTemplate).toEqual([]);
+    // Custom templates as Flowise's file has them: a flow's with its flowData, a tool's with its parts instead.
+    const flowTemplate = byId(out.CustomTemplate, ids.template);
+    expect(sorted(flowTemplate)).toEqual([...TEMPLATE_FIELDS, "flowData"].sort());
+    expect(flowTemplate).toMatchObject({
+      flowData: (file.CustomTemplate as any[])[0].flowData,
+      usecases: ["Customer Support"],
+      categories: ["Chat Models"],
+      badge: "POPULAR",
+      type: "Chatflow",
+    });
+    const toolTemplate = byId(out.CustomTemplate, ids.toolTemplate);
+    expect(sorted(toolTemplate)).toEqual([...TEMPLATE_FIELDS, "iconSrc", "schema", "func"].sort());
+    expect(toolTemplate).toMatchObject({ type: "Tool", usecases: [], categories: [], func: (file.CustomTemplate as any[])[1].func });
+    // One saved here from a chatflow is exported the same way.
+    const saved = await json("POST", "/marketplaces/custom", {
+      body: { name: "saved here", chatflowId: ids.chatflow, usecases: ["Q&A"], badge: "NEW" },
+    });
+    const again = byId((await exported({ custom_template: true })).CustomTemplate, saved.id);
+    expect(sorted(again)).toEqual([...TEMPLATE_FIELDS, "flowData"].sort());
+    expect(again).toMatchObject({ name: "saved here", usecases: ["Q&A"], badge: "NEW", type: "Chatflow", framework: "Langchain" });
+    expect(JSON.parse(again.flowData).nodes.length).toBeGreaterThan(0);
   });
 
   it("only the sections whose flags are true are filled; a flag that is not a boolean is a 400", async () => {
@@ -130,6 +153,7 @@ describe("POST /export-import/export", () => {
     expect(out.Tool).toEqual([]);
     expect(out.AgentFlowV2).toEqual([]);
     expect(out.ChatMessage).toEqual([]);
+    expect(out.CustomTemplate).toEqual([]);
     expect((await expectError(await exportWith({ chatflow: "yes" }), 400)).message).toContain("chatflow");
     await expectError(await call("POST", "/export-import/export", { raw: "[]", headers: { "content-type": "application/json" } }), 400);
     await expectError(await call("POST", "/export-import/export", { body: ALL_FLAGS, token: null }), 401);
@@ -152,6 +176,7 @@ describe("POST /export-import/export", () => {
     await json("DELETE", `/tools/${ids.tool}`);
     for (const id of [ids.variable, ids.runtimeVariable]) await json("DELETE", `/variables/${id}`);
     await json("DELETE", `/document-store/store/${ids.store}`);
+    for (const id of [ids.template, ids.toolTemplate]) await json("DELETE", `/marketplaces/custom/${id}`);
     expect(await count("SELECT COUNT(*) AS n FROM chat_message WHERE chatflowid = ?", ids.chatflow)).toBe(0);
 
     // The tests share one database: the records of this test, as the export wrote them, go back in.
@@ -165,6 +190,8 @@ describe("POST /export-import/export", () => {
       ids.tool,
       ids.variable,
       ids.runtimeVariable,
+      ids.template,
+      ids.toolTemplate,
     ]);
     const subset = Object.fromEntries(
       Object.entries(before).map(([section, records]) => [
@@ -195,6 +222,9 @@ describe("POST /export-import/export", () => {
     expect(mine(after.Execution, [ids.execution])).toEqual(mine(before.Execution, [ids.execution]));
     expect(mine(after.Tool, [ids.tool])).toEqual(mine(before.Tool, [ids.tool]));
     expect(mine(after.Variable, [ids.variable, ids.runtimeVariable])).toEqual(mine(before.Variable, [ids.variable, ids.runtimeVariable]));
+    const templateIds = [ids.template, ids.toolTemplate];
+    expect(mine(after.CustomTemplate, templateIds)).toHaveLength(2);
+    expect(mine(after.CustomTemplate, templateIds)).toEqual(mine(before.CustomTemplate, templateIds));
     // And it still runs, with its conversation.
     expect((await json("POST", `/prediction/${ids.chatflow}`, { body: { question: "after the move" } })).text).toBe("echo: after the move");
   }, 60_000); // the whole deployment goes out and back: the suite shares one database, so it grows with the suite

@@ -48,6 +48,8 @@ export interface ExportIds {
   agentApiMessage: string;
   feedback: string;
   mcpToken: string;
+  template: string;
+  toolTemplate: string;
 }
 
 export type ExportFile = Record<string, unknown> & {
@@ -117,6 +119,8 @@ export function flowiseExport(credentialId: string): { file: ExportFile; ids: Ex
     agentUserMessage: uuid(),
     agentApiMessage: uuid(),
     feedback: uuid(),
+    template: uuid(),
+    toolTemplate: uuid(),
     mcpToken: Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, "0")).join(""),
   };
   const tag = ids.chatflow.slice(0, 8);
@@ -278,18 +282,40 @@ export function flowiseExport(credentialId: string): { file: ExportFile; ids: Ex
         createdDate: at(14),
       },
     ],
+    // As Flowise's getAllCustomTemplates answers them: usecases parsed, categories added, a tool
+    // template's {iconSrc, schema, func} spread out and its flowData left out.
     CustomTemplate: [
       {
-        id: uuid(),
-        name: "My template",
-        flowData: "{}",
+        id: ids.template,
+        name: `My template ${tag}`,
+        flowData: JSON.stringify({
+          nodes: [{ id: "chatOpenAI_0", position: { x: 0, y: 0 }, data: { name: "chatOpenAI", category: "Chat Models", inputs: {} } }],
+          edges: [],
+        }),
         description: "",
+        badge: "POPULAR",
+        framework: "Langchain",
+        usecases: ["Customer Support"],
+        type: "Chatflow",
+        categories: ["Chat Models"],
+        createdDate: at(0),
+        updatedDate: at(0),
+        workspaceId: WORKSPACE,
+      },
+      {
+        id: ids.toolTemplate,
+        name: `Date tool ${tag}`,
+        description: DATE_TOOL.description,
         badge: "",
         framework: "",
         usecases: "",
-        type: "Chatflow",
-        createdDate: at(0),
-        updatedDate: at(0),
+        type: "Tool",
+        iconSrc: DATE_TOOL.iconSrc,
+        schema: DATE_TOOL.schema,
+        func: DATE_TOOL.func,
+        categories: [],
+        createdDate: at(1),
+        updatedDate: at(1),
         workspaceId: WORKSPACE,
       },
     ],

@@ -31,10 +31,11 @@ describe("POST /export-import/import", () => {
         chatMessages: 4,
         feedback: 1,
         mcpServers: 1,
+        customTemplates: 2,
       },
-      replaced: { chatflows: 0, chunks: 0 },
-      skipped: { CustomTemplate: 1, DatasetRow: 2 },
+      replaced: { chatflows: 0, chunks: 0, customTemplates: 0 },
     });
+    expect(body.skipped).toEqual({ DatasetRow: 2 });
     expect(body.warnings).toEqual([
       expect.objectContaining({
         id: ids.memoryFlow,
@@ -58,6 +59,22 @@ describe("POST /export-import/import", () => {
     expect((await json("GET", `/chatflows/${ids.multiagent}`)).type).toBe("MULTIAGENT");
     expect((await json("GET", `/chatflows/${ids.assistantFlow}`)).type).toBe("ASSISTANT");
     expect(await json("GET", `/assistants/${ids.assistant}`)).toMatchObject({ type: "CUSTOM", details: { instruction: "Be brief." } });
+    // Flowise's custom templates: listed on the marketplace's My Templates tab as Flowise shows them.
+    const templates = await json<any[]>("GET", "/marketplaces/custom");
+    const [flowTemplate, toolTemplate] = file.CustomTemplate as any[];
+    expect(templates.find((t) => t.id === ids.template)).toMatchObject({
+      name: flowTemplate.name,
+      flowData: flowTemplate.flowData,
+      badge: "POPULAR",
+      framework: "Langchain",
+      usecases: ["Customer Support"],
+      type: "Chatflow",
+      categories: ["Chat Models"],
+      createdDate: "2026-03-01T10:00:00.000Z",
+    });
+    const tool = templates.find((t) => t.id === ids.toolTemplate);
+    expect(tool).toMatchObject({ type: "Tool", usecases: [], iconSrc: toolTemplate.iconSrc, schema: "[]", func: toolTemplate.func });
+    expect(tool).not.toHaveProperty("flowData");
     expect(await json("GET", `/assistants/${ids.openaiAssistant}`)).toMatchObject({ type: "OPENAI", details: { id: "asst_abc123" } });
     expect(await json("GET", `/tools/${ids.tool}`)).toMatchObject({ name: "todays_date_time", schema: "[]" });
     const variables = await json<any[]>("GET", "/variables");
@@ -162,6 +179,18 @@ describe("all or nothing", () => {
     ],
     ["a record that is not an object", (f) => f.Tool.push("a tool"), /Tool\[1\]: must be an object/],
     ["an unknown chat type", (f) => (f.ChatMessage[0].chatType = "CARRIER_PIGEON"), /ChatMessage\[0\].*chatType/],
+    ["a template whose usecases are not a list", (f) => (f.CustomTemplate[0].usecases = 5), /CustomTemplate\[0\].*: usecases: /],
+    ["a flow template without flowData", (f) => delete f.CustomTemplate[0].flowData, /CustomTemplate\[0\].*: flowData: required$/],
+    [
+      "a tool template with neither its parts nor flowData",
+      (f) => Object.assign(f.CustomTemplate[1], { iconSrc: undefined, schema: undefined, func: undefined }),
+      /CustomTemplate\[1\].*: a tool template needs iconSrc, schema and func/,
+    ],
+    [
+      "a template id twice",
+      (f) => f.CustomTemplate.push({ ...f.CustomTemplate[0] }),
+      /CustomTemplate\[2\].*another custom template with id/,
+    ],
   ];
   for (const [what, spoil, message] of cases) {
     it(`${what}: 400 naming the record, nothing imported`, async () => {
@@ -173,6 +202,7 @@ describe("all or nothing", () => {
       expect((await call("GET", `/chatflows/${ids.chatflow}`)).status).toBe(404);
       expect((await call("GET", `/tools/${ids.tool}`)).status).toBe(404);
       expect(await count("SELECT COUNT(*) AS n FROM chat_message WHERE id = ?", ids.userMessage)).toBe(0);
+      expect(await count("SELECT COUNT(*) AS n FROM custom_template WHERE id IN (?, ?)", ids.template, ids.toolTemplate)).toBe(0);
       expect(await stagedRows()).toBe(0);
     });
   }
@@ -220,9 +250,11 @@ describe("ids already present: the file wins, in one batch", () => {
       executions: 1,
       chatMessages: 4,
       feedback: 1,
+      customTemplates: 2,
     });
 
     expect(await count("SELECT COUNT(*) AS n FROM chat_flow")).toBe(before);
+    expect(await count("SELECT COUNT(*) AS n FROM custom_template WHERE id IN (?, ?)", ids.template, ids.toolTemplate)).toBe(2);
     expect((await json("GET", `/chatflows/${ids.chatflow}`)).name).toBe(file.ChatFlow[0].name);
     expect((await json<any[]>("GET", "/variables")).find((v) => v.id === ids.variable).value).toBe("eu-west");
     const page = await json("GET", `/document-store/chunks/${ids.store}/${ids.textLoader}/1`);

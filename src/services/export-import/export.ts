@@ -7,6 +7,7 @@ import type { Db } from "../../env";
 import { badRequest } from "../../errors";
 import { entryOf, type LoaderRow } from "../document-store/loader-rows";
 import type { Deps } from "../deps";
+import { present } from "../templates/custom";
 
 /** Flowise's flags (convertExportInput): each true exports its records. */
 export const EXPORT_FLAGS = [
@@ -80,7 +81,7 @@ const FLOW_SQL =
 
 interface SectionSource {
   section: string;
-  flag: (typeof EXPORT_FLAGS)[number] | undefined;
+  flag: (typeof EXPORT_FLAGS)[number];
   read(db: Db): AsyncGenerator<Row[]>;
 }
 
@@ -125,7 +126,7 @@ async function* storesWithLoaders(db: Db): AsyncGenerator<Row[]> {
   }
 }
 
-/** Flowise's sections in its order, each with the flag that fills it (none: always empty here). */
+/** Flowise's sections in its order, each with the flag that fills it. */
 const SOURCES: SectionSource[] = [
   { section: "AgentFlow", flag: "agentflow", read: flows("MULTIAGENT") },
   { section: "AgentFlowV2", flag: "agentflowv2", read: flows("AGENTFLOW") },
@@ -159,7 +160,22 @@ const SOURCES: SectionSource[] = [
         500,
       ),
   },
-  { section: "CustomTemplate", flag: undefined, read: async function* () {} },
+  // As GET /marketplaces/custom answers them, which is what Flowise's export writes too.
+  {
+    section: "CustomTemplate",
+    flag: "custom_template",
+    read: (db) =>
+      mapPages(
+        pages(
+          db,
+          "SELECT id, name, flowData, description, badge, framework, usecases, type, createdDate, updatedDate FROM custom_template " +
+            "WHERE id > ? ORDER BY id LIMIT ?",
+          [],
+          50,
+        ),
+        (r) => present(r as Parameters<typeof present>[0]),
+      ),
+  },
   { section: "DocumentStore", flag: "document_store", read: storesWithLoaders },
   {
     section: "DocumentStoreFileChunk",
@@ -221,7 +237,7 @@ export function exportFile({ db }: Deps<"db">, flags: ExportFlags): ReadableStre
     yield '{"FileDefaultName":"ExportData.json"';
     for (const source of SOURCES) {
       yield `,${JSON.stringify(source.section)}:[`;
-      if (source.flag && flags[source.flag] === true) {
+      if (flags[source.flag] === true) {
         let first = true;
         for await (const page of source.read(db)) {
           yield (first ? "" : ",") + page.map((r) => JSON.stringify(r)).join(",");

@@ -4,7 +4,7 @@ import { newId } from "../../lib/ids";
 import { readSections } from "../../lib/json-sections";
 import { type ImportWarning, Ledger } from "./ledger";
 import { RecordError } from "./record-schemas";
-import { SECTIONS, SKIPPED_SECTIONS, type Section, readRecord } from "./records";
+import { SECTIONS, type Section, readRecord } from "./records";
 import { STAGE_PART_BYTES, Stager, commitStaged, countReplaced } from "./stage";
 import { TABLE_ORDER, type TableName } from "./tables";
 
@@ -21,6 +21,7 @@ const COUNTED: Array<[string, TableName]> = [
   ["chatMessages", "chat_message"],
   ["feedback", "chat_message_feedback"],
   ["mcpServers", "mcp_server"],
+  ["customTemplates", "custom_template"],
 ];
 
 export interface ImportResult {
@@ -29,7 +30,7 @@ export interface ImportResult {
   imported: Record<string, number>;
   /** Of those, records that replaced one stored under the same id. */
   replaced: Record<string, number>;
-  /** Records of kinds edgeflow does not have (Flowise's CustomTemplate, unknown sections), by section. */
+  /** Records of sections edgeflow does not know (a later Flowise's), by section. */
   skipped: Record<string, number>;
   /** Flows saved as they are that will not run as they are (what POST /chatflows would warn). */
   warnings: ImportWarning[];
@@ -66,7 +67,7 @@ export async function importFile(
   const rows: Array<[TableName, unknown[]]> = [];
   try {
     for await (const record of readSections(limited(body, options.maxBytes), STAGE_PART_BYTES)) {
-      if (!isSection(record.section) || SKIPPED_SECTIONS.has(record.section)) {
+      if (!isSection(record.section)) {
         skipped[record.section] = (skipped[record.section] ?? 0) + 1;
         continue;
       }

@@ -10,7 +10,7 @@ import { flowDataWarning } from "../chatflows";
 import { endpointRefusals } from "../flow-endpoints";
 import { storedIds } from "./stage";
 
-type Kind = "flow" | "assistant" | "tool" | "variable" | "store" | "loader" | "chunk" | "execution" | "message" | "feedback";
+type Kind = "flow" | "assistant" | "tool" | "variable" | "store" | "loader" | "chunk" | "execution" | "message" | "feedback" | "template";
 type RefKind = "flowOrAssistant" | "agentflow";
 
 const KIND_NAMES: Record<Kind, string> = {
@@ -24,6 +24,7 @@ const KIND_NAMES: Record<Kind, string> = {
   execution: "execution",
   message: "chat message",
   feedback: "feedback",
+  template: "custom template",
 };
 
 export interface ImportWarning {

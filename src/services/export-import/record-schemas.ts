@@ -9,6 +9,7 @@ import { ChatflowCreate } from "../../schemas/chatflows";
 import { jsonString, text, uuid } from "../../schemas/common";
 import { DocumentStoreCreate } from "../../schemas/document-store";
 import { FeedbackCreate } from "../../schemas/feedback";
+import { CustomTemplateCreate } from "../../schemas/marketplaces";
 import { ToolCreate } from "../../schemas/tools";
 import { VariableCreate } from "../../schemas/variables";
 import type { TableName } from "./tables";
@@ -180,6 +181,33 @@ export const Message = z.object({
 });
 
 export const Feedback = blankable(FeedbackCreate).extend({ id: uuid(), chatflowid: uuid(), chatId: nonEmpty(1000), createdDate: date() });
+
+/** A string holding a JSON array, as Flowise stores usecases; anything else is given as it is (and fails). */
+const parsedList = (v: unknown) => {
+  if (typeof v !== "string") return v;
+  try {
+    return JSON.parse(v);
+  } catch {
+    return v;
+  }
+};
+
+// Flowise exports a template as GET /marketplaces/custom answers it: usecases a list ("" for none),
+// a tool template's {iconSrc, schema, func} spread over the record instead of flowData.
+const templateField = CustomTemplateCreate.shape;
+export const CustomTemplate = blankable(CustomTemplateCreate.pick({ name: true, description: true, badge: true })).extend({
+  id: uuid(),
+  flowData: z.union([jsonString(1_800_000, true), z.record(z.string(), z.unknown()).transform((d) => JSON.stringify(d))]).optional(),
+  framework: asGiven(text(100)),
+  usecases: z
+    .preprocess((v) => (v === undefined || v === null || v === "" ? [] : parsedList(v)), templateField.usecases.unwrap())
+    .transform((list) => JSON.stringify(list)),
+  type: asGiven(templateField.type.unwrap()),
+  iconSrc: asGiven(text(10_000)),
+  schema: asGiven(text(500_000)),
+  func: asGiven(text(500_000)),
+  ...dates,
+});
 
 /** What reading a record gives: its rows, by table. */
 export type RowOut = (table: TableName, row: unknown[]) => void;

@@ -9,6 +9,7 @@ import { readFlow } from "./flow-records";
 import {
   Assistant,
   Chunk,
+  CustomTemplate,
   DocumentStore,
   Execution,
   Feedback,
@@ -40,9 +41,6 @@ export const SECTIONS = [
   "Variable",
 ] as const;
 export type Section = (typeof SECTIONS)[number];
-
-/** Sections Flowise writes whose records have no counterpart here: counted as skipped, never an error. */
-export const SKIPPED_SECTIONS: ReadonlySet<string> = new Set(["CustomTemplate"]);
 
 /** "ChatFlow[3] (id …, "name")": how a message names a record. */
 export function labelOf(section: string, index: number, raw: unknown): string {
@@ -215,6 +213,28 @@ function readFeedback(raw: unknown, label: string, out: RowOut, ledger: Ledger):
   out("chat_message_feedback", [f.id, f.chatflowid, f.chatId, f.messageId, f.rating, f.content ?? null, f.createdDate]);
 }
 
+function readTemplate(raw: unknown, label: string, out: RowOut, ledger: Ledger): void {
+  const t = check(CustomTemplate, raw, label);
+  ledger.note("template", t.id, label);
+  // A tool template's parts are its flowData here (as Flowise's import rebuilds it); older files carry flowData itself.
+  const parts = t.type === "Tool" && [t.iconSrc, t.schema, t.func].some((v) => v !== undefined);
+  const flowData = parts ? JSON.stringify({ iconSrc: t.iconSrc ?? null, schema: t.schema ?? null, func: t.func ?? null }) : t.flowData;
+  if (!flowData)
+    throw new RecordError(label, t.type === "Tool" ? "a tool template needs iconSrc, schema and func (or flowData)" : "flowData: required");
+  out("custom_template", [
+    t.id,
+    t.name,
+    flowData,
+    t.description ?? null,
+    t.badge ?? null,
+    t.framework ?? null,
+    t.usecases,
+    t.type || null,
+    t.createdDate,
+    t.updatedDate,
+  ]);
+}
+
 /** Checks one record of `section` and hands its rows to `out`; throws RecordError naming it. */
 export async function readRecord(section: Section, index: number, raw: unknown, out: RowOut, ledger: Ledger): Promise<void> {
   const label = labelOf(section, index, raw);
@@ -243,6 +263,6 @@ export async function readRecord(section: Section, index: number, raw: unknown, 
     case "ChatMessageFeedback":
       return readFeedback(raw, label, out, ledger);
     case "CustomTemplate":
-      return;
+      return readTemplate(raw, label, out, ledger);
   }
 }

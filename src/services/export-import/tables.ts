@@ -105,6 +105,7 @@ export const TABLES = {
     "createdDate",
   ],
   chat_message_feedback: ["id", "chatflowid", "chatId", "messageId", "rating", "content", "createdDate"],
+  custom_template: ["id", "name", "flowData", "description", "badge", "framework", "usecases", "type", "createdDate", "updatedDate"],
 } as const;
 
 export type TableName = keyof typeof TABLES;
