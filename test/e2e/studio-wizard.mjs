@@ -174,9 +174,10 @@ export async function assistantPreviewAnswers({ page, api }) {
   const saved = page.waitForResponse((r) => r.request().method() === "PUT" && r.url().endsWith(`/api/v1/assistants/${id}`));
   await page.getByRole("button", { name: "Save Assistant" }).click();
   assert((await saved).status() === 200, `Save Assistant answered ${(await saved).status()}`);
-  // The Preview shows when the page opens an assistant saved with its flow (right after the first
-  // save it stayed empty in our runs): reopened, as a person coming back to it.
-  await page.reload();
+  // Right after the first save the Preview is there but empty: flowise-embed's full-page chat starts
+  // only once its element is in view (an IntersectionObserver), and Save sits below it. Scrolled up,
+  // as the person who saved would.
+  await page.locator("flowise-fullchatbot").scrollIntoViewIfNeeded();
   const question = "preview socks for the e2e assistant";
   const input = page.getByPlaceholder("Type your question");
   await input.waitFor({ timeout: 15_000 });

@@ -8,6 +8,7 @@ import { AIMessage, HumanMessage, SystemMessage, ToolMessage } from "@langchain/
 import { tool } from "@langchain/core/tools";
 import { z } from "zod";
 import { buildChatModel } from "../../src/providers/chat/registry";
+import { invokeStructured } from "../../src/engine/agentflow/structured";
 import type { ProviderDeps } from "../../src/providers/types";
 import { getCredentialData } from "../../src/services/credentials";
 import { callOf, toolAgentFlow } from "./agents-flows";
@@ -175,6 +176,34 @@ describe.each(providers)("$name", (p) => {
         inlineData: { mimeType: "image/png", data: "iVBORw0KGgo=" },
       });
     }
+  });
+
+  it("structured output forces its function in the service's own form (LangChain's OpenAI-shaped choice translated)", async () => {
+    const model = await build();
+    const m = marker();
+    const schema = z.object({ city: z.string(), days: z.number() });
+    const { value } = await invokeStructured(
+      model,
+      [new HumanMessage(`[so {"city":"Oslo","days":3}] plan ${m}`)],
+      schema,
+      "Test",
+      new AbortController().signal,
+    );
+    expect(value).toEqual({ city: "Oslo", days: 3 });
+    const [req] = await received(p.base(), m);
+    if (p.name === "chatAnthropic") {
+      expect(req.body.tool_choice).toEqual({ type: "tool", name: (req.body.tools as Array<{ name: string }>)[0].name });
+    } else {
+      const name = (req.body.tools as Array<{ functionDeclarations: Array<{ name: string }> }>)[0].functionDeclarations[0].name;
+      expect(req.body.toolConfig).toEqual({ functionCallingConfig: { mode: "ANY", allowedFunctionNames: [name] } });
+    }
+    // The modes too: "required" is Anthropic's "any" and Gemini's ANY; "none" Gemini's NONE.
+    const weatherModel = model.bindTools!([weather], { tool_choice: "required" });
+    const m2 = marker();
+    await weatherModel.invoke([new HumanMessage(`[call get_weather {"city":"Rome"}] ${m2}`)]);
+    const [forced] = await received(p.base(), m2);
+    if (p.name === "chatAnthropic") expect(forced.body.tool_choice).toEqual({ type: "any" });
+    else expect(forced.body.toolConfig).toEqual({ functionCallingConfig: { mode: "ANY" } });
   });
 
   it("failures: 502 with the service's message and name, 504 past the timeout, never the key", async () => {

@@ -12,6 +12,7 @@ import type { Env } from "../../src/env";
 import { crc32, eventStreamMessages } from "../../src/providers/aws/event-stream";
 import { signRequest } from "../../src/providers/aws/sigv4";
 import { buildChatModel } from "../../src/providers/chat/registry";
+import { invokeStructured } from "../../src/engine/agentflow/structured";
 import { buildEmbeddings } from "../../src/providers/embeddings/registry";
 import type { ProviderDeps } from "../../src/providers/types";
 import { getCredentialData } from "../../src/services/credentials";
@@ -131,6 +132,23 @@ describe("awsChatBedrock", () => {
     expect((streamed as { tool_calls: unknown[] }).tool_calls).toEqual([
       expect.objectContaining({ name: "get_weather", args: { city: "Rome" } }),
     ]);
+  });
+
+  it("structured output forces its tool as Converse's toolChoice {tool: {name}} (not LangChain's OpenAI-shaped object)", async () => {
+    const model = await build();
+    const m = marker();
+    const schema = z.object({ city: z.string() });
+    const { value } = await invokeStructured(
+      model,
+      [new HumanMessage(`[so {"city":"Lima"}] where ${m}`)],
+      schema,
+      "Test",
+      new AbortController().signal,
+    );
+    expect(value).toEqual({ city: "Lima" });
+    const [req] = await received(m);
+    const toolConfig = req.body.toolConfig as { tools: Array<{ toolSpec: { name: string } }>; toolChoice: unknown };
+    expect(toolConfig.toolChoice).toEqual({ tool: { name: toolConfig.tools[0].toolSpec.name } });
   });
 
   it("runs Flowise's Tool Agent chatflow: calculator call, result, answer (streamed too)", async () => {

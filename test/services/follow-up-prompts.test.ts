@@ -3,9 +3,10 @@
 // {questions} by a forced function call; the questions are stored on the API message, answered in
 // the JSON (Flowise's double-encoded text) and in the stream's metadata frame (the stored text).
 // Off: no call, nothing. A failing provider: the answer stands, without them.
-import { describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { type Frame, afEdge, llm, messagesOf, openAICredential, readStream, saveAgentflowOf, start } from "../agentflow-api/flows";
-import { marker, requestsWith, standinUrl } from "../engine/helpers";
+import { credential, marker, requestsWith, standinUrl } from "../engine/helpers";
+import { setVars } from "../security/helpers";
 import { call, json, uuid } from "../helpers";
 import { standinFlow } from "../latency/helpers";
 import { signedIn, studio } from "../studio/helpers";
@@ -27,8 +28,14 @@ const followUpCredential = async () =>
   ).id as string;
 
 /** What the studio's dialog saves: the column, and chatbotConfig.followUpPrompts.status for the widget. */
-async function withFollowUps(flowId: string, settings: Record<string, unknown>, status = true, provider = "chatOpenAI") {
-  const credentialId = await followUpCredential();
+async function withFollowUps(
+  flowId: string,
+  settings: Record<string, unknown>,
+  status = true,
+  provider = "chatOpenAI",
+  credentialId: string | undefined = undefined,
+) {
+  credentialId ??= await followUpCredential();
   await json("PUT", `/chatflows/${flowId}`, {
     body: {
       followUpPrompts: JSON.stringify({
@@ -180,5 +187,62 @@ describe("follow-up prompts of an agentflow", () => {
     const { frames } = await readStream(res);
     expect(frames.map((f) => f.event).slice(-2)).toEqual(["metadata", "end"]);
     expect(JSON.parse(frames.find((f) => f.event === "metadata")?.data.followUpPrompts)).toEqual(QUESTIONS);
+  });
+});
+
+// The dialog's other providers, each over its own API: the forced call in the service's form (the
+// stand-ins refuse another provider's tool_choice, as the services do), the questions read back.
+const nativeProviders = [
+  {
+    provider: "chatAnthropic",
+    credential: () => credential("anthropicApi", { anthropicApiKey: "sk-ant-follow" }),
+    base: () => inject("anthropicUrl"),
+    forced: (body: any) => expect(body.tool_choice).toEqual({ type: "tool", name: body.tools[0].name }),
+    prompt: (body: any) => body.messages.at(-1).content[0].text,
+  },
+  {
+    provider: "chatGoogleGenerativeAI",
+    credential: () => credential("googleGenerativeAI", { googleGenerativeAPIKey: "AIza-follow" }),
+    base: () => inject("geminiUrl"),
+    forced: (body: any) =>
+      expect(body.toolConfig.functionCallingConfig).toEqual({
+        mode: "ANY",
+        allowedFunctionNames: [body.tools[0].functionDeclarations[0].name],
+      }),
+    prompt: (body: any) => body.contents.at(-1).parts[0].text,
+  },
+];
+
+describe.each(nativeProviders)("follow-up prompts through $provider", (p) => {
+  let restore: () => void;
+  beforeAll(() => {
+    restore = setVars({ ANTHROPIC_BASE_URL: inject("anthropicUrl"), GOOGLE_GENERATIVE_AI_BASE_URL: inject("geminiUrl") });
+  });
+  afterAll(() => restore());
+
+  it("asks the provider's API with a forced call in its own form; the questions come back", async () => {
+    const flowId = await standinFlow();
+    await withFollowUps(flowId, { prompt: scripted(["Native?"]) }, true, p.provider, await p.credential());
+    const m = marker();
+    const answer = await json("POST", `/prediction/${flowId}`, { body: { question: `${m} native` } });
+    expect(JSON.parse(JSON.parse(answer.followUpPrompts))).toEqual(["Native?"]);
+    const [asked] = (await (await fetch(`${p.base()}/requests?contains=${encodeURIComponent(m)}`)).json()) as any[];
+    expect(asked.body.model ?? asked.path).toContain("gpt-follow-up");
+    p.forced(asked.body);
+    expect(p.prompt(asked.body)).toContain(`Human: ${m} native\nAI: ${answer.text}`);
+  });
+});
+
+describe("follow-up prompts through Ollama", () => {
+  it("the dialog's base URL is where the model is asked (its OpenAI-compatible API)", async () => {
+    const flowId = await standinFlow();
+    await withFollowUps(flowId, { prompt: scripted(["Local?"]), baseUrl: standinUrl() }, true, "ollama", "");
+    const m = marker();
+    const answer = await json("POST", `/prediction/${flowId}`, { body: { question: `${m} local` } });
+    expect(JSON.parse(JSON.parse(answer.followUpPrompts))).toEqual(["Local?"]);
+    const [asked] = await followUpRequests(m);
+    expect(asked.path).toBe("/v1/chat/completions");
+    expect(asked.body.temperature).toBe(0.9);
+    expect(asked.headers.authorization).toBeFalsy(); // Ollama takes no key
   });
 });

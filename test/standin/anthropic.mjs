@@ -1,7 +1,7 @@
 // Anthropic Messages API stand-in (POST /v1/messages), answering per chatScript (base.mjs): text,
 // tool_use blocks, errors in Anthropic's shape; with `stream: true` the SSE events Anthropic sends
 // (message_start, content_block_start/delta/stop, message_delta, message_stop).
-import { chatScript, hang, serveStandin, sse, tokensOf } from "./base.mjs";
+import { chatScript, forcedCall, hang, serveStandin, sse, tokensOf } from "./base.mjs";
 
 const textOf = (content) =>
   typeof content === "string"
@@ -29,7 +29,19 @@ export function startAnthropicStandin() {
       .flatMap((m) => (Array.isArray(m.content) ? m.content : []))
       .filter((b) => b.type === "tool_result")
       .map((b) => (typeof b.content === "string" ? b.content : textOf(b.content)));
-    const step = chatScript(last, results, Array.isArray(body.tools) && body.tools.length > 0);
+    // tool_choice as Anthropic validates it; {type: "tool", name} forces that tool's call.
+    const choice = body.tool_choice;
+    const tools = Array.isArray(body.tools) ? body.tools : [];
+    if (choice !== undefined) {
+      const problem = !["auto", "any", "tool", "none"].includes(choice?.type)
+        ? "tool_choice.type: Input should be 'auto', 'any', 'tool' or 'none'"
+        : choice.type === "tool" && !tools.some((t) => t.name === choice.name)
+          ? `tool_choice.name: no tool named ${choice.name}`
+          : undefined;
+      if (problem) return json(400, { type: "error", error: { type: "invalid_request_error", message: problem } });
+    }
+    const forced = choice?.type === "tool" && !results.length ? tools.find((t) => t.name === choice.name) : undefined;
+    const step = forced ? forcedCall(forced.name, forced.input_schema, last) : chatScript(last, results, tools.length > 0);
     if (step.fail)
       return json(step.fail, {
         type: "error",

@@ -111,3 +111,31 @@ export function sse(res, frames) {
   for (const f of frames) res.write(f);
   res.end();
 }
+
+/** Arguments made up from a JSON schema: the first enum value, 1, true, or "echo: <the prompt's start>". */
+export function fromSchema(schema, last) {
+  if (!schema || typeof schema !== "object") return null;
+  if (Array.isArray(schema.enum) && schema.enum.length) return schema.enum[0];
+  switch (schema.type) {
+    case "object":
+      return Object.fromEntries(Object.entries(schema.properties ?? {}).map(([k, v]) => [k, fromSchema(v, last)]));
+    case "array":
+      return [fromSchema(schema.items ?? { type: "string" }, last)];
+    case "number":
+    case "integer":
+      return 1;
+    case "boolean":
+      return true;
+    default:
+      return `echo: ${last.slice(0, 60)}`;
+  }
+}
+
+/**
+ * A forced call (structured output, a supervisor's route) in the native stand-ins: to `name`, with the
+ * arguments of `[so {json}]` in the last user text, else made up from the tool's `parameters`.
+ */
+export function forcedCall(name, parameters, last) {
+  const given = /\[so (\{.*\})\]/s.exec(last)?.[1];
+  return { calls: [{ name, args: given ? JSON.parse(given) : fromSchema(parameters, last) }] };
+}

@@ -5,7 +5,7 @@
 // headers, JSON payload, CRC32s); InvokeModel answers Titan ({inputText} → {embedding}) and Cohere
 // ({texts, input_type} → {embeddings}) with small deterministic bag-of-words vectors.
 import { createHash, createHmac } from "node:crypto";
-import { chatScript, hang, serveStandin, tokensOf } from "./base.mjs";
+import { chatScript, forcedCall, hang, serveStandin, tokensOf } from "./base.mjs";
 
 /** The stand-in's only key (the tests' awsApi credential). */
 export const BEDROCK_TEST_KEY = { id: "AKIAEDGEFLOWTEST", secret: "edgeflow/standin+Secret1" };
@@ -135,7 +135,17 @@ export function startBedrockStandin() {
       .flatMap((m) => m.content ?? [])
       .filter((b) => b.toolResult)
       .map((b) => textOf(b.toolResult.content));
-    const step = chatScript(last, results, (body?.toolConfig?.tools ?? []).length > 0);
+    // toolChoice as Converse validates it (one of auto, any, tool{name}); tool forces that call.
+    const specs = (body?.toolConfig?.tools ?? []).map((t) => t.toolSpec).filter(Boolean);
+    const choice = body?.toolConfig?.toolChoice;
+    if (choice !== undefined) {
+      const keys = choice && typeof choice === "object" ? Object.keys(choice) : [];
+      const valid =
+        keys.length === 1 && ["auto", "any", "tool"].includes(keys[0]) && (keys[0] !== "tool" || typeof choice.tool?.name === "string");
+      if (!valid) return awsError(400, "ValidationException", "toolConfig.toolChoice must be exactly one of auto, any, tool");
+    }
+    const forced = choice?.tool && !results.length ? specs.find((t) => t.name === choice.tool.name) : undefined;
+    const step = forced ? forcedCall(forced.name, forced.inputSchema?.json, last) : chatScript(last, results, specs.length > 0);
     if (step.fail)
       return step.fail === 500
         ? awsError(500, "InternalServerException", "stand-in refuses this request")

@@ -1,7 +1,7 @@
 // Gemini API stand-in: POST /v1beta/models/<model>:generateContent and
 // :streamGenerateContent?alt=sse, answering per chatScript (base.mjs) with text parts,
 // functionCall parts, and errors in Google's shape ({error: {code, message, status}}).
-import { chatScript, hang, serveStandin, sse, tokensOf } from "./base.mjs";
+import { chatScript, forcedCall, hang, serveStandin, sse, tokensOf } from "./base.mjs";
 
 const textOf = (parts) =>
   (parts ?? [])
@@ -26,8 +26,16 @@ export function startGeminiStandin() {
           ? p.functionResponse.response.content
           : JSON.stringify(p.functionResponse.response),
       );
-    const offered = (body.tools ?? []).some((t) => t.functionDeclarations?.length);
-    const step = chatScript(last, results, offered);
+    const declared = (body.tools ?? []).flatMap((t) => t.functionDeclarations ?? []);
+    // toolConfig as Google validates its mode; ANY with one allowed function forces that call.
+    const calling = body.toolConfig?.functionCallingConfig;
+    if (calling && !["MODE_UNSPECIFIED", "AUTO", "ANY", "NONE", "VALIDATED"].includes(calling.mode))
+      return json(400, {
+        error: { code: 400, message: `Invalid value at 'tool_config.function_calling_config.mode'`, status: "INVALID_ARGUMENT" },
+      });
+    const only = calling?.mode === "ANY" && calling.allowedFunctionNames?.length === 1 ? calling.allowedFunctionNames[0] : undefined;
+    const forced = only && !results.length ? declared.find((d) => d.name === only) : undefined;
+    const step = forced ? forcedCall(forced.name, forced.parameters, last) : chatScript(last, results, declared.length > 0);
     if (step.fail)
       return json(step.fail, {
         error: { code: step.fail, message: "stand-in refuses this request", status: step.fail === 500 ? "INTERNAL" : "INVALID_ARGUMENT" },

@@ -66,6 +66,7 @@ import { geminiEmbed } from "./gemini-embeddings.mjs";
 import { subQuestionsAnswer } from "./llamaindex.mjs";
 import { reactAnswer } from "./react.mjs";
 import { schemaAnswer } from "./schema.mjs";
+import { fromSchema } from "./base.mjs";
 import { scriptedAnswer } from "./scripted.mjs";
 import { textServices } from "./text-services.mjs";
 
@@ -92,25 +93,6 @@ function answerFor(last, _seen) {
   if (last.includes("[json]")) return `Here you go:\n\`\`\`json\n${JSON.stringify(MOVIES, null, 2)}\n\`\`\``;
   if (last.includes("[csv]")) return "a, b, c";
   return `echo: ${last}`;
-}
-
-/** Arguments made up from a JSON schema (see the header). */
-function fromSchema(schema, last) {
-  if (!schema || typeof schema !== "object") return null;
-  if (Array.isArray(schema.enum) && schema.enum.length) return schema.enum[0];
-  switch (schema.type) {
-    case "object":
-      return Object.fromEntries(Object.entries(schema.properties ?? {}).map(([k, v]) => [k, fromSchema(v, last)]));
-    case "array":
-      return [fromSchema(schema.items ?? { type: "string" }, last)];
-    case "number":
-    case "integer":
-      return 1;
-    case "boolean":
-      return true;
-    default:
-      return `echo: ${last.slice(0, 60)}`;
-  }
 }
 
 /** A supervisor's route along the plan `[route A>B>…]` (see the header), or undefined. */

@@ -13,6 +13,7 @@ import type { RemoteModelFields } from "./base";
 import { contentText } from "./messages";
 import { type WireRequest, messageOf } from "./http";
 import { type NativeCallOptions, NativeChatModel, dataUrl, imageUrlOf } from "./native";
+import { forcedToolName, toolChoiceMode } from "./tool-choice";
 
 export const ANTHROPIC_VERSION = "2023-06-01";
 /** Anthropic requires max_tokens; LangChain's ChatAnthropic default. */
@@ -73,13 +74,12 @@ export function toAnthropicMessages(messages: BaseMessage[]): { system?: string;
   return { system: system.length ? system.join("\n\n") : undefined, messages: turns };
 }
 
-/** LangChain's tool_choice ("auto", "any", "required", a tool name) → Anthropic's. */
+/** LangChain's tool_choice (a mode, a tool's name, OpenAI's or Anthropic's object) → Anthropic's. */
 function toolChoice(choice: unknown): Record<string, unknown> | undefined {
-  if (choice === undefined || choice === null) return undefined;
-  if (choice === "auto" || choice === "none") return { type: choice };
-  if (choice === "any" || choice === "required") return { type: "any" };
-  if (typeof choice === "string") return { type: "tool", name: choice };
-  return choice as Record<string, unknown>;
+  const name = forcedToolName(choice);
+  if (name) return { type: "tool", name };
+  const mode = toolChoiceMode(choice);
+  return mode ? { type: mode === "required" ? "any" : mode } : undefined;
 }
 
 export class AnthropicChatModel extends NativeChatModel {

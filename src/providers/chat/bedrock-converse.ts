@@ -6,6 +6,7 @@ import { ChatGenerationChunk, type ChatResult } from "@langchain/core/outputs";
 import { fail } from "../../errors";
 import { contentText } from "./messages";
 import { dataUrl, imageUrlOf } from "./native";
+import { forcedToolName, toolChoiceMode } from "./tool-choice";
 
 type Block = Record<string, unknown>;
 type Turn = { role: "user" | "assistant"; content: Block[] };
@@ -63,13 +64,12 @@ export function toConverseMessages(messages: BaseMessage[]): { system: Block[]; 
   return { system, messages: turns };
 }
 
-/** LangChain's tool_choice → Converse's toolChoice. */
+/** LangChain's tool_choice → Converse's toolChoice (which has no "none": left unset). */
 export function converseToolChoice(choice: unknown): Block | undefined {
-  if (choice === undefined || choice === null || choice === "none") return undefined;
-  if (choice === "auto") return { auto: {} };
-  if (choice === "any" || choice === "required") return { any: {} };
-  if (typeof choice === "string") return { tool: { name: choice } };
-  return choice as Block;
+  const name = forcedToolName(choice);
+  if (name) return { tool: { name } };
+  const mode = toolChoiceMode(choice);
+  return mode === "auto" ? { auto: {} } : mode === "required" ? { any: {} } : undefined;
 }
 
 const usageOf = (u: unknown) => {

@@ -18,6 +18,7 @@ import type { RemoteModelFields } from "./base";
 import { type WireRequest, messageOf } from "./http";
 import { toWireMessages } from "./messages";
 import { type NativeCallOptions, NativeChatModel } from "./native";
+import { forcedToolName, toolChoiceMode } from "./tool-choice";
 
 export interface CohereChatFields extends RemoteModelFields {
   /** The full …/v2/chat URL. */
@@ -79,8 +80,9 @@ export class CohereChatModel extends NativeChatModel {
     const stop = options?.stop ?? this.stop;
     if (stop?.length) params.stop_sequences = stop;
     if (options?.tools?.length) params.tools = options.tools;
+    // Cohere's v2 names no tool: a forced one is REQUIRED (callers that force bind just that tool).
     const choice = options?.tool_choice;
-    if (options?.tools?.length && (choice === "any" || choice === "required")) params.tool_choice = "REQUIRED";
+    if (options?.tools?.length && (forcedToolName(choice) || toolChoiceMode(choice) === "required")) params.tool_choice = "REQUIRED";
     return params;
   }
 

@@ -13,6 +13,7 @@ import type { RemoteModelFields } from "./base";
 import { contentText } from "./messages";
 import { type WireRequest, messageOf } from "./http";
 import { type NativeCallOptions, NativeChatModel, dataUrl, imageUrlOf } from "./native";
+import { forcedToolName, toolChoiceMode } from "./tool-choice";
 
 export interface GeminiFields extends RemoteModelFields {
   /** …/v1beta/models */
@@ -118,11 +119,11 @@ export function toGeminiContents(messages: BaseMessage[]): { system?: string; co
 }
 
 function toolConfig(choice: unknown): Record<string, unknown> | undefined {
-  if (choice === undefined || choice === null || choice === "auto") return undefined;
-  if (choice === "none") return { functionCallingConfig: { mode: "NONE" } };
-  if (choice === "any" || choice === "required") return { functionCallingConfig: { mode: "ANY" } };
-  if (typeof choice === "string") return { functionCallingConfig: { mode: "ANY", allowedFunctionNames: [choice] } };
-  return undefined;
+  const name = forcedToolName(choice);
+  if (name) return { functionCallingConfig: { mode: "ANY", allowedFunctionNames: [name] } };
+  const mode = toolChoiceMode(choice);
+  if (mode === "none") return { functionCallingConfig: { mode: "NONE" } };
+  return mode === "required" ? { functionCallingConfig: { mode: "ANY" } } : undefined;
 }
 
 export class GeminiChatModel extends NativeChatModel {

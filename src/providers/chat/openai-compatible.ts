@@ -15,6 +15,7 @@ import { chatCompletionEvents, messageOf } from "./http";
 import { contentText } from "./messages";
 import { type OpenAIWireFields, OpenAIWireModel } from "./openai-wire";
 import type { BodyResponse, RemoteCallOptions } from "./remote";
+import { forcedToolName, toolChoiceMode } from "./tool-choice";
 
 export type OpenAICompatibleCallOptions = RemoteCallOptions;
 
@@ -42,7 +43,10 @@ export class OpenAICompatibleChatModel extends OpenAIWireModel<OpenAICompatibleC
   override invocationParams(options?: this["ParsedCallOptions"]): Record<string, unknown> {
     const params = this.baseParams(options);
     if (options?.tools?.length) params.tools = options.tools;
-    if (options?.tool_choice !== undefined) params.tool_choice = options.tool_choice;
+    const forced = forcedToolName(options?.tool_choice);
+    const mode = toolChoiceMode(options?.tool_choice);
+    if (forced) params.tool_choice = { type: "function", function: { name: forced } };
+    else if (mode) params.tool_choice = mode;
     return { ...params, ...this.extraBody };
   }
 
