@@ -70,6 +70,17 @@ describe("more search tools in a Tool Agent through POST /prediction", () => {
     expect(model).toBeDefined();
   });
 
+  it("searXNG: a toolName with spaces reaches the model as a name chat APIs accept (letters, digits, _ and -)", async () => {
+    vars();
+    const id = await saveWith({ id: "searXNG_0", name: "searXNG", inputs: { apiBase: `${services()}/searxng`, toolName: "Web Search!" } });
+    const m = marker();
+    const answer = await predict(id, `Search ${m} ${callOf("Web_Search", { input: `news ${m}` })}`);
+    expect(answer.text).toContain(`SearXNG on news ${m}`);
+    const [first] = await requestsWith(m);
+    const offered = (first.body as { tools?: Array<{ function: { name: string } }> }).tools;
+    expect(offered?.map((t) => t.function.name)).toEqual(["Web_Search"]);
+  });
+
   it("exaSearch: POST /search with x-api-key, query and contents {text: true}; Exa's JSON reaches the model", async () => {
     vars();
     const cred = await credential("exaSearchApi", { exaSearchApiKey: "exa-key-123456" });

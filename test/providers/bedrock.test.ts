@@ -2,9 +2,10 @@
 // which recomputes every request's SigV4 signature with the test key's secret: the signer checked
 // against AWS's published "get-vanilla" vector, Converse JSON and ConverseStream (binary
 // event-stream framing) through the registry, a tool call in a Tool Agent chatflow, InvokeModel
-// embeddings (Titan, Cohere), a wrong secret as the 403 AWS answers, a session token sent.
+// embeddings (Titan, Cohere), a wrong secret as the 403 AWS answers, a session token sent; the stand-in
+// refusing what Converse refuses, and the conversations our flows send reaching it as valid requests.
 import { env } from "cloudflare:workers";
-import { HumanMessage, SystemMessage } from "@langchain/core/messages";
+import { AIMessage, HumanMessage, SystemMessage, ToolMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
 import { describe, expect, inject, it } from "vitest";
 import { z } from "zod";
@@ -16,6 +17,7 @@ import { invokeStructured } from "../../src/engine/agentflow/structured";
 import { buildEmbeddings } from "../../src/providers/embeddings/registry";
 import type { ProviderDeps } from "../../src/providers/types";
 import { getCredentialData } from "../../src/services/credentials";
+import { edge, graph, node, run, start } from "../agentflow/helpers";
 import { callOf, toolAgentFlow } from "../engine/agents-flows";
 import { credential, db, makeCtx, marker, recordingSink, runFlow, runtimeWith } from "../engine/helpers";
 import { json } from "../helpers";
@@ -254,5 +256,183 @@ describe("AWSBedrockEmbeddings", () => {
     ).rejects.toMatchObject({
       status: 400,
     });
+  });
+});
+
+// The stand-in refuses what Converse refuses (test/standin/bedrock.mjs); these are the conversations
+// our flows hand the model, each checked to reach the service as a request it accepts.
+describe("awsChatBedrock: what our flows send is a request Converse accepts", () => {
+  const build = async () =>
+    buildChatModel(
+      "awsChatBedrock",
+      { region: "eu-west-1", model: "anthropic.claude-haiku-4-5-20251001-v1:0", credential: await credential("awsApi", KEY) },
+      deps(),
+    );
+  const sent = async (m: string) => (await received(m)).at(-1)!.body;
+  const PLACEHOLDER = { role: "user", content: [{ text: "Please continue." }] };
+  const weather = tool(async ({ city }) => `sunny in ${city}`, {
+    name: "get_weather",
+    description: "the weather in a city",
+    schema: z.object({ city: z.string() }),
+  });
+  const calls = [{ id: "tooluse_w1", name: "get_weather", args: { city: "Oslo" }, type: "tool_call" as const }];
+
+  it("the stand-in answers AWS's ValidationException for what Converse refuses", async () => {
+    const converse = async (body: Record<string, unknown>) => {
+      const url = `${bedrockUrl()}/model/m/converse`;
+      const text = JSON.stringify(body);
+      const headers = { "content-type": "application/json" };
+      const signed = await signRequest({
+        method: "POST",
+        url,
+        headers,
+        body: text,
+        region: "us-east-1",
+        service: "bedrock",
+        credentials: { accessKeyId: KEY.awsKey, secretAccessKey: KEY.awsSecret },
+      });
+      return fetch(url, { method: "POST", headers: { ...headers, ...signed }, body: text });
+    };
+    const user = (text: string) => ({ role: "user", content: [{ text }] });
+    const use = { role: "assistant", content: [{ toolUse: { toolUseId: "t1", name: "get_weather", input: {} } }] };
+    const toolConfig = { tools: [{ toolSpec: { name: "get_weather", inputSchema: { json: { type: "object" } } } }] };
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [{ messages: [{ role: "assistant", content: [{ text: "hi" }] }, user("q")] }, "A conversation must start with a user message"],
+      [{ messages: [user("a"), user("b")] }, "A conversation must alternate between user and assistant roles"],
+      [{ messages: [user(" ")] }, "The text field in the ContentBlock object at messages.0.content.0 is blank"],
+      [
+        { messages: [user("q"), use, user("go on")], toolConfig },
+        "Expected toolResult blocks at messages.2.content for the following Ids: t1",
+      ],
+      [
+        { messages: [{ role: "user", content: [{ toolResult: { toolUseId: "t9", content: [{ text: "x" }] } }] }], toolConfig },
+        "exceeds the number",
+      ],
+      [{ messages: [user("q"), use, { role: "user", content: [{ toolResult: { toolUseId: "t1", content: [] } }] }] }, "toolConfig field"],
+      [{ messages: [user("q")], inferenceConfig: { temperature: 1.5 } }, "inferenceConfig.temperature"],
+      [
+        { messages: [user("q")], toolConfig: { tools: [{ toolSpec: { name: "get weather", inputSchema: { json: {} } } }] } },
+        "toolSpec.name",
+      ],
+    ];
+    for (const [body, message] of cases) {
+      const res = await converse(body);
+      expect(res.status).toBe(400);
+      expect(res.headers.get("x-amzn-errortype")).toBe("ValidationException");
+      expect(((await res.json()) as { message: string }).message).toContain(message);
+    }
+  });
+
+  it("an empty question (an agentflow started by a form) and a system prompt alone go as a stand-in user turn", async () => {
+    const model = await build();
+    const m = marker();
+    expect((await model.invoke([new SystemMessage(`Fill the form ${m}`), new HumanMessage("")])).content).toBe("echo: Please continue.");
+    expect(await sent(m)).toMatchObject({ system: [{ text: `Fill the form ${m}` }], messages: [PLACEHOLDER] });
+    const m2 = marker();
+    await model.invoke([new SystemMessage(`Only a system prompt ${m2}`), new SystemMessage(" ")]);
+    expect(await sent(m2)).toMatchObject({ system: [{ text: `Only a system prompt ${m2}` }], messages: [PLACEHOLDER] });
+  });
+
+  it("history opening with the assistant's greeting gets a user turn before it", async () => {
+    const model = await build();
+    const m = marker();
+    const answer = await model.invoke([new AIMessage("Hi! How can I help?"), new HumanMessage(`a question ${m}`)]);
+    expect(answer.content).toBe(`echo: a question ${m}`);
+    expect((await sent(m)).messages).toEqual([
+      PLACEHOLDER,
+      { role: "assistant", content: [{ text: "Hi! How can I help?" }] },
+      { role: "user", content: [{ text: `a question ${m}` }] },
+    ]);
+  });
+
+  it("tool calls and results in the history of a call without tools (an LLM node after an agent) go as text", async () => {
+    const model = await build();
+    const m = marker();
+    await model.invoke([
+      new HumanMessage(`weather? ${m}`),
+      new AIMessage({ content: "", tool_calls: calls }),
+      new ToolMessage({ content: "sunny in Oslo", tool_call_id: "tooluse_w1", name: "get_weather" }),
+      new AIMessage("It is sunny."),
+      new HumanMessage("and tomorrow?"),
+    ]);
+    const body = await sent(m);
+    expect(body).not.toHaveProperty("toolConfig");
+    expect(body.messages).toEqual([
+      { role: "user", content: [{ text: `weather? ${m}` }] },
+      { role: "assistant", content: [{ text: 'Tool call get_weather: {"city":"Oslo"}' }] },
+      { role: "user", content: [{ text: "Tool result get_weather: sunny in Oslo" }] },
+      { role: "assistant", content: [{ text: "It is sunny." }] },
+      { role: "user", content: [{ text: "and tomorrow?" }] },
+    ]);
+  });
+
+  it("with tools, an AI turn of tool calls with only whitespace text goes as its toolUse blocks alone", async () => {
+    const model = (await build()).bindTools!([weather]);
+    const m = marker();
+    await model.invoke([
+      new HumanMessage(`weather? ${m}`),
+      new AIMessage({ content: "\n\n", tool_calls: calls }),
+      new ToolMessage({ content: "sunny in Oslo", tool_call_id: "tooluse_w1" }),
+    ]);
+    expect((await sent(m)).messages).toEqual([
+      { role: "user", content: [{ text: `weather? ${m}` }] },
+      { role: "assistant", content: [{ toolUse: { toolUseId: "tooluse_w1", name: "get_weather", input: { city: "Oslo" } } }] },
+      { role: "user", content: [{ toolResult: { toolUseId: "tooluse_w1", content: [{ text: "sunny in Oslo" }] } }] },
+    ]);
+  });
+
+  it("memory ending with a question whose answer failed is one user turn; two system messages are two system blocks", async () => {
+    const model = await build();
+    const m = marker();
+    await model.invoke([
+      new SystemMessage("You are terse."),
+      new HumanMessage("first try"),
+      new AIMessage(""),
+      new HumanMessage(`again ${m}`),
+    ]);
+    await model.invoke([new SystemMessage("Answer in French."), new HumanMessage(`hi ${m}`), new SystemMessage("Be brief.")]);
+    const [first, second] = await received(m);
+    expect(first.body.messages).toEqual([{ role: "user", content: [{ text: "first try" }, { text: `again ${m}` }] }]);
+    expect(second.body.system).toEqual([{ text: "Answer in French." }, { text: "Be brief." }]);
+  });
+});
+
+describe("awsChatBedrock in an agentflow", () => {
+  const llmNode = async (m: string) =>
+    node("llmAgentflow_0", {
+      llmModel: "awsChatBedrock",
+      llmModelConfig: { region: "eu-west-1", model: "amazon.nova-lite-v1:0", FLOWISE_CREDENTIAL_ID: await credential("awsApi", KEY) },
+      llmMessages: [{ role: "system", content: `Greet the visitor ${m}` }],
+      llmEnableMemory: true,
+    });
+  const ctx = () => ({ runtime: runtimeWith({ AWS_BEDROCK_BASE_URL: bedrockUrl() }) });
+
+  it("a flow started by an empty form, its LLM node holding only a system prompt, gets an answer", async () => {
+    const m = marker();
+    const form = start({ startInputType: "formInput", formInputTypes: [{ type: "string", label: "Name", name: "name" }] });
+    const out = await run(graph([form, await llmNode(m)], [edge("startAgentflow_0", "llmAgentflow_0")]), { form: {} }, { ctx: ctx() });
+    expect(out.errorStatus).toBeUndefined();
+    expect(out.text).toBe("echo: Please continue.");
+    expect((await received(m)).at(-1)!.body.messages).toEqual([{ role: "user", content: [{ text: "Please continue." }] }]);
+  });
+
+  it("memory opening with the chat's greeting (an apiMessage first) gets an answer", async () => {
+    const m = marker();
+    const history = [
+      { role: "apiMessage" as const, content: "Hi! How can I help?" },
+      { role: "userMessage" as const, content: "What's new?" },
+      { role: "apiMessage" as const, content: "Not much." },
+    ];
+    const g = graph([start(), await llmNode(m)], [edge("startAgentflow_0", "llmAgentflow_0")]);
+    const out = await run(g, { question: `and now? ${m}` }, { ctx: ctx(), history });
+    expect(out.errorStatus).toBeUndefined();
+    expect(out.text).toBe(`echo: and now? ${m}`);
+    expect((await received(m)).at(-1)!.body.messages).toMatchObject([
+      { role: "user", content: [{ text: "Please continue." }] },
+      { role: "assistant", content: [{ text: "Hi! How can I help?" }] },
+      { role: "user" },
+      { role: "assistant" },
+      { role: "user", content: [{ text: `and now? ${m}` }] },
+    ]);
   });
 });

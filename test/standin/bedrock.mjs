@@ -3,9 +3,122 @@
 // test key's secret: a wrong signature, or an unknown key, is AWS's 403. Converse answers per
 // chatScript (base.mjs) as Converse JSON; ConverseStream in AWS's binary event-stream framing (prelude,
 // headers, JSON payload, CRC32s); InvokeModel answers Titan ({inputText} → {embedding}) and Cohere
-// ({texts, input_type} → {embeddings}) with small deterministic bag-of-words vectors.
+// ({texts, input_type} → {embeddings}) with small deterministic bag-of-words vectors. A Converse
+// request that breaks one of the rules below is refused with AWS's 400 ValidationException.
 import { createHash, createHmac } from "node:crypto";
 import { chatScript, forcedCall, hang, serveStandin, tokensOf } from "./base.mjs";
+
+// Converse / ConverseStream request rules, answered with AWS's 400 ValidationException. From the API
+// reference (docs.aws.amazon.com/bedrock/latest/APIReference): Message (role user | assistant, images
+// only in user messages, at most 20), ContentBlock and SystemContentBlock (unions: one member each),
+// ToolUseBlock / ToolResultBlock (toolUseId 1–64 of [a-zA-Z0-9_-]), InferenceConfiguration (maxTokens
+// >= 1, temperature and topP in [0, 1], stop sequences non-empty), ToolConfiguration (at least one
+// tool), ToolSpecification (name 1–64 of [a-zA-Z0-9_-], a description at least 1 long). And what the
+// service refuses in its own words: a conversation that does not start with a user message or does
+// not alternate, blank text, a toolUse left unanswered in the next message, a toolResult without its
+// toolUse in the previous one, tool blocks without toolConfig.
+const CONTENT_MEMBERS = [
+  "text",
+  "image",
+  "document",
+  "video",
+  "audio",
+  "toolUse",
+  "toolResult",
+  "guardContent",
+  "cachePoint",
+  "reasoningContent",
+  "citationsContent",
+  "searchResult",
+];
+const SYSTEM_MEMBERS = ["text", "guardContent", "cachePoint"];
+const ID = /^[a-zA-Z0-9_-]{1,64}$/;
+const isObject = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
+const oneMember = (block, members) => isObject(block) && Object.keys(block).length === 1 && members.includes(Object.keys(block)[0]);
+
+/** The first rule `body` breaks, as Bedrock words it; undefined when it keeps them all. */
+export function validateConverse(body) {
+  const inference = body?.inferenceConfig ?? {};
+  if (inference.maxTokens !== undefined && !(Number.isInteger(inference.maxTokens) && inference.maxTokens >= 1))
+    return "inferenceConfig.maxTokens: must be an integer of at least 1";
+  for (const key of ["temperature", "topP"])
+    if (inference[key] !== undefined && !(typeof inference[key] === "number" && inference[key] >= 0 && inference[key] <= 1))
+      return `inferenceConfig.${key}: must be a number between 0 and 1`;
+  if (
+    inference.stopSequences !== undefined &&
+    !(Array.isArray(inference.stopSequences) && inference.stopSequences.every((s) => typeof s === "string" && s))
+  )
+    return "inferenceConfig.stopSequences: each stop sequence must be a non-empty string";
+  for (const [i, block] of (body?.system ?? []).entries()) {
+    if (!oneMember(block, SYSTEM_MEMBERS)) return `system.${i}: a SystemContentBlock must have exactly one of ${SYSTEM_MEMBERS.join(", ")}`;
+  }
+  const toolConfig = body?.toolConfig;
+  if (toolConfig !== undefined) {
+    if (!Array.isArray(toolConfig.tools) || !toolConfig.tools.length) return "toolConfig.tools: must contain at least 1 tool";
+    for (const [i, tool] of toolConfig.tools.entries()) {
+      const spec = tool?.toolSpec;
+      if (!spec) continue; // a cachePoint
+      if (typeof spec.name !== "string" || !ID.test(spec.name))
+        return `toolConfig.tools.${i}.toolSpec.name: must be 1 to 64 characters of [a-zA-Z0-9_-]`;
+      if (spec.description !== undefined && !(typeof spec.description === "string" && spec.description))
+        return `toolConfig.tools.${i}.toolSpec.description: must be at least 1 character long`;
+      if (!oneMember(spec.inputSchema, ["json"])) return `toolConfig.tools.${i}.toolSpec.inputSchema: must have its json member`;
+    }
+  }
+  const messages = body?.messages;
+  if (!Array.isArray(messages) || messages[0]?.role !== "user")
+    return "A conversation must start with a user message. Try again with a conversation that starts with a user message.";
+  let toolBlocks = false;
+  for (const [i, m] of messages.entries()) {
+    if (m?.role !== "user" && m?.role !== "assistant") return `messages.${i}.role: must be one of user, assistant`;
+    if (i > 0 && messages[i - 1].role === m.role)
+      return (
+        "A conversation must alternate between user and assistant roles. " +
+        "Make sure the conversation alternates between user and assistant roles and try again."
+      );
+    if (!Array.isArray(m.content) || !m.content.length)
+      return (
+        `The content field in the Message object at messages.${i} is empty. ` +
+        "Add a ContentBlock object to the content field and try again."
+      );
+    let images = 0;
+    for (const [j, b] of m.content.entries()) {
+      if (!oneMember(b, CONTENT_MEMBERS)) return `messages.${i}.content.${j}: a ContentBlock must have exactly one member`;
+      if ("text" in b && !(typeof b.text === "string" && b.text.trim()))
+        return (
+          `The text field in the ContentBlock object at messages.${i}.content.${j} is blank. ` +
+          "Add text to the text field, and try again."
+        );
+      if (b.image && m.role !== "user") return `messages.${i}.content.${j}: images can only be included in user messages`;
+      if (b.image) images++;
+      const id = (b.toolUse ?? b.toolResult)?.toolUseId;
+      if (b.toolUse || b.toolResult) toolBlocks = true;
+      if ((b.toolUse || b.toolResult) && !(typeof id === "string" && ID.test(id)))
+        return `messages.${i}.content.${j}: toolUseId must be 1 to 64 characters of [a-zA-Z0-9_-]`;
+      if (b.toolUse && m.role !== "assistant") return `messages.${i}.content.${j}: toolUse blocks can only be in assistant messages`;
+      if (b.toolResult && m.role !== "user") return `messages.${i}.content.${j}: toolResult blocks can only be in user messages`;
+      if (b.toolResult && !Array.isArray(b.toolResult.content))
+        return `messages.${i}.content.${j}.toolResult.content: is required (a list)`;
+      if (b.toolResult?.status !== undefined && !["success", "error"].includes(b.toolResult.status))
+        return `messages.${i}.content.${j}.toolResult.status: must be one of success, error`;
+    }
+    if (images > 20) return `messages.${i}: a message can include up to 20 images`;
+    const results = m.content.filter((b) => b.toolResult).map((b) => b.toolResult.toolUseId);
+    const asked = i > 0 ? messages[i - 1].content.filter((b) => b.toolUse).map((b) => b.toolUse.toolUseId) : [];
+    if (results.length > asked.length || results.some((id) => !asked.includes(id)))
+      return `The number of toolResult blocks at messages.${i}.content exceeds the number of toolUse blocks of previous turn.`;
+    const uses = m.content.filter((b) => b.toolUse).map((b) => b.toolUse.toolUseId);
+    const answered = (Array.isArray(messages[i + 1]?.content) ? messages[i + 1].content : [])
+      .filter((b) => b.toolResult)
+      .map((b) => b.toolResult.toolUseId);
+    const open = uses.filter((id) => !answered.includes(id));
+    if (open.length && i + 1 < messages.length)
+      return `Expected toolResult blocks at messages.${i + 1}.content for the following Ids: ${open.join(", ")}`;
+  }
+  if (toolBlocks && toolConfig === undefined)
+    return "The toolConfig field must be defined when using toolUse and toolResult content blocks.";
+  return undefined;
+}
 
 /** The stand-in's only key (the tests' awsApi credential). */
 export const BEDROCK_TEST_KEY = { id: "AKIAEDGEFLOWTEST", secret: "edgeflow/standin+Secret1" };
@@ -127,6 +240,8 @@ export function startBedrockStandin() {
       if (typeof body?.inputText !== "string") return awsError(400, "ValidationException", "inputText is required");
       return json(200, { embedding: vector(body.inputText), inputTextTokenCount: 3 });
     }
+    const invalid = validateConverse(body);
+    if (invalid) return awsError(400, "ValidationException", invalid);
     const messages = body?.messages ?? [];
     const lastUserIdx = messages.findLastIndex((m) => m.role === "user" && textOf(m.content));
     const last = textOf(messages[lastUserIdx]?.content);

@@ -42,6 +42,8 @@
 //   [dest NAME]  in a router chain's prompt (ends "<< OUTPUT >>"): a fenced route to NAME (scripted.mjs)
 //   [xml NAME: INPUT], [xml final: TEXT]  in the XML agent's prompt: its tool call or final answer (scripted.mjs)
 //   otherwise    "echo: <last user message>"
+// A request the real API refuses (validateChatCompletion: roles, content, tool-call/tool-message order,
+// tool names, tool_choice, ranges) gets OpenAI's 400 invalid_request_error first.
 // ANY /echo…: 200 JSON {method, path, query, headers, body} (?status=N answers N), for HTTP nodes.
 // POST …/embeddings (OpenAI's embeddings API): a deterministic bag-of-words vector per input
 // (lower-cased words, common English words left out, each hashed to one of 4096 dimensions — or
@@ -120,6 +122,149 @@ function scenarioAnswer(last) {
 }
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+// Chat completions request validation, as OpenAI answers a request it refuses: 400 invalid_request_error.
+// Sources: the API reference (openai/openai-openapi: CreateChatCompletionRequest, ChatCompletionRequestMessage
+// and its roles, ChatCompletionTool and FunctionObject.name, ChatCompletionToolChoiceOption, StopConfiguration,
+// ChatCompletionStreamOptions) and the service's own tool-message errors, quoted in public issue threads.
+const MESSAGE_ROLES = ["system", "developer", "user", "assistant", "tool", "function"];
+const PART_TYPES = {
+  system: ["text"],
+  developer: ["text"],
+  user: ["text", "image_url", "input_audio", "file"],
+  assistant: ["text", "refusal"],
+  tool: ["text"],
+};
+const FUNCTION_NAME = /^[a-zA-Z0-9_-]+$/;
+const unanswered = (ids) =>
+  "An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. " +
+  `The following tool_call_ids did not have response messages: ${[...ids].join(", ")}`;
+
+/** A message's content: a string, or a non-empty array of parts of the types its role takes; else the error. */
+function contentError(content, role, at) {
+  if (typeof content === "string") return undefined;
+  if (!Array.isArray(content))
+    return `Invalid type for '${at}.content': expected a string or an array of objects, got ${content === null ? "null" : typeof content}.`;
+  if (!content.length)
+    return `Invalid '${at}.content': empty array. Expected an array with minimum length 1, but got an empty array instead.`;
+  for (const [j, part] of content.entries()) {
+    if (!PART_TYPES[role].includes(part?.type))
+      return `Invalid value: '${part?.type}' (${at}.content[${j}].type). Supported values are: ${PART_TYPES[role].join(", ")}.`;
+    if (part.type === "text" && typeof part.text !== "string") return `Missing required parameter: '${at}.content[${j}].text'.`;
+    if (part.type === "image_url" && typeof part.image_url?.url !== "string")
+      return `Missing required parameter: '${at}.content[${j}].image_url.url'.`;
+  }
+  return undefined;
+}
+
+/** What the OpenAI chat completions API refuses in a request: {message, param}, or undefined. */
+function validateChatCompletion(body, path) {
+  const bad = (message, param = null) => ({ message, param });
+  if (!body || typeof body !== "object" || Array.isArray(body)) return bad("The request body must be a JSON object.");
+  // Azure OpenAI names the model (its deployment) in the path instead.
+  if (!path.includes("/deployments/") && (typeof body.model !== "string" || !body.model))
+    return bad("you must provide a model parameter", "model");
+  const messages = body.messages;
+  if (!Array.isArray(messages)) return bad("Missing required parameter: 'messages'.", "messages");
+  if (!messages.length) return bad("[] is too short - 'messages'", "messages");
+  let waiting; // the tool_call ids of the last assistant message not yet answered, while only tool messages follow it
+  for (const [i, m] of messages.entries()) {
+    const at = `messages[${i}]`;
+    if (!m || typeof m !== "object") return bad(`Invalid type for '${at}': expected an object.`, at);
+    if (!MESSAGE_ROLES.includes(m.role))
+      return bad(`Invalid value: '${m.role}'. Supported values are: ${MESSAGE_ROLES.map((r) => `'${r}'`).join(", ")}.`, `${at}.role`);
+    if (m.role === "tool") {
+      if (!waiting)
+        return bad(
+          "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.",
+          `${at}.role`,
+        );
+      if (!waiting.has(m.tool_call_id))
+        return bad(
+          `Invalid parameter: 'tool_call_id' of '${m.tool_call_id}' not found in 'tool_calls' of previous message.`,
+          `${at}.tool_call_id`,
+        );
+      waiting.delete(m.tool_call_id);
+    } else {
+      if (waiting?.size) return bad(unanswered(waiting), `${at}.role`);
+      waiting = undefined;
+    }
+    if (m.role === "function") {
+      if (typeof m.name !== "string") return bad(`Missing required parameter: '${at}.name'.`, `${at}.name`);
+      continue;
+    }
+    const calls = m.role === "assistant" ? m.tool_calls : undefined;
+    // An assistant's content is required unless it calls tools (or a function).
+    const optional = m.role === "assistant" && ((Array.isArray(calls) && calls.length) || m.function_call);
+    if (m.content === undefined && !optional) return bad(`Missing required parameter: '${at}.content'.`, `${at}.content`);
+    if (!(optional && m.content == null)) {
+      const e = contentError(m.content, m.role, at);
+      if (e) return bad(e, `${at}.content`);
+    }
+    if (calls !== undefined && calls !== null) {
+      if (!Array.isArray(calls)) return bad(`Invalid type for '${at}.tool_calls': expected an array.`, `${at}.tool_calls`);
+      for (const [j, c] of calls.entries()) {
+        if (
+          typeof c?.id !== "string" ||
+          c.type !== "function" ||
+          typeof c.function?.name !== "string" ||
+          typeof c.function?.arguments !== "string"
+        )
+          return bad(
+            `Invalid '${at}.tool_calls[${j}]': id, type "function" and function {name, arguments: string} are required.`,
+            `${at}.tool_calls[${j}]`,
+          );
+      }
+      if (calls.length) waiting = new Set(calls.map((c) => c.id));
+    }
+    if (m.role === "tool" && typeof m.tool_call_id !== "string")
+      return bad(`Missing required parameter: '${at}.tool_call_id'.`, `${at}.tool_call_id`);
+  }
+  if (waiting?.size) return bad(unanswered(waiting), "messages");
+  if (body.tools !== undefined && body.tools !== null) {
+    if (!Array.isArray(body.tools)) return bad("Invalid type for 'tools': expected an array.", "tools");
+    for (const [t, tool] of body.tools.entries()) {
+      if (tool?.type === "custom" && typeof tool.custom?.name === "string") continue;
+      if (tool?.type !== "function")
+        return bad(`Invalid value: '${tool?.type}'. Supported values are: 'function' and 'custom'.`, `tools[${t}].type`);
+      const name = tool.function?.name;
+      if (typeof name !== "string") return bad(`Missing required parameter: 'tools[${t}].function.name'.`, `tools[${t}].function.name`);
+      if (!FUNCTION_NAME.test(name))
+        return bad(
+          `Invalid 'tools[${t}].function.name': string does not match pattern. Expected a match of '${FUNCTION_NAME.source}'.`,
+          `tools[${t}].function.name`,
+        );
+      if (name.length > 64)
+        return bad(
+          `Invalid 'tools[${t}].function.name': string too long. Expected a string with maximum length 64, but got length ${name.length}.`,
+          `tools[${t}].function.name`,
+        );
+    }
+  }
+  const choice = body.tool_choice;
+  if (choice !== undefined && choice !== null) {
+    const ok =
+      typeof choice === "string"
+        ? ["none", "auto", "required"].includes(choice)
+        : (choice?.type === "function" && typeof choice.function?.name === "string") ||
+          (choice?.type === "custom" && typeof choice.custom?.name === "string") ||
+          (choice?.type === "allowed_tools" && typeof choice.allowed_tools === "object");
+    if (!ok) return bad(`Invalid value for 'tool_choice': ${JSON.stringify(choice)}.`, "tool_choice");
+  }
+  const ranges = { temperature: [0, 2], top_p: [0, 1], frequency_penalty: [-2, 2], presence_penalty: [-2, 2], n: [1, 128] };
+  for (const [name, [min, max]] of Object.entries(ranges)) {
+    const v = body[name];
+    if (v === undefined || v === null) continue;
+    if (typeof v !== "number") return bad(`Invalid type for '${name}': expected a number.`, name);
+    if (v < min) return bad(`Invalid '${name}': decimal below minimum value. Expected a value >= ${min}, but got ${v} instead.`, name);
+    if (v > max) return bad(`Invalid '${name}': decimal above maximum value. Expected a value <= ${max}, but got ${v} instead.`, name);
+  }
+  if (Array.isArray(body.stop) && (body.stop.length < 1 || body.stop.length > 4))
+    return bad(`Invalid 'stop': an array of 1 to 4 sequences is expected, but got ${body.stop.length}.`, "stop");
+  if (body.stream_options != null && body.stream !== true)
+    return bad("The 'stream_options' parameter is only allowed when 'stream' is enabled.", "stream_options");
+  return undefined;
+}
 
 const STOPWORDS = new Set(
   "a an and are as at be by for from has have i in is it its of on or that the this to was we what when where which who will with you your does do".split(
@@ -297,6 +442,12 @@ export function startStandin() {
     }
     const body = parseAndRecord(req, res, url, raw);
     if (!body) return;
+    const invalid = validateChatCompletion(body, url.pathname);
+    if (invalid) {
+      res.writeHead(400, { "content-type": "application/json" });
+      res.end(JSON.stringify({ error: { ...invalid, type: "invalid_request_error", code: null } }));
+      return;
+    }
     const record = requests.at(-1);
     const messages = Array.isArray(body.messages) ? body.messages : [];
     const lastUser = [...messages].reverse().find((m) => m.role === "user");

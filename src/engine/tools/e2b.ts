@@ -19,6 +19,7 @@ import { str } from "../core/inputs";
 import type { RunContext } from "../core/ports";
 import { ARTIFACTS_PREFIX, producesArtifacts } from "./artifacts";
 import { ToolCallError, baseUrlOf, callService, callServiceJson, credentialField } from "./service";
+import { toolName } from "./names";
 import type { ToolDeps } from "./types";
 
 const DESC =
@@ -91,7 +92,7 @@ export async function e2bTool(inputs: Record<string, unknown>, { ctx, label }: T
   checkEndpoint(api, "E2B_API_URL", env);
   checkEndpoint(sandboxUrl(hostTemplate, "sandbox", DOMAIN), "E2B_SANDBOX_URL", env);
   const tool = new DynamicStructuredTool({
-    name: str(inputs.toolName) ?? "code_interpreter",
+    name: toolName(str(inputs.toolName) ?? "code_interpreter"),
     description: str(inputs.toolDesc) ?? DESC,
     schema: z.object({ input: z.string().describe("Python code to be executed in the sandbox environment") }),
     func: async ({ input }) => {

@@ -10,7 +10,7 @@ import { convertToOpenAITool } from "@langchain/core/utils/function_calling";
 import { fail } from "../../errors";
 import { headerSecrets } from "../../lib/redact";
 import type { RemoteModelFields } from "./base";
-import { contentText } from "./messages";
+import { EMPTY_USER_TEXT, contentText, pairToolCalls } from "./messages";
 import { type WireRequest, messageOf } from "./http";
 import { type NativeCallOptions, NativeChatModel, dataUrl, imageUrlOf } from "./native";
 import { forcedToolName, toolChoiceMode } from "./tool-choice";
@@ -30,12 +30,14 @@ export interface AnthropicFields extends RemoteModelFields {
 type Block = Record<string, unknown>;
 type Turn = { role: "user" | "assistant"; content: Block[] };
 
+/** A text block, or none for blank text (Anthropic: "text content blocks must contain non-whitespace text"). */
+const textBlocks = (text: string): Block[] => (text.trim() ? [{ type: "text", text }] : []);
+
 function userBlocks(content: unknown): Block[] {
-  if (!Array.isArray(content)) return [{ type: "text", text: contentText(content) }];
   const blocks: Block[] = [];
-  for (const part of content as Array<Record<string, unknown> | string>) {
-    if (typeof part === "string") blocks.push({ type: "text", text: part });
-    else if (part?.type === "text") blocks.push({ type: "text", text: String(part.text ?? "") });
+  for (const part of Array.isArray(content) ? (content as Array<Record<string, unknown> | string>) : [contentText(content)]) {
+    if (typeof part === "string") blocks.push(...textBlocks(part));
+    else if (part?.type === "text") blocks.push(...textBlocks(String(part.text ?? "")));
     else if (part?.type === "image_url") {
       const url = imageUrlOf(part);
       const inline = url ? dataUrl(url) : undefined;
@@ -43,7 +45,7 @@ function userBlocks(content: unknown): Block[] {
       else if (url) blocks.push({ type: "image", source: { type: "url", url } });
     }
   }
-  return blocks;
+  return blocks.length ? blocks : textBlocks(EMPTY_USER_TEXT);
 }
 
 /** LangChain messages → Anthropic's `system` and alternating user/assistant turns. */
@@ -56,13 +58,11 @@ export function toAnthropicMessages(messages: BaseMessage[]): { system?: string;
       last.content.push(...blocks); // consecutive same-role turns (tool results) merge
     else turns.push({ role, content: blocks });
   };
-  for (const m of messages) {
+  for (const m of pairToolCalls(messages)) {
     const type = m.getType();
     if (type === "system") system.push(contentText(m.content));
     else if (type === "ai") {
-      const blocks: Block[] = [];
-      const text = contentText(m.content);
-      if (text) blocks.push({ type: "text", text });
+      const blocks: Block[] = textBlocks(contentText(m.content));
       for (const [i, c] of ((m as AIMessage).tool_calls ?? []).entries())
         blocks.push({ type: "tool_use", id: c.id ?? `toolu_${i}`, name: c.name, input: c.args ?? {} });
       if (blocks.length) push("assistant", blocks); // Anthropic refuses empty text blocks: an empty turn is left out
@@ -71,7 +71,10 @@ export function toAnthropicMessages(messages: BaseMessage[]): { system?: string;
       push("user", [{ type: "tool_result", tool_use_id: id, content: contentText(m.content) }]);
     } else push("user", userBlocks(m.content));
   }
-  return { system: system.length ? system.join("\n\n") : undefined, messages: turns };
+  // Anthropic needs at least one message: a system prompt alone is asked with a stand-in user turn.
+  if (!turns.length) push("user", textBlocks(EMPTY_USER_TEXT));
+  const prompt = system.filter((s) => s.trim()).join("\n\n");
+  return { system: prompt || undefined, messages: turns };
 }
 
 /** LangChain's tool_choice (a mode, a tool's name, OpenAI's or Anthropic's object) → Anthropic's. */

@@ -4,7 +4,7 @@
 import { AIMessage, AIMessageChunk, type BaseMessage } from "@langchain/core/messages";
 import { ChatGenerationChunk, type ChatResult } from "@langchain/core/outputs";
 import { fail } from "../../errors";
-import { contentText } from "./messages";
+import { EMPTY_USER_TEXT, contentText, pairToolCalls } from "./messages";
 import { dataUrl, imageUrlOf } from "./native";
 import { forcedToolName, toolChoiceMode } from "./tool-choice";
 
@@ -19,12 +19,14 @@ const IMAGE_FORMATS: Record<string, string> = {
   "image/webp": "webp",
 };
 
+/** A text block, or none for blank text (Converse: "The text field in the ContentBlock object … is blank"). */
+const textBlocks = (text: string): Block[] => (text.trim() ? [{ text }] : []);
+
 function userBlocks(content: unknown): Block[] {
-  if (!Array.isArray(content)) return [{ text: contentText(content) }];
   const blocks: Block[] = [];
-  for (const part of content as Array<Record<string, unknown> | string>) {
-    if (typeof part === "string") blocks.push({ text: part });
-    else if (part?.type === "text") blocks.push({ text: String(part.text ?? "") });
+  for (const part of Array.isArray(content) ? (content as Array<Record<string, unknown> | string>) : [contentText(content)]) {
+    if (typeof part === "string") blocks.push(...textBlocks(part));
+    else if (part?.type === "text") blocks.push(...textBlocks(String(part.text ?? "")));
     else if (part?.type === "image_url") {
       // Converse takes image bytes only: a data: URL is sent, a link cannot be.
       const url = imageUrlOf(part);
@@ -33,11 +35,15 @@ function userBlocks(content: unknown): Block[] {
       if (inline && format) blocks.push({ image: { format, source: { bytes: inline.data } } });
     }
   }
-  return blocks.filter((b) => !("text" in b) || b.text !== "");
+  return blocks.length ? blocks : textBlocks(EMPTY_USER_TEXT);
 }
 
-/** LangChain messages → Converse's `system` blocks and turns (same-role neighbours merged, as Converse requires). */
-export function toConverseMessages(messages: BaseMessage[]): { system: Block[]; messages: Turn[] } {
+/**
+ * LangChain messages → Converse's `system` blocks and turns (same-role neighbours merged, as Converse
+ * requires). Without `tools`, tool calls and results go as text: Converse refuses toolUse / toolResult
+ * blocks in a request without toolConfig (an LLM node after an agent, an agent whose tools were all rejected).
+ */
+export function toConverseMessages(messages: BaseMessage[], tools = true): { system: Block[]; messages: Turn[] } {
   const system: Block[] = [];
   const turns: Turn[] = [];
   const push = (role: Turn["role"], blocks: Block[]) => {
@@ -46,21 +52,28 @@ export function toConverseMessages(messages: BaseMessage[]): { system: Block[]; 
     if (last?.role === role) last.content.push(...blocks);
     else turns.push({ role, content: blocks });
   };
-  for (const m of messages) {
+  for (const m of pairToolCalls(messages)) {
     const type = m.getType();
-    if (type === "system") system.push({ text: contentText(m.content) });
+    if (type === "system") system.push(...textBlocks(contentText(m.content)));
     else if (type === "ai") {
-      const blocks: Block[] = [];
-      const text = contentText(m.content);
-      if (text) blocks.push({ text });
+      const blocks: Block[] = textBlocks(contentText(m.content));
       for (const [i, c] of ((m as AIMessage).tool_calls ?? []).entries())
-        blocks.push({ toolUse: { toolUseId: c.id ?? `tooluse_${i}`, name: c.name, input: c.args ?? {} } });
+        blocks.push(
+          tools
+            ? { toolUse: { toolUseId: c.id ?? `tooluse_${i}`, name: c.name, input: c.args ?? {} } }
+            : { text: `Tool call ${c.name}: ${JSON.stringify(c.args ?? {})}` },
+        );
       push("assistant", blocks);
     } else if (type === "tool") {
-      const id = (m as unknown as { tool_call_id?: string }).tool_call_id;
-      push("user", [{ toolResult: { toolUseId: id, content: [{ text: contentText(m.content) }] } }]);
+      const { tool_call_id: id, name } = m as unknown as { tool_call_id?: string; name?: string };
+      const result = contentText(m.content);
+      push("user", [
+        tools ? { toolResult: { toolUseId: id, content: [{ text: result }] } } : { text: `Tool result ${name ?? id}: ${result}` },
+      ]);
     } else push("user", userBlocks(m.content));
   }
+  // "A conversation must start with a user message": history opening with a greeting, or nothing but a system prompt.
+  if (turns[0]?.role !== "user") turns.unshift({ role: "user", content: textBlocks(EMPTY_USER_TEXT) });
   return { system, messages: turns };
 }
 

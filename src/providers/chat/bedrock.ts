@@ -130,7 +130,7 @@ export class BedrockChatModel extends ChatModelBase<RemoteCallOptions> {
   }
 
   private body(messages: BaseMessage[], options: this["ParsedCallOptions"]): string {
-    const { system, messages: turns } = toConverseMessages(messages);
+    const { system, messages: turns } = toConverseMessages(messages, Boolean(options?.tools?.length));
     return JSON.stringify({ ...this.invocationParams(options), ...(system.length ? { system } : {}), messages: turns });
   }
 

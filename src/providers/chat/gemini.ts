@@ -9,8 +9,9 @@ import { ChatGenerationChunk, type ChatResult } from "@langchain/core/outputs";
 import type { Runnable } from "@langchain/core/runnables";
 import { convertToOpenAITool } from "@langchain/core/utils/function_calling";
 import { fail } from "../../errors";
+import { isObject } from "../../lib/inputs";
 import type { RemoteModelFields } from "./base";
-import { contentText } from "./messages";
+import { EMPTY_USER_TEXT, contentText, pairToolCalls } from "./messages";
 import { type WireRequest, messageOf } from "./http";
 import { type NativeCallOptions, NativeChatModel, dataUrl, imageUrlOf } from "./native";
 import { forcedToolName, toolChoiceMode } from "./tool-choice";
@@ -52,21 +53,53 @@ export function safetySettingsOf(categories: unknown, thresholds: unknown): Gemi
   return c.length ? c.map((category, i) => ({ category, threshold: t[i] })) : undefined;
 }
 
-/** Gemini's schema dialect refuses some JSON Schema keywords zod-to-json-schema writes. */
+/** The fields of Gemini's Schema (a subset of OpenAPI 3.0): the API refuses any other name as an unknown field. */
+const SCHEMA_FIELDS = new Set([
+  ...["type", "format", "title", "description", "nullable", "enum", "items", "minItems", "maxItems", "properties", "required"],
+  ...["minProperties", "maxProperties", "minLength", "maxLength", "pattern", "example", "anyOf", "propertyOrdering", "default"],
+  ...["minimum", "maximum"],
+]);
+
+/**
+ * A JSON schema (zod's, a custom tool's, an MCP server's) in Gemini's dialect: JSON Schema keywords it lacks
+ * ($schema, additionalProperties, propertyNames of a record, const, exclusiveMinimum, $ref…) are left out,
+ * `type: [T, "null"]` (a nullable field) becomes `type: T, nullable: true`, a `const` a one-value enum; a
+ * string keeps only the formats Gemini takes (enum, date-time), an enum only string values of a string.
+ */
 function geminiSchema(schema: unknown): unknown {
-  if (Array.isArray(schema)) return schema.map(geminiSchema);
-  if (!schema || typeof schema !== "object") return schema;
+  if (!isObject(schema)) return schema;
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(schema)) if (k !== "$schema" && k !== "additionalProperties") out[k] = geminiSchema(v);
+  for (const [k, v] of Object.entries(schema)) {
+    if (k === "properties" && isObject(v))
+      out.properties = Object.fromEntries(Object.entries(v).map(([name, s]) => [name, geminiSchema(s)]));
+    else if (k === "items") out.items = geminiSchema(Array.isArray(v) ? v[0] : v);
+    else if (k === "anyOf" && Array.isArray(v)) out.anyOf = v.map(geminiSchema);
+    else if (k === "type" && Array.isArray(v)) {
+      const types = v.filter((t) => t !== "null");
+      if (types.length === 1) out.type = types[0];
+      else if (types.length) out.anyOf = types.map((type) => ({ type }));
+      if (types.length < v.length) out.nullable = true;
+    } else if (k === "const" && typeof v === "string") out.enum = [v];
+    else if (SCHEMA_FIELDS.has(k)) out[k] = v;
+  }
+  // Gemini takes `properties` only with type OBJECT and `enum` only with STRING: JSON Schema may leave the type implied.
+  if (out.type === undefined && out.properties !== undefined) out.type = "object";
+  const strings = Array.isArray(out.enum) && out.enum.every((e) => typeof e === "string");
+  if (out.type === undefined && strings) out.type = "string";
+  const isString = String(out.type).toLowerCase() === "string";
+  if (out.format !== undefined && isString && !["enum", "date-time"].includes(String(out.format))) delete out.format;
+  if (out.enum !== undefined && !(isString && strings)) delete out.enum;
   return out;
 }
 
+/** A text part, or none for blank text (it carries nothing; Vertex AI refuses an empty one). */
+const textParts = (text: string): Part[] => (text.trim() ? [{ text }] : []);
+
 function userParts(content: unknown): Part[] {
-  if (!Array.isArray(content)) return [{ text: contentText(content) }];
   const parts: Part[] = [];
-  for (const part of content as Array<Record<string, unknown> | string>) {
-    if (typeof part === "string") parts.push({ text: part });
-    else if (part?.type === "text") parts.push({ text: String(part.text ?? "") });
+  for (const part of Array.isArray(content) ? (content as Array<Record<string, unknown> | string>) : [contentText(content)]) {
+    if (typeof part === "string") parts.push(...textParts(part));
+    else if (part?.type === "text") parts.push(...textParts(String(part.text ?? "")));
     else if (part?.type === "image_url") {
       const url = imageUrlOf(part);
       const inline = url ? dataUrl(url) : undefined;
@@ -74,7 +107,7 @@ function userParts(content: unknown): Part[] {
       else if (url) parts.push({ fileData: { mimeType: "image/*", fileUri: url } });
     }
   }
-  return parts;
+  return parts.length ? parts : textParts(EMPTY_USER_TEXT);
 }
 
 function responseOf(text: string): Record<string, unknown> {
@@ -97,13 +130,11 @@ export function toGeminiContents(messages: BaseMessage[]): { system?: string; co
     if (last?.role === role) last.parts.push(...parts);
     else contents.push({ role, parts });
   };
-  for (const m of messages) {
+  for (const m of pairToolCalls(messages)) {
     const type = m.getType();
     if (type === "system") system.push(contentText(m.content));
     else if (type === "ai") {
-      const parts: Part[] = [];
-      const text = contentText(m.content);
-      if (text) parts.push({ text });
+      const parts: Part[] = textParts(contentText(m.content));
       for (const c of (m as AIMessage).tool_calls ?? []) {
         if (c.id) names.set(c.id, c.name);
         parts.push({ functionCall: { name: c.name, args: c.args ?? {} } });
@@ -115,7 +146,10 @@ export function toGeminiContents(messages: BaseMessage[]): { system?: string; co
       push("user", [{ functionResponse: { name, response: responseOf(contentText(m.content)) } }]);
     } else push("user", userParts(m.content));
   }
-  return { system: system.length ? system.join("\n\n") : undefined, contents };
+  // Gemini needs contents ("contents is not specified"): a system prompt alone is asked with a stand-in user turn.
+  if (!contents.length) push("user", textParts(EMPTY_USER_TEXT));
+  const prompt = system.filter((s) => s.trim()).join("\n\n");
+  return { system: prompt || undefined, contents };
 }
 
 function toolConfig(choice: unknown): Record<string, unknown> | undefined {

@@ -6,6 +6,7 @@ import { isObject, num, str } from "../../core/inputs";
 import type { ToolDeps } from "../types";
 import { ToolCallError, baseUrlOf, callServiceJson } from "../service";
 import { list, queryTool } from "./query-tool";
+import { toolName } from "../names";
 
 const DESCRIPTION =
   "A meta search engine. Useful for when you need to answer questions about current events. Input should be a search " +
@@ -64,7 +65,7 @@ function searxAnswer(res: Record<string, unknown>): string {
 
 export async function searxngTool(inputs: Record<string, unknown>, { ctx }: ToolDeps) {
   return queryTool({
-    name: str(inputs.toolName) ?? "searxng-search",
+    name: toolName(str(inputs.toolName) ?? "searxng-search"),
     description: str(inputs.toolDescription) ?? DESCRIPTION,
     inputs,
     run: async (input) => {
