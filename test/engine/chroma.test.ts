@@ -3,9 +3,12 @@
 // collection created, LangChain's record layout, the x-chroma-token), the record manager (unchanged
 // chunks skipped, asked of Chroma; removed ones deleted there), chromaMetadataFilter, the tenant and
 // database, a collection Flowise filled, and a Chroma that is down, slow or refuses.
+import { env } from "cloudflare:workers";
+import { Document } from "@langchain/core/documents";
 import { describe, expect, inject, it } from "vitest";
 import { LOCAL_HASH_DIMS, LocalHashEmbeddings } from "../../src/providers/embeddings/local-hash";
-import { credential, marker } from "./helpers";
+import { buildVectorStore } from "../../src/providers/vectorstores/registry";
+import { credential, db, marker } from "./helpers";
 import {
   askNightTrains,
   bookkeepingTexts,
@@ -124,6 +127,51 @@ describe("chroma", () => {
     const all = await storeRequests(chroma());
     const queries = all.filter((r) => r.path.startsWith("/api/v2/tenants/t-acme/databases/prod/") && r.path.endsWith("/query"));
     expect(queries.map((q) => q.body.where)).toContainEqual({ kind: "public" });
+  });
+
+  it("a chromaMetadataFilter of several fields (or operators) is sent as Chroma's $and: its server takes one key a level", async () => {
+    const cred = await chromaKey();
+    const collection = `and-${marker()}`;
+    await upsertFlow(chromaFlow({ credential: cred, collection, text: BAKERY, metadata: '{"kind":"shop","floor":1}' }));
+    await upsertFlow(chromaFlow({ credential: cred, collection, text: LIBRARY, metadata: '{"kind":"public","floor":2}' }));
+    await upsertFlow(chromaFlow({ credential: cred, collection, text: STATION, metadata: '{"kind":"public","floor":5}' }));
+    const ask = async (filter: unknown) =>
+      (
+        await predict(chromaFlow({ credential: cred, collection, topK: "4", extra: { chromaMetadataFilter: filter } }), "bakery")
+      ).sourceDocuments?.map((d) => d.pageContent);
+    expect(await ask('{"kind":"public","floor":2}')).toEqual([LIBRARY]);
+    expect(await ask({ kind: "public", floor: { $gte: 2, $lt: 5 } })).toEqual([LIBRARY]);
+    expect(await ask({ $or: [{ kind: "shop" }, { kind: "public", floor: 5 }] })).toEqual([BAKERY, STATION]);
+    const wheres = (await chromaRequests(collection)).filter((r) => r.path.endsWith("/query")).map((r) => r.body.where);
+    expect(wheres).toEqual([
+      { $and: [{ kind: "public" }, { floor: 2 }] },
+      { $and: [{ kind: "public" }, { floor: { $gte: 2 } }, { floor: { $lt: 5 } }] },
+      { $or: [{ kind: "shop" }, { $and: [{ kind: "public" }, { floor: 5 }] }] },
+    ]);
+  });
+
+  it("within Chroma Cloud's quotas: at most 300 records a write, 300 results a query (a larger topK is capped)", async () => {
+    const collection = `quota-${marker()}`;
+    const ctx = {
+      env: env as never,
+      db: db(),
+      embeddings: new LocalHashEmbeddings({ dims: 8 }),
+      namespace: `ns_${marker()}`,
+      getCredential: async () => ({ chromaApiKey: "ck-key-123456" }),
+    };
+    const store = buildVectorStore("chroma", { chromaURL: chroma(), collectionName: collection, credential: "c" }, ctx);
+    const docs = Array.from({ length: 650 }, (_, i) => new Document({ pageContent: `passage ${i}`, metadata: { i } }));
+    await store.addVectors(
+      docs.map((_, i) => [1, i % 5, 0, 0, 0, 0, 0, 1]),
+      docs,
+    );
+    const upserts = (await chromaRequests(collection)).filter((r) => r.path.endsWith("/upsert"));
+    expect(upserts.map((r) => r.body.ids.length)).toEqual([300, 300, 50]);
+    expect((await dump(collection)).records).toHaveLength(650);
+
+    const hits = await store.similaritySearchVectorWithScore([1, 0, 0, 0, 0, 0, 0, 1], 400);
+    expect(hits).toHaveLength(300);
+    expect((await chromaRequests(collection)).filter((r) => r.path.endsWith("/query")).at(-1)?.body.n_results).toBe(300);
   });
 
   it("a collection Flowise filled answers (no credential: a server without auth); mmr asks for the embeddings", async () => {

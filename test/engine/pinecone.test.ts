@@ -2,10 +2,14 @@
 // vectors and answers by cosine with metadata filters: upsert and prediction in a chatflow, the
 // record manager (unchanged chunks skipped, asked of Pinecone), namespaces, filters, an index Flowise
 // filled, and a Pinecone that is down, slow or not configured.
+import { env } from "cloudflare:workers";
+import { Document } from "@langchain/core/documents";
 import { describe, expect, inject, it } from "vitest";
+import { LocalHashEmbeddings } from "../../src/providers/embeddings/local-hash";
+import { buildVectorStore } from "../../src/providers/vectorstores/registry";
 import { flowDataWarning } from "../../src/services/chatflows";
 import multipleDocs from "./fixtures/multiple-documents-qna.json";
-import { type Fixture, credential, flowDataOf, makeCtx, marker, pointAtStandin, runFlow, runtimeWith, standinUrl } from "./helpers";
+import { type Fixture, credential, db, flowDataOf, makeCtx, marker, pointAtStandin, runFlow, runtimeWith, standinUrl } from "./helpers";
 import {
   askNightTrains,
   bookkeepingTexts,
@@ -192,6 +196,81 @@ describe("pinecone", () => {
     });
     const noIndex = await err(predict(pineconeFlow({ credential: cred, index: "" }), "bakery"));
     expect(noIndex).toMatchObject({ status: 400, message: "pinecone needs its pineconeIndex input (the name of a Pinecone index)" });
+  });
+});
+
+describe("pinecone: what Pinecone's data plane takes (the stand-in refuses the rest with Pinecone's 400)", () => {
+  /** A pinecone store on a fresh index of the stand-in, 8-dimension vectors written as given. */
+  const openStore = () => {
+    const index = `wire-${marker()}`;
+    const ctx = {
+      env: { ...env, PINECONE_BASE_URL: pinecone() } as never,
+      db: db(),
+      embeddings: new LocalHashEmbeddings({ dims: 8 }),
+      namespace: `ns_${marker()}`,
+      getCredential: async () => ({ pineconeApiKey: "pc-key-123456" }),
+    };
+    return { index, store: buildVectorStore("pinecone", { pineconeIndex: index, credential: "c" }, ctx) };
+  };
+  const vector = (i: number) => [1, i % 7, 0, 0, 0, 0, 0, 1];
+  type Upsert = { vectors: Array<{ id: string; values: number[]; metadata: Record<string, unknown> }> };
+  const upserts = async (index: string) =>
+    (await pineconeRequests(index)).filter((r) => r.path.endsWith("/vectors/upsert")).map((r) => r.body as Upsert);
+  /** An upsert's size as Pinecone counts it against its 2 MB: 4 bytes a dimension plus the metadata. */
+  const pineconeBytes = (body: Upsert) =>
+    body.vectors.reduce((n, v) => n + 4 * v.values.length + new TextEncoder().encode(JSON.stringify(v.metadata)).length, 0);
+
+  it("large chunks are upserted in batches within Pinecone's 2 MB (as it counts them), not 100 at a time", async () => {
+    const { index, store } = openStore();
+    // 70 chunks of 30,000 characters: 2.1 MB, over Pinecone's limit in one request of 100.
+    const docs = Array.from({ length: 70 }, (_, i) => new Document({ pageContent: `${i} ${"x".repeat(30_000)}`, metadata: { i } }));
+    await store.addVectors(
+      docs.map((_, i) => vector(i)),
+      docs,
+    );
+    const sent = await upserts(index);
+    expect(sent.length).toBeGreaterThan(1);
+    expect(sent.flatMap((b) => b.vectors.map((v) => v.metadata.i)).sort((a, b) => Number(a) - Number(b))).toEqual(docs.map((_, i) => i));
+    for (const body of sent) expect(pineconeBytes(body)).toBeLessThanOrEqual(2_000_000);
+  });
+
+  it("metadata as Pinecone takes it: nested objects flattened (as LangChain does), nulls, NaN and Infinity left out", async () => {
+    const { index, store } = openStore();
+    const metadata = {
+      source: "report.pdf",
+      loc: { pageNumber: 2, lines: { from: 4, to: 9 } },
+      pdf: { info: { Title: "Report", Author: null }, totalPages: 3 },
+      author: null,
+      score: Number.NaN,
+      ratio: Number.POSITIVE_INFINITY,
+      tags: ["a", "b"],
+      pages: [1, 2],
+    };
+    await store.addVectors([vector(1)], [new Document({ pageContent: "page two", metadata })]);
+    const [body] = await upserts(index);
+    expect(body.vectors[0].metadata).toEqual({
+      source: "report.pdf",
+      "loc.pageNumber": 2,
+      "loc.lines.from": 4,
+      "loc.lines.to": 9,
+      "pdf.info.Title": "Report",
+      "pdf.totalPages": 3,
+      tags: ["a", "b"],
+      "pages.0": 1,
+      "pages.1": 2,
+      text: "page two",
+    });
+  });
+
+  it("a chunk over Pinecone's 40960 bytes of metadata (its text is kept there) is a 400 saying so; nothing is sent", async () => {
+    const { index, store } = openStore();
+    const docs = [new Document({ pageContent: "small" }), new Document({ pageContent: `huge ${"y".repeat(45_000)}` })];
+    const failure = await err(store.addVectors([vector(1), vector(2)], docs));
+    expect(failure.status).toBe(400);
+    expect(failure.message).toMatch(
+      /^pinecone: a chunk \("huge y+…"\) has \d+ bytes of text and metadata; Pinecone keeps at most 40960 bytes/,
+    );
+    expect(await upserts(index)).toEqual([]);
   });
 });
 

@@ -3,9 +3,12 @@
 // a chatflow (rows {id, content, metadata, embedding}, apikey and bearer), the record manager
 // (unchanged chunks skipped, asked of Supabase; removed ones deleted there), supabaseMetadataFilter
 // and supabaseRPCFilter, mmr, a table Flowise filled, and a Supabase that is down, slow or refuses.
+import { env } from "cloudflare:workers";
+import { Document } from "@langchain/core/documents";
 import { describe, expect, inject, it } from "vitest";
 import { LOCAL_HASH_DIMS, LocalHashEmbeddings } from "../../src/providers/embeddings/local-hash";
-import { credential, marker } from "./helpers";
+import { buildVectorStore } from "../../src/providers/vectorstores/registry";
+import { credential, db, marker } from "./helpers";
 import {
   askNightTrains,
   bookkeepingTexts,
@@ -115,6 +118,23 @@ describe("supabase", () => {
 
     const diverse = await ask({ searchType: "mmr", fetchK: "2", lambda: "0.2", topK: "2" });
     expect(diverse).toHaveLength(2);
+  });
+
+  it("NUL characters (PDF text and metadata carry them) are left out of rows: PostgreSQL's text and jsonb refuse them", async () => {
+    const table = `t_${marker()}`;
+    const ctx = {
+      env: env as never,
+      db: db(),
+      embeddings: new LocalHashEmbeddings({ dims: 8 }),
+      namespace: `ns_${marker()}`,
+      getCredential: async () => ({ supabaseApiKey: "sb-key-123456" }),
+    };
+    const store = buildVectorStore("supabase", { supabaseProjUrl: supabase(), tableName: table, credential: "c" }, ctx);
+    const metadata = { source: "report.pdf", pdf: { info: { Title: "An\u0000nual" }, pages: ["i\u0000", "ii"] }, "odd\u0000key": 1 };
+    await store.addVectors([[1, 0, 0, 0, 0, 0, 0, 1]], [new Document({ pageContent: "page\u0000one", metadata })]);
+    const [row] = (await dump(table)).rows;
+    expect(row.content).toBe("pageone");
+    expect(row.metadata).toEqual({ source: "report.pdf", pdf: { info: { Title: "Annual" }, pages: ["i", "ii"] }, oddkey: 1 });
   });
 
   it("a table Flowise filled answers (LangChain's rows: uuid ids, nested metadata)", async () => {

@@ -307,3 +307,131 @@ describe("a document store with cohereEmbeddings", () => {
     }
   });
 });
+
+// The stand-ins refuse what each embeddings API refuses, with its own 400 (server.mjs validateEmbeddings,
+// cohere.mjs, gemini-embeddings.mjs); then what our flows hand them, checked to reach them as requests they accept.
+describe("embeddings requests the APIs accept", () => {
+  const post = async (path: string, body: unknown, headers: Record<string, string> = {}) => {
+    const res = await fetch(`${standinUrl()}${path}`, {
+      method: "POST",
+      headers: { authorization: "Bearer k", "content-type": "application/json", ...headers },
+      body: JSON.stringify(body),
+    });
+    return { status: res.status, body: (await res.json()) as Body };
+  };
+
+  it("the stand-ins answer each API's 400 for what it refuses, and accept what it takes", async () => {
+    const openai = (body: Body) => post("/v1/embeddings", { model: "text-embedding-3-small", ...body });
+    const refusedByOpenAI: Array<[Body, RegExp]> = [
+      [{ input: "" }, /'\$\.input' is invalid.*empty string/],
+      [{ input: ["a", ""] }, /'\$\.input' is invalid.*empty string/],
+      [{ input: [] }, /too short - 'input'/],
+      [{ input: Array.from({ length: 2049 }, () => "a") }, /maximum length 2048/],
+      [{ input: "a", model: undefined }, /you must provide a model parameter/],
+      [{ input: "a", encoding_format: "hex" }, /Supported values are: 'float' and 'base64'/],
+      [{ input: "a", dimensions: 0 }, /Expected a value >= 1/],
+      [{ input: "a", model: "text-embedding-ada-002", dimensions: 256 }, /does not support specifying dimensions/],
+      [{ input: Array.from({ length: 512 }, () => "word ".repeat(600)) }, /Requested 307200 tokens, max 300000 tokens per request/],
+    ];
+    for (const [body, message] of refusedByOpenAI) {
+      const res = await openai(body);
+      expect(res.status, JSON.stringify(body).slice(0, 80)).toBe(400);
+      expect(res.body.error.message).toMatch(message);
+      expect(res.body.error.type).toMatch(/^(invalid_request_error|max_tokens_per_request)$/);
+    }
+    expect((await openai({ input: ["a", " "], dimensions: 8, encoding_format: "float" })).status).toBe(200);
+    // Azure names the deployment in the path: no model in the body is fine there.
+    expect((await post("/openai/deployments/emb/embeddings?api-version=2024-02-01", { input: "a" })).status).toBe(200);
+
+    const cohere = (body: Body) => post("/v1/embed", { model: "embed-english-v3.0", texts: ["a"], input_type: "search_query", ...body });
+    const refusedByCohere: Array<[Body, RegExp]> = [
+      [{ texts: Array.from({ length: 97 }, () => "a") }, /texts must hold 1 to 96 items/],
+      [{ texts: [] }, /texts must hold 1 to 96 items/],
+      [{ input_type: undefined }, /input_type must be provided/],
+      [{ model: "embed-v4.0", input_type: undefined }, /input_type must be provided/],
+      [{ input_type: "query" }, /input_type must be one of/],
+      [{ embedding_types: ["floats"] }, /embedding_types must be a list of/],
+      [{ truncate: "MIDDLE" }, /truncate must be one of/],
+    ];
+    for (const [body, message] of refusedByCohere) {
+      const res = await cohere(body);
+      expect(res.status, JSON.stringify(body).slice(0, 80)).toBe(400);
+      expect(res.body.message).toMatch(message);
+    }
+    expect((await cohere({ model: "embed-english-v2.0", input_type: undefined })).status).toBe(200);
+    expect((await cohere({ embedding_types: ["float", "int8"], truncate: "NONE" })).status).toBe(200);
+
+    const request = (text: string) => ({ model: "models/gemini-embedding-001", content: { parts: [{ text }] } });
+    const gemini = (requests: Body[]) =>
+      post("/v1beta/models/gemini-embedding-001:batchEmbedContents", { requests }, { "x-goog-api-key": "k" });
+    const refusedByGemini: Array<[Body[], RegExp]> = [
+      [Array.from({ length: 101 }, () => request("a")), /at most 100 requests can be in one batch/],
+      [[{ ...request("a"), model: "gemini-embedding-001" }], /must match the batch's models\/gemini-embedding-001/],
+      [[{ ...request("a"), model: "models/text-embedding-004" }], /must match/],
+      [[{ model: "models/gemini-embedding-001" }], /content is required/],
+      [[{ ...request("a"), taskType: "RETRIEVAL" }], /Invalid value at 'requests\[0\]\.task_type'/],
+      [[{ ...request("a"), outputDimensionality: "256" }], /Invalid value at 'requests\[0\]\.output_dimensionality'/],
+    ];
+    for (const [requests, message] of refusedByGemini) {
+      const res = await gemini(requests);
+      expect(res.status, JSON.stringify(requests).slice(0, 80)).toBe(400);
+      expect(res.body.error).toMatchObject({ code: 400, status: "INVALID_ARGUMENT" });
+      expect(res.body.error.message).toMatch(message);
+    }
+    const accepted = await gemini([{ ...request("a"), taskType: "CODE_RETRIEVAL_QUERY", outputDimensionality: 16 }]);
+    expect(accepted.status).toBe(200);
+    expect(accepted.body.embeddings[0].values).toHaveLength(16);
+  });
+
+  /** openAIEmbeddings as a flow builds it, at the stand-in; its model name carries `m` (so every request does). */
+  const openAIEmbeddings = async (m: string, config: Record<string, unknown> = {}) => {
+    const id = await credential("openAIApi", { openAIApiKey: `key-${m}` });
+    const ctx = makeCtx("embeddings", { runtime: runtimeWith({}) });
+    const inputs = { basepath: `${standinUrl()}/v1`, modelName: `text-embedding-3-small-${m}`, credential: id, ...config };
+    return buildEmbeddings("openAIEmbeddings", inputs, providerDeps(ctx));
+  };
+
+  it("openAIEmbeddings: an empty document or question goes as one space (OpenAI refuses an empty input)", async () => {
+    // A retriever's hit with no text (an embeddings filter re-embeds hits), an empty question to a retriever.
+    for (const stripNewLines of [true, false]) {
+      const m = marker();
+      const embeddings = await openAIEmbeddings(m, { stripNewLines });
+      const vectors = await embeddings.embedDocuments([`${m} first`, "", `${m} third`]);
+      expect(vectors.map((v) => v.length)).toEqual([4096, 4096, 4096]);
+      expect(await embeddings.embedQuery("")).toHaveLength(4096);
+      expect((await received(m)).map((r) => r.body.input)).toEqual([[`${m} first`, " ", `${m} third`], [" "]]);
+    }
+  });
+
+  it("openAIEmbeddings: long chunks are batched under OpenAI's 300,000 tokens per request, in order", async () => {
+    const m = marker();
+    const embeddings = await openAIEmbeddings(m, { dimensions: 8 });
+    // 512 chunks (the default batch size) of 600 words: one request would be 307,200 tokens at least.
+    const texts = Array.from({ length: 512 }, (_, i) => `${m} chunk${i} ${"word ".repeat(600)}`);
+    const vectors = await embeddings.embedDocuments(texts);
+    expect(vectors).toHaveLength(texts.length);
+    expect(vectors.every((v) => v.length === 8)).toBe(true);
+    const batches = (await received(m)).map((r) => r.body.input as string[]);
+    expect(batches.length).toBeGreaterThan(1);
+    for (const batch of batches) expect(new TextEncoder().encode(batch.join("")).length).toBeLessThanOrEqual(300_000);
+    // The batches go out together: in the texts' order once sorted by their first text.
+    batches.sort((a, b) => texts.indexOf(a[0]) - texts.indexOf(b[0]));
+    expect(batches.flat()).toEqual(texts);
+  });
+
+  it("googleGenerativeAiEmbeddings: a model named with or without models/ is the URL's model in every request", async () => {
+    const gemini = cases.find((c) => c.node === "googleGenerativeAiEmbeddings")!;
+    const m = marker();
+    for (const modelName of ["text-embedding-004", "models/text-embedding-004"]) {
+      const embeddings = await build(gemini, `key-${m}`, { modelName });
+      await embeddings.embedDocuments([`${m} a`, `${m} b`]);
+      await embeddings.embedQuery(`${m} c`);
+    }
+    const requests = await received(m);
+    expect(requests).toHaveLength(4);
+    for (const r of requests) {
+      expect(r.path).toBe("/v1beta/models/text-embedding-004:batchEmbedContents");
+      expect(r.body.requests.every((q: Body) => q.model === "models/text-embedding-004")).toBe(true);
+    }
+  });
+});

@@ -48,7 +48,9 @@
 // POST …/embeddings (OpenAI's embeddings API): a deterministic bag-of-words vector per input
 // (lower-cased words, common English words left out, each hashed to one of 4096 dimensions — or
 // `dimensions` — then normalised), so texts sharing words are near; [fail-embed] in an input → 500;
-// `encoding_format: "base64"` answers each vector as base64 float32s, as OpenAI does.
+// `encoding_format: "base64"` answers each vector as base64 float32s, as OpenAI does. A request the real
+// API refuses (validateEmbeddings: model, empty or too many inputs, encoding_format, dimensions, the
+// 300,000-token request cap) gets OpenAI's 400 first.
 // POST …/v1/embed (Cohere) and …/models/<m>:batchEmbedContents (Gemini): the same vectors, in their
 // shapes (cohere.mjs, gemini-embeddings.mjs).
 // POST …/completions, …/moderations, …/api/generate, …/v1/generate, …/pipeline/feature-extraction:
@@ -266,6 +268,64 @@ function validateChatCompletion(body, path) {
   return undefined;
 }
 
+// Embeddings request validation, as OpenAI answers a request it refuses (400). Sources: the API reference
+// (openai/openai-openapi: CreateEmbeddingRequest — model and input required; input a string that is not
+// empty, or 1 to 2048 strings or token arrays; encoding_format float|base64; dimensions ≥ 1, text-embedding-3
+// and later only; at most 300,000 tokens summed over a request's inputs) and the service's own messages for
+// those, quoted in public issue threads. The route also serves OpenAI-compatible APIs (Azure, Mistral, Jina…).
+const EMBEDDINGS_MAX_INPUTS = 2048;
+const EMBEDDINGS_MAX_REQUEST_TOKENS = 300_000;
+const INVALID_INPUT = "'$.input' is invalid. Please check the API reference: https://platform.openai.com/docs/api-reference.";
+const isTokens = (v) => Array.isArray(v) && v.length > 0 && v.every(Number.isInteger);
+
+/**
+ * Tokens a text has at least, whichever tokenizer OpenAI counts them with: each run of letters and each
+ * group of up to 3 digits is one token or more of its own, so a request over the cap by this count is over it.
+ */
+const fewestTokens = (text) => text.match(/\p{L}+|\p{N}{1,3}/gu)?.length ?? 0;
+
+/** What the OpenAI embeddings API refuses in a request: {message, param, type?}, or undefined. */
+export function validateEmbeddings(body, path = "") {
+  const bad = (message, param = null, type = "invalid_request_error") => ({ message, param, type });
+  if (!body || typeof body !== "object" || Array.isArray(body)) return bad("The request body must be a JSON object.");
+  // Azure OpenAI names the model (its deployment) in the path instead.
+  if (!path.includes("/deployments/") && (typeof body.model !== "string" || !body.model))
+    return bad("you must provide a model parameter", "model");
+  const { input } = body;
+  if (input === undefined || input === null) return bad("Missing required parameter: 'input'.", "input");
+  const inputs = typeof input === "string" ? [input] : input;
+  if (!Array.isArray(inputs)) return bad(INVALID_INPUT);
+  if (!inputs.length) return bad("[] is too short - 'input'", "input");
+  if (inputs.length > EMBEDDINGS_MAX_INPUTS)
+    return bad(
+      `Invalid 'input': array too long. Expected an array with maximum length ${EMBEDDINGS_MAX_INPUTS}, ` +
+        `but got an array with length ${inputs.length} instead.`,
+      "input",
+    );
+  // One kind for every item: strings (none empty), token arrays, or the tokens of one input.
+  const strings = inputs.every((t) => typeof t === "string");
+  if (strings && inputs.some((t) => t === "")) return bad(`${INVALID_INPUT} (An input cannot be an empty string.)`);
+  if (!strings && !inputs.every(Number.isInteger) && !inputs.every(isTokens)) return bad(INVALID_INPUT);
+  const format = body.encoding_format;
+  if (format != null && format !== "float" && format !== "base64")
+    return bad(`Invalid value: '${format}'. Supported values are: 'float' and 'base64'.`, "encoding_format");
+  const dims = body.dimensions;
+  if (dims != null) {
+    if (!Number.isInteger(dims)) return bad("Invalid type for 'dimensions': expected an integer.", "dimensions");
+    if (dims < 1)
+      return bad(`Invalid 'dimensions': integer below minimum value. Expected a value >= 1, but got ${dims} instead.`, "dimensions");
+    if (body.model === "text-embedding-ada-002") return bad("This model does not support specifying dimensions.", "dimensions");
+  }
+  let tokens = 0;
+  if (!strings) tokens = inputs.reduce((n, t) => n + (Array.isArray(t) ? t.length : 1), 0);
+  // Texts are counted only when they have more characters than the cap (a counted token takes one or more).
+  else if (inputs.reduce((n, t) => n + t.length, 0) > EMBEDDINGS_MAX_REQUEST_TOKENS)
+    tokens = inputs.reduce((n, t) => n + fewestTokens(t), 0);
+  if (tokens > EMBEDDINGS_MAX_REQUEST_TOKENS)
+    return bad(`Requested ${tokens} tokens, max ${EMBEDDINGS_MAX_REQUEST_TOKENS} tokens per request`, null, "max_tokens_per_request");
+  return undefined;
+}
+
 const STOPWORDS = new Set(
   "a an and are as at be by for from has have i in is it its of on or that the this to was we what when where which who will with you your does do".split(
     " ",
@@ -386,7 +446,15 @@ export function startStandin() {
     if (req.method === "POST" && url.pathname.endsWith("/embeddings")) {
       const body = parseAndRecord(req, res, url, raw);
       if (!body) return;
-      const inputs = Array.isArray(body.input) ? body.input : [body.input ?? ""];
+      const invalid = validateEmbeddings(body, url.pathname);
+      if (invalid) {
+        res.writeHead(400, { "content-type": "application/json" });
+        const code = invalid.type === "invalid_request_error" ? null : invalid.type;
+        res.end(JSON.stringify({ error: { ...invalid, code } }));
+        return;
+      }
+      // A string, or an array of integers (one input's tokens), is one input.
+      const inputs = Array.isArray(body.input) && !body.input.every(Number.isInteger) ? body.input : [body.input];
       if (inputs.some((t) => String(t).includes("[echo-auth]"))) return echoAuth(req, res);
       if (inputs.some((t) => String(t).includes("[fail-embed]"))) {
         res.writeHead(500, { "content-type": "application/json" });

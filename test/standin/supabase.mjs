@@ -6,7 +6,13 @@
 //   POST   /rest/v1/rpc/FN {query_embedding, match_count, filter}  → [{id, content, metadata, embedding, similarity}]
 // Any table exists (empty until written) except names starting "missing"; the function
 // match_documents searches table `documents`, match_NAME table NAME, any other is missing (404,
-// PGRST202). The function answers rows whose metadata contains `filter` (jsonb @>), by cosine
+// PGRST202). Each has the signature of LangChain's documented match_documents (query_embedding
+// vector, match_count int default null, filter jsonb default '{}'): PostgREST picks a function by the
+// names of the arguments sent (docs.postgrest.org, "Functions as RPC"), so an argument it does not
+// have, or no query_embedding, is PGRST202 too. Text and jsonb cannot hold a NUL character
+// (PostgreSQL's manual, "JSON Types"): a \u0000 in a row's content or metadata, or in the function's
+// filter, is 400 22P05 "unsupported Unicode escape sequence".
+// The function answers rows whose metadata contains `filter` (jsonb @>), by cosine
 // similarity, best first, at most match_count; query-string filters on its rows as PostgREST reads
 // them (`metadata->>k=eq.v`, `metadata->k::int=gt.5`; eq neq gt gte lt lte in) and `limit`. Ids
 // must be UUIDs (400, 22P02), embeddings the dimension of a table's first write (400). Errors
@@ -28,6 +34,15 @@ function contains(have, want) {
   if (Array.isArray(want)) return Array.isArray(have) && want.every((w) => have.some((h) => contains(h, w)));
   return have === want;
 }
+
+const MATCH_PARAMS = { required: ["query_embedding"], optional: ["match_count", "filter"] };
+/** Whether a JSON value holds a NUL character in a string or a key (PostgreSQL's text and jsonb refuse it). */
+const hasNul = (v) =>
+  typeof v === "string"
+    ? v.includes("\u0000")
+    : Array.isArray(v)
+      ? v.some(hasNul)
+      : !!v && typeof v === "object" && Object.entries(v).some(([k, x]) => k.includes("\u0000") || hasNul(x));
 
 const table = (name) => {
   let t = tables.get(name);
@@ -78,8 +93,18 @@ export function startSupabaseStandin() {
     const name = decodeURIComponent(route[2]);
     if (route[1]) {
       const tableName = name === "match_documents" ? "documents" : name.startsWith("match_") ? name.slice(6) : null;
-      if (!tableName || req.method !== "POST")
-        return pgError(404, "PGRST202", `Could not find the function public.${name}(query_embedding) in the schema cache`);
+      const args = Object.keys(body ?? {}).sort();
+      const known = [...MATCH_PARAMS.required, ...MATCH_PARAMS.optional];
+      const fits = MATCH_PARAMS.required.every((a) => args.includes(a)) && args.every((a) => known.includes(a));
+      if (!tableName || req.method !== "POST" || !fits)
+        return pgError(
+          404,
+          "PGRST202",
+          `Could not find the function public.${name}(${args.join(", ")}) in the schema cache`,
+          `Searched for the function public.${name} with parameters ${args.join(", ")} or with a single unnamed json/jsonb ` +
+            "parameter, but no matches were found in the schema cache.",
+        );
+      if (hasNul(body.filter)) return pgError(400, "22P05", "unsupported Unicode escape sequence", "\\u0000 cannot be converted to text.");
       if (tableName === "down") return pgError(500, "XX000", "the database is having a bad day");
       if (tableName === "hang") return hang(res);
       const t = table(tableName);
@@ -109,6 +134,8 @@ export function startSupabaseStandin() {
       const rows = Array.isArray(body) ? body : [body];
       for (const r of rows) {
         if (!UUID.test(String(r.id))) return pgError(400, "22P02", `invalid input syntax for type uuid: "${r.id}"`);
+        if (hasNul(r.content) || hasNul(r.metadata))
+          return pgError(400, "22P05", "unsupported Unicode escape sequence", "\\u0000 cannot be converted to text.");
         if (t.dimension !== undefined && r.embedding.length !== t.dimension)
           return pgError(400, "22000", `expected ${t.dimension} dimensions, not ${r.embedding.length}`);
       }

@@ -22,10 +22,37 @@ export interface EmbeddingsEndpoint {
 /** Embedding requests of one upsert in flight at once. */
 const BATCHES_IN_FLIGHT = 4;
 
-/** `texts` in batches of `size`, a few out at once, results in order: an upsert waits for the slowest, not their sum. */
-export async function inBatches<T>(texts: string[], size: number, embed: (batch: string[]) => Promise<T[]>): Promise<T[]> {
+/** A text's length in UTF-8 bytes, counted without encoding it. */
+export function utf8Length(text: string): number {
+  let n = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    // A surrogate pair (two code units) is 4 bytes: 2 for each half.
+    n += c < 0x80 ? 1 : c < 0x800 || (c >= 0xd800 && c <= 0xdfff) ? 2 : 3;
+  }
+  return n;
+}
+
+/**
+ * `texts` in batches of `size` (and of `maxBytes` UTF-8 bytes at most, beyond a single text that is
+ * larger), a few out at once, results in order: an upsert waits for the slowest, not their sum.
+ */
+export async function inBatches<T>(
+  texts: string[],
+  size: number,
+  embed: (batch: string[]) => Promise<T[]>,
+  maxBytes = Number.POSITIVE_INFINITY,
+): Promise<T[]> {
   const batches: string[][] = [];
-  for (let i = 0; i < texts.length; i += size) batches.push(texts.slice(i, i + size));
+  for (let i = 0; i < texts.length; ) {
+    let end = i;
+    for (let bytes = 0; end < texts.length && end - i < size; end++) {
+      bytes += maxBytes === Number.POSITIVE_INFINITY ? 0 : utf8Length(texts[end]);
+      if (bytes > maxBytes && end > i) break;
+    }
+    batches.push(texts.slice(i, end));
+    i = end;
+  }
   const results = new Array<T[]>(batches.length);
   let next = 0;
   const worker = async () => {

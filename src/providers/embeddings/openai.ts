@@ -1,7 +1,8 @@
 // OpenAI-compatible embeddings over fetch (OpenAI, Azure-style proxies, Ollama's /v1, LM Studio,
 // vLLM…): `basepath`, credential `openAIApi`, OPENAI_BASE_URL / OPENAI_API_KEY as defaults.
-// Batched, a deadline per call, one retry on a network failure or 5xx; failures 502, timeouts 504
-// (http.ts, shared with the providers of other shapes). Also Mistral's, Together's, Jina's, Voyage's.
+// Batched (by count, and by size under OpenAI's per-request token cap), a deadline per call, one retry
+// on a network failure or 5xx; failures 502, timeouts 504 (http.ts, shared with the providers of other
+// shapes). Also Mistral's, Together's, Jina's, Voyage's.
 // The URL is under the outbound policy's endpoint rule: refused at build (a 400 naming `field`).
 import { Embeddings } from "@langchain/core/embeddings";
 import { fail } from "../../errors";
@@ -12,6 +13,13 @@ import { type EmbeddingsEndpoint, embeddingsCall, inBatches, jsonOf, postJson } 
 import type { Float32Embeddings } from "./types";
 
 const PROVIDER = "OpenAI-compatible embeddings endpoint";
+
+/**
+ * OpenAI refuses a request whose inputs sum to more than 300,000 tokens (max_tokens_per_request),
+ * however few they are. A token is at least one UTF-8 byte, so a batch of at most this many bytes
+ * is under the cap without a tokenizer (about 75,000 tokens of English: a few more calls, never a 400).
+ */
+const MAX_REQUEST_BYTES = 300_000;
 
 export interface OpenAIEmbeddingsFields {
   baseUrl: string;
@@ -108,15 +116,24 @@ export class OpenAICompatibleEmbeddings extends Embeddings implements Float32Emb
 
   private embedVectors(texts: string[]): Promise<Vector[]> {
     const size = Math.max(1, Math.min(2048, this.fields.batchSize ?? 512));
-    return inBatches(texts, size, (batch) => this.call(batch, "document"));
+    const input = texts.map((t) => this.prepare(t));
+    return inBatches(input, size, (batch) => this.call(batch, "document"), MAX_REQUEST_BYTES);
   }
 
   async embedQuery(text: string): Promise<number[]> {
-    return toNumbers((await this.call([text], "query"))[0]);
+    return toNumbers((await this.call([this.prepare(text)], "query"))[0]);
   }
 
-  private call(batch: string[], kind: "document" | "query"): Promise<Vector[]> {
-    const input = this.fields.stripNewLines === false ? batch : batch.map((t) => t.replace(/\n/g, " "));
+  /**
+   * A text as sent: new lines as spaces unless the node keeps them. OpenAI refuses an empty string as an
+   * input ("'$.input' is invalid"), failing the whole batch: an empty document (a retriever's text-less
+   * hit) or question goes as one space, which it embeds.
+   */
+  private prepare(text: string): string {
+    return (this.fields.stripNewLines === false ? text : text.replace(/\n/g, " ")) || " ";
+  }
+
+  private call(input: string[], kind: "document" | "query"): Promise<Vector[]> {
     return embeddingsCall(this.endpoint, (deadline) => this.attempt(input, kind, deadline));
   }
 

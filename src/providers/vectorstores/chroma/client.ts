@@ -5,6 +5,7 @@
 // chromaCloudAPIKey. Failures as remote.ts's serviceCall says (502, 504 naming Chroma, never the key);
 // a missing collection is "nothing there" for reads and deletes.
 import { fail } from "../../../errors";
+import { isObject } from "../../../lib/inputs";
 import type { EndpointPolicy } from "../../../lib/outbound";
 import { providerErrorMessage } from "../../chat/http";
 import { type ServiceCall, serviceCall } from "../remote";
@@ -54,6 +55,23 @@ async function chromaErrorMessage(res: Response): Promise<string> {
 
 type Lists<T> = Array<Array<T> | null> | null | undefined;
 
+/**
+ * A metadata filter as Chroma's server reads it: one key at each level, one operator per field. A
+ * filter written Pinecone- or Mongo-style ({a: 1, b: {$gte: 2, $lte: 5}}, as a chromaMetadataFilter
+ * may be) is refused by Chroma ("Invalid where clause"); its clauses are joined with $and instead.
+ */
+export function chromaWhere(where: Record<string, unknown>): Record<string, unknown> {
+  const clauses: Record<string, unknown>[] = [];
+  for (const [key, value] of Object.entries(where)) {
+    if ((key === "$and" || key === "$or") && Array.isArray(value))
+      clauses.push({ [key]: value.map((w) => (isObject(w) ? chromaWhere(w) : w)) });
+    else if (isObject(value) && Object.keys(value).length > 1)
+      for (const [op, operand] of Object.entries(value)) clauses.push({ [key]: { [op]: operand } });
+    else clauses.push({ [key]: value });
+  }
+  return clauses.length === 1 ? clauses[0] : { $and: clauses };
+}
+
 export class ChromaClient {
   private readonly service: ServiceCall;
   private readonly base: string;
@@ -100,7 +118,12 @@ export class ChromaClient {
   /** The nearest records, nearest first (Chroma's distances: smaller is nearer). */
   async query(id: string, vector: number[], n: number, where?: Record<string, unknown>, withEmbeddings = false): Promise<ChromaHit[]> {
     const include = ["documents", "metadatas", "distances", ...(withEmbeddings ? ["embeddings"] : [])];
-    const body = { query_embeddings: [vector], n_results: n, include, ...(where && Object.keys(where).length ? { where } : {}) };
+    const body = {
+      query_embeddings: [vector],
+      n_results: n,
+      include,
+      ...(where && Object.keys(where).length ? { where: chromaWhere(where) } : {}),
+    };
     const res = await this.call<{
       ids?: Lists<string>;
       distances?: Lists<number | null>;

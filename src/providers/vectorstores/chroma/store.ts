@@ -11,10 +11,12 @@ import { RemoteDocumentsStore } from "../remote";
 import type { ChromaClient, ChromaHit, ChromaMetadata } from "./client";
 
 const CHROMA_PROVIDER = "chroma";
-/** Records per upsert (Chroma's own cap is its max_batch_size, some thousands). */
-const CHROMA_UPSERT_BATCH = 500;
-/** Ids per delete and per get. */
-const CHROMA_DELETE_BATCH = 500;
+/** Records per upsert: Chroma Cloud takes at most 300 a write (a self-hosted server's max_batch_size is larger). */
+const CHROMA_UPSERT_BATCH = 300;
+/** Results per query: Chroma Cloud answers at most 300. */
+const CHROMA_MAX_RESULTS = 300;
+/** Ids per delete and per get: within the 300 records a write, and results a read, Chroma Cloud takes. */
+const CHROMA_DELETE_BATCH = 300;
 
 /** Chroma metadata of a document, as LangChain's Chroma writes it. */
 export function chromaMetadata(metadata: Record<string, unknown>): ChromaMetadata | null {
@@ -54,7 +56,7 @@ const documentOf = (h: ChromaHit): Document =>
 export class ChromaVectorStore extends RemoteDocumentsStore {
   declare FilterType: Record<string, unknown>;
   readonly provider = CHROMA_PROVIDER;
-  readonly maxTopK = 1000;
+  readonly maxTopK = CHROMA_MAX_RESULTS;
   protected readonly deleteBatch = CHROMA_DELETE_BATCH;
   /** The collection's id once known (asked once per store). */
   private collectionId: string | undefined;

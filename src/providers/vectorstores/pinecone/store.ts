@@ -4,14 +4,22 @@
 // the bookkeeping rows a document store needs (which loader and chunk each vector came from).
 import { Document, type DocumentInterface } from "@langchain/core/documents";
 import type { MaxMarginalRelevanceSearchOptions } from "@langchain/core/vectorstores";
+import { fail } from "../../../errors";
 import { chunk } from "../../../lib/chunk";
 import { RemoteDocumentsStore, jsonObjectInput } from "../remote";
-import type { PineconeClient, PineconeMatch } from "./client";
+import type { PineconeClient, PineconeMatch, PineconeVector } from "./client";
 
 const PINECONE_PROVIDER = "pinecone";
 const PINECONE_TEXT_KEY = "text";
 /** Vectors per upsert request (LangChain's batch; Pinecone takes up to 1000 or 2 MB). */
 const PINECONE_UPSERT_BATCH = 100;
+/**
+ * Bytes per upsert request as Pinecone counts them (its docs' batch table: 4 bytes a dimension plus
+ * the metadata; 1536 dimensions with 2000 bytes of metadata fit 245 to its 2 MB).
+ */
+const PINECONE_UPSERT_BYTES = 2_000_000;
+/** Pinecone's limit on one vector's metadata (which holds the chunk's text in LangChain's layout). */
+const PINECONE_METADATA_BYTES = 40_960;
 /** Ids per delete request (Pinecone's cap) and per fetch (they travel in the query string). */
 const PINECONE_DELETE_BATCH = 1000;
 const PINECONE_FETCH_BATCH = 100;
@@ -22,7 +30,8 @@ type Scalar = string | number | boolean;
 function pineconeMetadata(metadata: Record<string, unknown>, text: string): Record<string, Scalar | string[]> {
   const out: Record<string, Scalar | string[]> = {};
   const visit = (value: unknown, key: string) => {
-    if (value === null || value === undefined) return;
+    // NaN and Infinity too: JSON sends them as null, which Pinecone refuses like any null.
+    if (value === null || value === undefined || (typeof value === "number" && !Number.isFinite(value))) return;
     if (typeof value === "string" || typeof value === "number" || typeof value === "boolean") out[key] = value;
     else if (Array.isArray(value) && value.every((v) => typeof v === "string")) out[key] = value as string[];
     else if (Array.isArray(value)) value.forEach((v, i) => visit(v, `${key}.${i}`));
@@ -31,6 +40,41 @@ function pineconeMetadata(metadata: Record<string, unknown>, text: string): Reco
   visit(metadata, "");
   out[PINECONE_TEXT_KEY] = text;
   return out;
+}
+
+const utf8 = new TextEncoder();
+const metadataBytes = (v: PineconeVector) => utf8.encode(JSON.stringify(v.metadata ?? {})).length;
+
+/**
+ * Upsert batches Pinecone takes: at most PINECONE_UPSERT_BATCH vectors and PINECONE_UPSERT_BYTES
+ * (large chunks, or long vectors, fill 2 MB well before 100 vectors). A vector whose metadata
+ * alone is over Pinecone's limit is a 400 before anything is written.
+ */
+export function upsertBatches(vectors: PineconeVector[]): PineconeVector[][] {
+  const batches: PineconeVector[][] = [];
+  let batch: PineconeVector[] = [];
+  let size = 0;
+  for (const v of vectors) {
+    const meta = metadataBytes(v);
+    if (meta > PINECONE_METADATA_BYTES) {
+      const start = String(v.metadata?.[PINECONE_TEXT_KEY] ?? "").slice(0, 40);
+      throw fail(
+        "NODE_FAILED",
+        `pinecone: a chunk ("${start}…") has ${meta} bytes of text and metadata; Pinecone keeps at most ${PINECONE_METADATA_BYTES} ` +
+          "bytes a vector (the text is kept in its metadata): split the documents smaller (a text splitter's chunkSize)",
+      );
+    }
+    const bytes = 4 * v.values.length + meta;
+    if (batch.length && (batch.length === PINECONE_UPSERT_BATCH || size + bytes > PINECONE_UPSERT_BYTES)) {
+      batches.push(batch);
+      batch = [];
+      size = 0;
+    }
+    batch.push(v);
+    size += bytes;
+  }
+  if (batch.length) batches.push(batch);
+  return batches;
 }
 
 /** A metadata filter given as an object or JSON text (Flowise's pineconeMetadataFilter). */
@@ -56,13 +100,14 @@ export class PineconeVectorStore extends RemoteDocumentsStore {
   }
 
   protected async writeRemote(ids: string[], vectors: number[][], documents: DocumentInterface[]): Promise<void> {
-    const client = await this.client();
     const records = ids.map((id, i) => ({
       id,
       values: vectors[i],
       metadata: pineconeMetadata(documents[i].metadata ?? {}, documents[i].pageContent),
     }));
-    for (const part of chunk(records, PINECONE_UPSERT_BATCH)) await client.upsert(part, this.pineconeNamespace);
+    const batches = upsertBatches(records);
+    const client = await this.client();
+    for (const part of batches) await client.upsert(part, this.pineconeNamespace);
   }
 
   protected async deleteRemote(ids: string[]): Promise<void> {

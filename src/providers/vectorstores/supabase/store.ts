@@ -30,6 +30,19 @@ function vectorOf(m: SupabaseMatch): number[] | undefined {
   return undefined;
 }
 
+/**
+ * `value` without NUL characters in its strings and keys: PostgreSQL's text and jsonb cannot hold
+ * one (PostgREST answers 22P05), and PDF text and metadata sometimes carry them.
+ */
+function withoutNul(value: unknown): unknown {
+  if (typeof value === "string") return value.replaceAll("\u0000", "");
+  if (Array.isArray(value)) return value.map(withoutNul);
+  // Plain objects only: anything else (a Date) is left for JSON to write as it does.
+  if (value && typeof value === "object" && Object.getPrototypeOf(value) === Object.prototype)
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k.replaceAll("\u0000", ""), withoutNul(v)]));
+  return value;
+}
+
 const documentOf = (m: SupabaseMatch): Document =>
   new Document({
     ...(m.id !== undefined ? { id: String(m.id) } : {}),
@@ -69,8 +82,8 @@ export class SupabaseVectorStore extends RemoteDocumentsStore {
     const client = await this.client();
     const rows = ids.map((id, i) => ({
       id,
-      content: documents[i].pageContent,
-      metadata: documents[i].metadata ?? {},
+      content: documents[i].pageContent.replaceAll("\u0000", ""),
+      metadata: withoutNul(documents[i].metadata ?? {}) as Record<string, unknown>,
       embedding: vectors[i],
     }));
     for (const part of chunk(rows, SUPABASE_UPSERT_BATCH)) await client.upsert(part);
