@@ -5,9 +5,8 @@
 // reach the service as a request it accepts.
 import { env } from "cloudflare:workers";
 import { AIMessage, HumanMessage, SystemMessage, ToolMessage } from "@langchain/core/messages";
-import { tool } from "@langchain/core/tools";
 import { describe, expect, inject, it } from "vitest";
-import { z } from "zod";
+import { cutToolConversation, weather } from "./wire-conversations";
 import type { Env } from "../../src/env";
 import { buildChatModel } from "../../src/providers/chat/registry";
 import type { ProviderDeps } from "../../src/providers/types";
@@ -26,12 +25,6 @@ type Body = Record<string, unknown> & { messages?: unknown[] };
 /** The body of the last request the stand-in received with `m` in it. */
 const sent = async (m: string): Promise<Body> =>
   ((await (await fetch(`${anthropicUrl()}/requests?contains=${encodeURIComponent(m)}`)).json()) as Array<{ body: Body }>).at(-1)!.body;
-
-const weather = tool(async ({ city }) => `sunny in ${city}`, {
-  name: "get_weather",
-  description: "the weather in a city",
-  schema: z.object({ city: z.string() }),
-});
 
 describe("chatAnthropic: what our flows send is a request Anthropic accepts", () => {
   const build = async () =>
@@ -130,17 +123,7 @@ describe("chatAnthropic: what our flows send is a request Anthropic accepts", ()
   it("a tool result cut from its call goes as user text; a call cut from its result goes without it", async () => {
     const model = (await build()).bindTools!([weather]);
     const m = marker();
-    const calls = [
-      { id: "toolu_c1", name: "get_weather", args: { city: "Oslo" }, type: "tool_call" as const },
-      { id: "toolu_c2", name: "get_weather", args: { city: "Rome" }, type: "tool_call" as const },
-    ];
-    const reply = await model.invoke([
-      new ToolMessage({ content: "rainy in Rome", tool_call_id: "toolu_c0", name: "get_weather" }),
-      new HumanMessage(`weather? ${m}`),
-      new AIMessage({ content: "Looking.", tool_calls: calls }),
-      new ToolMessage({ content: "sunny in Oslo", tool_call_id: "toolu_c1" }),
-      new HumanMessage(`and? ${m}`),
-    ]);
+    const reply = await model.invoke(cutToolConversation(m, "toolu_"));
     expect(reply.content).toBe(`echo: and? ${m}`);
     expect((await sent(m)).messages).toEqual([
       {

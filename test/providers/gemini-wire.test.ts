@@ -8,6 +8,7 @@ import { AIMessage, HumanMessage, SystemMessage, ToolMessage } from "@langchain/
 import { tool } from "@langchain/core/tools";
 import { describe, expect, inject, it } from "vitest";
 import { z } from "zod";
+import { cutToolConversation, weather } from "./wire-conversations";
 import { invokeStructured, structuredSchema } from "../../src/engine/agentflow/structured";
 import type { Env } from "../../src/env";
 import { buildChatModel } from "../../src/providers/chat/registry";
@@ -195,11 +196,6 @@ describe("chatGoogleGenerativeAI: what our flows send is a request the Gemini AP
   });
 
   it("a turn of tool calls with blank text, parallel calls and their results, then a question: one turn each, in order", async () => {
-    const weather = tool(async ({ city }) => `sunny in ${city}`, {
-      name: "get_weather",
-      description: "the weather in a city",
-      schema: z.object({ city: z.string() }),
-    });
     const model = (await build()).bindTools!([weather]);
     const m = marker();
     const calls = [
@@ -237,17 +233,7 @@ describe("chatGoogleGenerativeAI: what our flows send is a request the Gemini AP
   it("a tool result cut from its call goes as user text; a call cut from its result goes without it", async () => {
     const model = await build();
     const m = marker();
-    const calls = [
-      { id: "c1", name: "get_weather", args: { city: "Oslo" }, type: "tool_call" as const },
-      { id: "c2", name: "get_weather", args: { city: "Rome" }, type: "tool_call" as const },
-    ];
-    const reply = await model.invoke([
-      new ToolMessage({ content: "rainy in Rome", tool_call_id: "c0", name: "get_weather" }),
-      new HumanMessage(`weather? ${m}`),
-      new AIMessage({ content: "Looking.", tool_calls: calls }),
-      new ToolMessage({ content: "sunny in Oslo", tool_call_id: "c1" }),
-      new HumanMessage(`and? ${m}`),
-    ]);
+    const reply = await model.invoke(cutToolConversation(m));
     expect(reply.content).toBe(`echo: and? ${m}`);
     expect((await sent(m)).contents).toEqual([
       { role: "user", parts: [{ text: "The tool get_weather answered: rainy in Rome" }, { text: `weather? ${m}` }] },

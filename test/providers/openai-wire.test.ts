@@ -5,9 +5,8 @@
 // tool result cut from its call or a call cut from its result), each checked to reach the service as a
 // request it accepts.
 import { AIMessage, HumanMessage, SystemMessage, ToolMessage } from "@langchain/core/messages";
-import { tool } from "@langchain/core/tools";
 import { describe, expect, it } from "vitest";
-import { z } from "zod";
+import { cutToolConversation, weather } from "./wire-conversations";
 import { pointAtStandin } from "../engine/helpers";
 import { json } from "../helpers";
 import { openAICredential } from "../agentflow-api/flows";
@@ -26,12 +25,6 @@ const build = async () =>
     policy: { field: "basepath", env: { ENVIRONMENT: "test" } },
     model: "gpt-standin",
   });
-
-const weather = tool(async ({ city }) => `sunny in ${city}`, {
-  name: "get_weather",
-  description: "the weather in a city",
-  schema: z.object({ city: z.string() }),
-});
 
 const raw = (body: Record<string, unknown>) =>
   fetch(`${standinUrl()}/v1/chat/completions`, {
@@ -126,17 +119,7 @@ describe("OpenAI chat completions: what our flows send is a request OpenAI accep
   it("a tool result cut from its call goes as a user message; a call cut from its result goes without it", async () => {
     const model = await build();
     const m = marker();
-    const calls = [
-      { id: "c1", name: "get_weather", args: { city: "Oslo" }, type: "tool_call" as const },
-      { id: "c2", name: "get_weather", args: { city: "Rome" }, type: "tool_call" as const },
-    ];
-    const reply = await model.invoke([
-      new ToolMessage({ content: "rainy in Rome", tool_call_id: "c0", name: "get_weather" }),
-      new HumanMessage(`weather? ${m}`),
-      new AIMessage({ content: "Looking.", tool_calls: calls }),
-      new ToolMessage({ content: "sunny in Oslo", tool_call_id: "c1" }),
-      new HumanMessage(`and? ${m}`),
-    ]);
+    const reply = await model.invoke(cutToolConversation(m));
     expect(reply.content).toBe(`echo: and? ${m}`);
     expect(await sent(m)).toEqual([
       { role: "user", content: "The tool get_weather answered: rainy in Rome" },
