@@ -570,6 +570,37 @@ describe("openAIEmbeddings wire format", () => {
     expect(up.numAdded).toBe(2);
     expect(formats).toEqual(["base64", undefined]);
   });
+
+  it("a request refused for another reason fails as it is and leaves base64 on for that server", async () => {
+    const cred = await json("POST", "/credentials", {
+      body: { name: "oa", credentialName: "openAIApi", plainDataObj: { openAIApiKey: "sk-test" } },
+    });
+    const formats: unknown[] = [];
+    vi.spyOn(globalThis, "fetch").mockImplementation(async (input, init) => {
+      const body = await new Request(input as RequestInfo, init).json<any>();
+      formats.push(body.encoding_format);
+      if (body.dimensions)
+        return Response.json({ error: { message: "This model does not support specifying dimensions." } }, { status: 400 });
+      return Response.json({ data: body.input.map((t: string, index: number) => ({ index, embedding: base64Of(vectorOf(t)) })) });
+    });
+    const config = { credential: cred.id, basepath: "https://base64-kept.example.com/v1", modelName: "m" };
+    // A store each: a store keeps the embedding config it was upserted with.
+    const upserting = async (extra: Record<string, unknown>, name: string) =>
+      call("POST", `/document-store/upsert/${(await newStore()).id}`, {
+        body: {
+          embedding: { name: "openAIEmbeddings", config: { ...config, ...extra } },
+          vectorStore: { name: "memoryVectorStore" },
+          loader: { name: "plainText", config: { text: text([`${name} sleeps`]) } },
+          splitter: ONE_PER_PARAGRAPH,
+        },
+      });
+    const refused = await upserting({ dimensions: 8 }, "the cat");
+    expect(refused.status).toBe(502);
+    expect(formats).toEqual(["base64", undefined]); // asked once more, for numbers: refused the same
+    formats.length = 0;
+    expect((await upserting({}, "the dog")).status).toBe(200);
+    expect(formats).toEqual(["base64"]);
+  });
 });
 
 describe("async upsert through the queue", () => {

@@ -137,11 +137,11 @@ export class OpenAICompatibleEmbeddings extends Embeddings implements Float32Emb
     return embeddingsCall(this.endpoint, (deadline) => this.attempt(input, kind, deadline));
   }
 
-  private async attempt(input: string[], kind: "document" | "query", deadline: Deadline): Promise<Vector[]> {
+  private async attempt(input: string[], kind: "document" | "query", deadline: Deadline, mayBase64 = true): Promise<Vector[]> {
     const { apiKey, keyHeader } = this.fields;
     const headers: Record<string, string> = { ...this.fields.headers };
     if (apiKey) headers[keyHeader ?? "Authorization"] = keyHeader ? apiKey : `Bearer ${apiKey}`;
-    const base64 = !this.fields.floats && !floatsOnly.has(this.url);
+    const base64 = mayBase64 && !this.fields.floats && !floatsOnly.has(this.url);
     const body: Record<string, unknown> = {
       model: this.model,
       input,
@@ -151,10 +151,13 @@ export class OpenAICompatibleEmbeddings extends Embeddings implements Float32Emb
     if (this.fields.dimensions) body.dimensions = this.fields.dimensions;
     const res = await postJson(this.endpoint, deadline, headers, body);
     if (base64 && (res.status === 400 || res.status === 422)) {
-      // A compatible server that does not know encoding_format: floats from now on, for this URL.
+      // Maybe a compatible server that does not know encoding_format: asked again for numbers. Only when
+      // that works does the URL get numbers from now on — a request refused for another reason (a
+      // dimensions the model lacks) fails as it is, and leaves base64 on for everyone else's requests.
       await res.body?.cancel();
+      const vectors = await this.attempt(input, kind, deadline, false);
       floatsOnly.add(this.url);
-      return this.attempt(input, kind, deadline);
+      return vectors;
     }
     const parsed = (await jsonOf(this.endpoint, deadline, res)) as { data?: Array<{ embedding?: unknown; index?: number }> };
     const data = parsed?.data;
