@@ -6,22 +6,7 @@ import { describe, expect, it } from "vitest";
 import { pointAtStandin } from "../engine/helpers";
 import { call, expectError, json } from "../helpers";
 import { eventsOf, executionsOf, messagesOf, openAICredential, readStream } from "../agentflow-api/flows";
-import { marker, saveMultiagent } from "./flows";
-
-const node = (id: string, name: string, category: string, inputs: Record<string, unknown>) => ({
-  id,
-  type: "customNode",
-  position: { x: 0, y: 0 },
-  data: { id, name, label: name, category, inputs },
-});
-const edge = (source: string, target: string, sourceName: string, targetInput: string) => ({
-  id: `${source}-${target}`,
-  source,
-  target,
-  sourceHandle: `${source}-output-${sourceName}`,
-  targetHandle: `${target}-input-${targetInput}`,
-});
-const ref = (id: string) => `{{${id}.data.instance}}`;
+import { marker, saveMultiagent, v1Edge as edge, v1Node as node, v1Ref as ref } from "./flows";
 
 async function approvalFlow(kind: "agent" | "toolNode") {
   const credential = await openAICredential();

@@ -33,3 +33,19 @@ export const marker = () => `m${crypto.randomUUID().slice(0, 8)}`;
 /** agentReasoning as [agentName, next] pairs (next only where the step has one). */
 export const steps = (reasoning: Array<{ agentName: string; next?: string }>) =>
   reasoning.map((r) => (r.next ? `${r.agentName} → ${r.next}` : r.agentName));
+
+/** A hand-built V1 node, edge and `{{id.data.instance}}` reference (for flows no template holds). */
+export const v1Node = (id: string, name: string, category: string, inputs: Record<string, unknown>) => ({
+  id,
+  type: "customNode",
+  position: { x: 0, y: 0 },
+  data: { id, name, label: name, category, inputs },
+});
+export const v1Edge = (source: string, target: string, sourceName: string, targetInput: string) => ({
+  id: `${source}-${target}`,
+  source,
+  target,
+  sourceHandle: `${source}-output-${sourceName}`,
+  targetHandle: `${target}-input-${targetInput}`,
+});
+export const v1Ref = (id: string) => `{{${id}.data.instance}}`;

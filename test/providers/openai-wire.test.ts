@@ -10,7 +10,7 @@ import { cutToolConversation, weather } from "./wire-conversations";
 import { pointAtStandin } from "../engine/helpers";
 import { json } from "../helpers";
 import { openAICredential } from "../agentflow-api/flows";
-import { saveMultiagent } from "../agentflow-v1/flows";
+import { saveMultiagent, v1Edge as edge, v1Node as node, v1Ref as ref } from "../agentflow-v1/flows";
 import { OpenAICompatibleChatModel } from "../../src/providers/chat/openai-compatible";
 import { marker, requestsWith, standinUrl } from "../engine/helpers";
 
@@ -140,20 +140,6 @@ describe("OpenAI chat completions: what our flows send is a request OpenAI accep
         func: "return 'booked ' + $room;",
       },
     });
-    const node = (id: string, name: string, category: string, inputs: Record<string, unknown>) => ({
-      id,
-      type: "customNode",
-      position: { x: 0, y: 0 },
-      data: { id, name, label: name, category, inputs },
-    });
-    const edge = (source: string, target: string, sourceName: string, targetInput: string) => ({
-      id: `${source}-${target}`,
-      source,
-      target,
-      sourceHandle: `${source}-output-${sourceName}`,
-      targetHandle: `${target}-input-${targetInput}`,
-    });
-    const ref = (id: string) => `{{${id}.data.instance}}`;
     const model = node("chatOpenAI_0", "chatOpenAI", "Chat Models", { modelName: "gpt-standin" });
     pointAtStandin(model as never, credential);
     const { id } = await saveMultiagent({
