@@ -159,6 +159,53 @@ describe("supabase", () => {
     expect(result.sourceDocuments).toEqual([{ pageContent: LIBRARY, metadata: { source: "library.txt" } }]);
   });
 
+  it("Flowise's documented bigserial table: integer ids made from the record manager's, rows of its sequence answer too", async () => {
+    const cred = await supabaseKey("sb-serial");
+    const table = `serial_${marker()}`;
+    // A row Flowise wrote without a record manager: no id sent, the sequence numbered it.
+    const [bakery] = await new LocalHashEmbeddings({}).embedDocuments([BAKERY]);
+    const put = await fetch(`${supabase()}/rest/v1/${table}`, {
+      method: "POST",
+      headers: { apikey: "sb-serial", authorization: "Bearer sb-serial", "content-type": "application/json" },
+      body: JSON.stringify([{ content: BAKERY, metadata: { source: "flowise" }, embedding: bakery }]),
+    });
+    expect(put.status).toBe(201);
+
+    const chatflowid = crypto.randomUUID();
+    const recordManager = { cleanup: "full", sourceIdKey: "source" };
+    const flow = (text?: string) => supabaseFlow({ credential: cred, table, recordManager, ...(text ? { text } : {}) });
+    expect(await upsertFlow(flow(), { chatflowid })).toMatchObject({ numAdded: 3, numSkipped: 0 });
+    const ours = (await dump(table)).rows.filter((r) => r.metadata.source === "town");
+    expect(ours).toHaveLength(3);
+    for (const r of ours) {
+      expect(typeof r.id).toBe("number");
+      expect(r.id).toBeGreaterThanOrEqual(2 ** 52);
+      expect(r.id).toBeLessThan(2 ** 53);
+    }
+    const insert = (await supabaseRequests(table)).find((r) => r.method === "POST");
+    expect(insert?.body.every((row: { id: unknown }) => Number.isSafeInteger(row.id))).toBe(true);
+
+    expect(await upsertFlow(flow(), { chatflowid })).toMatchObject({ numAdded: 0, numSkipped: 3 });
+    expect(await upsertFlow(flow(LIBRARY), { chatflowid })).toMatchObject({ numAdded: 0, numSkipped: 1, numDeleted: 2 });
+    const left = (await dump(table)).rows;
+    expect(left.map((r) => [r.id, r.metadata.source])).toEqual([
+      [1, "flowise"],
+      [ours.find((r) => r.content === LIBRARY)?.id, "town"],
+    ]);
+    const deletes = (await supabaseRequests(table)).filter((r) => r.method === "DELETE");
+    expect(deletes.map((d) => d.path)).toEqual([expect.stringMatching(/\?id=in\.\(\d{16},\d{16}\)$/)]);
+
+    const { result } = await askNightTrains(supabaseFlow({ credential: cred, table, text: "", topK: "2" }), { chatflowid });
+    expect(result.sourceDocuments?.map((d) => d.pageContent).sort()).toEqual([BAKERY, LIBRARY].sort());
+
+    // int4 (`serial`) cannot hold ids that do not collide: refused before anything is written.
+    const small = await err(upsertFlow(supabaseFlow({ credential: cred, table: `int4_${marker()}` })));
+    expect(small).toMatchObject({
+      status: 400,
+      message: expect.stringMatching(/^supabase: the int4_\w+ table needs an id column of type uuid, text or bigint/),
+    });
+  });
+
   it("Supabase down → 502 with its message, not answering → 504, a refused key → 502 naming the credential; never the key", async () => {
     const key = "sb-secret-key-987654";
     const cred = await supabaseKey(key);
@@ -175,7 +222,7 @@ describe("supabase", () => {
     );
     const noTable = await err(upsertFlow(supabaseFlow({ credential: cred, table: "missing_docs" })));
     expect(noTable.status).toBe(400);
-    expect(noTable.message).toMatch(/^Supabase upsert: not found \(Could not find the table 'public\.missing_docs'/);
+    expect(noTable.message).toMatch(/^Supabase table check: not found \(Could not find the table 'public\.missing_docs'/);
     const unreachable = await err(
       predict(supabaseFlow({ credential: cred, table: "x", extra: { supabaseProjUrl: inject("closedUrl") } }), "bakery"),
     );

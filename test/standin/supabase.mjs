@@ -15,9 +15,12 @@
 // The function answers rows whose metadata contains `filter` (jsonb @>), by cosine
 // similarity, best first, at most match_count; query-string filters on its rows as PostgREST reads
 // them (`metadata->>k=eq.v`, `metadata->k::int=gt.5`; eq neq gt gte lt lte in) and `limit`. Ids
-// must be UUIDs (400, 22P02), embeddings the dimension of a table's first write (400). Errors
+// must be UUIDs (400, 22P02) — except in tables named serial… (Flowise's documented `id bigserial
+// primary key`: ids are integers, a row without one takes the sequence's next) and int4… (`serial`,
+// int4: past 2^31 − 1 is 22003) — embeddings the dimension of a table's first write (400). Errors
 // answer as PostgREST's do: {code, details, hint, message}. Auth: no `apikey` → 401, one not
 // starting "sb-" → 401 "Invalid API key". Table "down" answers 500, "hang" never answers.
+// A filter value the id column's type cannot read is refused the same way (`id=eq.x`, `id=in.(…)`).
 // GET /dump/TABLE → {rows} (for tests); GET /requests lists what was received.
 import { hang, serveStandin } from "./base.mjs";
 
@@ -46,14 +49,30 @@ const hasNul = (v) =>
 
 const table = (name) => {
   let t = tables.get(name);
-  if (!t) tables.set(name, (t = { dimension: undefined, rows: new Map() }));
+  const idType = name.startsWith("serial") ? "bigint" : name.startsWith("int4") ? "integer" : "uuid";
+  if (!t) tables.set(name, (t = { dimension: undefined, rows: new Map(), idType, sequence: 0 }));
   return t;
 };
-const idList = (param) =>
-  /^in\.\((.*)\)$/
-    .exec(param ?? "")?.[1]
-    .split(",")
-    .filter(Boolean) ?? null;
+const idList = (param) => {
+  const one = /^eq\.(.*)$/.exec(param ?? "");
+  if (one) return [one[1]];
+  return (
+    /^in\.\((.*)\)$/
+      .exec(param ?? "")?.[1]
+      .split(",")
+      .filter(Boolean) ?? null
+  );
+};
+const INT_MAX = { bigint: 2n ** 63n - 1n, integer: 2n ** 31n - 1n };
+/** The column's value for `id` (lower-case UUID, or an integer's digits), or PostgreSQL's error for it: [value, code, message]. */
+function readId(t, id) {
+  const text = String(id);
+  if (t.idType === "uuid") return UUID.test(text) ? [text.toLowerCase()] : [null, "22P02", `invalid input syntax for type uuid: "${text}"`];
+  if (!/^-?\d+$/.test(text)) return [null, "22P02", `invalid input syntax for type ${t.idType}: "${text}"`];
+  const n = BigInt(text);
+  if (n > INT_MAX[t.idType] || n < -INT_MAX[t.idType] - 1n) return [null, "22003", `value "${text}" is out of range for type ${t.idType}`];
+  return [n.toString()];
+}
 
 /** A row filter from the query string: column `metadata->>k`, `metadata->k::type` or a plain column. */
 function rowFilter(column, expr) {
@@ -133,7 +152,9 @@ export function startSupabaseStandin() {
     if (req.method === "POST") {
       const rows = Array.isArray(body) ? body : [body];
       for (const r of rows) {
-        if (!UUID.test(String(r.id))) return pgError(400, "22P02", `invalid input syntax for type uuid: "${r.id}"`);
+        if (r.id === undefined && t.idType !== "uuid") r.id = String(++t.sequence);
+        const [, code, message] = readId(t, r.id);
+        if (code) return pgError(400, code, message);
         if (hasNul(r.content) || hasNul(r.metadata))
           return pgError(400, "22P05", "unsupported Unicode escape sequence", "\\u0000 cannot be converted to text.");
         if (t.dimension !== undefined && r.embedding.length !== t.dimension)
@@ -141,23 +162,36 @@ export function startSupabaseStandin() {
       }
       const merge = String(req.headers.prefer ?? "").includes("resolution=merge-duplicates");
       for (const r of rows)
-        if (!merge && t.rows.has(r.id.toLowerCase()))
+        if (!merge && t.rows.has(readId(t, r.id)[0]))
           return pgError(409, "23505", 'duplicate key value violates unique constraint "documents_pkey"');
       t.dimension ??= rows[0]?.embedding.length;
-      for (const r of rows)
-        t.rows.set(r.id.toLowerCase(), { id: r.id.toLowerCase(), content: r.content, metadata: r.metadata, embedding: r.embedding });
+      for (const r of rows) {
+        const id = readId(t, r.id)[0];
+        t.rows.set(id, { id: t.idType === "uuid" ? id : Number(id), content: r.content, metadata: r.metadata, embedding: r.embedding });
+      }
       res.writeHead(201);
       return res.end();
     }
     const ids = idList(url.searchParams.get("id"));
     if (!ids) return pgError(400, "21000", "DELETE requires a WHERE clause");
-    if (req.method === "GET")
+    const keys = [];
+    for (const id of ids) {
+      const [key, code, message] = readId(t, decodeURIComponent(id));
+      if (code) return pgError(400, code, message);
+      keys.push(key);
+    }
+    if (req.method === "GET") {
+      const limit = Number(url.searchParams.get("limit") ?? Number.POSITIVE_INFINITY);
       return json(
         200,
-        ids.filter((id) => t.rows.has(id.toLowerCase())).map((id) => ({ id: id.toLowerCase() })),
+        keys
+          .filter((k) => t.rows.has(k))
+          .slice(0, limit)
+          .map((k) => ({ id: t.rows.get(k).id })),
       );
+    }
     if (req.method === "DELETE") {
-      for (const id of ids) t.rows.delete(id.toLowerCase());
+      for (const k of keys) t.rows.delete(k);
       res.writeHead(204);
       return res.end();
     }

@@ -5,11 +5,13 @@
 // …?id=in.(…). The key goes as `apikey` and `Authorization: Bearer`, as supabase-js sends it.
 // Failures as remote.ts's serviceCall says (502, 504 naming Supabase, never the key); a missing
 // table or function is a 400 naming the inputs.
+import { fail } from "../../../errors";
 import type { EndpointPolicy } from "../../../lib/outbound";
 import { type ServiceCall, serviceCall } from "../remote";
 
 export interface SupabaseRow {
-  id: string;
+  /** A UUID, or a number for a bigint id column. */
+  id: string | number;
   content: string;
   metadata: Record<string, unknown>;
   embedding: number[];
@@ -35,7 +37,17 @@ export interface SupabaseClientOptions {
   signal?: AbortSignal;
 }
 
-/** A row filter in the query string: `id=in.(a,b)` (the ids are UUIDs: nothing to quote). */
+/**
+ * The kinds of id column a documents table has here: `uuid` (or text: LangChain's rows with the
+ * record manager's UUIDs) or `bigint` (Flowise's documented `id bigserial primary key`).
+ */
+export type SupabaseIdKind = "uuid" | "bigint";
+
+const NIL_UUID = "00000000-0000-0000-0000-000000000000";
+/** A bigint larger than any `integer` column holds: an int4 id column refuses it. */
+const BIG_PROBE = String(2 ** 52);
+
+/** A row filter in the query string: `id=in.(a,b)` (the ids are UUIDs or integers: nothing to quote). */
 const idsIn = (ids: string[]) => `id=in.(${ids.map(encodeURIComponent).join(",")})`;
 
 export class SupabaseClient {
@@ -45,7 +57,7 @@ export class SupabaseClient {
     this.rest = `${o.url}/rest/v1`;
   }
 
-  private call<T>(what: string, url: string, init: RequestInit, prefer?: string): Promise<T | null> {
+  private call<T>(what: string, url: string, init: RequestInit, prefer?: string, allow: number[] = []): Promise<T | null> {
     const service: ServiceCall = {
       service: "Supabase",
       apiKey: this.o.apiKey,
@@ -55,7 +67,23 @@ export class SupabaseClient {
       notFoundHint: "check the supabaseProjUrl, tableName and queryName inputs",
       refusedHint: "check the supabaseApi credential",
     };
-    return serviceCall<T>(service, what, url, init, this.o.policy);
+    return serviceCall<T>(service, what, url, init, this.o.policy, allow);
+  }
+
+  /**
+   * The table's id column kind: PostgreSQL refuses a filter value its column's type cannot read
+   * (400, 22P02 or 22003), so a UUID that is read means uuid or text, a number past int4 bigint.
+   */
+  async idKind(): Promise<SupabaseIdKind> {
+    const probe = (value: string) =>
+      this.call<unknown[]>("table check", `${this.table}?select=id&id=eq.${value}&limit=1`, { method: "GET" }, undefined, [400]);
+    if ((await probe(NIL_UUID)) !== null) return "uuid";
+    if ((await probe(BIG_PROBE)) !== null) return "bigint";
+    throw fail(
+      "INVALID_FLOW",
+      `supabase: the ${this.o.table} table needs an id column of type uuid, text or bigint (as Flowise's documented ` +
+        "`id bigserial primary key`); check the tableName input",
+    );
   }
 
   private get table(): string {

@@ -2,13 +2,15 @@
 // writes them — {id, content, metadata, embedding} in tableName — and found through the queryName
 // function (Flowise's documented match_documents), so a table Flowise filled answers here and the
 // other way round. As for Pinecone, D1 keeps only the bookkeeping rows (remote.ts). Ids are UUIDs
-// (any other id is replaced by a UUID made from it): the table's id column is uuid or text.
+// (any other id is replaced by a UUID made from it) when the table's id column is uuid or text, and
+// integers made from them when it is bigint (Flowise's documented bigserial table): an explicit id
+// is what lets the record manager find, skip and delete each chunk later.
 import { Document, type DocumentInterface } from "@langchain/core/documents";
 import type { MaxMarginalRelevanceSearchOptions } from "@langchain/core/vectorstores";
 import { chunk } from "../../../lib/chunk";
 import { isObject } from "../../../lib/inputs";
-import { RemoteDocumentsStore, uuidIds } from "../remote";
-import type { SupabaseClient, SupabaseMatch } from "./client";
+import { lazily, RemoteDocumentsStore, uuidIds } from "../remote";
+import type { SupabaseClient, SupabaseIdKind, SupabaseMatch } from "./client";
 
 const SUPABASE_PROVIDER = "supabase";
 /** Rows per insert (LangChain's upsertBatchSize is 500; embeddings make rows large). */
@@ -43,6 +45,23 @@ function withoutNul(value: unknown): unknown {
   return value;
 }
 
+const FIRST_MADE_ID = 2 ** 52;
+
+/**
+ * The bigint id for `id`: a decimal one that JSON carries exactly is kept (a row Flowise's sequence
+ * numbered, an id this gave before), any other made from its SHA-256 in [2^52, 2^53). Sequences
+ * count from 1, so made ids stay clear of theirs; a million made ids in one table hold a
+ * collision with a chance of about 1 in 9,000 (52 random bits).
+ */
+export async function bigintId(id: string): Promise<string> {
+  if (/^[1-9]\d{0,15}$/.test(id) && Number(id) <= Number.MAX_SAFE_INTEGER) return id;
+  const b = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(id)));
+  // 52 bits: 4 bytes, then 20 bits of the next three (multiplying keeps within exact doubles).
+  const high = ((b[0]! << 12) | (b[1]! << 4) | (b[2]! >> 4)) >>> 0; // 20 bits
+  const low = ((b[3]! << 24) | (b[4]! << 16) | (b[5]! << 8) | b[6]!) >>> 0; // 32 bits
+  return String(FIRST_MADE_ID + high * 2 ** 32 + low);
+}
+
 const documentOf = (m: SupabaseMatch): Document =>
   new Document({
     ...(m.id !== undefined ? { id: String(m.id) } : {}),
@@ -72,16 +91,22 @@ export class SupabaseVectorStore extends RemoteDocumentsStore {
     private readonly filter: SupabaseFilter = {},
   ) {
     super(embeddings, db, namespace);
+    this.idKind = lazily(async () => (await this.client()).idKind());
   }
 
+  /** Asked once per store, before its first write, delete or look-up by id (a search needs no id). */
+  private readonly idKind: () => Promise<SupabaseIdKind>;
+
   protected async remoteIds(ids: string[]): Promise<string[]> {
-    return uuidIds(ids);
+    if (!ids.length) return ids;
+    return (await this.idKind()) === "bigint" ? Promise.all(ids.map(bigintId)) : uuidIds(ids);
   }
 
   protected async writeRemote(ids: string[], vectors: number[][], documents: DocumentInterface[]): Promise<void> {
     const client = await this.client();
+    const numeric = (await this.idKind()) === "bigint";
     const rows = ids.map((id, i) => ({
-      id,
+      id: numeric ? Number(id) : id,
       content: documents[i].pageContent.replaceAll("\u0000", ""),
       metadata: withoutNul(documents[i].metadata ?? {}) as Record<string, unknown>,
       embedding: vectors[i],
