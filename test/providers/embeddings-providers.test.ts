@@ -212,6 +212,19 @@ describe("hosted embeddings nodes, each over its provider's API", () => {
     });
   });
 
+  it("an empty document or question goes as one space to every provider (a text-less retriever hit, an empty question)", async () => {
+    for (const c of cases) {
+      const m = marker();
+      const embeddings = await build(c, `key-${m}`);
+      const vectors = await embeddings.embedDocuments([`${m} first`, ""]);
+      expect(
+        vectors.map((v) => v.length),
+        c.node,
+      ).toEqual([c.dims, c.dims]);
+      expect(c.texts((await received(m))[0].body), c.node).toEqual([`${m} first`, " "]);
+    }
+  });
+
   it("Cohere's classification/clustering Type and Gemini's other task types are sent for documents and queries alike", async () => {
     const cohere = cases.find((c) => c.node === "cohereEmbeddings")!;
     const gemini = cases.find((c) => c.node === "googleGenerativeAiEmbeddings")!;

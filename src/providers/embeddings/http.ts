@@ -132,8 +132,9 @@ export abstract class HttpEmbeddings extends Embeddings {
 
   protected abstract request(texts: string[], kind: "document" | "query", deadline: Deadline): Promise<number[][]>;
 
+  /** An empty text goes as one space, as to OpenAI: services refuse empty ones (OpenAI, OpenRouter), a space embeds as nothing much. */
   private prepare(text: string): string {
-    return this.stripNewLines ? text.replace(/\n/g, " ") : text;
+    return (this.stripNewLines ? text.replace(/\n/g, " ") : text) || " ";
   }
 
   embedDocuments(texts: string[]): Promise<number[][]> {
