@@ -192,6 +192,10 @@ describe("customTool", () => {
     expect(toolName("  todays_date_time  ")).toBe("todays_date_time");
     expect(toolName("???")).toBe("tool");
     expect(toolName("x".repeat(80))).toHaveLength(64);
+    // Vertex AI: a function's name starts with a letter or an underscore.
+    expect(toolName("2fa check")).toBe("_2fa_check");
+    expect(toolName("-x")).toBe("_-x");
+    expect(toolName("9".repeat(80))).toMatch(/^_9{63}$/);
   });
 });
 

@@ -107,6 +107,21 @@ describe("chatAnthropic: what our flows send is a request Anthropic accepts", ()
     ]);
   });
 
+  it("a tool that answered nothing is said to have (an empty tool_result is refused, as reported)", async () => {
+    const model = (await build()).bindTools!([weather]);
+    const m = marker();
+    const calls = [{ id: "toolu_e1", name: "get_weather", args: { city: "Oslo" }, type: "tool_call" as const }];
+    await model.invoke([
+      new HumanMessage(`weather? ${m}`),
+      new AIMessage({ content: "", tool_calls: calls }),
+      new ToolMessage({ content: "", tool_call_id: "toolu_e1" }),
+    ]);
+    expect((await sent(m)).messages?.at(-1)).toEqual({
+      role: "user",
+      content: [{ type: "tool_result", tool_use_id: "toolu_e1", content: "(the tool answered nothing)" }],
+    });
+  });
+
   it("a blank system message is left out; two system messages (one after the question) are one system prompt", async () => {
     const model = await build();
     const m = marker();

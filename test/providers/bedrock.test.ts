@@ -381,6 +381,29 @@ describe("awsChatBedrock: what our flows send is a request Converse accepts", ()
     ]);
   });
 
+  it("a tool that answered nothing (or blanks) is said to have: Converse refuses a blank text block in a tool result", async () => {
+    const model = (await build()).bindTools!([weather]);
+    const m = marker();
+    const two = [
+      { id: "tooluse_e1", name: "get_weather", args: { city: "Oslo" }, type: "tool_call" as const },
+      { id: "tooluse_e2", name: "get_weather", args: { city: "Rome" }, type: "tool_call" as const },
+    ];
+    await model.invoke([
+      new HumanMessage(`weather? ${m}`),
+      new AIMessage({ content: "", tool_calls: two }),
+      new ToolMessage({ content: "", tool_call_id: "tooluse_e1" }),
+      new ToolMessage({ content: " \n", tool_call_id: "tooluse_e2" }),
+    ]);
+    const nothing = [{ text: "(the tool answered nothing)" }];
+    expect(((await sent(m)) as { messages: unknown[] }).messages.at(-1)).toEqual({
+      role: "user",
+      content: [
+        { toolResult: { toolUseId: "tooluse_e1", content: nothing } },
+        { toolResult: { toolUseId: "tooluse_e2", content: nothing } },
+      ],
+    });
+  });
+
   it("memory ending with a question whose answer failed is one user turn; two system messages are two system blocks", async () => {
     const model = await build();
     const m = marker();

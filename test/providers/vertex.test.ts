@@ -3,19 +3,27 @@
 // the public key of a key pair this file generates and registers, and each call's bearer token: the
 // token exchanged once and reused, Vertex's URL by project and region, streamed tokens through
 // POST /prediction, embeddings over :predict, and the failures (a wrong key, a key file path, no
-// credential, a private token_uri, a Claude or PaLM model).
+// credential, a private token_uri, a Claude or PaLM model). Then the wire format: the stand-in refuses what
+// Vertex AI refuses (empty text parts, function names, the Gemini API's rules), and what our flows hand the
+// model (an empty question, a turn of tool calls, calls and results cut apart, a greeting first, an empty
+// failed answer, two system messages, structured output, the Tool Agent chatflow) reaches it as a request it takes.
 import { env } from "cloudflare:workers";
-import { HumanMessage, SystemMessage } from "@langchain/core/messages";
+import { AIMessage, HumanMessage, SystemMessage, ToolMessage } from "@langchain/core/messages";
 import { describe, expect, inject, it } from "vitest";
+import { invokeStructured, structuredSchema } from "../../src/engine/agentflow/structured";
 import type { Env } from "../../src/env";
+import { Deadline } from "../../src/lib/run-control";
 import { buildChatModel } from "../../src/providers/chat/registry";
 import { buildEmbeddings } from "../../src/providers/embeddings/registry";
+import { vertexTarget } from "../../src/providers/google/vertex";
 import type { ProviderDeps } from "../../src/providers/types";
 import { getCredentialData } from "../../src/services/credentials";
+import { callOf, toolAgentFlow } from "../engine/agents-flows";
 import llmChain from "../engine/fixtures/llm-chain.json";
-import { type Fixture, credential, db, flowDataOf, marker } from "../engine/helpers";
+import { type Fixture, credential, db, flowDataOf, makeCtx, marker, runFlow, runtimeWith } from "../engine/helpers";
 import { call, json } from "../helpers";
 import { framesOf, setVars } from "../security/helpers";
+import { cutToolConversation, weather } from "./wire-conversations";
 
 const vertexUrl = () => inject("vertexUrl");
 const deps = (): ProviderDeps => ({
@@ -206,5 +214,171 @@ describe("googlevertexai (LLM) and googlevertexaiEmbeddings", () => {
     await gemini.embedDocuments([`one ${m}x`, `two ${m}x`]);
     expect((await received(`${m}x`)).map((r) => (r.body.instances as unknown[]).length)).toEqual([1, 1]);
     await expect(emb.embedQuery(`[fail] ${m}`)).rejects.toMatchObject({ status: 502 });
+  });
+});
+
+describe("chatGoogleVertexAI: what our flows send is a request Vertex AI accepts", () => {
+  type Body = Record<string, unknown> & { contents: Array<{ role: string; parts: Array<Record<string, unknown>> }> };
+  /** The body of the last generateContent request the stand-in received with `m` in it. */
+  const sent = async (m: string): Promise<Body> =>
+    (
+      (await received(m)).filter((r) => r.path.includes(":generate") || r.path.includes(":streamGenerate")).at(-1) as unknown as {
+        body: Body;
+      }
+    ).body;
+  const build = async () =>
+    buildChatModel("chatGoogleVertexAI", { credential: (await account()).id, modelName: "gemini-2.5-flash" }, deps());
+
+  it("the stand-in answers Vertex's 400 for empty text and function names, and takes what only Vertex has", async () => {
+    const { id } = await account();
+    const target = await vertexTarget({ credential: id }, "chatGoogleVertexAI", deps());
+    const deadline = new Deadline(10_000);
+    const headers = await target.auth(deadline);
+    deadline.done();
+    const raw = (body: Record<string, unknown>) =>
+      fetch(`${target.modelsUrl}/gemini-2.5-flash:generateContent`, {
+        method: "POST",
+        headers: { ...headers, "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
+    const user = { role: "user", parts: [{ text: "q" }] };
+    const declare = (name: string, parameters?: Record<string, unknown>) => ({ tools: [{ functionDeclarations: [{ name, parameters }] }] });
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [{ contents: [user, { role: "model", parts: [{ text: "" }] }, user] }, "it has an empty text parameter"],
+      [{ contents: [user], systemInstruction: { parts: [{ text: "" }] } }, "it has an empty text parameter"],
+      [{ contents: [user], ...declare("2fa_check") }, "Must start with a letter or an underscore"],
+      [{ contents: [user], ...declare("f", { type: "object", $schema: "x" }) }, 'Unknown name "$schema"'],
+      [{ contents: [user], ...declare("f", { type: ["string", "null"] }) }, "google.cloud.aiplatform.v1.Type"],
+      // What the Gemini API refuses too: a function response with no call before it.
+      [
+        { contents: [{ role: "user", parts: [{ functionResponse: { name: "f", response: {} } }] }] },
+        "comes immediately after a function call turn",
+      ],
+    ];
+    for (const [body, message] of cases) {
+      const res = await raw(body);
+      expect(res.status, message).toBe(400);
+      expect(await res.json()).toMatchObject({
+        error: { code: 400, status: "INVALID_ARGUMENT", message: expect.stringContaining(message) },
+      });
+    }
+    // Vertex's Schema takes additionalProperties and any string format; its request takes labels.
+    const ok = await raw({
+      contents: [user],
+      labels: { team: "edge" },
+      ...declare("_lookup.v2", { type: "object", additionalProperties: false, properties: { to: { type: "string", format: "email" } } }),
+    });
+    expect(ok.status).toBe(200);
+  });
+
+  it("an empty question and a system prompt alone go as a stand-in user turn, never an empty text part", async () => {
+    const model = await build();
+    const m = marker();
+    expect((await model.invoke([new SystemMessage(`Fill the form ${m}`), new HumanMessage("")])).content).toBe("echo: Please continue.");
+    expect(await sent(m)).toMatchObject({
+      systemInstruction: { parts: [{ text: `Fill the form ${m}` }] },
+      contents: [{ role: "user", parts: [{ text: "Please continue." }] }],
+    });
+    const m2 = marker();
+    expect((await model.invoke([new SystemMessage(`Only a system prompt ${m2}`), new SystemMessage("")])).content).toBe(
+      "echo: Please continue.",
+    );
+    expect((await sent(m2)).contents).toEqual([{ role: "user", parts: [{ text: "Please continue." }] }]);
+  });
+
+  it("a turn of tool calls with blank text goes as its calls alone, answered in the next turn", async () => {
+    const model = (await build()).bindTools!([weather]);
+    const m = marker();
+    const calls = [
+      { id: "c1", name: "get_weather", args: { city: "Oslo" }, type: "tool_call" as const },
+      { id: "c2", name: "get_weather", args: { city: "Rome" }, type: "tool_call" as const },
+    ];
+    const reply = await model.invoke([
+      new HumanMessage(`weather? ${m}`),
+      new AIMessage({ content: "\n\n", tool_calls: calls }),
+      new ToolMessage({ content: "sunny in Oslo", tool_call_id: "c1" }),
+      new ToolMessage({ content: "rainy in Rome", tool_call_id: "c2" }),
+      new HumanMessage(`and tomorrow? ${m}`),
+    ]);
+    expect(reply.content).toBe(`echo: and tomorrow? ${m}`);
+    expect((await sent(m)).contents.slice(1)).toEqual([
+      {
+        role: "model",
+        parts: [
+          { functionCall: { name: "get_weather", args: { city: "Oslo" } } },
+          { functionCall: { name: "get_weather", args: { city: "Rome" } } },
+        ],
+      },
+      {
+        role: "user",
+        parts: [
+          { functionResponse: { name: "get_weather", response: { content: "sunny in Oslo" } } },
+          { functionResponse: { name: "get_weather", response: { content: "rainy in Rome" } } },
+          { text: `and tomorrow? ${m}` },
+        ],
+      },
+    ]);
+  });
+
+  it("a tool result cut from its call goes as user text; a call cut from its result goes without it", async () => {
+    const model = await build();
+    const m = marker();
+    expect((await model.invoke(cutToolConversation(m))).content).toBe(`echo: and? ${m}`);
+    expect((await sent(m)).contents).toEqual([
+      { role: "user", parts: [{ text: "The tool get_weather answered: rainy in Rome" }, { text: `weather? ${m}` }] },
+      { role: "model", parts: [{ text: "Looking." }, { functionCall: { name: "get_weather", args: { city: "Oslo" } } }] },
+      {
+        role: "user",
+        parts: [{ functionResponse: { name: "get_weather", response: { content: "sunny in Oslo" } } }, { text: `and? ${m}` }],
+      },
+    ]);
+  });
+
+  it("history opening with a greeting, an empty failed answer, two system messages: a request Vertex takes", async () => {
+    const model = await build();
+    const m = marker();
+    const reply = await model.invoke([
+      new SystemMessage("You are terse."),
+      new AIMessage("Hello! How can I help?"),
+      new HumanMessage("the question whose answer failed"),
+      new AIMessage(""),
+      new HumanMessage(`asked again ${m}`),
+      new SystemMessage("Answer in English."),
+    ]);
+    expect(reply.content).toContain(`asked again ${m}`); // the stand-in echoes the whole last user turn
+    expect(await sent(m)).toMatchObject({
+      systemInstruction: { parts: [{ text: "You are terse.\n\nAnswer in English." }] },
+      contents: [
+        { role: "model", parts: [{ text: "Hello! How can I help?" }] },
+        { role: "user", parts: [{ text: "the question whose answer failed" }, { text: `asked again ${m}` }] },
+      ],
+    });
+  });
+
+  it("structured output forces its function (mode ANY) and the Tool Agent chatflow runs its calculator", async () => {
+    const { id } = await account();
+    const model = await buildChatModel("chatGoogleVertexAI", { credential: id, modelName: "gemini-2.5-flash" }, deps());
+    const m = marker();
+    const schema = structuredSchema([{ key: "status", type: "enum", enumValues: "open, closed" }], "LLM")!;
+    const { value } = await invokeStructured(
+      model,
+      [new HumanMessage(`[so {"status":"open"}] ${m}`)],
+      schema,
+      "LLM",
+      new AbortController().signal,
+    );
+    expect(value).toEqual({ status: "open" });
+    expect((await sent(m)).toolConfig).toEqual({ functionCallingConfig: { mode: "ANY", allowedFunctionNames: [expect.any(String)] } });
+    const flow = JSON.parse(toolAgentFlow());
+    const node = flow.nodes.find((n: { id: string }) => n.id === "chatOpenAI_0");
+    node.data.name = "chatGoogleVertexAI";
+    node.data.inputs = { modelName: "gemini-2.5-flash" };
+    node.data.credential = id;
+    const runtime = runtimeWith({ GOOGLE_VERTEX_BASE_URL: vertexUrl() });
+    const result = await runFlow(
+      JSON.stringify(flow),
+      makeCtx(`6 times 7? ${callOf("calculator", { input: "6*7" })} ${marker()}`, { runtime }),
+    );
+    expect(result.text).toBe("tools said: 42");
   });
 });

@@ -99,6 +99,12 @@ export function validateConverse(body) {
       if (b.toolResult && m.role !== "user") return `messages.${i}.content.${j}: toolResult blocks can only be in user messages`;
       if (b.toolResult && !Array.isArray(b.toolResult.content))
         return `messages.${i}.content.${j}.toolResult.content: is required (a list)`;
+      const blank = (b.toolResult?.content ?? []).findIndex((c) => "text" in c && !(typeof c.text === "string" && c.text.trim()));
+      if (blank >= 0)
+        return (
+          `The text field in the ToolResultContentBlock object at messages.${i}.content.${j}.toolResult.content.${blank} is blank. ` +
+          "Add text to the text field, and try again."
+        );
       if (b.toolResult?.status !== undefined && !["success", "error"].includes(b.toolResult.status))
         return `messages.${i}.content.${j}.toolResult.status: must be one of success, error`;
     }

@@ -5,10 +5,12 @@
 // :streamGenerateContent?alt=sse, :predict), each refused with Google's 401 unless it brings a bearer
 // token /token issued. Chat answers follow chatScript (base.mjs) in the Gemini shape; :predict answers
 // small deterministic vectors. Requests are recorded with the account that signed in (`account`), so
-// GET /requests?contains=<marker> finds a test's token requests by its account's e-mail.
+// GET /requests?contains=<marker> finds a test's token requests by its account's e-mail. A generateContent
+// body Vertex AI refuses (validateVertexGenerateContent) gets Google's 400 INVALID_ARGUMENT.
 import { createPublicKey, verify } from "node:crypto";
 import { createServer } from "node:http";
-import { chatScript, hang, sse, tokensOf } from "./base.mjs";
+import { chatScript, forcedCall, hang, sse, tokensOf } from "./base.mjs";
+import { validateGenerateContent } from "./gemini.mjs";
 
 /**
  * A loopback server recording each request ({method, path, headers, body, raw, account}); bodies are
@@ -88,6 +90,84 @@ const textOf = (parts) =>
 
 const b64json = (s) => JSON.parse(Buffer.from(s, "base64url").toString("utf8"));
 
+// Vertex AI's generateContent takes the Gemini API's request (the rules validateGenerateContent checks: roles,
+// non-empty parts, one data field per part, the function-turn order, tool config, generation config) with
+// these differences, from Vertex's own reference (cloud.google.com/vertex-ai/docs/reference/rest/v1/
+// GenerateContentRequest, FunctionDeclaration, Schema): two more request fields (labels, modelArmorConfig);
+// a function name must start with a letter or an underscore (then letters, digits, _ . : -, up to 128 — older
+// revisions said 64, without colons); Vertex's Schema has more fields (additionalProperties, ref, defs) and
+// takes any format or enum. And it refuses an empty text part, in its own words (quoted in
+// Portkey-AI/gateway#462, deepset-ai/haystack-core-integrations#1337).
+const VERTEX_REQUEST_ONLY = ["labels", "modelArmorConfig", "model_armor_config"];
+const VERTEX_FUNCTION_NAME = /^[a-zA-Z_][a-zA-Z0-9_.:-]{0,127}$/;
+const VERTEX_SCHEMA_FIELDS = new Set([
+  ...["type", "format", "title", "description", "nullable", "default", "items", "minItems", "maxItems", "enum"],
+  ...["properties", "propertyOrdering", "required", "minProperties", "maxProperties", "minLength", "maxLength"],
+  ...["pattern", "example", "anyOf", "additionalProperties", "ref", "defs", "minimum", "maximum"],
+]);
+const VERTEX_TYPES = ["TYPE_UNSPECIFIED", "STRING", "NUMBER", "INTEGER", "BOOLEAN", "ARRAY", "OBJECT", "NULL"];
+const EMPTY_TEXT =
+  "Unable to submit request because it has an empty text parameter. Add a value to the parameter and try again. " +
+  "Learn more: https://cloud.google.com/vertex-ai/generative-ai/docs/model-reference/gemini";
+const isObject = (v) => !!v && typeof v === "object" && !Array.isArray(v);
+const camel = (k) => k.replace(/_([a-z])/g, (_, c) => c.toUpperCase()); // proto JSON takes both spellings
+
+/** The first field of a Vertex Schema (recursively) Vertex does not know, or a type it lacks; undefined if none. */
+function vertexSchemaError(schema, at) {
+  if (typeof schema === "boolean" && at.endsWith("additional_properties")) return undefined;
+  if (!isObject(schema)) return `Invalid value at '${at}': a Schema must be an object`;
+  for (const [k, v] of Object.entries(schema)) {
+    const key = camel(k);
+    if (!VERTEX_SCHEMA_FIELDS.has(key)) return `Invalid JSON payload received. Unknown name "${k}" at '${at}': Cannot find field.`;
+    if (key === "type" && (typeof v !== "string" || !VERTEX_TYPES.includes(v.toUpperCase())))
+      return `Invalid value at '${at}.type' (type.googleapis.com/google.cloud.aiplatform.v1.Type), ${JSON.stringify(v)}`;
+    const nested =
+      (key === "properties" || key === "defs") && isObject(v)
+        ? Object.entries(v).map(([name, s]) => [s, `${at}.${k}[${name}].value`])
+        : key === "items" || key === "additionalProperties"
+          ? [[v, `${at}.${key === "items" ? "items" : "additional_properties"}`]]
+          : key === "anyOf" && Array.isArray(v)
+            ? v.map((s, i) => [s, `${at}.any_of[${i}]`])
+            : [];
+    for (const [s, path] of nested) {
+      const e = vertexSchemaError(s, path);
+      if (e) return e;
+    }
+  }
+  return undefined;
+}
+
+/** What Vertex AI refuses in a generateContent body: its error message, or undefined. */
+export function validateVertexGenerateContent(body) {
+  if (!isObject(body)) return "Invalid JSON payload received. Expected an object.";
+  const system = body.systemInstruction ?? body.system_instruction;
+  for (const c of [...(Array.isArray(body.contents) ? body.contents : []), ...(isObject(system) ? [system] : [])])
+    if ((Array.isArray(c?.parts) ? c.parts : []).some((p) => p?.text === "")) return EMPTY_TEXT;
+  const tools = Array.isArray(body.tools) ? body.tools : [];
+  for (const [t, tool] of tools.entries()) {
+    for (const [d, decl] of (tool?.functionDeclarations ?? tool?.function_declarations ?? []).entries()) {
+      const at = `tools[${t}].function_declarations[${d}]`;
+      if (typeof decl?.name !== "string" || !VERTEX_FUNCTION_NAME.test(decl.name))
+        return (
+          `* GenerateContentRequest.${at}.name: Invalid function name. Must start with a letter or an underscore. ` +
+          "Must be a-z, A-Z, 0-9, or contain underscores, dots, colons and dashes, with a maximum length of 128."
+        );
+      if (decl.parameters !== undefined) {
+        const e = vertexSchemaError(decl.parameters, `${at}.parameters`);
+        if (e) return e;
+      }
+    }
+  }
+  // The rest as the Gemini API checks it, without what Vertex adds (checked above).
+  const shared = Object.fromEntries(Object.entries(body).filter(([k]) => !VERTEX_REQUEST_ONLY.includes(k)));
+  if (tools.length)
+    shared.tools = tools.map((tool) => {
+      const decls = tool?.functionDeclarations ?? tool?.function_declarations;
+      return Array.isArray(decls) ? { functionDeclarations: decls.map(({ parameters: _p, ...decl }) => decl) } : tool;
+    });
+  return validateGenerateContent(shared);
+}
+
 export function startVertexStandin() {
   const keys = new Map(); // client_email → public key
   const tokens = new Map(); // access token → client_email
@@ -142,6 +222,8 @@ export function startVertexStandin() {
         })),
       });
     }
+    const invalid = validateVertexGenerateContent(body);
+    if (invalid) return googleError(json, 400, "INVALID_ARGUMENT", invalid);
     const contents = body?.contents ?? [];
     const lastUserIdx = contents.findLastIndex((c) => c.role === "user" && textOf(c.parts));
     const results = contents
@@ -149,11 +231,13 @@ export function startVertexStandin() {
       .flatMap((c) => c.parts ?? [])
       .filter((p) => p.functionResponse)
       .map((p) => p.functionResponse.response?.content ?? JSON.stringify(p.functionResponse.response));
-    const step = chatScript(
-      textOf(contents[lastUserIdx]?.parts),
-      results,
-      (body.tools ?? []).some((t) => t.functionDeclarations?.length),
-    );
+    const last = textOf(contents[lastUserIdx]?.parts);
+    const declared = (body.tools ?? []).flatMap((t) => t.functionDeclarations ?? []);
+    // ANY with one allowed function forces that call (structured output, a supervisor's route).
+    const calling = body.toolConfig?.functionCallingConfig;
+    const only = calling?.mode === "ANY" && calling.allowedFunctionNames?.length === 1 ? calling.allowedFunctionNames[0] : undefined;
+    const forced = only && !results.length ? declared.find((d) => d.name === only) : undefined;
+    const step = forced ? forcedCall(forced.name, forced.parameters, last) : chatScript(last, results, declared.length > 0);
     if (step.fail)
       return googleError(json, step.fail, step.fail === 500 ? "INTERNAL" : "INVALID_ARGUMENT", "stand-in refuses this request");
     if (step.hang) return hang(res);

@@ -10,7 +10,7 @@ import { convertToOpenAITool } from "@langchain/core/utils/function_calling";
 import { fail } from "../../errors";
 import { headerSecrets } from "../../lib/redact";
 import type { RemoteModelFields } from "./base";
-import { EMPTY_USER_TEXT, contentText, pairToolCalls } from "./messages";
+import { EMPTY_USER_TEXT, contentText, pairToolCalls, toolResultText } from "./messages";
 import { type WireRequest, messageOf } from "./http";
 import { type NativeCallOptions, NativeChatModel, dataUrl, imageUrlOf } from "./native";
 import { forcedToolName, toolChoiceMode } from "./tool-choice";
@@ -68,7 +68,7 @@ export function toAnthropicMessages(messages: BaseMessage[]): { system?: string;
       if (blocks.length) push("assistant", blocks); // Anthropic refuses empty text blocks: an empty turn is left out
     } else if (type === "tool") {
       const id = (m as unknown as { tool_call_id?: string }).tool_call_id;
-      push("user", [{ type: "tool_result", tool_use_id: id, content: contentText(m.content) }]);
+      push("user", [{ type: "tool_result", tool_use_id: id, content: toolResultText(m.content) }]);
     } else push("user", userBlocks(m.content));
   }
   // Anthropic needs at least one message: a system prompt alone is asked with a stand-in user turn.

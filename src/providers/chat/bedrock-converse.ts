@@ -4,7 +4,7 @@
 import { AIMessage, AIMessageChunk, type BaseMessage } from "@langchain/core/messages";
 import { ChatGenerationChunk, type ChatResult } from "@langchain/core/outputs";
 import { fail } from "../../errors";
-import { EMPTY_USER_TEXT, contentText, pairToolCalls } from "./messages";
+import { EMPTY_USER_TEXT, contentText, pairToolCalls, toolResultText } from "./messages";
 import { dataUrl, imageUrlOf } from "./native";
 import { forcedToolName, toolChoiceMode } from "./tool-choice";
 
@@ -66,7 +66,7 @@ export function toConverseMessages(messages: BaseMessage[], tools = true): { sys
       push("assistant", blocks);
     } else if (type === "tool") {
       const { tool_call_id: id, name } = m as unknown as { tool_call_id?: string; name?: string };
-      const result = contentText(m.content);
+      const result = toolResultText(m.content);
       push("user", [
         tools ? { toolResult: { toolUseId: id, content: [{ text: result }] } } : { text: `Tool result ${name ?? id}: ${result}` },
       ]);

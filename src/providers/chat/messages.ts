@@ -55,6 +55,15 @@ function wireContent(content: unknown): WireMessage["content"] {
  */
 export const EMPTY_USER_TEXT = "Please continue.";
 
+/**
+ * A tool result's text, never blank: a tool that answered nothing (a custom tool returning nothing, an
+ * empty search) is said to have, since Converse refuses a blank text block in a tool result.
+ */
+export function toolResultText(content: unknown): string {
+  const text = contentText(content);
+  return text.trim() ? text : "(the tool answered nothing)";
+}
+
 type Call = { id?: string; name: string; args: unknown };
 const callsOf = (m: BaseMessage): Call[] => (m.getType() === "ai" ? ((m as AIMessage).tool_calls ?? []) : []);
 /** A call's id as the wire gives it (toWireMessages numbers a call without one). */

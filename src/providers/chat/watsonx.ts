@@ -10,6 +10,7 @@ import { WATSONX_PROVIDER, type WatsonxTarget, watsonxTarget, watsonxUrl } from 
 import type { RemoteModelFields } from "./base";
 import { sampling } from "./build";
 import type { WireRequest } from "./http";
+import type { WireMessage } from "./messages";
 import { OpenAICompatibleChatModel } from "./openai-compatible";
 import { TextLLM } from "./text-llm";
 import type { ChatModelDefinition } from "./types";
@@ -33,9 +34,11 @@ export class WatsonxChatModel extends OpenAICompatibleChatModel {
 
   /** Chat completions' body with watsonx's names: model_id and project_id, tool_choice_option for a mode. */
   protected override body(messages: BaseMessage[], options: this["ParsedCallOptions"], stream: boolean): Record<string, unknown> {
-    const { model: _model, stream: _stream, tool_choice, ...rest } = this.requestBody(messages, options, stream);
+    const { model: _model, stream: _stream, tool_choice, messages: wire, ...rest } = this.requestBody(messages, options, stream);
     const choice = typeof tool_choice === "string" ? { tool_choice_option: tool_choice } : tool_choice ? { tool_choice } : {};
-    return { ...rest, ...choice, model_id: this.model, project_id: this.target.projectId };
+    // watsonx's assistant content is a string, never null: a turn that only calls tools leaves it out.
+    const sent = (wire as WireMessage[]).map(({ content, ...m }) => (content === null ? m : { ...m, content }));
+    return { ...rest, messages: sent, ...choice, model_id: this.model, project_id: this.target.projectId };
   }
 }
 
