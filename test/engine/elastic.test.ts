@@ -3,10 +3,13 @@
 // in a chatflow (the index created with LangChain's mapping, its document layout, the credential's
 // auth), the record manager (unchanged chunks skipped, asked of the service; removed ones deleted
 // there), an index Flowise filled, and a service that is down, slow or refuses.
+import { env } from "cloudflare:workers";
+import { Document } from "@langchain/core/documents";
 import { describe, expect, inject, it } from "vitest";
 import { LOCAL_HASH_DIMS, LocalHashEmbeddings } from "../../src/providers/embeddings/local-hash";
 import { cloudIdUrl } from "../../src/providers/vectorstores/elastic";
-import { credential, marker } from "./helpers";
+import { buildVectorStore } from "../../src/providers/vectorstores/registry";
+import { credential, db, marker } from "./helpers";
 import {
   askNightTrains,
   bookkeepingTexts,
@@ -266,5 +269,46 @@ describe("elasticsearch connections", () => {
     const mine = all.filter((r) => r.path.startsWith(`/${index}`));
     expect(mine.length).toBeGreaterThan(0);
     for (const r of mine) expect(r.headers.authorization).toBe(basic("elastic", "es-pw-1"));
+  });
+});
+
+describe("elasticsearch similarity dot_product", () => {
+  /** Embeddings of 5 times unit length, as many models answer (Elasticsearch's dot_product refuses them as they are). */
+  class LongEmbeddings extends LocalHashEmbeddings {
+    async embedDocuments(texts: string[]) {
+      return (await super.embedDocuments(texts)).map((v) => v.map((x) => x * 5));
+    }
+    async embedQuery(text: string) {
+      return (await super.embedQuery(text)).map((x) => x * 5);
+    }
+  }
+  const length = (v: number[]) => Math.sqrt(v.reduce((s, x) => s + x * x, 0));
+
+  it("vectors are written and queried at unit length (Elasticsearch refuses others under dot_product); the ranking holds", async () => {
+    const index = `dot-${marker()}`;
+    const embeddings = new LongEmbeddings({});
+    const ctx = {
+      env,
+      db: db(),
+      embeddings,
+      namespace: `ns_${marker()}`,
+      getCredential: async () => ({ endpoint: inject("elasticsearchUrl"), apiKey: `es-${marker()}` }),
+    };
+    const store = buildVectorStore("elasticsearch", { indexName: index, similarity: "dot_product", credential: "c" }, ctx);
+    const docs = [BAKERY, LIBRARY, STATION].map((t) => new Document({ pageContent: t, metadata: { source: "town" } }));
+    await store.addVectors(await embeddings.embedDocuments(docs.map((d) => d.pageContent)), docs);
+
+    const stored = (await (await fetch(`${inject("elasticsearchUrl")}/dump/${index}`)).json()) as {
+      mappings: any;
+      docs: Array<{ _source: { embedding: number[] } }>;
+    };
+    expect(stored.mappings.properties.embedding.similarity).toBe("dot_product");
+    expect(stored.docs).toHaveLength(3);
+    for (const d of stored.docs) expect(length(d._source.embedding)).toBeCloseTo(1, 6);
+
+    const found = await store.similaritySearch("Which platform do night trains leave from?", 1);
+    expect(found.map((d) => d.pageContent)).toEqual([STATION]);
+    const search = (await storeRequests(inject("elasticsearchUrl"))).filter((r) => r.path === `/${index}/_search`).at(-1);
+    expect(length(search?.body.knn.query_vector)).toBeCloseTo(1, 6);
   });
 });

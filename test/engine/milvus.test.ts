@@ -20,7 +20,7 @@ import {
   upsertTwins,
   type TownFlowOptions,
 } from "./hosted-store-flows";
-import { BAKERY, LIBRARY, STATION } from "./retrieval-flows";
+import { BAKERY, LIBRARY, STATION, flow, ref } from "./retrieval-flows";
 
 const milvus = () => inject("milvusUrl");
 /** What the stand-in received for a collection, oldest first. */
@@ -153,7 +153,7 @@ describe("milvus", () => {
   });
 
   it("a collection Flowise filled (Int64 auto ids, declared metadata fields, not loaded) is loaded and answers; writing to it is a 400", async () => {
-    const collection = `open_flowise_${marker()}`.replace("open_", "open-");
+    const collection = `open_flowise_${marker()}`;
     const emb = new LocalHashEmbeddings({});
     const [bakery, library] = await emb.embedDocuments([BAKERY, LIBRARY]);
     const schema = {
@@ -201,6 +201,16 @@ describe("milvus", () => {
     expect(search?.body).toMatchObject({ limit: 3, outputFields: ["*", "langchain_vector"] });
   });
 
+  it("a topK over Milvus's 16384 (its topk limit) asks for 16384", async () => {
+    const cred = await milvusAuth();
+    const collection = `wide_${marker()}`;
+    await upsertFlow(milvusFlow({ credential: cred, collection, text: BAKERY }));
+    const result = await predict(milvusFlow({ credential: cred, collection, text: "", topK: "20000" }), "bakery");
+    expect(result.sourceDocuments?.map((d) => d.pageContent)).toEqual([BAKERY]);
+    const search = (await milvusRequests(collection)).filter((r) => opOf(r) === "entities/search").at(-1);
+    expect(search?.body.limit).toBe(16384);
+  });
+
   it("a collection not created yet answers nothing (no write on a read)", async () => {
     const cred = await milvusAuth();
     const collection = `empty_${marker()}`;
@@ -240,6 +250,33 @@ describe("milvus", () => {
     for (const e of [down, slow, wrong, none, unreachable, refused]) expect(e.message).not.toContain(password);
   });
 
+  it("a chunk over Milvus's 65,535 bytes of VarChar text is a 400 naming chunkSize; nothing is written", async () => {
+    const cred = await milvusAuth();
+    const collection = `long_${marker()}`;
+    // 30,000 characters but 90,000 UTF-8 bytes: Milvus counts bytes, and refuses the whole batch.
+    const long = "雨".repeat(30_000);
+    const flowData = flow([
+      ["loader_0", "plainText", "Document Loaders", { text: long }, { output: "document" }],
+      ["emb_0", "localHashEmbeddings", "Embeddings", {}],
+      [
+        "milvus_0",
+        "milvus",
+        "Vector Stores",
+        {
+          credential: cred,
+          document: [ref("loader_0")],
+          embeddings: ref("emb_0"),
+          milvusServerUrl: milvus(),
+          milvusCollection: collection,
+        },
+      ],
+    ] as never);
+    const e = await err(upsertFlow(flowData));
+    expect(e.status).toBe(400);
+    expect(e.message).toMatch(/^milvus: a chunk \("雨+…"\) has 90000 bytes of text; Milvus keeps at most 65535 bytes .*chunkSize/);
+    expect((await milvusRequests(collection)).map(opOf)).toEqual([]);
+  });
+
   it("bad inputs are 400s naming the input; a private address is refused", async () => {
     const cred = await milvusAuth();
     const cases: Array<[Record<string, unknown>, string | RegExp]> = [
@@ -247,6 +284,19 @@ describe("milvus", () => {
       [{ milvusServerUrl: "ftp://m.example" }, "milvus milvusServerUrl must be an http(s) URL (e.g. http://localhost:19530)"],
       [{ milvusCollection: "" }, "milvus needs its milvusCollection input (the name of a Milvus collection)"],
       [{ milvusTextField: "text field" }, "milvus milvusTextField must be a field name: letters, digits and underscores"],
+      // Milvus refuses such names in every call (its naming rules).
+      [
+        { milvusCollection: "my-docs" },
+        "milvus milvusCollection must be a Milvus name: a letter or _, then letters, digits or _ (255 at most)",
+      ],
+      [
+        { milvusCollection: "2024_docs" },
+        "milvus milvusCollection must be a Milvus name: a letter or _, then letters, digits or _ (255 at most)",
+      ],
+      [
+        { milvusPartition: "shop docs" },
+        "milvus milvusPartition must be a Milvus name: a letter or _, then letters, digits or _ (255 at most)",
+      ],
       [
         { milvusServerUrl: "http://10.1.2.3:19530" },
         /^milvus milvusServerUrl refused by the outbound policy: 10\.1\.2\.3 is a private address/,

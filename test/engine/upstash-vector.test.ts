@@ -148,7 +148,8 @@ describe("upstash (Upstash Vector)", () => {
     const refused = await err(upsertFlow(other));
     expect(refused).toMatchObject({
       status: 502,
-      message: "Upstash Vector upsert failed (400): Invalid vector dimension: 8, expected: 256",
+      // Upstash's documented answer to another dimension: a 422.
+      message: "Upstash Vector upsert failed (422): Invalid vector dimension: 8, expected: 256",
     });
     const filter = await err(predict(upstashFlow({ credential: cred, extra: { upstashMetadataFilter: "kind ~ 1" } }), "bakery"));
     expect(filter).toMatchObject({ status: 502, message: "Upstash Vector query failed (400): Invalid filter: kind ~ 1" });

@@ -158,6 +158,33 @@ describe("weaviate", () => {
     expect((await weaviateRequests(name)).filter((r) => r.path === "/v1/graphql").at(-1)?.body.query).toContain("distance vector");
   });
 
+  it("metadata keys Weaviate refuses as property names are renamed (leading digit, reserved word or suffix); {} is no filter", async () => {
+    const cred = await weaviateKey();
+    const index = `Names${marker()}`;
+    // Weaviate refuses a property "2024", "_id" or "weather_temp" (a new one ending in _temp), failing the whole object.
+    const metadata = JSON.stringify({ source: "bakery.txt", 2024: "open", _id: "b-1", weather: { temp: 21 }, "": "none" });
+    expect(await upsertFlow(weaviateFlow({ credential: cred, index, text: BAKERY, metadata }))).toMatchObject({ numAdded: 1 });
+    const [stored] = (await dump(index)).objects;
+    expect(stored.properties).toEqual({
+      text: BAKERY,
+      source: "bakery.txt",
+      _2024: "open",
+      _id_: "b-1",
+      weather_temp_: 21,
+      loc_lines_from: 1,
+      loc_lines_to: 1,
+    });
+
+    // Weaviate refuses `where: {}`: an empty weaviateFilter (or {"where": {}}) searches without one.
+    for (const weaviateFilter of ["{}", '{"where":{}}']) {
+      const result = await predict(weaviateFlow({ credential: cred, index, text: "", extra: { weaviateFilter } }), "bakery bread");
+      expect(result.sourceDocuments?.map((d) => d.pageContent)).toEqual([BAKERY]);
+      expect(result.sourceDocuments?.[0].metadata).toMatchObject({ _2024: "open", _id_: "b-1" });
+      const search = (await weaviateRequests(index)).filter((r) => r.path === "/v1/graphql").at(-1);
+      expect(search?.body.query).not.toContain("where");
+    }
+  });
+
   it("a class not created yet answers nothing (no write on a read)", async () => {
     const index = `Empty${marker()}`;
     const result = await predict(weaviateFlow({ credential: await weaviateKey(), index, text: "" }), "anything");
@@ -210,6 +237,9 @@ describe("weaviate", () => {
       [{ weaviateHost: "ftp://w.example" }, "weaviate weaviateHost must be a host[:port] or an http(s) URL (e.g. localhost:8080)"],
       [{ weaviateIndex: "" }, "weaviate needs its weaviateIndex input (the name of a Weaviate collection)"],
       [{ weaviateIndex: "my-docs" }, "weaviate weaviateIndex must be a GraphQL name: a letter, then letters, digits or _"],
+      // Weaviate would refuse every object with a property of that name.
+      [{ weaviateTextKey: "page-content" }, "weaviate weaviateTextKey must be a property name: a letter or _, then letters, digits or _"],
+      [{ weaviateTextKey: "id" }, "weaviate weaviateTextKey must be a property name: a letter or _, then letters, digits or _"],
       [{ weaviateConnectionType: "grpc" }, "weaviate weaviateConnectionType must be one of cloud, local, custom"],
       [{ weaviateFilter: "{not json" }, "weaviateFilter is not valid JSON"],
       [{ weaviateMetadataKeys: '{"a":1}' }, 'weaviateMetadataKeys must be a JSON list of names (e.g. ["source"])'],

@@ -8,11 +8,20 @@
 //        → {code: 0, data: [{…fields, distance}]} (L2: squared distance, nearest first; IP, COSINE: highest first)
 //   POST /v2/vectordb/entities/query {collectionName, filter, outputFields, limit}, /entities/delete {collectionName, filter}
 // As Milvus, failures answer HTTP 200 with a non-zero code: 1800 for a missing `Authorization:
-// Bearer user:password` or a password not starting "mv-" (collections named "open-…" are on a
-// server without auth), 100 a missing collection, 101 one not loaded, 1100 a row that does not fit
-// the schema (dimension, missing field, unknown field without dynamic fields), 200 a missing partition.
-// Filters: `f == v`, `f in [..]`, joined by and/&& (or/||). Collection "down" answers code 65535;
-// "hang" never answers. GET /dump/NAME → the collection (for tests); GET /requests lists what was received.
+// Bearer user:password` or a password not starting "mv-" (collections named "open_…" are on a
+// server without auth), 100 a missing collection, 101 one not loaded, 1100 an invalid parameter,
+// 200 a missing partition. Filters: `f == v`, `f in [..]`, joined by and/&& (or/||). Collection
+// "down" answers code 65535; "hang" never answers. GET /dump/NAME → the collection (for tests);
+// GET /requests lists what was received.
+//
+// Requests are checked as Milvus documents them ("Milvus Limits", milvus.io/docs/limitations.md, and
+// the search and query pages), each refusal code 1100 with a message naming the rule:
+//   names     a collection, partition or field name: letters, digits and underscores, starting with a
+//             letter or an underscore, at most 255 characters
+//   rows      each fits the schema: the vector field's dim, every declared field given, a VarChar at
+//             most its max_length bytes (65,535 at most), no undeclared field unless dynamic fields are on
+//   search    limit a whole number 1..16384 (topk's limit), one vector of the field's dim; query: limit
+//             1..16384 too
 import { hang, serveStandin } from "./base.mjs";
 
 const collections = new Map(); // name → {fields, dynamic, indexes, load, partitions: Set, rows: Map(pk → {row, partition})}
@@ -20,6 +29,27 @@ let nextAutoId = 450000000000000000n;
 
 const fail = (json, code, message) => json(200, { code, message });
 const ok = (json, data = {}) => json(200, { code: 0, data });
+
+const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const MAX_NAME = 255;
+const MAX_TOP_K = 16_384;
+const MAX_VARCHAR = 65_535;
+
+/** Why Milvus refuses a collection, partition or field name ("Milvus Limits": naming rules), or undefined. */
+function nameError(kind, name) {
+  if (typeof name !== "string" || !name) return `Invalid ${kind} name: ${kind} name should not be empty`;
+  if (name.length > MAX_NAME) return `Invalid ${kind} name: ${name}. the length of a ${kind} name must be less than ${MAX_NAME} characters`;
+  if (!/^[A-Za-z_]/.test(name))
+    return `Invalid ${kind} name: ${name}. the first character of a ${kind} name must be an underscore or letter`;
+  if (!NAME.test(name)) return `Invalid ${kind} name: ${name}. ${kind} name can only contain numbers, letters and underscores`;
+  return undefined;
+}
+
+/** Why Milvus refuses a search or query `limit` (topk at most 16384), or undefined. */
+const limitError = (limit) =>
+  limit === undefined || (Number.isInteger(limit) && limit >= 1 && limit <= MAX_TOP_K)
+    ? undefined
+    : `limit [${limit}] is invalid, it should be in range [1, ${MAX_TOP_K}]`;
 
 const dot = (a, b) => a.reduce((s, x, i) => s + x * b[i], 0);
 const norm = (v) => Math.sqrt(dot(v, v));
@@ -99,7 +129,7 @@ export function startMilvusStandin() {
     const route = /^\/v2\/vectordb\/(collections|partitions|entities)\/(\w+)$/.exec(url.pathname);
     if (!route || req.method !== "POST") return json(404, { code: 404, message: `no route ${req.method} ${url.pathname}` });
     const name = String(body?.collectionName ?? "");
-    if (!name.startsWith("open-")) {
+    if (!name.startsWith("open_")) {
       const token = /^Bearer (.*)$/.exec(String(req.headers.authorization ?? ""))?.[1] ?? "";
       if (!token) return fail(json, 1800, "user hasn't authenticated");
       if (!token.split(":")[1]?.startsWith("mv-"))
@@ -108,6 +138,9 @@ export function startMilvusStandin() {
     if (name === "down") return fail(json, 65535, "service unavailable: the query node is having a bad day");
     if (name === "hang") return hang(res);
     const op = `${route[1]}/${route[2]}`;
+    const wrongName =
+      nameError("collection", name) ?? (body?.partitionName === undefined ? undefined : nameError("partition", body.partitionName));
+    if (wrongName) return fail(json, 1100, wrongName);
     const c = collections.get(name);
     if (op === "collections/create") {
       if (c) return ok(json);
@@ -119,6 +152,12 @@ export function startMilvusStandin() {
         ...(f.dataType === "FloatVector" ? { dim: Number(f.elementTypeParams?.dim) } : {}),
         ...(f.dataType === "VarChar" ? { maxLength: Number(f.elementTypeParams?.max_length) } : {}),
       }));
+      for (const f of fields) {
+        const wrong = nameError("field", f.name);
+        if (wrong) return fail(json, 1100, wrong);
+      }
+      if (fields.some((f) => f.type === "VarChar" && f.maxLength > MAX_VARCHAR))
+        return fail(json, 1100, `the maximum length specified for a VarChar should be in (0, ${MAX_VARCHAR}]`);
       if (fields.filter((f) => f.primaryKey).length !== 1) return fail(json, 1100, "the schema needs exactly one primary key");
       if (!fields.some((f) => f.dim > 0)) return fail(json, 1100, "the schema needs a vector field with a dim");
       if (fields.some((f) => f.type === "VarChar" && !(f.maxLength > 0)))
@@ -167,6 +206,8 @@ export function startMilvusStandin() {
       return ok(json, op === "entities/insert" ? { insertCount: ids.length, insertIds: ids } : { upsertCount: ids.length, upsertIds: ids });
     }
     if (op === "entities/search") {
+      const wrongLimit = limitError(body.limit);
+      if (wrongLimit) return fail(json, 1100, wrongLimit);
       if (c.load !== "LoadStateLoaded") return fail(json, 101, `collection not loaded[collection=${name}]`);
       const field = c.fields.find((f) => f.name === body.annsField);
       if (!field?.dim) return fail(json, 1100, `annsField ${body.annsField} is not a vector field`);
@@ -184,6 +225,8 @@ export function startMilvusStandin() {
       );
     }
     if (op === "entities/query") {
+      const wrongLimit = limitError(body.limit);
+      if (wrongLimit) return fail(json, 1100, wrongLimit);
       const rows = [...c.rows.values()].filter(({ row }) => matches(row, body.filter)).slice(0, body.limit ?? 100);
       return ok(
         json,

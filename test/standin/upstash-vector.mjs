@@ -8,12 +8,54 @@
 // Filters (Upstash's filter language, a subset): conditions joined by AND / OR (AND binds tighter,
 // no parentheses): `a.b = 'text'`, `!=`, `<`, `<=`, `>`, `>=` with quoted text or numbers,
 // `HAS FIELD a`, `HAS NOT FIELD a`; anything else is a 400. The dimension is fixed by an index's
-// first upsert (400 after). Errors answer as Upstash's do: {error, status}. Auth: no bearer token,
-// or one not starting "up-" → 401. Index "down" answers 500, "hang" never answers. GET /dump/INDEX
-// → {vectors} (for tests); GET /requests lists what was received.
+// first upsert. Errors answer as Upstash's do: {error, status}. Auth: no bearer token, or one not
+// starting "up-" → 401. Index "down" answers 500, "hang" never answers. GET /dump/INDEX → {vectors}
+// (for tests); GET /requests lists what was received.
+//
+// Requests are checked as Upstash documents them (upstash.com/docs/vector: "Upsert Vectors" and
+// "Query Vectors" API pages, the FAQ, the tutorials' batch note):
+//   upsert  one vector or a list of 1..1000 ("a limit of 1000 vectors per batch"); each with an id
+//           that is not empty ("ID field is required and cannot be an empty string"), a dense
+//           `vector` of numbers (a dense index takes no sparseVector) and, if any, metadata that is
+//           an object; a vector of another dimension than the index's → 422
+//           "Invalid vector dimension: N, expected: M" (the upsert page's own example)
+//   query   a `vector` of numbers, of the index's dimension (422 as above otherwise)
+// (A rule the docs do not state is not checked: a largest topK, a metadata size per vector.)
 import { hang, serveStandin } from "./base.mjs";
 
 const indexes = new Map(); // name → {dimension, vectors: Map(id → {id, vector, metadata})}
+
+const MAX_BATCH = 1000;
+const isNumbers = (v) => Array.isArray(v) && v.length > 0 && v.every((x) => typeof x === "number" && Number.isFinite(x));
+/** Upstash's 422 to a vector of another dimension than the index's (`dimension`: undefined while it is empty). */
+const dimensionError = (vector, dimension) =>
+  dimension !== undefined && vector.length !== dimension ? `Invalid vector dimension: ${vector.length}, expected: ${dimension}` : undefined;
+
+/** Why Upstash refuses an upsert body: {status, error}, or undefined. */
+function upsertError(body, dimension) {
+  const list = Array.isArray(body) ? body : [body];
+  if (!list.length) return { status: 400, error: "no vectors to upsert" };
+  if (list.length > MAX_BATCH) return { status: 400, error: `${list.length} vectors in one upsert; the limit is ${MAX_BATCH} a batch` };
+  for (const v of list) {
+    if (!v || typeof v !== "object") return { status: 400, error: "a vector must be an object {id, vector, metadata}" };
+    if ((typeof v.id !== "string" && typeof v.id !== "number") || v.id === "")
+      return { status: 400, error: "ID field is required and cannot be an empty string" };
+    if (v.sparseVector !== undefined) return { status: 400, error: "This index requires dense vectors: give `vector`, not `sparseVector`" };
+    if (!isNumbers(v.vector)) return { status: 400, error: "This index requires dense vectors: `vector` must be a list of numbers" };
+    if (v.metadata !== undefined && (v.metadata === null || typeof v.metadata !== "object" || Array.isArray(v.metadata)))
+      return { status: 400, error: `metadata of vector ${v.id} must be an object` };
+    const wrong = dimensionError(v.vector, dimension ?? list[0].vector.length);
+    if (wrong) return { status: 422, error: wrong };
+  }
+  return undefined;
+}
+
+/** Why Upstash refuses a query body: {status, error}, or undefined. */
+function queryError(body, dimension) {
+  if (!isNumbers(body?.vector)) return { status: 400, error: "a query needs `vector`, a list of numbers" };
+  const wrong = dimensionError(body.vector, dimension);
+  return wrong ? { status: 422, error: wrong } : undefined;
+}
 
 const norm = (v) => Math.sqrt(v.reduce((s, x) => s + x * x, 0));
 const cosine = (a, b) => (norm(a) && norm(b) ? a.reduce((s, x, i) => s + x * b[i], 0) / (norm(a) * norm(b)) : 0);
@@ -61,16 +103,11 @@ export function startUpstashVectorStandin() {
     if (name === "hang") return hang(res);
     let ix = indexes.get(name);
     if (!ix) indexes.set(name, (ix = { dimension: undefined, vectors: new Map() }));
-    const dimension = (v) =>
-      ix.dimension !== undefined && v.length !== ix.dimension ? `Invalid vector dimension: ${v.length}, expected: ${ix.dimension}` : null;
     if (op === "upsert") {
+      const wrong = upsertError(body, ix.dimension);
+      if (wrong) return fail(wrong.status, wrong.error);
       const list = Array.isArray(body) ? body : [body];
-      for (const v of list) {
-        if (!Array.isArray(v.vector)) return fail(400, "This index requires dense vectors");
-        const wrong = dimension(v.vector);
-        if (wrong) return fail(400, wrong);
-      }
-      ix.dimension ??= list[0]?.vector.length;
+      ix.dimension ??= list[0].vector.length;
       for (const v of list) ix.vectors.set(String(v.id), { id: String(v.id), vector: v.vector, metadata: v.metadata });
       return json(200, { result: "Success" });
     }
@@ -81,8 +118,8 @@ export function startUpstashVectorStandin() {
       ...(body.includeVectors ? { vector: v.vector } : {}),
     });
     if (op === "query") {
-      const wrong = dimension(body.vector);
-      if (wrong) return fail(400, wrong);
+      const wrong = queryError(body, ix.dimension);
+      if (wrong) return fail(wrong.status, wrong.error);
       let keep = () => true;
       if (body.filter) {
         try {

@@ -6,12 +6,24 @@
 //   POST   /v1/graphql {query}        → {data: {Get: {CLASS: [...]}}} or {errors: [{message}]}
 // GraphQL: `{ Get { CLASS(nearVector: {vector: […]}, where: {…}, limit: N) { props _additional { id distance vector } } } }`.
 // Distances are cosine (1 - cos), nearest first. `where`: {path, operator: Equal|NotEqual|GreaterThan|
-// LessThan|ContainsAny, valueText|valueInt|valueNumber|valueBoolean|valueTextArray} and And/Or with
-// operands. Properties are added to the schema as objects bring them (auto-schema); vectors must have
-// the class's length (a per-object error otherwise). Errors as Weaviate's: {error: [{message}]}.
+// GreaterThanEqual|LessThan|LessThanEqual|ContainsAny|ContainsAll, valueText|valueInt|valueNumber|
+// valueBoolean|valueTextArray} and And/Or with operands. Properties are added to the schema as objects
+// bring them (auto-schema). Errors as Weaviate's: {error: [{message}]}.
 // Auth (API key auth on): no `Authorization: Bearer` → 401, a key not starting "wv-" → 401 too
 // (Weaviate answers both so), except for classes named "Open…". Class "Down" answers 500, "Hang"
 // never answers. GET /dump/CLASS → {class, objects} (for tests); GET /requests lists what was received.
+//
+// Requests are checked as Weaviate documents them (docs.weaviate.io: "Collection definition" — property
+// names and reserved words, auto-schema —, the FAQ on UUIDs, GraphQL "Filters", QUERY_MAXIMUM_RESULTS;
+// the REST schema's `Object.id` is `format: uuid`), with Weaviate's own error texts:
+//   batch    a non-empty `objects` list; an id that is not a canonical UUID → 422 for the whole request
+//            (go-swagger's {code, message}); per object (HTTP 200, the error in its `result`): the class
+//            must exist, the vector have the class's length, each property name match
+//            /[_A-Za-z][_0-9A-Za-z]{0,230}/, not be a reserved word (_additional, id, _id) nor, when new,
+//            end in a reserved suffix (_searchable, _rangeable, _temp, __meta_count, _propertyLength,
+//            _nullState), and a value not conflict with its property's type (text, number, boolean, arrays)
+//   GraphQL  `where` needs a known operator; And/Or take operands, the others a path; limit ≤ 10000
+//            (QUERY_MAXIMUM_RESULTS' default); a nearVector of the class's length
 import { hang, serveStandin } from "./base.mjs";
 
 const classes = new Map(); // name → {properties: Map(name → dataType), dimension, objects: Map(id → object)}
@@ -84,23 +96,86 @@ const OPS = {
   Equal: (v, x) => (Array.isArray(v) ? v.includes(x) : v === x),
   NotEqual: (v, x) => v !== x,
   GreaterThan: (v, x) => v > x,
+  GreaterThanEqual: (v, x) => v >= x,
   LessThan: (v, x) => v < x,
+  LessThanEqual: (v, x) => v <= x,
   ContainsAny: (v, x) => (Array.isArray(v) ? v.some((y) => x.includes(y)) : x.includes(v)),
+  ContainsAll: (v, x) => (Array.isArray(v) ? x.every((y) => v.includes(y)) : x.every((y) => y === v)),
 };
+const NESTED = new Set(["And", "Or"]);
+const MAX_RESULTS = 10_000;
+
+/** Weaviate's error for a `where` filter it cannot read (its filterext parser's words), or undefined. */
+function whereError(where) {
+  if (!where || typeof where !== "object" || Array.isArray(where)) return "invalid where filter: expected an object";
+  const op = where.operator;
+  if (!NESTED.has(op) && !OPS[op]) return `invalid where filter: unrecognized operator: ${op ?? ""}`;
+  if (NESTED.has(op)) {
+    if (where.path !== undefined) return `invalid where filter: operator '${op}' not compatible with field 'path'`;
+    if (!Array.isArray(where.operands) || !where.operands.length)
+      return `invalid where filter: operator '${op}', but no operands set - add at least one operand`;
+    for (const [i, w] of where.operands.entries()) {
+      const wrong = whereError(w);
+      if (wrong) return `invalid where filter: operand ${i}: ${wrong.replace(/^invalid where filter: /, "")}`;
+    }
+    return undefined;
+  }
+  if (!Array.isArray(where.path) || !where.path.length) return "invalid where filter: field 'path': must have at least one element";
+  if (!Object.keys(where).some((k) => k.startsWith("value")))
+    return `invalid where filter: got operator '${op}' but no value<Type> field set`;
+  return undefined;
+}
+
 function matches(o, where) {
   if (where.operator === "And") return where.operands.every((w) => matches(o, w));
   if (where.operator === "Or") return where.operands.some((w) => matches(o, w));
-  if (!OPS[where.operator]) throw new Error(`unsupported operator ${where.operator}`);
   const key = where.path[0];
   const v = key === "id" ? o.id : o.properties[key];
   const x = Object.entries(where).find(([k]) => k.startsWith("value"))?.[1];
   return v !== undefined && OPS[where.operator](v, x);
 }
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const PROPERTY_NAME = /^[_A-Za-z][_0-9A-Za-z]{0,230}$/;
+const RESERVED_NAMES = ["_additional", "id", "_id"];
+const RESERVED_SUFFIXES = ["_searchable", "_rangeable", "_temp", "__meta_count", "_propertyLength", "_nullState"];
+
 const typeOf = (v) => {
   const one = (x) => (typeof x === "number" ? "number" : typeof x === "boolean" ? "boolean" : "text");
   return Array.isArray(v) ? `${one(v[0])}[]` : one(v);
 };
+const TYPE_WORDS = {
+  text: "text",
+  number: "number",
+  boolean: "boolean",
+  "text[]": "text array",
+  "number[]": "number array",
+  "boolean[]": "boolean array",
+};
+
+/** Why Weaviate refuses one object of a batch (its per-object error), or undefined. */
+function objectError(target, o) {
+  if (!target) return `class "${o.class}" not found in schema`;
+  // (An object without a vector is stored without one by a class without a vectorizer; this stand-in needs one.)
+  if (!Array.isArray(o.vector)) throw new Error("the Weaviate stand-in stores objects with vectors only");
+  if (target.dimension !== undefined && o.vector.length !== target.dimension)
+    return `new node has a vector with length ${o.vector.length}. Existing nodes have vectors with length ${target.dimension}`;
+  for (const [name, value] of Object.entries(o.properties ?? {})) {
+    if (name.length > 231) return `'${name}' is not a valid property name. Name should not be longer than 231 characters`;
+    if (!PROPERTY_NAME.test(name))
+      return (
+        `'${name}' is not a valid property name. Property names in Weaviate are restricted to valid GraphQL names, ` +
+        "which must be “/[_A-Za-z][_0-9A-Za-z]{0,230}/”"
+      );
+    if (RESERVED_NAMES.includes(name)) return `'${name}' is a reserved property name`;
+    const known = target.properties.get(name);
+    const suffix = RESERVED_SUFFIXES.find((s) => name.endsWith(s));
+    if (!known && suffix) return `'${name}' is not a valid property name: suffix '${suffix}' is reserved for internal indices`;
+    if (known && value !== null && !(Array.isArray(value) && !value.length) && typeOf(value) !== known)
+      return `invalid ${TYPE_WORDS[known]} property '${name}' on class '${o.class}': not a ${TYPE_WORDS[known]}, but ${typeof value}`;
+  }
+  return undefined;
+}
 
 export function startWeaviateStandin() {
   return serveStandin(async ({ req, res, url, body, json }) => {
@@ -147,15 +222,21 @@ export function startWeaviateStandin() {
       return json(200, { class: className, properties: [], vectorizer: "none" });
     }
     if (url.pathname === "/v1/batch/objects" && req.method === "POST") {
+      if (!Array.isArray(body?.objects) || !body.objects.length) return json(422, { code: 601, message: "empty objects" });
+      // The REST schema's id is `format: uuid`: go-swagger refuses the whole request before anything is read.
+      const badId = body.objects.findIndex((o) => o.id !== undefined && !UUID.test(String(o.id)));
+      if (badId >= 0)
+        return json(422, {
+          code: 601,
+          message: `objects.${badId}.id in body must be of type uuid: ${JSON.stringify(body.objects[badId].id)}`,
+        });
       const answers = body.objects.map((o) => {
         const target = classes.get(o.class);
-        let message;
-        if (!target) message = `class "${o.class}" not found in schema`;
-        else if (target.dimension !== undefined && o.vector.length !== target.dimension)
-          message = `new node has a vector with length ${o.vector.length}. Existing nodes have vectors with length ${target.dimension}`;
+        const message = objectError(target, o);
         if (message) return { ...o, result: { errors: { error: [{ message }] } } };
         target.dimension ??= o.vector.length;
-        for (const [k, v] of Object.entries(o.properties ?? {})) if (!target.properties.has(k)) target.properties.set(k, typeOf(v));
+        for (const [k, v] of Object.entries(o.properties ?? {}))
+          if (!target.properties.has(k) && v !== null) target.properties.set(k, typeOf(v));
         target.objects.set(o.id, { id: o.id, vector: o.vector, properties: o.properties ?? {} });
         return { ...o, result: {} };
       });
@@ -163,6 +244,8 @@ export function startWeaviateStandin() {
     }
     if (url.pathname === "/v1/batch/objects" && req.method === "DELETE") {
       if (!c) return error(422, `class "${className}" not found in schema`);
+      const wrongWhere = whereError(body.match.where);
+      if (wrongWhere) return error(422, wrongWhere);
       const gone = [...c.objects.values()].filter((o) => matches(o, body.match.where));
       for (const o of gone) c.objects.delete(o.id);
       return json(200, { match: body.match, results: { matches: gone.length, successful: gone.length, failed: 0 } });
@@ -174,6 +257,20 @@ export function startWeaviateStandin() {
         if (f !== "_additional" && !c.properties.has(f))
           return json(200, { errors: [{ message: `Cannot query field "${f}" on type "${className}".` }] });
       }
+      if (args.where !== undefined) {
+        const wrongWhere = whereError(args.where);
+        if (wrongWhere) return json(200, { errors: [{ message: wrongWhere }] });
+      }
+      if (args.limit !== undefined && !(Number.isInteger(args.limit) && args.limit >= 0 && args.limit <= MAX_RESULTS))
+        return json(200, {
+          errors: [
+            {
+              message:
+                `query maximum results exceeded: the total limit calculated from the provided offset '0' and limit '${args.limit}' ` +
+                `exceeds the configured value for QUERY_MAXIMUM_RESULTS '${MAX_RESULTS}'`,
+            },
+          ],
+        });
       const v = args.nearVector?.vector;
       if (v && v.length !== c.dimension)
         return json(200, { errors: [{ message: `vector lengths don't match: ${v.length} vs ${c.dimension}` }] });

@@ -118,6 +118,7 @@ export const elasticsearchVectorStore: VectorStoreDefinition = {
     return new SearchVectorStore(ctx.embeddings, ctx.db, ctx.namespace, lazy, {
       provider: "elasticsearch",
       dropMetadata: ["pdf", "loc"],
+      unitVectors: similarity === "dot_product",
       // LangChain's ElasticVectorSearch mapping.
       indexBody: (dims) => ({
         mappings: {

@@ -25,6 +25,17 @@ export interface SearchStoreSettings {
   indexBody: (dimension: number) => Record<string, unknown>;
   /** Flowise's Elasticsearch node drops `pdf` and `loc` from the metadata it writes. */
   dropMetadata?: string[];
+  /**
+   * Vectors are sent scaled to unit length: Elasticsearch's similarity dot_product refuses any other
+   * float vector, written or queried (its dense_vector docs), and many embedding models answer others.
+   */
+  unitVectors?: boolean;
+}
+
+/** `v` scaled to length 1 (a zero vector as it is): what dot_product ranks as cosine would. */
+export function unitLength(v: number[]): number[] {
+  const norm = Math.sqrt(v.reduce((s, x) => s + x * x, 0));
+  return norm ? v.map((x) => x / norm) : v;
 }
 
 /** LangChain's metadata terms: {key: value} as a term (a list: terms) on metadata.key. */
@@ -60,9 +71,14 @@ export class SearchVectorStore extends ServiceStore<SearchClient, SearchStoreSet
     const lines = ids.flatMap((id, i) => {
       const metadata: Record<string, unknown> = { ...(documents[i].metadata ?? {}) };
       for (const key of this.s.dropMetadata ?? []) delete metadata[key];
-      return [{ index: { _id: id } }, { [EMBEDDING]: vectors[i], [METADATA]: metadata, [TEXT]: documents[i].pageContent }];
+      return [{ index: { _id: id } }, { [EMBEDDING]: this.sent(vectors[i]), [METADATA]: metadata, [TEXT]: documents[i].pageContent }];
     });
     for (const part of chunk(lines, BULK_BATCH * 2)) await client.bulk(part);
+  }
+
+  /** A vector as the index takes it. */
+  private sent(v: number[]): number[] {
+    return this.s.unitVectors ? unitLength(v) : v;
   }
 
   protected async deleteRemote(ids: string[]): Promise<void> {
@@ -80,7 +96,7 @@ export class SearchVectorStore extends ServiceStore<SearchClient, SearchStoreSet
 
   /** The service's _score (larger is nearer), as LangChain's stores answer it. */
   async similaritySearchVectorWithScore(query: number[], k: number, filter?: Record<string, unknown>): Promise<[Document, number][]> {
-    const hits = await (await this.client()).knn(query, this.topK(k), metadataTerms(filter), EMBEDDING, false);
+    const hits = await (await this.client()).knn(this.sent(query), this.topK(k), metadataTerms(filter), EMBEDDING, false);
     return hits.map((h) => [documentOf(h), h.score] as [Document, number]);
   }
 
@@ -90,7 +106,7 @@ export class SearchVectorStore extends ServiceStore<SearchClient, SearchStoreSet
     options: MaxMarginalRelevanceSearchOptions<Record<string, unknown>>,
   ): Promise<Document[]> {
     const nearest = async (vector: number[], fetchK: number, filter: Record<string, unknown> | undefined) =>
-      (await this.client()).knn(vector, fetchK, metadataTerms(filter), EMBEDDING, true);
+      (await this.client()).knn(this.sent(vector), fetchK, metadataTerms(filter), EMBEDDING, true);
     return this.mmrSearch(query, options, nearest, (h) => h.source[EMBEDDING], documentOf);
   }
 }

@@ -13,6 +13,9 @@ import type { VectorStoreDefinition } from "../types";
 import { MilvusClient } from "./client";
 import { MILVUS_TEXT_FIELD, MilvusVectorStore } from "./store";
 
+/** A collection, partition or field name as Milvus takes it. */
+const MILVUS_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,254}$/;
+
 /** The server's origin; Milvus's client takes an address without a scheme too (localhost:19530). */
 function serverOrigin(value: unknown, secure: boolean): string {
   const raw = str(value);
@@ -33,8 +36,14 @@ export const milvusVectorStore: VectorStoreDefinition = {
     const policy = checkEndpoint(url, "milvus milvusServerUrl", ctx.env);
     const collection = str(config.milvusCollection);
     if (!collection) throw fail("INVALID_FLOW", "milvus needs its milvusCollection input (the name of a Milvus collection)");
+    // Milvus refuses any other name ("Milvus Limits": naming rules), whichever call names it first.
+    if (!MILVUS_NAME.test(collection))
+      throw fail("INVALID_FLOW", "milvus milvusCollection must be a Milvus name: a letter or _, then letters, digits or _ (255 at most)");
+    const partition = str(config.milvusPartition);
+    if (partition !== undefined && !MILVUS_NAME.test(partition))
+      throw fail("INVALID_FLOW", "milvus milvusPartition must be a Milvus name: a letter or _, then letters, digits or _ (255 at most)");
     const textField = str(config.milvusTextField) ?? MILVUS_TEXT_FIELD;
-    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(textField))
+    if (!MILVUS_NAME.test(textField))
       throw fail("INVALID_FLOW", "milvus milvusTextField must be a field name: letters, digits and underscores");
     const filter = config.milvusFilter;
     if (filter !== undefined && filter !== null && typeof filter !== "string")
@@ -54,7 +63,7 @@ export const milvusVectorStore: VectorStoreDefinition = {
     });
     return new MilvusVectorStore(ctx.embeddings, ctx.db, ctx.namespace, client, {
       textField,
-      partition: str(config.milvusPartition),
+      partition,
       filter: str(filter),
     });
   },

@@ -19,6 +19,7 @@ export const MILVUS_VECTOR_FIELD = "langchain_vector";
 export const MILVUS_TEXT_FIELD = "langchain_text";
 /** Milvus's longest VarChar (bytes). */
 const VARCHAR_MAX = 65535;
+const utf8 = new TextEncoder();
 /** Rows per upsert, ids per query and delete (the ids go in a filter expression). */
 const MILVUS_UPSERT_BATCH = 500;
 const MILVUS_ID_BATCH = 500;
@@ -132,6 +133,17 @@ export class MilvusVectorStore extends ServiceStore<MilvusClient, MilvusSettings
   }
 
   protected async writeRemote(ids: string[], vectors: number[][], documents: DocumentInterface[]): Promise<void> {
+    // The text goes in a VarChar, which Milvus caps at 65,535 bytes ("Milvus Limits"): a longer chunk
+    // would fail its whole batch, so it is a 400 before anything is written.
+    for (const d of documents) {
+      const bytes = utf8.encode(d.pageContent).length;
+      if (bytes > VARCHAR_MAX)
+        throw fail(
+          "NODE_FAILED",
+          `milvus: a chunk ("${d.pageContent.slice(0, 40)}…") has ${bytes} bytes of text; Milvus keeps at most ${VARCHAR_MAX} ` +
+            `bytes in its text field (${this.s.textField}): split the documents smaller (a text splitter's chunkSize)`,
+        );
+    }
     const client = await this.client();
     await this.prepare(client, vectors[0].length);
     const l = this.described as Layout;

@@ -12,7 +12,7 @@ import { credentialOf } from "../../config";
 import { jsonObjectInput, lazily } from "../remote";
 import type { VectorStoreDefinition } from "../types";
 import { WeaviateClient } from "./client";
-import { WeaviateVectorStore } from "./store";
+import { WeaviateVectorStore, weaviatePropertyName } from "./store";
 
 const CONNECTIONS = ["cloud", "local", "custom"];
 
@@ -69,12 +69,18 @@ export const weaviateVectorStore: VectorStoreDefinition = {
       throw fail("INVALID_FLOW", "weaviate weaviateIndex must be a GraphQL name: a letter, then letters, digits or _");
     // Weaviate capitalises class names itself.
     const className = index[0].toUpperCase() + index.slice(1);
+    const textKey = str(config.weaviateTextKey) ?? "text";
+    // The text is written as a property of that name: Weaviate refuses any other name for one.
+    if (weaviatePropertyName(textKey) !== textKey)
+      throw fail("INVALID_FLOW", "weaviate weaviateTextKey must be a property name: a letter or _, then letters, digits or _");
     const settings = {
-      textKey: str(config.weaviateTextKey) ?? "text",
+      textKey,
       metadataKeys: metadataKeys(config.weaviateMetadataKeys),
       filter: jsonObjectInput(config.weaviateFilter, "weaviateFilter"),
     };
     if (settings.filter && "where" in settings.filter) settings.filter = jsonObjectInput(settings.filter.where, "weaviateFilter where");
+    // An empty filter ({} — or {"where": {}}) is none: Weaviate refuses `where: {}` ("unrecognized operator").
+    if (settings.filter && !Object.keys(settings.filter).length) settings.filter = undefined;
     const client = lazily(async () => {
       const credential = ctx.getCredential ? await credentialOf(config, { getCredential: ctx.getCredential }) : {};
       return new WeaviateClient({

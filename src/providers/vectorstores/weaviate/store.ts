@@ -1,7 +1,8 @@
 // The weaviate vector store: objects laid out as LangChain's WeaviateStore (Flowise's node) writes
 // them — properties {[weaviateTextKey]: text, ...metadata flattened (nested keys joined by "_",
-// other characters than letters, digits and "_" as "_")} — so a class Flowise filled answers here
-// and the other way round. As for Qdrant, D1 keeps only the bookkeeping rows (remote.ts). A missing
+// other characters than letters, digits and "_" as "_"; a key Weaviate would refuse as a property
+// name made one it takes: weaviatePropertyName)} — so a class Flowise filled answers here and the
+// other way round. As for Qdrant, D1 keeps only the bookkeeping rows (remote.ts). A missing
 // class is created at the first write; read before that, it has nothing to answer.
 import { Document, type DocumentInterface } from "@langchain/core/documents";
 import type { MaxMarginalRelevanceSearchOptions } from "@langchain/core/vectorstores";
@@ -17,15 +18,42 @@ const WEAVIATE_INSERT_BATCH = 100;
 const WEAVIATE_ID_BATCH = 500;
 
 /** LangChain's flattenObjectForWeaviate: nested objects flattened, arrays of one scalar type kept, others dropped. */
-export function flattenForWeaviate(obj: Record<string, unknown>): Record<string, unknown> {
+function flattenKeys(obj: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(obj)) {
     const k = key.replace(/[^a-zA-Z0-9_]/g, "_");
     if (Array.isArray(value)) {
       if (!value.length || (typeof value[0] !== "object" && value.every((x) => typeof x === typeof value[0]))) out[k] = value;
     } else if (value !== null && typeof value === "object") {
-      for (const [deep, v] of Object.entries(flattenForWeaviate(value as Record<string, unknown>))) out[`${k}_${deep}`] = v;
+      for (const [deep, v] of Object.entries(flattenKeys(value as Record<string, unknown>))) out[`${k}_${deep}`] = v;
     } else if (value !== null && value !== undefined) out[k] = value;
+  }
+  return out;
+}
+
+const PROPERTY_NAME = /^[_A-Za-z][_0-9A-Za-z]{0,230}$/;
+const RESERVED_NAMES = new Set(["_additional", "id", "_id"]);
+const RESERVED_SUFFIX = /(_searchable|_rangeable|_temp|__meta_count|_propertyLength|_nullState)$/;
+
+/**
+ * A flattened key as a name Weaviate takes for a new property (undefined: none). Weaviate refuses the
+ * whole object otherwise (its docs' "Collection definition"): a name must match
+ * /[_A-Za-z][_0-9A-Za-z]{0,230}/ and be neither a reserved word (_additional, id, _id) nor end in a
+ * reserved suffix (_temp, _searchable, …). So a leading digit gets a "_" before it ("2024" → "_2024"),
+ * a reserved name or suffix a "_" after it ("_id" → "_id_"), and an empty or too long key is left out.
+ */
+export function weaviatePropertyName(key: string): string | undefined {
+  let name = /^[0-9]/.test(key) ? `_${key}` : key;
+  if (RESERVED_NAMES.has(name) || RESERVED_SUFFIX.test(name)) name = `${name}_`;
+  return PROPERTY_NAME.test(name) ? name : undefined;
+}
+
+/** The metadata as LangChain's WeaviateStore flattens it, each key made a name Weaviate takes for a property. */
+export function flattenForWeaviate(obj: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(flattenKeys(obj))) {
+    const name = weaviatePropertyName(key);
+    if (name !== undefined) out[name] = value;
   }
   return out;
 }
@@ -91,7 +119,9 @@ export class WeaviateVectorStore extends ServiceStore<WeaviateClient, WeaviateSe
     if (known === null) return [];
     const wanted = this.s.metadataKeys ? [this.s.textKey, ...this.s.metadataKeys] : known;
     const properties = [...new Set(wanted)].filter((p) => known.includes(p));
-    return client.nearVector(query, this.topK(k), properties, filter ?? this.s.filter, withVector);
+    // An empty filter is none: Weaviate refuses `where: {}` ("unrecognized operator").
+    const where = filter && Object.keys(filter).length ? filter : this.s.filter;
+    return client.nearVector(query, this.topK(k), properties, where, withVector);
   }
 
   /** Weaviate's distance as the score (smaller is nearer), as LangChain's WeaviateStore answers it. */
