@@ -311,4 +311,25 @@ describe("elasticsearch similarity dot_product", () => {
     const search = (await storeRequests(inject("elasticsearchUrl"))).filter((r) => r.path === `/${index}/_search`).at(-1);
     expect(length(search?.body.knn.query_vector)).toBeCloseTo(1, 6);
   });
+
+  it("bulk writes stay near 5 MB (Amazon OpenSearch Service refuses over 10 MiB on small instances), documents in order", async () => {
+    const index = `big-${marker()}`;
+    const ctx = {
+      env,
+      db: db(),
+      embeddings: new LocalHashEmbeddings({}),
+      namespace: `ns_${marker()}`,
+      getCredential: async () => ({ endpoint: inject("elasticsearchUrl"), apiKey: `es-${marker()}` }),
+    };
+    const store = buildVectorStore("elasticsearch", { indexName: index, credential: "c" }, ctx);
+    // 250 documents of 3,072 dimensions, values written with all their digits: ~14 MB of NDJSON.
+    const vectors = Array.from({ length: 250 }, (_, i) => Array.from({ length: 3072 }, (_, j) => -Math.sin(i * 3072 + j) / 7));
+    const docs = vectors.map((_, i) => new Document({ pageContent: `document ${i}`, metadata: { n: i } }));
+    await store.addVectors(vectors, docs);
+    const bulks = (await storeRequests(inject("elasticsearchUrl"))).filter((r) => r.path.startsWith(`/${index}/_bulk`));
+    expect(bulks.length).toBeGreaterThanOrEqual(3);
+    for (const b of bulks) expect(b.body.map((l: unknown) => JSON.stringify(l)).join("\n").length).toBeLessThan(5_500_000);
+    const written = bulks.flatMap((b) => b.body.filter((l: any) => l.text).map((l: any) => l.text));
+    expect(written).toEqual(docs.map((d) => d.pageContent));
+  });
 });

@@ -4,7 +4,8 @@ import { buildEmbeddings, defaultEmbeddingsName, supportedEmbeddings } from "../
 import { quantize } from "../../src/providers/vectorstores/local";
 import { defaultVectorStoreName, supportedVectorStores } from "../../src/providers/vectorstores/registry";
 import { buildSplitter, supportedSplitters } from "../../src/providers/splitters/registry";
-import { jsonBatches, utf8Length } from "../../src/providers/vectorstores/d1-json";
+import { utf8Length } from "../../src/lib/utf8";
+import { jsonBatches } from "../../src/providers/vectorstores/d1-json";
 import { fromBase64, toBase64 } from "../../src/lib/crypto";
 
 const cos = (a: number[], b: number[]) => a.reduce((s, x, i) => s + x * b[i], 0);

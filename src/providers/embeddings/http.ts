@@ -4,9 +4,11 @@
 // policy (checkEndpoint at build, endpointFetch per call).
 import { Embeddings } from "@langchain/core/embeddings";
 import { ApiError, fail } from "../../errors";
+import { chunkBy } from "../../lib/chunk";
 import { type EndpointPolicy, endpointFetch } from "../../lib/outbound";
 import { redactError } from "../../lib/redact";
 import { DEFAULT_TIMEOUT_MS, Deadline, RetryableProviderError, withOneRetry } from "../../lib/run-control";
+import { utf8Length } from "../../lib/utf8";
 import { providerErrorMessage } from "../chat/http";
 
 /** Where a provider's calls go, and what its errors are named and scrubbed with. */
@@ -22,17 +24,6 @@ export interface EmbeddingsEndpoint {
 /** Embedding requests of one upsert in flight at once. */
 const BATCHES_IN_FLIGHT = 4;
 
-/** A text's length in UTF-8 bytes, counted without encoding it. */
-export function utf8Length(text: string): number {
-  let n = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    // A surrogate pair (two code units) is 4 bytes: 2 for each half.
-    n += c < 0x80 ? 1 : c < 0x800 || (c >= 0xd800 && c <= 0xdfff) ? 2 : 3;
-  }
-  return n;
-}
-
 /**
  * `texts` in batches of `size` (and of `maxBytes` UTF-8 bytes at most, beyond a single text that is
  * larger), a few out at once, results in order: an upsert waits for the slowest, not their sum.
@@ -43,16 +34,7 @@ export async function inBatches<T>(
   embed: (batch: string[]) => Promise<T[]>,
   maxBytes = Number.POSITIVE_INFINITY,
 ): Promise<T[]> {
-  const batches: string[][] = [];
-  for (let i = 0; i < texts.length; ) {
-    let end = i;
-    for (let bytes = 0; end < texts.length && end - i < size; end++) {
-      bytes += maxBytes === Number.POSITIVE_INFINITY ? 0 : utf8Length(texts[end]);
-      if (bytes > maxBytes && end > i) break;
-    }
-    batches.push(texts.slice(i, end));
-    i = end;
-  }
+  const batches = chunkBy(texts, size, maxBytes, maxBytes === Number.POSITIVE_INFINITY ? () => 0 : utf8Length);
   const results = new Array<T[]>(batches.length);
   let next = 0;
   const worker = async () => {

@@ -6,7 +6,8 @@
 import type { Db } from "../../env";
 import { badRequest } from "../../errors";
 import { nowIso } from "../../lib/time";
-import { type Stmt, runBatchPaced, utf8Length } from "../../providers/vectorstores/d1-json";
+import { utf8Length } from "../../lib/utf8";
+import { type Stmt, runBatchPaced } from "../../providers/vectorstores/d1-json";
 import { TABLES, TABLE_ORDER, type TableName } from "./tables";
 import type { Deps } from "../deps";
 

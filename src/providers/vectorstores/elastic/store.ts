@@ -6,13 +6,21 @@
 // before that, it has nothing to answer.
 import { Document, type DocumentInterface } from "@langchain/core/documents";
 import type { MaxMarginalRelevanceSearchOptions } from "@langchain/core/vectorstores";
-import { chunk } from "../../../lib/chunk";
+import { chunk, chunkBy } from "../../../lib/chunk";
 import { isObject } from "../../../lib/inputs";
+import { utf8Length } from "../../../lib/utf8";
 import { ServiceStore } from "../remote";
 import type { SearchClient, SearchHit } from "./client";
 
 /** Documents per bulk request. */
 const BULK_BATCH = 200;
+/**
+ * Bytes per bulk request, about: Amazon OpenSearch Service refuses requests over 10 MiB on its small
+ * instance types (Elastic advises 5–15 MB), and 200 documents of 3,072 dimensions are ~13 MB of JSON.
+ */
+const BULK_BYTES = 5_000_000;
+/** JSON characters of one vector value at most ("-0.0012345678901234567,"): sizes are estimated, not written twice. */
+const NUMBER_BYTES = 24;
 /** Ids per delete and per _mget. */
 const ID_BATCH = 500;
 const TEXT = "text";
@@ -68,12 +76,14 @@ export class SearchVectorStore extends ServiceStore<SearchClient, SearchStoreSet
   protected async writeRemote(ids: string[], vectors: number[][], documents: DocumentInterface[]): Promise<void> {
     const client = await this.client();
     await this.ensureIndex(client, vectors[0].length);
-    const lines = ids.flatMap((id, i) => {
+    const writes = ids.map((id, i) => {
       const metadata: Record<string, unknown> = { ...(documents[i].metadata ?? {}) };
       for (const key of this.s.dropMetadata ?? []) delete metadata[key];
-      return [{ index: { _id: id } }, { [EMBEDDING]: this.sent(vectors[i]), [METADATA]: metadata, [TEXT]: documents[i].pageContent }];
+      const text = documents[i].pageContent;
+      const bytes = NUMBER_BYTES * vectors[i].length + utf8Length(text) + utf8Length(JSON.stringify(metadata)) + id.length;
+      return { bytes, lines: [{ index: { _id: id } }, { [EMBEDDING]: this.sent(vectors[i]), [METADATA]: metadata, [TEXT]: text }] };
     });
-    for (const part of chunk(lines, BULK_BATCH * 2)) await client.bulk(part);
+    for (const part of chunkBy(writes, BULK_BATCH, BULK_BYTES, (w) => w.bytes)) await client.bulk(part.flatMap((w) => w.lines));
   }
 
   /** A vector as the index takes it. */

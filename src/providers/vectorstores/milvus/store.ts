@@ -10,6 +10,7 @@ import type { MaxMarginalRelevanceSearchOptions } from "@langchain/core/vectorst
 import { fail } from "../../../errors";
 import { chunk } from "../../../lib/chunk";
 import { isObject } from "../../../lib/inputs";
+import { utf8Length } from "../../../lib/utf8";
 import { ServiceStore } from "../remote";
 import type { MilvusClient, MilvusCollection, MilvusRow } from "./client";
 
@@ -19,7 +20,6 @@ export const MILVUS_VECTOR_FIELD = "langchain_vector";
 export const MILVUS_TEXT_FIELD = "langchain_text";
 /** Milvus's longest VarChar (bytes). */
 const VARCHAR_MAX = 65535;
-const utf8 = new TextEncoder();
 /** Rows per upsert, ids per query and delete (the ids go in a filter expression). */
 const MILVUS_UPSERT_BATCH = 500;
 const MILVUS_ID_BATCH = 500;
@@ -136,7 +136,7 @@ export class MilvusVectorStore extends ServiceStore<MilvusClient, MilvusSettings
     // The text goes in a VarChar, which Milvus caps at 65,535 bytes ("Milvus Limits"): a longer chunk
     // would fail its whole batch, so it is a 400 before anything is written.
     for (const d of documents) {
-      const bytes = utf8.encode(d.pageContent).length;
+      const bytes = utf8Length(d.pageContent);
       if (bytes > VARCHAR_MAX)
         throw fail(
           "NODE_FAILED",

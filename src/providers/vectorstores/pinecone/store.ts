@@ -5,7 +5,8 @@
 import { Document, type DocumentInterface } from "@langchain/core/documents";
 import type { MaxMarginalRelevanceSearchOptions } from "@langchain/core/vectorstores";
 import { fail } from "../../../errors";
-import { chunk } from "../../../lib/chunk";
+import { chunk, chunkBy } from "../../../lib/chunk";
+import { utf8Length } from "../../../lib/utf8";
 import { RemoteDocumentsStore, jsonObjectInput } from "../remote";
 import type { PineconeClient, PineconeMatch, PineconeVector } from "./client";
 
@@ -42,8 +43,7 @@ function pineconeMetadata(metadata: Record<string, unknown>, text: string): Reco
   return out;
 }
 
-const utf8 = new TextEncoder();
-const metadataBytes = (v: PineconeVector) => utf8.encode(JSON.stringify(v.metadata ?? {})).length;
+const metadataBytes = (v: PineconeVector) => utf8Length(JSON.stringify(v.metadata ?? {}));
 
 /**
  * Upsert batches Pinecone takes: at most PINECONE_UPSERT_BATCH vectors and PINECONE_UPSERT_BYTES
@@ -51,10 +51,7 @@ const metadataBytes = (v: PineconeVector) => utf8.encode(JSON.stringify(v.metada
  * alone is over Pinecone's limit is a 400 before anything is written.
  */
 export function upsertBatches(vectors: PineconeVector[]): PineconeVector[][] {
-  const batches: PineconeVector[][] = [];
-  let batch: PineconeVector[] = [];
-  let size = 0;
-  for (const v of vectors) {
+  const sized = vectors.map((v) => {
     const meta = metadataBytes(v);
     if (meta > PINECONE_METADATA_BYTES) {
       const start = String(v.metadata?.[PINECONE_TEXT_KEY] ?? "").slice(0, 40);
@@ -64,17 +61,9 @@ export function upsertBatches(vectors: PineconeVector[]): PineconeVector[][] {
           "bytes a vector (the text is kept in its metadata): split the documents smaller (a text splitter's chunkSize)",
       );
     }
-    const bytes = 4 * v.values.length + meta;
-    if (batch.length && (batch.length === PINECONE_UPSERT_BATCH || size + bytes > PINECONE_UPSERT_BYTES)) {
-      batches.push(batch);
-      batch = [];
-      size = 0;
-    }
-    batch.push(v);
-    size += bytes;
-  }
-  if (batch.length) batches.push(batch);
-  return batches;
+    return { v, bytes: 4 * v.values.length + meta };
+  });
+  return chunkBy(sized, PINECONE_UPSERT_BATCH, PINECONE_UPSERT_BYTES, (s) => s.bytes).map((batch) => batch.map((s) => s.v));
 }
 
 /** A metadata filter given as an object or JSON text (Flowise's pineconeMetadataFilter). */
