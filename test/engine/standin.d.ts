@@ -108,6 +108,8 @@ declare module "vitest" {
     pipedreamUrl: string;
     /** Slack's Web API under /api/ for slackMCP's bot-token tools (test/standin/slack.mjs). */
     slackUrl: string;
+    /** Mistral, Perplexity, DeepSeek and Groq chat completions, each with its own rules, by path prefix (test/standin/openai-dialects.mjs). */
+    openaiDialectsUrl: string;
     /** Stripe's REST API (/v1/…, form bodies, keys sk_test_ok_*) for stripeAgentTool (test/standin/stripe.mjs). */
     stripeUrl: string;
     /** Upstash REST stand-in, also GET /commands (TCP commands received) and /keys/KEY (test/standin/redis.mjs). */

@@ -42,6 +42,7 @@ import { startSpeechStandin } from "./speech.mjs";
 import { startSiteStandin } from "./site.mjs";
 import { startBrowserRenderingStandin } from "./browser-rendering.mjs";
 import { startStandin } from "./server.mjs";
+import { startOpenAIDialectsStandin } from "./openai-dialects.mjs";
 import { startTracingStandin } from "./tracing.mjs";
 import { startVertexStandin } from "./vertex.mjs";
 import { startWatsonxStandin } from "./watsonx.mjs";
@@ -136,6 +137,7 @@ export default async function setup(project) {
     e2bUrl: await startE2bStandin(),
     couchbaseUrl: await startCouchbaseStandin(),
     stripeUrl: await startStripeStandin(),
+    openaiDialectsUrl: await startOpenAIDialectsStandin(),
   };
   for (const [key, s] of Object.entries(services)) project.provide(key, s.url);
   project.provide("pgvectorPort", services.pgvectorUrl.port);

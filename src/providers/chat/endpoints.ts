@@ -7,6 +7,7 @@ import { str } from "../../lib/inputs";
 import { firstSet } from "../config";
 import type { ProviderVar } from "../../env";
 import type { ProviderEnv } from "../types";
+import type { WireDialect } from "./openai-dialect";
 
 /** Where a call goes: the full chat completions URL, the headers (auth), a name for error messages, where the URL came from. */
 export interface ChatEndpoint {
@@ -15,6 +16,8 @@ export interface ChatEndpoint {
   provider: string;
   /** The input, credential field or var the URL came from ("chatOpenAI basepath"). */
   field: string;
+  /** The service's own rules for a conversation, where it has some OpenAI does not (openai-family.ts). */
+  dialect?: WireDialect;
 }
 
 /** A configured base URL, checked (http(s) only, 400 otherwise), without trailing slashes. */

@@ -13,6 +13,7 @@ import { fail } from "../../errors";
 import type { Deadline } from "../../lib/run-control";
 import { chatCompletionEvents, messageOf } from "./http";
 import { contentText } from "./messages";
+import { type WireDialect, dialectMessages } from "./openai-dialect";
 import { type OpenAIWireFields, OpenAIWireModel } from "./openai-wire";
 import type { BodyResponse, RemoteCallOptions } from "./remote";
 import { forcedToolName, toolChoiceMode } from "./tool-choice";
@@ -23,8 +24,24 @@ export type OpenAICompatibleFields = OpenAIWireFields;
 
 type Usage = { prompt_tokens?: number; completion_tokens?: number; total_tokens?: number };
 type WireToolCall = { index?: number; id?: string; type?: string; function?: { name?: string; arguments?: string } };
+type WireAnswer = { content?: unknown; tool_calls?: WireToolCall[]; reasoning_content?: unknown };
+
+/**
+ * The reasoning an answer (or a stream delta) came with, kept on the message: DeepSeek's thinking mode
+ * refuses a later request whose tool-calling turn does not send it back (WireDialect.reasoningBack).
+ */
+const reasoningKwargs = (answer: WireAnswer | undefined): Record<string, unknown> =>
+  typeof answer?.reasoning_content === "string" && answer.reasoning_content ? { reasoning_content: answer.reasoning_content } : {};
 
 export class OpenAICompatibleChatModel extends OpenAIWireModel<OpenAICompatibleCallOptions> {
+  /** The service's own rules for a conversation (its endpoint's, from openai-family.ts). */
+  readonly dialect?: WireDialect;
+
+  constructor(fields: OpenAICompatibleFields) {
+    super(fields);
+    this.dialect = fields.endpoint.dialect;
+  }
+
   static lc_name() {
     return "OpenAICompatibleChatModel";
   }
@@ -51,13 +68,14 @@ export class OpenAICompatibleChatModel extends OpenAIWireModel<OpenAICompatibleC
   }
 
   protected body(messages: BaseMessage[], options: this["ParsedCallOptions"], stream: boolean): Record<string, unknown> {
-    return this.requestBody(messages, options, stream);
+    if (!this.dialect) return this.requestBody(messages, options, stream);
+    return { ...this.invocationParams(options), messages: dialectMessages(messages, this.dialect), stream };
   }
 
   protected result(json: Record<string, unknown>): ChatResult {
     if (json.error) throw fail("MODEL_FAILED", `${this.provider}: ${messageOf(json.error)}`);
     const choice = (json.choices as Array<Record<string, unknown>> | undefined)?.[0];
-    const message = choice?.message as { content?: unknown; tool_calls?: WireToolCall[] } | undefined;
+    const message = choice?.message as WireAnswer | undefined;
     if (!message) throw fail("MODEL_FAILED", `${this.provider} answered without a message`);
     const text = contentText(message.content);
     const usage = json.usage as Usage | undefined;
@@ -70,6 +88,7 @@ export class OpenAICompatibleChatModel extends OpenAIWireModel<OpenAICompatibleC
     const aiMessage = new AIMessage({
       content: text,
       tool_calls: toolCalls,
+      additional_kwargs: reasoningKwargs(message),
       usage_metadata: usage
         ? { input_tokens: usage.prompt_tokens ?? 0, output_tokens: usage.completion_tokens ?? 0, total_tokens: usage.total_tokens ?? 0 }
         : undefined,
@@ -87,7 +106,7 @@ export class OpenAICompatibleChatModel extends OpenAIWireModel<OpenAICompatibleC
   private deltaOf(event: Record<string, unknown>) {
     if (event.error) throw fail("MODEL_FAILED", `${this.provider}: ${messageOf(event.error)}`);
     const choice = (event.choices as Array<Record<string, unknown>> | undefined)?.[0];
-    const delta = choice?.delta as { content?: unknown; tool_calls?: WireToolCall[] } | undefined;
+    const delta = choice?.delta as WireAnswer | undefined;
     return { choice, delta, text: typeof delta?.content === "string" ? delta.content : "" };
   }
 
@@ -111,12 +130,14 @@ export class OpenAICompatibleChatModel extends OpenAIWireModel<OpenAICompatibleC
         type: "tool_call_chunk" as const,
       }));
       const usage = event.usage as Usage | undefined;
-      if (!text && !toolCallChunks.length && !usage && !choice?.finish_reason) continue;
+      const reasoning = reasoningKwargs(delta);
+      if (!text && !toolCallChunks.length && !usage && !choice?.finish_reason && !reasoning.reasoning_content) continue;
       yield new ChatGenerationChunk({
         text,
         message: new AIMessageChunk({
           content: text,
           tool_call_chunks: toolCallChunks,
+          additional_kwargs: reasoning,
           usage_metadata: usage
             ? { input_tokens: usage.prompt_tokens ?? 0, output_tokens: usage.completion_tokens ?? 0, total_tokens: usage.total_tokens ?? 0 }
             : undefined,

@@ -16,9 +16,12 @@ import {
   ollamaEndpoint,
   openAIEndpoint,
 } from "./endpoints";
+import { type WireDialect, alphanumericId } from "./openai-dialect";
 import type { ChatModelDefinition } from "./types";
 
 type EndpointOf = (config: Record<string, unknown>, credential: Record<string, unknown>, deps: ProviderDeps) => ChatEndpoint;
+/** The rules of its own a service holds for the model named (openai-dialect.ts); none when it has only OpenAI's. */
+type DialectOf = (model: string, config: Record<string, unknown>) => WireDialect | undefined;
 
 function openAIFamily(
   name: string,
@@ -26,6 +29,7 @@ function openAIFamily(
   endpointOf: EndpointOf,
   extraBody?: (config: Record<string, unknown>) => Record<string, unknown>,
   aliases?: string[],
+  dialectOf?: DialectOf,
 ): ChatModelDefinition {
   return {
     name,
@@ -34,7 +38,9 @@ function openAIFamily(
       const model = modelNameOf(config, defaultModel);
       if (model.startsWith("@cf/")) return workersAIModel(config, model, deps);
       const credential = await credentialOf(config, deps);
-      return openAICompatibleModel(config, endpointOf(config, credential, deps), model, deps, extraBody?.(config));
+      const endpoint = endpointOf(config, credential, deps);
+      const dialect = dialectOf?.(model, config);
+      return openAICompatibleModel(config, dialect ? { ...endpoint, dialect } : endpoint, model, deps, extraBody?.(config));
     },
   };
 }
@@ -47,7 +53,40 @@ const hosted = (
   defaultModel: string,
   api: HostedApi,
   extraBody?: (config: Record<string, unknown>) => Record<string, unknown>,
-) => openAIFamily(name, defaultModel, (config, credential, deps) => hostedEndpoint(name, api, config, credential, deps.env), extraBody);
+  dialectOf?: DialectOf,
+) =>
+  openAIFamily(
+    name,
+    defaultModel,
+    (config, credential, deps) => hostedEndpoint(name, api, config, credential, deps.env),
+    extraBody,
+    undefined,
+    dialectOf,
+  );
+
+// Mistral refuses (as its mistral-common validator does) a tool call id that is not 9 letters and digits, a
+// user turn right after a tool result, a system message after an assistant turn or a tool result, and a
+// last message other than a user turn or a tool result.
+const MISTRAL: WireDialect = {
+  toolCallId: (id) => alphanumericId(id, 9),
+  systemFirst: true,
+  assistantAfterTools: true,
+  lastRoles: ["user", "tool"],
+};
+
+// Perplexity: "After the (optional) system message(s), user or tool message(s) should alternate with
+// assistant message(s)", and the last message is the user's.
+const PERPLEXITY: WireDialect = { systemFirst: true, alternate: true, lastRoles: ["user", "tool"] };
+
+/**
+ * DeepSeek: deepseek-reasoner refuses successive user (or assistant) messages and an assistant message
+ * first; in thinking mode (deepseek-reasoner, the node's thinking input, and by default every model but
+ * deepseek-chat) a turn that called tools must come back with its reasoning_content.
+ */
+const deepSeekDialect: DialectOf = (model, config) => {
+  const reasoner = model === "deepseek-reasoner";
+  return { alternate: reasoner, userFirst: reasoner, reasoningBack: bool(config.thinking) || model !== "deepseek-chat" };
+};
 
 // Flowise 3.1.4's nodes for hosted OpenAI-compatible services. The default model is the node's
 // default (or placeholder, or what its LangChain class falls back to) for a flow that names none.
@@ -57,6 +96,7 @@ const hostedModels: ChatModelDefinition[] = [
     "deepseek-chat",
     { provider: "DeepSeek", key: "deepseekApiKey", envVar: "DEEPSEEK_BASE_URL", base: "https://api.deepseek.com" },
     (config) => compact({ thinking: bool(config.thinking) ? { type: "enabled" } : undefined }),
+    deepSeekDialect,
   ),
   hosted("chatOpenRouter", "openai/gpt-3.5-turbo", {
     provider: "OpenRouter",
@@ -111,6 +151,7 @@ const hostedModels: ChatModelDefinition[] = [
     "sonar",
     { provider: "Perplexity", key: "perplexityApiKey", envVar: "PERPLEXITY_BASE_URL", base: "https://api.perplexity.ai" },
     (config) => compact({ top_k: num(config.topK) }),
+    () => PERPLEXITY,
   ),
   hosted("chatCometAPI", "gpt-5-mini", {
     provider: "CometAPI",
@@ -153,6 +194,7 @@ export const openAIFamilyModels: ChatModelDefinition[] = [
         safe_prompt: config.safeMode === true || config.safeMode === "true" ? true : undefined,
       }),
     ["chatMistral_LlamaIndex"],
+    () => MISTRAL,
   ),
   openAIFamily(
     "chatOllama",
