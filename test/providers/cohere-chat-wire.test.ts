@@ -4,15 +4,13 @@
 // greeting, two system messages, memory whose last answer failed, structured output's forced call), each
 // checked to reach the service as a request it accepts.
 import { env } from "cloudflare:workers";
-import { AIMessage, HumanMessage, SystemMessage, ToolMessage } from "@langchain/core/messages";
 import { describe, expect, inject, it } from "vitest";
-import { invokeStructured, structuredSchema } from "../../src/engine/agentflow/structured";
 import type { Env } from "../../src/env";
 import { buildChatModel } from "../../src/providers/chat/registry";
 import type { ProviderDeps } from "../../src/providers/types";
 import { getCredentialData } from "../../src/services/credentials";
 import { credential, db, marker } from "../engine/helpers";
-import { cutToolConversation, weather } from "./wire-conversations";
+import { askStatus, awkwardHistory, cutToolConversation, cutToolWire, twoCallsAnswered, weather } from "./wire-conversations";
 
 const cohereUrl = () => inject("cohereChatUrl");
 const deps = (): ProviderDeps => ({
@@ -78,17 +76,7 @@ describe("chatCohere: what our flows send is a request Cohere's Chat API v2 acce
   it("a turn that only calls tools goes without content, each call answered by its tool message", async () => {
     const model = (await build()).bindTools!([weather]);
     const m = marker();
-    const calls = [
-      { id: "c1", name: "get_weather", args: { city: "Oslo" }, type: "tool_call" as const },
-      { id: "c2", name: "get_weather", args: { city: "Rome" }, type: "tool_call" as const },
-    ];
-    const reply = await model.invoke([
-      new HumanMessage(`weather? ${m}`),
-      new AIMessage({ content: "", tool_calls: calls }),
-      new ToolMessage({ content: "sunny in Oslo", tool_call_id: "c1" }),
-      new ToolMessage({ content: "rainy in Rome", tool_call_id: "c2" }),
-      new HumanMessage(`and tomorrow? ${m}`),
-    ]);
+    const reply = await model.invoke(twoCallsAnswered(m));
     expect(reply.content).toBe(`echo: and tomorrow? ${m}`);
     expect((await sent(m)).messages.slice(1, 4)).toEqual([
       {
@@ -107,29 +95,13 @@ describe("chatCohere: what our flows send is a request Cohere's Chat API v2 acce
     const model = await build();
     const m = marker();
     expect((await model.invoke(cutToolConversation(m))).content).toBe(`echo: and? ${m}`);
-    expect((await sent(m)).messages).toEqual([
-      { role: "user", content: "The tool get_weather answered: rainy in Rome" },
-      { role: "user", content: `weather? ${m}` },
-      {
-        role: "assistant",
-        content: "Looking.",
-        tool_calls: [{ id: "c1", type: "function", function: { name: "get_weather", arguments: '{"city":"Oslo"}' } }],
-      },
-      { role: "tool", content: "sunny in Oslo", tool_call_id: "c1" },
-      { role: "user", content: `and? ${m}` },
-    ]);
+    expect((await sent(m)).messages).toEqual(cutToolWire(m));
   });
 
   it("history opening with a greeting, memory whose last answer failed, two system messages: a request the API takes", async () => {
     const model = await build();
     const m = marker();
-    const reply = await model.invoke([
-      new SystemMessage("You are terse."),
-      new AIMessage("Hello! How can I help?"),
-      new HumanMessage("the question whose answer failed"),
-      new HumanMessage(`asked again ${m}`),
-      new SystemMessage("Answer in English."),
-    ]);
+    const reply = await model.invoke(awkwardHistory(m));
     expect(reply.content).toBe(`echo: asked again ${m}`);
     expect((await sent(m)).messages.map((x) => x.role)).toEqual(["system", "assistant", "user", "user", "system"]);
   });
@@ -137,15 +109,7 @@ describe("chatCohere: what our flows send is a request Cohere's Chat API v2 acce
   it("structured output forces its one tool with tool_choice REQUIRED", async () => {
     const model = await build();
     const m = marker();
-    const schema = structuredSchema([{ key: "status", type: "enum", enumValues: "open, closed" }], "LLM")!;
-    const { value } = await invokeStructured(
-      model,
-      [new HumanMessage(`[so {"status":"open"}] ${m}`)],
-      schema,
-      "LLM",
-      new AbortController().signal,
-    );
-    expect(value).toEqual({ status: "open" });
+    expect(await askStatus(model, m)).toEqual({ status: "open" });
     const body = await sent(m);
     expect(body.tool_choice).toBe("REQUIRED");
     expect(body.tools).toHaveLength(1);

@@ -10,7 +10,6 @@
 import { env } from "cloudflare:workers";
 import { AIMessage, HumanMessage, SystemMessage, ToolMessage } from "@langchain/core/messages";
 import { describe, expect, inject, it } from "vitest";
-import { invokeStructured, structuredSchema } from "../../src/engine/agentflow/structured";
 import type { Env } from "../../src/env";
 import { Deadline } from "../../src/lib/run-control";
 import { buildChatModel } from "../../src/providers/chat/registry";
@@ -23,7 +22,7 @@ import llmChain from "../engine/fixtures/llm-chain.json";
 import { type Fixture, credential, db, flowDataOf, makeCtx, marker, runFlow, runtimeWith } from "../engine/helpers";
 import { call, json } from "../helpers";
 import { framesOf, setVars } from "../security/helpers";
-import { cutToolConversation, weather } from "./wire-conversations";
+import { askStatus, cutToolConversation, weather } from "./wire-conversations";
 
 const vertexUrl = () => inject("vertexUrl");
 const deps = (): ProviderDeps => ({
@@ -359,15 +358,7 @@ describe("chatGoogleVertexAI: what our flows send is a request Vertex AI accepts
     const { id } = await account();
     const model = await buildChatModel("chatGoogleVertexAI", { credential: id, modelName: "gemini-2.5-flash" }, deps());
     const m = marker();
-    const schema = structuredSchema([{ key: "status", type: "enum", enumValues: "open, closed" }], "LLM")!;
-    const { value } = await invokeStructured(
-      model,
-      [new HumanMessage(`[so {"status":"open"}] ${m}`)],
-      schema,
-      "LLM",
-      new AbortController().signal,
-    );
-    expect(value).toEqual({ status: "open" });
+    expect(await askStatus(model, m)).toEqual({ status: "open" });
     expect((await sent(m)).toolConfig).toEqual({ functionCallingConfig: { mode: "ANY", allowedFunctionNames: [expect.any(String)] } });
     const flow = JSON.parse(toolAgentFlow());
     const node = flow.nodes.find((n: { id: string }) => n.id === "chatOpenAI_0");
