@@ -12,7 +12,13 @@ export function serveStandin(handle) {
   const server = createServer(async (req, res) => {
     const url = new URL(req.url ?? "/", "http://standin");
     const chunks = [];
-    for await (const c of req) chunks.push(c);
+    try {
+      for await (const c of req) chunks.push(c);
+    } catch {
+      // The client gave up mid-upload (a deadline, a reset): nothing to answer. Left uncaught, the
+      // rejection would end the test run's whole process.
+      return res.destroy();
+    }
     const raw = Buffer.concat(chunks).toString("utf8");
     const json = (status, value) => {
       res.writeHead(status, { "content-type": "application/json" });

@@ -77,6 +77,9 @@ async function closedPort() {
 }
 
 export default async function setup(project) {
+  // The stand-ins' request handlers are async: one whose client hung up mid-request (a deadline, a
+  // reset) rejects, and an unhandled rejection would end this process and the whole run with it.
+  process.on("unhandledRejection", (err) => console.error(`stand-in: a request failed: ${err?.message ?? err}`));
   const standin = await startStandin();
   project.provide("standinUrl", standin.url);
   project.provide("closedUrl", await closedPort());

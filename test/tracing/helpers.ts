@@ -33,7 +33,8 @@ export async function analyticFor(over: { langfuse?: string; langsmith?: string;
 }
 
 export const LANGWATCH_KEY = "sk-lw-standin-key-4567";
-export const LUNARY_APP_ID = "lunary-standin-project-89";
+/** Lunary's project id (its public key) is a UUID: the ingestion API answers 402 to anything else. */
+export const LUNARY_APP_ID = "8f1c2a34-5b6d-4e7f-8a9b-0c1d2e3f4a5b";
 
 /** LangWatch and Lunary on (or as `status` says), at `prefix` paths of the tracing stand-in. */
 export async function langwatchLunaryAnalytic(over: { langwatch?: string; lunary?: string; status?: boolean } = {}): Promise<string> {
@@ -61,6 +62,10 @@ export interface Received {
   path: string;
   headers: Record<string, string>;
   body: any;
+  /** The body's size in bytes. */
+  size: number;
+  /** What the stand-in answered, as the real backend would: a refusal shows here, not in the request. */
+  answer?: { status: number; body?: any };
 }
 
 /** What the tracing stand-in received whose body contains `marker`, waiting (the trace is sent after the answer). */
@@ -75,10 +80,26 @@ export async function receivedWith(marker: string, count: number, timeoutMs = 80
 
 export const byPath = (list: Received[], path: string) => list.filter((r) => r.path === path).map((r) => r);
 
-/** The one request received at `path` (fails the test when there are none or several). */
+/**
+ * The backend took the request whole: a 2xx, no event Langfuse's 207 lists in `errors`, no Lunary result
+ * with `success: false` (both answer 2xx for events they drop).
+ */
+export function expectAccepted(r: Received): void {
+  const what = `${r.path} answered ${JSON.stringify(r.answer)}`;
+  expect(r.answer?.status, what).toBeGreaterThanOrEqual(200);
+  expect(r.answer?.status, what).toBeLessThan(300);
+  expect(r.answer?.body?.errors ?? [], what).toEqual([]);
+  expect(
+    (r.answer?.body?.results ?? []).filter((x: { success?: boolean }) => x.success === false),
+    what,
+  ).toEqual([]);
+}
+
+/** The one request received at `path`, which the backend accepted (fails the test when there are none or several). */
 export const one = (list: Received[], path: string) => {
   const found = byPath(list, path);
   expect(found, `one request to ${path}`).toHaveLength(1);
+  expectAccepted(found[0]);
   return found[0];
 };
 

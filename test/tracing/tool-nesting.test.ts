@@ -13,7 +13,7 @@ import { BAKERY, flow, ref, standinModel } from "../engine/retrieval-flows";
 import { afEdge, afNode, saveAgentflowOf, start } from "../agentflow-api/flows";
 import { json } from "../helpers";
 import { setVars } from "../security/helpers";
-import { attrs, credential, marker, receivedWith, tracingUrl } from "./helpers";
+import { attrs, credential, expectAccepted, marker, receivedWith, tracingUrl } from "./helpers";
 
 const PHOENIX = "/phoenix/v1/traces";
 
@@ -28,6 +28,7 @@ const phoenixAnalytic = async (projectName: string) => {
 async function tracesOf(m: string, count = 1): Promise<Map<string, Decoded[]>> {
   const got = (await receivedWith(m, count)).filter((r) => r.path === PHOENIX);
   expect(got).toHaveLength(count);
+  for (const r of got) expectAccepted(r);
   const traces = new Map<string, Decoded[]>();
   for (const r of got) {
     const [resourceSpans] = r.body.resourceSpans;

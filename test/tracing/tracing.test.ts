@@ -11,12 +11,11 @@ import { BAKERY, TOWN_TEXT, retrievalFixtureFlow } from "../engine/retrieval-flo
 import {
   LANGFUSE_KEYS,
   LANGSMITH_KEY,
-  type Received,
   analyticFor,
   attrs,
-  byPath,
   credential,
   marker,
+  one,
   receivedWith,
   toolAgentFlow,
   tracingUrl,
@@ -27,12 +26,6 @@ afterEach(() => vi.restoreAllMocks());
 const INGESTION = "/langfuse/api/public/ingestion";
 const RUNS = "/langsmith/runs/batch";
 const TRACES = "/otlp/v1/traces";
-
-const one = (list: Received[], path: string) => {
-  const found = byPath(list, path);
-  expect(found, `one request to ${path}`).toHaveLength(1);
-  return found[0];
-};
 
 describe("a chatflow's trace reaches Langfuse, LangSmith and an OTLP collector", () => {
   it("question, answer, the model calls (prompt, output, usage), the tool call, session = chatId", async () => {

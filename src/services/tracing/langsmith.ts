@@ -2,7 +2,12 @@
 // for the flow (a chain, its session the chatId in metadata.session_id, as LangSmith's threads
 // read it) and one child run per model call (llm), tool call (tool), retriever hit (retriever),
 // chain and agentflow node (chain), each with trace_id and dotted_order so LangSmith nests them.
+// LangSmith takes at most 20 MiB a request (the size_limit_bytes its /info advertises, which its SDKs
+// split batches by): a larger trace goes in several batches, parents first, as the SDKs send them.
+import { jsonGroups } from "./batches";
 import type { Span, Trace } from "./trace-types";
+
+const MAX_BATCH_BYTES = 16_000_000;
 
 const RUN_TYPES: Record<Span["kind"], string> = { generation: "llm", tool: "tool", retriever: "retriever", chain: "chain", node: "chain" };
 
@@ -19,7 +24,8 @@ const iso = (ms: number | undefined) => new Date(ms ?? Date.now()).toISOString()
 const asInputs = (value: unknown, key: string) =>
   value && typeof value === "object" && !Array.isArray(value) ? value : { [key]: value ?? null };
 
-export function langsmithBatch(trace: Trace, options: { projectName?: string }): string {
+/** The runs/batch bodies of a trace (usually one). */
+export function langsmithBatches(trace: Trace, options: { projectName?: string }): string[] {
   const session = options.projectName ?? "default";
   const metadata = { ...trace.metadata, session_id: trace.sessionId };
   const dotted = new Map<string, string>([[trace.id, stamp(trace.start, trace.id)]]);
@@ -88,5 +94,8 @@ export function langsmithBatch(trace: Trace, options: { projectName?: string }):
     }
     return run;
   });
-  return JSON.stringify({ post: [root, ...runs], patch: [] });
+  return jsonGroups(
+    [root, ...runs].map((r) => JSON.stringify(r)),
+    MAX_BATCH_BYTES,
+  ).map((part) => `{"post":[${part.join(",")}],"patch":[]}`);
 }

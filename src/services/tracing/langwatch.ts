@@ -4,8 +4,18 @@
 // output), then an `llm` span per model call (chat_messages in and out, vendor/model, params,
 // metrics prompt/completion tokens), a `tool` span per tool call, a `rag` span per retriever hit
 // (its documents as contexts), `chain` spans for chains and `component` spans for agentflow nodes.
+// Its collector takes at most 200 spans a body (429 past that) and keeps at most 200 of a trace, in bodies of
+// at most 10 MB: the trace's first 200 spans go (parents open before their children, so none is orphaned),
+// in as many bodies as their size needs, which LangWatch merges by trace_id and span_id.
+import { utf8Length } from "../../lib/utf8";
+import { jsonGroups } from "./batches";
 import type { Span, Trace } from "./trace-types";
 import type { ChatMessageOut } from "./trace-values";
+
+const MAX_SPANS = 200;
+const MAX_BODY_BYTES = 9_000_000;
+/** The roles LangWatch's chat message schema takes: any other (a LangChain ChatMessage's "generic") fails the whole trace. */
+const ROLES = new Set(["system", "user", "assistant", "function", "tool", "unknown"]);
 
 const TYPES: Record<Span["kind"], string> = { generation: "llm", tool: "tool", retriever: "rag", chain: "chain", node: "component" };
 
@@ -20,6 +30,7 @@ function chatMessages(list: unknown): Typed | undefined {
   if (!Array.isArray(list)) return typed(list);
   const value = (list as ChatMessageOut[]).map(({ tool_calls, ...m }) => ({
     ...m,
+    role: ROLES.has(m.role) ? m.role : "unknown",
     ...(tool_calls?.length
       ? {
           tool_calls: (tool_calls as Array<{ id?: string; name?: string; args?: unknown }>).map((c) => ({
@@ -67,7 +78,8 @@ function span(trace: Trace, s: Span, rootId: string): Record<string, unknown> {
   return out;
 }
 
-export function langwatchBody(trace: Trace): string {
+/** The collector bodies of a trace (usually one). */
+export function langwatchBodies(trace: Trace): string[] {
   const rootId = `span_${trace.id}`;
   const root = {
     span_id: rootId,
@@ -79,9 +91,17 @@ export function langwatchBody(trace: Trace): string {
     error: failure(trace.error),
     timestamps: { started_at: trace.start, finished_at: trace.end ?? Date.now() },
   };
-  return JSON.stringify({
-    trace_id: trace.id,
-    metadata: { ...trace.metadata, thread_id: trace.sessionId, labels: ["edgeflow"] },
-    spans: [root, ...trace.spans.map((s) => span(trace, s, rootId))],
-  });
+  const kept = [root, ...trace.spans.slice(0, MAX_SPANS - 1).map((s) => span(trace, s, rootId))];
+  const dropped = Number(trace.metadata.droppedSpans ?? 0) + Math.max(0, trace.spans.length - (MAX_SPANS - 1));
+  const metadata = {
+    ...trace.metadata,
+    ...(dropped ? { droppedSpans: String(dropped) } : {}),
+    thread_id: trace.sessionId,
+    labels: ["edgeflow"],
+  };
+  const head = `{"trace_id":${JSON.stringify(trace.id)},"metadata":${JSON.stringify(metadata)},"spans":[`;
+  return jsonGroups(
+    kept.map((s) => JSON.stringify(s)),
+    MAX_BODY_BYTES - utf8Length(head),
+  ).map((part) => `${head}${part.join(",")}]}`);
 }

@@ -4,8 +4,15 @@
 // gen_ai.output.messages), a tool call `execute_tool {name}`, a retriever hit `retrieval {name}`,
 // an agentflow Agent node `invoke_agent {label}`; every span carries gen_ai.conversation.id (the chatId).
 // With `openinference` (Arize, Phoenix, Opik): the span names of the run and OpenInference's attributes.
+// A trace past OTLP/HTTP's recommended 20 MiB request limit (a 413, the whole request lost) goes in several
+// requests, its spans split between them: OTLP takes a trace's spans in any number of requests.
+import { chunkBy } from "../../lib/chunk";
+import { utf8Length } from "../../lib/utf8";
 import { openInferenceAttributes, openInferenceRoot } from "./openinference";
 import type { Span, Trace } from "./trace-types";
+
+/** Counted as OTLP/JSON; the protobuf encoding of the same spans is smaller (ids as bytes, no keys). */
+const MAX_REQUEST_BYTES = 16_000_000;
 
 type AnyValue = { stringValue: string } | { intValue: string } | { doubleValue: number } | { boolValue: boolean };
 interface KeyValue {
@@ -159,8 +166,8 @@ const envelope = (trace: Trace, id: string, parentId: string | undefined, start:
   status: error ? { code: STATUS_ERROR, message: error } : { code: STATUS_OK },
 });
 
-/** The ExportTraceServiceRequest (OTLP/JSON's object; otlp-proto.ts encodes it as protobuf). */
-export function otlpExport(trace: Trace, options: OtlpOptions): Record<string, unknown> {
+/** The ExportTraceServiceRequests of a trace, usually one (OTLP/JSON's objects; otlp-proto.ts encodes them as protobuf). */
+export function otlpExports(trace: Trace, options: OtlpOptions): Array<Record<string, unknown>> {
   const oi = options.openinference;
   const root = {
     ...envelope(trace, trace.id, undefined, trace.start, trace.end, trace.error),
@@ -181,14 +188,11 @@ export function otlpExport(trace: Trace, options: OtlpOptions): Record<string, u
           ],
     ),
   };
-  return {
-    resourceSpans: [
-      {
-        resource: { attributes: attributes([["service.name", options.serviceName ?? "edgeflow"], ...(oi ?? [])]) },
-        scopeSpans: [{ scope: { name: "edgeflow" }, spans: [root, ...trace.spans.map((s) => spanOf(trace, s, options))] }],
-      },
-    ],
-  };
+  const resource = { attributes: attributes([["service.name", options.serviceName ?? "edgeflow"], ...(oi ?? [])]) };
+  const spans = [root, ...trace.spans.map((s) => spanOf(trace, s, options))];
+  return chunkBy(spans, Number.POSITIVE_INFINITY, MAX_REQUEST_BYTES, (s) => utf8Length(JSON.stringify(s)) + 1).map((group) => ({
+    resourceSpans: [{ resource, scopeSpans: [{ scope: { name: "edgeflow" }, spans: group }] }],
+  }));
 }
 
-export const otlpRequest = (trace: Trace, options: OtlpOptions): string => JSON.stringify(otlpExport(trace, options));
+export const otlpRequests = (trace: Trace, options: OtlpOptions): string[] => otlpExports(trace, options).map((r) => JSON.stringify(r));

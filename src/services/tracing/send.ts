@@ -11,10 +11,10 @@ import { redact } from "../../lib/redact";
 import { getCredentialData } from "../credentials";
 import type { TraceTarget } from "./config";
 import { langfuseBatches } from "./langfuse";
-import { langsmithBatch } from "./langsmith";
-import { langwatchBody } from "./langwatch";
+import { langsmithBatches } from "./langsmith";
+import { langwatchBodies } from "./langwatch";
 import { lunaryBodies } from "./lunary";
-import { otlpExport, otlpRequest } from "./otlp";
+import { otlpExports, otlpRequests } from "./otlp";
 import { otlpProtobuf } from "./otlp-proto";
 import type { Trace } from "./trace-types";
 
@@ -35,6 +35,28 @@ interface Delivery {
   bodies: Array<string | Uint8Array>;
   /** application/json unless said. */
   contentType?: string;
+  /** What a 2xx answer says was dropped all the same (Langfuse's 207 `errors`, Lunary's failed `results`). */
+  refusals?: (answer: unknown) => string[];
+}
+
+/** Langfuse answers 207 to every batch; an event its schema refuses is only in `errors`, and never stored. */
+function langfuseRefusals(answer: unknown): string[] {
+  const errors = (answer as { errors?: unknown })?.errors;
+  return Array.isArray(errors)
+    ? errors.map((e: { id?: string; status?: number; message?: string; error?: unknown }) =>
+        `event ${e.id}: ${e.status} ${e.message ?? ""} ${typeof e.error === "string" ? e.error : JSON.stringify(e.error ?? "")}`.trim(),
+      )
+    : [];
+}
+
+/** Lunary answers 200 with a result per event; one it could not store has `success: false`. */
+function lunaryRefusals(answer: unknown): string[] {
+  const results = (answer as { results?: unknown })?.results;
+  return Array.isArray(results)
+    ? results
+        .filter((r: { success?: boolean }) => r?.success === false)
+        .map((r: { id?: string; error?: string }) => `run ${r.id}: ${r.error ?? "not stored"}`)
+    : [];
 }
 
 const str = (v: unknown) => (typeof v === "string" && v.trim() ? v.trim() : undefined);
@@ -73,8 +95,8 @@ function openInference(
   extra: Array<[string, unknown]> = [],
 ) {
   const resource: Array<[string, unknown]> = [["service.version", "1.0.0"], ["openinference.project.name", project], ...extra];
-  const body = otlpProtobuf(otlpExport(trace, { serviceName: project, openinference: resource }));
-  return { url, field, headers, bodies: [body], contentType: "application/x-protobuf" };
+  const bodies = otlpExports(trace, { serviceName: project, openinference: resource }).map(otlpProtobuf);
+  return { url, field, headers, bodies, contentType: "application/x-protobuf" };
 }
 
 /** One entry per backend: where its payload goes, with which key, or why it cannot be sent. */
@@ -88,6 +110,7 @@ const BACKENDS: Record<TraceTarget["kind"], Backend> = {
       field: "langfuseApi langFuseEndpoint",
       headers: { authorization: `Basic ${btoa(`${publicKey}:${secretKey}`)}` },
       bodies: langfuseBatches(trace, { release: target.release }),
+      refusals: langfuseRefusals,
     };
   },
   langsmith: (target, trace, credential) => {
@@ -97,7 +120,7 @@ const BACKENDS: Record<TraceTarget["kind"], Backend> = {
       url: `${base(str(credential.langSmithEndpoint) ?? DEFAULT_LANGSMITH)}/runs/batch`,
       field: "langsmithApi langSmithEndpoint",
       headers: { "x-api-key": apiKey },
-      bodies: [langsmithBatch(trace, { projectName: target.projectName })],
+      bodies: langsmithBatches(trace, { projectName: target.projectName }),
     };
   },
   langwatch: (_target, trace, credential) => {
@@ -107,7 +130,7 @@ const BACKENDS: Record<TraceTarget["kind"], Backend> = {
       url: `${base(str(credential.langWatchEndpoint) ?? DEFAULT_LANGWATCH)}/api/collector`,
       field: "langwatchApi langWatchEndpoint",
       headers: { "x-auth-token": apiKey },
-      bodies: [langwatchBody(trace)],
+      bodies: langwatchBodies(trace),
     };
   },
   lunary: async (_target, trace, credential) => {
@@ -118,6 +141,7 @@ const BACKENDS: Record<TraceTarget["kind"], Backend> = {
       field: "lunaryApi lunaryEndpoint",
       headers: { authorization: `Bearer ${appId}` },
       bodies: await lunaryBodies(trace),
+      refusals: lunaryRefusals,
     };
   },
   otlp: (target, trace, credential) => {
@@ -128,7 +152,7 @@ const BACKENDS: Record<TraceTarget["kind"], Backend> = {
       url,
       field: "OTLP endpoint",
       headers: parseHeaders(credential.otlpHeaders),
-      bodies: [otlpRequest(trace, { serviceName: str(credential.otlpServiceName) })],
+      bodies: otlpRequests(trace, { serviceName: str(credential.otlpServiceName) }),
     };
   },
   // Flowise exports to Arize over gRPC ({endpoint}/v1, metadata api_key, space_id); a Worker speaks OTLP/HTTP, which Arize also takes.
@@ -208,10 +232,18 @@ async function sendOne(
         { method: "POST", headers: { "content-type": delivery.contentType ?? "application/json", ...delivery.headers }, body, signal },
         policy,
       );
-      await res.body?.cancel().catch(() => undefined);
+      const refusals = res.ok ? delivery.refusals : undefined;
+      const answer = refusals ? await res.json().catch(() => undefined) : undefined;
+      if (!refusals) await res.body?.cancel().catch(() => undefined);
       if (!res.ok) {
         console.error(`[tracing] ${what}: ${new URL(delivery.url).origin} answered ${res.status}`);
         return;
+      }
+      // A 2xx that dropped events is a trace (partly) lost: reported like a refusal, then the next body goes.
+      const refused = refusals?.(answer) ?? [];
+      if (refused.length) {
+        const shown = redact(refused.slice(0, 3).join("; ").slice(0, 1000), [...secrets, ...Object.values(delivery.headers)]);
+        console.error(`[tracing] ${what}: ${new URL(delivery.url).origin} answered ${res.status} but refused ${refused.length}: ${shown}`);
       }
     } catch (err) {
       const why = signal.aborted

@@ -32,7 +32,9 @@ export class TraceRecorder extends BaseCallbackHandler {
 
   constructor(init: { name: string; sessionId: string; input: string; metadata: Record<string, string> }) {
     super({ _awaitHandler: true }); // recorded before the run's promise settles, never in the background
-    this.trace = { id: crypto.randomUUID(), start: Date.now(), spans: [], ...init };
+    // The question is cut like every other text field: whole, a large one (up to MAX_BODY_MB) made an event
+    // over Langfuse's body limit, and it goes out twice more (Lunary's thread message and chain run).
+    this.trace = { id: crypto.randomUUID(), start: Date.now(), spans: [], ...init, input: clip(init.input) as string };
   }
 
   /** The span a LangChain run hangs under: its LangChain parent, else the node running it, else the trace itself. */
