@@ -46,6 +46,19 @@ export function wav(text: string, seconds = 1): Uint8Array {
   return out;
 }
 
+/**
+ * A recording in a browser's container that says `text`: its signature (what a decoder, and the
+ * stand-in, probe), then `say: text`. WebM is Chrome's, MP4 Safari's (and an .m4a upload's), Ogg Firefox's.
+ */
+export function recorded(container: "webm" | "mp4" | "ogg", text: string): Uint8Array {
+  const head = {
+    webm: [0x1a, 0x45, 0xdf, 0xa3, 0x80],
+    mp4: [0, 0, 0, 24, ...new TextEncoder().encode("ftypM4A "), 0, 0, 0, 0, ...new TextEncoder().encode("M4A isom")],
+    ogg: [...new TextEncoder().encode("OggS"), 0, 2, ...new Array(22).fill(0)],
+  }[container];
+  return new Uint8Array([...head, ...new TextEncoder().encode(`say: ${text}\u0000`)]);
+}
+
 export function dataUri(bytes: Uint8Array, mime = "audio/wav"): string {
   let binary = "";
   for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));

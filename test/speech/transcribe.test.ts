@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { afEdge, llm, openAICredential, saveAgentflowOf, start } from "../agentflow-api/flows";
 import { call, expectError, json } from "../helpers";
 import { setVars } from "../security/helpers";
-import { aiDuring, cleanUp, credential, dataUri, marker, received, recording, speechUrl, voiceFlow } from "./helpers";
+import { aiDuring, cleanUp, credential, dataUri, marker, received, recorded, recording, speechUrl, voiceFlow, wav } from "./helpers";
 
 vi.setConfig({ testTimeout: 30_000 });
 afterEach(cleanUp);
@@ -99,7 +99,8 @@ describe("speech to text before the run", () => {
   });
 
   it("Groq, LocalAI, Azure and AssemblyAI each hear it over their own protocols", async () => {
-    const groq = await credential("groqApi", { groqApiKey: "gsk-test", basePath: `${speechUrl()}/v1` });
+    // Each service at its own path on the stand-in, so that each one's rules apply (Groq's base is …/openai/v1).
+    const groq = await credential("groqApi", { groqApiKey: "gsk-test", basePath: `${speechUrl()}/openai/v1` });
     const azure = await credential("azureCognitiveServices", { azureSubscriptionKey: "az-test", serviceRegion: "westeurope" });
     const assembly = await credential("assemblyAIApi", { assemblyAIApiKey: "aai-test", basePath: speechUrl() });
     const local = await credential("localAIApi", { localAIApiKey: "local-key" });
@@ -107,7 +108,7 @@ describe("speech to text before the run", () => {
     try {
       const settings = [
         { groqWhisper: { status: true, credentialId: groq } },
-        { localAISTT: { status: true, credentialId: local, baseUrl: `${speechUrl()}/v1`, model: "whisper-local" } },
+        { localAISTT: { status: true, credentialId: local, baseUrl: `${speechUrl()}/localai/v1`, model: "whisper-local" } },
         { azureCognitive: { status: true, credentialId: azure, language: "de-DE" } },
         { assemblyAiTranscribe: { status: true, credentialId: assembly } },
       ];
@@ -120,15 +121,107 @@ describe("speech to text before the run", () => {
         expect((await storedUserMessage(id, m)).content, name).toBe(`${name} ${m}`);
       }
       const [groqSent] = await received("whisper-large-v3");
+      expect(groqSent.path).toBe("/openai/v1/audio/transcriptions");
       expect(groqSent.headers.authorization).toBe("Bearer gsk-test");
+      expect(groqSent.fields).toMatchObject({ response_format: "json", file: { name: "audio.wav", type: "audio/wav" } });
       const [localSent] = await received("whisper-local");
       expect(localSent.headers.authorization).toBe("Bearer local-key");
       const [azureSent] = await received("de-DE");
       expect(azureSent.headers["ocp-apim-subscription-key"]).toBe("az-test");
       expect(JSON.parse(azureSent.fields.definition)).toMatchObject({ locales: ["de-DE"] });
+      // AssemblyAI refuses a transcript request without speech_models (a 400 in production before).
+      const assemblySent = (await received("/v2/transcript")).filter((r) => r.method === "POST").at(-1);
+      expect(assemblySent.body).toEqual({
+        audio_url: expect.stringMatching(/\/files\/\d+$/),
+        speech_models: ["universal-3-5-pro", "universal-2"],
+        speaker_labels: false,
+      });
     } finally {
       restore();
     }
+  });
+
+  it("OpenAI gets a file name and type it takes, whatever the client called its upload: the bytes' container decides", async () => {
+    const cred = await credential("openAIApi", { openAIApiKey: "sk-speech", basePath: `${speechUrl()}/v1` });
+    // gpt-4o-mini-transcribe: also refuses bytes that are not what the name says (unsupported_format).
+    const id = await voiceFlow({ speechToText: { openAIWhisper: { status: true, credentialId: cred, model: "gpt-4o-mini-transcribe" } } });
+    // First those OpenAI refuses as the client named them, then those only named better.
+    const cases: Array<[string, { name: string; mime: string; bytes: (text: string) => Uint8Array }, { name: string; type: string }]> = [
+      [
+        "Safari, a generic upload",
+        { name: "upload.bin", mime: "application/octet-stream", bytes: (t) => recorded("mp4", t) },
+        { name: "upload.m4a", type: "audio/mp4" },
+      ],
+      [
+        "an Ogg Opus voice note named .opus",
+        { name: "voice.opus", mime: "audio/ogg;codecs=opus", bytes: (t) => recorded("ogg", t) },
+        { name: "voice.ogg", type: "audio/ogg" },
+      ],
+      [
+        "MP4 bytes called a WAV",
+        { name: "audio.wav", mime: "audio/wav", bytes: (t) => recorded("mp4", t) },
+        { name: "audio.m4a", type: "audio/mp4" },
+      ],
+      [
+        "an .m4a upload",
+        { name: "Memo.M4A", mime: "audio/x-m4a", bytes: (t) => recorded("mp4", t) },
+        { name: "Memo.m4a", type: "audio/mp4" },
+      ],
+      ["no name", { name: "", mime: "audio/wav", bytes: (t) => wav(t) }, { name: "audio.wav", type: "audio/wav" }],
+      [
+        "Chrome, named by an API client",
+        { name: "recording", mime: "audio/webm;codecs=opus", bytes: (t) => recorded("webm", t) },
+        { name: "recording.webm", type: "audio/webm" },
+      ],
+      [
+        "its MIME type as the name",
+        { name: "audio.webm;codecs=opus", mime: "audio/webm", bytes: (t) => recorded("webm", t) },
+        { name: "audio.webm", type: "audio/webm" },
+      ],
+    ];
+    for (const [label, upload, file] of cases) {
+      const m = marker();
+      const data = dataUri(upload.bytes(`${label} ${m}`), upload.mime);
+      const body = { question: "", uploads: [{ type: "audio", name: upload.name, mime: upload.mime, data }] };
+      expect((await json("POST", `/prediction/${id}`, { body })).question, label).toBe(`${label} ${m}`);
+      const [sent] = await received(m);
+      expect(sent.fields.file, label).toMatchObject(file);
+    }
+    // A multipart prediction's Blob has no file name of its own (the runtime makes one up) and Chrome's full type.
+    const m = marker();
+    const form = new FormData();
+    form.append("question", "");
+    form.append("files", new Blob([recorded("webm", `multipart ${m}`)], { type: "audio/webm;codecs=opus" }));
+    expect((await json("POST", `/prediction/${id}`, { raw: form })).question).toBe(`multipart ${m}`);
+    expect((await received(m))[0].fields.file).toMatchObject({ name: expect.stringMatching(/^[^.]+\.webm$/), type: "audio/webm" });
+  });
+
+  it("Groq gets a name it takes too: a voice note's .oga (OpenAI's, not Groq's) goes as .ogg", async () => {
+    const groq = await credential("groqApi", { groqApiKey: "gsk-test", basePath: `${speechUrl()}/openai/v1` });
+    const id = await voiceFlow({ speechToText: { groqWhisper: { status: true, credentialId: groq, model: "whisper-large-v3-turbo" } } });
+    const m = marker();
+    const upload = { type: "audio", name: "voice-note.oga", mime: "audio/ogg", data: dataUri(recorded("ogg", `groq ${m}`), "audio/ogg") };
+    expect((await json("POST", `/prediction/${id}`, { body: { question: "", uploads: [upload] } })).question).toBe(`groq ${m}`);
+    const [sent] = await received(m);
+    expect(sent.fields).toMatchObject({ model: "whisper-large-v3-turbo", file: { name: "voice-note.ogg", type: "audio/ogg" } });
+  });
+
+  it("a 30 MB recording is a 413 before any service is called: the body limit by default, OpenAI's 25 MB when raised", async () => {
+    const cred = await credential("openAIApi", { openAIApiKey: "sk-speech", basePath: `${speechUrl()}/v1` });
+    const id = await voiceFlow({ speechToText: { openAIWhisper: { status: true, credentialId: cred } } });
+    const big = wav("a long meeting", (30 * 1024 * 1024) / 8000); // 30 MB at 8 kB a second, 65 minutes
+    const ask = () => {
+      const form = new FormData();
+      form.append("question", "");
+      form.append("files", new File([big], "meeting.wav", { type: "audio/wav" }));
+      return call("POST", `/prediction/${id}`, { raw: form });
+    };
+    const sentBefore = (await received("/v1/audio/transcriptions")).length;
+    expect((await expectError(await ask(), 413)).message).toMatch(/larger than the limit of 5 MB \(MAX_BODY_MB\)/);
+    const restore = setVars({ MAX_BODY_MB: "40", MAX_AUDIO_MB: "40", MAX_AUDIO_SECONDS: "4000" });
+    const raised = await ask().finally(restore);
+    expect((await expectError(raised, 413)).message).toMatch(/meeting\.wav is 30\.0 MB, over OpenAI Whisper's upload limit of 25 MB/);
+    expect((await received("/v1/audio/transcriptions")).length).toBe(sentBefore);
   });
 
   it("audio limits: over MAX_AUDIO_MB is a 413, longer than MAX_AUDIO_SECONDS a 400, each named; nothing heard or stored", async () => {
@@ -201,6 +294,7 @@ describe("speech to text before the run", () => {
 describe("what the chat may do", () => {
   it("/chatflows-uploads and /public-chatbotConfig report speech only where its provider can run", async () => {
     const cred = await credential("openAIApi", { openAIApiKey: "sk-speech" });
+    // First those OpenAI refuses as the client named them, then those only named better.
     const cases: Array<[unknown, unknown, boolean, boolean]> = [
       [workersAI(), { cloudflareWorkersAI: { status: true, voice: "luna" } }, true, true],
       [{ openAIWhisper: { status: true, credentialId: cred } }, { openai: { status: true, credentialId: cred } }, true, true],

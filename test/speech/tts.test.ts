@@ -56,6 +56,31 @@ describe("POST /text-to-speech/generate", () => {
     expect(sent.body).toEqual({ model: "gpt-4o-mini-tts", voice: "nova", input: `Good morning ${m}`, response_format: "mp3" });
   });
 
+  it("OpenAI TTS speaks an answer over its 4096-character limit whole: in parts cut after a sentence, one after another", async () => {
+    const cred = await credential("openAIApi", { openAIApiKey: "sk-tts", basePath: `${speechUrl()}/v1` });
+    const id = await voiceFlow({ textToSpeech: { openai: { status: true, credentialId: cred, voice: "nova" } } });
+    const m = marker();
+    const text = Array.from({ length: 120 }, (_, i) => `Sentence ${i} of a long answer ${m}.`).join(" ");
+    expect(text.length).toBeGreaterThan(4096);
+    expect(text.length).toBeLessThanOrEqual(5000); // what the route takes
+    const res = await generate({ chatflowId: id, chatMessageId: "msg-long", text });
+    expect(res.status).toBe(200);
+    const { frames, audio } = ttsFrames(await res.text());
+    expect(frames.at(-1)).toEqual({ event: "tts_end", data: { chatMessageId: "msg-long" } });
+    const sent = await received(m);
+    expect(sent.map((r) => r.body)).toEqual([
+      { model: "gpt-4o-mini-tts", voice: "nova", input: expect.any(String), response_format: "mp3" },
+      { model: "gpt-4o-mini-tts", voice: "nova", input: expect.any(String), response_format: "mp3" },
+    ]);
+    const [first, second] = sent.map((r) => r.body.input as string);
+    expect(first.length).toBeLessThanOrEqual(4096);
+    expect(first.endsWith(".")).toBe(true); // after a sentence, not inside a word
+    expect(`${first} ${second}`).toBe(text);
+    const [heardFirst, heardSecond] = [audio.indexOf(`spoken: ${first}`), audio.indexOf(`spoken: ${second}`)];
+    expect(heardFirst).toBeGreaterThanOrEqual(0);
+    expect(heardSecond).toBeGreaterThan(heardFirst);
+  });
+
   it("ElevenLabs streams from /v1/text-to-speech/{voice}/stream: the studio's test voice names the provider in the body", async () => {
     const cred = await credential("elevenLabsApi", { elevenLabsApiKey: "xi-test", basePath: speechUrl() });
     const m = marker();
@@ -161,5 +186,16 @@ describe("GET /text-to-speech/voices", () => {
     await expect(speak(local, { text: "Hi" })).rejects.toThrow(/Speech needs Workers AI/);
     const flow = { id: "f", textToSpeech: JSON.stringify({ cloudflareWorkersAI: { status: true } }) };
     await expect(speak(local, { text: "Hi", flow })).rejects.toThrow(/Speech needs Workers AI/);
+  });
+});
+
+describe("speechParts: a text over a speech service's limit", () => {
+  it("ends a part after a sentence in its second half, else after a word, else at the limit; counts code points", async () => {
+    const { speechParts } = await import("../../src/providers/speech/parts");
+    expect(speechParts("First sentence here. Second one is longer", 30)).toEqual(["First sentence here.", "Second one is longer"]);
+    expect(speechParts("Hi. A sentence with no end in sight at all", 30)).toEqual(["Hi. A sentence with no end in", "sight at all"]);
+    expect(speechParts("x".repeat(10), 4)).toEqual(["xxxx", "xxxx", "xx"]);
+    expect(speechParts("😀".repeat(5), 2)).toEqual(["😀😀", "😀😀", "😀"]);
+    expect(speechParts("  short  ", 4096)).toEqual(["short"]);
   });
 });

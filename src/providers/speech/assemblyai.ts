@@ -1,7 +1,7 @@
 // AssemblyAI: the audio uploaded (POST {base}/v2/upload, raw bytes → {upload_url}), a transcript
-// asked for (POST {base}/v2/transcript {audio_url} → {id}), then read until it is `completed` (its
-// text) or `error` (GET {base}/v2/transcript/{id}), within one deadline. The base is the
-// credential's basePath, else ASSEMBLYAI_BASE_URL, else AssemblyAI's.
+// asked for (POST {base}/v2/transcript {audio_url, speech_models} → {id}), then read until it is
+// `completed` (its text) or `error` (GET {base}/v2/transcript/{id}), within one deadline. The base is
+// the credential's basePath, else ASSEMBLYAI_BASE_URL, else AssemblyAI's.
 import { fail } from "../../errors";
 import { DEFAULT_TIMEOUT_MS } from "../../lib/run-control";
 import { pause } from "../../lib/pace";
@@ -10,6 +10,11 @@ import type { AudioClip, SpeechConfig, SpeechDeps, SpeechToTextProvider } from "
 
 const LABEL = "AssemblyAI";
 const POLL_MS = 1000;
+// AssemblyAI now refuses a transcript request without `speech_models` (400: "must be a non-empty
+// list"), and the singular `speech_model` as deprecated. The list is in priority order (AssemblyAI
+// routes to the next model when one cannot take the audio, e.g. its language): these two are the ones
+// its own refusal of an older model names.
+const SPEECH_MODELS = ["universal-3-5-pro", "universal-2"];
 
 interface Transcript {
   id?: unknown;
@@ -42,7 +47,7 @@ export const assemblyAiTranscribe: SpeechToTextProvider = {
       body: clip.bytes as BodyInit,
     }));
     if (typeof upload.upload_url !== "string") throw fail("MODEL_FAILED", `${LABEL} answered the upload without upload_url`);
-    const body = JSON.stringify({ audio_url: upload.upload_url, speaker_labels: false });
+    const body = JSON.stringify({ audio_url: upload.upload_url, speech_models: SPEECH_MODELS, speaker_labels: false });
     let transcript = await call<Transcript>("/v2/transcript", () => ({
       method: "POST",
       headers: { ...auth, "content-type": "application/json" },

@@ -1,10 +1,12 @@
 // OpenAI's audio API and the services that copy it: POST {base}/audio/transcriptions (multipart:
 // file, model, language, prompt, temperature → {text}) for OpenAI Whisper, Groq Whisper and LocalAI;
 // POST {base}/audio/speech ({model, voice, input, response_format: "mp3"} → mp3 bytes) for OpenAI TTS.
-import { fail } from "../../errors";
+import { fail, payloadTooLarge } from "../../errors";
 import { num, str } from "../../lib/inputs";
 import { audioBlob, baseUrlOf, callForAudio, callForJson, credentialFor, keyOf, needsCredential } from "./http";
+import { oneAfterAnother, speechParts } from "./parts";
 import type { AudioClip, SpeechConfig, SpeechDeps, SpeechToTextProvider, TextToSpeechProvider, Voice } from "./types";
+import { uploadFileOf } from "./upload-file";
 
 interface WhisperService {
   name: string;
@@ -14,12 +16,33 @@ interface WhisperService {
   /** The base URL: the config's, the credential's, a var, the service's own (undefined: the config must name one). */
   base(config: SpeechConfig, credential: Record<string, unknown>, env: SpeechDeps["env"]): { url: string; field: string };
   extra?: Record<string, string>;
+  /** The largest request the service takes, in bytes: over it, a 413 here rather than its refusal as a 502. */
+  maxBytes?: number;
 }
 
-const extensionOf = (mime: string): string =>
-  ({ "audio/webm": "webm", "audio/mp4": "m4a", "audio/x-m4a": "m4a", "audio/ogg": "ogg", "audio/wav": "wav", "audio/mpeg": "mp3" })[
-    mime.split(";")[0].trim()
-  ] ?? "webm";
+const MB = 1024 * 1024;
+/** The multipart body's own bytes around the file and the small fields (boundaries, part headers). */
+const FORM_OVERHEAD = 2048;
+
+/** The form's text fields: model, then language, prompt and temperature when set, then the service's own. */
+function formFields(service: WhisperService, config: SpeechConfig): Array<[string, string]> {
+  const fields: Array<[string, string]> = [["model", str(config.model) ?? service.defaultModel]];
+  for (const name of ["language", "prompt"]) {
+    const value = str(config[name]);
+    if (value) fields.push([name, value]);
+  }
+  const temperature = num(config.temperature);
+  if (temperature !== undefined) fields.push(["temperature", String(temperature)]);
+  return [...fields, ...Object.entries(service.extra ?? {})];
+}
+
+/** A 413 naming the service's limit when the request would be over it (a recording within MAX_AUDIO_MB may be). */
+function checkSize(service: WhisperService, clip: AudioClip, fields: Array<[string, string]>): void {
+  const text = fields.reduce((n, [k, v]) => n + k.length + new TextEncoder().encode(v).length, 0);
+  if (!service.maxBytes || clip.bytes.byteLength + text + FORM_OVERHEAD <= service.maxBytes) return;
+  const limit = `${service.label}'s upload limit of ${service.maxBytes / MB} MB`;
+  throw payloadTooLarge(`uploads: the recording ${clip.name} is ${(clip.bytes.byteLength / MB).toFixed(1)} MB, over ${limit}`);
+}
 
 function whisper(service: WhisperService): SpeechToTextProvider {
   return {
@@ -36,7 +59,9 @@ function whisper(service: WhisperService): SpeechToTextProvider {
       const credential = service.credentialField || hasCredential ? await credentialFor(config, deps, service.label) : {};
       const key = service.credentialField ? keyOf(credential, service.credentialField, service.label) : str(credential.localAIApiKey);
       const base = service.base(config, credential, deps.env);
-      const name = /\.\w+$/.test(clip.name) ? clip.name : `audio.${extensionOf(clip.mime)}`;
+      const fields = formFields(service, config);
+      checkSize(service, clip, fields);
+      const file = uploadFileOf(clip); // a name and type the service takes, whatever the client called it
       const answer = await callForJson<{ text?: unknown }>({
         provider: service.label,
         url: `${base.url}/audio/transcriptions`,
@@ -44,15 +69,8 @@ function whisper(service: WhisperService): SpeechToTextProvider {
         deps,
         init: () => {
           const form = new FormData();
-          form.append("file", audioBlob(clip.bytes, clip.mime), name);
-          form.append("model", str(config.model) ?? service.defaultModel);
-          const language = str(config.language);
-          if (language) form.append("language", language);
-          const prompt = str(config.prompt);
-          if (prompt) form.append("prompt", prompt);
-          const temperature = num(config.temperature);
-          if (temperature !== undefined) form.append("temperature", String(temperature));
-          for (const [k, v] of Object.entries(service.extra ?? {})) form.append(k, v);
+          form.append("file", audioBlob(clip.bytes, file.type), file.name);
+          for (const [k, v] of fields) form.append(k, v);
           const headers: Record<string, string> = key ? { Authorization: `Bearer ${key}` } : {};
           return { method: "POST", headers, body: form };
         },
@@ -85,6 +103,8 @@ export const openAIWhisper = whisper({
   credentialField: "openAIApiKey",
   defaultModel: "whisper-1",
   base: openAIBase,
+  // "The maximum request size is 25 MiB" (OpenAI's Audio API FAQ): past it a 413 on the bytes read.
+  maxBytes: 25 * MB,
 });
 
 export const groqWhisper = whisper({
@@ -94,6 +114,8 @@ export const groqWhisper = whisper({
   defaultModel: "whisper-large-v3",
   base: serviceBase("groqApi", "GROQ_BASE_URL", "https://api.groq.com/openai/v1", "Groq endpoint"),
   extra: { response_format: "json" },
+  // "File uploads are limited to 25 MB" (Groq's speech-to-text docs; the free tier's limit).
+  maxBytes: 25 * MB,
 });
 
 export const localAISTT = whisper({
@@ -107,6 +129,8 @@ export const localAISTT = whisper({
 });
 
 const OPENAI_VOICES = ["alloy", "ash", "ballad", "coral", "echo", "fable", "nova", "onyx", "sage", "shimmer"];
+/** "The maximum length is 4096 characters" (createSpeech's `input`): a longer text is spoken in parts (parts.ts). */
+const OPENAI_TTS_MAX_CHARS = 4096;
 
 export const openAITextToSpeech: TextToSpeechProvider = {
   name: "openai",
@@ -116,20 +140,26 @@ export const openAITextToSpeech: TextToSpeechProvider = {
     const credential = await credentialFor(config, deps, "OpenAI TTS");
     const key = keyOf(credential, "openAIApiKey", "OpenAI TTS");
     const base = openAIBase(config, credential, deps.env);
-    const body = JSON.stringify({
-      model: str(config.model) ?? "gpt-4o-mini-tts",
-      voice: str(config.voice) ?? "alloy",
-      input: text,
-      response_format: "mp3",
-    });
-    const audio = await callForAudio({
-      provider: "OpenAI TTS",
-      url: `${base.url}/audio/speech`,
-      field: base.field,
-      deps,
-      init: () => ({ method: "POST", headers: { Authorization: `Bearer ${key}`, "content-type": "application/json" }, body }),
-    });
-    return { format: "mp3", body: audio };
+    const say = (input: string) => {
+      const body = JSON.stringify({
+        model: str(config.model) ?? "gpt-4o-mini-tts",
+        voice: str(config.voice) ?? "alloy",
+        input,
+        response_format: "mp3",
+      });
+      return callForAudio({
+        provider: "OpenAI TTS",
+        url: `${base.url}/audio/speech`,
+        field: base.field,
+        deps,
+        init: () => ({ method: "POST", headers: { Authorization: `Bearer ${key}`, "content-type": "application/json" }, body }),
+      });
+    };
+    // The first part is asked for now, so that a refusal is still an error answer, not a broken stream.
+    const [first, ...rest] = speechParts(text, OPENAI_TTS_MAX_CHARS);
+    const audio = await say(first ?? text);
+    const later = rest.map((part) => () => say(part));
+    return { format: "mp3", body: later.length ? oneAfterAnother(audio, later) : audio };
   },
   async voices(): Promise<Voice[]> {
     return OPENAI_VOICES.map((id) => ({ id, name: id[0].toUpperCase() + id.slice(1) }));
