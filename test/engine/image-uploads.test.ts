@@ -59,6 +59,18 @@ describe("chatflows: the question's images reach a chat model with Allow Image U
     expect(stored[0].fileUploads).toEqual([{ type: "stored-file", name: "dot.png", mime: "image/png" }]);
   });
 
+  it("an upload whose data URI has no type (or a generic one) keeps the upload's own mime, and still reaches the model as an image", async () => {
+    const id = await saveConversationChain({ allowImageUploads: true });
+    const base64 = PNG.slice(PNG.indexOf(";base64,"));
+    for (const data of [`data:${base64}`, `data:application/octet-stream${base64}`]) {
+      const m = marker();
+      await json("POST", `/prediction/${id}`, { body: { question: `typed? ${m}`, chatId: m, uploads: [{ ...upload, data }] } });
+      expect(imagesOf((await userMessagesWith(m)).at(-1)!).map((p) => p.image_url?.url), data.slice(0, 40)).toEqual([PNG]);
+      const stored = await json<any[]>("GET", `/chatmessage/${id}?chatId=${m}`);
+      expect(stored[0].fileUploads).toEqual([{ type: "stored-file", name: "dot.png", mime: "image/png" }]);
+    }
+  });
+
   // A later turn's history with the earlier images: image-history.test.ts.
 
   it("allowImageUploads off: no image part, the question as plain text", async () => {

@@ -77,7 +77,9 @@ export async function removeUploads(
 export function decodeDataUri(upload: UploadInput): { bytes: Uint8Array; mime: string } {
   const match = upload.data ? DATA_URI.exec(upload.data) : null;
   if (!match) throw badRequest(`uploads: ${upload.name} must carry its data as a data: URI`);
-  const [, mime, base64, payload] = match;
+  const [, given, base64, payload] = match;
+  // A data URI without a type (or a generic one) says less than the upload's own `mime`: keep that.
+  const mime = given && given !== "application/octet-stream" ? given : upload.mime || given;
   try {
     const bytes = base64 ? Uint8Array.from(atob(payload), (ch) => ch.charCodeAt(0)) : new TextEncoder().encode(decodeURIComponent(payload));
     return { bytes, mime };
