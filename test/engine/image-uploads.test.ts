@@ -65,7 +65,10 @@ describe("chatflows: the question's images reach a chat model with Allow Image U
     for (const data of [`data:${base64}`, `data:application/octet-stream${base64}`]) {
       const m = marker();
       await json("POST", `/prediction/${id}`, { body: { question: `typed? ${m}`, chatId: m, uploads: [{ ...upload, data }] } });
-      expect(imagesOf((await userMessagesWith(m)).at(-1)!).map((p) => p.image_url?.url), data.slice(0, 40)).toEqual([PNG]);
+      expect(
+        imagesOf((await userMessagesWith(m)).at(-1)!).map((p) => p.image_url?.url),
+        data.slice(0, 40),
+      ).toEqual([PNG]);
       const stored = await json<any[]>("GET", `/chatmessage/${id}?chatId=${m}`);
       expect(stored[0].fileUploads).toEqual([{ type: "stored-file", name: "dot.png", mime: "image/png" }]);
     }

@@ -128,7 +128,7 @@ export const localAISTT = whisper({
   },
 });
 
-const OPENAI_VOICES = ["alloy", "ash", "ballad", "coral", "echo", "fable", "nova", "onyx", "sage", "shimmer"];
+const OPENAI_VOICES = ["alloy", "ash", "ballad", "coral", "echo", "fable", "nova", "onyx", "sage", "shimmer", "verse", "marin", "cedar"];
 /** "The maximum length is 4096 characters" (createSpeech's `input`): a longer text is spoken in parts (parts.ts). */
 const OPENAI_TTS_MAX_CHARS = 4096;
 
