@@ -1,8 +1,9 @@
 // OpenAI's audio API and the services that copy it: POST {base}/audio/transcriptions (multipart:
 // file, model, language, prompt, temperature → {text}) for OpenAI Whisper, Groq Whisper and LocalAI;
 // POST {base}/audio/speech ({model, voice, input, response_format: "mp3"} → mp3 bytes) for OpenAI TTS.
-import { fail, payloadTooLarge } from "../../errors";
+import { fail } from "../../errors";
 import { num, str } from "../../lib/inputs";
+import { utf8Length } from "../../lib/utf8";
 import { audioBlob, baseUrlOf, callForAudio, callForJson, credentialFor, keyOf, needsCredential } from "./http";
 import { oneAfterAnother, speechParts } from "./parts";
 import type { AudioClip, SpeechConfig, SpeechDeps, SpeechToTextProvider, TextToSpeechProvider, Voice } from "./types";
@@ -38,10 +39,10 @@ function formFields(service: WhisperService, config: SpeechConfig): Array<[strin
 
 /** A 413 naming the service's limit when the request would be over it (a recording within MAX_AUDIO_MB may be). */
 function checkSize(service: WhisperService, clip: AudioClip, fields: Array<[string, string]>): void {
-  const text = fields.reduce((n, [k, v]) => n + k.length + new TextEncoder().encode(v).length, 0);
+  const text = fields.reduce((n, [k, v]) => n + k.length + utf8Length(v), 0);
   if (!service.maxBytes || clip.bytes.byteLength + text + FORM_OVERHEAD <= service.maxBytes) return;
   const limit = `${service.label}'s upload limit of ${service.maxBytes / MB} MB`;
-  throw payloadTooLarge(`uploads: the recording ${clip.name} is ${(clip.bytes.byteLength / MB).toFixed(1)} MB, over ${limit}`);
+  throw fail("LIMIT_EXCEEDED", `uploads: the recording ${clip.name} is ${(clip.bytes.byteLength / MB).toFixed(1)} MB, over ${limit}`);
 }
 
 function whisper(service: WhisperService): SpeechToTextProvider {
