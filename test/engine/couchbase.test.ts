@@ -29,7 +29,7 @@ import {
 import { setVars } from "../security/helpers";
 import { credential, db, marker } from "./helpers";
 import { err, predict, storeFlow, upsertFlow } from "./hosted-store-flows";
-import { BAKERY, LIBRARY, STATION } from "./retrieval-flows";
+import { BAKERY, LIBRARY, STATION, flow, ref } from "./retrieval-flows";
 
 const USER = "edgeflow";
 const PASSWORD = "couchbase-standin-Secret1";
@@ -237,6 +237,49 @@ describe("couchbase", () => {
     }
     const none = await err(predict(couchbaseFlow({ credential: "", collection }), "x"));
     expect(none).toMatchObject({ status: 400, message: expect.stringMatching(/connect a couchbaseApi credential/) });
+  });
+
+  it("what real flows send stays in Couchbase's limits: a 30,000-character chunk, PDF-like metadata, topK 1000", async () => {
+    const cred = await couchbaseCredential();
+    const collection = `c_${marker()}`;
+    const long = "雨".repeat(30_000);
+    const metadata = JSON.stringify({
+      pdf: { info: { Title: "Report\u0000", "dc:creator": ["A"] }, totalPages: "12" },
+      "a.b": 1,
+      $price: "3.50",
+      "with space": true,
+    });
+    const flowData = flow([
+      ["loader_0", "plainText", "Document Loaders", { text: long, metadata }, { output: "document" }],
+      ["emb_0", "localHashEmbeddings", "Embeddings", {}],
+      [
+        "couchbase_0",
+        "couchbase",
+        "Vector Stores",
+        { credential: cred, document: [ref("loader_0")], embeddings: ref("emb_0"), ...places(collection) },
+      ],
+    ] as never);
+    expect(await upsertFlow(flowData)).toMatchObject({ numAdded: 1 });
+    const [doc] = await dump(collection);
+    expect(doc.value.text).toHaveLength(30_000);
+    expect(doc.value.metadata).toMatchObject({ pdf: { info: { Title: "Report\u0000" }, totalPages: "12" }, "a.b": 1, $price: "3.50" });
+    expect(new TextEncoder().encode(doc.id).length).toBeLessThanOrEqual(246);
+
+    const found = await predict(couchbaseFlow({ credential: cred, collection, text: "", topK: "1000" }), "rain");
+    expect(found.sourceDocuments?.map((d) => d.pageContent.length)).toEqual([30_000]);
+    const search = (await logged(`idx_${collection}`)).filter((r) => r.service === "search").at(-1);
+    expect(search?.body).toMatchObject({ knn: [{ k: 1000 }], size: 1000 });
+    // A searchOptions size past the Search service's 10,000-result window is Couchbase's refusal, with its reason.
+    const wide = await err(
+      predict(
+        couchbaseFlow({ credential: cred, collection, text: "", extra: { couchbaseMetadataFilter: '{"searchOptions":{"size":20000}}' } }),
+        "rain",
+      ),
+    );
+    expect(wide).toMatchObject({
+      status: 502,
+      message: expect.stringMatching(/bleveMaxResultWindow exceeded, from: 0, size: 20000, limit: 10000/),
+    });
   });
 
   it("works as a document store's vector store: upsert, query, delete by key", async () => {

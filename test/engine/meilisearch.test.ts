@@ -3,10 +3,13 @@
 // index created with Flowise's settings, its document layout, the admin key writing and the search
 // key searching), the record manager, searchFilter, semanticRatio and K, an index Flowise filled, and
 // a Meilisearch that is down, slow, refuses or fails a task.
+import { env } from "cloudflare:workers";
+import { Document } from "@langchain/core/documents";
 import { describe, expect, inject, it } from "vitest";
 import { LOCAL_HASH_DIMS, LocalHashEmbeddings } from "../../src/providers/embeddings/local-hash";
 import { semanticRatioOf } from "../../src/providers/vectorstores/meilisearch";
-import { credential, marker } from "./helpers";
+import { buildVectorStore } from "../../src/providers/vectorstores/registry";
+import { credential, db, marker } from "./helpers";
 import { askNightTrains, bookkeepingTexts, err, otherSizeFlow, predict, storeFlow, storeRequests, upsertFlow } from "./hosted-store-flows";
 import { BAKERY, LIBRARY, STATION } from "./retrieval-flows";
 
@@ -185,6 +188,50 @@ describe("meilisearch", () => {
       `Meilisearch update settings failed: Index \`${index}\`: Invalid vector dimensions: expected: \`8\`, found: \`256\`.`,
     );
     for (const e of [down, slow, wrong, noAdmin, failed]) expect(e.message).not.toContain(secret);
+  });
+
+  it("an upsert over Meilisearch's 100 MB payload goes in requests of at most 50 MB (500 chunks of 70,000 CJK characters)", async () => {
+    const index = `big-${marker()}`;
+    const m = marker();
+    const ctx = {
+      env: env as never,
+      db: db(),
+      embeddings: new LocalHashEmbeddings({ dims: 8 }),
+      namespace: `ns_${marker()}`,
+      getCredential: async () => ({ meilisearchSearchApiKey: `ms-search-${m}`, meilisearchAdminApiKey: `ms-admin-${m}` }),
+    };
+    const store = buildVectorStore("meilisearch", { credential: "c", host: meili(), indexUid: index }, ctx);
+    // 210,000 UTF-8 bytes a chunk: 500 of them are ~105 MB of JSON, which Meilisearch refuses in one request (413).
+    const text = "雨".repeat(70_000);
+    const docs = Array.from({ length: 500 }, (_, i) => new Document({ pageContent: text, metadata: { n: i } }));
+    const ids = await store.addVectors(
+      docs.map((_, i) => [1, i, 0, 0, 0, 0, 0, 1]),
+      docs,
+    );
+    const adds = (await requests(index)).filter((r) => r.method === "POST" && r.path === `/indexes/${index}/documents`);
+    expect(adds.length).toBeGreaterThan(1);
+    expect(adds.reduce((n, r) => n + r.body.documents, 0)).toBe(500);
+    for (const r of adds) expect(r.body.bytes).toBeLessThanOrEqual(50_000_000);
+    await store.delete({ ids });
+    expect((await dump(index)).documents).toEqual([]);
+  });
+
+  it("a document addition whose task fails later (after its 202) fails the upsert with Meilisearch's message", async () => {
+    // An index made elsewhere with another primary key: the documents lack it, which only the task tells.
+    const index = `open-other-key-${marker()}`;
+    await fetch(`${meili()}/indexes`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ uid: index, primaryKey: "id" }),
+    }).then(async (r) => {
+      const { taskUid } = (await r.json()) as { taskUid: number };
+      for (let i = 0; i < 3; i++) await fetch(`${meili()}/tasks/${taskUid}`);
+    });
+    const e = await err(upsertFlow(meiliFlow({ index, text: BAKERY })));
+    expect(e.status).toBe(502);
+    expect(e.message).toMatch(/^Meilisearch add documents failed: Document doesn't have a `id` attribute/);
+    expect((await requests(index)).filter((r) => r.path === `/indexes/${index}/documents`)).toHaveLength(1);
+    expect((await dump(index)).documents).toEqual([]);
   });
 
   it("bad inputs are 400s naming the input", async () => {

@@ -165,6 +165,107 @@ describe("mongoDBAtlas", () => {
     expect(hit[1]).toBeCloseTo(1, 6);
   });
 
+  const directStore = (collection: string) =>
+    buildVectorStore(
+      "mongoDBAtlas",
+      { credential: "c", databaseName: DB, collectionName: collection },
+      {
+        env: env as never,
+        db: db(),
+        embeddings: new LocalHashEmbeddings({ dims: 8 }),
+        namespace: `ns_${marker()}`,
+        getCredential: async () => ({ mongoDBConnectUrl: wire() }),
+      },
+    );
+  const v8 = [1, 0, 0, 0, 0, 0, 0, 0];
+
+  it("an insert holds at most ~16 MB of documents (MongoDB refuses a larger command); a 17 MB one is a 400, nothing sent", async () => {
+    const collection = `c_${marker()}`;
+    const store = directStore(collection);
+    // 120 files loaded without a splitter, 200,000 characters each: 24 MB, one insert of 100 would be refused whole.
+    const docs = Array.from({ length: 120 }, (_, i) => new Document({ pageContent: `${i} ${"x".repeat(200_000)}`, metadata: { n: i } }));
+    const ids = docs.map((_, i) => `big-${i}`);
+    await store.addVectors(
+      docs.map(() => v8),
+      docs,
+      { ids },
+    );
+    const inserts = (await commandsOn(collection)).filter((c) => c.command === "insert");
+    expect(inserts.map((c) => c.body.documents.length)).toEqual([83, 37]);
+    expect((await store.has(ids)).size).toBe(120);
+
+    const huge = new Document({ pageContent: "y".repeat(17_000_000) });
+    const refused = await err(store.addVectors([v8], [huge], { ids: ["huge"] }));
+    expect(refused).toMatchObject({
+      status: 400,
+      message: expect.stringMatching(
+        /^mongoDBAtlas: a chunk \("y{40}…"\) makes a document of 17000\d{3} bytes .* at most 16777216 bytes a document: .*chunkSize\)$/,
+      ),
+    });
+    expect((await commandsOn(collection)).filter((c) => c.command === "insert")).toHaveLength(2);
+  }, 60_000);
+
+  it("metadata keys holding NUL are written without it (a BSON key cannot hold one)", async () => {
+    const collection = `c_${marker()}`;
+    const store = directStore(collection);
+    // A UTF-16 CSV read as UTF-8 has NULs in its column names.
+    const metadata = { "t\u0000itle": "Report", pdf: { "a\u0000uthor": "Ada", tags: [{ "k\u0000": 1 }] }, text_NUL: "a\u0000b" };
+    await store.addVectors([v8], [new Document({ pageContent: "nul", metadata })], { ids: ["nul-1"] });
+    expect(await dump(DB, collection)).toEqual([
+      { _id: "nul-1", text: "nul", embedding: v8, title: "Report", pdf: { author: "Ada", tags: [{ k: 1 }] }, text_NUL: "a\u0000b" },
+    ]);
+  });
+
+  it("a document written again with a $-prefixed top-level field is deleted and inserted (a replacement may not hold one)", async () => {
+    const collection = `c_${marker()}`;
+    const store = directStore(collection);
+    await store.addVectors([v8], [new Document({ pageContent: "first", metadata: { $price: 5, "price.usd": 5 } })], { ids: ["d-1"] });
+    await store.addVectors(
+      [v8, v8, v8],
+      [
+        new Document({ pageContent: "second", metadata: { $price: 6, "price.usd": 6 } }),
+        new Document({ pageContent: "third" }),
+        new Document({ pageContent: "fourth" }),
+      ],
+      { ids: ["d-1", "d-2", "d-3"] },
+    );
+    await store.addVectors([v8], [new Document({ pageContent: "third again", metadata: { "price.usd": 7 } })], { ids: ["d-2"] });
+    const stored = (await dump(DB, collection)).sort((a, b) => a._id.localeCompare(b._id));
+    expect(stored).toEqual([
+      { _id: "d-1", text: "second", embedding: v8, $price: 6, "price.usd": 6 },
+      { _id: "d-2", text: "third again", embedding: v8, "price.usd": 7 },
+      { _id: "d-3", text: "fourth", embedding: v8 },
+    ]);
+    const writes = (await commandsOn(collection)).filter((c) => ["insert", "update", "delete"].includes(c.command));
+    expect(writes.map((c) => c.command)).toEqual(["insert", "insert", "delete", "insert", "insert", "update"]);
+    expect(writes[2].body.deletes).toEqual([{ q: { _id: { $in: ["d-1"] } }, limit: 0 }]);
+    expect(writes[5].body.updates).toEqual([
+      { q: { _id: "d-2" }, u: { text: "third again", embedding: v8, "price.usd": 7 }, upsert: true },
+    ]);
+  });
+
+  it("mongoMetadataFilter: operators, $and and $or as written, nested objects by path (Atlas refuses $eq of an object)", async () => {
+    const cred = await mongoCredential();
+    const collection = `c_${marker()}`;
+    await upsertFlow(mongoFlow({ credential: cred, collection }));
+    const stored = await dump(DB, collection);
+    const first = stored.filter((d) => d.loc.lines.from === 1).map((d) => d.text);
+    expect(first).toHaveLength(1);
+    const ask = async (mongoMetadataFilter: unknown) =>
+      (
+        await predict(mongoFlow({ credential: cred, collection, text: "", topK: "5", extra: { mongoMetadataFilter } }), "bakery")
+      ).sourceDocuments?.map((d) => d.pageContent);
+    const sent = async () =>
+      (await commandsOn(collection)).filter((c) => c.command === "aggregate").at(-1)?.body.pipeline[0].$vectorSearch.filter;
+
+    expect(await ask('{"source":{"$in":["town","city"]}}')).toHaveLength(stored.length);
+    expect(await sent()).toEqual({ source: { $in: ["town", "city"] } });
+    expect(await ask({ $or: [{ source: "elsewhere" }, { source: { $eq: "town" } }] })).toHaveLength(stored.length);
+    expect(await sent()).toEqual({ $or: [{ source: "elsewhere" }, { source: { $eq: "town" } }] });
+    expect(await ask({ loc: { lines: { from: 1 } }, source: "town" })).toEqual(first);
+    expect(await sent()).toEqual({ "loc.lines.from": { $eq: 1 }, source: { $eq: "town" } });
+  });
+
   it("mongodb+srv:// is resolved through DNS over HTTPS (SRV, TXT) and writes go to the replica set's primary", async () => {
     const runtime = runtimeWith({ MONGODB_DOH_URL: `${inject("mongoUrl")}/dns-query` } as never);
     const srv = await mongoCredential(`mongodb+srv://${USER}:${PASSWORD}@cluster0.edgeflow.test/?tls=false`);

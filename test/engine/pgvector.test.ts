@@ -5,8 +5,11 @@
 // removed ones deleted there), pgMetadataFilter, distanceStrategy, a table Flowise filled, and a
 // Postgres that refuses the password, is unreachable, hangs or fails the query.
 import { describe, expect, inject, it } from "vitest";
+import { env } from "cloudflare:workers";
+import { Document } from "@langchain/core/documents";
 import { LOCAL_HASH_DIMS, LocalHashEmbeddings } from "../../src/providers/embeddings/local-hash";
-import { credential, marker } from "./helpers";
+import { buildVectorStore } from "../../src/providers/vectorstores/registry";
+import { credential, db, marker } from "./helpers";
 import {
   askNightTrains,
   bookkeepingTexts,
@@ -140,6 +143,77 @@ describe("postgres (pgvector)", () => {
       { pageContent: BAKERY, metadata: { source: "bakery.txt", loc: { lines: { from: 1, to: 3 } } } },
     ]);
   });
+
+  it("NUL characters and lone surrogates in metadata (PDF metadata has them) are written without them: jsonb refuses both", async () => {
+    const cred = await pgCredential();
+    const table = `t_${marker()}`;
+    const metadata = JSON.stringify({
+      source: "town",
+      pdf: { info: { Title: "Q3\u0000 report", Producer: "cut \ud83d" }, totalPages: "12" },
+      "k\u0000ey": ["a\u0000", "\udc00b"],
+    });
+    expect(await upsertFlow(pgFlow({ credential: cred, table, text: BAKERY, metadata }))).toMatchObject({ numAdded: 1 });
+    const [row] = (await dump(table)).rows;
+    expect(row.metadata).toMatchObject({
+      source: "town",
+      pdf: { info: { Title: "Q3 report", Producer: "cut \ufffd" }, totalPages: "12" },
+      key: ["a", "\ufffdb"],
+    });
+    const result = await predict(
+      pgFlow({ credential: cred, table, text: "", extra: { pgMetadataFilter: { pdf: { totalPages: "12" } } } }),
+      "bread",
+    );
+    expect(result.sourceDocuments?.map((d) => d.pageContent)).toEqual([BAKERY]);
+  });
+
+  it("an INSERT binds at most 65,535 parameters: a batchSize over 16,383 rows (4 a row) is split", async () => {
+    const table = `t_${marker()}`;
+    const store = buildVectorStore(
+      "postgres",
+      { credential: "c", ...where(), tableName: table, batchSize: 20_000 },
+      {
+        env: env as never,
+        db: db(),
+        embeddings: new LocalHashEmbeddings({ dims: 2 }),
+        namespace: `ns_${marker()}`,
+        getCredential: async () => ({ user: "flowise", password: PASSWORD }),
+      },
+    );
+    const n = 16_400;
+    await store.addVectors(
+      Array.from({ length: n }, (_, i) => [1, i]),
+      Array.from({ length: n }, (_, i) => new Document({ pageContent: `row ${i}` })),
+    );
+    expect((await dump(table)).rows).toHaveLength(n);
+    const inserts = (await statementsOn(table)).filter((s) => s.startsWith("INSERT"));
+    expect(inserts.map((s) => s.match(/\(\$\d+, \$\d+, \$\d+, \$\d+\)/g)?.length)).toEqual([16_383, 17]);
+  }, 60_000);
+
+  it("an INSERT holds about 8 MB at most: long chunks go in more statements than batchSize alone would make", async () => {
+    const table = `t_${marker()}`;
+    const store = buildVectorStore(
+      "postgres",
+      { credential: "c", ...where(), tableName: table },
+      {
+        env: env as never,
+        db: db(),
+        embeddings: new LocalHashEmbeddings({ dims: 2 }),
+        namespace: `ns_${marker()}`,
+        getCredential: async () => ({ user: "flowise", password: PASSWORD }),
+      },
+    );
+    // 300 chunks of 30,000 characters (9 MB), under the default batchSize of 500.
+    const n = 300;
+    await store.addVectors(
+      Array.from({ length: n }, (_, i) => [1, i]),
+      Array.from({ length: n }, (_, i) => new Document({ pageContent: `${i} `.padEnd(30_000, "x") })),
+    );
+    expect((await dump(table)).rows).toHaveLength(n);
+    const inserts = (await statementsOn(table)).filter((s) => s.startsWith("INSERT"));
+    const rows = inserts.map((s) => s.match(/\(\$\d+, \$\d+, \$\d+, \$\d+\)/g)?.length ?? 0);
+    expect(rows.length).toBe(2);
+    expect(rows.reduce((a, b) => a + b, 0)).toBe(n);
+  }, 60_000);
 
   it("a refused password → 502 with Postgres's message, unreachable → 502, silent → 504, a failing query → 502; never the password", async () => {
     const wrong = await err(predict(pgFlow({ credential: await pgCredential("not-the-password-42"), table: "x" }), "bakery"));

@@ -159,6 +159,22 @@ describe("redis (RediSearch)", () => {
     expect((await dump(index)).docs[0].fields.metadata).toContain('a\\-b\\:c \\\\"q\\\\"');
   });
 
+  it('a vectorKey with a "." is a 400 (a query reads it as punctuation); keys naming one field twice are a 400', async () => {
+    const cred = await redisCredential();
+    const index = `i_${marker()}`;
+    const dotted = redisFlow({ credential: cred, index, extra: { vectorKey: "content.vector" } });
+    // Before: the index and hashes were written, then every FT.SEARCH failed with a syntax error (a 502).
+    const refused = await err(upsertFlow(dotted).then(() => predict(dotted, "bakery")));
+    expect(refused).toMatchObject({ status: 400, message: "redis vectorKey must be a field name (letters, digits and _)" });
+    const same = await err(upsertFlow(redisFlow({ credential: cred, index, extra: { contentKey: "text", metadataKey: "text" } })));
+    expect(same).toMatchObject({ status: 400, message: "redis contentKey, metadataKey and vectorKey must be three different field names" });
+    expect(await commandsOn(index)).toEqual([]);
+    // A dotted content key is never in a query: still taken.
+    await upsertFlow(redisFlow({ credential: cred, index, text: BAKERY, extra: { contentKey: "page.content" } }));
+    const found = await predict(redisFlow({ credential: cred, index, text: "", extra: { contentKey: "page.content" } }), "bakery");
+    expect(found.sourceDocuments?.map((d) => d.pageContent)).toEqual([BAKERY]);
+  });
+
   it("a refused password, a failing index, no RediSearch → 502s with Redis's message, never the password; bad inputs → 400", async () => {
     const wrong = "wrong-redis-password-42";
     const refused = await err(predict(redisFlow({ credential: await redisCredential(wrong), index: "x" }), "bakery"));
@@ -176,7 +192,8 @@ describe("redis (RediSearch)", () => {
 
     const cases: Array<[Record<string, unknown>, string]> = [
       [{ indexName: "" }, "redis needs its indexName input (the name of a RediSearch index)"],
-      [{ vectorKey: "a b" }, "redis vectorKey must be a field name (letters, digits, _ and .)"],
+      [{ vectorKey: "a b" }, "redis vectorKey must be a field name (letters, digits and _)"],
+      [{ contentKey: "a b" }, "redis contentKey must be a field name (letters, digits, _ and .)"],
     ];
     for (const [extra, message] of cases) {
       const e = await err(predict(redisFlow({ credential: cred, index: "x", extra }), "bakery"));

@@ -15,6 +15,15 @@
 //          as dotted paths ("metadata.source"). Index "missing" → 400 index not found, "down" → 500.
 // GET /dump/{b}/{s}/{c} (query server) → [{id, value}]; GET /log?contains=M → both services' requests
 // whose path or body contains M.
+//
+// Requests are checked as Couchbase documents them, with a message naming the rule:
+//   keys        a string of at most 246 bytes in a named collection, 250 in _default._default (Couchbase
+//               Server "Data": Keys); a value at most 20 MiB of JSON ("Size Limits": max value size). A
+//               refused document fails its statement (12009, DML error); the others are written.
+//   statements  every $n has its value in `args` ("No value for positional parameter $n.", the Query
+//               service's evaluation error); USE KEYS takes an array of strings
+//   search      `query` given ("Search Request JSON Properties"); from + size at most 10,000
+//               (bleveMaxResultWindow's default); each knn {field, vector: numbers, k ≥ 1}
 import { serveStandin } from "./base.mjs";
 
 export const COUCHBASE_USER = "edgeflow";
@@ -41,6 +50,39 @@ function flatten(value, prefix, out) {
   return out;
 }
 
+const MAX_KEY_BYTES = 246;
+const MAX_DEFAULT_KEY_BYTES = 250;
+const MAX_VALUE_BYTES = 20 * 1024 * 1024;
+const MAX_RESULT_WINDOW = 10_000;
+
+/** Why the Data service refuses to store `value` under `key` in collection b.s.c (Couchbase's size limits), or undefined. */
+function documentError(key, value, s, c) {
+  if (typeof key !== "string" || !key) return `a document key must be a non-empty string, not ${JSON.stringify(key)}`;
+  const max = s === "_default" && c === "_default" ? MAX_DEFAULT_KEY_BYTES : MAX_KEY_BYTES;
+  const keyBytes = Buffer.byteLength(key, "utf8");
+  if (keyBytes > max) return `key ${key.slice(0, 40)}… is ${keyBytes} bytes; a key is at most ${max} bytes`;
+  const valueBytes = Buffer.byteLength(JSON.stringify(value) ?? "", "utf8");
+  if (valueBytes > MAX_VALUE_BYTES)
+    return `value of key ${key} is ${valueBytes} bytes; a value is at most ${MAX_VALUE_BYTES} bytes (20 MiB)`;
+  return undefined;
+}
+
+/** Why the Search service refuses a request body (its `query`, result window, knn), or undefined. */
+function searchError(body) {
+  if (!body?.query || typeof body.query !== "object") return "rest_index: Query, err: query must be specified";
+  const size = body.size ?? 10;
+  const from = body.from ?? 0;
+  if (from + size > MAX_RESULT_WINDOW)
+    return `rest_index: Query, err: bleve: bleveMaxResultWindow exceeded, from: ${from}, size: ${size}, limit: ${MAX_RESULT_WINDOW}`;
+  for (const knn of body.knn ?? []) {
+    if (typeof knn?.field !== "string" || !knn.field) return "rest_index: Query, err: knn: field must be specified";
+    if (!Array.isArray(knn.vector) || !knn.vector.length || knn.vector.some((x) => typeof x !== "number"))
+      return "rest_index: Query, err: knn: vector must be a non-empty array of numbers";
+    if (!Number.isInteger(knn.k) || knn.k < 1) return `rest_index: Query, err: knn: k must be a positive integer, not ${knn.k}`;
+  }
+  return undefined;
+}
+
 const KEYSPACE = "`([^`]+)`\\.`([^`]+)`\\.`([^`]+)`";
 const STATEMENTS = [
   [new RegExp(`^UPSERT INTO ${KEYSPACE} \\(KEY, VALUE\\) VALUES ((?:\\(\\$\\d+, \\$\\d+\\)(?:, )?)+)$`), "upsert"],
@@ -49,6 +91,8 @@ const STATEMENTS = [
 ];
 
 function runStatement(statement, args) {
+  for (const [, n] of String(statement ?? "").matchAll(/\$(\d+)/g))
+    if (args[Number(n) - 1] === undefined) return [400, { code: 5010, msg: `No value for positional parameter $${n}.` }];
   for (const [re, kind] of STATEMENTS) {
     const m = re.exec(statement ?? "");
     if (!m) continue;
@@ -57,11 +101,21 @@ function runStatement(statement, args) {
     if (b === "down") return [503, { code: 5000, msg: "Internal error: the cluster is having a bad day" }];
     const docs = collection(b, s, c);
     if (kind === "upsert") {
-      for (const [, k, v] of values.matchAll(/\(\$(\d+), \$(\d+)\)/g)) docs.set(String(args[k - 1]), args[v - 1]);
-      return [200, []];
+      const refused = [];
+      for (const [, k, v] of values.matchAll(/\(\$(\d+), \$(\d+)\)/g)) {
+        const wrong = documentError(args[k - 1], args[v - 1], s, c);
+        if (wrong)
+          refused.push({
+            code: 12009,
+            msg: `DML Error, possible causes include concurrent modification. Failed to perform UPSERT - cause: ${wrong}`,
+          });
+        else docs.set(args[k - 1], args[v - 1]);
+      }
+      return refused.length ? [200, [], refused] : [200, []];
     }
     const keys = args?.[0];
-    if (!Array.isArray(keys)) return [400, { code: 5010, msg: "USE KEYS expects an array of keys" }];
+    if (!Array.isArray(keys) || keys.some((k) => typeof k !== "string"))
+      return [400, { code: 5010, msg: "USE KEYS expects an array of string keys" }];
     if (kind === "delete") {
       for (const k of keys) docs.delete(k);
       return [200, []];
@@ -121,9 +175,10 @@ export async function startCouchbaseStandin() {
     log.push({ service: "query", method: req.method, path: url.pathname, headers: { ...req.headers }, body, raw });
     if (req.method !== "POST" || url.pathname !== "/query/service") return json(404, { errors: [{ code: 0, msg: "no such path" }] });
     if (!authorized(req)) return json(401, { errors: [{ code: 10000, msg: "Authentication Failure" }], status: "fatal" });
-    const [status, result] = runStatement(body?.statement, body?.args ?? []);
+    const [status, result, refused] = runStatement(body?.statement, body?.args ?? []);
     const answer = { requestID: crypto.randomUUID(), signature: { $1: "json" } };
     if (status !== 200) return json(status, { ...answer, errors: [result], status: "fatal", metrics: { errorCount: 1 } });
+    if (refused) return json(200, { ...answer, results: [], errors: refused, status: "errors", metrics: { errorCount: refused.length } });
     return json(200, { ...answer, results: result, status: "success", metrics: { resultCount: result.length } });
   });
   const searchServer = await serveStandin(async ({ req, url, body, raw, json }) => {
@@ -135,6 +190,8 @@ export async function startCouchbaseStandin() {
     const [b, s, index] = scoped ? scoped.slice(1).map(decodeURIComponent) : [undefined, undefined, decodeURIComponent(cluster[1])];
     if (index === "missing") return json(400, { error: `rest_index: Query, indexName: ${index}, err: index not found`, status: "fail" });
     if (index === "down") return json(500, { error: "rest_index: Query, err: the search pindexes are having a bad day", status: "fail" });
+    const wrong = searchError(body);
+    if (wrong) return json(400, { error: wrong, status: "fail" });
     return json(200, search(index, b, s, body));
   });
   return {

@@ -8,8 +8,13 @@
 // (cursors answer 3 documents a batch unless batchSize says otherwise), update ($set, $push with
 // $each, replacement; upsert), delete, killCursors, endSessions, and aggregate with Atlas's
 // $vectorSearch (cosine over the stored arrays, score (1 + cos) / 2 as Atlas's, filter by
-// equality / $eq / $in, limit), $set / $addFields / $project with {$meta: "vectorSearchScore"},
-// $match, $limit. Index "down" fails the search; any other command is CommandNotFound (59).
+// equality, $eq, $ne, $in, $nin, $gt(e), $lt(e), $and, $or; limit), $set / $addFields / $project with
+// {$meta: "vectorSearchScore"}, $match, $limit. Index "down" fails the search; any other command is
+// CommandNotFound (59). Refused as MongoDB refuses them: a command body over 16 MiB + 16 KiB
+// (BSONObjectTooLarge 10334: our client sends documents in the body, not in document sequences), an
+// inserted document over 16 MiB (a write error, BadValue), a replacement of a stored document with a
+// $-prefixed top-level field (DollarPrefixedFieldName 52), $vectorSearch without limit ≤ numCandidates
+// ≤ 10,000, and a $vectorSearch filter comparing with a document or an array (7828301, mongod's check).
 // HTTP side: GET /requests?collection=<name> (commands naming that collection, vectors shown as
 // {doubles, length}), GET /dump/<db>/<collection> (documents in extended JSON), and a DNS-over-HTTPS
 // JSON stand-in, GET /dns-query?name=&type=SRV|TXT, answering for *.edgeflow.test (below).
@@ -160,6 +165,8 @@ function decode(buf, at = 0, asArray = false) {
     else out[key] = v;
   }
   if (asArray) Object.defineProperty(out, "allDoubles", { value: allDoubles && out.length > 0, enumerable: false });
+  // Its size as sent (re-encoding here would write whole doubles as int32s): what MongoDB's size limits count.
+  Object.defineProperty(out, "bsonSize", { value: size, enumerable: false });
   return out;
 }
 
@@ -190,6 +197,7 @@ const get = (doc, path) => path.split(".").reduce((o, k) => (o == null ? undefin
 function matches(doc, filter = {}) {
   return Object.entries(filter).every(([k, cond]) => {
     if (k === "$and") return cond.every((f) => matches(doc, f));
+    if (k === "$or") return cond.some((f) => matches(doc, f));
     const v = get(doc, k);
     if (
       cond &&
@@ -202,6 +210,11 @@ function matches(doc, filter = {}) {
         if (op === "$eq") return same(v, x);
         if (op === "$ne") return !same(v, x);
         if (op === "$in") return x.some((y) => same(v, y));
+        if (op === "$nin") return !x.some((y) => same(v, y));
+        if (op === "$gt") return v > x;
+        if (op === "$gte") return v >= x;
+        if (op === "$lt") return v < x;
+        if (op === "$lte") return v <= x;
         throw new Error(`stand-in: operator ${op} not handled`);
       });
     }
@@ -220,6 +233,105 @@ function project(doc, projection) {
   for (const [k, x] of Object.entries(projection)) if (x === 0 || x === false) delete out[k];
   return out;
 }
+
+// ---- what MongoDB and Atlas refuse ----
+/** maxBsonObjectSize (hello): a stored document is at most 16 MiB. */
+const MAX_BSON_OBJECT = 16 * 1024 * 1024;
+/** A command's body (OP_MSG section kind 0, documents included) may be 16 KiB over it, for its envelope (mongod's allowance). */
+const MAX_COMMAND_BODY = MAX_BSON_OBJECT + 16 * 1024;
+const hex = (n) => `0x${n.toString(16).toUpperCase()}`;
+
+/** A command body over the limit is refused whole, before it runs (BSONObjectTooLarge, as mongod answers it). */
+function validateCommandSize(cmd, name) {
+  const size = cmd.bsonSize;
+  if (size <= MAX_COMMAND_BODY) return undefined;
+  const first = `${name}: ${JSON.stringify(toJson(cmd[name]))}`;
+  return {
+    ok: 0,
+    code: 10334,
+    codeName: "BSONObjectTooLarge",
+    errmsg: `BSONObj size: ${size} (${hex(size)}) is invalid. Size must be between 0 and ${MAX_COMMAND_BODY}(16MB) First element: ${first}`,
+  };
+}
+
+/** An inserted document over maxBsonObjectSize is that document's write error (BadValue), the others are written. */
+function validateInsertedDocument(doc) {
+  if (doc.bsonSize <= MAX_BSON_OBJECT) return undefined;
+  return { code: 2, errmsg: `object to insert too large. size in bytes: ${doc.bsonSize}, max size: ${MAX_BSON_OBJECT}` };
+}
+
+/**
+ * A replacement document (its first field not an operator) that replaces a stored document may not hold a
+ * $-prefixed top-level field (MongoDB 5.0+, "Field Names with Periods and Dollar Signs"); an upsert that
+ * inserts is an insert, where such fields are allowed.
+ */
+function validateReplacement(u) {
+  const field = Object.keys(u).find((k) => k.startsWith("$"));
+  if (!field) return undefined;
+  return {
+    code: 52,
+    errmsg:
+      `The dollar ($) prefixed field '${field}' in '${field}' is not allowed in the context of an update's replacement document. ` +
+      "Consider using an aggregation pipeline with $replaceWith.",
+  };
+}
+
+/** $vectorSearch's own fields (Atlas's "Run Vector Search Queries"): limit ≤ numCandidates ≤ 10,000, numCandidates unless exact. */
+function validateVectorSearch(stage) {
+  const bad = (rule) => ({
+    ok: 0,
+    code: 8,
+    codeName: "UnknownError",
+    errmsg: `PlanExecutor error during aggregation :: caused by :: $vectorSearch ${rule}`,
+  });
+  for (const field of ["index", "path", "queryVector", "limit"]) if (stage[field] === undefined) return bad(`"${field}" is required`);
+  if (!Number.isInteger(stage.limit) || stage.limit < 1) return bad('"limit" must be a positive int');
+  if (stage.exact !== true) {
+    if (stage.numCandidates === undefined) return bad('"numCandidates" is required unless "exact" is true');
+    if (!Number.isInteger(stage.numCandidates) || stage.numCandidates > 10_000)
+      return bad('"numCandidates" must be an int less than or equal to 10000');
+    if (stage.limit > stage.numCandidates) return bad('"limit" must be less than or equal to "numCandidates"');
+  }
+  return validateVectorSearchFilter(stage.filter ?? {});
+}
+
+const operandType = (v) =>
+  v === null ? "null" : Array.isArray(v) ? "array" : v instanceof ObjectId ? "objectId" : v instanceof Date ? "date" : typeof v;
+const isOperators = (cond) =>
+  cond &&
+  typeof cond === "object" &&
+  !Array.isArray(cond) &&
+  !(cond instanceof ObjectId) &&
+  !(cond instanceof Date) &&
+  Object.keys(cond)[0]?.startsWith("$");
+
+/**
+ * mongod's check of a $vectorSearch filter (src/mongo/db/query/vector_search/filter_validator.cpp): $and/$or take
+ * arrays; a comparison's operand (or an $in/$nin element) may not be a document or an array (7828301).
+ */
+function validateVectorSearchFilter(filter) {
+  for (const [key, cond] of Object.entries(filter)) {
+    if (key === "$and" || key === "$or") {
+      if (!Array.isArray(cond)) return { ok: 0, code: 2, codeName: "BadValue", errmsg: `${key} must be an array` };
+      for (const part of cond) {
+        const refused = validateVectorSearchFilter(part);
+        if (refused) return refused;
+      }
+      continue;
+    }
+    for (const [op, operand] of isOperators(cond) ? Object.entries(cond) : [["$eq", cond]]) {
+      const many = op === "$in" || op === "$nin";
+      if (many && !Array.isArray(operand)) return { ok: 0, code: 2, codeName: "BadValue", errmsg: `${op} needs an array` };
+      for (const v of many ? operand : [operand]) {
+        const type = operandType(v);
+        if (type === "object" || type === "array")
+          return { ok: 0, code: 7828301, codeName: "Location7828301", errmsg: `Operand type is not supported for $vectorSearch: ${type}` };
+      }
+    }
+  }
+  return undefined;
+}
+
 const dot = (a, b) => a.reduce((s, x, i) => s + x * b[i], 0);
 const cosine = (a, b) => dot(a, b) / (Math.sqrt(dot(a, a) * dot(b, b)) || 1);
 
@@ -284,6 +396,8 @@ export async function startMongoStandin() {
       if (name === "$vectorSearch") {
         if (i !== 0)
           throw { ok: 0, code: 40602, codeName: "Location40602", errmsg: "$vectorSearch is only valid as the first stage in a pipeline" };
+        const refused = validateVectorSearch(s);
+        if (refused) throw refused;
         out = vectorSearch(out, s);
       } else if (name === "$set" || name === "$addFields") out = out.map((d) => ({ ...d, ...withMeta(d, s) }));
       else if (name === "$project") {
@@ -298,7 +412,8 @@ export async function startMongoStandin() {
   }
 
   function applyUpdate(doc, u) {
-    if (!Object.keys(u).some((k) => k.startsWith("$"))) return { _id: doc._id, ...u };
+    // MongoDB tells a replacement by its first field (not an operator).
+    if (!Object.keys(u)[0]?.startsWith("$")) return { _id: doc._id, ...u };
     const out = { ...doc };
     for (const [op, fields] of Object.entries(u)) {
       for (const [k, x] of Object.entries(fields)) {
@@ -316,6 +431,8 @@ export async function startMongoStandin() {
     const lower = name.toLowerCase();
     const target = typeof cmd[name] === "string" ? cmd[name] : cmd.collection;
     requests.push({ command: name, db, collection: target ?? null, role, user: conn.user ?? null, body: summary(cmd) });
+    const tooLarge = validateCommandSize(cmd, name);
+    if (tooLarge) return tooLarge;
     if (lower === "hello" || lower === "ismaster") {
       const me = `127.0.0.1:${ports[role]}`;
       const mechs = cmd.saslSupportedMechs ? users.get(cmd.saslSupportedMechs)?.mechs : undefined;
@@ -387,15 +504,21 @@ export async function startMongoStandin() {
     if (name === "insert") {
       const writeErrors = [];
       let n = 0;
+      let stopped = false;
       cmd.documents.forEach((d, index) => {
+        if (stopped) return;
         const doc = d._id === undefined ? { _id: new ObjectId(), ...d } : d;
-        if (docs.some((x) => same(x._id, doc._id))) {
+        const refused = validateInsertedDocument(d);
+        if (refused) {
+          writeErrors.push({ index, ...refused });
+          stopped = cmd.ordered !== false;
+        } else if (docs.some((x) => same(x._id, doc._id))) {
           writeErrors.push({
             index,
             code: 11000,
             errmsg: `E11000 duplicate key error collection: ${ns} index: _id_ dup key: { _id: ${JSON.stringify(toJson(doc._id))} }`,
           });
-          if (cmd.ordered !== false) return;
+          stopped = cmd.ordered !== false;
         } else {
           docs.push(doc);
           n++;
@@ -407,8 +530,15 @@ export async function startMongoStandin() {
       let n = 0;
       let nModified = 0;
       const upserted = [];
+      const writeErrors = [];
       cmd.updates.forEach((u, index) => {
+        if (writeErrors.length && cmd.ordered !== false) return;
         const hits = docs.filter((d) => matches(d, u.q));
+        const refused = hits.length && !Object.keys(u.u)[0]?.startsWith("$") ? validateReplacement(u.u) : undefined;
+        if (refused) {
+          writeErrors.push({ index, ...refused });
+          return;
+        }
         for (const d of u.multi ? hits : hits.slice(0, 1)) {
           docs[docs.indexOf(d)] = applyUpdate(d, u.u);
           n++;
@@ -424,7 +554,7 @@ export async function startMongoStandin() {
           n++;
         }
       });
-      return { n, nModified, ...(upserted.length ? { upserted } : {}), ok: 1 };
+      return { n, nModified, ...(upserted.length ? { upserted } : {}), ...(writeErrors.length ? { writeErrors } : {}), ok: 1 };
     }
     if (name === "delete") {
       let n = 0;

@@ -5,6 +5,10 @@
 // `<filter> => [KNN k @field $vector AS score]` PARAMS, RETURN, SORTBY, LIMIT, DIALECT 2; KNN is
 // computed over every hash under the index's prefix (as an index re-scans its prefix). Index
 // "down" answers every FT command with an error. Its own keyspace (nothing shared with redis.mjs).
+// Refused as RediSearch refuses them: a schema naming a field twice ("Duplicate field in schema"), a
+// query whose @field is not a term of the DIALECT 2 lexer (a "." in it: "Syntax error at offset …"),
+// KNN without DIALECT 2, a query vector blob that is not DIM × 4 bytes; a hash whose vector blob is of
+// another size is not indexed.
 // HTTP side: GET /requests (commands received, byte arguments as {bytes: n}), GET /dump/<index>.
 import { createServer as createHttpServer } from "node:http";
 import { createServer } from "node:net";
@@ -52,6 +56,36 @@ const DISTANCES = {
   IP: (a, b) => 1 - dot(a, b),
 };
 
+// RediSearch's DIALECT 2 query lexer (src/query_parser/v2/lexer.rl): a term is characters other than ASCII
+// punctuation, blanks and control characters (but "_"), or a backslash-escaped one; "@" and a term name a field.
+const TERM = /^(?:[^\x00-\x2f\x3a-\x40\x5b-\x60\x7b-\x7f]|_|\\[\x20-\x2f\x3a-\x40\x5b-\x60\x7b-\x7e])+/;
+const syntaxError = (query, at) => {
+  const near = query.slice(at).replace(/^[\s\x21-\x2f\x3a-\x40\x5b-\x60\x7b-\x7e]+/, "");
+  return { error: `Syntax error at offset ${query.length - near.length} near ${near.split(/[\s\]]/)[0]}` };
+};
+
+/**
+ * A hybrid query as LangChain writes it, `<filter> => [KNN <k> @<field> $<param> AS <alias>]`, its filter `*` or
+ * `@<field>:(<terms>)`: its parts, or the syntax error RediSearch answers (a field name holding a "." is read as
+ * the field's name, then punctuation, then a term where the KNN clause wants its $parameter).
+ */
+function parseKnnQuery(query) {
+  const arrow = query.indexOf("=>");
+  if (arrow < 0) return syntaxError(query, query.length);
+  const filter = query.slice(0, arrow).trim();
+  const fm = filter.match(/^@([^:]*):\((.*)\)$/);
+  if (filter !== "*" && (!fm || fm[1].match(TERM)?.[0] !== fm[1]))
+    return syntaxError(query, fm ? 1 + (fm[1].match(TERM)?.[0].length ?? 0) : 0);
+  const start = query.indexOf("[KNN ", arrow);
+  const head = start < 0 ? null : query.slice(start).match(/^\[KNN (\d+) @/);
+  if (!head) return syntaxError(query, arrow + 2);
+  const fieldAt = start + head[0].length;
+  const field = query.slice(fieldAt).match(TERM)?.[0] ?? "";
+  const tail = query.slice(fieldAt + field.length).match(/^ \$(\w+) AS (\w+)\]$/);
+  if (!field || !tail) return syntaxError(query, fieldAt + field.length);
+  return { filter, fm, k: Number(head[1]), field, param: tail[1], scoreField: tail[2] };
+}
+
 export async function startRedisSearchStandin() {
   const hashes = new Map(); // key → Map(field → Buffer)
   const indexes = new Map(); // name → {prefix, vectorField, dim, metric, fields}
@@ -69,6 +103,7 @@ export async function startRedisSearchStandin() {
       for (let i = 0; i < schema.length; ) {
         const field = schema[i];
         const type = schema[i + 1].toUpperCase();
+        if (index.fields.includes(field)) return error(`Duplicate field in schema - ${field}`);
         index.fields.push(field);
         if (type === "VECTOR") {
           const nargs = Number(schema[i + 3]);
@@ -99,9 +134,9 @@ export async function startRedisSearchStandin() {
     "FT.SEARCH"(a, raw) {
       const index = indexes.get(a[0]);
       if (!index) return error(`${a[0]}: no such index`);
-      const m = a[1].match(/^(.*?)\s*=>\s*\[KNN (\d+) @(\S+) \$(\w+) AS (\w+)\]$/);
-      if (!m) return error(`Syntax error in query ${JSON.stringify(a[1])}`);
-      const [, filter, k, field, param, scoreField] = m;
+      const parsed = parseKnnQuery(a[1]);
+      if (parsed.error) return error(parsed.error);
+      const { fm, k, field, param, scoreField } = parsed;
       if (field !== index.vectorField) return error(`Unknown field \`${field}\``);
       const up = a.map((x) => x.toUpperCase());
       if (!up.includes("DIALECT") || a[up.indexOf("DIALECT") + 1] !== "2") return error("KNN queries need DIALECT 2");
@@ -119,9 +154,7 @@ export async function startRedisSearchStandin() {
       const li = up.indexOf("LIMIT");
       const [offset, size] = li >= 0 ? [Number(a[li + 1]), Number(a[li + 2])] : [0, 10];
       // `*`, or `@field:(a|b)`: a text field holding one of the terms.
-      const fm = filter.match(/^@(\S+):\((.*)\)$/);
       const terms = fm ? fm[2].split("|").map((t) => t.replace(/\\(.)/g, "$1").toLowerCase()) : null;
-      if (filter !== "*" && !fm) return error(`Syntax error in filter ${JSON.stringify(filter)}`);
       const hits = [];
       for (const [key, h] of hashes) {
         if (!key.startsWith(index.prefix) || !h.has(field)) continue;

@@ -11,12 +11,21 @@ import { providerErrorMessage } from "../../chat/http";
 import { type ServiceCall, serviceCall } from "../remote";
 
 export const ASTRA_KEYSPACE = "default_keyspace";
-const NO_COLLECTION = "COLLECTION_NOT_EXIST";
+/** A missing collection: UNKNOWN_COLLECTION_OR_TABLE since the Data API's v1.0.41, COLLECTION_NOT_EXIST before (HCD, DSE). */
+const NO_COLLECTION = ["UNKNOWN_COLLECTION_OR_TABLE", "COLLECTION_NOT_EXIST"];
+const DIFFERENT_SETTINGS = "EXISTING_COLLECTION_DIFFERENT_SETTINGS";
 
 export type AstraDoc = Record<string, unknown>;
 
+/** A collection's options as the Data API describes them (findCollections with explain). */
+export interface AstraCollectionOptions {
+  vector?: { dimension?: number; metric?: string };
+  /** Which paths are indexed (filterable, and held to the indexed-value limits): all when absent. */
+  indexing?: { allow?: string[]; deny?: string[] };
+}
+
 interface Answer {
-  status?: Record<string, unknown>;
+  status?: Record<string, unknown> & { collections?: Array<{ name?: string; options?: AstraCollectionOptions }> };
   data?: { documents?: AstraDoc[]; document?: AstraDoc | null };
   errors?: Array<{ errorCode?: string; message?: string; id?: unknown }>;
 }
@@ -83,10 +92,26 @@ export class AstraClient {
     return `/${encodeURIComponent(this.o.collection)}`;
   }
 
-  /** Creates the vector collection (one that exists with the same options is as good, as the Data API answers). */
-  async create(dimension: number, metric: string): Promise<void> {
+  /**
+   * Creates the vector collection; its options are answered. One that exists with the same options is as
+   * good (as the Data API answers). One made with other options — Flowise's, made without `indexing` —
+   * is refused by createCollection: it is written as it is when its vectors have this dimension, and
+   * its own options are answered (its indexing decides which values Astra limits).
+   */
+  async create(dimension: number, metric: string): Promise<AstraCollectionOptions> {
     const options = { vector: { dimension, metric }, indexing: { allow: ["metadata"] } };
-    await this.call("create collection", "", { createCollection: { name: this.o.collection, options } });
+    if (await this.call("create collection", "", { createCollection: { name: this.o.collection, options } }, [DIFFERENT_SETTINGS]))
+      return options;
+    const res = await this.call("find collections", "", { findCollections: { options: { explain: true } } });
+    const existing = res?.status?.collections?.find((c) => c.name === this.o.collection)?.options ?? {};
+    const has = existing.vector?.dimension;
+    if (has === dimension) return existing;
+    throw fail(
+      "UPSTREAM_FAILED",
+      `Astra DB create collection failed (${DIFFERENT_SETTINGS}): collection '${this.o.collection}' already exists with ` +
+        `${has ? `vectors of ${has} dimensions` : "no vectors"}; these embeddings have ${dimension}: use the embeddings it was ` +
+        "filled with, or another astraCollection",
+    );
   }
 
   /** Inserts the documents; the ids that were there already (left as they were) are answered. */
@@ -115,20 +140,20 @@ export class AstraClient {
       projection: { $vector: withVector ? 1 : 0 },
       options: { limit, includeSimilarity: true },
     };
-    const res = await this.call("find", this.collectionPath, { find }, [NO_COLLECTION]);
+    const res = await this.call("find", this.collectionPath, { find }, NO_COLLECTION);
     return res ? (res.data?.documents ?? []) : null;
   }
 
   /** Which of `ids` the collection holds (one page: at most 20 ids a call). */
   async existing(ids: string[]): Promise<string[]> {
     const find = { filter: { _id: { $in: ids } }, projection: { _id: 1 } };
-    const res = await this.call("find", this.collectionPath, { find }, [NO_COLLECTION]);
+    const res = await this.call("find", this.collectionPath, { find }, NO_COLLECTION);
     return (res?.data?.documents ?? []).map((d) => String(d._id));
   }
 
   async deleteIds(ids: string[]): Promise<void> {
     for (;;) {
-      const res = await this.call("delete", this.collectionPath, { deleteMany: { filter: { _id: { $in: ids } } } }, [NO_COLLECTION]);
+      const res = await this.call("delete", this.collectionPath, { deleteMany: { filter: { _id: { $in: ids } } } }, NO_COLLECTION);
       if (!res?.status?.moreData) return;
     }
   }

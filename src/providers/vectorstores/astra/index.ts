@@ -39,6 +39,9 @@ export const astraVectorStore: VectorStoreDefinition = {
         throw fail("MISSING_CREDENTIAL", "Astra is not configured: connect an AstraDBApi credential with applicationToken and dbEndPoint");
       const url = endpointOf(endpoint);
       const collection = str(config.astraCollection) ?? str(credential.collectionName) ?? "flowise_test";
+      // The Data API's collection names (UNSUPPORTED_SCHEMA_NAME otherwise, at every write).
+      if (!/^[A-Za-z0-9_]{1,48}$/.test(collection))
+        throw fail("INVALID_FLOW", "Astra astraCollection must be an Astra collection name: letters, digits and _ (48 at most)");
       return new AstraClient({
         url,
         policy: checkEndpoint(url, FIELD, ctx.env),

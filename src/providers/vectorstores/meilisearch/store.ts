@@ -5,14 +5,21 @@
 // bookkeeping rows (remote.ts), which also answer which chunks are already there. A missing index is
 // created at the first write; read before that, it has nothing to answer.
 import { Document, type DocumentInterface } from "@langchain/core/documents";
-import { chunk } from "../../../lib/chunk";
+import { chunkBy } from "../../../lib/chunk";
 import { isUuid, stableId } from "../../../lib/ids";
 import { isObject } from "../../../lib/inputs";
+import { utf8Length } from "../../../lib/utf8";
 import { ServiceStore } from "../remote";
 import { MEILI_EMBEDDER, type MeiliClient, type MeiliHit } from "./client";
 
 /** Documents per add request, ids per delete. */
 const MEILI_BATCH = 500;
+/**
+ * Bytes of JSON per add request: Meilisearch refuses a request over its payload limit (100 MB by
+ * default) with a 413, and 500 long chunks with their vectors pass that (70,000 CJK characters are
+ * 210 kB a document). Half the default leaves room for a server that sets it lower.
+ */
+const MEILI_BATCH_BYTES = 50_000_000;
 
 export interface MeiliSettings {
   semanticRatio: number;
@@ -50,7 +57,7 @@ export class MeiliVectorStore extends ServiceStore<MeiliClient, MeiliSettings> {
       objectID,
       _vectors: { [MEILI_EMBEDDER]: { embeddings: vectors[i], regenerate: false } },
     }));
-    for (const part of chunk(docs, MEILI_BATCH)) await client.add(part);
+    for (const part of chunkBy(docs, MEILI_BATCH, MEILI_BATCH_BYTES, (d) => utf8Length(JSON.stringify(d)) + 1)) await client.add(part);
   }
 
   protected async deleteRemote(ids: string[]): Promise<void> {

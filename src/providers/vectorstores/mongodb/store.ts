@@ -9,13 +9,22 @@
 import { Document, type DocumentInterface } from "@langchain/core/documents";
 import type { MaxMarginalRelevanceSearchOptions } from "@langchain/core/vectorstores";
 import { fail } from "../../../errors";
-import { chunk } from "../../../lib/chunk";
+import { chunk, chunkBy } from "../../../lib/chunk";
+import { utf8Length } from "../../../lib/utf8";
+import { encodeBson } from "../../mongodb/bson";
 import type { BoundCollection, BsonDocument, MongoCollection } from "../../mongodb/client";
 import { ServiceStore } from "../remote";
 
 const MONGODB_PROVIDER = "mongodb";
 /** Documents per insert (a 1536-dimension vector is ~21 kB of BSON). */
 const MONGODB_WRITE_BATCH = 100;
+/** MongoDB's maxBsonObjectSize: a larger document is refused ("object to insert too large"). */
+const MONGODB_MAX_DOCUMENT = 16 * 1024 * 1024;
+/**
+ * The documents' BSON bytes an insert holds at most: our client sends them in the command's body, which
+ * MongoDB takes up to 16 MiB + 16 KiB (over it, the whole insert is refused); the rest is the envelope's.
+ */
+const MONGODB_WRITE_BYTES = MONGODB_MAX_DOCUMENT - 64 * 1024;
 /** Ids per find / delete (Flowise's delete takes 50 a call). */
 const MONGODB_ID_BATCH = 50;
 const DUPLICATE_KEY = 11000;
@@ -39,6 +48,25 @@ interface Hit {
   score: number;
 }
 
+const plainObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === "object" && v !== null && [Object.prototype, null].includes(Object.getPrototypeOf(v));
+
+/** `value` with NUL taken out of its keys, nested ones too: a BSON key cannot hold one (nor can a MongoDB field name). */
+function withoutNulKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutNulKeys);
+  if (!plainObject(value)) return value;
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k.replaceAll("\u0000", ""), withoutNulKeys(v)]));
+}
+
+/** An array of `n` doubles in BSON: its size and end, then per element a type byte, the index as a key (NUL-ended) and 8 bytes. */
+function doublesBytes(n: number): number {
+  let bytes = 5;
+  for (let i = 0; i < n; i++) bytes += 10 + String(i).length;
+  return bytes;
+}
+
+const hasDollarField = (doc: BsonDocument) => Object.keys(doc).some((k) => k.startsWith("$"));
+
 export class MongoAtlasVectorStore extends ServiceStore<MongoCollection, MongoSettings> {
   declare FilterType: MongoFilter;
   readonly provider = MONGODB_PROVIDER;
@@ -46,29 +74,61 @@ export class MongoAtlasVectorStore extends ServiceStore<MongoCollection, MongoSe
   protected readonly deleteBatch = MONGODB_ID_BATCH;
 
   private docOf(id: string, vector: number[], d: DocumentInterface): BsonDocument {
-    const { _id: _ignored, ...metadata } = (d.metadata ?? {}) as Record<string, unknown>;
+    const { _id: _ignored, ...metadata } = withoutNulKeys(d.metadata ?? {}) as Record<string, unknown>;
     return { _id: id, [this.s.textKey]: d.pageContent, [this.s.embeddingKey]: Float64Array.from(vector), ...metadata };
   }
 
-  /** Flowise's insertMany; a document already there (same _id: a rewrite) is replaced, as LangChain's upsert by id. */
+  /** A document's BSON size: the vector's counted (encoding 3,072 doubles takes ~2 ms), the rest encoded. */
+  private bsonBytes(doc: BsonDocument, dims: number): number {
+    const { [this.s.embeddingKey]: _vector, ...rest } = doc;
+    return encodeBson(rest).length + 2 + utf8Length(this.s.embeddingKey) + doublesBytes(dims);
+  }
+
+  /**
+   * Flowise's insertMany, in inserts of at most MONGODB_WRITE_BATCH documents and MONGODB_WRITE_BYTES; a
+   * document already there (same _id: a rewrite) is replaced, as LangChain's upsert by id. A document over
+   * MongoDB's 16 MiB is a 400 before anything is written.
+   */
   protected async writeRemote(ids: string[], vectors: number[][], documents: DocumentInterface[]): Promise<void> {
-    const docs = ids.map((id, i) => this.docOf(id, vectors[i], documents[i]));
+    const sized = ids.map((id, i) => {
+      const doc = this.docOf(id, vectors[i], documents[i]);
+      const bytes = this.bsonBytes(doc, vectors[i].length);
+      if (bytes > MONGODB_MAX_DOCUMENT)
+        throw fail(
+          "NODE_FAILED",
+          `mongoDBAtlas: a chunk ("${documents[i].pageContent.slice(0, 40)}…") makes a document of ${bytes} bytes (text, vector ` +
+            `and metadata); MongoDB keeps at most ${MONGODB_MAX_DOCUMENT} bytes a document: split the documents smaller ` +
+            "(a text splitter's chunkSize)",
+        );
+      return { doc, bytes };
+    });
     const collection = await this.client();
     await collection.session(async (c) => {
-      for (const part of chunk(docs, MONGODB_WRITE_BATCH)) {
+      for (const batch of chunkBy(sized, MONGODB_WRITE_BATCH, MONGODB_WRITE_BYTES, (s) => s.bytes)) {
+        const part = batch.map((s) => s.doc);
         const errors = await c.insert(part);
         const other = errors.find((e) => e.code !== DUPLICATE_KEY);
         if (other)
           throw fail("UPSTREAM_FAILED", `${collection.client.label} insert failed: ${other.errmsg ?? "write error"} (${other.code})`);
-        if (!errors.length) continue;
-        await c.update(
-          errors.map((e) => {
-            const { _id, ...rest } = part[e.index];
-            return { q: { _id }, u: rest, upsert: true };
-          }),
-        );
+        const again = errors.map((e) => part[e.index]);
+        if (again.length) await this.rewrite(c, collection.client.label, again);
       }
     });
+  }
+
+  /**
+   * Documents already stored under their _id, written again. A replacement may not hold a $-prefixed
+   * top-level field (MongoDB refuses it there, though an insert takes it): such a document is deleted and
+   * inserted again instead.
+   */
+  private async rewrite(c: BoundCollection, label: string, docs: BsonDocument[]): Promise<void> {
+    const replaced = docs.filter((d) => !hasDollarField(d));
+    if (replaced.length) await c.update(replaced.map(({ _id, ...rest }) => ({ q: { _id }, u: rest, upsert: true })));
+    const reinserted = docs.filter(hasDollarField);
+    if (!reinserted.length) return;
+    await c.delete([{ _id: { $in: reinserted.map((d) => d._id) } }]);
+    const [refused] = await c.insert(reinserted);
+    if (refused) throw fail("UPSTREAM_FAILED", `${label} insert failed: ${refused.errmsg ?? "write error"} (${refused.code})`);
   }
 
   protected async deleteRemote(ids: string[]): Promise<void> {

@@ -48,6 +48,20 @@ export interface PgVectorOptions {
 
 type Sql = ReturnType<typeof postgres>;
 
+/**
+ * Text PostgreSQL's jsonb takes: without NUL (22P05 "unsupported Unicode escape sequence") and with a
+ * lone UTF-16 surrogate (half an emoji a PDF or a cut left) as U+FFFD, which JSON would write as "\ud83d" (22P02).
+ */
+const jsonbText = (s: string) => s.replaceAll("\u0000", "").replace(/\p{Cs}/gu, "\ufffd");
+
+/** Metadata with every string and key as jsonbText (PDF metadata carries NULs). */
+function jsonbSafe(value: unknown): unknown {
+  if (typeof value === "string") return jsonbText(value);
+  if (Array.isArray(value)) return value.map(jsonbSafe);
+  if (typeof value !== "object" || value === null || ![Object.prototype, null].includes(Object.getPrototypeOf(value))) return value;
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [jsonbText(k), jsonbSafe(v)]));
+}
+
 const isServerError = (err: unknown): err is Error & { code: string } =>
   err instanceof Error && typeof (err as { severity?: unknown }).severity === "string";
 /** 42P01: the table is not there (nothing written yet). */
@@ -107,8 +121,8 @@ export class PgVectorClient {
   async upsert(rows: PgVectorRow[]): Promise<void> {
     if (!rows.length) return;
     const values = rows.map((_, i) => `($${i * 4 + 1}, $${i * 4 + 2}, $${i * 4 + 3}, $${i * 4 + 4})`).join(", ");
-    // jsonb parameters are sent as objects (postgres.js serializes by the type the server names).
-    const params = rows.flatMap((r) => [r.id, r.pageContent.replace(/\0/g, ""), r.metadata, `[${r.embedding.join(",")}]`]);
+    // jsonb parameters are sent as objects (postgres.js serializes by the type the server names); text cannot hold NUL (22021).
+    const params = rows.flatMap((r) => [r.id, r.pageContent.replace(/\0/g, ""), jsonbSafe(r.metadata), `[${r.embedding.join(",")}]`]);
     await this.run("upsert", (sql) =>
       sql.unsafe(
         `INSERT INTO ${this.o.tablePath} ("id", "pageContent", metadata, embedding) VALUES ${values} ` +

@@ -5,7 +5,8 @@
 // The table (and the pgvector extension) is made at the first write, as Flowise does.
 import { Document, type DocumentInterface } from "@langchain/core/documents";
 import type { MaxMarginalRelevanceSearchOptions } from "@langchain/core/vectorstores";
-import { chunk } from "../../../lib/chunk";
+import { chunk, chunkBy } from "../../../lib/chunk";
+import { utf8Length } from "../../../lib/utf8";
 import { isObject } from "../../../lib/inputs";
 import { ServiceStore, uuidIds } from "../remote";
 import type { PgVectorClient, PgVectorHit } from "./client";
@@ -15,6 +16,15 @@ const POSTGRES_PROVIDER = "postgres";
 const PG_UPSERT_BATCH = 500;
 /** Ids per delete and per read. */
 const PG_ID_BATCH = 1000;
+/** Rows one INSERT holds at most whatever batchSize says: 4 parameters a row, a statement binds fewer than 65,535. */
+const PG_MAX_ROWS = Math.floor(65_533 / 4);
+/**
+ * Bytes one INSERT holds, about: 500 rows of long chunks and 3,072 dimensions would be a ~75 MB
+ * statement, built and sent from a Worker's 128 MB of memory. Sizes are estimated (a vector value's
+ * text is at most ~24 characters), not encoded twice.
+ */
+const PG_MAX_BYTES = 8_000_000;
+const NUMBER_BYTES = 24;
 
 /**
  * A hit's score, higher nearer: Flowise answers the raw distance, which reads backwards for the
@@ -68,7 +78,10 @@ export class PostgresVectorStore extends ServiceStore<PgVectorClient, PostgresSe
       metadata: documents[i].metadata ?? {},
       embedding: vectors[i],
     }));
-    for (const part of chunk(rows, this.s.batchSize ?? PG_UPSERT_BATCH)) await client.upsert(part);
+    const bytes = (r: (typeof rows)[number]) =>
+      NUMBER_BYTES * r.embedding.length + utf8Length(r.pageContent) + utf8Length(JSON.stringify(r.metadata)) + r.id.length;
+    const size = Math.min(this.s.batchSize ?? PG_UPSERT_BATCH, PG_MAX_ROWS);
+    for (const part of chunkBy(rows, size, PG_MAX_BYTES, bytes)) await client.upsert(part);
   }
 
   protected async deleteRemote(ids: string[]): Promise<void> {

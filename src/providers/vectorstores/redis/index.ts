@@ -14,10 +14,14 @@ import type { VectorStoreDefinition } from "../types";
 import { RediSearchClient } from "./client";
 import { RedisVectorStore } from "./store";
 
-/** A key input: LangChain's default when empty; RediSearch field names are words. */
-function keyOf(value: unknown, input: string, fallback: string): string {
+/**
+ * A key input: LangChain's default when empty; RediSearch field names are words. vectorKey is also written
+ * in every FT.SEARCH query (@<key> in its KNN clause), whose syntax reads a "." as punctuation: none there.
+ */
+function keyOf(value: unknown, input: string, fallback: string, queried = false): string {
   const key = str(value) ?? fallback;
-  if (!/^[A-Za-z_][\w.]*$/.test(key)) throw fail("INVALID_FLOW", `redis ${input} must be a field name (letters, digits, _ and .)`);
+  if (queried ? !/^[A-Za-z_]\w*$/.test(key) : !/^[A-Za-z_][\w.]*$/.test(key))
+    throw fail("INVALID_FLOW", `redis ${input} must be a field name (letters, digits${queried ? " and _" : ", _ and ."})`);
   return key;
 }
 
@@ -30,8 +34,11 @@ export const redisVectorStore: VectorStoreDefinition = {
     const keys = {
       contentKey: keyOf(config.contentKey, "contentKey", "content"),
       metadataKey: keyOf(config.metadataKey, "metadataKey", "metadata"),
-      vectorKey: keyOf(config.vectorKey, "vectorKey", "content_vector"),
+      vectorKey: keyOf(config.vectorKey, "vectorKey", "content_vector", true),
     };
+    // One hash field each: RediSearch refuses a schema naming one twice, and a hash would keep only the last.
+    if (new Set(Object.values(keys)).size < 3)
+      throw fail("INVALID_FLOW", "redis contentKey, metadataKey and vectorKey must be three different field names");
     const client = lazily(async () => {
       const credential = ctx.getCredential ? await credentialOf(config, { getCredential: ctx.getCredential }) : {};
       const redis = redisFromCredential(credential, ctx.env, num(config.timeout));
