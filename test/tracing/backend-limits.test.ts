@@ -27,16 +27,15 @@ import {
   receivedWith,
   toolAgentFlow,
   tracingUrl,
+  INGESTION,
+  RUNS,
+  TRACES,
+  COLLECTOR,
+  INGEST,
+  PHOENIX,
 } from "./helpers";
 
 afterEach(() => vi.restoreAllMocks());
-
-const INGESTION = "/langfuse/api/public/ingestion";
-const RUNS = "/langsmith/runs/batch";
-const TRACES = "/otlp/v1/traces";
-const COLLECTOR = "/langwatch/api/collector";
-const INGEST = "/lunary/v1/runs/ingest";
-const PHOENIX = "/phoenix/v1/traces";
 
 const MB = 1024 * 1024;
 const deps = () => ({ db: db(), env: env as unknown as Env });

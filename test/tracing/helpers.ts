@@ -108,3 +108,11 @@ export const marker = () => `m${crypto.randomUUID().slice(0, 8)}`;
 /** OTLP attributes as a plain object. */
 export const attrs = (span: { attributes: Array<{ key: string; value: Record<string, unknown> }> }) =>
   Object.fromEntries(span.attributes.map((a) => [a.key, Object.values(a.value)[0]]));
+
+/** Where each backend's stand-in takes traces (test/standin/tracing.mjs). */
+export const INGESTION = "/langfuse/api/public/ingestion";
+export const RUNS = "/langsmith/runs/batch";
+export const TRACES = "/otlp/v1/traces";
+export const COLLECTOR = "/langwatch/api/collector";
+export const INGEST = "/lunary/v1/runs/ingest";
+export const PHOENIX = "/phoenix/v1/traces";

@@ -6,12 +6,20 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { callOf } from "../engine/agents-flows";
 import { BAKERY, TOWN_TEXT, retrievalFixtureFlow } from "../engine/retrieval-flows";
 import { call, json } from "../helpers";
-import { LANGWATCH_KEY, LUNARY_APP_ID, credential, langwatchLunaryAnalytic, one, marker, receivedWith, toolAgentFlow } from "./helpers";
+import {
+  LANGWATCH_KEY,
+  LUNARY_APP_ID,
+  credential,
+  langwatchLunaryAnalytic,
+  one,
+  marker,
+  receivedWith,
+  toolAgentFlow,
+  COLLECTOR,
+  INGEST,
+} from "./helpers";
 
 afterEach(() => vi.restoreAllMocks());
-
-const COLLECTOR = "/langwatch/api/collector";
-const INGEST = "/lunary/v1/runs/ingest";
 
 describe("a chatflow's trace reaches LangWatch and Lunary", () => {
   it("question, answer, model calls (messages, model, usage), the tool call, thread = chatId", async () => {

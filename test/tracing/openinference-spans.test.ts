@@ -9,9 +9,7 @@ import { afEdge, afNode, modelConfig, saveAgentflowOf, start } from "../agentflo
 import { callOf } from "../engine/agents-flows";
 import { BAKERY, TOWN_TEXT, flow, ref, retrievalFixtureFlow, standinModel } from "../engine/retrieval-flows";
 import { call, json } from "../helpers";
-import { attrs, credential, marker, one, receivedWith, toolAgentFlow, tracingUrl } from "./helpers";
-
-const PHOENIX = "/phoenix/v1/traces";
+import { attrs, credential, marker, one, receivedWith, toolAgentFlow, tracingUrl, PHOENIX } from "./helpers";
 
 const phoenixAnalytic = async () => {
   const id = await credential("phoenixApi", { phoenixApiKey: "phx-spans-key", phoenixEndpoint: `${tracingUrl()}/phoenix` });

@@ -13,9 +13,7 @@ import { BAKERY, flow, ref, standinModel } from "../engine/retrieval-flows";
 import { afEdge, afNode, saveAgentflowOf, start } from "../agentflow-api/flows";
 import { json } from "../helpers";
 import { setVars } from "../security/helpers";
-import { attrs, credential, expectAccepted, marker, receivedWith, tracingUrl } from "./helpers";
-
-const PHOENIX = "/phoenix/v1/traces";
+import { attrs, credential, expectAccepted, marker, receivedWith, tracingUrl, PHOENIX } from "./helpers";
 
 type Decoded = { name: string; traceId: string; spanId: string; parentSpanId?: string; a: Record<string, any> };
 

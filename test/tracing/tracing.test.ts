@@ -19,13 +19,12 @@ import {
   receivedWith,
   toolAgentFlow,
   tracingUrl,
+  INGESTION,
+  RUNS,
+  TRACES,
 } from "./helpers";
 
 afterEach(() => vi.restoreAllMocks());
-
-const INGESTION = "/langfuse/api/public/ingestion";
-const RUNS = "/langsmith/runs/batch";
-const TRACES = "/otlp/v1/traces";
 
 describe("a chatflow's trace reaches Langfuse, LangSmith and an OTLP collector", () => {
   it("question, answer, the model calls (prompt, output, usage), the tool call, session = chatId", async () => {

@@ -15,16 +15,15 @@ import {
   receivedWith,
   toolAgentFlow,
   tracingUrl,
+  INGESTION,
+  RUNS,
+  TRACES,
+  COLLECTOR,
+  INGEST,
+  PHOENIX,
 } from "./helpers";
 
-const PATHS = [
-  "/langfuse/api/public/ingestion",
-  "/langsmith/runs/batch",
-  "/otlp/v1/traces",
-  "/langwatch/api/collector",
-  "/lunary/v1/runs/ingest",
-  "/phoenix/v1/traces",
-];
+const PATHS = [INGESTION, RUNS, TRACES, COLLECTOR, INGEST, PHOENIX];
 
 async function everyBackend(): Promise<string> {
   const phoenix = await credential("phoenixApi", { phoenixApiKey: "phx-unusual", phoenixEndpoint: `${tracingUrl()}/phoenix` });
