@@ -3,6 +3,7 @@
 //   POST /exa/search {query, contents,…} x-api-key  Exa          → {results:[{title,url,text}]}
 //   GET  /wolfram/api/v1/llm-api?appid&input      Wolfram|Alpha LLM API → text
 //   GET  /searchapi/api/v1/search?engine&api_key&q SearchApi.io → {organic_results:[{snippet}]}
+// What these services refuse is refused first (search-rules.mjs, asked by services.mjs).
 // A query containing [fail] → 500 with a JSON error; [echo-key] → 401 whose message repeats the key.
 // Answers true when the path was one of these services.
 

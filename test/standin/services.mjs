@@ -10,12 +10,15 @@
 //   searxng, exa, wolfram, searchapi           more search services (search-more.mjs)
 //   /brave-mcp/res/v1/…                      Brave's Search API for braveSearchMCP (brave-mcp.mjs)
 //   ANY  /echo/…                              JSON of the method, path, headers and body received
+// The search services first refuse what they document refusing (search-rules.mjs: keys, required
+// parameters, ranges such as Tavily's max_results ≤ 20, in each service's error shape).
 // A query containing [fail] → 500 with a JSON error; [echo-key] → 401 whose message repeats the key
 // it was sent (a careless service), so tests can check that keys never reach the model.
 // GET /requests?service=NAME&contains=TEXT lists what was received (oldest first).
 import { createServer } from "node:http";
 import { searchMore } from "./search-more.mjs";
 import { braveMcp } from "./brave-mcp.mjs";
+import { searchRefusal, sendRefusal } from "./search-rules.mjs";
 
 const json = (res, status, body) => {
   res.writeHead(status, { "content-type": "application/json" });
@@ -48,6 +51,8 @@ function atom(query) {
 function answer(service, req, url, body, res) {
   const q = url.searchParams.get("q") ?? url.searchParams.get("search_query") ?? body?.q ?? body?.query ?? "";
   const key = keyOf(req, url);
+  const refused = searchRefusal(service, req, url, body);
+  if (refused) return sendRefusal(res, refused);
   if (q.includes("[fail]")) return json(res, 500, { error: `${service} is having a bad day` });
   if (q.includes("[echo-key]")) return json(res, 401, { error: `Invalid API key ${key}` });
   switch (service) {

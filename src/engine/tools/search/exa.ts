@@ -4,7 +4,7 @@
 import { bool, num, str } from "../../core/inputs";
 import type { ToolDeps } from "../types";
 import { baseUrlOf, callServiceJson, credentialField } from "../service";
-import { queryTool } from "./query-tool";
+import { intWithin, queryTool } from "./query-tool";
 
 const DESCRIPTION = "A wrapper around Exa Search. Input should be an Exa-optimized query. Output is a JSON array of the query results";
 
@@ -19,7 +19,8 @@ export function exaBody(query: string, inputs: Record<string, unknown>): Record<
   const body: Record<string, unknown> = {
     query,
     contents: { text: true },
-    numResults: num(inputs.numResults),
+    // Exa refuses numResults over 100 (its API reference: "x <= 100").
+    numResults: intWithin(num(inputs.numResults), 1, 100),
     type: str(inputs.type),
     useAutoprompt: bool(inputs.useAutoprompt) || undefined,
     category: str(inputs.category),

@@ -26,6 +26,13 @@ export const queryTool = ({ name, description, argument = "the search query", in
 
 export const list = (v: unknown): Record<string, unknown>[] => (Array.isArray(v) ? v.filter(isObject) : []);
 
+/**
+ * A numeric setting as a whole number within [min, max], undefined when unset: a search service refuses
+ * a value outside its documented range (a 400 on every call), so a larger setting asks for its most.
+ */
+export const intWithin = (v: number | undefined, min: number, max: number): number | undefined =>
+  v === undefined ? undefined : Math.min(max, Math.max(min, Math.trunc(v)));
+
 export const SEARCH_DESCRIPTION =
   "a search engine. useful for when you need to answer questions about current events. input should be a search query.";
 export const NO_RESULT = "No good search result found";

@@ -5,7 +5,7 @@
 import { isObject, num, str } from "../../core/inputs";
 import type { ToolDeps } from "../types";
 import { ToolCallError, baseUrlOf, callServiceJson } from "../service";
-import { list, queryTool } from "./query-tool";
+import { intWithin, list, queryTool } from "./query-tool";
 import { toolName } from "../names";
 
 const DESCRIPTION =
@@ -31,9 +31,11 @@ function headersOf(value: unknown): Record<string, string> {
 function paramsOf(q: string, inputs: Record<string, unknown>): URLSearchParams {
   const params: Record<string, string | number | boolean | undefined> = {
     q,
-    pageno: num(inputs.pageno) ?? 1,
+    // SearXNG answers 400 for a pageno that is not a whole number ≥ 1 or a safesearch outside 0–2
+    // (searx/webadapter.py): 0 is page 1, 5 its strictest filter.
+    pageno: intWithin(num(inputs.pageno), 1, Number.MAX_SAFE_INTEGER) ?? 1,
     image_proxy: true,
-    safesearch: num(inputs.safesearch) ?? 0,
+    safesearch: intWithin(num(inputs.safesearch), 0, 2) ?? 0,
     format: "json",
     categories: str(inputs.categories),
     engines: str(inputs.engines),

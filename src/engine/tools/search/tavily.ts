@@ -6,6 +6,7 @@ import { z } from "zod";
 import { bool, num, str } from "../../core/inputs";
 import type { ToolDeps } from "../types";
 import { baseUrlOf, callServiceJson, credentialField } from "../service";
+import { intWithin } from "./query-tool";
 
 const domains = (v: unknown) =>
   str(v)
@@ -19,8 +20,9 @@ function tavilyBody(query: string, inputs: Record<string, unknown>): Record<stri
     query,
     topic: str(inputs.topic) ?? "general",
     search_depth: str(inputs.searchDepth) ?? "basic",
-    max_results: num(inputs.maxResults) ?? 5,
-    chunks_per_source: num(inputs.chunksPerSource),
+    // Tavily refuses max_results outside 0–20 and chunks_per_source outside 1–3 (its API reference).
+    max_results: intWithin(num(inputs.maxResults) ?? 5, 0, 20),
+    chunks_per_source: intWithin(num(inputs.chunksPerSource), 1, 3),
     time_range: str(inputs.timeRange),
     days: num(inputs.days),
     include_answer: bool(inputs.includeAnswer) || undefined,
