@@ -135,6 +135,22 @@ describe("github loader", () => {
     expect((await received(repo)).filter((r) => r.path.includes("/contents/"))).toHaveLength(0);
   });
 
+  it("a listing GitHub truncated (over 100,000 entries or 7 MB) is read folder by folder, not loaded in part", async () => {
+    const repo = `huge-${marker()}`;
+    expect(await sources({ repoLink: `https://github.com/acme/${repo}`, recursive: true })).toEqual([
+      "README.md",
+      "docs/guide/faq.md",
+      "docs/guide/usage.md",
+      "docs/install.md",
+      "src/index.ts",
+    ]);
+    // A folder link, not recursive: the trees on the way to it and its own, nothing below.
+    expect(await sources({ repoLink: `https://github.com/acme/${repo}/tree/main/docs` })).toEqual(["docs/install.md"]);
+    const trees = (await received(repo)).filter((r) => r.path.includes("/git/trees/")).map((r) => r.path.replace(/.*\/git\/trees\//, ""));
+    expect(trees.filter((t) => t.includes("recursive"))).toEqual(["main?recursive=1", "main?recursive=1"]);
+    expect(trees.filter((t) => !t.includes("recursive"))).toHaveLength(5 + 2);
+  });
+
   it("githubInstanceApi (the flow's own API URL) goes through the outbound policy", async () => {
     const e = await err(load({ repoLink: "https://github.com/acme/docs", githubInstanceApi: githubUrl() }));
     expect(e.status).toBe(400);

@@ -148,6 +148,22 @@ describe("unstructuredFileLoader", () => {
     });
   });
 
+  it('Flowise\'s chunking strategy "None" is no chunking_strategy at all (Unstructured refuses the name: 422)', async () => {
+    const m = marker();
+    const file = { name: `${m}.txt`, mime: "text/plain", bytes: strToU8(`One line ${m}`) };
+    const url = `${hosted()}/unstructured/general/v0/general`;
+    const docs = await load("unstructuredFileLoader", { unstructuredAPIUrl: url, chunkingStrategy: "None", credential: "unstructured" }, [
+      file,
+    ]);
+    expect(docs.map((d) => d.pageContent)).toEqual([`One line ${m}`]);
+    const [req] = await received(m);
+    expect(req.fields).toEqual({ strategy: ["hi_res"], skip_infer_table_types: ["[]"] });
+    const bad = await err(
+      load("unstructuredFileLoader", { unstructuredAPIUrl: url, strategy: "best", credential: "unstructured" }, [file]),
+    );
+    expect(bad).toMatchObject({ status: 502, message: expect.stringContaining("Unstructured answered 422") });
+  });
+
   it("a refused key is a 502 with the service's message; the URL is under the outbound policy", async () => {
     const file = { name: "a.txt", mime: "text/plain", bytes: strToU8(`hello ${marker()}`) };
     const url = `${hosted()}/unstructured/general/v0/general`;

@@ -182,25 +182,32 @@ describe("fireCrawl", () => {
     });
   });
 
-  it("crawl: starts a job, polls it until completed, follows its next page", async () => {
+  it("crawl: starts a job, polls it until completed; its body as FireCrawl's strict schema takes it", async () => {
     const m = marker();
     const url = `https://docs.example.com/${m}`;
     const docs = await load("fireCrawl", { crawlerType: "crawl", url, limit: "5", credential: "fire" });
     expect(docs.map((d) => d.metadata.source)).toEqual([`${url}/p1`, `${url}/p2`, `${url}/p3`]);
     expect(docs[0]).toMatchObject({ pageContent: `# Page 1\n\nCrawled from ${url}`, metadata: { title: "Page 1", language: "en" } });
     const paths = (await hostedReceived(m)).map((r) => `${r.method} ${r.path}`);
-    expect(paths).toEqual([
-      "POST /firecrawl/v1/crawl",
-      `GET /firecrawl/v1/crawl/job-${m}`,
-      `GET /firecrawl/v1/crawl/job-${m}`,
-      `GET /firecrawl/v1/crawl/job-${m}?skip=2`,
-    ]);
-    expect((await hostedReceived(m))[0].body).toMatchObject({ url, limit: 5 });
+    expect(paths).toEqual(["POST /firecrawl/v1/crawl", `GET /firecrawl/v1/crawl/job-${m}`, `GET /firecrawl/v1/crawl/job-${m}`]);
+    expect((await hostedReceived(m))[0].body).toEqual({ url, limit: 5, integration: "flowise" });
+  });
+
+  it("crawl: every `next` page, asked of firecrawlApiUrl (FireCrawl names its own host, without our path)", async () => {
+    // FireCrawl answers 100 documents a page with `next: <its host>/v1/crawl/ID?skip=100`; followed as
+    // written it missed firecrawlApiUrl's path (a proxy's prefix here) and the load failed.
+    const m = `big-${marker()}`;
+    const url = `https://docs.example.com/${m}`;
+    const docs = await load("fireCrawl", { crawlerType: "crawl", url, limit: "150", credential: "fire" });
+    expect(docs).toHaveLength(150);
+    expect(docs[149].metadata.source).toBe(`${url}/p150`);
+    const paths = (await hostedReceived(`job-${m}`)).map((r) => r.path);
+    expect(paths.at(-1)).toBe(`/firecrawl/v1/crawl/job-${m}?skip=100`);
   });
 
   it("search: the results' descriptions with {title, source}; a failed crawl, a refused token and extract are errors", async () => {
     const m = marker();
-    const docs = await load("fireCrawl", { crawlerType: "search", searchQuery: `owls ${m}`, credential: "fire" });
+    const docs = await load("fireCrawl", { crawlerType: "search", searchQuery: `owls ${m}`, searchLimit: 1, credential: "fire" });
     expect(docs.map((d) => [d.pageContent, d.metadata.title, d.metadata.source])).toEqual([
       [`About owls ${m}`, `Found owls ${m}`, "https://example.com/found"],
     ]);
@@ -215,6 +222,20 @@ describe("fireCrawl", () => {
       status: 400,
     });
     expect(await err(load("fireCrawl", { crawlerType: "scrape", url: "https://x.example/" }))).toMatchObject({ status: 400 });
+  });
+
+  it("search: a searchLimit over FireCrawl's 100 is sent as 100, a fractional timeout whole (FireCrawl refuses both: 400)", async () => {
+    const m = marker();
+    const docs = await load("fireCrawl", {
+      crawlerType: "search",
+      searchQuery: `moles ${m}`,
+      searchLimit: "500",
+      searchTimeout: "1500.5",
+      credential: "fire",
+    });
+    expect(docs).toHaveLength(2);
+    const [req] = await hostedReceived(`moles ${m}`);
+    expect(req.body).toEqual({ query: `moles ${m}`, limit: 100, timeout: 1501, integration: "flowise" });
   });
 });
 
@@ -279,6 +300,16 @@ describe("notionPage and notionDB", () => {
     expect(queries).toEqual([{ page_size: 50 }, { page_size: 50, start_cursor: "r2" }]);
   });
 
+  it("a 429 waits the Retry-After Notion names, then the load goes on (it failed at the first 429)", async () => {
+    const m = marker();
+    const started = Date.now();
+    const docs = await load("notionPage", { pageId: `${m}-busy`, credential: "notion" });
+    expect(docs.map((d) => d.pageContent)).toEqual([`Body of ${m}-busy`]);
+    const pageCalls = (await hostedReceived(`/v1/pages/${m}-busy`)).length;
+    expect(pageCalls).toBe(2);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1000);
+  });
+
   it("an id Notion does not share is a 502 with its message; a wrong token's never shown; no credential a 400", async () => {
     const missing = await err(load("notionPage", { pageId: "missing-page", credential: "notion" }));
     expect(missing).toMatchObject({ status: 502, message: expect.stringContaining("Notion answered 404: Could not find page") });
@@ -287,7 +318,8 @@ describe("notionPage and notionDB", () => {
 });
 
 describe("jira", () => {
-  it("a project's issues, page after page until an empty one, as LangChain's converter writes them; Basic auth", async () => {
+  it("a project's issues through /search/jql, following nextPageToken, as LangChain's converter writes them; Basic auth", async () => {
+    // Jira Cloud removed /rest/api/2/search (410), which LangChain's loader and ours called.
     const m = marker();
     const host = `${hosted()}/jira`;
     const key = `K${m}`;
@@ -310,10 +342,25 @@ describe("jira", () => {
       ].join("\n"),
     );
     expect(docs[1].pageContent).toContain("Assignee: Bob\n");
-    const reqs = (await hostedReceived(key)).map((r) => new URL(r.path, "http://x").searchParams);
-    expect(reqs.map((q) => [q.get("jql"), q.get("startAt"), q.get("maxResults")])).toEqual(
-      ["0", "2", "4"].map((start) => [`project=${key} AND created>=2024-01-15`, start, "2"]),
-    );
+    const reqs = await hostedReceived(key);
+    expect(reqs.map((r) => new URL(r.path, "http://x").pathname)).toEqual(["/jira/rest/api/2/search/jql", "/jira/rest/api/2/search/jql"]);
+    const query = reqs.map((r) => new URL(r.path, "http://x").searchParams);
+    expect(query.map((q) => [q.get("jql"), q.get("maxResults"), q.get("fields")])).toEqual([
+      [`project=${key} AND created>=2024-01-15`, "2", "*navigable"],
+      [`project=${key} AND created>=2024-01-15`, "2", "*navigable"],
+    ]);
+    expect(query[0].get("nextPageToken")).toBeNull();
+    expect(query[1].get("nextPageToken")).toBeTruthy();
+  });
+
+  it("a server without /search/jql (Data Center) is read through /search, startAt moving by what came back", async () => {
+    // The server caps maxResults at 2: startAt += limitPerRequest (4) skipped issues 3 and 4.
+    const m = marker();
+    const key = `D${m}`;
+    const docs = await load("jira", { host: `${hosted()}/jira-dc`, projectKey: key, limitPerRequest: 4, credential: "jira" });
+    expect(docs.map((d) => d.metadata.title)).toEqual([1, 2, 3, 4, 5].map((n) => `Owl issue ${n}`));
+    const starts = (await hostedReceived(key)).map((r) => new URL(r.path, "http://x").searchParams.get("startAt"));
+    expect(starts).toEqual([null, "0", "2", "4"]);
   });
 
   it("a refused token is a 502 that never shows it; the host is a request URL (OUTBOUND_ALLOW); no credential a 400", async () => {
@@ -326,20 +373,27 @@ describe("jira", () => {
 });
 
 describe("airtable", () => {
-  it("every record (following offset) as pretty JSON with its url; or up to `limit` with maxRecords", async () => {
+  it("every record, 100 a page following offset, as pretty JSON with its url; or up to `limit` with maxRecords", async () => {
     const m = marker();
-    const table = `tbl${m}`;
+    const table = `tblbig${m}`;
     const all = await load("airtable", { baseId: "appB", tableId: table, viewId: "viwV", fields: "Name, Table", credential: "airtable" });
-    expect(all.map((d) => d.metadata.url)).toEqual([1, 2, 3].map((n) => `https://api.airtable.com/v0/appB/${table}/rec${n}`));
+    expect(all).toHaveLength(150);
+    expect(all[149].metadata.url).toBe(`https://api.airtable.com/v0/appB/${table}/rec150`);
     expect(all[0].pageContent).toBe(JSON.stringify({ Name: "Owl 1", Table: table }, null, 2));
     const reqs = await hostedReceived(table);
     expect(reqs.map((r) => [r.path, r.headers.authorization, r.body])).toEqual([
       [`/airtable/v0/appB/${table}/listRecords`, "Bearer pat-airtable-stand-in", { view: "viwV", fields: ["Name", "Table"] }],
-      [`/airtable/v0/appB/${table}/listRecords`, "Bearer pat-airtable-stand-in", { view: "viwV", fields: ["Name", "Table"], offset: "o2" }],
+      [
+        `/airtable/v0/appB/${table}/listRecords`,
+        "Bearer pat-airtable-stand-in",
+        { view: "viwV", fields: ["Name", "Table"], offset: expect.any(String) },
+      ],
     ]);
-    const limited = await load("airtable", { baseId: "appB", tableId: `${table}L`, returnAll: false, limit: 1, credential: "airtable" });
+    const limited = await load("airtable", { baseId: "appB", tableId: `tbl${m}L`, returnAll: false, limit: 1, credential: "airtable" });
     expect(limited.map((d) => JSON.parse(d.pageContent).Name)).toEqual(["Owl 1"]);
-    expect((await hostedReceived(`${table}L`)).map((r) => r.body)).toEqual([{ maxRecords: 1 }]);
+    expect((await hostedReceived(`tbl${m}L`)).map((r) => r.body)).toEqual([{ maxRecords: 1 }]);
+    const over = await load("airtable", { baseId: "appB", tableId: `tblbig${m}M`, returnAll: false, limit: 120, credential: "airtable" });
+    expect(over).toHaveLength(120);
     expect(await err(load("airtable", { baseId: "appB", tableId: table }))).toMatchObject({ status: 400 });
   });
 });
@@ -366,6 +420,14 @@ describe("confluence", () => {
     expect(starts).toEqual(["0", "2", "3"]);
     expect((await hostedReceived(`S${m}`))[0].headers.authorization).toBe("Bearer pat-confluence-stand-in");
     expect(await err(load("confluence", { baseUrl, spaceKey: "S" }))).toMatchObject({ status: 400 });
+  });
+
+  it("a limit over what Confluence returns with a body expansion (50): start moves by `size`, nothing skipped", async () => {
+    const m = marker();
+    const docs = await load("confluence", { baseUrl: `${hosted()}/confluence`, spaceKey: `BIG${m}`, limit: 100, credential: "confluence" });
+    expect(docs.map((d) => d.metadata.title)).toEqual(Array.from({ length: 60 }, (_, i) => `Owls ${i + 1}`));
+    const starts = (await hostedReceived(`BIG${m}`)).map((r) => new URL(r.path, "http://x").searchParams.get("start"));
+    expect(starts).toEqual(["0", "50", "60"]);
   });
 });
 

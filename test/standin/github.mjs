@@ -1,9 +1,14 @@
 // GitHub REST API stand-in: every repository holds the same small tree (any owner/name), except
 //   …/private   answers 404 unless sent `Authorization: Bearer ghp-stand-in-token` (as GitHub hides private repos)
 //   …/down      answers 500 always;  …/flaky-*  answers 500 to its first two tree requests, then as usual
-//   GET /repos/O/R/git/trees/BRANCH?recursive=1      → {sha, tree: [{path, type, size}], truncated}
+//   …/huge-*    stands for a repository over GitHub's recursive-listing limit (100,000 entries or 7 MB):
+//               its recursive listing is cut short with `truncated: true`; folder by folder it is whole
+//   GET /repos/O/R/git/trees/REF?recursive=1   → {sha, tree: [{path, type, sha, size}], truncated}: every path
+//   GET /repos/O/R/git/trees/REF               → the entries of that one tree, paths relative to it; REF the
+//                                                branch or a tree's sha (a `tree` entry's `sha`)
 //   GET /repos/O/R/contents/PATH?ref=BRANCH (raw)    → the file's bytes
-// Only branch "main" exists. GET /requests lists what was received.
+// ("recursive" set to any value lists recursively, as GitHub documents.) Only branch "main" exists.
+// GET /requests lists what was received.
 import { serveStandin } from "./base.mjs";
 
 export const GITHUB_TOKEN = "ghp-stand-in-token";
@@ -15,18 +20,33 @@ const FILES = {
   "docs/logo.png": "\u0089PNG binary",
   "src/index.ts": "export const collect = (buckets: number) => buckets * 42;\n",
 };
+const SUBMODULES = ["vendor/lib"];
 const flaky = new Map();
+/** A folder's tree sha ("" is the root). */
+const treeSha = (folder) => `tree-${Buffer.from(folder).toString("hex")}`;
+const folderOf = (sha) => (sha === "main" ? "" : sha.startsWith("tree-") ? Buffer.from(sha.slice(5), "hex").toString() : undefined);
 
-const treeOf = () =>
-  [
-    { path: "README.md", type: "blob" },
-    { path: "docs", type: "tree" },
-    { path: "docs/guide", type: "tree" },
-    { path: "vendor/lib", type: "commit" },
-    ...Object.keys(FILES)
-      .filter((p) => p !== "README.md")
-      .map((path) => ({ path, type: "blob" })),
-  ].map((e) => (e.type === "blob" ? { ...e, mode: "100644", sha: "0", size: Buffer.byteLength(FILES[e.path]) } : { ...e, sha: "0" }));
+/** Every entry of the repository, recursive-listing style (full paths). */
+function allEntries() {
+  const folders = new Set();
+  for (const p of [...Object.keys(FILES), ...SUBMODULES]) {
+    const parts = p.split("/");
+    for (let i = 1; i < parts.length; i++) folders.add(parts.slice(0, i).join("/"));
+  }
+  return [
+    ...[...folders].map((path) => ({ path, mode: "040000", type: "tree", sha: treeSha(path) })),
+    ...SUBMODULES.map((path) => ({ path, mode: "160000", type: "commit", sha: "0" })),
+    ...Object.keys(FILES).map((path) => ({ path, mode: "100644", type: "blob", sha: "0", size: Buffer.byteLength(FILES[path]) })),
+  ].sort((a, b) => a.path.localeCompare(b.path));
+}
+
+/** The entries directly in `folder`, their paths relative to it (as a non-recursive listing gives them). */
+const entriesOf = (folder) => {
+  const prefix = folder ? `${folder}/` : "";
+  return allEntries()
+    .filter((e) => e.path.startsWith(prefix) && !e.path.slice(prefix.length).includes("/"))
+    .map((e) => ({ ...e, path: e.path.slice(prefix.length) }));
+};
 
 export function startGithubStandin() {
   return serveStandin(async ({ req, res, url, json }) => {
@@ -41,8 +61,15 @@ export function startGithubStandin() {
         flaky.set(repo, n);
         if (n <= 2) return json(502, { message: "Server Error" });
       }
-      if (rest !== "main") return json(404, { message: "Not Found" });
-      return json(200, { sha: "abc", tree: treeOf(), truncated: false });
+      const folder = folderOf(rest);
+      if (folder === undefined) return json(404, { message: "Not Found" });
+      if (!url.searchParams.has("recursive")) return json(200, { sha: treeSha(folder), tree: entriesOf(folder), truncated: false });
+      const prefix = folder ? `${folder}/` : "";
+      const all = allEntries()
+        .filter((e) => e.path.startsWith(prefix))
+        .map((e) => ({ ...e, path: e.path.slice(prefix.length) }));
+      if (repo.startsWith("huge-")) return json(200, { sha: treeSha(folder), tree: all.slice(0, 2), truncated: true });
+      return json(200, { sha: treeSha(folder), tree: all, truncated: false });
     }
     if ((url.searchParams.get("ref") ?? "main") !== "main") return json(404, { message: "No commit found for the ref" });
     const content = FILES[rest];

@@ -5,14 +5,15 @@
 //     another token → 403 {status: 403, err: "Invalid token"}
 //   Unstructured at /unstructured/general/v0/general (the node's unstructuredAPIUrl), multipart `files`:
 //     each non-blank line of the file → an element {type: Title (a "#" line) | NarrativeText, text,
-//     metadata: {filename, page_number: 1}}; `unstructured-api-key: bad-key` → 401 {detail}
+//     metadata: {filename, page_number: 1}}; `unstructured-api-key: bad-key` → 401 {detail}; a
+//     `strategy` or `chunking_strategy` the API does not name → 422 {detail: [literal_error]}
 //   Oxylabs under /oxylabs (OXYLABS_BASE_URL), Basic oxy-user:oxy-pass:
 //     POST /v1/queries {source, url|query, parse, markdown} → {results: [{content}], job: {id}}: markdown
 //     text naming the url/query, or (parse) an object; other credentials → 401 {message: "Unauthorized"}
 //   Apify under /apify (APIFY_BASE_URL), Bearer apify_api_stand_in:
 //     POST /v2/acts/apify~website-content-crawler/runs → {data: {id: run-N, status: RUNNING, defaultDatasetId: ds-N}}
 //     GET  /v2/actor-runs/run-N → SUCCEEDED (FAILED when a start URL contains "fail")
-//     GET  /v2/datasets/ds-N/items → [{url, text}] for each start URL
+//     GET  /v2/datasets/ds-N/items?offset&limit → [{url, text}] for each start URL
 //     a wrong token → 401 {error: {type: "token-not-valid", message}}
 //   GitBook pages under /gitbook/…: SITE/sitemap.xml (a relative and an absolute <loc>), SITE/intro and
 //     SITE/guide (a <main> with an <h1>, text, a script), any other path 404.
@@ -47,6 +48,25 @@ function gitbook(path, host, send) {
   return send(404, "text/plain", "no such page");
 }
 
+// The partition endpoint's form (unstructured-api prepline_general/api/models/form_params.py; the hosted
+// API's chunking strategies): `strategy` one of fast, hi_res, auto, ocr_only and `chunking_strategy`
+// one of basic, by_title, by_page, by_similarity, else FastAPI's 422 literal_error.
+const LITERALS = { strategy: ["fast", "hi_res", "auto", "ocr_only"], chunking_strategy: ["basic", "by_title", "by_page", "by_similarity"] };
+
+function validateUnstructured(fields) {
+  for (const [name, allowed] of Object.entries(LITERALS)) {
+    const value = fields[name]?.[0];
+    if (value !== undefined && !allowed.includes(value))
+      return {
+        type: "literal_error",
+        loc: ["body", name],
+        msg: `Input should be ${allowed.map((a) => `'${a}'`).join(", ")}`,
+        input: value,
+      };
+  }
+  return undefined;
+}
+
 async function handle(req, url, raw, record, json) {
   const path = url.pathname;
   if (path.startsWith("/figma/")) {
@@ -77,6 +97,8 @@ async function handle(req, url, raw, record, json) {
     if (req.headers["unstructured-api-key"] === "bad-key")
       return json(401, { detail: "API key is malformed, please type the API key correctly" });
     if (!file) return json(422, { detail: "files is required" });
+    const invalid = validateUnstructured(fields);
+    if (invalid) return json(422, { detail: [invalid] });
     const lines = file.text.split(/\r?\n/).filter((l) => l.trim());
     return json(
       200,
@@ -110,12 +132,14 @@ async function handle(req, url, raw, record, json) {
       const status = r.starts.some((u) => u.includes("fail")) ? "FAILED" : "SUCCEEDED";
       return json(200, { data: { id: run[1], status, defaultDatasetId: run[1].replace("run", "ds") } });
     }
+    // Dataset items (docs.apify.com/api/v2/dataset-items-get): `offset` and `limit` (no limit: every item).
     const ds = /^\/apify\/v2\/datasets\/ds-(\d+)\/items$/.exec(path);
-    if (ds && runs.has(`run-${ds[1]}`))
-      return json(
-        200,
-        runs.get(`run-${ds[1]}`).starts.map((u) => ({ url: u, text: `Crawled text of ${u}`, metadata: { title: "t" } })),
-      );
+    if (ds && runs.has(`run-${ds[1]}`)) {
+      const items = runs.get(`run-${ds[1]}`).starts.map((u) => ({ url: u, text: `Crawled text of ${u}`, metadata: { title: "t" } }));
+      const offset = Number(url.searchParams.get("offset") ?? 0);
+      const limit = url.searchParams.has("limit") ? Number(url.searchParams.get("limit")) : items.length;
+      return json(200, items.slice(offset, offset + limit));
+    }
     return json(404, { error: { type: "record-not-found", message: "Not found" } });
   }
   return json(404, { error: `no stand-in for ${path}` });

@@ -1,26 +1,35 @@
-// Hosted crawler stand-ins for the document loaders (test/engine/more-loaders.test.ts):
-//   FireCrawl under /firecrawl (the credential's firecrawlApiUrl), `Authorization: Bearer fc-stand-in-key`:
+// Hosted crawler stand-ins for the document loaders (test/engine/more-loaders.test.ts). Each refuses
+// what its service documents refusing, in that service's error shape (the validate… functions below):
+//   FireCrawl under /firecrawl (the credential's firecrawlApiUrl), `Authorization: Bearer fc-stand-in-key`;
+//   bodies as FireCrawl's strict v1 schemas take them (an unknown key, a search limit outside 1–100 → 400):
 //     POST /v1/scrape {url}        → {success, data: {markdown, metadata: {title, sourceURL, statusCode}}}
-//     POST /v1/crawl {url, limit}  → {success, id: "job-<last path segment of url>"}
-//     GET  /v1/crawl/ID            → {status: "scraping"} the first time, then {status: "completed",
-//                                    data: [2 pages], next: …/v1/crawl/ID?skip=2}; ?skip=2 → the last page
-//                                    (a url ending in "broken" → {status: "failed"})
-//     POST /v1/search {query}      → {success, data: [{url, title, description}]}
+//     POST /v1/crawl {url, limit}  → {success, id: "job-<last path segment of url>"}: min(limit, 3) pages,
+//                                    150 when that segment starts "big-"
+//     GET  /v1/crawl/ID            → {status: "scraping"} the first time, then {status: "completed", data:
+//                                    100 pages from ?skip, next: http://HOST/v1/crawl/ID?skip=N while more}
+//                                    (FireCrawl's own host, without /firecrawl; a url ending "broken" → failed)
+//     POST /v1/search {query}      → {success, data: [{url, title, description}] (at most 2)}
 //   Spider under /spider (SPIDER_BASE_URL), `Authorization: Bearer sk-spider-stand-in`:
 //     POST /v1/crawl {url, limit, return_format} → [{content, url, status: 200}] × limit (at most 3)
-//   Notion under /notion (NOTION_BASE_URL), `Authorization: Bearer secret-notion-stand-in` and a Notion-Version:
+//   Notion under /notion (NOTION_BASE_URL), `Authorization: Bearer secret-notion-stand-in`, a Notion-Version
+//   (else 400 missing_version), page_size ≤ 100 (else 400 validation_error):
 //     GET  /v1/pages/ID                  → a page {object, id, url, properties: {Name (title), Tags}}
 //     GET  /v1/blocks/ID/children        → page ID ending "-root": two pages of blocks (start_cursor "c2"):
 //                                          a heading, a paragraph (bold, link), a list item with a child, a
 //                                          child_page "ID-child", then a code block and a to-do; other pages one paragraph
 //     POST /v1/databases/ID/query        → rows ID-row1, ID-row2, then (start_cursor "r2") ID-row3
-//     an ID containing "missing" → 404 {object: "error", code: "object_not_found"}
-//   Jira under /jira (the node's host), Basic auth jira@example.com:jira-stand-in-token:
-//     GET /rest/api/2/search?jql=project=KEY…&startAt&maxResults → 3 issues of project KEY, maxResults a page
+//     an ID containing "missing" → 404 object_not_found; "busy" → its first request a 429 rate_limited
+//     with Retry-After: 1 (asked again sooner: 429 again)
+//   Jira under /jira (Cloud) and /jira-dc (Data Center), Basic auth jira@example.com:jira-stand-in-token:
+//     Cloud GET /rest/api/2/search → 410 (removed); /rest/api/2/search/jql?jql&maxResults&fields&nextPageToken
+//     → 3 issues of project KEY, at most 100 a page, nextPageToken while more (ids only without `fields`)
+//     DC GET /rest/api/2/search?jql&startAt&maxResults → 5 issues, at most 2 a page; /search/jql → 404
 //   Airtable under /airtable (AIRTABLE_BASE_URL), Bearer pat-airtable-stand-in:
-//     POST /v0/BASE/TABLE/listRecords {offset?} → records 1–2 with offset "o2", then record 3
+//     POST /v0/BASE/TABLE/listRecords {pageSize ≤ 100, maxRecords, offset} → pages of up to 100 records
+//     (3 records, 150 when TABLE holds "big") with an opaque offset while more; a bad pageSize → 422
 //   Confluence under /confluence (the node's baseUrl), Bearer pat-confluence-stand-in:
-//     GET /rest/api/content?spaceKey&limit&start&expand → 3 pages of storage HTML, `limit` at a time, then size 0
+//     GET /rest/api/content?spaceKey&limit&start&expand → pages of storage HTML (3, 60 when the key holds
+//     "BIG"), `limit` at a time but at most 50 with a body expansion, `_links.next` while more
 // A wrong key → 401 {error}. GET /requests lists what was received (?contains= a body marker).
 import { serveStandin } from "./base.mjs";
 
@@ -33,31 +42,173 @@ const page = (url, n) => ({
   metadata: { title: `Page ${n}`, sourceURL: `${url}/p${n}`, statusCode: 200, language: "en" },
 });
 
+// FireCrawl's v1 request schemas (apps/api/src/controllers/v1/types.ts): zod objects made .strict(),
+// so a key they do not name is a 400; `integration` one of FireCrawl's listed integrations; `formats`
+// from its enum; search `limit` a whole number 1–100, `timeout`s positive whole numbers.
+const SCRAPE_OPTIONS = [
+  "formats",
+  "headers",
+  "includeTags",
+  "excludeTags",
+  "onlyMainContent",
+  "timeout",
+  "waitFor",
+  "extract",
+  "jsonOptions",
+  "changeTrackingOptions",
+  "mobile",
+  "parsePDF",
+  "actions",
+  "location",
+  "geolocation",
+  "skipTlsVerification",
+  "removeBase64Images",
+  "fastMode",
+  "blockAds",
+  "proxy",
+  "maxAge",
+  "storeInCache",
+];
+const FIRECRAWL_KEYS = {
+  "/v1/scrape": ["url", ...SCRAPE_OPTIONS, "origin", "integration", "zeroDataRetention", "agent"],
+  "/v1/crawl": [
+    "url",
+    "includePaths",
+    "excludePaths",
+    "maxDepth",
+    "maxDiscoveryDepth",
+    "limit",
+    "allowBackwardLinks",
+    "crawlEntireDomain",
+    "allowExternalLinks",
+    "allowSubdomains",
+    "ignoreRobotsTxt",
+    "ignoreSitemap",
+    "deduplicateSimilarURLs",
+    "ignoreQueryParameters",
+    "regexOnFullURL",
+    "delay",
+    "origin",
+    "integration",
+    "scrapeOptions",
+    "webhook",
+    "maxConcurrency",
+    "zeroDataRetention",
+  ],
+  "/v1/search": [
+    "query",
+    "limit",
+    "tbs",
+    "filter",
+    "lang",
+    "country",
+    "location",
+    "origin",
+    "integration",
+    "timeout",
+    "ignoreInvalidURLs",
+    "scrapeOptions",
+  ],
+};
+const INTEGRATIONS = [
+  "dify",
+  "zapier",
+  "pipedream",
+  "raycast",
+  "langchain",
+  "crewai",
+  "llamaindex",
+  "n8n",
+  "camelai",
+  "make",
+  "flowise",
+  "metagpt",
+  "relevanceai",
+];
+const FORMATS = [
+  "markdown",
+  "html",
+  "rawHtml",
+  "links",
+  "screenshot",
+  "screenshot@fullPage",
+  "extract",
+  "json",
+  "summary",
+  "changeTracking",
+];
+const wholePositive = (v) => Number.isSafeInteger(v) && v > 0;
+
+/** The zod issues FireCrawl would report for a POST body (empty: valid). */
+function validateFirecrawl(path, body) {
+  const issues = [];
+  const unknown = Object.keys(body ?? {}).filter((k) => !FIRECRAWL_KEYS[path].includes(k));
+  if (unknown.length)
+    issues.push({
+      code: "unrecognized_keys",
+      keys: unknown,
+      message: "Unrecognized key in body -- please review the v1 API documentation for request body changes",
+    });
+  if (body.integration !== undefined && !INTEGRATIONS.includes(body.integration))
+    issues.push({ code: "invalid_enum_value", path: ["integration"], message: `Invalid enum value '${body.integration}'` });
+  for (const f of body.formats ?? [])
+    if (!FORMATS.includes(f)) issues.push({ code: "invalid_enum_value", path: ["formats"], message: `Invalid enum value '${f}'` });
+  if (path === "/v1/search") {
+    if (typeof body.query !== "string") issues.push({ code: "invalid_type", path: ["query"], message: "Required" });
+    if (body.limit !== undefined && !(wholePositive(body.limit) && body.limit <= 100))
+      issues.push({ code: "too_big", path: ["limit"], message: "Number must be a whole number from 1 to 100" });
+  }
+  if (body.timeout !== undefined && !wholePositive(body.timeout))
+    issues.push({ code: "invalid_type", path: ["timeout"], message: "Expected a positive integer" });
+  if (path === "/v1/crawl" && body.limit !== undefined && typeof body.limit !== "number")
+    issues.push({ code: "invalid_type", path: ["limit"], message: "Expected number" });
+  return issues;
+}
+
+/** The site a crawl walks: a last path segment starting "big-" has 150 pages, any other 3. */
+const siteSize = (id) => (id.startsWith("job-big-") ? 150 : 3);
+
 function firecrawl({ req, url, body, json }) {
   if (req.headers.authorization !== `Bearer ${FIRECRAWL_KEY}`) return json(401, { success: false, error: "Unauthorized: Invalid token" });
   const path = url.pathname.replace(/^\/firecrawl/, "");
+  if (req.method === "POST" && FIRECRAWL_KEYS[path]) {
+    const issues = validateFirecrawl(path, body ?? {});
+    if (issues.length) return json(400, { success: false, code: "BAD_REQUEST", error: "Bad Request", details: issues });
+  }
   if (req.method === "POST" && path === "/v1/scrape")
     return json(200, {
       success: true,
       data: { markdown: `# Scraped\n\n${body.url}`, metadata: { title: "Scraped page", sourceURL: body.url, statusCode: 200 } },
     });
-  if (req.method === "POST" && path === "/v1/crawl") return json(200, { success: true, id: `job-${body.url.split("/").pop()}` });
+  if (req.method === "POST" && path === "/v1/crawl") {
+    const id = `job-${body.url.split("/").pop()}`;
+    polled.set(id, { n: 0, pages: Math.min(siteSize(id), body.limit ?? 10000) });
+    return json(200, { success: true, id, url: `http://${req.headers.host}/v1/crawl/${id}` });
+  }
   if (req.method === "POST" && path === "/v1/search")
     return json(200, {
       success: true,
-      data: [{ url: "https://example.com/found", title: `Found ${body.query}`, description: `About ${body.query}` }],
+      data: Array.from({ length: Math.min(body.limit ?? 5, 2) }, (_, i) => ({
+        url: `https://example.com/found${i || ""}`,
+        title: `Found ${body.query}${i ? ` ${i}` : ""}`,
+        description: `About ${body.query}${i ? ` ${i}` : ""}`,
+      })),
     });
   const m = /^\/v1\/crawl\/([^/]+)$/.exec(path);
   if (req.method === "GET" && m) {
     const id = decodeURIComponent(m[1]);
     if (id.endsWith("broken")) return json(200, { status: "failed" });
-    const n = (polled.get(id) ?? 0) + 1;
-    polled.set(id, n);
-    if (n === 1) return json(200, { status: "scraping", completed: 0, total: 3 });
+    const job = polled.get(id);
+    if (!job) return json(404, { success: false, error: "Job not found" });
+    if (++job.n === 1) return json(200, { status: "scraping", completed: 0, total: job.pages });
+    // As crawl-status.ts pages a job: 100 documents from ?skip, and `next` while more remain — built
+    // from FireCrawl's own host (http on a local instance), knowing nothing of a proxy's path prefix.
+    const skip = Number(url.searchParams.get("skip") ?? 0);
     const site = `https://docs.example.com/${id.slice(4)}`;
-    if (url.searchParams.get("skip") === "2") return json(200, { status: "completed", data: [page(site, 3)] });
-    const next = `http://${req.headers.host}/firecrawl/v1/crawl/${encodeURIComponent(id)}?skip=2`;
-    return json(200, { status: "completed", total: 3, data: [page(site, 1), page(site, 2)], next });
+    const data = Array.from({ length: Math.max(0, Math.min(100, job.pages - skip)) }, (_, i) => page(site, skip + i + 1));
+    const more = job.pages > skip + data.length;
+    const next = more ? `http://${req.headers.host}/v1/crawl/${encodeURIComponent(id)}?skip=${skip + data.length}` : undefined;
+    return json(200, { status: "completed", completed: job.pages, total: job.pages, data, ...(next ? { next } : {}) });
   }
   return json(404, { success: false, error: `no stand-in for ${path}` });
 }
@@ -90,10 +241,48 @@ const notionPage = (id) => ({
   },
 });
 
-function notion({ req, url, body, json }) {
-  if (req.headers.authorization !== `Bearer ${NOTION_TOKEN}` || !req.headers["notion-version"])
-    return json(401, { object: "error", status: 401, code: "unauthorized", message: "API token is invalid." });
+// Notion's request rules (developers.notion.com/reference/request-limits, /reference/intro#pagination):
+// a Notion-Version header on every request; page_size a whole number up to 100; past its rate limit a
+// 429 `rate_limited` with Retry-After (whole seconds), and a request before that wait is refused again.
+const notionError = (json, status, code, message) => json(status, { object: "error", status, code, message });
+
+function validateNotion(req, url, body) {
+  if (!req.headers["notion-version"])
+    return [
+      400,
+      "missing_version",
+      "Notion-Version header failed validation: Notion-Version header should be defined, instead was `undefined`.",
+    ];
+  const raw = req.method === "GET" ? url.searchParams.get("page_size") : body?.page_size;
+  if (raw === null || raw === undefined) return undefined;
+  const size = Number(raw);
+  const where = req.method === "GET" ? "query" : "body";
+  if (!Number.isInteger(size) || size < 1)
+    return [400, "validation_error", `${where} failed validation: ${where}.page_size should be a positive integer.`];
+  if (size > 100)
+    return [400, "validation_error", `${where} failed validation: ${where}.page_size should be ≤ \`100\`, instead was \`${size}\`.`];
+  return undefined;
+}
+
+/** When each id holding "busy" may be asked again: its first request is rate limited for 1 s. */
+const notionWaits = new Map();
+function rateLimited(path, res) {
+  const id = /\/v1\/(?:pages|blocks|databases)\/([^/]+)/.exec(path)?.[1] ?? "";
+  if (!id.includes("busy")) return false;
+  const until = notionWaits.get(id);
+  if (until !== undefined && Date.now() >= until) return false;
+  if (until === undefined) notionWaits.set(id, Date.now() + 1000);
+  res.setHeader("retry-after", "1");
+  return true;
+}
+
+function notion({ req, res, url, body, json }) {
+  if (req.headers.authorization !== `Bearer ${NOTION_TOKEN}`) return notionError(json, 401, "unauthorized", "API token is invalid.");
+  const bad = validateNotion(req, url, body);
+  if (bad) return notionError(json, ...bad);
   const path = url.pathname.replace(/^\/notion/, "");
+  if (rateLimited(path, res))
+    return notionError(json, 429, "rate_limited", "You have been rate limited. Please try again in a few minutes.");
   if (path.includes("missing"))
     return json(404, {
       object: "error",
@@ -173,31 +362,89 @@ const issue = (key, n) => ({
   },
 });
 
+// Jira Cloud (developer.atlassian.com changelog CHANGE-2046): /rest/api/{2,3}/search is removed (410);
+// /search/jql takes a bounded `jql`, returns only ids unless `fields` names more, pages by
+// nextPageToken (absent on the last page) and returns fewer than maxResults when fields are asked
+// (here at most 100, as Cloud's older search did). /jira-dc/ is a Data Center server: no /search/jql
+// (404), /search with startAt, maxResults capped by the admin's jira.search.views.default.max (here 2).
+const JIRA_REMOVED =
+  "The requested API has been removed. Please migrate to the /rest/api/3/search/jql API. " +
+  "A full migration guideline is available at https://developer.atlassian.com/changelog/#CHANGE-2046";
+const DC_MAX_RESULTS = 2;
+
+function jiraIssues(url, count) {
+  const key = /project=([^ ]+)/.exec(url.searchParams.get("jql") ?? "")?.[1] ?? "X";
+  return Array.from({ length: count }, (_, i) => issue(key, i + 1));
+}
+
+function jiraCloud(url, json) {
+  const jql = (url.searchParams.get("jql") ?? "").trim();
+  if (!jql || /^order by/i.test(jql))
+    return json(400, {
+      errorMessages: ["Unbounded JQL queries are not allowed here. Please add a search restriction to your query."],
+      errors: {},
+    });
+  const fields = url.searchParams.getAll("fields").join(",") || "id";
+  const idsOnly = fields.split(",").every((f) => f === "id" || f === "key");
+  const token = url.searchParams.get("nextPageToken");
+  const start = token ? Number(Buffer.from(token, "base64url").toString()) : 0;
+  if (!Number.isInteger(start) || start < 0) return json(400, { errorMessages: ["Invalid nextPageToken."], errors: {} });
+  const size = Math.min(Number(url.searchParams.get("maxResults") ?? 50), idsOnly ? 5000 : 100);
+  const all = jiraIssues(url, 3);
+  const page = all.slice(start, start + size).map((i) => (idsOnly ? { id: i.id } : i));
+  const more = start + page.length < all.length;
+  return json(200, { issues: page, ...(more ? { nextPageToken: Buffer.from(String(start + page.length)).toString("base64url") } : {}) });
+}
+
 function jira({ req, url, json }) {
   if (req.headers.authorization !== JIRA_AUTH) return json(401, { errorMessages: ["Unauthorized"] });
-  if (url.pathname !== "/jira/rest/api/2/search") return json(404, { errorMessages: ["Not found"] });
-  const key = /project=([^ ]+)/.exec(url.searchParams.get("jql") ?? "")?.[1] ?? "X";
-  const startAt = Number(url.searchParams.get("startAt") ?? 0);
-  const max = Number(url.searchParams.get("maxResults") ?? 50);
-  const all = [1, 2, 3].map((n) => issue(key, n));
-  return json(200, { startAt, maxResults: max, total: all.length, issues: all.slice(startAt, startAt + max) });
+  const dc = url.pathname.startsWith("/jira-dc/");
+  const path = url.pathname.replace(/^\/jira(-dc)?/, "");
+  if (!dc && /^\/rest\/api\/[23]\/search$/.test(path)) return json(410, { errorMessages: [JIRA_REMOVED], errors: {} });
+  if (!dc && /^\/rest\/api\/[23]\/search\/jql$/.test(path)) return jiraCloud(url, json);
+  if (dc && path === "/rest/api/2/search") {
+    const startAt = Number(url.searchParams.get("startAt") ?? 0);
+    const max = Math.min(Number(url.searchParams.get("maxResults") ?? 50), DC_MAX_RESULTS);
+    const all = jiraIssues(url, 5);
+    return json(200, { startAt, maxResults: max, total: all.length, issues: all.slice(startAt, startAt + max) });
+  }
+  return json(404, { message: `null for uri: http://${req.headers.host}${url.pathname}`, "status-code": 404 });
 }
+
+// Airtable's list records (airtable.com/developers/web/api/list-records; support's "API record limits"):
+// pages of up to 100 records (`pageSize` at most 100), an `offset` while more remain, `maxRecords`
+// bounding the whole list. A table whose id holds "big" has 150 records, any other 3.
+const AIRTABLE_INVALID = {
+  type: "INVALID_REQUEST_UNKNOWN",
+  message: "Invalid request: parameter validation failed. Check your request data.",
+};
 
 function airtable({ req, url, body, json }) {
   if (req.headers.authorization !== "Bearer pat-airtable-stand-in") return json(401, { error: { type: "AUTHENTICATION_REQUIRED" } });
   const m = /^\/airtable\/v0\/([^/]+)\/([^/]+)\/listRecords$/.exec(url.pathname);
   if (!m || req.method !== "POST") return json(404, { error: "NOT_FOUND" });
+  const b = body ?? {};
+  if (b.pageSize !== undefined && !(typeof b.pageSize === "number" && b.pageSize >= 1 && b.pageSize <= 100))
+    return json(422, { error: AIRTABLE_INVALID });
   const rec = (n) => ({ id: `rec${n}`, createdTime: "2024-01-01T00:00:00.000Z", fields: { Name: `Owl ${n}`, Table: m[2] } });
-  if (body?.offset === "o2") return json(200, { records: [rec(3)] });
-  return json(200, { records: [rec(1), rec(2)], offset: "o2" });
+  const total = Math.min(m[2].includes("big") ? 150 : 3, b.maxRecords ?? Number.POSITIVE_INFINITY);
+  const start = b.offset ? Number(/^itr[^/]*\/rec(\d+)$/.exec(b.offset)?.[1] ?? Number.NaN) - 1 : 0;
+  if (!Number.isInteger(start)) return json(422, { error: AIRTABLE_INVALID });
+  const end = Math.min(start + (b.pageSize ?? 100), total);
+  const records = Array.from({ length: Math.max(0, end - start) }, (_, i) => rec(start + i + 1));
+  return json(200, { records, ...(end < total ? { offset: `itrStandin/rec${end + 1}` } : {}) });
 }
 
+// Confluence's GET /rest/api/content (Cloud: "limit … may be restricted by fixed system limits"; the
+// Server/DC KB gives 50 with a body expansion): `limit` capped at 50 when expanding body, `size` what
+// came back, `_links.next` while more remain. A space key holding "BIG" has 60 pages, any other 3.
 function confluence({ req, url, json }) {
   if (req.headers.authorization !== "Bearer pat-confluence-stand-in") return json(401, { message: "Unauthorized" });
   if (url.pathname !== "/confluence/rest/api/content") return json(404, { message: "Not found" });
   const space = url.searchParams.get("spaceKey") ?? "";
   const start = Number(url.searchParams.get("start") ?? 0);
-  const limit = Number(url.searchParams.get("limit") ?? 25);
+  const expand = url.searchParams.get("expand") ?? "";
+  const limit = Math.min(Number(url.searchParams.get("limit") ?? 25), expand.includes("body") ? 50 : 200);
   const page = (n) => ({
     id: `${n}00`,
     type: "page",
@@ -214,8 +461,16 @@ function confluence({ req, url, json }) {
       },
     },
   });
-  const results = [1, 2, 3].slice(start, start + limit).map(page);
-  return json(200, { results, start, limit, size: results.length });
+  const total = space.includes("BIG") ? 60 : 3;
+  const results = Array.from({ length: Math.max(0, Math.min(limit, total - start)) }, (_, i) => page(start + i + 1));
+  const more = start + results.length < total;
+  const q = (at) => new URLSearchParams({ spaceKey: space, limit: String(limit), start: String(at), expand }).toString();
+  const _links = {
+    base: `http://${req.headers.host}/confluence`,
+    context: "/confluence",
+    ...(more ? { next: `/rest/api/content?${q(start + results.length)}` } : {}),
+  };
+  return json(200, { results, start, limit, size: results.length, _links });
 }
 
 export function startLoadersHostedStandin() {
@@ -223,7 +478,7 @@ export function startLoadersHostedStandin() {
     if (ctx.url.pathname.startsWith("/firecrawl/")) return firecrawl(ctx);
     if (ctx.url.pathname.startsWith("/spider/")) return spider(ctx);
     if (ctx.url.pathname.startsWith("/notion/")) return notion(ctx);
-    if (ctx.url.pathname.startsWith("/jira/")) return jira(ctx);
+    if (ctx.url.pathname.startsWith("/jira/") || ctx.url.pathname.startsWith("/jira-dc/")) return jira(ctx);
     if (ctx.url.pathname.startsWith("/airtable/")) return airtable(ctx);
     if (ctx.url.pathname.startsWith("/confluence/")) return confluence(ctx);
     return ctx.json(404, { error: "unknown service" });

@@ -14,6 +14,8 @@ export interface TreeEntry {
   path: string;
   type: string;
   size?: number;
+  /** The object's sha: for a `tree` entry, what lists its folder. */
+  sha?: string;
 }
 
 export interface GithubApiOptions {
@@ -81,13 +83,20 @@ export class GithubApi {
     return redact(text.slice(0, 300), this.o.token ? [this.o.token] : []);
   }
 
-  /** Every path of the branch (GET /repos/{o}/{r}/git/trees/{branch}?recursive=1). */
-  async tree(owner: string, repo: string, branch: string): Promise<{ entries: TreeEntry[]; truncated: boolean }> {
-    const res = await this.call(
-      `/repos/${enc(owner)}/${enc(repo)}/git/trees/${enc(branch)}?recursive=1`,
-      "application/vnd.github+json",
-      `repository ${owner}/${repo} at branch "${branch}"`,
-    );
+  /**
+   * The entries of a tree (GET /repos/{o}/{r}/git/trees/{ref}): `ref` a branch or a tree's sha; every
+   * path below it when recursive, else its own entries. `truncated`: GitHub cut a recursive listing
+   * (100,000 entries or 7 MB) and the rest must be listed one sub-tree at a time.
+   */
+  async tree(
+    owner: string,
+    repo: string,
+    ref: string,
+    recursive = true,
+    what = `repository ${owner}/${repo} at branch "${ref}"`,
+  ): Promise<{ entries: TreeEntry[]; truncated: boolean }> {
+    const path = `/repos/${enc(owner)}/${enc(repo)}/git/trees/${enc(ref)}${recursive ? "?recursive=1" : ""}`;
+    const res = await this.call(path, "application/vnd.github+json", what);
     const body = (await res.json().catch(() => ({}))) as { tree?: unknown; truncated?: unknown };
     if (!Array.isArray(body.tree)) throw fail("UPSTREAM_FAILED", `GitHub answered a tree without entries for ${owner}/${repo}`);
     const entries = body.tree.filter((e): e is TreeEntry => !!e && typeof e.path === "string" && typeof e.type === "string");

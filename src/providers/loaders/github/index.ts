@@ -1,6 +1,7 @@
 // The github loader (Flowise's `github`: repoLink, branch, recursive, ignorePath, maxConcurrency,
 // maxRetries, githubBaseUrl, githubInstanceApi; credential githubApi with accessToken) over GitHub's
-// REST API: one tree listing, then each text file's raw contents, maxConcurrency at a time.
+// REST API: one tree listing (folder by folder when GitHub truncates it), then each text file's raw
+// contents, maxConcurrency at a time.
 // Documents as LangChain's GithubRepoLoader gives them: {source: path, repository, branch}.
 // Binary files (by extension) and submodules are left out; what would pass MAX_TEXT_MB or
 // MAX_CHUNKS_PER_UPSERT is refused (413) from the listing's sizes, before any file is fetched.
@@ -16,6 +17,8 @@ import { ignoreMatcher, ignorePatterns } from "./ignore";
 
 const DEFAULT_CONCURRENCY = 2;
 const DEFAULT_RETRIES = 2;
+/** The most folders listed one by one when GitHub truncates the recursive listing. */
+const MAX_TREE_CALLS = 1_000;
 
 interface RepoRef {
   owner: string;
@@ -59,6 +62,31 @@ function filesToLoad(entries: TreeEntry[], folder: string, recursive: boolean, i
   });
 }
 
+/**
+ * The branch listed one tree at a time, as GitHub advises when it truncates a recursive listing
+ * (over 100,000 entries or 7 MB): the root, each folder on the way to the link's folder, and every
+ * folder below that when recursive. Paths are the full ones a recursive listing gives.
+ */
+async function walkTree(api: GithubApi, ref: RepoRef, branch: string, recursive: boolean): Promise<TreeEntry[]> {
+  const folder = ref.path.replace(/\/+$/, "");
+  const wanted = (path: string) =>
+    folder.startsWith(`${path}/`) || path === folder || (recursive && (!folder || path.startsWith(`${folder}/`)));
+  const out: TreeEntry[] = [];
+  const queue = [{ sha: branch, prefix: "" }];
+  for (let calls = 0; queue.length; calls++) {
+    if (calls >= MAX_TREE_CALLS)
+      throw fail("LIMIT_EXCEEDED", `Repository ${ref.owner}/${ref.repo} has more than ${MAX_TREE_CALLS} folders to list: link a folder`);
+    const { sha, prefix } = queue.shift() as { sha: string; prefix: string };
+    const what = `folder "${prefix || "/"}" of ${ref.owner}/${ref.repo}`;
+    for (const e of (await api.tree(ref.owner, ref.repo, sha, false, what)).entries) {
+      const path = prefix + e.path;
+      out.push({ ...e, path });
+      if (e.type === "tree" && e.sha && wanted(path)) queue.push({ sha: e.sha, prefix: `${path}/` });
+    }
+  }
+  return out;
+}
+
 /** Runs `work` over `items`, at most `limit` at a time, keeping their order. */
 async function pooled<T, R>(items: T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
   const out = new Array<R>(items.length);
@@ -95,7 +123,9 @@ async function loadGithub(input: LoaderInput): Promise<Document[]> {
   });
   const baseUrl = (str(config.githubBaseUrl) ?? "https://github.com").replace(/\/+$/, "");
 
-  const { entries } = await api.tree(ref.owner, ref.repo, branch);
+  const listed = await api.tree(ref.owner, ref.repo, branch);
+  // A truncated listing misses files: read the folders one by one instead of loading part of the repository.
+  const entries = listed.truncated ? await walkTree(api, ref, branch, recursive) : listed.entries;
   const files = filesToLoad(entries, ref.path, recursive, ignored);
   if (files.length > limits.chunks) throw overLimit(limits, "chunks", `Repository ${ref.owner}/${ref.repo}`, files.length);
   const bytes = files.reduce((n, f) => n + (f.size ?? 0), 0);

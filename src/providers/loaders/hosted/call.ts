@@ -22,16 +22,46 @@ export interface HostedCall {
   field?: string;
   /** How long the call may take (default CALL_TIMEOUT_MS): a browser rendering a page takes longer. */
   timeoutMs?: number;
+  /**
+   * How many times a 429 is asked again after the `Retry-After` seconds it names (at most
+   * MAX_RETRY_AFTER_S; without the header, 1 s): for services that document it (Notion). Default 0.
+   */
+  rateLimitRetries?: number;
+  /** Non-2xx statuses answered to the caller instead of failing (a 404 that means "not this API"). */
+  allowStatus?: number[];
 }
 
 export interface HostedAnswer {
   text: string;
   contentType: string;
+  status: number;
 }
+
+/** The longest `Retry-After` waited for; a service asking more fails the call with its 429. */
+const MAX_RETRY_AFTER_S = 30;
 
 /** A service's 2xx answer as text (at most `maxBytes`); anything else a 502/504 naming it. */
 export async function hostedCall(input: LoaderInput, call: HostedCall): Promise<HostedAnswer> {
-  const scrub = (s: string) => redact(s.slice(0, 300), call.secrets ?? []);
+  for (let attempt = 0; ; attempt++) {
+    const { res, text } = await callOnce(input, call);
+    if (res.status === 429 && attempt < (call.rateLimitRetries ?? 0)) {
+      // Retry-After is whole seconds; a wait longer than we hold a load open fails with the 429 below.
+      const wait = Number(res.headers.get("retry-after") ?? 1);
+      if (Number.isFinite(wait) && wait >= 0 && wait <= MAX_RETRY_AFTER_S) {
+        await new Promise((r) => setTimeout(r, wait * 1000));
+        continue;
+      }
+    }
+    if (!res.ok && !call.allowStatus?.includes(res.status))
+      throw fail("UPSTREAM_FAILED", scrub(call, `${call.service} answered ${res.status}: ${messageOf(text)}`));
+    return { text, contentType: res.headers.get("content-type") ?? "", status: res.status };
+  }
+}
+
+const scrub = (call: HostedCall, s: string) => redact(s.slice(0, 300), call.secrets ?? []);
+
+/** One request: the response and its text (at most `maxBytes`); unreachable a 502, too slow a 504. */
+async function callOnce(input: LoaderInput, call: HostedCall): Promise<{ res: Response; text: string }> {
   const timeoutMs = call.timeoutMs ?? CALL_TIMEOUT_MS;
   const signal = AbortSignal.timeout(timeoutMs);
   const init = { ...call.init, signal };
@@ -46,16 +76,14 @@ export async function hostedCall(input: LoaderInput, call: HostedCall): Promise<
   } catch (err) {
     if (err instanceof ApiError) throw err;
     if (signal.aborted) throw fail("TIMEOUT", `${call.service} did not answer within ${Math.ceil(timeoutMs / 1000)} s`);
-    throw fail("UPSTREAM_FAILED", `${call.service} is unreachable: ${scrub(errorMessage(err))}`);
+    throw fail("UPSTREAM_FAILED", `${call.service} is unreachable: ${scrub(call, errorMessage(err))}`);
   }
   const length = Number(res.headers.get("content-length"));
   if (Number.isFinite(length) && length > input.maxBytes)
     throw fail("UPSTREAM_FAILED", `${call.service} answered more than the upload limit allows`);
   const bytes = new Uint8Array(await res.arrayBuffer().catch(() => new ArrayBuffer(0)));
   if (bytes.length > input.maxBytes) throw fail("UPSTREAM_FAILED", `${call.service} answered more than the upload limit allows`);
-  const text = new TextDecoder().decode(bytes);
-  if (!res.ok) throw fail("UPSTREAM_FAILED", scrub(`${call.service} answered ${res.status}: ${messageOf(text)}`));
-  return { text, contentType: res.headers.get("content-type") ?? "" };
+  return { res, text: new TextDecoder().decode(bytes) };
 }
 
 /** A service's 2xx JSON answer (502 when it is not JSON). */

@@ -1,7 +1,7 @@
 // Hosted crawlers as document loaders:
 //   fireCrawl (credential fireCrawlApi: firecrawlApiToken, firecrawlApiUrl — default https://api.firecrawl.dev,
 //     under the endpoint rule): crawlerType `scrape` POST /v1/scrape; `crawl` POST /v1/crawl, then
-//     GET /v1/crawl/{id} every 2 s until completed (its `next` pages followed, same origin only);
+//     GET /v1/crawl/{id} every 2 s until completed (then its `next` pages, asked of our URL for the job);
 //     `search` POST /v1/search. Documents as Flowise's FireCrawlLoader makes them: the markdown, the
 //     page's metadata with source/title/description/language/statusCode. `extract` is not offered.
 //   spiderDocumentLoaders (credential spiderApi: spiderApiKey): POST {SPIDER_BASE_URL}/v1/crawl, mode
@@ -16,7 +16,8 @@ import { hostedJson, serviceBase } from "./call";
 
 const POLL_MS = 2_000;
 const CRAWL_DEADLINE_MS = 5 * 60_000;
-const MAX_NEXT_PAGES = 100;
+/** FireCrawl's most results a search (its `limit` is 1–100). */
+const SEARCH_MAX_RESULTS = 100;
 
 const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === "object" && !Array.isArray(v);
 const text = (v: unknown) => (typeof v === "string" ? v.trim() : "");
@@ -69,11 +70,14 @@ async function loadFireCrawl(input: LoaderInput): Promise<Document[]> {
   if (mode === "search") {
     const query = text(config.searchQuery);
     if (!query) throw fail("INVALID_INPUT", "fireCrawl: Search query is required for search mode");
+    // FireCrawl refuses (400) a search limit outside 1–100 and a timeout that is not a positive whole number.
+    const limit = Math.min(Math.max(Number.parseInt(String(config.searchLimit ?? ""), 10) || 5, 1), SEARCH_MAX_RESULTS);
+    const timeout = Math.round(Number(config.searchTimeout)) || undefined;
     const res = await call("/v1/search", {
       query,
-      limit: Number.parseInt(String(config.searchLimit ?? ""), 10) || 5,
+      limit,
       ...defined({ lang: text(config.searchLang) || undefined, country: text(config.searchCountry) || undefined }),
-      ...defined({ timeout: Number(config.searchTimeout) || undefined }),
+      ...defined({ timeout: timeout && timeout > 0 ? timeout : undefined }),
     });
     if (res.success === false) throw fail("UPSTREAM_FAILED", `FireCrawl: the search failed: ${text(res.warning) || "unknown error"}`);
     const data = Array.isArray(res.data) ? res.data.filter(isObject) : [];
@@ -110,12 +114,16 @@ async function loadFireCrawl(input: LoaderInput): Promise<Document[]> {
   if (status.status === "failed") throw fail("UPSTREAM_FAILED", `FireCrawl: the crawl of ${url} failed`);
   if (status.status !== "completed") throw fail("UPSTREAM_FAILED", `FireCrawl: unknown crawl status ${JSON.stringify(status.status)}`);
   const pages: unknown[] = Array.isArray(status.data) ? [...status.data] : [];
-  // A large crawl comes in pages: each answer's `next` URL (FireCrawl's own, so its origin only).
-  for (let n = 0; typeof status.next === "string" && status.next && n < MAX_NEXT_PAGES; n++) {
-    if (new URL(status.next, api).origin !== new URL(api).origin) break;
+  // A crawl's results come 100 (or 10 MB) at a time, each answer's `next` naming the rest
+  // (…/v1/crawl/{id}?skip=N) until none. FireCrawl builds it from its own host and scheme, which behind
+  // a proxy or a path prefix is not our firecrawlApiUrl: its query is asked of our URL for the job
+  // (the key never goes elsewhere), and every page is read — the chunk limit bounds them.
+  const jobUrl = `${api}/v1/crawl/${encodeURIComponent(id)}`;
+  for (let next = text(status.next); next; next = text(status.next)) {
     if (pages.length > input.limits.chunks) break;
-    status = await call("", undefined, new URL(status.next, api).toString());
-    if (Array.isArray(status.data)) pages.push(...status.data);
+    status = await call("", undefined, `${jobUrl}${new URL(next, api).search}`);
+    if (!Array.isArray(status.data) || !status.data.length) break; // nothing more, whatever `next` says
+    pages.push(...status.data);
   }
   if (pages.length > input.limits.chunks) throw overLimit(input.limits, "chunks", `FireCrawl's crawl of ${url}`, pages.length);
   return pages.map((p) => pageDocument(p, url));

@@ -1,19 +1,28 @@
 // jira (credential jiraApi: username, accessToken — Basic auth): a project's issues through Jira's
-// REST search (GET {host}/rest/api/2/search?jql=project=KEY[ AND created>=DATE]&startAt&maxResults),
-// page after page until one comes back empty, as LangChain's JiraProjectLoader reads them: one
-// document per issue in its text layout, metadata {id, title, host, projectKey}. `host` is the
-// flow's choice: under the outbound request rule.
+// enhanced JQL search (GET {host}/rest/api/2/search/jql?jql=project=KEY[ AND created>=DATE]&maxResults
+// &fields=*navigable&nextPageToken), following nextPageToken until the last page, as LangChain's
+// JiraProjectLoader reads them: one document per issue in its text layout, metadata {id, title, host,
+// projectKey}. Jira Cloud removed the older /rest/api/2/search (CHANGE-2046: a 410) that LangChain
+// still calls; a server without /search/jql (Jira Data Center answers 404) is read through
+// /rest/api/2/search with startAt. `host` is the flow's choice: under the outbound request rule.
 import { Document } from "@langchain/core/documents";
 import { fail } from "../../../errors";
 import { overLimit } from "../../../lib/limits";
 import { credentialOf } from "../../config";
 import type { LoaderDefinition, LoaderInput } from "../types";
-import { hostedJson } from "./call";
+import { hostedCall } from "./call";
 
 type Obj = Record<string, unknown>;
 const isObject = (v: unknown): v is Obj => !!v && typeof v === "object" && !Array.isArray(v);
 const o = (v: unknown): Obj => (isObject(v) ? v : {});
 const name = (v: unknown) => o(v).name;
+const json = (text: string): Obj => {
+  try {
+    return o(JSON.parse(text));
+  } catch {
+    throw fail("UPSTREAM_FAILED", "Jira answered something that is not JSON");
+  }
+};
 
 const mainInfo = (issue: Obj, host: string) => `${issue.key} (ID ${issue.id}) - ${o(issue.fields).summary} (${host}/browse/${issue.key})`;
 
@@ -65,19 +74,41 @@ async function loadJira(input: LoaderInput): Promise<Document[]> {
     throw fail("INVALID_INPUT", "jira needs a jiraApi credential with username and accessToken");
   const auth = `Basic ${btoa(`${username}:${accessToken}`)}`;
   const jql = [`project=${projectKey}`, ...(createdAfter ? [`created>=${new Date(createdAfter).toISOString().slice(0, 10)}`] : [])];
-  const issues: Obj[] = [];
-  for (let startAt = 0; ; startAt += limit) {
-    const params = new URLSearchParams({ jql: jql.join(" AND "), startAt: String(startAt), maxResults: String(limit) });
-    const data = await hostedJson(input, {
+  const headers = { Authorization: auth, Accept: "application/json" };
+  const get = (path: string, query: Record<string, string>, allowStatus?: number[]) =>
+    hostedCall(input, {
       service: "Jira",
-      url: `${host}/rest/api/2/search?${params}`,
-      init: { headers: { Authorization: auth, Accept: "application/json" } },
+      url: `${host}/rest/api/2/${path}?${new URLSearchParams(query)}`,
+      init: { headers },
       secrets: [accessToken, auth.slice(6)],
+      allowStatus,
     });
-    const page = isObject(data) && Array.isArray(data.issues) ? data.issues.filter(isObject) : [];
-    if (!page.length) break;
+  const base = { jql: jql.join(" AND "), maxResults: String(limit) };
+  const issues: Obj[] = [];
+  const add = (data: Obj) => {
+    const page = Array.isArray(data.issues) ? data.issues.filter(isObject) : [];
     issues.push(...page);
     if (issues.length > limits.chunks) throw overLimit(limits, "chunks", `Jira project ${projectKey}`, issues.length);
+    return page.length;
+  };
+  // The enhanced search returns only ids unless `fields` names more; *navigable is what /search gave.
+  let answer = await get("search/jql", { ...base, fields: "*navigable" }, [404]);
+  if (answer.status !== 404) {
+    for (;;) {
+      const data = json(answer.text);
+      // A page may hold fewer than maxResults (Jira caps it); only a missing nextPageToken ends the list.
+      const token = typeof data.nextPageToken === "string" ? data.nextPageToken : "";
+      if (!add(data) || !token) break;
+      answer = await get("search/jql", { ...base, fields: "*navigable", nextPageToken: token });
+    }
+  } else {
+    // Data Center: startAt moves by what came back — maxResults over the server's cap returns fewer.
+    for (let startAt = 0; ; ) {
+      const data = json((await get("search", { ...base, startAt: String(startAt) })).text);
+      const n = add(data);
+      startAt += n;
+      if (!n || (typeof data.total === "number" && startAt >= data.total)) break;
+    }
   }
   return issues.map(
     (issue) =>

@@ -49,7 +49,8 @@ function form(file: LoaderFile, config: Record<string, unknown>): FormData {
     ["skip_infer_table_types", JSON.stringify(list(config.skipInferTableTypes, "skipInferTableTypes"))],
     ["hi_res_model_name", str(config.hiResModelName) || undefined],
     ["include_page_breaks", isTrue(config.includePageBreaks) ? "true" : undefined],
-    ["chunking_strategy", str(config.chunkingStrategy) || undefined],
+    // Flowise's "None" option means no chunking; sent as a name, Unstructured refuses it (422/400).
+    ["chunking_strategy", /^none$/i.test(str(config.chunkingStrategy)) ? undefined : str(config.chunkingStrategy) || undefined],
     ["multipage_sections", isSet(config.multiPageSections) ? String(isTrue(config.multiPageSections)) : undefined],
   ];
   for (const [key, input] of [

@@ -3,7 +3,8 @@
 // as LangChain's NotionAPILoader reads them: a page's blocks (GET /v1/blocks/{id}/children, every
 // page of them, children of blocks too) as markdown, its child pages (and child databases' rows) as
 // documents of their own; a database's rows (POST /v1/databases/{id}/query, every page) one document
-// each. Metadata: the page object without `id`, `notionId`, and `properties` as text by name.
+// each. Lists are read page by page (page_size ≤ 100, start_cursor until has_more is false); a 429
+// waits its Retry-After. Metadata: the page object without `id`, `notionId`, and `properties` as text by name.
 import { Document } from "@langchain/core/documents";
 import { fail } from "../../../errors";
 import { overLimit } from "../../../lib/limits";
@@ -41,6 +42,9 @@ class NotionReader {
       url: `${this.api}${path}`,
       init,
       secrets: [this.token],
+      // Notion averages 3 requests a second per integration and answers 429 with Retry-After past
+      // that; a page tree of hundreds of blocks gets there, so the wait is honoured, not a failure.
+      rateLimitRetries: 3,
     });
     return isObject(res) ? res : {};
   }
