@@ -90,7 +90,7 @@ describe("jiraTool: issues on Jira Cloud (jiraApi, API v3)", () => {
       `PUT /rest/api/3/issue/${key}`,
       `PUT /rest/api/3/issue/${key}/assignee`,
       `POST /rest/api/3/issue/${key}/transitions`,
-      "GET /rest/api/3/search",
+      "GET /rest/api/3/search/jql",
       `DELETE /rest/api/3/issue/${key}`,
     ]);
     for (const r of reqs) expect(r.headers.authorization).toBe(BASIC);
@@ -106,7 +106,7 @@ describe("jiraTool: issues on Jira Cloud (jiraApi, API v3)", () => {
     expect(reqs[2].body).toEqual({ fields: { summary: `Fixed ${m}`, description: adf("Now it works") } });
     expect(reqs[3].body).toEqual({ accountId: "acc-1" });
     expect(reqs[4].body).toEqual({ transition: { id: "31" } });
-    expect(reqs[5].query).toEqual({ jql: `project = ${project} AND (status = Done)`, maxResults: "5" });
+    expect(reqs[5].query).toEqual({ jql: `project = ${project} AND (status = Done)`, maxResults: "5", fields: "*navigable" });
   });
 
   it("node inputs fix arguments: the node's value wins over the model's, and the argument is optional for the model", async () => {
@@ -129,7 +129,27 @@ describe("jiraTool: issues on Jira Cloud (jiraApi, API v3)", () => {
     expect(answer.usedTools.map((t: { tool: string }) => t.tool)).toEqual(["create_issue", "list_issues"]);
     const [create, list] = await received(project);
     expect(create.body.fields).toEqual({ project: { key: project }, issuetype: { name: "Task" }, summary: `Node summary ${m}` });
-    expect(list.query).toEqual({ jql: `project = ${project} AND (status = 'To Do')`, maxResults: "7" });
+    expect(list.query).toEqual({ jql: `project = ${project} AND (status = 'To Do')`, maxResults: "7", fields: "*navigable" });
+  });
+
+  it("listing on Jira Cloud uses /search/jql (GET /search answers 410 there): fields asked for, a startAt reached by skipping", async () => {
+    const id = await saveJira({ jiraType: "issues", issueActions: JSON.stringify(ALL_ISSUES) }, await cloud());
+    const m = marker();
+    const project = `S${m.toUpperCase()}`;
+    const made = [1, 2, 3].map((n) => callOf("create_issue", { projectKey: project, issueType: "Task", summary: `Task ${n} ${m}` }));
+    const answer = await predict(
+      id,
+      `Jira ${m} ${made.join(" ")} ${callOf("list_issues", { projectKey: project, maxResults: 1, startAt: 1 })}`,
+    );
+    const listed = JSON.parse(answer.usedTools.at(-1).toolOutput);
+    expect(listed.issues.map((i: { key: string; fields: { summary: string } }) => [i.key, i.fields.summary])).toEqual([
+      [`${project}-2`, `Task 2 ${m}`],
+    ]);
+    const searches = (await received(project)).filter((r) => r.path.startsWith("/rest/api/3/search"));
+    // Its search has no offset: the first startAt + maxResults are asked for, and the first startAt skipped.
+    expect(searches.map((r) => [r.path, r.query])).toEqual([
+      ["/rest/api/3/search/jql", { jql: `project = ${project}`, fields: "*navigable", maxResults: "2" }],
+    ]);
   });
 
   it("Jira's errors are the tool's answer (Flowise's words, Jira's message), never the token", async () => {

@@ -3,7 +3,8 @@
 // Jira: /rest/api/3/… (Jira Cloud: Basic jira-user@example.com:jira-token-1234567; rich text must be
 // Atlassian Document Format) and /rest/api/2/… (Server/Data Center: Bearer jira-pat-7654321; rich text
 // must be a string). Wrong auth → 401, Jira's {errorMessages, errors} bodies for 400/404.
-//   GET search?jql=project = KEY…&maxResults&startAt    POST issue                GET|PUT|DELETE issue/{key}
+//   GET search?jql=project = KEY…&maxResults&startAt (v2; v3: 410)   GET search/jql?jql&fields&maxResults&nextPageToken (v3)
+//   POST issue                GET|PUT|DELETE issue/{key}
 //   PUT issue/{key}/assignee {accountId}                 POST issue/{key}/transitions {transition:{id}} (11, 21, 31)
 //   GET|POST issue/{key}/comment                         GET|PUT|DELETE issue/{key}/comment/{id}
 //   GET user/search?query   GET|POST|PUT|DELETE user(?accountId)
@@ -48,10 +49,28 @@ export async function startJiraStandin() {
   function jira(version, method, rest, url, body, res) {
     const segs = rest.split("/").map(decodeURIComponent);
     const issue = segs[0] === "issue" && segs[1] ? issues.get(segs[1]) : undefined;
-    if (segs[0] === "search" && method === "GET") {
-      const jql = url.searchParams.get("jql") ?? "";
-      const project = /project\s*=\s*"?([\w-]+)"?/.exec(jql)?.[1];
-      const all = [...issues.values()].filter((i) => !project || i.fields.project.key === project);
+    const matching = () => {
+      const project = /project\s*=\s*"?([\w-]+)"?/.exec(url.searchParams.get("jql") ?? "")?.[1];
+      return [...issues.values()].filter((i) => !project || i.fields.project.key === project);
+    };
+    // Jira Cloud removed GET /search (CHANGE-2046): 410. /search/jql needs a bounded query, answers only
+    // ids unless `fields` asks for more, at most 100 issues a page, and pages by nextPageToken.
+    if (version === "3" && segs[0] === "search" && segs.length === 1 && method === "GET")
+      return jiraError(res, 410, ["The requested API has been removed. Please migrate to the /rest/api/3/search/jql API."]);
+    if (version === "3" && segs[0] === "search" && segs[1] === "jql" && method === "GET") {
+      const jql = (url.searchParams.get("jql") ?? "").trim();
+      if (!jql || /^order by/i.test(jql))
+        return jiraError(res, 400, ["Unbounded JQL queries are not allowed here. Please add a search restriction to your query."]);
+      const start = Number(Buffer.from(url.searchParams.get("nextPageToken") ?? "MA", "base64url").toString() || 0);
+      const size = Math.min(100, Number(url.searchParams.get("maxResults") ?? 50));
+      const all = matching();
+      const fields = url.searchParams.get("fields");
+      const page = all.slice(start, start + size).map((i) => (fields ? i : { id: i.id }));
+      const more = start + page.length < all.length;
+      return json(res, 200, { issues: page, ...(more ? { nextPageToken: Buffer.from(String(start + size)).toString("base64url") } : {}) });
+    }
+    if (version === "2" && segs[0] === "search" && method === "GET") {
+      const all = matching();
       const startAt = Number(url.searchParams.get("startAt") ?? 0);
       const maxResults = Number(url.searchParams.get("maxResults") ?? 50);
       return json(res, 200, { startAt, maxResults, total: all.length, issues: all.slice(startAt, startAt + maxResults) });

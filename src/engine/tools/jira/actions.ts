@@ -31,6 +31,31 @@ const paging = {
 /** Paging as Flowise sends it: only values that are set and not 0. */
 const pageQuery = (a: Args) => ({ maxResults: a.maxResults || undefined, startAt: a.startAt || undefined });
 
+/** Pages read at most to reach a `startAt` on Jira Cloud (its search has no offset). */
+const CLOUD_SEARCH_PAGES = 10;
+
+/**
+ * Jira Cloud's issue search: GET /search/jql (Atlassian removed GET /search, which answers 410 —
+ * CHANGE-2046). It answers only ids unless `fields` asks for more, and pages by nextPageToken instead of
+ * startAt, so a `startAt` is reached by reading pages (at most CLOUD_SEARCH_PAGES) and skipping.
+ */
+async function searchCloud(jira: JiraCall, jql: string, maxResults: number, startAt: number): Promise<string> {
+  const query = { jql: jql || undefined, fields: "*navigable", maxResults: startAt + maxResults };
+  if (!startAt) return jira.call("GET", "search/jql", { query });
+  const issues: unknown[] = [];
+  let nextPageToken: string | undefined;
+  for (let page = 0; page < CLOUD_SEARCH_PAGES && issues.length < startAt + maxResults; page++) {
+    const answer = JSON.parse(await jira.call("GET", "search/jql", { query: { ...query, nextPageToken } })) as {
+      issues?: unknown[];
+      nextPageToken?: string;
+    };
+    issues.push(...(answer.issues ?? []));
+    nextPageToken = answer.nextPageToken;
+    if (!nextPageToken) break;
+  }
+  return JSON.stringify({ issues: issues.slice(startAt, startAt + maxResults), ...(nextPageToken ? { nextPageToken } : {}) });
+}
+
 /** Issue fields from the arguments: summary, description (rich text), priority, assignee. */
 function issueFields(a: Args, jira: JiraCall): Record<string, unknown> {
   const fields: Record<string, unknown> = {};
@@ -58,6 +83,7 @@ export const issueActions: JiraAction[] = [
     run: (a, jira) => {
       let jql = String(a.jql ?? "");
       if (a.projectKey && !jql.includes("project")) jql = jql ? `project = ${a.projectKey} AND (${jql})` : `project = ${a.projectKey}`;
+      if (jira.cloud) return searchCloud(jira, jql, a.maxResults || 50, a.startAt || 0);
       return jira.call("GET", "search", { query: { jql: jql || undefined, ...pageQuery(a) } });
     },
   },

@@ -16,6 +16,8 @@ export interface JiraAuth {
 
 export interface JiraCall {
   call(method: string, path: string, options?: { query?: Record<string, string | number | undefined>; body?: unknown }): Promise<string>;
+  /** Jira Cloud (API v3), whose issue search is /search/jql (the old /search answers 410 there). */
+  cloud: boolean;
   /** Text as Jira's API version takes it: v3 Atlassian Document Format, v2 plain text. */
   text(value: string): unknown;
 }
@@ -52,6 +54,7 @@ const paragraph = (text: string) => ({ type: "doc", version: 1, content: [{ type
 export function jiraClient(host: string, auth: JiraAuth, ctx: RunContext): JiraCall {
   return {
     text: (value) => (auth.apiVersion === "3" ? paragraph(value) : value),
+    cloud: auth.apiVersion === "3",
     async call(method, path, options = {}) {
       const url = new URL(`${host}/rest/api/${auth.apiVersion}/${path}`);
       for (const [key, value] of Object.entries(options.query ?? {}))
