@@ -105,6 +105,29 @@ describe("RedisBackedChatMemory over TCP (redis://)", () => {
     expect(contents).toHaveLength(4);
   });
 
+  it("a sessionTTL under one second keeps the session for a second (EXPIRE 0 would delete it at once)", async () => {
+    const cred = await urlCredential(redisUrl());
+    const sessionId = `short-ttl-${marker()}`;
+    await runFlow(memoryFlow("RedisBackedChatMemory", { credential: cred, sessionTTL: "0.5" }), makeCtx("hello", { sessionId }));
+    expect(await stored(sessionId)).toMatchObject({ ttl: 1 });
+    expect((await stored(sessionId)).items).toHaveLength(2);
+    const expire = (await tcpCommands()).filter((c) => c.args[0] === "EXPIRE" && c.args[1] === sessionId);
+    expect(expire.map((c) => c.args)).toEqual([["EXPIRE", sessionId, "1"]]);
+  });
+
+  it("a session key holding a string (not a list) is a 502 naming Redis's WRONGTYPE refusal", async () => {
+    const cred = await urlCredential(redisUrl());
+    const key = `string-key-${marker()}`;
+    await fetch(`${upstash()}/pipeline`, {
+      method: "POST",
+      headers: { Authorization: "Bearer upstash-token" },
+      body: JSON.stringify([["SET", key, "a cached value"]]),
+    });
+    const e = await err(runFlow(memoryFlow("RedisBackedChatMemory", { credential: cred, sessionId: key }), makeCtx("hello")));
+    expect(e.status).toBe(502);
+    expect(e.message).toMatch(/answered an error: WRONGTYPE/);
+  });
+
   it("redisCacheApi (host, port, user, password) sends AUTH; a wrong password is a 502 that never shows it", async () => {
     const port = new URL(redisUrl()).port;
     const good = await credential("redisCacheApi", {

@@ -4,6 +4,14 @@
 //     sends no password to a key under "secret:"; a key starting "hang:" is never answered;
 //   Upstash's REST API over HTTP: POST /pipeline and POST / with commands as JSON arrays, the REST
 //     token ("upstash-token") as a bearer token; a key starting "fail:" answers 500.
+// Refused as the real services refuse them (validateCommand, validateUpstash):
+//   Redis (redis.io command reference): a wrong argument count ("ERR wrong number of arguments for 'lpush' command"),
+//     a non-integer LRANGE index or EXPIRE seconds ("ERR value is not an integer or out of range"), a list command on
+//     a string key or GET on a list ("WRONGTYPE Operation against a key holding the wrong kind of value"); and
+//     EXPIRE with a timeout of zero or less deletes the key, as Redis does;
+//   Upstash (upstash.com/docs/redis/troubleshooting): a request over 10 MB ("ERR max request size exceeded", the
+//     Free and Pay-as-you-go limit), a key over 32 KB ("ERR max key size exceeded. Limit: …, Actual: …"), and
+//     a body that is not a command (a JSON array of strings) or, for /pipeline, an array of them.
 // GET /commands on the HTTP server lists the TCP commands received ({conn, args}); GET /keys/KEY
 // answers {items, ttl} as stored.
 import { createServer } from "node:net";
@@ -16,10 +24,30 @@ const strings = new Map();
 const ttls = new Map();
 const commands = [];
 
+// Each command's argument count as Redis checks it, the name included: exact n, or at least -n.
+const ARITY = { LPUSH: -3, RPUSH: -3, LRANGE: 4, EXPIRE: -3, TTL: 2, DEL: -2, GET: 2, SET: -3 };
+const LIST_COMMANDS = new Set(["LPUSH", "RPUSH", "LRANGE"]);
+const isInteger = (v) => /^-?\d+$/.test(String(v));
+
+/** Redis's own refusals for a command (an error reply's text), else undefined. */
+function validateCommand(cmd, args) {
+  const arity = ARITY[cmd];
+  if (arity !== undefined && (arity > 0 ? args.length !== arity : args.length < -arity))
+    return `ERR wrong number of arguments for '${cmd.toLowerCase()}' command`;
+  const numeric = cmd === "LRANGE" ? args.slice(2, 4) : cmd === "EXPIRE" ? [args[2]] : [];
+  if (numeric.some((v) => !isInteger(v))) return "ERR value is not an integer or out of range";
+  const key = args[1];
+  if ((LIST_COMMANDS.has(cmd) && strings.has(key)) || (cmd === "GET" && lists.has(key)))
+    return "WRONGTYPE Operation against a key holding the wrong kind of value";
+  return undefined;
+}
+
 function run(args, conn) {
   const [name, ...rest] = args;
   const cmd = String(name).toUpperCase();
   const key = rest[0];
+  const refused = validateCommand(cmd, args);
+  if (refused) return { error: refused };
   switch (cmd) {
     case "PING":
       return { simple: "PONG" };
@@ -47,9 +75,16 @@ function run(args, conn) {
       if (stop < 0) stop = list.length + stop;
       return { value: list.slice(start, stop + 1) };
     }
-    case "EXPIRE":
-      ttls.set(key, Number(rest[1]));
-      return { value: lists.has(key) ? 1 : 0 };
+    case "EXPIRE": {
+      const had = lists.has(key) || strings.has(key);
+      // Redis: a timeout of zero or less deletes the key at once.
+      if (Number(rest[1]) <= 0) {
+        lists.delete(key);
+        strings.delete(key);
+        ttls.delete(key);
+      } else ttls.set(key, Number(rest[1]));
+      return { value: had ? 1 : 0 };
+    }
     case "TTL":
       return { value: ttls.get(key) ?? -1 };
     case "DEL": {
@@ -142,9 +177,27 @@ function startTcp() {
   );
 }
 
+const UPSTASH_MAX_REQUEST_BYTES = 10 * 1024 * 1024;
+const UPSTASH_MAX_KEY_BYTES = 32 * 1024;
+
+/** Upstash's refusals for a whole REST request: [status, error] or undefined. */
+function validateUpstash(raw, batch) {
+  const size = Buffer.byteLength(raw);
+  if (size > UPSTASH_MAX_REQUEST_BYTES) return [400, "ERR max request size exceeded"];
+  const isCommand = (c) => Array.isArray(c) && c.length > 0 && c.every((a) => typeof a === "string" || typeof a === "number");
+  if (!Array.isArray(batch) || !batch.length || !batch.every(isCommand))
+    return [400, "ERR failed to parse command: send a JSON array of strings (a pipeline: an array of them)"];
+  for (const c of batch) {
+    const keyBytes = c.length > 1 ? Buffer.byteLength(String(c[1])) : 0;
+    if (keyBytes > UPSTASH_MAX_KEY_BYTES)
+      return [400, `ERR max key size exceeded. Limit: ${UPSTASH_MAX_KEY_BYTES} bytes, Actual: ${keyBytes} bytes`];
+  }
+  return undefined;
+}
+
 export async function startRedisStandins() {
   const tcp = await startTcp();
-  const http = await serveStandin(async ({ req, url, body, json }) => {
+  const http = await serveStandin(async ({ req, url, body, raw, json }) => {
     if (req.method === "GET" && url.pathname === "/commands") return json(200, commands);
     const keyPath = /^\/keys\/(.+)$/.exec(url.pathname);
     if (req.method === "GET" && keyPath) {
@@ -154,6 +207,8 @@ export async function startRedisStandins() {
     if (req.method !== "POST" || (url.pathname !== "/pipeline" && url.pathname !== "/")) return json(404, { error: "not found" });
     if (req.headers.authorization !== `Bearer ${UPSTASH_TOKEN}`) return json(401, { error: "Unauthorized" });
     const batch = url.pathname === "/" ? [body] : body;
+    const refused = validateUpstash(raw, batch);
+    if (refused) return json(refused[0], { error: refused[1] });
     if (batch.some((c) => String(c[1] ?? "").startsWith("fail:"))) return json(500, { error: "ERR the stand-in is having a bad day" });
     const replies = batch.map((args) => {
       const r = run(args.map(String), { authed: true });

@@ -13,6 +13,11 @@
 //     message as a memory; POST /v1/memories/search/ {query, user_id, …} → [{id, memory, user_id, score}] (that user's).
 // Metadata filters: {where: {and|or: [{jsonpath: "$[*] ? (@.key == value)"}]}} or {where: {jsonpath}}.
 // A session, collection or user named with "fail" answers 500, with "hang" never answers.
+// Memory writes are refused (400) as the services document them (validateZepMessages, validateMem0Add):
+//   Zep Cloud (help.getzep.com/api-reference/memory/add, "Memories"): `messages` a non-empty list, each with string
+//     content and role_type one of norole, system, assistant, user, function, tool; Zep v1: string role and content;
+//   mem0 (docs.mem0.ai, Add Memory): `messages` a non-empty list of {role, content} (content text, or a
+//     multimodal object).
 // GET /dump/{v1|v2}/collections/{name}, /dump/{v1|v2}/sessions/{id}, /dump/mem0/{user} show the state; GET /requests.
 import { hang, serveStandin } from "./base.mjs";
 
@@ -52,6 +57,32 @@ function compile(filter) {
   return (meta) => ands.every((c) => c(meta)) && (!ors.length || ors.some((c) => c(meta)));
 }
 
+const ZEP_ROLE_TYPES = new Set(["norole", "system", "assistant", "user", "function", "tool"]);
+
+/** Why Zep refuses a memory write's messages, else undefined. */
+function validateZepMessages(messages, cloud) {
+  if (!Array.isArray(messages) || !messages.length) return "messages must be a non-empty list";
+  for (const [i, m] of messages.entries()) {
+    if (typeof m?.content !== "string") return `messages[${i}].content must be a string`;
+    if (cloud && !ZEP_ROLE_TYPES.has(m.role_type))
+      return `messages[${i}].role_type must be one of ${[...ZEP_ROLE_TYPES].join(", ")} (got ${JSON.stringify(m.role_type)})`;
+    if (!cloud && typeof m.role !== "string") return `messages[${i}].role must be a string`;
+  }
+  return undefined;
+}
+
+/** Why mem0 refuses POST /v1/memories/, else undefined. */
+function validateMem0Add(body) {
+  const messages = body?.messages;
+  if (!Array.isArray(messages) || !messages.length) return "messages must be a non-empty list";
+  for (const [i, m] of messages.entries()) {
+    if (typeof m?.role !== "string") return `messages[${i}].role must be a string (user, assistant)`;
+    if (typeof m.content !== "string" && (typeof m.content !== "object" || m.content === null))
+      return `messages[${i}].content must be text or a multimodal object`;
+  }
+  return undefined;
+}
+
 export function startZepStandin() {
   return serveStandin(async ({ req, res, url, body, json }) => {
     const path = decodeURIComponent(url.pathname);
@@ -71,6 +102,8 @@ export function startZepStandin() {
       const list = mem0.get(user) ?? [];
       mem0.set(user, list);
       if (path === "/v1/memories/") {
+        const refused = validateMem0Add(body);
+        if (refused) return json(400, { error: refused });
         const added = (body.messages ?? [])
           .filter((m) => m.role === "user")
           .map((m) => ({ id: uuid(), memory: m.content, user_id: user, agent_id: body.agent_id ?? null, run_id: body.run_id ?? null }));
@@ -114,6 +147,8 @@ export function startZepStandin() {
         const lastn = Number(url.searchParams.get("lastn") ?? 0);
         return json(200, { ...s, messages: lastn ? s.messages.slice(-lastn) : s.messages });
       }
+      const refused = validateZepMessages(body?.messages, cloud);
+      if (refused) return json(400, { message: refused });
       if (!s) {
         if (cloud) return json(404, { message: `session ${id} not found` });
         sessions.set(id, (s = { messages: [] }));

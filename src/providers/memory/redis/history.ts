@@ -56,6 +56,7 @@ export async function loadRedisHistory(o: RedisHistoryOptions): Promise<Array<{ 
 /** Appends an exchange (question, then answer) in one LPUSH; renews the TTL in the same round trip. */
 export async function saveRedisExchange(o: RedisHistoryOptions, question: string, answer: string): Promise<void> {
   const commands: Array<Array<string | number>> = [["LPUSH", o.key, stored("human", question), stored("ai", answer)]];
-  if (o.ttl && o.ttl > 0) commands.push(["EXPIRE", o.key, Math.floor(o.ttl)]);
+  // EXPIRE takes whole seconds, and 0 deletes the key at once: a fraction under one second keeps it for one.
+  if (o.ttl && o.ttl > 0) commands.push(["EXPIRE", o.key, Math.max(1, Math.floor(o.ttl))]);
   check(o.client, await o.client.pipeline(commands));
 }
