@@ -52,11 +52,8 @@ export function randomToken(bytes = 32): string {
   return toBase64Url(crypto.getRandomValues(new Uint8Array(bytes)));
 }
 
-/**
- * A fast, synchronous 53-bit hash of a string (cyrb53), in base 36: a key for deduplicating text
- * (a detached run's frames), never for security.
- */
-export function quickHash(text: string): string {
+/** cyrb53: a fast, synchronous 53-bit hash of a string (an integer below 2^53), never for security. */
+export function cyrb53(text: string): number {
   let h1 = 0xdeadbeef;
   let h2 = 0x41c6ce57;
   for (let i = 0; i < text.length; i++) {
@@ -66,5 +63,8 @@ export function quickHash(text: string): string {
   }
   h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
   h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
-  return (4294967296 * (2097151 & h2) + (h1 >>> 0)).toString(36);
+  return 4294967296 * (2097151 & h2) + (h1 >>> 0);
 }
+
+/** cyrb53 in base 36: a key for deduplicating text (a detached run's frames). */
+export const quickHash = (text: string): string => cyrb53(text).toString(36);

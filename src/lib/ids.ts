@@ -34,3 +34,16 @@ export function orderedIds(count: number): string[] {
   }
   return out;
 }
+
+/**
+ * A row id for a BIGINT id column, made from `id`: a decimal id JSON carries exactly is kept, any other
+ * is 52 bits of its SHA-256 plus `offset` (SingleStore's ids start at 1; Supabase's at 2^52, clear of a
+ * bigserial sequence's numbers). The same id always gives the same number.
+ */
+export async function numericId(id: string, offset = 1): Promise<string> {
+  if (/^[1-9]\d{0,15}$/.test(id) && Number.isSafeInteger(Number(id))) return id;
+  const hash = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(id)));
+  let n = 0;
+  for (let i = 0; i < 6; i++) n = n * 256 + hash[i]!;
+  return String(n * 16 + (hash[6]! >> 4) + offset);
+}

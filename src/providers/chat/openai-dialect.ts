@@ -4,6 +4,7 @@
 // answer failed (two user turns), a greeting first, a system prompt after the question, tool call ids made
 // by another provider, a tool result cut from the answer that followed it.
 import type { BaseMessage } from "@langchain/core/messages";
+import { cyrb53 } from "../../lib/crypto";
 import { EMPTY_USER_TEXT, type WireMessage, pairToolCalls, toWireMessages } from "./messages";
 
 export interface WireDialect {
@@ -97,17 +98,8 @@ const ALPHANUMERIC = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUV
  */
 export function alphanumericId(id: string, length: number): string {
   if (id.length === length && /^[a-zA-Z0-9]+$/.test(id)) return id;
-  // cyrb53: a 53-bit string hash, spread over the letters and digits.
-  let h1 = 0xdeadbeef;
-  let h2 = 0x41c6ce57;
-  for (let i = 0; i < id.length; i++) {
-    const c = id.charCodeAt(i);
-    h1 = Math.imul(h1 ^ c, 2654435761);
-    h2 = Math.imul(h2 ^ c, 1597334677);
-  }
-  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
-  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
-  let n = 4294967296 * (2097151 & h2) + (h1 >>> 0);
+  // A 53-bit hash of the id, spread over the letters and digits.
+  let n = cyrb53(id);
   let out = "";
   for (let i = 0; i < length; i++) {
     out += ALPHANUMERIC[n % 62];

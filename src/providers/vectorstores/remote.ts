@@ -14,6 +14,7 @@ import { errorMessage } from "../../lib/error-message";
 import { isUuid, stableId } from "../../lib/ids";
 import { type EndpointPolicy, endpointFetch } from "../../lib/outbound";
 import { redact } from "../../lib/redact";
+import { utf8Length } from "../../lib/utf8";
 import { Deadline, RetryableProviderError, RunAborted, withOneRetry } from "../../lib/run-control";
 import { providerErrorMessage } from "../chat/http";
 import { D1DocumentsStore } from "./d1-documents";
@@ -129,6 +130,16 @@ export function pickMmr<T>(query: number[], candidates: T[], vectorOf: (c: T) =>
   );
   return picked.map((i) => usable[i]);
 }
+
+/** JSON characters of one vector value at most ("-0.0012345678901234567,"). */
+const NUMBER_BYTES = 24;
+
+/**
+ * About how many bytes a document takes in a write request (its vector's values as JSON text, its text
+ * and metadata, its id): what a batch capped in bytes counts, estimated rather than encoded twice.
+ */
+export const documentBytes = (id: string, vector: number[], text: string, metadata: unknown): number =>
+  NUMBER_BYTES * vector.length + utf8Length(text) + utf8Length(JSON.stringify(metadata ?? {})) + id.length;
 
 /** The ids for a service that takes UUIDs only: any other id is replaced by a UUID made from it. */
 export const uuidIds = (ids: string[]): Promise<string[]> => Promise.all(ids.map((id) => (isUuid(id) ? id.toLowerCase() : stableId(id))));

@@ -8,8 +8,7 @@ import { Document, type DocumentInterface } from "@langchain/core/documents";
 import type { MaxMarginalRelevanceSearchOptions } from "@langchain/core/vectorstores";
 import { chunk, chunkBy } from "../../../lib/chunk";
 import { isObject } from "../../../lib/inputs";
-import { utf8Length } from "../../../lib/utf8";
-import { ServiceStore } from "../remote";
+import { ServiceStore, documentBytes } from "../remote";
 import type { SearchClient, SearchHit } from "./client";
 
 /** Documents per bulk request. */
@@ -19,8 +18,6 @@ const BULK_BATCH = 200;
  * instance types (Elastic advises 5–15 MB), and 200 documents of 3,072 dimensions are ~13 MB of JSON.
  */
 const BULK_BYTES = 5_000_000;
-/** JSON characters of one vector value at most ("-0.0012345678901234567,"): sizes are estimated, not written twice. */
-const NUMBER_BYTES = 24;
 /** Ids per delete and per _mget. */
 const ID_BATCH = 500;
 const TEXT = "text";
@@ -80,7 +77,7 @@ export class SearchVectorStore extends ServiceStore<SearchClient, SearchStoreSet
       const metadata: Record<string, unknown> = { ...(documents[i].metadata ?? {}) };
       for (const key of this.s.dropMetadata ?? []) delete metadata[key];
       const text = documents[i].pageContent;
-      const bytes = NUMBER_BYTES * vectors[i].length + utf8Length(text) + utf8Length(JSON.stringify(metadata)) + id.length;
+      const bytes = documentBytes(id, vectors[i], text, metadata);
       return { bytes, lines: [{ index: { _id: id } }, { [EMBEDDING]: this.sent(vectors[i]), [METADATA]: metadata, [TEXT]: text }] };
     });
     for (const part of chunkBy(writes, BULK_BATCH, BULK_BYTES, (w) => w.bytes)) await client.bulk(part.flatMap((w) => w.lines));

@@ -6,9 +6,8 @@
 import { Document, type DocumentInterface } from "@langchain/core/documents";
 import type { MaxMarginalRelevanceSearchOptions } from "@langchain/core/vectorstores";
 import { chunk, chunkBy } from "../../../lib/chunk";
-import { utf8Length } from "../../../lib/utf8";
 import { isObject } from "../../../lib/inputs";
-import { ServiceStore, uuidIds } from "../remote";
+import { ServiceStore, documentBytes, uuidIds } from "../remote";
 import type { PgVectorClient, PgVectorHit } from "./client";
 
 const POSTGRES_PROVIDER = "postgres";
@@ -20,11 +19,9 @@ const PG_ID_BATCH = 1000;
 const PG_MAX_ROWS = Math.floor(65_533 / 4);
 /**
  * Bytes one INSERT holds, about: 500 rows of long chunks and 3,072 dimensions would be a ~75 MB
- * statement, built and sent from a Worker's 128 MB of memory. Sizes are estimated (a vector value's
- * text is at most ~24 characters), not encoded twice.
+ * statement, built and sent from a Worker's 128 MB of memory (sizes estimated: documentBytes).
  */
 const PG_MAX_BYTES = 8_000_000;
-const NUMBER_BYTES = 24;
 
 /**
  * A hit's score, higher nearer: Flowise answers the raw distance, which reads backwards for the
@@ -78,8 +75,7 @@ export class PostgresVectorStore extends ServiceStore<PgVectorClient, PostgresSe
       metadata: documents[i].metadata ?? {},
       embedding: vectors[i],
     }));
-    const bytes = (r: (typeof rows)[number]) =>
-      NUMBER_BYTES * r.embedding.length + utf8Length(r.pageContent) + utf8Length(JSON.stringify(r.metadata)) + r.id.length;
+    const bytes = (r: (typeof rows)[number]) => documentBytes(r.id, r.embedding, r.pageContent, r.metadata);
     const size = Math.min(this.s.batchSize ?? PG_UPSERT_BATCH, PG_MAX_ROWS);
     for (const part of chunkBy(rows, size, PG_MAX_BYTES, bytes)) await client.upsert(part);
   }

@@ -6,6 +6,7 @@
 import { Document, type DocumentInterface } from "@langchain/core/documents";
 import { chunk } from "../../../lib/chunk";
 import { isObject } from "../../../lib/inputs";
+import { numericId } from "../../../lib/ids";
 import { ServiceStore } from "../remote";
 import type { SingleStoreClient, SingleStoreHit } from "./client";
 
@@ -13,15 +14,6 @@ const SINGLESTORE_PROVIDER = "singlestore";
 /** Rows per INSERT (a 1536-dimension row is ~30 KB of SQL; MySQL 5.7's max_allowed_packet is 4 MiB). */
 const INSERT_BATCH = 50;
 const ID_BATCH = 1000;
-
-/** A vector's id as the table's BIGINT id: kept when already a safe positive integer, else 52 bits of its SHA-256. */
-export async function numericId(id: string): Promise<string> {
-  if (/^[1-9]\d{0,15}$/.test(id) && Number.isSafeInteger(Number(id))) return id;
-  const hash = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(id)));
-  let n = 0;
-  for (let i = 0; i < 6; i++) n = n * 256 + hash[i];
-  return String(n * 16 + (hash[6] >> 4) + 1);
-}
 
 /**
  * A hit's score, higher nearer: DOT_PRODUCT as SingleStore answers it; EUCLIDEAN_DISTANCE d as
@@ -43,7 +35,7 @@ export class SingleStoreVectorStore extends ServiceStore<SingleStoreClient, Sing
   protected readonly deleteBatch = ID_BATCH;
 
   protected async remoteIds(ids: string[]): Promise<string[]> {
-    return Promise.all(ids.map(numericId));
+    return Promise.all(ids.map((id) => numericId(id)));
   }
 
   protected async writeRemote(ids: string[], vectors: number[][], documents: DocumentInterface[]): Promise<void> {

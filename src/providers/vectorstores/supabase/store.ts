@@ -9,6 +9,7 @@ import { Document, type DocumentInterface } from "@langchain/core/documents";
 import type { MaxMarginalRelevanceSearchOptions } from "@langchain/core/vectorstores";
 import { chunk } from "../../../lib/chunk";
 import { isObject } from "../../../lib/inputs";
+import { numericId } from "../../../lib/ids";
 import { lazily, RemoteDocumentsStore, uuidIds } from "../remote";
 import type { SupabaseClient, SupabaseIdKind, SupabaseMatch } from "./client";
 
@@ -45,22 +46,10 @@ function withoutNul(value: unknown): unknown {
   return value;
 }
 
+/** Made ids start here: a bigserial sequence counts from 1, so they stay clear of its numbers. */
 const FIRST_MADE_ID = 2 ** 52;
-
-/**
- * The bigint id for `id`: a decimal one that JSON carries exactly is kept (a row Flowise's sequence
- * numbered, an id this gave before), any other made from its SHA-256 in [2^52, 2^53). Sequences
- * count from 1, so made ids stay clear of theirs; a million made ids in one table hold a
- * collision with a chance of about 1 in 9,000 (52 random bits).
- */
-export async function bigintId(id: string): Promise<string> {
-  if (/^[1-9]\d{0,15}$/.test(id) && Number(id) <= Number.MAX_SAFE_INTEGER) return id;
-  const b = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(id)));
-  // 52 bits: 4 bytes, then 20 bits of the next three (multiplying keeps within exact doubles).
-  const high = ((b[0]! << 12) | (b[1]! << 4) | (b[2]! >> 4)) >>> 0; // 20 bits
-  const low = ((b[3]! << 24) | (b[4]! << 16) | (b[5]! << 8) | b[6]!) >>> 0; // 32 bits
-  return String(FIRST_MADE_ID + high * 2 ** 32 + low);
-}
+/** The bigint id for `id` (52 random bits: a million made ids in one table collide about once in 9,000 tables). */
+export const bigintId = (id: string): Promise<string> => numericId(id, FIRST_MADE_ID);
 
 const documentOf = (m: SupabaseMatch): Document =>
   new Document({
