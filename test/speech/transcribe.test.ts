@@ -128,6 +128,8 @@ describe("speech to text before the run", () => {
       expect(localSent.headers.authorization).toBe("Bearer local-key");
       const [azureSent] = await received("de-DE");
       expect(azureSent.headers["ocp-apim-subscription-key"]).toBe("az-test");
+      // The GA version: Flowise's default preview was retired after fast transcription's GA.
+      expect(azureSent.path).toBe("/speechtotext/transcriptions:transcribe?api-version=2024-11-15");
       expect(JSON.parse(azureSent.fields.definition)).toMatchObject({ locales: ["de-DE"] });
       // AssemblyAI refuses a transcript request without speech_models (a 400 in production before).
       const assemblySent = (await received("/v2/transcript")).filter((r) => r.method === "POST").at(-1);

@@ -186,8 +186,15 @@ function validateElevenLabsSpeech(body, url) {
 // at most two channels ("Up to two channels are supported"). The error body's shape is assumed, not quoted.
 const azureError = (status, message) => [status, { error: { code: "InvalidArgument", message } }];
 
+// Fast transcription went GA as api-version 2024-11-15; the preview 2024-05-15-preview was to be "retired
+// without notice 90 days after … the general availability (GA) of the API" (the preview's own page).
+const AZURE_RETIRED_VERSIONS = new Set(["2024-05-15-preview"]);
+
 /** Azure's POST /speechtotext/transcriptions:transcribe. */
-function validateAzureTranscription(form) {
+function validateAzureTranscription(form, url) {
+  const version = url.searchParams.get("api-version");
+  if (!version) return azureError(400, "The api-version query parameter is required");
+  if (AZURE_RETIRED_VERSIONS.has(version)) return azureError(400, `The api-version ${version} is retired; use 2024-11-15`);
   const audio = form?.get("audio");
   if (!audio || typeof audio === "string") return azureError(400, "The audio part is required");
   let definition; // its absence is not known to be refused: only a definition that is not JSON
@@ -308,7 +315,7 @@ export function startSpeechStandin({ hears = "" } = {}) {
     }
     if (path === "/speechtotext/transcriptions:transcribe" && req.method === "POST") {
       if (!req.headers["ocp-apim-subscription-key"]) return json(401, { error: { message: "Missing subscription key" } });
-      const refusal = validateAzureTranscription(form);
+      const refusal = validateAzureTranscription(form, url);
       if (refusal) return refuse(refusal);
       return json(200, { combinedPhrases: [{ text: heard(await form.get("audio").arrayBuffer()) }], phrases: [] });
     }

@@ -24,7 +24,8 @@ export const azureCognitive: SpeechToTextProvider = {
       `https://${region}.cognitiveservices.azure.com`,
       `${LABEL} endpoint`,
     );
-    const version = encodeURIComponent(str(credential.apiVersion) ?? "2024-05-15-preview");
+    // The GA version: the preview Flowise defaults to was retired 90 days after it (Microsoft's notice).
+    const version = encodeURIComponent(str(credential.apiVersion) ?? "2024-11-15");
     const channels = (str(config.channels) ?? "0,1")
       .split(",")
       .map(Number)
