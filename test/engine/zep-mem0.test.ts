@@ -4,11 +4,14 @@
 // service received, and the second turn's prompt carrying the first's memory; the zep and zepCloud
 // stores (upsert, search, a later upsert deleting what it replaced, filters, mmr); and the failures:
 // the service's error as a 502 without the key, a missing key or bad config as a 400, a private address.
+import { Document } from "@langchain/core/documents";
+import { env } from "cloudflare:workers";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { LOCAL_HASH_DIMS } from "../../src/providers/embeddings/local-hash";
+import { LOCAL_HASH_DIMS, LocalHashEmbeddings } from "../../src/providers/embeddings/local-hash";
+import { buildVectorStore } from "../../src/providers/vectorstores/registry";
 import { call, expectError, json } from "../helpers";
 import { setVars } from "../security/helpers";
-import { credential, marker, requestsWith } from "./helpers";
+import { credential, db, marker, requestsWith } from "./helpers";
 import { LIBRARY, STATION, TOWN_TEXT, flow, ref, standinModel } from "./retrieval-flows";
 
 const zep = () => inject("zepUrl");
@@ -318,5 +321,76 @@ describe("zepCloud (Zep Cloud collections: Zep embeds the text)", () => {
     expect((await expectError(await call("POST", `/prediction/${noKey}`, { body: { question: "x" } }), 400)).message).toMatch(
       /^zepCloud is not configured: connect a zepMemoryApi credential/,
     );
+  });
+});
+
+describe("zep: what open-source Zep refuses (its server's validation, 5 MiB bodies, Postgres) is not sent", () => {
+  const zepStore = (collection: string) =>
+    buildVectorStore("zep", { baseURL: zep(), zepCollection: collection }, {
+      env,
+      db: db(),
+      embeddings: new LocalHashEmbeddings({}),
+      namespace: `ns_${marker()}`,
+    } as never);
+  const docsOf = async (collection: string) => ((await dump(`v1/collections/${collection}`)) as { docs: Doc[] }).docs;
+
+  it("metadata filter keys with spaces and values with quotes or apostrophes are quoted for jsonpath (Flowise's: a 500)", async () => {
+    const collection = `quote${marker()}`;
+    const store = zepStore(collection);
+    const meta = { "the author": `O'Brien "Jr"`, pdf: { info: { Title: "Annual report" } } };
+    await store.addVectors(
+      [Array(8).fill(0.5), Array(8).fill(-0.5)],
+      [
+        new Document({ pageContent: "wanted", metadata: meta }),
+        new Document({ pageContent: "other", metadata: { "the author": "Someone" } }),
+      ],
+    );
+    const found = await store.similaritySearchVectorWithScore(Array(8).fill(-0.5), 5, { "the author": `O'Brien "Jr"` });
+    expect(found.map(([d]) => d.pageContent)).toEqual(["wanted"]);
+    const search = (await received(`/collection/${collection}/search`)).at(-1)!;
+    expect(search.body.metadata.where.and).toEqual([{ jsonpath: '$[*] ? (@."the author" == "O\\u0027Brien \\"Jr\\"")' }]);
+    // A dotted key stays a nested path, as Flowise reads it.
+    const nested = await store.similaritySearchVectorWithScore(Array(8).fill(0.5), 5, { "pdf.info.Title": "Annual report" });
+    expect(nested.map(([d]) => d.pageContent)).toEqual(["wanted"]);
+    await expect(store.similaritySearchVectorWithScore(Array(8).fill(0.5), 5, { "the author": { $eq: "x" } })).rejects.toThrow(
+      'zep zepMetadataFilter: "the author" must be a string, number, boolean or null',
+    );
+  });
+
+  it("NUL characters of PDF text and metadata are taken out (Postgres refuses them: the upsert was a 500)", async () => {
+    const collection = `nul${marker()}`;
+    const store = zepStore(collection);
+    const doc = new Document({ pageContent: "page\u0000one", metadata: { pdf: { info: { Title: "Re\u0000port" } }, "k\u0000ey": 1 } });
+    await store.addVectors([Array(8).fill(0.25)], [doc]);
+    const [stored] = await docsOf(collection);
+    expect(stored.content).toBe("pageone");
+    expect(stored.metadata).toEqual({ pdf: { info: { Title: "Report" } }, key: 1 });
+  });
+
+  it("a collection name or dimension Zep refuses is a 400 naming it, before the collection is created", async () => {
+    const named = `my-docs-${marker()}`;
+    await expect(zepStore(named).addVectors([Array(8).fill(1)], [new Document({ pageContent: "x" })])).rejects.toThrow(
+      `zep cannot create collection "${named}": Zep takes 3 to 40 letters and digits only`,
+    );
+    const wide = `wide${marker()}`;
+    await expect(zepStore(wide).addVectors([Array(3072).fill(1)], [new Document({ pageContent: "x" })])).rejects.toThrow(
+      `zep cannot create collection ${wide} for 3072 dimensions: Zep takes 8 to 2000`,
+    );
+    expect((await received(`/collection/${named}`)).map((r) => r.method)).toEqual(["GET"]);
+    expect((await received(`/collection/${wide}`)).map((r) => r.method)).toEqual(["GET"]);
+  });
+
+  // Last: its 8 MB of requests stay in the stand-in's log.
+  it("an upsert of 1,536-dimension vectors goes in requests under 5 MiB (one 8 MB request was a 413), in order", async () => {
+    const collection = `big${marker()}`;
+    // 250 documents of 1,536 dimensions, values written with all their digits: ~8 MB of JSON.
+    const vectors = Array.from({ length: 250 }, (_, i) => Array.from({ length: 1536 }, (_, j) => -Math.sin(i * 1536 + j) / 7));
+    const docs = vectors.map((_, i) => new Document({ pageContent: `document ${i}`, metadata: { n: i } }));
+    await zepStore(collection).addVectors(vectors, docs);
+    const adds = (await received(`/collection/${collection}/document`)).filter((r) => r.method === "POST");
+    expect(adds.length).toBeGreaterThanOrEqual(2);
+    for (const a of adds) expect(new TextEncoder().encode(JSON.stringify(a.body)).length).toBeLessThanOrEqual(5 * 1024 * 1024);
+    expect(adds.flatMap((a) => a.body.map((d: Doc) => d.content))).toEqual(docs.map((d) => d.pageContent));
+    expect(await docsOf(collection)).toHaveLength(250);
   });
 });

@@ -12,6 +12,13 @@
 //   mem0  `Authorization: Token m0-…` (else 401 {detail}): POST /v1/memories/ {messages, user_id, …} keeps each user
 //     message as a memory; POST /v1/memories/search/ {query, user_id, …} → [{id, memory, user_id, score}] (that user's).
 // Metadata filters: {where: {and|or: [{jsonpath: "$[*] ? (@.key == value)"}]}} or {where: {jsonpath}}.
+// Open-source Zep's collection routes refuse what its server (getzep/zep v0.27, pkg/models/document.go validate
+// tags, pkg/server/routes.go, handlertools.RenderError, Postgres behind it) refuses, as text/plain (validateZep…):
+//   collection create: name alphanum 3–40, embedding_dimensions 8–2000, is_auto_embedded a boolean → 400;
+//   document add: a body over server.max_request_size (5 MiB) → 413; document_id printable ASCII ≤ 100, content
+//     or embedding → 400; NUL in content (22021) or metadata (jsonb, 22P05) → 500;
+//   search: each jsonpath ('→" first, as Zep does) must be PostgreSQL jsonpath `$[*] ? (@.key == literal)`, keys
+//     not identifiers double-quoted, literals JSON scalars; else Postgres's syntax error → 500.
 // A session, collection or user named with "fail" answers 500, with "hang" never answers.
 // Memory writes are refused (400) as the services document them (validateZepMessages, validateMem0Add):
 //   Zep Cloud (help.getzep.com/api-reference/memory/add, "Memories"): `messages` a non-empty list, each with string
@@ -41,20 +48,81 @@ function embed(text) {
 const norm = (v) => Math.sqrt(v.reduce((s, x) => s + x * x, 0));
 const cosine = (a, b) => (norm(a) && norm(b) ? a.reduce((s, x, i) => s + x * (b[i] ?? 0), 0) / (norm(a) * norm(b)) : 0);
 
+const JSONPATH_KEY = /\.(?:([\p{L}_][\p{L}\p{N}_$]*)|("(?:[^"\\]|\\.)*"))/gu;
+const JSONPATH_COND = /^\$\[\*\] \? \(@((?:\.(?:[\p{L}_][\p{L}\p{N}_$]*|"(?:[^"\\]|\\.)*"))+) == (.+)\)$/u;
+
+/** A `$[*] ? (@.key == literal)` condition as PostgreSQL's jsonpath reads it ({keys, want}), else a syntax error. */
+function parseJsonPath(jsonpath, strict) {
+  // Zep replaces every ' of a path with " before Postgres reads it (pkg/store/postgres/search_utils.go).
+  const path = strict ? String(jsonpath).replaceAll("'", '"') : String(jsonpath);
+  const m = JSONPATH_COND.exec(path);
+  let want;
+  try {
+    want = m && JSON.parse(m[2]);
+  } catch {}
+  if (!m || (want !== null && typeof want === "object") || want === undefined)
+    throw new Error(`ERROR: syntax error at or near "${path.slice(10, 40)}" of jsonpath input (SQLSTATE 42601)`);
+  const keys = [...m[1].matchAll(JSONPATH_KEY)].map((k) => k[1] ?? JSON.parse(k[2]));
+  return { keys, want };
+}
+
 /** A predicate over metadata from Zep's {where: …} filter (the `== value` JSONPath conditions only). */
-function compile(filter) {
+function compile(filter, strict) {
   const where = filter?.where;
   if (!where) return () => true;
   const cond = ({ jsonpath }) => {
-    const m = /^\$\[\*\] \? \(@\.([\w.]+) == (.+)\)$/.exec(String(jsonpath));
-    if (!m) throw new Error(`unsupported jsonpath: ${jsonpath}`);
-    const want = JSON.parse(m[2]);
-    return (meta) => m[1].split(".").reduce((v, k) => (v && typeof v === "object" ? v[k] : undefined), meta) === want;
+    const { keys, want } = parseJsonPath(jsonpath, strict);
+    return (meta) => keys.reduce((v, k) => (v && typeof v === "object" ? v[k] : undefined), meta) === want;
   };
   if (where.jsonpath) return cond(where);
   const ands = (where.and ?? []).map(cond);
   const ors = (where.or ?? []).map(cond);
   return (meta) => ands.every((c) => c(meta)) && (!ors.length || ors.some((c) => c(meta)));
+}
+
+/** Open-source Zep's server.max_request_size (config.yaml default, 5 MiB): past it a 413. */
+const ZEP_MAX_REQUEST = 5_242_880;
+const fieldError = (struct, field, tag) => `Key: '${struct}.${field}' Error:Field validation for '${field}' failed on the '${tag}' tag`;
+
+/** Why open-source Zep refuses a collection create (CreateDocumentCollectionRequest's validate tags), else undefined. */
+function validateZepCollection(body) {
+  const name = body?.name;
+  if (typeof name !== "string" || !name) return fieldError("CreateDocumentCollectionRequest", "Name", "required");
+  if (!/^[A-Za-z0-9]+$/.test(name)) return fieldError("CreateDocumentCollectionRequest", "Name", "alphanum");
+  if (name.length < 3 || name.length > 40) return fieldError("CreateDocumentCollectionRequest", "Name", name.length < 3 ? "min" : "max");
+  const dims = body.embedding_dimensions;
+  if (!Number.isInteger(dims) || dims < 8 || dims > 2000)
+    return fieldError("CreateDocumentCollectionRequest", "EmbeddingDimensions", !dims ? "required" : dims < 8 ? "min" : "max");
+  if (typeof body.is_auto_embedded !== "boolean") return fieldError("CreateDocumentCollectionRequest", "IsAutoEmbedded", "required");
+  return undefined;
+}
+
+const hasNul = (v) =>
+  typeof v === "string"
+    ? v.includes("\u0000")
+    : v && typeof v === "object" && Object.entries(v).some(([k, x]) => k.includes("\u0000") || hasNul(x));
+
+/** Why open-source Zep refuses a document add ({status, message}: CreateDocumentRequest's tags, then Postgres), else undefined. */
+function validateZepDocuments(docs) {
+  if (!Array.isArray(docs))
+    return { status: 400, message: "json: cannot unmarshal object into Go value of type []models.CreateDocumentRequest" };
+  for (const d of docs) {
+    if (d.document_id !== undefined && !/^[\x20-\x7e]{0,100}$/.test(String(d.document_id)))
+      return {
+        status: 400,
+        message: fieldError("CreateDocumentRequest", "DocumentID", String(d.document_id).length > 100 ? "max" : "printascii"),
+      };
+    if (!d.content && !d.embedding?.length)
+      return { status: 400, message: fieldError("CreateDocumentRequest", "Content", "required_without") };
+    if (hasNul(d.content))
+      return {
+        status: 500,
+        message: 'failed to create documents: ERROR: invalid byte sequence for encoding "UTF8": 0x00 (SQLSTATE 22021)',
+      };
+    if (hasNul(d.metadata))
+      return { status: 500, message: "failed to create documents: ERROR: unsupported Unicode escape sequence (SQLSTATE 22P05)" };
+  }
+  return undefined;
 }
 
 const ZEP_ROLE_TYPES = new Set(["norole", "system", "assistant", "user", "function", "tool"]);
@@ -84,7 +152,7 @@ function validateMem0Add(body) {
 }
 
 export function startZepStandin() {
-  return serveStandin(async ({ req, res, url, body, json }) => {
+  return serveStandin(async ({ req, res, url, body, bytes, json }) => {
     const path = decodeURIComponent(url.pathname);
     const dump = /^\/dump\/(v1|v2)\/(sessions|collections)\/(.+)$/.exec(path);
     if (dump) {
@@ -163,14 +231,25 @@ export function startZepStandin() {
     if (!col) return json(404, { message: `not found: ${rest}` });
     const [name, op] = [col[1], col[2] ?? ""];
     const c = collections.get(name);
+    // Open-source Zep answers its refusals as http.Error does: text/plain.
+    const text = (status, message) => {
+      res.writeHead(status, { "content-type": "text/plain; charset=utf-8" });
+      res.end(`${message}\n`);
+    };
+    if (!cloud && bytes.length > ZEP_MAX_REQUEST)
+      return text(413, "request body too large. if you're uploading documents, reduce the batch size or size of the document chunks");
     if (!op) {
       if (req.method === "GET") return c ? json(200, { name, embedding_dimensions: c.dims }) : json(404, { message: "not found" });
       if (c) return json(400, { message: `collection ${name} already exists` });
+      const refused = cloud ? undefined : validateZepCollection(body);
+      if (refused) return text(400, refused);
       collections.set(name, { dims: cloud ? DIMS : body.embedding_dimensions, docs: new Map() });
       return json(200, { message: "OK" });
     }
     if (!c) return json(404, { message: `collection ${name} not found` });
     if (op === (cloud ? "documents" : "document") && req.method === "POST") {
+      const refused = cloud ? undefined : validateZepDocuments(body);
+      if (refused) return text(refused.status, refused.message);
       for (const d of body) {
         const e = cloud ? embed(d.content) : d.embedding;
         if (!Array.isArray(e) || e.length !== c.dims) return json(400, { message: `embedding must have ${c.dims} dimensions` });
@@ -193,8 +272,10 @@ export function startZepStandin() {
       const q = cloud ? embed(body.text) : body.embedding;
       let keep;
       try {
-        keep = compile(body.metadata);
+        keep = compile(body.metadata, !cloud);
       } catch (err) {
+        // Open source: Postgres's jsonpath syntax error surfaces as Zep's 500.
+        if (!cloud) return text(500, `error executing search: error executing query: error scanning query ${err.message}`);
         return json(400, { message: String(err.message) });
       }
       const results = [...c.docs.values()]

@@ -11,7 +11,9 @@
 // Every URL is under the outbound policy; failures as remote.ts's serviceCall says (502, 504 naming
 // Zep, never the key).
 import { fail } from "../../../errors";
+import { chunkBy } from "../../../lib/chunk";
 import { type EndpointEnv, checkEndpoint } from "../../../lib/outbound";
+import { utf8Length } from "../../../lib/utf8";
 import { httpUrl } from "../../chat/endpoints";
 import { firstSet } from "../../config";
 import { type ServiceCall, serviceCall } from "../remote";
@@ -112,21 +114,50 @@ const collectionPath = (api: ZepApi, name: string) => `${api.cloud ? "collection
 export async function ensureCollection(api: ZepApi, name: string, dimensions?: number): Promise<void> {
   const path = collectionPath(api, name);
   if (await call(api, "collection read", path, {}, [404])) return;
+  // Open-source Zep validates a new collection (name alphanum 3–40, embedding_dimensions 8–2000): a clear 400 here.
+  if (!api.cloud && !/^[A-Za-z0-9]{3,40}$/.test(name))
+    throw fail("INVALID_FLOW", `zep cannot create collection ${JSON.stringify(name)}: Zep takes 3 to 40 letters and digits only`);
+  if (!api.cloud && (!dimensions || dimensions < 8 || dimensions > 2000))
+    throw fail("INVALID_FLOW", `zep cannot create collection ${name} for ${dimensions} dimensions: Zep takes 8 to 2000`);
   const body = api.cloud ? {} : { name, embedding_dimensions: dimensions, is_auto_embedded: false };
   await call(api, "collection create", path, post(body));
 }
 
-/** Adds documents (open source: with their vectors); answers Zep's uuids, in order. */
+/** Documents per add request (zep-js's batch). */
+const ZEP_ADD_BATCH = 500;
+/** Bytes per add request: open-source Zep's server.max_request_size (default 5 MiB) answers 413 past it. */
+const ZEP_MAX_BODY = 5 * 1024 * 1024 - 2;
+
+/** Text PostgreSQL (behind Zep) stores: no NUL (PDF text and metadata carry them; text and jsonb refuse them). */
+export function withoutNul<T>(value: T): T {
+  if (typeof value === "string") return value.replaceAll("\u0000", "") as T;
+  if (Array.isArray(value)) return value.map(withoutNul) as T;
+  if (value && typeof value === "object" && Object.getPrototypeOf(value) === Object.prototype)
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k.replaceAll("\u0000", ""), withoutNul(v)])) as T;
+  return value;
+}
+
+/** Adds documents (open source: with their vectors) in requests Zep takes; answers Zep's uuids, in order. */
 export async function addDocuments(
   api: ZepApi,
   name: string,
-  docs: Array<{ content: string; metadata: Record<string, unknown>; embedding?: number[] }>,
+  docs: Array<{ content: string; document_id?: string; metadata: Record<string, unknown>; embedding?: number[] }>,
 ): Promise<string[]> {
   const path = `${collectionPath(api, name)}/${api.cloud ? "documents" : "document"}`;
-  const uuids = await call<unknown>(api, "document add", path, post(docs));
-  if (!Array.isArray(uuids) || uuids.length !== docs.length || uuids.some((u) => typeof u !== "string"))
-    throw fail("UPSTREAM_FAILED", `${api.service.service} document add answered no uuid list`);
-  return uuids as string[];
+  const uuids: string[] = [];
+  try {
+    for (const part of chunkBy(docs, ZEP_ADD_BATCH, ZEP_MAX_BODY, (d) => utf8Length(JSON.stringify(d)) + 1)) {
+      const answer = await call<unknown>(api, "document add", path, post(part));
+      if (!Array.isArray(answer) || answer.length !== part.length || answer.some((u) => typeof u !== "string"))
+        throw fail("UPSTREAM_FAILED", `${api.service.service} document add answered no uuid list`);
+      uuids.push(...(answer as string[]));
+    }
+  } catch (err) {
+    // The batches written before the failure are taken back: nothing of a failed upsert stays in Zep.
+    if (uuids.length) await deleteDocuments(api, name, uuids).catch(() => {});
+    throw err;
+  }
+  return uuids;
 }
 
 export async function deleteDocuments(api: ZepApi, name: string, uuids: string[]): Promise<void> {

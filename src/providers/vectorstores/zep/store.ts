@@ -7,23 +7,41 @@ import { Document, type DocumentInterface } from "@langchain/core/documents";
 import type { Embeddings } from "@langchain/core/embeddings";
 import type { MaxMarginalRelevanceSearchOptions } from "@langchain/core/vectorstores";
 import { fail } from "../../../errors";
-import { chunk } from "../../../lib/chunk";
 import { isObject } from "../../../lib/inputs";
 import { runBatchPaced } from "../d1-json";
 import { RemoteDocumentsStore, ServiceEmbedsText, pickMmr } from "../remote";
 import type { AddVectorsOptions } from "../types";
-import { type ZepApi, type ZepHit, addDocuments, deleteDocuments, ensureCollection, searchDocuments } from "./client";
-
-/** Documents per add request (zep-js's batch). */
-const ZEP_ADD_BATCH = 500;
+import { type ZepApi, type ZepHit, addDocuments, deleteDocuments, ensureCollection, searchDocuments, withoutNul } from "./client";
 
 function hitDocument(h: ZepHit & { document_id?: string }): Document {
   return new Document({ id: h.document_id || h.uuid, pageContent: h.content ?? "", metadata: h.metadata ?? {} });
 }
 
-/** Flowise's zep node: {key: value} becomes Zep's JSONPath filter, one `==` condition per key (always sent). */
+/**
+ * A JSONPath string literal or key as PostgreSQL (behind Zep) reads it: JSON's double-quoted escapes, and `'`
+ * as \u0027 since Zep turns every `'` of a path into `"`.
+ */
+const pathString = (s: string) => JSON.stringify(s).replaceAll("'", "\\u0027");
+
+/** A dotted key as JSONPath accessors: a segment that is not an identifier (a space, `$`, `-`) goes quoted. */
+const pathKey = (key: string) =>
+  key
+    .split(".")
+    .map((p) => (/^[A-Za-z_][A-Za-z0-9_]*$/.test(p) ? `.${p}` : `.${pathString(p)}`))
+    .join("");
+
+/**
+ * Flowise's zep node: {key: value} becomes Zep's JSONPath filter, one `==` condition per key (always sent).
+ * Keys and string values are quoted as PostgreSQL's jsonpath needs (Flowise's unquoted `@.my key == "O'Brien"`
+ * is a syntax error: every search a 500); a value that is no JSON scalar cannot be compared: a 400.
+ */
 export function zepJsonPathFilter(filter: Record<string, unknown> | undefined): unknown {
-  const and = Object.entries(filter ?? {}).map(([k, v]) => ({ jsonpath: `$[*] ? (@.${k} == ${typeof v === "string" ? `"${v}"` : v})` }));
+  const and = Object.entries(filter ?? {}).map(([k, v]) => {
+    if (v !== null && typeof v === "object")
+      throw fail("INVALID_FLOW", `zep zepMetadataFilter: ${JSON.stringify(k)} must be a string, number, boolean or null`);
+    const value = typeof v === "string" ? pathString(v) : JSON.stringify(v ?? null);
+    return { jsonpath: `$[*] ? (@${pathKey(k)} == ${value})` };
+  });
   return { where: { and } };
 }
 
@@ -59,16 +77,13 @@ export class ZepStore extends RemoteDocumentsStore {
     const api = await this.api();
     const open = this.provider === "zep";
     await this.prepareOnce(() => ensureCollection(api, this.collection, open ? vectors[0]?.length : undefined));
-    const uuids: string[] = [];
-    for (const [i, part] of chunk(documents, ZEP_ADD_BATCH).entries()) {
-      const docs = part.map((d, j) => ({
-        content: d.pageContent,
-        document_id: ids[i * ZEP_ADD_BATCH + j],
-        metadata: d.metadata ?? {},
-        ...(open ? { embedding: vectors[i * ZEP_ADD_BATCH + j] } : {}),
-      }));
-      uuids.push(...(await addDocuments(api, this.collection, docs)));
-    }
+    const docs = documents.map((d, i) => ({
+      content: withoutNul(d.pageContent),
+      document_id: ids[i],
+      metadata: withoutNul(d.metadata ?? {}),
+      ...(open ? { embedding: vectors[i] } : {}),
+    }));
+    const uuids = await addDocuments(api, this.collection, docs);
     // D1 keeps which loader each document came from and Zep's uuid: the text lives in Zep.
     const bookkeeping = documents.map((d, i) => ({
       pageContent: "",
