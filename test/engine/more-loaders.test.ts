@@ -26,6 +26,7 @@ const credentials: Record<string, Record<string, unknown>> = {
   jiraBad: { username: "jira@example.com", accessToken: "jira-wrong-token-77" },
   airtable: { accessToken: "pat-airtable-stand-in" },
   confluence: { personalAccessToken: "pat-confluence-stand-in" },
+  confluenceCloud: { username: "confluence@example.com", accessToken: "confluence-stand-in-token" },
   get fire() {
     return { firecrawlApiToken: "fc-stand-in-key", firecrawlApiUrl: `${hosted()}/firecrawl` };
   },
@@ -286,18 +287,46 @@ describe("notionPage and notionDB", () => {
     const reqs = await hostedReceived(m);
     expect(reqs.map((r) => r.path)).toContain(`/notion/v1/blocks/${m}-root/children?page_size=100&start_cursor=c2`);
     expect(
-      reqs.every((r) => r.headers.authorization === "Bearer secret-notion-stand-in" && r.headers["notion-version"] === "2022-06-28"),
+      reqs.every((r) => r.headers.authorization === "Bearer secret-notion-stand-in" && r.headers["notion-version"] === "2025-09-03"),
     ).toBe(true);
   });
 
-  it("a database: every row (both pages of the query) as a document with its properties", async () => {
+  it("a database: its data source's rows (both pages of the query) as documents with their properties", async () => {
     const m = marker();
     const docs = await load("notionDB", { databaseId: `${m}-db`, credential: "notion" });
     expect(docs.map((d) => [d.pageContent, d.metadata.properties._title])).toEqual(
-      [1, 2, 3].map((n) => [`Body of ${m}-db-row${n}`, `Title of ${m}-db-row${n}`]),
+      [1, 2, 3].map((n) => [`Body of ${m}-db-ds1-row${n}`, `Title of ${m}-db-ds1-row${n}`]),
     );
-    const queries = (await hostedReceived(`${m}-db/query`)).map((r) => r.body);
-    expect(queries).toEqual([{ page_size: 50 }, { page_size: 50, start_cursor: "r2" }]);
+    const queries = (await hostedReceived(`${m}-db-ds1/query`)).map((r) => [r.path, r.body]);
+    expect(queries).toEqual([
+      [`/notion/v1/data_sources/${m}-db-ds1/query`, { page_size: 50 }],
+      [`/notion/v1/data_sources/${m}-db-ds1/query`, { page_size: 50, start_cursor: "r2" }],
+    ]);
+  });
+
+  it("a database with two data sources (2022-06-28 answers it 400): every source's rows, Notion-Version 2025-09-03", async () => {
+    const m = marker();
+    const docs = await load("notionDB", { databaseId: `${m}-multi`, credential: "notion" });
+    const rows = (ds: string) => [1, 2, 3].map((n) => `Body of ${m}-multi-${ds}-row${n}`);
+    expect(docs.map((d) => d.pageContent)).toEqual([...rows("ds1"), ...rows("ds2")]);
+    const reqs = await hostedReceived(`${m}-multi`);
+    expect(reqs[0]).toMatchObject({ method: "GET", path: `/notion/v1/databases/${m}-multi` });
+    expect(reqs.some((r) => r.path.includes("/v1/databases/") && r.path.endsWith("/query"))).toBe(false);
+    expect(reqs.every((r) => r.headers["notion-version"] === "2025-09-03")).toBe(true);
+  });
+
+  it("a page's child database with two data sources: the page and both sources' rows; a wiki's nested source read too", async () => {
+    const m = marker();
+    const docs = await load("notionPage", { pageId: `${m}-withdb`, credential: "notion" });
+    const db = `${m}-withdb-multi-cdb`;
+    expect(docs.map((d) => d.metadata.notionId)).toEqual([
+      `${m}-withdb`,
+      ...["ds1", "ds2"].flatMap((ds) => [1, 2, 3].map((n) => `${db}-${ds}-row${n}`)),
+    ]);
+    const wiki = await load("notionDB", { databaseId: `${m}-wiki`, credential: "notion" });
+    expect(wiki.map((d) => d.metadata.notionId)).toEqual(
+      [`${m}-wiki-ds1`, `${m}-wiki-ds1-nested`].flatMap((ds) => [1, 2, 3].map((n) => `${ds}-row${n}`)),
+    );
   });
 
   it("a 429 waits the Retry-After Notion names, then the load goes on (it failed at the first 429)", async () => {
@@ -399,9 +428,20 @@ describe("airtable", () => {
 });
 
 describe("confluence", () => {
-  it("a space's pages, `limit` at a time until an empty answer; storage HTML as text with code kept", async () => {
+  const cloudAuth = `Basic ${btoa("confluence@example.com:confluence-stand-in-token")}`;
+  /** The id the Cloud stand-in gave a space key (as GET /api/v2/spaces?keys= answers it). */
+  const spaceId = async (key: string) =>
+    (
+      (await (await fetch(`${hosted()}/confluence/api/v2/spaces?keys=${key}`, { headers: { Authorization: cloudAuth } })).json()) as {
+        results: Array<{ id: string }>;
+      }
+    ).results[0].id;
+  const pageCalls = async (id: string) =>
+    (await hostedReceived(`/confluence/api/v2/spaces/${id}/pages`)).map((r) => new URL(r.path, "http://x").searchParams);
+
+  it("Data Center: a space's pages, `limit` at a time until an empty answer; storage HTML as text with code kept", async () => {
     const m = marker();
-    const baseUrl = `${hosted()}/confluence`;
+    const baseUrl = `${hosted()}/confluence-dc`;
     const docs = await load("confluence", { baseUrl, spaceKey: `S${m}`, limit: 2, credential: "confluence" });
     expect(docs.map((d) => d.metadata)).toEqual(
       [1, 2, 3].map((n) => ({
@@ -416,18 +456,74 @@ describe("confluence", () => {
       })),
     );
     expect(docs[0].pageContent).toBe(`Owls 1 in S${m}\nOwls hunt at night.\n\`\`\`js\nhoot();\n\`\`\`\n[ATTACHMENT]`);
-    const starts = (await hostedReceived(`S${m}`)).map((r) => new URL(r.path, "http://x").searchParams.get("start"));
-    expect(starts).toEqual(["0", "2", "3"]);
-    expect((await hostedReceived(`S${m}`))[0].headers.authorization).toBe("Bearer pat-confluence-stand-in");
+    const reqs = await hostedReceived(`S${m}`);
+    expect(reqs.map((r) => new URL(r.path, "http://x").searchParams.get("start"))).toEqual(["0", "2", "3"]);
+    // A personal access token names Data Center: no v2 call is tried.
+    expect(reqs.every((r) => r.path.startsWith("/confluence-dc/rest/api/content?"))).toBe(true);
+    expect(reqs[0].headers.authorization).toBe("Bearer pat-confluence-stand-in");
     expect(await err(load("confluence", { baseUrl, spaceKey: "S" }))).toMatchObject({ status: 400 });
   });
 
-  it("a limit over what Confluence returns with a body expansion (50): start moves by `size`, nothing skipped", async () => {
+  it("Data Center: a limit over what it returns with a body expansion (50): start moves by `size`, nothing skipped", async () => {
     const m = marker();
-    const docs = await load("confluence", { baseUrl: `${hosted()}/confluence`, spaceKey: `BIG${m}`, limit: 100, credential: "confluence" });
+    const docs = await load("confluence", {
+      baseUrl: `${hosted()}/confluence-dc`,
+      spaceKey: `BIG${m}`,
+      limit: 100,
+      credential: "confluence",
+    });
     expect(docs.map((d) => d.metadata.title)).toEqual(Array.from({ length: 60 }, (_, i) => `Owls ${i + 1}`));
     const starts = (await hostedReceived(`BIG${m}`)).map((r) => new URL(r.path, "http://x").searchParams.get("start"));
     expect(starts).toEqual(["0", "50", "60"]);
+  });
+
+  it("Cloud: v2 (v1 content answers 410), the cursor of `_links.next` followed; documents as v1 gave them", async () => {
+    // Cloud deprecated GET /wiki/rest/api/content (CHANGE-864), which LangChain's loader and ours called.
+    const m = marker();
+    const baseUrl = `${hosted()}/confluence`;
+    const docs = await load("confluence", { baseUrl, spaceKey: `S${m}`, limit: 2, credential: "confluenceCloud" });
+    expect(docs.map((d) => d.metadata)).toEqual(
+      [1, 2, 3].map((n) => ({
+        id: `${n}00`,
+        status: "current",
+        title: `Owls ${n}`,
+        type: "page",
+        url: `${baseUrl}/spaces/S${m}/pages/${n}00`,
+        version: n,
+        updated_by: n % 2 ? "Ada" : "Bob",
+        updated_at: "2024-03-01T00:00:00.000Z",
+      })),
+    );
+    expect(docs[2].pageContent).toBe(`Owls 3 in S${m}\nOwls hunt at night.\n\`\`\`js\nhoot();\n\`\`\`\n[ATTACHMENT]`);
+    const calls = await pageCalls(await spaceId(`S${m}`));
+    expect(calls.map((q) => [q.get("body-format"), q.get("status"), q.get("limit"), q.has("cursor")])).toEqual([
+      ["storage", "current", "2", false],
+      ["storage", "current", "2", true],
+    ]);
+    expect((await hostedReceived(`S${m}`)).every((r) => !r.path.includes("/rest/api/"))).toBe(true);
+  });
+
+  it("Cloud: a limit over v2's 250 is sent as 250 and every page is read; archived pages stay out as in v1", async () => {
+    const m = marker();
+    const baseUrl = `${hosted()}/confluence`;
+    const docs = await load("confluence", { baseUrl, spaceKey: `BIG${m}`, limit: 300, credential: "confluenceCloud" });
+    expect(docs.map((d) => d.metadata.title)).toEqual(Array.from({ length: 260 }, (_, i) => `Owls ${i + 1}`));
+    expect((await pageCalls(await spaceId(`BIG${m}`))).map((q) => q.get("limit"))).toEqual(["250", "250"]);
+    const arch = await load("confluence", { baseUrl, spaceKey: `ARCH${m}`, credential: "confluenceCloud" });
+    expect(arch.map((d) => d.metadata.id)).toEqual(["100", "300"]);
+    expect(await err(load("confluence", { baseUrl, spaceKey: `NONE${m}`, credential: "confluenceCloud" }))).toMatchObject({
+      status: 502,
+      message: expect.stringContaining(`no space NONE${m}`),
+    });
+  });
+
+  it("a username + token on a server without v2 (Data Center answers 404) reads v1", async () => {
+    const m = marker();
+    const baseUrl = `${hosted()}/confluence-dc`;
+    const docs = await load("confluence", { baseUrl, spaceKey: `S${m}`, credential: "confluenceCloud" });
+    expect(docs.map((d) => d.metadata.title)).toEqual(["Owls 1", "Owls 2", "Owls 3"]);
+    const paths = (await hostedReceived(`S${m}`)).map((r) => r.path.split("?")[0]);
+    expect(paths).toEqual(["/confluence-dc/api/v2/spaces", "/confluence-dc/rest/api/content", "/confluence-dc/rest/api/content"]);
   });
 });
 

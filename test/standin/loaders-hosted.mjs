@@ -16,8 +16,13 @@
 //     GET  /v1/pages/ID                  → a page {object, id, url, properties: {Name (title), Tags}}
 //     GET  /v1/blocks/ID/children        → page ID ending "-root": two pages of blocks (start_cursor "c2"):
 //                                          a heading, a paragraph (bold, link), a list item with a child, a
-//                                          child_page "ID-child", then a code block and a to-do; other pages one paragraph
-//     POST /v1/databases/ID/query        → rows ID-row1, ID-row2, then (start_cursor "r2") ID-row3
+//                                          child_page "ID-child", then a code block and a to-do; ID ending
+//                                          "-withdb": a paragraph and a child_database "ID-multi-cdb"; other pages one paragraph
+//     GET  /v1/databases/ID              → 2025-09-03: {object: "database", data_sources: [ID-ds1 (+ ID-ds2 when ID
+//                                          holds "multi")]}; older versions: the database, or (multi) 400 validation_error
+//     POST /v1/data_sources/DS/query     → 2025-09-03 only (older: 400 invalid_request_url): rows DS-row1, DS-row2, then
+//                                          (start_cursor "r2") DS-row3; DS holding "wiki" also lists a data source DS-nested
+//     POST /v1/databases/ID/query        → rows ID-row1, ID-row2, then ID-row3 (older versions; multi → 400 validation_error)
 //     an ID containing "missing" → 404 object_not_found; "busy" → its first request a 429 rate_limited
 //     with Retry-After: 1 (asked again sooner: 429 again)
 //   Jira under /jira (Cloud) and /jira-dc (Data Center), Basic auth jira@example.com:jira-stand-in-token:
@@ -27,9 +32,17 @@
 //   Airtable under /airtable (AIRTABLE_BASE_URL), Bearer pat-airtable-stand-in:
 //     POST /v0/BASE/TABLE/listRecords {pageSize ≤ 100, maxRecords, offset} → pages of up to 100 records
 //     (3 records, 150 when TABLE holds "big") with an opaque offset while more; a bad pageSize → 422
-//   Confluence under /confluence (the node's baseUrl), Bearer pat-confluence-stand-in:
+//   Confluence Cloud under /confluence (the node's baseUrl, a site's …/wiki), Basic
+//   confluence@example.com:confluence-stand-in-token (a personal access token → 401: Cloud has none):
+//     GET /rest/api/content → 410 GoneException (v1 content is deprecated, CHANGE-864)
+//     GET /api/v2/spaces?keys=K → {results: [{id, key, name}]} (none for a key holding "NONE")
+//     GET /api/v2/spaces/ID/pages?body-format&status&limit&cursor → the space's pages (3, 260 when the key
+//       holds "BIG"; page 2 archived when it holds "ARCH"), at most min(limit, 250), `_links.next` with a
+//       cursor while more; the body only when body-format names one (storage | atlas_doc_format)
+//     POST /api/v2/users-bulk {accountIds: 1–250} → {results: [{accountId, displayName}]}
+//   Confluence Data Center under /confluence-dc, Bearer pat-confluence-stand-in or the Basic pair above:
 //     GET /rest/api/content?spaceKey&limit&start&expand → pages of storage HTML (3, 60 when the key holds
-//     "BIG"), `limit` at a time but at most 50 with a body expansion, `_links.next` while more
+//     "BIG"), `limit` at a time but at most 50 with a body expansion, `_links.next` while more; /api/v2/… → 404
 // A wrong key → 401 {error}. GET /requests lists what was received (?contains= a body marker).
 import { serveStandin } from "./base.mjs";
 
@@ -267,7 +280,7 @@ function validateNotion(req, url, body) {
 /** When each id holding "busy" may be asked again: its first request is rate limited for 1 s. */
 const notionWaits = new Map();
 function rateLimited(path, res) {
-  const id = /\/v1\/(?:pages|blocks|databases)\/([^/]+)/.exec(path)?.[1] ?? "";
+  const id = /\/v1\/(?:pages|blocks|databases|data_sources)\/([^/]+)/.exec(path)?.[1] ?? "";
   if (!id.includes("busy")) return false;
   const until = notionWaits.get(id);
   if (until !== undefined && Date.now() >= until) return false;
@@ -302,6 +315,16 @@ function notion({ req, res, url, body, json }) {
         has_more: false,
         next_cursor: null,
       });
+    if (id.endsWith("-withdb"))
+      return json(200, {
+        object: "list",
+        results: [
+          block(`${id}-p`, "paragraph", { rich_text: [rt(`Body of ${id}`)] }),
+          block(`${id}-multi-cdb`, "child_database", { title: "Owl sightings" }),
+        ],
+        has_more: false,
+        next_cursor: null,
+      });
     if (!id.endsWith("-root"))
       return json(200, {
         object: "list",
@@ -333,13 +356,43 @@ function notion({ req, res, url, body, json }) {
       next_cursor: null,
     });
   }
-  m = /^\/v1\/databases\/([^/]+)\/query$/.exec(path);
+  return notionDatabases({ req, path, body, json });
+}
+
+// Notion 2025-09-03 (developers.notion.com upgrade guide and changes-by-version): a database is a container
+// of data sources (GET /v1/databases/ID lists them), rows are queried per data source; older versions
+// answer a database with more than one data source 400 validation_error (dify-official-plugins#2167,
+// onyx#8926) and know no /v1/data_sources (400 invalid_request_url, notion-mcp-server#178, #185). Whether
+// 2025-09-03 still answers the deprecated /v1/databases/ID/query is not confirmed: it is answered here.
+const DATA_SOURCES_VERSION = "2025-09-03";
+const MULTI_SOURCE = "Databases with multiple data sources are not supported in this API version.";
+const rowsPage = (json, id, body, extra = []) =>
+  body?.start_cursor === "r2"
+    ? json(200, { object: "list", results: [notionPage(`${id}-row3`)], has_more: false, next_cursor: null })
+    : json(200, {
+        object: "list",
+        results: [notionPage(`${id}-row1`), ...extra, notionPage(`${id}-row2`)],
+        has_more: true,
+        next_cursor: "r2",
+      });
+
+function notionDatabases({ req, path, body, json }) {
+  const current = req.headers["notion-version"] >= DATA_SOURCES_VERSION;
+  let m = /^\/v1\/data_sources\/([^/]+)\/query$/.exec(path);
+  if (m && !current) return notionError(json, 400, "invalid_request_url", "Invalid request URL.");
   if (m && req.method === "POST") {
     const id = decodeURIComponent(m[1]);
-    if (body?.start_cursor === "r2")
-      return json(200, { object: "list", results: [notionPage(`${id}-row3`)], has_more: false, next_cursor: null });
-    return json(200, { object: "list", results: [notionPage(`${id}-row1`), notionPage(`${id}-row2`)], has_more: true, next_cursor: "r2" });
+    const nested = id.includes("wiki") && !id.endsWith("-nested") ? [{ object: "data_source", id: `${id}-nested` }] : [];
+    return rowsPage(json, id, body, nested);
   }
+  m = /^\/v1\/databases\/([^/]+)(\/query)?$/.exec(path);
+  const id = m ? decodeURIComponent(m[1]) : "";
+  if (m && !current && id.includes("multi")) return notionError(json, 400, "validation_error", MULTI_SOURCE);
+  if (m && !m[2] && req.method === "GET") {
+    const sources = [`${id}-ds1`, ...(id.includes("multi") ? [`${id}-ds2`] : [])].map((d, i) => ({ id: d, name: `Source ${i + 1}` }));
+    return json(200, { object: "database", id, title: [rt(`Database ${id}`)], ...(current ? { data_sources: sources } : {}) });
+  }
+  if (m?.[2] && req.method === "POST") return rowsPage(json, id, body);
   return json(404, { object: "error", code: "invalid_request_url", message: `no stand-in for ${path}` });
 }
 
@@ -435,12 +488,33 @@ function airtable({ req, url, body, json }) {
   return json(200, { records, ...(end < total ? { offset: `itrStandin/rec${end + 1}` } : {}) });
 }
 
-// Confluence's GET /rest/api/content (Cloud: "limit … may be restricted by fixed system limits"; the
-// Server/DC KB gives 50 with a body expansion): `limit` capped at 50 when expanding body, `size` what
-// came back, `_links.next` while more remain. A space key holding "BIG" has 60 pages, any other 3.
-function confluence({ req, url, json }) {
-  if (req.headers.authorization !== "Bearer pat-confluence-stand-in") return json(401, { message: "Unauthorized" });
-  if (url.pathname !== "/confluence/rest/api/content") return json(404, { message: "Not found" });
+// Confluence Data Center's GET /rest/api/content (the Server/DC KB gives 50 with a body expansion):
+// `limit` capped at 50 when expanding body, `size` what came back, `_links.next` while more remain.
+// Confluence Cloud (developer.atlassian.com/cloud/confluence/rest/v2): v1 content deprecated by CHANGE-864
+// and answered 410 GoneException (as the API gateway answers it, Spenhouet/confluence-markdown-exporter#207,
+// markdown-confluence#796); v2 lists take `limit` 1–250 and page by the opaque `cursor` in `_links.next`
+// (no `start`); Get pages in space lists `current` and `archived` unless `status` says; `body-format` one of
+// PrimaryBodyRepresentation; users-bulk takes 1–250 accountIds. v2 errors are {errors: [{status, code, title}]}.
+const CONFLUENCE_BASIC = `Basic ${Buffer.from("confluence@example.com:confluence-stand-in-token").toString("base64")}`;
+const CONFLUENCE_GONE =
+  "com.atlassian.confluence.api.service.exceptions.pagesmodes.GoneException: This deprecated endpoint has been removed.";
+const V2_MAX_LIMIT = 250;
+const storage = (n, space) =>
+  `<h1>Owls ${n} in ${space}</h1><p>Owls hunt <strong>at night</strong>.</p><p></p>` +
+  '<ac:structured-macro ac:name="code"><ac:parameter ac:name="language">js</ac:parameter>' +
+  "<ac:plain-text-body><![CDATA[hoot();]]></ac:plain-text-body></ac:structured-macro>" +
+  '<ac:structured-macro ac:name="attachments" />';
+const spaceIds = new Map();
+const spaceIdOf = (key) => {
+  if (!spaceIds.has(key)) spaceIds.set(key, String(98_000 + spaceIds.size));
+  return spaceIds.get(key);
+};
+const v2Error = (json, status, code, title) => json(status, { errors: [{ status, code, title, detail: null }] });
+
+function confluenceDc({ req, url, json }) {
+  const auth = req.headers.authorization;
+  if (auth !== "Bearer pat-confluence-stand-in" && auth !== CONFLUENCE_BASIC) return json(401, { message: "Unauthorized" });
+  if (url.pathname !== "/confluence-dc/rest/api/content") return json(404, { message: "Not found" });
   const space = url.searchParams.get("spaceKey") ?? "";
   const start = Number(url.searchParams.get("start") ?? 0);
   const expand = url.searchParams.get("expand") ?? "";
@@ -451,26 +525,93 @@ function confluence({ req, url, json }) {
     status: "current",
     title: `Owls ${n}`,
     version: { number: n, when: "2024-03-01T00:00:00.000Z", by: { displayName: "Ada" } },
-    body: {
-      storage: {
-        value:
-          `<h1>Owls ${n} in ${space}</h1><p>Owls hunt <strong>at night</strong>.</p><p></p>` +
-          '<ac:structured-macro ac:name="code"><ac:parameter ac:name="language">js</ac:parameter>' +
-          "<ac:plain-text-body><![CDATA[hoot();]]></ac:plain-text-body></ac:structured-macro>" +
-          '<ac:structured-macro ac:name="attachments" />',
-      },
-    },
+    body: { storage: { value: storage(n, space) } },
   });
   const total = space.includes("BIG") ? 60 : 3;
   const results = Array.from({ length: Math.max(0, Math.min(limit, total - start)) }, (_, i) => page(start + i + 1));
   const more = start + results.length < total;
   const q = (at) => new URLSearchParams({ spaceKey: space, limit: String(limit), start: String(at), expand }).toString();
   const _links = {
-    base: `http://${req.headers.host}/confluence`,
-    context: "/confluence",
+    base: `http://${req.headers.host}/confluence-dc`,
+    context: "/confluence-dc",
     ...(more ? { next: `/rest/api/content?${q(start + results.length)}` } : {}),
   };
   return json(200, { results, start, limit, size: results.length, _links });
+}
+
+/** The query problems Cloud's v2 pages listing refuses (400), else undefined. */
+function validateConfluenceV2Pages(url) {
+  const format = url.searchParams.get("body-format");
+  if (format !== null && !["storage", "atlas_doc_format"].includes(format)) return `Invalid value for body-format: ${format}`;
+  for (const s of url.searchParams.getAll("status").flatMap((v) => v.split(",")))
+    if (!["current", "archived", "deleted", "trashed"].includes(s)) return `Invalid value for status: ${s}`;
+  const limit = url.searchParams.get("limit");
+  if (limit !== null && !(Number.isInteger(Number(limit)) && Number(limit) >= 1)) return `Invalid value for limit: ${limit}`;
+  return undefined;
+}
+
+function confluenceCloudPages(req, url, json, spaceId) {
+  const bad = validateConfluenceV2Pages(url);
+  if (bad) return v2Error(json, 400, "INVALID_REQUEST_PARAMETER", bad);
+  const key = [...spaceIds].find(([, id]) => id === spaceId)?.[0];
+  if (key === undefined) return v2Error(json, 404, "NOT_FOUND", "Not Found");
+  const statuses = url.searchParams.getAll("status").flatMap((v) => v.split(","));
+  const wanted = statuses.length ? statuses : ["current", "archived"];
+  const format = url.searchParams.get("body-format");
+  const all = Array.from({ length: key.includes("BIG") ? 260 : 3 }, (_, i) => i + 1)
+    .map((n) => ({ n, status: key.includes("ARCH") && n === 2 ? "archived" : "current" }))
+    .filter((p) => wanted.includes(p.status));
+  const cursor = url.searchParams.get("cursor");
+  const start = cursor
+    ? Number(
+        Buffer.from(cursor, "base64url")
+          .toString()
+          .replace(/^after:/, ""),
+      )
+    : 0;
+  if (!Number.isInteger(start) || start < 0) return v2Error(json, 400, "INVALID_REQUEST_PARAMETER", "Invalid cursor");
+  const limit = Math.min(Number(url.searchParams.get("limit") ?? 25), V2_MAX_LIMIT);
+  const results = all.slice(start, start + limit).map(({ n, status }) => ({
+    id: `${n}00`,
+    status,
+    title: `Owls ${n}`,
+    spaceId,
+    authorId: "acc-ada",
+    createdAt: "2024-02-01T00:00:00.000Z",
+    version: { number: n, createdAt: "2024-03-01T00:00:00.000Z", authorId: n % 2 ? "acc-ada" : "acc-bob", minorEdit: false },
+    body: format === "storage" ? { storage: { value: storage(n, key), representation: "storage" } } : {},
+    _links: { webui: `/spaces/${key}/pages/${n}00/Owls+${n}` },
+  }));
+  const end = start + results.length;
+  const next = new URLSearchParams(url.searchParams);
+  next.set("cursor", Buffer.from(`after:${end}`).toString("base64url"));
+  const _links = {
+    base: `http://${req.headers.host}/confluence`,
+    ...(end < all.length ? { next: `/wiki${url.pathname.slice(11)}?${next}` } : {}),
+  };
+  return json(200, { results, _links });
+}
+
+function confluenceCloud({ req, url, body, json }) {
+  if (req.headers.authorization !== CONFLUENCE_BASIC) return json(401, { code: 401, message: "Unauthorized" });
+  const path = url.pathname.replace(/^\/confluence/, "");
+  if (path.startsWith("/rest/api/content"))
+    return json(410, { statusCode: 410, data: { authorized: true, valid: true, errors: [], successful: true }, message: CONFLUENCE_GONE });
+  if (req.method === "GET" && path === "/api/v2/spaces") {
+    const keys = url.searchParams.getAll("keys").flatMap((v) => v.split(","));
+    const found = keys.filter((k) => !k.includes("NONE")).map((k) => ({ id: spaceIdOf(k), key: k, name: `Space ${k}`, type: "global" }));
+    return json(200, { results: found, _links: { base: `http://${req.headers.host}/confluence` } });
+  }
+  const m = /^\/api\/v2\/spaces\/([^/]+)\/pages$/.exec(path);
+  if (req.method === "GET" && m) return confluenceCloudPages(req, url, json, decodeURIComponent(m[1]));
+  if (req.method === "POST" && path === "/api/v2/users-bulk") {
+    const ids = body?.accountIds;
+    if (!Array.isArray(ids) || ids.length < 1 || ids.length > 250)
+      return v2Error(json, 400, "INVALID_REQUEST_PARAMETER", "accountIds must hold 1 to 250 account ids");
+    const names = { "acc-ada": "Ada", "acc-bob": "Bob" };
+    return json(200, { results: ids.filter((id) => names[id]).map((accountId) => ({ accountId, displayName: names[accountId] })) });
+  }
+  return v2Error(json, 404, "NOT_FOUND", "Not Found");
 }
 
 export function startLoadersHostedStandin() {
@@ -480,7 +621,8 @@ export function startLoadersHostedStandin() {
     if (ctx.url.pathname.startsWith("/notion/")) return notion(ctx);
     if (ctx.url.pathname.startsWith("/jira/") || ctx.url.pathname.startsWith("/jira-dc/")) return jira(ctx);
     if (ctx.url.pathname.startsWith("/airtable/")) return airtable(ctx);
-    if (ctx.url.pathname.startsWith("/confluence/")) return confluence(ctx);
+    if (ctx.url.pathname.startsWith("/confluence/")) return confluenceCloud(ctx);
+    if (ctx.url.pathname.startsWith("/confluence-dc/")) return confluenceDc(ctx);
     return ctx.json(404, { error: "unknown service" });
   });
 }

@@ -1,10 +1,13 @@
 // notionPage (pageId) and notionDB (databaseId) over Notion's REST API (credential notionApi:
-// notionIntegrationToken; NOTION_BASE_URL, default https://api.notion.com; Notion-Version 2022-06-28),
+// notionIntegrationToken; NOTION_BASE_URL, default https://api.notion.com; Notion-Version 2025-09-03),
 // as LangChain's NotionAPILoader reads them: a page's blocks (GET /v1/blocks/{id}/children, every
 // page of them, children of blocks too) as markdown, its child pages (and child databases' rows) as
-// documents of their own; a database's rows (POST /v1/databases/{id}/query, every page) one document
-// each. Lists are read page by page (page_size ≤ 100, start_cursor until has_more is false); a 429
-// waits its Retry-After. Metadata: the page object without `id`, `notionId`, and `properties` as text by name.
+// documents of their own; a database's rows one document each. Since 2025-09-03 a database holds one or
+// more data sources (older versions fail on a database with more than one: "Databases with multiple data
+// sources are not supported in this API version"), so a database is read as GET /v1/databases/{id} →
+// `data_sources`, then POST /v1/data_sources/{id}/query for each, every page. Lists are read page by page
+// (page_size ≤ 100, start_cursor until has_more is false); a 429 waits its Retry-After. Metadata: the
+// page object without `id`, `notionId`, and `properties` as text by name.
 import { Document } from "@langchain/core/documents";
 import { fail } from "../../../errors";
 import { overLimit } from "../../../lib/limits";
@@ -15,7 +18,7 @@ import { blockMarkdown, pageProperties } from "./markdown";
 
 type Obj = Record<string, unknown>;
 const isObject = (v: unknown): v is Obj => !!v && typeof v === "object" && !Array.isArray(v);
-const NOTION_VERSION = "2022-06-28";
+const NOTION_VERSION = "2025-09-03";
 /** The most API calls one load makes (a page of blocks is one call). */
 const MAX_CALLS = 2_000;
 const LIST_ITEMS = new Set(["bulleted_list_item", "numbered_list_item", "to_do", "toggle"]);
@@ -24,6 +27,7 @@ class NotionReader {
   private calls = 0;
   private readonly queue: string[] = [];
   private readonly seen = new Set<string>();
+  private readonly sourcesRead = new Set<string>();
   readonly docs: Document[] = [];
 
   constructor(
@@ -73,9 +77,17 @@ class NotionReader {
       throw overLimit(this.input.limits, "chunks", "What Notion has under this id", this.seen.size);
   }
 
+  /** A database's rows: every data source it holds (a wiki's query also lists nested data sources). */
   async queueDatabase(id: string): Promise<void> {
-    const rows = await this.all(`/v1/databases/${encodeURIComponent(id)}/query`, true);
-    this.enqueue(...rows.map((r) => String(r.id)));
+    const db = await this.call(`/v1/databases/${encodeURIComponent(id)}`);
+    const sources = (Array.isArray(db.data_sources) ? db.data_sources : []).filter(isObject).map((d) => String(d.id));
+    for (let source = sources.shift(); source !== undefined; source = sources.shift()) {
+      if (this.sourcesRead.has(source)) continue;
+      this.sourcesRead.add(source);
+      const rows = await this.all(`/v1/data_sources/${encodeURIComponent(source)}/query`, true);
+      sources.push(...rows.filter((r) => r.object === "data_source").map((r) => String(r.id)));
+      this.enqueue(...rows.filter((r) => r.object !== "data_source").map((r) => String(r.id)));
+    }
   }
 
   /** The markdown of a block list, child pages and databases queued instead of rendered. */
