@@ -85,16 +85,29 @@ describe("AzureRerankRetriever", () => {
     expect(sent.path).toBe("/providers/cohere/v2/rerank");
     expect(sent.headers["api-key"]).toBe("azure-rerank-key");
     expect(sent.headers.authorization).toBeUndefined();
-    expect(sent.body).toMatchObject({
-      model: "Cohere-rerank-v4.0-fast",
-      query: question,
-      top_n: 2,
-      max_chunks_per_doc: 10,
-      return_documents: false,
-    });
+    // Cohere's v2 body: v2 refuses v1's max_chunks_per_doc and return_documents (422 "unknown field").
+    expect(Object.keys(sent.body).sort()).toEqual(["documents", "model", "query", "top_n"]);
+    expect(sent.body).toMatchObject({ model: "Cohere-rerank-v4.0-fast", query: question, top_n: 2 });
     expect(sent.body.documents).toHaveLength(3);
-    const other = await ask(`bakery croissants ${marker()}`, { model: "rerank-v3.5", maxChunksPerDoc: "4" });
+    const m2 = marker();
+    const other = await ask(`bakery croissants ${m2}`, { model: "rerank-v3.5", maxChunksPerDoc: "4" });
     expect(other.sourceDocuments?.map((d) => d.pageContent)[0]).toBe(BAKERY);
+    const [second] = await miscRequests(m2);
+    expect(second.body).not.toHaveProperty("max_chunks_per_doc");
+  });
+
+  it("an endpoint on Cohere's v1 route gets the v1 body (max_chunks_per_doc, return_documents)", async () => {
+    const v1 = await credential("azureFoundryApi", {
+      azureFoundryApiKey: "azure-v1-key",
+      azureFoundryEndpoint: `${standinUrl()}/azure/v1/rerank`,
+    });
+    const m = marker();
+    const result = await ask(`library novels ${m}`, { topK: 1, maxChunksPerDoc: "4" }, v1);
+    expect(result.sourceDocuments?.map((d) => d.pageContent)).toEqual([LIBRARY]);
+    const all = (await (await fetch(`${standinUrl()}/requests?contains=${m}`)).json()) as Recorded[];
+    const sent = all.find((r) => r.path === "/azure/v1/rerank");
+    expect(sent?.headers["api-key"]).toBe("azure-v1-key");
+    expect(sent?.body).toMatchObject({ top_n: 1, max_chunks_per_doc: 4, return_documents: false });
   });
 
   it("the service's failure is a 502 with its message and without the key; a wrong key too", async () => {

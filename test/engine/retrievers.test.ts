@@ -4,7 +4,10 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { supportedNodeNames } from "../../src/engine/chatflow/registry";
 import { planFlowUpsert, runUpsert } from "../../src/engine/chatflow/upsert";
+import { Document } from "@langchain/core/documents";
 import { EXTRACT_PROMPT, HYDE_PROMPTS } from "../../src/engine/chatflow/nodes/retrievers";
+import { type RerankNode, buildReranker } from "../../src/engine/chatflow/nodes/retrievers/rerank";
+import { str } from "../../src/lib/inputs";
 import { credential, makeCtx, marker, requestsWith, runFlow, runtimeWith, standinUrl } from "./helpers";
 import { BAKERY, LIBRARY, STATION, TOWN_TEXT, flow, ref, standinModel } from "./retrieval-flows";
 
@@ -317,6 +320,77 @@ describe("rerankers", () => {
       status: 502,
       message: expect.stringContaining("Jina rerank answered 500: stand-in jina rerank failure"),
     });
+  });
+});
+
+describe("rerankers at their services' limits", () => {
+  const rerankFlow = (node: string, inputs: Record<string, unknown>, credentialId: string) =>
+    townFlow([["ret_0", node, "Retrievers", { baseRetriever: ref("vs_0"), credential: credentialId, ...inputs }]], { output: "retriever" });
+  /** A node's reranker on the stand-in, called directly (edge cases a chain seldom sends). */
+  const reranker = (node: RerankNode, credential: Record<string, unknown>, topN: number, inputs: Record<string, unknown> = {}) =>
+    buildReranker(node, { env: runtimeWith(RERANK_VARS).providers, credential, topN, inputs, model: str(inputs.model) });
+  const docs = (...texts: string[]) => texts.map((pageContent, i) => new Document({ pageContent, metadata: { i } }));
+  type RerankBody = { model?: string; documents: string[]; top_n?: number; top_k?: number; max_chunks_per_doc?: number };
+  const rerankCalls = async (m: string) =>
+    (await requestsWith(m)).filter((r) => r.path.endsWith("/rerank")).map((r) => ({ body: r.body as unknown as RerankBody }));
+
+  it("Cohere v1: documents × max_chunks_per_doc over 10,000 go in several calls, merged by score; 0 chunks is Cohere's 10", async () => {
+    const m = marker();
+    const question = `bakery sourdough croissants ${m}`;
+    // 5000 chunks a document: two documents a call (Cohere refuses 3 × 5000 > 10,000).
+    const result = await ask(rerankFlow("cohereRerankRetriever", { topK: 3, maxChunksPerDoc: "5000" }, cohere), question, RERANK_VARS);
+    expect(sources(result)[0]).toBe(BAKERY);
+    expect(result.sourceDocuments).toHaveLength(3);
+    const scores = result.sourceDocuments?.map((d) => d.metadata.relevance_score as number) ?? [];
+    expect(scores).toEqual([...scores].sort((a, b) => b - a));
+    const calls = await rerankCalls(m);
+    expect(calls.map((c) => [c.body.documents.length, c.body.top_n, c.body.max_chunks_per_doc])).toEqual([
+      [2, 2, 5000],
+      [1, 1, 5000],
+    ]);
+    const m2 = marker();
+    await ask(rerankFlow("cohereRerankRetriever", { maxChunksPerDoc: "0" }, cohere), `library ${m2}`, RERANK_VARS);
+    expect((await rerankCalls(m2))[0].body).toMatchObject({ max_chunks_per_doc: 10 });
+  });
+
+  it("Voyage: over 1,000 documents in two calls, the best of either first; an empty document left out", async () => {
+    const m = marker();
+    const many = docs(...Array.from({ length: 1001 }, (_, i) => (i === 1000 ? `harbour ferry ${m}` : `d${i}`)));
+    const ranked = await reranker("voyageAIRerankRetriever", { apiKey: "voyage-rerank-key" }, 2, { model: "rerank-2" }).rerank(
+      `ferry ${m}`,
+      many,
+    );
+    expect(ranked[0].metadata).toMatchObject({ i: 1000, relevance_score: 1 });
+    expect(ranked).toHaveLength(2);
+    expect((await rerankCalls(m)).map((c) => [c.body.documents.length, c.body.top_k])).toEqual([
+      [1000, 2],
+      [1, 1],
+    ]);
+    // Voyage refuses "" among the documents ("Input cannot contain empty strings or empty lists").
+    const m2 = marker();
+    const some = await reranker("voyageAIRerankRetriever", { apiKey: "voyage-rerank-key" }, 3).rerank(
+      `ferry ${m2}`,
+      docs("", `ferry ${m2}`, " "),
+    );
+    expect(some.map((d) => d.metadata.i)).toEqual([1, 2]);
+    expect((await rerankCalls(m2))[0].body).toMatchObject({ model: "rerank-lite-1", documents: [`ferry ${m2}`, " "] });
+  });
+
+  it("Voyage: Flowise's model option rerank-lite-2 is sent as Voyage's rerank-2-lite", async () => {
+    const m = marker();
+    const result = await ask(rerankFlow("voyageAIRerankRetriever", { model: "rerank-lite-2" }, voyage), `library novels ${m}`, RERANK_VARS);
+    expect(sources(result)[0]).toBe(LIBRARY);
+    expect((await rerankCalls(m))[0].body).toMatchObject({ model: "rerank-2-lite", top_k: 3 });
+  });
+
+  it("a blank query keeps the base retriever's order without a call (Cohere refuses it)", async () => {
+    const m = marker();
+    const kept = await reranker("cohereRerankRetriever", { cohereApiKey: "co-rerank-key" }, 2).rerank(
+      "  ",
+      docs(`a ${m}`, "", `b ${m}`, `c ${m}`),
+    );
+    expect(kept.map((d) => d.metadata.i)).toEqual([0, 2]);
+    expect(await rerankCalls(m)).toEqual([]);
   });
 });
 
