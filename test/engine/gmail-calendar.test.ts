@@ -344,3 +344,79 @@ describe("googleCalendarTool", () => {
     expect(err.message).toMatch(/needs a googleCalendarOAuth2 credential/);
   });
 });
+
+describe("Google's documented ranges (the strict stand-in)", () => {
+  it("gmail: a Max Results over 500 is read in pages of at most 500 by nextPageToken, up to the count asked", async () => {
+    vars();
+    const m = marker();
+    const t = await tools("gmail", {
+      gmailType: "threads",
+      threadActions: ["listThreads"],
+      threadMaxResults: "520",
+      credential: await gmailCred(token()),
+    });
+    const answer = JSON.parse(await t.get("list_threads")!.invoke({ query: `many-600 ${m}` }));
+    expect(answer.threads).toHaveLength(520);
+    expect(answer.threads.at(-1)).toEqual({ id: "threads-520" });
+    expect(answer).toMatchObject({ nextPageToken: "520", resultSizeEstimate: 600 });
+    const pages = (await received(m)).map((r) => Object.fromEntries(new URL(r.path, "http://x").searchParams));
+    expect(pages).toEqual([
+      { maxResults: "500", q: `many-600 ${m}` },
+      { maxResults: "20", q: `many-600 ${m}`, pageToken: "500" },
+    ]);
+  });
+
+  it("list_events: over 2500 in pages; bounds without offset as RFC 3339 UTC; startTime ordering only over single events", async () => {
+    vars();
+    const m = marker();
+    const cred = await calendarCred(token());
+    const big = await tools("googleCalendarTool", {
+      calendarType: "event",
+      eventActions: ["listEvents"],
+      maxResults: 2600,
+      credential: cred,
+    });
+    const answer = JSON.parse(
+      await big.get("list_events")!.invoke({ query: `many-2700 ${m}`, timeMin: "2026-03-01", timeMax: "2026-03-02T09:30" }),
+    );
+    expect(answer.items).toHaveLength(2600);
+    expect(answer.nextPageToken).toBe("2600");
+    const recurring = await tools("googleCalendarTool", {
+      calendarType: "event",
+      eventActions: ["listEvents"],
+      singleEvents: false,
+      orderBy: "startTime",
+      credential: cred,
+    });
+    const masters = await recurring.get("list_events")!.invoke({ query: `masters ${m}`, timeMin: "2026-03-01T08:00:00+01:00" });
+    expect(masters).toContain('"event in primary"');
+    const sent = (await received(m)).map((r) => Object.fromEntries(new URL(r.path, "http://x").searchParams));
+    const bounds = { timeMin: "2026-03-01T00:00:00Z", timeMax: "2026-03-02T09:30:00Z" };
+    expect(sent).toEqual([
+      { ...bounds, maxResults: "2500", singleEvents: "true", q: `many-2700 ${m}` },
+      { ...bounds, maxResults: "100", singleEvents: "true", q: `many-2700 ${m}`, pageToken: "2500" },
+      { timeMin: "2026-03-01T08:00:00+01:00", maxResults: "250", singleEvents: "false", q: `masters ${m}` },
+    ]);
+  });
+
+  it("query_freebusy: expansion maxima over Google's (50 calendars, 100 group members) are sent at the maximum", async () => {
+    vars();
+    const m = marker();
+    const fb = await tools("googleCalendarTool", {
+      calendarType: "freebusy",
+      freebusyActions: ["queryFreebusy"],
+      calendarExpansionMax: "80",
+      groupExpansionMax: "500",
+      credential: await calendarCred(token()),
+    });
+    const args = { timeMin: "2026-01-01T00:00:00Z", timeMax: "2026-01-02", calendarIds: `room-${m}` };
+    const busy = JSON.parse(await fb.get("query_freebusy")!.invoke(args));
+    expect(busy.received).toEqual({
+      timeMin: "2026-01-01T00:00:00Z",
+      timeMax: "2026-01-02T00:00:00Z",
+      items: [{ id: `room-${m}` }],
+      groupExpansionMax: 100,
+      calendarExpansionMax: 50,
+    });
+  });
+});

@@ -205,7 +205,8 @@ describe("googleSheetsTool", () => {
     const answer = await predict(id, `Write ${m} ${callOf("update_values", args)} ${callOf("batch_get_values", get)}`);
     const [put, batch] = await received(m);
     expect(put).toMatchObject({ method: "PUT", auth: `Bearer ${at}` });
-    expect(put.path).toBe(`/v4/spreadsheets/ss-${m}/values/Sheet%201!A1%3AB2?valueInputOption=RAW`);
+    // A sheet name with a space is quoted (Sheets cannot parse "Sheet 1!A1:B2").
+    expect(put.path).toBe(`/v4/spreadsheets/ss-${m}/values/'Sheet%201'!A1%3AB2?valueInputOption=RAW`);
     expect(JSON.parse(put.body)).toEqual({
       values: [
         ["a", "b"],
@@ -527,5 +528,110 @@ describe("googleSheets loader", () => {
       status: 502,
       message: `Google Sheets answered 403: The user does not have sufficient permissions for file denied-${m}.`,
     });
+  });
+});
+
+describe("Google's documented ranges and syntax (the strict stand-in)", () => {
+  const build = async (name: string, inputs: Record<string, unknown>, type: string) =>
+    tools(name, { credential: await cred(type, token()), ...inputs });
+
+  it("Drive: a Max Results over 1000 is read in pages of at most 1000, short pages followed by nextPageToken", async () => {
+    vars();
+    const m = marker();
+    const t = await build(
+      "googleDriveTool",
+      { driveType: "folder", folderActions: '["listFolderContents"]', maxResults: "1001" },
+      "googleDriveOAuth2",
+    );
+    const answer = JSON.parse(String(await t.get("list_folder_contents")!.invoke({ folderId: `many-1002-${m}` })));
+    expect(answer.files).toHaveLength(1001);
+    expect(new Set(answer.files.map((f: { id: string }) => f.id)).size).toBe(1001);
+    expect(answer.nextPageToken).toBe("1001");
+    // The stand-in serves at most 400 a page (Drive's partial pages): each page asks only for what is left.
+    expect((await received(m)).map((r) => [query(r).pageSize, query(r).pageToken])).toEqual([
+      ["1000", undefined],
+      ["601", "400"],
+      ["201", "800"],
+    ]);
+  });
+
+  it("Drive: list_files with the model's `fields` keeps nextPageToken in it, so a short page is not read as the last", async () => {
+    vars();
+    const m = marker();
+    const t = await build("googleDriveTool", { driveType: "file", fileActions: '["listFiles"]' }, "googleDriveOAuth2");
+    const args = { query: `'many-500-${m}' in parents`, pageSize: 450, fields: "files(id,name)" };
+    const answer = JSON.parse(String(await t.get("list_files")!.invoke(args)));
+    expect(answer.files).toHaveLength(450);
+    const sent = (await received(m)).map(query);
+    expect(sent.map((q) => [q.fields, q.pageSize, q.pageToken])).toEqual([
+      ["nextPageToken,files(id,name)", "450", undefined],
+      ["nextPageToken,files(id,name)", "50", "400"],
+    ]);
+  });
+
+  it("Drive: a folder id with a quote or a backslash is escaped in q; the node's orderBy is dropped on a fullText search", async () => {
+    vars();
+    const m = marker();
+    const folder = await build("googleDriveTool", { driveType: "folder", folderActions: '["listFolderContents"]' }, "googleDriveOAuth2");
+    const listed = String(await folder.get("list_folder_contents")!.invoke({ folderId: `O'Brien\\${m}` }));
+    expect(listed).toBe('{"files":[]}');
+    const search = await build(
+      "googleDriveTool",
+      { driveType: "search", searchActions: '["searchFiles"]', orderBy: "modifiedTime" },
+      "googleDriveOAuth2",
+    );
+    const found = String(await search.get("search_files")!.invoke({ query: `fullText contains 'Grüße ${m}'` }));
+    expect(found).not.toContain("Error");
+    const name = await build(
+      "googleDriveTool",
+      { driveType: "search", searchActions: '["searchFiles"]', orderBy: "name" },
+      "googleDriveOAuth2",
+    );
+    await name.get("search_files")!.invoke({ query: `name contains 'n-${m}'` });
+    expect((await received(m)).map(query)).toEqual([
+      { q: `'O\\'Brien\\\\${m}' in parents`, pageSize: "10" },
+      { q: `fullText contains 'Grüße ${m}'`, pageSize: "10" },
+      { q: `name contains 'n-${m}'`, pageSize: "10", orderBy: "name" },
+    ]);
+  });
+
+  it("Sheets: sheet names with spaces, quotes or commas are quoted in every range (Sheets cannot parse them bare)", async () => {
+    vars();
+    const m = marker();
+    const t = await build(
+      "googleSheetsTool",
+      { sheetsType: "values", valuesActions: '["getValues","batchGetValues","batchUpdateValues","clearValues"]', spreadsheetId: `ss-${m}` },
+      "googleSheetsOAuth2",
+    );
+    expect(String(await t.get("get_values")!.invoke({ range: "Q1 Report!A1:B2" }))).toContain('"values"');
+    await t.get("batch_get_values")!.invoke({ ranges: "'Jon's Data'!A1, Sheet1!B2, 'a, b'!C3" });
+    const data = JSON.stringify([{ range: "Año 2026!A1", values: [["x"]] }]);
+    expect(String(await t.get("batch_update_values")!.invoke({ values: data }))).not.toContain("Error");
+    await t.get("clear_values")!.invoke({ range: "Totals 2026" });
+    const sent = await received(m);
+    const path = (r: Received) => decodeURIComponent(r.path.split("?")[0]);
+    expect(path(sent[0])).toBe(`/v4/spreadsheets/ss-${m}/values/'Q1 Report'!A1:B2`);
+    expect(new URL(sent[1].path, "http://x").searchParams.getAll("ranges")).toEqual(["'Jon''s Data'!A1", "Sheet1!B2", "'a, b'!C3"]);
+    expect(JSON.parse(sent[2].body).data[0].range).toBe("'Año 2026'!A1");
+    expect(path(sent[3])).toBe(`/v4/spreadsheets/ss-${m}/values/'Totals 2026':clear`);
+  });
+
+  it("Docs: an index under 1 or a fraction is sent as a whole index ≥ 1; a new document's content goes at index 1", async () => {
+    vars();
+    const m = marker();
+    const t = await build("googleDocsTool", { index: "5" }, "googleDocsOAuth2");
+    const created = String(await t.get("create_document")!.invoke({ title: `New-${m}`, text: "Intro" }));
+    expect(created).toBe(`{"documentId":"doc-New-${m}","title":"New-${m}"}`);
+    const free = await build("googleDocsTool", { actions: '["insertText"]' }, "googleDocsOAuth2");
+    await free.get("insert_text")!.invoke({ documentId: `d-${m}`, text: "a", index: -3 });
+    await free.get("insert_text")!.invoke({ documentId: `d-${m}`, text: "b", index: 2.5 });
+    const past = String(await free.get("insert_text")!.invoke({ documentId: `d-${m}`, text: "c", index: 500 }));
+    const end = 1 + `Hello from d-${m}\n`.length;
+    const refused = "Invalid requests[0].insertText: Index 500 must be less than the end index of the referenced segment";
+    expect(past).toBe(`Error inserting text: Google Docs answered 400: ${refused}, ${end}.`);
+    const batches = (await received(m))
+      .filter((r) => r.path.endsWith(":batchUpdate"))
+      .map((r) => JSON.parse(r.body).requests[0].insertText.location);
+    expect(batches).toEqual([{ index: 1 }, { index: 1 }, { index: 2 }, { index: 500 }]);
   });
 });

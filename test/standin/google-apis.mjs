@@ -8,6 +8,17 @@
 // A message's `raw` (base64url RFC 2822) is decoded and recorded as `mime` (headers, the subject's
 // encoded-words decoded, the decoded body), and on the answer as `payload.headers` / `snippet`.
 // GET /requests?contains=<marker> lists the requests whose path, body or decoded message holds it.
+// Strict as Google documents (each refusal in Google's error shape):
+//   Gmail messages/threads/drafts.list serve at most 500 per page (users.messages.list: "The maximum
+//     allowed value for this field is 500"; a larger maxResults is cut, not refused) and page by
+//     nextPageToken; a q holding many-<N> matches N items (ids <kind>-<i>), else two.
+//   Calendar events.list serves at most 2500 per page ("The page size can never be larger than 2500
+//     events", default 250), q many-<N> matching N events; timeMin/timeMax must be RFC 3339 with an
+//     offset ("Must be an RFC3339 timestamp with mandatory time zone offset": 400 Bad Request);
+//     orderBy=startTime needs singleEvents=true (400 "The requested ordering is not available for the
+//     particular query."). Events: a start/end dateTime without offset needs a timeZone, as does any
+//     recurring one (400 "Missing time zone definition for start time."). freeBusy: calendarExpansionMax
+//     ≤ 50 and groupExpansionMax ≤ 100 (FreeBusyRequest: "Maximum value is 50" / "100").
 import { serveStandin } from "./base.mjs";
 
 const googleError = (json, code, status, message) =>
@@ -41,6 +52,48 @@ export function decodeWords(value) {
     );
 }
 
+/** One page of a scripted list: `limit` per page at most (the caller's ask cut to the cap), the offset as token. */
+function pageOf(all, q, sizeParam, { cap, fallback }) {
+  const asked = q[sizeParam] === undefined ? fallback : Number(q[sizeParam]);
+  const size = Math.min(Number.isInteger(asked) && asked > 0 ? asked : fallback, cap);
+  const from = Number(q.pageToken ?? 0);
+  const page = all.slice(from, from + size);
+  return { page, ...(from + size < all.length ? { nextPageToken: String(from + size) } : {}) };
+}
+
+/** many-<N> in a query asks the stand-in for N items. */
+const manyOf = (q) => Number(/many-(\d+)/.exec(q ?? "")?.[1] ?? 0);
+
+const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i;
+const badRequest = (json) => googleError(json, 400, "badRequest", "Bad Request");
+
+/** events.list's documented rules: RFC 3339 bounds with an offset, startTime ordering only over single events. */
+function validateEventsList(q, json) {
+  for (const key of ["timeMin", "timeMax"]) if (q[key] !== undefined && !RFC3339.test(q[key])) return badRequest(json);
+  if (q.orderBy === "startTime" && q.singleEvents !== "true")
+    return googleError(json, 400, "invalid", "The requested ordering is not available for the particular query.");
+  return undefined;
+}
+
+/** An event's start/end: a dateTime without offset needs a timeZone, and so does a recurring event. */
+function validateEventTimes(body, json) {
+  for (const end of ["start", "end"]) {
+    const t = body?.[end];
+    if (!t?.dateTime || t.timeZone) continue;
+    if (body.recurrence || !/(Z|[+-]\d{2}:\d{2})$/i.test(t.dateTime))
+      return googleError(json, 400, "badRequest", `Missing time zone definition for ${end} time.`);
+  }
+  return undefined;
+}
+
+/** FreeBusyRequest's documented maxima. */
+function validateFreeBusy(body, json) {
+  if (!Array.isArray(body?.items) || !body.timeMin || !body.timeMax)
+    return googleError(json, 400, "INVALID_ARGUMENT", "Missing timeMin, timeMax or items");
+  if (body.calendarExpansionMax > 50 || body.groupExpansionMax > 100) return googleError(json, 400, "invalid", "Invalid Value");
+  return undefined;
+}
+
 const messageOf = (id, mime, labelIds) => ({
   id,
   threadId: `t-${id}`,
@@ -69,8 +122,12 @@ function gmail(method, parts, { url, body, json, record }) {
           { id: "Label_1", name: "Work", type: "user" },
         ],
       });
-    const items = [{ id: `${kind}-1-${q.q ?? "all"}` }, { id: `${kind}-2` }];
-    return json(200, { [kind]: items, resultSizeEstimate: items.length, query: q });
+    const n = manyOf(q.q);
+    const all = n
+      ? Array.from({ length: n }, (_, i) => ({ id: `${kind}-${i + 1}` }))
+      : [{ id: `${kind}-1-${q.q ?? "all"}` }, { id: `${kind}-2` }];
+    const { page, nextPageToken } = pageOf(all, q, "maxResults", { cap: 500, fallback: 100 });
+    return json(200, { [kind]: page, ...(nextPageToken ? { nextPageToken } : {}), resultSizeEstimate: all.length, query: q });
   }
   // Creating: drafts, labels, messages/send, drafts/send.
   if (method === "POST" && (!id || id === "send")) {
@@ -119,8 +176,8 @@ function calendar(method, parts, { url, body, json, record }) {
   const q = Object.fromEntries(url.searchParams);
   const path = parts.join("/");
   if (method === "POST" && path === "freeBusy") {
-    if (!Array.isArray(body?.items) || !body.timeMin || !body.timeMax)
-      return googleError(json, 400, "INVALID_ARGUMENT", "Missing timeMin, timeMax or items");
+    const refused = validateFreeBusy(body, json);
+    if (refused) return refused;
     const calendars = Object.fromEntries(body.items.map(({ id }) => [id, { busy: [{ start: body.timeMin, end: body.timeMax }] }]));
     return json(200, { kind: "calendar#freeBusy", timeMin: body.timeMin, timeMax: body.timeMax, calendars, received: body });
   }
@@ -142,9 +199,16 @@ function calendar(method, parts, { url, body, json, record }) {
   if (sub === "clear" && method === "POST") return json(204, undefined);
   if (sub !== "events") return googleError(json, 404, "NOT_FOUND", "Not Found");
   if (!eventId) {
-    if (method === "GET")
-      return json(200, { kind: "calendar#events", summary: cal, items: [{ id: "ev-1", summary: `event in ${cal}` }], query: q });
-    if (method === "POST") return json(200, { kind: "calendar#event", id: "ev-new", calendar: cal, ...body, query: q });
+    if (method === "GET") {
+      const refused = validateEventsList(q, json);
+      if (refused) return refused;
+      const n = manyOf(q.q);
+      const all = n ? Array.from({ length: n }, (_, i) => ({ id: `ev-${i + 1}` })) : [{ id: "ev-1", summary: `event in ${cal}` }];
+      const { page, nextPageToken } = pageOf(all, q, "maxResults", { cap: 2500, fallback: 250 });
+      return json(200, { kind: "calendar#events", summary: cal, items: page, ...(nextPageToken ? { nextPageToken } : {}), query: q });
+    }
+    if (method === "POST")
+      return validateEventTimes(body, json) ?? json(200, { kind: "calendar#event", id: "ev-new", calendar: cal, ...body, query: q });
   }
   if (eventId === "quickAdd" && method === "POST") {
     if (!q.text) return googleError(json, 400, "REQUIRED", "Required parameter: text");
@@ -152,7 +216,8 @@ function calendar(method, parts, { url, body, json, record }) {
   }
   if (eventId?.startsWith("missing")) return googleError(json, 404, "NOT_FOUND", "Not Found");
   if (!verb && method === "GET") return json(200, { kind: "calendar#event", id: eventId, calendar: cal, summary: `event ${eventId}` });
-  if (!verb && method === "PUT") return json(200, { kind: "calendar#event", id: eventId, calendar: cal, ...body, query: q });
+  if (!verb && method === "PUT")
+    return validateEventTimes(body, json) ?? json(200, { kind: "calendar#event", id: eventId, calendar: cal, ...body, query: q });
   if (!verb && method === "DELETE") return json(204, undefined);
   return googleError(json, 404, "NOT_FOUND", "Not Found");
 }

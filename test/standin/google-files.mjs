@@ -15,6 +15,21 @@
 // shared drive) and listed-3 (an image).
 // GET /requests?contains=<marker> lists the requests ({method, path, auth, contentType, body}) whose
 // path, body or bearer token holds the marker.
+// Strict as Google documents (each refusal in Google's error shape):
+//   Drive files.list: pageSize 1–1000 ("Acceptable values are 1 to 1000, inclusive": 400 "Invalid
+//     value '…'. Values must be within the range: [1, 1000]"); q's strings in single quotes with \' and
+//     \\ escaped (a broken string: 400 "Invalid Value", location q); an orderBy with a fullText term:
+//     400 "Sorting is not supported for queries with fullText terms. …" (Drive's handle-errors guide);
+//     a `fields` without nextPageToken leaves it out. Folder many-<N>-<m> holds N text files (ids and
+//     names only) served at most 400 a page ("Partial or empty result pages are possible even before
+//     the end of the files list has been reached").
+//   Sheets: a range's sheet name with spaces or punctuation must be quoted, a quote inside doubled
+//     (A1 notation; else 400 "Unable to parse range: …", in batchUpdate "Invalid data[i]: …"); writes
+//     need valueInputOption RAW or USER_ENTERED (400 "'valueInputOption' is required but not specified").
+//   Docs batchUpdate: one known request kind per request; insert locations are whole numbers inside the
+//     body: under 1 is 400 "Invalid requests[i].insertText: The insertion index must be inside the bounds
+//     of an existing paragraph.", at or past its end "… Index N must be less than the end index of the
+//     referenced segment, E." A created document is empty (end index 2).
 import { createServer } from "node:http";
 
 const FOLDER = "application/vnd.google-apps.folder";
@@ -31,7 +46,108 @@ function folderFiles(folder) {
       { id: `sub-${m}`, name: `Sub ${m}`, mimeType: FOLDER },
     ];
   if (folder.startsWith("sub-")) return [{ id: `deep-${m}`, name: `deep-${m}.md`, mimeType: "text/markdown" }];
+  const many = /^many-(\d+)-/.exec(folder);
+  if (many)
+    return Array.from({ length: Number(many[1]) }, (_, i) => ({ id: `f${i + 1}-${m}`, name: `f${i + 1}.txt`, mimeType: "text/plain" }));
   return [];
+}
+
+/** A Drive q's string literals: each a '…' with only \' and \\ escaped; answers their values, or undefined when broken. */
+function driveStrings(q) {
+  const values = [];
+  for (let i = 0; i < q.length; i++) {
+    if (q[i] !== "'") continue;
+    let value = "";
+    for (i++; i < q.length && q[i] !== "'"; i++) {
+      if (q[i] === "\\") {
+        if (!["'", "\\"].includes(q[i + 1])) return undefined;
+        i++;
+      }
+      value += q[i];
+    }
+    if (i >= q.length) return undefined;
+    values.push(value);
+  }
+  return values;
+}
+
+const driveError = (code, reason, message, location) => ({
+  error: { code, message, errors: [{ domain: "global", reason, message, locationType: "parameter", location }] },
+});
+
+/** files.list's documented rules; answers [status, error] or undefined. */
+function validateFilesList(q) {
+  const size = q.get("pageSize");
+  if (size !== null && !(/^\d+$/.test(size) && Number(size) >= 1 && Number(size) <= 1000))
+    return driveError(400, "invalid", `Invalid value '${size}'. Values must be within the range: [1, 1000]`, "pageSize");
+  const query = q.get("q") ?? "";
+  if (!driveStrings(query)) return driveError(400, "invalid", "Invalid Value", "q");
+  if (q.get("orderBy") && /\bfullText\b/.test(query)) {
+    const message = "Sorting is not supported for queries with fullText terms. Results are always in descending relevance order.";
+    return driveError(400, "badRequest", message, "orderBy");
+  }
+  return undefined;
+}
+
+/** The folder of a q's "'<id>' in parents" clause (escapes undone). */
+const parentOf = (query) => {
+  const clause = /'((?:[^'\\]|\\.)*)'\s+in\s+parents/.exec(query);
+  return clause?.[1].replace(/\\(.)/g, "$1");
+};
+
+/** A sheet name in A1 notation: quoted ('Jon''s Data') or plain word characters; else Sheets cannot parse the range. */
+const parsableRange = (range) => {
+  const r = String(range);
+  if (/^'(?:[^']|'')*'(?:!.*)?$/.test(r)) return true;
+  const bang = r.lastIndexOf("!");
+  return bang < 0 ? /^[A-Za-z0-9_:$]*$/.test(r) : /^[A-Za-z0-9_]+$/.test(r.slice(0, bang));
+};
+
+const INPUT_OPTIONS = ["RAW", "USER_ENTERED"];
+
+/** A values call's ranges and valueInputOption, as Sheets checks them; answers the error or undefined. */
+function validateValues(method, rest, q, body) {
+  const invalid = (message) => googleError(400, message, "INVALID_ARGUMENT");
+  const path = /^\/values\/(.+?)(:append|:clear)?$/.exec(rest);
+  const ranges = path ? [path[1]] : [...q.getAll("ranges"), ...(rest === "/values:batchClear" ? (body.ranges ?? []) : [])];
+  const bad = ranges.find((r) => !parsableRange(r));
+  if (bad !== undefined) return invalid(`Unable to parse range: ${bad}`);
+  const writes = (path && (method === "PUT" || path[2] === ":append")) || rest === "/values:batchUpdate";
+  if (!writes) return undefined;
+  const option = rest === "/values:batchUpdate" ? body.valueInputOption : (q.get("valueInputOption") ?? undefined);
+  if (option === undefined) return invalid("'valueInputOption' is required but not specified");
+  if (!INPUT_OPTIONS.includes(option)) return invalid(`Invalid value at 'value_input_option' (${option})`);
+  const data = rest === "/values:batchUpdate" ? (body.data ?? []) : [];
+  const i = data.findIndex((d) => !parsableRange(d?.range ?? ""));
+  return i < 0 ? undefined : invalid(`Invalid data[${i}]: Unable to parse range: ${data[i].range}`);
+}
+
+const DOC_KINDS = ["insertText", "replaceAllText", "insertInlineImage", "insertTable"];
+
+/** A batchUpdate's requests against a body ending at `end` (each insert grows it); answers the error or undefined. */
+function validateDocRequests(requests, end) {
+  const invalid = (message) => googleError(400, message, "INVALID_ARGUMENT");
+  for (const [i, request] of (requests ?? []).entries()) {
+    const kinds = Object.keys(request ?? {});
+    const kind = kinds[0];
+    if (kinds.length !== 1 || !DOC_KINDS.includes(kind))
+      return invalid(`Invalid JSON payload received. Unknown name "${kinds.join(",")}" at 'requests[${i}]': Cannot find field.`);
+    const r = request[kind];
+    if (kind === "replaceAllText") {
+      if (typeof r.containsText?.text !== "string" || typeof r.replaceText !== "string")
+        return invalid(`Invalid requests[${i}].replaceAllText: containsText and replaceText are required.`);
+      continue;
+    }
+    const index = r.location?.index;
+    if (!Number.isInteger(index)) return invalid(`Invalid value at 'requests[${i}].${kind}.location.index' (TYPE_INT32), ${index}`);
+    if (index < 1)
+      return invalid(`Invalid requests[${i}].${kind}: The insertion index must be inside the bounds of an existing paragraph.`);
+    if (index >= end)
+      return invalid(`Invalid requests[${i}].${kind}: Index ${index} must be less than the end index of the referenced segment, ${end}.`);
+    // A table's size in the body is generous here (each cell a paragraph, rows and the table's own marks).
+    end += kind === "insertText" ? String(r.text ?? "").length : kind === "insertTable" ? 3 + r.rows * (1 + 2 * r.columns) : 1;
+  }
+  return undefined;
 }
 
 const fileById = (id) => {
@@ -51,6 +167,8 @@ const googleError = (code, message, status) => ({ error: { code, message, status
 
 export function startGoogleFilesStandin() {
   const requests = [];
+  // Documents created here: empty (a section break and one "\n" paragraph, end index 2).
+  const created = new Set();
   const server = createServer(async (req, res) => {
     const url = new URL(req.url ?? "/", "http://standin");
     const chunks = [];
@@ -90,8 +208,10 @@ export function startGoogleFilesStandin() {
 
     // Drive v3
     if (p === "/drive/v3/files" && req.method === "GET") {
+      const refused = validateFilesList(q);
+      if (refused) return json(400, refused);
       const query = q.get("q") ?? "";
-      const parent = /'([^']+)' in parents/.exec(query)?.[1];
+      const parent = parentOf(query);
       const types = [...query.matchAll(/mimeType='([^']+)'/g)].map((x) => x[1]);
       let files = parent
         ? folderFiles(parent)
@@ -102,9 +222,13 @@ export function startGoogleFilesStandin() {
           ];
       if (types.length) files = files.filter((f) => types.includes(f.mimeType));
       const from = Number(q.get("pageToken") ?? 0);
-      const size = Number(q.get("pageSize") ?? 100);
-      const page = files.slice(from, from + size).map((f) => ({ ...fileById(f.id), ...f }));
-      return json(200, { files: page, ...(from + size < files.length ? { nextPageToken: String(from + size) } : {}) });
+      const many = parent?.startsWith("many-");
+      const size = Math.min(Number(q.get("pageSize") ?? 100), many ? 400 : 1000);
+      const page = files.slice(from, from + size).map((f) => (many ? f : { ...fileById(f.id), ...f }));
+      const fields = q.get("fields");
+      const token =
+        from + size < files.length && (!fields || /\*|nextPageToken/.test(fields)) ? { nextPageToken: String(from + size) } : {};
+      return json(200, { files: page, ...token });
     }
     if (p === "/drive/v3/files" && req.method === "POST") return json(200, { kind: "drive#file", id: "created-1", ...body });
     if (p === "/upload/drive/v3/files" && req.method === "POST") {
@@ -143,6 +267,8 @@ export function startGoogleFilesStandin() {
     const sheets = /^\/v4\/spreadsheets\/([^/:]+)(.*)$/.exec(p);
     if (sheets) {
       const rest = decodeURIComponent(sheets[2]);
+      const refused = (rest === "" || rest.startsWith("/values")) && validateValues(req.method, rest, q, body);
+      if (refused) return json(400, refused);
       if (rest === "" && req.method === "GET")
         return json(200, {
           spreadsheetId: id,
@@ -159,11 +285,18 @@ export function startGoogleFilesStandin() {
     }
 
     // Docs v1
-    if (p === "/v1/documents" && req.method === "POST") return json(200, { documentId: `doc-${body.title}`, title: body.title });
+    if (p === "/v1/documents" && req.method === "POST") {
+      created.add(`doc-${body.title}`);
+      return json(200, { documentId: `doc-${body.title}`, title: body.title });
+    }
     const docs = /^\/v1\/documents\/([^/:]+)(:batchUpdate)?$/.exec(p);
     if (docs) {
-      if (docs[2]) return json(200, { documentId: id, replies: (body.requests ?? []).map(() => ({})) });
-      const text = `Hello from ${id}\n`;
+      const text = created.has(id) ? "\n" : `Hello from ${id}\n`;
+      if (docs[2]) {
+        const refused = validateDocRequests(body.requests, 1 + text.length);
+        if (refused) return json(400, refused);
+        return json(200, { documentId: id, replies: (body.requests ?? []).map(() => ({})) });
+      }
       const content = [
         { endIndex: 1, sectionBreak: {} },
         { startIndex: 1, endIndex: 1 + text.length, paragraph: { elements: [{ textRun: { content: text } }] } },

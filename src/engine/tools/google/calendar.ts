@@ -14,6 +14,7 @@ import { z } from "zod";
 import { type OAuth2Api, apiCall } from "../oauth2/api";
 import type { ToolDeps } from "../types";
 import { type Args, type NodeAction, type NodeSpec, nodeTools, seg } from "./gmail-actions";
+import { readPages, wantedCount } from "./pages";
 
 const V3 = "/calendar/v3";
 const sendUpdates = z
@@ -98,6 +99,25 @@ function eventBody(args: Args, create: boolean): Args {
   return body;
 }
 
+/**
+ * A bound as RFC 3339 with an offset, which events.list requires (a 400 without one): a date alone is
+ * its midnight and a date-time without offset is read as UTC (the zone events default to here).
+ */
+export function rfc3339(value: unknown): string | undefined {
+  const text = typeof value === "string" ? value.trim() : "";
+  if (!text) return undefined;
+  if (/^\d{4}-\d{2}-\d{2}$/.test(text)) return `${text}T00:00:00Z`;
+  if (/^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/.test(text)) {
+    const [date, time] = text.split(/[Tt ]/);
+    return `${date}T${time.length === 5 ? `${time}:00` : time}Z`;
+  }
+  return text;
+}
+
+/** A freebusy expansion within Google's documented maximum (calendarExpansionMax 50, groupExpansionMax 100). */
+const atMost = (value: unknown, max: number): number | undefined =>
+  value === undefined ? undefined : Math.min(Math.max(Math.floor(Number(value)) || 1, 1), max);
+
 const events = (args: Args) => `${V3}/calendars/${seg(args.calendarId)}/events`;
 const eventAt = (args: Args) => `${events(args)}/${seg(args.eventId)}`;
 const calendarAt = (args: Args) => `${V3}/calendars/${seg(args.calendarId)}`;
@@ -141,10 +161,17 @@ const eventActions: NodeAction[] = [
     },
     failure: "Error listing events",
     run: (args, api) => {
-      const { timeMin, timeMax, maxResults, singleEvents, orderBy, query } = args;
-      return apiCall(api, {
+      const { singleEvents, query } = args;
+      // Calendar refuses orderBy=startTime unless singleEvents is true (400 "The requested ordering is not
+      // available for the particular query"): the node's singleEvents=false wins, the ordering is dropped.
+      const orderBy = args.orderBy === "startTime" && singleEvents !== true ? undefined : args.orderBy;
+      return readPages(api, {
         path: events(args),
-        query: { timeMin, timeMax, maxResults: maxResults || undefined, singleEvents, orderBy, q: query },
+        query: { timeMin: rfc3339(args.timeMin), timeMax: rfc3339(args.timeMax), maxResults: undefined, singleEvents, orderBy, q: query },
+        key: "items",
+        sizeParam: "maxResults",
+        cap: 2500,
+        wanted: wantedCount(args.maxResults, 250),
       });
     },
   },
@@ -300,14 +327,14 @@ const freebusyActions: NodeAction[] = [
     failure: "Error querying freebusy",
     run: (args, api: OAuth2Api) => {
       const body: Args = {
-        timeMin: args.timeMin,
-        timeMax: args.timeMax,
+        timeMin: rfc3339(args.timeMin),
+        timeMax: rfc3339(args.timeMax),
         items: String(args.calendarIds ?? "")
           .split(",")
           .map((id) => ({ id: id.trim() })),
       };
-      if (args.groupExpansionMax !== undefined) body.groupExpansionMax = args.groupExpansionMax;
-      if (args.calendarExpansionMax !== undefined) body.calendarExpansionMax = args.calendarExpansionMax;
+      if (args.groupExpansionMax !== undefined) body.groupExpansionMax = atMost(args.groupExpansionMax, 100);
+      if (args.calendarExpansionMax !== undefined) body.calendarExpansionMax = atMost(args.calendarExpansionMax, 50);
       return apiCall(api, { method: "POST", path: `${V3}/freeBusy`, body });
     },
   },

@@ -29,7 +29,10 @@ const getDocument = (api: OAuth2Api, a: Args) =>
     query: { includeTabsContent: a.includeTabsContent === true || a.includeTabsContent === "true" ? "true" : undefined },
   }) as Promise<Doc>;
 
-const at = (a: Args) => ({ index: Number(a.index) || 1 });
+// Docs indexes are whole UTF-16 offsets and 0 is the body's section break, not a paragraph: an index
+// under 1 is refused ("The insertion index must be inside the bounds of an existing paragraph") and a
+// fraction is not an int32, so the index sent is a whole number ≥ 1.
+const at = (a: Args) => ({ index: Math.max(1, Math.floor(Number(a.index)) || 1) });
 
 /** Flowise's content requests from one set of arguments: text, a text replacement, an image, a table. */
 function contentRequests(a: Args, replace: boolean): unknown[] {
@@ -90,7 +93,9 @@ const ACTIONS = {
     }),
     async (a, api) => {
       const created = (await apiCall(api, { method: "POST", path: API, body: { title: a.title } })) as Doc;
-      const requests = contentRequests(a, false);
+      // A new document is one empty paragraph (end index 2): its content goes at index 1 whatever the
+      // node's Index (set for inserts into existing documents) says; a later index is a 400.
+      const requests = contentRequests({ ...a, index: 1 }, false);
       if (requests.length) await batchUpdate(api, created.documentId, requests);
       return created;
     },

@@ -13,6 +13,7 @@ import { type Args, type DefaultParam, action, commaList, flag, googleFilesTool,
 import { chosenActions } from "../oauth2/api";
 import { ToolCallError } from "../service";
 import { str } from "../../core/inputs";
+import { readPages, wantedCount } from "./pages";
 
 const API = "/drive/v3";
 const UPLOAD = "/upload/drive/v3";
@@ -30,14 +31,36 @@ const get = (api: OAuth2Api, path: string, query: Args = {}) => apiCall(api, { p
 const send = (api: OAuth2Api, method: string, path: string, body: unknown, query: Args = {}) =>
   apiCall(api, { method, path: `${API}${path}`, query: query as never, body });
 
-/** The listing query Flowise sends (only what is set; flags only when true). */
-const listing = (a: Args, q: string | undefined) => ({
-  q,
-  pageSize: text(a.pageSize),
-  orderBy: text(a.orderBy),
-  includeItemsFromAllDrives: flag(a.includeItemsFromAllDrives),
-  supportsAllDrives: flag(a.supportsAllDrives),
-});
+/** A value quoted for Drive's q syntax: a backslash and a single quote are escaped with a backslash. */
+export const driveString = (value: unknown): string => `'${String(value ?? "").replace(/[\\']/g, (c) => `\\${c}`)}'`;
+
+/** A partial response keeps nextPageToken (else Drive leaves it out and the list stops at one page). */
+const pagedFields = (fields: string | undefined) =>
+  !fields || fields.includes("*") || /\bnextPageToken\b/.test(fields) ? fields : `nextPageToken,${fields}`;
+
+/**
+ * A listing as Flowise sends it (only what is set; flags only when true), read page by page: Drive
+ * refuses a pageSize outside 1–1000 (400) and may answer short pages, so a larger count follows
+ * nextPageToken (pages.ts). Drive refuses an orderBy on a fullText query (400 "Sorting is not
+ * supported for queries with fullText terms"): the node's orderBy is dropped for such a query.
+ */
+const listFiles = (api: OAuth2Api, a: Args, q: string | undefined, extra: Args = {}) =>
+  readPages(api, {
+    path: `${API}/files`,
+    query: {
+      q,
+      pageSize: undefined,
+      orderBy: q && /\bfullText\b/.test(q) ? undefined : text(a.orderBy),
+      includeItemsFromAllDrives: flag(a.includeItemsFromAllDrives),
+      supportsAllDrives: flag(a.supportsAllDrives),
+      ...(extra as Record<string, string | undefined>),
+    },
+    key: "files",
+    sizeParam: "pageSize",
+    cap: 1000,
+    wanted: wantedCount(a.pageSize, 10),
+    pageToken: text(a.pageToken),
+  });
 
 /** Metadata and content in one multipart/related upload (RFC 2387), as Flowise builds it. */
 function multipart(metadata: Record<string, unknown>, content: string, mimeType: string | undefined): string {
@@ -80,7 +103,7 @@ const listFilesSchema = z.object({
 
 const ACTIONS = {
   listFiles: action("list_files", "List files and folders from Google Drive", "Error listing files", listFilesSchema, (a, api) =>
-    get(api, "/files", { ...listing(a, text(a.query)), pageToken: text(a.pageToken), spaces: text(a.spaces), fields: text(a.fields) }),
+    listFiles(api, a, text(a.query), { spaces: text(a.spaces), fields: pagedFields(text(a.fields)) }),
   ),
   getFile: action(
     "get_file",
@@ -206,7 +229,7 @@ const ACTIONS = {
       includeItemsFromAllDrives: fromAllDrives,
       supportsAllDrives: allDrives,
     }),
-    (a, api) => get(api, "/files", listing(a, `'${String(a.folderId ?? "")}' in parents`)),
+    (a, api) => listFiles(api, a, `${driveString(a.folderId)} in parents`),
   ),
   deleteFolder: action(
     "delete_folder",
@@ -233,7 +256,7 @@ const ACTIONS = {
       includeItemsFromAllDrives: fromAllDrives,
       supportsAllDrives: allDrives,
     }),
-    (a, api) => get(api, "/files", listing(a, String(a.query ?? ""))),
+    (a, api) => listFiles(api, a, String(a.query ?? "")),
   ),
   shareFile: action(
     "share_file",

@@ -15,6 +15,7 @@ import { ToolCallError } from "../service";
 import type { ToolDeps } from "../types";
 import { type Args, type NodeAction, type NodeSpec, idSchema, nodeTools, seg } from "./gmail-actions";
 import { mimeMessage } from "./gmail-mime";
+import { readPages, wantedCount } from "./pages";
 
 const ME = "/gmail/v1/users/me";
 
@@ -53,8 +54,17 @@ function idOf(args: Args, what: string): string {
   return id;
 }
 
+// Gmail serves at most 500 per page (a larger maxResults is cut silently): a larger count is read page
+// by page (pages.ts); the default is Gmail's 100.
 const list = (kind: string) => (args: Args, api: OAuth2Api) =>
-  apiCall(api, { path: `${ME}/${kind}`, query: { maxResults: args.maxResults || undefined, q: args.query } });
+  readPages(api, {
+    path: `${ME}/${kind}`,
+    query: { maxResults: undefined, q: args.query },
+    key: kind,
+    sizeParam: "maxResults",
+    cap: 500,
+    wanted: wantedCount(args.maxResults, 100),
+  });
 
 const mail = (args: Args) => mimeMessage({ to: args.to, subject: args.subject, body: args.body, cc: args.cc, bcc: args.bcc });
 

@@ -8,7 +8,7 @@ import { z } from "zod";
 import { str } from "../../core/inputs";
 import { type OAuth2Api, apiCall, chosenActions } from "../oauth2/api";
 import { ToolCallError } from "../service";
-import { type Args, type DefaultParam, action, commaList, googleFilesTool, seg, text } from "./drive-common";
+import { type Args, type DefaultParam, action, googleFilesTool, seg, text } from "./drive-common";
 
 const API = "/v4/spreadsheets";
 
@@ -26,11 +26,61 @@ const dimension = (what: string) => z.enum(["ROWS", "COLUMNS"]).optional().defau
 const inputOption = z.enum(["RAW", "USER_ENTERED"]).optional().default("USER_ENTERED").describe("How input data should be interpreted");
 const spreadsheetId = z.string().describe("The ID of the spreadsheet");
 
+/** A sheet name as A1 notation writes it: quoted, a quote inside doubled ('Jon''s Data'). */
+const quoteSheet = (name: string) => `'${name.replace(/'/g, "''")}'`;
+
+/**
+ * An A1 range Sheets can parse: a sheet name with spaces, punctuation or non-ASCII letters must be
+ * quoted (else 400 "Unable to parse range: My Sheet!A1"), so a name the model writes bare is quoted,
+ * and a quoted one with a lone quote inside ('Jon's Data') has it doubled. Plain names stay as written.
+ */
+export function a1Range(range: string): string {
+  const r = range.trim();
+  if (/^'(?:[^']|'')*'(?:![^']*)?$/.test(r)) return r;
+  const loose = /^'(.*)'(![^']*)?$/s.exec(r);
+  if (loose) return `${quoteSheet(loose[1])}${loose[2] ?? ""}`;
+  const bang = r.lastIndexOf("!");
+  // No "!": a sheet name alone, unless it is cells (A1:B2) or a named range.
+  if (bang < 0) return /^[A-Za-z0-9_:$]*$/.test(r) ? r : quoteSheet(r);
+  const sheet = r.slice(0, bang);
+  return /^[A-Za-z0-9_]+$/.test(sheet) ? r : `${quoteSheet(sheet)}${r.slice(bang)}`;
+}
+
+/** A comma list of ranges, each made parseable; a comma inside a quoted sheet name ('a, b'!A1) is not a separator. */
+export function rangeList(value: unknown): string[] {
+  const text = String(value ?? "");
+  const ranges: string[] = [];
+  let start = 0;
+  for (let i = 0; i < text.length; i++) {
+    if (text[i] === "'" && !text.slice(start, i).trim()) {
+      // The name ends at "'!" or at a quote before a comma or the end (a lone quote inside may be unescaped).
+      const ends = [text.indexOf("'!", i + 1), text.slice(i + 1).search(/'\s*(,|$)/) + i + 1].filter((e) => e > i);
+      i = ends.length ? Math.min(...ends) : text.length;
+    } else if (text[i] === ",") {
+      ranges.push(text.slice(start, i));
+      start = i + 1;
+    }
+  }
+  ranges.push(text.slice(start));
+  return ranges
+    .map((r) => r.trim())
+    .filter(Boolean)
+    .map(a1Range);
+}
+
+const rangeSeg = (range: unknown) => seg(a1Range(String(range ?? "")));
+
 /** A path under /v4/spreadsheets with repeated `ranges` (a comma list), which a plain query cannot hold. */
 const withRanges = (path: string, ranges: unknown) => {
-  const list = commaList(ranges);
+  const list = rangeList(ranges);
   return list.length ? `${path}?${list.map((r) => `ranges=${encodeURIComponent(r)}`).join("&")}` : path;
 };
+
+/** batch_update_values' value ranges with each range made parseable. */
+const valueRanges = (data: unknown): unknown =>
+  Array.isArray(data)
+    ? data.map((d) => (d && typeof d === "object" && typeof d.range === "string" ? { ...d, range: a1Range(d.range) } : d))
+    : data;
 
 function parsed(values: unknown, message: string): unknown {
   if (typeof values !== "string") {
@@ -119,7 +169,7 @@ const ACTIONS = {
       dateTimeRenderOption: dates,
       majorDimension: dimension("The major dimension that results should use"),
     }),
-    (a, api) => call(api, "GET", `/${seg(a.spreadsheetId)}/values/${seg(a.range)}`, undefined, readOptions(a)),
+    (a, api) => call(api, "GET", `/${seg(a.spreadsheetId)}/values/${rangeSeg(a.range)}`, undefined, readOptions(a)),
   ),
   updateValues: action(
     "update_values",
@@ -135,7 +185,7 @@ const ACTIONS = {
     (a, api) => {
       const body = { values: parsed(a.values, "Values must be a valid JSON array"), majorDimension: text(a.majorDimension) ?? "ROWS" };
       const query = { valueInputOption: text(a.valueInputOption) ?? "USER_ENTERED" };
-      return call(api, "PUT", `/${seg(a.spreadsheetId)}/values/${seg(a.range)}`, body, query);
+      return call(api, "PUT", `/${seg(a.spreadsheetId)}/values/${rangeSeg(a.range)}`, body, query);
     },
   ),
   appendValues: action(
@@ -156,7 +206,7 @@ const ACTIONS = {
         valueInputOption: text(a.valueInputOption) ?? "USER_ENTERED",
         insertDataOption: text(a.insertDataOption) ?? "OVERWRITE",
       };
-      return call(api, "POST", `/${seg(a.spreadsheetId)}/values/${seg(a.range)}:append`, body, query);
+      return call(api, "POST", `/${seg(a.spreadsheetId)}/values/${rangeSeg(a.range)}:append`, body, query);
     },
   ),
   clearValues: action(
@@ -164,7 +214,7 @@ const ACTIONS = {
     "Clear values from a Google Spreadsheet range",
     "Error clearing values",
     z.object({ spreadsheetId, range: z.string().describe("The A1 notation of the range to clear") }),
-    (a, api) => call(api, "POST", `/${seg(a.spreadsheetId)}/values/${seg(a.range)}:clear`, {}),
+    (a, api) => call(api, "POST", `/${seg(a.spreadsheetId)}/values/${rangeSeg(a.range)}:clear`, {}),
   ),
   batchGetValues: action(
     "batch_get_values",
@@ -194,7 +244,7 @@ const ACTIONS = {
     (a, api) =>
       call(api, "POST", `/${seg(a.spreadsheetId)}/values:batchUpdate`, {
         valueInputOption: text(a.valueInputOption) ?? "USER_ENTERED",
-        data: parsed(a.values, "Values must be a valid JSON array of value ranges"),
+        data: valueRanges(parsed(a.values, "Values must be a valid JSON array of value ranges")),
         includeValuesInResponse: a.includeValuesInResponse === true,
       }),
   ),
@@ -203,7 +253,7 @@ const ACTIONS = {
     "Clear values from multiple Google Spreadsheet ranges",
     "Error batch clearing values",
     z.object({ spreadsheetId, ranges: z.string().describe("Comma-separated list of ranges to clear") }),
-    (a, api) => call(api, "POST", `/${seg(a.spreadsheetId)}/values:batchClear`, { ranges: commaList(a.ranges) }),
+    (a, api) => call(api, "POST", `/${seg(a.spreadsheetId)}/values:batchClear`, { ranges: rangeList(a.ranges) }),
   ),
 };
 
