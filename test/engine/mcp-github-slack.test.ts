@@ -158,23 +158,60 @@ describe("slackMCP with a Bot Token (server-slack's tools, native)", () => {
       expect(r.headers).toMatchObject({ authorization: "Bearer xoxb-stand-in-token", "content-type": "application/json" });
   });
 
-  it("Slack's errors reach the model as the server gives them (ok:false, {error}), never the token", async () => {
+  it("Slack's errors reach the model as tool errors with the server's text (ok:false, {error}), never the token", async () => {
     vars({ SLACK_API_BASE_URL: `${slackUrl()}/api` });
     const m = marker();
     const id = await saveAgent("slackMCP", { mcpActions: '["slack_post_message"]' }, await botCredential());
     const missing = callOf("slack_post_message", { channel_id: "C-missing", text: m });
     const empty = callOf("slack_post_message", { channel_id: `C${m}`, text: "" });
     expect(await answer(id, `${missing} ${empty}`)).toBe(
-      'tools said: {"ok":false,"error":"channel_not_found"} | {"error":"Missing required arguments: channel_id and text"}',
+      'tools said: Error: {"ok":false,"error":"channel_not_found"} | Error: {"error":"Missing required arguments: channel_id and text"}',
     );
     const wrong = await saveAgent("slackMCP", { mcpActions: '["slack_post_message"]' }, await botCredential("xoxb-leaked-999"));
     expect(await answer(wrong, `${callOf("slack_post_message", { channel_id: `C${m}`, text: "x" })}`)).toBe(
-      'tools said: {"ok":false,"error":"invalid_auth"}',
+      'tools said: Error: {"ok":false,"error":"invalid_auth"}',
     );
     vars({ SLACK_API_BASE_URL: `${slackUrl()}/down/api` });
     const down = await answer(wrong, `${callOf("slack_post_message", { channel_id: `C${m}`, text: "x" })}`);
-    expect(JSON.parse(down.replace(/^tools said: /, ""))).toEqual({ error: expect.stringMatching(/^Slack answered 500 .*slack is down/) });
+    expect(JSON.parse(down.replace(/^tools said: Error: /, ""))).toEqual({
+      error: expect.stringMatching(/^Slack answered 500 .*slack is down/),
+    });
     expect(down).not.toContain("xoxb-leaked-999");
+  });
+
+  it("limits are sent within Slack's ranges; a short history page is followed by its cursor up to the limit", async () => {
+    vars({ SLACK_API_BASE_URL: `${slackUrl()}/api` });
+    const id = await saveAgent("slackMCP", { mcpActions: '["slack_get_channel_history","slack_get_users"]' }, await botCredential());
+    const m = marker();
+    const calls = [
+      callOf("slack_get_channel_history", { channel_id: `C${m}`, limit: 5000 }),
+      callOf("slack_get_channel_history", { channel_id: `C${m}`, limit: -3 }),
+      callOf("slack_get_users", { limit: 0, cursor: `u-${m}` }),
+      callOf("slack_get_channel_history", { channel_id: `Cshort-many-40-${m}`, limit: 35 }),
+    ];
+    const results = (await answer(id, calls.join(" "))).replace(/^tools said: /, "").split(" | ");
+    const paths = (await slackRequests(m)).map((r) => r.path);
+    expect(paths).toEqual([
+      `/api/conversations.history?channel=C${m}&limit=999`,
+      `/api/conversations.history?channel=C${m}&limit=1`,
+      `/api/users.list?limit=1&team_id=T0TEAM&cursor=u-${m}`,
+      `/api/conversations.history?channel=Cshort-many-40-${m}&limit=35`,
+      `/api/conversations.history?channel=Cshort-many-40-${m}&limit=20&cursor=next%3A15`,
+      `/api/conversations.history?channel=Cshort-many-40-${m}&limit=5&cursor=next%3A30`,
+    ]);
+    const history = JSON.parse(results[3]);
+    expect(history.messages).toHaveLength(35);
+    expect(history.messages.at(-1).text).toBe(`message 35 in Cshort-many-40-${m}`);
+    expect(history).toMatchObject({ ok: true, has_more: true, response_metadata: { next_cursor: "next:35" } });
+  });
+
+  it("a rate-limited call (HTTP 429, ok:false ratelimited) is a tool error with Slack's text", async () => {
+    vars({ SLACK_API_BASE_URL: `${slackUrl()}/api` });
+    const id = await saveAgent("slackMCP", { mcpActions: '["slack_post_message"]' }, await botCredential());
+    const m = marker();
+    const limited = callOf("slack_post_message", { channel_id: `Cratelimited-${m}`, text: "hi" });
+    expect(await answer(id, limited)).toBe('tools said: Error: {"ok":false,"error":"ratelimited"}');
+    expect((await slackRequests(m)).map((r) => r.body)).toEqual([{ channel: `Cratelimited-${m}`, text: "hi" }]);
   });
 
   it("a private SLACK_API_BASE_URL and a credential without Team ID are 400s", async () => {

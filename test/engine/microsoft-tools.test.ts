@@ -562,3 +562,90 @@ describe("microsoftTeams", () => {
     });
   });
 });
+
+describe("Graph's documented ranges and paging (the stand-in refuses what Graph refuses)", () => {
+  const ids = (list: Array<{ id: string }>) => list.map((x) => x.id);
+
+  it("list_messages past 1000: $top 1000, then @odata.nextLink (its query kept) until maxResults; a model's filter as sent", async () => {
+    const m = `many-1003-${marker()}`;
+    const cred = await tokenCredential("microsoftOutlookOAuth2", m);
+    const tools = await toolsOf("microsoftOutlook", { credential: cred, outlookType: "message", messageActions: ["listMessages"] });
+    const listed = await run(tools, "list_messages", { maxResults: 1002, filter: "from/emailAddress/address eq 'o''brien@x.com'" });
+    expect(listed.value).toHaveLength(1002);
+    expect(listed.value.at(-1).id).toBe("message-1-1002");
+    expect(listed["@odata.nextLink"]).toBeUndefined();
+    const filter = "from/emailAddress/address eq 'o''brien@x.com'";
+    expect((await received(m)).map((r) => r.query)).toEqual([
+      { $top: "1000", $filter: filter },
+      { $top: "1000", $filter: filter, $skiptoken: "1000" },
+    ]);
+    // A filter Graph cannot parse is its 400, for the model to read.
+    await expect(tools.get("list_messages")!.invoke({ filter: "subject eq 'O'Brien'" })).rejects.toThrow(
+      /^Error listing messages: Microsoft Graph answered 400: Invalid filter clause/,
+    );
+  });
+
+  it("list_events: a quote inside a date is doubled in the OData literal; maxResults 0 sends no $top (Graph's page)", async () => {
+    const m = marker();
+    const cred = await tokenCredential("microsoftOutlookOAuth2", m);
+    const tools = await toolsOf("microsoftOutlook", { credential: cred, outlookType: "calendar", calendarActions: ["listEvents"] });
+    const listed = await run(tools, "list_events", { calendarId: `c-${m}`, startDateTime: "2026-01-01T00:00:00'", maxResults: 0 });
+    expect(ids(listed.value)).toEqual([`event-in-c-${m}`]);
+    const [req] = await received(m);
+    expect(req.query).toEqual({ $filter: "start/dateTime ge '2026-01-01T00:00:00'''" });
+  });
+
+  it("Teams: a channel's messages page by 50 ($top over 50 is Graph's 400); list_chats with maxResults 0 asks 50", async () => {
+    const m = marker();
+    const cred = await tokenCredential("microsoftTeamsOAuth2", `many-60-${m}`);
+    const tools = await toolsOf("microsoftTeams", { credential: cred, teamsType: "chatMessage", chatMessageActions: ["listMessages"] });
+    const c = `many-120-${m}`;
+    const listed = await run(tools, "list_messages", { chatChannelId: c, teamId: `t-${m}`, maxResults: 110 });
+    expect(listed.count).toBe(110);
+    expect(listed.messages[109].id).toBe(`msg-${c}-110`);
+    expect((await received(c)).map((r) => r.query)).toEqual([
+      { $top: "50" },
+      { $top: "50", $skiptoken: "50" },
+      { $top: "50", $skiptoken: "100" },
+    ]);
+    const chats = await toolsOf("microsoftTeams", { credential: cred, teamsType: "chat", chatActions: ["listChats"] });
+    expect((await run(chats, "list_chats", { maxResults: 0 })).count).toBe(50);
+    expect((await run(chats, "list_chats", { maxResults: 55 })).chats.at(-1).id).toBe("chat-1-55");
+    const asked = (await received(m)).filter((r) => r.path === "/me/chats").map((r) => r.query);
+    expect(asked).toEqual([{ $top: "50" }, { $top: "50" }, { $top: "50", $skiptoken: "50" }]);
+  });
+
+  it("send_message and forward_message to a list with a trailing comma: the empty address is dropped, not sent", async () => {
+    const m = marker();
+    const cred = await tokenCredential("microsoftOutlookOAuth2", m);
+    const actions = ["sendMessage", "forwardMessage"];
+    const tools = await toolsOf("microsoftOutlook", { credential: cred, outlookType: "message", messageActions: actions });
+    expect(await tools.get("send_message")!.invoke({ to: "ana@x.com, ", subject: `Hi ${m}`, body: "é ✓" })).toBe(
+      "Message sent successfully",
+    );
+    expect(await tools.get("forward_message")!.invoke({ messageId: `m-${m}`, forwardTo: ",bo@x.com" })).toBe(
+      "Message forwarded successfully",
+    );
+    const [sent, forwarded] = await received(m);
+    expect(sent.body.message.toRecipients).toEqual([{ emailAddress: { address: "ana@x.com", name: "ana@x.com" } }]);
+    expect(forwarded.body.toRecipients).toEqual([{ emailAddress: { address: "bo@x.com", name: "bo@x.com" } }]);
+    // No address at all is Graph's refusal, read by the model.
+    await expect(tools.get("send_message")!.invoke({ to: " , ", subject: m })).rejects.toThrow(
+      /ErrorInvalidRecipients|recipient isn't valid/,
+    );
+  });
+
+  it("members: a quote in a user id is doubled in users('…'); create_chat's trailing comma adds no empty member", async () => {
+    const m = marker();
+    const cred = await tokenCredential("microsoftTeamsOAuth2", m);
+    const tools = await toolsOf("microsoftTeams", { credential: cred, teamsType: "chat", chatActions: ["createChat", "addChatMember"] });
+    await run(tools, "add_chat_member", { chatId: `c-${m}`, userId: "o'neil@x.com" });
+    await run(tools, "create_chat", { members: "u1, u2,", topic: m });
+    const [added, created] = await received(m);
+    expect(added.body["user@odata.bind"]).toBe("https://graph.microsoft.com/v1.0/users('o''neil@x.com')");
+    expect(created.body.members.map((x: Record<string, string>) => x["user@odata.bind"])).toEqual([
+      "https://graph.microsoft.com/v1.0/users('u1')",
+      "https://graph.microsoft.com/v1.0/users('u2')",
+    ]);
+  });
+});

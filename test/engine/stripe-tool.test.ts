@@ -120,7 +120,7 @@ describe("stripeAgentTool in a Tool Agent through POST /prediction", () => {
     expect(got[0].form).toEqual({ name: `Ada ${m}`, email: `ada-${m}@example.com` });
     expect(got[2].form).toEqual({ product: "prod_0002", unit_amount: "1999", currency: "usd" });
     expect(got[3].form).toEqual({ line_items: [{ price: "price_0003", quantity: "2" }] });
-    expect(got[4].form).toEqual({ customer: "cus_0001", days_until_due: "30" });
+    expect(got[4].form).toEqual({ customer: "cus_0001", days_until_due: "30", collection_method: "send_invoice" });
     expect(got[6].form).toEqual({});
     expect(got[7].query).toEqual({ email: `ada-${m}@example.com`, limit: "5" });
     expect(got[9].query).toEqual({});
@@ -176,5 +176,23 @@ describe("stripeAgentTool's tools as the toolkit offers them", () => {
     expect(Object.keys(shape(tools[2]))).toEqual(["invoice"]);
     expect(shape(tools[2]).invoice.safeParse(undefined).success).toBe(false);
     expect(await tools[0].invoke({})).toBe("[]");
+  });
+});
+
+describe("stripeAgentTool against Stripe's documented rules", () => {
+  it("create_invoice: days_until_due goes with collection_method=send_invoice (else Stripe's 400); without it, the default", async () => {
+    const m = marker();
+    const key = `sk_test_ok_inv_${m}`;
+    const cred = await credential("stripeApi", { stripeApiToken: key });
+    const ctx = makeCtx("q", { runtime: runtimeWith({ STRIPE_API_BASE_URL: stripe() }) });
+    const inputs = { credential: cred, customers: '["create"]', invoices: '["create"]' };
+    const tools = (await buildTool("stripeAgentTool", inputs, { ctx, label: "Stripe" })) as StructuredToolInterface[];
+    const [createCustomer, createInvoice] = tools;
+    expect(await createCustomer.invoke({ name: "Zoë Ünal" })).toBe('{"id":"cus_0001"}');
+    const due = JSON.parse(await createInvoice.invoke({ customer: "cus_0001", days_until_due: 14 }));
+    expect(due).toEqual({ id: "in_0002", url: null, customer: "cus_0001", status: "draft" });
+    expect(JSON.parse(await createInvoice.invoke({ customer: "cus_0001" }))).toMatchObject({ id: "in_0003", status: "draft" });
+    const sent = (await received(key)).filter((r) => r.path === "/v1/invoices").map((r) => r.form);
+    expect(sent).toEqual([{ customer: "cus_0001", days_until_due: "14", collection_method: "send_invoice" }, { customer: "cus_0001" }]);
   });
 });

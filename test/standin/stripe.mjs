@@ -5,7 +5,9 @@
 // objects and lists ({object: "list", data, has_more}); errors as Stripe's {error: {type, code?,
 // message, param?}} with its statuses: 401 for another key (this stand-in echoes the whole key in
 // the message, to check it is redacted), 400 for an unknown or missing parameter, 404 for an
-// unknown object ("No such customer: 'cus_x'") or path.
+// unknown object ("No such customer: 'cus_x'") or path. Strict as Stripe's API reference: list `limit` 1–100,
+// `starting_after` paging with has_more; amounts and quantities whole numbers; metadata at most 50 keys, keys of
+// 40 characters, values of 500; an invoice's days_until_due only with collection_method=send_invoice (which needs it).
 //   POST /v1/customers {name, email}             GET /v1/customers?limit&email
 //   POST /v1/products {name, description}        GET /v1/products?limit
 //   POST /v1/prices {product, unit_amount, currency}   GET /v1/prices?product&limit
@@ -57,9 +59,38 @@ function makeAccount() {
   return { n: 0, customers: [], products: [], prices: [], payment_links: [], invoices: [], invoiceitems: [] };
 }
 
+/**
+ * An invoice's collection: charge_automatically (the default) or send_invoice; days_until_due is valid only with
+ * send_invoice (Stripe's API reference), and send_invoice needs days_until_due (or a due_date).
+ */
+function validateCollection(params) {
+  const method = params.collection_method ?? "charge_automatically";
+  if (!["charge_automatically", "send_invoice"].includes(method))
+    return error(400, `Invalid collection_method: must be one of charge_automatically or send_invoice`, { param: "collection_method" });
+  if (method !== "send_invoice" && params.days_until_due !== undefined)
+    return error(400, "days_until_due can only be set when collection_method is send_invoice.", { param: "days_until_due" });
+  if (method === "send_invoice" && params.days_until_due === undefined)
+    return error(400, "Missing required param: days_until_due.", { code: "parameter_missing", param: "days_until_due" });
+  if (params.days_until_due !== undefined && !/^\d+$/.test(params.days_until_due))
+    return error(400, `Invalid integer: ${params.days_until_due}`, { param: "days_until_due" });
+  return undefined;
+}
+
+/** metadata: at most 50 keys, a key at most 40 characters (no square brackets), a value at most 500. */
+function validateMetadata(metadata) {
+  if (metadata === undefined) return undefined;
+  const entries = Object.entries(metadata);
+  if (entries.length > 50) return error(400, "Invalid metadata: metadata can have a maximum of 50 keys.", { param: "metadata" });
+  const [key] = entries.find(([k, v]) => k.length > 40 || /[[\]]/.test(k) || String(v).length > 500) ?? [];
+  if (key === undefined) return undefined;
+  return error(400, `Invalid metadata[${key}]: keys are at most 40 characters and values at most 500.`, { param: `metadata[${key}]` });
+}
+
 function create(account, kind, params) {
   for (const key of Object.keys(params))
     if (!ALLOWED[kind].includes(key)) return error(400, `Received unknown parameter: ${key}`, { param: key });
+  const badMetadata = validateMetadata(params.metadata);
+  if (badMetadata) return badMetadata;
   const need = (key) =>
     params[key] === undefined ? error(400, `Missing required param: ${key}.`, { code: "parameter_missing", param: key }) : undefined;
   const find = (k, id) => account[k].find((o) => o.id === id);
@@ -82,11 +113,13 @@ function create(account, kind, params) {
     const items = params.line_items;
     if (!Array.isArray(items) || !items.length) return error(400, "Missing required param: line_items.", { param: "line_items" });
     for (const item of items) if (!find("prices", item.price)) return missing("price", item.price, "line_items[0][price]");
+    const quantity = items.find((i) => !/^[1-9]\d*$/.test(i.quantity ?? ""))?.quantity;
+    if (quantity !== undefined) return error(400, `Invalid integer: ${quantity}`, { param: "line_items[0][quantity]" });
     const line_items = items.map((i) => ({ price: i.price, quantity: Number(i.quantity) }));
     return { body: { ...base, active: true, url: `https://buy.stripe.com/test_${id}`, line_items } };
   }
   if (kind === "invoices") {
-    const bad = need("customer");
+    const bad = need("customer") ?? validateCollection(params);
     if (bad) return bad;
     if (!find("customers", params.customer)) return missing("customer", params.customer, "customer");
     const due = params.days_until_due === undefined ? null : Number(params.days_until_due);
@@ -107,6 +140,12 @@ function list(account, kind, query) {
   const limit = query.limit === undefined ? 10 : Number(query.limit);
   if (!Number.isInteger(limit) || limit < 1 || limit > 100)
     return error(400, "Invalid limit: must be between 1 and 100", { param: "limit" });
+  // starting_after: the page after that object (newest first, as Stripe lists).
+  if (query.starting_after) {
+    const at = data.findIndex((o) => o.id === query.starting_after);
+    if (at < 0) return missing(OBJECT[kind], query.starting_after, "starting_after");
+    data = data.slice(at + 1);
+  }
   return { body: { object: "list", url: `/v1/${kind}`, has_more: data.length > limit, data: data.slice(0, limit) } };
 }
 

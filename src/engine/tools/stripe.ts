@@ -148,7 +148,12 @@ const ACTIONS: StripeAction[] = [
       customer: z.string().describe("The ID of the customer to create the invoice for."),
       days_until_due: z.number().int().optional().describe("The number of days until the invoice is due."),
     }),
-    run: async (args, call) => invoiceSummary(await call("POST", "/v1/invoices", args)),
+    // Stripe takes days_until_due only on a send_invoice invoice (else a 400 on every such call): the toolkit's
+    // later fix (agent-toolkit #117); without it, Stripe's default collection as 0.1.21 sent it.
+    run: async (args, call) => {
+      const params = args.days_until_due === undefined ? args : { ...args, collection_method: "send_invoice" };
+      return invoiceSummary(await call("POST", "/v1/invoices", params));
+    },
   },
   {
     name: "create_invoice_item",

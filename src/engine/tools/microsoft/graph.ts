@@ -11,7 +11,7 @@ import type { z } from "zod";
 import { fail } from "../../../errors";
 import { checkEndpoint } from "../../../lib/outbound";
 import { bool, num, str } from "../../core/inputs";
-import { type Action, type OAuth2Api, actionTools, chosenActions, oauth2CredentialId, serviceUrl } from "../oauth2/api";
+import { type Action, type OAuth2Api, actionTools, apiCall, chosenActions, oauth2CredentialId, serviceUrl } from "../oauth2/api";
 import { ToolCallError } from "../service";
 import type { BuiltTool, ToolDeps } from "../types";
 
@@ -47,14 +47,57 @@ export interface GraphNode {
 /** A path segment from an argument, encoded (an id never reaches another path). */
 export const seg = (value: unknown): string => encodeURIComponent(String(value ?? ""));
 
-/** Comma-separated addresses as Graph's recipients (Flowise's parseEmailAddresses). */
+/** Comma-separated addresses as Graph's recipients (Flowise's parseEmailAddresses). Empty parts ("a@x.com, ") are
+ * dropped: sendMail refuses a recipient without an address (ErrorInvalidRecipients). */
 export const recipients = (list: string): Array<{ emailAddress: { address: string; name: string } }> =>
-  list.split(",").map((email) => ({ emailAddress: { address: email.trim(), name: email.trim() } }));
+  list
+    .split(",")
+    .map((email) => email.trim())
+    .filter(Boolean)
+    .map((email) => ({ emailAddress: { address: email, name: email } }));
+
+/** An OData string literal: a quote inside is doubled, else it ends the literal and Graph refuses the $filter. */
+export const odataString = (value: unknown): string => `'${String(value ?? "").replace(/'/g, "''")}'`;
+
+/** How many items the model (or node) asked for: a whole number ≥ 1, else none (the action's default). */
+export const wanted = (value: unknown): number | undefined =>
+  typeof value === "number" && Number.isFinite(value) && value >= 1 ? Math.floor(value) : undefined;
+
+type Page = { value?: unknown[]; "@odata.nextLink"?: unknown; [key: string]: unknown };
+/** Pages one list call follows at most (a model asking for a million items gets a bounded answer). */
+const MAX_PAGES = 20;
+
+/**
+ * Up to `max` items of a Graph collection: $top is at most `pageCap` (the resource's documented maximum: a larger
+ * one is a 400), then @odata.nextLink (it carries the query) until `max` items or the last page. A short page is
+ * not the last one (Teams' message lists return fewer than $top): only a missing nextLink is. No `max`: Graph's
+ * first page as it came (Flowise's call without $top). Answers the first page with every item read in `value`.
+ */
+export async function listPages(
+  api: OAuth2Api,
+  path: string,
+  max: number | undefined,
+  { pageCap = Number.POSITIVE_INFINITY, query = {} }: { pageCap?: number; query?: Record<string, string | undefined> } = {},
+): Promise<Page> {
+  const first = (await apiCall(api, { path, query: { ...query, $top: max ? Math.min(max, pageCap) : undefined } })) as Page;
+  if (!max) return first;
+  const value = [...(first.value ?? [])];
+  let next = first["@odata.nextLink"];
+  for (let pages = 1; value.length < max && typeof next === "string" && pages < MAX_PAGES; pages++) {
+    // The token goes only to our Graph base URL, never to a link elsewhere.
+    if (!next.startsWith(`${api.baseUrl}/`)) break;
+    const page = (await apiCall(api, { path: next.slice(api.baseUrl.length) })) as Page;
+    value.push(...(page.value ?? []));
+    next = page["@odata.nextLink"];
+  }
+  const { "@odata.nextLink": _next, ...rest } = first;
+  return { ...rest, value: value.slice(0, max) };
+}
 
 /** A user as Graph binds a conversation member. */
 export const memberOf = (userId: string) => ({
   "@odata.type": "#microsoft.graph.aadUserConversationMember",
-  "user@odata.bind": `${GRAPH_URL}/users('${userId}')`,
+  "user@odata.bind": `${GRAPH_URL}/users(${odataString(userId)})`,
 });
 
 const NUMBERS = new Set(["maxResults"]);

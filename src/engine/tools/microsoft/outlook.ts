@@ -5,7 +5,10 @@
 import { z } from "zod";
 import type { ToolDeps } from "../types";
 import { apiCall } from "../oauth2/api";
-import { type GraphAction, type GraphNode, graphTools, recipients, seg } from "./graph";
+import { type GraphAction, type GraphNode, graphTools, listPages, odataString, recipients, seg, wanted } from "./graph";
+
+/** /me/messages pages hold 1 to 1000 messages ($top outside is a 400); more are read over @odata.nextLink. */
+const MESSAGES_PAGE = 1000;
 
 const maxResults = (what: string) => z.number().optional().default(50).describe(`Maximum number of ${what} to return`);
 const id = (description: string) => z.string().describe(description);
@@ -19,7 +22,7 @@ const calendarActions: GraphAction[] = [
     schema: z.object({ maxResults: maxResults("calendars") }),
     inputs: { maxResults: "maxResultsListCalendars" },
     doing: "listing calendars",
-    run: (a, api) => apiCall(api, { path: "/me/calendars", query: { $top: a.maxResults || undefined } }),
+    run: (a, api) => listPages(api, "/me/calendars", wanted(a.maxResults)),
   },
   {
     option: "getCalendar",
@@ -79,11 +82,11 @@ const calendarActions: GraphAction[] = [
     doing: "listing events",
     run: (a, api) => {
       const filters = [
-        a.startDateTime ? `start/dateTime ge '${a.startDateTime}'` : "",
-        a.endDateTime ? `end/dateTime le '${a.endDateTime}'` : "",
+        a.startDateTime ? `start/dateTime ge ${odataString(a.startDateTime)}` : "",
+        a.endDateTime ? `end/dateTime le ${odataString(a.endDateTime)}` : "",
       ].filter(Boolean);
       const path = a.calendarId ? `/me/calendars/${seg(a.calendarId)}/events` : "/me/events";
-      return apiCall(api, { path, query: { $top: a.maxResults || undefined, $filter: filters.join(" and ") || undefined } });
+      return listPages(api, path, wanted(a.maxResults), { query: { $filter: filters.join(" and ") || undefined } });
     },
   },
   {
@@ -171,7 +174,7 @@ const messageActions: GraphAction[] = [
     }),
     inputs: { maxResults: "maxResultsListMessages", filter: "filterListMessages" },
     doing: "listing messages",
-    run: (a, api) => apiCall(api, { path: "/me/messages", query: { $top: a.maxResults || undefined, $filter: a.filter } }),
+    run: (a, api) => listPages(api, "/me/messages", wanted(a.maxResults), { pageCap: MESSAGES_PAGE, query: { $filter: a.filter } }),
   },
   {
     option: "getMessage",

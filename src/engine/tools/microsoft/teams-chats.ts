@@ -2,7 +2,7 @@
 import { z } from "zod";
 import { apiCall } from "../oauth2/api";
 import { ToolCallError } from "../service";
-import { GRAPH_URL, type GraphAction, memberOf, need, seg } from "./graph";
+import { GRAPH_URL, type GraphAction, listPages, memberOf, need, odataString, seg, wanted } from "./graph";
 
 const chatId = (description = "ID of the chat") => z.string().describe(description);
 const chatPath = (a: { chatId?: string }) => `/chats/${seg(a.chatId)}`;
@@ -21,7 +21,8 @@ export const chatActions: GraphAction[] = [
     inputs: { maxResults: "maxResultsListChats" },
     doing: "listing chats",
     run: async (a, api) => {
-      const result = (await apiCall(api, { path: "/me/chats", query: { $top: a.maxResults ?? 50 } })) as Listed;
+      // $top is at most 50 for chats; more come over @odata.nextLink.
+      const result = (await listPages(api, "/me/chats", wanted(a.maxResults) ?? 50, { pageCap: 50 })) as Listed;
       return { success: true, chats: result.value ?? [], count: result.value?.length ?? 0 };
     },
   },
@@ -53,7 +54,9 @@ export const chatActions: GraphAction[] = [
       const chatType = a.chatType || "group";
       const members = String(a.members)
         .split(",")
-        .map((id) => memberOf(id.trim()));
+        .map((id) => id.trim())
+        .filter(Boolean)
+        .map(memberOf);
       const body = { chatType, members, ...(a.topic && chatType === "group" && { topic: a.topic }) };
       const chat = await apiCall(api, { method: "POST", path: "/chats", body });
       return { success: true, chat, message: "Chat created successfully" };
@@ -138,7 +141,7 @@ export const chatActions: GraphAction[] = [
     doing: "pinning message",
     run: async (a, api) => {
       need(a, ["chatId", "messageId"], BOTH_MESSAGE);
-      const body = { message: { "@odata.bind": `${GRAPH_URL}/chats('${a.chatId}')/messages('${a.messageId}')` } };
+      const body = { message: { "@odata.bind": `${GRAPH_URL}/chats(${odataString(a.chatId)})/messages(${odataString(a.messageId)})` } };
       await apiCall(api, { method: "POST", path: `${chatPath(a)}/pinnedMessages`, body });
       return { success: true, message: "Message pinned successfully" };
     },

@@ -2,7 +2,10 @@
 // when a team id is given (/teams/{team}/channels/{chatChannelId}/messages); /me/chats/getAllMessages.
 import { z } from "zod";
 import { apiCall } from "../oauth2/api";
-import { type Args, type GraphAction, need, seg } from "./graph";
+import { type Args, type GraphAction, listPages, need, seg, wanted } from "./graph";
+
+/** A chat's or channel's messages (and getAllMessages, whose doc pages by 50): $top at most 50, the rest over nextLink. */
+const MESSAGES_PAGE = 50;
 
 const REACTIONS = ["like", "heart", "laugh", "surprised", "sad", "angry"] as const;
 const where = () => ({
@@ -60,7 +63,7 @@ export const chatMessageActions: GraphAction[] = [
     doing: "listing messages",
     run: async (a, api) => {
       need(a, ["chatChannelId"], "Chat or Channel ID is required");
-      const result = (await apiCall(api, { path: messages(a), query: { $top: a.maxResults ?? 50 } })) as { value?: unknown[] };
+      const result = await listPages(api, messages(a), wanted(a.maxResults) ?? 50, { pageCap: MESSAGES_PAGE });
       return { success: true, messages: result.value ?? [], count: result.value?.length ?? 0, context: context(a) };
     },
   },
@@ -163,9 +166,7 @@ export const chatMessageActions: GraphAction[] = [
     schema: z.object({ maxResults: z.number().optional().default(50).describe("Maximum number of messages to return") }),
     doing: "getting all messages",
     run: async (a, api) => {
-      const result = (await apiCall(api, { path: "/me/chats/getAllMessages", query: { $top: a.maxResults ?? 50 } })) as {
-        value?: unknown[];
-      };
+      const result = await listPages(api, "/me/chats/getAllMessages", wanted(a.maxResults) ?? 50, { pageCap: MESSAGES_PAGE });
       return { success: true, messages: result.value ?? [], count: result.value?.length ?? 0, source: "all_chats_and_channels" };
     },
   },

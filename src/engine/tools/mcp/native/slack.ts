@@ -1,7 +1,8 @@
 // slackMCP with a slackApi credential (Bot Token + Team ID): @modelcontextprotocol/server-slack
 // (2025.4.25, the version Flowise installs) natively. Its eight tools call Slack's Web API with the
-// bot token and answer Slack's JSON as it came (`JSON.stringify(response)`, ok:false included); a
-// missing argument or a failed call is `{"error": "…"}` as text, never isError — as the server does.
+// bot token and answer Slack's JSON as it came (`JSON.stringify(response)`); a missing argument or a
+// failed call is `{"error": "…"}` as the server words it. Unlike the server, Slack's ok:false and those
+// are isError results (the model reads them as the tool's error), and `limit`s are sent within range.
 // The Web API's host is SLACK_API_BASE_URL (tests: a stand-in), under the outbound endpoint rule.
 // (A slackOAuth2 credential reaches Slack's hosted MCP server instead: presets.ts.)
 import { RunAborted } from "../../../../lib/run-control";
@@ -27,7 +28,14 @@ interface Spec {
 }
 
 const num = (value: unknown, fallback: number) => (value === undefined || value === null ? fallback : Number(value));
-const capped = (value: unknown, fallback: number) => String(Math.min(num(value, fallback), 200));
+/**
+ * A `limit` sent within 1..max: the server's cap of 200 for lists, Slack's documented maximum of 999 for
+ * conversations.history (server-slack sent the model's number as it was); no number → the server's default.
+ */
+const within = (value: unknown, fallback: number, max: number) => {
+  const n = Math.floor(num(value, fallback));
+  return String(Number.isFinite(n) ? Math.min(Math.max(n, 1), max) : fallback);
+};
 const s = (value: unknown) => String(value);
 
 const SPECS: Spec[] = [
@@ -40,7 +48,7 @@ const SPECS: Spec[] = [
       query: {
         types: "public_channel",
         exclude_archived: "true",
-        limit: capped(a.limit, 100),
+        limit: within(a.limit, 100, 200),
         team_id: teamId,
         ...(a.cursor ? { cursor: s(a.cursor) } : {}),
       },
@@ -80,7 +88,7 @@ const SPECS: Spec[] = [
     description: "Get recent messages from a channel",
     props: { channel_id: ["string", "The ID of the channel"], limit: ["number", "Number of messages to retrieve (default 10)", 10] },
     required: ["channel_id"],
-    request: (a) => ({ method: "conversations.history", query: { channel: s(a.channel_id), limit: String(num(a.limit, 10)) } }),
+    request: (a) => ({ method: "conversations.history", query: { channel: s(a.channel_id), limit: within(a.limit, 10, 999) } }),
   },
   {
     name: "slack_get_thread_replies",
@@ -95,7 +103,7 @@ const SPECS: Spec[] = [
     props: { cursor: CURSOR, limit: ["number", "Maximum number of users to return (default 100, max 200)", 100] },
     request: (a, teamId) => ({
       method: "users.list",
-      query: { limit: capped(a.limit, 100), team_id: teamId, ...(a.cursor ? { cursor: s(a.cursor) } : {}) },
+      query: { limit: within(a.limit, 100, 200), team_id: teamId, ...(a.cursor ? { cursor: s(a.cursor) } : {}) },
     }),
   },
   {
@@ -140,6 +148,32 @@ export interface SlackBot {
   teamId: string;
 }
 
+type SlackBody = { ok?: unknown; messages?: unknown[]; has_more?: boolean; response_metadata?: { next_cursor?: string } };
+const HISTORY_PAGES = 10;
+
+/**
+ * conversations.history may answer fewer than `limit` messages with has_more ("fewer than the requested number of
+ * items may be returned"): its response_metadata.next_cursor is followed until `limit`, into the first answer. A
+ * page that fails (a rate limit) ends it: the messages read so far, with has_more and the cursor to go on.
+ */
+async function historyUpTo(
+  body: SlackBody,
+  limit: number,
+  send: (query: Record<string, string>) => Promise<SlackBody | string>,
+  query: Record<string, string>,
+): Promise<void> {
+  const messages = body.messages ?? [];
+  for (let pages = 1; messages.length < limit && body.has_more && body.response_metadata?.next_cursor && pages < HISTORY_PAGES; pages++) {
+    const page = await send({ ...query, limit: String(limit - messages.length), cursor: body.response_metadata.next_cursor });
+    if (typeof page === "string" || page.ok === false) break;
+    messages.push(...(page.messages ?? []));
+    Object.assign(body, { messages, has_more: page.has_more, response_metadata: page.response_metadata });
+  }
+}
+
+/** The server's answer to a failed call, as its JSON text, marked as an error (the model reads it as one). */
+const failed = (body: unknown) => textResult(JSON.stringify(body), true);
+
 /** The server for one node build: the bot's token and team in every call. */
 export function slackBotServer(bot: SlackBot): NativeMcpServer {
   const headers = { Authorization: `Bearer ${bot.botToken}`, "Content-Type": "application/json" };
@@ -152,23 +186,29 @@ export function slackBotServer(bot: SlackBot): NativeMcpServer {
         const spec = SPECS.find((t) => t.name === tool);
         if (!spec) return textResult(JSON.stringify({ error: `Unknown tool: ${tool}` }));
         const required = spec.required ?? [];
-        if (required.some((name) => !args[name])) return textResult(JSON.stringify({ error: missingMessage(required) }));
+        if (required.some((name) => !args[name])) return failed({ error: missingMessage(required) });
         const req = spec.request(args, bot.teamId);
-        const query = req.query ? `?${new URLSearchParams(req.query)}` : "";
         const init: RequestInit = req.body ? { method: "POST", headers, body: JSON.stringify(req.body) } : { headers };
-        try {
-          const url = `${bot.api}/${req.method}${query}`;
+        /** One Web API call: Slack's JSON, or the failure as the server words it. */
+        const send = async (query: Record<string, string> | undefined): Promise<SlackBody | string> => {
+          const url = `${bot.api}/${req.method}${query ? `?${new URLSearchParams(query)}` : ""}`;
           const res = await callService({ service: "Slack", url, field: bot.field, init, secrets: [bot.botToken] }, ctx);
           try {
-            return textResult(JSON.stringify(JSON.parse(res.text)));
+            return JSON.parse(res.text) as SlackBody;
           } catch {
-            return textResult(
-              JSON.stringify({ error: `Slack answered ${res.status} with a body that is not JSON: ${res.text.slice(0, 200)}` }),
-            );
+            return `Slack answered ${res.status} with a body that is not JSON: ${res.text.slice(0, 200)}`;
           }
+        };
+        try {
+          const body = await send(req.query);
+          if (typeof body === "string") return failed({ error: body });
+          // Slack answers its errors (and a 429's "ratelimited") as {ok: false, error} with HTTP 200: a failure.
+          if (body.ok === false) return failed(body);
+          if (req.method === "conversations.history" && req.query) await historyUpTo(body, Number(req.query.limit), send, req.query);
+          return textResult(JSON.stringify(body));
         } catch (err) {
           if (err instanceof RunAborted) throw err;
-          return textResult(JSON.stringify({ error: err instanceof Error ? err.message : String(err) }));
+          return failed({ error: err instanceof Error ? err.message : String(err) });
         }
       },
   };
