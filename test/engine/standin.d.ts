@@ -62,7 +62,7 @@ declare module "vitest" {
     meilisearchUrl: string;
     /** Upstash Vector REST stand-in (test/standin/upstash-vector.mjs): an index per path prefix. */
     upstashVectorUrl: string;
-    /** Vectara API v1 stand-in (test/standin/vectara.mjs): documents per customer and corpus. */
+    /** Vectara REST API v2 stand-in (test/standin/vectara.mjs): documents per corpus key; v1 paths answer 404. */
     vectaraUrl: string;
     /** Zep Cloud (/api/v2), open-source Zep (/api/v1) and mem0 (/v1/memories) stand-in (test/standin/zep.mjs). */
     zepUrl: string;

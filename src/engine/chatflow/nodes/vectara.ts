@@ -1,16 +1,17 @@
-// Flowise's Vectara nodes over the vectara store (providers/vectorstores/vectara), which embeds text
-// itself — none takes an embeddings input:
+// Flowise's Vectara nodes over the vectara store (providers/vectorstores/vectara: Vectara's API v2),
+// which embeds text itself — none takes an embeddings input:
 // - vectara: a retriever (topK, default 5) or the store (output vectorStore, for the QA chain) with
 //   the node's filter, lambda, context sentences and MMR; POST /vector/upsert indexes its loaders'
 //   documents (through a record manager, as every store here: unchanged ones skipped) and uploads
 //   the files of its `file` input;
 // - vectaraUpload (deprecating in Flowise): uploads its files into the corpus when built, as Flowise
-//   does on every run (a file already there, 409, is left as it is), then a retriever (topK default 4);
-// - vectaraQAChain: Vectara's summarizer over the question's results, its citations renumbered in
+//   does on every run (the same file again is accepted as it is; another one under its name, 409, is
+//   left as it is), then a retriever (topK default 4);
+// - vectaraQAChain: Vectara's summarizer (v2 generation preset) over the question's results, its citations renumbered in
 //   order of first use and the cited passages as source documents (vectara-answer's way, Flowise's).
-import { fail } from "../../../errors";
+import { ApiError, fail } from "../../../errors";
 import { ServiceEmbedsText } from "../../../providers/vectorstores/remote";
-import { type VectaraResponseSet, VectaraStore, hitsOf } from "../../../providers/vectorstores/vectara";
+import { type VectaraSearch, VectaraStore, hitsOf } from "../../../providers/vectorstores/vectara";
 import { num, providerConfig, str } from "../../core/inputs";
 import { asSources } from "../../core/retrievers";
 import { type ModerationInstance, moderate, moderationsOf } from "../instances";
@@ -84,17 +85,25 @@ export function orderCitations<T>(summary: string, results: T[]): { text: string
   return { text, cited };
 }
 
-function summaryOf(set: VectaraResponseSet, summarizer: string): string {
-  const summary = set.summary?.[0];
-  const status = summary?.status?.[0];
-  if (status?.code === "BAD_REQUEST")
-    throw fail(
-      "UPSTREAM_FAILED",
-      "Vectara: too much text for the summarizer to summarize; lower maxSummarizedResults or the store's sentencesBefore/sentencesAfter",
-    );
-  if (status?.code === "NOT_FOUND" && /summarizer/i.test(status.statusDetail ?? ""))
-    throw fail("INVALID_FLOW", `Vectara: summarizer ${summarizer} is not available to this account; choose another summarizerPromptName`);
-  return summary?.text ?? "";
+/**
+ * The query with its summary. v2 answers a failed generation as an error status with its messages (v1 put
+ * a status in the summary): one naming the preset means the account lacks it; "too much text" is v1's.
+ */
+async function summarize(store: VectaraStore, question: string, search: VectaraSearch, summary: VectaraQaInstance["summary"]) {
+  try {
+    return await (await store.vectara()).query(question, store.k, search, summary);
+  } catch (err) {
+    const message = err instanceof ApiError ? err.message : "";
+    const preset = summary.summarizerPromptName;
+    if (/too much text/i.test(message))
+      throw fail(
+        "UPSTREAM_FAILED",
+        "Vectara: too much text for the summarizer to summarize; lower maxSummarizedResults or the store's sentencesBefore/sentencesAfter",
+      );
+    if (/\((400|404)\)|not found \(/.test(message) && message.includes(preset))
+      throw fail("INVALID_FLOW", `Vectara: summarizer ${preset} is not available to this account; choose another summarizerPromptName`);
+    throw err;
+  }
 }
 
 const vectaraQaNode: NodeDefinition = {
@@ -132,9 +141,8 @@ const vectaraQaNode: NodeDefinition = {
     // Flowise's chain: lambda 0.025 and 2 sentences either side unless the store says otherwise.
     const s = store.search;
     const search = { ...s, lambda: s.lambda ?? 0.025, sentencesBefore: s.sentencesBefore ?? 2, sentencesAfter: s.sentencesAfter ?? 2 };
-    const set = await (await store.vectara()).query(checked.question, store.k, search, summary);
-    const raw = summaryOf(set, summary.summarizerPromptName);
-    const { text, cited } = orderCitations(raw, hitsOf(set));
+    const res = await summarize(store, checked.question, search, summary);
+    const { text, cited } = orderCitations(res.summary ?? "", hitsOf(res));
     sink?.token(text);
     return { text, sourceDocuments: asSources(cited.map((h) => h.document)) };
   },

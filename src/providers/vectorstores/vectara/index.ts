@@ -1,7 +1,8 @@
 // The `vectara` vector store entry: Flowise's inputs (filter, sentencesBefore, sentencesAfter, lambda,
-// topK default 5, mmrK default 50, mmrDiversityBias: MMR when above 0), credential vectaraApi
-// (customerID, corpusID: one or several, comma-separated; apiKey). The host is VECTARA_BASE_URL
-// (default https://api.vectara.io). It takes no embeddings: Vectara embeds text itself (store.ts).
+// topK default 5, mmrK default 50, mmrDiversityBias: MMR when above 0), credential vectaraApi with its
+// Flowise fields (so imported flows load): corpusID now holds Vectara API v2 corpus keys (one or several,
+// comma-separated), apiKey; customerID is ignored (v2 needs none). The host is VECTARA_BASE_URL (default
+// https://api.vectara.io). It takes no embeddings: Vectara embeds text itself (store.ts).
 import { fail } from "../../../errors";
 import { num, str } from "../../../lib/inputs";
 import { checkEndpoint } from "../../../lib/outbound";
@@ -12,7 +13,7 @@ import { VECTARA_BASE, VectaraClient, type VectaraSearch } from "./client";
 import { VectaraStore } from "./store";
 
 export { VectaraStore, hitsOf } from "./store";
-export type { VectaraResponseSet, VectaraSummaryRequest } from "./client";
+export type { VectaraQueryResponse, VectaraSearch, VectaraSummaryRequest } from "./client";
 
 /** A number input within [min, max], or a 400 naming it. */
 function bounded(config: Record<string, unknown>, name: string, min: number, max = Number.POSITIVE_INFINITY): number | undefined {
@@ -51,14 +52,16 @@ export const vectaraVectorStore: VectorStoreDefinition = {
     const client = lazily(async () => {
       const credential = ctx.getCredential ? await credentialOf(config, { getCredential: ctx.getCredential }) : {};
       const apiKey = str(credential.apiKey);
-      const customerId = str(credential.customerID);
-      const corpusIds = (str(credential.corpusID) ?? "")
+      const corpusKeys = (str(credential.corpusID) ?? "")
         .split(",")
         .map((c) => c.trim())
         .filter(Boolean);
-      if (!apiKey || !customerId || !corpusIds.length)
-        throw fail("MISSING_CREDENTIAL", "vectara is not configured: connect a vectaraApi credential with customerID, corpusID and apiKey");
-      return new VectaraClient({ base, policy, apiKey, customerId, corpusIds, timeoutMs: num(config.timeout), signal: ctx.signal });
+      if (!apiKey || !corpusKeys.length)
+        throw fail(
+          "MISSING_CREDENTIAL",
+          "vectara is not configured: connect a vectaraApi credential with corpusID (corpus keys) and apiKey",
+        );
+      return new VectaraClient({ base, policy, apiKey, corpusKeys, timeoutMs: num(config.timeout), signal: ctx.signal });
     });
     return new VectaraStore(ctx.db, ctx.namespace, client, search, k);
   },

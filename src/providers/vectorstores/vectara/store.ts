@@ -1,5 +1,5 @@
 // The vectara store: Vectara embeds and indexes text itself, so the store writes documents (text and
-// metadata, one section each, as LangChain's VectaraStore) and searches by the query's text; no model is
+// metadata, one core document part each: the chunk as it is) and searches by the query's text; no model is
 // asked for a vector (ServiceEmbedsText stands in for embeddings: an upsert, a document store's
 // too, calls no embeddings model). D1 keeps only the bookkeeping rows (remote.ts): which loader and chunk
 // each document came from, under the document id Vectara holds it by.
@@ -8,20 +8,19 @@ import type { Db } from "../../../env";
 import { fail } from "../../../errors";
 import { chunk } from "../../../lib/chunk";
 import { RemoteDocumentsStore, ServiceEmbedsText } from "../remote";
-import type { VectaraClient, VectaraResponseSet, VectaraSearch } from "./client";
+import type { VectaraClient, VectaraQueryResponse, VectaraSearch } from "./client";
 
 /** Calls in flight at once when indexing or deleting documents (Vectara takes one per call). */
 const PARALLEL = 8;
 
-/** Stands for embeddings where Vectara embeds itself: answers empty vectors, asks no model. */
-/** A query's results as documents (LangChain's: the part's metadata, then its document's), best first. */
-export function hitsOf(set: VectaraResponseSet): Array<{ document: Document; score: number }> {
-  const docs = set.document ?? [];
-  return (set.response ?? []).map((r) => {
-    const doc = docs[r.documentIndex];
-    const metadata: Record<string, unknown> = {};
-    for (const m of [...(r.metadata ?? []), ...(doc?.metadata ?? [])]) metadata[m.name] = m.value;
-    return { document: new Document({ id: doc?.id, pageContent: r.text ?? "", metadata }), score: r.score ?? 0 };
+/**
+ * A query's results as documents, best first: the part's metadata, then its document's (LangChain's
+ * order). v2 returns metadata values as they were indexed (numbers, objects), where v1 answered strings.
+ */
+export function hitsOf(res: VectaraQueryResponse): Array<{ document: Document; score: number }> {
+  return (res.search_results ?? []).map((r) => {
+    const metadata = { ...(r.part_metadata ?? {}), ...(r.document_metadata ?? {}) };
+    return { document: new Document({ id: r.document_id, pageContent: r.text ?? "", metadata }), score: r.score ?? 0 };
   });
 }
 
@@ -65,9 +64,9 @@ export class VectaraStore extends RemoteDocumentsStore {
 
   async similaritySearchWithScore(query: string, k = this.k, filter?: this["FilterType"]): Promise<[Document, number][]> {
     const n = this.topK(k);
-    const set = await (await this.vectara()).query(query, n, this.searchOf(filter));
-    // With MMR Vectara answers mmrK results, reranked: the first k are kept.
-    return hitsOf(set)
+    const res = await (await this.vectara()).query(query, n, this.searchOf(filter));
+    // The MMR reranker is asked for k of its mmrK; kept to k all the same.
+    return hitsOf(res)
       .slice(0, n)
       .map((h) => [h.document, h.score]);
   }
