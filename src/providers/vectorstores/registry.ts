@@ -5,7 +5,7 @@
 // v2 (its gRPC is out of a Worker's reach), Astra Astra DB's Data API, mongoDBAtlas MongoDB over its
 // wire protocol, couchbase Couchbase's Query and Search HTTP services, singlestore SingleStore over
 // MySQL's, zep and zepCloud Zep's collections, vectara
-// Vectara's API v1 (it embeds text itself).
+// Vectara's API v2 (it embeds text itself).
 import type { Env } from "../../env";
 import { fail } from "../../errors";
 import { LocalD1VectorStore } from "./local";
