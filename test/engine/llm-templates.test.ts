@@ -86,6 +86,21 @@ describe("HuggingFace LLM Chain (huggingFaceInference_LLMs + promptTemplate + ll
     });
   });
 
+  it("settings TGI refuses (temperature 0, top_p 1, top_k 0, repetition penalty 0) are left out: their defaults", async () => {
+    const m = marker();
+    const f = await flow({ temperature: "0", topP: "1", hfTopK: "0", frequencyPenalty: "0", maxTokens: "32" });
+    expect((await runFlow(f, makeCtx(`calm ${m}`, { runtime: runtime() }))).text).toContain(`echo: Question: calm ${m}`);
+    const [req] = await received(hfUrl(), m);
+    expect(req.body.parameters).toEqual({ return_full_text: false, max_new_tokens: 32 });
+  });
+
+  it("a request TGI refuses is a 502 carrying TGI's own text", async () => {
+    const failed = await runFlow(await flow({ stop: "a,b,c,d,e" }), makeCtx(`many stops ${marker()}`, { runtime: runtime() })).catch(
+      (e) => e,
+    );
+    expect(failed).toMatchObject({ status: 502, message: expect.stringContaining("`stop` supports up to 4 stop sequences. Given: 5") });
+  });
+
   it("streaming a chain over a text LLM sends the whole answer as one token", async () => {
     const m = marker();
     const rec = recordingSink();

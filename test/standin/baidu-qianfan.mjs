@@ -4,7 +4,13 @@
 // 200 {error_code: 14, error_msg: "IAM Certification failed"} as Qianfan answers.
 //   POST /rpc/2.0/ai_custom/v1/wenxinworkshop/chat/<endpoint>  {messages, system?, stream, temperature, …}
 //        → {id, result: "ernie <endpoint>: <last user content>", is_end: true, usage}; with stream:
-//        server-sent events `data: {result: <word>, is_end, …}`; [fail] → 200 {error_code: 336000, error_msg}
+//        server-sent events `data: {result: <word>, is_end, …}`; [fail] → 200 {error_code: 336000, error_msg}.
+//        Refused as Qianfan refuses (validateChat, 200 {error_code, error_msg}): an even count of messages
+//        (336006 "the length of messages must be an odd number", gmjneko/qianfan-starter#25), a role out of
+//        turn ("the role of message with odd index in the messages must be assistant", songquanpeng/one-api#1652;
+//        user at even indexes), and the ranges of the ERNIE API reference (ERNIE-Bot-SDK
+//        docs/api_reference/chat_completion.md): temperature (0, 1.0] ("不能为0"), top_p [0, 1.0],
+//        penalty_score [1.0, 2.0] → 336003 (the message is the stand-in's wording)
 //   POST /rpc/2.0/ai_custom/v1/wenxinworkshop/embeddings/<endpoint>  {input: [texts]} → {data: [{embedding}]}
 //        (wordVector, 16 wide); more than 16 texts → error 336003; [fail-embed] → error 336000
 // Requests are recorded (GET /requests?contains=<marker>, base.mjs).
@@ -47,7 +53,26 @@ function verified(req, url) {
 
 const lastUser = (messages) => [...(Array.isArray(messages) ? messages : [])].reverse().find((m) => m?.role === "user")?.content ?? "";
 
+const inRange = (v, min, max, minOpen = false) => v === undefined || (typeof v === "number" && (minOpen ? v > min : v >= min) && v <= max);
+
+/** Qianfan's refusal of a chat request ({error_code, error_msg}), or undefined. */
+function validateChat(body) {
+  const messages = Array.isArray(body?.messages) ? body.messages : [];
+  if (messages.length % 2 === 0) return { error_code: 336006, error_msg: "the length of messages must be an odd number" };
+  for (const [i, m] of messages.entries()) {
+    const want = i % 2 === 0 ? "user" : "assistant";
+    if (m?.role !== want)
+      return { error_code: 336006, error_msg: `the role of message with ${i % 2 ? "odd" : "even"} index in the messages must be ${want}` };
+  }
+  if (!inRange(body.temperature, 0, 1, true)) return { error_code: 336003, error_msg: "temperature must be in (0, 1.0]" };
+  if (!inRange(body.top_p, 0, 1)) return { error_code: 336003, error_msg: "top_p must be in [0, 1.0]" };
+  if (!inRange(body.penalty_score, 1, 2)) return { error_code: 336003, error_msg: "penalty_score must be in [1.0, 2.0]" };
+  return undefined;
+}
+
 function chat({ res, body, json }, endpoint) {
+  const refused = validateChat(body);
+  if (refused) return json(200, { id: "as-400", ...refused });
   const text = String(lastUser(body?.messages));
   if (text.includes("[fail]")) return json(200, { error_code: 336000, error_msg: "stand-in qianfan failure" });
   const answer = `ernie ${endpoint}: ${text}`;

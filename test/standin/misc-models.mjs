@@ -1,7 +1,8 @@
 // Small services of the misc nodes (test/engine/misc-nodes.test.ts), one server, by path:
 //   POST /providers/cohere/v2/rerank  Azure AI Foundry's Cohere rerank: `api-key: azure-rerank-key`
-//        required (401 {error: {code, message}}), Cohere's body; ranked as rerank.mjs ranks (word
-//        overlap), cut to top_n; [fail-rerank] in the query → 500 {message}
+//        required (401 {error: {code, message}}), Cohere's v2 body and refusals (rerank.mjs's
+//        validateCohereV2); ranked as rerank.mjs ranks (word overlap), cut to top_n; [fail-rerank] in
+//        the query → 500 {message}
 //   POST /v1/chat/completions  a NeMo Guardrails server: {config_id, messages} → {messages: [{role:
 //        "assistant", content: "guarded by <config_id>: <last user content>"}]}; an unknown config
 //        ("missing-…") → 422 {detail}; [fail] in the last message → 500 {detail}
@@ -11,10 +12,16 @@
 //   POST /api/v1/services/aigc/text-generation/generation  DashScope (Alibaba Tongyi): Bearer dashscope-key
 //        required (401 {code: "InvalidApiKey", message}); {model, parameters, input: {messages}} →
 //        {output: {text: "qwen <model>: <last user content>", finish_reason: "stop"}, usage}; with
-//        parameters.stream server-sent events, one word each (incremental); [fail] → 500 {code, message}
+//        parameters.stream server-sent events, one word each (incremental); [fail] → 500 {code, message}.
+//        Refused with 400 {code, message, request_id} as DashScope words it (validateDashscope): no user
+//        message ("The input messages do not contain elements with the role of user", agentscope-ai/
+//        agentscope-java#613), user and assistant turns not alternating ("User and assistant need to appear
+//        alternately in the message", ikechan8370/chatgpt-plugin#629), a system message not first (the API
+//        reference: "Place it at the beginning of the messages array"), temperature outside [0, 2)
+//        ("Temperature should be in [0.0, 2.0)", mnfst/modelparams.dev#232, probed live).
 // Requests are recorded (GET /requests, base.mjs); a GET's marker is in its path.
 import { serveStandin } from "./base.mjs";
-import { overlapScore } from "./rerank.mjs";
+import { ranked, validateCohereV2 } from "./rerank.mjs";
 
 const LANGFUSE_AUTH = `Basic ${Buffer.from("pk-lf-misc:sk-lf-misc").toString("base64")}`;
 const LANGFUSE_TEXT = 'You are {{persona}}. Reply as JSON like {"answer": "..."} and keep {note: literal}. Question: {{question}}';
@@ -26,12 +33,11 @@ function azureRerank({ req, body, json }) {
     return json(401, { error: { code: "401", message: "Access denied due to invalid subscription key or wrong API endpoint." } });
   const query = String(body?.query ?? "");
   if (query.includes("[fail-rerank]")) return json(500, { message: "stand-in azure rerank failure" });
-  const docs = Array.isArray(body?.documents) ? body.documents.map(String) : [];
-  const ranked = docs
-    .map((text, index) => ({ index, relevance_score: overlapScore(query, text) }))
-    .sort((a, b) => b.relevance_score - a.relevance_score || a.index - b.index);
-  const limit = Number(body?.top_n);
-  return json(200, { id: "azure-standin", results: Number.isInteger(limit) && limit > 0 ? ranked.slice(0, limit) : ranked });
+  // Azure AI Foundry serves Cohere's own v2 rerank API on this route: Cohere's v2 rules and error bodies.
+  const invalid = validateCohereV2(body);
+  if (invalid) return json(...invalid);
+  const results = ranked(query, body.documents, body.top_n);
+  return json(200, { id: "azure-standin", results, meta: { api_version: { version: "2" }, billed_units: { search_units: 1 } } });
 }
 
 function nemo({ body, json }) {
@@ -51,9 +57,26 @@ function langfusePrompt({ req, url, json }) {
   return json(404, { message: `Prompt not found: '${name}' with label 'production'`, error: "LangfuseNotFoundError" });
 }
 
+/** DashScope's refusal of a generation request ({code, message}), or undefined. */
+function validateDashscope(body) {
+  const algo = (message) => ({ code: "InternalError.Algo.InvalidParameter", message });
+  const messages = Array.isArray(body?.input?.messages) ? body.input.messages : [];
+  if (!messages.some((m) => m?.role === "user")) return algo("The input messages do not contain elements with the role of user");
+  if (messages.some((m, i) => m?.role === "system" && i > 0))
+    return { code: "InvalidParameter", message: "The system message must be at the beginning of the messages" };
+  const turns = messages.filter((m) => m?.role === "user" || m?.role === "assistant");
+  if (turns.some((m, i) => i > 0 && m.role === turns[i - 1].role))
+    return { code: "InvalidParameter", message: "User and assistant need to appear alternately in the message" };
+  const t = body?.parameters?.temperature;
+  if (t !== undefined && (typeof t !== "number" || t < 0 || t >= 2)) return algo("Temperature should be in [0.0, 2.0)");
+  return undefined;
+}
+
 function dashscope({ req, res, body, json }) {
   if (req.headers.authorization !== "Bearer dashscope-key")
     return json(401, { code: "InvalidApiKey", message: "Invalid API-key provided.", request_id: "r-401" });
+  const refused = validateDashscope(body);
+  if (refused) return json(400, { ...refused, request_id: "r-400" });
   const text = String(lastUser(body?.input?.messages));
   if (text.includes("[fail]")) return json(500, { code: "InternalError", message: "stand-in dashscope failure", request_id: "r-500" });
   const answer = `qwen ${body?.model}: ${text}`;

@@ -14,8 +14,8 @@ import { modelNameOf } from "../config";
 import type { RemoteModelFields } from "./base";
 import { sampling } from "./build";
 import { type WireRequest, readJson } from "./http";
-import { contentText } from "./messages";
 import { NativeChatModel } from "./native";
+import { alternatingTurns } from "./tongyi";
 import type { BodyResponse } from "./remote";
 import type { ChatModelDefinition } from "./types";
 
@@ -33,6 +33,8 @@ const usageOf = (u: unknown) => {
   const output = t.completion_tokens ?? 0;
   return { input_tokens: input, output_tokens: output, total_tokens: t.total_tokens ?? input + output };
 };
+
+const clamp = (v: number, min: number, max: number) => Math.min(Math.max(v, min), max);
 
 function roleOf(m: BaseMessage): string {
   const type = m.getType();
@@ -71,13 +73,15 @@ export class BaiduChatModel extends NativeChatModel {
   }
 
   protected request(messages: BaseMessage[], _options: this["ParsedCallOptions"], stream: boolean): WireRequest {
-    const system = messages.filter((m) => m.getType() === "system").map((m) => contentText(m.content));
-    const wire = messages.filter((m) => m.getType() !== "system").map((m) => ({ role: roleOf(m), content: contentText(m.content) }));
-    const body: Record<string, unknown> = { messages: wire, stream };
-    if (system.length) body.system = system.join("\n\n");
-    if (this.temperature !== undefined) body.temperature = this.temperature;
-    if (this.topP !== undefined) body.top_p = this.topP;
-    if (this.penaltyScore !== undefined) body.penalty_score = this.penaltyScore;
+    for (const m of messages) if (m.getType() !== "system") roleOf(m); // a tool message is a 400 here
+    // Qianfan takes an odd count of turns, user at even indexes and assistant at odd ones (336006).
+    const { system, turns } = alternatingTurns(messages);
+    const body: Record<string, unknown> = { messages: turns, stream };
+    if (system !== undefined) body.system = system;
+    // Qianfan's ranges: temperature (0, 1] (0 refused: the smallest step, 0.01, is sent), top_p [0, 1], penalty_score [1, 2].
+    if (this.temperature !== undefined) body.temperature = clamp(this.temperature, 0.01, 1);
+    if (this.topP !== undefined) body.top_p = clamp(this.topP, 0, 1);
+    if (this.penaltyScore !== undefined) body.penalty_score = clamp(this.penaltyScore, 1, 2);
     if (this.userId) body.user_id = this.userId;
     return { url: this.url, headers: { accept: stream ? "text/event-stream" : "application/json" }, body };
   }

@@ -38,8 +38,11 @@ export const chatHuggingFace: ChatModelDefinition = {
     if (!key) throw fail("MISSING_CREDENTIAL", "chatHuggingFace needs a huggingFaceApi credential (an access token)");
     const topK = num(config.hfTopK);
     const headers = { Authorization: `Bearer ${key}` };
+    // TGI (Inference Endpoints, hf-inference) refuses top_p outside (0, 1) with a 422; 1 is the default anyway.
+    const topP = num(config.topP);
+    const sent = topP !== undefined && (topP <= 0 || topP >= 1) ? { ...config, topP: undefined } : config;
     return openAICompatibleModel(
-      config,
+      sent,
       { url, headers, provider: "Hugging Face", field },
       model,
       deps,

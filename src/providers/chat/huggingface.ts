@@ -44,11 +44,14 @@ export class HuggingFaceInferenceModel extends TextLLM {
 
   protected async complete(prompt: string, deadline: Deadline, options: this["ParsedCallOptions"]): Promise<string> {
     const parameters: Record<string, unknown> = { return_full_text: false };
-    if (this.temperature !== undefined) parameters.temperature = this.temperature;
-    if (this.maxTokens !== undefined) parameters.max_new_tokens = this.maxTokens;
-    if (this.topP !== undefined) parameters.top_p = this.topP;
-    if (this.topK !== undefined) parameters.top_k = this.topK;
-    if (this.repetitionPenalty !== undefined) parameters.repetition_penalty = this.repetitionPenalty;
+    // TGI refuses (422) temperature, top_k, repetition_penalty or max_new_tokens ≤ 0 and top_p outside (0, 1);
+    // each such setting means its default (greedy decoding, no nucleus or top-k cut, no penalty), so it is left out.
+    const t = this.temperature;
+    if (t !== undefined && t > 0) parameters.temperature = t;
+    if (this.maxTokens !== undefined && this.maxTokens > 0) parameters.max_new_tokens = this.maxTokens;
+    if (this.topP !== undefined && this.topP > 0 && this.topP < 1) parameters.top_p = this.topP;
+    if (this.topK !== undefined && this.topK > 0) parameters.top_k = this.topK;
+    if (this.repetitionPenalty !== undefined && this.repetitionPenalty > 0) parameters.repetition_penalty = this.repetitionPenalty;
     const stop = options.stop ?? this.stop;
     if (stop?.length) parameters.stop = stop;
     const headers: Record<string, string> = { "content-type": "application/json" };

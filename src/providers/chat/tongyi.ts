@@ -17,9 +17,22 @@ import { httpUrl } from "./endpoints";
 import type { WireRequest } from "./http";
 import { contentText } from "./messages";
 import { NativeChatModel } from "./native";
+import { type WireDialect, dialectMessages } from "./openai-dialect";
 import type { ChatModelDefinition } from "./types";
 
 const ROLES: Record<string, string> = { ai: "assistant", human: "user", system: "system" };
+
+// DashScope and Qianfan refuse turns that do not alternate user/assistant (DashScope: "User and assistant need
+// to appear alternately"; Qianfan: an odd count, user at even indexes) or hold no user turn: memory after a
+// failed answer (two user turns), a greeting first or a system-only prompt would fail every call.
+const TURNS: WireDialect = { systemFirst: true, alternate: true, userFirst: true, lastRoles: ["user"] };
+
+/** `messages` as these services take them: the system texts joined (undefined if none), then turns alternating from user to user. */
+export function alternatingTurns(messages: BaseMessage[]): { system?: string; turns: Array<{ role: string; content: string }> } {
+  const wire = dialectMessages(messages, TURNS).map((m) => ({ role: m.role, content: contentText(m.content ?? "") }));
+  const system = wire.filter((m) => m.role === "system").map((m) => m.content);
+  return { system: system.length ? system.join("\n\n") : undefined, turns: wire.filter((m) => m.role !== "system") };
+}
 
 export interface TongyiFields extends RemoteModelFields {
   url: string;
@@ -61,17 +74,18 @@ export class TongyiChatModel extends NativeChatModel {
 
   protected request(messages: BaseMessage[], options: this["ParsedCallOptions"], stream: boolean): WireRequest {
     const parameters: Record<string, unknown> = { stream, result_format: "text" };
-    if (this.temperature !== undefined) parameters.temperature = this.temperature;
+    // DashScope takes a temperature in [0, 2) ("Temperature should be in [0.0, 2.0)"): 2, OpenAI's top, is sent as 1.99.
+    if (this.temperature !== undefined) parameters.temperature = Math.min(Math.max(this.temperature, 0), 1.99);
     if (this.topP !== undefined) parameters.top_p = this.topP;
     if (this.maxTokens !== undefined) parameters.max_tokens = this.maxTokens;
     const stop = options?.stop ?? this.stop;
     if (stop?.length) parameters.stop = stop;
     if (stream) parameters.incremental_output = true;
-    const wire = messages.map((m) => {
-      const role = ROLES[m.getType()];
-      if (!role) throw fail("INVALID_INPUT", `Alibaba Tongyi takes user, assistant and system messages, not ${m.getType()} ones`);
-      return { role, content: contentText(m.content) };
-    });
+    for (const m of messages)
+      if (!ROLES[m.getType()])
+        throw fail("INVALID_INPUT", `Alibaba Tongyi takes user, assistant and system messages, not ${m.getType()} ones`);
+    const { system, turns } = alternatingTurns(messages);
+    const wire = system === undefined ? turns : [{ role: "system", content: system }, ...turns];
     const headers: Record<string, string> = {
       authorization: `Bearer ${this.apiKey}`,
       accept: stream ? "text/event-stream" : "application/json",
