@@ -15,6 +15,7 @@ import { type OAuth2Api, apiCall } from "../oauth2/api";
 import type { ToolDeps } from "../types";
 import { type Args, type NodeAction, type NodeSpec, nodeTools, seg } from "./gmail-actions";
 import { readPages, wantedCount } from "./pages";
+import { atMost, rfc3339 } from "./wire-values";
 
 const V3 = "/calendar/v3";
 const sendUpdates = z
@@ -98,25 +99,6 @@ function eventBody(args: Args, create: boolean): Args {
   if (args.visibility) body.visibility = args.visibility;
   return body;
 }
-
-/**
- * A bound as RFC 3339 with an offset, which events.list requires (a 400 without one): a date alone is
- * its midnight and a date-time without offset is read as UTC (the zone events default to here).
- */
-export function rfc3339(value: unknown): string | undefined {
-  const text = typeof value === "string" ? value.trim() : "";
-  if (!text) return undefined;
-  if (/^\d{4}-\d{2}-\d{2}$/.test(text)) return `${text}T00:00:00Z`;
-  if (/^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/.test(text)) {
-    const [date, time] = text.split(/[Tt ]/);
-    return `${date}T${time.length === 5 ? `${time}:00` : time}Z`;
-  }
-  return text;
-}
-
-/** A freebusy expansion within Google's documented maximum (calendarExpansionMax 50, groupExpansionMax 100). */
-const atMost = (value: unknown, max: number): number | undefined =>
-  value === undefined ? undefined : Math.min(Math.max(Math.floor(Number(value)) || 1, 1), max);
 
 const events = (args: Args) => `${V3}/calendars/${seg(args.calendarId)}/events`;
 const eventAt = (args: Args) => `${events(args)}/${seg(args.eventId)}`;

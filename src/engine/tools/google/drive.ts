@@ -14,6 +14,7 @@ import { chosenActions } from "../oauth2/api";
 import { ToolCallError } from "../service";
 import { str } from "../../core/inputs";
 import { readPages, wantedCount } from "./pages";
+import { driveString, pagedFields } from "./wire-values";
 
 const API = "/drive/v3";
 const UPLOAD = "/upload/drive/v3";
@@ -30,13 +31,6 @@ const abuse = z
 const get = (api: OAuth2Api, path: string, query: Args = {}) => apiCall(api, { path: `${API}${path}`, query: query as never });
 const send = (api: OAuth2Api, method: string, path: string, body: unknown, query: Args = {}) =>
   apiCall(api, { method, path: `${API}${path}`, query: query as never, body });
-
-/** A value quoted for Drive's q syntax: a backslash and a single quote are escaped with a backslash. */
-export const driveString = (value: unknown): string => `'${String(value ?? "").replace(/[\\']/g, (c) => `\\${c}`)}'`;
-
-/** A partial response keeps nextPageToken (else Drive leaves it out and the list stops at one page). */
-const pagedFields = (fields: string | undefined) =>
-  !fields || fields.includes("*") || /\bnextPageToken\b/.test(fields) ? fields : `nextPageToken,${fields}`;
 
 /**
  * A listing as Flowise sends it (only what is set; flags only when true), read page by page: Drive
