@@ -1,8 +1,8 @@
 // momentoCache on a chat model's `cache` input, in a chatflow run through POST /prediction, over
 // Momento's HTTP API (test/standin/momento.mjs at MOMENTO_BASE_URL): the same question twice reaches
 // the model once, what Momento received (GET then PUT with ttl_seconds, the key's token), Momento's
-// errors → 502 without the token, bad keys / no credential / a private base → 400; and the cache
-// endpoint found from each kind of key as Momento's SDK finds it.
+// errors → 502 without the token (a missing cache before the model is asked), bad keys / no
+// credential / a private base → 400; and the cache endpoint found from each kind of key as Momento's SDK finds it.
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { momentoTarget } from "../../src/providers/memory/momento";
 import { call, expectError, json } from "../helpers";
@@ -56,7 +56,10 @@ describe("momentoCache through POST /prediction", () => {
     expect(new URL(`http://x${put.path}`).searchParams.get("ttl_seconds")).toBe("86400");
     expect(requests.every((r) => r.headers.authorization === "momento-token")).toBe(true);
     expect(put.body).toEqual([expect.objectContaining({ text: first, message: expect.objectContaining({ type: "ai" }) })]);
-    expect(await ask(id, `Other ${m}?`)).toContain(`Other ${m}?`);
+    const unicode = `Other ${m}? 天気は 🌦 «ok»`;
+    const other = await ask(id, unicode);
+    expect(other).toContain(unicode);
+    expect(await ask(id, unicode)).toBe(other);
     expect(await modelCalls(m)).toBe(2);
   });
 
@@ -65,9 +68,15 @@ describe("momentoCache through POST /prediction", () => {
     const denied = await expectError(await call("POST", `/prediction/${wrong}`, { body: { question: marker() } }), 502);
     expect(denied.message).toContain("answered 401: Invalid authentication credentials");
     expect(denied.message).not.toContain("momento-wrong-secret");
-    const missing = await save(await momentoCredential(`missing-${marker()}`));
-    const notFound = await expectError(await call("POST", `/prediction/${missing}`, { body: { question: marker() } }), 502);
+    // A cache that does not exist answers 404 "Cache not found" to the GET too: an error before the model is
+    // asked, not a miss (which left the model's answer lost at the PUT, and a streamed run never told).
+    const gone = `missing-${marker()}`;
+    const m = marker();
+    const missing = await save(await momentoCredential(gone));
+    const notFound = await expectError(await call("POST", `/prediction/${missing}`, { body: { question: m } }), 502);
     expect(notFound.message).toContain("answered 404: Cache not found");
+    expect(await modelCalls(m)).toBe(0);
+    expect((await received(gone)).map((r) => r.method)).toEqual(["GET"]);
     const none = await expectError(await call("POST", `/prediction/${await save()}`, { body: { question: "hi" } }), 400);
     expect(none.message).toContain("needs a momentoCacheApi credential with momentoCache and momentoApiKey");
     const bad = await save(await momentoCredential("c", "not-a-key"));

@@ -3,13 +3,17 @@
 // primary and a secondary, $vectorSearch, a DNS-over-HTTPS route): a chatflow upserted through
 // POST /vector/upsert and answering from the stored text, the documents laid out as Flowise writes
 // them, the metadata filter in $vectorSearch, mmr, the memory's session kept across predictions in
-// Flowise's layout, mongodb+srv:// through DoH to the replica set's primary, and the failures: a
-// wrong password (502, never the password), a private host (400), SCRAM-SHA-1, bad inputs.
+// Flowise's layout (a session Flowise left read and appended to; one at the 16 MiB document limit
+// refused, saying so; `messages` not an array refused by $push), mongodb+srv:// through DoH to the
+// replica set's primary, and the failures: a wrong password (502, never the password), a private
+// host (400), SCRAM-SHA-1, bad inputs.
 import { describe, expect, inject, it } from "vitest";
 import { askLibrarians, saveChatflow, townChatflow, upsertChatflow } from "../routes/hosted-store-routes";
 import { env } from "cloudflare:workers";
 import { Document } from "@langchain/core/documents";
 import { LOCAL_HASH_DIMS, LocalHashEmbeddings } from "../../src/providers/embeddings/local-hash";
+import { loadMongoHistory, saveMongoExchange } from "../../src/providers/memory/mongodb";
+import { mongoCollection } from "../../src/providers/mongodb";
 import { buildVectorStore } from "../../src/providers/vectorstores/registry";
 import { credential, db, makeCtx, marker, requestsWith, runFlow, runtimeWith } from "./helpers";
 import { err, predict, storeFlow, upsertFlow } from "./hosted-store-flows";
@@ -387,6 +391,75 @@ describe("MongoDBAtlasChatMemory", () => {
     expect(commands[1].body.updates).toEqual([
       { q: { sessionId }, u: { $push: { messages: { $each: [expect.any(Object), expect.any(Object)] } } }, upsert: true },
     ]);
+  });
+
+  const seed = async (collection: string, doc: Record<string, unknown>, padTo?: number) => {
+    const q = padTo ? `?padTo=${padTo}` : "";
+    const res = await fetch(`${inject("mongoUrl")}/seed/${DB}/${collection}${q}`, { method: "POST", body: JSON.stringify(doc) });
+    return (await res.json()) as { size: number };
+  };
+  const stored = (type: string, data: Record<string, unknown>) => ({ type, data, timestamp: { $date: "2025-01-02T03:04:05.000Z" } });
+
+  it("a session Flowise left reads here (odd kwargs keys, other message types, unicode) and the exchange is appended", async () => {
+    const collection = `chat_${marker()}`;
+    const sessionId = `s-${marker()}`;
+    const kwargs = { "function_call.name": "x", $meta: { "a.b": 1 } };
+    const old = [
+      stored("system", { content: "be brief" }),
+      stored("human", { content: "Grüße, ich heiße Zoë 🌍", additional_kwargs: kwargs }),
+      stored("ai", {
+        content: [
+          { type: "text", text: "Hallo " },
+          { type: "text", text: "Zoë" },
+        ],
+        additional_kwargs: kwargs,
+      }),
+      stored("tool", { content: "42", tool_call_id: "call_1" }),
+    ];
+    await seed(collection, { sessionId, messages: old });
+    const f = await memoryFlow({ collectionName: collection });
+    const q = `wie heiße ich? ${sessionId}`;
+    await runFlow(f, makeCtx(q, { sessionId }));
+    expect((await lastChat(sessionId)).body.messages.filter((x: any) => x.role !== "system")).toEqual([
+      { role: "user", content: "Grüße, ich heiße Zoë 🌍" },
+      { role: "assistant", content: "Hallo Zoë" },
+      { role: "user", content: q },
+    ]);
+    const [doc] = await dump(DB, collection);
+    expect(doc.messages.slice(0, 4)).toEqual(old);
+    expect(doc.messages.slice(4).map((m: any) => [m.type, typeof m.data.content])).toEqual([
+      ["human", "string"],
+      ["ai", "string"],
+    ]);
+    expect(doc.messages[4].data.content).toBe(q);
+  });
+
+  it("a session whose document is at MongoDB's 16 MiB limit: the exchange is refused (17419) → 502, the document unchanged", async () => {
+    // The save alone: a run would first read the 16 MiB back (slow in a test), to the same end.
+    const collection = `chat_${marker()}`;
+    const sessionId = `s-${marker()}`;
+    const { size } = await seed(collection, { sessionId, messages: [stored("human", { content: "hi" })] }, 16 * 1024 * 1024 - 64);
+    expect(size).toBe(16 * 1024 * 1024 - 64);
+    const memory = mongoCollection({ mongoDBConnectUrl: wire() }, { label: "mem", databaseName: DB, collectionName: collection, env });
+    const e = await err(saveMongoExchange(memory, sessionId, "one more", "answer"));
+    expect(e).toMatchObject({ status: 502, message: expect.stringContaining("Resulting document after update is larger than 16777216") });
+    expect(e.message).toContain(`session "${sessionId}" is at MongoDB's 16 MiB document limit: start a new session or delete it`);
+    const [doc] = await dump(DB, collection);
+    expect(doc.messages).toEqual([stored("human", { content: "hi" })]);
+  });
+
+  it("a session document whose `messages` is not an array reads as empty; MongoDB refuses the $push → 502", async () => {
+    const collection = `chat_${marker()}`;
+    const sessionId = `s-${marker()}`;
+    await seed(collection, { sessionId, messages: "not a list" });
+    const memory = mongoCollection({ mongoDBConnectUrl: wire() }, { label: "mem", databaseName: DB, collectionName: collection, env });
+    expect(await loadMongoHistory(memory, sessionId)).toEqual([]);
+    const e = await err(saveMongoExchange(memory, sessionId, "q", "a"));
+    expect(e).toMatchObject({
+      status: 502,
+      message: expect.stringContaining("The field 'messages' must be an array but is of type string"),
+    });
+    expect((await dump(DB, collection))[0].messages).toBe("not a list");
   });
 
   it("a session id input names the session; a wrong password → 502 without it", async () => {

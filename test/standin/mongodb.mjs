@@ -12,12 +12,16 @@
 // {$meta: "vectorSearchScore"}, $match, $limit. Index "down" fails the search; any other command is
 // CommandNotFound (59). Refused as MongoDB refuses them: a command body over 16 MiB + 16 KiB
 // (BSONObjectTooLarge 10334: our client sends documents in the body, not in document sequences), an
-// inserted document over 16 MiB (a write error, BadValue), a replacement of a stored document with a
-// $-prefixed top-level field (DollarPrefixedFieldName 52), $vectorSearch without limit ≤ numCandidates
-// ≤ 10,000, and a $vectorSearch filter comparing with a document or an array (7828301, mongod's check).
+// inserted document over 16 MiB (a write error, BadValue), an update whose resulting document is over
+// 16 MiB (write error 17419), $push to a field that is not an array (write error, BadValue), a
+// replacement of a stored document with a $-prefixed top-level field (DollarPrefixedFieldName 52),
+// $vectorSearch without limit ≤ numCandidates ≤ 10,000, and a $vectorSearch filter comparing with a
+// document or an array (7828301, mongod's check).
 // HTTP side: GET /requests?collection=<name> (commands naming that collection, vectors shown as
-// {doubles, length}), GET /dump/<db>/<collection> (documents in extended JSON), and a DNS-over-HTTPS
-// JSON stand-in, GET /dns-query?name=&type=SRV|TXT, answering for *.edgeflow.test (below).
+// {doubles, length}), GET /dump/<db>/<collection> (documents in extended JSON), POST
+// /seed/<db>/<collection> (one document in extended JSON stored as is; ?padTo=<bytes> adds a `pad`
+// string to that BSON size), and a DNS-over-HTTPS JSON stand-in, GET /dns-query?name=&type=SRV|TXT,
+// answering for *.edgeflow.test (below).
 import { createHash, createHmac, pbkdf2Sync, randomBytes, timingSafeEqual } from "node:crypto";
 import { createServer as createHttpServer } from "node:http";
 import { createServer } from "node:net";
@@ -180,6 +184,14 @@ function toJson(v) {
   if (v && typeof v === "object") return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, toJson(x)]));
   return v;
 }
+/** Extended JSON back ($date, $oid), for POST /seed. */
+function fromJson(v) {
+  if (Array.isArray(v)) return v.map(fromJson);
+  if (!v || typeof v !== "object") return v;
+  if (typeof v.$date === "string") return new Date(v.$date);
+  if (typeof v.$oid === "string") return new ObjectId(v.$oid);
+  return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, fromJson(x)]));
+}
 /** A command as recorded: vectors summarised. */
 function summary(v) {
   if (Array.isArray(v) && v.length > 16 && v.every((x) => typeof x === "number"))
@@ -274,6 +286,24 @@ function validateReplacement(u) {
       `The dollar ($) prefixed field '${field}' in '${field}' is not allowed in the context of an update's replacement document. ` +
       "Consider using an aggregation pipeline with $replaceWith.",
   };
+}
+
+/** An update whose resulting document is over maxBsonObjectSize is that statement's write error (mongod's text), nothing written. */
+function validateUpdatedDocument(doc) {
+  const size = encode(doc).length;
+  if (size <= MAX_BSON_OBJECT) return undefined;
+  return { code: 17419, errmsg: `Resulting document after update is larger than ${MAX_BSON_OBJECT}` };
+}
+
+const bsonTypeName = (v) =>
+  v === null ? "null" : v instanceof ObjectId ? "objectId" : v instanceof Date ? "date" : typeof v === "object" ? "object" : typeof v;
+
+/** $push appends to an array: a field holding anything else fails the statement ($push's reference; mongod's text). */
+function validatePushTarget(doc, field) {
+  const v = doc[field];
+  if (v === undefined || Array.isArray(v)) return undefined;
+  const id = doc._id instanceof ObjectId ? `ObjectId('${doc._id.hex}')` : JSON.stringify(toJson(doc._id));
+  return { code: 2, errmsg: `The field '${field}' must be an array but is of type ${bsonTypeName(v)} in document {_id: ${id}}` };
 }
 
 /** $vectorSearch's own fields (Atlas's "Run Vector Search Queries"): limit ≤ numCandidates ≤ 10,000, numCandidates unless exact. */
@@ -418,8 +448,11 @@ export async function startMongoStandin() {
     for (const [op, fields] of Object.entries(u)) {
       for (const [k, x] of Object.entries(fields)) {
         if (op === "$set") out[k] = x;
-        else if (op === "$push") out[k] = [...(out[k] ?? []), ...(x && typeof x === "object" && "$each" in x ? x.$each : [x])];
-        else throw { ok: 0, code: 9, codeName: "FailedToParse", errmsg: `Unknown modifier: ${op}` };
+        else if (op === "$push") {
+          const refused = validatePushTarget(out, k);
+          if (refused) throw { writeError: refused };
+          out[k] = [...(out[k] ?? []), ...(x && typeof x === "object" && "$each" in x ? x.$each : [x])];
+        } else throw { ok: 0, code: 9, codeName: "FailedToParse", errmsg: `Unknown modifier: ${op}` };
       }
     }
     return out;
@@ -540,7 +573,20 @@ export async function startMongoStandin() {
           return;
         }
         for (const d of u.multi ? hits : hits.slice(0, 1)) {
-          docs[docs.indexOf(d)] = applyUpdate(d, u.u);
+          let updated;
+          try {
+            updated = applyUpdate(d, u.u);
+          } catch (e) {
+            if (!e?.writeError) throw e;
+            writeErrors.push({ index, ...e.writeError });
+            return;
+          }
+          const tooLarge = validateUpdatedDocument(updated);
+          if (tooLarge) {
+            writeErrors.push({ index, ...tooLarge });
+            return;
+          }
+          docs[docs.indexOf(d)] = updated;
           n++;
           nModified++;
         }
@@ -650,7 +696,7 @@ export async function startMongoStandin() {
     "cluster0.edgeflow.test": { TXT: ['"authSource=admin&replicaSet=rs0"'] },
     "_mongodb._tcp.private.edgeflow.test": { SRV: [`0 5 27017 10.1.2.3.`] },
   };
-  const http = createHttpServer((req, res) => {
+  const http = createHttpServer(async (req, res) => {
     const url = new URL(req.url, "http://x");
     const send = (status, body, type = "application/json") => {
       res.writeHead(status, { "content-type": type });
@@ -661,6 +707,17 @@ export async function startMongoStandin() {
       return send(200, c ? requests.filter((r) => r.collection === c) : requests);
     }
     if (url.pathname === "/dns") return send(200, dns);
+    // A document written as is (a session another app left, one near the size limit without sending it all).
+    const seed = req.method === "POST" && url.pathname.match(/^\/seed\/([^/]+)\/([^/]+)$/);
+    if (seed) {
+      const chunks = [];
+      for await (const c of req) chunks.push(c);
+      const doc = { _id: new ObjectId(), ...fromJson(JSON.parse(Buffer.concat(chunks).toString() || "{}")) };
+      const padTo = Number(url.searchParams.get("padTo") ?? 0);
+      if (padTo) doc.pad = "x".repeat(Math.max(0, padTo - encode({ ...doc, pad: "" }).length));
+      coll(decodeURIComponent(seed[1]), decodeURIComponent(seed[2])).push(doc);
+      return send(200, { _id: toJson(doc._id), size: encode(doc).length });
+    }
     const dump = url.pathname.match(/^\/dump\/([^/]+)\/([^/]+)$/);
     if (dump) return send(200, toJson(coll(decodeURIComponent(dump[1]), decodeURIComponent(dump[2]))));
     if (url.pathname === "/dns-query") {

@@ -1,6 +1,7 @@
 // Momento Cache over its HTTP API, as the momentoCache LLM cache (LangChain's MomentoCache) uses the
-// SDK's get and set: GET {base}/cache/{cache}?key=… (200 the value, 404 a miss) and PUT
-// {base}/cache/{cache}?key=…&ttl_seconds=… (204), the API key in `Authorization`. The base is
+// SDK's get and set: GET {base}/cache/{cache}?key=… (200 the value; 404 "Key Not Found" a miss,
+// 404 "Cache Not Found" an error) and PUT {base}/cache/{cache}?key=…&ttl_seconds=… (204; at most
+// a day, Momento's TTL limit), the API key in `Authorization`. The base is
 // https://api.<cache endpoint>, the cache endpoint found as the SDK's CredentialProvider.fromString
 // finds it: a v1 key (base64 JSON {api_key, endpoint}) → cache.<endpoint>; a legacy JWT → its `c`
 // claim. A v2 key (a JWT with t = "g", which fromString refuses) takes the credential's
@@ -91,8 +92,8 @@ export class MomentoRest {
     }
   }
 
-  private async failure(res: Response): Promise<ApiError> {
-    const text = (await res.text().catch(() => "")).slice(0, 300).split("\n")[0];
+  private async failure(res: Response, body?: string): Promise<ApiError> {
+    const text = (body ?? (await res.text().catch(() => ""))).slice(0, 300).split("\n")[0];
     return fail("UPSTREAM_FAILED", `${this.label} answered ${res.status}: ${redact(text || res.statusText, [this.token])}`);
   }
 
@@ -100,7 +101,10 @@ export class MomentoRest {
   async get(key: string): Promise<string | null> {
     const res = await this.call("GET", { key });
     if (res.status === 404) {
-      await res.body?.cancel();
+      // Momento answers 404 both for a miss ("Key Not Found") and for a cache that does not exist
+      // ("Cache Not Found"): the latter is the credential's mistake, not a miss to answer around.
+      const text = await res.text().catch(() => "");
+      if (/cache not found/i.test(text)) throw await this.failure(res, text);
       return null;
     }
     if (!res.ok) throw await this.failure(res);

@@ -2,7 +2,9 @@
 // session started on Flowise goes on here: one document per session, {sessionId, messages: [...]},
 // each message LangChain's stored form ({type: "human" | "ai", data: {content, …}}) with the
 // `timestamp` (a BSON date) Flowise adds. Read with find {sessionId} (limit 1, as findOne);
-// an exchange appended with one update: $push {messages: {$each: [question, answer]}}, upsert.
+// an exchange appended with one update: $push {messages: {$each: [question, answer]}}, upsert. A
+// session's document is capped at 16 MiB by MongoDB: past it the save fails, saying so (no trimming).
+import { ApiError, fail } from "../../errors";
 import type { BsonDocument, MongoCollection } from "../mongodb";
 
 export type StoredRole = "userMessage" | "apiMessage";
@@ -38,5 +40,16 @@ export async function saveMongoExchange(c: MongoCollection, sessionId: string, q
     data: { content: answer, tool_calls: [], invalid_tool_calls: [], additional_kwargs: {}, response_metadata: {} },
     timestamp: now,
   };
-  await c.session((s) => s.update([{ q: { sessionId }, u: { $push: { messages: { $each: [human, ai] } } }, upsert: true }]));
+  try {
+    await c.session((s) => s.update([{ q: { sessionId }, u: { $push: { messages: { $each: [human, ai] } } }, upsert: true }]));
+  } catch (err) {
+    // Flowise keeps a whole session in one document: past MongoDB's 16 MiB (write error 17419) no exchange fits
+    // any more. Said plainly rather than trimmed: the model's context is exceeded long before, so this is rare.
+    if (err instanceof ApiError && err.message.includes("(17419)"))
+      throw fail(
+        "UPSTREAM_FAILED",
+        `session "${sessionId}" is at MongoDB's 16 MiB document limit: start a new session or delete it (${err.message})`,
+      );
+    throw err;
+  }
 }
