@@ -3,7 +3,7 @@
 // are read the same way (kind-1 sections skipped, a checksum's 4 bytes ignored). No compression is
 // offered in `hello`, so no reply is OP_COMPRESSED. A reply with ok: 0 is a MongoCommandError
 // carrying Mongo's code, codeName and errmsg.
-import { concatBytes } from "../../lib/bytes";
+import { ByteQueue } from "../../lib/bytes";
 import { connect } from "cloudflare:sockets";
 import { type BsonDocument, decodeBson, encodeBson } from "./bson";
 
@@ -33,7 +33,7 @@ let nextRequestId = 1;
 export class MongoConnection {
   private readonly writer: WritableStreamDefaultWriter<Uint8Array>;
   private readonly reader: ReadableStreamDefaultReader<Uint8Array>;
-  private pending = new Uint8Array(0);
+  private readonly pending = new ByteQueue();
 
   private constructor(private readonly socket: Socket) {
     this.writer = socket.writable.getWriter();
@@ -76,17 +76,14 @@ export class MongoConnection {
   private async readMessage(): Promise<Uint8Array> {
     for (;;) {
       if (this.pending.length >= 4) {
-        const size = new DataView(this.pending.buffer, this.pending.byteOffset, 4).getInt32(0, true);
+        const head = this.pending.peek(4);
+        const size = new DataView(head.buffer, head.byteOffset, 4).getInt32(0, true);
         if (size < HEADER + 5 || size > MAX_MESSAGE) throw new MongoWireError(`not a MongoDB reply (length ${size})`);
-        if (this.pending.length >= size) {
-          const message = this.pending.slice(0, size);
-          this.pending = this.pending.slice(size);
-          return message;
-        }
+        if (this.pending.length >= size) return this.pending.take(size);
       }
       const { done, value } = await this.reader.read();
       if (done) throw new MongoWireError("the server closed the connection");
-      this.pending = concatBytes([this.pending, value]);
+      this.pending.push(value);
     }
   }
 

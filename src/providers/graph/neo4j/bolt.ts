@@ -5,7 +5,7 @@
 // is a Neo4jFailure carrying Neo4j's code, the connection RESET after it; GOODBYE before closing.
 // No routing: a neo4j:// URL is reached directly at its host (single instances and Aura answer there).
 // Every read and write waits under the caller's Deadline.
-import { concatBytes } from "../../../lib/bytes";
+import { ByteQueue, concatBytes } from "../../../lib/bytes";
 import { connect } from "cloudflare:sockets";
 import type { Deadline } from "../../../lib/run-control";
 import { Structure, Unpacker, Writer, pack } from "./packstream";
@@ -122,7 +122,7 @@ export interface BoltAuth {
 export class BoltConnection {
   private readonly reader: ReadableStreamDefaultReader<Uint8Array>;
   private readonly writer: WritableStreamDefaultWriter<Uint8Array>;
-  private pending: Uint8Array = new Uint8Array(0);
+  private readonly pending = new ByteQueue();
   /** The agreed version, e.g. [5, 4]. */
   version: [number, number] = [0, 0];
 
@@ -230,11 +230,9 @@ export class BoltConnection {
     while (this.pending.length < n) {
       const { done, value } = await this.deadline.race(this.reader.read());
       if (done) throw new Error("the server closed the connection");
-      this.pending = this.pending.length ? concatBytes([this.pending, value]) : value;
+      this.pending.push(value);
     }
-    const out = this.pending.subarray(0, n);
-    this.pending = this.pending.subarray(n);
-    return out;
+    return this.pending.take(n);
   }
 
   /** The next message, its chunks joined (empty keep-alive chunks skipped); a record's integers as text. */

@@ -2,7 +2,7 @@
 // 16 MiB − 1 of payload (a longer payload goes out as several packets, the last one shorter), and
 // the small encodings inside payloads (fixed integers, length-encoded integers and strings, NUL-ended
 // strings). Reading pulls bytes off the socket's stream as packets need them.
-import { concatBytes as concat } from "../../../lib/bytes";
+import { ByteQueue, concatBytes as concat } from "../../../lib/bytes";
 
 export const MAX_PACKET = 0xffffff;
 const encoder = new TextEncoder();
@@ -125,7 +125,7 @@ export function frame(payload: Uint8Array, seq: number): { bytes: Uint8Array; se
 
 /** Reads whole payloads (joined across 16 MiB packets) off a byte stream. */
 export class PacketReader {
-  private buf: Uint8Array = new Uint8Array(0);
+  private readonly buf = new ByteQueue();
   /** The sequence id after the last packet read. */
   seq = 0;
 
@@ -140,7 +140,7 @@ export class PacketReader {
     while (this.buf.length < n) {
       const { done, value } = await this.reader.read();
       if (done) throw new Error("the server closed the connection");
-      this.buf = this.buf.length ? concat([this.buf, value]) : value;
+      this.buf.push(value);
     }
   }
 
@@ -148,11 +148,11 @@ export class PacketReader {
     const parts: Uint8Array[] = [];
     for (;;) {
       await this.fill(4);
-      const n = this.buf[0] | (this.buf[1] << 8) | (this.buf[2] << 16);
-      this.seq = (this.buf[3] + 1) & 0xff;
-      await this.fill(4 + n);
-      parts.push(this.buf.slice(4, 4 + n));
-      this.buf = this.buf.subarray(4 + n);
+      const head = this.buf.take(4);
+      const n = head[0] | (head[1] << 8) | (head[2] << 16);
+      this.seq = (head[3] + 1) & 0xff;
+      await this.fill(n);
+      parts.push(this.buf.take(n));
       if (n < MAX_PACKET) break;
     }
     return parts.length === 1 ? parts[0] : concat(parts);
