@@ -4,7 +4,11 @@
 // awsDynamoDBKVStorage tools in a Tool Agent (Publish, PutItem, Query), DynamoDBChatMemory in a
 // conversation chain (GetItem, UpdateItem; a session Flowise wrote), and the failures: the
 // service's error as a 502 without the secret, a wrong secret as AWS's 403, bad config as a 400.
+import { env } from "cloudflare:test";
 import { describe, expect, inject, it } from "vitest";
+import type { Env } from "../../src/env";
+import { AWS_SERVICES, awsClient } from "../../src/providers/aws/client";
+import { appendChatMessages, chatMessagesOf, loadChatItem } from "../../src/providers/aws/services";
 import { planFlowUpsert, runUpsert } from "../../src/engine/chatflow/upsert";
 import { json } from "../helpers";
 import { setVars } from "../security/helpers";
@@ -33,6 +37,8 @@ const failure = async (p: Promise<unknown>) =>
     () => undefined,
     (e: unknown) => e,
   )) as { status: number; message: string };
+/** A Kendra index ID as Kendra makes them: 36 characters (a UUID), here after a prefix the stand-in reads. */
+const kendraIndex = (prefix: string) => `${prefix}${crypto.randomUUID()}`.slice(0, 36);
 const scope = (req: Received) =>
   /Credential=AKIAEDGEFLOWTEST\/\d{8}\/([^/]+)\/([^/]+)\/aws4_request/.exec(req.headers.authorization)?.slice(1);
 
@@ -94,7 +100,7 @@ describe("awsBedrockKBRetriever", () => {
   it("retrieves the knowledge base's chunks for the question (Retrieve, signed for bedrock) and answers from them", async () => {
     const m = marker();
     const f = await kbFlow({
-      knoledgeBaseID: "KB12345",
+      knoledgeBaseID: "KB12345678",
       topK: "2",
       searchType: "HYBRID",
       filter: '{"equals":{"key":"team","value":"ops"}}',
@@ -103,7 +109,7 @@ describe("awsBedrockKBRetriever", () => {
     const [req, ...more] = await received(aws(), m);
     expect(more).toHaveLength(0);
     expect(req.method).toBe("POST");
-    expect(req.path).toBe("/knowledgebases/KB12345/retrieve");
+    expect(req.path).toBe("/knowledgebases/KB12345678/retrieve");
     expect(scope(req)).toEqual(["us-west-2", "bedrock"]);
     expect(JSON.parse(req.body)).toEqual({
       retrievalQuery: { text: `ferry times ${m}` },
@@ -124,18 +130,42 @@ describe("awsBedrockKBRetriever", () => {
 
   it("a missing knowledge base is a 502 with AWS's message; a wrong secret a 502 without it; no ID or a bad filter a 400", async () => {
     const missing = await failure(
-      runFlow(await kbFlow({ knoledgeBaseID: "kb-missing" }), makeCtx(`q ${marker()}`, { runtime: runtime() })),
+      runFlow(await kbFlow({ knoledgeBaseID: "KBMISSING0" }), makeCtx(`q ${marker()}`, { runtime: runtime() })),
     );
     expect(missing.status).toBe(502);
-    expect(missing.message).toContain("ResourceNotFoundException: Knowledge base kb-missing does not exist");
-    const wrong = await failure(runFlow(await kbFlow({ knoledgeBaseID: "KB1" }, WRONG), makeCtx(`q ${marker()}`, { runtime: runtime() })));
+    expect(missing.message).toContain("ResourceNotFoundException: Knowledge base KBMISSING0 does not exist");
+    const wrong = await failure(
+      runFlow(await kbFlow({ knoledgeBaseID: "KB00000001" }, WRONG), makeCtx(`q ${marker()}`, { runtime: runtime() })),
+    );
     expect(wrong.status).toBe(502);
     expect(wrong.message).toMatch(/403: SignatureDoesNotMatch/);
     expect(wrong.message).not.toContain(WRONG.awsSecret);
     expect((await failure(runFlow(await kbFlow({}), makeCtx("q", { runtime: runtime() })))).status).toBe(400);
-    const bad = await failure(runFlow(await kbFlow({ knoledgeBaseID: "KB1", filter: "{nope" }), makeCtx("q", { runtime: runtime() })));
+    const bad = await failure(
+      runFlow(await kbFlow({ knoledgeBaseID: "KB00000001", filter: "{nope" }), makeCtx("q", { runtime: runtime() })),
+    );
     expect(bad.status).toBe(400);
     expect(bad.message).toMatch(/filter is not JSON/);
+  });
+
+  it("a topK over 100 asks for 100 (Retrieve's cap); a question over 20,000 characters is searched by its first 20,000", async () => {
+    const m = marker();
+    const long = `${m} ${"🙂".repeat(20_000)}`;
+    const result = await runFlow(await kbFlow({ knoledgeBaseID: "KB12345678", topK: "250" }), makeCtx(long, { runtime: runtime() }));
+    expect(result.sourceDocuments).toHaveLength(3);
+    const [req] = await received(aws(), m);
+    const body = JSON.parse(req.body);
+    expect(body.retrievalConfiguration.vectorSearchConfiguration.numberOfResults).toBe(100);
+    expect([...body.retrievalQuery.text]).toHaveLength(20_000);
+    expect(body.retrievalQuery.text.startsWith(`${m} 🙂`)).toBe(true);
+  });
+
+  it("a Knowledge Base ID Retrieve would refuse is a 400 naming it, before any call", async () => {
+    const m = marker();
+    const err = await failure(runFlow(await kbFlow({ knoledgeBaseID: `kb-${m}` }), makeCtx(`q ${m}`, { runtime: runtime() })));
+    expect(err.status).toBe(400);
+    expect(err.message).toContain(`Knowledge Base ID must be 10 letters or digits (or its ARN), got kb-${m}`);
+    expect(await received(aws(), m)).toHaveLength(0);
   });
 });
 
@@ -235,6 +265,34 @@ describe("awsSNS and awsDynamoDBKVStorage tools", () => {
     ]);
     expect((await failure(runFlow(bad, makeCtx("x", { runtime: runtime() })))).status).toBe(400);
   });
+
+  it("awsSNS to a FIFO topic sends a message group and a fresh deduplication id, which SNS requires", async () => {
+    const cred = await credential("awsApi", KEY);
+    const topicArn = "arn:aws:sns:eu-west-1:123456789012:orders.fifo";
+    const f = await agentWith([{ id: "sns_0", name: "awsSNS", inputs: { region: "eu-west-1", topicArn, credential: cred } }]);
+    const m = marker();
+    const result = await runFlow(f, makeCtx(callOf("aws_sns_publish", { input: `order ${m}` }), { runtime: runtime() }));
+    expect(result.text).toMatch(/^tools said: Successfully published message to SNS topic\. MessageId: msg-/);
+    const [req] = (await received(aws(), m)).filter((r) => r.body.includes("Action=Publish"));
+    expect(Object.fromEntries(new URLSearchParams(req.body))).toEqual({
+      Action: "Publish",
+      Version: "2010-03-31",
+      TopicArn: topicArn,
+      Message: `order ${m}`,
+      MessageGroupId: "default",
+      MessageDeduplicationId: expect.stringMatching(/^[0-9a-f-]{36}$/),
+    });
+  });
+
+  it("dynamodb_kv_store counts the key in UTF-8 bytes (DynamoDB's 2,048): a longer one is the model's error, not sent", async () => {
+    const cred = await credential("awsApi", KEY);
+    const table = `kv-${marker()}`;
+    const f = await agentWith([{ id: "kv_0", name: "awsDynamoDBKVStorage", inputs: { tableName: table, credential: cred } }]);
+    const key = "é".repeat(1100); // 1,100 characters, 2,200 bytes
+    const result = await runFlow(f, makeCtx(callOf("dynamodb_kv_store", { key, value: "v" }), { runtime: runtime() }));
+    expect(result.text).toContain("Key too long. Maximum length is 2048 bytes (UTF-8), got 2200");
+    expect(await received(aws(), table)).toHaveLength(0);
+  });
 });
 
 describe("DynamoDBChatMemory", () => {
@@ -323,6 +381,97 @@ describe("DynamoDBChatMemory", () => {
     expect(wrong.message).not.toContain(WRONG.awsSecret);
     expect((await failure(runFlow(await memoryFlow({ partitionKey: "id" }), makeCtx("x", { runtime: runtime() })))).status).toBe(400);
   });
+
+  it("past DynamoDB's 400 KB item limit, the list is rewritten without its oldest exchange instead of failing every turn", async () => {
+    const table = `long-${marker()}`;
+    const sessionId = `s-${marker()}`;
+    const msg = (type: string, ch: string) => ({ M: { type: { S: type }, text: { S: ch.repeat(102_300) } } });
+    // ~409,300 bytes: under the limit, but no room for one more exchange
+    const seeded = [msg("human", "a"), msg("ai", "b"), msg("human", "c"), msg("ai", "d")];
+    await fetch(`${aws()}/seed/dynamodb`, {
+      method: "POST",
+      body: JSON.stringify({ table, key: { id: { S: sessionId } }, item: { messages: { L: seeded } } }),
+    });
+    const f = await memoryFlow({ tableName: table, partitionKey: "id" });
+    const question = `${"q".repeat(400)} ${marker()}`;
+    const result = await runFlow(f, makeCtx(question, { sessionId, runtime: runtime() }));
+    const update = (await received(aws(), table)).find((c) => c.headers["x-amz-target"] === "DynamoDB_20120810.UpdateItem")!;
+    const sent = JSON.parse(update.body);
+    expect(sent.UpdateExpression).toBe("SET #m = :m");
+    expect(sent.ExpressionAttributeValues[":m"].L).toEqual([
+      seeded[2],
+      seeded[3],
+      { M: { type: { S: "human" }, text: { S: question } } },
+      { M: { type: { S: "ai" }, text: { S: result.text } } },
+    ]);
+    // the next turn reads the kept history, and appends again with list_append
+    const m = marker();
+    await runFlow(f, makeCtx(`again ${m}`, { sessionId, runtime: runtime() }));
+    const turns = (await lastChat(m)).body.messages.filter((x) => x.role !== "system");
+    expect(turns.map((t) => String(t.content).slice(0, 3))).toEqual(["ccc", "ddd", "qqq", "ech", "aga"]);
+    const last = (await received(aws(), table)).filter((c) => c.headers["x-amz-target"] === "DynamoDB_20120810.UpdateItem").at(-1)!;
+    expect(JSON.parse(last.body).UpdateExpression).toBe("SET #m = list_append(if_not_exists(#m, :empty_list), :m)");
+  });
+
+  it("a trim never loses an exchange another run appended after our read: the write is conditional, read again", async () => {
+    const table = `race-${marker()}`;
+    const at = { table, key: { id: { S: `s-${marker()}` } } };
+    const msg = (type: string, ch: string) => ({ M: { type: { S: type }, text: { S: ch.repeat(102_300) } } });
+    await fetch(`${aws()}/seed/dynamodb`, {
+      method: "POST",
+      body: JSON.stringify({
+        table,
+        key: at.key,
+        item: { messages: { L: [msg("human", "a"), msg("ai", "b"), msg("human", "c"), msg("ai", "d")] } },
+      }),
+    });
+    const client = awsClient(
+      AWS_SERVICES.dynamodb,
+      "us-east-1",
+      { accessKeyId: KEY.awsKey, secretAccessKey: KEY.awsSecret },
+      {
+        ...(env as unknown as Env),
+        AWS_DYNAMODB_BASE_URL: aws(),
+      },
+    );
+    const read = await loadChatItem(client, at); // this run's read, before the other run writes
+    await appendChatMessages(
+      client,
+      at,
+      [
+        { type: "human", text: "other run" },
+        { type: "ai", text: "its answer" },
+      ],
+      await loadChatItem(client, at),
+    );
+    await appendChatMessages(
+      client,
+      at,
+      [
+        { type: "human", text: "this run" },
+        { type: "ai", text: "mine" },
+      ],
+      read,
+    );
+    const kept = chatMessagesOf(await loadChatItem(client, at)).map((m) => m.text.slice(0, 10));
+    expect(kept.slice(-4)).toEqual(["other run", "its answer", "this run", "mine"]);
+    const writes = (await received(aws(), table)).filter((c) => c.headers["x-amz-target"] === "DynamoDB_20120810.UpdateItem");
+    // the other run's trim; ours refused (as long a list as we read, but another); read again, ours fits: an append
+    expect(writes.map((c) => JSON.parse(c.body).ConditionExpression ?? JSON.parse(c.body).UpdateExpression)).toEqual([
+      "size(#m) = :n AND #m[3].#t = :last",
+      "size(#m) = :n AND #m[3].#t = :last",
+      "SET #m = list_append(if_not_exists(#m, :empty_list), :m)",
+    ]);
+  });
+
+  it("an exchange that alone is over 400 KB is a clear 413, not DynamoDB's ValidationException", async () => {
+    const table = `huge-${marker()}`;
+    const f = await memoryFlow({ tableName: table, partitionKey: "id" });
+    const err = await failure(runFlow(f, makeCtx(`${"x".repeat(205_000)} ${marker()}`, { runtime: runtime() })));
+    expect(err.status).toBe(413);
+    expect(err.message).toContain("this exchange alone is over DynamoDB's 400 KB item limit; it was not saved");
+    expect((await received(aws(), table)).map((c) => c.headers["x-amz-target"])).toEqual(["DynamoDB_20120810.GetItem"]);
+  });
 });
 
 describe("kendra", () => {
@@ -361,7 +510,7 @@ describe("kendra", () => {
   };
 
   it("upserts the loaders' documents as plain text (BatchPutDocument) and retrieves them for the question (Retrieve)", async () => {
-    const index = `idx-${marker()}`;
+    const index = kendraIndex("idx-");
     const f = await kendraFlow({
       indexId: index,
       topK: "3",
@@ -404,7 +553,10 @@ describe("kendra", () => {
 
   it("falls back to Query when Retrieve finds nothing; a missing index is a 502; no index ID a 400", async () => {
     const m = marker();
-    const result = await runFlow(await kendraFlow({ indexId: "query-only-1" }), makeCtx(`opening hours ${m}`, { runtime: runtime() }));
+    const result = await runFlow(
+      await kendraFlow({ indexId: kendraIndex("query-only-") }),
+      makeCtx(`opening hours ${m}`, { runtime: runtime() }),
+    );
     expect(result.sourceDocuments?.[0]).toMatchObject({
       pageContent: `Document Title: FAQ\nDocument Excerpt: \nAnswer for opening hours ${m}\n`,
       metadata: { source: "https://kendra.example/faq" },
@@ -413,10 +565,19 @@ describe("kendra", () => {
       "AWSKendraFrontendService.Retrieve",
       "AWSKendraFrontendService.Query",
     ]);
-    const missing = await failure(runFlow(await kendraFlow({ indexId: "missing-idx" }), makeCtx(`q ${marker()}`, { runtime: runtime() })));
+    const missingIndex = kendraIndex("missing-");
+    const missing = await failure(runFlow(await kendraFlow({ indexId: missingIndex }), makeCtx(`q ${marker()}`, { runtime: runtime() })));
     expect(missing.status).toBe(502);
-    expect(missing.message).toContain("ResourceNotFoundException: Index missing-idx not found");
+    expect(missing.message).toContain(`ResourceNotFoundException: Index ${missingIndex} not found`);
     expect((await failure(runFlow(await kendraFlow({}), makeCtx("q", { runtime: runtime() })))).status).toBe(400);
+  });
+
+  it("an Index ID Kendra would refuse (not its 36 characters) is a 400 naming it, before any call", async () => {
+    const m = marker();
+    const err = await failure(runFlow(await kendraFlow({ indexId: `index-${m}` }), makeCtx(`q ${m}`, { runtime: runtime() })));
+    expect(err.status).toBe(400);
+    expect(err.message).toContain(`Kendra Index ID must be the index's 36-character ID, got index-${m}`);
+    expect(await received(aws(), m)).toHaveLength(0);
   });
 });
 
@@ -424,7 +585,7 @@ describe("through the API: s3Directory → kendra, POST /vector/upsert then POST
   it("upserts the bucket's objects into the Kendra index and answers from what Retrieve finds", async () => {
     const cred = await credential("awsApi", KEY);
     const openai = await credential("openAIApi", { openAIApiKey: "sk-aws-api" });
-    const index = `api-${marker()}`;
+    const index = kendraIndex("api-");
     const flowData = flow([
       ["s3_0", "s3Directory", "Document Loaders", { bucketName: "edgeflow-docs", prefix: "notes/", region: "eu-west-1", credential: cred }],
       [

@@ -17,7 +17,8 @@ import { ToolCallError } from "./service";
 import type { ToolDeps } from "./types";
 
 const KEY_SEPARATOR = "#";
-const MAX_KEY_LENGTH = 2048;
+/** DynamoDB's partition key limit: 2,048 bytes of UTF-8 (Flowise counted characters; "é" is 2 bytes). */
+const MAX_KEY_BYTES = 2048;
 
 async function clientOf(service: AwsService, inputs: Record<string, unknown>, { ctx, label }: ToolDeps) {
   const deps = { env: ctx.runtime.providers, getCredential: ctx.getCredential };
@@ -53,8 +54,8 @@ export async function awsSnsTool(inputs: Record<string, unknown>, deps: ToolDeps
 function fullKeyOf(key: string, prefix: string): string {
   if (!key.trim()) throw new ToolCallError("Key must be a non-empty string");
   const full = prefix ? `${prefix}${KEY_SEPARATOR}${key}` : key;
-  if (full.length > MAX_KEY_LENGTH)
-    throw new ToolCallError(`Key too long. Maximum length is ${MAX_KEY_LENGTH} characters, got ${full.length}`);
+  const bytes = new TextEncoder().encode(full).length;
+  if (bytes > MAX_KEY_BYTES) throw new ToolCallError(`Key too long. Maximum length is ${MAX_KEY_BYTES} bytes (UTF-8), got ${bytes}`);
   return full;
 }
 

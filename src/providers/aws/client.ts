@@ -102,7 +102,11 @@ function awsErrorOf(res: Response, text: string): string {
 /** The URL of a request: base, each path segment encoded, the query. */
 export function awsUrl(client: AwsClient, req: Pick<AwsRequest, "path" | "query">): string {
   const path = req.path.map(uriEncode).join("/");
-  const query = new URLSearchParams(req.query ?? {}).toString();
+  // RFC 3986 as SigV4 signs it: AWS reads a "+" in the query as "+", so URLSearchParams' "+" for a
+  // space (an S3 prefix "my docs/") no longer matched the signed %20: SignatureDoesNotMatch.
+  const query = Object.entries(req.query ?? {})
+    .map(([k, v]) => `${uriEncode(k)}=${uriEncode(v)}`)
+    .join("&");
   return `${client.base}/${path}${query ? `?${query}` : ""}`;
 }
 

@@ -4,7 +4,8 @@
 //   DynamoDB PutItem / Query        JSON 1.0 (X-Amz-Target DynamoDB_20120810.*)       awsDynamoDBKVStorage
 //   DynamoDB GetItem / UpdateItem   the same, Flowise's chat memory layout              DynamoDBChatMemory
 import { Document } from "@langchain/core/documents";
-import { fail } from "../../errors";
+import { ApiError, fail } from "../../errors";
+import { utf8Length } from "../../lib/utf8";
 import { str } from "../../lib/inputs";
 import { credentialOf } from "../config";
 import type { ProviderDeps } from "../types";
@@ -34,13 +35,20 @@ function sourceOf(location: Location | undefined): string | undefined {
   return typeof at === "object" ? (at.url ?? at.uri) : undefined;
 }
 
+/** Retrieve's bounds (its API reference): numberOfResults 1–100, the query text at most 20,000 characters. */
+const KB_MAX_RESULTS = 100;
+const KB_MAX_QUERY = 20_000;
+
 /** Retrieve: the knowledge base's best chunks as documents (text with white space collapsed, "..." dropped, as LangChain). */
 export async function retrieveKnowledgeBase(client: AwsClient, q: KnowledgeBaseQuery, query: string): Promise<Document[]> {
-  const vectorSearchConfiguration: Record<string, unknown> = { numberOfResults: q.topK };
+  // A topK over 100 (or a question over 20,000 characters) was a ValidationException on every run:
+  // ask for at most 100 chunks, search by the question's first 20,000 characters.
+  const vectorSearchConfiguration: Record<string, unknown> = { numberOfResults: Math.min(Math.max(q.topK, 1), KB_MAX_RESULTS) };
   if (q.searchType) vectorSearchConfiguration.overrideSearchType = q.searchType;
   if (q.filter !== undefined) vectorSearchConfiguration.filter = q.filter;
+  const chars = [...query];
   const answer = await awsRestJson(client, ["knowledgebases", q.knowledgeBaseId, "retrieve"], {
-    retrievalQuery: { text: query },
+    retrievalQuery: { text: chars.length > KB_MAX_QUERY ? chars.slice(0, KB_MAX_QUERY).join("") : query },
     retrievalConfiguration: { vectorSearchConfiguration },
   });
   const results = Array.isArray(answer.retrievalResults) ? (answer.retrievalResults as Array<Record<string, unknown>>) : [];
@@ -57,7 +65,12 @@ export async function retrieveKnowledgeBase(client: AwsClient, q: KnowledgeBaseQ
 
 /** Publish: the message to the topic; its MessageId. */
 export async function snsPublish(client: AwsClient, topicArn: string, message: string): Promise<string> {
-  const body = new URLSearchParams({ Action: "Publish", Version: "2010-03-31", TopicArn: topicArn, Message: message }).toString();
+  const form: Record<string, string> = { Action: "Publish", Version: "2010-03-31", TopicArn: topicArn, Message: message };
+  // A FIFO topic (name ends in .fifo) refuses a message without a group, and without a deduplication id
+  // unless content-based deduplication is on: one group keeps the tool's messages in order, a fresh id
+  // per call delivers each (our retry of the same call resends the same id, so it is delivered once).
+  if (topicArn.endsWith(".fifo")) Object.assign(form, { MessageGroupId: "default", MessageDeduplicationId: crypto.randomUUID() });
+  const body = new URLSearchParams(form).toString();
   const answer = await awsSend(client, {
     method: "POST",
     path: [""],
@@ -108,26 +121,85 @@ export interface ChatTableKey {
 
 const MESSAGES = "messages";
 
+/** The session's item (undefined when none): what GetItem answered. */
+export async function loadChatItem(client: AwsClient, at: ChatTableKey): Promise<Item | undefined> {
+  return (await dynamo(client, "GetItem", { TableName: at.table, Key: at.key })).Item as Item | undefined;
+}
+
 /** A session's messages in Flowise's layout: attribute `messages`, a list of {type: human|ai, text[, role]}. */
-export async function loadChatMessages(client: AwsClient, at: ChatTableKey): Promise<Array<{ type: string; text: string }>> {
-  const answer = await dynamo(client, "GetItem", { TableName: at.table, Key: at.key });
-  const list = ((answer.Item as Item | undefined)?.[MESSAGES]?.L ?? []) as AttributeValue[];
-  return list
+export function chatMessagesOf(item: Item | undefined): Array<{ type: string; text: string }> {
+  return (item?.[MESSAGES]?.L ?? [])
     .map((m) => ({ type: m.M?.type?.S, text: m.M?.text?.S }))
     .filter((m): m is { type: string; text: string } => m.type !== undefined && m.text !== undefined);
 }
 
-/** Appends messages to the session's list (created when missing), as Flowise's UpdateItem does. */
-export async function appendChatMessages(client: AwsClient, at: ChatTableKey, messages: Array<{ type: string; text: string }>) {
+/** DynamoDB's item cap, 400 KB, less room for UpdateItem's own accounting of the update. */
+const MAX_ITEM_BYTES = 400 * 1024 - 1024;
+/** Writes of a trimmed list tried, each after reading again what another run appended meanwhile. */
+const TRIM_ATTEMPTS = 3;
+
+/** A value's size by AWS's "Item sizes and formats": UTF-8 bytes; list/map 3 bytes + 1 per element (+ a map's names). */
+function valueSize(v: AttributeValue): number {
+  if (v.S !== undefined) return utf8Length(v.S);
+  if (v.L) return 3 + v.L.reduce((n, e) => n + 1 + valueSize(e), 0);
+  if (v.M) return 3 + Object.entries(v.M).reduce((n, [k, e]) => n + 1 + utf8Length(k) + valueSize(e), 0);
+  return utf8Length(JSON.stringify(v)); // numbers and types we do not write: an upper bound
+}
+
+/**
+ * Appends messages to the session's list (created when missing), as Flowise's UpdateItem does, while
+ * the item stays under DynamoDB's 400 KB; past it (a long conversation: list_append alone failed
+ * every later turn with "Item size to update has exceeded the maximum allowed size") the list is
+ * rewritten without its oldest messages, from a human one on. `stored` is the item as read before the run.
+ */
+export async function appendChatMessages(
+  client: AwsClient,
+  at: ChatTableKey,
+  messages: Array<{ type: string; text: string }>,
+  stored: Item | undefined,
+) {
+  for (let attempt = 1, item = stored; ; attempt++) {
+    try {
+      return await writeChatMessages(client, at, messages, item);
+    } catch (err) {
+      // Another run appended between our read and the trimmed write (its condition failed): read again.
+      if (attempt >= TRIM_ATTEMPTS || !(err instanceof ApiError && err.message.includes("ConditionalCheckFailedException"))) throw err;
+      item = await loadChatItem(client, at);
+    }
+  }
+}
+
+async function writeChatMessages(client: AwsClient, at: ChatTableKey, messages: Array<{ type: string; text: string }>, stored?: Item) {
+  const added: AttributeValue[] = messages.map((m) => ({ M: { type: { S: m.type }, text: { S: m.text } } }));
+  const list = stored?.[MESSAGES]?.L ?? [];
+  const others = Object.entries({ ...at.key, ...stored }).filter(([k]) => k !== MESSAGES);
+  let size = others.reduce((n, [k, v]) => n + utf8Length(k) + valueSize(v), utf8Length(MESSAGES) + 3);
+  for (const e of [...list, ...added]) size += 1 + valueSize(e);
+  const base = { TableName: at.table, Key: at.key, ExpressionAttributeNames: { "#m": MESSAGES } };
+  if (size <= MAX_ITEM_BYTES) {
+    await dynamo(client, "UpdateItem", {
+      ...base,
+      ExpressionAttributeValues: { ":empty_list": { L: [] }, ":m": { L: added } },
+      UpdateExpression: "SET #m = list_append(if_not_exists(#m, :empty_list), :m)",
+    });
+    return;
+  }
+  let drop = 0;
+  while (drop < list.length && (size > MAX_ITEM_BYTES || list[drop].M?.type?.S !== "human")) size -= 1 + valueSize(list[drop++]);
+  if (size > MAX_ITEM_BYTES)
+    throw fail("LIMIT_EXCEEDED", `${client.service.label}: this exchange alone is over DynamoDB's 400 KB item limit; it was not saved`);
+  // Only over the list as read: another run's write since (an append, or a trim of its own that left the
+  // same length) changed the length or the last message, fails the condition, and is read again, not lost.
   await dynamo(client, "UpdateItem", {
-    TableName: at.table,
-    Key: at.key,
-    ExpressionAttributeNames: { "#m": MESSAGES },
+    ...base,
+    ExpressionAttributeNames: { "#m": MESSAGES, "#t": "text" },
     ExpressionAttributeValues: {
-      ":empty_list": { L: [] },
-      ":m": { L: messages.map((m) => ({ M: { type: { S: m.type }, text: { S: m.text } } })) },
+      ":m": { L: [...list.slice(drop), ...added] },
+      ":n": { N: String(list.length) },
+      ":last": list[list.length - 1].M?.text ?? { NULL: true },
     },
-    UpdateExpression: "SET #m = list_append(if_not_exists(#m, :empty_list), :m)",
+    UpdateExpression: "SET #m = :m",
+    ConditionExpression: `size(#m) = :n AND #m[${list.length - 1}].#t = :last`,
   });
 }
 

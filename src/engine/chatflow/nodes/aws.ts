@@ -5,7 +5,8 @@
 //   DynamoDBChatMemory  a memory kept in a DynamoDB table in Flowise's layout (the partitionKey
 //                 attribute holds the session id, `messages` the list of {type, text}), so a table
 //                 Flowise filled reads here; like the Redis memories, it writes the exchange after a
-//                 successful run; credential dynamodbMemoryApi (accessKey, secretAccessKey)
+//                 successful run (past DynamoDB's 400 KB item limit, without the oldest messages);
+//                 credential dynamodbMemoryApi (accessKey, secretAccessKey)
 //   kendra        AWS Kendra as a vector store: search by Retrieve (Query when Retrieve finds
 //                 nothing), topK (10), attributeFilter (JSON); POST /vector/upsert sends the loaders'
 //                 documents as plain text with BatchPutDocument (no embeddings); both outputs are
@@ -16,10 +17,11 @@ import { awsCredentials, regionOf } from "../../../providers/aws/config";
 import {
   type ChatTableKey,
   appendChatMessages,
+  chatMessagesOf,
   dynamoMemoryCredentials,
   kendraPut,
   kendraSearch,
-  loadChatMessages,
+  loadChatItem,
   retrieveKnowledgeBase,
 } from "../../../providers/aws/services";
 import { Document } from "@langchain/core/documents";
@@ -47,6 +49,9 @@ const kbRetriever = retrieverNode("awsBedrockKBRetriever", async (args) => {
   const label = labelOf(args);
   const knowledgeBaseId = str(inputs.knoledgeBaseID) ?? str(inputs.knowledgeBaseId);
   if (!knowledgeBaseId) throw fail("INVALID_FLOW", `${label} needs its Knowledge Base ID (knoledgeBaseID)`);
+  // Retrieve refuses any other ID (ValidationException on every run): 10 letters/digits, or the knowledge base's ARN.
+  if (!/^[0-9a-zA-Z]{10}$|^arn:aws(-[^:]+)?:bedrock:[a-z0-9-]{1,20}:[0-9]{12}:knowledge-base\/[0-9a-zA-Z]{10}$/.test(knowledgeBaseId))
+    throw fail("INVALID_FLOW", `${label} Knowledge Base ID must be 10 letters or digits (or its ARN), got ${knowledgeBaseId}`);
   const searchType = str(inputs.searchType);
   if (searchType && searchType !== "HYBRID" && searchType !== "SEMANTIC")
     throw fail("INVALID_FLOW", `${label} searchType must be HYBRID or SEMANTIC (got ${searchType})`);
@@ -76,18 +81,26 @@ const dynamoMemory: NodeDefinition = {
     const credentials = await dynamoMemoryCredentials(config, deps, label);
     const client = awsClient(AWS_SERVICES.dynamodb, region, credentials, deps.env, { signal: deps.signal });
     const at: ChatTableKey = { table, key: { [partitionKey]: { S: str(inputs.sessionId) ?? ctx.sessionId } } };
+    // The item as read before the run: the write measures it against DynamoDB's 400 KB item limit.
+    let item: Promise<Awaited<ReturnType<typeof loadChatItem>>> | undefined;
+    const itemOf = () => (item ??= loadChatItem(client, at));
     // The request's history first, as Flowise prepends it.
     const read = async () => {
-      const stored = (await loadChatMessages(client, at))
+      const stored = chatMessagesOf(await itemOf())
         .filter((m) => ROLES[m.type])
         .map((m): ChatTurn => ({ role: ROLES[m.type], content: m.text }));
       return [...ctx.history, ...stored];
     };
-    return memoryInstance(node.data.label, str(inputs.memoryKey) ?? "chat_history", read, (question, answer) =>
-      appendChatMessages(client, at, [
-        { type: "human", text: question },
-        { type: "ai", text: answer },
-      ]),
+    return memoryInstance(node.data.label, str(inputs.memoryKey) ?? "chat_history", read, async (question, answer) =>
+      appendChatMessages(
+        client,
+        at,
+        [
+          { type: "human", text: question },
+          { type: "ai", text: answer },
+        ],
+        await itemOf(),
+      ),
     );
   },
 };
@@ -97,6 +110,9 @@ async function kendraOf(args: BuildArgs) {
   const label = labelOf(args);
   const indexId = str(inputs.indexId);
   if (!indexId) throw fail("INVALID_FLOW", `${label} needs its Kendra Index ID (indexId)`);
+  // Kendra refuses any other (ValidationException on every call): an index ID is 36 characters (a UUID).
+  if (!/^[a-zA-Z0-9][a-zA-Z0-9-]{35}$/.test(indexId))
+    throw fail("INVALID_FLOW", `${label} Kendra Index ID must be the index's 36-character ID, got ${indexId}`);
   const config = providerConfig(node, inputs);
   const deps = depsOf(args);
   const credentials = await awsCredentials(config, deps, label);
