@@ -110,6 +110,8 @@ declare module "vitest" {
     slackUrl: string;
     /** Mistral, Perplexity, DeepSeek and Groq chat completions, each with its own rules, by path prefix (test/standin/openai-dialects.mjs). */
     openaiDialectsUrl: string;
+    /** Mistral (/v1), Voyage, Jina and Together (/voyage/v1, /jina/v1, /together/v1) embeddings (embeddings-dialects.mjs). */
+    embeddingsDialectsUrl: string;
     /** Stripe's REST API (/v1/…, form bodies, keys sk_test_ok_*) for stripeAgentTool (test/standin/stripe.mjs). */
     stripeUrl: string;
     /** Upstash REST stand-in, also GET /commands (TCP commands received) and /keys/KEY (test/standin/redis.mjs). */

@@ -1,6 +1,6 @@
 // Flowise 3.1.4's hosted embeddings nodes (src/providers/embeddings/hosted.ts), each over its own
-// wire protocol against the stand-in (test/standin: OpenAI-shaped …/embeddings in server.mjs,
-// cohere.mjs, gemini-embeddings.mjs): built through the registry with a stored credential of the
+// wire protocol against the stand-ins (test/standin: Mistral's, Voyage's, Jina's and Together's rules in
+// embeddings-dialects.mjs, cohere.mjs, gemini-embeddings.mjs): built through the registry with a stored credential of the
 // node's Flowise type, then documents and a query embedded; what the stand-in received is checked
 // (path, key, model, per-provider fields, batches), and a document store upsert runs end to end.
 import { describe, expect, it } from "vitest";
@@ -8,6 +8,7 @@ import type { Env } from "../../src/env";
 import { embeddingsNodes } from "../../src/engine/chatflow/nodes/embeddings";
 import { providerDeps } from "../../src/engine/core/ports";
 import { buildEmbeddings, supportedEmbeddings } from "../../src/providers/embeddings/registry";
+import { inject } from "vitest";
 import { credential, makeCtx, marker, runtimeWith, standinUrl } from "../engine/helpers";
 import { json } from "../helpers";
 import { newStore, upsert } from "../routes/document-store-helpers";
@@ -20,7 +21,8 @@ interface Received {
   body: Body;
 }
 
-const received = async (m: string): Promise<Received[]> => (await fetch(`${standinUrl()}/requests?contains=${m}`)).json();
+const dialectsUrl = () => inject("embeddingsDialectsUrl");
+const received = async (m: string, base = standinUrl()): Promise<Received[]> => (await fetch(`${base}/requests?contains=${m}`)).json();
 
 interface Case {
   node: string;
@@ -29,6 +31,8 @@ interface Case {
   secret: (key: string) => Record<string, unknown>;
   config: Record<string, unknown>;
   vars?: () => Partial<Env>;
+  /** The stand-in it talks to (default the OpenAI-shaped one). */
+  standin?: () => string;
   path: string;
   /** The key as the request carried it. */
   auth: (r: Received) => string | null | undefined;
@@ -51,7 +55,8 @@ const cases: Case[] = [
     credentialName: "mistralAIApi",
     secret: (key) => ({ mistralAIAPIKey: key }),
     // A bare host, as the override is usually written: /v1 is added, as for chatMistralAI.
-    config: { overrideEndpoint: standinUrl(), modelName: "mistral-embed", batchSize: 3 }, // new lines stripped by default
+    config: { overrideEndpoint: dialectsUrl(), modelName: "mistral-embed", batchSize: 3 }, // new lines stripped by default
+    standin: dialectsUrl,
     path: "/v1/embeddings",
     auth: bearer,
     texts: openAIInputs,
@@ -68,43 +73,52 @@ const cases: Case[] = [
     credentialName: "togetherAIApi",
     secret: (key) => ({ togetherAIApiKey: key }),
     config: { modelName: "BAAI/bge-base-en-v1.5" },
-    vars: () => ({ TOGETHER_BASE_URL: `${standinUrl()}/v1` }),
-    path: "/v1/embeddings",
+    vars: () => ({ TOGETHER_BASE_URL: `${dialectsUrl()}/together/v1` }),
+    standin: dialectsUrl,
+    path: "/together/v1/embeddings",
     auth: bearer,
     texts: openAIInputs,
     dims: 4096,
     batch: 64,
-    document: (body) => expect(body).toMatchObject({ model: "BAAI/bge-base-en-v1.5", encoding_format: "base64" }),
-    query: (body) => expect(body.model).toBe("BAAI/bge-base-en-v1.5"),
+    // Together's API takes model and input, and answers numbers: no encoding_format.
+    document: (body) => expect(Object.keys(body).sort()).toEqual(["input", "model"]),
+    query: (body) => expect(body).toEqual({ model: "BAAI/bge-base-en-v1.5", input: [expect.any(String)] }),
   },
   {
     node: "jinaEmbeddings",
     credentialName: "jinaAIApi",
     secret: (key) => ({ jinaAIAPIKey: key }),
     config: { modelName: "jina-embeddings-v3", modelDimensions: 256 },
-    vars: () => ({ JINA_EMBEDDINGS_BASE_URL: `${standinUrl()}/v1` }),
-    path: "/v1/embeddings",
+    vars: () => ({ JINA_EMBEDDINGS_BASE_URL: `${dialectsUrl()}/jina/v1` }),
+    standin: dialectsUrl,
+    path: "/jina/v1/embeddings",
     auth: bearer,
     texts: openAIInputs,
     dims: 256,
     batch: 24,
-    document: (body) =>
-      expect(body).toMatchObject({ model: "jina-embeddings-v3", dimensions: 256, task: "retrieval.passage", normalized: true }),
+    // Base64 asked as Jina names it (it refuses OpenAI's encoding_format).
+    document: (body) => {
+      expect(body).toMatchObject({ model: "jina-embeddings-v3", dimensions: 256, task: "retrieval.passage", normalized: true });
+      expect(body.embedding_type).toBe("base64");
+      expect(body).not.toHaveProperty("encoding_format");
+    },
     query: (body) => expect(body).toMatchObject({ model: "jina-embeddings-v3", dimensions: 256, task: "retrieval.query" }),
   },
   {
     node: "voyageAIEmbeddings",
     credentialName: "voyageAIApi",
     // The credential's endpoint: Voyage's whole URL, as Flowise's credential defaults it.
-    secret: (key) => ({ apiKey: key, endpoint: `${standinUrl()}/v1/embeddings` }),
+    secret: (key) => ({ apiKey: key, endpoint: `${dialectsUrl()}/voyage/v1/embeddings` }),
     config: { modelName: "voyage-3" },
-    path: "/v1/embeddings",
+    standin: dialectsUrl,
+    path: "/voyage/v1/embeddings",
     auth: bearer,
     texts: openAIInputs,
     dims: 4096,
     batch: 128,
-    document: (body) => expect(body).toMatchObject({ model: "voyage-3", encoding_format: "base64" }),
-    query: (body) => expect(body.model).toBe("voyage-3"),
+    // Base64 (NumPy float32s, as Voyage's own client decodes them); each kind its retrieval input_type.
+    document: (body) => expect(body).toMatchObject({ model: "voyage-3", encoding_format: "base64", input_type: "document" }),
+    query: (body) => expect(body).toMatchObject({ model: "voyage-3", input_type: "query" }),
   },
   {
     node: "cohereEmbeddings",
@@ -177,7 +191,7 @@ describe("hosted embeddings nodes, each over its provider's API", () => {
       const best = vectors.map((v) => dot(v, query)).reduce((b, s, i, all) => (s > all[b] ? i : b), 0);
       expect(best).toBe(c.batch);
 
-      const requests = await received(m);
+      const requests = await received(m, c.standin?.());
       expect(requests.map((r) => r.path)).toEqual([c.path, c.path, c.path]);
       for (const r of requests) expect(c.auth(r)).toBe(key);
       // The two batches go out together (either may arrive first); the query after them.
@@ -200,7 +214,7 @@ describe("hosted embeddings nodes, each over its provider's API", () => {
     for (const c of cases) {
       const m = marker();
       await (await build(c, `key-${m}`)).embedDocuments([`${m} first\nsecond`]);
-      stripped[c.node] = !c.texts((await received(m))[0].body)[0].includes("\n");
+      stripped[c.node] = !c.texts((await received(m, c.standin?.()))[0].body)[0].includes("\n");
     }
     expect(stripped).toEqual({
       mistralAIEmbeddings: true,
@@ -221,7 +235,7 @@ describe("hosted embeddings nodes, each over its provider's API", () => {
         vectors.map((v) => v.length),
         c.node,
       ).toEqual([c.dims, c.dims]);
-      expect(c.texts((await received(m))[0].body), c.node).toEqual([`${m} first`, " "]);
+      expect(c.texts((await received(m, c.standin?.()))[0].body), c.node).toEqual([`${m} first`, " "]);
     }
   });
 
@@ -248,7 +262,7 @@ describe("hosted embeddings nodes, each over its provider's API", () => {
     const e = await build(jina, `key-${m}`, { allowLateChunking: true });
     await e.embedDocuments([`${m} a`]);
     await e.embedQuery(`${m} b`);
-    const [doc, query] = (await received(m)).map((r) => r.body);
+    const [doc, query] = (await received(m, jina.standin?.())).map((r) => r.body);
     expect(doc.late_chunking).toBe(true);
     expect(query).not.toHaveProperty("late_chunking");
   });
@@ -268,7 +282,7 @@ describe("hosted embeddings failures", () => {
       const err = await failureOf((await build(c, `key-${m}`)).embedDocuments([`${m} [fail-embed]`]));
       expect(err?.status, node).toBe(502);
       expect(err?.message, node).toMatch(/ embeddings answered 500: stand-in .*failure/);
-      expect(await received(m), node).toHaveLength(2);
+      expect(await received(m, c.standin?.()), node).toHaveLength(2);
     }
   });
 

@@ -43,6 +43,7 @@ import { startSiteStandin } from "./site.mjs";
 import { startBrowserRenderingStandin } from "./browser-rendering.mjs";
 import { startStandin } from "./server.mjs";
 import { startOpenAIDialectsStandin } from "./openai-dialects.mjs";
+import { startEmbeddingsDialectsStandin } from "./embeddings-dialects.mjs";
 import { startTracingStandin } from "./tracing.mjs";
 import { startVertexStandin } from "./vertex.mjs";
 import { startWatsonxStandin } from "./watsonx.mjs";
@@ -141,6 +142,7 @@ export default async function setup(project) {
     couchbaseUrl: await startCouchbaseStandin(),
     stripeUrl: await startStripeStandin(),
     openaiDialectsUrl: await startOpenAIDialectsStandin(),
+    embeddingsDialectsUrl: await startEmbeddingsDialectsStandin(),
   };
   for (const [key, s] of Object.entries(services)) project.provide(key, s.url);
   project.provide("pgvectorPort", services.pgvectorUrl.port);

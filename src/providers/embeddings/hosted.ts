@@ -29,6 +29,15 @@ const withV1 = (base: string): string => {
   }
 };
 
+/**
+ * Voyage's tokens per request (docs.voyageai.com/reference/embeddings-api: 1M for its lite models, 320K for
+ * voyage-4, -3.5, -3 and -2, 120K for the others — a batch over it is a 400).
+ */
+function voyageTokenCap(model: string): number {
+  if (/^voyage-(4|3\.5|3)-lite$/.test(model)) return 1_000_000;
+  return /^voyage-(4|3\.5|3|2)$/.test(model) ? 320_000 : 120_000;
+}
+
 function endpointOf(url: string, base: Source, provider: string, deps: ProviderDeps, apiKey: unknown): EmbeddingsEndpoint {
   return { url, policy: checkEndpoint(url, base.field, deps.env), provider, apiKey: str(apiKey) };
 }
@@ -94,6 +103,8 @@ export const hostedEmbeddings: EmbeddingsDefinition[] = [
         stripNewLines: bool(config.stripNewLines, true),
         // Mistral lists base64 but documents no byte layout: numbers, as its own client asks.
         floats: true,
+        // "Too many tokens overall, split into more batches." past 16,384 tokens a request.
+        maxRequestTokens: 16_384,
       });
     },
   },
@@ -112,6 +123,8 @@ export const hostedEmbeddings: EmbeddingsDefinition[] = [
         model: modelNameOf(config, "togethercomputer/m2-bert-80M-8k-retrieval"),
         batchSize: 64,
         stripNewLines: false,
+        // Together's API takes model and input only, and answers numbers.
+        floats: true,
       });
     },
   },
@@ -121,7 +134,8 @@ export const hostedEmbeddings: EmbeddingsDefinition[] = [
       const credential = await credentialOf(config, deps);
       const base = baseOf("jinaEmbeddings", "https://api.jina.ai/v1", [deps.env.JINA_EMBEDDINGS_BASE_URL, "JINA_EMBEDDINGS_BASE_URL"]);
       // Jina embeds passages and queries differently (`task`); late chunking only applies to passages.
-      const lateChunking = bool(config.allowLateChunking) ? { late_chunking: true } : {};
+      const late = bool(config.allowLateChunking);
+      const lateChunking = late ? { late_chunking: true } : {};
       return new OpenAICompatibleEmbeddings({
         baseUrl: base.value,
         field: base.field,
@@ -131,6 +145,10 @@ export const hostedEmbeddings: EmbeddingsDefinition[] = [
         model: modelNameOf(config, "jina-embeddings-v3"),
         dimensions: num(config.modelDimensions) ?? 1024,
         batchSize: 24,
+        // Jina refuses OpenAI's encoding_format (extra fields are forbidden); its base64 is float32s too.
+        base64Field: "embedding_type",
+        // With late chunking a batch is read as one text, of 8,192 tokens at most (jina-embeddings-v3).
+        maxRequestTokens: late ? 8192 : undefined,
         bodyFields: {
           document: { task: "retrieval.passage", normalized: true, ...lateChunking },
           query: { task: "retrieval.query", normalized: true },
@@ -144,15 +162,19 @@ export const hostedEmbeddings: EmbeddingsDefinition[] = [
       const credential = await credentialOf(config, deps);
       // The credential's endpoint is Voyage's whole URL (…/v1/embeddings); a base works too.
       const base = baseOf("voyageAIEmbeddings", "https://api.voyageai.com/v1", [credential.endpoint, "voyageAIApi credential endpoint"]);
+      const model = modelNameOf(config, "voyage-2");
       return new OpenAICompatibleEmbeddings({
         baseUrl: base.value,
         field: base.field,
         env: deps.env,
         provider: "Voyage AI embeddings",
         apiKey: str(credential.apiKey),
-        model: modelNameOf(config, "voyage-2"),
+        model,
         batchSize: 128,
         stripNewLines: false,
+        maxRequestTokens: voyageTokenCap(model),
+        // Voyage's advice for retrieval: each kind gets its own prompt (vectors with or without one are compatible).
+        bodyFields: { document: { input_type: "document" }, query: { input_type: "query" } },
       });
     },
   },

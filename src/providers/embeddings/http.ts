@@ -33,8 +33,10 @@ export async function inBatches<T>(
   size: number,
   embed: (batch: string[]) => Promise<T[]>,
   maxBytes = Number.POSITIVE_INFINITY,
+  bytesAddedPerText = 0,
 ): Promise<T[]> {
-  const batches = chunkBy(texts, size, maxBytes, maxBytes === Number.POSITIVE_INFINITY ? () => 0 : utf8Length);
+  const bytesOf = maxBytes === Number.POSITIVE_INFINITY ? () => 0 : (t: string) => utf8Length(t) + bytesAddedPerText;
+  const batches = chunkBy(texts, size, maxBytes, bytesOf);
   const results = new Array<T[]>(batches.length);
   let next = 0;
   const worker = async () => {

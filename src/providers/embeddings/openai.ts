@@ -16,10 +16,13 @@ const PROVIDER = "OpenAI-compatible embeddings endpoint";
 
 /**
  * OpenAI refuses a request whose inputs sum to more than 300,000 tokens (max_tokens_per_request),
- * however few they are. A token is at least one UTF-8 byte, so a batch of at most this many bytes
- * is under the cap without a tokenizer (about 75,000 tokens of English: a few more calls, never a 400).
+ * however few they are; other services cap theirs lower (`maxRequestTokens`). A token is at least one
+ * UTF-8 byte, so a batch of at most that many bytes is under the cap without a tokenizer (about a quarter
+ * of it in English: a few more calls, never a 400), less a few tokens per input for what a service adds
+ * to each (markers, Voyage's input_type prompt).
  */
-const MAX_REQUEST_BYTES = 300_000;
+const MAX_REQUEST_TOKENS = 300_000;
+const TOKENS_ADDED_PER_INPUT = 8;
 
 export interface OpenAIEmbeddingsFields {
   baseUrl: string;
@@ -37,6 +40,10 @@ export interface OpenAIEmbeddingsFields {
   provider?: string;
   /** Never ask for base64 (a provider whose base64 is not documented as OpenAI's float32s). */
   floats?: boolean;
+  /** The body field that asks for base64 (default `encoding_format`; Jina's is `embedding_type`, it refuses the other). */
+  base64Field?: string;
+  /** Tokens summed over a request's inputs at most (default OpenAI's 300,000): Mistral's 16,384, Voyage's per model. */
+  maxRequestTokens?: number;
   /** Provider-specific body fields for documents and for a query (Jina's `task`). */
   bodyFields?: Partial<Record<"document" | "query", Record<string, unknown>>>;
   /** The header carrying the key as it is (Azure's `api-key`); default `Authorization: Bearer <key>`. */
@@ -117,7 +124,8 @@ export class OpenAICompatibleEmbeddings extends Embeddings implements Float32Emb
   private embedVectors(texts: string[]): Promise<Vector[]> {
     const size = Math.max(1, Math.min(2048, this.fields.batchSize ?? 512));
     const input = texts.map((t) => this.prepare(t));
-    return inBatches(input, size, (batch) => this.call(batch, "document"), MAX_REQUEST_BYTES);
+    const maxBytes = this.fields.maxRequestTokens ?? MAX_REQUEST_TOKENS;
+    return inBatches(input, size, (batch) => this.call(batch, "document"), maxBytes, TOKENS_ADDED_PER_INPUT);
   }
 
   async embedQuery(text: string): Promise<number[]> {
@@ -145,7 +153,7 @@ export class OpenAICompatibleEmbeddings extends Embeddings implements Float32Emb
     const body: Record<string, unknown> = {
       model: this.model,
       input,
-      ...(base64 ? { encoding_format: "base64" } : {}),
+      ...(base64 ? { [this.fields.base64Field ?? "encoding_format"]: "base64" } : {}),
       ...this.fields.bodyFields?.[kind],
     };
     if (this.fields.dimensions) body.dimensions = this.fields.dimensions;
