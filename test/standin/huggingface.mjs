@@ -11,8 +11,8 @@
 // router/src/lib.rs (ChatRequest::try_into_generate: temperature 0 means greedy there; top_p, stop and the
 // penalties go to the same validation; presence_penalty becomes repetition_penalty = presence_penalty + 2).
 // max_stop_sequences is the launcher's default, 4.
-import { chatScript, hang, serveStandin } from "./base.mjs";
-import { startStandin } from "./server.mjs";
+import { chatScript, hang } from "./base.mjs";
+import { relay, serveInFront } from "./in-front.mjs";
 
 const MAX_STOP_SEQUENCES = 4;
 
@@ -42,20 +42,13 @@ function chatRefusal(body) {
 }
 
 export async function startHuggingFaceStandin() {
-  const generic = await startStandin();
-  const served = await serveStandin(async ({ req, res, url, body, raw, json }) => {
+  return serveInFront(async ({ req, res, url, body, raw, json }, forward) => {
     if (req.method !== "POST") return json(404, { error: "not found" });
     if (!/^Bearer \S+/.test(req.headers.authorization ?? "")) return json(401, { error: "Invalid credentials in Authorization header" });
     if (url.pathname.endsWith("/v1/chat/completions")) {
       const refused = body && typeof body === "object" ? chatRefusal(body) : "Failed to parse the request body as JSON";
       if (refused) return json(422, { error: refused, error_type: "validation" });
-      const answer = await fetch(`${generic.url}/v1/chat/completions`, {
-        method: "POST",
-        headers: { "content-type": "application/json", authorization: req.headers.authorization },
-        body: raw,
-      });
-      res.writeHead(answer.status, { "content-type": answer.headers.get("content-type") ?? "application/json" });
-      return res.end(await answer.text());
+      return relay(res, await forward("/v1/chat/completions", req.headers.authorization, raw));
     }
     if (typeof body?.inputs !== "string") return json(422, { error: "Failed to deserialize the JSON body into the target type: inputs" });
     const refused = tgiRefusal(body.inputs, body.parameters ?? {});
@@ -66,12 +59,4 @@ export async function startHuggingFaceStandin() {
     const text = body.parameters?.return_full_text === false ? step.text : body.inputs + step.text;
     json(200, [{ generated_text: text }]);
   });
-  return {
-    url: served.url,
-    requests: served.requests,
-    close: async () => {
-      await served.close();
-      await generic.close();
-    },
-  };
 }

@@ -31,8 +31,7 @@
 //   Groq — logprobs, logit_bias, top_logprobs, messages[].name and n other than 1 are a 400
 //     (console.groq.com/docs/openai); a message property it does not know is "unsupported"
 //     (ServiceStack/llms#17); a system message's content must be a string (OpenHands/OpenHands#4643).
-import { serveStandin } from "./base.mjs";
-import { startStandin } from "./server.mjs";
+import { relay, serveInFront } from "./in-front.mjs";
 
 // ---- Mistral ----
 
@@ -325,30 +324,19 @@ function asServiceAnswers(service, body, status, contentType, text) {
 }
 
 export async function startOpenAIDialectsStandin() {
-  const generic = await startStandin();
-  const served = await serveStandin(async ({ req, res, url, body, raw, json }) => {
+  return serveInFront(async ({ req, res, url, body, raw, json }, forward) => {
     const service = SERVICES.find((s) => s.path === url.pathname);
     if (!service || req.method !== "POST") return json(404, { error: { message: `no route ${req.method} ${url.pathname}` } });
     if (!/^Bearer \S+/.test(req.headers.authorization ?? "")) return json(401, unauthorized);
     if (!body || typeof body !== "object" || typeof body.model !== "string") return json(400, { error: { message: "model is required" } });
     const refused = service.refusal?.(body);
     if (refused) return json(refused.status, refused.body);
-    const answer = await fetch(`${generic.url}/v1/chat/completions`, {
-      method: "POST",
-      headers: { "content-type": "application/json", authorization: req.headers.authorization },
-      body: service.forward ? JSON.stringify(service.forward(body)) : raw,
-    });
+    const answer = await forward(
+      "/v1/chat/completions",
+      req.headers.authorization,
+      service.forward ? JSON.stringify(service.forward(body)) : raw,
+    );
     const contentType = answer.headers.get("content-type") ?? "application/json";
-    const text = asServiceAnswers(service, body, answer.status, contentType, await answer.text());
-    res.writeHead(answer.status, { "content-type": contentType });
-    res.end(text);
+    return relay(res, answer, asServiceAnswers(service, body, answer.status, contentType, await answer.text()));
   });
-  return {
-    url: served.url,
-    requests: served.requests,
-    close: async () => {
-      await served.close();
-      await generic.close();
-    },
-  };
 }
