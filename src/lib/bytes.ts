@@ -29,6 +29,17 @@ export class ByteQueue {
     this.length += chunk.length;
   }
 
+  /** Where `byte` first is among the bytes held (0 = the next one), or -1. */
+  indexOf(byte: number): number {
+    let before = 0;
+    for (let i = 0, from = this.head; i < this.chunks.length; i++, from = 0) {
+      const at = this.chunks[i].indexOf(byte, from);
+      if (at >= 0) return before + at - from;
+      before += this.chunks[i].length - from;
+    }
+    return -1;
+  }
+
   /** The first n bytes (n ≤ length), left in the queue. */
   peek(n: number): Uint8Array {
     return this.read(n, false);

@@ -247,6 +247,21 @@ describe("RESP reader", () => {
     }
     expect(new TextDecoder().decode(encodeCommand(["LPUSH", "k", "é"]))).toBe("*3\r\n$5\r\nLPUSH\r\n$1\r\nk\r\n$2\r\né\r\n");
   });
+
+  it("a long session's LRANGE in many chunks: every message, in order, bulk strings cut anywhere", async () => {
+    const { RespReader } = await import("../../src/providers/memory/redis/resp");
+    const messages = Array.from({ length: 2000 }, (_, i) => JSON.stringify({ type: i % 2 ? "ai" : "human", text: `message ${i} ü` }));
+    const wire = new TextEncoder().encode(
+      `*${messages.length}\r\n${messages.map((m) => `$${new TextEncoder().encode(m).length}\r\n${m}\r\n`).join("")}`,
+    );
+    const reader = new RespReader();
+    const replies: unknown[] = [];
+    for (let i = 0; i < wire.length; i += 997) {
+      reader.push(wire.subarray(i, i + 997));
+      for (let r = reader.next(); r !== undefined; r = reader.next()) replies.push(r);
+    }
+    expect(replies).toEqual([messages]);
+  });
 });
 
 describe("Context Chat Engine template with its RedisBackedChatMemory (as exported)", () => {

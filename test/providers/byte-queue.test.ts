@@ -23,6 +23,16 @@ describe("ByteQueue", () => {
     expect(() => q.take(1)).toThrow(RangeError);
   });
 
+  it("finds a byte across chunks, counted from the next byte to take", () => {
+    const q = new ByteQueue();
+    q.push(bytes(1, 2, 3));
+    q.push(bytes(4, 10, 6));
+    expect(q.indexOf(10)).toBe(4);
+    q.take(2);
+    expect(q.indexOf(10)).toBe(2);
+    expect(q.indexOf(1)).toBe(-1);
+  });
+
   it("reassembles a large reply from many small chunks byte for byte", () => {
     const q = new ByteQueue();
     const size = 3 * 1024 * 1024 + 7;

@@ -1,7 +1,7 @@
 // RESP2, Redis's wire protocol: commands go out as arrays of bulk strings, replies come back as
 // simple strings (+), errors (-), integers (:), bulk strings ($, -1 = nil) and arrays (*).
 // The reader takes bytes as they arrive and gives each complete reply.
-import { concatBytes } from "../../../lib/bytes";
+import { ByteQueue, concatBytes } from "../../../lib/bytes";
 
 /** Bulk strings are text, or bytes as they came when the reader was made `binary` (a vector's float32s). */
 export type RespValue = string | number | null | RespValue[] | RespError | Uint8Array;
@@ -26,66 +26,83 @@ export function encodeCommand(args: Array<string | number | Uint8Array>): Uint8A
 /** Thrown for bytes that are not RESP: the connection cannot be trusted after it. */
 class RespProtocolError extends Error {}
 
+/** An array being filled: its items so far and how many are still to come. */
+interface OpenArray {
+  items: RespValue[];
+  left: number;
+}
+
+/**
+ * Replies read as their bytes arrive, one element at a time: what is parsed stays parsed, and a bulk
+ * string waits whole in the queue until all its bytes are there. (Parsing the whole buffer again per
+ * chunk, after copying it into one array, was quadratic: a long session's LRANGE in 64 KB chunks.)
+ */
 export class RespReader {
-  private buf = new Uint8Array(0);
+  private readonly queue = new ByteQueue();
+  private readonly open: OpenArray[] = [];
   private readonly decoder = new TextDecoder();
 
   /** `binary`: bulk strings are answered as bytes, not decoded as UTF-8. */
   constructor(private readonly binary = false) {}
 
   push(chunk: Uint8Array): void {
-    this.buf = concatBytes([this.buf, chunk]);
+    this.queue.push(chunk);
   }
 
   /** The next complete reply, or undefined until more bytes arrive. */
   next(): RespValue | undefined {
-    const parsed = this.parse(0);
-    if (!parsed) return undefined;
-    this.buf = this.buf.slice(parsed.end);
-    return parsed.value;
+    for (;;) {
+      const element = this.element();
+      if (element === undefined) return undefined;
+      let value = element.value;
+      if (element.opens) {
+        this.open.push({ items: [], left: element.opens });
+        continue;
+      }
+      // A finished value fills its array; a filled array is a finished value of the one around it.
+      for (;;) {
+        const top = this.open.at(-1);
+        if (!top) return value;
+        top.items.push(value);
+        if (--top.left > 0) break;
+        this.open.pop();
+        value = top.items;
+      }
+    }
   }
 
-  private line(from: number): { text: string; end: number } | undefined {
-    for (let i = from; i + 1 < this.buf.length; i++) {
-      if (this.buf[i] === 13 && this.buf[i + 1] === 10) return { text: this.decoder.decode(this.buf.subarray(from, i)), end: i + 2 };
+  /** The next element (an array's header opens it), taken from the queue; undefined until it is all there. */
+  private element(): { value: RespValue; opens?: number } | undefined {
+    if (this.queue.length < 3) return undefined;
+    const lf = this.queue.indexOf(10);
+    if (lf < 0) return undefined;
+    const head = this.queue.peek(lf + 1);
+    if (head[lf - 1] !== 13) throw new RespProtocolError("a Redis reply line without CR LF");
+    const type = String.fromCharCode(head[0]);
+    const text = this.decoder.decode(head.subarray(1, lf - 1));
+    if (type === "$") {
+      const len = Number(text);
+      if (len < 0) return this.taken(lf + 1, null);
+      if (this.queue.length < lf + 1 + len + 2) return undefined;
+      this.queue.take(lf + 1);
+      const bytes = this.queue.take(len);
+      this.queue.take(2);
+      return { value: this.binary ? bytes.slice() : this.decoder.decode(bytes) };
     }
-    return undefined;
+    if (type === "*") {
+      const n = Number(text);
+      if (n <= 0) return this.taken(lf + 1, n < 0 ? null : []);
+      this.queue.take(lf + 1);
+      return { value: null, opens: n };
+    }
+    if (type === "+") return this.taken(lf + 1, text);
+    if (type === "-") return this.taken(lf + 1, new RespError(text));
+    if (type === ":") return this.taken(lf + 1, Number(text));
+    throw new RespProtocolError(`not a Redis reply (starts with ${JSON.stringify(type)})`);
   }
 
-  private parse(at: number): { value: RespValue; end: number } | undefined {
-    if (at >= this.buf.length) return undefined;
-    const type = String.fromCharCode(this.buf[at]);
-    const head = this.line(at + 1);
-    if (!head) return undefined;
-    switch (type) {
-      case "+":
-        return { value: head.text, end: head.end };
-      case "-":
-        return { value: new RespError(head.text), end: head.end };
-      case ":":
-        return { value: Number(head.text), end: head.end };
-      case "$": {
-        const len = Number(head.text);
-        if (len < 0) return { value: null, end: head.end };
-        if (head.end + len + 2 > this.buf.length) return undefined;
-        const bytes = this.buf.subarray(head.end, head.end + len);
-        return { value: this.binary ? bytes.slice() : this.decoder.decode(bytes), end: head.end + len + 2 };
-      }
-      case "*": {
-        const n = Number(head.text);
-        if (n < 0) return { value: null, end: head.end };
-        const items: RespValue[] = [];
-        let end = head.end;
-        for (let i = 0; i < n; i++) {
-          const item = this.parse(end);
-          if (!item) return undefined;
-          items.push(item.value);
-          end = item.end;
-        }
-        return { value: items, end };
-      }
-      default:
-        throw new RespProtocolError(`not a Redis reply (starts with ${JSON.stringify(type)})`);
-    }
+  private taken(bytes: number, value: RespValue): { value: RespValue } {
+    this.queue.take(bytes);
+    return { value };
   }
 }
