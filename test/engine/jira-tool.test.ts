@@ -152,6 +152,23 @@ describe("jiraTool: issues on Jira Cloud (jiraApi, API v3)", () => {
     ]);
   });
 
+  it("listing past Jira Cloud's page cap (100 issues with fields) follows nextPageToken until maxResults are in", async () => {
+    const id = await saveJira({ jiraType: "issues", issueActions: "listIssues" }, await cloud());
+    const m = marker();
+    const project = `BULK130${m.toUpperCase()}`;
+    const answer = await predict(id, `Jira ${m} ${callOf("list_issues", { projectKey: project, maxResults: 120 })}`);
+    const listed = JSON.parse(answer.usedTools.at(-1).toolOutput);
+    expect(listed.issues).toHaveLength(120);
+    expect([listed.issues[0].key, listed.issues[119].key]).toEqual([`${project}-1`, `${project}-120`]);
+    expect(listed.nextPageToken).toEqual(expect.any(String));
+    const searches = (await received(project)).filter((r) => r.path === "/rest/api/3/search/jql");
+    // The second page asks only for what is missing, from the first page's token.
+    expect(searches.map((r) => [r.query.maxResults, r.query.nextPageToken ?? null])).toEqual([
+      ["120", null],
+      ["20", expect.any(String)],
+    ]);
+  });
+
   it("Jira's errors are the tool's answer (Flowise's words, Jira's message), never the token", async () => {
     const id = await saveJira({ jiraType: "issues", issueActions: "getIssue" }, await cloud());
     const m = marker();

@@ -74,7 +74,7 @@ function execute(res, action, body) {
   const app = APPS.find((a) => a.key === action.appKey);
   if (!app.no_auth) {
     const account = ACCOUNTS.find((a) => a.id === body?.connectedAccountId);
-    if (!account || account.status !== "ACTIVE") return error(res, 400, "Connected account not found or not active");
+    if (account?.status !== "ACTIVE") return error(res, 400, "Connected account not found or not active");
   }
   const input = body?.input ?? {};
   const missing = (action.parameters.required ?? []).filter((p) => input[p] === undefined);

@@ -9,7 +9,7 @@
 //   GET|POST issue/{key}/comment                         GET|PUT|DELETE issue/{key}/comment/{id}
 //   GET user/search?query   GET|POST|PUT|DELETE user(?accountId)
 // Issues, comments and users are kept in memory; a project key or text holding a test's marker
-// keeps tests apart. GET /requests?contains=TEXT lists what was received (oldest first).
+// keeps tests apart; a project `BULK<n>…` lists n generated issues (search/jql pages of ≤ 100 with fields). GET /requests?contains=TEXT lists what was received (oldest first).
 import { createServer } from "node:http";
 
 export const JIRA_CLOUD = { username: "jira-user@example.com", accessToken: "jira-token-1234567" };
@@ -39,6 +39,14 @@ function richTextError(version, value) {
   return ok ? undefined : "Operation value must be an Atlassian Document (see the Atlassian Document Format)";
 }
 
+/** A project `BULK<n>…` holds n generated issues (a long search without creating them one by one). */
+const bulkIssues = (project, n) =>
+  Array.from({ length: n }, (_, i) => ({
+    id: String(900000 + i),
+    key: `${project}-${i + 1}`,
+    fields: { summary: `Bulk ${i + 1}`, project: { key: project }, status: { name: "To Do" } },
+  }));
+
 export async function startJiraStandin() {
   const requests = [];
   const issues = new Map();
@@ -51,6 +59,8 @@ export async function startJiraStandin() {
     const issue = segs[0] === "issue" && segs[1] ? issues.get(segs[1]) : undefined;
     const matching = () => {
       const project = /project\s*=\s*"?([\w-]+)"?/.exec(url.searchParams.get("jql") ?? "")?.[1];
+      const bulk = /^BULK(\d+)/.exec(project ?? "");
+      if (bulk) return bulkIssues(project, Number(bulk[1]));
       return [...issues.values()].filter((i) => !project || i.fields.project.key === project);
     };
     // Jira Cloud removed GET /search (CHANGE-2046): 410. /search/jql needs a bounded query, answers only
@@ -62,7 +72,8 @@ export async function startJiraStandin() {
       if (!jql || /^order by/i.test(jql))
         return jiraError(res, 400, ["Unbounded JQL queries are not allowed here. Please add a search restriction to your query."]);
       const start = Number(Buffer.from(url.searchParams.get("nextPageToken") ?? "MA", "base64url").toString() || 0);
-      const size = Math.min(100, Number(url.searchParams.get("maxResults") ?? 50));
+      // Jira caps the page below what maxResults asks: 100 issues with fields, 5000 ids (its reference).
+      const size = Math.min(url.searchParams.get("fields") ? 100 : 5000, Number(url.searchParams.get("maxResults") ?? 50));
       const all = matching();
       const fields = url.searchParams.get("fields");
       const page = all.slice(start, start + size).map((i) => (fields ? i : { id: i.id }));
@@ -118,7 +129,7 @@ export async function startJiraStandin() {
     }
     if (segs[2] === "comment") {
       const comment = segs[3] ? issue.comments.find((c) => c.id === segs[3]) : undefined;
-      if (segs[3] && !comment) return jiraError(res, 404, ["Can not find a comment for the id: " + segs[3] + "."]);
+      if (segs[3] && !comment) return jiraError(res, 404, [`Can not find a comment for the id: ${segs[3]}.`]);
       if (!segs[3] && method === "GET") {
         const startAt = Number(url.searchParams.get("startAt") ?? 0);
         const maxResults = Number(url.searchParams.get("maxResults") ?? 50);

@@ -31,29 +31,30 @@ const paging = {
 /** Paging as Flowise sends it: only values that are set and not 0. */
 const pageQuery = (a: Args) => ({ maxResults: a.maxResults || undefined, startAt: a.startAt || undefined });
 
-/** Pages read at most to reach a `startAt` on Jira Cloud (its search has no offset). */
+/** Pages read at most on Jira Cloud (its search has no offset; a page holds at most 100 issues with fields). */
 const CLOUD_SEARCH_PAGES = 10;
 
 /**
  * Jira Cloud's issue search: GET /search/jql (Atlassian removed GET /search, which answers 410 —
- * CHANGE-2046). It answers only ids unless `fields` asks for more, and pages by nextPageToken instead of
- * startAt, so a `startAt` is reached by reading pages (at most CLOUD_SEARCH_PAGES) and skipping.
+ * CHANGE-2046). It answers only ids unless `fields` asks for more, pages by nextPageToken instead of
+ * startAt, and answers fewer issues than `maxResults` asks for (100 with fields: Jira caps the page).
+ * So pages are read (at most CLOUD_SEARCH_PAGES) until startAt + maxResults issues are in, the first startAt skipped.
  */
 async function searchCloud(jira: JiraCall, jql: string, maxResults: number, startAt: number): Promise<string> {
-  const query = { jql: jql || undefined, fields: "*navigable", maxResults: startAt + maxResults };
-  if (!startAt) return jira.call("GET", "search/jql", { query });
+  const want = startAt + maxResults;
   const issues: unknown[] = [];
   let nextPageToken: string | undefined;
-  for (let page = 0; page < CLOUD_SEARCH_PAGES && issues.length < startAt + maxResults; page++) {
-    const answer = JSON.parse(await jira.call("GET", "search/jql", { query: { ...query, nextPageToken } })) as {
-      issues?: unknown[];
-      nextPageToken?: string;
-    };
+  for (let page = 0; page < CLOUD_SEARCH_PAGES; page++) {
+    const query = { jql: jql || undefined, fields: "*navigable", maxResults: want - issues.length, nextPageToken };
+    const text = await jira.call("GET", "search/jql", { query });
+    const answer = JSON.parse(text) as { issues?: unknown[]; nextPageToken?: string };
+    // One page holding all that was asked for: Jira's answer as it is.
+    if (page === 0 && !startAt && (!answer.nextPageToken || (answer.issues?.length ?? 0) >= want)) return text;
     issues.push(...(answer.issues ?? []));
     nextPageToken = answer.nextPageToken;
-    if (!nextPageToken) break;
+    if (!nextPageToken || issues.length >= want) break;
   }
-  return JSON.stringify({ issues: issues.slice(startAt, startAt + maxResults), ...(nextPageToken ? { nextPageToken } : {}) });
+  return JSON.stringify({ issues: issues.slice(startAt, want), ...(nextPageToken ? { nextPageToken } : {}) });
 }
 
 /** Issue fields from the arguments: summary, description (rich text), priority, assignee. */
