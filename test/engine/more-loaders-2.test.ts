@@ -82,6 +82,16 @@ describe("gitbook", () => {
     expect(await err(load("gitbook", { webPath: "http://10.0.0.8/docs" }))).toMatchObject({ status: 400 });
     expect(await err(load("gitbook", {}))).toMatchObject({ status: 400, message: expect.stringContaining("needs a webPath") });
   });
+
+  it("a sitemap index whose pages are absolute URLs on another address than webPath: those URLs as they are", async () => {
+    const m = marker();
+    const site = `canon${m}`;
+    const docs = await load("gitbook", { webPath: `${hosted()}/gitbook/${site}`, shouldLoadAllPaths: true });
+    expect(docs.map((d) => d.metadata)).toEqual([
+      { source: `${hosted()}/gitbook/docs-${site}/intro`, title: `Intro docs-${site}` },
+      { source: `${hosted()}/gitbook/docs-${site}/guide`, title: `Guide docs-${site}` },
+    ]);
+  });
 });
 
 describe("figma", () => {
@@ -102,13 +112,23 @@ describe("figma", () => {
 
   it("a refused token is a 502 without it; no credential or no node ids a 400", async () => {
     const bad = await err(load("figma", { fileKey: marker(), nodeIds: "1", credential: "figmaBad" }));
-    expect(bad).toMatchObject({ status: 502, message: expect.stringContaining("Figma answered 403") });
+    // Figma's error body is {status, err}: its text is what the message carries, not the JSON.
+    expect(bad).toMatchObject({ status: 502, message: "Figma answered 403: Invalid token" });
     expect(bad.message).not.toContain("figd-wrong");
     expect(await err(load("figma", { fileKey: "k", nodeIds: "1" }))).toMatchObject({
       status: 400,
       message: expect.stringContaining("figmaApi"),
     });
     expect(await err(load("figma", { fileKey: "k", credential: "figma" }))).toMatchObject({ status: 400 });
+  });
+
+  it("a file's URL as fileKey (figma.com/design/:key/…, /file/… ): the key it holds is asked for", async () => {
+    const m = marker();
+    for (const fileKey of [`https://www.figma.com/design/${m}/Owl-Kit?node-id=1-2&t=x`, `https://figma.com/file/${m}D/Owls`]) {
+      const docs = await load("figma", { fileKey, nodeIds: "1:2", credential: "figma" });
+      expect(JSON.parse(docs[0].pageContent).name).toBe(`File ${fileKey.includes("/file/") ? `${m}D` : m}`);
+    }
+    expect((await received(m)).map((r) => r.path)).toEqual([`/figma/v1/files/${m}/nodes?ids=1:2`, `/figma/v1/files/${m}D/nodes?ids=1:2`]);
   });
 });
 

@@ -425,6 +425,15 @@ describe("airtable", () => {
     expect(over).toHaveLength(120);
     expect(await err(load("airtable", { baseId: "appB", tableId: table }))).toMatchObject({ status: 400 });
   });
+
+  it("a 601-record table's 7 pages are asked at most 5 a second (Airtable's 6th within a second is a 429 for 30 s)", async () => {
+    const m = marker();
+    const docs = await load("airtable", { baseId: `app${m}`, tableId: `tblhuge${m}`, credential: "airtable" });
+    expect(docs).toHaveLength(601);
+    expect(docs[600].metadata.url).toBe(`https://api.airtable.com/v0/app${m}/tblhuge${m}/rec601`);
+    const reqs = await hostedReceived(`tblhuge${m}`);
+    expect(reqs).toHaveLength(7);
+  });
 });
 
 describe("confluence", () => {

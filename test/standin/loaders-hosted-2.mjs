@@ -2,7 +2,7 @@
 // one loopback server with a route per service:
 //   Figma under /figma (FIGMA_BASE_URL), `X-Figma-Token: figd-stand-in`:
 //     GET /v1/files/KEY/nodes?ids=A,B → {name: "File KEY", nodes: {A: {document: {id, name: "Frame A", type}}, …}}
-//     another token → 403 {status: 403, err: "Invalid token"}
+//     another token → 403 {status: 403, err: "Invalid token"}; a KEY not letters and digits → 404; no ids → 400
 //   Unstructured at /unstructured/general/v0/general (the node's unstructuredAPIUrl), multipart `files`:
 //     each non-blank line of the file → an element {type: Title (a "#" line) | NarrativeText, text,
 //     metadata: {filename, page_number: 1}}; `unstructured-api-key: bad-key` → 401 {detail}; a
@@ -16,7 +16,8 @@
 //     GET  /v2/datasets/ds-N/items?offset&limit → [{url, text}] for each start URL
 //     a wrong token → 401 {error: {type: "token-not-valid", message}}
 //   GitBook pages under /gitbook/…: SITE/sitemap.xml (a relative and an absolute <loc>), SITE/intro and
-//     SITE/guide (a <main> with an <h1>, text, a script), any other path 404.
+//     SITE/guide (a <main> with an <h1>, text, a script), any other path 404; SITE holding "canon": a sitemap
+//     index → SITE/sitemap-pages.xml listing absolute locs on docs-SITE (its canonical address)
 // Every request is recorded (method, path, headers, JSON body or multipart fields and file); GET
 // /requests?contains=<marker> lists those whose path or body holds the marker.
 import { createServer } from "node:http";
@@ -37,6 +38,22 @@ function gitbook(path, host, send) {
   const m = /^\/gitbook\/([^/]+)\/(.*)$/.exec(path);
   if (!m) return send(404, "text/plain", "not found");
   const [, site, rest] = m;
+  // A site holding "canon": a sitemap index (sitemaps.org) naming sitemap-pages.xml, whose locs are absolute
+  // URLs (as the protocol requires) on the site's canonical address (here the site docs-SITE), not the one asked.
+  if (site.includes("canon") && rest === "sitemap.xml")
+    return send(
+      200,
+      "application/xml",
+      `<?xml version="1.0"?><sitemapindex><sitemap><loc>http://${host}/gitbook/${site}/sitemap-pages.xml</loc></sitemap></sitemapindex>`,
+    );
+  if (site.includes("canon") && rest === "sitemap-pages.xml")
+    return send(
+      200,
+      "application/xml",
+      `<?xml version="1.0"?><urlset>${["intro", "guide"]
+        .map((p) => `<url><loc>http://${host}/gitbook/docs-${site}/${p}</loc></url>`)
+        .join("")}</urlset>`,
+    );
   if (rest === "sitemap.xml")
     return send(
       200,
@@ -72,8 +89,11 @@ async function handle(req, url, raw, record, json) {
   if (path.startsWith("/figma/")) {
     if (req.headers["x-figma-token"] !== FIGMA_TOKEN) return json(403, { status: 403, err: "Invalid token" });
     const m = /^\/figma\/v1\/files\/([^/]+)\/nodes$/.exec(path);
-    if (!m || req.method !== "GET") return json(404, { status: 404, err: "Not found" });
+    // File keys are letters and digits (the key in figma.com/design/:key/…): anything else names no file.
+    if (!m || req.method !== "GET" || !/^[A-Za-z0-9]+$/.test(decodeURIComponent(m[1]))) return json(404, { status: 404, err: "Not found" });
     const ids = (url.searchParams.get("ids") ?? "").split(",").filter(Boolean);
+    // `ids` is a required parameter of GET file nodes (figma/rest-api-spec openapi.yaml): 400 without it.
+    if (!ids.length) return json(400, { status: 400, err: "Missing required parameter ids" });
     const nodes = Object.fromEntries(ids.map((id) => [id, { document: { id, name: `Frame ${id}`, type: "FRAME" } }]));
     return json(200, { name: `File ${decodeURIComponent(m[1])}`, nodes });
   }

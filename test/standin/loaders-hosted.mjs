@@ -31,7 +31,8 @@
 //     DC GET /rest/api/2/search?jql&startAt&maxResults → 5 issues, at most 2 a page; /search/jql → 404
 //   Airtable under /airtable (AIRTABLE_BASE_URL), Bearer pat-airtable-stand-in:
 //     POST /v0/BASE/TABLE/listRecords {pageSize ≤ 100, maxRecords, offset} → pages of up to 100 records
-//     (3 records, 150 when TABLE holds "big") with an opaque offset while more; a bad pageSize → 422
+//     (3 records, 150 when TABLE holds "big", 601 "huge") with an opaque offset while more; a bad pageSize → 422;
+//     a 6th request to BASE within a second → 429 RATE_LIMIT_REACHED, and every request to BASE for 30 s
 //   Confluence Cloud under /confluence (the node's baseUrl, a site's …/wiki), Basic
 //   confluence@example.com:confluence-stand-in-token (a personal access token → 401: Cloud has none):
 //     GET /rest/api/content → 410 GoneException (v1 content is deprecated, CHANGE-864)
@@ -466,21 +467,42 @@ function jira({ req, url, json }) {
 
 // Airtable's list records (airtable.com/developers/web/api/list-records; support's "API record limits"):
 // pages of up to 100 records (`pageSize` at most 100), an `offset` while more remain, `maxRecords`
-// bounding the whole list. A table whose id holds "big" has 150 records, any other 3.
+// bounding the whole list. A table whose id holds "big" has 150 records, "huge" 601, any other 3.
+// Rate limits (the API reference; n8n's Airtable notes): 5 requests a second per base, past that a 429 and
+// every request to the base refused for 30 s, body as quoted in PipedreamHQ/pipedream#10130.
 const AIRTABLE_INVALID = {
   type: "INVALID_REQUEST_UNKNOWN",
   message: "Invalid request: parameter validation failed. Check your request data.",
 };
+const AIRTABLE_RATE = { errors: [{ error: "RATE_LIMIT_REACHED", message: "Rate limit exceeded. Please try again later" }] };
+const airtableBases = new Map();
+
+/** True when this request is over the base's 5 a second (or the base is still in its 30 s penalty). */
+function airtableRateLimited(base) {
+  const now = Date.now();
+  const b = airtableBases.get(base) ?? { times: [], blockedUntil: 0 };
+  airtableBases.set(base, b);
+  if (now < b.blockedUntil) return true;
+  b.times = b.times.filter((t) => now - t < 1000);
+  if (b.times.length >= 5) {
+    b.blockedUntil = now + 30_000;
+    return true;
+  }
+  b.times.push(now);
+  return false;
+}
 
 function airtable({ req, url, body, json }) {
   if (req.headers.authorization !== "Bearer pat-airtable-stand-in") return json(401, { error: { type: "AUTHENTICATION_REQUIRED" } });
   const m = /^\/airtable\/v0\/([^/]+)\/([^/]+)\/listRecords$/.exec(url.pathname);
   if (!m || req.method !== "POST") return json(404, { error: "NOT_FOUND" });
+  if (airtableRateLimited(m[1])) return json(429, AIRTABLE_RATE);
   const b = body ?? {};
   if (b.pageSize !== undefined && !(typeof b.pageSize === "number" && b.pageSize >= 1 && b.pageSize <= 100))
     return json(422, { error: AIRTABLE_INVALID });
   const rec = (n) => ({ id: `rec${n}`, createdTime: "2024-01-01T00:00:00.000Z", fields: { Name: `Owl ${n}`, Table: m[2] } });
-  const total = Math.min(m[2].includes("big") ? 150 : 3, b.maxRecords ?? Number.POSITIVE_INFINITY);
+  const size = m[2].includes("huge") ? 601 : m[2].includes("big") ? 150 : 3;
+  const total = Math.min(size, b.maxRecords ?? Number.POSITIVE_INFINITY);
   const start = b.offset ? Number(/^itr[^/]*\/rec(\d+)$/.exec(b.offset)?.[1] ?? Number.NaN) - 1 : 0;
   if (!Number.isInteger(start)) return json(422, { error: AIRTABLE_INVALID });
   const end = Math.min(start + (b.pageSize ?? 100), total);

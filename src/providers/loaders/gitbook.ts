@@ -73,12 +73,17 @@ async function sitemapUrls(input: LoaderInput, base: string): Promise<string[]> 
   return urls;
 }
 
+// A sitemap's <loc> is an absolute URL (sitemaps.org protocol), often on another address than webPath (https,
+// a custom domain): taken as is — "base + loc" unless it contains webPath made those a broken URL. A relative
+// one (GitBook's older sitemaps) is still joined to webPath, as LangChain's GitbookLoader does.
+const pageUrl = (loc: string, base: string) => (/^https?:\/\//i.test(loc) ? loc : base + loc);
+
 async function loadGitbook(input: LoaderInput): Promise<Document[]> {
   const webPath = typeof input.config.webPath === "string" ? input.config.webPath.trim() : "";
   if (!webPath) throw fail("INVALID_INPUT", "gitbook needs a webPath: a GitBook page, or its root with shouldLoadAllPaths");
   const all = input.config.shouldLoadAllPaths === true || input.config.shouldLoadAllPaths === "true";
   const base = webPath.replace(/\/+$/, "");
-  const urls = all ? (await sitemapUrls(input, base)).map((u) => (u.includes(base) ? u : base + u)) : [webPath];
+  const urls = all ? (await sitemapUrls(input, base)).map((u) => pageUrl(u, base)) : [webPath];
   if (!urls.length) throw fail("INVALID_INPUT", `The sitemap of ${base} lists no pages`);
   const pages = urls.slice(0, Math.min(MAX_PAGES, input.limits.chunks + 1));
   if (pages.length > input.limits.chunks) throw overLimit(input.limits, "chunks", `The GitBook at ${base}`, `${urls.length} pages`);

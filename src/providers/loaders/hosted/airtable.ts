@@ -3,6 +3,8 @@
 // maxRecords, offset}), following `offset` until the last page — or, unless returnAll, until
 // `limit` records. As Flowise's AirtableLoader: one document per record, its fields as pretty JSON,
 // metadata {url: https://api.airtable.com/v0/{baseId}/{tableId}/{recordId}}.
+// Airtable allows 5 requests a second per base; past that every request is a 429 for 30 s (its API
+// reference, "Rate limits"): pages are asked at most PAGE_INTERVAL_MS apart (quick pages of a big table were refused).
 import { Document } from "@langchain/core/documents";
 import { fail } from "../../../errors";
 import { overLimit } from "../../../lib/limits";
@@ -13,6 +15,7 @@ import { hostedJson, serviceBase } from "./call";
 type Obj = Record<string, unknown>;
 const isObject = (v: unknown): v is Obj => !!v && typeof v === "object" && !Array.isArray(v);
 const text = (v: unknown) => (typeof v === "string" ? v.trim() : "");
+const PAGE_INTERVAL_MS = 210;
 
 async function loadAirtable(input: LoaderInput): Promise<Document[]> {
   const { config, limits } = input;
@@ -39,7 +42,11 @@ async function loadAirtable(input: LoaderInput): Promise<Document[]> {
   const headers = { Authorization: `Bearer ${token}`, "Content-Type": "application/json", Accept: "application/json" };
   const records: Obj[] = [];
   let offset: string | undefined;
+  let last = 0;
   do {
+    const wait = last + PAGE_INTERVAL_MS - Date.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    last = Date.now();
     const init = { method: "POST", headers, body: JSON.stringify({ ...body, ...(offset ? { offset } : {}) }) };
     const res = await hostedJson(input, { service: "Airtable", field: "AIRTABLE_BASE_URL", url, init, secrets: [token] });
     const page = isObject(res) && Array.isArray(res.records) ? res.records.filter(isObject) : [];

@@ -96,7 +96,7 @@ export async function hostedJson(input: LoaderInput, call: HostedCall): Promise<
   }
 }
 
-/** The error message a JSON error body carries ({error}, {error:{message}}, {message}), else its first line. */
+/** The error message a JSON error body carries ({error}, {error:{message}}, {message}, Figma's {err}), else its first line. */
 function messageOf(text: string): string {
   try {
     const b = JSON.parse(text) as Record<string, unknown>;
@@ -104,6 +104,7 @@ function messageOf(text: string): string {
     if (typeof e === "string") return e;
     if (e && typeof e === "object" && typeof (e as { message?: unknown }).message === "string") return (e as { message: string }).message;
     if (typeof b.message === "string") return b.message;
+    if (typeof b.err === "string") return b.err;
     // Cloudflare's API envelope: {success: false, errors: [{code, message}]}.
     const first = Array.isArray(b.errors) ? (b.errors[0] as { message?: unknown } | undefined) : undefined;
     if (typeof first?.message === "string") return first.message;

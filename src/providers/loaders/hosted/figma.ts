@@ -9,9 +9,13 @@ import { hostedCall, serviceBase } from "./call";
 
 const str = (v: unknown) => (typeof v === "string" ? v.trim() : "");
 
+// The API takes the file key alone (a URL in its place is a 404 "Not found"); a file's URL as users copy it
+// (figma.com/file|design|board|proto/:key/:title?node-id=…) is taken for the key it holds.
+const keyOf = (v: string) => /^https?:\/\/(?:[\w-]+\.)*figma\.com\/(?:file|design|board|proto)\/([A-Za-z0-9]+)/i.exec(v)?.[1] ?? v;
+
 async function loadFigma(input: LoaderInput): Promise<Document[]> {
   const { config } = input;
-  const fileKey = str(config.fileKey);
+  const fileKey = keyOf(str(config.fileKey));
   if (!fileKey) throw fail("INVALID_INPUT", "figma needs a fileKey (from the file's URL: https://www.figma.com/file/:key/:title)");
   const ids = str(config.nodeIds)
     .split(",")
