@@ -96,8 +96,9 @@ const CASES: Case[] = [
     credentialName: "cerebrasAIApi",
     key: "cerebrasApiKey",
     input: "basepath",
+    // Cerebras refuses frequency_penalty (a 400): the node's input is left out (openai-dialects-wire.test.ts).
     config: { modelName: "llama-3.3-70b", temperature: 0.1, topP: "0.9", frequencyPenalty: 0.2 },
-    sent: { model: "llama-3.3-70b", temperature: 0.1, top_p: 0.9, frequency_penalty: 0.2 },
+    sent: { model: "llama-3.3-70b", temperature: 0.1, top_p: 0.9 },
   },
   {
     node: "chatNvidiaNIM",

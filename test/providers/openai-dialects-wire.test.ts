@@ -20,7 +20,13 @@ import { credential, db, marker } from "../engine/helpers";
 
 const url = () => inject("openaiDialectsUrl");
 const deps = (): ProviderDeps => ({
-  env: { ENVIRONMENT: env.ENVIRONMENT, DEEPSEEK_BASE_URL: `${url()}/deepseek`, PERPLEXITY_BASE_URL: `${url()}/perplexity` },
+  env: {
+    ENVIRONMENT: env.ENVIRONMENT,
+    DEEPSEEK_BASE_URL: `${url()}/deepseek`,
+    PERPLEXITY_BASE_URL: `${url()}/perplexity`,
+    XAI_BASE_URL: `${url()}/xai/v1`,
+    FIREWORKS_BASE_URL: `${url()}/fireworks/inference/v1`,
+  },
   getCredential: (id) => getCredentialData({ db: db(), env: env as unknown as Env }, id),
 });
 
@@ -28,6 +34,9 @@ const MISTRAL = "/mistral/v1/chat/completions";
 const PERPLEXITY = "/perplexity/chat/completions";
 const DEEPSEEK = "/deepseek/chat/completions";
 const GROQ = "/groq/openai/v1/chat/completions";
+const XAI = "/xai/v1/chat/completions";
+const CEREBRAS = "/cerebras/v1/chat/completions";
+const FIREWORKS = "/fireworks/inference/v1/chat/completions";
 
 type Call = { id: string; type: string; function: { name: string; arguments: string } };
 type Sent = { role: string; content: unknown; tool_calls?: Call[]; tool_call_id?: string; reasoning_content?: string };
@@ -83,6 +92,38 @@ const groq = async () =>
       modelName: "llama-3.3-70b-versatile",
       basepath: `${url()}/groq/openai/v1`,
       credential: await stored("groqApi", { groqApiKey: "gsk-key" }),
+    },
+    deps(),
+  );
+
+// The sampling inputs a flow may set on any node: the penalties and stop words some services refuse.
+const SAMPLING = { temperature: 0.3, maxTokens: 64, frequencyPenalty: 0.2, presencePenalty: 0.4, stopSequence: "END" };
+const xai = async (config: Record<string, unknown> = {}) =>
+  buildChatModel(
+    "chatXAI",
+    { modelName: "grok-3-mini", credential: await stored("xaiApi", { xaiApiKey: "xai-key" }), ...SAMPLING, ...config },
+    deps(),
+  );
+const cerebras = async (config: Record<string, unknown> = {}) =>
+  buildChatModel(
+    "chatCerebras",
+    {
+      modelName: "llama-3.3-70b",
+      basepath: `${url()}/cerebras/v1`,
+      credential: await stored("cerebrasAIApi", { cerebrasApiKey: "csk-key" }),
+      ...SAMPLING,
+      ...config,
+    },
+    deps(),
+  );
+const fireworks = async (config: Record<string, unknown> = {}) =>
+  buildChatModel(
+    "chatFireworks",
+    {
+      modelName: "accounts/fireworks/models/llama-v3p1-70b-instruct",
+      credential: await stored("fireworksApi", { fireworksApiKey: "fw-key" }),
+      maxTokens: 8192,
+      ...config,
     },
     deps(),
   );
@@ -167,6 +208,10 @@ describe("every conversation our flows hand each service is one it accepts", () 
     ["chatDeepseek (deepseek-reasoner)", () => deepseek()],
     ["chatDeepseek (deepseek-chat, thinking)", () => deepseek({ modelName: "deepseek-chat", thinking: true })],
     ["groqChat", () => groq()],
+    ["chatXAI (grok-3-mini, penalties and stop words set)", () => xai()],
+    ["chatXAI (grok-4-1-fast-reasoning)", () => xai({ modelName: "grok-4-1-fast-reasoning" })],
+    ["chatCerebras (penalties set)", () => cerebras()],
+    ["chatFireworks (max tokens 8192)", () => fireworks()],
   ] as const) {
     it(node, async () => {
       const m = marker();
@@ -542,5 +587,104 @@ describe("groqChat: Groq's rules", () => {
     for (const key of ["logprobs", "logit_bias", "top_logprobs", "n"]) expect(body).not.toHaveProperty(key);
     for (const message of body.messages)
       expect(Object.keys(message).every((k) => ["role", "content", "tool_calls", "tool_call_id"].includes(k))).toBe(true);
+  });
+});
+
+describe("chatXAI: xAI's reasoning models", () => {
+  it("the stand-in answers xAI's 400 for penalties and stop on reasoning models; grok-3 and non-reasoning stop pass", async () => {
+    const q = [{ role: "user", content: "q" }];
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [{ model: "grok-3-mini", presence_penalty: 0.1 }, "Model grok-3-mini does not support parameter presencePenalty."],
+      [{ model: "grok-4", frequency_penalty: 0.1 }, "Model grok-4 does not support parameter frequencyPenalty."],
+      [{ model: "grok-4-1-fast-reasoning", stop: ["END"] }, "Model grok-4-1-fast-reasoning does not support parameter stop."],
+      [{ model: "grok-4.20-0309-non-reasoning", presence_penalty: 0 }, "does not support parameter presencePenalty."],
+    ];
+    for (const [body, error] of cases) {
+      const res = await raw(XAI, { ...body, messages: q });
+      expect(res.status, error).toBe(400);
+      expect(await res.json()).toEqual({ code: "Client specified an invalid argument", error: expect.stringContaining(error) });
+    }
+    for (const body of [
+      { model: "grok-3", presence_penalty: 0.1, frequency_penalty: 0.1, stop: ["END"] },
+      { model: "grok-4.20-0309-non-reasoning", stop: ["END"] },
+    ])
+      expect((await raw(XAI, { ...body, messages: q })).status).toBe(200);
+  });
+
+  it("a reasoning model gets neither the node's penalties nor its stop words; grok-3 gets them all, and answers", async () => {
+    const m = marker();
+    expect((await (await xai()).invoke([new HumanMessage(`hi ${m}`)])).content).toBe(`echo: hi ${m}`);
+    expect(await sent(XAI, m)).toEqual({
+      model: "grok-3-mini",
+      temperature: 0.3,
+      max_tokens: 64,
+      stream: false,
+      messages: [{ role: "user", content: `hi ${m}` }],
+    });
+    const m2 = marker();
+    await (await xai({ modelName: "grok-4.20-0309-non-reasoning" })).invoke([new HumanMessage(`hi ${m2}`)]);
+    const nonReasoning = await sent(XAI, m2);
+    expect(nonReasoning).toMatchObject({ stop: ["END"] });
+    expect(nonReasoning).not.toHaveProperty("presence_penalty");
+    const m3 = marker();
+    await (await xai({ modelName: "grok-3" })).invoke([new HumanMessage(`hi ${m3}`)]);
+    expect(await sent(XAI, m3)).toMatchObject({ presence_penalty: 0.4, frequency_penalty: 0.2, stop: ["END"] });
+  });
+});
+
+describe("chatCerebras: Cerebras' unsupported fields", () => {
+  it("the stand-in answers Cerebras' 400 for the penalties and logit_bias, its 422 for stream_options", async () => {
+    const q = [{ role: "user", content: "q" }];
+    for (const [field, value, status] of [
+      ["frequency_penalty", 0.2, 400],
+      ["presence_penalty", 0, 400],
+      ["logit_bias", { "1": 1 }, 400],
+      ["stream_options", { include_usage: true }, 422],
+    ] as const) {
+      const res = await raw(CEREBRAS, { model: "llama-3.3-70b", messages: q, stream: true, [field]: value });
+      expect(res.status, field).toBe(status);
+      expect(await res.json()).toEqual({
+        message: `body.${field}: property 'body.${field}' is unsupported`,
+        type: "invalid_request_error",
+        param: "validation_error",
+        code: "wrong_api_format",
+      });
+    }
+  });
+
+  it("the node's penalties are left out, its other sampling inputs sent; a tool loop is answered", async () => {
+    const m = marker();
+    const reply = await (await cerebras()).bindTools!([weather]).invoke(cutToolConversation(m));
+    expect(reply.content).toBe(`echo: and? ${m}`);
+    const body = await sent(CEREBRAS, m);
+    expect(body).toMatchObject({ model: "llama-3.3-70b", temperature: 0.3, max_tokens: 64, stop: ["END"] });
+    expect(body).not.toHaveProperty("frequency_penalty");
+    expect(body).not.toHaveProperty("presence_penalty");
+  });
+});
+
+describe("chatFireworks: max_tokens over 4096 only streamed", () => {
+  it("the stand-in answers Fireworks' 400 for max_tokens > 4096 unstreamed; streamed or 4096 it answers", async () => {
+    const q = [{ role: "user", content: "q" }];
+    const res = await raw(FIREWORKS, { model: "m", messages: q, max_tokens: 4097, stream: false });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toEqual({
+      error: { message: "Requests with max_tokens > 4096 must have stream=true", param: "max_tokens", code: "BAD_REQUEST", type: "error" },
+    });
+    expect((await raw(FIREWORKS, { model: "m", messages: q, max_tokens: 4097, stream: true })).status).toBe(200);
+    expect((await raw(FIREWORKS, { model: "m", messages: q, max_tokens: 4096 })).status).toBe(200);
+  });
+
+  it("a whole answer with max tokens 8192 is asked as a stream and gathered, tool calls too; 4096 goes unstreamed", async () => {
+    const model = (await fireworks()).bindTools!([weather]);
+    const m = marker();
+    const call = (await model.invoke([new HumanMessage(`[call get_weather {"city":"Oslo"}] ${m}`)])) as AIMessage;
+    expect(call.tool_calls?.[0]).toMatchObject({ name: "get_weather", args: { city: "Oslo" } });
+    expect(await sent(FIREWORKS, m)).toMatchObject({ max_tokens: 8192, stream: true });
+    const m2 = marker();
+    expect((await (await fireworks({ maxTokens: 4096 })).invoke([new HumanMessage(`long é ✓ ${m2}`)])).content).toBe(
+      `echo: long é ✓ ${m2}`,
+    );
+    expect(await sent(FIREWORKS, m2)).toMatchObject({ max_tokens: 4096, stream: false });
   });
 });

@@ -3,6 +3,9 @@
 //   POST /perplexity/chat/completions          Perplexity
 //   POST /deepseek/chat/completions            DeepSeek
 //   POST /groq/openai/v1/chat/completions      Groq
+//   POST /xai/v1/chat/completions              xAI
+//   POST /cerebras/v1/chat/completions         Cerebras
+//   POST /fireworks/inference/v1/chat/completions  Fireworks AI
 // A request the service refuses gets the service's own status and error shape; any other goes on to a
 // private generic stand-in (server.mjs: OpenAI's rules, then its scripted answers — [call …], [so …],
 // forced calls, streaming; Mistral's tool_choice "any" goes on as OpenAI's "required") and comes back as
@@ -31,6 +34,20 @@
 //   Groq — logprobs, logit_bias, top_logprobs, messages[].name and n other than 1 are a 400
 //     (console.groq.com/docs/openai); a message property it does not know is "unsupported"
 //     (ServiceStack/llms#17); a system message's content must be a string (OpenHands/OpenHands#4643).
+//   xAI — "presencePenalty, frequencyPenalty and stop parameters are not supported by reasoning models. Adding
+//     them in the request would result in an error." (docs.x.ai/docs/guides/reasoning); the 400 body
+//     {"code":"Client specified an invalid argument","error":"Model grok-4-latest does not support parameter
+//     reasoningEffort."} (BerriAI/litellm#16265); grok-3-mini (lobehub/lobehub#7370), grok-4 (#8381),
+//     grok-4-1-fast-reasoning (open-webui/open-webui#21266) refuse presencePenalty, and so do the grok-4
+//     non-reasoning models (grok-4.20-0309-non-reasoning: miaoxworld/NativeTavern#83; it takes stop,
+//     mnfst/modelparams.dev#20).
+//   Cerebras — "The following fields are currently not supported and will result in a 400 error if they are
+//     supplied: frequency_penalty, logit_bias, presence_penalty" (inference-docs.cerebras.ai/resources/openai);
+//     its error body {"message":"…: property '…' is unsupported","type":"invalid_request_error",
+//     "param":"validation_error","code":"wrong_api_format"} (Alishahryar1/free-claude-code#1136); stream_options
+//     is a 422 (janhq/jan#7928).
+//   Fireworks — {"error":{"message":"Requests with max_tokens > 4096 must have stream=true","param":"max_tokens",
+//     "code":"BAD_REQUEST","type":"error"}} (nullclaw/nullclaw#231, nextlevelbuilder/goclaw#660).
 import { relay, serveInFront } from "./in-front.mjs";
 
 // ---- Mistral ----
@@ -265,6 +282,59 @@ function groqRefusal(body) {
   return undefined;
 }
 
+// ---- xAI ----
+
+const XAI_PARAMS = { presence_penalty: "presencePenalty", frequency_penalty: "frequencyPenalty", stop: "stop" };
+/** The fields `model` refuses: a reasoning model the penalties and stop, a grok-4 non-reasoning one the penalties. */
+function xaiRefused(model) {
+  if (/^grok-(3-mini|4|code)/.test(model) && !model.includes("non-reasoning")) return Object.keys(XAI_PARAMS);
+  return model.startsWith("grok-4") ? ["presence_penalty", "frequency_penalty"] : [];
+}
+
+function xaiRefusal(body) {
+  const field = xaiRefused(body.model).find((k) => body[k] !== undefined);
+  if (!field) return undefined;
+  const error = `Model ${body.model} does not support parameter ${XAI_PARAMS[field]}.`;
+  return { status: 400, body: { code: "Client specified an invalid argument", error } };
+}
+
+// ---- Cerebras ----
+
+const cerebrasError = (status, field) => ({
+  status,
+  body: {
+    message: `body.${field}: property 'body.${field}' is unsupported`,
+    type: "invalid_request_error",
+    param: "validation_error",
+    code: "wrong_api_format",
+  },
+});
+
+function cerebrasRefusal(body) {
+  const field = ["frequency_penalty", "logit_bias", "presence_penalty"].find((k) => body[k] !== undefined);
+  if (field) return cerebrasError(400, field);
+  if (body.stream_options !== undefined) return cerebrasError(422, "stream_options");
+  return undefined;
+}
+
+// ---- Fireworks ----
+
+function fireworksRefusal(body) {
+  if (body.max_tokens > 4096 && body.stream !== true)
+    return {
+      status: 400,
+      body: {
+        error: {
+          message: "Requests with max_tokens > 4096 must have stream=true",
+          param: "max_tokens",
+          code: "BAD_REQUEST",
+          type: "error",
+        },
+      },
+    };
+  return undefined;
+}
+
 // ---- the services ----
 
 const SERVICES = [
@@ -288,6 +358,9 @@ const SERVICES = [
     extraFrame: (body) => (thinking(body) ? { reasoning_content: REASONING[1] } : undefined),
   },
   { path: "/groq/openai/v1/chat/completions", refusal: groqRefusal },
+  { path: "/xai/v1/chat/completions", refusal: xaiRefusal },
+  { path: "/cerebras/v1/chat/completions", refusal: cerebrasRefusal },
+  { path: "/fireworks/inference/v1/chat/completions", refusal: fireworksRefusal },
 ];
 
 const unauthorized = { error: { message: "Invalid API Key", type: "invalid_request_error", code: "invalid_api_key" } };

@@ -4,6 +4,7 @@
 // network failure or 5xx before any token was produced, and the caller's abort signal honoured
 // (that call loop is RemoteChatModel's; this module writes the body and reads the answer).
 import type { BindToolsInput } from "@langchain/core/language_models/chat_models";
+import type { CallbackManagerForLLMRun } from "@langchain/core/callbacks/manager";
 import { AIMessage, AIMessageChunk, type BaseMessage } from "@langchain/core/messages";
 import { ChatGenerationChunk, type ChatResult } from "@langchain/core/outputs";
 import { convertToOpenAITool } from "@langchain/core/utils/function_calling";
@@ -69,7 +70,23 @@ export class OpenAICompatibleChatModel extends OpenAIWireModel<OpenAICompatibleC
 
   protected body(messages: BaseMessage[], options: this["ParsedCallOptions"], stream: boolean): Record<string, unknown> {
     if (!this.dialect) return this.requestBody(messages, options, stream);
-    return { ...this.invocationParams(options), messages: dialectMessages(messages, this.dialect), stream };
+    const params = this.invocationParams(options);
+    for (const field of this.dialect.refusedFields ?? []) delete params[field];
+    return { ...params, messages: dialectMessages(messages, this.dialect), stream };
+  }
+
+  /** A whole answer; asked as a stream and gathered when the service refuses this max_tokens unstreamed (wholeMaxTokens). */
+  override async _generate(
+    messages: BaseMessage[],
+    options: this["ParsedCallOptions"],
+    runManager?: CallbackManagerForLLMRun,
+  ): Promise<ChatResult> {
+    const cap = this.dialect?.wholeMaxTokens;
+    if (cap === undefined || (this.maxTokens ?? 0) <= cap) return super._generate(messages, options, runManager);
+    let whole: ChatGenerationChunk | undefined;
+    for await (const chunk of this._streamResponseChunks(messages, options, runManager)) whole = whole ? whole.concat(chunk) : chunk;
+    if (!whole) throw fail("MODEL_FAILED", `${this.provider} answered an empty stream`);
+    return { generations: [{ text: whole.text, message: whole.message, generationInfo: whole.generationInfo }] };
   }
 
   protected result(json: Record<string, unknown>): ChatResult {
@@ -115,9 +132,18 @@ export class OpenAICompatibleChatModel extends OpenAIWireModel<OpenAICompatibleC
   }
 
   protected async *streamChunks(res: BodyResponse, deadline: Deadline): AsyncGenerator<ChatGenerationChunk> {
-    const whole = await this.wholeText(res, deadline);
-    if (whole !== undefined) {
-      yield new ChatGenerationChunk({ text: whole, message: new AIMessageChunk({ content: whole, tool_call_chunks: [] }) });
+    if (!(res.headers.get("content-type") ?? "").includes("event-stream")) {
+      // A server that ignores `stream: true` answers one JSON body: its tool calls too (a wholeMaxTokens call is gathered from this).
+      const { text, message } = this.result((await deadline.race(res.json())) as Record<string, unknown>).generations[0];
+      const calls = (message as AIMessage).tool_calls ?? [];
+      const toolCallChunks = calls.map((c, index) => ({
+        index,
+        id: c.id,
+        name: c.name,
+        args: JSON.stringify(c.args),
+        type: "tool_call_chunk" as const,
+      }));
+      yield new ChatGenerationChunk({ text, message: new AIMessageChunk({ content: text, tool_call_chunks: toolCallChunks }) });
       return;
     }
     for await (const event of chatCompletionEvents(res.body, deadline, this.provider)) {

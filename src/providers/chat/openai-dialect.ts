@@ -1,6 +1,6 @@
-// Rules some OpenAI-compatible services hold that OpenAI does not (Mistral, Perplexity, DeepSeek: their
-// registry entries in openai-family.ts say which), and the conversation reshaped to them before it goes
-// (openai-compatible.ts). Each rule is a refusal our flows can hit: memory ending with a question whose
+// Rules some OpenAI-compatible services hold that OpenAI does not (Mistral, Perplexity, DeepSeek, xAI,
+// Cerebras, Fireworks: their registry entries in openai-family.ts say which), and the conversation and body
+// reshaped to them before they go (openai-compatible.ts). Each rule is a refusal our flows can hit: memory ending with a question whose
 // answer failed (two user turns), a greeting first, a system prompt after the question, tool call ids made
 // by another provider, a tool result cut from the answer that followed it.
 import type { BaseMessage } from "@langchain/core/messages";
@@ -22,6 +22,10 @@ export interface WireDialect {
   lastRoles?: WireMessage["role"][];
   /** The reasoning_content an answer came with, sent back with its tool calls (stored answers' or ""). */
   reasoningBack?: boolean;
+  /** Body fields the service (or this model) refuses with a 400, left out: none has an equivalent it takes. */
+  refusedFields?: string[];
+  /** The most max_tokens the service allows a request not streamed; above it the answer is asked as a stream and gathered. */
+  wholeMaxTokens?: number;
 }
 
 type DialectMessage = WireMessage & { reasoning_content?: string };

@@ -88,6 +88,24 @@ const deepSeekDialect: DialectOf = (model, config) => {
   return { alternate: reasoner, userFirst: reasoner, reasoningBack: bool(config.thinking) || model !== "deepseek-chat" };
 };
 
+/**
+ * xAI: "presencePenalty, frequencyPenalty and stop parameters are not supported by reasoning models" (docs.x.ai
+ * guides/reasoning: grok-3-mini, grok-4 and its -reasoning kin, grok-code-fast), a 400 "Model … does not support
+ * parameter presencePenalty."; the grok-4 non-reasoning models refuse the penalties too. Left out: nothing maps to them.
+ */
+const xaiDialect: DialectOf = (model) => {
+  const reasoning = /^grok-(3-mini|4|code)/.test(model) && !model.includes("non-reasoning");
+  if (reasoning) return { refusedFields: ["presence_penalty", "frequency_penalty", "stop"] };
+  return model.startsWith("grok-4") ? { refusedFields: ["presence_penalty", "frequency_penalty"] } : undefined;
+};
+
+// Cerebras: "frequency_penalty, logit_bias, presence_penalty … will result in a 400 error" (inference-docs.cerebras.ai
+// resources/openai); the node's penalty inputs are left out.
+const CEREBRAS: WireDialect = { refusedFields: ["frequency_penalty", "presence_penalty"] };
+
+// Fireworks: "Requests with max_tokens > 4096 must have stream=true": such a call is streamed and gathered.
+const FIREWORKS: WireDialect = { wholeMaxTokens: 4096 };
+
 // Flowise 3.1.4's nodes for hosted OpenAI-compatible services. The default model is the node's
 // default (or placeholder, or what its LangChain class falls back to) for a flow that names none.
 const hostedModels: ChatModelDefinition[] = [
@@ -114,20 +132,27 @@ const hostedModels: ChatModelDefinition[] = [
     }),
     aliases: ["chatTogetherAI_LlamaIndex"],
   },
-  hosted("chatFireworks", "accounts/fireworks/models/llama-v3p1-8b-instruct", {
-    provider: "Fireworks AI",
-    key: "fireworksApiKey",
-    envVar: "FIREWORKS_BASE_URL",
-    base: "https://api.fireworks.ai/inference/v1",
-  }),
-  hosted("chatXAI", "grok-beta", { provider: "xAI", key: "xaiApiKey", envVar: "XAI_BASE_URL", base: "https://api.x.ai/v1" }),
-  hosted("chatCerebras", "llama3.1-8b", {
-    provider: "Cerebras",
-    key: "cerebrasApiKey",
-    input: "basepath",
-    envVar: "CEREBRAS_BASE_URL",
-    base: "https://api.cerebras.ai/v1",
-  }),
+  hosted(
+    "chatFireworks",
+    "accounts/fireworks/models/llama-v3p1-8b-instruct",
+    { provider: "Fireworks AI", key: "fireworksApiKey", envVar: "FIREWORKS_BASE_URL", base: "https://api.fireworks.ai/inference/v1" },
+    undefined,
+    () => FIREWORKS,
+  ),
+  hosted(
+    "chatXAI",
+    "grok-beta",
+    { provider: "xAI", key: "xaiApiKey", envVar: "XAI_BASE_URL", base: "https://api.x.ai/v1" },
+    undefined,
+    xaiDialect,
+  ),
+  hosted(
+    "chatCerebras",
+    "llama3.1-8b",
+    { provider: "Cerebras", key: "cerebrasApiKey", input: "basepath", envVar: "CEREBRAS_BASE_URL", base: "https://api.cerebras.ai/v1" },
+    undefined,
+    () => CEREBRAS,
+  ),
   // Flowise's node without a basePath falls to OpenAI's URL; NVIDIA's hosted API (its placeholder) is what was meant.
   hosted("chatNvidiaNIM", "microsoft/phi-3-mini-4k-instruct", {
     provider: "NVIDIA NIM",
