@@ -1,121 +1,226 @@
-// Composio backend stand-in (Node, vitest globalSetup) for the composio tool: the REST paths
-// composio-core 0.5's LangchainToolSet calls, the key checked in X-API-KEY: a key starting with
-// "composio-key-" is valid (a test puts its marker after it), anything else → 401 with Composio's
-// {message, status} error body.
-//   GET  /api/v1/apps?additionalFields=auth_schemes      {items: apps}
-//   GET  /api/v1/apps/{app}                              the app (no_auth: hackernews), 404 unknown
-//   GET  /api/v2/actions?apps=A | ?actions=X,Y           {items: actions with JSON parameter schemas, page, totalPages}
-//   GET  /api/v1/connectedAccounts?appNames=A            {items: accounts (one ACTIVE, one EXPIRED), page, totalPages}
-//   GET  /api/v1/connectedAccounts/{id}                  the account, 404 unknown
-//   POST /api/v2/actions/{action}/execute                {data, error, successful, successfull}: the input
-//        checked against the action's required parameters (400 with details), an auth app's
-//        connectedAccountId must be ACTIVE; a repo named "missing" is Composio's unsuccessful answer.
+// Composio backend stand-in (Node, vitest globalSetup) for the composio tool, speaking API v3 only
+// (docs/public/openapi.json of github.com/ComposioHQ/composio): v1/v2 paths answer 410, as Composio now
+// does. The key is checked in x-api-key: one starting with "composio-key-" is valid (a test puts its
+// marker after it), anything else → 401. Errors are v3's {error: {message, code, status, request_id,
+// suggested_fix}}. Lists page with a cursor (`next_cursor`, null on the last page), PAGE items unless
+// `limit` asks for more (clamped at the documented max 1000).
+//   GET  /api/v3/toolkits                       {items: toolkits (slug, name, no_auth, meta.description)}
+//   GET  /api/v3/toolkits/{slug}                the toolkit (auth_config_details: [{mode: "NO_AUTH"}] for hackernews), 404
+//   GET  /api/v3/tools?tool_slugs=A,B | ?toolkit_slug=T   tools at `toolkit_versions` (absent: the oldest, 00000000_00;
+//        "latest": the newest): slug, name, description, input_parameters, version, available_versions
+//   GET  /api/v3/connected_accounts?toolkit_slugs=&statuses=   accounts (statuses checked against the enum)
+//   GET  /api/v3/connected_accounts/{nanoid}    the account, 404 unknown
+//   POST /api/v3/tools/execute/{slug}           {connected_account_id, user_id, arguments | text, version} →
+//        {data, error, successful, log_id}: the tool must exist at `version` (absent: 00000000_00) else 404,
+//        an auth tool needs a known account (400 "No connected account found", ComposioHQ/composio#1838)
+//        that is ACTIVE (422), required arguments (400); a repo named "missing" is an unsuccessful answer.
 // GET /requests?contains=TEXT lists what was received (oldest first); tests pass their key or marker.
 import { createServer } from "node:http";
 
-const APPS = [
-  { key: "hackernews", name: "hackernews", displayName: "Hacker News", description: "Hacker News reader", no_auth: true },
-  { key: "github", name: "github", displayName: "GitHub", description: "Code hosting", no_auth: false },
+const PAGE = 2;
+const MAX_LIMIT = 1000;
+const BASE = "00000000_00";
+const LATEST = "20250909_00";
+const STATUSES = ["INITIALIZING", "INITIATED", "ACTIVE", "FAILED", "EXPIRED", "INACTIVE"];
+
+const TOOLKITS = [
+  { slug: "hackernews", name: "Hacker News", no_auth: true, description: "Hacker News reader", modes: ["NO_AUTH"] },
+  { slug: "github", name: "GitHub", no_auth: false, description: "Code hosting", modes: ["OAUTH2"] },
 ];
 
-const ACTIONS = [
+const object = (properties, required = []) => ({ type: "object", properties, required });
+const TOOLS = [
   {
-    name: "GITHUB_STAR_A_REPOSITORY_FOR_THE_AUTHENTICATED_USER",
-    appKey: "github",
-    appName: "github",
+    slug: "GITHUB_STAR_A_REPOSITORY_FOR_THE_AUTHENTICATED_USER",
+    toolkit: "github",
+    name: "Star a repository",
     description: "Star a repository for the authenticated user",
-    parameters: {
-      title: "StarARepositoryRequest",
-      type: "object",
-      properties: {
-        owner: { title: "Owner", type: "string", description: "The account owner of the repository" },
-        repo: { title: "Repo", type: "string", description: "The name of the repository" },
-      },
-      required: ["owner", "repo"],
-    },
+    input_parameters: object(
+      { owner: { type: "string", description: "The account owner" }, repo: { type: "string", description: "The repository" } },
+      ["owner", "repo"],
+    ),
+    versions: [BASE, LATEST],
   },
   {
-    name: "GITHUB_GET_THE_AUTHENTICATED_USER",
-    appKey: "github",
-    appName: "github",
+    slug: "GITHUB_GET_THE_AUTHENTICATED_USER",
+    toolkit: "github",
+    name: "Get the authenticated user",
     description: "Get the authenticated user",
-    parameters: { title: "GetTheAuthenticatedUserRequest", type: "object", properties: {} },
+    input_parameters: object({}),
+    versions: [BASE, LATEST],
   },
   {
-    name: "HACKERNEWS_SEARCH_POSTS",
-    appKey: "hackernews",
-    appName: "hackernews",
+    // Only in the newest version: listed and executed only when the version is asked for.
+    slug: "GITHUB_CREATE_AN_ISSUE",
+    toolkit: "github",
+    name: "Create an issue",
+    description: "Create an issue in a repository",
+    input_parameters: object({ owner: { type: "string" }, repo: { type: "string" }, title: { type: "string" } }, [
+      "owner",
+      "repo",
+      "title",
+    ]),
+    versions: [LATEST],
+  },
+  {
+    slug: "HACKERNEWS_SEARCH_POSTS",
+    toolkit: "hackernews",
+    name: "Search posts",
     description: "Search Hacker News posts",
-    parameters: {
-      title: "SearchPostsRequest",
-      type: "object",
-      properties: {
-        query: { title: "Query", type: "string", description: "What to search for" },
-        size: { title: "Size", type: "integer", description: "How many posts", default: 5 },
-      },
-      required: ["query"],
-    },
+    input_parameters: object({ query: { type: "string" }, size: { type: "integer", default: 5 } }, ["query"]),
+    versions: [BASE, LATEST],
   },
 ];
 
+const account = (id, toolkit, user, status, created) => ({
+  id,
+  toolkit: { slug: toolkit },
+  auth_config: { id: `ac_${toolkit}`, auth_scheme: "OAUTH2", is_composio_managed: true, is_disabled: false },
+  user_id: user,
+  status,
+  created_at: created,
+  updated_at: created,
+  state: {},
+  data: {},
+  status_reason: null,
+  is_disabled: false,
+});
 const ACCOUNTS = [
-  { id: "ca-active-1", appName: "github", clientUniqueUserId: "user-ada", status: "ACTIVE", createdAt: "2025-01-02T10:00:00.000Z" },
-  { id: "ca-expired-2", appName: "github", clientUniqueUserId: "user-bob", status: "EXPIRED", createdAt: "2024-06-01T10:00:00.000Z" },
+  account("ca_active1", "github", "user-ada", "ACTIVE", "2025-01-02T10:00:00.000Z"),
+  account("ca_expired2", "github", "user-bob", "EXPIRED", "2024-06-01T10:00:00.000Z"),
+  account("ca_active3", "github", "user-cy", "ACTIVE", "2025-03-04T10:00:00.000Z"),
+  account("ca_slack4", "slack", "user-ada", "ACTIVE", "2025-01-02T10:00:00.000Z"),
+  account("ca_active5", "github", "user-dee", "ACTIVE", "2025-05-06T10:00:00.000Z"),
 ];
 
 const json = (res, status, body) => {
   res.writeHead(status, { "content-type": "application/json" });
   res.end(JSON.stringify(body));
 };
-const error = (res, status, message, extra = {}) => json(res, status, { message, status, requestId: "req-standin", ...extra });
-const list = (items) => ({ items, page: 1, totalPages: 1 });
+const CODES = { 400: 1803, 401: 1001, 404: 1404, 410: 1410, 422: 1422 };
+const error = (res, status, message, suggested_fix = "") =>
+  json(res, status, { error: { message, code: CODES[status] ?? 1000, status, request_id: "req-standin", suggested_fix } });
 
-function execute(res, action, body) {
-  const app = APPS.find((a) => a.key === action.appKey);
-  if (!app.no_auth) {
-    const account = ACCOUNTS.find((a) => a.id === body?.connectedAccountId);
-    if (account?.status !== "ACTIVE") return error(res, 400, "Connected account not found or not active");
+/** One page of a list: `cursor` is base64 of the page number (as Composio documents it), `limit` clamped. */
+function page(url, items) {
+  const limit = Math.min(Number(url.searchParams.get("limit")) || PAGE, MAX_LIMIT);
+  const cursor = url.searchParams.get("cursor");
+  const at = cursor ? Number(Buffer.from(cursor, "base64").toString("utf8")) : 1;
+  const total = Math.max(1, Math.ceil(items.length / limit));
+  const next = at < total ? Buffer.from(String(at + 1)).toString("base64") : null;
+  return {
+    items: items.slice((at - 1) * limit, at * limit),
+    next_cursor: next,
+    total_pages: total,
+    current_page: at,
+    total_items: items.length,
+  };
+}
+
+/** Array query parameters: repeated or comma-separated. */
+const many = (url, name) => (url.searchParams.has(name) ? url.searchParams.getAll(name).flatMap((v) => v.split(",")) : undefined);
+
+/** The version a listing or an execution resolves to: absent → the oldest, "latest" → the newest. */
+const versionOf = (asked) => (!asked ? BASE : asked === "latest" ? LATEST : asked);
+
+const toolView = (t, version) => {
+  const { versions, toolkit, ...rest } = t;
+  return {
+    ...rest,
+    toolkit: { slug: toolkit, name: toolkit, logo: "" },
+    no_auth: toolkit === "hackernews",
+    version,
+    available_versions: versions,
+  };
+};
+
+function listTools(url, res) {
+  const slugs = url.searchParams.get("tool_slugs")?.split(",");
+  const toolkit = url.searchParams.get("toolkit_slug");
+  const version = versionOf(url.searchParams.get("toolkit_versions"));
+  const found = TOOLS.filter((t) => (slugs ? slugs.includes(t.slug) : t.toolkit === toolkit) && t.versions.includes(version));
+  return json(
+    res,
+    200,
+    page(
+      url,
+      found.map((t) => toolView(t, version)),
+    ),
+  );
+}
+
+function listAccounts(url, res) {
+  const statuses = many(url, "statuses");
+  const bad = statuses?.find((s) => !STATUSES.includes(s));
+  if (bad) return error(res, 400, `Invalid enum value. Expected ${STATUSES.join(" | ")}, received '${bad}'`);
+  const toolkits = many(url, "toolkit_slugs");
+  const found = ACCOUNTS.filter((a) => (!toolkits || toolkits.includes(a.toolkit.slug)) && (!statuses || statuses.includes(a.status)));
+  return json(res, 200, page(url, found));
+}
+
+/** What Composio checks before running a tool: the body's shape, the version, the account, the arguments. */
+function validateExecute(tool, body) {
+  if (!body || typeof body !== "object") return [400, "Request body must be a JSON object"];
+  if (body.arguments !== undefined && body.text !== undefined) return [400, "arguments and text are mutually exclusive"];
+  const version = versionOf(body.version);
+  if (!tool.versions.includes(version)) return [404, `Tool ${tool.slug} not found for version ${version}`];
+  if (tool.toolkit !== "hackernews") {
+    const acc = ACCOUNTS.find((a) => a.id === body.connected_account_id);
+    if (!acc) return [400, "No connected account found"];
+    if (acc.status !== "ACTIVE") return [422, `Connected account ${acc.id} is not active (${acc.status})`];
   }
-  const input = body?.input ?? {};
-  const missing = (action.parameters.required ?? []).filter((p) => input[p] === undefined);
-  if (missing.length)
-    return error(res, 400, "Invalid request data provided", { details: missing.map((p) => ({ field: p, error: "required" })) });
-  if (input.repo === "missing")
-    return json(res, 200, { data: {}, error: "404 Not Found: repository missing", successful: false, successfull: false });
-  const data =
-    action.appKey === "github"
-      ? { details: `starred ${input.owner}/${input.repo ?? ""}`.trim() }
-      : { posts: [{ title: `HN on ${input.query}`, points: input.size ?? 5 }] };
-  return json(res, 200, { data, error: null, successful: true, successfull: true });
+  const args = body.arguments ?? {};
+  const missing = (tool.input_parameters.required ?? []).filter((p) => args[p] === undefined);
+  if (missing.length) return [400, `Missing required arguments: ${missing.join(", ")}`];
+  return undefined;
+}
+
+function execute(res, tool, body) {
+  const refused = validateExecute(tool, body);
+  if (refused) return error(res, refused[0], refused[1]);
+  const args = body.arguments ?? {};
+  const answer = (data, err) => json(res, 200, { data, error: err, successful: !err, log_id: "log_standin", session_info: null });
+  if (args.repo === "missing") return answer({ status: 404 }, "404 Not Found: repository missing");
+  if (tool.toolkit === "hackernews") return answer({ posts: [{ title: `HN on ${args.query}`, points: args.size ?? 5 }] });
+  if (tool.slug === "GITHUB_CREATE_AN_ISSUE") return answer({ issue: `${args.owner}/${args.repo}: ${args.title}` });
+  return answer({ details: `starred ${args.owner}/${args.repo ?? ""}`.trim() });
 }
 
 function route(req, url, body, res) {
   const path = url.pathname;
-  if (path === "/api/v1/apps" && req.method === "GET") return json(res, 200, list(APPS));
-  let m = /^\/api\/v1\/apps\/([^/]+)$/.exec(path);
-  if (m) {
-    const app = APPS.find((a) => a.key === decodeURIComponent(m[1]));
-    return app ? json(res, 200, app) : error(res, 404, `App ${decodeURIComponent(m[1])} not found`);
+  if (/^\/api\/v[12]\//.test(path)) return error(res, 410, "This endpoint is no longer available. Please upgrade to v3 APIs.");
+  const get = req.method === "GET";
+  if (path === "/api/v3/toolkits" && get)
+    return json(
+      res,
+      200,
+      page(
+        url,
+        TOOLKITS.map(({ slug, name, no_auth, description }) => ({ slug, name, no_auth, meta: { description } })),
+      ),
+    );
+  let m = /^\/api\/v3\/toolkits\/([^/]+)$/.exec(path);
+  if (m && get) {
+    const t = TOOLKITS.find((k) => k.slug === decodeURIComponent(m[1]));
+    if (!t) return error(res, 404, `Toolkit ${decodeURIComponent(m[1])} not found`, "Check the toolkit slug");
+    return json(res, 200, {
+      slug: t.slug,
+      name: t.name,
+      enabled: true,
+      auth_config_details: t.modes.map((mode) => ({ mode, name: mode })),
+    });
   }
-  if (path === "/api/v2/actions" && req.method === "GET") {
-    const apps = url.searchParams.get("apps")?.split(",");
-    const names = url.searchParams.get("actions")?.split(",");
-    const items = ACTIONS.filter((a) => (!apps || apps.includes(a.appKey)) && (!names || names.includes(a.name)));
-    return json(res, 200, list(items));
+  if (path === "/api/v3/tools" && get) return listTools(url, res);
+  if (path === "/api/v3/connected_accounts" && get) return listAccounts(url, res);
+  m = /^\/api\/v3\/connected_accounts\/([^/]+)$/.exec(path);
+  if (m && get) {
+    const acc = ACCOUNTS.find((a) => a.id === decodeURIComponent(m[1]));
+    return acc ? json(res, 200, acc) : error(res, 404, "Connected account not found");
   }
-  if (path === "/api/v1/connectedAccounts" && req.method === "GET") {
-    const apps = url.searchParams.get("appNames")?.split(",");
-    return json(res, 200, list(ACCOUNTS.filter((a) => !apps || apps.includes(a.appName))));
-  }
-  m = /^\/api\/v1\/connectedAccounts\/([^/]+)$/.exec(path);
-  if (m) {
-    const account = ACCOUNTS.find((a) => a.id === decodeURIComponent(m[1]));
-    return account ? json(res, 200, account) : error(res, 404, "Connected account not found");
-  }
-  m = /^\/api\/v2\/actions\/([^/]+)\/execute$/.exec(path);
+  m = /^\/api\/v3\/tools\/execute\/([^/]+)$/.exec(path);
   if (m && req.method === "POST") {
-    const action = ACTIONS.find((a) => a.name === decodeURIComponent(m[1]));
-    return action ? execute(res, action, body) : error(res, 404, `Action ${decodeURIComponent(m[1])} not found`);
+    const tool = TOOLS.find((t) => t.slug === decodeURIComponent(m[1]));
+    return tool ? execute(res, tool, body) : error(res, 404, `Tool ${decodeURIComponent(m[1])} not found`);
   }
   return error(res, 404, `no route ${req.method} ${path}`);
 }
@@ -142,16 +247,16 @@ export async function startComposioStandin() {
           requests.filter((r) => JSON.stringify(r).includes(contains)),
         );
       }
-      const h = req.headers;
       requests.push({
         method: req.method,
         path: url.pathname,
         query: Object.fromEntries(url.searchParams),
-        headers: { "x-api-key": h["x-api-key"] ?? null, "x-source": h["x-source"] ?? null, "x-runtime": h["x-runtime"] ?? null },
+        headers: { "x-api-key": req.headers["x-api-key"] ?? null },
         body: body ?? null,
       });
       if (requests.length > 2000) requests.splice(0, requests.length - 2000);
-      if (!String(req.headers["x-api-key"] ?? "").startsWith("composio-key-")) return error(res, 401, "Invalid API key provided");
+      if (!String(req.headers["x-api-key"] ?? "").startsWith("composio-key-"))
+        return error(res, 401, "Invalid API key provided", "Pass a valid API key in the x-api-key header");
       return route(req, url, body, res);
     });
   });
