@@ -31,6 +31,14 @@ async function build(node: string, credentialName: string, secret: Body, config:
 
 /** The batches as sent, back in the texts' order (they go out a few at once). */
 const inOrder = (batches: string[][], texts: string[]) => [...batches].sort((a, b) => texts.indexOf(a[0]) - texts.indexOf(b[0]));
+/** The requests' inputs, put back in order, are the texts (batches may run concurrently and arrive in any order). */
+const expectAllInOrder = (requests: Array<{ body: Body }>, texts: string[]) =>
+  expect(
+    inOrder(
+      requests.map((r) => r.body.input),
+      texts,
+    ).flat(),
+  ).toEqual(texts);
 
 describe("the embeddings dialects stand-in", () => {
   it("refuses what each API refuses, in its own status and shape, and accepts what it takes", async () => {
@@ -128,12 +136,7 @@ describe("embeddings requests each service accepts", () => {
       expect(r.body).toMatchObject({ model: "voyage-3-large", input_type: "document", encoding_format: "base64" });
       expect(fewestTokens(r.body.input)).toBeLessThanOrEqual(120_000);
     }
-    expect(
-      inOrder(
-        requests.map((r) => r.body.input),
-        texts,
-      ).flat(),
-    ).toEqual(texts);
+    expectAllInOrder(requests, texts);
     // Each vector is its own text's (base64 float32s decoded in order): a query for row 5 finds row 5.
     const query = await voyage.embedQuery(`${m} row5`);
     const scores = vectors.map((v) => v.reduce((s, x, i) => s + x * query[i], 0));
@@ -152,12 +155,7 @@ describe("embeddings requests each service accepts", () => {
       expect(r.path).toBe("/v1/embeddings");
       expect(fewestTokens(r.body.input)).toBeLessThanOrEqual(16_384);
     }
-    expect(
-      inOrder(
-        requests.map((r) => r.body.input),
-        texts,
-      ).flat(),
-    ).toEqual(texts);
+    expectAllInOrder(requests, texts);
   });
 
   it("jinaEmbeddings with late chunking: each batch is one text of 8,192 tokens at most; without it, the usual batches", async () => {
@@ -175,12 +173,7 @@ describe("embeddings requests each service accepts", () => {
       expect(r.body).toMatchObject({ late_chunking: true, task: "retrieval.passage", embedding_type: "base64" });
       expect(fewestTokens(r.body.input)).toBeLessThanOrEqual(8192);
     }
-    expect(
-      inOrder(
-        requests.map((r) => r.body.input),
-        texts,
-      ).flat(),
-    ).toEqual(texts);
+    expectAllInOrder(requests, texts);
 
     const n = marker();
     const plain = await build("jinaEmbeddings", "jinaAIApi", secret, { modelDimensions: 32 }, vars);
