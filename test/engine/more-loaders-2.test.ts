@@ -226,6 +226,23 @@ describe("oxylabs", () => {
     });
   });
 
+  it("amazon_product sends the ASIN as `query` (not `url`); a source Oxylabs refuses is a 502 with its message", async () => {
+    const m = marker();
+    await load("oxylabs", { query: `B0${m}`, source: "amazon_product", geo_location: "90210", credential: "oxylabs" });
+    expect((await received(m))[0].body).toEqual({ source: "amazon_product", query: `B0${m}`, geo_location: "90210", markdown: true });
+    const bad = await err(load("oxylabs", { query: `x${m}`, source: "bing_serp", credential: "oxylabs" }));
+    expect(bad).toMatchObject({ status: 502, message: expect.stringContaining("Oxylabs answered 400: Unsupported source: bing_serp") });
+  });
+
+  it("a target that answered 404 (an ASIN that does not exist) is a 502 naming it, not an empty document", async () => {
+    const m = marker();
+    const bad = await err(
+      load("oxylabs", { query: `missing-${m}`, source: "amazon_product", user_agent_type: "mobile_ios", credential: "oxylabs" }),
+    );
+    expect(bad).toMatchObject({ status: 502, message: `Oxylabs could not fetch missing-${m}: the target answered 404` });
+    expect((await received(m))[0].body).toMatchObject({ source: "amazon_product", query: `missing-${m}`, user_agent_type: "mobile_ios" });
+  });
+
   it("refused credentials are a 502 that never shows the password; none a 400", async () => {
     const bad = await err(load("oxylabs", { query: "x", credential: "oxylabsBad" }));
     expect(bad).toMatchObject({ status: 502, message: "Oxylabs answered 401: Unauthorized" });

@@ -2,9 +2,10 @@
 // E2B_API_URL to this URL and E2B_SANDBOX_URL to `<this URL>/{port}-{sandboxId}` (the SDK's host
 // `{port}-{sandboxId}.{domain}` as a path).
 //   POST /sandboxes  X-API-KEY starting "e2b_" (else 401 {code, message} as E2B answers; "e2b_revoked…" → 401
-//        "Invalid API key"), {templateID, timeout, …} → 201 {sandboxID, templateID, clientID, envdVersion, domain: null}
+//        "Invalid API key"), {templateID, timeout (integer seconds 0..3600, else 400), …}
+//        → 201 {sandboxID, templateID, clientID, envdVersion, domain: null}
 //   POST /49999-<sandboxID>/execute  {code, language} → NDJSON, as the code interpreter's server streams it;
-//        an unknown (or killed) sandbox → 502 "The sandbox was not found". It "runs" a tiny subset of Python:
+//        an unknown (or killed) sandbox → 502 {sandboxId, message: "The sandbox was not found", code}. It "runs" a tiny subset of Python:
 //        `print(<literal or integer sum>)` → stdout "<value>\n"; `raise <Name>("<msg>")` → error {name, value,
 //        traceback}; `plt.show()` → a result with a 1×1 PNG and its text; a last line that is a literal or an
 //        integer sum → the main result (its repr as text); a bare name → NameError. Then end_of_execution.
@@ -65,10 +66,8 @@ export function startE2bStandin() {
     if (exec) {
       const sandbox = sandboxes.get(exec[1]);
       record.raw += `\n#key=${sandbox?.key ?? ""}`;
-      if (!sandbox || req.method !== "POST") {
-        res.writeHead(502, { "content-type": "text/plain" });
-        return res.end("The sandbox was not found");
-      }
+      // E2B's proxy answers an unknown sandbox as JSON {sandboxId, message, code: 502} (quoted in public issues).
+      if (!sandbox || req.method !== "POST") return json(502, { sandboxId: exec[1], message: "The sandbox was not found", code: 502 });
       if (typeof body?.code !== "string") return refused(400, "code is required");
       res.writeHead(200, { "content-type": "application/x-ndjson" });
       sandbox.executions += 1;
@@ -81,6 +80,10 @@ export function startE2bStandin() {
     if (key.startsWith("e2b_revoked")) return refused(401, "Invalid API key");
     if (url.pathname === "/sandboxes" && req.method === "POST") {
       if (!body?.templateID) return refused(400, "templateID is required");
+      // NewSandbox.timeout: integer seconds, minimum 0; a Hobby team's cap is 1 hour (E2B's 400 quoted in public issues).
+      if (body.timeout !== undefined && !(Number.isInteger(body.timeout) && body.timeout >= 0))
+        return refused(400, "timeout must be a non-negative integer");
+      if (body.timeout > 3600) return refused(400, "Timeout cannot be greater than 1 hours");
       const sandboxID = `i${++n}${Math.random().toString(36).slice(2, 10)}`;
       sandboxes.set(sandboxID, { key, executions: 0 });
       return json(201, { sandboxID, templateID: body.templateID, clientID: "6532622b", envdVersion: "0.2.0", domain: null });

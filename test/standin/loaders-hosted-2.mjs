@@ -9,7 +9,10 @@
 //     `strategy` or `chunking_strategy` the API does not name → 422 {detail: [literal_error]}
 //   Oxylabs under /oxylabs (OXYLABS_BASE_URL), Basic oxy-user:oxy-pass:
 //     POST /v1/queries {source, url|query, parse, markdown} → {results: [{content}], job: {id}}: markdown
-//     text naming the url/query, or (parse) an object; other credentials → 401 {message: "Unauthorized"}
+//     text naming the url/query, or (parse) an object; other credentials → 401 {message: "Unauthorized"};
+//     a source not listed, universal without `url` (others without `query`), render not "html"/"png",
+//     a non-boolean parse/markdown, a user_agent_type not listed → 400 {message} (validateOxylabs); a url/query
+//     holding "missing" → 200 with a result {content: "", status_code: 404} (the target's own 404)
 //   Apify under /apify (APIFY_BASE_URL), Bearer apify_api_stand_in:
 //     POST /v2/acts/apify~website-content-crawler/runs → {data: {id: run-N, status: RUNNING, defaultDatasetId: ds-N}}
 //     GET  /v2/actor-runs/run-N → SUCCEEDED (FAILED when a start URL contains "fail")
@@ -133,7 +136,13 @@ async function handle(req, url, raw, record, json) {
   if (path === "/oxylabs/v1/queries") {
     if (req.headers.authorization !== OXY_AUTH) return json(401, { message: "Unauthorized" });
     const body = record.body ?? {};
+    const refusal = validateOxylabs(body);
+    if (refusal) return json(400, { message: refusal });
     const target = body.url ?? body.query;
+    // A target that answers 404 (a page or ASIN that does not exist): the job is done, the result carries the
+    // status_code and empty content.
+    if (String(target).includes("missing"))
+      return json(200, { results: [{ content: "", status_code: 404, url: target }], job: { id: 7002, status: "done" } });
     const content = body.parse ? { title: `Parsed ${target}`, results: [1, 2] } : `# Oxylabs\n\nContent of ${target}`;
     return json(200, { results: [{ content, status_code: 200, url: target }], job: { id: 7001, status: "done" } });
   }
@@ -163,6 +172,28 @@ async function handle(req, url, raw, record, json) {
     return json(404, { error: { type: "record-not-found", message: "Not found" } });
   }
   return json(404, { error: `no stand-in for ${path}` });
+}
+
+// Oxylabs Web Scraper API (developers.oxylabs.io: targets, realtime, response codes): `universal` takes a `url`,
+// the search/product sources a `query`; `render` is "html" or "png"; parse/markdown are booleans; user_agent_type
+// one of desktop|mobile|tablet and their browser variants; a wrong structure or value is a 400 whose body names
+// it (the body's shape is not documented: {message} here). Only the node's four sources are known here (Oxylabs has more).
+const OXY_SOURCES = new Set(["universal", "google_search", "amazon_product", "amazon_search"]);
+const OXY_AGENTS = ["desktop", "mobile", "tablet"].flatMap((d) => {
+  const browsers = { desktop: ["chrome", "edge", "firefox", "opera", "safari"], mobile: ["android", "ios"], tablet: ["android", "ios"] }[d];
+  return [d, ...browsers.map((b) => `${d}_${b}`)];
+});
+function validateOxylabs(body) {
+  if (!OXY_SOURCES.has(body.source)) return `Unsupported source: ${body.source}`;
+  if (body.source === "universal" ? typeof body.url !== "string" : typeof body.query !== "string")
+    return body.source === "universal" ? "url is required for source universal" : `query is required for source ${body.source}`;
+  if (body.render !== undefined && !["html", "png"].includes(body.render)) return `Invalid render value: ${JSON.stringify(body.render)}`;
+  for (const k of ["parse", "markdown"])
+    if (body[k] !== undefined && typeof body[k] !== "boolean") return `Invalid ${k} value: must be a boolean`;
+  if (body.user_agent_type !== undefined && !OXY_AGENTS.includes(body.user_agent_type))
+    return `Invalid user_agent_type: ${body.user_agent_type}`;
+  if (body.geo_location !== undefined && (typeof body.geo_location !== "string" || !body.geo_location)) return "Invalid geo_location";
+  return undefined;
 }
 
 export function startLoadersHosted2Standin() {

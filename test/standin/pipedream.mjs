@@ -1,7 +1,8 @@
 // A loopback Pipedream Connect for the pipedreamMCP preset (Node, vitest globalSetup):
 //   POST /v1/oauth/token  client_credentials (JSON): client `pd-client` / `pd-secret` answers
 //                         {access_token: "pd-at-<n>", expires_in: 3600}; else 401 {error, error_description}
-//   POST /                its remote MCP server (Streamable HTTP, stateless), only with `Bearer pd-at-*`:
+//   POST /                its remote MCP server (Streamable HTTP, stateless), only with `Bearer pd-at-*` and the
+//                         x-pd-* headers Pipedream documents (validatePdHeaders; else 400 {error}):
 //                         tools `echo {text}` and `connect {}` (answers a Connect link, as for an
 //                         unconnected account); every request's x-pd-* headers recorded
 //   GET /calls?contains=X  what was received ({kind: "token"|"mcp", body|tool, args, headers}), oldest first
@@ -26,6 +27,20 @@ function serverFor(req, calls) {
     return { content: [{ type: "text", text: `Please connect your account: ${link}` }], isError: true };
   });
   return server;
+}
+
+// The remote MCP server's headers (pipedream.com/docs/connect/mcp/developers): project id, environment
+// (development | production), external user id (at most 250 characters, docs/connect/api) and app slug
+// required; tool mode one of sub-agent | tools-only | full-config. The refusal's body shape is not documented.
+const ENVIRONMENTS = ["development", "production"];
+const TOOL_MODES = ["sub-agent", "tools-only", "full-config"];
+function validatePdHeaders(h) {
+  for (const name of ["x-pd-project-id", "x-pd-environment", "x-pd-external-user-id", "x-pd-app-slug"])
+    if (!h[name]) return `${name} header is required`;
+  if (!ENVIRONMENTS.includes(h["x-pd-environment"])) return "x-pd-environment must be development or production";
+  if (h["x-pd-external-user-id"].length > 250) return "external user id is limited to 250 characters";
+  if (h["x-pd-tool-mode"] !== undefined && !TOOL_MODES.includes(h["x-pd-tool-mode"])) return "x-pd-tool-mode is not a known mode";
+  return undefined;
 }
 
 const read = (req) =>
@@ -61,6 +76,8 @@ export async function startPipedreamStandin() {
       }
       if (url.pathname === "/") {
         if (!/^Bearer pd-at-\d+$/.test(req.headers.authorization ?? "")) return send(401, { error: "unauthorized" });
+        const refusal = validatePdHeaders(req.headers);
+        if (refusal) return send(400, { error: refusal });
         if (req.method !== "POST") {
           res.writeHead(405, { allow: "POST" });
           return res.end();

@@ -1,7 +1,8 @@
 // oxylabs (credential oxylabsApi: username, password — Basic auth): POST {OXYLABS_BASE_URL}/v1/queries
 // (Oxylabs' Realtime API) with Flowise's body — source, query as `url` for `universal` else `query`,
 // geo_location, render "html", parse, user_agent_type, markdown when not parsed; empty values left
-// out — one document per result (its content, JSON when parsed), no metadata, as Flowise makes them.
+// out — one document per result (its content, JSON when parsed), no metadata, as Flowise makes them; a result
+// whose target answered 4xx/5xx fails the load.
 import { Document } from "@langchain/core/documents";
 import { fail } from "../../../errors";
 import { toBase64 } from "../../../lib/crypto";
@@ -54,6 +55,12 @@ async function loadOxylabs(input: LoaderInput): Promise<Document[]> {
   const results = (answer as { results?: unknown }).results;
   if (!Array.isArray(results)) throw fail("UPSTREAM_FAILED", "Oxylabs answered without results");
   if (results.length > input.limits.chunks) throw fail("UPSTREAM_FAILED", `Oxylabs answered ${results.length} results: too many`);
+  // A target that answered 4xx/5xx comes back as a result with that status_code and empty content (a 404 for an
+  // ASIN that does not exist): a failed load, not an empty document to embed.
+  const failed = results
+    .map((r) => (r as { status_code?: unknown })?.status_code)
+    .find((c) => typeof c === "number" && c >= 400 && c < 600);
+  if (failed !== undefined) throw fail("UPSTREAM_FAILED", `Oxylabs could not fetch ${query.slice(0, 200)}: the target answered ${failed}`);
   return results.map((r) => {
     const content = (r as { content?: unknown })?.content;
     return new Document({ pageContent: typeof content === "string" ? content : JSON.stringify(content ?? null), metadata: {} });
