@@ -3,7 +3,33 @@
 // (processing → succeeded). Output: for a model whose version or name mentions "sdxl", one image
 // URL per prediction (an image model); otherwise the tokens of "echo: <prompt>" (a language model).
 // [fail] in the prompt → the prediction fails with an error; no bearer token → 401.
+// Strict, as Replicate documents (replicate.com/docs/topics/predictions/create-a-prediction and
+// /docs/reference/http): errors are {title, detail, status} (a 422 adds invalid_fields); `Prefer: wait`
+// holds the create request open up to 60 s, `wait=N` N seconds (1–60), then answers the unfinished
+// prediction. Scaled: a prompt saying [slow] is held WAIT_MS_PER_SECOND ms per second of wait (a bare
+// `wait` = 60 s), so a client whose deadline is shorter than the wait it asked for times out.
 import { serveStandin, tokensOf } from "./base.mjs";
+
+const WAIT_MS_PER_SECOND = 50;
+
+/** Seconds the create request is held (Prefer: wait / wait=N, at most 60), or 0 without the header. */
+function waitOf(prefer) {
+  const m = /(?:^|[\s,;])wait(?:=(\d+))?(?:$|[\s,;])/.exec(prefer ?? "");
+  if (!m) return 0;
+  return m[1] === undefined ? 60 : Math.min(60, Number(m[1]));
+}
+
+/** Replicate's 422 for an input without a prompt (the stand-in's models all take one). */
+function validateInput(body) {
+  if (body?.input && typeof body.input === "object" && typeof body.input.prompt === "string") return undefined;
+  const field = body?.input && typeof body.input === "object" ? "input.prompt" : "input";
+  return {
+    title: "Input validation failed",
+    detail: `- ${field}: ${field} is required\n`,
+    status: 422,
+    invalid_fields: [{ type: "required", field, description: `${field} is required` }],
+  };
+}
 
 export function startReplicateStandin() {
   const predictions = new Map();
@@ -14,7 +40,8 @@ export function startReplicateStandin() {
     const create =
       req.method === "POST" && (url.pathname === "/v1/predictions" || /^\/v1\/models\/[^/]+\/[^/]+\/predictions$/.test(url.pathname));
     if (create) {
-      if (!body?.input || typeof body.input.prompt !== "string") return json(422, { detail: "input.prompt is required", status: 422 });
+      const invalid = validateInput(body);
+      if (invalid) return json(422, invalid);
       const id = `pred${++next}`;
       const model = body.version ?? url.pathname;
       const image = /sdxl|af1a68a271597604546c09c64aabcd7782c114a63539a4a8d14d1eeda5630c33/.test(model);
@@ -30,6 +57,8 @@ export function startReplicateStandin() {
         urls: { get: `http://unused.invalid/v1/predictions/${id}` },
       };
       predictions.set(id, p);
+      const wait = waitOf(req.headers.prefer);
+      if (wait && p.input.prompt.includes("[slow]")) await new Promise((r) => setTimeout(r, wait * WAIT_MS_PER_SECOND));
       return json(201, view(p));
     }
     const m = /^\/v1\/predictions\/([^/]+)$/.exec(url.pathname);
@@ -45,7 +74,7 @@ export function startReplicateStandin() {
         });
       return json(200, view(p));
     }
-    json(404, { detail: "Not found", status: 404 });
+    json(404, { title: "Not found", detail: "Not found", status: 404 });
   });
 }
 

@@ -62,6 +62,49 @@ function streamCompletion(res, model, text) {
   return true;
 }
 
+// Ollama's /api/generate options as its api.Options decodes them (ollama/ollama api/types.go FromMap):
+// a value of the wrong JSON type is a 500 {error: 'option "x" must be of type …'}; a name it does not
+// know (mirostat*, tfs_z: removed in ollama#10581, May 2025) is ignored with a logged warning, as here. An unknown model is a
+// 404 {error: "model 'x' not found"} (the stand-in's: a name starting "missing"); without `stream: false`
+// the answer is a stream of JSON lines.
+const OLLAMA_INT = [
+  "num_keep",
+  "seed",
+  "num_predict",
+  "top_k",
+  "repeat_last_n",
+  "num_ctx",
+  "num_batch",
+  "num_gpu",
+  "main_gpu",
+  "num_thread",
+];
+const OLLAMA_TYPES = {
+  ...Object.fromEntries(OLLAMA_INT.concat("draft_num_predict").map((k) => [k, "integer"])),
+  ...Object.fromEntries(
+    ["top_p", "min_p", "typical_p", "temperature", "repeat_penalty", "presence_penalty", "frequency_penalty"].map((k) => [k, "float32"]),
+  ),
+  use_mmap: "boolean",
+  stop: "array",
+};
+const OLLAMA_CHECK = {
+  integer: (v) => typeof v === "number",
+  float32: (v) => typeof v === "number",
+  boolean: (v) => typeof v === "boolean",
+  array: (v) => Array.isArray(v) && v.every((s) => typeof s === "string"),
+};
+
+/** Ollama's refusal of a generate request ([status, message]), or undefined. */
+function validateOllama(body) {
+  if (typeof body.model !== "string" || !body.model || body.model.startsWith("missing"))
+    return [404, `model '${body.model ?? ""}' not found`];
+  for (const [key, value] of Object.entries(body.options ?? {})) {
+    const type = OLLAMA_TYPES[key];
+    if (type && value !== null && !OLLAMA_CHECK[type](value)) return [500, `option "${key}" must be of type ${type}`];
+  }
+  return undefined;
+}
+
 /** Answers a request for one of these APIs (true), or leaves it to the next route (false). */
 export function textServices({ req, res, url, raw, record, embed }) {
   const route = routeOf(req, url);
@@ -91,8 +134,17 @@ export function textServices({ req, res, url, raw, record, embed }) {
         results: [{ flagged, categories: { violence: flagged }, category_scores: { violence: flagged ? 0.97 : 0.01 } }],
       });
     }
-    case "ollama":
-      return answer(res, 200, { model: body.model, created_at: new Date(0).toISOString(), response: echo, done: true });
+    case "ollama": {
+      const refused = validateOllama(body);
+      if (refused) return answer(res, refused[0], err(refused[1]));
+      const done = { model: body.model, created_at: new Date(0).toISOString(), response: echo, done: true };
+      if (body.stream !== false) {
+        res.writeHead(200, { "content-type": "application/x-ndjson" });
+        res.end(`${JSON.stringify({ ...done, done: false })}\n${JSON.stringify({ ...done, response: "" })}\n`);
+        return true;
+      }
+      return answer(res, 200, done);
+    }
     case "cohere":
       return answer(res, 200, { id: "standin", generations: [{ id: "gen-standin", text: echo }], prompt: texts[0] });
     default: {

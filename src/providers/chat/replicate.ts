@@ -61,7 +61,11 @@ export class ReplicateModel extends TextLLM {
   }
 
   private headers(): Record<string, string> {
-    const h: Record<string, string> = { "content-type": "application/json", prefer: "wait" };
+    // A bare `Prefer: wait` holds the request up to 60 s, as long as our default deadline (or longer than
+    // a node's timeout): the create call was aborted (and retried: a second prediction) instead of
+    // falling back to polling. wait=N (1–60 s) with N within four fifths of the deadline.
+    const wait = Math.min(60, Math.max(1, Math.floor((this.timeoutMs * 0.8) / 1000)));
+    const h: Record<string, string> = { "content-type": "application/json", prefer: `wait=${wait}` };
     if (this.apiKey) h.authorization = `Bearer ${this.apiKey}`;
     return h;
   }
