@@ -15,6 +15,7 @@ import { RunAborted } from "../../lib/run-control";
 import { str } from "../core/inputs";
 import { ToolCallError } from "./service";
 import type { ToolDeps } from "./types";
+import { utf8Length } from "../../lib/utf8";
 
 const KEY_SEPARATOR = "#";
 /** DynamoDB's partition key limit: 2,048 bytes of UTF-8 (Flowise counted characters; "é" is 2 bytes). */
@@ -54,7 +55,7 @@ export async function awsSnsTool(inputs: Record<string, unknown>, deps: ToolDeps
 function fullKeyOf(key: string, prefix: string): string {
   if (!key.trim()) throw new ToolCallError("Key must be a non-empty string");
   const full = prefix ? `${prefix}${KEY_SEPARATOR}${key}` : key;
-  const bytes = new TextEncoder().encode(full).length;
+  const bytes = utf8Length(full);
   if (bytes > MAX_KEY_BYTES) throw new ToolCallError(`Key too long. Maximum length is ${MAX_KEY_BYTES} bytes (UTF-8), got ${bytes}`);
   return full;
 }

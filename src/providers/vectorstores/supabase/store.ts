@@ -12,6 +12,7 @@ import { isObject } from "../../../lib/inputs";
 import { numericId } from "../../../lib/ids";
 import { lazily, RemoteDocumentsStore, uuidIds } from "../remote";
 import type { SupabaseClient, SupabaseIdKind, SupabaseMatch } from "./client";
+import { withoutNul } from "../../../lib/without-nul";
 
 const SUPABASE_PROVIDER = "supabase";
 /** Rows per insert (LangChain's upsertBatchSize is 500; embeddings make rows large). */
@@ -31,19 +32,6 @@ function vectorOf(m: SupabaseMatch): number[] | undefined {
     }
   }
   return undefined;
-}
-
-/**
- * `value` without NUL characters in its strings and keys: PostgreSQL's text and jsonb cannot hold
- * one (PostgREST answers 22P05), and PDF text and metadata sometimes carry them.
- */
-function withoutNul(value: unknown): unknown {
-  if (typeof value === "string") return value.replaceAll("\u0000", "");
-  if (Array.isArray(value)) return value.map(withoutNul);
-  // Plain objects only: anything else (a Date) is left for JSON to write as it does.
-  if (value && typeof value === "object" && Object.getPrototypeOf(value) === Object.prototype)
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k.replaceAll("\u0000", ""), withoutNul(v)]));
-  return value;
 }
 
 /** Made ids start here: a bigserial sequence counts from 1, so they stay clear of its numbers. */

@@ -128,15 +128,6 @@ const ZEP_ADD_BATCH = 500;
 /** Bytes per add request: open-source Zep's server.max_request_size (default 5 MiB) answers 413 past it. */
 const ZEP_MAX_BODY = 5 * 1024 * 1024 - 2;
 
-/** Text PostgreSQL (behind Zep) stores: no NUL (PDF text and metadata carry them; text and jsonb refuse them). */
-export function withoutNul<T>(value: T): T {
-  if (typeof value === "string") return value.replaceAll("\u0000", "") as T;
-  if (Array.isArray(value)) return value.map(withoutNul) as T;
-  if (value && typeof value === "object" && Object.getPrototypeOf(value) === Object.prototype)
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k.replaceAll("\u0000", ""), withoutNul(v)])) as T;
-  return value;
-}
-
 /** Adds documents (open source: with their vectors) in requests Zep takes; answers Zep's uuids, in order. */
 export async function addDocuments(
   api: ZepApi,

@@ -11,7 +11,8 @@ import { isObject } from "../../../lib/inputs";
 import { runBatchPaced } from "../d1-json";
 import { RemoteDocumentsStore, ServiceEmbedsText, pickMmr } from "../remote";
 import type { AddVectorsOptions } from "../types";
-import { type ZepApi, type ZepHit, addDocuments, deleteDocuments, ensureCollection, searchDocuments, withoutNul } from "./client";
+import { type ZepApi, type ZepHit, addDocuments, deleteDocuments, ensureCollection, searchDocuments } from "./client";
+import { withoutNul } from "../../../lib/without-nul";
 
 function hitDocument(h: ZepHit & { document_id?: string }): Document {
   return new Document({ id: h.document_id || h.uuid, pageContent: h.content ?? "", metadata: h.metadata ?? {} });
