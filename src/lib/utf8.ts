@@ -1,4 +1,5 @@
-// UTF-8 sizes of strings, measured without encoding them (request and statement caps count bytes).
+// UTF-8 sizes of strings, measured without encoding them (request and statement caps count bytes), and
+// strings cut by code points (the unit APIs' maxLength counts).
 
 /** Any character outside ASCII (where UTF-8 bytes and UTF-16 units differ). */
 const NON_ASCII = /[^\x00-\x7f]/;
@@ -21,3 +22,6 @@ export function utf8Length(s: string): number {
   }
   return bytes;
 }
+
+/** The first `max` code points of `s` (a surrogate pair is never split), `s` itself when it is no longer. */
+export const firstCodePoints = (s: string, max: number): string => (s.length <= max ? s : Array.from(s).slice(0, max).join(""));

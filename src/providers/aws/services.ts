@@ -5,7 +5,7 @@
 //   DynamoDB GetItem / UpdateItem   the same, Flowise's chat memory layout              DynamoDBChatMemory
 import { Document } from "@langchain/core/documents";
 import { ApiError, fail } from "../../errors";
-import { utf8Length } from "../../lib/utf8";
+import { firstCodePoints, utf8Length } from "../../lib/utf8";
 import { str } from "../../lib/inputs";
 import { credentialOf } from "../config";
 import type { ProviderDeps } from "../types";
@@ -46,9 +46,8 @@ export async function retrieveKnowledgeBase(client: AwsClient, q: KnowledgeBaseQ
   const vectorSearchConfiguration: Record<string, unknown> = { numberOfResults: Math.min(Math.max(q.topK, 1), KB_MAX_RESULTS) };
   if (q.searchType) vectorSearchConfiguration.overrideSearchType = q.searchType;
   if (q.filter !== undefined) vectorSearchConfiguration.filter = q.filter;
-  const chars = [...query];
   const answer = await awsRestJson(client, ["knowledgebases", q.knowledgeBaseId, "retrieve"], {
-    retrievalQuery: { text: chars.length > KB_MAX_QUERY ? chars.slice(0, KB_MAX_QUERY).join("") : query },
+    retrievalQuery: { text: firstCodePoints(query, KB_MAX_QUERY) },
     retrievalConfiguration: { vectorSearchConfiguration },
   });
   const results = Array.isArray(answer.retrievalResults) ? (answer.retrievalResults as Array<Record<string, unknown>>) : [];

@@ -3,7 +3,8 @@
 // Ogg (the last page's granule position), MP4/M4A (mvhd), WAV (data size / byte rate), MP3 (a
 // Xing/Info frame count, else the first frame's bit rate). Undefined when the container is not
 // one of these or says nothing; the size limit still bounds such a file.
-const ascii = (b: Uint8Array, at: number, text: string) => [...text].every((ch, i) => b[at + i] === ch.charCodeAt(0));
+/** Whether `b` holds the ASCII `text` at `at` (a container's signature). */
+export const ascii = (b: Uint8Array, at: number, text: string) => [...text].every((ch, i) => b[at + i] === ch.charCodeAt(0));
 
 function indexOf(b: Uint8Array, text: string, from = 0, to = b.length): number {
   for (let i = from; i <= Math.min(to, b.length) - text.length; i++) if (ascii(b, i, text)) return i;

@@ -6,6 +6,7 @@
 // (OpenAI only), `blob` (a multipart Blob), or none. So the extension is the bytes' container where it
 // can be read, else the client's own extension when both services take it, else the MIME type's.
 import type { AudioClip } from "./types";
+import { ascii } from "./duration";
 
 /** The extensions both OpenAI and Groq take (OpenAI also takes oga, Groq also opus: both are Ogg). */
 const ACCEPTED = ["flac", "m4a", "mp3", "mp4", "mpeg", "mpga", "ogg", "wav", "webm"];
@@ -55,8 +56,6 @@ const TYPE_OF_CONTAINER: Record<Container, string> = {
   mp3: "audio/mpeg",
   flac: "audio/flac",
 };
-
-const ascii = (b: Uint8Array, at: number, text: string) => [...text].every((ch, i) => b[at + i] === ch.charCodeAt(0));
 
 /** The container `bytes` are, by their signature (what a decoder probes), or undefined. */
 export function containerOf(b: Uint8Array): Container | undefined {

@@ -11,6 +11,7 @@ import { type EndpointPolicy, endpointFetch } from "../../../lib/outbound";
 import { redact } from "../../../lib/redact";
 import { Deadline, RunAborted } from "../../../lib/run-control";
 import { SERVICE_TIMEOUT_MS, type ServiceCall, serviceCall } from "../remote";
+import { firstCodePoints } from "../../../lib/utf8";
 
 export const VECTARA_BASE = "https://api.vectara.io";
 /** QueryRequest.query's maxLength in Vectara's v2 reference (a longer query is a 400). */
@@ -73,9 +74,6 @@ async function errorDetail(res: Response): Promise<string> {
   }
 }
 
-/** The first `max` characters (code points, as the reference's maxLength counts) of `s`. */
-const clip = (s: string, max: number) => (s.length <= max ? s : Array.from(s).slice(0, max).join(""));
-
 export class VectaraClient {
   private readonly service: ServiceCall;
   private readonly notFoundHint: string;
@@ -129,7 +127,7 @@ export class VectaraClient {
   async query(query: string, k: number, s: VectaraSearch, summary?: VectaraSummaryRequest): Promise<VectaraQueryResponse> {
     const mmr = (s.mmrDiversityBias ?? 0) > 0;
     const body = {
-      query: clip(query, MAX_QUERY_CHARS),
+      query: firstCodePoints(query, MAX_QUERY_CHARS), // the reference's maxLength counts code points
       search: {
         corpora: this.o.corpusKeys.map((corpus_key) => ({
           corpus_key,
